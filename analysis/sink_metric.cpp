@@ -1,0 +1,37 @@
+#include "analysis/sink_metric.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace sinkscope::analysis {
+
+std::vector<double> sink_key_importance(const AttentionView& attention) {
+  const int T = attention.size;
+  std::vector<double> alpha(static_cast<std::size_t>(T), 0.0);
+  for (int k = 0; k < T; ++k) {
+    double received = 0.0;
+    for (int i = attention.causal ? k : 0; i < T; ++i) received += attention.at(i, k);
+    alpha[static_cast<std::size_t>(k)] = received / attention.visible_query_count(k);
+  }
+  return alpha;
+}
+
+double sink_uniform_baseline(int size, int key, bool causal) {
+  if (key < 0 || key >= size)
+    throw std::out_of_range("sink_uniform_baseline: key " + std::to_string(key) +
+                            " outside 0.." + std::to_string(size - 1));
+  if (!causal) return 1.0 / size;
+  // Query i (>= key) sees i + 1 keys and gives each 1 / (i + 1).
+  double sum = 0.0;
+  for (int i = key; i < size; ++i) sum += 1.0 / (i + 1);
+  return sum / (size - key);
+}
+
+std::vector<double> sink_boost(const AttentionView& attention) {
+  std::vector<double> boost = sink_key_importance(attention);
+  for (int k = 0; k < attention.size; ++k)
+    boost[static_cast<std::size_t>(k)] /= sink_uniform_baseline(attention.size, k, attention.causal);
+  return boost;
+}
+
+}  // namespace sinkscope::analysis

@@ -1,0 +1,88 @@
+// The SinkScope GUI. `--screenshot FILE` runs the window once, saves a PNG of
+// it and exits: what the setup command does where there is no display.
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFileInfo>
+#include <QSaveFile>
+#include <QTimer>
+#include <cstdio>
+
+#include "render/gl_support.h"
+#include "render/heat_map_view.h"
+#include "ui/job_runner.h"
+#include "ui/main_window.h"
+
+namespace {
+
+int save_screenshot(sinkscope::ui::MainWindow& window, const QString& path) {
+  const QImage image = window.grab().toImage();
+  QDir().mkpath(QFileInfo(path).absolutePath());
+  QSaveFile file(path);  // written atomically: temporary file, then rename
+  if (!file.open(QIODevice::WriteOnly) || !image.save(&file, "PNG") || !file.commit()) {
+    std::fprintf(stderr, "sinkscope: --screenshot %s: cannot write the file\n", qPrintable(path));
+    return 1;
+  }
+  std::printf("Screenshot of the main window: %s\n", qPrintable(QFileInfo(path).absoluteFilePath()));
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  sinkscope::render::gl_configure_defaults();
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName(QStringLiteral("SinkScope"));
+  QApplication::setApplicationName(QStringLiteral("sinkscope"));
+  QApplication::setApplicationVersion(QStringLiteral(SINKSCOPE_VERSION));
+
+  QCommandLineParser parser;
+  parser.setApplicationDescription(
+      QStringLiteral("SinkScope: explore attention sinks in transformer language models."));
+  parser.addHelpOption();
+  parser.addVersionOption();
+  const QCommandLineOption modelOption(QStringLiteral("model"),
+                                       QStringLiteral("Open the model folder DIR."),
+                                       QStringLiteral("DIR"));
+  const QCommandLineOption textOption(QStringLiteral("text"),
+                                      QStringLiteral("Start with SENTENCE in the sentence box."),
+                                      QStringLiteral("SENTENCE"));
+  const QCommandLineOption screenshotOption(
+      QStringLiteral("screenshot"),
+      QStringLiteral("Run once, save a PNG of the main window to FILE and exit."),
+      QStringLiteral("FILE"));
+  const QCommandLineOption resetLayoutOption(QStringLiteral("reset-layout"),
+                                             QStringLiteral("Start with the default dock layout."));
+  parser.addOptions({modelOption, textOption, screenshotOption, resetLayoutOption});
+  parser.process(app);
+
+  sinkscope::ui::MainWindow window;
+  if (parser.isSet(resetLayoutOption)) window.resetLayout();
+  if (parser.isSet(textOption)) window.setSentence(parser.value(textOption));
+  window.show();
+  if (parser.isSet(modelOption)) window.openModelFolder(parser.value(modelOption));
+  window.runSentence();
+
+  if (!parser.isSet(screenshotOption)) return app.exec();
+
+  // Screenshot mode: wait for the run (and the model, if any) and a rendered
+  // frame, then grab. Give up after 60 s rather than hang a setup script.
+  const QString path = parser.value(screenshotOption);
+  int exitCode = 1;
+  bool grabbing = false;
+  auto grabWhenReady = [&] {
+    if (grabbing) return;
+    grabbing = true;
+    QTimer::singleShot(400, &window, [&] {
+      exitCode = save_screenshot(window, path);
+      app.quit();
+    });
+  };
+  QObject::connect(window.jobs(), &sinkscope::ui::JobRunner::idle, &window, grabWhenReady);
+  QTimer::singleShot(60000, &app, [&] {
+    std::fprintf(stderr, "sinkscope: --screenshot: the window did not finish within 60 s\n");
+    app.exit(1);
+  });
+  app.exec();
+  return exitCode;
+}

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages that SinkScope's build, tests and app need.
+# Idempotent: silent and quick when every package is already installed.
+set -euo pipefail
+
+PACKAGES=(
+  # toolchain
+  cmake g++ make dpkg-dev
+  # GUI: Qt 6, VTK 9 (never its Qt 5 modules), QCustomPlot built for Qt 6
+  qt6-base-dev libqt6opengl6-dev qt6-svg-dev libvtk9-dev
+  libqcustomplot-dev libqcustomplot2.1-qt6
+  # model runtime: libtorch with a fast BLAS (reference BLAS is 5-7x slower)
+  libtorch-dev libopenblas0-pthread
+  # analysis and formats
+  libeigen3-dev libboost-graph-dev nlohmann-json3-dev
+  # tests and benchmarks
+  libgtest-dev libbenchmark-dev
+  # headless display for GUI tests and screenshots
+  xvfb xauth libgl1-mesa-dri
+)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$pkg")
+done
+
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+
+echo "installer: installing ${#missing[@]} missing package(s): ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq >/dev/null
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "installer: done" >&2

@@ -1,0 +1,36 @@
+#include "render/colormap.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace sinkscope::render {
+namespace {
+// Matplotlib's viridis at t = 0, 0.1, ..., 1 (#440154 ... #fde725); linear
+// interpolation between them stays within a few 1/255 of the full table.
+constexpr std::array<Rgb, 11> kViridisAnchors{{
+    {0x44 / 255.0, 0x01 / 255.0, 0x54 / 255.0},
+    {0x48 / 255.0, 0x24 / 255.0, 0x75 / 255.0},
+    {0x41 / 255.0, 0x44 / 255.0, 0x87 / 255.0},
+    {0x35 / 255.0, 0x5f / 255.0, 0x8d / 255.0},
+    {0x2a / 255.0, 0x78 / 255.0, 0x8e / 255.0},
+    {0x21 / 255.0, 0x91 / 255.0, 0x8c / 255.0},
+    {0x22 / 255.0, 0xa8 / 255.0, 0x84 / 255.0},
+    {0x44 / 255.0, 0xbf / 255.0, 0x70 / 255.0},
+    {0x7a / 255.0, 0xd1 / 255.0, 0x51 / 255.0},
+    {0xbd / 255.0, 0xdf / 255.0, 0x26 / 255.0},
+    {0xfd / 255.0, 0xe7 / 255.0, 0x25 / 255.0},
+}};
+}  // namespace
+
+Rgb colormap_viridis(double t) {
+  if (!std::isfinite(t)) t = 0.0;
+  t = std::clamp(t, 0.0, 1.0) * (kViridisAnchors.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(t));
+  const std::size_t hi = std::min(lo + 1, kViridisAnchors.size() - 1);
+  const double f = t - static_cast<double>(lo);
+  const Rgb& a = kViridisAnchors[lo];
+  const Rgb& b = kViridisAnchors[hi];
+  return {a.r + f * (b.r - a.r), a.g + f * (b.g - a.g), a.b + f * (b.b - a.b)};
+}
+
+}  // namespace sinkscope::render

@@ -1,0 +1,152 @@
+#include "render/heat_map_view.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <vtkCamera.h>
+#include <vtkFloatArray.h>
+#include <vtkGenericOpenGLRenderWindow.h>
+#include <vtkImageActor.h>
+#include <vtkImageData.h>
+#include <vtkImageMapToColors.h>
+#include <vtkImageMapper3D.h>
+#include <vtkLookupTable.h>
+#include <vtkPointData.h>
+#include <vtkRenderer.h>
+#include <vtkScalarBarActor.h>
+#include <vtkTextActor.h>
+#include <vtkTextProperty.h>
+
+#include "render/colormap.h"
+#include "render/pan_zoom_style.h"
+
+namespace sinkscope::render {
+
+namespace {
+constexpr int kLutSize = 256;
+// The image takes the left part of the window; the colour bar and title the rest.
+constexpr double kImageViewport[4] = {0.0, 0.0, 0.82, 0.90};
+}  // namespace
+
+HeatMapView::HeatMapView(QWidget* parent) : VtkViewWidget(parent) {
+  vtkNew<PanZoomStyle> style;
+  setInteractorStyle(style);
+
+  lut_->SetNumberOfTableValues(kLutSize);
+  for (int i = 0; i < kLutSize; ++i) {
+    const Rgb c = colormap_viridis(static_cast<double>(i) / (kLutSize - 1));
+    lut_->SetTableValue(i, c.r, c.g, c.b, 1.0);
+  }
+  lut_->SetNanColor(0.90, 0.90, 0.90, 1.0);
+  lut_->SetRange(0.0, 1.0);
+
+  colors_->SetLookupTable(lut_);
+  colors_->SetOutputFormatToRGB();
+  colors_->SetInputData(image_);
+  actor_->GetMapper()->SetInputConnection(colors_->GetOutputPort());
+  actor_->InterpolateOff();  // one crisp square per cell
+
+  renderer()->SetViewport(kImageViewport[0], kImageViewport[1], kImageViewport[2],
+                          kImageViewport[3]);
+  renderer()->GetActiveCamera()->ParallelProjectionOn();
+
+  colorBar_->SetLookupTable(lut_);
+  colorBar_->SetNumberOfLabels(5);
+  colorBar_->SetLabelFormat("%.3g");
+  colorBar_->SetMaximumWidthInPixels(90);
+  colorBar_->SetBarRatio(0.25);
+  colorBar_->GetPositionCoordinate()->SetCoordinateSystemToNormalizedViewport();
+  colorBar_->GetPositionCoordinate()->SetValue(0.84, 0.06);
+  colorBar_->SetWidth(0.14);
+  colorBar_->SetHeight(0.80);
+  colorBar_->UnconstrainedFontSizeOn();
+  for (vtkTextProperty* p : {colorBar_->GetTitleTextProperty(), colorBar_->GetLabelTextProperty()}) {
+    p->SetColor(0.1, 0.1, 0.1);
+    p->SetFontSize(12);
+    p->BoldOff();
+    p->ItalicOff();
+    p->ShadowOff();
+  }
+  colorBar_->VisibilityOff();
+
+  title_->GetTextProperty()->SetColor(0.1, 0.1, 0.1);
+  title_->GetTextProperty()->SetFontSize(14);
+  title_->GetTextProperty()->SetVerticalJustificationToTop();
+  title_->GetPositionCoordinate()->SetCoordinateSystemToNormalizedViewport();
+  title_->GetPositionCoordinate()->SetValue(0.01, 0.985);
+
+  overlayRenderer()->AddActor2D(colorBar_);
+  overlayRenderer()->AddActor2D(title_);
+}
+
+HeatMapView::~HeatMapView() = default;
+
+void HeatMapView::setData(HeatMapData data) {
+  const auto cells = static_cast<std::size_t>(data.rows) * static_cast<std::size_t>(data.cols);
+  if (data.rows < 0 || data.cols < 0 || data.values.size() != cells)
+    throw std::invalid_argument("HeatMapView: values do not match rows x cols");
+  if (!data.hidden.empty() && data.hidden.size() != cells)
+    throw std::invalid_argument("HeatMapView: hidden mask does not match rows x cols");
+  data_ = std::move(data);
+
+  // VTK images grow upwards: row r of the matrix goes to image row rows-1-r.
+  vtkNew<vtkFloatArray> scalars;
+  scalars->SetNumberOfValues(static_cast<vtkIdType>(cells));
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for (int r = 0; r < data_.rows; ++r) {
+    for (int c = 0; c < data_.cols; ++c) {
+      const std::size_t src = static_cast<std::size_t>(r) * data_.cols + c;
+      float v = data_.values[src];
+      if (!data_.hidden.empty() && data_.hidden[src]) v = std::numeric_limits<float>::quiet_NaN();
+      if (std::isfinite(v)) {
+        lo = std::min(lo, static_cast<double>(v));
+        hi = std::max(hi, static_cast<double>(v));
+      }
+      scalars->SetValue(static_cast<vtkIdType>(data_.rows - 1 - r) * data_.cols + c, v);
+    }
+  }
+  if (data_.fixedRange) {
+    lo = data_.rangeMin;
+    hi = data_.rangeMax;
+  }
+  if (!std::isfinite(lo) || !std::isfinite(hi)) lo = 0.0, hi = 1.0;
+  if (hi <= lo) hi = lo + 1e-6;
+  shownMin_ = lo;
+  shownMax_ = hi;
+  lut_->SetRange(lo, hi);
+
+  image_->SetDimensions(std::max(data_.cols, 1), std::max(data_.rows, 1), 1);
+  image_->GetPointData()->SetScalars(scalars);
+  image_->Modified();
+
+  renderer()->RemoveActor(actor_);
+  if (cells > 0) renderer()->AddActor(actor_);
+  colorBar_->SetTitle(data_.quantity.toUtf8().constData());
+  colorBar_->SetVisibility(cells > 0);
+  title_->SetInput(data_.title.toUtf8().constData());
+  resetView();
+}
+
+void HeatMapView::resizeGL(int w, int h) {
+  VtkViewWidget::resizeGL(w, h);
+  resetView();  // a resized panel shows the whole matrix again
+}
+
+void HeatMapView::resetView() {
+  renderer()->ResetCamera();
+  // Fit the taller of the two sides tightly (ResetCamera leaves a wide margin).
+  vtkCamera* camera = renderer()->GetActiveCamera();
+  const double aspect = [&] {
+    const int* size = renderWindow()->GetSize();
+    const double w = size[0] * (kImageViewport[2] - kImageViewport[0]);
+    const double h = size[1] * (kImageViewport[3] - kImageViewport[1]);
+    return (w > 0 && h > 0) ? w / h : 1.0;
+  }();
+  const double halfHeight = 0.5 * std::max<double>(data_.rows, 1);
+  const double halfWidth = 0.5 * std::max<double>(data_.cols, 1);
+  camera->SetParallelScale(1.03 * std::max(halfHeight, halfWidth / aspect));
+  requestRender();
+}
+
+}  // namespace sinkscope::render

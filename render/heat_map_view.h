@@ -1,0 +1,64 @@
+#pragma once
+// A VTK panel that draws a matrix as a heat map (viridis) with a labelled
+// colour bar and a title; left drag pans, the wheel zooms, 'r' resets.
+// Cells marked invisible (e.g. the causal-masked future keys) are drawn in a
+// neutral grey so they read as "not attended", not as weight 0.
+#include <QString>
+#include <vector>
+
+#include "render/vtk_view_widget.h"
+
+class vtkImageData;
+class vtkImageActor;
+class vtkImageMapToColors;
+class vtkLookupTable;
+class vtkScalarBarActor;
+class vtkTextActor;
+
+namespace sinkscope::render {
+
+struct HeatMapData {
+  int rows = 0;
+  int cols = 0;
+  std::vector<float> values;   // rows * cols, row-major; row 0 drawn at the top
+  std::vector<bool> hidden;    // optional rows * cols mask: true = not visible
+  QString title;               // what is shown: model, layer, head, ...
+  QString quantity;            // colour bar label, e.g. "attention weight"
+  bool fixedRange = false;     // use [rangeMin, rangeMax] instead of the data range
+  double rangeMin = 0.0;
+  double rangeMax = 1.0;
+};
+
+class HeatMapView : public VtkViewWidget {
+  Q_OBJECT
+
+ public:
+  explicit HeatMapView(QWidget* parent = nullptr);
+  ~HeatMapView() override;
+
+  // Throws std::invalid_argument when sizes disagree.
+  void setData(HeatMapData data);
+  const HeatMapData& data() const { return data_; }
+  // The colour range in use (data range unless fixed).
+  double displayedMin() const { return shownMin_; }
+  double displayedMax() const { return shownMax_; }
+
+  // Fits the whole matrix in the view.
+  void resetView();
+
+ protected:
+  void resizeGL(int w, int h) override;
+
+ private:
+  HeatMapData data_;
+  double shownMin_ = 0.0;
+  double shownMax_ = 1.0;
+  vtkNew<vtkImageData> image_;
+  vtkNew<vtkLookupTable> lut_;
+  vtkNew<vtkImageMapToColors> colors_;
+  vtkNew<vtkImageActor> actor_;
+  vtkNew<vtkScalarBarActor> colorBar_;
+  vtkNew<vtkTextActor> title_;
+};
+
+}  // namespace sinkscope::render

@@ -1,0 +1,72 @@
+#include "render/line_plot_view.h"
+
+#include <QVBoxLayout>
+#include "render/qcustomplot_include.h"
+#include <stdexcept>
+
+#include "render/colormap.h"
+
+namespace sinkscope::render {
+
+namespace {
+QColor series_color(std::size_t index, std::size_t count) {
+  // Spread data series over the dark two thirds of viridis (the yellow end is
+  // too light on white).
+  const double t = count <= 1 ? 0.0 : 0.66 * static_cast<double>(index) / (count - 1);
+  const Rgb c = colormap_viridis(t);
+  return QColor::fromRgbF(static_cast<float>(c.r), static_cast<float>(c.g), static_cast<float>(c.b));
+}
+}  // namespace
+
+LinePlotView::LinePlotView(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(plot_);
+  setMinimumSize(160, 120);
+  plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  plot_->plotLayout()->insertRow(0);
+  plot_->plotLayout()->addElement(0, 0, new QCPTextElement(plot_, QString(), QFont("sans", 11)));
+  plot_->legend->setVisible(true);
+  plot_->legend->setFont(QFont("sans", 9));
+  plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+}
+
+void LinePlotView::setData(LinePlotData data) {
+  for (const auto& s : data.series)
+    if (s.x.size() != s.y.size())
+      throw std::invalid_argument("LinePlotView: series \"" + s.name.toStdString() +
+                                  "\" has x and y of different lengths");
+  data_ = std::move(data);
+
+  plot_->clearGraphs();
+  if (auto* title = qobject_cast<QCPTextElement*>(plot_->plotLayout()->element(0, 0)))
+    title->setText(data_.title);
+  plot_->xAxis->setLabel(data_.xLabel);
+  plot_->yAxis->setLabel(data_.yLabel);
+
+  std::size_t dataSeries = 0;
+  for (const auto& s : data_.series) dataSeries += s.reference ? 0 : 1;
+  std::size_t dataIndex = 0;
+  for (const auto& s : data_.series) {
+    QCPGraph* g = plot_->addGraph();
+    g->setName(s.name);
+    g->setData(QVector<double>(s.x.begin(), s.x.end()), QVector<double>(s.y.begin(), s.y.end()),
+               true);
+    if (s.reference) {
+      g->setPen(QPen(QColor(120, 120, 120), 1.5, Qt::DashLine));
+    } else {
+      const QColor c = series_color(dataIndex++, dataSeries);
+      g->setPen(QPen(c, 2.0));
+      g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, c, c, 5));
+    }
+  }
+  plot_->rescaleAxes();
+  // Leave a little air above the highest point and include 0 on y.
+  const QCPRange y = plot_->yAxis->range();
+  plot_->yAxis->setRange(std::min(0.0, y.lower), y.upper + 0.08 * (y.upper - y.lower) + 1e-9);
+  const QCPRange x = plot_->xAxis->range();
+  plot_->xAxis->setRange(x.lower - 0.5, x.upper + 0.5);
+  plot_->replot();
+}
+
+}  // namespace sinkscope::render

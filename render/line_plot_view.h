@@ -1,0 +1,44 @@
+#pragma once
+// A QCustomPlot panel of one or more curves over a shared x axis, with a
+// legend; drag pans and the wheel zooms. Raster only, so it works on every
+// Qt platform, offscreen included.
+#include <QColor>
+#include <QString>
+#include <QWidget>
+#include <vector>
+
+class QCustomPlot;
+
+namespace sinkscope::render {
+
+struct LineSeries {
+  QString name;
+  std::vector<double> x;
+  std::vector<double> y;
+  bool reference = false;  // drawn as a grey dashed line (baselines, thresholds)
+};
+
+struct LinePlotData {
+  QString title;
+  QString xLabel;
+  QString yLabel;
+  std::vector<LineSeries> series;
+};
+
+class LinePlotView : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit LinePlotView(QWidget* parent = nullptr);
+
+  // Throws std::invalid_argument when a series' x and y differ in length.
+  void setData(LinePlotData data);
+  const LinePlotData& data() const { return data_; }
+  QCustomPlot* plot() const { return plot_; }
+
+ private:
+  LinePlotData data_;
+  QCustomPlot* plot_;
+};
+
+}  // namespace sinkscope::render

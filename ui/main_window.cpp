@@ -1,0 +1,455 @@
+#include "ui/main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QShowEvent>
+#include <QComboBox>
+#include <QDir>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMimeData>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTimer>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include "models/runtime_info.h"
+#include "render/gl_support.h"
+#include "render/heat_map_view.h"
+#include "render/line_plot_view.h"
+#include "ui/job_runner.h"
+#include "ui/job_status.h"
+#include "ui/recent_models.h"
+#include "ui/selection_bar.h"
+#include "ui/selection_model.h"
+
+namespace sinkscope::ui {
+
+namespace {
+constexpr int kLayoutVersion = 1;  // bump when docks are added or renamed
+constexpr double kSinkMetricEps = 0.3;  // metrics.md s. 1 default
+
+QStringList example_sentences() {
+  QFile file(QStringLiteral(":/examples/sentences.txt"));
+  QStringList lines;
+  if (!file.open(QIODevice::ReadOnly | QIODevice::Text)) return lines;
+  for (const QString& line : QString::fromUtf8(file.readAll()).split(QLatin1Char('\n')))
+    if (!line.trimmed().isEmpty()) lines << line.trimmed();
+  return lines;
+}
+
+QDockWidget* make_dock(const QString& title, const QString& objectName, QWidget* content,
+                       QWidget* parent) {
+  auto* dock = new QDockWidget(title, parent);
+  dock->setObjectName(objectName);
+  dock->setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable |
+                    QDockWidget::DockWidgetFloatable);
+  dock->setWidget(content);
+  return dock;
+}
+
+QWidget* gl_message(QWidget* parent) {
+  auto* label = new QLabel(render::gl_unavailable_message(), parent);
+  label->setObjectName(QStringLiteral("glUnavailable"));
+  label->setAlignment(Qt::AlignCenter);
+  label->setWordWrap(true);
+  label->setMargin(24);
+  return label;
+}
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent), selection_(new SelectionModel(this)), jobs_(new JobRunner(this)) {
+  setObjectName(QStringLiteral("mainWindow"));
+  setWindowTitle(tr("SinkScope"));
+  setWindowIcon(QIcon(QStringLiteral(":/icons/sinkscope.svg")));
+  setAcceptDrops(true);
+  setDockNestingEnabled(true);
+  setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowNestedDocks |
+                 QMainWindow::AllowTabbedDocks);
+
+  selectionBar_ = new SelectionBar(selection_, this);
+  addToolBar(Qt::TopToolBarArea, selectionBar_);
+  buildDocks();
+  buildActions();
+  buildStatusBar();
+
+  // The default layout is captured at the first show, once docks have sizes.
+  restoreGeometry(QSettings().value(QStringLiteral("window/geometry")).toByteArray());
+
+  selection_->setBounds(1, 1, 0);
+  // Redraws are batched: many selection changes in one event-loop turn cost one redraw.
+  auto* redraw = new QTimer(this);
+  redraw->setSingleShot(true);
+  redraw->setInterval(0);
+  connect(redraw, &QTimer::timeout, this, &MainWindow::refreshPanels);
+  connect(selection_, &SelectionModel::changed, redraw, qOverload<>(&QTimer::start));
+  connect(selection_, &SelectionModel::interventionsChanged, this,
+          &MainWindow::updateInterventionsLabel);
+
+  const QStringList examples = example_sentences();
+  if (!examples.isEmpty()) setSentence(examples.front());
+  if (!QSettings().contains(QStringLiteral("window/geometry"))) resize(1400, 900);
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  if (layoutInitialised_) return;
+  layoutInitialised_ = true;
+  resizeDocks({modelDock_, attentionDock_}, {320, width() - 320}, Qt::Horizontal);
+  resizeDocks({attentionDock_, profileDock_}, {2 * height() / 3, height() / 3}, Qt::Vertical);
+  defaultLayout_ = saveState(kLayoutVersion);
+  restoreLayout();
+}
+
+MainWindow::~MainWindow() { jobs_->cancelAll(); }
+
+QWidget* MainWindow::buildModelPanel() {
+  auto* panel = new QWidget(this);
+  auto* layout = new QVBoxLayout(panel);
+
+  auto* modelRow = new QHBoxLayout;
+  modelChooser_ = new QComboBox(panel);
+  modelChooser_->setObjectName(QStringLiteral("modelChooser"));
+  modelChooser_->setToolTip(tr("Recently opened model folders"));
+  modelChooser_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  modelChooser_->setMinimumContentsLength(16);
+  auto* browse = new QToolButton(panel);
+  browse->setText(tr("Open..."));
+  browse->setToolTip(tr("Open a Hugging Face model folder (or drop one onto the window)"));
+  connect(browse, &QToolButton::clicked, this, &MainWindow::chooseModelFolder);
+  connect(modelChooser_, &QComboBox::activated, this, [this](int index) {
+    const QString folder = modelChooser_->itemData(index).toString();
+    if (!folder.isEmpty()) openModelFolder(folder);
+  });
+  modelRow->addWidget(modelChooser_, 1);
+  modelRow->addWidget(browse);
+  layout->addWidget(new QLabel(tr("<b>Model</b>"), panel));
+  layout->addLayout(modelRow);
+
+  modelSummary_ = new QLabel(tr("No model open: choose a model folder."), panel);
+  modelSummary_->setObjectName(QStringLiteral("modelSummary"));
+  modelSummary_->setWordWrap(true);
+  layout->addWidget(modelSummary_);
+
+  auto* sentenceRow = new QHBoxLayout;
+  sentenceRow->addWidget(new QLabel(tr("<b>Sentence</b>"), panel), 1);
+  auto* examples = new QToolButton(panel);
+  examples->setText(tr("Examples"));
+  examples->setPopupMode(QToolButton::InstantPopup);
+  examplesMenu_ = new QMenu(examples);
+  for (const QString& s : example_sentences())
+    examplesMenu_->addAction(s, this, [this, s] { setSentence(s); });
+  examples->setMenu(examplesMenu_);
+  sentenceRow->addWidget(examples);
+  layout->addLayout(sentenceRow);
+
+  sentenceBox_ = new QPlainTextEdit(panel);
+  sentenceBox_->setObjectName(QStringLiteral("sentenceBox"));
+  sentenceBox_->setPlaceholderText(tr("Type a sentence, then Ctrl+Enter"));
+  sentenceBox_->setMaximumHeight(110);
+  layout->addWidget(sentenceBox_);
+
+  runButton_ = new QPushButton(tr("Run"), panel);
+  runButton_->setObjectName(QStringLiteral("runButton"));
+  runButton_->setToolTip(tr("Run the sentence (Ctrl+Enter)"));
+  connect(runButton_, &QPushButton::clicked, this, &MainWindow::runSentence);
+  layout->addWidget(runButton_);
+  layout->addStretch(1);
+  refreshRecentModels();
+  return panel;
+}
+
+void MainWindow::buildDocks() {
+  modelDock_ = make_dock(tr("Model and sentence"), QStringLiteral("modelDock"), buildModelPanel(),
+                         this);
+  addDockWidget(Qt::LeftDockWidgetArea, modelDock_);
+
+  QWidget* attentionContent = nullptr;
+  if (render::gl_panels_available()) {
+    attentionView_ = new render::HeatMapView(this);
+    attentionView_->setObjectName(QStringLiteral("attentionView"));
+    attentionView_->setToolTip(
+        tr("Attention map: row = query token, column = key token, colour = attention weight. "
+           "Grey cells are future keys a causal model cannot see. Drag to pan, wheel to zoom, "
+           "'r' to reset."));
+    attentionContent = attentionView_;
+  } else {
+    attentionContent = gl_message(this);
+  }
+  attentionDock_ = make_dock(tr("Attention map"), QStringLiteral("attentionDock"),
+                             attentionContent, this);
+  addDockWidget(Qt::RightDockWidgetArea, attentionDock_);
+
+  profileView_ = new render::LinePlotView(this);
+  profileView_->setObjectName(QStringLiteral("profileView"));
+  profileView_->setToolTip(
+      tr("Key importance alpha_k: the mean attention key k receives from the queries that "
+         "can see it (Gu et al.'s sink metric, metrics.md s. 1). A key is counted as a sink "
+         "when alpha_k > eps."));
+  profileDock_ = make_dock(tr("Key importance"), QStringLiteral("profileDock"), profileView_,
+                           this);
+  // No central widget: every panel is a dock, so every panel can float. The
+  // plots sit under the attention map, beside the model dock.
+  addDockWidget(Qt::RightDockWidgetArea, profileDock_);
+  splitDockWidget(attentionDock_, profileDock_, Qt::Vertical);
+}
+
+void MainWindow::buildActions() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  QAction* open = file->addAction(tr("&Open model folder..."), this, &MainWindow::chooseModelFolder);
+  open->setShortcut(QKeySequence::Open);
+  recentMenu_ = file->addMenu(tr("Recent models"));
+  file->addSeparator();
+  QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+  quit->setShortcut(QKeySequence::Quit);
+
+  QMenu* run = menuBar()->addMenu(tr("&Run"));
+  QAction* runAction = run->addAction(tr("&Run sentence"), this, &MainWindow::runSentence);
+  runAction->setObjectName(QStringLiteral("runAction"));
+  runAction->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Return),
+                           QKeySequence(Qt::CTRL | Qt::Key_Enter)});
+  QAction* cancel = run->addAction(tr("&Cancel all jobs"), jobs_, &JobRunner::cancelAll);
+  cancel->setShortcut(QKeySequence(Qt::Key_Escape));
+
+  // Navigation commands. Their keys (arrows, A, Home/End) reach the window
+  // only when no text field has focus; see keyPressEvent.
+  QMenu* nav = menuBar()->addMenu(tr("&Navigate"));
+  nav->addAction(tr("Previous layer\tUp"), this, [this] { selection_->stepLayer(-1); });
+  nav->addAction(tr("Next layer\tDown"), this, [this] { selection_->stepLayer(+1); });
+  nav->addAction(tr("Previous head\tLeft"), this, [this] { selection_->stepHead(-1); });
+  nav->addAction(tr("Next head\tRight"), this, [this] { selection_->stepHead(+1); });
+  nav->addAction(tr("Head average\tA"), this,
+                 [this] { selection_->setHead(SelectionModel::kHeadAverage); });
+  nav->addAction(tr("First query token\tHome"), this, [this] { selection_->setQueryToken(0); });
+  nav->addAction(tr("Last query token\tEnd"), this,
+                 [this] { selection_->setQueryToken(selection_->tokenCount() - 1); });
+
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  for (QDockWidget* dock : {modelDock_, attentionDock_, profileDock_})
+    view->addAction(dock->toggleViewAction());
+  view->addAction(selectionBar_->toggleViewAction());
+  view->addSeparator();
+  view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout);
+}
+
+void MainWindow::keyPressEvent(QKeyEvent* event) {
+  switch (event->key()) {
+    case Qt::Key_Up: selection_->stepLayer(-1); break;
+    case Qt::Key_Down: selection_->stepLayer(+1); break;
+    case Qt::Key_Left: selection_->stepHead(-1); break;
+    case Qt::Key_Right: selection_->stepHead(+1); break;
+    case Qt::Key_A: selection_->setHead(SelectionModel::kHeadAverage); break;
+    case Qt::Key_Home: selection_->setQueryToken(0); break;
+    case Qt::Key_End: selection_->setQueryToken(selection_->tokenCount() - 1); break;
+    default: QMainWindow::keyPressEvent(event); return;
+  }
+  event->accept();
+}
+
+void MainWindow::buildStatusBar() {
+  modelStatus_ = new QLabel(tr("no model"), this);
+  tokenStatus_ = new QLabel(tr("T = 0"), this);
+  tokenStatus_->setObjectName(QStringLiteral("tokenStatus"));
+  deviceStatus_ = new QLabel(this);
+  deviceStatus_->setObjectName(QStringLiteral("deviceStatus"));
+  try {
+    const models::RuntimeInfo info = models::runtime_info_query();
+    deviceStatus_->setText(QString::fromStdString(models::runtime_device_label(info)));
+    deviceStatus_->setToolTip(tr("libtorch %1").arg(QString::fromStdString(info.torch_version)));
+  } catch (const std::exception& e) {
+    deviceStatus_->setText(tr("device unknown"));
+    deviceStatus_->setToolTip(QString::fromUtf8(e.what()));
+  }
+  interventionStatus_ = new QLabel(this);
+  interventionStatus_->setObjectName(QStringLiteral("interventionStatus"));
+  jobStatus_ = new JobStatus(jobs_, this);
+  statusBar()->addWidget(modelStatus_);
+  statusBar()->addWidget(tokenStatus_);
+  statusBar()->addWidget(deviceStatus_);
+  statusBar()->addWidget(interventionStatus_);
+  statusBar()->addPermanentWidget(jobStatus_);
+  updateInterventionsLabel();
+}
+
+void MainWindow::updateInterventionsLabel() {
+  QStringList labels;
+  for (const Intervention& i : selection_->interventions()) labels << i.label();
+  interventionStatus_->setText(labels.isEmpty() ? tr("no interventions")
+                                                : tr("interventions: %1").arg(labels.join(tr("; "))));
+}
+
+QString MainWindow::sentence() const { return sentenceBox_->toPlainText(); }
+
+void MainWindow::setSentence(const QString& text) { sentenceBox_->setPlainText(text); }
+
+void MainWindow::runSentence() {
+  const QString text = sentence();
+  jobStatus_->clearError();
+  jobs_->submit<SentenceRun>(
+      tr("Run sentence"),
+      [text](const JobProgress& progress) {
+        job_check(progress, 0.0);
+        SentenceRun run = sentence_run_baseline(text);
+        job_check(progress, 1.0);
+        return run;
+      },
+      [this](SentenceRun run) { showRun(std::move(run)); }, QStringLiteral("run"));
+}
+
+void MainWindow::showRun(SentenceRun run) {
+  run_ = std::move(run);
+  const int T = static_cast<int>(run_->tokens.size());
+  tokenStatus_->setText(tr("T = %1").arg(T));
+  const int layers = model_ ? model_->num_layers : 1;
+  const int heads = model_ ? model_->num_heads : 1;
+  selection_->setBounds(layers, heads, T);
+  refreshPanels();
+  Q_EMIT runFinished();
+}
+
+void MainWindow::chooseModelFolder() {
+  const QString folder = QFileDialog::getExistingDirectory(
+      this, tr("Open a Hugging Face model folder"),
+      model_ ? QString::fromStdString(model_->folder.string()) : QDir::homePath());
+  if (!folder.isEmpty()) openModelFolder(folder);
+}
+
+void MainWindow::openModelFolder(const QString& folder) {
+  jobStatus_->clearError();
+  const std::string path = QDir::cleanPath(folder).toStdString();
+  jobs_->submit<models::ModelFolderSummary>(
+      tr("Open model"),
+      [path](const JobProgress&) { return models::model_folder_inspect(path); },
+      [this](models::ModelFolderSummary summary) { showModel(summary); }, QStringLiteral("model"));
+}
+
+void MainWindow::showModel(const models::ModelFolderSummary& summary) {
+  model_ = summary;
+  const QString folder = QString::fromStdString(summary.folder.string());
+  RecentModels().remember(folder);
+  refreshRecentModels();
+  const QString name = QFileInfo(folder).fileName();
+  modelStatus_->setText(tr("model: %1 (%2)").arg(name, QString::fromStdString(summary.model_type)));
+  modelSummary_->setText(tr("%1: %2, %3 layers x %4 heads, hidden size %5, %6 weight file(s)%7")
+                             .arg(name, QString::fromStdString(summary.model_type))
+                             .arg(summary.num_layers)
+                             .arg(summary.num_heads)
+                             .arg(summary.hidden_size)
+                             .arg(summary.weight_files.size())
+                             .arg(summary.has_tokenizer ? QString() : tr(", no tokenizer.json")));
+  selection_->setBounds(summary.num_layers, summary.num_heads, selection_->tokenCount());
+  Q_EMIT modelOpened(folder);
+}
+
+void MainWindow::refreshRecentModels() {
+  const QStringList recent = RecentModels().load();
+  if (modelChooser_) {
+    const QSignalBlocker block(modelChooser_);
+    modelChooser_->clear();
+    if (recent.isEmpty()) modelChooser_->addItem(tr("(no recent models)"), QString());
+    for (const QString& folder : recent) modelChooser_->addItem(QFileInfo(folder).fileName(), folder);
+    for (int i = 0; i < recent.size(); ++i)
+      modelChooser_->setItemData(i, recent[i], Qt::ToolTipRole);
+  }
+  if (recentMenu_) {
+    recentMenu_->clear();
+    for (const QString& folder : recent)
+      recentMenu_->addAction(folder, this, [this, folder] { openModelFolder(folder); });
+    recentMenu_->setEnabled(!recent.isEmpty());
+  }
+}
+
+void MainWindow::refreshPanels() {
+  if (!run_) return;
+  const int T = static_cast<int>(run_->tokens.size());
+  const QString head = selection_->headAveraged() ? tr("head average")
+                                                  : tr("head %1").arg(selection_->head());
+  const QString source =
+      model_ ? QFileInfo(QString::fromStdString(model_->folder.string())).fileName() : tr("no model");
+  if (attentionView_) {
+    render::HeatMapData data;
+    data.rows = data.cols = T;
+    data.values = run_->attention.weights;
+    data.hidden.resize(data.values.size());
+    for (int i = 0; i < T; ++i)
+      for (int j = 0; j < T; ++j) data.hidden[static_cast<std::size_t>(i) * T + j] = j > i;
+    data.title = tr("%1 | layer %2, %3 | uniform causal baseline over %4 words")
+                     .arg(source)
+                     .arg(selection_->layer())
+                     .arg(head)
+                     .arg(T);
+    data.quantity = tr("attention weight");
+    data.fixedRange = true;
+    data.rangeMin = 0.0;
+    data.rangeMax = 1.0;
+    attentionView_->setData(std::move(data));
+  }
+  render::LinePlotData plot;
+  plot.title = tr("Key importance alpha_k | %1, layer %2, %3").arg(source).arg(selection_->layer()).arg(head);
+  plot.xLabel = tr("key position k");
+  plot.yLabel = tr("alpha_k");
+  render::LineSeries alpha{tr("alpha_k (uniform baseline)"), {}, run_->keyImportance, false};
+  render::LineSeries eps{tr("eps = %1 (sink threshold)").arg(kSinkMetricEps), {}, {}, true};
+  for (int k = 0; k < T; ++k) alpha.x.push_back(k);
+  eps.x = {0.0, static_cast<double>(std::max(T - 1, 1))};
+  eps.y = {kSinkMetricEps, kSinkMetricEps};
+  plot.series = {alpha, eps};
+  profileView_->setData(std::move(plot));
+}
+
+void MainWindow::saveLayout() const {
+  QSettings settings;
+  settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+  settings.setValue(QStringLiteral("window/state"), saveState(kLayoutVersion));
+}
+
+void MainWindow::restoreLayout() {
+  QSettings settings;
+  restoreState(settings.value(QStringLiteral("window/state")).toByteArray(), kLayoutVersion);
+}
+
+void MainWindow::resetLayout() {
+  for (QDockWidget* dock : {modelDock_, attentionDock_, profileDock_}) {
+    dock->setFloating(false);
+    dock->show();
+  }
+  restoreState(defaultLayout_, kLayoutVersion);
+  selectionBar_->show();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  saveLayout();
+  jobs_->cancelAll();
+  QMainWindow::closeEvent(event);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  for (const QUrl& url : event->mimeData()->urls())
+    if (url.isLocalFile() && QFileInfo(url.toLocalFile()).isDir()) {
+      event->acceptProposedAction();
+      return;
+    }
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  for (const QUrl& url : event->mimeData()->urls())
+    if (url.isLocalFile() && QFileInfo(url.toLocalFile()).isDir()) {
+      openModelFolder(url.toLocalFile());
+      event->acceptProposedAction();
+      return;
+    }
+}
+
+}  // namespace sinkscope::ui

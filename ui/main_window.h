@@ -1,0 +1,110 @@
+#pragma once
+// The SinkScope main window: model and sentence dock on the left, the
+// selection bar on top, the attention map and the plots in docks that can be
+// floated, closed and restored; layout and recent models persist.
+#include <QMainWindow>
+#include <optional>
+
+#include "models/model_folder.h"
+#include "ui/sentence_run.h"
+
+class QAction;
+class QComboBox;
+class QDockWidget;
+class QLabel;
+class QMenu;
+class QPlainTextEdit;
+class QPushButton;
+
+namespace sinkscope::render {
+class HeatMapView;
+class LinePlotView;
+}  // namespace sinkscope::render
+
+namespace sinkscope::ui {
+
+class JobRunner;
+class JobStatus;
+class SelectionBar;
+class SelectionModel;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  SelectionModel* selection() const { return selection_; }
+  JobRunner* jobs() const { return jobs_; }
+  JobStatus* jobStatus() const { return jobStatus_; }
+  // Null when the platform cannot do OpenGL (a message is shown instead).
+  render::HeatMapView* attentionView() const { return attentionView_; }
+  render::LinePlotView* profileView() const { return profileView_; }
+  QDockWidget* attentionDock() const { return attentionDock_; }
+  QDockWidget* profileDock() const { return profileDock_; }
+  const std::optional<SentenceRun>& lastRun() const { return run_; }
+  QString sentence() const;
+
+ public Q_SLOTS:
+  // Named commands: menus, shortcuts, the command line and tests use these.
+  void setSentence(const QString& text);
+  void runSentence();
+  void openModelFolder(const QString& folder);
+  void chooseModelFolder();
+  void resetLayout();
+
+ Q_SIGNALS:
+  void runFinished();
+  void modelOpened(const QString& folder);
+
+ protected:
+  void showEvent(QShowEvent* event) override;
+  void closeEvent(QCloseEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
+
+ private:
+  QWidget* buildModelPanel();
+  void buildDocks();
+  void buildActions();
+  void buildStatusBar();
+  void refreshRecentModels();
+  void showModel(const models::ModelFolderSummary& summary);
+  void showRun(SentenceRun run);
+  void refreshPanels();
+  void updateInterventionsLabel();
+  void saveLayout() const;
+  void restoreLayout();
+
+  SelectionModel* selection_;
+  JobRunner* jobs_;
+  JobStatus* jobStatus_ = nullptr;
+  SelectionBar* selectionBar_ = nullptr;
+
+  QComboBox* modelChooser_ = nullptr;
+  QLabel* modelSummary_ = nullptr;
+  QPlainTextEdit* sentenceBox_ = nullptr;
+  QPushButton* runButton_ = nullptr;
+  QMenu* examplesMenu_ = nullptr;
+  QMenu* recentMenu_ = nullptr;
+
+  QDockWidget* modelDock_ = nullptr;
+  QDockWidget* attentionDock_ = nullptr;
+  QDockWidget* profileDock_ = nullptr;
+  render::HeatMapView* attentionView_ = nullptr;
+  render::LinePlotView* profileView_ = nullptr;
+
+  QLabel* modelStatus_ = nullptr;
+  QLabel* tokenStatus_ = nullptr;
+  QLabel* deviceStatus_ = nullptr;
+  QLabel* interventionStatus_ = nullptr;
+
+  QByteArray defaultLayout_;
+  bool layoutInitialised_ = false;
+  std::optional<models::ModelFolderSummary> model_;
+  std::optional<SentenceRun> run_;
+};
+
+}  // namespace sinkscope::ui

@@ -1,0 +1,128 @@
+#include "ui/selection_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace sinkscope::ui {
+
+SelectionModel::SelectionModel(QObject* parent) : QObject(parent) {}
+
+int SelectionModel::clampLayer(int layer) const {
+  return layerCount_ <= 0 ? 0 : std::clamp(layer, 0, layerCount_ - 1);
+}
+
+int SelectionModel::clampHead(int head) const {
+  if (head == kHeadAverage) return kHeadAverage;
+  return headCount_ <= 0 ? 0 : std::clamp(head, 0, headCount_ - 1);
+}
+
+int SelectionModel::clampToken(int token) const {
+  if (token == kNoToken || tokenCount_ <= 0) return kNoToken;
+  return std::clamp(token, 0, tokenCount_ - 1);
+}
+
+int SelectionModel::clampTopN(int n) const { return std::clamp(n, 1, std::max(1, tokenCount_)); }
+
+void SelectionModel::setBounds(int layerCount, int headCount, int tokenCount) {
+  layerCount = std::max(0, layerCount);
+  headCount = std::max(0, headCount);
+  tokenCount = std::max(0, tokenCount);
+  if (layerCount == layerCount_ && headCount == headCount_ && tokenCount == tokenCount_) return;
+  layerCount_ = layerCount;
+  headCount_ = headCount;
+  tokenCount_ = tokenCount;
+  Q_EMIT boundsChanged();
+  // Re-apply the current values so that they fall inside the new bounds;
+  // each setter emits only if its value actually moves.
+  const int layer = clampLayer(layer_), head = clampHead(head_);
+  const int query = clampToken(queryToken_), key = clampToken(keyToken_);
+  const int n = clampTopN(requestedTopN_);
+  if (layer != layer_) { layer_ = layer; Q_EMIT layerChanged(layer_); }
+  if (head != head_) { head_ = head; Q_EMIT headChanged(head_); }
+  if (query != queryToken_) { queryToken_ = query; Q_EMIT queryTokenChanged(query); }
+  if (key != keyToken_) { keyToken_ = key; Q_EMIT keyTokenChanged(key); }
+  if (n != topN_) { topN_ = n; Q_EMIT topNChanged(n); }
+  Q_EMIT changed();
+}
+
+void SelectionModel::setLayer(int layer) {
+  layer = clampLayer(layer);
+  if (layer == layer_) return;
+  layer_ = layer;
+  Q_EMIT layerChanged(layer_);
+  Q_EMIT changed();
+}
+
+void SelectionModel::setHead(int head) {
+  head = clampHead(head);
+  if (head == head_) return;
+  head_ = head;
+  Q_EMIT headChanged(head_);
+  Q_EMIT changed();
+}
+
+void SelectionModel::setQueryToken(int token) {
+  token = clampToken(token);
+  if (token == queryToken_) return;
+  queryToken_ = token;
+  Q_EMIT queryTokenChanged(token);
+  Q_EMIT changed();
+}
+
+void SelectionModel::setKeyToken(int token) {
+  token = clampToken(token);
+  if (token == keyToken_) return;
+  keyToken_ = token;
+  Q_EMIT keyTokenChanged(token);
+  Q_EMIT changed();
+}
+
+void SelectionModel::setThreshold(double threshold) {
+  if (!std::isfinite(threshold)) return;
+  threshold = std::clamp(threshold, 0.0, 1.0);
+  if (threshold == threshold_) return;
+  threshold_ = threshold;
+  Q_EMIT thresholdChanged(threshold_);
+  Q_EMIT changed();
+}
+
+void SelectionModel::setTopN(int n) {
+  requestedTopN_ = std::max(1, n);
+  n = clampTopN(n);
+  if (n == topN_) return;
+  topN_ = n;
+  Q_EMIT topNChanged(n);
+  Q_EMIT changed();
+}
+
+void SelectionModel::setInterventions(const InterventionList& interventions) {
+  if (interventions == interventions_) return;
+  interventions_ = interventions;
+  Q_EMIT interventionsChanged(interventions_);
+  Q_EMIT changed();
+}
+
+void SelectionModel::addIntervention(const Intervention& intervention) {
+  if (interventions_.contains(intervention)) return;
+  InterventionList next = interventions_;
+  next.append(intervention);
+  setInterventions(next);
+}
+
+void SelectionModel::removeIntervention(const Intervention& intervention) {
+  InterventionList next = interventions_;
+  next.removeAll(intervention);
+  setInterventions(next);
+}
+
+void SelectionModel::stepLayer(int delta) { setLayer(layer_ + delta); }
+
+void SelectionModel::stepHead(int delta) {
+  // The head average sits before head 0 in the walk.
+  const int position = (head_ == kHeadAverage ? 0 : head_ + 1) + delta;
+  const int last = std::max(0, headCount_);
+  const int clamped = std::clamp(position, 0, last);
+  setHead(clamped == 0 ? kHeadAverage : clamped - 1);
+}
+
+}  // namespace sinkscope::ui
