@@ -1,5 +1,6 @@
 #include "render/heat_map_view.h"
 
+#include <QKeyEvent>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -26,7 +27,7 @@ namespace sinkscope::render {
 namespace {
 constexpr int kLutSize = 256;
 // The image takes the left part of the window; the colour bar and title the rest.
-constexpr double kImageViewport[4] = {0.0, 0.0, 0.82, 0.90};
+constexpr double kImageViewport[4] = {0.0, 0.02, 0.82, 0.90};
 }  // namespace
 
 HeatMapView::HeatMapView(QWidget* parent) : VtkViewWidget(parent) {
@@ -45,7 +46,8 @@ HeatMapView::HeatMapView(QWidget* parent) : VtkViewWidget(parent) {
   colors_->SetOutputFormatToRGB();
   colors_->SetInputData(image_);
   actor_->GetMapper()->SetInputConnection(colors_->GetOutputPort());
-  actor_->InterpolateOff();  // one crisp square per cell
+  actor_->InterpolateOff();          // one crisp square per cell
+  actor_->GetMapper()->BorderOn();   // edge cells full size, not half
 
   renderer()->SetViewport(kImageViewport[0], kImageViewport[1], kImageViewport[2],
                           kImageViewport[3]);
@@ -133,6 +135,15 @@ void HeatMapView::resizeGL(int w, int h) {
   resetView();  // a resized panel shows the whole matrix again
 }
 
+void HeatMapView::keyPressEvent(QKeyEvent* event) {
+  if (event->key() == Qt::Key_R && event->modifiers() == Qt::NoModifier) {
+    resetView();
+    event->accept();
+    return;
+  }
+  VtkViewWidget::keyPressEvent(event);
+}
+
 void HeatMapView::resetView() {
   renderer()->ResetCamera();
   // Fit the taller of the two sides tightly (ResetCamera leaves a wide margin).
@@ -145,7 +156,7 @@ void HeatMapView::resetView() {
   }();
   const double halfHeight = 0.5 * std::max<double>(data_.rows, 1);
   const double halfWidth = 0.5 * std::max<double>(data_.cols, 1);
-  camera->SetParallelScale(1.03 * std::max(halfHeight, halfWidth / aspect));
+  camera->SetParallelScale(1.05 * std::max(halfHeight, halfWidth / aspect));
   requestRender();
 }
 

@@ -48,6 +48,8 @@ class HeatMapView : public VtkViewWidget {
 
  protected:
   void resizeGL(int w, int h) override;
+  // 'r' resets the view; other keys go on to the window (layer/head commands).
+  void keyPressEvent(QKeyEvent* event) override;
 
  private:
   HeatMapData data_;

@@ -1,0 +1,132 @@
+// The job runner: results and errors come back on the GUI thread, progress is
+// announced only for slow jobs, cancel stops work and delivers nothing.
+#include <gtest/gtest.h>
+
+#include <QCoreApplication>
+#include <QSignalSpy>
+#include <QThread>
+#include <atomic>
+#include <stdexcept>
+
+#include "ui/job_runner.h"
+
+using sinkscope::ui::job_check;
+using sinkscope::ui::JobProgress;
+using sinkscope::ui::JobRunner;
+
+TEST(JobRunner, ResultArrivesOnTheGuiThread) {
+  JobRunner runner;
+  QSignalSpy finished(&runner, &JobRunner::jobFinished);
+  QSignalSpy shown(&runner, &JobRunner::jobProgressShown);
+  QThread* workerThread = nullptr;
+  QThread* deliveryThread = nullptr;
+  int value = 0;
+  runner.submit<int>(
+      "quick",
+      [&](const JobProgress&) {
+        workerThread = QThread::currentThread();
+        return 42;
+      },
+      [&](int v) {
+        deliveryThread = QThread::currentThread();
+        value = v;
+      });
+  ASSERT_TRUE(runner.waitForIdle(5000));
+  EXPECT_EQ(value, 42);
+  EXPECT_EQ(deliveryThread, QCoreApplication::instance()->thread());
+  EXPECT_NE(workerThread, deliveryThread);
+  EXPECT_EQ(finished.count(), 1);
+  EXPECT_EQ(shown.count(), 0) << "a quick job must not flash a progress bar";
+}
+
+TEST(JobRunner, SlowJobShowsProgressAfterTheDelay) {
+  JobRunner runner;
+  QSignalSpy shown(&runner, &JobRunner::jobProgressShown);
+  QSignalSpy progress(&runner, &JobRunner::jobProgress);
+  runner.submit<int>(
+      "slow",
+      [](const JobProgress& p) {
+        for (int i = 0; i <= 10; ++i) {
+          job_check(p, i / 10.0);
+          QThread::msleep(40);
+        }
+        return 1;
+      },
+      {});
+  ASSERT_TRUE(runner.waitForIdle(10000));
+  EXPECT_EQ(shown.count(), 1);
+  ASSERT_GE(progress.count(), 1);
+  double last = -1.0;
+  for (const auto& args : progress) {
+    const double f = args.at(1).toDouble();
+    EXPECT_GE(f, last);
+    EXPECT_LE(f, 1.0);
+    last = f;
+  }
+  EXPECT_GT(last, 0.0);
+}
+
+TEST(JobRunner, CancelStopsTheWorkAndDeliversNothing) {
+  JobRunner runner;
+  QSignalSpy cancelled(&runner, &JobRunner::jobCancelled);
+  QSignalSpy finished(&runner, &JobRunner::jobFinished);
+  std::atomic<int> steps{0};
+  bool delivered = false;
+  const auto id = runner.submit<int>(
+      "long",
+      [&](const JobProgress& p) {
+        for (int i = 0; i < 1000; ++i) {
+          job_check(p, i / 1000.0);
+          ++steps;
+          QThread::msleep(5);
+        }
+        return 0;
+      },
+      [&](int) { delivered = true; });
+  while (steps < 3) QThread::msleep(1);
+  runner.cancel(id);
+  ASSERT_TRUE(runner.waitForIdle(5000));
+  EXPECT_EQ(cancelled.count(), 1);
+  EXPECT_EQ(finished.count(), 0);
+  EXPECT_FALSE(delivered);
+  EXPECT_LT(steps.load(), 1000);
+}
+
+TEST(JobRunner, ExceptionsBecomeErrorsWithDetails) {
+  JobRunner runner;
+  QSignalSpy failed(&runner, &JobRunner::jobFailed);
+  runner.submit<int>(
+      "Open model",
+      [](const JobProgress&) -> int {
+        throw std::runtime_error("config.json: field \"model_type\" is missing\nsecond line");
+      },
+      {});
+  ASSERT_TRUE(runner.waitForIdle(5000));
+  ASSERT_EQ(failed.count(), 1);
+  EXPECT_EQ(failed.at(0).at(2).toString(), QStringLiteral("config.json: field \"model_type\" is missing"));
+  EXPECT_TRUE(failed.at(0).at(3).toString().contains(QStringLiteral("second line")));
+  EXPECT_TRUE(failed.at(0).at(3).toString().startsWith(QStringLiteral("Open model: ")));
+}
+
+TEST(JobRunner, ANewJobInAGroupSupersedesTheOldOne) {
+  JobRunner runner;
+  QSignalSpy cancelled(&runner, &JobRunner::jobCancelled);
+  std::atomic<bool> firstStarted{false};
+  int result = 0;
+  runner.submit<int>(
+      "first",
+      [&](const JobProgress& p) {
+        firstStarted = true;
+        for (int i = 0; i < 2000; ++i) {
+          job_check(p, 0.0);
+          QThread::msleep(2);
+        }
+        return 1;
+      },
+      [&](int v) { result = v; }, "run");
+  while (!firstStarted) QThread::msleep(1);
+  runner.submit<int>("second", [](const JobProgress&) { return 2; }, [&](int v) { result = v; }, "run");
+  ASSERT_TRUE(runner.waitForIdle(5000));
+  EXPECT_EQ(result, 2);
+  EXPECT_EQ(cancelled.count(), 1);
+}

@@ -1,0 +1,181 @@
+// The main window under Xvfb as a user drives it: run, change the selection,
+// float and re-dock panels, persist the layout, survive bad input.
+#include <gtest/gtest.h>
+
+#include <QComboBox>
+#include <QDir>
+#include <QDockWidget>
+#include <QSettings>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QTest>
+#include <fstream>
+
+#include "render/heat_map_view.h"
+#include "render/line_plot_view.h"
+#include "support/render_compare.h"
+#include "ui/job_status.h"
+#include "ui/main_window.h"
+#include "ui/selection_model.h"
+
+using namespace sinkscope;
+
+namespace {
+constexpr int kTimeout = 10000;
+
+QString write_model_folder(const QTemporaryDir& dir, int layers, int heads) {
+  const QString folder = dir.filePath(QStringLiteral("tiny-llama"));
+  QDir().mkpath(folder);
+  std::ofstream(QDir(folder).filePath(QStringLiteral("config.json")).toStdString())
+      << R"({"model_type": "llama", "num_hidden_layers": )" << layers
+      << R"(, "num_attention_heads": )" << heads << R"(, "hidden_size": 64})";
+  std::ofstream(QDir(folder).filePath(QStringLiteral("model.safetensors")).toStdString()) << "x";
+  return folder;
+}
+
+// The window's pixels where the attention view sits.
+QImage attention_area(ui::MainWindow& w) {
+  const QImage shot = w.grab().toImage();
+  const QRect area(w.attentionView()->mapTo(&w, QPoint(0, 0)), w.attentionView()->size());
+  return shot.copy(QRect(area.topLeft() * shot.devicePixelRatio(), area.size() * shot.devicePixelRatio()));
+}
+
+bool wait_for_frame(render::HeatMapView* view) {
+  const int before = view->renderedFrameCount();
+  view->requestRender();
+  return QTest::qWaitFor([&] { return view->renderedFrameCount() > before; }, kTimeout);
+}
+
+class MainWindowGui : public ::testing::Test {
+ protected:
+  void SetUp() override { QSettings().clear(); }
+};
+}  // namespace
+
+TEST_F(MainWindowGui, RunsTheExampleAndRendersBothPanels) {
+  ui::MainWindow w;
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  ASSERT_NE(w.attentionView(), nullptr) << "GL panels must be available under Xvfb";
+  EXPECT_FALSE(w.sentence().isEmpty()) << "the window opens with an example sentence";
+  w.runSentence();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return w.lastRun().has_value(); }, kTimeout));
+  ASSERT_TRUE(wait_for_frame(w.attentionView()));
+
+  const QImage shot = w.grab().toImage();
+  shot.save(QStringLiteral(SINKSCOPE_ARTIFACT_DIR "/main-window.png"));
+  EXPECT_TRUE(test::image_has_content(attention_area(w))) << "the VTK area is blank or uniform";
+  EXPECT_TRUE(test::image_has_content(w.profileView()->grab().toImage()));
+  EXPECT_EQ(w.selection()->tokenCount(), w.lastRun()->tokens.size());
+}
+
+TEST_F(MainWindowGui, SelectionDrivesThePanels) {
+  QTemporaryDir dir;
+  ui::MainWindow w;
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  w.openModelFolder(write_model_folder(dir, 4, 6));
+  w.runSentence();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return w.selection()->layerCount() == 4 && w.lastRun(); }, kTimeout));
+  EXPECT_EQ(w.selection()->headCount(), 6);
+
+  // The layer box of the selection bar writes the model; the map's title follows.
+  auto* layerBox = w.findChild<QSpinBox*>(QStringLiteral("layerBox"));
+  ASSERT_NE(layerBox, nullptr);
+  layerBox->setValue(2);
+  EXPECT_EQ(w.selection()->layer(), 2);
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] { return w.attentionView()->data().title.contains(QStringLiteral("layer 2")); }, kTimeout));
+
+  // Keyboard commands on a panel: Down = next layer, Left from head 0 = head average.
+  w.attentionView()->setFocus();
+  QTest::keyClick(w.attentionView(), Qt::Key_Down);
+  EXPECT_EQ(w.selection()->layer(), 3);
+  EXPECT_EQ(layerBox->value(), 3) << "the bar follows the model";
+  QTest::keyClick(w.attentionView(), Qt::Key_Left);
+  EXPECT_TRUE(w.selection()->headAveraged());
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] { return w.attentionView()->data().title.contains(QStringLiteral("head average")); }, kTimeout));
+  auto* headBox = w.findChild<QComboBox*>(QStringLiteral("headBox"));
+  ASSERT_NE(headBox, nullptr);
+  EXPECT_EQ(headBox->currentText(), QStringLiteral("average"));
+}
+
+TEST_F(MainWindowGui, PanelsKeepRenderingWhenFloatedAndRedocked) {
+  ui::MainWindow w;
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  w.runSentence();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return w.lastRun().has_value(); }, kTimeout));
+  ASSERT_TRUE(wait_for_frame(w.attentionView()));
+
+  w.attentionDock()->setFloating(true);
+  w.profileDock()->setFloating(true);
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(w.attentionDock()));
+  ASSERT_TRUE(wait_for_frame(w.attentionView()));
+  const QImage floated = w.attentionView()->grabFramebuffer();
+  floated.save(QStringLiteral(SINKSCOPE_ARTIFACT_DIR "/attention-floated.png"));
+  EXPECT_TRUE(test::image_has_content(floated)) << "floated VTK view renders nothing";
+  EXPECT_TRUE(test::image_has_content(w.profileView()->grab().toImage()));
+
+  // A selection change reaches the floated panel too.
+  w.selection()->setBounds(3, 2, w.selection()->tokenCount());
+  w.selection()->setLayer(1);
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] { return w.attentionView()->data().title.contains(QStringLiteral("layer 1")); }, kTimeout));
+
+  w.attentionDock()->setFloating(false);
+  w.profileDock()->setFloating(false);
+  ASSERT_TRUE(wait_for_frame(w.attentionView()));
+  EXPECT_TRUE(test::image_has_content(w.attentionView()->grabFramebuffer())) << "re-docked view is blank";
+  EXPECT_TRUE(test::image_has_content(attention_area(w)));
+}
+
+TEST_F(MainWindowGui, LayoutAndRecentModelsPersist) {
+  QTemporaryDir dir;
+  const QString model = write_model_folder(dir, 2, 2);
+  {
+    ui::MainWindow w;
+    w.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+    w.openModelFolder(model);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return w.selection()->layerCount() == 2; }, kTimeout));
+    w.profileDock()->setFloating(true);
+    QTest::qWait(50);
+    w.close();
+  }
+  {
+    ui::MainWindow w;
+    w.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+    EXPECT_TRUE(w.profileDock()->isFloating()) << "the floated dock comes back floated";
+    auto* chooser = w.findChild<QComboBox*>(QStringLiteral("modelChooser"));
+    ASSERT_NE(chooser, nullptr);
+    EXPECT_EQ(chooser->itemData(0).toString(), QDir::cleanPath(model));
+    w.resetLayout();
+    EXPECT_FALSE(w.profileDock()->isFloating());
+    EXPECT_TRUE(w.attentionDock()->isVisible());
+    w.close();
+  }
+}
+
+TEST_F(MainWindowGui, BadInputIsReportedNotFatal) {
+  QTemporaryDir dir;
+  ui::MainWindow w;
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  w.openModelFolder(dir.filePath(QStringLiteral("does-not-exist")));
+  ASSERT_TRUE(QTest::qWaitFor([&] { return !w.jobStatus()->lastError().isEmpty(); }, kTimeout));
+  EXPECT_TRUE(w.jobStatus()->lastError().contains(QStringLiteral("not a folder")))
+      << w.jobStatus()->lastError().toStdString();
+  EXPECT_TRUE(w.jobStatus()->lastErrorDetails().startsWith(QStringLiteral("Open model: ")));
+
+  w.setSentence(QStringLiteral("   \n\t "));
+  w.runSentence();
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] { return w.jobStatus()->lastError().contains(QStringLiteral("nothing to run")); }, kTimeout));
+  // Odd but valid input runs.
+  w.setSentence(QStringLiteral("\u200d 👩‍👩‍👧 \u0085 <s> <|endoftext|> 東京"));
+  w.runSentence();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return w.lastRun() && w.lastRun()->tokens.size() >= 4; }, kTimeout));
+}

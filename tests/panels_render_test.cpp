@@ -1,0 +1,80 @@
+// Each panel drawn from fixed data matches its baseline image (tests/baselines).
+#include <gtest/gtest.h>
+
+#include <QApplication>
+#include <QTest>
+#include <cmath>
+
+#include "render/heat_map_view.h"
+#include "render/line_plot_view.h"
+#include "support/render_compare.h"
+
+using namespace sinkscope;
+
+namespace {
+QString baseline(const char* name) {
+  return QStringLiteral(SINKSCOPE_BASELINE_DIR "/") + QLatin1String(name) + QStringLiteral(".png");
+}
+const QString kCandidates = QStringLiteral(SINKSCOPE_CANDIDATE_DIR);
+
+// A causal 8-token map: half of every row on token 0 (a sink), the rest uniform.
+render::HeatMapData sink_map() {
+  const int T = 8;
+  render::HeatMapData d;
+  d.rows = d.cols = T;
+  d.values.assign(T * T, 0.0f);
+  d.hidden.assign(T * T, false);
+  for (int i = 0; i < T; ++i)
+    for (int j = 0; j < T; ++j) {
+      if (j > i) d.hidden[i * T + j] = true;
+      else d.values[i * T + j] = (i == 0) ? 1.0f : 0.5f / (i + 1) + (j == 0 ? 0.5f : 0.0f);
+    }
+  d.title = QStringLiteral("test | layer 0, head 0 | sink pattern");
+  d.quantity = QStringLiteral("attention weight");
+  d.fixedRange = true;
+  return d;
+}
+}  // namespace
+
+TEST(PanelsRender, HeatMapMatchesBaseline) {
+  render::HeatMapView view;
+  view.resize(520, 400);
+  view.setData(sink_map());
+  view.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+  ASSERT_TRUE(QTest::qWaitFor([&] { return view.renderedFrameCount() > 0; }, 5000));
+  const QImage image = view.grabFramebuffer();
+  ASSERT_TRUE(test::image_has_content(image));
+  const auto r = test::render_compare(image, baseline("heat_map_sink_8"), kCandidates);
+  EXPECT_TRUE(r.passed) << r.message.toStdString();
+}
+
+TEST(PanelsRender, HeatMapRejectsMismatchedData) {
+  render::HeatMapView view;
+  render::HeatMapData d = sink_map();
+  d.values.pop_back();
+  EXPECT_THROW(view.setData(d), std::invalid_argument);
+}
+
+TEST(PanelsRender, LinePlotMatchesBaseline) {
+  render::LinePlotView view;
+  view.resize(520, 300);
+  render::LinePlotData d;
+  d.title = QStringLiteral("test | two series");
+  d.xLabel = QStringLiteral("key position k");
+  d.yLabel = QStringLiteral("alpha_k");
+  render::LineSeries a{QStringLiteral("1/(k+1)"), {}, {}, false};
+  for (int k = 0; k < 12; ++k) {
+    a.x.push_back(k);
+    a.y.push_back(1.0 / (k + 1));
+  }
+  render::LineSeries eps{QStringLiteral("eps"), {0, 11}, {0.3, 0.3}, true};
+  d.series = {a, eps};
+  view.setData(d);
+  view.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+  const QImage image = view.grab().toImage();
+  ASSERT_TRUE(test::image_has_content(image));
+  const auto r = test::render_compare(image, baseline("line_plot_two_series"), kCandidates);
+  EXPECT_TRUE(r.passed) << r.message.toStdString();
+}

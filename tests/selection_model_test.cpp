@@ -1,0 +1,93 @@
+// The shared selection: clamping, no signal for unchanged values, stepping.
+#include <gtest/gtest.h>
+
+#include <QSignalSpy>
+
+#include "ui/selection_model.h"
+
+using sinkscope::ui::Intervention;
+using sinkscope::ui::SelectionModel;
+
+TEST(SelectionModel, SettingAnUnchangedValueEmitsNothing) {
+  SelectionModel s;
+  s.setBounds(4, 8, 10);
+  QSignalSpy changed(&s, &SelectionModel::changed);
+  QSignalSpy layer(&s, &SelectionModel::layerChanged);
+  s.setLayer(2);
+  EXPECT_EQ(layer.count(), 1);
+  EXPECT_EQ(layer.at(0).at(0).toInt(), 2);
+  EXPECT_EQ(changed.count(), 1);
+  s.setLayer(2);
+  s.setHead(s.head());
+  s.setThreshold(s.threshold());
+  s.setTopN(s.topN());
+  s.setQueryToken(s.queryToken());
+  s.setInterventions(s.interventions());
+  s.setBounds(4, 8, 10);
+  EXPECT_EQ(layer.count(), 1);
+  EXPECT_EQ(changed.count(), 1);
+}
+
+TEST(SelectionModel, ValuesAreClampedToBounds) {
+  SelectionModel s;
+  s.setBounds(3, 4, 5);
+  s.setLayer(99);
+  EXPECT_EQ(s.layer(), 2);
+  s.setHead(-7);
+  EXPECT_EQ(s.head(), 0);
+  s.setHead(SelectionModel::kHeadAverage);
+  EXPECT_TRUE(s.headAveraged());
+  s.setQueryToken(12);
+  EXPECT_EQ(s.queryToken(), 4);
+  s.setThreshold(3.0);
+  EXPECT_DOUBLE_EQ(s.threshold(), 1.0);
+  s.setTopN(0);
+  EXPECT_EQ(s.topN(), 1);
+
+  // Shrinking the bounds moves values inside and says so.
+  QSignalSpy query(&s, &SelectionModel::queryTokenChanged);
+  s.setBounds(3, 4, 2);
+  EXPECT_EQ(s.queryToken(), 1);
+  EXPECT_EQ(query.count(), 1);
+}
+
+TEST(SelectionModel, TopNReturnsToTheRequestedValueWhenTokensArrive) {
+  SelectionModel s;
+  s.setBounds(1, 1, 0);
+  EXPECT_EQ(s.topN(), 1);
+  s.setBounds(1, 1, 20);
+  EXPECT_EQ(s.topN(), SelectionModel::kDefaultTopN);
+}
+
+TEST(SelectionModel, StepHeadWalksThroughTheAverageFirst) {
+  SelectionModel s;
+  s.setBounds(2, 3, 4);
+  s.setHead(0);
+  s.stepHead(-1);
+  EXPECT_EQ(s.head(), SelectionModel::kHeadAverage);
+  s.stepHead(-1);
+  EXPECT_EQ(s.head(), SelectionModel::kHeadAverage);
+  s.stepHead(+2);
+  EXPECT_EQ(s.head(), 1);
+  s.stepHead(+5);
+  EXPECT_EQ(s.head(), 2);
+  s.stepLayer(+1);
+  s.stepLayer(+1);
+  EXPECT_EQ(s.layer(), 1);
+}
+
+TEST(SelectionModel, InterventionsAreAddedOnceAndListed) {
+  SelectionModel s;
+  QSignalSpy spy(&s, &SelectionModel::interventionsChanged);
+  Intervention drop;
+  Intervention remove{Intervention::Kind::RemoveSinks, {1, 2}, {}, 0.0};
+  s.addIntervention(drop);
+  s.addIntervention(drop);
+  s.addIntervention(remove);
+  EXPECT_EQ(spy.count(), 2);
+  ASSERT_EQ(s.interventions().size(), 2);
+  EXPECT_EQ(s.interventions()[1].label(), QStringLiteral("remove sinks (layers 1, 2; all heads)"));
+  s.removeIntervention(drop);
+  EXPECT_EQ(s.interventions().size(), 1);
+  EXPECT_EQ(spy.count(), 3);
+}

@@ -1,0 +1,83 @@
+// Sink metric (metrics.md s. 1) against closed forms.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "analysis/attention_matrix.h"
+#include "analysis/sink_metric.h"
+
+using namespace sinkscope::analysis;
+
+namespace {
+double harmonic(int n) {
+  double h = 0;
+  for (int i = 1; i <= n; ++i) h += 1.0 / i;
+  return h;
+}
+
+// Every query puts all its attention on key 0: a perfect first-token sink.
+AttentionMatrix star(int T) {
+  AttentionMatrix m;
+  m.size = T;
+  m.causal = true;
+  m.weights.assign(static_cast<std::size_t>(T * T), 0.0f);
+  for (int i = 0; i < T; ++i) m.weights[static_cast<std::size_t>(i * T)] = 1.0f;
+  return m;
+}
+}  // namespace
+
+TEST(AttentionUniform, RowsSpreadEvenlyOverVisibleKeys) {
+  const AttentionMatrix m = attention_uniform(5, true);
+  EXPECT_NO_THROW(attention_validate(m.view()));
+  EXPECT_FLOAT_EQ(m.view().at(0, 0), 1.0f);
+  EXPECT_FLOAT_EQ(m.view().at(3, 2), 0.25f);
+  EXPECT_FLOAT_EQ(m.view().at(3, 4), 0.0f);
+  const AttentionMatrix b = attention_uniform(4, false);
+  EXPECT_FLOAT_EQ(b.view().at(0, 3), 0.25f);
+  EXPECT_NO_THROW(attention_validate(b.view()));
+}
+
+TEST(AttentionValidate, NamesTheProblem) {
+  AttentionMatrix m = attention_uniform(3, true);
+  m.weights[1] = 0.5f;  // query 0 looks at future key 1
+  try {
+    attention_validate(m.view());
+    FAIL() << "expected an error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("future key (query 0, key 1)"), std::string::npos) << e.what();
+  }
+  AttentionMatrix wrong{{1.0f, 0.0f}, 2, true};
+  EXPECT_THROW(attention_validate(wrong.view()), std::invalid_argument);
+}
+
+TEST(SinkMetric, UniformBaselineOfFirstKeyIsHarmonicOverT) {
+  for (int T : {1, 2, 10, 64, 500}) {
+    EXPECT_NEAR(sink_uniform_baseline(T, 0, true), harmonic(T) / T, 1e-12) << T;
+  }
+  // The metrics.md example: T = 10 gives 0.29.
+  EXPECT_NEAR(sink_uniform_baseline(10, 0, true), 0.2929, 1e-4);
+  // Key k: (H_T - H_k) / (T - k); the last key is seen only by itself.
+  EXPECT_NEAR(sink_uniform_baseline(10, 4, true), (harmonic(10) - harmonic(4)) / 6.0, 1e-12);
+  EXPECT_NEAR(sink_uniform_baseline(10, 9, true), 0.1, 1e-12);
+  EXPECT_NEAR(sink_uniform_baseline(8, 3, false), 0.125, 1e-12);
+  EXPECT_THROW(sink_uniform_baseline(5, 5, true), std::out_of_range);
+}
+
+TEST(SinkMetric, KeyImportanceOfUniformHeadEqualsBaseline) {
+  const int T = 17;
+  const AttentionMatrix m = attention_uniform(T, true);
+  const auto alpha = sink_key_importance(m.view());
+  ASSERT_EQ(alpha.size(), static_cast<std::size_t>(T));
+  for (int k = 0; k < T; ++k) EXPECT_NEAR(alpha[k], sink_uniform_baseline(T, k, true), 1e-6) << k;
+  for (double b : sink_boost(m.view())) EXPECT_NEAR(b, 1.0, 1e-5);
+}
+
+TEST(SinkMetric, PerfectStarGivesAlphaOneOnTheSink) {
+  const int T = 12;
+  const AttentionMatrix m = star(T);
+  const auto alpha = sink_key_importance(m.view());
+  EXPECT_DOUBLE_EQ(alpha[0], 1.0);
+  for (int k = 1; k < T; ++k) EXPECT_DOUBLE_EQ(alpha[k], 0.0);
+  EXPECT_NEAR(sink_boost(m.view())[0], T / harmonic(T), 1e-6);
+}

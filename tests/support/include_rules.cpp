@@ -1,0 +1,74 @@
+#include "support/include_rules.h"
+
+#include <regex>
+#include <sstream>
+
+namespace sinkscope::test {
+
+namespace {
+enum class Kind { Qt, Torch, Vtk, Models, Render, Ui };
+
+const std::regex kInclude(R"(^\s*#\s*include\s*[<"]([^>"]+)[>"])");
+
+bool is_kind(const std::string& header, Kind kind) {
+  static const std::regex qt(R"(^(Qt\w*/.*|Q[A-Z]\w*|q\w+\.h|qcustomplot.*)$)");
+  static const std::regex torch(R"(^(torch|ATen|c10|caffe2)/.*)");
+  static const std::regex vtk(R"(^vtk\w*(\.h)?$)");
+  switch (kind) {
+    case Kind::Qt: return std::regex_match(header, qt);
+    case Kind::Torch: return std::regex_match(header, torch);
+    case Kind::Vtk: return std::regex_match(header, vtk);
+    case Kind::Models: return header.rfind("models/", 0) == 0;
+    case Kind::Render: return header.rfind("render/", 0) == 0;
+    case Kind::Ui: return header.rfind("ui/", 0) == 0;
+  }
+  return false;
+}
+
+const char* kind_name(Kind k) {
+  switch (k) {
+    case Kind::Qt: return "a Qt header";
+    case Kind::Torch: return "a torch header";
+    case Kind::Vtk: return "a VTK header";
+    case Kind::Models: return "a models/ header";
+    case Kind::Render: return "a render/ header";
+    case Kind::Ui: return "a ui/ header";
+  }
+  return "?";
+}
+
+std::vector<Kind> forbidden_for(const std::string& path) {
+  const bool header = path.size() > 2 && path.compare(path.size() - 2, 2, ".h") == 0;
+  auto in = [&](const char* room) { return path.rfind(room, 0) == 0; };
+  if (in("analysis/"))
+    return {Kind::Qt, Kind::Torch, Kind::Vtk, Kind::Models, Kind::Render, Kind::Ui};
+  if (in("models/")) {
+    std::vector<Kind> k{Kind::Qt, Kind::Vtk, Kind::Render, Kind::Ui};
+    if (header) k.push_back(Kind::Torch);  // public headers stay torch-free
+    return k;
+  }
+  if (in("render/")) return {Kind::Torch, Kind::Ui, Kind::Models};
+  return {Kind::Torch};  // ui/, app/, tests/ and everything else
+}
+}  // namespace
+
+std::vector<std::string> include_violations(const std::string& path, const std::string& content) {
+  std::vector<std::string> out;
+  const std::vector<Kind> forbidden = forbidden_for(path);
+  std::istringstream lines(content);
+  std::string line;
+  int number = 0;
+  while (std::getline(lines, line)) {
+    ++number;
+    std::smatch m;
+    if (!std::regex_search(line, m, kInclude)) continue;
+    const std::string header = m[1];
+    for (Kind k : forbidden)
+      if (is_kind(header, k))
+        out.push_back(path + ":" + std::to_string(number) + ": includes " + kind_name(k) + " <" +
+                      header + ">");
+  }
+  return out;
+}
+
+}  // namespace sinkscope::test
