@@ -11,8 +11,7 @@ void attention_validate(const AttentionView& view, double row_sum_tolerance) {
   if (view.weights.size() != expected) {
     throw std::invalid_argument("attention map: buffer holds " +
                                 std::to_string(view.weights.size()) + " weights, expected " +
-                                std::to_string(expected) + " for T = " +
-                                std::to_string(view.size));
+                                std::to_string(expected) + " for T = " + std::to_string(view.size));
   }
   for (int i = 0; i < view.size; ++i) {
     double row_sum = 0.0;
@@ -20,7 +19,8 @@ void attention_validate(const AttentionView& view, double row_sum_tolerance) {
       const float w = view.at(i, j);
       const std::string where = "(query " + std::to_string(i) + ", key " + std::to_string(j) + ")";
       if (!std::isfinite(w) || w < 0.0f)
-        throw std::invalid_argument("attention map: weight " + where + " is negative or not finite");
+        throw std::invalid_argument("attention map: weight " + where +
+                                    " is negative or not finite");
       if (!view.visible(i, j) && w != 0.0f)
         throw std::invalid_argument("attention map: causal map has weight on future key " + where);
       row_sum += w;

@@ -18,8 +18,8 @@ std::vector<double> sink_key_importance(const AttentionView& attention) {
 
 double sink_uniform_baseline(int size, int key, bool causal) {
   if (key < 0 || key >= size)
-    throw std::out_of_range("sink_uniform_baseline: key " + std::to_string(key) +
-                            " outside 0.." + std::to_string(size - 1));
+    throw std::out_of_range("sink_uniform_baseline: key " + std::to_string(key) + " outside 0.." +
+                            std::to_string(size - 1));
   if (!causal) return 1.0 / size;
   // Query i (>= key) sees i + 1 keys and gives each 1 / (i + 1).
   double sum = 0.0;
@@ -30,7 +30,8 @@ double sink_uniform_baseline(int size, int key, bool causal) {
 std::vector<double> sink_boost(const AttentionView& attention) {
   std::vector<double> boost = sink_key_importance(attention);
   for (int k = 0; k < attention.size; ++k)
-    boost[static_cast<std::size_t>(k)] /= sink_uniform_baseline(attention.size, k, attention.causal);
+    boost[static_cast<std::size_t>(k)] /=
+        sink_uniform_baseline(attention.size, k, attention.causal);
   return boost;
 }
 

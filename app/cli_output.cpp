@@ -66,7 +66,8 @@ void file_write_atomic(const std::filesystem::path& path, const std::string& con
   const fs::path temp = folder / ("." + path.filename().string() + ".tmp" + std::to_string(rd()));
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error(path.string() + ": cannot write (" + std::strerror(errno) + ")");
+    if (!out)
+      throw std::runtime_error(path.string() + ": cannot write (" + std::strerror(errno) + ")");
     out << content;
     out.flush();
     if (!out) {

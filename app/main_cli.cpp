@@ -134,26 +134,30 @@ int command_info(int argc, char** argv) {
 }
 
 int command_baseline(int argc, char** argv) {
-  const Args args = parse_args(argc, argv, 2, {"help", "bidirectional", "force"}, {"length", "out"});
+  const Args args =
+      parse_args(argc, argv, 2, {"help", "bidirectional", "force"}, {"length", "out"});
   if (args.options.count("help")) {
     std::cout << kBaselineHelp;
     return kOk;
   }
-  if (!args.positional.empty()) throw UsageError("baseline: unexpected argument " + args.positional[0]);
+  if (!args.positional.empty())
+    throw UsageError("baseline: unexpected argument " + args.positional[0]);
   if (!args.options.count("length")) throw UsageError("baseline: option --length is required");
   const int T = parse_int("length", args.options.at("length"), 1, 1000000);
   const bool causal = !args.options.count("bidirectional");
 
   sinkscope::app::CsvTable table;
-  table.comments = {{"tool", std::string("sinkscope-cli ") + SINKSCOPE_VERSION},
-                    {"command", "baseline"},
-                    {"definition", "alpha_k of a uniform head (metrics.md s. 1, Gu et al. sink metric)"},
-                    {"length", std::to_string(T)},
-                    {"causal", causal ? "true" : "false"}};
+  table.comments = {
+      {"tool", std::string("sinkscope-cli ") + SINKSCOPE_VERSION},
+      {"command", "baseline"},
+      {"definition", "alpha_k of a uniform head (metrics.md s. 1, Gu et al. sink metric)"},
+      {"length", std::to_string(T)},
+      {"causal", causal ? "true" : "false"}};
   table.columns = {"key", "alpha_uniform"};
   for (int k = 0; k < T; ++k)
-    table.rows.push_back({std::to_string(k), sinkscope::app::csv_number(
-                                                 sinkscope::analysis::sink_uniform_baseline(T, k, causal))});
+    table.rows.push_back(
+        {std::to_string(k),
+         sinkscope::app::csv_number(sinkscope::analysis::sink_uniform_baseline(T, k, causal))});
   const std::string csv = sinkscope::app::csv_render(table);
   if (!args.options.count("out")) {
     std::cout << csv;

@@ -23,7 +23,8 @@ int save_screenshot(sinkscope::ui::MainWindow& window, const QString& path) {
     std::fprintf(stderr, "sinkscope: --screenshot %s: cannot write the file\n", qPrintable(path));
     return 1;
   }
-  std::printf("Screenshot of the main window: %s\n", qPrintable(QFileInfo(path).absoluteFilePath()));
+  std::printf("Screenshot of the main window: %s\n",
+              qPrintable(QFileInfo(path).absoluteFilePath()));
   return 0;
 }
 
@@ -41,9 +42,8 @@ int main(int argc, char** argv) {
       QStringLiteral("SinkScope: explore attention sinks in transformer language models."));
   parser.addHelpOption();
   parser.addVersionOption();
-  const QCommandLineOption modelOption(QStringLiteral("model"),
-                                       QStringLiteral("Open the model folder DIR."),
-                                       QStringLiteral("DIR"));
+  const QCommandLineOption modelOption(
+      QStringLiteral("model"), QStringLiteral("Open the model folder DIR."), QStringLiteral("DIR"));
   const QCommandLineOption textOption(QStringLiteral("text"),
                                       QStringLiteral("Start with SENTENCE in the sentence box."),
                                       QStringLiteral("SENTENCE"));

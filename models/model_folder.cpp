@@ -56,7 +56,8 @@ std::vector<std::string> find_weight_files(const fs::path& folder) {
   }
   for (const auto& shard : shards)
     if (!fs::exists(folder / shard))
-      throw ModelFolderError(index.string() + ": shard \"" + shard + "\" is missing from the folder");
+      throw ModelFolderError(index.string() + ": shard \"" + shard +
+                             "\" is missing from the folder");
   return {shards.begin(), shards.end()};
 }
 
@@ -74,7 +75,8 @@ ModelFolderSummary model_folder_inspect(const fs::path& folder) {
   s.folder = folder;
   auto type = config.find("model_type");
   if (type == config.end() || !type->is_string())
-    throw ModelFolderError(config_file.string() + ": field \"model_type\" is missing or not a string");
+    throw ModelFolderError(config_file.string() +
+                           ": field \"model_type\" is missing or not a string");
   s.model_type = type->get<std::string>();
   s.num_layers = read_count(config, config_file, {"num_hidden_layers", "n_layer"}, true);
   s.num_heads = read_count(config, config_file, {"num_attention_heads", "n_head"}, true);

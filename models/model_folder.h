@@ -10,10 +10,10 @@ namespace sinkscope::models {
 
 struct ModelFolderSummary {
   std::filesystem::path folder;
-  std::string model_type;   // config.json "model_type", e.g. "llama"
-  int num_layers = 0;       // num_hidden_layers (GPT-2: n_layer)
-  int num_heads = 0;        // num_attention_heads (GPT-2: n_head)
-  int hidden_size = 0;      // hidden_size (GPT-2: n_embd); 0 when absent
+  std::string model_type;                 // config.json "model_type", e.g. "llama"
+  int num_layers = 0;                     // num_hidden_layers (GPT-2: n_layer)
+  int num_heads = 0;                      // num_attention_heads (GPT-2: n_head)
+  int hidden_size = 0;                    // hidden_size (GPT-2: n_embd); 0 when absent
   std::vector<std::string> weight_files;  // model.safetensors or the shards of the index
   bool has_tokenizer = false;             // tokenizer.json present
 };

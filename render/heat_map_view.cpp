@@ -1,10 +1,5 @@
 #include "render/heat_map_view.h"
 
-#include <QKeyEvent>
-#include <algorithm>
-#include <cmath>
-#include <limits>
-#include <stdexcept>
 #include <vtkCamera.h>
 #include <vtkFloatArray.h>
 #include <vtkGenericOpenGLRenderWindow.h>
@@ -18,6 +13,11 @@
 #include <vtkScalarBarActor.h>
 #include <vtkTextActor.h>
 #include <vtkTextProperty.h>
+#include <QKeyEvent>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
 
 #include "render/colormap.h"
 #include "render/pan_zoom_style.h"
@@ -46,8 +46,8 @@ HeatMapView::HeatMapView(QWidget* parent) : VtkViewWidget(parent) {
   colors_->SetOutputFormatToRGB();
   colors_->SetInputData(image_);
   actor_->GetMapper()->SetInputConnection(colors_->GetOutputPort());
-  actor_->InterpolateOff();          // one crisp square per cell
-  actor_->GetMapper()->BorderOn();   // edge cells full size, not half
+  actor_->InterpolateOff();         // one crisp square per cell
+  actor_->GetMapper()->BorderOn();  // edge cells full size, not half
 
   renderer()->SetViewport(kImageViewport[0], kImageViewport[1], kImageViewport[2],
                           kImageViewport[3]);
@@ -63,7 +63,8 @@ HeatMapView::HeatMapView(QWidget* parent) : VtkViewWidget(parent) {
   colorBar_->SetWidth(0.14);
   colorBar_->SetHeight(0.80);
   colorBar_->UnconstrainedFontSizeOn();
-  for (vtkTextProperty* p : {colorBar_->GetTitleTextProperty(), colorBar_->GetLabelTextProperty()}) {
+  for (vtkTextProperty* p :
+       {colorBar_->GetTitleTextProperty(), colorBar_->GetLabelTextProperty()}) {
     p->SetColor(0.1, 0.1, 0.1);
     p->SetFontSize(12);
     p->BoldOff();

@@ -20,11 +20,11 @@ namespace sinkscope::render {
 struct HeatMapData {
   int rows = 0;
   int cols = 0;
-  std::vector<float> values;   // rows * cols, row-major; row 0 drawn at the top
-  std::vector<bool> hidden;    // optional rows * cols mask: true = not visible
-  QString title;               // what is shown: model, layer, head, ...
-  QString quantity;            // colour bar label, e.g. "attention weight"
-  bool fixedRange = false;     // use [rangeMin, rangeMax] instead of the data range
+  std::vector<float> values;  // rows * cols, row-major; row 0 drawn at the top
+  std::vector<bool> hidden;   // optional rows * cols mask: true = not visible
+  QString title;              // what is shown: model, layer, head, ...
+  QString quantity;           // colour bar label, e.g. "attention weight"
+  bool fixedRange = false;    // use [rangeMin, rangeMax] instead of the data range
   double rangeMin = 0.0;
   double rangeMax = 1.0;
 };

@@ -1,8 +1,8 @@
 #include "render/line_plot_view.h"
 
 #include <QVBoxLayout>
-#include "render/qcustomplot_include.h"
 #include <stdexcept>
+#include "render/qcustomplot_include.h"
 
 #include "render/colormap.h"
 
@@ -14,7 +14,8 @@ QColor series_color(std::size_t index, std::size_t count) {
   // too light on white).
   const double t = count <= 1 ? 0.0 : 0.66 * static_cast<double>(index) / (count - 1);
   const Rgb c = colormap_viridis(t);
-  return QColor::fromRgbF(static_cast<float>(c.r), static_cast<float>(c.g), static_cast<float>(c.b));
+  return QColor::fromRgbF(static_cast<float>(c.r), static_cast<float>(c.g),
+                          static_cast<float>(c.b));
 }
 }  // namespace
 

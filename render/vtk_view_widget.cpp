@@ -1,9 +1,5 @@
 #include "render/vtk_view_widget.h"
 
-#include <QMouseEvent>
-#include <QOpenGLContext>
-#include <QOpenGLFunctions>
-#include <QWheelEvent>
 #include <vtkCallbackCommand.h>
 #include <vtkCommand.h>
 #include <vtkGenericOpenGLRenderWindow.h>
@@ -11,6 +7,10 @@
 #include <vtkInteractorObserver.h>
 #include <vtkOpenGLState.h>
 #include <vtkRenderer.h>
+#include <QMouseEvent>
+#include <QOpenGLContext>
+#include <QOpenGLFunctions>
+#include <QWheelEvent>
 
 namespace sinkscope::render {
 
@@ -42,7 +42,6 @@ VtkViewWidget::VtkViewWidget(QWidget* parent) : QOpenGLWidget(parent) {
   interactor_->EnableRenderOff();
   interactor_->AddObserver(vtkCommand::RenderEvent, this, &VtkViewWidget::onInteractorRender);
   interactor_->Initialize();
-
 }
 
 VtkViewWidget::~VtkViewWidget() {
@@ -68,8 +67,9 @@ void VtkViewWidget::initializeGL() {
   if (contextDestroyed_) disconnect(contextDestroyed_);
   glContext_ = context();
   glSurface_ = glContext_ ? glContext_->surface() : nullptr;
-  contextDestroyed_ = connect(glContext_, &QOpenGLContext::aboutToBeDestroyed, this,
-                              [this] { releaseGraphicsResources(); }, Qt::DirectConnection);
+  contextDestroyed_ = connect(
+      glContext_, &QOpenGLContext::aboutToBeDestroyed, this, [this] { releaseGraphicsResources(); },
+      Qt::DirectConnection);
 
   window_->SetOwnContext(false);
   window_->SetReadyForRendering(true);
@@ -140,10 +140,9 @@ QPointF VtkViewWidget::toDisplay(const QPointF& p) const {
 void VtkViewWidget::forwardMouse(QMouseEvent* event, unsigned long vtkEvent) {
   const QPointF d = toDisplay(event->position());
   const auto mods = event->modifiers();
-  interactor_->SetEventInformation(static_cast<int>(d.x()), static_cast<int>(d.y()),
-                                   (mods & Qt::ControlModifier) ? 1 : 0,
-                                   (mods & Qt::ShiftModifier) ? 1 : 0, 0,
-                                   vtkEvent == vtkCommand::MouseMoveEvent ? 0 : 1);
+  interactor_->SetEventInformation(
+      static_cast<int>(d.x()), static_cast<int>(d.y()), (mods & Qt::ControlModifier) ? 1 : 0,
+      (mods & Qt::ShiftModifier) ? 1 : 0, 0, vtkEvent == vtkCommand::MouseMoveEvent ? 0 : 1);
   interactor_->SetAltKey((mods & Qt::AltModifier) ? 1 : 0);
   interactor_->InvokeEvent(vtkEvent, event);
 }
@@ -151,18 +150,26 @@ void VtkViewWidget::forwardMouse(QMouseEvent* event, unsigned long vtkEvent) {
 namespace {
 unsigned long press_event(Qt::MouseButton b) {
   switch (b) {
-    case Qt::LeftButton: return vtkCommand::LeftButtonPressEvent;
-    case Qt::MiddleButton: return vtkCommand::MiddleButtonPressEvent;
-    case Qt::RightButton: return vtkCommand::RightButtonPressEvent;
-    default: return vtkCommand::NoEvent;
+    case Qt::LeftButton:
+      return vtkCommand::LeftButtonPressEvent;
+    case Qt::MiddleButton:
+      return vtkCommand::MiddleButtonPressEvent;
+    case Qt::RightButton:
+      return vtkCommand::RightButtonPressEvent;
+    default:
+      return vtkCommand::NoEvent;
   }
 }
 unsigned long release_event(Qt::MouseButton b) {
   switch (b) {
-    case Qt::LeftButton: return vtkCommand::LeftButtonReleaseEvent;
-    case Qt::MiddleButton: return vtkCommand::MiddleButtonReleaseEvent;
-    case Qt::RightButton: return vtkCommand::RightButtonReleaseEvent;
-    default: return vtkCommand::NoEvent;
+    case Qt::LeftButton:
+      return vtkCommand::LeftButtonReleaseEvent;
+    case Qt::MiddleButton:
+      return vtkCommand::MiddleButtonReleaseEvent;
+    case Qt::RightButton:
+      return vtkCommand::RightButtonReleaseEvent;
+    default:
+      return vtkCommand::NoEvent;
   }
 }
 }  // namespace
@@ -182,8 +189,10 @@ void VtkViewWidget::wheelEvent(QWheelEvent* e) {
   const QPointF d = toDisplay(e->position());
   interactor_->SetEventInformation(static_cast<int>(d.x()), static_cast<int>(d.y()));
   const int delta = e->angleDelta().y();
-  if (delta > 0) interactor_->InvokeEvent(vtkCommand::MouseWheelForwardEvent, e);
-  else if (delta < 0) interactor_->InvokeEvent(vtkCommand::MouseWheelBackwardEvent, e);
+  if (delta > 0)
+    interactor_->InvokeEvent(vtkCommand::MouseWheelForwardEvent, e);
+  else if (delta < 0)
+    interactor_->InvokeEvent(vtkCommand::MouseWheelBackwardEvent, e);
   e->accept();
 }
 

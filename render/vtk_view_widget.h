@@ -10,10 +10,10 @@
 //  - VTK renders into its own framebuffer (NoBlit) and we blit it into Qt's;
 //  - VTK's GL resources are released when Qt destroys the context, which is
 //    what happens when the dock holding the view is floated or re-docked.
-#include <QImage>
-#include <QOpenGLWidget>
 #include <vtkNew.h>
 #include <vtkSmartPointer.h>
+#include <QImage>
+#include <QOpenGLWidget>
 
 class vtkGenericOpenGLRenderWindow;
 class vtkGenericRenderWindowInteractor;

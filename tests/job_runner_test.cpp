@@ -43,16 +43,15 @@ TEST(JobRunner, SlowJobShowsProgressAfterTheDelay) {
   JobRunner runner;
   QSignalSpy shown(&runner, &JobRunner::jobProgressShown);
   QSignalSpy progress(&runner, &JobRunner::jobProgress);
-  runner.submit<int>(
-      "slow",
-      [](const JobProgress& p) {
-        for (int i = 0; i <= 10; ++i) {
-          job_check(p, i / 10.0);
-          QThread::msleep(40);
-        }
-        return 1;
-      },
-      {});
+  runner.submit<int>("slow",
+                     [](const JobProgress& p) {
+                       for (int i = 0; i <= 10; ++i) {
+                         job_check(p, i / 10.0);
+                         QThread::msleep(40);
+                       }
+                       return 1;
+                     },
+                     {});
   ASSERT_TRUE(runner.waitForIdle(10000));
   EXPECT_EQ(shown.count(), 1);
   ASSERT_GE(progress.count(), 1);
@@ -103,7 +102,8 @@ TEST(JobRunner, ExceptionsBecomeErrorsWithDetails) {
       {});
   ASSERT_TRUE(runner.waitForIdle(5000));
   ASSERT_EQ(failed.count(), 1);
-  EXPECT_EQ(failed.at(0).at(2).toString(), QStringLiteral("config.json: field \"model_type\" is missing"));
+  EXPECT_EQ(failed.at(0).at(2).toString(),
+            QStringLiteral("config.json: field \"model_type\" is missing"));
   EXPECT_TRUE(failed.at(0).at(3).toString().contains(QStringLiteral("second line")));
   EXPECT_TRUE(failed.at(0).at(3).toString().startsWith(QStringLiteral("Open model: ")));
 }
@@ -125,7 +125,8 @@ TEST(JobRunner, ANewJobInAGroupSupersedesTheOldOne) {
       },
       [&](int v) { result = v; }, "run");
   while (!firstStarted) QThread::msleep(1);
-  runner.submit<int>("second", [](const JobProgress&) { return 2; }, [&](int v) { result = v; }, "run");
+  runner.submit<int>(
+      "second", [](const JobProgress&) { return 2; }, [&](int v) { result = v; }, "run");
   ASSERT_TRUE(runner.waitForIdle(5000));
   EXPECT_EQ(result, 2);
   EXPECT_EQ(cancelled.count(), 1);

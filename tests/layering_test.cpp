@@ -33,7 +33,8 @@ TEST(IncludeRules, ModelsKeepTorchOutOfHeadersAndQtOut) {
 TEST(IncludeRules, TorchStaysInsideModels) {
   for (const char* path : {"ui/w.cpp", "render/v.cpp", "app/main.cpp", "tests/t.cpp"})
     EXPECT_EQ(include_violations(path, "#include <c10/util/Half.h>\n").size(), 1u) << path;
-  EXPECT_TRUE(include_violations("ui/w.cpp", "#include <QWidget>\n#include \"models/x.h\"\n").empty());
+  EXPECT_TRUE(
+      include_violations("ui/w.cpp", "#include <QWidget>\n#include \"models/x.h\"\n").empty());
 }
 
 TEST(IncludeRules, ReportsFileAndLine) {

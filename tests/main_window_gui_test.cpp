@@ -37,7 +37,8 @@ QString write_model_folder(const QTemporaryDir& dir, int layers, int heads) {
 QImage attention_area(ui::MainWindow& w) {
   const QImage shot = w.grab().toImage();
   const QRect area(w.attentionView()->mapTo(&w, QPoint(0, 0)), w.attentionView()->size());
-  return shot.copy(QRect(area.topLeft() * shot.devicePixelRatio(), area.size() * shot.devicePixelRatio()));
+  return shot.copy(
+      QRect(area.topLeft() * shot.devicePixelRatio(), area.size() * shot.devicePixelRatio()));
 }
 
 bool wait_for_frame(render::HeatMapView* view) {
@@ -76,7 +77,8 @@ TEST_F(MainWindowGui, SelectionDrivesThePanels) {
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
   w.openModelFolder(write_model_folder(dir, 4, 6));
   w.runSentence();
-  ASSERT_TRUE(QTest::qWaitFor([&] { return w.selection()->layerCount() == 4 && w.lastRun(); }, kTimeout));
+  ASSERT_TRUE(
+      QTest::qWaitFor([&] { return w.selection()->layerCount() == 4 && w.lastRun(); }, kTimeout));
   EXPECT_EQ(w.selection()->headCount(), 6);
 
   // The layer box of the selection bar writes the model; the map's title follows.
@@ -85,7 +87,8 @@ TEST_F(MainWindowGui, SelectionDrivesThePanels) {
   layerBox->setValue(2);
   EXPECT_EQ(w.selection()->layer(), 2);
   ASSERT_TRUE(QTest::qWaitFor(
-      [&] { return w.attentionView()->data().title.contains(QStringLiteral("layer 2")); }, kTimeout));
+      [&] { return w.attentionView()->data().title.contains(QStringLiteral("layer 2")); },
+      kTimeout));
 
   // Keyboard commands on a panel: Down = next layer, Left from head 0 = head average.
   w.attentionView()->setFocus();
@@ -95,7 +98,8 @@ TEST_F(MainWindowGui, SelectionDrivesThePanels) {
   QTest::keyClick(w.attentionView(), Qt::Key_Left);
   EXPECT_TRUE(w.selection()->headAveraged());
   ASSERT_TRUE(QTest::qWaitFor(
-      [&] { return w.attentionView()->data().title.contains(QStringLiteral("head average")); }, kTimeout));
+      [&] { return w.attentionView()->data().title.contains(QStringLiteral("head average")); },
+      kTimeout));
   auto* headBox = w.findChild<QComboBox*>(QStringLiteral("headBox"));
   ASSERT_NE(headBox, nullptr);
   EXPECT_EQ(headBox->currentText(), QStringLiteral("average"));
@@ -122,12 +126,14 @@ TEST_F(MainWindowGui, PanelsKeepRenderingWhenFloatedAndRedocked) {
   w.selection()->setBounds(3, 2, w.selection()->tokenCount());
   w.selection()->setLayer(1);
   ASSERT_TRUE(QTest::qWaitFor(
-      [&] { return w.attentionView()->data().title.contains(QStringLiteral("layer 1")); }, kTimeout));
+      [&] { return w.attentionView()->data().title.contains(QStringLiteral("layer 1")); },
+      kTimeout));
 
   w.attentionDock()->setFloating(false);
   w.profileDock()->setFloating(false);
   ASSERT_TRUE(wait_for_frame(w.attentionView()));
-  EXPECT_TRUE(test::image_has_content(w.attentionView()->grabFramebuffer())) << "re-docked view is blank";
+  EXPECT_TRUE(test::image_has_content(w.attentionView()->grabFramebuffer()))
+      << "re-docked view is blank";
   EXPECT_TRUE(test::image_has_content(attention_area(w)));
 }
 
@@ -173,9 +179,11 @@ TEST_F(MainWindowGui, BadInputIsReportedNotFatal) {
   w.setSentence(QStringLiteral("   \n\t "));
   w.runSentence();
   ASSERT_TRUE(QTest::qWaitFor(
-      [&] { return w.jobStatus()->lastError().contains(QStringLiteral("nothing to run")); }, kTimeout));
+      [&] { return w.jobStatus()->lastError().contains(QStringLiteral("nothing to run")); },
+      kTimeout));
   // Odd but valid input runs.
   w.setSentence(QStringLiteral("\u200d 👩‍👩‍👧 \u0085 <s> <|endoftext|> 東京"));
   w.runSentence();
-  ASSERT_TRUE(QTest::qWaitFor([&] { return w.lastRun() && w.lastRun()->tokens.size() >= 4; }, kTimeout));
+  ASSERT_TRUE(
+      QTest::qWaitFor([&] { return w.lastRun() && w.lastRun()->tokens.size() >= 4; }, kTimeout));
 }

@@ -15,8 +15,9 @@ class ModelFolderTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() /
-           ("sinkscope-model-folder-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-            "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+           ("sinkscope-model-folder-" +
+            std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -52,8 +53,9 @@ TEST_F(ModelFolderTest, ReadsLlamaStyleConfig) {
 
 TEST_F(ModelFolderTest, ReadsGpt2NamesAndShardedIndex) {
   write("config.json", R"({"model_type": "gpt2", "n_layer": 12, "n_head": 12, "n_embd": 768})");
-  write("model.safetensors.index.json",
-        R"({"weight_map": {"a": "model-00001-of-00002.safetensors", "b": "model-00002-of-00002.safetensors",
+  write(
+      "model.safetensors.index.json",
+      R"({"weight_map": {"a": "model-00001-of-00002.safetensors", "b": "model-00002-of-00002.safetensors",
                             "c": "model-00001-of-00002.safetensors"}})");
   write("model-00001-of-00002.safetensors", "x");
   write("model-00002-of-00002.safetensors", "x");
@@ -70,9 +72,11 @@ TEST_F(ModelFolderTest, ErrorsNameTheFileAndField) {
   EXPECT_NE(error_of().find("config.json: not valid JSON"), std::string::npos);
   write("config.json", R"({"num_hidden_layers": 2, "num_attention_heads": 2})");
   EXPECT_NE(error_of().find("field \"model_type\""), std::string::npos);
-  write("config.json", R"({"model_type": "llama", "num_hidden_layers": -2, "num_attention_heads": 2})");
+  write("config.json",
+        R"({"model_type": "llama", "num_hidden_layers": -2, "num_attention_heads": 2})");
   EXPECT_NE(error_of().find("\"num_hidden_layers\" must be a positive integer"), std::string::npos);
-  write("config.json", R"({"model_type": "llama", "num_hidden_layers": 2, "num_attention_heads": 2})");
+  write("config.json",
+        R"({"model_type": "llama", "num_hidden_layers": 2, "num_attention_heads": 2})");
   EXPECT_NE(error_of().find("no model.safetensors"), std::string::npos);
   write("model.safetensors.index.json", R"({"weight_map": {"a": "gone.safetensors"}})");
   EXPECT_NE(error_of().find("shard \"gone.safetensors\" is missing"), std::string::npos);

@@ -26,8 +26,10 @@ render::HeatMapData sink_map() {
   d.hidden.assign(T * T, false);
   for (int i = 0; i < T; ++i)
     for (int j = 0; j < T; ++j) {
-      if (j > i) d.hidden[i * T + j] = true;
-      else d.values[i * T + j] = (i == 0) ? 1.0f : 0.5f / (i + 1) + (j == 0 ? 0.5f : 0.0f);
+      if (j > i)
+        d.hidden[i * T + j] = true;
+      else
+        d.values[i * T + j] = (i == 0) ? 1.0f : 0.5f / (i + 1) + (j == 0 ? 0.5f : 0.0f);
     }
   d.title = QStringLiteral("test | layer 0, head 0 | sink pattern");
   d.quantity = QStringLiteral("attention weight");

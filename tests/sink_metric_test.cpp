@@ -45,7 +45,8 @@ TEST(AttentionValidate, NamesTheProblem) {
     attention_validate(m.view());
     FAIL() << "expected an error";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("future key (query 0, key 1)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("future key (query 0, key 1)"), std::string::npos)
+        << e.what();
   }
   AttentionMatrix wrong{{1.0f, 0.0f}, 2, true};
   EXPECT_THROW(attention_validate(wrong.view()), std::invalid_argument);

@@ -10,8 +10,8 @@ struct Intervention {
   enum class Kind { DropFirstToken, RemoveSinks, MaskSinks, AblateHeads, RopeScale };
 
   Kind kind = Kind::DropFirstToken;
-  QList<int> layers;  // empty = all layers
-  QList<int> heads;   // empty = all heads of those layers
+  QList<int> layers;       // empty = all layers
+  QList<int> heads;        // empty = all heads of those layers
   double parameter = 0.0;  // RoPE scale factor; unused by the others
 
   bool operator==(const Intervention&) const = default;

@@ -3,7 +3,6 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
-#include <QShowEvent>
 #include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
@@ -19,6 +18,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSettings>
+#include <QShowEvent>
 #include <QStatusBar>
 #include <QTimer>
 #include <QToolButton>
@@ -37,7 +37,7 @@
 namespace sinkscope::ui {
 
 namespace {
-constexpr int kLayoutVersion = 1;  // bump when docks are added or renamed
+constexpr int kLayoutVersion = 1;       // bump when docks are added or renamed
 constexpr double kSinkMetricEps = 0.3;  // metrics.md s. 1 default
 
 QStringList example_sentences() {
@@ -172,8 +172,8 @@ QWidget* MainWindow::buildModelPanel() {
 }
 
 void MainWindow::buildDocks() {
-  modelDock_ = make_dock(tr("Model and sentence"), QStringLiteral("modelDock"), buildModelPanel(),
-                         this);
+  modelDock_ =
+      make_dock(tr("Model and sentence"), QStringLiteral("modelDock"), buildModelPanel(), this);
   addDockWidget(Qt::LeftDockWidgetArea, modelDock_);
 
   QWidget* attentionContent = nullptr;
@@ -188,8 +188,8 @@ void MainWindow::buildDocks() {
   } else {
     attentionContent = gl_message(this);
   }
-  attentionDock_ = make_dock(tr("Attention map"), QStringLiteral("attentionDock"),
-                             attentionContent, this);
+  attentionDock_ =
+      make_dock(tr("Attention map"), QStringLiteral("attentionDock"), attentionContent, this);
   addDockWidget(Qt::RightDockWidgetArea, attentionDock_);
 
   profileView_ = new render::LinePlotView(this);
@@ -198,8 +198,7 @@ void MainWindow::buildDocks() {
       tr("Key importance alpha_k: the mean attention key k receives from the queries that "
          "can see it (Gu et al.'s sink metric, metrics.md s. 1). A key is counted as a sink "
          "when alpha_k > eps."));
-  profileDock_ = make_dock(tr("Key importance"), QStringLiteral("profileDock"), profileView_,
-                           this);
+  profileDock_ = make_dock(tr("Key importance"), QStringLiteral("profileDock"), profileView_, this);
   // No central widget: every panel is a dock, so every panel can float. The
   // plots sit under the attention map, beside the model dock.
   addDockWidget(Qt::RightDockWidgetArea, profileDock_);
@@ -208,7 +207,8 @@ void MainWindow::buildDocks() {
 
 void MainWindow::buildActions() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
-  QAction* open = file->addAction(tr("&Open model folder..."), this, &MainWindow::chooseModelFolder);
+  QAction* open =
+      file->addAction(tr("&Open model folder..."), this, &MainWindow::chooseModelFolder);
   open->setShortcut(QKeySequence::Open);
   recentMenu_ = file->addMenu(tr("Recent models"));
   file->addSeparator();
@@ -218,8 +218,8 @@ void MainWindow::buildActions() {
   QMenu* run = menuBar()->addMenu(tr("&Run"));
   QAction* runAction = run->addAction(tr("&Run sentence"), this, &MainWindow::runSentence);
   runAction->setObjectName(QStringLiteral("runAction"));
-  runAction->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Return),
-                           QKeySequence(Qt::CTRL | Qt::Key_Enter)});
+  runAction->setShortcuts(
+      {QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter)});
   QAction* cancel = run->addAction(tr("&Cancel all jobs"), jobs_, &JobRunner::cancelAll);
   cancel->setShortcut(QKeySequence(Qt::Key_Escape));
 
@@ -246,14 +246,30 @@ void MainWindow::buildActions() {
 
 void MainWindow::keyPressEvent(QKeyEvent* event) {
   switch (event->key()) {
-    case Qt::Key_Up: selection_->stepLayer(-1); break;
-    case Qt::Key_Down: selection_->stepLayer(+1); break;
-    case Qt::Key_Left: selection_->stepHead(-1); break;
-    case Qt::Key_Right: selection_->stepHead(+1); break;
-    case Qt::Key_A: selection_->setHead(SelectionModel::kHeadAverage); break;
-    case Qt::Key_Home: selection_->setQueryToken(0); break;
-    case Qt::Key_End: selection_->setQueryToken(selection_->tokenCount() - 1); break;
-    default: QMainWindow::keyPressEvent(event); return;
+    case Qt::Key_Up:
+      selection_->stepLayer(-1);
+      break;
+    case Qt::Key_Down:
+      selection_->stepLayer(+1);
+      break;
+    case Qt::Key_Left:
+      selection_->stepHead(-1);
+      break;
+    case Qt::Key_Right:
+      selection_->stepHead(+1);
+      break;
+    case Qt::Key_A:
+      selection_->setHead(SelectionModel::kHeadAverage);
+      break;
+    case Qt::Key_Home:
+      selection_->setQueryToken(0);
+      break;
+    case Qt::Key_End:
+      selection_->setQueryToken(selection_->tokenCount() - 1);
+      break;
+    default:
+      QMainWindow::keyPressEvent(event);
+      return;
   }
   event->accept();
 }
@@ -286,8 +302,9 @@ void MainWindow::buildStatusBar() {
 void MainWindow::updateInterventionsLabel() {
   QStringList labels;
   for (const Intervention& i : selection_->interventions()) labels << i.label();
-  interventionStatus_->setText(labels.isEmpty() ? tr("no interventions")
-                                                : tr("interventions: %1").arg(labels.join(tr("; "))));
+  interventionStatus_->setText(labels.isEmpty()
+                                   ? tr("no interventions")
+                                   : tr("interventions: %1").arg(labels.join(tr("; "))));
 }
 
 QString MainWindow::sentence() const { return sentenceBox_->toPlainText(); }
@@ -330,8 +347,7 @@ void MainWindow::openModelFolder(const QString& folder) {
   jobStatus_->clearError();
   const std::string path = QDir::cleanPath(folder).toStdString();
   jobs_->submit<models::ModelFolderSummary>(
-      tr("Open model"),
-      [path](const JobProgress&) { return models::model_folder_inspect(path); },
+      tr("Open model"), [path](const JobProgress&) { return models::model_folder_inspect(path); },
       [this](models::ModelFolderSummary summary) { showModel(summary); }, QStringLiteral("model"));
 }
 
@@ -359,7 +375,8 @@ void MainWindow::refreshRecentModels() {
     const QSignalBlocker block(modelChooser_);
     modelChooser_->clear();
     if (recent.isEmpty()) modelChooser_->addItem(tr("(no recent models)"), QString());
-    for (const QString& folder : recent) modelChooser_->addItem(QFileInfo(folder).fileName(), folder);
+    for (const QString& folder : recent)
+      modelChooser_->addItem(QFileInfo(folder).fileName(), folder);
     for (int i = 0; i < recent.size(); ++i)
       modelChooser_->setItemData(i, recent[i], Qt::ToolTipRole);
   }
@@ -374,10 +391,11 @@ void MainWindow::refreshRecentModels() {
 void MainWindow::refreshPanels() {
   if (!run_) return;
   const int T = static_cast<int>(run_->tokens.size());
-  const QString head = selection_->headAveraged() ? tr("head average")
-                                                  : tr("head %1").arg(selection_->head());
-  const QString source =
-      model_ ? QFileInfo(QString::fromStdString(model_->folder.string())).fileName() : tr("no model");
+  const QString head =
+      selection_->headAveraged() ? tr("head average") : tr("head %1").arg(selection_->head());
+  const QString source = model_
+                             ? QFileInfo(QString::fromStdString(model_->folder.string())).fileName()
+                             : tr("no model");
   if (attentionView_) {
     render::HeatMapData data;
     data.rows = data.cols = T;
@@ -397,7 +415,10 @@ void MainWindow::refreshPanels() {
     attentionView_->setData(std::move(data));
   }
   render::LinePlotData plot;
-  plot.title = tr("Key importance alpha_k | %1, layer %2, %3").arg(source).arg(selection_->layer()).arg(head);
+  plot.title = tr("Key importance alpha_k | %1, layer %2, %3")
+                   .arg(source)
+                   .arg(selection_->layer())
+                   .arg(head);
   plot.xLabel = tr("key position k");
   plot.yLabel = tr("alpha_k");
   render::LineSeries alpha{tr("alpha_k (uniform baseline)"), {}, run_->keyImportance, false};

@@ -37,11 +37,26 @@ void SelectionModel::setBounds(int layerCount, int headCount, int tokenCount) {
   const int layer = clampLayer(layer_), head = clampHead(head_);
   const int query = clampToken(queryToken_), key = clampToken(keyToken_);
   const int n = clampTopN(requestedTopN_);
-  if (layer != layer_) { layer_ = layer; Q_EMIT layerChanged(layer_); }
-  if (head != head_) { head_ = head; Q_EMIT headChanged(head_); }
-  if (query != queryToken_) { queryToken_ = query; Q_EMIT queryTokenChanged(query); }
-  if (key != keyToken_) { keyToken_ = key; Q_EMIT keyTokenChanged(key); }
-  if (n != topN_) { topN_ = n; Q_EMIT topNChanged(n); }
+  if (layer != layer_) {
+    layer_ = layer;
+    Q_EMIT layerChanged(layer_);
+  }
+  if (head != head_) {
+    head_ = head;
+    Q_EMIT headChanged(head_);
+  }
+  if (query != queryToken_) {
+    queryToken_ = query;
+    Q_EMIT queryTokenChanged(query);
+  }
+  if (key != keyToken_) {
+    keyToken_ = key;
+    Q_EMIT keyTokenChanged(key);
+  }
+  if (n != topN_) {
+    topN_ = n;
+    Q_EMIT topNChanged(n);
+  }
   Q_EMIT changed();
 }
 

@@ -14,8 +14,8 @@ class SelectionModel : public QObject {
   Q_OBJECT
 
  public:
-  static constexpr int kHeadAverage = -1;  // head() value for "mean over heads"
-  static constexpr int kNoToken = -1;      // queryToken()/keyToken() unset
+  static constexpr int kHeadAverage = -1;            // head() value for "mean over heads"
+  static constexpr int kNoToken = -1;                // queryToken()/keyToken() unset
   static constexpr double kDefaultThreshold = 0.05;  // metrics.md s. 3 default set
   static constexpr int kDefaultTopN = 3;
 

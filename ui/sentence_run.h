@@ -15,8 +15,8 @@ struct SentenceRun {
   QString sentence;
   QStringList tokens;  // display strings, in order
   analysis::AttentionMatrix attention;
-  std::vector<double> keyImportance;     // alpha_k of `attention`
-  std::vector<double> uniformBaseline;   // alpha_k of a uniform head
+  std::vector<double> keyImportance;    // alpha_k of `attention`
+  std::vector<double> uniformBaseline;  // alpha_k of a uniform head
 };
 
 // Words of `sentence` split on white space (no tokenizer is loaded yet).

@@ -12,5 +12,8 @@ void BM_SinkKeyImportance(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(sinkscope::analysis::sink_key_importance(m.view()));
   state.SetComplexityN(T);
 }
-BENCHMARK(BM_SinkKeyImportance)->RangeMultiplier(4)->Range(16, 2048)->Complexity(benchmark::oNSquared);
+BENCHMARK(BM_SinkKeyImportance)
+    ->RangeMultiplier(4)
+    ->Range(16, 2048)
+    ->Complexity(benchmark::oNSquared);
 }  // namespace

@@ -15,24 +15,36 @@ bool is_kind(const std::string& header, Kind kind) {
   static const std::regex torch(R"(^(torch|ATen|c10|caffe2)/.*)");
   static const std::regex vtk(R"(^vtk\w*(\.h)?$)");
   switch (kind) {
-    case Kind::Qt: return std::regex_match(header, qt);
-    case Kind::Torch: return std::regex_match(header, torch);
-    case Kind::Vtk: return std::regex_match(header, vtk);
-    case Kind::Models: return header.rfind("models/", 0) == 0;
-    case Kind::Render: return header.rfind("render/", 0) == 0;
-    case Kind::Ui: return header.rfind("ui/", 0) == 0;
+    case Kind::Qt:
+      return std::regex_match(header, qt);
+    case Kind::Torch:
+      return std::regex_match(header, torch);
+    case Kind::Vtk:
+      return std::regex_match(header, vtk);
+    case Kind::Models:
+      return header.rfind("models/", 0) == 0;
+    case Kind::Render:
+      return header.rfind("render/", 0) == 0;
+    case Kind::Ui:
+      return header.rfind("ui/", 0) == 0;
   }
   return false;
 }
 
 const char* kind_name(Kind k) {
   switch (k) {
-    case Kind::Qt: return "a Qt header";
-    case Kind::Torch: return "a torch header";
-    case Kind::Vtk: return "a VTK header";
-    case Kind::Models: return "a models/ header";
-    case Kind::Render: return "a render/ header";
-    case Kind::Ui: return "a ui/ header";
+    case Kind::Qt:
+      return "a Qt header";
+    case Kind::Torch:
+      return "a torch header";
+    case Kind::Vtk:
+      return "a VTK header";
+    case Kind::Models:
+      return "a models/ header";
+    case Kind::Render:
+      return "a render/ header";
+    case Kind::Ui:
+      return "a ui/ header";
   }
   return "?";
 }

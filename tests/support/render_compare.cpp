@@ -11,8 +11,8 @@ namespace {
 QString write_candidate(const QImage& image, const QString& baselinePath, const QString& dir,
                         const QString& suffix) {
   QDir().mkpath(dir);
-  const QString path =
-      QDir(dir).filePath(QFileInfo(baselinePath).completeBaseName() + suffix + QStringLiteral(".png"));
+  const QString path = QDir(dir).filePath(QFileInfo(baselinePath).completeBaseName() + suffix +
+                                          QStringLiteral(".png"));
   image.save(path, "PNG");
   return path;
 }
@@ -28,17 +28,23 @@ RenderComparison render_compare(const QImage& actualIn, const QString& baselineP
   }
   if (!QFileInfo::exists(baselinePath)) {
     r.candidatePath = write_candidate(actual, baselinePath, candidateDir, QString());
-    r.message = QStringLiteral("no baseline %1; wrote candidate %2: look at it and, if it is right, "
-                               "copy it to the baseline path")
+    r.message = QStringLiteral(
+                    "no baseline %1; wrote candidate %2: look at it and, if it is right, "
+                    "copy it to the baseline path")
                     .arg(baselinePath, r.candidatePath);
     return r;
   }
   const QImage baseline = QImage(baselinePath).convertToFormat(QImage::Format_RGB32);
   if (baseline.size() != actual.size()) {
-    r.candidatePath = write_candidate(actual, baselinePath, candidateDir, QStringLiteral(".actual"));
+    r.candidatePath =
+        write_candidate(actual, baselinePath, candidateDir, QStringLiteral(".actual"));
     r.message = QStringLiteral("size %1x%2 differs from baseline %3 (%4x%5); actual image: %6")
-                    .arg(actual.width()).arg(actual.height()).arg(baselinePath)
-                    .arg(baseline.width()).arg(baseline.height()).arg(r.candidatePath);
+                    .arg(actual.width())
+                    .arg(actual.height())
+                    .arg(baselinePath)
+                    .arg(baseline.width())
+                    .arg(baseline.height())
+                    .arg(r.candidatePath);
     return r;
   }
   QImage diff(actual.size(), QImage::Format_RGB32);
@@ -48,19 +54,23 @@ RenderComparison render_compare(const QImage& actualIn, const QString& baselineP
     const auto* a = reinterpret_cast<const QRgb*>(actual.constScanLine(y));
     const auto* b = reinterpret_cast<const QRgb*>(baseline.constScanLine(y));
     for (int x = 0; x < actual.width(); ++x) {
-      const int d = std::max({std::abs(qRed(a[x]) - qRed(b[x])), std::abs(qGreen(a[x]) - qGreen(b[x])),
-                              std::abs(qBlue(a[x]) - qBlue(b[x]))});
+      const int d =
+          std::max({std::abs(qRed(a[x]) - qRed(b[x])), std::abs(qGreen(a[x]) - qGreen(b[x])),
+                    std::abs(qBlue(a[x]) - qBlue(b[x]))});
       if (d > tolerance.channelDelta) {
         ++differing;
         diff.setPixel(x, y, qRgb(220, 0, 0));
       }
     }
   }
-  r.differingShare = static_cast<double>(differing) / (static_cast<double>(actual.width()) * actual.height());
+  r.differingShare =
+      static_cast<double>(differing) / (static_cast<double>(actual.width()) * actual.height());
   r.passed = r.differingShare <= tolerance.maxDifferingShare;
   if (!r.passed) {
-    r.candidatePath = write_candidate(actual, baselinePath, candidateDir, QStringLiteral(".actual"));
-    const QString diffPath = write_candidate(diff, baselinePath, candidateDir, QStringLiteral(".diff"));
+    r.candidatePath =
+        write_candidate(actual, baselinePath, candidateDir, QStringLiteral(".actual"));
+    const QString diffPath =
+        write_candidate(diff, baselinePath, candidateDir, QStringLiteral(".diff"));
     r.message = QStringLiteral("%1% of pixels differ from %2 (allowed %3%); actual: %4, diff: %5")
                     .arg(100.0 * r.differingShare, 0, 'f', 3)
                     .arg(baselinePath)

@@ -13,13 +13,13 @@ inline void PrintTo(const QString& s, std::ostream* os) { *os << '"' << s.toStdS
 namespace sinkscope::test {
 
 struct RenderTolerance {
-  int channelDelta = 24;            // a pixel differs when a channel differs by more
-  double maxDifferingShare = 0.005; // share of differing pixels allowed
+  int channelDelta = 24;             // a pixel differs when a channel differs by more
+  double maxDifferingShare = 0.005;  // share of differing pixels allowed
 };
 
 struct RenderComparison {
   bool passed = false;
-  QString message;        // why it failed, or a summary
+  QString message;  // why it failed, or a summary
   double differingShare = 0.0;
   QString candidatePath;  // written when the baseline is missing or differs
 };
