@@ -2,13 +2,16 @@
 // float and re-dock panels, persist the layout, survive bad input.
 #include <gtest/gtest.h>
 
+#include <QApplication>
 #include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
 #include <QSettings>
 #include <QSpinBox>
 #include <QTemporaryDir>
+#include <QMessageBox>
 #include <QTest>
+#include <QTimer>
 #include <fstream>
 
 #include "render/heat_map_view.h"
@@ -47,9 +50,17 @@ bool wait_for_frame(render::HeatMapView* view) {
   return QTest::qWaitFor([&] { return view->renderedFrameCount() > before; }, kTimeout);
 }
 
+// Each test gets its own settings folder: ctest runs tests of this program
+// in parallel, and they must not see each other's layout or recent models.
 class MainWindowGui : public ::testing::Test {
  protected:
-  void SetUp() override { QSettings().clear(); }
+  void SetUp() override {
+    ASSERT_TRUE(settingsDir_.isValid());
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir_.path());
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settingsDir_.path());
+    QSettings().clear();
+  }
+  QTemporaryDir settingsDir_;
 };
 }  // namespace
 
@@ -175,6 +186,17 @@ TEST_F(MainWindowGui, BadInputIsReportedNotFatal) {
   EXPECT_TRUE(w.jobStatus()->lastError().contains(QStringLiteral("not a folder")))
       << w.jobStatus()->lastError().toStdString();
   EXPECT_TRUE(w.jobStatus()->lastErrorDetails().startsWith(QStringLiteral("Open model: ")));
+
+  // The details dialog shows the whole report.
+  QString shownDetails;
+  QTimer::singleShot(200, [&] {
+    if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
+      shownDetails = box->detailedText();
+      box->accept();
+    }
+  });
+  w.jobStatus()->showErrorDetails();
+  EXPECT_TRUE(shownDetails.contains(QStringLiteral("not a folder"))) << shownDetails.toStdString();
 
   w.setSentence(QStringLiteral("   \n\t "));
   w.runSentence();

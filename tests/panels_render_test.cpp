@@ -3,7 +3,10 @@
 
 #include <QApplication>
 #include <QTest>
+#include <QWheelEvent>
 #include <cmath>
+#include <vtkCamera.h>
+#include <vtkRenderer.h>
 
 #include "render/heat_map_view.h"
 #include "render/line_plot_view.h"
@@ -49,6 +52,33 @@ TEST(PanelsRender, HeatMapMatchesBaseline) {
   ASSERT_TRUE(test::image_has_content(image));
   const auto r = test::render_compare(image, baseline("heat_map_sink_8"), kCandidates);
   EXPECT_TRUE(r.passed) << r.message.toStdString();
+}
+
+TEST(PanelsRender, HeatMapZoomsWithTheWheelAndPansWithADrag) {
+  render::HeatMapView view;
+  view.resize(520, 400);
+  view.setData(sink_map());
+  view.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+  vtkCamera* camera = view.renderer()->GetActiveCamera();
+  const double scale = camera->GetParallelScale();
+  const QPointF centre(200, 200);
+  QWheelEvent wheel(centre, view.mapToGlobal(centre), QPoint(), QPoint(0, 120), Qt::NoButton,
+                    Qt::NoModifier, Qt::NoScrollPhase, false);
+  QApplication::sendEvent(&view, &wheel);
+  EXPECT_LT(camera->GetParallelScale(), scale) << "wheel forward zooms in";
+
+  double before[3], after[3];
+  camera->GetFocalPoint(before);
+  QTest::mousePress(&view, Qt::LeftButton, Qt::NoModifier, QPoint(200, 200));
+  QTest::mouseMove(&view, QPoint(260, 230));
+  QTest::mouseRelease(&view, Qt::LeftButton, Qt::NoModifier, QPoint(260, 230));
+  camera->GetFocalPoint(after);
+  EXPECT_LT(after[0], before[0]) << "dragging right moves the view's centre left";
+  EXPECT_GT(after[1], before[1]) << "dragging down moves the view's centre up";
+
+  QTest::keyClick(&view, Qt::Key_R);
+  EXPECT_NEAR(camera->GetParallelScale(), scale, 1e-9) << "'r' resets the view";
 }
 
 TEST(PanelsRender, HeatMapRejectsMismatchedData) {
