@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "analysis/sink_metric.h"
-#include "app/cli_output.h"
+#include "analysis/table_io.h"
 #include "models/model_folder.h"
 #include "models/runtime_info.h"
 
@@ -146,7 +146,7 @@ int command_baseline(int argc, char** argv) {
   const int T = parse_int("length", args.options.at("length"), 1, 1000000);
   const bool causal = !args.options.count("bidirectional");
 
-  sinkscope::app::CsvTable table;
+  sinkscope::analysis::CsvTable table;
   table.comments = {
       {"tool", std::string("sinkscope-cli ") + SINKSCOPE_VERSION},
       {"command", "baseline"},
@@ -157,13 +157,13 @@ int command_baseline(int argc, char** argv) {
   for (int k = 0; k < T; ++k)
     table.rows.push_back(
         {std::to_string(k),
-         sinkscope::app::csv_number(sinkscope::analysis::sink_uniform_baseline(T, k, causal))});
-  const std::string csv = sinkscope::app::csv_render(table);
+         sinkscope::analysis::csv_number(sinkscope::analysis::sink_uniform_baseline(T, k, causal))});
+  const std::string csv = sinkscope::analysis::csv_render(table);
   if (!args.options.count("out")) {
     std::cout << csv;
     return kOk;
   }
-  sinkscope::app::file_write_atomic(args.options.at("out"), csv, args.options.count("force") > 0);
+  sinkscope::analysis::file_write_atomic(args.options.at("out"), csv, args.options.count("force") > 0);
   return kOk;
 }
 

@@ -28,6 +28,8 @@ TEST(IncludeRules, ModelsKeepTorchOutOfHeadersAndQtOut) {
   EXPECT_EQ(include_violations("models/run.h", "#include <torch/torch.h>\n").size(), 1u);
   EXPECT_EQ(include_violations("models/run.cpp", "#include <QJsonDocument>\n").size(), 1u);
   EXPECT_EQ(include_violations("models/run.cpp", "#include <qcustomplot.h>\n").size(), 1u);
+  EXPECT_TRUE(include_violations("models/internal/w.h", "#include <ATen/ATen.h>\n").empty());
+  EXPECT_EQ(include_violations("ui/x.cpp", "#include \"models/internal/w.h\"\n").size(), 1u);
 }
 
 TEST(IncludeRules, TorchStaysInsideModels) {

@@ -6,7 +6,7 @@
 namespace sinkscope::test {
 
 namespace {
-enum class Kind { Qt, Torch, Vtk, Models, Render, Ui };
+enum class Kind { Qt, Torch, Vtk, Models, ModelsInternal, Render, Ui };
 
 const std::regex kInclude(R"(^\s*#\s*include\s*[<"]([^>"]+)[>"])");
 
@@ -23,6 +23,8 @@ bool is_kind(const std::string& header, Kind kind) {
       return std::regex_match(header, vtk);
     case Kind::Models:
       return header.rfind("models/", 0) == 0;
+    case Kind::ModelsInternal:
+      return header.rfind("models/internal/", 0) == 0;
     case Kind::Render:
       return header.rfind("render/", 0) == 0;
     case Kind::Ui:
@@ -41,6 +43,8 @@ const char* kind_name(Kind k) {
       return "a VTK header";
     case Kind::Models:
       return "a models/ header";
+    case Kind::ModelsInternal:
+      return "an internal models/ header";
     case Kind::Render:
       return "a render/ header";
     case Kind::Ui:
@@ -53,14 +57,17 @@ std::vector<Kind> forbidden_for(const std::string& path) {
   const bool header = path.size() > 2 && path.compare(path.size() - 2, 2, ".h") == 0;
   auto in = [&](const char* room) { return path.rfind(room, 0) == 0; };
   if (in("analysis/"))
-    return {Kind::Qt, Kind::Torch, Kind::Vtk, Kind::Models, Kind::Render, Kind::Ui};
+    return {Kind::Qt, Kind::Torch, Kind::Vtk, Kind::Models, Kind::ModelsInternal, Kind::Render,
+            Kind::Ui};
   if (in("models/")) {
     std::vector<Kind> k{Kind::Qt, Kind::Vtk, Kind::Render, Kind::Ui};
-    if (header) k.push_back(Kind::Torch);  // public headers stay torch-free
+    // Public headers stay torch-free; models/internal/ holds the torch-facing
+    // headers that only models/ itself includes.
+    if (header && !in("models/internal/")) k.push_back(Kind::Torch);
     return k;
   }
-  if (in("render/")) return {Kind::Torch, Kind::Ui, Kind::Models};
-  return {Kind::Torch};  // ui/, app/, tests/ and everything else
+  if (in("render/")) return {Kind::Torch, Kind::Ui, Kind::Models, Kind::ModelsInternal};
+  return {Kind::Torch, Kind::ModelsInternal};  // ui/, app/, tests/ and everything else
 }
 }  // namespace
 

@@ -1,4 +1,4 @@
-#include "app/cli_output.h"
+#include "analysis/table_io.h"
 
 #include <cerrno>
 #include <charconv>
@@ -7,7 +7,7 @@
 #include <random>
 #include <stdexcept>
 
-namespace sinkscope::app {
+namespace sinkscope::analysis {
 
 std::string csv_number(double value) {
   char buffer[64];
@@ -85,4 +85,4 @@ void file_write_atomic(const std::filesystem::path& path, const std::string& con
   }
 }
 
-}  // namespace sinkscope::app
+}  // namespace sinkscope::analysis

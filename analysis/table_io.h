@@ -1,5 +1,5 @@
 #pragma once
-// Files the command-line tool writes: CSV in the format of
+// Tables SinkScope writes: CSV in the format of
 // shared/spec/ui-and-formats.md (comment header, snake_case columns, full
 // precision), always written atomically (temporary file, then rename).
 #include <filesystem>
@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-namespace sinkscope::app {
+namespace sinkscope::analysis {
 
 struct CsvTable {
   std::vector<std::pair<std::string, std::string>> comments;  // "# key: value" lines
@@ -26,4 +26,4 @@ std::string csv_render(const CsvTable& table);
 void file_write_atomic(const std::filesystem::path& path, const std::string& content,
                        bool overwrite);
 
-}  // namespace sinkscope::app
+}  // namespace sinkscope::analysis

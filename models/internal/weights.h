@@ -1,0 +1,50 @@
+#pragma once
+// Internal to models/: the weights of a loaded model as ATen tensors, with
+// every family's names mapped onto one layout. F32 tensors alias the memory
+// map (zero-copy); F16/BF16 are converted to float32 once.
+#include <ATen/ATen.h>
+
+#include <filesystem>
+#include <vector>
+
+#include "models/model_config.h"
+#include "models/safetensors.h"
+
+namespace sinkscope::models::internal {
+
+struct LayerWeights {
+  // Norms. Pre-norm layouts: attn_norm before attention, mlp_norm before the
+  // MLP. Post-norm (BERT): after each residual addition. Sandwich (Gemma 2):
+  // attn_out_norm on the attention output, mlp_out_norm on the MLP output.
+  at::Tensor attn_norm_w, attn_norm_b, mlp_norm_w, mlp_norm_b;
+  at::Tensor attn_out_norm_w, mlp_out_norm_w;
+  // Projections in nn.Linear layout [out, in]. q: [heads*d, D]; k, v: [kv_heads*d, D].
+  at::Tensor q_w, q_b, k_w, k_b, v_w, v_b, o_w, o_b;
+  // MLP: gated (down(act(gate x) * up x)) or plain (down(act(up x))).
+  at::Tensor gate_w, gate_b, up_w, up_b, down_w, down_b;
+};
+
+struct ModelWeights {
+  at::Tensor embed;       // [vocab, D]
+  at::Tensor pos_embed;   // learned positions [P, D] (undefined for RoPE)
+  at::Tensor type_embed;  // encoders' token types [types, D]
+  at::Tensor emb_norm_w, emb_norm_b;  // encoders: LayerNorm after the embeddings
+  std::vector<LayerWeights> layers;
+  at::Tensor final_norm_w, final_norm_b;  // decoders
+  at::Tensor lm_head_w, lm_head_b;        // may alias embed (tied); undefined = no head
+  // Encoders' masked-LM head transform (dense, activation, LayerNorm) before lm_head.
+  at::Tensor mlm_dense_w, mlm_dense_b, mlm_norm_w, mlm_norm_b;
+
+  std::vector<SafetensorsFile> files;  // keep the memory maps alive
+  std::size_t parameter_count = 0;
+  std::size_t float_bytes = 0;
+};
+
+// The safetensors files of a folder: model.safetensors or the shards named by
+// model.safetensors.index.json.
+std::vector<std::filesystem::path> weight_files_of(const std::filesystem::path& folder);
+
+ModelWeights weights_load(const std::filesystem::path& folder, const ModelConfig& config,
+                          const at::Device& device);
+
+}  // namespace sinkscope::models::internal

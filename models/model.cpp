@@ -1,0 +1,437 @@
+// Model loading and the forward pass with capture, for every family, on ATen.
+// Attention is computed eagerly (explicit softmax in float32), so the
+// captured probabilities are exactly the ones the model used.
+#include <ATen/ATen.h>
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <numbers>
+#include <sstream>
+
+#include "models/internal/recompute.h"
+#include "models/internal/weights.h"
+#include "models/model.h"
+
+namespace sinkscope::models {
+
+using internal::LayerWeights;
+using internal::ModelWeights;
+namespace fs = std::filesystem;
+
+struct Model::Impl {
+  ModelConfig config;
+  fs::path folder;
+  std::string deviceName;
+  at::Device device{at::kCPU};
+  ModelWeights weights;
+};
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+std::string gib(double bytes) {
+  std::ostringstream s;
+  s.precision(2);
+  s << std::fixed << bytes / kGiB << " GiB";
+  return s.str();
+}
+
+at::Tensor linear(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b) {
+  return b.defined() ? at::linear(x, w, b) : at::linear(x, w);
+}
+
+at::Tensor norm(const ModelConfig& c, const at::Tensor& x, const at::Tensor& w, const at::Tensor& b) {
+  switch (c.norm) {
+    case NormKind::LayerNorm:
+      return at::layer_norm(x, {x.size(-1)}, w, b, c.norm_eps);
+    case NormKind::RmsNorm:
+      return x * at::rsqrt(x.pow(2).mean(-1, true) + c.norm_eps) * w;
+    case NormKind::RmsNormPlusOne:
+      return x * at::rsqrt(x.pow(2).mean(-1, true) + c.norm_eps) * (w + 1.0);
+  }
+  return x;
+}
+
+at::Tensor activate(Activation a, const at::Tensor& x) {
+  switch (a) {
+    case Activation::GeluExact: return at::gelu(x);
+    case Activation::GeluTanh: return at::gelu(x, "tanh");
+    case Activation::Silu: return at::silu(x);
+    case Activation::Relu: return at::relu(x);
+  }
+  return x;
+}
+
+// cos and sin tables [T, rotary dims] for the rotate-half convention.
+struct Rope {
+  at::Tensor cos, sin;
+  int dims = 0;
+};
+
+Rope rope_tables(const ModelConfig& c, const RunOptions& o, int T, const at::Device& device) {
+  Rope r;
+  r.dims = c.rotaryDims();
+  if (c.positions != PositionKind::Rope || r.dims == 0) return r;
+  const double dims = r.dims;
+  double theta = o.rope_theta.value_or(c.rope_theta);
+  if (o.ntk_scale != 1.0) theta *= std::pow(o.ntk_scale, dims / (dims - 2.0));
+  const auto& s = c.rope_scaling;
+  if (s.kind == RopeScaling::Kind::Dynamic && T > c.max_positions)
+    theta *= std::pow(s.factor * T / c.max_positions - (s.factor - 1.0), dims / (dims - 2.0));
+  // As the reference code does it: exponents and frequencies in float32.
+  at::Tensor inv = 1.0 / at::pow(theta, at::arange(0, r.dims, 2, at::kLong).to(at::kFloat) / dims);
+  if (s.kind == RopeScaling::Kind::Linear) inv = inv / s.factor;
+  if (s.kind == RopeScaling::Kind::Llama3) {
+    const double lowWavelen = s.original_max_positions / s.low_freq_factor;
+    const double highWavelen = s.original_max_positions / s.high_freq_factor;
+    const at::Tensor wavelen = 2.0 * std::numbers::pi / inv;
+    at::Tensor scaled = at::where(wavelen > lowWavelen, inv / s.factor, inv);
+    const at::Tensor smooth =
+        (s.original_max_positions / wavelen - s.low_freq_factor) / (s.high_freq_factor - s.low_freq_factor);
+    const at::Tensor smoothed = (1.0 - smooth) * scaled / s.factor + smooth * scaled;
+    const at::Tensor medium = (wavelen >= highWavelen).logical_and(wavelen <= lowWavelen);
+    inv = at::where(medium, smoothed, scaled);
+  }
+  const at::Tensor positions = at::arange(T, at::kLong).to(at::kFloat);
+  const at::Tensor freqs = at::outer(positions, inv);
+  const at::Tensor emb = at::cat({freqs, freqs}, -1);
+  r.cos = emb.cos().to(device);
+  r.sin = emb.sin().to(device);
+  return r;
+}
+
+// x: [heads, T, head_dim]; rotates the first r.dims dimensions of each head.
+at::Tensor rope_apply(const Rope& r, const at::Tensor& x) {
+  if (!r.cos.defined()) return x;
+  const int half = r.dims / 2;
+  const at::Tensor rot = x.slice(-1, 0, r.dims);
+  const at::Tensor rotated = at::cat({-rot.slice(-1, half, r.dims), rot.slice(-1, 0, half)}, -1);
+  const at::Tensor out = rot * r.cos + rotated * r.sin;
+  if (r.dims == x.size(-1)) return out;
+  return at::cat({out, x.slice(-1, r.dims, x.size(-1))}, -1);
+}
+
+bool applies(const std::vector<int>& set, int value) {
+  return set.empty() || std::find(set.begin(), set.end(), value) != set.end();
+}
+
+std::vector<float> to_vector(const at::Tensor& t) {
+  const at::Tensor c = t.to(at::kCPU).contiguous();
+  const float* p = c.data_ptr<float>();
+  return {p, p + c.numel()};
+}
+
+struct AttentionResult {
+  at::Tensor output;                    // [T, D] after the output projection
+  at::Tensor probs, queries, keys, values;  // [H, T, T], [H, T, d] x3
+};
+
+AttentionResult attention(const Model::Impl& m, int l, const at::Tensor& h, const RunOptions& o,
+                          const Rope& rope) {
+  const ModelConfig& c = m.config;
+  const LayerWeights& W = m.weights.layers[static_cast<std::size_t>(l)];
+  const std::int64_t T = h.size(0), H = c.num_heads, KV = c.num_kv_heads, d = c.head_dim;
+  at::Tensor q = linear(h, W.q_w, W.q_b).view({T, H, d}).transpose(0, 1);
+  at::Tensor k = linear(h, W.k_w, W.k_b).view({T, KV, d}).transpose(0, 1);
+  at::Tensor v = linear(h, W.v_w, W.v_b).view({T, KV, d}).transpose(0, 1);
+  q = rope_apply(rope, q);
+  k = rope_apply(rope, k);
+  if (KV != H) {  // grouped-query attention: head h reads KV group h / (H / KV)
+    k = k.repeat_interleave(H / KV, 0);
+    v = v.repeat_interleave(H / KV, 0);
+  }
+  at::Tensor scores = at::matmul(q, k.transpose(1, 2)) * c.attention_scale;
+  if (c.scale_by_inverse_layer) scores = scores / static_cast<double>(l + 1);
+  if (c.attn_softcap > 0.0) scores = at::tanh(scores / c.attn_softcap) * c.attn_softcap;
+
+  // Which keys each query may see.
+  const auto opts = at::TensorOptions().device(h.device());
+  const at::Tensor qi = at::arange(T, opts.dtype(at::kLong)).unsqueeze(1);
+  const at::Tensor kj = at::arange(T, opts.dtype(at::kLong)).unsqueeze(0);
+  at::Tensor visible = at::ones({T, T}, opts.dtype(at::kBool));
+  if (c.causal) visible = visible.logical_and(kj <= qi);
+  if (c.layerSlides(l)) visible = visible.logical_and((qi - kj) < c.sliding_window);
+  at::Tensor allowed = visible.unsqueeze(0).expand({H, T, T}).clone();
+
+  for (const AttentionEdit& e : o.edits) {
+    if (e.kind != AttentionEdit::Kind::MaskKeysBeforeSoftmax || !applies(e.layers, l)) continue;
+    at::Tensor keyMask = at::zeros({T}, opts.dtype(at::kBool));
+    for (int key : e.keys)
+      if (key >= 0 && key < T) keyMask[key] = true;
+    const at::Tensor masked = visible.logical_and(keyMask.unsqueeze(0).logical_not());
+    // A query left with no visible key keeps its keys: a row cannot be empty.
+    const at::Tensor keep = masked.any(-1, true);
+    const at::Tensor rowAllowed = at::where(keep, masked, visible);
+    for (std::int64_t head = 0; head < H; ++head)
+      if (applies(e.heads, static_cast<int>(head))) allowed[head] = rowAllowed;
+  }
+  scores = scores.masked_fill(allowed.logical_not(), -std::numeric_limits<float>::infinity());
+  at::Tensor probs = at::softmax(scores.to(at::kFloat), -1);
+
+  for (const AttentionEdit& e : o.edits) {
+    if (e.kind != AttentionEdit::Kind::ZeroKeysAfterSoftmax || !applies(e.layers, l)) continue;
+    at::Tensor keyMask = at::zeros({T}, opts.dtype(at::kBool));
+    for (int key : e.keys)
+      if (key >= 0 && key < T) keyMask[key] = true;
+    const at::Tensor rest = visible.logical_and(keyMask.unsqueeze(0).logical_not()).to(at::kFloat);
+    const at::Tensor restCount = rest.sum(-1, true);
+    for (std::int64_t head = 0; head < H; ++head) {
+      if (!applies(e.heads, static_cast<int>(head))) continue;
+      const at::Tensor row = probs[head].masked_fill(keyMask.unsqueeze(0), 0.0);
+      const at::Tensor sum = row.sum(-1, true);
+      // Renormalise; a row whose mass was all on the removed keys becomes
+      // uniform over its other visible keys; one with no other key keeps its weights.
+      at::Tensor edited = at::where(sum > 0, row / sum.clamp_min(1e-30),
+                                    rest / restCount.clamp_min(1.0));
+      edited = at::where(restCount > 0, edited, probs[head]);
+      probs[head] = edited;
+    }
+  }
+
+  at::Tensor out = at::matmul(probs, v);  // [H, T, d]
+  for (const AttentionEdit& e : o.edits) {
+    if (e.kind != AttentionEdit::Kind::AblateHeadOutput || !applies(e.layers, l)) continue;
+    for (std::int64_t head = 0; head < H; ++head)
+      if (applies(e.heads, static_cast<int>(head))) out[head].zero_();
+  }
+  AttentionResult r;
+  r.output = linear(out.transpose(0, 1).reshape({T, H * d}), W.o_w, W.o_b);
+  r.probs = probs;
+  r.queries = q;
+  r.keys = k;
+  r.values = v;
+  return r;
+}
+
+at::Tensor mlp(const ModelConfig& c, const LayerWeights& W, const at::Tensor& h) {
+  if (c.gated_mlp)
+    return linear(activate(c.activation, linear(h, W.gate_w, W.gate_b)) * linear(h, W.up_w, W.up_b),
+                  W.down_w, W.down_b);
+  return linear(activate(c.activation, linear(h, W.up_w, W.up_b)), W.down_w, W.down_b);
+}
+
+// The input of layer l's attention, given the residual stream x entering it.
+at::Tensor attention_input(const Model::Impl& m, int l, const at::Tensor& x) {
+  const LayerWeights& W = m.weights.layers[static_cast<std::size_t>(l)];
+  if (m.config.layout == BlockLayout::PostNorm) return x;
+  return norm(m.config, x, W.attn_norm_w, W.attn_norm_b);
+}
+
+at::Tensor layer_forward(const Model::Impl& m, int l, const at::Tensor& x, const RunOptions& o,
+                         const Rope& rope, AttentionResult& a) {
+  const ModelConfig& c = m.config;
+  const LayerWeights& W = m.weights.layers[static_cast<std::size_t>(l)];
+  const at::Tensor h = attention_input(m, l, x);
+  a = attention(m, l, h, o, rope);
+  switch (c.layout) {
+    case BlockLayout::PreNorm: {
+      const at::Tensor y = x + a.output;
+      return y + mlp(c, W, norm(c, y, W.mlp_norm_w, W.mlp_norm_b));
+    }
+    case BlockLayout::Parallel: {
+      const at::Tensor h2 = c.parallel_shares_norm ? h : norm(c, x, W.mlp_norm_w, W.mlp_norm_b);
+      return x + a.output + mlp(c, W, h2);
+    }
+    case BlockLayout::PostNorm: {
+      const at::Tensor y = norm(c, x + a.output, W.attn_norm_w, W.attn_norm_b);
+      return norm(c, y + mlp(c, W, y), W.mlp_norm_w, W.mlp_norm_b);
+    }
+    case BlockLayout::Sandwich: {
+      const at::Tensor y = x + norm(c, a.output, W.attn_out_norm_w, at::Tensor());
+      const at::Tensor f = mlp(c, W, norm(c, y, W.mlp_norm_w, at::Tensor()));
+      return y + norm(c, f, W.mlp_out_norm_w, at::Tensor());
+    }
+  }
+  return x;
+}
+
+at::Tensor embed(const Model::Impl& m, const std::vector<int>& ids, const RunOptions& o) {
+  const ModelConfig& c = m.config;
+  const ModelWeights& W = m.weights;
+  const auto T = static_cast<std::int64_t>(ids.size());
+  const auto longOpts = at::TensorOptions().dtype(at::kLong);
+  at::Tensor idx = at::empty({T}, longOpts);
+  for (std::int64_t i = 0; i < T; ++i) idx[i] = ids[static_cast<std::size_t>(i)];
+  idx = idx.to(m.device);
+  at::Tensor x = W.embed.index_select(0, idx);
+  if (c.embedding_scale != 1.0) x = x * static_cast<float>(c.embedding_scale);
+  if (W.pos_embed.defined()) {
+    at::Tensor pos = at::empty({T}, longOpts);
+    if (c.position_offset > 0) {
+      // RoBERTa: padding tokens sit at padding_idx, the others count up from padding_idx + 1.
+      const int pad = c.pad_token_id.value_or(1);
+      std::int64_t seen = 0;
+      for (std::int64_t i = 0; i < T; ++i) {
+        const bool real = ids[static_cast<std::size_t>(i)] != pad;
+        seen += real ? 1 : 0;
+        pos[i] = real ? pad + seen : pad;
+      }
+    } else {
+      pos = at::arange(T, longOpts);
+    }
+    x = x + W.pos_embed.index_select(0, pos.to(m.device));
+  }
+  if (W.type_embed.defined()) {
+    at::Tensor types = at::zeros({T}, longOpts);
+    for (std::size_t i = 0; i < o.token_type_ids.size() && i < static_cast<std::size_t>(T); ++i)
+      types[static_cast<std::int64_t>(i)] = o.token_type_ids[i];
+    x = x + W.type_embed.index_select(0, types.to(m.device));
+  }
+  if (W.emb_norm_w.defined()) x = at::layer_norm(x, {x.size(-1)}, W.emb_norm_w, W.emb_norm_b, c.norm_eps);
+  return x;
+}
+
+at::Tensor output_logits(const Model::Impl& m, const at::Tensor& x) {
+  const ModelConfig& c = m.config;
+  const ModelWeights& W = m.weights;
+  if (!W.lm_head_w.defined()) return {};
+  at::Tensor h = x;
+  if (c.causal) {
+    h = norm(c, x, W.final_norm_w, W.final_norm_b);
+  } else {
+    h = activate(c.activation, linear(x, W.mlm_dense_w, W.mlm_dense_b));
+    h = at::layer_norm(h, {h.size(-1)}, W.mlm_norm_w, W.mlm_norm_b, c.norm_eps);
+  }
+  at::Tensor logits = linear(h, W.lm_head_w, W.lm_head_b);
+  if (c.final_softcap > 0.0) logits = at::tanh(logits / c.final_softcap) * c.final_softcap;
+  return logits;
+}
+
+LayerCapture capture_of(const ModelConfig& c, int l, const AttentionResult& a) {
+  LayerCapture cap;
+  cap.layer = l;
+  cap.heads = c.num_heads;
+  cap.tokens = static_cast<int>(a.probs.size(1));
+  cap.head_dim = c.head_dim;
+  cap.causal = c.causal;
+  cap.attention = to_vector(a.probs);
+  cap.queries = to_vector(a.queries);
+  cap.keys = to_vector(a.keys);
+  cap.values = to_vector(a.values);
+  return cap;
+}
+
+class Recomputer : public LayerRecomputer {
+ public:
+  Recomputer(std::shared_ptr<const Model::Impl> impl, RunOptions options)
+      : impl_(std::move(impl)), options_(std::move(options)) {}
+
+  LayerCapture recompute(const Trace& trace, int l) const override {
+    c10::InferenceMode guard;
+    const std::span<const float> r = trace.residual(l);
+    const at::Tensor x = at::from_blob(const_cast<float*>(r.data()),
+                                       {trace.tokens(), trace.hiddenSize()}, at::kFloat)
+                             .clone()
+                             .to(impl_->device);
+    const Rope rope = rope_tables(impl_->config, options_, trace.tokens(), impl_->device);
+    const AttentionResult a = attention(*impl_, l, attention_input(*impl_, l, x), options_, rope);
+    return capture_of(impl_->config, l, a);
+  }
+
+ private:
+  std::shared_ptr<const Model::Impl> impl_;
+  RunOptions options_;
+};
+
+std::size_t folder_float_bytes(const fs::path& folder) {
+  std::size_t bytes = 0;
+  for (const auto& f : internal::weight_files_of(folder)) {
+    const SafetensorsFile file = SafetensorsFile::open(f);
+    for (const auto& [name, t] : file.tensors()) bytes += static_cast<std::size_t>(t.numel()) * sizeof(float);
+  }
+  return bytes;
+}
+
+}  // namespace
+
+std::size_t system_available_memory() {
+  std::ifstream in("/proc/meminfo");
+  std::string key, unit;
+  std::size_t value = 0;
+  while (in >> key >> value >> unit)
+    if (key == "MemAvailable:") return value * 1024;
+  return 0;
+}
+
+std::size_t model_memory_estimate(const fs::path& folder) {
+  const std::size_t weights = folder_float_bytes(folder);
+  return weights + weights / 10 + (std::size_t{64} << 20);  // activations and allocator slack
+}
+
+Model::Model(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Model::~Model() = default;
+
+std::shared_ptr<Model> Model::load(const fs::path& folder, const LoadOptions& options) {
+  auto impl = std::make_shared<Impl>();
+  impl->folder = folder;
+  if (!fs::is_directory(folder)) throw ModelLoadError(folder.string() + ": not a folder");
+  impl->config = model_config_read(folder / "config.json");
+  if (options.device == "cuda") {
+    if (!at::hasCUDA())
+      throw ModelLoadError("device cuda: the linked libtorch has no CUDA support (use cpu)");
+    impl->device = at::Device(at::kCUDA);
+  } else if (options.device != "cpu") {
+    throw ModelLoadError("device \"" + options.device + "\": use cpu or cuda");
+  }
+  impl->deviceName = options.device;
+  const std::size_t need = model_memory_estimate(folder);
+  const std::size_t limit = options.memory_limit_bytes ? options.memory_limit_bytes : system_available_memory();
+  if (limit > 0 && need > limit)
+    throw ModelLoadError(folder.string() + ": needs about " + gib(static_cast<double>(need)) +
+                         " of memory, but only " + gib(static_cast<double>(limit)) + " is available");
+  c10::InferenceMode guard;
+  impl->weights = internal::weights_load(folder, impl->config, impl->device);
+  return std::shared_ptr<Model>(new Model(std::move(impl)));
+}
+
+const ModelConfig& Model::config() const { return impl_->config; }
+const fs::path& Model::folder() const { return impl_->folder; }
+const std::string& Model::device() const { return impl_->deviceName; }
+std::size_t Model::parameterCount() const { return impl_->weights.parameter_count; }
+std::size_t Model::weightBytes() const { return impl_->weights.float_bytes; }
+
+Trace Model::run(const std::vector<int>& ids, const RunOptions& options, const ProgressFn& progress) const {
+  const ModelConfig& c = impl_->config;
+  if (ids.empty()) throw ModelRunError("input: no tokens to run");
+  const int T = static_cast<int>(ids.size());
+  const int maxTokens = c.max_positions - c.position_offset;
+  if (T > maxTokens)
+    throw ModelRunError("input: " + std::to_string(T) + " tokens, more than the model's maximum of " +
+                        std::to_string(maxTokens) + " positions");
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    if (ids[i] < 0 || ids[i] >= c.vocab_size)
+      throw ModelRunError("input: token id " + std::to_string(ids[i]) + " at position " +
+                          std::to_string(i) + " is outside the vocabulary (0.." +
+                          std::to_string(c.vocab_size - 1) + ")");
+  for (int t : options.token_type_ids)
+    if (t < 0 || t >= std::max(1, c.type_vocab_size))
+      throw ModelRunError("input: token type " + std::to_string(t) + " is outside 0.." +
+                          std::to_string(std::max(1, c.type_vocab_size) - 1));
+
+  c10::InferenceMode guard;
+  Trace trace = TraceBuilder::make(c.num_layers, c.num_heads, c.hidden_size, c.vocab_size, c.causal, ids);
+  const std::size_t perLayer = sizeof(float) * static_cast<std::size_t>(c.num_heads) *
+                               static_cast<std::size_t>(T) *
+                               (static_cast<std::size_t>(T) + 3 * static_cast<std::size_t>(c.head_dim));
+  const bool keepAll = perLayer * static_cast<std::size_t>(c.num_layers) <= options.capture_budget_bytes;
+
+  const Rope rope = rope_tables(c, options, T, impl_->device);
+  at::Tensor x = embed(*impl_, ids, options);
+  for (int l = 0; l < c.num_layers; ++l) {
+    TraceBuilder::residual(trace, l) = to_vector(x);
+    AttentionResult a;
+    x = layer_forward(*impl_, l, x, options, rope, a);
+    if (keepAll) TraceBuilder::store(trace, l, capture_of(c, l, a));
+    if (progress && !progress(static_cast<double>(l + 1) / (c.num_layers + 1))) throw RunCancelled();
+  }
+  TraceBuilder::residual(trace, c.num_layers) = to_vector(x);
+  const at::Tensor logits = output_logits(*impl_, x);
+  if (logits.defined()) TraceBuilder::logits(trace) = to_vector(logits);
+  TraceBuilder::setRecomputer(trace, std::make_shared<Recomputer>(impl_, options));
+  if (progress) progress(1.0);
+  return trace;
+}
+
+}  // namespace sinkscope::models

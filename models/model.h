@@ -1,0 +1,160 @@
+#pragma once
+// Running a Hugging Face model folder with exact attention capture.
+// Nothing torch-typed crosses this header: captured tensors come back as
+// plain contiguous float buffers.
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "analysis/attention_matrix.h"
+#include "models/model_config.h"
+
+namespace sinkscope::models {
+
+// Progress and cancel as a plain callback: report a fraction in [0, 1];
+// returning false aborts the work (it then throws RunCancelled).
+using ProgressFn = std::function<bool(double)>;
+
+class ModelLoadError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+class ModelRunError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+class RunCancelled : public std::runtime_error {
+ public:
+  RunCancelled() : std::runtime_error("cancelled") {}
+};
+
+struct LoadOptions {
+  std::string device = "cpu";  // "cpu" or "cuda" (when the linked libtorch has CUDA)
+  // Refuse to load when the estimate exceeds this many bytes (0 = the
+  // machine's available memory).
+  std::size_t memory_limit_bytes = 0;
+};
+
+// Edits of the attention computation (metrics.md s. 5 and 8). Layers and
+// heads: empty = all.
+struct AttentionEdit {
+  enum class Kind {
+    ZeroKeysAfterSoftmax,  // zero A[.][key] for the keys, renormalise each row
+    MaskKeysBeforeSoftmax, // scores of the keys set to -inf before softmax
+    AblateHeadOutput,      // the head's output (A V) replaced by zeros
+  } kind = Kind::ZeroKeysAfterSoftmax;
+  std::vector<int> layers;
+  std::vector<int> heads;
+  std::vector<int> keys;  // unused by AblateHeadOutput
+};
+
+struct RunOptions {
+  std::vector<AttentionEdit> edits;
+  std::optional<double> rope_theta;  // override of the RoPE base
+  double ntk_scale = 1.0;            // NTK-aware scaling: base * s^(d / (d - 2))
+  std::vector<int> token_type_ids;   // encoders; empty = all 0
+  // Full per-layer captures are kept while they fit this budget; beyond it
+  // only each layer's input is kept and the rest is recomputed on demand.
+  std::size_t capture_budget_bytes = std::size_t{2} << 30;
+};
+
+// One layer's attention, as computed in the forward pass.
+struct LayerCapture {
+  int layer = 0;
+  int heads = 0;
+  int tokens = 0;
+  int head_dim = 0;
+  bool causal = true;
+  std::vector<float> attention;  // [heads][T][T] probabilities
+  std::vector<float> queries;    // [heads][T][head_dim], after RoPE
+  std::vector<float> keys;       // [heads][T][head_dim], after RoPE, of the KV group each head reads
+  std::vector<float> values;     // [heads][T][head_dim], of the KV group each head reads
+
+  // Views into this capture; not callable on a temporary (the view would dangle).
+  analysis::AttentionView attentionOf(int head) const&;
+  analysis::AttentionView attentionOf(int head) const&& = delete;
+  std::span<const float> valuesOf(int head) const&;
+  std::span<const float> valuesOf(int head) const&& = delete;
+  // The mean of the heads' maps.
+  analysis::AttentionMatrix headAverage() const;
+};
+
+class LayerRecomputer;
+
+// The result of one forward pass.
+class Trace {
+ public:
+  int layers() const { return numLayers_; }
+  int heads() const { return numHeads_; }
+  int tokens() const { return static_cast<int>(ids_.size()); }
+  int hiddenSize() const { return hidden_; }
+  int vocabSize() const { return vocab_; }
+  bool causal() const { return causal_; }
+  const std::vector<int>& ids() const { return ids_; }
+
+  // Residual stream entering layer l (l = layers() gives the last layer's
+  // output, before the final norm): [T][hidden].
+  std::span<const float> residual(int l) const;
+  // Next-token (decoders) or masked-token (encoders with an LM head) logits,
+  // [T][vocab]; empty when the folder has no output head.
+  const std::vector<float>& logits() const { return logits_; }
+
+  // The layer's attention: stored, or recomputed from residual(l) when the
+  // capture budget did not allow keeping it.
+  LayerCapture layer(int l) const;
+  bool layerStored(int l) const;
+
+ private:
+  friend class TraceBuilder;
+  int numLayers_ = 0, numHeads_ = 0, hidden_ = 0, vocab_ = 0;
+  bool causal_ = true;
+  std::vector<int> ids_;
+  std::vector<std::vector<float>> residuals_;  // layers + 1 entries
+  std::vector<std::optional<LayerCapture>> stored_;
+  std::vector<float> logits_;
+  std::shared_ptr<const LayerRecomputer> recompute_;
+};
+
+class Model {
+ public:
+  // Loads config.json and the safetensors weights (memory-mapped). Throws
+  // ModelLoadError / ModelConfigError / SafetensorsError naming the file and
+  // the problem, or when the model will not fit in memory.
+  static std::shared_ptr<Model> load(const std::filesystem::path& folder,
+                                     const LoadOptions& options = {});
+  ~Model();
+
+  const ModelConfig& config() const;
+  const std::filesystem::path& folder() const;
+  const std::string& device() const;
+  std::size_t parameterCount() const;
+  // Bytes the loaded weights occupy as float32 (mapped bytes included).
+  std::size_t weightBytes() const;
+
+  // One forward pass over `ids`. Throws ModelRunError for bad input (empty,
+  // longer than the model's positions, ids outside the vocabulary) and
+  // RunCancelled when `progress` returns false.
+  Trace run(const std::vector<int>& ids, const RunOptions& options = {},
+            const ProgressFn& progress = {}) const;
+
+  struct Impl;
+
+ private:
+  explicit Model(std::shared_ptr<Impl> impl);
+  std::shared_ptr<Impl> impl_;
+};
+
+// Bytes needed to load the folder's weights as float32 plus a working margin;
+// what Model::load compares with the memory limit.
+std::size_t model_memory_estimate(const std::filesystem::path& folder);
+
+// MemAvailable of /proc/meminfo, in bytes (0 when unknown).
+std::size_t system_available_memory();
+
+}  // namespace sinkscope::models

@@ -1,0 +1,319 @@
+#include "models/model_config.h"
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace sinkscope::models {
+
+using nlohmann::json;
+
+const std::vector<std::string>& model_types_supported() {
+  static const std::vector<std::string> types{"gpt2",  "llama",   "mistral", "qwen2",
+                                              "gemma", "gemma2",  "phi",     "gpt_neox",
+                                              "bert",  "roberta", "xlm-roberta"};
+  return types;
+}
+
+const char* family_name(Family f) {
+  switch (f) {
+    case Family::Gpt2: return "gpt2";
+    case Family::Llama: return "llama";
+    case Family::Mistral: return "mistral";
+    case Family::Qwen2: return "qwen2";
+    case Family::Gemma: return "gemma";
+    case Family::Gemma2: return "gemma2";
+    case Family::Phi: return "phi";
+    case Family::GptNeoX: return "gpt_neox";
+    case Family::Bert: return "bert";
+    case Family::Roberta: return "roberta";
+    case Family::XlmRoberta: return "xlm-roberta";
+  }
+  return "?";
+}
+
+int ModelConfig::rotaryDims() const {
+  const int d = static_cast<int>(std::floor(head_dim * rotary_fraction));
+  return d - d % 2;
+}
+
+namespace {
+
+class Reader {
+ public:
+  Reader(const json& j, std::string source) : j_(j), source_(std::move(source)) {}
+
+  [[noreturn]] void fail(const std::string& field, const std::string& problem) const {
+    throw ModelConfigError(source_ + ": field \"" + field + "\" " + problem);
+  }
+  const json* find(std::initializer_list<const char*> names) const {
+    for (const char* n : names) {
+      auto it = j_.find(n);
+      if (it != j_.end() && !it->is_null()) return &*it;
+    }
+    return nullptr;
+  }
+  int integer(std::initializer_list<const char*> names, std::optional<int> fallback,
+              int minimum = 1) const {
+    const json* v = find(names);
+    if (!v) {
+      if (fallback) return *fallback;
+      fail(*names.begin(), "is missing");
+    }
+    if (!v->is_number_integer()) fail(*names.begin(), "must be an integer");
+    const long long x = v->get<long long>();
+    if (x < minimum) fail(*names.begin(), "must be at least " + std::to_string(minimum));
+    return static_cast<int>(x);
+  }
+  std::optional<int> optionalId(const char* name) const {
+    const json* v = find({name});
+    if (!v) return std::nullopt;
+    if (v->is_array() && !v->empty() && (*v)[0].is_number_integer()) return (*v)[0].get<int>();
+    if (!v->is_number_integer()) fail(name, "must be an integer");
+    return v->get<int>();
+  }
+  double number(std::initializer_list<const char*> names, double fallback) const {
+    const json* v = find(names);
+    if (!v) return fallback;
+    if (!v->is_number()) fail(*names.begin(), "must be a number");
+    return v->get<double>();
+  }
+  bool boolean(std::initializer_list<const char*> names, bool fallback) const {
+    const json* v = find(names);
+    if (!v) return fallback;
+    if (!v->is_boolean()) fail(*names.begin(), "must be true or false");
+    return v->get<bool>();
+  }
+  std::string text(std::initializer_list<const char*> names, const std::string& fallback) const {
+    const json* v = find(names);
+    if (!v) return fallback;
+    if (!v->is_string()) fail(*names.begin(), "must be a string");
+    return v->get<std::string>();
+  }
+  const json& raw() const { return j_; }
+  const std::string& source() const { return source_; }
+
+ private:
+  const json& j_;
+  std::string source_;
+};
+
+Activation parse_activation(const Reader& r, const char* field, const std::string& name) {
+  if (name == "gelu") return Activation::GeluExact;
+  if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast" ||
+      name == "gelu_python_tanh")
+    return Activation::GeluTanh;
+  if (name == "silu" || name == "swish") return Activation::Silu;
+  if (name == "relu") return Activation::Relu;
+  r.fail(field, "names an activation SinkScope does not implement: \"" + name + "\"");
+}
+
+// rope_theta and rope_scaling, in both the classic and the newer
+// rope_parameters spelling.
+void read_rope(const Reader& r, ModelConfig& c, double defaultTheta) {
+  const json* params = r.find({"rope_parameters"});
+  const json* scaling = r.find({"rope_scaling"});
+  c.rope_theta = r.number({"rope_theta", "rotary_emb_base"}, defaultTheta);
+  if (params && params->is_object()) {
+    if (params->contains("rope_theta")) c.rope_theta = (*params)["rope_theta"].get<double>();
+    if (!scaling) scaling = params;
+  }
+  if (!scaling || !scaling->is_object()) return;
+  std::string type = scaling->value("rope_type", scaling->value("type", std::string("default")));
+  if (type == "default") return;
+  c.rope_scaling.factor = scaling->value("factor", 1.0);
+  if (type == "linear") {
+    c.rope_scaling.kind = RopeScaling::Kind::Linear;
+  } else if (type == "dynamic") {
+    c.rope_scaling.kind = RopeScaling::Kind::Dynamic;
+  } else if (type == "llama3") {
+    c.rope_scaling.kind = RopeScaling::Kind::Llama3;
+    c.rope_scaling.low_freq_factor = scaling->value("low_freq_factor", 1.0);
+    c.rope_scaling.high_freq_factor = scaling->value("high_freq_factor", 4.0);
+    c.rope_scaling.original_max_positions = scaling->value("original_max_position_embeddings", 8192);
+  } else {
+    r.fail("rope_scaling", "has type \"" + type +
+                               "\", which SinkScope does not implement (linear, dynamic, llama3)");
+  }
+}
+
+std::string supported_list() {
+  std::string s;
+  for (const auto& t : model_types_supported()) s += (s.empty() ? "" : ", ") + t;
+  return s;
+}
+
+ModelConfig parse(const json& j, const std::string& source) {
+  if (!j.is_object()) throw ModelConfigError(source + ": not a JSON object");
+  const Reader r(j, source);
+  ModelConfig c;
+  c.model_type = r.text({"model_type"}, "");
+  if (c.model_type.empty()) r.fail("model_type", "is missing");
+  const std::string& t = c.model_type;
+  if (t == "gpt2") c.family = Family::Gpt2;
+  else if (t == "llama") c.family = Family::Llama;
+  else if (t == "mistral") c.family = Family::Mistral;
+  else if (t == "qwen2") c.family = Family::Qwen2;
+  else if (t == "gemma") c.family = Family::Gemma;
+  else if (t == "gemma2") c.family = Family::Gemma2;
+  else if (t == "phi") c.family = Family::Phi;
+  else if (t == "gpt_neox") c.family = Family::GptNeoX;
+  else if (t == "bert") c.family = Family::Bert;
+  else if (t == "roberta") c.family = Family::Roberta;
+  else if (t == "xlm-roberta") c.family = Family::XlmRoberta;
+  else
+    throw ModelConfigError(source + ": model_type \"" + t + "\" is not supported (supported: " +
+                           supported_list() + ")");
+
+  c.vocab_size = r.integer({"vocab_size"}, std::nullopt);
+  c.hidden_size = r.integer({"hidden_size", "n_embd", "d_model"}, std::nullopt);
+  c.num_layers = r.integer({"num_hidden_layers", "n_layer"}, std::nullopt);
+  c.num_heads = r.integer({"num_attention_heads", "n_head"}, std::nullopt);
+  c.num_kv_heads = r.integer({"num_key_value_heads"}, c.num_heads);
+  if (c.num_heads % c.num_kv_heads != 0)
+    r.fail("num_key_value_heads", "must divide num_attention_heads");
+  if (!r.find({"head_dim"}) && c.hidden_size % c.num_heads != 0)
+    r.fail("hidden_size", "must be a multiple of num_attention_heads");
+  c.head_dim = r.integer({"head_dim"}, c.hidden_size / c.num_heads);
+  c.max_positions = r.integer({"max_position_embeddings", "n_positions", "n_ctx"}, 2048);
+  c.pad_token_id = r.optionalId("pad_token_id");
+  c.bos_token_id = r.optionalId("bos_token_id");
+  c.eos_token_id = r.optionalId("eos_token_id");
+
+  switch (c.family) {
+    case Family::Gpt2: {
+      c.intermediate_size = r.integer({"n_inner"}, 4 * c.hidden_size);
+      c.norm = NormKind::LayerNorm;
+      c.norm_eps = r.number({"layer_norm_epsilon"}, 1e-5);
+      c.activation = parse_activation(r, "activation_function",
+                                      r.text({"activation_function"}, "gelu_new"));
+      c.positions = PositionKind::Learned;
+      c.qkv_bias = c.attn_out_bias = c.mlp_bias = true;
+      c.tie_word_embeddings = r.boolean({"tie_word_embeddings"}, true);
+      if (!r.boolean({"scale_attn_weights"}, true)) c.attention_scale = 1.0;
+      c.scale_by_inverse_layer = r.boolean({"scale_attn_by_inverse_layer_idx"}, false);
+      break;
+    }
+    case Family::Llama:
+    case Family::Mistral:
+    case Family::Qwen2: {
+      c.intermediate_size = r.integer({"intermediate_size"}, std::nullopt);
+      c.norm = NormKind::RmsNorm;
+      c.norm_eps = r.number({"rms_norm_eps"}, 1e-6);
+      c.activation = parse_activation(r, "hidden_act", r.text({"hidden_act"}, "silu"));
+      c.gated_mlp = true;
+      read_rope(r, c, 10000.0);
+      if (c.family == Family::Qwen2) {
+        c.qkv_bias = true;
+        c.tie_word_embeddings = r.boolean({"tie_word_embeddings"}, false);
+        if (r.boolean({"use_sliding_window"}, false)) c.sliding_window = r.integer({"sliding_window"}, 0, 0);
+      } else {
+        c.qkv_bias = c.attn_out_bias = r.boolean({"attention_bias"}, false);
+        c.mlp_bias = r.boolean({"mlp_bias"}, false);
+        c.tie_word_embeddings = r.boolean({"tie_word_embeddings"}, false);
+        if (c.family == Family::Mistral) c.sliding_window = r.integer({"sliding_window"}, 0, 0);
+      }
+      break;
+    }
+    case Family::Gemma:
+    case Family::Gemma2: {
+      c.intermediate_size = r.integer({"intermediate_size"}, std::nullopt);
+      c.norm = NormKind::RmsNormPlusOne;
+      c.norm_eps = r.number({"rms_norm_eps"}, 1e-6);
+      // Released Gemma configs name the MLP activation hidden_activation; the
+      // older hidden_act is what the reference code ignores for it.
+      c.activation = parse_activation(
+          r, "hidden_activation", r.text({"hidden_activation"}, "gelu_pytorch_tanh"));
+      c.gated_mlp = true;
+      read_rope(r, c, 10000.0);
+      c.qkv_bias = c.attn_out_bias = r.boolean({"attention_bias"}, false);
+      c.tie_word_embeddings = r.boolean({"tie_word_embeddings"}, true);
+      c.embedding_scale = std::sqrt(static_cast<double>(c.hidden_size));
+      if (c.family == Family::Gemma2) {
+        c.layout = BlockLayout::Sandwich;
+        c.attention_scale = 1.0 / std::sqrt(r.number({"query_pre_attn_scalar"}, c.head_dim));
+        c.attn_softcap = r.number({"attn_logit_softcapping"}, 0.0);
+        c.final_softcap = r.number({"final_logit_softcapping"}, 0.0);
+        c.sliding_window = r.integer({"sliding_window"}, 0, 0);
+        c.sliding_even_layers_only = true;
+      }
+      break;
+    }
+    case Family::Phi: {
+      c.intermediate_size = r.integer({"intermediate_size"}, std::nullopt);
+      c.norm = NormKind::LayerNorm;
+      c.norm_eps = r.number({"layer_norm_eps"}, 1e-5);
+      c.activation = parse_activation(r, "hidden_act", r.text({"hidden_act"}, "gelu_new"));
+      c.layout = BlockLayout::Parallel;
+      c.parallel_shares_norm = true;
+      read_rope(r, c, 10000.0);
+      c.rotary_fraction = r.number({"partial_rotary_factor"}, 0.5);
+      c.qkv_bias = c.attn_out_bias = c.mlp_bias = c.lm_head_bias = true;
+      c.tie_word_embeddings = r.boolean({"tie_word_embeddings"}, false);
+      if (r.boolean({"qk_layernorm"}, false))
+        r.fail("qk_layernorm", "is true, which SinkScope does not implement");
+      break;
+    }
+    case Family::GptNeoX: {
+      c.intermediate_size = r.integer({"intermediate_size"}, 4 * c.hidden_size);
+      c.norm = NormKind::LayerNorm;
+      c.norm_eps = r.number({"layer_norm_eps"}, 1e-5);
+      c.activation = parse_activation(r, "hidden_act", r.text({"hidden_act"}, "gelu"));
+      c.layout = r.boolean({"use_parallel_residual"}, true) ? BlockLayout::Parallel
+                                                             : BlockLayout::PreNorm;
+      read_rope(r, c, 10000.0);
+      c.rotary_fraction = r.number({"rotary_pct"}, 0.25);
+      c.qkv_bias = c.attn_out_bias = r.boolean({"attention_bias"}, true);
+      c.mlp_bias = true;
+      c.tie_word_embeddings = r.boolean({"tie_word_embeddings"}, false);
+      break;
+    }
+    case Family::Bert:
+    case Family::Roberta:
+    case Family::XlmRoberta: {
+      c.causal = false;
+      c.intermediate_size = r.integer({"intermediate_size"}, std::nullopt);
+      c.norm = NormKind::LayerNorm;
+      c.norm_eps = r.number({"layer_norm_eps"}, 1e-12);
+      c.activation = parse_activation(r, "hidden_act", r.text({"hidden_act"}, "gelu"));
+      c.layout = BlockLayout::PostNorm;
+      c.positions = PositionKind::Learned;
+      c.qkv_bias = c.attn_out_bias = c.mlp_bias = true;
+      c.tie_word_embeddings = r.boolean({"tie_word_embeddings"}, true);
+      c.type_vocab_size = r.integer({"type_vocab_size"}, 2, 0);
+      const std::string pe = r.text({"position_embedding_type"}, "absolute");
+      if (pe != "absolute")
+        r.fail("position_embedding_type", "is \"" + pe + "\"; SinkScope implements \"absolute\"");
+      if (c.family != Family::Bert) c.position_offset = c.pad_token_id.value_or(1) + 1;
+      break;
+    }
+  }
+  if (c.attention_scale == 0.0) c.attention_scale = 1.0 / std::sqrt(static_cast<double>(c.head_dim));
+  if (c.rotary_fraction <= 0.0 || c.rotary_fraction > 1.0)
+    r.fail(c.family == Family::GptNeoX ? "rotary_pct" : "partial_rotary_factor",
+           "must be in (0, 1]");
+  return c;
+}
+
+}  // namespace
+
+ModelConfig model_config_parse(const std::string& text, const std::string& sourceName) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw ModelConfigError(sourceName + ": not valid JSON (" + e.what() + ")");
+  }
+  return parse(j, sourceName);
+}
+
+ModelConfig model_config_read(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw ModelConfigError(file.string() + ": missing or unreadable");
+  std::stringstream s;
+  s << in.rdbuf();
+  return model_config_parse(s.str(), file.string());
+}
+
+}  // namespace sinkscope::models

@@ -1,0 +1,326 @@
+#include "models/model_writer.h"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <stdexcept>
+
+#include "models/model_config.h"
+
+namespace sinkscope::models {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+class TensorSet {
+ public:
+  TensorSet(const RandomModelSpec& s, std::string prefix) : spec_(s), prefix_(std::move(prefix)), rng_(s.seed) {}
+
+  void normal(const std::string& name, std::vector<std::int64_t> shape, double stdev) {
+    std::normal_distribution<float> dist(0.0f, static_cast<float>(stdev));
+    add(name, std::move(shape), [&] { return dist(rng_); });
+  }
+  void weight(const std::string& name, std::vector<std::int64_t> shape) { normal(name, std::move(shape), spec_.weight_std); }
+  void bias(const std::string& name, std::int64_t n) { normal(name, {n}, 0.1); }
+  // Norm gains near 1 (or near 0 for Gemma's 1 + w convention).
+  void gain(const std::string& name, std::int64_t n, double centre = 1.0) {
+    std::normal_distribution<float> dist(static_cast<float>(centre), 0.1f);
+    add(name, {n}, [&] { return dist(rng_); });
+  }
+  // A buffer kept under its bare name (no prefix), e.g. the old GPT-2 mask.
+  void raw(TensorData t) { tensors_.push_back(std::move(t)); }
+  const std::string& prefix() const { return prefix_; }
+  std::vector<TensorData>& tensors() { return tensors_; }
+
+ private:
+  template <class F>
+  void add(const std::string& name, std::vector<std::int64_t> shape, F next) {
+    std::size_t n = 1;
+    for (auto d : shape) n *= static_cast<std::size_t>(d);
+    std::vector<float> v(n);
+    for (auto& x : v) x = next();
+    const bool topLevel = name.rfind("lm_head", 0) == 0 || name.rfind("cls.", 0) == 0 ||
+                          name.rfind("embed_out", 0) == 0;
+    tensors_.push_back(tensor_from_f32(topLevel ? name : prefix_ + name, std::move(shape), v, spec_.dtype));
+  }
+  const RandomModelSpec& spec_;
+  std::string prefix_;
+  std::mt19937_64 rng_;
+  std::vector<TensorData> tensors_;
+};
+
+void write_text(const fs::path& file, const std::string& text) {
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  if (!out) throw std::runtime_error(file.string() + ": cannot write");
+  out << text;
+}
+
+}  // namespace
+
+RandomModelSpec random_model_spec_for(const std::string& t) {
+  RandomModelSpec s;
+  s.model_type = t;
+  s.seed = std::hash<std::string>{}(t) % 100000 + 7;
+  if (t == "llama") {
+    s.kv_heads = 2;
+    s.tie_embeddings = false;
+    s.llama3_rope_scaling = true;
+  } else if (t == "mistral") {
+    s.kv_heads = 2;
+    s.tie_embeddings = false;
+    s.sliding_window = 4;
+  } else if (t == "qwen2") {
+    s.kv_heads = 2;
+  } else if (t == "gemma") {
+    s.kv_heads = 1;
+    s.head_dim = 16;
+  } else if (t == "gemma2") {
+    s.kv_heads = 2;
+    s.head_dim = 16;
+    s.sliding_window = 4;
+  } else if (t == "phi") {
+    s.tie_embeddings = false;
+    s.rotary_fraction = 0.5;
+  } else if (t == "gpt_neox") {
+    s.tie_embeddings = false;
+    s.rotary_fraction = 0.25;
+    s.legacy_buffers = true;
+  } else if (t == "gpt2") {
+    s.prefixed = true;
+    s.legacy_buffers = true;
+  } else if (t == "bert") {
+    s.prefixed = true;
+  }
+  return s;
+}
+
+void model_folder_write_random(const fs::path& folder, const RandomModelSpec& s) {
+  const std::string& t = s.model_type;
+  const std::int64_t D = s.hidden, I = s.intermediate, V = s.vocab, P = s.max_positions;
+  const std::int64_t H = s.heads, KV = s.kv_heads ? s.kv_heads : s.heads;
+  const std::int64_t d = s.head_dim ? s.head_dim : D / H;
+  json c = {{"model_type", t}, {"vocab_size", V}, {"architectures", json::array()}};
+  std::string prefix;
+
+  auto llama_like_config = [&] {
+    c["hidden_size"] = D;
+    c["intermediate_size"] = I;
+    c["num_hidden_layers"] = s.layers;
+    c["num_attention_heads"] = H;
+    c["num_key_value_heads"] = KV;
+    c["max_position_embeddings"] = P;
+    c["rms_norm_eps"] = 1e-6;
+    c["rope_theta"] = 10000.0;
+    c["tie_word_embeddings"] = s.tie_embeddings;
+    c["bos_token_id"] = 1;
+    c["eos_token_id"] = 2;
+    if (s.head_dim) c["head_dim"] = d;
+  };
+
+  if (t == "gpt2") prefix = s.prefixed ? "transformer." : "";
+  else if (t == "gpt_neox") prefix = "gpt_neox.";
+  else if (t == "bert") prefix = s.prefixed ? "bert." : "";
+  else if (t == "roberta" || t == "xlm-roberta") prefix = "roberta.";
+  else prefix = "model.";
+  TensorSet w(s, prefix);
+
+  if (t == "gpt2") {
+    c.update({{"n_embd", D}, {"n_layer", s.layers}, {"n_head", H}, {"n_positions", P}, {"n_inner", I},
+              {"activation_function", "gelu_new"}, {"layer_norm_epsilon", 1e-5},
+              {"architectures", {"GPT2LMHeadModel"}}, {"bos_token_id", V - 1}, {"eos_token_id", V - 1}});
+    w.weight("wte.weight", {V, D});
+    w.weight("wpe.weight", {P, D});
+    for (int l = 0; l < s.layers; ++l) {
+      const std::string p = "h." + std::to_string(l) + ".";
+      w.gain(p + "ln_1.weight", D);
+      w.bias(p + "ln_1.bias", D);
+      w.weight(p + "attn.c_attn.weight", {D, 3 * D});
+      w.bias(p + "attn.c_attn.bias", 3 * D);
+      w.weight(p + "attn.c_proj.weight", {D, D});
+      w.bias(p + "attn.c_proj.bias", D);
+      w.gain(p + "ln_2.weight", D);
+      w.bias(p + "ln_2.bias", D);
+      w.weight(p + "mlp.c_fc.weight", {D, I});
+      w.bias(p + "mlp.c_fc.bias", I);
+      w.weight(p + "mlp.c_proj.weight", {I, D});
+      w.bias(p + "mlp.c_proj.bias", D);
+      if (s.legacy_buffers) {
+        std::vector<float> mask(static_cast<std::size_t>(P * P));
+        for (std::int64_t i = 0; i < P; ++i)
+          for (std::int64_t j = 0; j <= i; ++j) mask[static_cast<std::size_t>(i * P + j)] = 1.0f;
+        w.raw(tensor_from_f32(w.prefix() + p + "attn.bias", {1, 1, P, P}, mask, DType::F32));
+        const float masked = -1e4f;
+        w.raw(tensor_from_f32(w.prefix() + p + "attn.masked_bias", {}, std::span<const float>(&masked, 1), DType::F32));
+      }
+    }
+    w.gain("ln_f.weight", D);
+    w.bias("ln_f.bias", D);
+    if (!s.tie_embeddings) {
+      c["tie_word_embeddings"] = false;
+      w.weight("lm_head.weight", {V, D});
+    }
+  } else if (t == "llama" || t == "mistral" || t == "qwen2" || t == "gemma" || t == "gemma2") {
+    llama_like_config();
+    const bool gemma = t == "gemma" || t == "gemma2";
+    const double gainCentre = gemma ? 0.0 : 1.0;
+    if (t == "llama" && s.llama3_rope_scaling)
+      c["rope_scaling"] = {{"rope_type", "llama3"}, {"factor", 8.0}, {"low_freq_factor", 1.0},
+                           {"high_freq_factor", 4.0}, {"original_max_position_embeddings", 16}};
+    if (t == "mistral" && s.sliding_window) c["sliding_window"] = s.sliding_window;
+    if (t == "qwen2") c["use_sliding_window"] = false;
+    if (gemma) {
+      c["hidden_activation"] = "gelu_pytorch_tanh";
+      c["head_dim"] = d;
+    }
+    if (t == "gemma2") {
+      c["query_pre_attn_scalar"] = 24;
+      c["attn_logit_softcapping"] = 5.0;
+      c["final_logit_softcapping"] = 3.0;
+      c["sliding_window"] = s.sliding_window ? s.sliding_window : 4;
+    }
+    w.weight("embed_tokens.weight", {V, D});
+    for (int l = 0; l < s.layers; ++l) {
+      const std::string p = "layers." + std::to_string(l) + ".";
+      w.gain(p + "input_layernorm.weight", D, gainCentre);
+      w.gain(p + "post_attention_layernorm.weight", D, gainCentre);
+      if (t == "gemma2") {
+        w.gain(p + "pre_feedforward_layernorm.weight", D, gainCentre);
+        w.gain(p + "post_feedforward_layernorm.weight", D, gainCentre);
+      }
+      w.weight(p + "self_attn.q_proj.weight", {H * d, D});
+      w.weight(p + "self_attn.k_proj.weight", {KV * d, D});
+      w.weight(p + "self_attn.v_proj.weight", {KV * d, D});
+      w.weight(p + "self_attn.o_proj.weight", {D, H * d});
+      if (t == "qwen2") {
+        w.bias(p + "self_attn.q_proj.bias", H * d);
+        w.bias(p + "self_attn.k_proj.bias", KV * d);
+        w.bias(p + "self_attn.v_proj.bias", KV * d);
+      }
+      w.weight(p + "mlp.gate_proj.weight", {I, D});
+      w.weight(p + "mlp.up_proj.weight", {I, D});
+      w.weight(p + "mlp.down_proj.weight", {D, I});
+    }
+    w.gain("norm.weight", D, gainCentre);
+    if (!s.tie_embeddings) w.weight("lm_head.weight", {V, D});
+  } else if (t == "phi") {
+    c.update({{"hidden_size", D}, {"intermediate_size", I}, {"num_hidden_layers", s.layers},
+              {"num_attention_heads", H}, {"num_key_value_heads", KV}, {"max_position_embeddings", P},
+              {"partial_rotary_factor", s.rotary_fraction}, {"rope_theta", 10000.0},
+              {"layer_norm_eps", 1e-5}, {"hidden_act", "gelu_new"},
+              {"tie_word_embeddings", s.tie_embeddings}});
+    w.weight("embed_tokens.weight", {V, D});
+    for (int l = 0; l < s.layers; ++l) {
+      const std::string p = "layers." + std::to_string(l) + ".";
+      w.gain(p + "input_layernorm.weight", D);
+      w.bias(p + "input_layernorm.bias", D);
+      for (const char* proj : {"q_proj", "k_proj", "v_proj"}) {
+        const std::int64_t out = std::string(proj) == "q_proj" ? H * d : KV * d;
+        w.weight(p + "self_attn." + proj + ".weight", {out, D});
+        w.bias(p + "self_attn." + proj + ".bias", out);
+      }
+      w.weight(p + "self_attn.dense.weight", {D, H * d});
+      w.bias(p + "self_attn.dense.bias", D);
+      w.weight(p + "mlp.fc1.weight", {I, D});
+      w.bias(p + "mlp.fc1.bias", I);
+      w.weight(p + "mlp.fc2.weight", {D, I});
+      w.bias(p + "mlp.fc2.bias", D);
+    }
+    w.gain("final_layernorm.weight", D);
+    w.bias("final_layernorm.bias", D);
+    if (!s.tie_embeddings) {
+      w.weight("lm_head.weight", {V, D});
+      w.bias("lm_head.bias", V);
+    }
+  } else if (t == "gpt_neox") {
+    c.update({{"hidden_size", D}, {"intermediate_size", I}, {"num_hidden_layers", s.layers},
+              {"num_attention_heads", H}, {"max_position_embeddings", P},
+              {"rotary_pct", s.rotary_fraction}, {"rotary_emb_base", 10000}, {"layer_norm_eps", 1e-5},
+              {"hidden_act", "gelu"}, {"use_parallel_residual", true},
+              {"tie_word_embeddings", s.tie_embeddings}});
+    w.weight("embed_in.weight", {V, D});
+    for (int l = 0; l < s.layers; ++l) {
+      const std::string p = "layers." + std::to_string(l) + ".";
+      w.gain(p + "input_layernorm.weight", D);
+      w.bias(p + "input_layernorm.bias", D);
+      w.gain(p + "post_attention_layernorm.weight", D);
+      w.bias(p + "post_attention_layernorm.bias", D);
+      w.weight(p + "attention.query_key_value.weight", {3 * D, D});
+      w.bias(p + "attention.query_key_value.bias", 3 * D);
+      w.weight(p + "attention.dense.weight", {D, D});
+      w.bias(p + "attention.dense.bias", D);
+      w.weight(p + "mlp.dense_h_to_4h.weight", {I, D});
+      w.bias(p + "mlp.dense_h_to_4h.bias", I);
+      w.weight(p + "mlp.dense_4h_to_h.weight", {D, I});
+      w.bias(p + "mlp.dense_4h_to_h.bias", D);
+      if (s.legacy_buffers) {
+        const std::int64_t rot = static_cast<std::int64_t>(d * s.rotary_fraction) / 2;
+        std::vector<float> inv(static_cast<std::size_t>(rot), 1.0f);
+        w.raw(tensor_from_f32(w.prefix() + p + "attention.rotary_emb.inv_freq", {rot}, inv, DType::F32));
+      }
+    }
+    w.gain("final_layer_norm.weight", D);
+    w.bias("final_layer_norm.bias", D);
+    if (!s.tie_embeddings) w.weight("embed_out.weight", {V, D});
+  } else if (t == "bert" || t == "roberta" || t == "xlm-roberta") {
+    const bool bert = t == "bert";
+    const std::int64_t positions = bert ? P : P + 2;
+    const std::int64_t types = bert ? 2 : 1;
+    c.update({{"hidden_size", D}, {"intermediate_size", I}, {"num_hidden_layers", s.layers},
+              {"num_attention_heads", H}, {"max_position_embeddings", positions},
+              {"type_vocab_size", types}, {"layer_norm_eps", bert ? 1e-12 : 1e-5},
+              {"hidden_act", "gelu"}, {"pad_token_id", bert ? 0 : 1},
+              {"position_embedding_type", "absolute"}});
+    w.weight("embeddings.word_embeddings.weight", {V, D});
+    w.weight("embeddings.position_embeddings.weight", {positions, D});
+    w.weight("embeddings.token_type_embeddings.weight", {types, D});
+    w.gain("embeddings.LayerNorm.weight", D);
+    w.bias("embeddings.LayerNorm.bias", D);
+    for (int l = 0; l < s.layers; ++l) {
+      const std::string p = "encoder.layer." + std::to_string(l) + ".";
+      for (const char* proj : {"query", "key", "value"}) {
+        w.weight(p + "attention.self." + proj + ".weight", {D, D});
+        w.bias(p + "attention.self." + proj + ".bias", D);
+      }
+      w.weight(p + "attention.output.dense.weight", {D, D});
+      w.bias(p + "attention.output.dense.bias", D);
+      w.gain(p + "attention.output.LayerNorm.weight", D);
+      w.bias(p + "attention.output.LayerNorm.bias", D);
+      w.weight(p + "intermediate.dense.weight", {I, D});
+      w.bias(p + "intermediate.dense.bias", I);
+      w.weight(p + "output.dense.weight", {D, I});
+      w.bias(p + "output.dense.bias", D);
+      w.gain(p + "output.LayerNorm.weight", D);
+      w.bias(p + "output.LayerNorm.bias", D);
+    }
+    const std::string head = bert ? "cls.predictions." : "lm_head.";
+    w.weight(head + (bert ? "transform.dense.weight" : "dense.weight"), {D, D});
+    w.bias(head + (bert ? "transform.dense.bias" : "dense.bias"), D);
+    w.gain(head + (bert ? "transform.LayerNorm.weight" : "layer_norm.weight"), D);
+    w.bias(head + (bert ? "transform.LayerNorm.bias" : "layer_norm.bias"), D);
+    w.bias(head + "bias", V);
+  } else {
+    throw std::invalid_argument("model_folder_write_random: model_type \"" + t + "\" is not supported");
+  }
+
+  fs::create_directories(folder);
+  write_text(folder / "config.json", c.dump(2));
+  auto& tensors = w.tensors();
+  if (!s.sharded) {
+    safetensors_write(folder / "model.safetensors", tensors);
+    return;
+  }
+  std::vector<TensorData> first, second;
+  json map = json::object();
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    const bool inFirst = i < tensors.size() / 2;
+    map[tensors[i].name] = inFirst ? "model-00001-of-00002.safetensors" : "model-00002-of-00002.safetensors";
+    (inFirst ? first : second).push_back(std::move(tensors[i]));
+  }
+  safetensors_write(folder / "model-00001-of-00002.safetensors", first);
+  safetensors_write(folder / "model-00002-of-00002.safetensors", second);
+  write_text(folder / "model.safetensors.index.json", json({{"metadata", json::object()}, {"weight_map", map}}).dump(2));
+}
+
+}  // namespace sinkscope::models

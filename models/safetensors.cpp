@@ -1,0 +1,361 @@
+#include "models/safetensors.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <numeric>
+#include <random>
+
+namespace sinkscope::models {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::size_t dtype_size(DType d) {
+  switch (d) {
+    case DType::F64: case DType::I64: return 8;
+    case DType::F32: case DType::I32: return 4;
+    case DType::F16: case DType::BF16: case DType::I16: return 2;
+    case DType::I8: case DType::U8: case DType::Bool: return 1;
+  }
+  return 0;
+}
+
+const char* dtype_name(DType d) {
+  switch (d) {
+    case DType::F64: return "F64";
+    case DType::F32: return "F32";
+    case DType::F16: return "F16";
+    case DType::BF16: return "BF16";
+    case DType::I64: return "I64";
+    case DType::I32: return "I32";
+    case DType::I16: return "I16";
+    case DType::I8: return "I8";
+    case DType::U8: return "U8";
+    case DType::Bool: return "BOOL";
+  }
+  return "?";
+}
+
+std::optional<DType> dtype_parse(const std::string& name) {
+  for (DType d : {DType::F64, DType::F32, DType::F16, DType::BF16, DType::I64, DType::I32,
+                  DType::I16, DType::I8, DType::U8, DType::Bool})
+    if (name == dtype_name(d)) return d;
+  return std::nullopt;
+}
+
+std::int64_t TensorView::numel() const {
+  return std::accumulate(shape.begin(), shape.end(), std::int64_t{1}, std::multiplies<>());
+}
+
+struct SafetensorsFile::Mapping {
+  void* address = nullptr;
+  std::size_t size = 0;
+  ~Mapping() {
+    if (address && size) munmap(address, size);
+  }
+};
+
+namespace {
+[[noreturn]] void fail(const fs::path& path, const std::string& problem) {
+  throw SafetensorsError(path.string() + ": " + problem);
+}
+
+std::uint64_t read_le64(const std::byte* p) {
+  std::uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<std::uint8_t>(p[i]);
+  return v;
+}
+}  // namespace
+
+SafetensorsFile SafetensorsFile::open(const fs::path& path) {
+  SafetensorsFile file;
+  file.path_ = path;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail(path, std::string("cannot be opened (") + std::strerror(errno) + ")");
+  struct stat st {};
+  if (fstat(fd, &st) != 0) {
+    ::close(fd);
+    fail(path, "cannot be read");
+  }
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  if (size < 8) {
+    ::close(fd);
+    fail(path, "truncated: " + std::to_string(size) + " bytes, not even a header length");
+  }
+  auto mapping = std::make_shared<Mapping>();
+  mapping->address = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (mapping->address == MAP_FAILED) {
+    mapping->address = nullptr;
+    fail(path, std::string("cannot be memory-mapped (") + std::strerror(errno) + ")");
+  }
+  mapping->size = size;
+  file.mapping_ = mapping;
+  const auto* base = static_cast<const std::byte*>(mapping->address);
+
+  const std::uint64_t headerSize = read_le64(base);
+  if (headerSize > kSafetensorsMaxHeader)
+    fail(path, "header length " + std::to_string(headerSize) + " bytes exceeds the 100 MB limit");
+  if (8 + headerSize > size)
+    fail(path, "truncated: header claims " + std::to_string(headerSize) + " bytes, file has " +
+                   std::to_string(size - 8) + " after the length");
+  json header;
+  try {
+    header = json::parse(reinterpret_cast<const char*>(base + 8),
+                         reinterpret_cast<const char*>(base + 8 + headerSize));
+  } catch (const json::parse_error& e) {
+    fail(path, std::string("header is not valid JSON (") + e.what() + ")");
+  }
+  if (!header.is_object()) fail(path, "header is not a JSON object");
+
+  const std::byte* data = base + 8 + headerSize;
+  const std::uint64_t dataSize = size - 8 - headerSize;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
+  std::vector<std::string> rangeNames;
+  for (const auto& [name, entry] : header.items()) {
+    if (name == "__metadata__") {
+      if (!entry.is_object()) fail(path, "\"__metadata__\" is not an object");
+      for (const auto& [k, v] : entry.items())
+        file.metadata_[k] = v.is_string() ? v.get<std::string>() : v.dump();
+      continue;
+    }
+    const std::string where = "tensor \"" + name + "\"";
+    if (!entry.is_object()) fail(path, where + " is not an object");
+    auto dt = entry.find("dtype");
+    auto sh = entry.find("shape");
+    auto off = entry.find("data_offsets");
+    if (dt == entry.end() || !dt->is_string()) fail(path, where + ": \"dtype\" missing");
+    if (sh == entry.end() || !sh->is_array()) fail(path, where + ": \"shape\" missing");
+    if (off == entry.end() || !off->is_array() || off->size() != 2)
+      fail(path, where + ": \"data_offsets\" must be [begin, end]");
+    const auto dtype = dtype_parse(dt->get<std::string>());
+    if (!dtype) fail(path, where + ": unknown dtype \"" + dt->get<std::string>() + "\"");
+    TensorView view;
+    view.name = name;
+    view.dtype = *dtype;
+    std::uint64_t count = 1;
+    for (const auto& d : *sh) {
+      if (!d.is_number_unsigned()) fail(path, where + ": shape has a non-integer or negative entry");
+      const std::uint64_t n = d.get<std::uint64_t>();
+      if (n != 0 && count > std::numeric_limits<std::uint64_t>::max() / 16 / n)
+        fail(path, where + ": shape is impossibly large");
+      count *= n;
+      view.shape.push_back(static_cast<std::int64_t>(n));
+    }
+    if (!(*off)[0].is_number_unsigned() || !(*off)[1].is_number_unsigned())
+      fail(path, where + ": data_offsets must be non-negative integers");
+    const auto begin = (*off)[0].get<std::uint64_t>(), end = (*off)[1].get<std::uint64_t>();
+    if (begin > end || end > dataSize)
+      fail(path, where + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
+                     "] out of bounds (data section is " + std::to_string(dataSize) + " bytes)");
+    const std::uint64_t expected = count * dtype_size(*dtype);
+    if (end - begin != expected)
+      fail(path, where + ": " + std::to_string(end - begin) + " bytes for dtype " +
+                     dtype_name(*dtype) + " and shape of " + std::to_string(count) +
+                     " elements (expected " + std::to_string(expected) + ")");
+    view.bytes = {data + begin, static_cast<std::size_t>(end - begin)};
+    ranges.emplace_back(begin, end);
+    rangeNames.push_back(name);
+    file.tensors_.emplace(name, std::move(view));
+  }
+  // No two tensors may share bytes.
+  std::vector<std::size_t> order(ranges.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](auto a, auto b) { return ranges[a] < ranges[b]; });
+  for (std::size_t i = 1; i < order.size(); ++i) {
+    const auto& prev = ranges[order[i - 1]];
+    const auto& cur = ranges[order[i]];
+    if (cur.first < prev.second && cur.second > cur.first && prev.second > prev.first)
+      fail(path, "tensors \"" + rangeNames[order[i - 1]] + "\" and \"" + rangeNames[order[i]] +
+                     "\" overlap");
+  }
+  return file;
+}
+
+const TensorView* SafetensorsFile::find(const std::string& name) const {
+  auto it = tensors_.find(name);
+  return it == tensors_.end() ? nullptr : &it->second;
+}
+
+std::uint64_t SafetensorsFile::fileSize() const { return mapping_ ? mapping_->size : 0; }
+
+float f16_bits_to_f32(std::uint16_t h) {
+  const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
+  std::uint32_t exponent = (h >> 10) & 0x1fu;
+  std::uint32_t mantissa = h & 0x3ffu;
+  std::uint32_t bits;
+  if (exponent == 0) {
+    if (mantissa == 0) {
+      bits = sign;
+    } else {  // subnormal: normalise
+      exponent = 127 - 15 + 1;
+      while ((mantissa & 0x400u) == 0) {
+        mantissa <<= 1;
+        --exponent;
+      }
+      mantissa &= 0x3ffu;
+      bits = sign | (exponent << 23) | (mantissa << 13);
+    }
+  } else if (exponent == 0x1f) {
+    bits = sign | 0x7f800000u | (mantissa << 13);
+  } else {
+    bits = sign | ((exponent + 127 - 15) << 23) | (mantissa << 13);
+  }
+  return std::bit_cast<float>(bits);
+}
+
+float bf16_bits_to_f32(std::uint16_t b) {
+  return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16);
+}
+
+std::uint16_t f32_to_bf16_bits(float value) {
+  const std::uint32_t bits = std::bit_cast<std::uint32_t>(value);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((bits >> 16) | 0x40u);
+  const std::uint32_t rounding = 0x7fffu + ((bits >> 16) & 1u);
+  return static_cast<std::uint16_t>((bits + rounding) >> 16);
+}
+
+std::uint16_t f32_to_f16_bits(float value) {
+  const std::uint32_t bits = std::bit_cast<std::uint32_t>(value);
+  const std::uint16_t sign = static_cast<std::uint16_t>((bits >> 16) & 0x8000u);
+  const std::uint32_t absBits = bits & 0x7fffffffu;
+  if (absBits > 0x7f800000u) return sign | 0x7e00u;             // NaN
+  if (absBits >= 0x477ff000u) return sign | 0x7c00u;            // overflow to inf
+  if (absBits < 0x33000001u) return sign;                        // underflow to 0
+  const int exponent = static_cast<int>(absBits >> 23) - 127;
+  std::uint32_t mantissa = (absBits & 0x7fffffu) | 0x800000u;
+  int shift;
+  std::uint32_t halfExponent;
+  if (exponent < -14) {  // subnormal half
+    shift = 13 + (-14 - exponent);
+    halfExponent = 0;
+  } else {
+    shift = 13;
+    halfExponent = static_cast<std::uint32_t>(exponent + 15);
+    mantissa &= 0x7fffffu;
+  }
+  const std::uint32_t halfway = 1u << (shift - 1);
+  std::uint32_t m = mantissa >> shift;
+  const std::uint32_t rest = mantissa & ((1u << shift) - 1);
+  if (rest > halfway || (rest == halfway && (m & 1u))) ++m;
+  // Carry from the mantissa into the exponent is handled by plain addition.
+  return static_cast<std::uint16_t>(sign | ((halfExponent << 10) + m));
+}
+
+void tensor_to_f32(const TensorView& t, std::span<float> out) {
+  const auto n = static_cast<std::size_t>(t.numel());
+  if (out.size() != n) throw SafetensorsError("tensor \"" + t.name + "\": output size mismatch");
+  const std::byte* p = t.bytes.data();
+  switch (t.dtype) {
+    case DType::F32:
+      std::memcpy(out.data(), p, n * 4);
+      return;
+    case DType::F64:
+      for (std::size_t i = 0; i < n; ++i) {
+        double v;
+        std::memcpy(&v, p + 8 * i, 8);
+        out[i] = static_cast<float>(v);
+      }
+      return;
+    case DType::F16:
+    case DType::BF16:
+      for (std::size_t i = 0; i < n; ++i) {
+        std::uint16_t h;
+        std::memcpy(&h, p + 2 * i, 2);
+        out[i] = t.dtype == DType::F16 ? f16_bits_to_f32(h) : bf16_bits_to_f32(h);
+      }
+      return;
+    default:
+      throw SafetensorsError("tensor \"" + t.name + "\": dtype " + dtype_name(t.dtype) +
+                             " is not a floating-point type");
+  }
+}
+
+std::vector<float> tensor_to_f32(const TensorView& t) {
+  std::vector<float> out(static_cast<std::size_t>(t.numel()));
+  tensor_to_f32(t, out);
+  return out;
+}
+
+TensorData tensor_from_f32(std::string name, std::vector<std::int64_t> shape,
+                           std::span<const float> values, DType dtype) {
+  TensorData t;
+  t.name = std::move(name);
+  t.shape = std::move(shape);
+  t.dtype = dtype;
+  const std::size_t n = values.size();
+  t.bytes.resize(n * dtype_size(dtype));
+  switch (dtype) {
+    case DType::F32:
+      std::memcpy(t.bytes.data(), values.data(), n * 4);
+      break;
+    case DType::F16:
+    case DType::BF16:
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::uint16_t h =
+            dtype == DType::F16 ? f32_to_f16_bits(values[i]) : f32_to_bf16_bits(values[i]);
+        std::memcpy(t.bytes.data() + 2 * i, &h, 2);
+      }
+      break;
+    default:
+      throw SafetensorsError("tensor \"" + t.name + "\": cannot pack floats as " +
+                             dtype_name(dtype));
+  }
+  return t;
+}
+
+void safetensors_write(const fs::path& path, const std::vector<TensorData>& tensors,
+                       const std::map<std::string, std::string>& metadata) {
+  std::vector<const TensorData*> sorted;
+  for (const auto& t : tensors) sorted.push_back(&t);
+  std::sort(sorted.begin(), sorted.end(), [](auto a, auto b) { return a->name < b->name; });
+  json header = json::object();
+  if (!metadata.empty()) header["__metadata__"] = metadata;
+  std::uint64_t offset = 0;
+  for (const TensorData* t : sorted) {
+    std::uint64_t count = 1;
+    for (auto d : t->shape) count *= static_cast<std::uint64_t>(d);
+    if (count * dtype_size(t->dtype) != t->bytes.size())
+      throw SafetensorsError(path.string() + ": tensor \"" + t->name +
+                             "\" has bytes that do not match its shape");
+    header[t->name] = {{"dtype", dtype_name(t->dtype)},
+                       {"shape", t->shape},
+                       {"data_offsets", {offset, offset + t->bytes.size()}}};
+    offset += t->bytes.size();
+  }
+  std::string text = header.dump();
+  while ((8 + text.size()) % 8 != 0) text += ' ';  // data section starts 8-byte aligned
+  std::random_device rd;
+  const fs::path temp = path.parent_path() / ("." + path.filename().string() + ".tmp" +
+                                              std::to_string(rd()));
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out) throw SafetensorsError(path.string() + ": cannot write");
+    std::uint64_t n = text.size();
+    char len[8];
+    for (int i = 0; i < 8; ++i) len[i] = static_cast<char>((n >> (8 * i)) & 0xff);
+    out.write(len, 8);
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    for (const TensorData* t : sorted)
+      out.write(reinterpret_cast<const char*>(t->bytes.data()),
+                static_cast<std::streamsize>(t->bytes.size()));
+    if (!out) {
+      std::error_code ignored;
+      fs::remove(temp, ignored);
+      throw SafetensorsError(path.string() + ": write failed");
+    }
+  }
+  fs::rename(temp, path);
+}
+
+}  // namespace sinkscope::models

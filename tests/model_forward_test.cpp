@@ -1,0 +1,454 @@
+// The forward pass of every architecture on random-weight folders written in
+// the Hugging Face layout: invariants of the captured attention, and one
+// layer recomputed by a plain implementation written here (no torch).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <numbers>
+#include <numeric>
+
+#include "models/model.h"
+#include "models/model_writer.h"
+#include "models/safetensors.h"
+
+namespace fs = std::filesystem;
+using namespace sinkscope::models;
+
+namespace {
+
+fs::path fixture_root() {
+  const fs::path root = fs::temp_directory_path() / ("sinkscope-model-tests-" + std::to_string(::getpid()));
+  fs::create_directories(root);
+  return root;
+}
+
+fs::path write_fixture(const std::string& type, const std::string& variant = "",
+                       const std::function<void(RandomModelSpec&)>& edit = {}) {
+  RandomModelSpec spec = random_model_spec_for(type);
+  if (edit) edit(spec);
+  const fs::path folder = fixture_root() / (type + variant);
+  if (!fs::exists(folder / "config.json")) model_folder_write_random(folder, spec);
+  return folder;
+}
+
+std::vector<int> sample_ids(int T, int vocab) {
+  std::vector<int> ids(static_cast<std::size_t>(T));
+  for (int i = 0; i < T; ++i) ids[static_cast<std::size_t>(i)] = (i * 37 + 11) % vocab;
+  return ids;
+}
+
+// ---- a plain re-implementation of one layer's attention ------------------
+
+class PlainWeights {
+ public:
+  explicit PlainWeights(const fs::path& folder) {
+    for (const auto& e : fs::directory_iterator(folder))
+      if (e.path().extension() == ".safetensors") files_.push_back(SafetensorsFile::open(e.path()));
+  }
+  std::vector<float> get(const std::string& name) const {
+    for (const auto& f : files_)
+      for (const char* p : {"", "model.", "transformer.", "gpt_neox.", "bert.", "roberta."})
+        if (auto* t = f.find(p + name)) return tensor_to_f32(*t);
+    ADD_FAILURE() << "no tensor " << name;
+    return {};
+  }
+  bool has(const std::string& name) const {
+    for (const auto& f : files_)
+      for (const char* p : {"", "model.", "transformer.", "gpt_neox.", "bert.", "roberta."})
+        if (f.find(p + name)) return true;
+    return false;
+  }
+
+ private:
+  std::vector<SafetensorsFile> files_;
+};
+
+using Matrix = std::vector<std::vector<double>>;  // [rows][cols]
+
+// y = W x + b for W stored [out][in] (nn.Linear).
+std::vector<double> linear_rows(const std::vector<float>& W, const std::vector<float>& b, const std::vector<double>& x,
+                                std::size_t out) {
+  const std::size_t in = x.size();
+  std::vector<double> y(out, 0.0);
+  for (std::size_t o = 0; o < out; ++o) {
+    double s = b.empty() ? 0.0 : b[o];
+    for (std::size_t i = 0; i < in; ++i) s += W[o * in + i] * x[i];
+    y[o] = s;
+  }
+  return y;
+}
+
+std::vector<double> norm_plain(const ModelConfig& c, const std::vector<double>& x, const std::vector<float>& w,
+                               const std::vector<float>& b) {
+  const std::size_t n = x.size();
+  std::vector<double> y(n);
+  if (c.norm == NormKind::LayerNorm) {
+    double mean = 0, var = 0;
+    for (double v : x) mean += v;
+    mean /= n;
+    for (double v : x) var += (v - mean) * (v - mean);
+    var /= n;
+    for (std::size_t i = 0; i < n; ++i) y[i] = (x[i] - mean) / std::sqrt(var + c.norm_eps) * w[i] + b[i];
+  } else {
+    double ms = 0;
+    for (double v : x) ms += v * v;
+    ms /= n;
+    const double scale = 1.0 / std::sqrt(ms + c.norm_eps);
+    for (std::size_t i = 0; i < n; ++i)
+      y[i] = x[i] * scale * (c.norm == NormKind::RmsNormPlusOne ? 1.0 + w[i] : w[i]);
+  }
+  return y;
+}
+
+std::vector<double> inverse_frequencies(const ModelConfig& c) {
+  const int rot = c.rotaryDims();
+  std::vector<double> inv;
+  for (int i = 0; i < rot; i += 2) inv.push_back(1.0 / std::pow(c.rope_theta, static_cast<double>(i) / rot));
+  const auto& s = c.rope_scaling;
+  if (s.kind == RopeScaling::Kind::Llama3) {
+    for (double& f : inv) {
+      const double wavelen = 2 * std::numbers::pi / f;
+      const double lowWavelen = s.original_max_positions / s.low_freq_factor;
+      const double highWavelen = s.original_max_positions / s.high_freq_factor;
+      if (wavelen < highWavelen) continue;
+      if (wavelen > lowWavelen) {
+        f /= s.factor;
+        continue;
+      }
+      const double smooth = (s.original_max_positions / wavelen - s.low_freq_factor) /
+                            (s.high_freq_factor - s.low_freq_factor);
+      f = (1 - smooth) * f / s.factor + smooth * f;
+    }
+  }
+  return inv;
+}
+
+// Rotates the first rot dims of a head vector at position pos (rotate-half pairs (i, i + rot/2)).
+void rope_plain(const ModelConfig& c, std::vector<double>& v, int pos) {
+  if (c.positions != PositionKind::Rope) return;
+  const int rot = c.rotaryDims(), half = rot / 2;
+  const auto inv = inverse_frequencies(c);
+  std::vector<double> out(v);
+  for (int i = 0; i < half; ++i) {
+    const double a = pos * inv[static_cast<std::size_t>(i)];
+    out[i] = v[i] * std::cos(a) - v[i + half] * std::sin(a);
+    out[i + half] = v[i + half] * std::cos(a) + v[i] * std::sin(a);
+  }
+  v = out;
+}
+
+// The attention probabilities [H][T][T] of layer l from the residual stream entering it.
+std::vector<double> attention_plain(const fs::path& folder, const ModelConfig& c, int l,
+                                    const std::vector<double>& residual, int T) {
+  const PlainWeights w(folder);
+  const std::size_t D = c.hidden_size, H = c.num_heads, KV = c.num_kv_heads, d = c.head_dim;
+  const std::string L = std::to_string(l);
+  // Per token: q [H*d], k [KV*d] (heads laid out one after another).
+  std::vector<std::vector<double>> q(T), k(T);
+  std::vector<float> nw, nb;
+  if (c.family == Family::Gpt2) { nw = w.get("h." + L + ".ln_1.weight"); nb = w.get("h." + L + ".ln_1.bias"); }
+  else if (c.family == Family::GptNeoX || c.family == Family::Phi) {
+    nw = w.get("layers." + L + ".input_layernorm.weight");
+    nb = w.get("layers." + L + ".input_layernorm.bias");
+  } else if (c.causal) nw = w.get("layers." + L + ".input_layernorm.weight");
+  for (int t = 0; t < T; ++t) {
+    std::vector<double> x(residual.begin() + t * D, residual.begin() + (t + 1) * D);
+    if (c.causal) x = norm_plain(c, x, nw, nb);
+    if (c.family == Family::Gpt2) {
+      // Conv1D: weight [in][out], out = q | k | v.
+      const auto W = w.get("h." + L + ".attn.c_attn.weight");
+      const auto b = w.get("h." + L + ".attn.c_attn.bias");
+      q[t].assign(D, 0);
+      k[t].assign(D, 0);
+      for (std::size_t o = 0; o < D; ++o) {
+        double sq = b[o], sk = b[D + o];
+        for (std::size_t i = 0; i < D; ++i) {
+          sq += x[i] * W[i * 3 * D + o];
+          sk += x[i] * W[i * 3 * D + D + o];
+        }
+        q[t][o] = sq;
+        k[t][o] = sk;
+      }
+    } else if (c.family == Family::GptNeoX) {
+      // Fused rows ordered [head][q|k|v][d].
+      const auto qkv = linear_rows(w.get("layers." + L + ".attention.query_key_value.weight"),
+                                   w.get("layers." + L + ".attention.query_key_value.bias"), x, 3 * D);
+      q[t].resize(D);
+      k[t].resize(D);
+      for (std::size_t h = 0; h < H; ++h)
+        for (std::size_t e = 0; e < d; ++e) {
+          q[t][h * d + e] = qkv[h * 3 * d + e];
+          k[t][h * d + e] = qkv[h * 3 * d + d + e];
+        }
+    } else if (!c.causal) {
+      const std::string p = "encoder.layer." + L + ".attention.self.";
+      q[t] = linear_rows(w.get(p + "query.weight"), w.get(p + "query.bias"), x, D);
+      k[t] = linear_rows(w.get(p + "key.weight"), w.get(p + "key.bias"), x, D);
+    } else {
+      const std::string p = "layers." + L + ".self_attn.";
+      const auto bias = [&](const char* n) { return w.has(p + n) ? w.get(p + n) : std::vector<float>(); };
+      q[t] = linear_rows(w.get(p + "q_proj.weight"), bias("q_proj.bias"), x, H * d);
+      k[t] = linear_rows(w.get(p + "k_proj.weight"), bias("k_proj.bias"), x, KV * d);
+    }
+  }
+  std::vector<double> probs(H * T * T, 0.0);
+  for (std::size_t h = 0; h < H; ++h) {
+    const std::size_t g = h / (H / KV);
+    for (int i = 0; i < T; ++i) {
+      std::vector<double> qi(q[i].begin() + h * d, q[i].begin() + (h + 1) * d);
+      rope_plain(c, qi, i);
+      std::vector<double> scores(T, -INFINITY);
+      for (int j = 0; j < T; ++j) {
+        if (c.causal && j > i) continue;
+        if (c.layerSlides(l) && i - j >= c.sliding_window) continue;
+        std::vector<double> kj(k[j].begin() + g * d, k[j].begin() + (g + 1) * d);
+        rope_plain(c, kj, j);
+        double s = 0;
+        for (std::size_t e = 0; e < d; ++e) s += qi[e] * kj[e];
+        s *= c.attention_scale;
+        if (c.scale_by_inverse_layer) s /= (l + 1);
+        if (c.attn_softcap > 0) s = std::tanh(s / c.attn_softcap) * c.attn_softcap;
+        scores[j] = s;
+      }
+      const double m = *std::max_element(scores.begin(), scores.end());
+      double z = 0;
+      for (double& s : scores) z += (s = std::isinf(s) ? 0.0 : std::exp(s - m));
+      for (int j = 0; j < T; ++j) probs[(h * T + i) * T + j] = scores[j] / z;
+    }
+  }
+  return probs;
+}
+
+class EveryArchitecture : public ::testing::TestWithParam<std::string> {};
+
+}  // namespace
+
+TEST_P(EveryArchitecture, CapturedAttentionKeepsItsInvariants) {
+  const fs::path folder = write_fixture(GetParam());
+  const auto model = Model::load(folder);
+  const ModelConfig& c = model->config();
+  const int T = 9;
+  const Trace trace = model->run(sample_ids(T, c.vocab_size));
+  ASSERT_EQ(trace.layers(), c.num_layers);
+  ASSERT_EQ(trace.tokens(), T);
+  bool anyFuture = false;
+  for (int l = 0; l < trace.layers(); ++l) {
+    ASSERT_TRUE(trace.layerStored(l));
+    const LayerCapture cap = trace.layer(l);
+    for (int h = 0; h < cap.heads; ++h) {
+      const auto A = cap.attentionOf(h);
+      for (int i = 0; i < T; ++i) {
+        double sum = 0;
+        for (int j = 0; j < T; ++j) {
+          const float a = A.at(i, j);
+          ASSERT_TRUE(std::isfinite(a));
+          sum += a;
+          if (c.causal && j > i) {
+            EXPECT_EQ(a, 0.0f) << "future key " << i << "," << j;
+          }
+          if (c.layerSlides(l) && i - j >= c.sliding_window) {
+            EXPECT_EQ(a, 0.0f) << "outside window";
+          }
+          if (!c.causal && j > i && a > 0.0f) anyFuture = true;
+        }
+        EXPECT_NEAR(sum, 1.0, 1e-5) << "layer " << l << " head " << h << " row " << i;
+      }
+    }
+    // Grouped-query attention: heads of one group read the same keys and values.
+    const int group = c.num_heads / c.num_kv_heads;
+    const std::size_t n = static_cast<std::size_t>(T) * c.head_dim;
+    for (int h = 1; h < c.num_heads; ++h) {
+      const bool same = h / group == (h - 1) / group;
+      const bool keysEqual = std::equal(cap.keys.begin() + h * n, cap.keys.begin() + (h + 1) * n,
+                                        cap.keys.begin() + (h - 1) * n);
+      const bool valuesEqual = std::equal(cap.values.begin() + h * n, cap.values.begin() + (h + 1) * n,
+                                          cap.values.begin() + (h - 1) * n);
+      EXPECT_EQ(keysEqual, same) << "head " << h;
+      EXPECT_EQ(valuesEqual, same) << "head " << h;
+    }
+  }
+  if (!c.causal) {
+    EXPECT_TRUE(anyFuture) << "an encoder attends both ways";
+  }
+  ASSERT_EQ(trace.logits().size(), static_cast<std::size_t>(T) * c.vocab_size);
+  for (float v : trace.logits()) ASSERT_TRUE(std::isfinite(v));
+
+  // Deterministic.
+  const Trace again = model->run(sample_ids(T, c.vocab_size));
+  EXPECT_EQ(again.logits(), trace.logits());
+  EXPECT_EQ(again.layer(1).attention, trace.layer(1).attention);
+}
+
+TEST_P(EveryArchitecture, AttentionMatchesAPlainRecomputation) {
+  const fs::path folder = write_fixture(GetParam());
+  const auto model = Model::load(folder);
+  const ModelConfig& c = model->config();
+  const int T = 8;
+  const Trace trace = model->run(sample_ids(T, c.vocab_size));
+  for (int l = 0; l < c.num_layers; ++l) {
+    const auto r = trace.residual(l);
+    const std::vector<double> residual(r.begin(), r.end());
+    const std::vector<double> expected = attention_plain(folder, c, l, residual, T);
+    const LayerCapture cap = trace.layer(l);
+    ASSERT_EQ(cap.attention.size(), expected.size());
+    double worst = 0;
+    for (std::size_t i = 0; i < expected.size(); ++i)
+      worst = std::max(worst, std::abs(expected[i] - cap.attention[i]));
+    EXPECT_LT(worst, 1e-5) << GetParam() << " layer " << l;
+  }
+}
+
+TEST_P(EveryArchitecture, OverBudgetLayersAreRecomputedOnDemand) {
+  const fs::path folder = write_fixture(GetParam());
+  const auto model = Model::load(folder);
+  const auto ids = sample_ids(7, model->config().vocab_size);
+  const Trace full = model->run(ids);
+  RunOptions tight;
+  tight.capture_budget_bytes = 0;
+  const Trace lean = model->run(ids, tight);
+  EXPECT_FALSE(lean.layerStored(1));
+  const LayerCapture a = full.layer(1), b = lean.layer(1);
+  ASSERT_EQ(a.attention.size(), b.attention.size());
+  for (std::size_t i = 0; i < a.attention.size(); ++i) EXPECT_NEAR(a.attention[i], b.attention[i], 1e-6);
+  EXPECT_EQ(lean.logits(), full.logits());
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, EveryArchitecture,
+                         ::testing::Values("gpt2", "llama", "mistral", "qwen2", "gemma", "gemma2", "phi",
+                                           "gpt_neox", "bert", "roberta", "xlm-roberta"),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (char& ch : n)
+                             if (ch == '-') ch = '_';
+                           return n;
+                         });
+
+TEST(ModelVariants, PrefixedShardedAndHalfPrecisionFoldersAgree) {
+  const fs::path plain = write_fixture("llama", "-plain");
+  const fs::path sharded = write_fixture("llama", "-sharded", [](RandomModelSpec& s) { s.sharded = true; });
+  const fs::path half = write_fixture("llama", "-bf16", [](RandomModelSpec& s) { s.dtype = DType::BF16; });
+  const fs::path f16 = write_fixture("llama", "-f16", [](RandomModelSpec& s) { s.dtype = DType::F16; });
+  const auto ids = sample_ids(6, 96);
+  const Trace a = Model::load(plain)->run(ids);
+  const Trace b = Model::load(sharded)->run(ids);
+  EXPECT_EQ(a.logits(), b.logits());
+  for (const fs::path& reduced : {half, f16}) {
+    const Trace h = Model::load(reduced)->run(ids);
+    const auto x = a.layer(1).attention, y = h.layer(1).attention;
+    double worst = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) worst = std::max(worst, static_cast<double>(std::abs(x[i] - y[i])));
+    EXPECT_LT(worst, 0.05) << reduced;
+  }
+  // GPT-2 with and without the transformer. prefix and legacy buffers.
+  const fs::path bare = write_fixture("gpt2", "-bare", [](RandomModelSpec& s) {
+    s.prefixed = false;
+    s.legacy_buffers = false;
+  });
+  const fs::path prefixed = write_fixture("gpt2");
+  EXPECT_EQ(Model::load(bare)->run(ids).logits(), Model::load(prefixed)->run(ids).logits());
+}
+
+TEST(ModelInterventions, EditsChangeAttentionAsDefined) {
+  const auto model = Model::load(write_fixture("llama"));
+  const auto ids = sample_ids(8, 96);
+  const Trace base = model->run(ids);
+
+  RunOptions removal;
+  removal.edits.push_back({AttentionEdit::Kind::ZeroKeysAfterSoftmax, {1}, {0, 2}, {0}});
+  const Trace removed = model->run(ids, removal);
+  for (int h : {0, 2}) {
+    const LayerCapture layer = removed.layer(1);
+    const auto A = layer.attentionOf(h);
+    for (int i = 1; i < 8; ++i) {
+      EXPECT_EQ(A.at(i, 0), 0.0f);
+      double sum = 0;
+      for (int j = 0; j < 8; ++j) sum += A.at(i, j);
+      EXPECT_NEAR(sum, 1.0, 1e-5);
+    }
+    EXPECT_FLOAT_EQ(A.at(0, 0), 1.0f) << "a row with no other key keeps its weight";
+  }
+  const LayerCapture removedLayer = removed.layer(1), baseLayer = base.layer(1);
+  EXPECT_EQ(removedLayer.attentionOf(1).at(3, 0), baseLayer.attentionOf(1).at(3, 0)) << "head 1 untouched";
+  EXPECT_EQ(removed.layer(0).attention, base.layer(0).attention) << "layer 0 untouched";
+  EXPECT_NE(removed.logits(), base.logits());
+
+  RunOptions masking;
+  masking.edits.push_back({AttentionEdit::Kind::MaskKeysBeforeSoftmax, {1}, {}, {0}});
+  const Trace masked = model->run(ids, masking);
+  const LayerCapture maskedLayer = masked.layer(1);
+  EXPECT_EQ(maskedLayer.attentionOf(3).at(5, 0), 0.0f);
+
+  RunOptions ablation;
+  ablation.edits.push_back({AttentionEdit::Kind::AblateHeadOutput, {0}, {1}, {}});
+  const Trace ablated = model->run(ids, ablation);
+  EXPECT_EQ(ablated.layer(0).attention, base.layer(0).attention);
+  EXPECT_NE(ablated.logits(), base.logits());
+
+  RunOptions rope;
+  rope.ntk_scale = 4.0;
+  EXPECT_NE(model->run(ids, rope).layer(0).attention, base.layer(0).attention);
+}
+
+TEST(ModelErrors, BadInputIsNamed) {
+  const auto model = Model::load(write_fixture("gpt2"));
+  auto message = [&](const std::vector<int>& ids) {
+    try {
+      model->run(ids);
+    } catch (const ModelRunError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(message({}).find("no tokens"), std::string::npos);
+  EXPECT_NE(message(std::vector<int>(65, 1)).find("maximum of 64 positions"), std::string::npos);
+  EXPECT_NE(message({1, 2, 96}).find("token id 96 at position 2"), std::string::npos);
+
+  LoadOptions tiny;
+  tiny.memory_limit_bytes = 1000;
+  try {
+    Model::load(write_fixture("gpt2"), tiny);
+    FAIL();
+  } catch (const ModelLoadError& e) {
+    EXPECT_NE(std::string(e.what()).find("needs about"), std::string::npos) << e.what();
+  }
+  try {
+    Model::load(write_fixture("gpt2"), LoadOptions{"tpu", 0});
+    FAIL();
+  } catch (const ModelLoadError& e) {
+    EXPECT_NE(std::string(e.what()).find("tpu"), std::string::npos);
+  }
+}
+
+TEST(ModelErrors, MissingOrMisshapenTensorsAreNamed) {
+  const fs::path folder = fixture_root() / "llama-broken";
+  fs::remove_all(folder);
+  model_folder_write_random(folder, random_model_spec_for("llama"));
+  // Rewrite the weights without one tensor and with another of the wrong shape.
+  auto file = SafetensorsFile::open(folder / "model.safetensors");
+  std::vector<TensorData> kept;
+  for (const auto& [name, t] : file.tensors()) {
+    if (name == "model.layers.1.mlp.up_proj.weight") continue;
+    TensorData d{name, t.dtype, t.shape, {t.bytes.begin(), t.bytes.end()}};
+    if (name == "model.norm.weight") {
+      d.shape = {16};
+      d.bytes.resize(16 * 4);
+    }
+    kept.push_back(std::move(d));
+  }
+  safetensors_write(folder / "model.safetensors", kept);
+  try {
+    Model::load(folder);
+    FAIL();
+  } catch (const ModelLoadError& e) {
+    EXPECT_NE(std::string(e.what()).find("\"layers.1.mlp.up_proj.weight\" is missing"), std::string::npos) << e.what();
+  }
+  std::ofstream(folder / "config.json") << R"({"model_type": "falcon", "vocab_size": 3})";
+  try {
+    Model::load(folder);
+    FAIL();
+  } catch (const ModelConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("supported: gpt2, llama"), std::string::npos) << e.what();
+  }
+}
