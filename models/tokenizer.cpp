@@ -1,0 +1,350 @@
+// The tokenizer pipeline: added tokens are cut out first, each remaining
+// segment is normalized, pre-tokenized and tokenized by the model, then the
+// post-processor adds the special tokens.
+#include "models/tokenizer.h"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "models/internal/tokenizer_parts.h"
+
+namespace sinkscope::models {
+
+using tok::json;
+
+namespace {
+
+struct AddedToken {
+  int id = 0;
+  std::string content;
+  bool singleWord = false, lstrip = false, rstrip = false, normalized = false, special = false;
+};
+
+struct TemplatePiece {
+  bool sequence = false;  // the input's own tokens
+  std::vector<int> ids;   // special token ids (sequence = false)
+  std::vector<std::string> tokens;
+};
+
+bool is_word_char(char32_t c) { return c == '_' || (c < 128 && std::isalnum(static_cast<int>(c))); }
+
+std::string render_text(const std::string& text) {
+  std::string out;
+  for (char32_t c : tok::utf8_decode(text)) {
+    if (c == ' ') out += "\u2423";          // ␣
+    else if (c == '\n') out += "\u21b5";    // ↵
+    else if (c == '\t') out += "\u21e5";    // ⇥
+    else if (c == '\r') out += "\u240d";    // ␍
+    else if (c < 0x20 || c == 0x7f || c == 0x85 || c == 0xfeff) {
+      char buf[16];
+      std::snprintf(buf, sizeof buf, "<U+%04X>", static_cast<unsigned>(c));
+      out += buf;
+    } else out += tok::utf8_encode(c);
+  }
+  return out;
+}
+
+// Bytes that may not be valid UTF-8 on their own (a byte-level token can hold
+// part of a character): valid runs as text, stray bytes as <0xNN>.
+std::string render_bytes(const std::string& bytes) {
+  std::string out;
+  for (std::size_t i = 0; i < bytes.size();) {
+    const auto b = static_cast<unsigned char>(bytes[i]);
+    const std::size_t len = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 0;
+    bool ok = len > 0 && i + len <= bytes.size();
+    for (std::size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(bytes[i + k]) & 0xc0) == 0x80;
+    if (!ok) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "<0x%02X>", b);
+      out += buf;
+      ++i;
+      continue;
+    }
+    out += render_text(bytes.substr(i, len));
+    i += len;
+  }
+  return out;
+}
+
+std::optional<std::string> token_text(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_object() && v.contains("content") && v["content"].is_string()) return v["content"].get<std::string>();
+  return std::nullopt;
+}
+
+json read_json(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw TokenizerError(p.string() + ": cannot be opened");
+  try {
+    return json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw TokenizerError(p.string() + ": not valid JSON (" + e.what() + ")");
+  }
+}
+
+}  // namespace
+
+struct Tokenizer::Impl {
+  std::unique_ptr<tok::Normalizer> normalizer;
+  std::unique_ptr<tok::PreTokenizer> preTokenizer;
+  std::unique_ptr<tok::TokenModel> model;
+  std::vector<AddedToken> added;
+  std::unordered_map<int, const AddedToken*> addedById;
+  std::unordered_map<std::string, int> addedByContent;
+  std::vector<std::vector<TemplatePiece>> processors;  // applied in order; empty = none
+  bool byteLevel = false;
+  SpecialTokens specials;
+
+  void parse(const json& j) {
+    if (!j.is_object()) throw std::invalid_argument("not a JSON object");
+    if (!j.contains("model")) throw std::invalid_argument("field \"model\" is missing");
+    model = tok::model_from_json(j["model"]);
+    normalizer = tok::normalizer_from_json(j.value("normalizer", json()));
+    preTokenizer = tok::pretokenizer_from_json(j.value("pre_tokenizer", json()));
+    byteLevel = preTokenizer && preTokenizer->byteLevel();
+    if (!byteLevel && j.contains("decoder") && j["decoder"].is_object())
+      byteLevel = j["decoder"].value("type", "") == "ByteLevel" && model->kind() == "BPE" && !model->byteFallback();
+    if (j.contains("added_tokens"))
+      for (const auto& a : j["added_tokens"]) {
+        AddedToken t;
+        t.id = a.at("id").get<int>();
+        t.content = a.at("content").get<std::string>();
+        t.singleWord = a.value("single_word", false);
+        t.lstrip = a.value("lstrip", false);
+        t.rstrip = a.value("rstrip", false);
+        t.normalized = a.value("normalized", false);
+        t.special = a.value("special", false);
+        if (!t.content.empty()) added.push_back(t);
+      }
+    for (const auto& t : added) {
+      addedById[t.id] = &t;
+      addedByContent[t.content] = t.id;
+    }
+    if (j.contains("post_processor") && !j["post_processor"].is_null()) parsePost(j["post_processor"]);
+  }
+
+  void parsePost(const json& p) {
+    const std::string type = p.value("type", "");
+    auto special = [&](const std::string& token, std::optional<int> id) {
+      TemplatePiece piece;
+      const auto found = id ? id : idOf(token);
+      if (!found) throw std::invalid_argument("post-processor: special token \"" + token + "\" is not in the vocabulary");
+      piece.ids = {*found};
+      piece.tokens = {token};
+      return piece;
+    };
+    TemplatePiece sequence;
+    sequence.sequence = true;
+    if (type == "ByteLevel") return;
+    if (type == "Sequence") {
+      for (const auto& q : p.at("processors")) parsePost(q);
+      return;
+    }
+    if (type == "BertProcessing" || type == "RobertaProcessing") {
+      const json& cls = p.at("cls");
+      const json& sep = p.at("sep");
+      processors.push_back({special(cls.at(0).get<std::string>(), cls.at(1).get<int>()), sequence,
+                            special(sep.at(0).get<std::string>(), sep.at(1).get<int>())});
+      return;
+    }
+    if (type == "TemplateProcessing") {
+      std::vector<TemplatePiece> pieces;
+      const json& tokens = p.value("special_tokens", json::object());
+      for (const auto& item : p.at("single")) {
+        if (item.contains("Sequence")) {
+          pieces.push_back(sequence);
+        } else if (item.contains("SpecialToken")) {
+          const std::string id = item["SpecialToken"].at("id").get<std::string>();
+          TemplatePiece piece;
+          if (tokens.contains(id)) {
+            for (const auto& i : tokens[id].at("ids")) piece.ids.push_back(i.get<int>());
+            for (const auto& t : tokens[id].at("tokens")) piece.tokens.push_back(t.get<std::string>());
+          } else {
+            piece = special(id, std::nullopt);
+          }
+          pieces.push_back(piece);
+        }
+      }
+      processors.push_back(std::move(pieces));
+      return;
+    }
+    throw std::invalid_argument("post-processor type \"" + type +
+                                "\" is not supported (TemplateProcessing, BertProcessing, "
+                                "RobertaProcessing, ByteLevel, Sequence)");
+  }
+
+  std::optional<int> idOf(const std::string& token) const {
+    if (auto it = addedByContent.find(token); it != addedByContent.end()) return it->second;
+    if (auto it = model->vocab.find(token); it != model->vocab.end()) return it->second;
+    return std::nullopt;
+  }
+
+  // Cuts the text at added tokens (leftmost, longest first).
+  struct Segment {
+    std::string text;
+    const AddedToken* token = nullptr;
+    bool atStart = false;
+  };
+  std::vector<Segment> splitAdded(const std::string& text) const {
+    std::vector<Segment> out;
+    std::size_t pending = 0, pos = 0;
+    const auto chars = tok::utf8_decode(text);
+    // Byte offsets of characters, for boundary checks.
+    while (pos < text.size()) {
+      const AddedToken* best = nullptr;
+      for (const auto& t : added)
+        if (text.compare(pos, t.content.size(), t.content) == 0 && (!best || t.content.size() > best->content.size())) {
+          if (t.singleWord) {
+            const bool before = pos > 0 && is_word_char(static_cast<unsigned char>(text[pos - 1]));
+            const std::size_t e = pos + t.content.size();
+            const bool after = e < text.size() && is_word_char(static_cast<unsigned char>(text[e]));
+            if (before || after) continue;
+          }
+          best = &t;
+        }
+      if (!best) {
+        ++pos;
+        while (pos < text.size() && (static_cast<unsigned char>(text[pos]) & 0xc0) == 0x80) ++pos;
+        continue;
+      }
+      std::size_t start = pos, end = pos + best->content.size();
+      if (best->lstrip)
+        while (start > pending && tok::is_whitespace(static_cast<unsigned char>(text[start - 1]))) --start;
+      if (best->rstrip)
+        while (end < text.size() && tok::is_whitespace(static_cast<unsigned char>(text[end]))) ++end;
+      if (start > pending) out.push_back({text.substr(pending, start - pending), nullptr, pending == 0});
+      out.push_back({best->content, best, false});
+      pos = pending = end;
+    }
+    if (pending < text.size()) out.push_back({text.substr(pending), nullptr, pending == 0});
+    (void)chars;
+    return out;
+  }
+
+  std::string display(int id, const std::string& token) const {
+    if (auto it = addedById.find(id); it != addedById.end()) return token;
+    if (byteLevel) {
+      std::string bytes;
+      for (char32_t c : tok::utf8_decode(token)) {
+        const int b = tok::char_to_byte(c);
+        if (b < 0) return render_text(token);
+        bytes += static_cast<char>(b);
+      }
+      return render_bytes(bytes);
+    }
+    unsigned byte = 0;
+    if (token.size() == 6 && std::sscanf(token.c_str(), "<0x%2X>", &byte) == 1) {
+      if (byte >= 0x21 && byte < 0x7f) return std::string(1, static_cast<char>(byte));
+      return token;
+    }
+    std::string text = token;
+    for (std::size_t p; (p = text.find("\u2581")) != std::string::npos;) text.replace(p, 3, " ");
+    return render_text(text);
+  }
+};
+
+Tokenizer::Tokenizer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Tokenizer::~Tokenizer() = default;
+
+std::shared_ptr<const Tokenizer> Tokenizer::fromJson(const std::string& text, const std::string& source) {
+  auto impl = std::make_unique<Impl>();
+  try {
+    impl->parse(json::parse(text));
+  } catch (const json::exception& e) {
+    throw TokenizerError(source + ": " + e.what());
+  } catch (const std::invalid_argument& e) {
+    throw TokenizerError(source + ": " + e.what());
+  }
+  return std::shared_ptr<const Tokenizer>(new Tokenizer(std::move(impl)));
+}
+
+std::shared_ptr<const Tokenizer> Tokenizer::load(const std::filesystem::path& folder) {
+  const auto file = folder / "tokenizer.json";
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw TokenizerError(file.string() + ": missing (SinkScope reads tokenizers from tokenizer.json)");
+  std::stringstream s;
+  s << in.rdbuf();
+  auto tokenizer = fromJson(s.str(), file.string());
+  SpecialTokens& sp = tokenizer->impl_->specials;
+  for (const char* name : {"special_tokens_map.json", "tokenizer_config.json"}) {
+    const auto p = folder / name;
+    if (!std::filesystem::exists(p)) continue;
+    const json j = read_json(p);
+    auto take = [&](const char* key, std::optional<std::string>& slot) {
+      if (!slot && j.contains(key))
+        if (auto t = token_text(j[key])) slot = t;
+    };
+    take("bos_token", sp.bos);
+    take("eos_token", sp.eos);
+    take("unk_token", sp.unk);
+    take("pad_token", sp.pad);
+    take("cls_token", sp.cls);
+    take("sep_token", sp.sep);
+    take("mask_token", sp.mask);
+  }
+  return tokenizer;
+}
+
+Encoding Tokenizer::encode(const std::string& text, bool addSpecialTokens) const {
+  const Impl& m = *impl_;
+  std::vector<int> ids;
+  for (const auto& seg : m.splitAdded(text)) {
+    if (seg.token) {
+      ids.push_back(seg.token->id);
+      continue;
+    }
+    const std::string normalized = m.normalizer ? m.normalizer->apply(seg.text) : seg.text;
+    std::vector<std::string> pieces{normalized};
+    if (m.preTokenizer) pieces = m.preTokenizer->apply(pieces, seg.atStart);
+    for (const auto& p : pieces) m.model->tokenize(p, ids);
+  }
+  if (addSpecialTokens)
+    for (const auto& processor : m.processors) {
+      std::vector<int> next;
+      for (const auto& piece : processor)
+        next.insert(next.end(), piece.sequence ? ids.begin() : piece.ids.begin(), piece.sequence ? ids.end() : piece.ids.end());
+      ids = std::move(next);
+    }
+  Encoding e;
+  e.ids = ids;
+  for (int id : ids) {
+    const std::string token = idToToken(id).value_or("<" + std::to_string(id) + ">");
+    e.tokens.push_back(token);
+    e.display.push_back(m.display(id, token));
+    auto it = m.addedById.find(id);
+    e.special.push_back(it != m.addedById.end() && it->second->special);
+  }
+  return e;
+}
+
+std::string Tokenizer::kind() const {
+  const std::string k = impl_->model->kind();
+  if (k != "BPE") return k;
+  if (impl_->byteLevel) return "BPE (byte-level)";
+  if (impl_->model->byteFallback()) return "BPE (SentencePiece, byte fallback)";
+  return "BPE";
+}
+
+std::size_t Tokenizer::vocabSize() const {
+  std::size_t n = impl_->model->idToToken.size();
+  for (const auto& t : impl_->added) n = std::max(n, static_cast<std::size_t>(t.id) + 1);
+  return n;
+}
+
+std::optional<int> Tokenizer::tokenToId(const std::string& token) const { return impl_->idOf(token); }
+
+std::optional<std::string> Tokenizer::idToToken(int id) const {
+  if (auto it = impl_->addedById.find(id); it != impl_->addedById.end()) return it->second->content;
+  if (id >= 0 && static_cast<std::size_t>(id) < impl_->model->idToToken.size()) return impl_->model->idToToken[static_cast<std::size_t>(id)];
+  return std::nullopt;
+}
+
+const SpecialTokens& Tokenizer::specialTokens() const { return impl_->specials; }
+
+std::string Tokenizer::displayOf(const std::string& token) const {
+  const auto id = tokenToId(token);
+  return impl_->display(id.value_or(-1), token);
+}
+
+}  // namespace sinkscope::models

@@ -1,0 +1,59 @@
+#pragma once
+// Tokenizers interpreted from a Hugging Face tokenizer.json: BPE (byte-level
+// and SentencePiece-style with byte fallback), WordPiece and Unigram models,
+// with their normalizers, pre-tokenizers, added tokens and post-processors.
+// Every token also gets a display string a person can read.
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace sinkscope::models {
+
+class TokenizerError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Encoding {
+  std::vector<int> ids;
+  std::vector<std::string> tokens;   // vocabulary strings
+  std::vector<std::string> display;  // readable: spaces, bytes and markers rendered
+  std::vector<bool> special;         // added special tokens (BOS, [CLS], ...)
+};
+
+struct SpecialTokens {
+  std::optional<std::string> bos, eos, unk, pad, cls, sep, mask;
+};
+
+class Tokenizer {
+ public:
+  // Reads FOLDER/tokenizer.json (and tokenizer_config.json /
+  // special_tokens_map.json when present). Throws TokenizerError naming the
+  // file and the problem, e.g. an unsupported component type.
+  static std::shared_ptr<const Tokenizer> load(const std::filesystem::path& folder);
+  static std::shared_ptr<const Tokenizer> fromJson(const std::string& tokenizerJson,
+                                                   const std::string& sourceName = "tokenizer.json");
+  ~Tokenizer();
+
+  Encoding encode(const std::string& text, bool addSpecialTokens = true) const;
+
+  // "BPE (byte-level)", "BPE (SentencePiece, byte fallback)", "WordPiece", "Unigram".
+  std::string kind() const;
+  std::size_t vocabSize() const;
+  std::optional<int> tokenToId(const std::string& token) const;
+  std::optional<std::string> idToToken(int id) const;
+  const SpecialTokens& specialTokens() const;
+  // The readable form of a vocabulary string.
+  std::string displayOf(const std::string& token) const;
+
+  struct Impl;
+
+ private:
+  explicit Tokenizer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sinkscope::models

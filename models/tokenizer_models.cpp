@@ -1,0 +1,296 @@
+// The tokenizer models: BPE (merges by rank, optional byte fallback),
+// WordPiece (greedy longest match) and Unigram (Viterbi over piece scores).
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <stdexcept>
+
+#include "models/internal/tokenizer_parts.h"
+
+namespace sinkscope::models::tok {
+
+void TokenModel::setVocab(std::unordered_map<std::string, int> v) {
+  vocab = std::move(v);
+  int maxId = -1;
+  for (const auto& [t, id] : vocab) maxId = std::max(maxId, id);
+  idToToken.assign(static_cast<std::size_t>(maxId + 1), std::string());
+  for (const auto& [t, id] : vocab)
+    if (id >= 0) idToToken[static_cast<std::size_t>(id)] = t;
+}
+
+namespace {
+
+std::optional<std::string> optional_string(const json& n, const char* key) {
+  if (!n.contains(key) || n[key].is_null()) return std::nullopt;
+  return n[key].get<std::string>();
+}
+
+std::unordered_map<std::string, int> read_vocab_map(const json& v) {
+  if (!v.is_object()) throw std::invalid_argument("model \"vocab\" must be an object of token: id");
+  std::unordered_map<std::string, int> m;
+  m.reserve(v.size());
+  for (const auto& [token, id] : v.items()) m.emplace(token, id.get<int>());
+  return m;
+}
+
+class Bpe : public TokenModel {
+ public:
+  explicit Bpe(const json& n) {
+    setVocab(read_vocab_map(n.at("vocab")));
+    unk_ = optional_string(n, "unk_token");
+    prefix_ = optional_string(n, "continuing_subword_prefix").value_or("");
+    suffix_ = optional_string(n, "end_of_word_suffix").value_or("");
+    fuseUnk_ = n.value("fuse_unk", false);
+    byteFallback_ = n.value("byte_fallback", false);
+    ignoreMerges_ = n.value("ignore_merges", false);
+    if (n.contains("dropout") && !n["dropout"].is_null() && n["dropout"].get<double>() > 0.0)
+      throw std::invalid_argument("BPE dropout is not supported (tokenization must be deterministic)");
+    const json& merges = n.at("merges");
+    int rank = 0;
+    for (const auto& m : merges) {
+      std::string a, b;
+      if (m.is_string()) {
+        const std::string s = m.get<std::string>();
+        const auto space = s.find(' ', 1);
+        if (space == std::string::npos) throw std::invalid_argument("merge \"" + s + "\" is not \"a b\"");
+        a = s.substr(0, space);
+        b = s.substr(space + 1);
+      } else {
+        a = m.at(0).get<std::string>();
+        b = m.at(1).get<std::string>();
+      }
+      auto ia = vocab.find(a), ib = vocab.find(b);
+      auto merged = vocab.find(a + (prefix_.empty() ? b : b.substr(std::min(prefix_.size(), b.size()))));
+      if (ia == vocab.end() || ib == vocab.end() || merged == vocab.end()) {
+        ++rank;  // a merge of unknown tokens can never apply
+        continue;
+      }
+      merges_.emplace(key(ia->second, ib->second), std::make_pair(rank++, merged->second));
+    }
+  }
+
+  std::string kind() const override { return "BPE"; }
+  bool byteFallback() const override { return byteFallback_; }
+
+  void tokenize(const std::string& piece, std::vector<int>& out) const override {
+    if (piece.empty()) return;
+    if (ignoreMerges_) {
+      if (auto it = vocab.find(piece); it != vocab.end()) {
+        out.push_back(it->second);
+        return;
+      }
+    }
+    const auto chars = utf8_decode(piece);
+    std::vector<int> symbols;
+    bool lastWasUnk = false;
+    for (std::size_t i = 0; i < chars.size(); ++i) {
+      std::string s = utf8_encode(chars[i]);
+      if (i > 0) s = prefix_ + s;
+      if (i + 1 == chars.size()) s += suffix_;
+      if (auto it = vocab.find(s); it != vocab.end()) {
+        symbols.push_back(it->second);
+        lastWasUnk = false;
+        continue;
+      }
+      if (byteFallback_) {
+        std::vector<int> bytes;
+        for (unsigned char b : utf8_encode(chars[i])) {
+          char name[8];
+          std::snprintf(name, sizeof name, "<0x%02X>", b);
+          if (auto it = vocab.find(name); it != vocab.end()) bytes.push_back(it->second);
+          else {
+            bytes.clear();
+            break;
+          }
+        }
+        if (!bytes.empty()) {
+          symbols.insert(symbols.end(), bytes.begin(), bytes.end());
+          lastWasUnk = false;
+          continue;
+        }
+      }
+      if (!unk_) continue;  // no unknown token: the character is dropped, as the reference does
+      auto unk = vocab.find(*unk_);
+      if (unk == vocab.end()) throw std::invalid_argument("unk_token \"" + *unk_ + "\" is not in the vocabulary");
+      if (!(fuseUnk_ && lastWasUnk)) symbols.push_back(unk->second);
+      lastWasUnk = true;
+    }
+    // Apply the lowest-ranked merge, leftmost first, until none applies.
+    while (symbols.size() > 1) {
+      int bestRank = std::numeric_limits<int>::max();
+      std::size_t bestPos = 0;
+      int bestId = -1;
+      for (std::size_t i = 0; i + 1 < symbols.size(); ++i) {
+        auto it = merges_.find(key(symbols[i], symbols[i + 1]));
+        if (it != merges_.end() && it->second.first < bestRank) {
+          bestRank = it->second.first;
+          bestPos = i;
+          bestId = it->second.second;
+        }
+      }
+      if (bestId < 0) break;
+      symbols[bestPos] = bestId;
+      symbols.erase(symbols.begin() + static_cast<long>(bestPos) + 1);
+    }
+    out.insert(out.end(), symbols.begin(), symbols.end());
+  }
+
+ private:
+  static std::uint64_t key(int a, int b) {
+    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32) | static_cast<std::uint32_t>(b);
+  }
+  std::unordered_map<std::uint64_t, std::pair<int, int>> merges_;  // (a, b) -> (rank, merged id)
+  std::optional<std::string> unk_;
+  std::string prefix_, suffix_;
+  bool fuseUnk_ = false, byteFallback_ = false, ignoreMerges_ = false;
+};
+
+class WordPiece : public TokenModel {
+ public:
+  explicit WordPiece(const json& n) {
+    setVocab(read_vocab_map(n.at("vocab")));
+    unk_ = n.value("unk_token", "[UNK]");
+    prefix_ = n.value("continuing_subword_prefix", "##");
+    maxChars_ = n.value("max_input_chars_per_word", 100);
+    if (!vocab.count(unk_)) throw std::invalid_argument("unk_token \"" + unk_ + "\" is not in the vocabulary");
+  }
+  std::string kind() const override { return "WordPiece"; }
+
+  void tokenize(const std::string& word, std::vector<int>& out) const override {
+    const auto chars = utf8_decode(word);
+    if (static_cast<int>(chars.size()) > maxChars_) {
+      out.push_back(vocab.at(unk_));
+      return;
+    }
+    std::vector<int> pieces;
+    std::size_t start = 0;
+    while (start < chars.size()) {
+      std::size_t end = chars.size();
+      int found = -1;
+      while (start < end) {
+        std::string sub = utf8_encode(std::vector<char32_t>(chars.begin() + static_cast<long>(start),
+                                                            chars.begin() + static_cast<long>(end)));
+        if (start > 0) sub = prefix_ + sub;
+        if (auto it = vocab.find(sub); it != vocab.end()) {
+          found = it->second;
+          break;
+        }
+        --end;
+      }
+      if (found < 0) {
+        out.push_back(vocab.at(unk_));
+        return;
+      }
+      pieces.push_back(found);
+      start = end;
+    }
+    out.insert(out.end(), pieces.begin(), pieces.end());
+  }
+
+ private:
+  std::string unk_, prefix_;
+  int maxChars_ = 100;
+};
+
+class Unigram : public TokenModel {
+ public:
+  explicit Unigram(const json& n) {
+    const json& v = n.at("vocab");
+    if (!v.is_array()) throw std::invalid_argument("Unigram \"vocab\" must be a list of [piece, score]");
+    std::unordered_map<std::string, int> map;
+    scores_.reserve(v.size());
+    double minScore = 0.0;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const std::string piece = v[i].at(0).get<std::string>();
+      const double score = v[i].at(1).get<double>();
+      map.emplace(piece, static_cast<int>(i));
+      scores_.push_back(score);
+      minScore = std::min(minScore, score);
+      maxPieceBytes_ = std::max(maxPieceBytes_, piece.size());
+    }
+    setVocab(std::move(map));
+    if (n.contains("unk_id") && !n["unk_id"].is_null()) unkId_ = n["unk_id"].get<int>();
+    byteFallback_ = n.value("byte_fallback", false);
+    unkScore_ = minScore - 10.0;  // the reference's penalty for an unknown character
+  }
+  std::string kind() const override { return "Unigram"; }
+  bool byteFallback() const override { return byteFallback_; }
+
+  void tokenize(const std::string& text, std::vector<int>& out) const override {
+    if (text.empty()) return;
+    // Viterbi over byte positions that start characters.
+    const std::size_t n = text.size();
+    std::vector<double> best(n + 1, -std::numeric_limits<double>::infinity());
+    std::vector<std::size_t> from(n + 1, 0);
+    std::vector<int> via(n + 1, -1);  // -1: unknown character
+    best[0] = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (std::isinf(best[i]) || (static_cast<unsigned char>(text[i]) & 0xc0) == 0x80) continue;
+      std::size_t charLen = 1;
+      while (i + charLen < n && (static_cast<unsigned char>(text[i + charLen]) & 0xc0) == 0x80) ++charLen;
+      bool single = false;
+      for (std::size_t len = 1; len <= maxPieceBytes_ && i + len <= n; ++len) {
+        auto it = vocab.find(text.substr(i, len));
+        if (it == vocab.end()) continue;
+        if (len == charLen) single = true;
+        const double s = best[i] + scores_[static_cast<std::size_t>(it->second)];
+        if (s > best[i + len]) {
+          best[i + len] = s;
+          from[i + len] = i;
+          via[i + len] = it->second;
+        }
+      }
+      if (!single) {
+        const double s = best[i] + unkScore_;
+        if (s > best[i + charLen]) {
+          best[i + charLen] = s;
+          from[i + charLen] = i;
+          via[i + charLen] = -1;
+        }
+      }
+    }
+    std::vector<std::pair<int, std::string>> pieces;  // (id or -1, text)
+    for (std::size_t e = n; e > 0; e = from[e]) pieces.emplace_back(via[e], text.substr(from[e], e - from[e]));
+    std::vector<int> ids;
+    bool lastUnk = false;
+    for (auto it = pieces.rbegin(); it != pieces.rend(); ++it) {
+      if (it->first >= 0) {
+        ids.push_back(it->first);
+        lastUnk = false;
+        continue;
+      }
+      if (byteFallback_) {
+        for (unsigned char b : it->second) {
+          char name[8];
+          std::snprintf(name, sizeof name, "<0x%02X>", b);
+          auto f = vocab.find(name);
+          if (f != vocab.end()) ids.push_back(f->second);
+        }
+        continue;
+      }
+      if (!unkId_) throw std::invalid_argument("Unigram: unknown character and no unk_id");
+      if (!lastUnk) ids.push_back(*unkId_);  // consecutive unknowns fuse, as the reference does
+      lastUnk = true;
+    }
+    out.insert(out.end(), ids.begin(), ids.end());
+  }
+
+ private:
+  std::vector<double> scores_;
+  std::optional<int> unkId_;
+  bool byteFallback_ = false;
+  double unkScore_ = -10.0;
+  std::size_t maxPieceBytes_ = 1;
+};
+
+}  // namespace
+
+std::unique_ptr<TokenModel> model_from_json(const json& n) {
+  const std::string type = n.value("type", "");
+  if (type == "BPE" || (type.empty() && n.contains("merges"))) return std::make_unique<Bpe>(n);
+  if (type == "WordPiece") return std::make_unique<WordPiece>(n);
+  if (type == "Unigram") return std::make_unique<Unigram>(n);
+  throw std::invalid_argument("model type \"" + type + "\" is not supported (BPE, WordPiece, Unigram)");
+}
+
+}  // namespace sinkscope::models::tok
