@@ -1,17 +1,29 @@
 // sinkscope-cli: SinkScope without a display.
 // Exit codes: 0 success, 1 runtime failure, 2 bad usage or bad input.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <map>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include <fstream>
+#include <iomanip>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <unistd.h>
+
 #include "analysis/sink_metric.h"
 #include "analysis/table_io.h"
+#include "models/loaded_model.h"
+#include "models/model_discovery.h"
 #include "models/model_folder.h"
+#include "models/model_writer.h"
 #include "models/runtime_info.h"
+#include "models/safetensors.h"
 
 namespace {
 
@@ -27,6 +39,12 @@ const char* kMainHelp =
     "commands:\n"
     "  info [MODEL]        what libtorch runs on; with MODEL, a summary of that model folder\n"
     "  baseline --length T the uniform-attention baseline of the sink metric alpha_k (CSV)\n"
+    "  inspect MODEL       family, sizes, dtypes, tokenizer, special tokens, memory estimate\n"
+    "  tokens MODEL --text TEXT | --batch FILE   token ids and display strings\n"
+    "  attention MODEL --text TEXT --layer L --head H --csv FILE   one head's attention map\n"
+    "  random-model TYPE DIR   write a tiny random-weight model folder (a test fixture)\n"
+    "\n"
+    "MODEL is a model folder or a Hugging Face cache name org/name.\n"
     "\n"
     "options for every command: --help\n"
     "sinkscope-cli --version prints the version.\n";
@@ -167,6 +185,272 @@ int command_baseline(int argc, char** argv) {
   return kOk;
 }
 
+const char* kInspectHelp =
+    "usage: sinkscope-cli inspect MODEL\n"
+    "\n"
+    "Summarises a model folder (or cache name org/name) without running it: family, layers,\n"
+    "heads, sizes, weight dtypes, parameter count, tokenizer kind, special tokens, and the\n"
+    "memory loading it would take.\n";
+
+const char* kTokensHelp =
+    "usage: sinkscope-cli tokens MODEL (--text TEXT | --batch FILE) [--no-special]\n"
+    "\n"
+    "  --text TEXT     print one line per token: index, id, display string (--text=- reads stdin)\n"
+    "  --batch FILE    FILE holds one JSON-encoded string per line; print one JSON array of ids\n"
+    "                  per line\n"
+    "  --no-special    do not add the tokenizer's special tokens (BOS, [CLS], ...)\n";
+
+const char* kAttentionHelp =
+    "usage: sinkscope-cli attention MODEL --text TEXT --layer L --head H --csv FILE\n"
+    "                                [--device cpu|cuda] [--force]\n"
+    "\n"
+    "Runs MODEL on TEXT and writes the attention map of layer L, head H (or --head average,\n"
+    "the mean over the layer's heads) as CSV in long format: layer, head, query, key,\n"
+    "query_token, key_token, weight. --csv - writes to stdout.\n";
+
+std::string read_stdin() {
+  std::stringstream s;
+  s << std::cin.rdbuf();
+  return s.str();
+}
+
+std::string text_option(const Args& args) {
+  const std::string t = args.options.at("text");
+  return t == "-" ? read_stdin() : t;
+}
+
+std::string model_argument(const Args& args, const char* command) {
+  if (args.positional.size() != 1)
+    throw UsageError(std::string(command) + ": give exactly one MODEL (a folder or org/name)");
+  return args.positional.front();
+}
+
+// Model loading errors are bad input (exit 2), with their message.
+template <class F>
+auto on_model(F f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const sinkscope::models::ModelLoadError& e) {
+    throw UsageError(e.what());
+  } catch (const sinkscope::models::ModelConfigError& e) {
+    throw UsageError(e.what());
+  } catch (const sinkscope::models::SafetensorsError& e) {
+    throw UsageError(e.what());
+  } catch (const sinkscope::models::TokenizerError& e) {
+    throw UsageError(e.what());
+  } catch (const sinkscope::models::ModelRunError& e) {
+    throw UsageError(e.what());
+  }
+}
+
+std::string gib(double bytes) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(bytes < (1 << 30) ? 1 : 2);
+  if (bytes < (1 << 30)) s << bytes / (1 << 20) << " MiB";
+  else s << bytes / (1 << 30) << " GiB";
+  return s.str();
+}
+
+int command_inspect(int argc, char** argv) {
+  namespace m = sinkscope::models;
+  const Args args = parse_args(argc, argv, 2, {"help"}, {});
+  if (args.options.count("help")) {
+    std::cout << kInspectHelp;
+    return kOk;
+  }
+  const std::string spec = model_argument(args, "inspect");
+  return on_model([&] {
+    std::filesystem::path folder;
+    try {
+      folder = m::model_location_resolve(spec);
+    } catch (const std::runtime_error& e) {
+      throw m::ModelLoadError(e.what());
+    }
+    const m::ModelConfig c = m::model_config_read(folder / "config.json");
+    std::map<std::string, std::uint64_t> dtypes;
+    std::uint64_t parameters = 0;
+    const auto summary = m::model_folder_inspect(folder);
+    for (const auto& f : summary.weight_files) {
+      const auto file = m::SafetensorsFile::open(folder / f);
+      for (const auto& [name, t] : file.tensors()) {
+        dtypes[m::dtype_name(t.dtype)] += static_cast<std::uint64_t>(t.numel());
+        parameters += static_cast<std::uint64_t>(t.numel());
+      }
+    }
+    std::cout << "model: " << folder.string() << "\n"
+              << "family: " << c.model_type << (c.causal ? " (decoder)" : " (encoder)") << "\n"
+              << "layers: " << c.num_layers << "\n"
+              << "heads: " << c.num_heads << "\n"
+              << "kv_heads: " << c.num_kv_heads << "\n"
+              << "head_dim: " << c.head_dim << "\n"
+              << "hidden_size: " << c.hidden_size << "\n"
+              << "intermediate_size: " << c.intermediate_size << "\n"
+              << "vocab_size: " << c.vocab_size << "\n"
+              << "max_positions: " << c.max_positions << "\n"
+              << "positions: " << (c.positions == m::PositionKind::Rope ? "rope" : "learned") << "\n"
+              << "parameters: " << parameters << "\n";
+    std::cout << "dtypes:";
+    for (const auto& [d, n] : dtypes) std::cout << " " << d << "=" << n;
+    std::cout << "\n";
+    for (const auto& f : summary.weight_files) std::cout << "weights: " << f << "\n";
+    if (std::filesystem::exists(folder / "tokenizer.json")) {
+      const auto tok = m::Tokenizer::load(folder);
+      std::cout << "tokenizer: " << tok->kind() << ", " << tok->vocabSize() << " tokens\n";
+      const auto& sp = tok->specialTokens();
+      auto show = [](const char* k, const std::optional<std::string>& v) {
+        if (v) std::cout << "special_" << k << ": " << *v << "\n";
+      };
+      show("bos", sp.bos);
+      show("eos", sp.eos);
+      show("unk", sp.unk);
+      show("pad", sp.pad);
+      show("cls", sp.cls);
+      show("sep", sp.sep);
+      show("mask", sp.mask);
+      const auto probe = tok->encode("a", true);
+      std::cout << "adds_special_tokens:";
+      for (std::size_t i = 0; i < probe.ids.size(); ++i)
+        if (probe.special[i]) std::cout << " " << probe.tokens[i];
+      std::cout << "\n";
+    } else {
+      std::cout << "tokenizer: none (no tokenizer.json)\n";
+    }
+    const double need = static_cast<double>(m::model_memory_estimate(folder));
+    const double available = static_cast<double>(m::system_available_memory());
+    std::cout << "memory_estimate: " << gib(need) << " (available " << gib(available) << ")\n";
+    return kOk;
+  });
+}
+
+int command_tokens(int argc, char** argv) {
+  namespace m = sinkscope::models;
+  const Args args = parse_args(argc, argv, 2, {"help", "no-special"}, {"text", "batch"});
+  if (args.options.count("help")) {
+    std::cout << kTokensHelp;
+    return kOk;
+  }
+  const std::string spec = model_argument(args, "tokens");
+  if (args.options.count("text") == args.options.count("batch"))
+    throw UsageError("tokens: give either --text or --batch");
+  const bool special = !args.options.count("no-special");
+  return on_model([&] {
+    std::filesystem::path folder;
+    try {
+      folder = m::model_location_resolve(spec);
+    } catch (const std::runtime_error& e) {
+      throw m::ModelLoadError(e.what());
+    }
+    const auto tok = m::Tokenizer::load(folder);
+    if (args.options.count("text")) {
+      const auto e = tok->encode(text_option(args), special);
+      for (std::size_t i = 0; i < e.ids.size(); ++i)
+        std::cout << i << "\t" << e.ids[i] << "\t" << e.display[i] << "\n";
+      return kOk;
+    }
+    const std::string file = args.options.at("batch");
+    std::ifstream in(file);
+    if (!in) throw UsageError("--batch " + file + ": cannot be opened");
+    std::string line;
+    int number = 0;
+    while (std::getline(in, line)) {
+      ++number;
+      if (line.empty()) continue;
+      nlohmann::json text;
+      try {
+        text = nlohmann::json::parse(line);
+      } catch (const nlohmann::json::exception&) {
+        throw UsageError("--batch " + file + ": line " + std::to_string(number) + " is not a JSON string");
+      }
+      if (!text.is_string())
+        throw UsageError("--batch " + file + ": line " + std::to_string(number) + " is not a JSON string");
+      std::cout << nlohmann::json(tok->encode(text.get<std::string>(), special).ids).dump() << "\n";
+    }
+    return kOk;
+  });
+}
+
+int command_attention(int argc, char** argv) {
+  namespace m = sinkscope::models;
+  const Args args = parse_args(argc, argv, 2, {"help", "force"}, {"text", "layer", "head", "csv", "device"});
+  if (args.options.count("help")) {
+    std::cout << kAttentionHelp;
+    return kOk;
+  }
+  const std::string spec = model_argument(args, "attention");
+  for (const char* required : {"text", "layer", "head", "csv"})
+    if (!args.options.count(required)) throw UsageError(std::string("attention: option --") + required + " is required");
+  m::LoadOptions load;
+  if (args.options.count("device")) load.device = args.options.at("device");
+  const std::string text = text_option(args);
+  return on_model([&] {
+    const m::LoadedModel loaded = m::loaded_model_open(spec, load);
+    const m::ModelConfig& c = loaded.model->config();
+    const int layer = parse_int("layer", args.options.at("layer"), 0, c.num_layers - 1);
+    const std::string headText = args.options.at("head");
+    const bool average = headText == "average" || headText == "avg" || headText == "mean";
+    const int head = average ? -1 : parse_int("head", headText, 0, c.num_heads - 1);
+    const m::SentenceTrace run = m::loaded_model_run(loaded, text);
+    const m::LayerCapture capture = run.trace.layer(layer);
+    const sinkscope::analysis::AttentionMatrix averaged = capture.headAverage();
+    const sinkscope::analysis::AttentionView map = average ? averaged.view() : capture.attentionOf(head);
+
+    sinkscope::analysis::CsvTable table;
+    table.comments = {{"tool", std::string("sinkscope-cli ") + SINKSCOPE_VERSION},
+                      {"command", "attention"},
+                      {"model", loaded.model->folder().string()},
+                      {"model_type", c.model_type},
+                      {"text", text},
+                      {"layer", std::to_string(layer)},
+                      {"head", average ? "average" : std::to_string(head)},
+                      {"tokens", std::to_string(map.size)},
+                      {"device", loaded.model->device()}};
+    table.columns = {"layer", "head", "query", "key", "query_token", "key_token", "weight"};
+    for (int i = 0; i < map.size; ++i)
+      for (int j = 0; j < map.size; ++j) {
+        if (!map.visible(i, j)) continue;
+        table.rows.push_back({std::to_string(layer), average ? "average" : std::to_string(head), std::to_string(i),
+                              std::to_string(j), run.encoding.display[static_cast<std::size_t>(i)],
+                              run.encoding.display[static_cast<std::size_t>(j)],
+                              sinkscope::analysis::csv_number(map.at(i, j))});
+      }
+    const std::string csv = sinkscope::analysis::csv_render(table);
+    const std::string out = args.options.at("csv");
+    if (out == "-") std::cout << csv;
+    else sinkscope::analysis::file_write_atomic(out, csv, args.options.count("force") > 0);
+    return kOk;
+  });
+}
+
+const char* kRandomModelHelp =
+    "usage: sinkscope-cli random-model TYPE DIR [--layers N] [--seed S] [--no-tokenizer]\n"
+    "\n"
+    "Writes a tiny random-weight model folder of model_type TYPE in the exact Hugging Face\n"
+    "layout (config.json, model.safetensors, and a small byte-level tokenizer.json): a\n"
+    "fixture for trying SinkScope or testing it. DIR must not exist yet.\n";
+
+int command_random_model(int argc, char** argv) {
+  namespace m = sinkscope::models;
+  const Args args = parse_args(argc, argv, 2, {"help", "no-tokenizer"}, {"layers", "seed"});
+  if (args.options.count("help")) {
+    std::cout << kRandomModelHelp;
+    return kOk;
+  }
+  if (args.positional.size() != 2) throw UsageError("random-model: give TYPE and DIR");
+  const std::string& type = args.positional[0];
+  const auto& supported = m::model_types_supported();
+  if (std::find(supported.begin(), supported.end(), type) == supported.end())
+    throw UsageError("random-model: model_type \"" + type + "\" is not supported");
+  const std::filesystem::path dir = args.positional[1];
+  if (std::filesystem::exists(dir)) throw UsageError("random-model: " + dir.string() + " already exists");
+  m::RandomModelSpec spec = m::random_model_spec_for(type);
+  spec.with_tokenizer = !args.options.count("no-tokenizer");
+  if (args.options.count("layers")) spec.layers = parse_int("layers", args.options.at("layers"), 1, 64);
+  if (args.options.count("seed")) spec.seed = static_cast<std::uint64_t>(parse_int("seed", args.options.at("seed"), 0, 1 << 30));
+  m::model_folder_write_random(dir, spec);
+  std::cout << dir.string() << "\n";
+  return kOk;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -186,6 +470,10 @@ int main(int argc, char** argv) {
     }
     if (command == "info") return command_info(argc, argv);
     if (command == "baseline") return command_baseline(argc, argv);
+    if (command == "inspect") return command_inspect(argc, argv);
+    if (command == "tokens") return command_tokens(argc, argv);
+    if (command == "attention") return command_attention(argc, argv);
+    if (command == "random-model") return command_random_model(argc, argv);
     throw UsageError("unknown command \"" + command + "\" (see sinkscope-cli --help)");
   } catch (const UsageError& e) {
     std::cerr << "sinkscope-cli: " << e.what() << "\n";

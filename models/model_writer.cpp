@@ -57,7 +57,74 @@ void write_text(const fs::path& file, const std::string& text) {
   out << text;
 }
 
+// A byte-level BPE over the 256 bytes plus merges that build a few common
+// words, so short English sentences give multi-byte tokens.
+json tiny_tokenizer(const std::string& modelType, bool encoder) {
+  static const char* words[] = {"the", "of", "and", "to", "in", "is", "was", "cat", "sat", "on", "mat",
+                                "sink", "attention", "token", "model", "because", "it", "tired", "he", "she"};
+  // GPT-2's byte -> printable character table.
+  std::vector<std::string> byteChar(256);
+  int extra = 0;
+  for (int b = 0; b < 256; ++b) {
+    const bool printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255);
+    const unsigned cp = printable ? static_cast<unsigned>(b) : 256u + static_cast<unsigned>(extra++);
+    std::string u;
+    if (cp < 0x80) u += static_cast<char>(cp);
+    else {
+      u += static_cast<char>(0xc0 | (cp >> 6));
+      u += static_cast<char>(0x80 | (cp & 0x3f));
+    }
+    byteChar[static_cast<std::size_t>(b)] = u;
+  }
+  json vocab = json::object();
+  for (int b = 0; b < 256; ++b) vocab[byteChar[static_cast<std::size_t>(b)]] = b;
+  int next = 256;
+  json merges = json::array();
+  for (const char* w : words)
+    for (const std::string& form : {std::string(" ") + w, std::string(w)}) {
+      std::vector<std::string> parts;
+      for (unsigned char c : form) parts.push_back(byteChar[c]);
+      std::string acc = parts[0];
+      for (std::size_t i = 1; i < parts.size(); ++i) {
+        const std::string merged = acc + parts[i];
+        if (!vocab.contains(merged)) {
+          merges.push_back(acc + " " + parts[i]);
+          vocab[merged] = next++;
+        }
+        acc = merged;
+      }
+    }
+  const int bos = next++, eos = next++;
+  auto added = [](int id, const char* content) {
+    return json{{"id", id}, {"content", content}, {"single_word", false}, {"lstrip", false},
+                {"rstrip", false}, {"normalized", false}, {"special", true}};
+  };
+  json post;
+  if (modelType == "gpt2") {
+    post = {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", true}, {"use_regex", true}};
+  } else {
+    json single = json::array({{{"SpecialToken", {{"id", "<s>"}, {"type_id", 0}}}}, {{"Sequence", {{"id", "A"}, {"type_id", 0}}}}});
+    if (encoder) single.push_back({{"SpecialToken", {{"id", "</s>"}, {"type_id", 0}}}});
+    post = {{"type", "TemplateProcessing"}, {"single", single}, {"pair", single},
+            {"special_tokens", {{"<s>", {{"id", "<s>"}, {"ids", {bos}}, {"tokens", {"<s>"}}}},
+                                {"</s>", {{"id", "</s>"}, {"ids", {eos}}, {"tokens", {"</s>"}}}}}}};
+  }
+  return {{"version", "1.0"},
+          {"added_tokens", {added(bos, "<s>"), added(eos, "</s>")}},
+          {"normalizer", nullptr},
+          {"pre_tokenizer", {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", true}, {"use_regex", true}}},
+          {"post_processor", post},
+          {"decoder", {{"type", "ByteLevel"}}},
+          {"model", {{"type", "BPE"}, {"dropout", nullptr}, {"unk_token", nullptr}, {"fuse_unk", false},
+                     {"byte_fallback", false}, {"vocab", vocab}, {"merges", merges}}}};
+}
+
 }  // namespace
+
+int random_tokenizer_vocab_size() {
+  const json t = tiny_tokenizer("llama", false);
+  return static_cast<int>(t["model"]["vocab"].size()) + 2;
+}
 
 RandomModelSpec random_model_spec_for(const std::string& t) {
   RandomModelSpec s;
@@ -96,7 +163,9 @@ RandomModelSpec random_model_spec_for(const std::string& t) {
   return s;
 }
 
-void model_folder_write_random(const fs::path& folder, const RandomModelSpec& s) {
+void model_folder_write_random(const fs::path& folder, const RandomModelSpec& given) {
+  RandomModelSpec s = given;
+  if (s.with_tokenizer) s.vocab = random_tokenizer_vocab_size();
   const std::string& t = s.model_type;
   const std::int64_t D = s.hidden, I = s.intermediate, V = s.vocab, P = s.max_positions;
   const std::int64_t H = s.heads, KV = s.kv_heads ? s.kv_heads : s.heads;
@@ -306,6 +375,13 @@ void model_folder_write_random(const fs::path& folder, const RandomModelSpec& s)
 
   fs::create_directories(folder);
   write_text(folder / "config.json", c.dump(2));
+  if (s.with_tokenizer) {
+    const bool encoder = t == "bert" || t == "roberta" || t == "xlm-roberta";
+    const json tokenizer = tiny_tokenizer(t, encoder);
+    write_text(folder / "tokenizer.json", tokenizer.dump());
+    write_text(folder / "tokenizer_config.json",
+               json({{"bos_token", "<s>"}, {"eos_token", "</s>"}, {"model_max_length", s.max_positions}}).dump(2));
+  }
   auto& tensors = w.tensors();
   if (!s.sharded) {
     safetensors_write(folder / "model.safetensors", tensors);

@@ -31,7 +31,13 @@ struct RandomModelSpec {
   int sliding_window = 0;
   double rotary_fraction = 0.5;
   bool llama3_rope_scaling = false;
+  // Also write a small byte-level BPE tokenizer.json (and tokenizer_config.json);
+  // the vocabulary size then becomes the tokenizer's.
+  bool with_tokenizer = false;
 };
+
+// The vocabulary size of the tokenizer model_folder_write_random writes.
+int random_tokenizer_vocab_size();
 
 // Creates `folder` (and parents) and writes config.json plus the weights.
 void model_folder_write_random(const std::filesystem::path& folder, const RandomModelSpec& spec);

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -91,4 +92,63 @@ TEST(Cli, InfoReportsABadModelFolderByName) {
   const CliRun ok = cli("info");
   EXPECT_EQ(ok.exit, 0);
   EXPECT_NE(ok.out.find("device: "), std::string::npos);
+}
+
+TEST(Cli, ModelCommandsWorkOnARandomFolder) {
+  const fs::path dir = fs::temp_directory_path() / ("sinkscope-cli-model-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  ASSERT_EQ(cli("random-model gpt2 '" + dir.string() + "'").exit, 0);
+  EXPECT_EQ(cli("random-model gpt2 '" + dir.string() + "'").exit, 2) << "refuses an existing folder";
+
+  const CliRun inspect = cli("inspect '" + dir.string() + "'");
+  ASSERT_EQ(inspect.exit, 0) << inspect.out;
+  for (const char* line : {"family: gpt2 (decoder)", "layers: 2", "heads: 4", "tokenizer: BPE (byte-level)",
+                           "dtypes: F32=", "memory_estimate: "})
+    EXPECT_NE(inspect.out.find(line), std::string::npos) << line << "\n" << inspect.out;
+
+  const CliRun tokens = cli("tokens '" + dir.string() + "' --text 'the cat sat'");
+  ASSERT_EQ(tokens.exit, 0) << tokens.out;
+  EXPECT_NE(tokens.out.find("\t\u2423cat\n"), std::string::npos) << tokens.out;
+
+  const fs::path batch = dir / "batch.txt";
+  std::ofstream(batch) << "\"the\"\n\"\"\n\"<s>x\"\n";
+  const CliRun ids = cli("tokens '" + dir.string() + "' --batch '" + batch.string() + "' --no-special");
+  ASSERT_EQ(ids.exit, 0) << ids.out;
+  std::istringstream lines(ids.out);
+  std::string first, second, third;
+  std::getline(lines, first);
+  std::getline(lines, second);
+  std::getline(lines, third);
+  EXPECT_EQ(second, "[]");
+  EXPECT_EQ(first.front(), '[');
+  EXPECT_NE(third.find(","), std::string::npos) << "special-token text is one token plus x";
+
+  const fs::path csv = dir / "attention.csv";
+  const CliRun att = cli("attention '" + dir.string() + "' --text 'the cat sat on the mat' --layer 1 --head 2 --csv '" +
+                         csv.string() + "'");
+  ASSERT_EQ(att.exit, 0) << att.out;
+  const std::string table = read(csv);
+  EXPECT_NE(table.find("# layer: 1\n"), std::string::npos);
+  EXPECT_NE(table.find("\nlayer,head,query,key,query_token,key_token,weight\n"), std::string::npos);
+  // Rows of each query sum to 1; causal: no key after its query.
+  std::istringstream rows(table.substr(table.find("weight\n") + 7));
+  std::map<int, double> sums;
+  for (std::string row; std::getline(rows, row);) {
+    std::vector<std::string> f;
+    std::stringstream ss(row);
+    for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+    ASSERT_EQ(f.size(), 7u) << row;
+    EXPECT_LE(std::stoi(f[3]), std::stoi(f[2]));
+    sums[std::stoi(f[2])] += std::stod(f[6]);
+  }
+  ASSERT_GT(sums.size(), 3u);
+  for (const auto& [q, s] : sums) EXPECT_NEAR(s, 1.0, 1e-5) << q;
+
+  EXPECT_EQ(cli("attention '" + dir.string() + "' --text 'x' --layer 9 --head 0 --csv -").exit, 2);
+  EXPECT_EQ(cli("attention '" + dir.string() + "' --text '  ' --layer 0 --head 0 --csv -").exit, 2);
+  EXPECT_EQ(cli("inspect /nonexistent/org-name").exit, 2);
+  const CliRun cacheName = cli("inspect nobody/nothing");
+  EXPECT_EQ(cacheName.exit, 2);
+  EXPECT_NE(cacheName.out.find("nobody/nothing: not a folder"), std::string::npos) << cacheName.out;
+  fs::remove_all(dir);
 }

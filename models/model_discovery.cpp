@@ -1,0 +1,73 @@
+#include "models/model_discovery.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <stdexcept>
+
+namespace sinkscope::models {
+
+namespace fs = std::filesystem;
+
+fs::path hf_cache_root() {
+  if (const char* hub = std::getenv("HF_HUB_CACHE"); hub && *hub) return hub;
+  if (const char* home = std::getenv("HF_HOME"); home && *home) return fs::path(home) / "hub";
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "huggingface" / "hub";
+  if (const char* user = std::getenv("HOME"); user && *user) return fs::path(user) / ".cache" / "huggingface" / "hub";
+  return {};
+}
+
+namespace {
+
+std::optional<fs::path> snapshot_of(const fs::path& repo) {
+  const fs::path snapshots = repo / "snapshots";
+  std::error_code ec;
+  if (!fs::is_directory(snapshots, ec)) return std::nullopt;
+  std::ifstream ref(repo / "refs" / "main");
+  std::string rev;
+  if (ref >> rev && fs::exists(snapshots / rev / "config.json")) return snapshots / rev;
+  std::optional<fs::path> newest;
+  fs::file_time_type newestTime{};
+  for (const auto& e : fs::directory_iterator(snapshots, ec)) {
+    if (!fs::exists(e.path() / "config.json")) continue;
+    const auto t = fs::last_write_time(e.path(), ec);
+    if (!newest || t > newestTime) {
+      newest = e.path();
+      newestTime = t;
+    }
+  }
+  return newest;
+}
+
+}  // namespace
+
+std::vector<CachedModel> hf_cache_models(const fs::path& root) {
+  std::vector<CachedModel> out;
+  std::error_code ec;
+  if (root.empty() || !fs::is_directory(root, ec)) return out;
+  for (const auto& e : fs::directory_iterator(root, ec)) {
+    const std::string dir = e.path().filename().string();
+    if (dir.rfind("models--", 0) != 0) continue;
+    auto snap = snapshot_of(e.path());
+    if (!snap) continue;
+    std::string name = dir.substr(8);
+    if (auto sep = name.find("--"); sep != std::string::npos) name.replace(sep, 2, "/");
+    out.push_back({name, *snap});
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  return out;
+}
+
+fs::path model_location_resolve(const std::string& spec, const fs::path& root) {
+  std::error_code ec;
+  if (fs::is_directory(spec, ec)) return spec;
+  const auto slash = spec.find('/');
+  if (slash != std::string::npos && slash > 0 && spec.find('/', slash + 1) == std::string::npos && !root.empty()) {
+    const fs::path repo = root / ("models--" + spec.substr(0, slash) + "--" + spec.substr(slash + 1));
+    if (auto snap = snapshot_of(repo)) return *snap;
+    throw std::runtime_error(spec + ": not a folder, and not in the Hugging Face cache " + root.string());
+  }
+  throw std::runtime_error(spec + ": not a folder");
+}
+
+}  // namespace sinkscope::models

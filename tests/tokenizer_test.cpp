@@ -1,0 +1,98 @@
+// Tokenizer pieces that the real vocabularies do not reach: display strings,
+// WordPiece and Unigram on small hand-made vocabularies, and clear errors.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "models/model_writer.h"
+#include "models/tokenizer.h"
+
+using namespace sinkscope::models;
+namespace fs = std::filesystem;
+
+namespace {
+std::shared_ptr<const Tokenizer> wordpiece() {
+  return Tokenizer::fromJson(R"({
+    "added_tokens": [{"id": 0, "content": "[UNK]", "special": true}, {"id": 1, "content": "[CLS]", "special": true},
+                     {"id": 2, "content": "[SEP]", "special": true}],
+    "normalizer": {"type": "BertNormalizer", "lowercase": true},
+    "pre_tokenizer": {"type": "BertPreTokenizer"},
+    "post_processor": {"type": "BertProcessing", "cls": ["[CLS]", 1], "sep": ["[SEP]", 2]},
+    "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
+              "vocab": {"[UNK]": 0, "[CLS]": 1, "[SEP]": 2, "sink": 3, "##s": 4, "token": 5, ",": 6, "cafe": 7}}})");
+}
+}  // namespace
+
+TEST(Tokenizer, WordPieceSplitsGreedilyAndLowercases) {
+  const auto t = wordpiece();
+  EXPECT_EQ(t->kind(), "WordPiece");
+  EXPECT_EQ(t->encode("Sinks, TOKENS").ids, (std::vector<int>{1, 3, 4, 6, 5, 4, 2}));
+  EXPECT_EQ(t->encode("Café", false).ids, (std::vector<int>{7})) << "accents stripped with lowercase";
+  EXPECT_EQ(t->encode("sinkx", false).ids, (std::vector<int>{0})) << "a word that cannot be split is [UNK]";
+  EXPECT_EQ(t->encode("", true).ids, (std::vector<int>{1, 2}));
+  const auto e = t->encode("sinks");
+  EXPECT_EQ(e.display, (std::vector<std::string>{"[CLS]", "sink", "##s", "[SEP]"}));
+  EXPECT_EQ(e.special, (std::vector<bool>{true, false, false, true}));
+}
+
+TEST(Tokenizer, UnigramFindsTheBestSegmentation) {
+  const auto t = Tokenizer::fromJson(R"({
+    "pre_tokenizer": {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": true},
+    "model": {"type": "Unigram", "unk_id": 0,
+              "vocab": [["<unk>", 0.0], ["\u2581ab", -1.0], ["\u2581a", -2.0], ["b", -2.0], ["c", -1.5], ["\u2581", -3.0]]}})");
+  EXPECT_EQ(t->kind(), "Unigram");
+  EXPECT_EQ(t->encode("ab", false).ids, (std::vector<int>{1}));
+  EXPECT_EQ(t->encode("abc", false).ids, (std::vector<int>{1, 4}));
+  EXPECT_EQ(t->encode("ab xy", false).ids, (std::vector<int>{1, 5, 0})) << "unknown characters fuse into one <unk>";
+  EXPECT_EQ(t->encode("ab", false).display, (std::vector<std::string>{"\u2423ab"}));
+}
+
+TEST(Tokenizer, ByteLevelDisplayStringsAreReadable) {
+  const fs::path dir = fs::temp_directory_path() / ("sinkscope-tok-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  RandomModelSpec spec = random_model_spec_for("llama");
+  spec.with_tokenizer = true;
+  model_folder_write_random(dir, spec);
+  const auto t = Tokenizer::load(dir);
+  EXPECT_EQ(t->kind(), "BPE (byte-level)");
+  const auto e = t->encode("the cat\n\té", true);
+  ASSERT_FALSE(e.ids.empty());
+  EXPECT_EQ(e.display.front(), "<s>");
+  EXPECT_EQ(e.display[1], "the");
+  EXPECT_EQ(e.display[2], "\u2423cat");
+  EXPECT_EQ(e.display[3], "\u21b5");
+  EXPECT_EQ(e.display[4], "\u21e5");
+  // é is two bytes, two byte-level tokens: each shown as its byte.
+  EXPECT_EQ(e.display[5], "<0xC3>");
+  EXPECT_EQ(e.display[6], "<0xA9>");
+  EXPECT_EQ(t->specialTokens().bos, "<s>");
+  // Special-token text in the input is the special token.
+  const auto s = t->encode("x</s>y", false);
+  EXPECT_EQ(s.tokens, (std::vector<std::string>{"x", "</s>", "y"}));
+  fs::remove_all(dir);
+}
+
+TEST(Tokenizer, UnsupportedPartsAreNamed) {
+  auto error = [](const std::string& json) {
+    try {
+      Tokenizer::fromJson(json, "folder/tokenizer.json");
+    } catch (const TokenizerError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(error(R"({"model": {"type": "WordLevel", "vocab": {}}})").find("folder/tokenizer.json: model type \"WordLevel\""),
+            std::string::npos);
+  EXPECT_NE(error(R"({"normalizer": {"type": "Precompiled"}, "model": {"type": "BPE", "vocab": {}, "merges": []}})")
+                .find("normalizer type \"Precompiled\" is not supported"),
+            std::string::npos);
+  EXPECT_NE(error("{nope").find("folder/tokenizer.json"), std::string::npos);
+  EXPECT_NE(error(R"({"version": "1.0"})").find("\"model\" is missing"), std::string::npos);
+  try {
+    Tokenizer::load("/nonexistent");
+    FAIL();
+  } catch (const TokenizerError& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/tokenizer.json: missing"), std::string::npos);
+  }
+}
