@@ -415,21 +415,22 @@ Trace Model::run(const std::vector<int>& ids, const RunOptions& options, const P
   const std::size_t perLayer = sizeof(float) * static_cast<std::size_t>(c.num_heads) *
                                static_cast<std::size_t>(T) *
                                (static_cast<std::size_t>(T) + 3 * static_cast<std::size_t>(c.head_dim));
-  const bool keepAll = perLayer * static_cast<std::size_t>(c.num_layers) <= options.capture_budget_bytes;
+  const bool keepAll =
+      options.capture && perLayer * static_cast<std::size_t>(c.num_layers) <= options.capture_budget_bytes;
 
   const Rope rope = rope_tables(c, options, T, impl_->device);
   at::Tensor x = embed(*impl_, ids, options);
   for (int l = 0; l < c.num_layers; ++l) {
-    TraceBuilder::residual(trace, l) = to_vector(x);
+    if (options.capture) TraceBuilder::residual(trace, l) = to_vector(x);
     AttentionResult a;
     x = layer_forward(*impl_, l, x, options, rope, a);
     if (keepAll) TraceBuilder::store(trace, l, capture_of(c, l, a));
     if (progress && !progress(static_cast<double>(l + 1) / (c.num_layers + 1))) throw RunCancelled();
   }
-  TraceBuilder::residual(trace, c.num_layers) = to_vector(x);
+  if (options.capture) TraceBuilder::residual(trace, c.num_layers) = to_vector(x);
   const at::Tensor logits = output_logits(*impl_, x);
   if (logits.defined()) TraceBuilder::logits(trace) = to_vector(logits);
-  TraceBuilder::setRecomputer(trace, std::make_shared<Recomputer>(impl_, options));
+  if (options.capture) TraceBuilder::setRecomputer(trace, std::make_shared<Recomputer>(impl_, options));
   if (progress) progress(1.0);
   return trace;
 }

@@ -62,6 +62,9 @@ struct RunOptions {
   // Full per-layer captures are kept while they fit this budget; beyond it
   // only each layer's input is kept and the rest is recomputed on demand.
   std::size_t capture_budget_bytes = std::size_t{2} << 30;
+  // false: a plain forward pass that keeps nothing but the logits (the
+  // benchmark's reference point; layer() is then unavailable).
+  bool capture = true;
 };
 
 // One layer's attention, as computed in the forward pass.

@@ -43,7 +43,7 @@ bool Trace::layerStored(int l) const {
 LayerCapture Trace::layer(int l) const {
   if (l < 0 || l >= numLayers_) throw std::out_of_range("layer " + std::to_string(l) + " out of range");
   if (const auto& s = stored_[static_cast<std::size_t>(l)]) return *s;
-  if (!recompute_) throw std::logic_error("trace has neither the layer nor a way to recompute it");
+  if (!recompute_) throw std::logic_error("this trace was run without capture (RunOptions::capture = false)");
   return recompute_->recompute(*this, l);
 }
 

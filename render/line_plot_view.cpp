@@ -46,14 +46,16 @@ void LinePlotView::setData(LinePlotData data) {
   plot_->yAxis->setLabel(data_.yLabel);
 
   std::size_t dataSeries = 0;
-  for (const auto& s : data_.series) dataSeries += s.reference ? 0 : 1;
+  for (const auto& s : data_.series) dataSeries += (s.reference || s.threshold) ? 0 : 1;
   std::size_t dataIndex = 0;
   for (const auto& s : data_.series) {
     QCPGraph* g = plot_->addGraph();
     g->setName(s.name);
     g->setData(QVector<double>(s.x.begin(), s.x.end()), QVector<double>(s.y.begin(), s.y.end()),
                true);
-    if (s.reference) {
+    if (s.threshold) {
+      g->setPen(QPen(QColor(178, 24, 43), 1.5, Qt::DotLine));
+    } else if (s.reference) {
       g->setPen(QPen(QColor(120, 120, 120), 1.5, Qt::DashLine));
     } else {
       const QColor c = series_color(dataIndex++, dataSeries);

@@ -15,7 +15,8 @@ struct LineSeries {
   QString name;
   std::vector<double> x;
   std::vector<double> y;
-  bool reference = false;  // drawn as a grey dashed line (baselines, thresholds)
+  bool reference = false;  // drawn as a grey dashed line (baselines)
+  bool threshold = false;  // drawn as a dark dotted line (thresholds such as eps)
 };
 
 struct LinePlotData {

@@ -14,6 +14,9 @@
 #include <QTimer>
 #include <fstream>
 
+#include "analysis/attention_matrix.h"
+#include "models/model.h"
+#include "models/model_writer.h"
 #include "render/heat_map_view.h"
 #include "render/line_plot_view.h"
 #include "support/render_compare.h"
@@ -28,11 +31,13 @@ constexpr int kTimeout = 10000;
 
 QString write_model_folder(const QTemporaryDir& dir, int layers, int heads) {
   const QString folder = dir.filePath(QStringLiteral("tiny-llama"));
-  QDir().mkpath(folder);
-  std::ofstream(QDir(folder).filePath(QStringLiteral("config.json")).toStdString())
-      << R"({"model_type": "llama", "num_hidden_layers": )" << layers
-      << R"(, "num_attention_heads": )" << heads << R"(, "hidden_size": 64})";
-  std::ofstream(QDir(folder).filePath(QStringLiteral("model.safetensors")).toStdString()) << "x";
+  models::RandomModelSpec spec = models::random_model_spec_for("llama");
+  spec.layers = layers;
+  spec.heads = heads;
+  spec.hidden = 8 * heads;
+  spec.kv_heads = heads % 2 == 0 ? 2 : 1;
+  spec.with_tokenizer = true;
+  models::model_folder_write_random(folder.toStdString(), spec);
   return folder;
 }
 
@@ -91,6 +96,14 @@ TEST_F(MainWindowGui, SelectionDrivesThePanels) {
   ASSERT_TRUE(
       QTest::qWaitFor([&] { return w.selection()->layerCount() == 4 && w.lastRun(); }, kTimeout));
   EXPECT_EQ(w.selection()->headCount(), 6);
+  // The model's own attention, not the baseline: the run has a trace whose
+  // tokens are the tokenizer's (with its BOS).
+  ASSERT_TRUE(QTest::qWaitFor([&] { return w.lastRun() && w.lastRun()->trace; }, kTimeout));
+  EXPECT_EQ(w.lastRun()->tokens.front(), QStringLiteral("<s>"));
+  EXPECT_EQ(w.lastRun()->tokenCount(), w.lastRun()->trace->tokens());
+  const auto shown = w.lastRun()->attention(0, 0);
+  const auto uniform = analysis::attention_uniform(shown.size, true);
+  EXPECT_NE(shown.weights, uniform.weights);
 
   // The layer box of the selection bar writes the model; the map's title follows.
   auto* layerBox = w.findChild<QSpinBox*>(QStringLiteral("layerBox"));

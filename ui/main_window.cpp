@@ -24,6 +24,9 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "analysis/sink_metric.h"
+#include "models/loaded_model.h"
+#include "models/model_discovery.h"
 #include "models/runtime_info.h"
 #include "render/gl_support.h"
 #include "render/heat_map_view.h"
@@ -314,11 +317,12 @@ void MainWindow::setSentence(const QString& text) { sentenceBox_->setPlainText(t
 void MainWindow::runSentence() {
   const QString text = sentence();
   jobStatus_->clearError();
+  std::optional<models::LoadedModel> model = model_;
   jobs_->submit<SentenceRun>(
       tr("Run sentence"),
-      [text](const JobProgress& progress) {
+      [text, model](const JobProgress& progress) {
         job_check(progress, 0.0);
-        SentenceRun run = sentence_run_baseline(text);
+        SentenceRun run = model ? sentence_run_model(*model, text, progress) : sentence_run_baseline(text);
         job_check(progress, 1.0);
         return run;
       },
@@ -327,10 +331,10 @@ void MainWindow::runSentence() {
 
 void MainWindow::showRun(SentenceRun run) {
   run_ = std::move(run);
-  const int T = static_cast<int>(run_->tokens.size());
+  const int T = run_->tokenCount();
   tokenStatus_->setText(tr("T = %1").arg(T));
-  const int layers = model_ ? model_->num_layers : 1;
-  const int heads = model_ ? model_->num_heads : 1;
+  const int layers = run_->trace ? run_->trace->layers() : 1;
+  const int heads = run_->trace ? run_->trace->heads() : 1;
   selection_->setBounds(layers, heads, T);
   refreshPanels();
   Q_EMIT runFinished();
@@ -339,34 +343,40 @@ void MainWindow::showRun(SentenceRun run) {
 void MainWindow::chooseModelFolder() {
   const QString folder = QFileDialog::getExistingDirectory(
       this, tr("Open a Hugging Face model folder"),
-      model_ ? QString::fromStdString(model_->folder.string()) : QDir::homePath());
+      model_ ? QString::fromStdString(model_->model->folder().string()) : QDir::homePath());
   if (!folder.isEmpty()) openModelFolder(folder);
 }
 
-void MainWindow::openModelFolder(const QString& folder) {
+void MainWindow::openModelFolder(const QString& folderOrName) {
   jobStatus_->clearError();
-  const std::string path = QDir::cleanPath(folder).toStdString();
-  jobs_->submit<models::ModelFolderSummary>(
-      tr("Open model"), [path](const JobProgress&) { return models::model_folder_inspect(path); },
-      [this](models::ModelFolderSummary summary) { showModel(summary); }, QStringLiteral("model"));
+  const std::string spec = folderOrName.contains(QLatin1Char('/')) && QFileInfo(folderOrName).isDir()
+                               ? QDir::cleanPath(folderOrName).toStdString()
+                               : folderOrName.toStdString();
+  jobs_->submit<models::LoadedModel>(
+      tr("Open model"), [spec](const JobProgress&) { return models::loaded_model_open(spec); },
+      [this](models::LoadedModel loaded) { showModel(std::move(loaded)); }, QStringLiteral("model"));
 }
 
-void MainWindow::showModel(const models::ModelFolderSummary& summary) {
-  model_ = summary;
-  const QString folder = QString::fromStdString(summary.folder.string());
-  RecentModels().remember(folder);
+void MainWindow::showModel(models::LoadedModel loaded) {
+  model_ = std::move(loaded);
+  const models::ModelConfig& c = model_->model->config();
+  const QString folder = QString::fromStdString(model_->model->folder().string());
+  RecentModels().remember(QString::fromStdString(model_->name));
   refreshRecentModels();
   const QString name = QFileInfo(folder).fileName();
-  modelStatus_->setText(tr("model: %1 (%2)").arg(name, QString::fromStdString(summary.model_type)));
-  modelSummary_->setText(tr("%1: %2, %3 layers x %4 heads, hidden size %5, %6 weight file(s)%7")
-                             .arg(name, QString::fromStdString(summary.model_type))
-                             .arg(summary.num_layers)
-                             .arg(summary.num_heads)
-                             .arg(summary.hidden_size)
-                             .arg(summary.weight_files.size())
-                             .arg(summary.has_tokenizer ? QString() : tr(", no tokenizer.json")));
-  selection_->setBounds(summary.num_layers, summary.num_heads, selection_->tokenCount());
+  const QString type = QString::fromStdString(c.model_type);
+  modelStatus_->setText(tr("model: %1 (%2)").arg(name, type));
+  modelSummary_->setText(
+      tr("%1: %2, %3 layers x %4 heads (%5 KV), hidden %6, %7 M parameters; tokenizer: %8")
+          .arg(name, type)
+          .arg(c.num_layers)
+          .arg(c.num_heads)
+          .arg(c.num_kv_heads)
+          .arg(c.hidden_size)
+          .arg(static_cast<double>(model_->model->parameterCount()) / 1e6, 0, 'f', 2)
+          .arg(model_->tokenizer ? QString::fromStdString(model_->tokenizer->kind()) : tr("none")));
   Q_EMIT modelOpened(folder);
+  runSentence();  // show the new model on the current sentence
 }
 
 void MainWindow::refreshRecentModels() {
@@ -374,11 +384,21 @@ void MainWindow::refreshRecentModels() {
   if (modelChooser_) {
     const QSignalBlocker block(modelChooser_);
     modelChooser_->clear();
-    if (recent.isEmpty()) modelChooser_->addItem(tr("(no recent models)"), QString());
-    for (const QString& folder : recent)
+    const auto cached = models::hf_cache_models();
+    if (recent.isEmpty() && cached.empty()) modelChooser_->addItem(tr("(no recent models)"), QString());
+    for (const QString& folder : recent) {
       modelChooser_->addItem(QFileInfo(folder).fileName(), folder);
-    for (int i = 0; i < recent.size(); ++i)
-      modelChooser_->setItemData(i, recent[i], Qt::ToolTipRole);
+      modelChooser_->setItemData(modelChooser_->count() - 1, folder, Qt::ToolTipRole);
+    }
+    // Models in the Hugging Face cache, by their org/name.
+    if (!cached.empty() && !recent.isEmpty()) modelChooser_->insertSeparator(modelChooser_->count());
+    for (const auto& m : cached) {
+      const QString name = QString::fromStdString(m.name);
+      if (recent.contains(name)) continue;
+      modelChooser_->addItem(tr("%1 (cache)").arg(name), name);
+      modelChooser_->setItemData(modelChooser_->count() - 1, QString::fromStdString(m.folder.string()),
+                                 Qt::ToolTipRole);
+    }
   }
   if (recentMenu_) {
     recentMenu_->clear();
@@ -390,24 +410,26 @@ void MainWindow::refreshRecentModels() {
 
 void MainWindow::refreshPanels() {
   if (!run_) return;
-  const int T = static_cast<int>(run_->tokens.size());
+  const int T = run_->tokenCount();
+  const int layer = selection_->layer();
   const QString head =
       selection_->headAveraged() ? tr("head average") : tr("head %1").arg(selection_->head());
-  const QString source = model_
-                             ? QFileInfo(QString::fromStdString(model_->folder.string())).fileName()
-                             : tr("no model");
+  analysis::AttentionMatrix map;
+  try {
+    map = run_->attention(layer, selection_->head());
+  } catch (const std::exception& e) {
+    jobStatus_->showError(QString::fromUtf8(e.what()), QString::fromUtf8(e.what()));
+    return;
+  }
+  const QString what = run_->trace ? tr("%1 tokens").arg(T) : tr("uniform causal baseline over %1 words").arg(T);
   if (attentionView_) {
     render::HeatMapData data;
     data.rows = data.cols = T;
-    data.values = run_->attention.weights;
+    data.values = map.weights;
     data.hidden.resize(data.values.size());
     for (int i = 0; i < T; ++i)
-      for (int j = 0; j < T; ++j) data.hidden[static_cast<std::size_t>(i) * T + j] = j > i;
-    data.title = tr("%1 | layer %2, %3 | uniform causal baseline over %4 words")
-                     .arg(source)
-                     .arg(selection_->layer())
-                     .arg(head)
-                     .arg(T);
+      for (int j = 0; j < T; ++j) data.hidden[static_cast<std::size_t>(i) * T + j] = map.causal && j > i;
+    data.title = tr("%1 | layer %2, %3 | %4").arg(run_->source).arg(layer).arg(head, what);
     data.quantity = tr("attention weight");
     data.fixedRange = true;
     data.rangeMin = 0.0;
@@ -415,18 +437,22 @@ void MainWindow::refreshPanels() {
     attentionView_->setData(std::move(data));
   }
   render::LinePlotData plot;
-  plot.title = tr("Key importance alpha_k | %1, layer %2, %3")
-                   .arg(source)
-                   .arg(selection_->layer())
-                   .arg(head);
+  plot.title = tr("Key importance alpha_k | %1, layer %2, %3").arg(run_->source).arg(layer).arg(head);
   plot.xLabel = tr("key position k");
   plot.yLabel = tr("alpha_k");
-  render::LineSeries alpha{tr("alpha_k (uniform baseline)"), {}, run_->keyImportance, false};
-  render::LineSeries eps{tr("eps = %1 (sink threshold)").arg(kSinkMetricEps), {}, {}, true};
-  for (int k = 0; k < T; ++k) alpha.x.push_back(k);
+  render::LineSeries alpha{run_->trace ? tr("alpha_k") : tr("alpha_k (uniform head)"), {},
+                           analysis::sink_key_importance(map.view()), false};
+  render::LineSeries baseline{tr("uniform baseline"), {}, {}, true};
+  render::LineSeries eps{tr("eps = %1 (sink threshold)").arg(kSinkMetricEps), {}, {}, false, true};
+  for (int k = 0; k < T; ++k) {
+    alpha.x.push_back(k);
+    baseline.x.push_back(k);
+    baseline.y.push_back(analysis::sink_uniform_baseline(T, k, map.causal));
+  }
   eps.x = {0.0, static_cast<double>(std::max(T - 1, 1))};
   eps.y = {kSinkMetricEps, kSinkMetricEps};
-  plot.series = {alpha, eps};
+  plot.series = run_->trace ? std::vector<render::LineSeries>{alpha, baseline, eps}
+                            : std::vector<render::LineSeries>{alpha, eps};
   profileView_->setData(std::move(plot));
 }
 

@@ -5,7 +5,7 @@
 #include <QMainWindow>
 #include <optional>
 
-#include "models/model_folder.h"
+#include "models/loaded_model.h"
 #include "ui/sentence_run.h"
 
 class QAction;
@@ -44,13 +44,15 @@ class MainWindow : public QMainWindow {
   QDockWidget* attentionDock() const { return attentionDock_; }
   QDockWidget* profileDock() const { return profileDock_; }
   const std::optional<SentenceRun>& lastRun() const { return run_; }
+  const std::optional<models::LoadedModel>& model() const { return model_; }
   QString sentence() const;
 
  public Q_SLOTS:
   // Named commands: menus, shortcuts, the command line and tests use these.
   void setSentence(const QString& text);
   void runSentence();
-  void openModelFolder(const QString& folder);
+  // A folder, or a Hugging Face cache name org/name.
+  void openModelFolder(const QString& folderOrName);
   void chooseModelFolder();
   void resetLayout();
 
@@ -71,7 +73,7 @@ class MainWindow : public QMainWindow {
   void buildActions();
   void buildStatusBar();
   void refreshRecentModels();
-  void showModel(const models::ModelFolderSummary& summary);
+  void showModel(models::LoadedModel loaded);
   void showRun(SentenceRun run);
   void refreshPanels();
   void updateInterventionsLabel();
@@ -103,7 +105,7 @@ class MainWindow : public QMainWindow {
 
   QByteArray defaultLayout_;
   bool layoutInitialised_ = false;
-  std::optional<models::ModelFolderSummary> model_;
+  std::optional<models::LoadedModel> model_;
   std::optional<SentenceRun> run_;
 };
 

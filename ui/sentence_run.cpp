@@ -1,9 +1,12 @@
 #include "ui/sentence_run.h"
 
+#include <QFileInfo>
 #include <QRegularExpression>
 #include <stdexcept>
 
-#include "analysis/sink_metric.h"
+#include "models/loaded_model.h"
+#include "ui/job_runner.h"
+#include "ui/selection_model.h"
 
 namespace sinkscope::ui {
 
@@ -15,16 +18,36 @@ QStringList sentence_words(const QString& sentence) {
 SentenceRun sentence_run_baseline(const QString& sentence) {
   SentenceRun run;
   run.sentence = sentence;
+  run.source = QStringLiteral("no model");
   run.tokens = sentence_words(sentence);
-  if (run.tokens.isEmpty())
-    throw std::invalid_argument("sentence: nothing to run (type a sentence first)");
-  const int T = static_cast<int>(run.tokens.size());
-  run.attention = analysis::attention_uniform(T, /*causal=*/true);
-  run.keyImportance = analysis::sink_key_importance(run.attention.view());
-  run.uniformBaseline.reserve(static_cast<std::size_t>(T));
-  for (int k = 0; k < T; ++k)
-    run.uniformBaseline.push_back(analysis::sink_uniform_baseline(T, k, true));
+  if (run.tokens.isEmpty()) throw std::invalid_argument("sentence: nothing to run (type a sentence first)");
   return run;
+}
+
+SentenceRun sentence_run_model(const models::LoadedModel& model, const QString& sentence,
+                               const std::function<bool(double)>& progress) {
+  SentenceRun run;
+  run.sentence = sentence;
+  run.source = QFileInfo(QString::fromStdString(model.model->folder().string())).fileName();
+  if (sentence.trimmed().isEmpty()) throw std::invalid_argument("sentence: nothing to run (type a sentence first)");
+  models::SentenceTrace st;
+  try {
+    st = models::loaded_model_run(model, sentence.toStdString(), {}, progress);
+  } catch (const models::RunCancelled&) {
+    throw JobCancelled();  // the runner's own way of saying "stopped on request"
+  }
+  for (const auto& d : st.encoding.display) run.tokens << QString::fromStdString(d);
+  run.causal = st.trace.causal();
+  run.trace = std::make_shared<const models::Trace>(std::move(st.trace));
+  return run;
+}
+
+analysis::AttentionMatrix SentenceRun::attention(int layer, int head) const {
+  if (!trace) return analysis::attention_uniform(tokenCount(), causal);
+  const models::LayerCapture capture = trace->layer(layer);
+  if (head == SelectionModel::kHeadAverage) return capture.headAverage();
+  const analysis::AttentionView view = capture.attentionOf(head);
+  return {std::vector<float>(view.weights.begin(), view.weights.end()), view.size, view.causal};
 }
 
 }  // namespace sinkscope::ui

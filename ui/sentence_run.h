@@ -1,29 +1,45 @@
 #pragma once
-// What one press of "Run" computes for a sentence. Until the model runtime
-// captures real attention, the shell shows the uniform causal baseline over
-// the sentence's words: the map every sink is judged against (metrics.md
-// section 1), and the baseline of the first-token sink metric.
+// What one press of "Run" produced: the sentence's tokens and, when a model
+// is open, its forward-pass trace. Without a model the window shows the
+// uniform causal baseline over the sentence's words: the map every sink is
+// judged against (metrics.md section 1).
 #include <QString>
 #include <QStringList>
+#include <memory>
 #include <vector>
 
 #include "analysis/attention_matrix.h"
+
+namespace sinkscope::models {
+class Trace;
+struct LoadedModel;
+}  // namespace sinkscope::models
 
 namespace sinkscope::ui {
 
 struct SentenceRun {
   QString sentence;
-  QStringList tokens;  // display strings, in order
-  analysis::AttentionMatrix attention;
-  std::vector<double> keyImportance;    // alpha_k of `attention`
-  std::vector<double> uniformBaseline;  // alpha_k of a uniform head
+  QString source;        // the model's name, or "no model"
+  QStringList tokens;    // display strings, in order
+  bool causal = true;
+  std::shared_ptr<const models::Trace> trace;  // null: the uniform baseline
+
+  int tokenCount() const { return static_cast<int>(tokens.size()); }
+  // The map of `layer` and `head` (SelectionModel::kHeadAverage for the mean
+  // over heads); the uniform map when there is no trace.
+  analysis::AttentionMatrix attention(int layer, int head) const;
 };
 
-// Words of `sentence` split on white space (no tokenizer is loaded yet).
+// Words of `sentence` split on white space.
 QStringList sentence_words(const QString& sentence);
 
 // Throws std::invalid_argument (with a message for the status bar) when the
 // sentence has no word.
 SentenceRun sentence_run_baseline(const QString& sentence);
+
+// Tokenizes and runs the sentence through the model. `progress` as
+// everywhere: false aborts. Throws the model's errors with their messages.
+SentenceRun sentence_run_model(const models::LoadedModel& model, const QString& sentence,
+                               const std::function<bool(double)>& progress);
 
 }  // namespace sinkscope::ui
