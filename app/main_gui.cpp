@@ -51,17 +51,22 @@ int main(int argc, char** argv) {
       QStringLiteral("screenshot"),
       QStringLiteral("Run once, save a PNG of the main window to FILE and exit."),
       QStringLiteral("FILE"));
+  const QCommandLineOption deviceOption(QStringLiteral("device"),
+                                        QStringLiteral("Run models on DEVICE: cpu (default) or cuda."),
+                                        QStringLiteral("DEVICE"), QStringLiteral("cpu"));
   const QCommandLineOption resetLayoutOption(QStringLiteral("reset-layout"),
                                              QStringLiteral("Start with the default dock layout."));
-  parser.addOptions({modelOption, textOption, screenshotOption, resetLayoutOption});
+  parser.addOptions({modelOption, textOption, screenshotOption, deviceOption, resetLayoutOption});
   parser.process(app);
 
   sinkscope::ui::MainWindow window;
+  window.setDevice(parser.value(deviceOption));
   if (parser.isSet(resetLayoutOption)) window.resetLayout();
   if (parser.isSet(textOption)) window.setSentence(parser.value(textOption));
   window.show();
+  // Opening a model runs the sentence on it; without one, run the baseline now.
   if (parser.isSet(modelOption)) window.openModelFolder(parser.value(modelOption));
-  window.runSentence();
+  else window.runSentence();
 
   if (!parser.isSet(screenshotOption)) return app.exec();
 

@@ -392,7 +392,15 @@ const std::string& Model::device() const { return impl_->deviceName; }
 std::size_t Model::parameterCount() const { return impl_->weights.parameter_count; }
 std::size_t Model::weightBytes() const { return impl_->weights.float_bytes; }
 
-Trace Model::run(const std::vector<int>& ids, const RunOptions& options, const ProgressFn& progress) const {
+Trace Model::run(const std::vector<int>& given, const RunOptions& givenOptions, const ProgressFn& progress) const {
+  if (givenOptions.drop_first_token && !given.empty()) {
+    RunOptions options = givenOptions;
+    options.drop_first_token = false;
+    if (!options.token_type_ids.empty()) options.token_type_ids.erase(options.token_type_ids.begin());
+    return run(std::vector<int>(given.begin() + 1, given.end()), options, progress);
+  }
+  const std::vector<int>& ids = given;
+  const RunOptions& options = givenOptions;
   const ModelConfig& c = impl_->config;
   if (ids.empty()) throw ModelRunError("input: no tokens to run");
   const int T = static_cast<int>(ids.size());

@@ -386,6 +386,12 @@ TEST(ModelInterventions, EditsChangeAttentionAsDefined) {
   EXPECT_EQ(ablated.layer(0).attention, base.layer(0).attention);
   EXPECT_NE(ablated.logits(), base.logits());
 
+  RunOptions drop;
+  drop.drop_first_token = true;
+  const Trace dropped = model->run(ids, drop);
+  EXPECT_EQ(dropped.tokens(), 7);
+  EXPECT_EQ(dropped.ids(), std::vector<int>(ids.begin() + 1, ids.end()));
+
   RunOptions rope;
   rope.ntk_scale = 4.0;
   EXPECT_NE(model->run(ids, rope).layer(0).attention, base.layer(0).attention);
@@ -451,4 +457,20 @@ TEST(ModelErrors, MissingOrMisshapenTensorsAreNamed) {
   } catch (const ModelConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("supported: gpt2, llama"), std::string::npos) << e.what();
   }
+}
+
+TEST(ModelDevices, CudaMatchesCpuWhenAvailable) {
+  const fs::path folder = write_fixture("llama");
+  std::shared_ptr<Model> gpu;
+  try {
+    gpu = Model::load(folder, LoadOptions{"cuda", 0});
+  } catch (const ModelLoadError& e) {
+    GTEST_SKIP() << e.what();
+  }
+  const auto ids = sample_ids(9, 96);
+  const Trace a = Model::load(folder)->run(ids), b = gpu->run(ids);
+  ASSERT_EQ(a.logits().size(), b.logits().size());
+  for (std::size_t i = 0; i < a.logits().size(); ++i) EXPECT_NEAR(a.logits()[i], b.logits()[i], 1e-4);
+  const LayerCapture x = a.layer(1), y = b.layer(1);
+  for (std::size_t i = 0; i < x.attention.size(); ++i) EXPECT_NEAR(x.attention[i], y.attention[i], 1e-5);
 }

@@ -352,8 +352,10 @@ void MainWindow::openModelFolder(const QString& folderOrName) {
   const std::string spec = folderOrName.contains(QLatin1Char('/')) && QFileInfo(folderOrName).isDir()
                                ? QDir::cleanPath(folderOrName).toStdString()
                                : folderOrName.toStdString();
+  models::LoadOptions options;
+  options.device = device_.toStdString();
   jobs_->submit<models::LoadedModel>(
-      tr("Open model"), [spec](const JobProgress&) { return models::loaded_model_open(spec); },
+      tr("Open model"), [spec, options](const JobProgress&) { return models::loaded_model_open(spec, options); },
       [this](models::LoadedModel loaded) { showModel(std::move(loaded)); }, QStringLiteral("model"));
 }
 

@@ -45,6 +45,8 @@ class MainWindow : public QMainWindow {
   QDockWidget* profileDock() const { return profileDock_; }
   const std::optional<SentenceRun>& lastRun() const { return run_; }
   const std::optional<models::LoadedModel>& model() const { return model_; }
+  // "cpu" or "cuda": where models opened from now on run.
+  void setDevice(const QString& device) { device_ = device; }
   QString sentence() const;
 
  public Q_SLOTS:
@@ -105,6 +107,7 @@ class MainWindow : public QMainWindow {
 
   QByteArray defaultLayout_;
   bool layoutInitialised_ = false;
+  QString device_ = QStringLiteral("cpu");
   std::optional<models::LoadedModel> model_;
   std::optional<SentenceRun> run_;
 };

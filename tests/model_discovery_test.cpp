@@ -1,0 +1,48 @@
+// Model folders by path or by Hugging Face cache name.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "models/model_discovery.h"
+
+namespace fs = std::filesystem;
+using namespace sinkscope::models;
+
+TEST(ModelDiscovery, FindsCacheSnapshotsByName) {
+  const fs::path root = fs::temp_directory_path() / ("sinkscope-hub-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  const fs::path repo = root / "models--acme--tiny-llm";
+  fs::create_directories(repo / "snapshots" / "abc123");
+  fs::create_directories(repo / "snapshots" / "old999");
+  fs::create_directories(repo / "refs");
+  std::ofstream(repo / "snapshots" / "abc123" / "config.json") << "{}";
+  std::ofstream(repo / "snapshots" / "old999" / "config.json") << "{}";
+  std::ofstream(repo / "refs" / "main") << "abc123";
+  fs::create_directories(root / "models--acme--empty" / "snapshots" / "x");  // no config.json: not a model
+  fs::create_directories(root / "datasets--acme--data" / "snapshots" / "y");
+
+  const auto models = hf_cache_models(root);
+  ASSERT_EQ(models.size(), 1u);
+  EXPECT_EQ(models[0].name, "acme/tiny-llm");
+  EXPECT_EQ(models[0].folder, repo / "snapshots" / "abc123");
+  EXPECT_EQ(model_location_resolve("acme/tiny-llm", root), repo / "snapshots" / "abc123");
+  EXPECT_EQ(model_location_resolve(root.string(), root), root) << "a folder is taken as it is";
+  try {
+    model_location_resolve("acme/none", root);
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("acme/none: not a folder, and not in the Hugging Face cache"), std::string::npos);
+  }
+  EXPECT_TRUE(hf_cache_models(root / "missing").empty());
+  fs::remove_all(root);
+}
+
+TEST(ModelDiscovery, CacheRootFollowsTheEnvironment) {
+  setenv("HF_HUB_CACHE", "/x/hub", 1);
+  EXPECT_EQ(hf_cache_root(), fs::path("/x/hub"));
+  unsetenv("HF_HUB_CACHE");
+  setenv("HF_HOME", "/y", 1);
+  EXPECT_EQ(hf_cache_root(), fs::path("/y/hub"));
+  unsetenv("HF_HOME");
+}
