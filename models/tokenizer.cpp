@@ -73,6 +73,8 @@ std::optional<std::string> token_text(const json& v) {
   return std::nullopt;
 }
 
+std::string p_str(const std::filesystem::path& p) { return p.string(); }
+
 json read_json(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
   if (!in) throw TokenizerError(p.string() + ": cannot be opened");
@@ -282,6 +284,29 @@ std::shared_ptr<const Tokenizer> Tokenizer::load(const std::filesystem::path& fo
     take("cls_token", sp.cls);
     take("sep_token", sp.sep);
     take("mask_token", sp.mask);
+    // transformers' Llama and Gemma fast tokenizers rebuild the post-processor
+    // from add_bos_token / add_eos_token, overriding tokenizer.json.
+    const std::string cls = j.value("tokenizer_class", "");
+    const bool rebuilds = cls.rfind("Llama", 0) == 0 || cls.rfind("Gemma", 0) == 0 || cls.rfind("CodeLlama", 0) == 0;
+    if (name == std::string("tokenizer_config.json") && rebuilds &&
+        (j.contains("add_bos_token") || j.contains("add_eos_token"))) {
+      const bool bos = j.value("add_bos_token", true), eos = j.value("add_eos_token", false);
+      auto piece = [&](const std::optional<std::string>& token, const char* what) {
+        TemplatePiece p;
+        const auto id = token ? tokenizer->impl_->idOf(*token) : std::nullopt;
+        if (!id) throw TokenizerError(p_str(folder / name) + ": " + what + " is set but its token is unknown");
+        p.ids = {*id};
+        p.tokens = {*token};
+        return p;
+      };
+      std::vector<TemplatePiece> pieces;
+      if (bos) pieces.push_back(piece(sp.bos, "add_bos_token"));
+      TemplatePiece sequence;
+      sequence.sequence = true;
+      pieces.push_back(sequence);
+      if (eos) pieces.push_back(piece(sp.eos, "add_eos_token"));
+      tokenizer->impl_->processors = {pieces};
+    }
   }
   return tokenizer;
 }

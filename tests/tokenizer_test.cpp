@@ -96,3 +96,19 @@ TEST(Tokenizer, UnsupportedPartsAreNamed) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent/tokenizer.json: missing"), std::string::npos);
   }
 }
+
+TEST(Tokenizer, LlamaConfigAddBosTokenRebuildsThePostProcessor) {
+  const fs::path dir = fs::temp_directory_path() / ("sinkscope-tok-bos-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  RandomModelSpec spec = random_model_spec_for("llama");
+  spec.with_tokenizer = true;
+  model_folder_write_random(dir, spec);
+  const auto plain = Tokenizer::load(dir)->encode("the", true);
+  EXPECT_EQ(plain.tokens.front(), "<s>");
+  std::ofstream(dir / "tokenizer_config.json")
+      << R"({"tokenizer_class": "LlamaTokenizerFast", "bos_token": "<s>", "eos_token": "</s>",
+            "add_bos_token": false, "add_eos_token": true})";
+  const auto rebuilt = Tokenizer::load(dir)->encode("the", true);
+  EXPECT_EQ(rebuilt.tokens, (std::vector<std::string>{"the", "</s>"}));
+  fs::remove_all(dir);
+}
