@@ -9,6 +9,7 @@
 #include <numbers>
 #include <sstream>
 
+#include "models/internal/model_impl.h"
 #include "models/internal/recompute.h"
 #include "models/internal/weights.h"
 #include "models/model.h"
@@ -18,14 +19,6 @@ namespace sinkscope::models {
 using internal::LayerWeights;
 using internal::ModelWeights;
 namespace fs = std::filesystem;
-
-struct Model::Impl {
-  ModelConfig config;
-  fs::path folder;
-  std::string deviceName;
-  at::Device device{at::kCPU};
-  ModelWeights weights;
-};
 
 namespace {
 
@@ -128,21 +121,40 @@ struct AttentionResult {
   at::Tensor probs, queries, keys, values;  // [H, T, T], [H, T, d] x3
 };
 
+// ALiBi's head slopes (Press et al.): a geometric sequence starting at
+// 2^(-8/n) for n heads, interleaved for head counts that are not powers of two.
+std::vector<double> alibi_slopes(int heads) {
+  auto power_of_two = [](int n) {
+    std::vector<double> s;
+    const double start = std::pow(2.0, -8.0 / n);
+    for (int i = 0; i < n; ++i) s.push_back(std::pow(start, i + 1));
+    return s;
+  };
+  int closest = 1;
+  while (closest * 2 <= heads) closest *= 2;
+  std::vector<double> slopes = power_of_two(closest);
+  if (closest < heads) {
+    const std::vector<double> extra = power_of_two(2 * closest);
+    for (int i = 0; static_cast<int>(slopes.size()) < heads; i += 2) slopes.push_back(extra[static_cast<std::size_t>(i)]);
+  }
+  return slopes;
+}
+
 AttentionResult attention(const Model::Impl& m, int l, const at::Tensor& h, const RunOptions& o,
                           const Rope& rope) {
   const ModelConfig& c = m.config;
   const LayerWeights& W = m.weights.layers[static_cast<std::size_t>(l)];
-  const std::int64_t T = h.size(0), H = c.num_heads, KV = c.num_kv_heads, d = c.head_dim;
-  at::Tensor q = linear(h, W.q_w, W.q_b).view({T, H, d}).transpose(0, 1);
-  at::Tensor k = linear(h, W.k_w, W.k_b).view({T, KV, d}).transpose(0, 1);
-  at::Tensor v = linear(h, W.v_w, W.v_b).view({T, KV, d}).transpose(0, 1);
+  const std::int64_t B = h.size(0), T = h.size(1), H = c.num_heads, KV = c.num_kv_heads, d = c.head_dim;
+  at::Tensor q = linear(h, W.q_w, W.q_b).view({B, T, H, d}).transpose(1, 2);  // [B, H, T, d]
+  at::Tensor k = linear(h, W.k_w, W.k_b).view({B, T, KV, d}).transpose(1, 2);
+  at::Tensor v = linear(h, W.v_w, W.v_b).view({B, T, KV, d}).transpose(1, 2);
   q = rope_apply(rope, q);
   k = rope_apply(rope, k);
   if (KV != H) {  // grouped-query attention: head h reads KV group h / (H / KV)
-    k = k.repeat_interleave(H / KV, 0);
-    v = v.repeat_interleave(H / KV, 0);
+    k = k.repeat_interleave(H / KV, 1);
+    v = v.repeat_interleave(H / KV, 1);
   }
-  at::Tensor scores = at::matmul(q, k.transpose(1, 2)) * c.attention_scale;
+  at::Tensor scores = at::matmul(q, k.transpose(-1, -2)) * c.attention_scale;  // [B, H, T, T]
   if (c.scale_by_inverse_layer) scores = scores / static_cast<double>(l + 1);
   if (c.attn_softcap > 0.0) scores = at::tanh(scores / c.attn_softcap) * c.attn_softcap;
 
@@ -150,6 +162,13 @@ AttentionResult attention(const Model::Impl& m, int l, const at::Tensor& h, cons
   const auto opts = at::TensorOptions().device(h.device());
   const at::Tensor qi = at::arange(T, opts.dtype(at::kLong)).unsqueeze(1);
   const at::Tensor kj = at::arange(T, opts.dtype(at::kLong)).unsqueeze(0);
+  if (c.positions == PositionKind::Alibi) {
+    const std::vector<double> slopes = alibi_slopes(static_cast<int>(H));
+    at::Tensor slope = at::empty({H}, at::kFloat);
+    for (std::int64_t i = 0; i < H; ++i) slope[i] = slopes[static_cast<std::size_t>(i)];
+    const at::Tensor distance = (kj - qi).to(at::kFloat).to(h.device());  // <= 0 for visible keys
+    scores = scores + slope.to(h.device()).view({H, 1, 1}) * distance;
+  }
   at::Tensor visible = at::ones({T, T}, opts.dtype(at::kBool));
   if (c.causal) visible = visible.logical_and(kj <= qi);
   if (c.layerSlides(l)) visible = visible.logical_and((qi - kj) < c.sliding_window);
@@ -167,7 +186,7 @@ AttentionResult attention(const Model::Impl& m, int l, const at::Tensor& h, cons
     for (std::int64_t head = 0; head < H; ++head)
       if (applies(e.heads, static_cast<int>(head))) allowed[head] = rowAllowed;
   }
-  scores = scores.masked_fill(allowed.logical_not(), -std::numeric_limits<float>::infinity());
+  scores = scores.masked_fill(allowed.logical_not().unsqueeze(0), -std::numeric_limits<float>::infinity());
   at::Tensor probs = at::softmax(scores.to(at::kFloat), -1);
 
   for (const AttentionEdit& e : o.edits) {
@@ -179,25 +198,25 @@ AttentionResult attention(const Model::Impl& m, int l, const at::Tensor& h, cons
     const at::Tensor restCount = rest.sum(-1, true);
     for (std::int64_t head = 0; head < H; ++head) {
       if (!applies(e.heads, static_cast<int>(head))) continue;
-      const at::Tensor row = probs[head].masked_fill(keyMask.unsqueeze(0), 0.0);
+      const at::Tensor original = probs.select(1, head);  // [B, T, T]
+      const at::Tensor row = original.masked_fill(keyMask.unsqueeze(0), 0.0);
       const at::Tensor sum = row.sum(-1, true);
       // Renormalise; a row whose mass was all on the removed keys becomes
       // uniform over its other visible keys; one with no other key keeps its weights.
-      at::Tensor edited = at::where(sum > 0, row / sum.clamp_min(1e-30),
-                                    rest / restCount.clamp_min(1.0));
-      edited = at::where(restCount > 0, edited, probs[head]);
-      probs[head] = edited;
+      at::Tensor edited = at::where(sum > 0, row / sum.clamp_min(1e-30), rest / restCount.clamp_min(1.0));
+      edited = at::where(restCount > 0, edited, original);
+      probs.select(1, head).copy_(edited);
     }
   }
 
-  at::Tensor out = at::matmul(probs, v);  // [H, T, d]
+  at::Tensor out = at::matmul(probs, v);  // [B, H, T, d]
   for (const AttentionEdit& e : o.edits) {
     if (e.kind != AttentionEdit::Kind::AblateHeadOutput || !applies(e.layers, l)) continue;
     for (std::int64_t head = 0; head < H; ++head)
-      if (applies(e.heads, static_cast<int>(head))) out[head].zero_();
+      if (applies(e.heads, static_cast<int>(head))) out.select(1, head).zero_();
   }
   AttentionResult r;
-  r.output = linear(out.transpose(0, 1).reshape({T, H * d}), W.o_w, W.o_b);
+  r.output = linear(out.transpose(1, 2).reshape({B, T, H * d}), W.o_w, W.o_b);
   r.probs = probs;
   r.queries = q;
   r.keys = k;
@@ -247,40 +266,52 @@ at::Tensor layer_forward(const Model::Impl& m, int l, const at::Tensor& x, const
   return x;
 }
 
-at::Tensor embed(const Model::Impl& m, const std::vector<int>& ids, const RunOptions& o) {
+}  // namespace
+
+namespace internal {
+
+at::Tensor embed_batch(const Model::Impl& m, const at::Tensor& idsIn, const at::Tensor& types) {
   const ModelConfig& c = m.config;
   const ModelWeights& W = m.weights;
-  const auto T = static_cast<std::int64_t>(ids.size());
-  const auto longOpts = at::TensorOptions().dtype(at::kLong);
-  at::Tensor idx = at::empty({T}, longOpts);
-  for (std::int64_t i = 0; i < T; ++i) idx[i] = ids[static_cast<std::size_t>(i)];
-  idx = idx.to(m.device);
-  at::Tensor x = W.embed.index_select(0, idx);
+  const at::Tensor ids = idsIn.to(m.device);
+  const std::int64_t B = ids.size(0), T = ids.size(1);
+  at::Tensor x = W.embed.index_select(0, ids.reshape({-1})).view({B, T, -1});
   if (c.embedding_scale != 1.0) x = x * static_cast<float>(c.embedding_scale);
   if (W.pos_embed.defined()) {
-    at::Tensor pos = at::empty({T}, longOpts);
+    at::Tensor pos;
     if (c.position_offset > 0) {
       // RoBERTa: padding tokens sit at padding_idx, the others count up from padding_idx + 1.
-      const int pad = c.pad_token_id.value_or(1);
-      std::int64_t seen = 0;
-      for (std::int64_t i = 0; i < T; ++i) {
-        const bool real = ids[static_cast<std::size_t>(i)] != pad;
-        seen += real ? 1 : 0;
-        pos[i] = real ? pad + seen : pad;
-      }
+      const std::int64_t pad = c.pad_token_id.value_or(1);
+      const at::Tensor real = ids.ne(pad).to(at::kLong);
+      pos = at::cumsum(real, 1) * real + pad;
     } else {
-      pos = at::arange(T, longOpts);
+      pos = at::arange(T, ids.options()).unsqueeze(0).expand({B, T});
     }
-    x = x + W.pos_embed.index_select(0, pos.to(m.device));
+    x = x + W.pos_embed.index_select(0, pos.reshape({-1})).view({B, T, -1});
   }
   if (W.type_embed.defined()) {
-    at::Tensor types = at::zeros({T}, longOpts);
-    for (std::size_t i = 0; i < o.token_type_ids.size() && i < static_cast<std::size_t>(T); ++i)
-      types[static_cast<std::int64_t>(i)] = o.token_type_ids[i];
-    x = x + W.type_embed.index_select(0, types.to(m.device));
+    const at::Tensor t = types.defined() ? types.to(m.device) : at::zeros({B, T}, ids.options());
+    x = x + W.type_embed.index_select(0, t.reshape({-1})).view({B, T, -1});
   }
   if (W.emb_norm_w.defined()) x = at::layer_norm(x, {x.size(-1)}, W.emb_norm_w, W.emb_norm_b, c.norm_eps);
   return x;
+}
+
+}  // namespace internal
+
+namespace {
+
+at::Tensor embed(const Model::Impl& m, const std::vector<int>& ids, const RunOptions& o) {
+  const auto T = static_cast<std::int64_t>(ids.size());
+  at::Tensor idx = at::empty({1, T}, at::kLong);
+  for (std::int64_t i = 0; i < T; ++i) idx[0][i] = ids[static_cast<std::size_t>(i)];
+  at::Tensor types;
+  if (m.weights.type_embed.defined()) {
+    types = at::zeros({1, T}, at::kLong);
+    for (std::size_t i = 0; i < o.token_type_ids.size() && i < static_cast<std::size_t>(T); ++i)
+      types[0][static_cast<std::int64_t>(i)] = o.token_type_ids[i];
+  }
+  return internal::embed_batch(m, idx, types);
 }
 
 at::Tensor output_logits(const Model::Impl& m, const at::Tensor& x) {
@@ -303,13 +334,13 @@ LayerCapture capture_of(const ModelConfig& c, int l, const AttentionResult& a) {
   LayerCapture cap;
   cap.layer = l;
   cap.heads = c.num_heads;
-  cap.tokens = static_cast<int>(a.probs.size(1));
+  cap.tokens = static_cast<int>(a.probs.size(2));
   cap.head_dim = c.head_dim;
   cap.causal = c.causal;
-  cap.attention = to_vector(a.probs);
-  cap.queries = to_vector(a.queries);
-  cap.keys = to_vector(a.keys);
-  cap.values = to_vector(a.values);
+  cap.attention = to_vector(a.probs[0]);
+  cap.queries = to_vector(a.queries[0]);
+  cap.keys = to_vector(a.keys[0]);
+  cap.values = to_vector(a.values[0]);
   return cap;
 }
 
@@ -322,7 +353,7 @@ class Recomputer : public LayerRecomputer {
     c10::InferenceMode guard;
     const std::span<const float> r = trace.residual(l);
     const at::Tensor x = at::from_blob(const_cast<float*>(r.data()),
-                                       {trace.tokens(), trace.hiddenSize()}, at::kFloat)
+                                       {1, trace.tokens(), trace.hiddenSize()}, at::kFloat)
                              .clone()
                              .to(impl_->device);
     const Rope rope = rope_tables(impl_->config, options_, trace.tokens(), impl_->device);
@@ -345,6 +376,21 @@ std::size_t folder_float_bytes(const fs::path& folder) {
 }
 
 }  // namespace
+
+namespace internal {
+
+at::Tensor forward_logits(const Model::Impl& m, const at::Tensor& ids) {
+  const RunOptions plain;
+  const Rope rope = rope_tables(m.config, plain, static_cast<int>(ids.size(1)), m.device);
+  at::Tensor x = embed_batch(m, ids);
+  for (int l = 0; l < m.config.num_layers; ++l) {
+    AttentionResult a;
+    x = layer_forward(m, l, x, plain, rope, a);
+  }
+  return output_logits(m, x);
+}
+
+}  // namespace internal
 
 std::size_t system_available_memory() {
   std::ifstream in("/proc/meminfo");
@@ -381,9 +427,13 @@ std::shared_ptr<Model> Model::load(const fs::path& folder, const LoadOptions& op
   if (limit > 0 && need > limit)
     throw ModelLoadError(folder.string() + ": needs about " + gib(static_cast<double>(need)) +
                          " of memory, but only " + gib(static_cast<double>(limit)) + " is available");
-  c10::InferenceMode guard;
-  impl->weights = internal::weights_load(folder, impl->config, impl->device);
-  return std::shared_ptr<Model>(new Model(std::move(impl)));
+  if (options.trainable) {
+    impl->weights = internal::weights_load(folder, impl->config, impl->device, true);
+  } else {
+    c10::InferenceMode guard;
+    impl->weights = internal::weights_load(folder, impl->config, impl->device, false);
+  }
+  return ModelAccess::wrap(std::move(impl));
 }
 
 const ModelConfig& Model::config() const { return impl_->config; }

@@ -39,6 +39,8 @@ struct LoadOptions {
   // Refuse to load when the estimate exceeds this many bytes (0 = the
   // machine's available memory).
   std::size_t memory_limit_bytes = 0;
+  // Own every weight (no memory map aliasing) and record gradients: for training.
+  bool trainable = false;
 };
 
 // Edits of the attention computation (metrics.md s. 5 and 8). Layers and
@@ -150,6 +152,7 @@ class Model {
   struct Impl;
 
  private:
+  friend struct ModelAccess;
   explicit Model(std::shared_ptr<Impl> impl);
   std::shared_ptr<Impl> impl_;
 };

@@ -34,6 +34,7 @@ const char* family_name(Family f) {
 }
 
 int ModelConfig::rotaryDims() const {
+  if (positions != PositionKind::Rope) return 0;
   const int d = static_cast<int>(std::floor(head_dim * rotary_fraction));
   return d - d % 2;
 }
@@ -204,6 +205,15 @@ ModelConfig parse(const json& j, const std::string& source) {
       c.activation = parse_activation(r, "hidden_act", r.text({"hidden_act"}, "silu"));
       c.gated_mlp = true;
       read_rope(r, c, 10000.0);
+      if (const std::string pe = r.text({"position_encoding"}, "rope"); pe == "learned") {
+        c.positions = PositionKind::Learned;
+      } else if (pe == "alibi") {
+        c.positions = PositionKind::Alibi;
+      } else if (pe == "none") {
+        c.positions = PositionKind::None;
+      } else if (pe != "rope") {
+        r.fail("position_encoding", "must be rope, learned, alibi or none");
+      }
       if (c.family == Family::Qwen2) {
         c.qkv_bias = true;
         c.tie_word_embeddings = r.boolean({"tie_word_embeddings"}, false);

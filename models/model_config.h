@@ -13,7 +13,10 @@ namespace sinkscope::models {
 enum class Family { Gpt2, Llama, Mistral, Qwen2, Gemma, Gemma2, Phi, GptNeoX, Bert, Roberta, XlmRoberta };
 enum class NormKind { LayerNorm, RmsNorm, RmsNormPlusOne };  // PlusOne: Gemma's x * (1 + w)
 enum class Activation { GeluExact, GeluTanh, Silu, Relu };
-enum class PositionKind { Rope, Learned };
+// Rope and Learned are the families' own; Alibi and None are SinkScope
+// variants of the Llama layout (config field "position_encoding"), for the
+// trainer's controlled comparisons.
+enum class PositionKind { Rope, Learned, Alibi, None };
 // Residual layouts: pre-norm sequential (GPT-2, Llama), parallel (GPT-NeoX,
 // Phi: x + attn(ln1 x) + mlp(ln2 x)), post-norm (BERT), sandwich (Gemma 2:
 // extra norms after attention and around the MLP).

@@ -52,8 +52,8 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
 class Lookup {
  public:
   Lookup(const std::vector<SafetensorsFile>& files, std::vector<std::string> prefixes,
-         const at::Device& device, ModelWeights& out)
-      : files_(files), prefixes_(std::move(prefixes)), device_(device), out_(out) {}
+         const at::Device& device, ModelWeights& out, bool trainable)
+      : files_(files), prefixes_(std::move(prefixes)), device_(device), out_(out), trainable_(trainable) {}
 
   const TensorView* find(const std::string& name) const {
     for (const auto& f : files_) {
@@ -92,7 +92,7 @@ class Lookup {
   at::Tensor convert(const TensorView& t) {
     at::Tensor result;
     const auto address = reinterpret_cast<std::uintptr_t>(t.bytes.data());
-    if (t.dtype == DType::F32 && address % alignof(float) == 0) {
+    if (t.dtype == DType::F32 && address % alignof(float) == 0 && !trainable_) {
       // Zero-copy: the tensor aliases the read-only memory map, which the
       // model keeps alive; nothing writes to weights.
       result = at::from_blob(const_cast<std::byte*>(t.bytes.data()), t.shape,
@@ -104,6 +104,8 @@ class Lookup {
     out_.parameter_count += static_cast<std::size_t>(t.numel());
     out_.float_bytes += static_cast<std::size_t>(t.numel()) * sizeof(float);
     if (device_.is_cuda()) result = result.to(device_);
+    if (trainable_) result.requires_grad_(true);
+    out_.named.emplace_back(t.name, result);
     return result;
   }
 
@@ -111,6 +113,7 @@ class Lookup {
   std::vector<std::string> prefixes_;
   at::Device device_;
   ModelWeights& out_;
+  bool trainable_;
 };
 
 void load_gpt2(Lookup& w, const ModelConfig& c, ModelWeights& m) {
@@ -154,6 +157,8 @@ void load_llama_like(Lookup& w, const ModelConfig& c, ModelWeights& m) {
   const std::int64_t Q = static_cast<std::int64_t>(c.num_heads) * c.head_dim;
   const std::int64_t KV = static_cast<std::int64_t>(c.num_kv_heads) * c.head_dim;
   m.embed = w.get("embed_tokens.weight", {c.vocab_size, D});
+  // SinkScope's own position-encoding variants of the Llama layout (trainer).
+  if (c.positions == PositionKind::Learned) m.pos_embed = w.get("embed_positions.weight", {c.max_positions, D});
   for (int l = 0; l < c.num_layers; ++l) {
     const std::string p = "layers." + std::to_string(l) + ".";
     LayerWeights L;
@@ -315,7 +320,7 @@ void load_bert_like(Lookup& w, const ModelConfig& c, ModelWeights& m) {
 
 }  // namespace
 
-ModelWeights weights_load(const fs::path& folder, const ModelConfig& c, const at::Device& device) {
+ModelWeights weights_load(const fs::path& folder, const ModelConfig& c, const at::Device& device, bool trainable) {
   ModelWeights m;
   for (const auto& f : weight_files_of(folder)) m.files.push_back(SafetensorsFile::open(f));
   std::vector<std::string> prefixes;
@@ -327,7 +332,7 @@ ModelWeights weights_load(const fs::path& folder, const ModelConfig& c, const at
     case Family::XlmRoberta: prefixes = {"roberta."}; break;
     default: prefixes = {"model."}; break;
   }
-  Lookup w(m.files, prefixes, device, m);
+  Lookup w(m.files, prefixes, device, m, trainable);
   switch (c.family) {
     case Family::Gpt2: load_gpt2(w, c, m); break;
     case Family::Llama:

@@ -36,6 +36,9 @@ struct ModelWeights {
   at::Tensor mlm_dense_w, mlm_dense_b, mlm_norm_w, mlm_norm_b;
 
   std::vector<SafetensorsFile> files;  // keep the memory maps alive
+  // Every tensor as stored, by its name in the files (leaves: the fields
+  // above may be views of these). What a checkpoint writes back.
+  std::vector<std::pair<std::string, at::Tensor>> named;
   std::size_t parameter_count = 0;
   std::size_t float_bytes = 0;
 };
@@ -44,7 +47,8 @@ struct ModelWeights {
 // model.safetensors.index.json.
 std::vector<std::filesystem::path> weight_files_of(const std::filesystem::path& folder);
 
+// trainable: every tensor an owned copy that requires gradients.
 ModelWeights weights_load(const std::filesystem::path& folder, const ModelConfig& config,
-                          const at::Device& device);
+                          const at::Device& device, bool trainable = false);
 
 }  // namespace sinkscope::models::internal
