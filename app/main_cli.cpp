@@ -18,7 +18,9 @@
 
 #include "analysis/sink_metric.h"
 #include "analysis/table_io.h"
+#include "models/corpus.h"
 #include "models/loaded_model.h"
+#include "models/trainer.h"
 #include "models/model_discovery.h"
 #include "models/model_folder.h"
 #include "models/model_writer.h"
@@ -43,6 +45,8 @@ const char* kMainHelp =
     "  tokens MODEL --text TEXT | --batch FILE   token ids and display strings\n"
     "  attention MODEL --text TEXT --layer L --head H --csv FILE   one head's attention map\n"
     "  random-model TYPE DIR   write a tiny random-weight model folder (a test fixture)\n"
+    "  corpus --out DIR        build the training corpus from Debian's wordnet-base\n"
+    "  train --corpus FILE --out DIR   train a small decoder or encoder (see train --help)\n"
     "\n"
     "MODEL is a model folder or a Hugging Face cache name org/name.\n"
     "\n"
@@ -287,7 +291,12 @@ int command_inspect(int argc, char** argv) {
               << "intermediate_size: " << c.intermediate_size << "\n"
               << "vocab_size: " << c.vocab_size << "\n"
               << "max_positions: " << c.max_positions << "\n"
-              << "positions: " << (c.positions == m::PositionKind::Rope ? "rope" : "learned") << "\n"
+              << "positions: "
+              << (c.positions == m::PositionKind::Rope      ? "rope"
+                  : c.positions == m::PositionKind::Learned ? "learned"
+                  : c.positions == m::PositionKind::Alibi   ? "alibi"
+                                                            : "none")
+              << "\n"
               << "parameters: " << parameters << "\n";
     std::cout << "dtypes:";
     for (const auto& [d, n] : dtypes) std::cout << " " << d << "=" << n;
@@ -451,6 +460,128 @@ int command_random_model(int argc, char** argv) {
   return kOk;
 }
 
+const char* kCorpusHelp =
+    "usage: sinkscope-cli corpus --out DIR [--wordnet DIR] [--heldout N]\n"
+    "\n"
+    "Builds the training corpus from Debian's wordnet-base: every gloss's definitions and\n"
+    "example sentences, deduplicated and shuffled with a fixed seed. Writes DIR/train.txt and\n"
+    "DIR/heldout.txt (N sentences of 6-50 words, default 500), one sentence per line.\n";
+
+int command_corpus(int argc, char** argv) {
+  namespace m = sinkscope::models;
+  const Args args = parse_args(argc, argv, 2, {"help"}, {"out", "wordnet", "heldout"});
+  if (args.options.count("help")) {
+    std::cout << kCorpusHelp;
+    return kOk;
+  }
+  if (!args.options.count("out")) throw UsageError("corpus: option --out is required");
+  const int heldout = args.options.count("heldout") ? parse_int("heldout", args.options.at("heldout"), 0, 100000) : 500;
+  std::vector<std::string> sentences;
+  try {
+    sentences = m::corpus_wordnet_sentences(args.options.count("wordnet") ? args.options.at("wordnet") : "/usr/share/wordnet");
+  } catch (const std::runtime_error& e) {
+    throw UsageError(e.what());
+  }
+  const auto split = m::corpus_split(std::move(sentences), heldout, 6, 50);
+  const std::filesystem::path out = args.options.at("out");
+  std::filesystem::create_directories(out);
+  m::corpus_write_lines(out / "train.txt", split.train);
+  m::corpus_write_lines(out / "heldout.txt", split.heldout);
+  std::cout << split.train.size() << " training sentences, " << split.heldout.size() << " held out: "
+            << out.string() << "\n";
+  return kOk;
+}
+
+const char* kTrainHelp =
+    "usage: sinkscope-cli train --corpus FILE --out DIR [options]\n"
+    "\n"
+    "Trains a small model (a Llama-style decoder or a BERT-style encoder) on a corpus of one\n"
+    "sentence per line; checkpoints are Hugging Face model folders (DIR/checkpoints/step-N),\n"
+    "the final model is DIR itself, with recipe.json and log.csv (loss and first-token sink\n"
+    "metrics on held-out inputs).\n"
+    "\n"
+    "  --architecture decoder|encoder          (decoder)\n"
+    "  --position-encoding rope|ntk_rope|learned|alibi|none   (rope; encoder: learned)\n"
+    "  --ntk-scale S                           (4) for ntk_rope\n"
+    "  --bos every|first|none                  (every) <s> before every sentence, only at\n"
+    "                                          position 0 with </s> between sentences, or never\n"
+    "  --layers N --heads N --hidden N --intermediate N   (4, 4, 128, 512)\n"
+    "  --vocab N                               (4096) byte-level BPE learned from the corpus\n"
+    "  --tokenizer FILE                        use this tokenizer.json instead\n"
+    "  --context T --batch-tokens N            (128, 2048)\n"
+    "  --steps N --lr X --warmup N --weight-decay X   (1000, 1e-3, 50, 0.1)\n"
+    "  --heldout FILE                          sentences for the sink measurements\n"
+    "  --checkpoint-every N --log-every N      (250, 25)\n"
+    "  --seed N --save-dtype F16|BF16|F32      (1, F16)\n"
+    "  --resume DIR                            continue from a checkpoint folder\n";
+
+int command_train(int argc, char** argv) {
+  namespace m = sinkscope::models;
+  const Args args = parse_args(
+      argc, argv, 2, {"help"},
+      {"corpus", "out", "architecture", "position-encoding", "ntk-scale", "bos", "layers", "heads", "hidden",
+       "intermediate", "vocab", "tokenizer", "context", "batch-tokens", "steps", "lr", "warmup", "weight-decay",
+       "heldout", "checkpoint-every", "log-every", "seed", "save-dtype", "resume"});
+  if (args.options.count("help")) {
+    std::cout << kTrainHelp;
+    return kOk;
+  }
+  m::TrainOptions o;
+  auto has = [&](const char* k) { return args.options.count(k) > 0; };
+  auto text = [&](const char* k) { return args.options.at(k); };
+  auto integer = [&](const char* k, int lo, int hi) { return parse_int(k, text(k), lo, hi); };
+  auto real = [&](const char* k) {
+    try {
+      return std::stod(text(k));
+    } catch (const std::exception&) {
+      throw UsageError(std::string("option --") + k + ": \"" + text(k) + "\" is not a number");
+    }
+  };
+  if (has("corpus")) o.corpus = text("corpus");
+  if (has("out")) o.out = text("out");
+  if (has("architecture")) o.architecture = text("architecture");
+  if (has("position-encoding")) o.position_encoding = text("position-encoding");
+  else if (o.architecture == "encoder") o.position_encoding = "learned";
+  if (has("ntk-scale")) o.ntk_scale = real("ntk-scale");
+  if (has("bos")) o.bos_mode = text("bos");
+  if (has("layers")) o.layers = integer("layers", 1, 64);
+  if (has("heads")) o.heads = integer("heads", 1, 64);
+  if (has("hidden")) o.hidden = integer("hidden", 8, 8192);
+  if (has("intermediate")) o.intermediate = integer("intermediate", 8, 32768);
+  if (has("vocab")) o.vocab_size = integer("vocab", 300, 200000);
+  if (has("tokenizer")) o.tokenizer = text("tokenizer");
+  if (has("context")) o.context = integer("context", 8, 8192);
+  if (has("batch-tokens")) o.batch_tokens = integer("batch-tokens", 8, 1 << 22);
+  if (has("steps")) o.steps = integer("steps", 1, 10000000);
+  if (has("lr")) o.learning_rate = real("lr");
+  if (has("warmup")) o.warmup_steps = integer("warmup", 0, 10000000);
+  if (has("weight-decay")) o.weight_decay = real("weight-decay");
+  if (has("heldout")) o.heldout = text("heldout");
+  if (has("checkpoint-every")) o.checkpoint_every = integer("checkpoint-every", 1, 10000000);
+  if (has("log-every")) o.log_every = integer("log-every", 1, 10000000);
+  if (has("seed")) o.seed = static_cast<std::uint64_t>(integer("seed", 0, 1 << 30));
+  if (has("save-dtype")) {
+    const auto d = m::dtype_parse(text("save-dtype"));
+    if (!d || (*d != m::DType::F16 && *d != m::DType::BF16 && *d != m::DType::F32))
+      throw UsageError("option --save-dtype: use F16, BF16 or F32");
+    o.save_dtype = *d;
+  }
+  if (has("resume")) o.resume = text("resume");
+  const bool tty = isatty(2);
+  try {
+    const auto result = m::train_model(o, {}, [&](const m::TrainLogRow& r) {
+      std::fprintf(stderr, "%sstep %d  tokens %lld  loss %.4f  lr %.2e  %.0f tok/s  alpha0 %.3f  boost %.2f  heads>=3x %.2f%s",
+                   tty ? "\r" : "", r.step, r.tokens, r.loss, r.learning_rate, r.tokens_per_second, r.alpha0, r.boost,
+                   r.heads_boost3, tty ? "  " : "\n");
+    });
+    if (tty) std::fprintf(stderr, "\n");
+    std::cout << result.folder.string() << "\n";
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  return kOk;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -474,6 +605,8 @@ int main(int argc, char** argv) {
     if (command == "tokens") return command_tokens(argc, argv);
     if (command == "attention") return command_attention(argc, argv);
     if (command == "random-model") return command_random_model(argc, argv);
+    if (command == "corpus") return command_corpus(argc, argv);
+    if (command == "train") return command_train(argc, argv);
     throw UsageError("unknown command \"" + command + "\" (see sinkscope-cli --help)");
   } catch (const UsageError& e) {
     std::cerr << "sinkscope-cli: " << e.what() << "\n";

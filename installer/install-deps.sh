@@ -13,6 +13,8 @@ PACKAGES=(
   libtorch-dev libopenblas0-pthread
   # analysis and formats; Unicode regex (PCRE2) and normalisation (ICU) for tokenizers
   libeigen3-dev libboost-graph-dev nlohmann-json3-dev libpcre2-dev libicu-dev
+  # the training corpus (WordNet glosses and examples)
+  wordnet-base
   # tests and benchmarks
   libgtest-dev libbenchmark-dev
   # headless display for GUI tests and screenshots

@@ -250,6 +250,10 @@ void model_folder_write_random(const fs::path& folder, const RandomModelSpec& gi
       c["sliding_window"] = s.sliding_window ? s.sliding_window : 4;
     }
     w.weight("embed_tokens.weight", {V, D});
+    if (s.position_encoding != "rope") {
+      c["position_encoding"] = s.position_encoding;
+      if (s.position_encoding == "learned") w.weight("embed_positions.weight", {P, D});
+    }
     for (int l = 0; l < s.layers; ++l) {
       const std::string p = "layers." + std::to_string(l) + ".";
       w.gain(p + "input_layernorm.weight", D, gainCentre);
@@ -373,9 +377,12 @@ void model_folder_write_random(const fs::path& folder, const RandomModelSpec& gi
     throw std::invalid_argument("model_folder_write_random: model_type \"" + t + "\" is not supported");
   }
 
+  if (!s.config_extra.empty()) c.update(json::parse(s.config_extra));
   fs::create_directories(folder);
   write_text(folder / "config.json", c.dump(2));
-  if (s.with_tokenizer) {
+  if (!s.tokenizer_json.empty()) {
+    write_text(folder / "tokenizer.json", s.tokenizer_json);
+  } else if (s.with_tokenizer) {
     const bool encoder = t == "bert" || t == "roberta" || t == "xlm-roberta";
     const json tokenizer = tiny_tokenizer(t, encoder);
     write_text(folder / "tokenizer.json", tokenizer.dump());

@@ -34,6 +34,12 @@ struct RandomModelSpec {
   // Also write a small byte-level BPE tokenizer.json (and tokenizer_config.json);
   // the vocabulary size then becomes the tokenizer's.
   bool with_tokenizer = false;
+  // Trainer: this tokenizer.json instead of the tiny one (vocab must match);
+  // the Llama layout's position encoding (rope, learned, alibi, none); more
+  // config.json fields (a JSON object, merged last).
+  std::string tokenizer_json;
+  std::string position_encoding = "rope";
+  std::string config_extra;
 };
 
 // The vocabulary size of the tokenizer model_folder_write_random writes.

@@ -1,0 +1,428 @@
+// The trainer: packing, AdamW with warmup and cosine decay, checkpoints in
+// the Hugging Face layout, and a training log with first-token sink metrics.
+#include "models/trainer.h"
+
+#include <ATen/ATen.h>
+
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+
+#include "analysis/sink_metric.h"
+#include "analysis/table_io.h"
+#include "models/bpe_trainer.h"
+#include "models/corpus.h"
+#include "models/internal/model_impl.h"
+#include "models/model_writer.h"
+#include "models/tokenizer.h"
+
+namespace sinkscope::models {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw std::invalid_argument(p.string() + ": cannot be opened");
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void validate(const TrainOptions& o) {
+  auto bad = [](const std::string& what) { throw std::invalid_argument(what); };
+  if (o.architecture != "decoder" && o.architecture != "encoder") bad("--architecture must be decoder or encoder");
+  const std::string& pe = o.position_encoding;
+  if (pe != "rope" && pe != "ntk_rope" && pe != "learned" && pe != "alibi" && pe != "none")
+    bad("--position-encoding must be rope, ntk_rope, learned, alibi or none");
+  if (o.architecture == "encoder" && pe != "learned") bad("--position-encoding: the encoder (BERT layout) uses learned");
+  if (o.bos_mode != "every" && o.bos_mode != "first" && o.bos_mode != "none") bad("--bos must be every, first or none");
+  if (o.hidden % o.heads != 0) bad("--hidden must be a multiple of --heads");
+  if (o.context < 8 || o.batch_tokens < o.context) bad("--context must be >= 8 and <= --batch-tokens");
+  if (o.steps < 1 || o.layers < 1 || o.heads < 1) bad("--steps, --layers and --heads must be positive");
+  if (o.corpus.empty() || o.out.empty()) bad("--corpus and --out are required");
+}
+
+// Sentences turned into one token stream and cut into training sequences.
+class Packer {
+ public:
+  Packer(const TrainOptions& o, const Tokenizer& tok, const std::vector<std::string>& sentences)
+      : o_(o), rng_(o.seed) {
+    bos_ = *tok.tokenToId("<s>");
+    eos_ = *tok.tokenToId("</s>");
+    if (auto m = tok.tokenToId("<mask>")) mask_ = *m;
+    vocab_ = static_cast<int>(tok.vocabSize());
+    const bool everyBos = o.architecture == "decoder" && o.bos_mode == "every";
+    for (const auto& s : sentences) {
+      const auto ids = tok.encode(s, false).ids;
+      if (ids.empty()) continue;
+      if (everyBos) stream_.push_back(bos_);
+      stream_.insert(stream_.end(), ids.begin(), ids.end());
+      if (!everyBos) stream_.push_back(eos_);
+    }
+    if (stream_.size() < static_cast<std::size_t>(2 * o.context + 2))
+      throw std::invalid_argument("--corpus: too little text for --context " + std::to_string(o.context));
+  }
+
+  // One sequence of context + 1 tokens (inputs are the first T, targets the last T).
+  std::vector<int> sequence() {
+    const int T = o_.context;
+    std::uniform_int_distribution<std::size_t> start(0, stream_.size() - static_cast<std::size_t>(T) - 2);
+    const std::size_t s = start(rng_);
+    std::vector<int> seq(stream_.begin() + static_cast<long>(s), stream_.begin() + static_cast<long>(s) + T + 1);
+    const bool firstBos = o_.architecture == "encoder" || o_.bos_mode == "first";
+    if (firstBos) seq.insert(seq.begin(), bos_), seq.pop_back();
+    return seq;
+  }
+
+  // Inputs of eval_tokens tokens built from held-out sentences with the same convention.
+  std::vector<std::vector<int>> evalInputs(const Tokenizer& tok, const std::vector<std::string>& heldout) const {
+    std::vector<std::vector<int>> inputs;
+    std::vector<int> cur;
+    const bool everyBos = o_.architecture == "decoder" && o_.bos_mode == "every";
+    const bool firstBos = !everyBos && (o_.architecture == "encoder" || o_.bos_mode == "first");
+    for (const auto& s : heldout) {
+      if (static_cast<int>(inputs.size()) >= o_.eval_inputs) break;
+      if (cur.empty() && firstBos) cur.push_back(bos_);
+      if (everyBos) cur.push_back(bos_);
+      const auto ids = tok.encode(s, false).ids;
+      cur.insert(cur.end(), ids.begin(), ids.end());
+      if (!everyBos) cur.push_back(eos_);
+      if (static_cast<int>(cur.size()) >= o_.eval_tokens) {
+        cur.resize(static_cast<std::size_t>(o_.eval_tokens));
+        inputs.push_back(cur);
+        cur.clear();
+      }
+    }
+    return inputs;
+  }
+
+  // Masked-LM corruption: 15% of positions (never position 0) become targets;
+  // of those 80% -> <mask>, 10% -> a random token, 10% unchanged.
+  void maskTokens(std::vector<int>& inputs, std::vector<long>& targets) {
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    std::uniform_int_distribution<int> randomToken(0, vocab_ - 1);
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      targets[i] = -100;
+      if (i == 0 || u(rng_) >= 0.15) continue;
+      targets[i] = inputs[i];
+      const double r = u(rng_);
+      if (r < 0.8) inputs[i] = mask_;
+      else if (r < 0.9) inputs[i] = randomToken(rng_);
+    }
+  }
+
+ private:
+  const TrainOptions& o_;
+  std::mt19937_64 rng_;
+  std::vector<int> stream_;
+  int bos_ = 0, eos_ = 0, mask_ = 0, vocab_ = 0;
+};
+
+struct AdamW {
+  std::vector<at::Tensor> params, m, v;
+  std::vector<bool> decay;
+  int step = 0;
+
+  explicit AdamW(const std::vector<std::pair<std::string, at::Tensor>>& named) {
+    for (const auto& [name, t] : named) {
+      params.push_back(t);
+      m.push_back(at::zeros_like(t));
+      v.push_back(at::zeros_like(t));
+      decay.push_back(t.dim() >= 2);  // matrices decay; norms and biases do not
+    }
+  }
+  void update(double lr, double weightDecay, double beta1 = 0.9, double beta2 = 0.95, double eps = 1e-8) {
+    at::NoGradGuard guard;
+    ++step;
+    const double c1 = 1.0 - std::pow(beta1, step), c2 = 1.0 - std::pow(beta2, step);
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      at::Tensor& p = params[i];
+      if (!p.grad().defined()) continue;
+      const at::Tensor g = p.grad();
+      if (decay[i]) p.mul_(1.0 - lr * weightDecay);
+      m[i].mul_(beta1).add_(g, 1.0 - beta1);
+      v[i].mul_(beta2).addcmul_(g, g, 1.0 - beta2);
+      p.addcdiv_(m[i] / c1, (v[i] / c2).sqrt_().add_(eps), -lr);
+      p.mutable_grad().zero_();
+    }
+  }
+};
+
+double clip_gradients(const std::vector<at::Tensor>& params, double maxNorm) {
+  at::NoGradGuard guard;
+  double total = 0.0;
+  for (const auto& p : params)
+    if (p.grad().defined()) total += p.grad().pow(2).sum().item<double>();
+  total = std::sqrt(total);
+  if (total > maxNorm)
+    for (const auto& p : params)
+      if (p.grad().defined()) p.grad().mul_(maxNorm / (total + 1e-6));
+  return total;
+}
+
+std::vector<TensorData> tensors_of(const std::vector<at::Tensor>& tensors, const std::vector<std::string>& names,
+                                   DType dtype) {
+  std::vector<TensorData> out;
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    const at::Tensor t = tensors[i].detach().to(at::kCPU).contiguous();
+    std::vector<std::int64_t> shape(t.sizes().begin(), t.sizes().end());
+    out.push_back(tensor_from_f32(names[i], shape, std::span<const float>(t.data_ptr<float>(), static_cast<std::size_t>(t.numel())),
+                                  dtype));
+  }
+  return out;
+}
+
+std::string log_csv(const std::vector<TrainLogRow>& rows, const TrainOptions& o) {
+  analysis::CsvTable t;
+  t.comments = {{"tool", "sinkscope-cli train"},
+                {"architecture", o.architecture},
+                {"position_encoding", o.position_encoding},
+                {"bos_mode", o.bos_mode},
+                {"context", std::to_string(o.context)},
+                {"eval", std::to_string(o.eval_inputs) + " held-out inputs of " + std::to_string(o.eval_tokens) + " tokens"},
+                {"metrics", "alpha0 = mean attention to position 0 over heads; boost = alpha0 / uniform baseline "
+                            "(metrics.md s. 1); heads_boost3 = share of heads with boost >= 3; sink_rate = share "
+                            "of heads with alpha0 > 0.3"}};
+  t.columns = {"step", "tokens", "loss", "learning_rate", "tokens_per_second", "alpha0", "boost", "heads_boost3", "sink_rate"};
+  for (const auto& r : rows)
+    t.rows.push_back({std::to_string(r.step), std::to_string(r.tokens), analysis::csv_number(r.loss),
+                      analysis::csv_number(r.learning_rate), analysis::csv_number(r.tokens_per_second),
+                      analysis::csv_number(r.alpha0), analysis::csv_number(r.boost),
+                      analysis::csv_number(r.heads_boost3), analysis::csv_number(r.sink_rate)});
+  return analysis::csv_render(t);
+}
+
+json recipe_of(const TrainOptions& o) {
+  return {{"architecture", o.architecture}, {"position_encoding", o.position_encoding}, {"ntk_scale", o.ntk_scale},
+          {"layers", o.layers}, {"heads", o.heads}, {"hidden", o.hidden}, {"intermediate", o.intermediate},
+          {"vocab_size", o.vocab_size}, {"context", o.context}, {"batch_tokens", o.batch_tokens},
+          {"steps", o.steps}, {"learning_rate", o.learning_rate}, {"warmup_steps", o.warmup_steps},
+          {"weight_decay", o.weight_decay}, {"bos_mode", o.bos_mode}, {"seed", o.seed},
+          {"optimizer", "AdamW (beta1 0.9, beta2 0.95), gradient clipping 1.0, cosine decay to 10%"},
+          {"corpus", o.corpus.filename().string()}};
+}
+
+}  // namespace
+
+TrainLogRow sink_measure(const Model& model, const std::vector<std::vector<int>>& inputs) {
+  TrainLogRow row;
+  int heads = 0;
+  for (const auto& ids : inputs) {
+    const Trace trace = model.run(ids);
+    const int T = trace.tokens();
+    const double baseline = analysis::sink_uniform_baseline(T, 0, trace.causal());
+    for (int l = 0; l < trace.layers(); ++l) {
+      const LayerCapture cap = trace.layer(l);
+      for (int h = 0; h < cap.heads; ++h) {
+        const double alpha0 = analysis::sink_key_importance(cap.attentionOf(h))[0];
+        row.alpha0 += alpha0;
+        row.boost += alpha0 / baseline;
+        row.heads_boost3 += alpha0 / baseline >= 3.0 ? 1.0 : 0.0;
+        row.sink_rate += alpha0 > 0.3 ? 1.0 : 0.0;
+        ++heads;
+      }
+    }
+  }
+  if (heads > 0) {
+    row.alpha0 /= heads;
+    row.boost /= heads;
+    row.heads_boost3 /= heads;
+    row.sink_rate /= heads;
+  }
+  return row;
+}
+
+TrainResult train_model(const TrainOptions& given, const ProgressFn& progress,
+                        const std::function<void(const TrainLogRow&)>& onLog) {
+  TrainOptions o = given;
+  validate(o);
+  at::manual_seed(o.seed);
+  const auto sentences = corpus_read_lines(o.corpus);
+  const auto heldout = o.heldout.empty() ? std::vector<std::string>() : corpus_read_lines(o.heldout);
+
+  // Tokenizer: given, from the checkpoint being resumed, or learned here.
+  std::string tokenizerJson;
+  if (!o.resume.empty()) tokenizerJson = read_text(o.resume / "tokenizer.json");
+  else if (!o.tokenizer.empty()) tokenizerJson = read_text(o.tokenizer);
+  else {
+    BpeTrainingOptions b;
+    b.vocab_size = o.vocab_size;
+    b.mask_token = o.architecture == "encoder";
+    b.add_bos = o.architecture == "encoder" || o.bos_mode != "none";
+    b.add_eos = o.architecture == "encoder";
+    tokenizerJson = bpe_train(sentences, b);
+  }
+  const auto tokenizer = Tokenizer::fromJson(tokenizerJson);
+  o.vocab_size = static_cast<int>(tokenizer->vocabSize());
+
+  fs::create_directories(o.out);
+  std::shared_ptr<Model> model;
+  json state;
+  if (!o.resume.empty()) {
+    LoadOptions lo;
+    lo.trainable = true;
+    model = Model::load(o.resume, lo);
+    state = json::parse(read_text(o.resume / "trainer_state.json"));
+  } else {
+    RandomModelSpec spec = random_model_spec_for(o.architecture == "decoder" ? "llama" : "bert");
+    spec.layers = o.layers;
+    spec.heads = o.heads;
+    spec.kv_heads = o.heads;
+    spec.hidden = o.hidden;
+    spec.intermediate = o.intermediate;
+    spec.vocab = o.vocab_size;
+    spec.max_positions = o.position_encoding == "learned" ? std::max(o.context, o.eval_tokens) : std::max(4 * o.context, 512);
+    spec.seed = o.seed;
+    spec.weight_std = 0.02;
+    spec.prefixed = false;
+    spec.llama3_rope_scaling = false;
+    spec.tie_embeddings = false;
+    spec.tokenizer_json = tokenizerJson;
+    spec.position_encoding = o.position_encoding == "ntk_rope" ? "rope" : o.position_encoding;
+    json extra = {{"sinkscope_recipe", recipe_of(o)}, {"bos_token_id", *tokenizer->tokenToId("<s>")},
+                  {"eos_token_id", *tokenizer->tokenToId("</s>")}, {"pad_token_id", *tokenizer->tokenToId("<pad>")}};
+    if (o.position_encoding == "ntk_rope") {
+      const double d = static_cast<double>(o.hidden / o.heads);
+      extra["rope_theta"] = 10000.0 * std::pow(o.ntk_scale, d / (d - 2.0));
+    }
+    if (o.architecture == "encoder") extra["type_vocab_size"] = 1;
+    spec.config_extra = extra.dump();
+    const fs::path init = o.out / ".init";
+    fs::remove_all(init);
+    model_folder_write_random(init, spec);
+    LoadOptions lo;
+    lo.trainable = true;
+    model = Model::load(init, lo);
+    fs::copy_file(init / "config.json", o.out / "config.json", fs::copy_options::overwrite_existing);
+    fs::remove_all(init);  // the trainable weights are owned copies
+  }
+  auto impl = ModelAccess::impl(*model);
+  const ModelConfig& c = impl->config;
+  std::vector<std::string> names;
+  std::vector<at::Tensor> params;
+  for (const auto& [n, t] : impl->weights.named) {
+    names.push_back(n);
+    params.push_back(t);
+  }
+  AdamW adam(impl->weights.named);
+  int firstStep = 0;
+  long long tokens = 0;
+  std::vector<TrainLogRow> rows;
+  if (!state.is_null()) {
+    firstStep = state.at("step").get<int>();
+    tokens = state.at("tokens").get<long long>();
+    adam.step = firstStep;
+    const auto opt = SafetensorsFile::open(o.resume / "optimizer.safetensors");
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      const auto* m = opt.find("m." + names[i]);
+      const auto* v = opt.find("v." + names[i]);
+      if (!m || !v) throw std::invalid_argument(o.resume.string() + ": optimizer state lacks " + names[i]);
+      adam.m[i].copy_(at::from_blob(tensor_to_f32(*m).data(), adam.m[i].sizes(), at::kFloat));
+      adam.v[i].copy_(at::from_blob(tensor_to_f32(*v).data(), adam.v[i].sizes(), at::kFloat));
+    }
+    const auto old = corpus_read_lines(o.resume / "log.csv");  // keep the rows so far
+    for (const auto& line : old) {
+      if (line[0] == '#' || line.rfind("step,", 0) == 0) continue;
+      std::stringstream ss(line);
+      TrainLogRow r;
+      char comma;
+      ss >> r.step >> comma >> r.tokens >> comma >> r.loss >> comma >> r.learning_rate >> comma >> r.tokens_per_second >>
+          comma >> r.alpha0 >> comma >> r.boost >> comma >> r.heads_boost3 >> comma >> r.sink_rate;
+      rows.push_back(r);
+    }
+    fs::copy_file(o.resume / "config.json", o.out / "config.json", fs::copy_options::overwrite_existing);
+  }
+
+  Packer packer(o, *tokenizer, sentences);
+  const auto evalInputs = packer.evalInputs(*tokenizer, heldout);
+  const int batch = std::max(1, o.batch_tokens / o.context);
+  const bool encoder = o.architecture == "encoder";
+
+  auto save = [&](const fs::path& folder, bool withOptimizer) {
+    fs::create_directories(folder);
+    if (folder != o.out) fs::copy_file(o.out / "config.json", folder / "config.json", fs::copy_options::overwrite_existing);
+    analysis::file_write_atomic(folder / "tokenizer.json", tokenizerJson, true);
+    safetensors_write(folder / "model.safetensors", tensors_of(params, names, o.save_dtype),
+                      {{"format", "pt"}, {"sinkscope", "trainer"}});
+    analysis::file_write_atomic(folder / "log.csv", log_csv(rows, o), true);
+    analysis::file_write_atomic(folder / "recipe.json", recipe_of(o).dump(2), true);
+    if (withOptimizer) {
+      std::vector<at::Tensor> mv;
+      std::vector<std::string> mvNames;
+      for (std::size_t i = 0; i < names.size(); ++i) {
+        mv.push_back(adam.m[i]);
+        mvNames.push_back("m." + names[i]);
+        mv.push_back(adam.v[i]);
+        mvNames.push_back("v." + names[i]);
+      }
+      safetensors_write(folder / "optimizer.safetensors", tensors_of(mv, mvNames, DType::F32));
+      analysis::file_write_atomic(folder / "trainer_state.json",
+                                  json({{"step", adam.step}, {"tokens", tokens}, {"recipe", recipe_of(o)}}).dump(2), true);
+    }
+  };
+
+  double lastLoss = 0.0;
+  auto clock = std::chrono::steady_clock::now();
+  long long tokensAtClock = tokens;
+  for (int step = firstStep + 1; step <= o.steps; ++step) {
+    // Learning rate: linear warmup, then cosine decay to 10%.
+    double lr = o.learning_rate;
+    if (step <= o.warmup_steps) lr *= static_cast<double>(step) / o.warmup_steps;
+    else {
+      const double t = static_cast<double>(step - o.warmup_steps) / std::max(1, o.steps - o.warmup_steps);
+      lr *= 0.1 + 0.9 * 0.5 * (1.0 + std::cos(std::numbers::pi * t));
+    }
+    at::Tensor inputs = at::empty({batch, o.context}, at::kLong);
+    at::Tensor targets = at::empty({batch, o.context}, at::kLong);
+    for (int b = 0; b < batch; ++b) {
+      std::vector<int> seq = packer.sequence();
+      std::vector<int> in(seq.begin(), seq.begin() + o.context);
+      std::vector<long> tg(static_cast<std::size_t>(o.context));
+      if (encoder) packer.maskTokens(in, tg);
+      else for (int t = 0; t < o.context; ++t) tg[static_cast<std::size_t>(t)] = seq[static_cast<std::size_t>(t) + 1];
+      for (int t = 0; t < o.context; ++t) {
+        inputs[b][t] = in[static_cast<std::size_t>(t)];
+        targets[b][t] = tg[static_cast<std::size_t>(t)];
+      }
+    }
+    const at::Tensor logits = internal::forward_logits(*impl, inputs);
+    const at::Tensor loss = at::cross_entropy_loss(logits.reshape({-1, c.vocab_size}), targets.reshape({-1}).to(impl->device),
+                                                   {}, at::Reduction::Mean, -100);
+    loss.backward();
+    clip_gradients(params, 1.0);
+    adam.update(lr, o.weight_decay);
+    lastLoss = loss.item<double>();
+    tokens += static_cast<long long>(batch) * o.context;
+
+    if (step % o.log_every == 0 || step == o.steps || step % o.checkpoint_every == 0) {
+      const auto now = std::chrono::steady_clock::now();
+      const double seconds = std::chrono::duration<double>(now - clock).count();
+      TrainLogRow row = evalInputs.empty() ? TrainLogRow{} : sink_measure(*model, evalInputs);
+      row.step = step;
+      row.tokens = tokens;
+      row.loss = lastLoss;
+      row.learning_rate = lr;
+      row.tokens_per_second = seconds > 0 ? static_cast<double>(tokens - tokensAtClock) / seconds : 0.0;
+      rows.push_back(row);
+      if (onLog) onLog(row);
+      clock = std::chrono::steady_clock::now();
+      tokensAtClock = tokens;
+    }
+    if (step % o.checkpoint_every == 0 && step < o.steps)
+      save(o.out / "checkpoints" / ("step-" + std::to_string(step)), true);
+    if (progress && !progress(static_cast<double>(step) / o.steps)) {
+      save(o.out / "checkpoints" / ("step-" + std::to_string(step)), true);
+      throw RunCancelled();
+    }
+  }
+  save(o.out, false);
+  return {o.steps, lastLoss, o.out};
+}
+
+}  // namespace sinkscope::models
