@@ -47,6 +47,7 @@ const char* kMainHelp =
     "  random-model TYPE DIR   write a tiny random-weight model folder (a test fixture)\n"
     "  corpus --out DIR        build the training corpus from Debian's wordnet-base\n"
     "  train --corpus FILE --out DIR   train a small decoder or encoder (see train --help)\n"
+    "  sinks MODEL --heldout FILE      first-token sink statistics on held-out text\n"
     "\n"
     "MODEL is a model folder or a Hugging Face cache name org/name.\n"
     "\n"
@@ -582,6 +583,46 @@ int command_train(int argc, char** argv) {
   return kOk;
 }
 
+const char* kSinksHelp =
+    "usage: sinkscope-cli sinks MODEL --heldout FILE [--tokens 64] [--inputs 8]\n"
+    "\n"
+    "First-token sink statistics over held-out text: sentences of FILE joined into inputs of\n"
+    "--tokens tokens (with the tokenizer's own BOS), averaged over every layer and head:\n"
+    "alpha0 (mean attention to position 0), boost (alpha0 over its uniform baseline),\n"
+    "the share of heads with boost >= 3, and the sink rate (share with alpha0 > 0.3).\n";
+
+int command_sinks(int argc, char** argv) {
+  namespace m = sinkscope::models;
+  const Args args = parse_args(argc, argv, 2, {"help"}, {"heldout", "tokens", "inputs"});
+  if (args.options.count("help")) {
+    std::cout << kSinksHelp;
+    return kOk;
+  }
+  const std::string spec = model_argument(args, "sinks");
+  if (!args.options.count("heldout")) throw UsageError("sinks: option --heldout is required");
+  const int tokens = args.options.count("tokens") ? parse_int("tokens", args.options.at("tokens"), 2, 100000) : 64;
+  const int inputs = args.options.count("inputs") ? parse_int("inputs", args.options.at("inputs"), 1, 100000) : 8;
+  return on_model([&] {
+    const m::LoadedModel loaded = m::loaded_model_open(spec);
+    if (!loaded.tokenizer) throw m::ModelRunError(spec + ": no tokenizer.json");
+    std::vector<std::string> sentences;
+    try {
+      sentences = m::corpus_read_lines(args.options.at("heldout"));
+    } catch (const std::runtime_error& e) {
+      throw UsageError(e.what());
+    }
+    const auto batch = m::sink_eval_inputs(*loaded.tokenizer, sentences, inputs, tokens);
+    if (batch.empty()) throw UsageError("--heldout: not enough text for one input of " + std::to_string(tokens) + " tokens");
+    const m::TrainLogRow r = m::sink_measure(*loaded.model, batch);
+    std::cout << "inputs: " << batch.size() << " x " << tokens << " tokens\n"
+              << "alpha0: " << r.alpha0 << "\n"
+              << "boost: " << r.boost << "\n"
+              << "heads_boost3: " << r.heads_boost3 << "\n"
+              << "sink_rate: " << r.sink_rate << "\n";
+    return kOk;
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -607,6 +648,7 @@ int main(int argc, char** argv) {
     if (command == "random-model") return command_random_model(argc, argv);
     if (command == "corpus") return command_corpus(argc, argv);
     if (command == "train") return command_train(argc, argv);
+    if (command == "sinks") return command_sinks(argc, argv);
     throw UsageError("unknown command \"" + command + "\" (see sinkscope-cli --help)");
   } catch (const UsageError& e) {
     std::cerr << "sinkscope-cli: " << e.what() << "\n";

@@ -28,6 +28,20 @@ int save_screenshot(sinkscope::ui::MainWindow& window, const QString& path) {
   return 0;
 }
 
+// Where the built-in models are: $SINKSCOPE_MODELS_DIR, the installed data
+// folder beside the executable, or the source tree this binary was built from.
+QString builtin_models_dir() {
+  const QStringList candidates{
+      qEnvironmentVariable("SINKSCOPE_MODELS_DIR"),
+      QCoreApplication::applicationDirPath() + QStringLiteral("/../share/sinkscope/models"),
+      QStringLiteral(SINKSCOPE_SOURCE_DIR "/resources/models")};
+  for (const QString& c : candidates)
+    if (!c.isEmpty() && QFileInfo(c).isDir()) return QDir(c).absolutePath();
+  return {};
+}
+
+constexpr const char* kDefaultModel = "rope-decoder";
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -61,11 +75,15 @@ int main(int argc, char** argv) {
 
   sinkscope::ui::MainWindow window;
   window.setDevice(parser.value(deviceOption));
+  const QString builtins = builtin_models_dir();
+  window.setBuiltinModelsDir(builtins);
+  const QString defaultModel = builtins.isEmpty() ? QString() : QDir(builtins).filePath(QLatin1String(kDefaultModel));
   if (parser.isSet(resetLayoutOption)) window.resetLayout();
   if (parser.isSet(textOption)) window.setSentence(parser.value(textOption));
   window.show();
   // Opening a model runs the sentence on it; without one, run the baseline now.
   if (parser.isSet(modelOption)) window.openModelFolder(parser.value(modelOption));
+  else if (QFileInfo::exists(defaultModel + QStringLiteral("/config.json"))) window.openModelFolder(defaultModel);
   else window.runSentence();
 
   if (!parser.isSet(screenshotOption)) return app.exec();

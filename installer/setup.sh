@@ -26,6 +26,10 @@ fi
 cmake --preset release >build-configure.log 2>&1 || { cat build-configure.log >&2; exit 1; }
 rm -f build-configure.log
 cmake --build --preset release
+# The training corpus (WordNet glosses and examples) for sinkscope-cli train.
+if [[ ! -f build/corpus/train.txt ]]; then
+  build/app/sinkscope-cli corpus --out build/corpus >/dev/null
+fi
 
 if [[ "$mode" == "run" ]]; then
   args=()

@@ -87,7 +87,7 @@ Rope rope_tables(const ModelConfig& c, const RunOptions& o, int T, const at::Dev
     const at::Tensor medium = (wavelen >= highWavelen).logical_and(wavelen <= lowWavelen);
     inv = at::where(medium, smoothed, scaled);
   }
-  const at::Tensor positions = at::arange(T, at::kLong).to(at::kFloat);
+  const at::Tensor positions = (at::arange(T, at::kLong) + o.position_shift).to(at::kFloat);
   const at::Tensor freqs = at::outer(positions, inv);
   const at::Tensor emb = at::cat({freqs, freqs}, -1);
   r.cos = emb.cos().to(device);
@@ -270,7 +270,7 @@ at::Tensor layer_forward(const Model::Impl& m, int l, const at::Tensor& x, const
 
 namespace internal {
 
-at::Tensor embed_batch(const Model::Impl& m, const at::Tensor& idsIn, const at::Tensor& types) {
+at::Tensor embed_batch(const Model::Impl& m, const at::Tensor& idsIn, const at::Tensor& types, int shift) {
   const ModelConfig& c = m.config;
   const ModelWeights& W = m.weights;
   const at::Tensor ids = idsIn.to(m.device);
@@ -285,7 +285,7 @@ at::Tensor embed_batch(const Model::Impl& m, const at::Tensor& idsIn, const at::
       const at::Tensor real = ids.ne(pad).to(at::kLong);
       pos = at::cumsum(real, 1) * real + pad;
     } else {
-      pos = at::arange(T, ids.options()).unsqueeze(0).expand({B, T});
+      pos = (at::arange(T, ids.options()) + shift).unsqueeze(0).expand({B, T});
     }
     x = x + W.pos_embed.index_select(0, pos.reshape({-1})).view({B, T, -1});
   }
@@ -311,7 +311,7 @@ at::Tensor embed(const Model::Impl& m, const std::vector<int>& ids, const RunOpt
     for (std::size_t i = 0; i < o.token_type_ids.size() && i < static_cast<std::size_t>(T); ++i)
       types[0][static_cast<std::int64_t>(i)] = o.token_type_ids[i];
   }
-  return internal::embed_batch(m, idx, types);
+  return internal::embed_batch(m, idx, types, o.position_shift);
 }
 
 at::Tensor output_logits(const Model::Impl& m, const at::Tensor& x) {
@@ -454,7 +454,8 @@ Trace Model::run(const std::vector<int>& given, const RunOptions& givenOptions, 
   const ModelConfig& c = impl_->config;
   if (ids.empty()) throw ModelRunError("input: no tokens to run");
   const int T = static_cast<int>(ids.size());
-  const int maxTokens = c.max_positions - c.position_offset;
+  if (options.position_shift < 0) throw ModelRunError("position shift: must not be negative");
+  const int maxTokens = c.max_positions - c.position_offset - (c.positions == PositionKind::Learned ? options.position_shift : 0);
   if (T > maxTokens)
     throw ModelRunError("input: " + std::to_string(T) + " tokens, more than the model's maximum of " +
                         std::to_string(maxTokens) + " positions");

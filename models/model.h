@@ -62,6 +62,7 @@ struct RunOptions {
   double ntk_scale = 1.0;            // NTK-aware scaling: base * s^(d / (d - 2))
   std::vector<int> token_type_ids;   // encoders; empty = all 0
   bool drop_first_token = false;     // run without position 0 (BOS removal, metrics.md s. 5)
+  int position_shift = 0;            // positions start here instead of 0 (RoPE and learned)
   // Full per-layer captures are kept while they fit this budget; beyond it
   // only each layer's input is kept and the rest is recomputed on demand.
   std::size_t capture_budget_bytes = std::size_t{2} << 30;

@@ -80,26 +80,10 @@ class Packer {
     return seq;
   }
 
-  // Inputs of eval_tokens tokens built from held-out sentences with the same convention.
+  // Inputs of eval_tokens tokens as a user would give them: held-out sentences
+  // joined into one text, encoded with the tokenizer's own special tokens.
   std::vector<std::vector<int>> evalInputs(const Tokenizer& tok, const std::vector<std::string>& heldout) const {
-    std::vector<std::vector<int>> inputs;
-    std::vector<int> cur;
-    const bool everyBos = o_.architecture == "decoder" && o_.bos_mode == "every";
-    const bool firstBos = !everyBos && (o_.architecture == "encoder" || o_.bos_mode == "first");
-    for (const auto& s : heldout) {
-      if (static_cast<int>(inputs.size()) >= o_.eval_inputs) break;
-      if (cur.empty() && firstBos) cur.push_back(bos_);
-      if (everyBos) cur.push_back(bos_);
-      const auto ids = tok.encode(s, false).ids;
-      cur.insert(cur.end(), ids.begin(), ids.end());
-      if (!everyBos) cur.push_back(eos_);
-      if (static_cast<int>(cur.size()) >= o_.eval_tokens) {
-        cur.resize(static_cast<std::size_t>(o_.eval_tokens));
-        inputs.push_back(cur);
-        cur.clear();
-      }
-    }
-    return inputs;
+    return sink_eval_inputs(tok, heldout, o_.eval_inputs, o_.eval_tokens);
   }
 
   // Masked-LM corruption: 15% of positions (never position 0) become targets;
@@ -210,6 +194,22 @@ json recipe_of(const TrainOptions& o) {
 
 }  // namespace
 
+std::vector<std::vector<int>> sink_eval_inputs(const Tokenizer& tok, const std::vector<std::string>& sentences,
+                                               int count, int tokens) {
+  std::vector<std::vector<int>> inputs;
+  std::string text;
+  for (const auto& s : sentences) {
+    if (static_cast<int>(inputs.size()) >= count) break;
+    text += (text.empty() ? "" : " ") + s;
+    auto ids = tok.encode(text, true).ids;
+    if (static_cast<int>(ids.size()) < tokens) continue;
+    ids.resize(static_cast<std::size_t>(tokens));
+    inputs.push_back(std::move(ids));
+    text.clear();
+  }
+  return inputs;
+}
+
 TrainLogRow sink_measure(const Model& model, const std::vector<std::vector<int>>& inputs) {
   TrainLogRow row;
   int heads = 0;
@@ -291,7 +291,6 @@ TrainResult train_model(const TrainOptions& given, const ProgressFn& progress,
       const double d = static_cast<double>(o.hidden / o.heads);
       extra["rope_theta"] = 10000.0 * std::pow(o.ntk_scale, d / (d - 2.0));
     }
-    if (o.architecture == "encoder") extra["type_vocab_size"] = 1;
     spec.config_extra = extra.dump();
     const fs::path init = o.out / ".init";
     fs::remove_all(init);
@@ -422,7 +421,12 @@ TrainResult train_model(const TrainOptions& given, const ProgressFn& progress,
     }
   }
   save(o.out, false);
-  return {o.steps, lastLoss, o.out};
+  TrainResult result{o.steps, lastLoss, o.out, {}, {}};
+  if (!evalInputs.empty()) {
+    result.probe_ids = evalInputs.front();
+    result.probe_logits = model->run(result.probe_ids).logits();
+  }
+  return result;
 }
 
 }  // namespace sinkscope::models

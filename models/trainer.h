@@ -41,7 +41,7 @@ struct TrainOptions {
   std::filesystem::path out;      // the final model folder; checkpoints under out/checkpoints/
   std::filesystem::path tokenizer;  // optional: use this tokenizer.json instead of training one
   std::filesystem::path resume;     // optional: a checkpoint folder to continue from
-  int eval_inputs = 8;              // held-out inputs of eval_tokens tokens
+  int eval_inputs = 8;              // held-out inputs of eval_tokens tokens (sink_eval_inputs)
   int eval_tokens = 64;
 };
 
@@ -61,12 +61,24 @@ struct TrainResult {
   int steps = 0;
   double final_loss = 0.0;
   std::filesystem::path folder;
+  // The in-memory model's logits on the first held-out input (and that input):
+  // a saved F32 checkpoint must reproduce them.
+  std::vector<int> probe_ids;
+  std::vector<float> probe_logits;
 };
 
 // Throws std::invalid_argument for bad options (naming the option) and
 // RunCancelled when `progress` returns false. `onLog` sees every log row.
 TrainResult train_model(const TrainOptions& options, const ProgressFn& progress = {},
                         const std::function<void(const TrainLogRow&)>& onLog = {});
+
+class Tokenizer;
+
+// Held-out inputs as a user would type them: sentences joined into one text
+// and encoded with the tokenizer's special tokens (BOS at position 0 where
+// the tokenizer adds one), cut to `tokens` tokens; `count` of them.
+std::vector<std::vector<int>> sink_eval_inputs(const Tokenizer& tokenizer, const std::vector<std::string>& sentences,
+                                               int count, int tokens);
 
 // Mean first-token attention statistics of a model over held-out inputs.
 TrainLogRow sink_measure(const Model& model, const std::vector<std::vector<int>>& inputs);

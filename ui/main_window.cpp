@@ -381,6 +381,11 @@ void MainWindow::showModel(models::LoadedModel loaded) {
   runSentence();  // show the new model on the current sentence
 }
 
+void MainWindow::setBuiltinModelsDir(const QString& dir) {
+  builtinDir_ = dir;
+  refreshRecentModels();
+}
+
 void MainWindow::refreshRecentModels() {
   const QStringList recent = RecentModels().load();
   if (modelChooser_) {
@@ -391,6 +396,17 @@ void MainWindow::refreshRecentModels() {
     for (const QString& folder : recent) {
       modelChooser_->addItem(QFileInfo(folder).fileName(), folder);
       modelChooser_->setItemData(modelChooser_->count() - 1, folder, Qt::ToolTipRole);
+    }
+    // SinkScope's built-in models.
+    if (!builtinDir_.isEmpty()) {
+      const QStringList builtins = QDir(builtinDir_).entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
+      for (const QString& b : builtins) {
+        const QString folder = QDir(builtinDir_).filePath(b);
+        if (recent.contains(folder) || !QFileInfo::exists(QDir(folder).filePath(QStringLiteral("config.json"))))
+          continue;
+        modelChooser_->addItem(tr("%1 (built-in)").arg(b), folder);
+        modelChooser_->setItemData(modelChooser_->count() - 1, folder, Qt::ToolTipRole);
+      }
     }
     // Models in the Hugging Face cache, by their org/name.
     if (!cached.empty() && !recent.isEmpty()) modelChooser_->insertSeparator(modelChooser_->count());

@@ -47,6 +47,9 @@ class MainWindow : public QMainWindow {
   const std::optional<models::LoadedModel>& model() const { return model_; }
   // "cpu" or "cuda": where models opened from now on run.
   void setDevice(const QString& device) { device_ = device; }
+  // The folder of SinkScope's built-in models (one sub-folder each), listed
+  // in the model chooser.
+  void setBuiltinModelsDir(const QString& dir);
   QString sentence() const;
 
  public Q_SLOTS:
@@ -108,6 +111,7 @@ class MainWindow : public QMainWindow {
   QByteArray defaultLayout_;
   bool layoutInitialised_ = false;
   QString device_ = QStringLiteral("cpu");
+  QString builtinDir_;
   std::optional<models::LoadedModel> model_;
   std::optional<SentenceRun> run_;
 };
