@@ -589,7 +589,8 @@ const char* kSinksHelp =
     "First-token sink statistics over held-out text: sentences of FILE joined into inputs of\n"
     "--tokens tokens (with the tokenizer's own BOS), averaged over every layer and head:\n"
     "alpha0 (mean attention to position 0), boost (alpha0 over its uniform baseline),\n"
-    "the share of heads with boost >= 3, and the sink rate (share with alpha0 > 0.3).\n";
+    "the share of heads with boost >= 3, the sink rate (share with alpha0 > 0.3) and the mean\n"
+    "sink concentration (% of attention mass on sink keys; metrics.md s. 1, p = 90, gamma = 0.3).\n";
 
 int command_sinks(int argc, char** argv) {
   namespace m = sinkscope::models;
@@ -618,7 +619,8 @@ int command_sinks(int argc, char** argv) {
               << "alpha0: " << r.alpha0 << "\n"
               << "boost: " << r.boost << "\n"
               << "heads_boost3: " << r.heads_boost3 << "\n"
-              << "sink_rate: " << r.sink_rate << "\n";
+              << "sink_rate: " << r.sink_rate << "\n"
+              << "sink_concentration: " << r.sink_concentration << "\n";
     return kOk;
   });
 }

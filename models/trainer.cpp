@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "analysis/sink_metric.h"
+#include "analysis/sinks.h"
 #include "analysis/table_io.h"
 #include "models/bpe_trainer.h"
 #include "models/corpus.h"
@@ -172,13 +173,16 @@ std::string log_csv(const std::vector<TrainLogRow>& rows, const TrainOptions& o)
                 {"eval", std::to_string(o.eval_inputs) + " held-out inputs of " + std::to_string(o.eval_tokens) + " tokens"},
                 {"metrics", "alpha0 = mean attention to position 0 over heads; boost = alpha0 / uniform baseline "
                             "(metrics.md s. 1); heads_boost3 = share of heads with boost >= 3; sink_rate = share "
-                            "of heads with alpha0 > 0.3"}};
-  t.columns = {"step", "tokens", "loss", "learning_rate", "tokens_per_second", "alpha0", "boost", "heads_boost3", "sink_rate"};
+                            "of heads with alpha0 > 0.3; sink_concentration = mean over heads of the % of attention "
+                            "mass on sink keys (percentile mode, p = 90, gamma = 0.3)"}};
+  t.columns = {"step", "tokens", "loss", "learning_rate", "tokens_per_second", "alpha0", "boost", "heads_boost3", "sink_rate",
+               "sink_concentration"};
   for (const auto& r : rows)
     t.rows.push_back({std::to_string(r.step), std::to_string(r.tokens), analysis::csv_number(r.loss),
                       analysis::csv_number(r.learning_rate), analysis::csv_number(r.tokens_per_second),
                       analysis::csv_number(r.alpha0), analysis::csv_number(r.boost),
-                      analysis::csv_number(r.heads_boost3), analysis::csv_number(r.sink_rate)});
+                      analysis::csv_number(r.heads_boost3), analysis::csv_number(r.sink_rate),
+                      analysis::csv_number(r.sink_concentration)});
   return analysis::csv_render(t);
 }
 
@@ -225,6 +229,8 @@ TrainLogRow sink_measure(const Model& model, const std::vector<std::vector<int>>
         row.boost += alpha0 / baseline;
         row.heads_boost3 += alpha0 / baseline >= 3.0 ? 1.0 : 0.0;
         row.sink_rate += alpha0 > 0.3 ? 1.0 : 0.0;
+        const auto map = cap.attentionOf(h);
+        row.sink_concentration += analysis::sink_concentration(map, analysis::sink_set(map).keys());
         ++heads;
       }
     }
@@ -234,6 +240,7 @@ TrainLogRow sink_measure(const Model& model, const std::vector<std::vector<int>>
     row.boost /= heads;
     row.heads_boost3 /= heads;
     row.sink_rate /= heads;
+    row.sink_concentration /= heads;
   }
   return row;
 }
@@ -332,7 +339,8 @@ TrainResult train_model(const TrainOptions& given, const ProgressFn& progress,
       TrainLogRow r;
       char comma;
       ss >> r.step >> comma >> r.tokens >> comma >> r.loss >> comma >> r.learning_rate >> comma >> r.tokens_per_second >>
-          comma >> r.alpha0 >> comma >> r.boost >> comma >> r.heads_boost3 >> comma >> r.sink_rate;
+          comma >> r.alpha0 >> comma >> r.boost >> comma >> r.heads_boost3 >> comma >> r.sink_rate >> comma >>
+          r.sink_concentration;
       rows.push_back(r);
     }
     fs::copy_file(o.resume / "config.json", o.out / "config.json", fs::copy_options::overwrite_existing);

@@ -55,6 +55,8 @@ struct TrainLogRow {
   // (alpha_0), its mean boost over the uniform baseline, the share of heads with
   // boost >= 3, and the sink rate (share with alpha_0 > 0.3; metrics.md s. 1).
   double alpha0 = 0.0, boost = 0.0, heads_boost3 = 0.0, sink_rate = 0.0;
+  // Mean over heads of the sink concentration (%, percentile mode, p = 90, gamma = 0.3).
+  double sink_concentration = 0.0;
 };
 
 struct TrainResult {

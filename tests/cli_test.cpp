@@ -152,3 +152,23 @@ TEST(Cli, ModelCommandsWorkOnARandomFolder) {
   EXPECT_NE(cacheName.out.find("nobody/nothing: not a folder"), std::string::npos) << cacheName.out;
   fs::remove_all(dir);
 }
+
+TEST(Cli, TrainAndSinksOnATinyCorpus) {
+  const fs::path dir = fs::temp_directory_path() / ("sinkscope-cli-train-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const std::string sentences = std::string(SINKSCOPE_SOURCE_DIR) + "/resources/examples/sentences.txt";
+  const CliRun bad = cli("train --corpus '" + sentences + "' --out '" + dir.string() + "' --position-encoding sinusoid");
+  EXPECT_EQ(bad.exit, 2);
+  EXPECT_NE(bad.out.find("--position-encoding"), std::string::npos) << bad.out;
+  const CliRun train = cli("train --corpus '" + sentences + "' --heldout '" + sentences + "' --out '" + dir.string() +
+                           "' --vocab 400 --layers 1 --heads 2 --hidden 32 --intermediate 64 --context 32"
+                           " --batch-tokens 256 --steps 6 --log-every 3 --position-encoding alibi --bos first");
+  ASSERT_EQ(train.exit, 0) << train.out;
+  const CliRun inspect = cli("inspect '" + dir.string() + "'");
+  EXPECT_NE(inspect.out.find("positions: alibi"), std::string::npos) << inspect.out;
+  const CliRun sinks = cli("sinks '" + dir.string() + "' --heldout '" + sentences + "' --tokens 24 --inputs 2");
+  ASSERT_EQ(sinks.exit, 0) << sinks.out;
+  EXPECT_NE(sinks.out.find("inputs: 2 x 24 tokens"), std::string::npos) << sinks.out;
+  EXPECT_NE(sinks.out.find("sink_concentration: "), std::string::npos);
+  fs::remove_all(dir);
+}

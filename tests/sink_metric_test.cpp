@@ -82,3 +82,42 @@ TEST(SinkMetric, PerfectStarGivesAlphaOneOnTheSink) {
   for (int k = 1; k < T; ++k) EXPECT_DOUBLE_EQ(alpha[k], 0.0);
   EXPECT_NEAR(sink_boost(m.view())[0], T / harmonic(T), 1e-6);
 }
+
+#include "analysis/sinks.h"
+
+TEST(Percentile, InterpolatesLinearlyLikeNumpy) {
+  EXPECT_DOUBLE_EQ(percentile_linear({1, 2, 3, 4}, 50), 2.5);
+  EXPECT_DOUBLE_EQ(percentile_linear({1, 2, 3, 4}, 90), 3.7);
+  EXPECT_DOUBLE_EQ(percentile_linear({5}, 90), 5);
+  EXPECT_DOUBLE_EQ(percentile_linear({}, 90), 0);
+}
+
+TEST(SinkSet, PerfectStarHasItsSinkEvenWhenShort) {
+  for (int T : {4, 12}) {
+    const AttentionMatrix m = star(T);
+    const SinkSet s = sink_set(m.view());
+    ASSERT_EQ(s.sinks.size(), 1u) << T;
+    EXPECT_EQ(s.sinks[0].key, 0);
+    EXPECT_DOUBLE_EQ(s.sinks[0].frequency, 1.0);
+    EXPECT_DOUBLE_EQ(s.sinks[0].meanReceived, 1.0);
+    EXPECT_DOUBLE_EQ(sink_concentration(m.view(), s.keys()), 100.0);
+    SinkSetParams columns;
+    columns.mode = SinkSetParams::Mode::ColumnSum;
+    EXPECT_EQ(sink_set(m.view(), columns).keys(), std::vector<int>{0});
+  }
+}
+
+TEST(SinkSet, HandComputedMap) {
+  // 3 tokens, causal. Visible weights: 1 | .8 .2 | .5 .1 .4
+  AttentionMatrix m{{1, 0, 0, .8f, .2f, 0, .5f, .1f, .4f}, 3, true};
+  SinkSetParams p;
+  p.percentile = 50;  // median of {1,.8,.2,.5,.1,.4} = .45
+  const SinkSet s = sink_set(m.view(), p);
+  EXPECT_NEAR(s.tau, 0.45, 1e-6);
+  // key 0: 1, .8, .5 >= .45 (3 of 3); key 1: .2, .1 (0 of 2); key 2: .4 (0 of 1)
+  EXPECT_EQ(s.keys(), std::vector<int>{0});
+  // Mass excluding (0,0): .8+.2+.5+.1+.4 = 2.0; on key 0: 1.3 -> 65%.
+  EXPECT_NEAR(sink_concentration(m.view(), {0}), 65.0, 1e-4);
+  p.gamma = 0.0;  // every key with at least one hit
+  EXPECT_EQ(sink_set(m.view(), p).keys(), std::vector<int>{0});
+}

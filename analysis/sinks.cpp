@@ -1,0 +1,77 @@
+#include "analysis/sinks.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace sinkscope::analysis {
+
+std::vector<int> SinkSet::keys() const {
+  std::vector<int> k;
+  for (const auto& s : sinks) k.push_back(s.key);
+  return k;
+}
+
+double percentile_linear(std::vector<double> values, double p) {
+  if (values.empty()) return 0.0;
+  if (p < 0.0 || p > 100.0) throw std::invalid_argument("percentile: p must be in [0, 100]");
+  std::sort(values.begin(), values.end());
+  const double position = p / 100.0 * static_cast<double>(values.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(position));
+  const std::size_t hi = std::min(lo + 1, values.size() - 1);
+  const double f = position - static_cast<double>(lo);
+  return values[lo] + f * (values[hi] - values[lo]);
+}
+
+SinkSet sink_set(const AttentionView& a, const SinkSetParams& params) {
+  const int T = a.size;
+  SinkSet set;
+  std::vector<double> visible;
+  visible.reserve(static_cast<std::size_t>(T) * static_cast<std::size_t>(T));
+  for (int i = 0; i < T; ++i)
+    for (int j = 0; j < T; ++j)
+      if (a.visible(i, j)) visible.push_back(a.at(i, j));
+  set.tau = percentile_linear(visible, params.percentile);
+
+  std::vector<double> columnSums(static_cast<std::size_t>(T), 0.0);
+  for (int i = 0; i < T; ++i)
+    for (int j = 0; j < T; ++j)
+      if (a.visible(i, j)) columnSums[static_cast<std::size_t>(j)] += a.at(i, j);
+  const double columnThreshold = percentile_linear(columnSums, params.percentile);
+
+  for (int j = 0; j < T; ++j) {
+    const int seeing = a.visible_query_count(j);
+    int hits = 0;
+    double received = 0.0;
+    for (int i = 0; i < T; ++i) {
+      if (!a.visible(i, j)) continue;
+      const float w = a.at(i, j);
+      received += w;
+      if (w >= set.tau && w > 0.0f) ++hits;
+    }
+    SinkToken s{j, seeing > 0 ? static_cast<double>(hits) / seeing : 0.0, seeing > 0 ? received / seeing : 0.0};
+    const bool sink = params.mode == SinkSetParams::Mode::Percentile
+                          ? (seeing > 0 && s.frequency >= params.gamma && hits > 0)
+                          : columnSums[static_cast<std::size_t>(j)] >= columnThreshold &&
+                                columnSums[static_cast<std::size_t>(j)] > 0.0;
+    if (sink) set.sinks.push_back(s);
+  }
+  return set;
+}
+
+double sink_concentration(const AttentionView& a, const std::vector<int>& sinkKeys) {
+  const int T = a.size;
+  std::vector<bool> isSink(static_cast<std::size_t>(T), false);
+  for (int k : sinkKeys)
+    if (k >= 0 && k < T) isSink[static_cast<std::size_t>(k)] = true;
+  double total = 0.0, onSinks = 0.0;
+  for (int i = 0; i < T; ++i)
+    for (int j = 0; j < T; ++j) {
+      if (!a.visible(i, j) || (i == 0 && j == 0)) continue;
+      total += a.at(i, j);
+      if (isSink[static_cast<std::size_t>(j)]) onSinks += a.at(i, j);
+    }
+  return total > 0.0 ? 100.0 * onSinks / total : 0.0;
+}
+
+}  // namespace sinkscope::analysis

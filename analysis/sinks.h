@@ -1,0 +1,45 @@
+#pragma once
+// Sink tokens and sink concentration (metrics.md section 1).
+#include <vector>
+
+#include "analysis/attention_matrix.h"
+
+namespace sinkscope::analysis {
+
+struct SinkSetParams {
+  enum class Mode {
+    Percentile,  // key j is a sink when A[i][j] >= tau (and > 0) for >= gamma of the queries seeing j
+    ColumnSum,   // the authors' code: column sum at or above the p-th percentile of column sums
+  } mode = Mode::Percentile;
+  double percentile = 90.0;  // p
+  // Reading (metrics.md): ">= tau" and "> 0", so a perfect star of fewer than
+  // 10 tokens still has its sink and all-zero columns never are sinks.
+  double gamma = 0.3;
+};
+
+struct SinkToken {
+  int key = 0;
+  double frequency = 0.0;      // share of the queries seeing the key with A >= tau and > 0
+  double meanReceived = 0.0;   // alpha_key: mean attention from the queries that see it
+};
+
+struct SinkSet {
+  double tau = 0.0;  // the percentile threshold used
+  std::vector<SinkToken> sinks;
+
+  std::vector<int> keys() const;
+};
+
+// The p-th percentile of `values` with linear interpolation between order
+// statistics (numpy's default). Empty input gives 0.
+double percentile_linear(std::vector<double> values, double p);
+
+// Pass one head's map, or the head average for the head-averaged variant (for
+// ColumnSum mode, the head sum ranks keys identically).
+SinkSet sink_set(const AttentionView& attention, const SinkSetParams& params = {});
+
+// Share (in %) of the attention mass over all visible query-key pairs,
+// excluding i = j = 0, that lands on the given keys.
+double sink_concentration(const AttentionView& attention, const std::vector<int>& sinkKeys);
+
+}  // namespace sinkscope::analysis
