@@ -248,6 +248,15 @@ auto on_model(F f) -> decltype(f()) {
   }
 }
 
+// A folder or cache name; not finding it is bad input.
+std::filesystem::path resolve_model(const std::string& spec) {
+  try {
+    return sinkscope::models::model_location_resolve(spec);
+  } catch (const std::runtime_error& e) {
+    throw UsageError(e.what());
+  }
+}
+
 std::string gib(double bytes) {
   std::ostringstream s;
   s << std::fixed << std::setprecision(bytes < (1 << 30) ? 1 : 2);
@@ -265,12 +274,7 @@ int command_inspect(int argc, char** argv) {
   }
   const std::string spec = model_argument(args, "inspect");
   return on_model([&] {
-    std::filesystem::path folder;
-    try {
-      folder = m::model_location_resolve(spec);
-    } catch (const std::runtime_error& e) {
-      throw m::ModelLoadError(e.what());
-    }
+    const std::filesystem::path folder = resolve_model(spec);
     const m::ModelConfig c = m::model_config_read(folder / "config.json");
     std::map<std::string, std::uint64_t> dtypes;
     std::uint64_t parameters = 0;
@@ -344,12 +348,7 @@ int command_tokens(int argc, char** argv) {
     throw UsageError("tokens: give either --text or --batch");
   const bool special = !args.options.count("no-special");
   return on_model([&] {
-    std::filesystem::path folder;
-    try {
-      folder = m::model_location_resolve(spec);
-    } catch (const std::runtime_error& e) {
-      throw m::ModelLoadError(e.what());
-    }
+    const std::filesystem::path folder = resolve_model(spec);
     const auto tok = m::Tokenizer::load(folder);
     if (args.options.count("text")) {
       const auto e = tok->encode(text_option(args), special);
