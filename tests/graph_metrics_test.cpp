@@ -1,0 +1,91 @@
+// Head diagnostics and graph spectra (metrics.md s. 1 and 3) on maps whose
+// answers are known in closed form.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "analysis/attention_matrix.h"
+#include "analysis/graph_spectrum.h"
+#include "analysis/head_diagnostics.h"
+
+using namespace sinkscope::analysis;
+
+namespace {
+AttentionMatrix star(int T) {
+  AttentionMatrix m{std::vector<float>(static_cast<std::size_t>(T * T), 0.0f), T, true};
+  for (int i = 0; i < T; ++i) m.weights[static_cast<std::size_t>(i * T)] = 1.0f;
+  return m;
+}
+}  // namespace
+
+TEST(HeadDiagnostics, UniformRowHasLogEntropy) {
+  const AttentionMatrix u = attention_uniform(8, true);
+  const HeadDiagnostics d = head_diagnostics_at(u.view(), -1, 3);
+  EXPECT_NEAR(d.entropy, std::log(8.0), 1e-6);
+  EXPECT_NEAR(d.top1, 0.125, 1e-7);
+  EXPECT_NEAR(d.sinkAttention, 0.125, 1e-7);
+  EXPECT_NEAR(d.currentToken, 0.125, 1e-7);
+  EXPECT_NEAR(d.topNMass, 0.375, 1e-6);
+  // Mean over queries 1..7 of ln(i + 1).
+  double expected = 0;
+  for (int i = 1; i < 8; ++i) expected += std::log(i + 1.0);
+  EXPECT_NEAR(head_diagnostics_mean(u.view(), 1).entropy, expected / 7, 1e-6);
+}
+
+TEST(HeadDiagnostics, StarIsAllSink) {
+  const HeadDiagnostics d = head_diagnostics_mean(star(6).view(), 2);
+  EXPECT_DOUBLE_EQ(d.entropy, 0.0);
+  EXPECT_DOUBLE_EQ(d.sinkAttention, 1.0);
+  EXPECT_DOUBLE_EQ(d.currentToken, 0.0);
+  EXPECT_DOUBLE_EQ(d.top1, 1.0);
+  EXPECT_DOUBLE_EQ(d.topNMass, 1.0);
+}
+
+TEST(GraphSpectrum, StarHasTheStarSpectrum) {
+  // B: every query i >= 1 points at 0; W has weight 1/2 on the star's edges.
+  // A weighted star K_{1,n-1} with weight w: eigenvalues 0, w (n-2 times), w n.
+  const int n = 7;
+  const GraphSpectrum g = graph_spectrum(star(n).view(), {0.5, false});
+  ASSERT_EQ(g.eigenvalues.size(), 7u);
+  EXPECT_NEAR(g.eigenvalues[0], 0.0, 1e-9);
+  for (int k = 1; k < n - 1; ++k) EXPECT_NEAR(g.eigenvalues[static_cast<std::size_t>(k)], 0.5, 1e-9);
+  EXPECT_NEAR(g.eigenvalues[6], 0.5 * n, 1e-9);
+  EXPECT_NEAR(g.fiedlerValue, 0.5, 1e-9);
+  EXPECT_DOUBLE_EQ(g.centralisation, 1.0);
+  EXPECT_DOUBLE_EQ(g.starLikeness, 1.0);
+  EXPECT_NEAR(g.density, 6.0 / 42.0, 1e-12);
+  EXPECT_TRUE(g.connected);
+  EXPECT_TRUE(g.effective);
+  EXPECT_EQ(g.inDegrees[0], 6);
+}
+
+TEST(GraphSpectrum, UniformCausalMapIsACompleteGraph) {
+  // Every pair connected once (j < i), W = 1/2 everywhere: eigenvalues 0 and n/2 (n-1 times).
+  const int n = 6;
+  const GraphSpectrum g = graph_spectrum(attention_uniform(n, true).view(), {0.01, false});
+  EXPECT_NEAR(g.eigenvalues[0], 0.0, 1e-9);
+  for (int k = 1; k < n; ++k) EXPECT_NEAR(g.eigenvalues[static_cast<std::size_t>(k)], n / 2.0, 1e-9);
+  // In-degrees n-1-j; centralisation sum_j j / (n-1)^2 = (n-1) n / 2 / (n-1)^2.
+  EXPECT_NEAR(g.centralisation, n / (2.0 * (n - 1)), 1e-12);
+  EXPECT_NEAR(g.density, 0.5, 1e-12);
+  // Normalised Laplacian of a complete graph: 0 and n/(n-1).
+  const GraphSpectrum nl = graph_spectrum(attention_uniform(n, true).view(), {0.01, true});
+  EXPECT_NEAR(nl.eigenvalues[0], 0.0, 1e-9);
+  EXPECT_NEAR(nl.eigenvalues[5], n / (n - 1.0), 1e-9);
+}
+
+TEST(GraphSpectrum, DisconnectedAboveAHighThreshold) {
+  const GraphSpectrum g = graph_spectrum(attention_uniform(6, true).view(), {0.6, false});
+  EXPECT_EQ(g.components, 6);
+  EXPECT_FALSE(g.connected);
+  EXPECT_NEAR(g.fiedlerValue, 0.0, 1e-12);
+  EXPECT_FALSE(g.effective);
+}
+
+TEST(GraphStatistics, GiniAndPearson) {
+  EXPECT_DOUBLE_EQ(gini({1, 1, 1, 1}), 0.0);
+  EXPECT_NEAR(gini({0, 0, 0, 4}), 0.75, 1e-12);
+  EXPECT_NEAR(pearson({1, 2, 3}, {2, 4, 6}), 1.0, 1e-12);
+  EXPECT_NEAR(pearson({1, 2, 3}, {3, 2, 1}), -1.0, 1e-12);
+  EXPECT_DOUBLE_EQ(pearson({1, 1, 1}, {1, 2, 3}), 0.0);
+}
