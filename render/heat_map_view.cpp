@@ -128,7 +128,44 @@ void HeatMapView::setData(HeatMapData data) {
   colorBar_->SetTitle(data_.quantity.toUtf8().constData());
   colorBar_->SetVisibility(cells > 0);
   title_->SetInput(data_.title.toUtf8().constData());
+
+  for (auto& label : labels_) renderer()->RemoveActor2D(label);
+  labels_.clear();
+  if (hasLabels()) {
+    auto make = [&](const QString& text, double x, double y, bool column) {
+      vtkNew<vtkTextActor> label;
+      // VTK's built-in fonts lack the visible-space and control pictures.
+      QString shown = text;
+      shown.replace(QChar(0x2423), QChar(0x00B7)).replace(QChar(0x21B5), QStringLiteral("\\n"));
+      shown.replace(QChar(0x21E5), QStringLiteral("\\t")).replace(QChar(0x240D), QStringLiteral("\\r"));
+      label->SetInput(shown.toUtf8().constData());
+      vtkTextProperty* p = label->GetTextProperty();
+      p->SetFontSize(11);
+      p->SetColor(0.15, 0.15, 0.15);
+      p->SetVerticalJustificationToCentered();
+      if (column) {
+        p->SetOrientation(90.0);
+        p->SetJustificationToLeft();
+      } else {
+        p->SetJustificationToRight();
+      }
+      label->GetPositionCoordinate()->SetCoordinateSystemToWorld();
+      label->GetPositionCoordinate()->SetValue(x, y, 0.0);
+      renderer()->AddActor2D(label);
+      labels_.push_back(label);
+    };
+    for (int r = 0; r < data_.rows; ++r)
+      make(data_.rowLabels[static_cast<std::size_t>(r)], -0.65, data_.rows - 1 - r, false);
+    for (int c = 0; c < data_.cols; ++c)
+      make(data_.colLabels[static_cast<std::size_t>(c)], c, data_.rows - 1 + 0.65, true);
+  }
   resetView();
+}
+
+bool HeatMapView::hasLabels() const {
+  return !data_.rowLabels.empty() && static_cast<int>(data_.rowLabels.size()) == data_.rows &&
+         static_cast<int>(data_.colLabels.size()) == data_.cols && data_.rows <= kHeatMapMaxLabels &&
+         data_.cols <= kHeatMapMaxLabels;
 }
 
 void HeatMapView::resizeGL(int w, int h) {
@@ -157,7 +194,29 @@ void HeatMapView::resetView() {
   }();
   const double halfHeight = 0.5 * std::max<double>(data_.rows, 1);
   const double halfWidth = 0.5 * std::max<double>(data_.cols, 1);
-  camera->SetParallelScale(1.05 * std::max(halfHeight, halfWidth / aspect));
+  if (!hasLabels()) {
+    camera->SetParallelScale(1.05 * std::max(halfHeight, halfWidth / aspect));
+    requestRender();
+    return;
+  }
+  // Leave a band of pixels left of and above the map for the token labels.
+  const int* size = renderWindow()->GetSize();
+  const double W = std::max(1.0, size[0] * (kImageViewport[2] - kImageViewport[0]));
+  const double H = std::max(1.0, size[1] * (kImageViewport[3] - kImageViewport[1]));
+  const double band = 90.0, pad = 6.0;
+  const double unitsPerPixel =
+      std::max(data_.rows / std::max(1.0, H - band - pad), data_.cols / std::max(1.0, W - band - pad));
+  const double blockWidth = band + data_.cols / unitsPerPixel;  // labels plus map, in pixels
+  const double offset = std::max(0.0, 0.5 * (W - blockWidth));
+  const double cx = -0.5 - (band + offset) * unitsPerPixel + 0.5 * W * unitsPerPixel;
+  const double cy = (data_.rows - 0.5) + band * unitsPerPixel - 0.5 * H * unitsPerPixel;
+  double position[3], focal[3];
+  camera->GetPosition(position);
+  camera->GetFocalPoint(focal);
+  const double distance = position[2] - focal[2];
+  camera->SetFocalPoint(cx, cy, focal[2]);
+  camera->SetPosition(cx, cy, focal[2] + distance);
+  camera->SetParallelScale(0.5 * H * unitsPerPixel);
   requestRender();
 }
 

@@ -5,6 +5,7 @@
 // neutral grey so they read as "not attended", not as weight 0.
 #include <QString>
 #include <vector>
+#include <vtkSmartPointer.h>
 
 #include "render/vtk_view_widget.h"
 
@@ -23,6 +24,8 @@ struct HeatMapData {
   std::vector<float> values;  // rows * cols, row-major; row 0 drawn at the top
   std::vector<bool> hidden;   // optional rows * cols mask: true = not visible
   QString title;              // what is shown: model, layer, head, ...
+  std::vector<QString> rowLabels;  // optional: one per row (tokens), drawn left of the map
+  std::vector<QString> colLabels;  // optional: one per column, drawn above it, rotated
   QString quantity;           // colour bar label, e.g. "attention weight"
   bool fixedRange = false;    // use [rangeMin, rangeMax] instead of the data range
   double rangeMin = 0.0;
@@ -43,8 +46,10 @@ class HeatMapView : public VtkViewWidget {
   double displayedMin() const { return shownMin_; }
   double displayedMax() const { return shownMax_; }
 
-  // Fits the whole matrix in the view.
+  // Fits the whole matrix (and its labels) in the view.
   void resetView();
+  // Whether token labels are drawn (given for every row and column, and few enough).
+  bool hasLabels() const;
 
  protected:
   void resizeGL(int w, int h) override;
@@ -61,6 +66,10 @@ class HeatMapView : public VtkViewWidget {
   vtkNew<vtkImageActor> actor_;
   vtkNew<vtkScalarBarActor> colorBar_;
   vtkNew<vtkTextActor> title_;
+  std::vector<vtkSmartPointer<vtkTextActor>> labels_;  // in world coordinates: they pan and zoom with the map
 };
+
+// Maps with more rows or columns than this get no token labels (they would overlap).
+inline constexpr int kHeatMapMaxLabels = 64;
 
 }  // namespace sinkscope::render

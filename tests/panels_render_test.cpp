@@ -81,6 +81,25 @@ TEST(PanelsRender, HeatMapZoomsWithTheWheelAndPansWithADrag) {
   EXPECT_NEAR(camera->GetParallelScale(), scale, 1e-9) << "'r' resets the view";
 }
 
+TEST(PanelsRender, HeatMapWithTokenLabelsMatchesBaseline) {
+  render::HeatMapView view;
+  view.resize(520, 400);
+  render::HeatMapData d = sink_map();
+  for (int t = 0; t < d.rows; ++t) {
+    const QString label = QStringLiteral("%1 \u2423tok%1").arg(t);
+    d.rowLabels.push_back(label);
+    d.colLabels.push_back(label);
+  }
+  view.setData(d);
+  EXPECT_TRUE(view.hasLabels());
+  view.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+  ASSERT_TRUE(QTest::qWaitFor([&] { return view.renderedFrameCount() > 0; }, 5000));
+  const QImage image = view.grabFramebuffer();
+  const auto r = test::render_compare(image, baseline("heat_map_sink_8_labels"), kCandidates);
+  EXPECT_TRUE(r.passed) << r.message.toStdString();
+}
+
 TEST(PanelsRender, HeatMapRejectsMismatchedData) {
   render::HeatMapView view;
   render::HeatMapData d = sink_map();

@@ -448,6 +448,12 @@ void MainWindow::refreshPanels() {
     for (int i = 0; i < T; ++i)
       for (int j = 0; j < T; ++j) data.hidden[static_cast<std::size_t>(i) * T + j] = map.causal && j > i;
     data.title = tr("%1 | layer %2, %3 | %4").arg(run_->source).arg(layer).arg(head, what);
+    for (int t = 0; t < T; ++t) {
+      // Index and display string, so repeated tokens stay distinguishable.
+      const QString label = QStringLiteral("%1 %2").arg(t).arg(run_->tokens[t]);
+      data.rowLabels.push_back(label);
+      data.colLabels.push_back(label);
+    }
     data.quantity = tr("attention weight");
     data.fixedRange = true;
     data.rangeMin = 0.0;
