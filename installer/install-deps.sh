@@ -17,6 +17,8 @@ PACKAGES=(
   wordnet-base
   # tests and benchmarks
   libgtest-dev libbenchmark-dev
+  # exact persistent homology, the reference of the persistence tests
+  libgudhi-dev
   # headless display for GUI tests and screenshots
   xvfb xauth libgl1-mesa-dri
 )

@@ -1,0 +1,254 @@
+#include "analysis/persistence.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <numeric>
+#include <queue>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace sinkscope::analysis {
+
+std::vector<double> attention_distances(const AttentionView& a, const DistanceParams& params) {
+  const int n = a.size;
+  std::vector<double> d(static_cast<std::size_t>(n) * static_cast<std::size_t>(n), 0.0);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      if (i == j) continue;
+      const double x = a.at(i, j), y = a.at(j, i);
+      d[static_cast<std::size_t>(i) * n + j] = 1.0 - (params.symmetriseByMax ? std::max(x, y) : 0.5 * (x + y));
+    }
+  return d;
+}
+
+namespace {
+
+// Simplex keys: (diameter, combinatorial index); the filtration order.
+struct Key {
+  double diameter;
+  std::uint64_t index;
+  bool operator<(const Key& o) const { return diameter < o.diameter || (diameter == o.diameter && index < o.index); }
+  bool operator==(const Key& o) const { return index == o.index; }
+  bool operator>(const Key& o) const { return o < *this; }
+};
+
+std::uint64_t choose2(std::uint64_t n) { return n < 2 ? 0 : n * (n - 1) / 2; }
+std::uint64_t choose3(std::uint64_t n) { return n < 3 ? 0 : n * (n - 1) * (n - 2) / 6; }
+
+struct Edge {
+  int i, j;  // i < j
+  Key key;
+};
+
+class Rips {
+ public:
+  Rips(const std::vector<double>& d, int n) : d_(d), n_(n) {}
+  double dist(int i, int j) const { return d_[static_cast<std::size_t>(i) * n_ + j]; }
+
+  Key triangleKey(int a, int b, int c) const {
+    if (a > b) std::swap(a, b);
+    if (b > c) std::swap(b, c);
+    if (a > b) std::swap(a, b);
+    const double diam = std::max({dist(a, b), dist(a, c), dist(b, c)});
+    return {diam, choose3(static_cast<std::uint64_t>(c)) + choose2(static_cast<std::uint64_t>(b)) +
+                      static_cast<std::uint64_t>(a)};
+  }
+  // Pushes the coboundary of edge (i, j): every triangle (i, j, k).
+  template <class Heap>
+  void pushCoboundary(const Edge& e, Heap& heap) const {
+    for (int k = 0; k < n_; ++k)
+      if (k != e.i && k != e.j) heap.push(triangleKey(e.i, e.j, k));
+  }
+  std::array<int, 3> triangleVertices(std::uint64_t index) const {
+    // Invert the combinatorial number system.
+    std::array<int, 3> v{};
+    std::uint64_t rest = index;
+    int c = 2;
+    while (choose3(static_cast<std::uint64_t>(c + 1)) <= rest) ++c;
+    rest -= choose3(static_cast<std::uint64_t>(c));
+    int b = 1;
+    while (choose2(static_cast<std::uint64_t>(b + 1)) <= rest) ++b;
+    rest -= choose2(static_cast<std::uint64_t>(b));
+    v = {static_cast<int>(rest), b, c};
+    return v;
+  }
+
+ private:
+  const std::vector<double>& d_;
+  int n_;
+};
+
+int find(std::vector<int>& parent, int x) {
+  while (parent[static_cast<std::size_t>(x)] != x) {
+    parent[static_cast<std::size_t>(x)] = parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(x)])];
+    x = parent[static_cast<std::size_t>(x)];
+  }
+  return x;
+}
+
+using MinHeap = std::priority_queue<Key, std::vector<Key>, std::greater<Key>>;
+
+// The smallest entry that survives Z/2 cancellation; it stays in the heap.
+bool pop_pivot(MinHeap& heap, Key& pivot) {
+  while (!heap.empty()) {
+    const Key top = heap.top();
+    heap.pop();
+    int count = 1;
+    while (!heap.empty() && heap.top() == top) {
+      heap.pop();
+      ++count;
+    }
+    if (count % 2 == 1) {
+      heap.push(top);
+      pivot = top;
+      return true;
+    }
+  }
+  return false;
+}
+
+// Edges (token pairs) of a cycle through edge (a, b): a shortest path from b
+// back to a over edges strictly older than it, closed by the edge itself.
+std::vector<std::array<int, 2>> cycle_through(const std::vector<Edge>& edges, std::size_t upto, int n, int a, int b) {
+  std::vector<std::vector<int>> adjacency(static_cast<std::size_t>(n));
+  for (std::size_t e = 0; e < upto; ++e) {
+    adjacency[static_cast<std::size_t>(edges[e].i)].push_back(edges[e].j);
+    adjacency[static_cast<std::size_t>(edges[e].j)].push_back(edges[e].i);
+  }
+  std::vector<int> previous(static_cast<std::size_t>(n), -1);
+  std::queue<int> frontier;
+  frontier.push(b);
+  previous[static_cast<std::size_t>(b)] = b;
+  while (!frontier.empty() && previous[static_cast<std::size_t>(a)] < 0) {
+    const int v = frontier.front();
+    frontier.pop();
+    for (int w : adjacency[static_cast<std::size_t>(v)])
+      if (previous[static_cast<std::size_t>(w)] < 0) {
+        previous[static_cast<std::size_t>(w)] = v;
+        frontier.push(w);
+      }
+  }
+  std::vector<std::array<int, 2>> cycle{{std::min(a, b), std::max(a, b)}};
+  if (previous[static_cast<std::size_t>(a)] < 0) return cycle;
+  for (int v = a; v != b; v = previous[static_cast<std::size_t>(v)]) {
+    const int u = previous[static_cast<std::size_t>(v)];
+    cycle.push_back({std::min(u, v), std::max(u, v)});
+  }
+  return cycle;
+}
+
+}  // namespace
+
+PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n) {
+  if (n < 0 || distances.size() != static_cast<std::size_t>(n) * static_cast<std::size_t>(n))
+    throw std::invalid_argument("persistence_rips: distances must be n x n");
+  PersistenceDiagram out;
+  if (n == 0) return out;
+  const Rips rips(distances, n);
+  std::vector<Edge> edges;
+  edges.reserve(choose2(static_cast<std::uint64_t>(n)));
+  for (int j = 1; j < n; ++j)
+    for (int i = 0; i < j; ++i)
+      edges.push_back({i, j, {rips.dist(i, j), choose2(static_cast<std::uint64_t>(j)) + static_cast<std::uint64_t>(i)}});
+  std::sort(edges.begin(), edges.end(), [](const Edge& x, const Edge& y) { return x.key < y.key; });
+
+  // H0: union-find; an edge joining two components kills the younger (all are born at 0).
+  std::vector<int> parent(static_cast<std::size_t>(n));
+  std::iota(parent.begin(), parent.end(), 0);
+  std::vector<bool> cleared(edges.size(), false);
+  for (std::size_t e = 0; e < edges.size(); ++e) {
+    const int ri = find(parent, edges[e].i), rj = find(parent, edges[e].j);
+    if (ri == rj) continue;
+    parent[static_cast<std::size_t>(std::max(ri, rj))] = std::min(ri, rj);
+    cleared[e] = true;  // a death edge in dimension 0: never a cohomology column in dimension 1
+    if (edges[e].key.diameter > 0.0) {
+      PersistenceBar bar;
+      bar.dimension = 0;
+      bar.birth = 0.0;
+      bar.death = edges[e].key.diameter;
+      bar.edge = {edges[e].i, edges[e].j};
+      out.h0.push_back(bar);
+    }
+  }
+  PersistenceBar infinite;
+  infinite.dimension = 0;
+  infinite.birth = 0.0;
+  infinite.death = 1.0;
+  out.h0.push_back(infinite);
+
+  // H1: reduce the coboundary columns of the remaining edges, youngest first.
+  std::unordered_map<std::uint64_t, std::size_t> pivotOwner;  // triangle index -> column (edge position)
+  std::unordered_map<std::size_t, std::vector<std::size_t>> reduction;  // column -> edges added to it (V)
+  for (std::size_t e = edges.size(); e-- > 0;) {
+    if (cleared[e]) continue;
+    MinHeap heap;
+    std::vector<std::size_t> v{e};
+    rips.pushCoboundary(edges[e], heap);
+    Key pivot{};
+    bool has = pop_pivot(heap, pivot);
+    while (has) {
+      auto owner = pivotOwner.find(pivot.index);
+      if (owner == pivotOwner.end()) break;
+      for (std::size_t added : reduction[owner->second]) {
+        v.push_back(added);
+        rips.pushCoboundary(edges[added], heap);
+      }
+      has = pop_pivot(heap, pivot);
+    }
+    if (!has) continue;  // no death: cannot happen in a full complex over [0, 1], a cone
+    pivotOwner[pivot.index] = e;
+    // Keep V's column with Z/2 cancellation (pairs of the same edge vanish).
+    std::sort(v.begin(), v.end());
+    std::vector<std::size_t> reduced;
+    for (std::size_t k = 0; k < v.size();) {
+      std::size_t m = k;
+      while (m < v.size() && v[m] == v[k]) ++m;
+      if ((m - k) % 2 == 1) reduced.push_back(v[k]);
+      k = m;
+    }
+    reduction[e] = std::move(reduced);
+    const double birth = edges[e].key.diameter, death = pivot.diameter;
+    if (death > birth) {
+      PersistenceBar bar;
+      bar.dimension = 1;
+      bar.birth = birth;
+      bar.death = death;
+      bar.edge = {edges[e].i, edges[e].j};
+      bar.triangle = rips.triangleVertices(pivot.index);
+      bar.cycle = cycle_through(edges, e, n, edges[e].i, edges[e].j);
+      out.h1.push_back(bar);
+    }
+  }
+  std::sort(out.h0.begin(), out.h0.end(), [](const auto& x, const auto& y) {
+    return x.death < y.death || (x.death == y.death && x.birth < y.birth);
+  });
+  std::sort(out.h1.begin(), out.h1.end(), [](const auto& x, const auto& y) {
+    return x.birth < y.birth || (x.birth == y.birth && x.death < y.death);
+  });
+  return out;
+}
+
+BettiCurves betti_curves(const PersistenceDiagram& diagram, int points) {
+  BettiCurves c;
+  points = std::max(points, 2);
+  for (int k = 0; k < points; ++k) {
+    const double e = static_cast<double>(k) / (points - 1);
+    c.grid.push_back(e);
+    int b0 = 0, b1 = 0;
+    for (const auto& bar : diagram.h0)
+      if (bar.birth <= e && (e < bar.death || (bar.edge[0] < 0 && e <= bar.death))) ++b0;
+    for (const auto& bar : diagram.h1)
+      if (bar.birth <= e && e < bar.death) ++b1;
+    c.beta0.push_back(b0);
+    c.beta1.push_back(b1);
+  }
+  return c;
+}
+
+int bars_above(const std::vector<PersistenceBar>& bars, double minPersistence) {
+  return static_cast<int>(std::count_if(bars.begin(), bars.end(),
+                                        [&](const PersistenceBar& b) { return b.persistence() > minPersistence; }));
+}
+
+}  // namespace sinkscope::analysis

@@ -1,0 +1,59 @@
+#pragma once
+// Persistent homology of the attention graph (metrics.md section 2): the
+// Vietoris-Rips filtration of d_ij = 1 - (A[i][j] + A[j][i]) / 2 (or with max),
+// exactly, in dimensions 0 and 1 over Z/2. H0 by union-find over the sorted
+// edges; H1 by persistent cohomology with clearing and implicit coboundaries
+// (the approach of Ripser), so no token cap is needed.
+#include <array>
+#include <vector>
+
+#include "analysis/attention_matrix.h"
+
+namespace sinkscope::analysis {
+
+struct PersistenceBar {
+  int dimension = 0;
+  double birth = 0.0;
+  double death = 1.0;  // the one infinite H0 class dies at 1
+  // H0: the pair of tokens whose edge merges the component (kills the bar);
+  //     {-1, -1} for the infinite class.
+  // H1: the edge that creates the loop.
+  std::array<int, 2> edge{-1, -1};
+  // H1: the triangle whose entry kills the loop.
+  std::array<int, 3> triangle{-1, -1, -1};
+  // H1: a cycle through `edge` in the graph of shorter edges (token pairs):
+  // the tokens and edges to highlight.
+  std::vector<std::array<int, 2>> cycle;
+
+  double persistence() const { return death - birth; }
+};
+
+struct PersistenceDiagram {
+  std::vector<PersistenceBar> h0;  // sorted by death, then birth
+  std::vector<PersistenceBar> h1;  // sorted by birth, then death
+};
+
+struct DistanceParams {
+  bool symmetriseByMax = false;  // reading option: 1 - max(A_ij, A_ji) instead of the mean
+};
+
+// Symmetric n x n distances, row-major, zero diagonal.
+std::vector<double> attention_distances(const AttentionView& attention, const DistanceParams& params = {});
+
+// Exact persistence of the Rips filtration of `distances` (n x n). Bars of
+// zero length are not reported.
+PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n);
+
+struct BettiCurves {
+  std::vector<double> grid;  // e in [0, 1]
+  std::vector<int> beta0, beta1;
+};
+
+// beta_k(e) = number of bars of dimension k with birth <= e < death (the
+// infinite H0 bar counts up to and including e = 1).
+BettiCurves betti_curves(const PersistenceDiagram& diagram, int points = 101);
+
+// Bars with persistence above `minPersistence` (default 0.05), and all bars.
+int bars_above(const std::vector<PersistenceBar>& bars, double minPersistence = 0.05);
+
+}  // namespace sinkscope::analysis

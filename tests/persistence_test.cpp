@@ -1,0 +1,167 @@
+// Persistent homology of attention graphs against GUDHI (an independent exact
+// implementation) on the same distance matrices, and on closed forms.
+#include <gtest/gtest.h>
+
+#include <gudhi/Persistent_cohomology.h>
+#include <gudhi/Rips_complex.h>
+#include <gudhi/Simplex_tree.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "analysis/attention_matrix.h"
+#include "analysis/persistence.h"
+
+using namespace sinkscope::analysis;
+
+namespace {
+
+// GUDHI's fast-persistence options store filtrations as float; compare in double.
+struct DoubleFiltration : Gudhi::Simplex_tree_options_fast_persistence {
+  typedef double Filtration_value;
+};
+using SimplexTree = Gudhi::Simplex_tree<DoubleFiltration>;
+using RipsComplex = Gudhi::rips_complex::Rips_complex<SimplexTree::Filtration_value>;
+using Cohomology = Gudhi::persistent_cohomology::Persistent_cohomology<SimplexTree, Gudhi::persistent_cohomology::Field_Zp>;
+using Intervals = std::vector<std::pair<double, double>>;
+
+// GUDHI's bars of dimension 0 and 1 (infinite deaths as 1, zero-length bars dropped).
+std::array<Intervals, 2> gudhi_bars(const std::vector<double>& d, int n) {
+  std::vector<std::vector<double>> lower(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < i; ++j) lower[static_cast<std::size_t>(i)].push_back(d[static_cast<std::size_t>(i) * n + j]);
+  RipsComplex rips(lower, 1.0);
+  SimplexTree st;
+  rips.create_complex(st, 2);
+  Cohomology pcoh(st);
+  pcoh.init_coefficients(2);
+  pcoh.compute_persistent_cohomology(0.0);
+  std::array<Intervals, 2> out;
+  for (int dim : {0, 1})
+    for (auto [b, e] : pcoh.intervals_in_dimension(dim)) {
+      if (std::isinf(e)) e = 1.0;
+      if (e - b > 1e-12) out[static_cast<std::size_t>(dim)].emplace_back(b, e);
+    }
+  for (auto& v : out) std::sort(v.begin(), v.end());
+  return out;
+}
+
+Intervals ours(const std::vector<PersistenceBar>& bars) {
+  Intervals v;
+  for (const auto& b : bars) v.emplace_back(b.birth, b.death);
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+AttentionMatrix random_attention(int T, bool causal, std::mt19937& rng, double sinkBias) {
+  std::normal_distribution<double> noise(0.0, 1.5);
+  AttentionMatrix m{std::vector<float>(static_cast<std::size_t>(T * T), 0.0f), T, causal};
+  for (int i = 0; i < T; ++i) {
+    std::vector<double> s(static_cast<std::size_t>(T), -INFINITY);
+    double mx = -INFINITY;
+    for (int j = 0; j < T; ++j) {
+      if (causal && j > i) continue;
+      s[static_cast<std::size_t>(j)] = noise(rng) + (j == 0 ? sinkBias : 0.0);
+      mx = std::max(mx, s[static_cast<std::size_t>(j)]);
+    }
+    double z = 0;
+    for (auto& x : s) z += (x = std::isinf(x) ? 0.0 : std::exp(x - mx));
+    for (int j = 0; j < T; ++j) m.weights[static_cast<std::size_t>(i * T + j)] = static_cast<float>(s[static_cast<std::size_t>(j)] / z);
+  }
+  return m;
+}
+
+void expect_same(const Intervals& a, const Intervals& b, const std::string& what) {
+  ASSERT_EQ(a.size(), b.size()) << what;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    EXPECT_NEAR(a[k].first, b[k].first, 1e-9) << what << " bar " << k;
+    EXPECT_NEAR(a[k].second, b[k].second, 1e-9) << what << " bar " << k;
+  }
+}
+
+}  // namespace
+
+TEST(Persistence, MatchesGudhiOnRandomAttentionMaps) {
+  std::mt19937 rng(2026);
+  int withLoops = 0;
+  for (int T : {3, 6, 12, 20, 33}) {
+    for (bool causal : {true, false}) {
+      for (double sink : {0.0, 3.0}) {
+        const AttentionMatrix m = random_attention(T, causal, rng, sink);
+        for (bool useMax : {false, true}) {
+          const auto d = attention_distances(m.view(), {useMax});
+          const PersistenceDiagram p = persistence_rips(d, T);
+          const auto ref = gudhi_bars(d, T);
+          const std::string what = "T=" + std::to_string(T) + (causal ? " causal" : " encoder") +
+                                   (useMax ? " max" : " mean") + " sink " + std::to_string(sink);
+          expect_same(ours(p.h0), ref[0], what + " H0");
+          expect_same(ours(p.h1), ref[1], what + " H1");
+          withLoops += p.h1.empty() ? 0 : 1;
+        }
+      }
+    }
+  }
+  EXPECT_GT(withLoops, 5) << "the fixtures must exercise H1";
+}
+
+TEST(Persistence, MatchesGudhiWithManyTies) {
+  // The uniform map: distances take few values, so the order of equal edges matters.
+  for (int T : {5, 9, 16}) {
+    const AttentionMatrix u = attention_uniform(T, true);
+    const auto d = attention_distances(u.view());
+    const PersistenceDiagram p = persistence_rips(d, T);
+    const auto ref = gudhi_bars(d, T);
+    expect_same(ours(p.h0), ref[0], "uniform H0");
+    expect_same(ours(p.h1), ref[1], "uniform H1");
+  }
+}
+
+TEST(Persistence, SquareHasOneLoopWithItsTokens) {
+  // Four points on a square: sides 0.2, diagonals 0.5: a loop born at 0.2, dead at 0.5.
+  const int n = 4;
+  std::vector<double> d(16, 0.0);
+  auto set = [&](int i, int j, double v) { d[static_cast<std::size_t>(i * n + j)] = d[static_cast<std::size_t>(j * n + i)] = v; };
+  set(0, 1, 0.2);
+  set(1, 2, 0.2);
+  set(2, 3, 0.2);
+  set(3, 0, 0.2);
+  set(0, 2, 0.5);
+  set(1, 3, 0.5);
+  const PersistenceDiagram p = persistence_rips(d, n);
+  ASSERT_EQ(p.h1.size(), 1u);
+  EXPECT_DOUBLE_EQ(p.h1[0].birth, 0.2);
+  EXPECT_DOUBLE_EQ(p.h1[0].death, 0.5);
+  EXPECT_EQ(p.h1[0].cycle.size(), 4u) << "the loop's four edges";
+  const auto t = p.h1[0].triangle;
+  EXPECT_TRUE(t[0] < t[1] && t[1] < t[2] && t[2] < 4);
+  // H0: three merges at 0.2 plus the infinite class.
+  ASSERT_EQ(p.h0.size(), 4u);
+  EXPECT_DOUBLE_EQ(p.h0[0].death, 0.2);
+  EXPECT_DOUBLE_EQ(p.h0.back().death, 1.0);
+  EXPECT_EQ(p.h0.back().edge[0], -1);
+
+  const BettiCurves c = betti_curves(p, 11);
+  EXPECT_EQ(c.beta0[0], 4);   // e = 0: four points
+  EXPECT_EQ(c.beta0[2], 1);   // e = 0.2: one component
+  EXPECT_EQ(c.beta1[2], 1);   // the loop lives on [0.2, 0.5)
+  EXPECT_EQ(c.beta1[5], 0);
+  EXPECT_EQ(c.beta0[10], 1);  // the infinite class is still there at 1
+  EXPECT_EQ(bars_above(p.h1, 0.05), 1);
+  EXPECT_EQ(bars_above(p.h1, 0.4), 0);
+}
+
+TEST(Persistence, StarMapMergesEverythingThroughTheSink) {
+  AttentionMatrix m{std::vector<float>(36, 0.0f), 6, true};
+  for (int i = 0; i < 6; ++i) m.weights[static_cast<std::size_t>(i * 6)] = 1.0f;
+  const auto d = attention_distances(m.view());
+  // Sink edges: 1 - 1/2 = 0.5; other pairs: 1.
+  const PersistenceDiagram p = persistence_rips(d, 6);
+  ASSERT_EQ(p.h0.size(), 6u);
+  for (int k = 0; k < 5; ++k) {
+    EXPECT_DOUBLE_EQ(p.h0[static_cast<std::size_t>(k)].death, 0.5);
+    EXPECT_EQ(p.h0[static_cast<std::size_t>(k)].edge[0], 0) << "every merge goes through the sink";
+  }
+  EXPECT_TRUE(p.h1.empty());
+}
