@@ -89,3 +89,57 @@ TEST(GraphStatistics, GiniAndPearson) {
   EXPECT_NEAR(pearson({1, 2, 3}, {3, 2, 1}), -1.0, 1e-12);
   EXPECT_DOUBLE_EQ(pearson({1, 1, 1}, {1, 2, 3}), 0.0);
 }
+
+#include <random>
+
+#include "analysis/taxonomy.h"
+#include "analysis/weight_spectrum.h"
+
+TEST(Taxonomy, WinnersWeighAttentionByValueNorm) {
+  // T = 4, head_dim 1. Values: ||v_0|| = 0.1, others 1.
+  const std::vector<float> values{0.1f, 1.0f, 1.0f, 1.0f};
+  // A star: the sink gets 1 but its tiny value loses to nothing else (others 0) -> sink wins.
+  AttentionMatrix s{std::vector<float>(16, 0.0f), 4, true};
+  for (int i = 0; i < 4; ++i) s.weights[static_cast<std::size_t>(i * 4)] = 1.0f;
+  auto v = taxonomy_votes(s.view(), values, 1);
+  EXPECT_EQ(v.sink, 3);
+  EXPECT_EQ(taxonomy_label(v), HeadClass::Mixer);
+  // 0.6 on the sink, 0.4 on the current token: 0.06 < 0.4, the current token wins.
+  AttentionMatrix r{std::vector<float>(16, 0.0f), 4, true};
+  for (int i = 0; i < 4; ++i) {
+    r.weights[static_cast<std::size_t>(i * 4)] = i == 0 ? 1.0f : 0.6f;
+    if (i > 0) r.weights[static_cast<std::size_t>(i * 4 + i)] = 0.4f;
+  }
+  v = taxonomy_votes(r.view(), values, 1);
+  EXPECT_EQ(v.current, 3);
+  EXPECT_EQ(taxonomy_label(v), HeadClass::Retriever);
+  EXPECT_STREQ(head_class_name(taxonomy_label(v)), "Retriever");
+  // A tie between sink and current votes is a Reset.
+  EXPECT_EQ(taxonomy_label({2, 2, 0}), HeadClass::Reset);
+  EXPECT_EQ(taxonomy_label({0, 0, 5}), HeadClass::Reset);
+}
+
+TEST(WeightSpectrum, RandomMatrixStaysInsideTheMarchenkoPasturBulk) {
+  std::mt19937 rng(3);
+  std::normal_distribution<float> g(0.0f, 0.5f);
+  const int m = 400, n = 100;
+  std::vector<float> w(static_cast<std::size_t>(m * n));
+  for (auto& x : w) x = g(rng);
+  WeightSpectrum s = weight_spectrum(w, m, n);
+  EXPECT_NEAR(s.sigma2, 0.25, 0.01);
+  EXPECT_NEAR(s.ratio, 0.25, 1e-12);
+  EXPECT_NEAR(s.upperEdge, 0.25 * 2.25, 0.03);
+  EXPECT_LE(s.outliers, 2) << "a Gaussian matrix has (almost) no eigenvalue beyond the edge";
+  // A planted rank-one spike leaves the bulk.
+  for (int r = 0; r < m; ++r)
+    for (int c = 0; c < n; ++c) w[static_cast<std::size_t>(r * n + c)] += 1.5f * (c == 0 ? 1.0f : 0.0f);
+  s = weight_spectrum(w, m, n);
+  EXPECT_GE(s.outliers, 1);
+  // The density integrates to 1 over the bulk.
+  double integral = 0;
+  const double lo = 0.25 * 0.25, hi = 0.25 * 2.25, step = (hi - lo) / 20000;
+  for (double x = lo; x < hi; x += step) integral += marchenko_pastur_density(x + step / 2, 0.25, 0.25) * step;
+  EXPECT_NEAR(integral, 1.0, 1e-3);
+  // A wide matrix is transposed first.
+  EXPECT_EQ(weight_spectrum(std::vector<float>(6, 1.0f), 2, 3).rows, 3);
+}

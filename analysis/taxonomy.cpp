@@ -1,0 +1,54 @@
+#include "analysis/taxonomy.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace sinkscope::analysis {
+
+const char* head_class_name(HeadClass c) {
+  switch (c) {
+    case HeadClass::Retriever: return "Retriever";
+    case HeadClass::Mixer: return "Mixer";
+    case HeadClass::Reset: return "Reset";
+  }
+  return "?";
+}
+
+TaxonomyVotes taxonomy_votes(const AttentionView& a, std::span<const float> values, int headDim) {
+  const int T = a.size;
+  if (values.size() != static_cast<std::size_t>(T) * static_cast<std::size_t>(headDim))
+    throw std::invalid_argument("taxonomy_votes: values must be T x head_dim");
+  std::vector<double> norms(static_cast<std::size_t>(T), 0.0);
+  for (int j = 0; j < T; ++j) {
+    double s = 0;
+    for (int k = 0; k < headDim; ++k) {
+      const double v = values[static_cast<std::size_t>(j) * headDim + k];
+      s += v * v;
+    }
+    norms[static_cast<std::size_t>(j)] = std::sqrt(s);
+  }
+  TaxonomyVotes votes;
+  for (int i = 1; i < T; ++i) {
+    int winner = 0;
+    double best = -1.0;
+    for (int j = 0; j <= i; ++j) {  // metrics.md: 0 <= j <= i
+      const double score = a.at(i, j) * norms[static_cast<std::size_t>(j)];
+      if (score > best) {  // strict: ties stay with the lower index
+        best = score;
+        winner = j;
+      }
+    }
+    if (winner == 0) ++votes.sink;
+    else if (winner == i) ++votes.current;
+    else ++votes.other;
+  }
+  return votes;
+}
+
+HeadClass taxonomy_label(const TaxonomyVotes& v) {
+  if (v.current > v.sink && v.current > v.other) return HeadClass::Retriever;
+  if (v.sink > v.current && v.sink > v.other) return HeadClass::Mixer;
+  return HeadClass::Reset;
+}
+
+}  // namespace sinkscope::analysis

@@ -1,0 +1,34 @@
+#pragma once
+// The parameter-free head taxonomy of 004 (metrics.md section 7): for each
+// query the key with the largest value-weighted attention A[i][j] * ||v_j||
+// wins; a head whose winners are mostly the current token is a Retriever,
+// mostly the sink a Mixer, otherwise a Reset.
+#include <span>
+#include <string>
+#include <vector>
+
+#include "analysis/attention_matrix.h"
+
+namespace sinkscope::analysis {
+
+enum class HeadClass { Retriever, Mixer, Reset };
+const char* head_class_name(HeadClass c);
+
+struct TaxonomyVotes {
+  int sink = 0, current = 0, other = 0;
+  int total() const { return sink + current + other; }
+  TaxonomyVotes& operator+=(const TaxonomyVotes& o) {
+    sink += o.sink;
+    current += o.current;
+    other += o.other;
+    return *this;
+  }
+};
+
+// Votes of queries i >= 1. `values` is the head's [T][headDim] value vectors.
+TaxonomyVotes taxonomy_votes(const AttentionView& attention, std::span<const float> values, int headDim);
+
+// Retriever when "current" is the strict plurality, Mixer when "sink" is, Reset otherwise.
+HeadClass taxonomy_label(const TaxonomyVotes& votes);
+
+}  // namespace sinkscope::analysis
