@@ -143,3 +143,31 @@ TEST(WeightSpectrum, RandomMatrixStaysInsideTheMarchenkoPasturBulk) {
   // A wide matrix is transposed first.
   EXPECT_EQ(weight_spectrum(std::vector<float>(6, 1.0f), 2, 3).rows, 3);
 }
+
+#include "analysis/frames.h"
+
+TEST(ReferenceFrames, SpecialisationAndTheRule) {
+  // A head with a sink in 4 of 5 samples, mostly on <s>.
+  const HeadSpecialisation a = head_specialisation({{"<s>"}, {"<s>", ","}, {"<s>"}, {}, {","}});
+  EXPECT_TRUE(a.specialised);
+  EXPECT_DOUBLE_EQ(a.sampleShare, 0.8);
+  EXPECT_EQ(a.topToken, "<s>");
+  const HeadSpecialisation rare = head_specialisation({{"."}, {}, {}, {}, {}});
+  EXPECT_FALSE(rare.specialised);
+
+  std::vector<HeadSpecialisation> heads(10, a);
+  EXPECT_EQ(reference_frame(heads, "<s>", "</s>", false).frame, ReferenceFrame::Centralised);
+  heads[0].topToken = heads[1].topToken = ",";  // 80% on <s>
+  FrameEvidence e = reference_frame(heads, "<s>", "</s>", false);
+  EXPECT_EQ(e.frame, ReferenceFrame::Distributed);
+  EXPECT_DOUBLE_EQ(e.firstTokenShare, 0.8);
+  EXPECT_DOUBLE_EQ(e.tokenShares.at(","), 0.2);
+  // An encoder whose specialised heads split between [CLS] and [SEP].
+  std::vector<HeadSpecialisation> enc(4, a);
+  for (auto& h : enc) h.topToken = "[CLS]";
+  enc[2].topToken = enc[3].topToken = "[SEP]";
+  e = reference_frame(enc, "[CLS]", "[SEP]", true);
+  EXPECT_EQ(e.frame, ReferenceFrame::Bidirectional);
+  EXPECT_STREQ(reference_frame_name(e.frame), "bidirectional");
+  EXPECT_EQ(reference_frame(enc, "[CLS]", "[SEP]", false).frame, ReferenceFrame::Distributed) << "decoders are never bidirectional";
+}

@@ -1,0 +1,48 @@
+#pragma once
+// Corpus-mode sink summaries (metrics.md section 1: specialised heads and
+// token specialisation) and the reference-frame classifier (section 4).
+#include <map>
+#include <string>
+#include <vector>
+
+namespace sinkscope::analysis {
+
+struct SpecialisationParams {
+  double sampleShare = 0.8;  // s: a head is specialised when it has a sink in >= s of the samples
+};
+
+struct HeadSpecialisation {
+  bool specialised = false;
+  double sampleShare = 0.0;  // share of samples in which the head has at least one sink
+  std::string topToken;      // its most frequent sink token (by string; ties to the smaller string)
+};
+
+// `sinkTokens[k]` = the strings of the head's sink tokens in sample k.
+HeadSpecialisation head_specialisation(const std::vector<std::vector<std::string>>& sinkTokens,
+                                       const SpecialisationParams& params = {});
+
+// For the specialised heads: the share (0..1) whose top sink token is each token.
+std::map<std::string, double> token_specialisation(const std::vector<HeadSpecialisation>& heads);
+
+enum class ReferenceFrame { Centralised, Bidirectional, Distributed };
+const char* reference_frame_name(ReferenceFrame f);
+
+struct FrameParams {
+  double centralisedShare = 0.9;    // >= this share of specialised heads on the first token
+  double bidirectionalShare = 0.2;  // reading: encoders with >= this share on each of the first and last special token
+};
+
+struct FrameEvidence {
+  ReferenceFrame frame = ReferenceFrame::Distributed;
+  int specialisedHeads = 0;
+  double firstTokenShare = 0.0;  // of specialised heads whose top sink is the first token
+  double lastTokenShare = 0.0;   // ... the last special token (encoders)
+  double otherShare = 0.0;
+  std::map<std::string, double> tokenShares;
+};
+
+// The rule of metrics.md section 4 with its thresholds exposed.
+FrameEvidence reference_frame(const std::vector<HeadSpecialisation>& heads, const std::string& firstToken,
+                              const std::string& lastToken, bool encoder, const FrameParams& params = {});
+
+}  // namespace sinkscope::analysis
