@@ -18,6 +18,7 @@
 
 #include "analysis/sink_metric.h"
 #include "analysis/table_io.h"
+#include "app/analyze_report.h"
 #include "models/corpus.h"
 #include "models/loaded_model.h"
 #include "models/trainer.h"
@@ -48,6 +49,7 @@ const char* kMainHelp =
     "  corpus --out DIR        build the training corpus from Debian's wordnet-base\n"
     "  train --corpus FILE --out DIR   train a small decoder or encoder (see train --help)\n"
     "  sinks MODEL --heldout FILE      first-token sink statistics on held-out text\n"
+    "  analyze MODEL --text TEXT --out DIR   every metric family as CSV (see analyze --help)\n"
     "\n"
     "MODEL is a model folder or a Hugging Face cache name org/name.\n"
     "\n"
@@ -624,6 +626,73 @@ int command_sinks(int argc, char** argv) {
   });
 }
 
+const char* kAnalyzeHelp =
+    "usage: sinkscope-cli analyze MODEL --text TEXT --out DIR [--json FILE] [--force]\n"
+    "                             [--percentile P] [--gamma G] [--eps E] [--top-n N]\n"
+    "                             [--min-persistence X] [--symmetrise mean|max]\n"
+    "                             [--thresholds 0.01,0.05,0.1,0.2]\n"
+    "\n"
+    "Runs MODEL on TEXT and writes, for every layer and head and the head average, one CSV\n"
+    "per metric family of metrics.md: sinks.csv and sink_summary.csv (s. 1), diagnostics.csv,\n"
+    "persistence.csv and betti.csv (s. 2), spectra.csv and eigenvalues.csv (s. 3),\n"
+    "taxonomy.csv (s. 7), weights.csv (s. 9). Every file starts with comment lines giving the\n"
+    "parameters, the model and the text. --json FILE writes everything into one file.\n";
+
+int command_analyze(int argc, char** argv) {
+  namespace m = sinkscope::models;
+  const Args args = parse_args(argc, argv, 2, {"help", "force"},
+                               {"text", "out", "json", "percentile", "gamma", "eps", "top-n", "min-persistence",
+                                "symmetrise", "thresholds"});
+  if (args.options.count("help")) {
+    std::cout << kAnalyzeHelp;
+    return kOk;
+  }
+  const std::string spec = model_argument(args, "analyze");
+  if (!args.options.count("text") || !args.options.count("out"))
+    throw UsageError("analyze: options --text and --out are required");
+  sinkscope::app::AnalyzeParams p;
+  auto real = [&](const char* k, double lo, double hi) {
+    const std::string v = args.options.at(k);
+    double x = 0;
+    try {
+      x = std::stod(v);
+    } catch (const std::exception&) {
+      throw UsageError(std::string("option --") + k + ": \"" + v + "\" is not a number");
+    }
+    if (x < lo || x > hi) throw UsageError(std::string("option --") + k + ": must be in " + std::to_string(lo) + ".." + std::to_string(hi));
+    return x;
+  };
+  if (args.options.count("percentile")) p.percentile = real("percentile", 0, 100);
+  if (args.options.count("gamma")) p.gamma = real("gamma", 0, 1);
+  if (args.options.count("eps")) p.eps = real("eps", 0, 1);
+  if (args.options.count("min-persistence")) p.minPersistence = real("min-persistence", 0, 1);
+  if (args.options.count("top-n")) p.topN = parse_int("top-n", args.options.at("top-n"), 1, 100000);
+  if (args.options.count("symmetrise")) {
+    const std::string s = args.options.at("symmetrise");
+    if (s != "mean" && s != "max") throw UsageError("option --symmetrise: use mean or max");
+    p.symmetriseByMax = s == "max";
+  }
+  if (args.options.count("thresholds")) {
+    p.thresholds.clear();
+    std::stringstream ss(args.options.at("thresholds"));
+    for (std::string part; std::getline(ss, part, ',');) {
+      try {
+        p.thresholds.push_back(std::stod(part));
+      } catch (const std::exception&) {
+        throw UsageError("option --thresholds: \"" + part + "\" is not a number");
+      }
+    }
+  }
+  const std::string text = text_option(args);
+  return on_model([&] {
+    const m::LoadedModel loaded = m::loaded_model_open(spec);
+    const auto files = sinkscope::app::analyze_write(loaded, text, args.options.at("out"), p, args.options.count("force") > 0,
+                                                     args.options.count("json") ? args.options.at("json") : "");
+    for (const auto& f : files) std::cout << f.string() << "\n";
+    return kOk;
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -650,6 +719,7 @@ int main(int argc, char** argv) {
     if (command == "corpus") return command_corpus(argc, argv);
     if (command == "train") return command_train(argc, argv);
     if (command == "sinks") return command_sinks(argc, argv);
+    if (command == "analyze") return command_analyze(argc, argv);
     throw UsageError("unknown command \"" + command + "\" (see sinkscope-cli --help)");
   } catch (const UsageError& e) {
     std::cerr << "sinkscope-cli: " << e.what() << "\n";

@@ -442,6 +442,28 @@ const std::string& Model::device() const { return impl_->deviceName; }
 std::size_t Model::parameterCount() const { return impl_->weights.parameter_count; }
 std::size_t Model::weightBytes() const { return impl_->weights.float_bytes; }
 
+std::vector<WeightMatrix> Model::weightMatrices() const {
+  c10::InferenceMode guard;
+  std::vector<WeightMatrix> out;
+  for (int l = 0; l < impl_->config.num_layers; ++l) {
+    const LayerWeights& W = impl_->weights.layers[static_cast<std::size_t>(l)];
+    const std::pair<const char*, const at::Tensor*> all[] = {{"q", &W.q_w},       {"k", &W.k_w},   {"v", &W.v_w},
+                                                             {"o", &W.o_w},       {"gate", &W.gate_w},
+                                                             {"up", &W.up_w},     {"down", &W.down_w}};
+    for (const auto& [name, t] : all) {
+      if (!t->defined()) continue;
+      WeightMatrix m;
+      m.name = name;
+      m.layer = l;
+      m.rows = static_cast<int>(t->size(0));
+      m.cols = static_cast<int>(t->size(1));
+      m.values = to_vector(t->detach());
+      out.push_back(std::move(m));
+    }
+  }
+  return out;
+}
+
 Trace Model::run(const std::vector<int>& given, const RunOptions& givenOptions, const ProgressFn& progress) const {
   if (givenOptions.drop_first_token && !given.empty()) {
     RunOptions options = givenOptions;

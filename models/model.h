@@ -128,6 +128,13 @@ class Trace {
   std::shared_ptr<const LayerRecomputer> recompute_;
 };
 
+struct WeightMatrix {
+  std::string name;  // "q", "k", "v", "o", "gate", "up", "down"
+  int layer = 0;
+  int rows = 0, cols = 0;     // nn.Linear layout [out, in]
+  std::vector<float> values;  // row-major
+};
+
 class Model {
  public:
   // Loads config.json and the safetensors weights (memory-mapped). Throws
@@ -143,6 +150,8 @@ class Model {
   std::size_t parameterCount() const;
   // Bytes the loaded weights occupy as float32 (mapped bytes included).
   std::size_t weightBytes() const;
+  // The projection matrices of every layer, as float32 copies (weight spectra).
+  std::vector<WeightMatrix> weightMatrices() const;
 
   // One forward pass over `ids`. Throws ModelRunError for bad input (empty,
   // longer than the model's positions, ids outside the vocabulary) and

@@ -172,3 +172,35 @@ TEST(Cli, TrainAndSinksOnATinyCorpus) {
   EXPECT_NE(sinks.out.find("sink_concentration: "), std::string::npos);
   fs::remove_all(dir);
 }
+
+TEST(Cli, AnalyzeWritesEveryFamily) {
+  const fs::path dir = fs::temp_directory_path() / ("sinkscope-cli-analyze-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  ASSERT_EQ(cli("random-model llama '" + (dir / "model").string() + "'").exit, 0);
+  const CliRun run = cli("analyze '" + (dir / "model").string() + "' --text 'the cat sat on the mat' --out '" +
+                         (dir / "out").string() + "' --json '" + (dir / "all.json").string() + "' --thresholds 0.05,0.2");
+  ASSERT_EQ(run.exit, 0) << run.out;
+  for (const char* f : {"sinks.csv", "sink_summary.csv", "diagnostics.csv", "persistence.csv", "betti.csv", "spectra.csv",
+                        "eigenvalues.csv", "taxonomy.csv", "weights.csv"}) {
+    const std::string text = read(dir / "out" / f);
+    EXPECT_NE(text.find("# text: the cat sat on the mat\n"), std::string::npos) << f;
+    EXPECT_NE(text.find("# thresholds: 0.05 0.2\n"), std::string::npos) << f;
+  }
+  auto rows = [&](const char* f) {
+    std::istringstream in(read(dir / "out" / f));
+    int n = -1;  // the column header
+    for (std::string l; std::getline(in, l);)
+      if (!l.empty() && l[0] != '#') ++n;
+    return n;
+  };
+  // 2 layers x (4 heads + the average).
+  EXPECT_EQ(rows("sink_summary.csv"), 10);
+  EXPECT_EQ(rows("taxonomy.csv"), 8) << "the average has no values of its own";
+  EXPECT_EQ(rows("spectra.csv"), 20) << "two thresholds";
+  EXPECT_EQ(rows("weights.csv"), 14) << "q, k, v, o, gate, up, down per layer";
+  EXPECT_NE(read(dir / "all.json").find("\"params\""), std::string::npos);
+  EXPECT_EQ(cli("analyze '" + (dir / "model").string() + "' --text x --out '" + (dir / "out").string() + "'").exit, 1)
+      << "existing files are not replaced without --force";
+  EXPECT_EQ(cli("analyze '" + (dir / "model").string() + "' --text x --out '" + (dir / "out").string() + "' --gamma 2").exit, 2);
+  fs::remove_all(dir);
+}

@@ -1,0 +1,187 @@
+#include "app/analyze_report.h"
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/frames.h"
+#include "analysis/graph_spectrum.h"
+#include "analysis/head_diagnostics.h"
+#include "analysis/persistence.h"
+#include "analysis/sink_metric.h"
+#include "analysis/sinks.h"
+#include "analysis/table_io.h"
+#include "analysis/taxonomy.h"
+#include "analysis/weight_spectrum.h"
+
+namespace sinkscope::app {
+
+namespace fs = std::filesystem;
+using analysis::csv_number;
+using nlohmann::json;
+
+namespace {
+
+std::string num(double v) { return csv_number(v); }
+
+struct Tables {
+  analysis::CsvTable sinks, summary, diagnostics, persistence, betti, spectra, eigenvalues, taxonomy, weights;
+};
+
+}  // namespace
+
+std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std::string& text, const fs::path& dir,
+                                    const AnalyzeParams& p, bool force, const fs::path& jsonFile) {
+  const models::SentenceTrace run = models::loaded_model_run(loaded, text);
+  const models::Trace& trace = run.trace;
+  const auto& tokens = run.encoding.display;
+  const int T = trace.tokens();
+
+  std::vector<std::pair<std::string, std::string>> header{
+      {"tool", std::string("sinkscope-cli analyze ") + SINKSCOPE_VERSION},
+      {"model", loaded.model->folder().string()},
+      {"model_type", loaded.model->config().model_type},
+      {"text", text},
+      {"tokens", std::to_string(T)},
+      {"sink_set", "percentile mode, p = " + num(p.percentile) + ", gamma = " + num(p.gamma) +
+                       " (reading: A >= tau and A > 0)"},
+      {"sink_metric_eps", num(p.eps)},
+      {"top_n", std::to_string(p.topN)},
+      {"distance", p.symmetriseByMax ? "1 - max(A_ij, A_ji)" : "1 - (A_ij + A_ji) / 2"},
+      {"min_persistence", num(p.minPersistence)},
+      {"betti_points", std::to_string(p.bettiPoints)},
+      {"thresholds", [&] {
+         std::string s;
+         for (double t : p.thresholds) s += (s.empty() ? "" : " ") + num(t);
+         return s;
+       }()},
+      {"heads", "0..H-1 and \"average\" (mean over the layer's heads)"}};
+
+  Tables t;
+  t.sinks.columns = {"layer", "head", "key", "key_token", "is_sink", "frequency", "alpha", "uniform_baseline", "boost"};
+  t.summary.columns = {"layer", "head", "tau", "sink_count", "sink_concentration", "alpha0", "boost0", "alpha0_above_eps"};
+  t.diagnostics.columns = {"layer", "head", "query", "entropy", "top1", "sink_attention", "current_token", "top_n_mass"};
+  t.persistence.columns = {"layer", "head", "dimension", "birth", "death", "persistence", "edge_from", "edge_to",
+                           "triangle", "cycle"};
+  t.betti.columns = {"layer", "head", "e", "beta0", "beta1"};
+  t.spectra.columns = {"layer", "head", "threshold", "fiedler", "centralisation", "star_likeness", "star_likeness_blend",
+                       "density", "components", "effective", "bars_h0_above_min", "bars_h1_above_min", "bars_h0", "bars_h1"};
+  t.eigenvalues.columns = {"layer", "head", "threshold", "index", "eigenvalue"};
+  t.taxonomy.columns = {"layer", "head", "sink_votes", "current_votes", "other_votes", "label"};
+  t.weights.columns = {"layer", "matrix", "rows", "cols", "sigma2", "ratio", "upper_edge", "outliers", "max_eigenvalue"};
+
+  json all = {{"params", json::object()}, {"tokens", tokens}, {"layers", json::array()}};
+  for (const auto& [k, v] : header) all["params"][k] = v;
+
+  analysis::SinkSetParams sinkParams;
+  sinkParams.percentile = p.percentile;
+  sinkParams.gamma = p.gamma;
+  for (int l = 0; l < trace.layers(); ++l) {
+    const models::LayerCapture cap = trace.layer(l);
+    const analysis::AttentionMatrix average = cap.headAverage();
+    json layerJson = {{"layer", l}, {"heads", json::array()}};
+    for (int h = -1; h < cap.heads; ++h) {
+      const analysis::AttentionView A = h < 0 ? average.view() : cap.attentionOf(h);
+      const std::string head = h < 0 ? "average" : std::to_string(h);
+      const std::string L = std::to_string(l);
+      json headJson = {{"head", head}};
+
+      // Section 1: sinks, the sink metric, diagnostics.
+      const analysis::SinkSet set = analysis::sink_set(A, sinkParams);
+      const auto alpha = analysis::sink_key_importance(A);
+      std::vector<bool> isSink(static_cast<std::size_t>(T), false);
+      std::vector<double> frequency(static_cast<std::size_t>(T), 0.0);
+      for (const auto& s : set.sinks) {
+        isSink[static_cast<std::size_t>(s.key)] = true;
+        frequency[static_cast<std::size_t>(s.key)] = s.frequency;
+      }
+      for (int k = 0; k < T; ++k) {
+        const double base = analysis::sink_uniform_baseline(T, k, A.causal);
+        t.sinks.rows.push_back({L, head, std::to_string(k), tokens[static_cast<std::size_t>(k)],
+                                isSink[static_cast<std::size_t>(k)] ? "1" : "0", num(frequency[static_cast<std::size_t>(k)]),
+                                num(alpha[static_cast<std::size_t>(k)]), num(base), num(alpha[static_cast<std::size_t>(k)] / base)});
+      }
+      const double concentration = analysis::sink_concentration(A, set.keys());
+      const double base0 = analysis::sink_uniform_baseline(T, 0, A.causal);
+      t.summary.rows.push_back({L, head, num(set.tau), std::to_string(set.sinks.size()), num(concentration), num(alpha[0]),
+                                num(alpha[0] / base0), alpha[0] > p.eps ? "1" : "0"});
+      headJson["sinks"] = set.keys();
+      headJson["sink_concentration"] = concentration;
+      headJson["alpha"] = alpha;
+      const auto last = analysis::head_diagnostics_at(A, -1, p.topN);
+      const auto mean = analysis::head_diagnostics_mean(A, p.topN);
+      for (const auto& [query, d] : {std::pair<std::string, analysis::HeadDiagnostics>{std::to_string(T - 1), last},
+                                     std::pair<std::string, analysis::HeadDiagnostics>{"mean", mean}})
+        t.diagnostics.rows.push_back({L, head, query, num(d.entropy), num(d.top1), num(d.sinkAttention),
+                                      num(d.currentToken), num(d.topNMass)});
+
+      // Section 2: persistence.
+      const auto distances = analysis::attention_distances(A, {p.symmetriseByMax});
+      const analysis::PersistenceDiagram diagram = analysis::persistence_rips(distances, T);
+      json bars = json::array();
+      for (const auto* list : {&diagram.h0, &diagram.h1})
+        for (const auto& b : *list) {
+          std::string triangle, cycle;
+          if (b.dimension == 1) {
+            triangle = std::to_string(b.triangle[0]) + " " + std::to_string(b.triangle[1]) + " " + std::to_string(b.triangle[2]);
+            for (const auto& e : b.cycle) cycle += (cycle.empty() ? "" : " ") + std::to_string(e[0]) + "-" + std::to_string(e[1]);
+          }
+          t.persistence.rows.push_back({L, head, std::to_string(b.dimension), num(b.birth), num(b.death), num(b.persistence()),
+                                        std::to_string(b.edge[0]), std::to_string(b.edge[1]), triangle, cycle});
+          bars.push_back({b.dimension, b.birth, b.death});
+        }
+      headJson["bars"] = bars;
+      const analysis::BettiCurves curves = analysis::betti_curves(diagram, p.bettiPoints);
+      for (std::size_t k = 0; k < curves.grid.size(); ++k)
+        t.betti.rows.push_back({L, head, num(curves.grid[k]), std::to_string(curves.beta0[k]), std::to_string(curves.beta1[k])});
+
+      // Section 3: spectra at each threshold.
+      for (double threshold : p.thresholds) {
+        const analysis::GraphSpectrum g = analysis::graph_spectrum(A, {threshold, false});
+        t.spectra.rows.push_back({L, head, num(threshold), num(g.fiedlerValue), num(g.centralisation), num(g.starLikeness),
+                                  num(g.starLikenessBlend), num(g.density), std::to_string(g.components),
+                                  g.effective ? "1" : "0", std::to_string(analysis::bars_above(diagram.h0, p.minPersistence)),
+                                  std::to_string(analysis::bars_above(diagram.h1, p.minPersistence)),
+                                  std::to_string(diagram.h0.size()), std::to_string(diagram.h1.size())});
+        for (std::size_t k = 0; k < g.eigenvalues.size(); ++k)
+          t.eigenvalues.rows.push_back({L, head, num(threshold), std::to_string(k), num(g.eigenvalues[k])});
+      }
+
+      // Section 7: taxonomy (per head; the average has no values of its own).
+      if (h >= 0) {
+        const auto votes = analysis::taxonomy_votes(A, cap.valuesOf(h), cap.head_dim);
+        const char* label = analysis::head_class_name(analysis::taxonomy_label(votes));
+        t.taxonomy.rows.push_back({L, head, std::to_string(votes.sink), std::to_string(votes.current),
+                                   std::to_string(votes.other), label});
+        headJson["taxonomy"] = label;
+      }
+      layerJson["heads"].push_back(headJson);
+    }
+    all["layers"].push_back(layerJson);
+  }
+
+  // Section 9: weight spectra.
+  for (const auto& w : loaded.model->weightMatrices()) {
+    const analysis::WeightSpectrum s = analysis::weight_spectrum(w.values, w.rows, w.cols);
+    t.weights.rows.push_back({std::to_string(w.layer), w.name, std::to_string(s.rows), std::to_string(s.cols), num(s.sigma2),
+                              num(s.ratio), num(s.upperEdge), std::to_string(s.outliers),
+                              num(s.eigenvalues.empty() ? 0.0 : s.eigenvalues.back())});
+  }
+
+  fs::create_directories(dir);
+  std::vector<fs::path> written;
+  const std::pair<const char*, analysis::CsvTable*> files[] = {
+      {"sinks.csv", &t.sinks},           {"sink_summary.csv", &t.summary}, {"diagnostics.csv", &t.diagnostics},
+      {"persistence.csv", &t.persistence}, {"betti.csv", &t.betti},        {"spectra.csv", &t.spectra},
+      {"eigenvalues.csv", &t.eigenvalues}, {"taxonomy.csv", &t.taxonomy},  {"weights.csv", &t.weights}};
+  for (const auto& [name, table] : files) {
+    table->comments = header;
+    analysis::file_write_atomic(dir / name, analysis::csv_render(*table), force);
+    written.push_back(dir / name);
+  }
+  if (!jsonFile.empty()) {
+    analysis::file_write_atomic(jsonFile, all.dump(1), force);
+    written.push_back(jsonFile);
+  }
+  return written;
+}
+
+}  // namespace sinkscope::app

@@ -1,0 +1,32 @@
+#pragma once
+// `sinkscope-cli analyze`: every implemented metric family of metrics.md for
+// every layer and head (and the head average) of one sentence, as one CSV per
+// family (and optionally one JSON file).
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "models/loaded_model.h"
+
+namespace sinkscope::app {
+
+struct AnalyzeParams {
+  double percentile = 90.0;  // sink set (s. 1)
+  double gamma = 0.3;
+  double eps = 0.3;          // sink metric threshold
+  int topN = 3;              // head diagnostics
+  double minPersistence = 0.05;
+  int bettiPoints = 101;
+  bool symmetriseByMax = false;
+  std::vector<double> thresholds{0.01, 0.05, 0.1, 0.2};
+};
+
+// Writes DIR/{sinks,sink_summary,diagnostics,persistence,betti,spectra,eigenvalues,
+// taxonomy,weights}.csv (atomically; existing files are replaced only with
+// `force`) and, when `jsonFile` is not empty, everything into that file.
+// Returns the files written.
+std::vector<std::filesystem::path> analyze_write(const models::LoadedModel& model, const std::string& text,
+                                                 const std::filesystem::path& dir, const AnalyzeParams& params,
+                                                 bool force, const std::filesystem::path& jsonFile);
+
+}  // namespace sinkscope::app
