@@ -10,6 +10,7 @@
 #include "analysis/sinks.h"
 #include "analysis/table_io.h"
 #include "analysis/taxonomy.h"
+#include "analysis/value_space.h"
 #include "analysis/weight_spectrum.h"
 
 namespace sinkscope::app {
@@ -23,7 +24,7 @@ namespace {
 std::string num(double v) { return csv_number(v); }
 
 struct Tables {
-  analysis::CsvTable sinks, summary, diagnostics, persistence, betti, spectra, eigenvalues, taxonomy, weights;
+  analysis::CsvTable sinks, summary, diagnostics, persistence, betti, spectra, eigenvalues, taxonomy, weights, valueSpace;
 };
 
 }  // namespace
@@ -66,6 +67,10 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
                        "density", "components", "effective", "bars_h0_above_min", "bars_h1_above_min", "bars_h0", "bars_h1"};
   t.eigenvalues.columns = {"layer", "head", "threshold", "index", "eigenvalue"};
   t.taxonomy.columns = {"layer", "head", "sink_votes", "current_votes", "other_votes", "label"};
+  t.valueSpace.columns = {"layer", "head", "query", "n", "selected", "precision", "recall", "f", "random_f_mean",
+                          "random_f_std", "inversions", "precision_bound", "recall_bound", "r_max", "r_min", "lambda",
+                          "norm_cv", "coherence_max", "coherence_q95", "sink_alignment_range", "sink_selected",
+                          "loo_margin"};
   t.weights.columns = {"layer", "matrix", "rows", "cols", "sigma2", "ratio", "upper_edge", "outliers", "max_eigenvalue"};
 
   json all = {{"params", json::object()}, {"tokens", tokens}, {"layers", json::array()}};
@@ -152,6 +157,18 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
         t.taxonomy.rows.push_back({L, head, std::to_string(votes.sink), std::to_string(votes.current),
                                    std::to_string(votes.other), label});
         headJson["taxonomy"] = label;
+
+        // Section 6: value space at the last query, N = top-n.
+        const analysis::ValueSpace vs = analysis::value_space(A, cap.valuesOf(h), cap.head_dim, {p.topN, -1, 64, 7});
+        std::string selected;
+        for (int k : vs.selected) selected += (selected.empty() ? "" : " ") + std::to_string(k);
+        t.valueSpace.rows.push_back({L, head, std::to_string(vs.query), std::to_string(vs.topN), selected,
+                                     num(vs.scores.precision), num(vs.scores.recall), num(vs.scores.f),
+                                     num(vs.randomMean.f), num(vs.randomStd.f), std::to_string(vs.inversions),
+                                     num(vs.precisionBound), num(vs.recallBound), num(vs.rMax), num(vs.rMin),
+                                     num(vs.lambda), num(vs.normCv), num(vs.coherenceMax), num(vs.coherence95),
+                                     num(vs.sinkAlignmentRange), vs.sinkSelected ? "1" : "0", num(vs.looMargin)});
+        headJson["value_space"] = {{"precision", vs.scores.precision}, {"recall", vs.scores.recall}, {"f", vs.scores.f}};
       }
       layerJson["heads"].push_back(headJson);
     }
@@ -171,7 +188,8 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
   const std::pair<const char*, analysis::CsvTable*> files[] = {
       {"sinks.csv", &t.sinks},           {"sink_summary.csv", &t.summary}, {"diagnostics.csv", &t.diagnostics},
       {"persistence.csv", &t.persistence}, {"betti.csv", &t.betti},        {"spectra.csv", &t.spectra},
-      {"eigenvalues.csv", &t.eigenvalues}, {"taxonomy.csv", &t.taxonomy},  {"weights.csv", &t.weights}};
+      {"eigenvalues.csv", &t.eigenvalues}, {"taxonomy.csv", &t.taxonomy},  {"weights.csv", &t.weights},
+      {"value_space.csv", &t.valueSpace}};
   for (const auto& [name, table] : files) {
     table->comments = header;
     analysis::file_write_atomic(dir / name, analysis::csv_render(*table), force);

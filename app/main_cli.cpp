@@ -635,8 +635,9 @@ const char* kAnalyzeHelp =
     "Runs MODEL on TEXT and writes, for every layer and head and the head average, one CSV\n"
     "per metric family of metrics.md: sinks.csv and sink_summary.csv (s. 1), diagnostics.csv,\n"
     "persistence.csv and betti.csv (s. 2), spectra.csv and eigenvalues.csv (s. 3),\n"
-    "taxonomy.csv (s. 7), weights.csv (s. 9). Every file starts with comment lines giving the\n"
-    "parameters, the model and the text. --json FILE writes everything into one file.\n";
+    "value_space.csv (s. 6, last query, N = --top-n), taxonomy.csv (s. 7), weights.csv (s. 9).\n"
+    "Every file starts with comment lines giving the parameters, the model and the text.\n"
+    "--json FILE writes everything into one file.\n";
 
 int command_analyze(int argc, char** argv) {
   namespace m = sinkscope::models;

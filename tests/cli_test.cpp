@@ -181,7 +181,7 @@ TEST(Cli, AnalyzeWritesEveryFamily) {
                          (dir / "out").string() + "' --json '" + (dir / "all.json").string() + "' --thresholds 0.05,0.2");
   ASSERT_EQ(run.exit, 0) << run.out;
   for (const char* f : {"sinks.csv", "sink_summary.csv", "diagnostics.csv", "persistence.csv", "betti.csv", "spectra.csv",
-                        "eigenvalues.csv", "taxonomy.csv", "weights.csv"}) {
+                        "eigenvalues.csv", "taxonomy.csv", "weights.csv", "value_space.csv"}) {
     const std::string text = read(dir / "out" / f);
     EXPECT_NE(text.find("# text: the cat sat on the mat\n"), std::string::npos) << f;
     EXPECT_NE(text.find("# thresholds: 0.05 0.2\n"), std::string::npos) << f;
@@ -196,6 +196,7 @@ TEST(Cli, AnalyzeWritesEveryFamily) {
   // 2 layers x (4 heads + the average).
   EXPECT_EQ(rows("sink_summary.csv"), 10);
   EXPECT_EQ(rows("taxonomy.csv"), 8) << "the average has no values of its own";
+  EXPECT_EQ(rows("value_space.csv"), 8);
   EXPECT_EQ(rows("spectra.csv"), 20) << "two thresholds";
   EXPECT_EQ(rows("weights.csv"), 14) << "q, k, v, o, gate, up, down per layer";
   EXPECT_NE(read(dir / "all.json").find("\"params\""), std::string::npos);
