@@ -202,4 +202,92 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
   return written;
 }
 
+std::vector<fs::path> analyze_corpus_write(const models::LoadedModel& loaded, const std::vector<std::string>& sentences,
+                                           const fs::path& dir, const AnalyzeParams& p, bool force) {
+  if (sentences.empty()) throw models::ModelRunError("--sentences: no sentence to run");
+  const models::ModelConfig& c = loaded.model->config();
+  const int L = c.num_layers, H = c.num_heads;
+  std::vector<std::vector<std::vector<std::string>>> sinkTokens(static_cast<std::size_t>(L * H));  // [head][sample] -> tokens
+  std::vector<analysis::TaxonomyVotes> votes(static_cast<std::size_t>(L * H));
+  long long alphaCount = 0, alphaAbove = 0;
+  double baselineSum = 0.0, boostSum = 0.0;
+  std::string firstToken, lastToken;
+  analysis::SinkSetParams sinkParams;
+  sinkParams.percentile = p.percentile;
+  sinkParams.gamma = p.gamma;
+  for (const auto& sentence : sentences) {
+    const models::SentenceTrace run = models::loaded_model_run(loaded, sentence);
+    const auto& tokens = run.encoding.display;  // readable token strings
+    if (firstToken.empty() && !run.encoding.special.empty() && run.encoding.special.front()) firstToken = tokens.front();
+    if (lastToken.empty() && !run.encoding.special.empty() && run.encoding.special.back()) lastToken = tokens.back();
+    const int T = run.trace.tokens();
+    const double base0 = analysis::sink_uniform_baseline(T, 0, run.trace.causal());
+    for (int l = 0; l < L; ++l) {
+      const models::LayerCapture cap = run.trace.layer(l);
+      for (int h = 0; h < H; ++h) {
+        const auto A = cap.attentionOf(h);
+        std::vector<std::string> sinks;
+        for (int k : analysis::sink_set(A, sinkParams).keys()) sinks.push_back(tokens[static_cast<std::size_t>(k)]);
+        sinkTokens[static_cast<std::size_t>(l * H + h)].push_back(sinks);
+        votes[static_cast<std::size_t>(l * H + h)] += analysis::taxonomy_votes(A, cap.valuesOf(h), cap.head_dim);
+        const double alpha0 = analysis::sink_key_importance(A)[0];
+        ++alphaCount;
+        alphaAbove += alpha0 > p.eps ? 1 : 0;
+        baselineSum += base0;
+        boostSum += alpha0 / base0;
+      }
+    }
+  }
+  if (firstToken.empty()) firstToken = "(first token)";
+
+  const std::vector<std::pair<std::string, std::string>> header{
+      {"tool", std::string("sinkscope-cli analyze --sentences ") + SINKSCOPE_VERSION},
+      {"model", loaded.model->folder().string()},
+      {"sentences", std::to_string(sentences.size())},
+      {"sink_set", "percentile mode, p = " + num(p.percentile) + ", gamma = " + num(p.gamma)},
+      {"specialised", "a sink in >= " + num(p.specialisedShare) + " of the samples"},
+      {"sink_metric_eps", num(p.eps)},
+      {"frame_rule", "centralised: >= 0.9 of specialised heads on the first token; bidirectional: encoder with "
+                     ">= 0.2 on each of the first and last special token (reading); otherwise distributed"}};
+  analysis::CsvTable spec, tokens, tax, rate, frame;
+  spec.columns = {"layer", "head", "specialised", "sample_share", "top_token"};
+  tax.columns = {"layer", "head", "sink_votes", "current_votes", "other_votes", "sink_share", "current_share", "label"};
+  std::vector<analysis::HeadSpecialisation> heads;
+  analysis::SpecialisationParams sp;
+  sp.sampleShare = p.specialisedShare;
+  for (int l = 0; l < L; ++l)
+    for (int h = 0; h < H; ++h) {
+      const auto hs = analysis::head_specialisation(sinkTokens[static_cast<std::size_t>(l * H + h)], sp);
+      heads.push_back(hs);
+      spec.rows.push_back({std::to_string(l), std::to_string(h), hs.specialised ? "1" : "0", num(hs.sampleShare), hs.topToken});
+      const auto& v = votes[static_cast<std::size_t>(l * H + h)];
+      const double total = std::max(1, v.total());
+      tax.rows.push_back({std::to_string(l), std::to_string(h), std::to_string(v.sink), std::to_string(v.current),
+                          std::to_string(v.other), num(v.sink / total), num(v.current / total),
+                          analysis::head_class_name(analysis::taxonomy_label(v))});
+    }
+  tokens.columns = {"token", "share_of_specialised_heads"};
+  for (const auto& [t, share] : analysis::token_specialisation(heads)) tokens.rows.push_back({t, num(share)});
+  rate.columns = {"key", "sink_rate_percent", "mean_uniform_baseline", "mean_boost"};
+  rate.rows.push_back({"0", num(100.0 * static_cast<double>(alphaAbove) / std::max<long long>(1, alphaCount)),
+                       num(baselineSum / std::max<long long>(1, alphaCount)),
+                       num(boostSum / std::max<long long>(1, alphaCount))});
+  const analysis::FrameEvidence e = analysis::reference_frame(heads, firstToken, lastToken, !c.causal);
+  frame.columns = {"frame", "specialised_heads", "first_token", "first_token_share", "last_token", "last_token_share",
+                   "other_share"};
+  frame.rows.push_back({analysis::reference_frame_name(e.frame), std::to_string(e.specialisedHeads), firstToken,
+                        num(e.firstTokenShare), lastToken, num(e.lastTokenShare), num(e.otherShare)});
+
+  fs::create_directories(dir);
+  std::vector<fs::path> written;
+  for (auto [name, table] : std::initializer_list<std::pair<const char*, analysis::CsvTable*>>{
+           {"specialisation.csv", &spec}, {"token_specialisation.csv", &tokens}, {"taxonomy_pooled.csv", &tax},
+           {"sink_rate.csv", &rate}, {"frame.csv", &frame}}) {
+    table->comments = header;
+    analysis::file_write_atomic(dir / name, analysis::csv_render(*table), force);
+    written.push_back(dir / name);
+  }
+  return written;
+}
+
 }  // namespace sinkscope::app

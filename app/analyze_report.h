@@ -19,6 +19,7 @@ struct AnalyzeParams {
   int bettiPoints = 101;
   bool symmetriseByMax = false;
   std::vector<double> thresholds{0.01, 0.05, 0.1, 0.2};
+  double specialisedShare = 0.8;  // s of s. 1 (corpus mode)
 };
 
 // Writes DIR/{sinks,sink_summary,diagnostics,persistence,betti,spectra,eigenvalues,
@@ -28,5 +29,13 @@ struct AnalyzeParams {
 std::vector<std::filesystem::path> analyze_write(const models::LoadedModel& model, const std::string& text,
                                                  const std::filesystem::path& dir, const AnalyzeParams& params,
                                                  bool force, const std::filesystem::path& jsonFile);
+
+// Corpus mode (`--sentences FILE`): pooled over the sentences, writes
+// specialisation.csv (per head), token_specialisation.csv, taxonomy_pooled.csv,
+// sink_rate.csv and frame.csv (metrics.md s. 1, 4 and 7).
+std::vector<std::filesystem::path> analyze_corpus_write(const models::LoadedModel& model,
+                                                        const std::vector<std::string>& sentences,
+                                                        const std::filesystem::path& dir, const AnalyzeParams& params,
+                                                        bool force);
 
 }  // namespace sinkscope::app

@@ -627,7 +627,7 @@ int command_sinks(int argc, char** argv) {
 }
 
 const char* kAnalyzeHelp =
-    "usage: sinkscope-cli analyze MODEL --text TEXT --out DIR [--json FILE] [--force]\n"
+    "usage: sinkscope-cli analyze MODEL (--text TEXT | --sentences FILE) --out DIR [--json FILE] [--force]\n"
     "                             [--percentile P] [--gamma G] [--eps E] [--top-n N]\n"
     "                             [--min-persistence X] [--symmetrise mean|max]\n"
     "                             [--thresholds 0.01,0.05,0.1,0.2]\n"
@@ -637,20 +637,25 @@ const char* kAnalyzeHelp =
     "persistence.csv and betti.csv (s. 2), spectra.csv and eigenvalues.csv (s. 3),\n"
     "value_space.csv (s. 6, last query, N = --top-n), taxonomy.csv (s. 7), weights.csv (s. 9).\n"
     "Every file starts with comment lines giving the parameters, the model and the text.\n"
-    "--json FILE writes everything into one file.\n";
+    "--json FILE writes everything into one file.\n"
+    "\n"
+    "--sentences FILE (one sentence per line) pools over the sentences instead: specialisation.csv\n"
+    "(specialised heads, s. 1; --specialised-share S, default 0.8), token_specialisation.csv,\n"
+    "taxonomy_pooled.csv (s. 7), sink_rate.csv (Gu et al.'s sink rate with its baseline) and\n"
+    "frame.csv (the reference frame of s. 4 with its evidence).\n";
 
 int command_analyze(int argc, char** argv) {
   namespace m = sinkscope::models;
   const Args args = parse_args(argc, argv, 2, {"help", "force"},
-                               {"text", "out", "json", "percentile", "gamma", "eps", "top-n", "min-persistence",
-                                "symmetrise", "thresholds"});
+                               {"text", "sentences", "out", "json", "percentile", "gamma", "eps", "top-n",
+                                "min-persistence", "symmetrise", "thresholds", "specialised-share"});
   if (args.options.count("help")) {
     std::cout << kAnalyzeHelp;
     return kOk;
   }
   const std::string spec = model_argument(args, "analyze");
-  if (!args.options.count("text") || !args.options.count("out"))
-    throw UsageError("analyze: options --text and --out are required");
+  if (args.options.count("text") == args.options.count("sentences") || !args.options.count("out"))
+    throw UsageError("analyze: give --out and one of --text or --sentences");
   sinkscope::app::AnalyzeParams p;
   auto real = [&](const char* k, double lo, double hi) {
     const std::string v = args.options.at(k);
@@ -683,6 +688,22 @@ int command_analyze(int argc, char** argv) {
         throw UsageError("option --thresholds: \"" + part + "\" is not a number");
       }
     }
+  }
+  if (args.options.count("specialised-share")) p.specialisedShare = real("specialised-share", 0, 1);
+  if (args.options.count("sentences")) {
+    std::vector<std::string> sentences;
+    try {
+      sentences = m::corpus_read_lines(args.options.at("sentences"));
+    } catch (const std::runtime_error& e) {
+      throw UsageError(e.what());
+    }
+    return on_model([&] {
+      const m::LoadedModel loaded = m::loaded_model_open(spec);
+      for (const auto& f : sinkscope::app::analyze_corpus_write(loaded, sentences, args.options.at("out"), p,
+                                                                args.options.count("force") > 0))
+        std::cout << f.string() << "\n";
+      return kOk;
+    });
   }
   const std::string text = text_option(args);
   return on_model([&] {

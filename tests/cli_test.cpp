@@ -205,3 +205,24 @@ TEST(Cli, AnalyzeWritesEveryFamily) {
   EXPECT_EQ(cli("analyze '" + (dir / "model").string() + "' --text x --out '" + (dir / "out").string() + "' --gamma 2").exit, 2);
   fs::remove_all(dir);
 }
+
+TEST(Cli, AnalyzePoolsOverSentences) {
+  const fs::path dir = fs::temp_directory_path() / ("sinkscope-cli-corpus-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  ASSERT_EQ(cli("random-model bert '" + (dir / "model").string() + "'").exit, 0);
+  std::ofstream(dir / "s.txt") << "the cat sat on the mat\nattention sinks in the model\nshe was tired because of it\n";
+  const CliRun run = cli("analyze '" + (dir / "model").string() + "' --sentences '" + (dir / "s.txt").string() +
+                         "' --out '" + (dir / "out").string() + "' --specialised-share 0.6");
+  ASSERT_EQ(run.exit, 0) << run.out;
+  const std::string frame = read(dir / "out/frame.csv");
+  EXPECT_NE(frame.find("# sentences: 3\n"), std::string::npos);
+  EXPECT_NE(frame.find("\nframe,specialised_heads,first_token,"), std::string::npos);
+  const bool labelled = frame.find("\ncentralised,") != std::string::npos ||
+                        frame.find("\nbidirectional,") != std::string::npos ||
+                        frame.find("\ndistributed,") != std::string::npos;
+  EXPECT_TRUE(labelled) << frame;
+  EXPECT_NE(read(dir / "out/taxonomy_pooled.csv").find("\n1,3,"), std::string::npos) << "layer 1, head 3 pooled";
+  EXPECT_NE(read(dir / "out/sink_rate.csv").find("\n0,"), std::string::npos);
+  EXPECT_EQ(cli("analyze '" + (dir / "model").string() + "' --out x").exit, 2) << "needs --text or --sentences";
+  fs::remove_all(dir);
+}
