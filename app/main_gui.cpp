@@ -40,7 +40,7 @@ QString builtin_models_dir() {
   return {};
 }
 
-constexpr const char* kDefaultModel = "rope-decoder";
+constexpr const char* kDefaultModel = "rope-decoder-bos-first";  // the clearest first-token sink (docs/sinks.md)
 
 }  // namespace
 
