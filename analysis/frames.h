@@ -28,8 +28,9 @@ enum class ReferenceFrame { Centralised, Bidirectional, Distributed };
 const char* reference_frame_name(ReferenceFrame f);
 
 struct FrameParams {
-  double centralisedShare = 0.9;    // >= this share of specialised heads on the first token
-  double bidirectionalShare = 0.2;  // reading: encoders with >= this share on each of the first and last special token
+  double centralisedShare = 0.9;  // >= this share of specialised heads on the first token
+  double bidirectionalShare =
+      0.2;  // reading: encoders with >= this share on each of the first and last special token
 };
 
 struct FrameEvidence {
@@ -42,7 +43,8 @@ struct FrameEvidence {
 };
 
 // The rule of metrics.md section 4 with its thresholds exposed.
-FrameEvidence reference_frame(const std::vector<HeadSpecialisation>& heads, const std::string& firstToken,
-                              const std::string& lastToken, bool encoder, const FrameParams& params = {});
+FrameEvidence reference_frame(const std::vector<HeadSpecialisation>& heads,
+                              const std::string& firstToken, const std::string& lastToken,
+                              bool encoder, const FrameParams& params = {});
 
 }  // namespace sinkscope::analysis

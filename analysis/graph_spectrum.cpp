@@ -62,12 +62,14 @@ GraphSpectrum graph_spectrum(const AttentionView& a, const GraphSpectrumParams& 
     for (int i = 0; i < n; ++i) inv(i) = degree(i) > 0 ? 1.0 / std::sqrt(degree(i)) : 0.0;
     L = Eigen::MatrixXd::Zero(n, n);
     for (int i = 0; i < n; ++i)
-      for (int j = 0; j < n; ++j) L(i, j) = (i == j && degree(i) > 0 ? 1.0 : 0.0) - inv(i) * W(i, j) * inv(j);
+      for (int j = 0; j < n; ++j)
+        L(i, j) = (i == j && degree(i) > 0 ? 1.0 : 0.0) - inv(i) * W(i, j) * inv(j);
   }
   const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> solver(L);
   const Eigen::VectorXd values = solver.eigenvalues();  // ascending
   const Eigen::MatrixXd vectors = solver.eigenvectors();
-  for (int i = 0; i < n; ++i) g.eigenvalues.push_back(std::abs(values(i)) < 1e-12 ? 0.0 : values(i));
+  for (int i = 0; i < n; ++i)
+    g.eigenvalues.push_back(std::abs(values(i)) < 1e-12 ? 0.0 : values(i));
   if (n >= 2) {
     g.fiedlerValue = g.eigenvalues[1];
     Eigen::VectorXd f = vectors.col(1);
@@ -80,7 +82,8 @@ GraphSpectrum graph_spectrum(const AttentionView& a, const GraphSpectrumParams& 
   }
   g.embedding.assign(static_cast<std::size_t>(n), {0.0, 0.0, 0.0});
   for (int k = 1; k <= 3 && k < n; ++k)
-    for (int i = 0; i < n; ++i) g.embedding[static_cast<std::size_t>(i)][static_cast<std::size_t>(k - 1)] = vectors(i, k);
+    for (int i = 0; i < n; ++i)
+      g.embedding[static_cast<std::size_t>(i)][static_cast<std::size_t>(k - 1)] = vectors(i, k);
 
   // In-degrees of B and the centralisation measures.
   g.inDegrees.assign(static_cast<std::size_t>(n), 0);
@@ -94,13 +97,16 @@ GraphSpectrum graph_spectrum(const AttentionView& a, const GraphSpectrumParams& 
     g.starLikeness = dMax / (n - 1.0);
     g.density = edges / (static_cast<double>(n) * (n - 1.0));
   }
-  g.starLikenessBlend = 0.3 * g.starLikeness + 0.7 * gini(std::vector<double>(g.inDegrees.begin(), g.inDegrees.end()));
+  g.starLikenessBlend = 0.3 * g.starLikeness +
+                        0.7 * gini(std::vector<double>(g.inDegrees.begin(), g.inDegrees.end()));
 
   // Components of W (Boost.Graph): exact where lambda_2 > 0 is a float comparison.
-  boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS> graph(static_cast<std::size_t>(n));
+  boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS> graph(
+      static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i)
     for (int j = i + 1; j < n; ++j)
-      if (W(i, j) > 0) boost::add_edge(static_cast<std::size_t>(i), static_cast<std::size_t>(j), graph);
+      if (W(i, j) > 0)
+        boost::add_edge(static_cast<std::size_t>(i), static_cast<std::size_t>(j), graph);
   std::vector<int> component(static_cast<std::size_t>(n));
   g.components = static_cast<int>(boost::connected_components(graph, component.data()));
   g.connected = g.components == 1;

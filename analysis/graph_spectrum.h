@@ -14,21 +14,22 @@ struct GraphSpectrumParams {
 
 struct GraphSpectrum {
   double threshold = 0.0;
-  std::vector<double> eigenvalues;  // of the Laplacian, ascending
-  double fiedlerValue = 0.0;        // lambda_2 (algebraic connectivity)
-  std::vector<double> fiedlerVector;  // sign fixed: first non-zero entry positive
+  std::vector<double> eigenvalues;               // of the Laplacian, ascending
+  double fiedlerValue = 0.0;                     // lambda_2 (algebraic connectivity)
+  std::vector<double> fiedlerVector;             // sign fixed: first non-zero entry positive
   std::vector<std::array<double, 3>> embedding;  // eigenvectors 2..4 per token (0 where T < 4)
-  std::vector<int> inDegrees;       // of B: how many queries attend to each key above threshold
-  double centralisation = 0.0;      // Freeman: sum_i (d_max - d_i) / (n - 1)^2
-  double starLikeness = 0.0;        // d_max / (n - 1)
-  double starLikenessBlend = 0.0;   // released-code variant: 0.3 d_max/(n-1) + 0.7 Gini(in-degrees)
-  double density = 0.0;             // |B| / (n (n - 1))
-  int components = 0;               // of the undirected graph W (Boost.Graph)
-  bool connected = false;           // one component (lambda_2 > 0)
-  bool effective = false;           // density in [0.05, 0.95] and connected
+  std::vector<int> inDegrees;      // of B: how many queries attend to each key above threshold
+  double centralisation = 0.0;     // Freeman: sum_i (d_max - d_i) / (n - 1)^2
+  double starLikeness = 0.0;       // d_max / (n - 1)
+  double starLikenessBlend = 0.0;  // released-code variant: 0.3 d_max/(n-1) + 0.7 Gini(in-degrees)
+  double density = 0.0;            // |B| / (n (n - 1))
+  int components = 0;              // of the undirected graph W (Boost.Graph)
+  bool connected = false;          // one component (lambda_2 > 0)
+  bool effective = false;          // density in [0.05, 0.95] and connected
 };
 
-GraphSpectrum graph_spectrum(const AttentionView& attention, const GraphSpectrumParams& params = {});
+GraphSpectrum graph_spectrum(const AttentionView& attention,
+                             const GraphSpectrumParams& params = {});
 
 // The default thresholds of metrics.md section 3.
 inline const std::vector<double> kDefaultGraphThresholds{0.01, 0.05, 0.1, 0.2};

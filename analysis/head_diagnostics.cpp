@@ -13,7 +13,8 @@ HeadDiagnostics head_diagnostics_at(const AttentionView& a, int query, int topN)
   const int T = a.size;
   if (T == 0) return {};
   if (query < 0) query = T - 1;
-  if (query >= T) throw std::out_of_range("head_diagnostics_at: query " + std::to_string(query) + " >= T");
+  if (query >= T)
+    throw std::out_of_range("head_diagnostics_at: query " + std::to_string(query) + " >= T");
   HeadDiagnostics d;
   std::vector<double> row;
   for (int j = 0; j < T; ++j) {

@@ -5,11 +5,11 @@
 namespace sinkscope::analysis {
 
 struct HeadDiagnostics {
-  double entropy = 0.0;         // -sum_j A[i][j] ln A[i][j] (0 ln 0 = 0)
-  double top1 = 0.0;            // max_j A[i][j]
-  double sinkAttention = 0.0;   // A[i][0]
-  double currentToken = 0.0;    // A[i][i]
-  double topNMass = 0.0;        // sum of the N largest A[i][j]
+  double entropy = 0.0;        // -sum_j A[i][j] ln A[i][j] (0 ln 0 = 0)
+  double top1 = 0.0;           // max_j A[i][j]
+  double sinkAttention = 0.0;  // A[i][0]
+  double currentToken = 0.0;   // A[i][i]
+  double topNMass = 0.0;       // sum of the N largest A[i][j]
 };
 
 // At query `query` (the last position when negative).

@@ -17,7 +17,8 @@ std::vector<double> attention_distances(const AttentionView& a, const DistancePa
     for (int j = 0; j < n; ++j) {
       if (i == j) continue;
       const double x = a.at(i, j), y = a.at(j, i);
-      d[static_cast<std::size_t>(i) * n + j] = 1.0 - (params.symmetriseByMax ? std::max(x, y) : 0.5 * (x + y));
+      d[static_cast<std::size_t>(i) * n + j] =
+          1.0 - (params.symmetriseByMax ? std::max(x, y) : 0.5 * (x + y));
     }
   return d;
 }
@@ -28,7 +29,9 @@ namespace {
 struct Key {
   double diameter;
   std::uint64_t index;
-  bool operator<(const Key& o) const { return diameter < o.diameter || (diameter == o.diameter && index < o.index); }
+  bool operator<(const Key& o) const {
+    return diameter < o.diameter || (diameter == o.diameter && index < o.index);
+  }
   bool operator==(const Key& o) const { return index == o.index; }
   bool operator>(const Key& o) const { return o < *this; }
 };
@@ -81,7 +84,8 @@ class Rips {
 
 int find(std::vector<int>& parent, int x) {
   while (parent[static_cast<std::size_t>(x)] != x) {
-    parent[static_cast<std::size_t>(x)] = parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(x)])];
+    parent[static_cast<std::size_t>(x)] =
+        parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(x)])];
     x = parent[static_cast<std::size_t>(x)];
   }
   return x;
@@ -110,7 +114,8 @@ bool pop_pivot(MinHeap& heap, Key& pivot) {
 
 // Edges (token pairs) of a cycle through edge (a, b): a shortest path from b
 // back to a over edges strictly older than it, closed by the edge itself.
-std::vector<std::array<int, 2>> cycle_through(const std::vector<Edge>& edges, std::size_t upto, int n, int a, int b) {
+std::vector<std::array<int, 2>> cycle_through(const std::vector<Edge>& edges, std::size_t upto,
+                                              int n, int a, int b) {
   std::vector<std::vector<int>> adjacency(static_cast<std::size_t>(n));
   for (std::size_t e = 0; e < upto; ++e) {
     adjacency[static_cast<std::size_t>(edges[e].i)].push_back(edges[e].j);
@@ -150,7 +155,10 @@ PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n)
   edges.reserve(choose2(static_cast<std::uint64_t>(n)));
   for (int j = 1; j < n; ++j)
     for (int i = 0; i < j; ++i)
-      edges.push_back({i, j, {rips.dist(i, j), choose2(static_cast<std::uint64_t>(j)) + static_cast<std::uint64_t>(i)}});
+      edges.push_back({i,
+                       j,
+                       {rips.dist(i, j),
+                        choose2(static_cast<std::uint64_t>(j)) + static_cast<std::uint64_t>(i)}});
   std::sort(edges.begin(), edges.end(), [](const Edge& x, const Edge& y) { return x.key < y.key; });
 
   // H0: union-find; an edge joining two components kills the younger (all are born at 0).
@@ -178,8 +186,10 @@ PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n)
   out.h0.push_back(infinite);
 
   // H1: reduce the coboundary columns of the remaining edges, youngest first.
-  std::unordered_map<std::uint64_t, std::size_t> pivotOwner;  // triangle index -> column (edge position)
-  std::unordered_map<std::size_t, std::vector<std::size_t>> reduction;  // column -> edges added to it (V)
+  std::unordered_map<std::uint64_t, std::size_t>
+      pivotOwner;  // triangle index -> column (edge position)
+  std::unordered_map<std::size_t, std::vector<std::size_t>>
+      reduction;  // column -> edges added to it (V)
   for (std::size_t e = edges.size(); e-- > 0;) {
     if (cleared[e]) continue;
     MinHeap heap;
@@ -247,8 +257,9 @@ BettiCurves betti_curves(const PersistenceDiagram& diagram, int points) {
 }
 
 int bars_above(const std::vector<PersistenceBar>& bars, double minPersistence) {
-  return static_cast<int>(std::count_if(bars.begin(), bars.end(),
-                                        [&](const PersistenceBar& b) { return b.persistence() > minPersistence; }));
+  return static_cast<int>(std::count_if(bars.begin(), bars.end(), [&](const PersistenceBar& b) {
+    return b.persistence() > minPersistence;
+  }));
 }
 
 }  // namespace sinkscope::analysis

@@ -38,7 +38,8 @@ struct DistanceParams {
 };
 
 // Symmetric n x n distances, row-major, zero diagonal.
-std::vector<double> attention_distances(const AttentionView& attention, const DistanceParams& params = {});
+std::vector<double> attention_distances(const AttentionView& attention,
+                                        const DistanceParams& params = {});
 
 // Exact persistence of the Rips filtration of `distances` (n x n). Bars of
 // zero length are not reported.

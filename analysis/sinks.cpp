@@ -49,7 +49,8 @@ SinkSet sink_set(const AttentionView& a, const SinkSetParams& params) {
       received += w;
       if (w >= set.tau && w > 0.0f) ++hits;
     }
-    SinkToken s{j, seeing > 0 ? static_cast<double>(hits) / seeing : 0.0, seeing > 0 ? received / seeing : 0.0};
+    SinkToken s{j, seeing > 0 ? static_cast<double>(hits) / seeing : 0.0,
+                seeing > 0 ? received / seeing : 0.0};
     const bool sink = params.mode == SinkSetParams::Mode::Percentile
                           ? (seeing > 0 && s.frequency >= params.gamma && hits > 0)
                           : columnSums[static_cast<std::size_t>(j)] >= columnThreshold &&

@@ -8,7 +8,8 @@ namespace sinkscope::analysis {
 
 struct SinkSetParams {
   enum class Mode {
-    Percentile,  // key j is a sink when A[i][j] >= tau (and > 0) for >= gamma of the queries seeing j
+    Percentile,  // key j is a sink when A[i][j] >= tau (and > 0) for >= gamma of the queries seeing
+                 // j
     ColumnSum,   // the authors' code: column sum at or above the p-th percentile of column sums
   } mode = Mode::Percentile;
   double percentile = 90.0;  // p
@@ -19,8 +20,8 @@ struct SinkSetParams {
 
 struct SinkToken {
   int key = 0;
-  double frequency = 0.0;      // share of the queries seeing the key with A >= tau and > 0
-  double meanReceived = 0.0;   // alpha_key: mean attention from the queries that see it
+  double frequency = 0.0;     // share of the queries seeing the key with A >= tau and > 0
+  double meanReceived = 0.0;  // alpha_key: mean attention from the queries that see it
 };
 
 struct SinkSet {

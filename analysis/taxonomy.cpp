@@ -7,9 +7,12 @@ namespace sinkscope::analysis {
 
 const char* head_class_name(HeadClass c) {
   switch (c) {
-    case HeadClass::Retriever: return "Retriever";
-    case HeadClass::Mixer: return "Mixer";
-    case HeadClass::Reset: return "Reset";
+    case HeadClass::Retriever:
+      return "Retriever";
+    case HeadClass::Mixer:
+      return "Mixer";
+    case HeadClass::Reset:
+      return "Reset";
   }
   return "?";
 }
@@ -38,9 +41,12 @@ TaxonomyVotes taxonomy_votes(const AttentionView& a, std::span<const float> valu
         winner = j;
       }
     }
-    if (winner == 0) ++votes.sink;
-    else if (winner == i) ++votes.current;
-    else ++votes.other;
+    if (winner == 0)
+      ++votes.sink;
+    else if (winner == i)
+      ++votes.current;
+    else
+      ++votes.other;
   }
   return votes;
 }

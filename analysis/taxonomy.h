@@ -26,7 +26,8 @@ struct TaxonomyVotes {
 };
 
 // Votes of queries i >= 1. `values` is the head's [T][headDim] value vectors.
-TaxonomyVotes taxonomy_votes(const AttentionView& attention, std::span<const float> values, int headDim);
+TaxonomyVotes taxonomy_votes(const AttentionView& attention, std::span<const float> values,
+                             int headDim);
 
 // Retriever when "current" is the strict plurality, Mixer when "sink" is, Reset otherwise.
 HeadClass taxonomy_label(const TaxonomyVotes& votes);

@@ -38,7 +38,8 @@ double cosine(std::span<const float> a, std::span<const float> b) {
 
 }  // namespace
 
-SelectionScores selection_scores(const std::vector<std::vector<double>>& y, const std::vector<bool>& in) {
+SelectionScores selection_scores(const std::vector<std::vector<double>>& y,
+                                 const std::vector<bool>& in) {
   SelectionScores s;
   const std::size_t n = y.size();
   if (n == 0) return s;
@@ -55,8 +56,10 @@ SelectionScores selection_scores(const std::vector<std::vector<double>>& y, cons
   double dMax = 0.0, dMin = std::numeric_limits<double>::infinity();
   for (std::size_t j = 0; j < n; ++j) {
     D[j] = norm2(minus(y[j], sum));
-    if (in[j]) dMax = std::max(dMax, D[j]);
-    else dMin = std::min(dMin, D[j]);
+    if (in[j])
+      dMax = std::max(dMax, D[j]);
+    else
+      dMin = std::min(dMin, D[j]);
   }
   int inClosed = 0, selectedInClosed = 0, selectedInOpen = 0;
   for (std::size_t j = 0; j < n; ++j) {
@@ -72,7 +75,8 @@ SelectionScores selection_scores(const std::vector<std::vector<double>>& y, cons
   return s;
 }
 
-ValueSpace value_space(const AttentionView& a, std::span<const float> values, int headDim, const ValueSpaceParams& p) {
+ValueSpace value_space(const AttentionView& a, std::span<const float> values, int headDim,
+                       const ValueSpaceParams& p) {
   const int T = a.size;
   if (values.size() != static_cast<std::size_t>(T) * static_cast<std::size_t>(headDim))
     throw std::invalid_argument("value_space: values must be T x head_dim");
@@ -84,19 +88,25 @@ ValueSpace value_space(const AttentionView& a, std::span<const float> values, in
     if (a.visible(r.query, j)) r.keys.push_back(j);
   const int n = static_cast<int>(r.keys.size());
   r.topN = std::clamp(p.topN, 1, n);
-  auto vec = [&](int j) { return values.subspan(static_cast<std::size_t>(j) * headDim, static_cast<std::size_t>(headDim)); };
+  auto vec = [&](int j) {
+    return values.subspan(static_cast<std::size_t>(j) * headDim, static_cast<std::size_t>(headDim));
+  };
 
   // Contributions and the top-N selection (ties to the lower index).
-  std::vector<std::vector<double>> y(static_cast<std::size_t>(n), std::vector<double>(static_cast<std::size_t>(headDim)));
+  std::vector<std::vector<double>> y(static_cast<std::size_t>(n),
+                                     std::vector<double>(static_cast<std::size_t>(headDim)));
   for (int k = 0; k < n; ++k) {
     const double w = a.at(r.query, r.keys[static_cast<std::size_t>(k)]);
     const auto v = vec(r.keys[static_cast<std::size_t>(k)]);
-    for (int c = 0; c < headDim; ++c) y[static_cast<std::size_t>(k)][static_cast<std::size_t>(c)] = w * v[static_cast<std::size_t>(c)];
+    for (int c = 0; c < headDim; ++c)
+      y[static_cast<std::size_t>(k)][static_cast<std::size_t>(c)] =
+          w * v[static_cast<std::size_t>(c)];
   }
   std::vector<int> order(static_cast<std::size_t>(n));
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int x, int z) {
-    return a.at(r.query, r.keys[static_cast<std::size_t>(x)]) > a.at(r.query, r.keys[static_cast<std::size_t>(z)]);
+    return a.at(r.query, r.keys[static_cast<std::size_t>(x)]) >
+           a.at(r.query, r.keys[static_cast<std::size_t>(z)]);
   });
   std::vector<bool> in(static_cast<std::size_t>(n), false);
   for (int k = 0; k < r.topN; ++k) {
@@ -106,14 +116,18 @@ ValueSpace value_space(const AttentionView& a, std::span<const float> values, in
   r.sN.assign(static_cast<std::size_t>(headDim), 0.0);
   for (int k = 0; k < n; ++k)
     if (in[static_cast<std::size_t>(k)])
-      for (int c = 0; c < headDim; ++c) r.sN[static_cast<std::size_t>(c)] += y[static_cast<std::size_t>(k)][static_cast<std::size_t>(c)];
+      for (int c = 0; c < headDim; ++c)
+        r.sN[static_cast<std::size_t>(c)] +=
+            y[static_cast<std::size_t>(k)][static_cast<std::size_t>(c)];
   r.distance2.resize(static_cast<std::size_t>(n));
   double dMax = 0.0, dMin = std::numeric_limits<double>::infinity();
   for (int k = 0; k < n; ++k) {
     const double D = norm2(minus(y[static_cast<std::size_t>(k)], r.sN));
     r.distance2[static_cast<std::size_t>(k)] = D;
-    if (in[static_cast<std::size_t>(k)]) dMax = std::max(dMax, D);
-    else dMin = std::min(dMin, D);
+    if (in[static_cast<std::size_t>(k)])
+      dMax = std::max(dMax, D);
+    else
+      dMin = std::min(dMin, D);
   }
   r.rMax = std::sqrt(dMax);
   r.rMin = std::sqrt(dMin);
@@ -134,9 +148,12 @@ ValueSpace value_space(const AttentionView& a, std::span<const float> values, in
   for (int s = 0; s < p.randomSubsets; ++s) {
     std::vector<int> idx(static_cast<std::size_t>(n));
     std::iota(idx.begin(), idx.end(), 0);
-    for (int k = 0; k < r.topN; ++k) std::swap(idx[static_cast<std::size_t>(k)], idx[static_cast<std::size_t>(k) + rng() % static_cast<std::size_t>(n - k)]);
+    for (int k = 0; k < r.topN; ++k)
+      std::swap(idx[static_cast<std::size_t>(k)],
+                idx[static_cast<std::size_t>(k) + rng() % static_cast<std::size_t>(n - k)]);
     std::vector<bool> subset(static_cast<std::size_t>(n), false);
-    for (int k = 0; k < r.topN; ++k) subset[static_cast<std::size_t>(idx[static_cast<std::size_t>(k)])] = true;
+    for (int k = 0; k < r.topN; ++k)
+      subset[static_cast<std::size_t>(idx[static_cast<std::size_t>(k)])] = true;
     random.push_back(selection_scores(y, subset));
   }
   auto stats = [&](auto field, double& mean, double& sd) {
@@ -147,18 +164,23 @@ ValueSpace value_space(const AttentionView& a, std::span<const float> values, in
     for (const auto& s : random) sd += (field(s) - mean) * (field(s) - mean);
     sd = std::sqrt(sd / random.size());
   };
-  stats([](const SelectionScores& s) { return s.precision; }, r.randomMean.precision, r.randomStd.precision);
+  stats([](const SelectionScores& s) { return s.precision; }, r.randomMean.precision,
+        r.randomStd.precision);
   stats([](const SelectionScores& s) { return s.recall; }, r.randomMean.recall, r.randomStd.recall);
   stats([](const SelectionScores& s) { return s.f; }, r.randomMean.f, r.randomStd.f);
 
   // Sink geometry on the value vectors.
   std::vector<double> norms;
-  for (int k = 1; k < n; ++k) norms.push_back(std::sqrt(norm2(std::vector<double>(vec(r.keys[static_cast<std::size_t>(k)]).begin(), vec(r.keys[static_cast<std::size_t>(k)]).end()))));
+  for (int k = 1; k < n; ++k)
+    norms.push_back(
+        std::sqrt(norm2(std::vector<double>(vec(r.keys[static_cast<std::size_t>(k)]).begin(),
+                                            vec(r.keys[static_cast<std::size_t>(k)]).end()))));
   if (!norms.empty()) {
     std::vector<double> sorted = norms;
     std::sort(sorted.begin(), sorted.end());
-    const double median = sorted.size() % 2 ? sorted[sorted.size() / 2]
-                                            : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
+    const double median = sorted.size() % 2
+                              ? sorted[sorted.size() / 2]
+                              : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
     const auto v0 = vec(0);
     const double n0 = std::sqrt(norm2(std::vector<double>(v0.begin(), v0.end())));
     r.lambda = median > 0 ? n0 / median : 0.0;
@@ -176,8 +198,10 @@ ValueSpace value_space(const AttentionView& a, std::span<const float> values, in
   }
   std::vector<int> nonSinkSelected;
   for (int j : r.selected) {
-    if (j == 0) r.sinkSelected = true;
-    else nonSinkSelected.push_back(j);
+    if (j == 0)
+      r.sinkSelected = true;
+    else
+      nonSinkSelected.push_back(j);
   }
   std::vector<double> coherence;
   for (std::size_t x = 0; x < nonSinkSelected.size(); ++x)
@@ -193,7 +217,8 @@ ValueSpace value_space(const AttentionView& a, std::span<const float> values, in
   for (int k = 0; k < n; ++k)
     if (in[static_cast<std::size_t>(k)]) {
       const auto without = minus(r.sN, y[static_cast<std::size_t>(k)]);
-      worstInside = std::max(worstInside, std::sqrt(norm2(minus(y[static_cast<std::size_t>(k)], without))));
+      worstInside =
+          std::max(worstInside, std::sqrt(norm2(minus(y[static_cast<std::size_t>(k)], without))));
     }
   r.looMargin = r.rMin - worstInside;
 
@@ -201,7 +226,8 @@ ValueSpace value_space(const AttentionView& a, std::span<const float> values, in
   const int points = n + 1;
   Eigen::MatrixXd X(points, headDim);
   for (int k = 0; k < n; ++k)
-    for (int c = 0; c < headDim; ++c) X(k, c) = y[static_cast<std::size_t>(k)][static_cast<std::size_t>(c)];
+    for (int c = 0; c < headDim; ++c)
+      X(k, c) = y[static_cast<std::size_t>(k)][static_cast<std::size_t>(c)];
   for (int c = 0; c < headDim; ++c) X(n, c) = r.sN[static_cast<std::size_t>(c)];
   const Eigen::RowVectorXd mean = X.colwise().mean();
   const Eigen::MatrixXd centred = X.rowwise() - mean;

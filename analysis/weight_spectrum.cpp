@@ -9,7 +9,8 @@
 namespace sinkscope::analysis {
 
 WeightSpectrum weight_spectrum(const std::vector<float>& w, int rows, int cols) {
-  if (rows <= 0 || cols <= 0 || w.size() != static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols))
+  if (rows <= 0 || cols <= 0 ||
+      w.size() != static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols))
     throw std::invalid_argument("weight_spectrum: weights must be rows x cols");
   Eigen::MatrixXd W(rows, cols);
   for (int r = 0; r < rows; ++r)
@@ -30,7 +31,8 @@ WeightSpectrum weight_spectrum(const std::vector<float>& w, int rows, int cols) 
 }
 
 double marchenko_pastur_density(double x, double sigma2, double ratio) {
-  const double lo = sigma2 * std::pow(1.0 - std::sqrt(ratio), 2.0), hi = sigma2 * std::pow(1.0 + std::sqrt(ratio), 2.0);
+  const double lo = sigma2 * std::pow(1.0 - std::sqrt(ratio), 2.0),
+               hi = sigma2 * std::pow(1.0 + std::sqrt(ratio), 2.0);
   if (x <= lo || x >= hi || x <= 0.0) return 0.0;
   return std::sqrt((hi - x) * (x - lo)) / (2.0 * std::numbers::pi * sigma2 * ratio * x);
 }

@@ -24,13 +24,15 @@ namespace {
 std::string num(double v) { return csv_number(v); }
 
 struct Tables {
-  analysis::CsvTable sinks, summary, diagnostics, persistence, betti, spectra, eigenvalues, taxonomy, weights, valueSpace;
+  analysis::CsvTable sinks, summary, diagnostics, persistence, betti, spectra, eigenvalues,
+      taxonomy, weights, valueSpace;
 };
 
 }  // namespace
 
-std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std::string& text, const fs::path& dir,
-                                    const AnalyzeParams& p, bool force, const fs::path& jsonFile) {
+std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std::string& text,
+                                    const fs::path& dir, const AnalyzeParams& p, bool force,
+                                    const fs::path& jsonFile) {
   const models::SentenceTrace run = models::loaded_model_run(loaded, text);
   const models::Trace& trace = run.trace;
   const auto& tokens = run.encoding.display;
@@ -49,7 +51,8 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
       {"distance", p.symmetriseByMax ? "1 - max(A_ij, A_ji)" : "1 - (A_ij + A_ji) / 2"},
       {"min_persistence", num(p.minPersistence)},
       {"betti_points", std::to_string(p.bettiPoints)},
-      {"thresholds", [&] {
+      {"thresholds",
+       [&] {
          std::string s;
          for (double t : p.thresholds) s += (s.empty() ? "" : " ") + num(t);
          return s;
@@ -57,21 +60,32 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
       {"heads", "0..H-1 and \"average\" (mean over the layer's heads)"}};
 
   Tables t;
-  t.sinks.columns = {"layer", "head", "key", "key_token", "is_sink", "frequency", "alpha", "uniform_baseline", "boost"};
-  t.summary.columns = {"layer", "head", "tau", "sink_count", "sink_concentration", "alpha0", "boost0", "alpha0_above_eps"};
-  t.diagnostics.columns = {"layer", "head", "query", "entropy", "top1", "sink_attention", "current_token", "top_n_mass"};
-  t.persistence.columns = {"layer", "head", "dimension", "birth", "death", "persistence", "edge_from", "edge_to",
-                           "triangle", "cycle"};
+  t.sinks.columns = {"layer",   "head",      "key",   "key_token",
+                     "is_sink", "frequency", "alpha", "uniform_baseline",
+                     "boost"};
+  t.summary.columns = {
+      "layer",           "head", "tau", "sink_count", "sink_concentration", "alpha0", "boost0",
+      "alpha0_above_eps"};
+  t.diagnostics.columns = {"layer", "head",           "query",         "entropy",
+                           "top1",  "sink_attention", "current_token", "top_n_mass"};
+  t.persistence.columns = {"layer",       "head",      "dimension", "birth",    "death",
+                           "persistence", "edge_from", "edge_to",   "triangle", "cycle"};
   t.betti.columns = {"layer", "head", "e", "beta0", "beta1"};
-  t.spectra.columns = {"layer", "head", "threshold", "fiedler", "centralisation", "star_likeness", "star_likeness_blend",
-                       "density", "components", "effective", "bars_h0_above_min", "bars_h1_above_min", "bars_h0", "bars_h1"};
+  t.spectra.columns = {
+      "layer",          "head",          "threshold",           "fiedler",
+      "centralisation", "star_likeness", "star_likeness_blend", "density",
+      "components",     "effective",     "bars_h0_above_min",   "bars_h1_above_min",
+      "bars_h0",        "bars_h1"};
   t.eigenvalues.columns = {"layer", "head", "threshold", "index", "eigenvalue"};
   t.taxonomy.columns = {"layer", "head", "sink_votes", "current_votes", "other_votes", "label"};
-  t.valueSpace.columns = {"layer", "head", "query", "n", "selected", "precision", "recall", "f", "random_f_mean",
-                          "random_f_std", "inversions", "precision_bound", "recall_bound", "r_max", "r_min", "lambda",
-                          "norm_cv", "coherence_max", "coherence_q95", "sink_alignment_range", "sink_selected",
-                          "loo_margin"};
-  t.weights.columns = {"layer", "matrix", "rows", "cols", "sigma2", "ratio", "upper_edge", "outliers", "max_eigenvalue"};
+  t.valueSpace.columns = {"layer",         "head",          "query",         "n",
+                          "selected",      "precision",     "recall",        "f",
+                          "random_f_mean", "random_f_std",  "inversions",    "precision_bound",
+                          "recall_bound",  "r_max",         "r_min",         "lambda",
+                          "norm_cv",       "coherence_max", "coherence_q95", "sink_alignment_range",
+                          "sink_selected", "loo_margin"};
+  t.weights.columns = {"layer", "matrix",     "rows",     "cols",          "sigma2",
+                       "ratio", "upper_edge", "outliers", "max_eigenvalue"};
 
   json all = {{"params", json::object()}, {"tokens", tokens}, {"layers", json::array()}};
   for (const auto& [k, v] : header) all["params"][k] = v;
@@ -101,22 +115,26 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
       for (int k = 0; k < T; ++k) {
         const double base = analysis::sink_uniform_baseline(T, k, A.causal);
         t.sinks.rows.push_back({L, head, std::to_string(k), tokens[static_cast<std::size_t>(k)],
-                                isSink[static_cast<std::size_t>(k)] ? "1" : "0", num(frequency[static_cast<std::size_t>(k)]),
-                                num(alpha[static_cast<std::size_t>(k)]), num(base), num(alpha[static_cast<std::size_t>(k)] / base)});
+                                isSink[static_cast<std::size_t>(k)] ? "1" : "0",
+                                num(frequency[static_cast<std::size_t>(k)]),
+                                num(alpha[static_cast<std::size_t>(k)]), num(base),
+                                num(alpha[static_cast<std::size_t>(k)] / base)});
       }
       const double concentration = analysis::sink_concentration(A, set.keys());
       const double base0 = analysis::sink_uniform_baseline(T, 0, A.causal);
-      t.summary.rows.push_back({L, head, num(set.tau), std::to_string(set.sinks.size()), num(concentration), num(alpha[0]),
-                                num(alpha[0] / base0), alpha[0] > p.eps ? "1" : "0"});
+      t.summary.rows.push_back({L, head, num(set.tau), std::to_string(set.sinks.size()),
+                                num(concentration), num(alpha[0]), num(alpha[0] / base0),
+                                alpha[0] > p.eps ? "1" : "0"});
       headJson["sinks"] = set.keys();
       headJson["sink_concentration"] = concentration;
       headJson["alpha"] = alpha;
       const auto last = analysis::head_diagnostics_at(A, -1, p.topN);
       const auto mean = analysis::head_diagnostics_mean(A, p.topN);
-      for (const auto& [query, d] : {std::pair<std::string, analysis::HeadDiagnostics>{std::to_string(T - 1), last},
-                                     std::pair<std::string, analysis::HeadDiagnostics>{"mean", mean}})
-        t.diagnostics.rows.push_back({L, head, query, num(d.entropy), num(d.top1), num(d.sinkAttention),
-                                      num(d.currentToken), num(d.topNMass)});
+      for (const auto& [query, d] :
+           {std::pair<std::string, analysis::HeadDiagnostics>{std::to_string(T - 1), last},
+            std::pair<std::string, analysis::HeadDiagnostics>{"mean", mean}})
+        t.diagnostics.rows.push_back({L, head, query, num(d.entropy), num(d.top1),
+                                      num(d.sinkAttention), num(d.currentToken), num(d.topNMass)});
 
       // Section 2: persistence.
       const auto distances = analysis::attention_distances(A, {p.symmetriseByMax});
@@ -126,49 +144,77 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
         for (const auto& b : *list) {
           std::string triangle, cycle;
           if (b.dimension == 1) {
-            triangle = std::to_string(b.triangle[0]) + " " + std::to_string(b.triangle[1]) + " " + std::to_string(b.triangle[2]);
-            for (const auto& e : b.cycle) cycle += (cycle.empty() ? "" : " ") + std::to_string(e[0]) + "-" + std::to_string(e[1]);
+            triangle = std::to_string(b.triangle[0]) + " " + std::to_string(b.triangle[1]) + " " +
+                       std::to_string(b.triangle[2]);
+            for (const auto& e : b.cycle)
+              cycle +=
+                  (cycle.empty() ? "" : " ") + std::to_string(e[0]) + "-" + std::to_string(e[1]);
           }
-          t.persistence.rows.push_back({L, head, std::to_string(b.dimension), num(b.birth), num(b.death), num(b.persistence()),
-                                        std::to_string(b.edge[0]), std::to_string(b.edge[1]), triangle, cycle});
+          t.persistence.rows.push_back({L, head, std::to_string(b.dimension), num(b.birth),
+                                        num(b.death), num(b.persistence()),
+                                        std::to_string(b.edge[0]), std::to_string(b.edge[1]),
+                                        triangle, cycle});
           bars.push_back({b.dimension, b.birth, b.death});
         }
       headJson["bars"] = bars;
       const analysis::BettiCurves curves = analysis::betti_curves(diagram, p.bettiPoints);
       for (std::size_t k = 0; k < curves.grid.size(); ++k)
-        t.betti.rows.push_back({L, head, num(curves.grid[k]), std::to_string(curves.beta0[k]), std::to_string(curves.beta1[k])});
+        t.betti.rows.push_back({L, head, num(curves.grid[k]), std::to_string(curves.beta0[k]),
+                                std::to_string(curves.beta1[k])});
 
       // Section 3: spectra at each threshold.
       for (double threshold : p.thresholds) {
         const analysis::GraphSpectrum g = analysis::graph_spectrum(A, {threshold, false});
-        t.spectra.rows.push_back({L, head, num(threshold), num(g.fiedlerValue), num(g.centralisation), num(g.starLikeness),
-                                  num(g.starLikenessBlend), num(g.density), std::to_string(g.components),
-                                  g.effective ? "1" : "0", std::to_string(analysis::bars_above(diagram.h0, p.minPersistence)),
-                                  std::to_string(analysis::bars_above(diagram.h1, p.minPersistence)),
-                                  std::to_string(diagram.h0.size()), std::to_string(diagram.h1.size())});
+        t.spectra.rows.push_back(
+            {L, head, num(threshold), num(g.fiedlerValue), num(g.centralisation),
+             num(g.starLikeness), num(g.starLikenessBlend), num(g.density),
+             std::to_string(g.components), g.effective ? "1" : "0",
+             std::to_string(analysis::bars_above(diagram.h0, p.minPersistence)),
+             std::to_string(analysis::bars_above(diagram.h1, p.minPersistence)),
+             std::to_string(diagram.h0.size()), std::to_string(diagram.h1.size())});
         for (std::size_t k = 0; k < g.eigenvalues.size(); ++k)
-          t.eigenvalues.rows.push_back({L, head, num(threshold), std::to_string(k), num(g.eigenvalues[k])});
+          t.eigenvalues.rows.push_back(
+              {L, head, num(threshold), std::to_string(k), num(g.eigenvalues[k])});
       }
 
       // Section 7: taxonomy (per head; the average has no values of its own).
       if (h >= 0) {
         const auto votes = analysis::taxonomy_votes(A, cap.valuesOf(h), cap.head_dim);
         const char* label = analysis::head_class_name(analysis::taxonomy_label(votes));
-        t.taxonomy.rows.push_back({L, head, std::to_string(votes.sink), std::to_string(votes.current),
-                                   std::to_string(votes.other), label});
+        t.taxonomy.rows.push_back({L, head, std::to_string(votes.sink),
+                                   std::to_string(votes.current), std::to_string(votes.other),
+                                   label});
         headJson["taxonomy"] = label;
 
         // Section 6: value space at the last query, N = top-n.
-        const analysis::ValueSpace vs = analysis::value_space(A, cap.valuesOf(h), cap.head_dim, {p.topN, -1, 64, 7});
+        const analysis::ValueSpace vs =
+            analysis::value_space(A, cap.valuesOf(h), cap.head_dim, {p.topN, -1, 64, 7});
         std::string selected;
         for (int k : vs.selected) selected += (selected.empty() ? "" : " ") + std::to_string(k);
-        t.valueSpace.rows.push_back({L, head, std::to_string(vs.query), std::to_string(vs.topN), selected,
-                                     num(vs.scores.precision), num(vs.scores.recall), num(vs.scores.f),
-                                     num(vs.randomMean.f), num(vs.randomStd.f), std::to_string(vs.inversions),
-                                     num(vs.precisionBound), num(vs.recallBound), num(vs.rMax), num(vs.rMin),
-                                     num(vs.lambda), num(vs.normCv), num(vs.coherenceMax), num(vs.coherence95),
-                                     num(vs.sinkAlignmentRange), vs.sinkSelected ? "1" : "0", num(vs.looMargin)});
-        headJson["value_space"] = {{"precision", vs.scores.precision}, {"recall", vs.scores.recall}, {"f", vs.scores.f}};
+        t.valueSpace.rows.push_back({L,
+                                     head,
+                                     std::to_string(vs.query),
+                                     std::to_string(vs.topN),
+                                     selected,
+                                     num(vs.scores.precision),
+                                     num(vs.scores.recall),
+                                     num(vs.scores.f),
+                                     num(vs.randomMean.f),
+                                     num(vs.randomStd.f),
+                                     std::to_string(vs.inversions),
+                                     num(vs.precisionBound),
+                                     num(vs.recallBound),
+                                     num(vs.rMax),
+                                     num(vs.rMin),
+                                     num(vs.lambda),
+                                     num(vs.normCv),
+                                     num(vs.coherenceMax),
+                                     num(vs.coherence95),
+                                     num(vs.sinkAlignmentRange),
+                                     vs.sinkSelected ? "1" : "0",
+                                     num(vs.looMargin)});
+        headJson["value_space"] = {
+            {"precision", vs.scores.precision}, {"recall", vs.scores.recall}, {"f", vs.scores.f}};
       }
       layerJson["heads"].push_back(headJson);
     }
@@ -178,18 +224,24 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
   // Section 9: weight spectra.
   for (const auto& w : loaded.model->weightMatrices()) {
     const analysis::WeightSpectrum s = analysis::weight_spectrum(w.values, w.rows, w.cols);
-    t.weights.rows.push_back({std::to_string(w.layer), w.name, std::to_string(s.rows), std::to_string(s.cols), num(s.sigma2),
-                              num(s.ratio), num(s.upperEdge), std::to_string(s.outliers),
+    t.weights.rows.push_back({std::to_string(w.layer), w.name, std::to_string(s.rows),
+                              std::to_string(s.cols), num(s.sigma2), num(s.ratio), num(s.upperEdge),
+                              std::to_string(s.outliers),
                               num(s.eigenvalues.empty() ? 0.0 : s.eigenvalues.back())});
   }
 
   fs::create_directories(dir);
   std::vector<fs::path> written;
-  const std::pair<const char*, analysis::CsvTable*> files[] = {
-      {"sinks.csv", &t.sinks},           {"sink_summary.csv", &t.summary}, {"diagnostics.csv", &t.diagnostics},
-      {"persistence.csv", &t.persistence}, {"betti.csv", &t.betti},        {"spectra.csv", &t.spectra},
-      {"eigenvalues.csv", &t.eigenvalues}, {"taxonomy.csv", &t.taxonomy},  {"weights.csv", &t.weights},
-      {"value_space.csv", &t.valueSpace}};
+  const std::pair<const char*, analysis::CsvTable*> files[] = {{"sinks.csv", &t.sinks},
+                                                               {"sink_summary.csv", &t.summary},
+                                                               {"diagnostics.csv", &t.diagnostics},
+                                                               {"persistence.csv", &t.persistence},
+                                                               {"betti.csv", &t.betti},
+                                                               {"spectra.csv", &t.spectra},
+                                                               {"eigenvalues.csv", &t.eigenvalues},
+                                                               {"taxonomy.csv", &t.taxonomy},
+                                                               {"weights.csv", &t.weights},
+                                                               {"value_space.csv", &t.valueSpace}};
   for (const auto& [name, table] : files) {
     table->comments = header;
     analysis::file_write_atomic(dir / name, analysis::csv_render(*table), force);
@@ -202,12 +254,15 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
   return written;
 }
 
-std::vector<fs::path> analyze_corpus_write(const models::LoadedModel& loaded, const std::vector<std::string>& sentences,
-                                           const fs::path& dir, const AnalyzeParams& p, bool force) {
+std::vector<fs::path> analyze_corpus_write(const models::LoadedModel& loaded,
+                                           const std::vector<std::string>& sentences,
+                                           const fs::path& dir, const AnalyzeParams& p,
+                                           bool force) {
   if (sentences.empty()) throw models::ModelRunError("--sentences: no sentence to run");
   const models::ModelConfig& c = loaded.model->config();
   const int L = c.num_layers, H = c.num_heads;
-  std::vector<std::vector<std::vector<std::string>>> sinkTokens(static_cast<std::size_t>(L * H));  // [head][sample] -> tokens
+  std::vector<std::vector<std::vector<std::string>>> sinkTokens(
+      static_cast<std::size_t>(L * H));  // [head][sample] -> tokens
   std::vector<analysis::TaxonomyVotes> votes(static_cast<std::size_t>(L * H));
   long long alphaCount = 0, alphaAbove = 0;
   double baselineSum = 0.0, boostSum = 0.0;
@@ -218,8 +273,10 @@ std::vector<fs::path> analyze_corpus_write(const models::LoadedModel& loaded, co
   for (const auto& sentence : sentences) {
     const models::SentenceTrace run = models::loaded_model_run(loaded, sentence);
     const auto& tokens = run.encoding.display;  // readable token strings
-    if (firstToken.empty() && !run.encoding.special.empty() && run.encoding.special.front()) firstToken = tokens.front();
-    if (lastToken.empty() && !run.encoding.special.empty() && run.encoding.special.back()) lastToken = tokens.back();
+    if (firstToken.empty() && !run.encoding.special.empty() && run.encoding.special.front())
+      firstToken = tokens.front();
+    if (lastToken.empty() && !run.encoding.special.empty() && run.encoding.special.back())
+      lastToken = tokens.back();
     const int T = run.trace.tokens();
     const double base0 = analysis::sink_uniform_baseline(T, 0, run.trace.causal());
     for (int l = 0; l < L; ++l) {
@@ -227,9 +284,11 @@ std::vector<fs::path> analyze_corpus_write(const models::LoadedModel& loaded, co
       for (int h = 0; h < H; ++h) {
         const auto A = cap.attentionOf(h);
         std::vector<std::string> sinks;
-        for (int k : analysis::sink_set(A, sinkParams).keys()) sinks.push_back(tokens[static_cast<std::size_t>(k)]);
+        for (int k : analysis::sink_set(A, sinkParams).keys())
+          sinks.push_back(tokens[static_cast<std::size_t>(k)]);
         sinkTokens[static_cast<std::size_t>(l * H + h)].push_back(sinks);
-        votes[static_cast<std::size_t>(l * H + h)] += analysis::taxonomy_votes(A, cap.valuesOf(h), cap.head_dim);
+        votes[static_cast<std::size_t>(l * H + h)] +=
+            analysis::taxonomy_votes(A, cap.valuesOf(h), cap.head_dim);
         const double alpha0 = analysis::sink_key_importance(A)[0];
         ++alphaCount;
         alphaAbove += alpha0 > p.eps ? 1 : 0;
@@ -247,42 +306,54 @@ std::vector<fs::path> analyze_corpus_write(const models::LoadedModel& loaded, co
       {"sink_set", "percentile mode, p = " + num(p.percentile) + ", gamma = " + num(p.gamma)},
       {"specialised", "a sink in >= " + num(p.specialisedShare) + " of the samples"},
       {"sink_metric_eps", num(p.eps)},
-      {"frame_rule", "centralised: >= 0.9 of specialised heads on the first token; bidirectional: encoder with "
-                     ">= 0.2 on each of the first and last special token (reading); otherwise distributed"}};
+      {"frame_rule",
+       "centralised: >= 0.9 of specialised heads on the first token; bidirectional: encoder with "
+       ">= 0.2 on each of the first and last special token (reading); otherwise distributed"}};
   analysis::CsvTable spec, tokens, tax, rate, frame;
   spec.columns = {"layer", "head", "specialised", "sample_share", "top_token"};
-  tax.columns = {"layer", "head", "sink_votes", "current_votes", "other_votes", "sink_share", "current_share", "label"};
+  tax.columns = {"layer",       "head",       "sink_votes",    "current_votes",
+                 "other_votes", "sink_share", "current_share", "label"};
   std::vector<analysis::HeadSpecialisation> heads;
   analysis::SpecialisationParams sp;
   sp.sampleShare = p.specialisedShare;
   for (int l = 0; l < L; ++l)
     for (int h = 0; h < H; ++h) {
-      const auto hs = analysis::head_specialisation(sinkTokens[static_cast<std::size_t>(l * H + h)], sp);
+      const auto hs =
+          analysis::head_specialisation(sinkTokens[static_cast<std::size_t>(l * H + h)], sp);
       heads.push_back(hs);
-      spec.rows.push_back({std::to_string(l), std::to_string(h), hs.specialised ? "1" : "0", num(hs.sampleShare), hs.topToken});
+      spec.rows.push_back({std::to_string(l), std::to_string(h), hs.specialised ? "1" : "0",
+                           num(hs.sampleShare), hs.topToken});
       const auto& v = votes[static_cast<std::size_t>(l * H + h)];
       const double total = std::max(1, v.total());
-      tax.rows.push_back({std::to_string(l), std::to_string(h), std::to_string(v.sink), std::to_string(v.current),
-                          std::to_string(v.other), num(v.sink / total), num(v.current / total),
+      tax.rows.push_back({std::to_string(l), std::to_string(h), std::to_string(v.sink),
+                          std::to_string(v.current), std::to_string(v.other), num(v.sink / total),
+                          num(v.current / total),
                           analysis::head_class_name(analysis::taxonomy_label(v))});
     }
   tokens.columns = {"token", "share_of_specialised_heads"};
-  for (const auto& [t, share] : analysis::token_specialisation(heads)) tokens.rows.push_back({t, num(share)});
+  for (const auto& [t, share] : analysis::token_specialisation(heads))
+    tokens.rows.push_back({t, num(share)});
   rate.columns = {"key", "sink_rate_percent", "mean_uniform_baseline", "mean_boost"};
-  rate.rows.push_back({"0", num(100.0 * static_cast<double>(alphaAbove) / std::max<long long>(1, alphaCount)),
-                       num(baselineSum / std::max<long long>(1, alphaCount)),
-                       num(boostSum / std::max<long long>(1, alphaCount))});
-  const analysis::FrameEvidence e = analysis::reference_frame(heads, firstToken, lastToken, !c.causal);
-  frame.columns = {"frame", "specialised_heads", "first_token", "first_token_share", "last_token", "last_token_share",
-                   "other_share"};
-  frame.rows.push_back({analysis::reference_frame_name(e.frame), std::to_string(e.specialisedHeads), firstToken,
-                        num(e.firstTokenShare), lastToken, num(e.lastTokenShare), num(e.otherShare)});
+  rate.rows.push_back(
+      {"0", num(100.0 * static_cast<double>(alphaAbove) / std::max<long long>(1, alphaCount)),
+       num(baselineSum / std::max<long long>(1, alphaCount)),
+       num(boostSum / std::max<long long>(1, alphaCount))});
+  const analysis::FrameEvidence e =
+      analysis::reference_frame(heads, firstToken, lastToken, !c.causal);
+  frame.columns = {"frame",      "specialised_heads", "first_token", "first_token_share",
+                   "last_token", "last_token_share",  "other_share"};
+  frame.rows.push_back({analysis::reference_frame_name(e.frame), std::to_string(e.specialisedHeads),
+                        firstToken, num(e.firstTokenShare), lastToken, num(e.lastTokenShare),
+                        num(e.otherShare)});
 
   fs::create_directories(dir);
   std::vector<fs::path> written;
   for (auto [name, table] : std::initializer_list<std::pair<const char*, analysis::CsvTable*>>{
-           {"specialisation.csv", &spec}, {"token_specialisation.csv", &tokens}, {"taxonomy_pooled.csv", &tax},
-           {"sink_rate.csv", &rate}, {"frame.csv", &frame}}) {
+           {"specialisation.csv", &spec},
+           {"token_specialisation.csv", &tokens},
+           {"taxonomy_pooled.csv", &tax},
+           {"sink_rate.csv", &rate},
+           {"frame.csv", &frame}}) {
     table->comments = header;
     analysis::file_write_atomic(dir / name, analysis::csv_render(*table), force);
     written.push_back(dir / name);

@@ -13,8 +13,8 @@ namespace sinkscope::app {
 struct AnalyzeParams {
   double percentile = 90.0;  // sink set (s. 1)
   double gamma = 0.3;
-  double eps = 0.3;          // sink metric threshold
-  int topN = 3;              // head diagnostics
+  double eps = 0.3;  // sink metric threshold
+  int topN = 3;      // head diagnostics
   double minPersistence = 0.05;
   int bettiPoints = 101;
   bool symmetriseByMax = false;
@@ -26,16 +26,18 @@ struct AnalyzeParams {
 // taxonomy,weights}.csv (atomically; existing files are replaced only with
 // `force`) and, when `jsonFile` is not empty, everything into that file.
 // Returns the files written.
-std::vector<std::filesystem::path> analyze_write(const models::LoadedModel& model, const std::string& text,
-                                                 const std::filesystem::path& dir, const AnalyzeParams& params,
-                                                 bool force, const std::filesystem::path& jsonFile);
+std::vector<std::filesystem::path> analyze_write(const models::LoadedModel& model,
+                                                 const std::string& text,
+                                                 const std::filesystem::path& dir,
+                                                 const AnalyzeParams& params, bool force,
+                                                 const std::filesystem::path& jsonFile);
 
 // Corpus mode (`--sentences FILE`): pooled over the sentences, writes
 // specialisation.csv (per head), token_specialisation.csv, taxonomy_pooled.csv,
 // sink_rate.csv and frame.csv (metrics.md s. 1, 4 and 7).
 std::vector<std::filesystem::path> analyze_corpus_write(const models::LoadedModel& model,
                                                         const std::vector<std::string>& sentences,
-                                                        const std::filesystem::path& dir, const AnalyzeParams& params,
-                                                        bool force);
+                                                        const std::filesystem::path& dir,
+                                                        const AnalyzeParams& params, bool force);
 
 }  // namespace sinkscope::app

@@ -3,30 +3,30 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <map>
-#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include <unistd.h>
 #include <fstream>
 #include <iomanip>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <unistd.h>
 
 #include "analysis/sink_metric.h"
 #include "analysis/table_io.h"
 #include "app/analyze_report.h"
 #include "models/corpus.h"
 #include "models/loaded_model.h"
-#include "models/trainer.h"
 #include "models/model_discovery.h"
 #include "models/model_folder.h"
 #include "models/model_writer.h"
 #include "models/runtime_info.h"
 #include "models/safetensors.h"
+#include "models/trainer.h"
 
 namespace {
 
@@ -117,6 +117,17 @@ Args parse_args(int argc, char** argv, int first, const std::vector<std::string>
   return args;
 }
 
+// A command's options; prints `help` and returns nothing for --help.
+std::optional<Args> parse_command(int argc, char** argv, const std::vector<std::string>& flags,
+                                  const std::vector<std::string>& valued, const char* help) {
+  Args args = parse_args(argc, argv, 2, flags, valued);
+  if (args.options.count("help")) {
+    std::cout << help;
+    return std::nullopt;
+  }
+  return args;
+}
+
 int parse_int(const std::string& option, const std::string& text, int lo, int hi) {
   std::size_t used = 0;
   long long v = 0;
@@ -132,11 +143,9 @@ int parse_int(const std::string& option, const std::string& text, int lo, int hi
 }
 
 int command_info(int argc, char** argv) {
-  const Args args = parse_args(argc, argv, 2, {"help"}, {});
-  if (args.options.count("help")) {
-    std::cout << kInfoHelp;
-    return kOk;
-  }
+  const auto parsed = parse_command(argc, argv, {"help"}, {}, kInfoHelp);
+  if (!parsed) return kOk;  // --help was printed
+  const Args& args = *parsed;
   if (args.positional.size() > 1) throw UsageError("info: give at most one model folder");
   const auto runtime = sinkscope::models::runtime_info_query();
   std::cout << "device: " << sinkscope::models::runtime_device_label(runtime) << "\n"
@@ -159,12 +168,10 @@ int command_info(int argc, char** argv) {
 }
 
 int command_baseline(int argc, char** argv) {
-  const Args args =
-      parse_args(argc, argv, 2, {"help", "bidirectional", "force"}, {"length", "out"});
-  if (args.options.count("help")) {
-    std::cout << kBaselineHelp;
-    return kOk;
-  }
+  const auto parsed = parse_command(argc, argv, {"help", "bidirectional", "force"},
+                                    {"length", "out"}, kBaselineHelp);
+  if (!parsed) return kOk;  // --help was printed
+  const Args& args = *parsed;
   if (!args.positional.empty())
     throw UsageError("baseline: unexpected argument " + args.positional[0]);
   if (!args.options.count("length")) throw UsageError("baseline: option --length is required");
@@ -181,14 +188,15 @@ int command_baseline(int argc, char** argv) {
   table.columns = {"key", "alpha_uniform"};
   for (int k = 0; k < T; ++k)
     table.rows.push_back(
-        {std::to_string(k),
-         sinkscope::analysis::csv_number(sinkscope::analysis::sink_uniform_baseline(T, k, causal))});
+        {std::to_string(k), sinkscope::analysis::csv_number(
+                                sinkscope::analysis::sink_uniform_baseline(T, k, causal))});
   const std::string csv = sinkscope::analysis::csv_render(table);
   if (!args.options.count("out")) {
     std::cout << csv;
     return kOk;
   }
-  sinkscope::analysis::file_write_atomic(args.options.at("out"), csv, args.options.count("force") > 0);
+  sinkscope::analysis::file_write_atomic(args.options.at("out"), csv,
+                                         args.options.count("force") > 0);
   return kOk;
 }
 
@@ -262,18 +270,18 @@ std::filesystem::path resolve_model(const std::string& spec) {
 std::string gib(double bytes) {
   std::ostringstream s;
   s << std::fixed << std::setprecision(bytes < (1 << 30) ? 1 : 2);
-  if (bytes < (1 << 30)) s << bytes / (1 << 20) << " MiB";
-  else s << bytes / (1 << 30) << " GiB";
+  if (bytes < (1 << 30))
+    s << bytes / (1 << 20) << " MiB";
+  else
+    s << bytes / (1 << 30) << " GiB";
   return s.str();
 }
 
 int command_inspect(int argc, char** argv) {
   namespace m = sinkscope::models;
-  const Args args = parse_args(argc, argv, 2, {"help"}, {});
-  if (args.options.count("help")) {
-    std::cout << kInspectHelp;
-    return kOk;
-  }
+  const auto parsed = parse_command(argc, argv, {"help"}, {}, kInspectHelp);
+  if (!parsed) return kOk;  // --help was printed
+  const Args& args = *parsed;
   const std::string spec = model_argument(args, "inspect");
   return on_model([&] {
     const std::filesystem::path folder = resolve_model(spec);
@@ -340,11 +348,10 @@ int command_inspect(int argc, char** argv) {
 
 int command_tokens(int argc, char** argv) {
   namespace m = sinkscope::models;
-  const Args args = parse_args(argc, argv, 2, {"help", "no-special"}, {"text", "batch"});
-  if (args.options.count("help")) {
-    std::cout << kTokensHelp;
-    return kOk;
-  }
+  const auto parsed =
+      parse_command(argc, argv, {"help", "no-special"}, {"text", "batch"}, kTokensHelp);
+  if (!parsed) return kOk;  // --help was printed
+  const Args& args = *parsed;
   const std::string spec = model_argument(args, "tokens");
   if (args.options.count("text") == args.options.count("batch"))
     throw UsageError("tokens: give either --text or --batch");
@@ -370,10 +377,12 @@ int command_tokens(int argc, char** argv) {
       try {
         text = nlohmann::json::parse(line);
       } catch (const nlohmann::json::exception&) {
-        throw UsageError("--batch " + file + ": line " + std::to_string(number) + " is not a JSON string");
+        throw UsageError("--batch " + file + ": line " + std::to_string(number) +
+                         " is not a JSON string");
       }
       if (!text.is_string())
-        throw UsageError("--batch " + file + ": line " + std::to_string(number) + " is not a JSON string");
+        throw UsageError("--batch " + file + ": line " + std::to_string(number) +
+                         " is not a JSON string");
       std::cout << nlohmann::json(tok->encode(text.get<std::string>(), special).ids).dump() << "\n";
     }
     return kOk;
@@ -382,14 +391,14 @@ int command_tokens(int argc, char** argv) {
 
 int command_attention(int argc, char** argv) {
   namespace m = sinkscope::models;
-  const Args args = parse_args(argc, argv, 2, {"help", "force"}, {"text", "layer", "head", "csv", "device"});
-  if (args.options.count("help")) {
-    std::cout << kAttentionHelp;
-    return kOk;
-  }
+  const auto parsed = parse_command(argc, argv, {"help", "force"},
+                                    {"text", "layer", "head", "csv", "device"}, kAttentionHelp);
+  if (!parsed) return kOk;  // --help was printed
+  const Args& args = *parsed;
   const std::string spec = model_argument(args, "attention");
   for (const char* required : {"text", "layer", "head", "csv"})
-    if (!args.options.count(required)) throw UsageError(std::string("attention: option --") + required + " is required");
+    if (!args.options.count(required))
+      throw UsageError(std::string("attention: option --") + required + " is required");
   m::LoadOptions load;
   if (args.options.count("device")) load.device = args.options.at("device");
   const std::string text = text_option(args);
@@ -403,7 +412,8 @@ int command_attention(int argc, char** argv) {
     const m::SentenceTrace run = m::loaded_model_run(loaded, text);
     const m::LayerCapture capture = run.trace.layer(layer);
     const sinkscope::analysis::AttentionMatrix averaged = capture.headAverage();
-    const sinkscope::analysis::AttentionView map = average ? averaged.view() : capture.attentionOf(head);
+    const sinkscope::analysis::AttentionView map =
+        average ? averaged.view() : capture.attentionOf(head);
 
     sinkscope::analysis::CsvTable table;
     table.comments = {{"tool", std::string("sinkscope-cli ") + SINKSCOPE_VERSION},
@@ -419,15 +429,18 @@ int command_attention(int argc, char** argv) {
     for (int i = 0; i < map.size; ++i)
       for (int j = 0; j < map.size; ++j) {
         if (!map.visible(i, j)) continue;
-        table.rows.push_back({std::to_string(layer), average ? "average" : std::to_string(head), std::to_string(i),
-                              std::to_string(j), run.encoding.display[static_cast<std::size_t>(i)],
+        table.rows.push_back({std::to_string(layer), average ? "average" : std::to_string(head),
+                              std::to_string(i), std::to_string(j),
+                              run.encoding.display[static_cast<std::size_t>(i)],
                               run.encoding.display[static_cast<std::size_t>(j)],
                               sinkscope::analysis::csv_number(map.at(i, j))});
       }
     const std::string csv = sinkscope::analysis::csv_render(table);
     const std::string out = args.options.at("csv");
-    if (out == "-") std::cout << csv;
-    else sinkscope::analysis::file_write_atomic(out, csv, args.options.count("force") > 0);
+    if (out == "-")
+      std::cout << csv;
+    else
+      sinkscope::analysis::file_write_atomic(out, csv, args.options.count("force") > 0);
     return kOk;
   });
 }
@@ -441,22 +454,24 @@ const char* kRandomModelHelp =
 
 int command_random_model(int argc, char** argv) {
   namespace m = sinkscope::models;
-  const Args args = parse_args(argc, argv, 2, {"help", "no-tokenizer"}, {"layers", "seed"});
-  if (args.options.count("help")) {
-    std::cout << kRandomModelHelp;
-    return kOk;
-  }
+  const auto parsed =
+      parse_command(argc, argv, {"help", "no-tokenizer"}, {"layers", "seed"}, kRandomModelHelp);
+  if (!parsed) return kOk;  // --help was printed
+  const Args& args = *parsed;
   if (args.positional.size() != 2) throw UsageError("random-model: give TYPE and DIR");
   const std::string& type = args.positional[0];
   const auto& supported = m::model_types_supported();
   if (std::find(supported.begin(), supported.end(), type) == supported.end())
     throw UsageError("random-model: model_type \"" + type + "\" is not supported");
   const std::filesystem::path dir = args.positional[1];
-  if (std::filesystem::exists(dir)) throw UsageError("random-model: " + dir.string() + " already exists");
+  if (std::filesystem::exists(dir))
+    throw UsageError("random-model: " + dir.string() + " already exists");
   m::RandomModelSpec spec = m::random_model_spec_for(type);
   spec.with_tokenizer = !args.options.count("no-tokenizer");
-  if (args.options.count("layers")) spec.layers = parse_int("layers", args.options.at("layers"), 1, 64);
-  if (args.options.count("seed")) spec.seed = static_cast<std::uint64_t>(parse_int("seed", args.options.at("seed"), 0, 1 << 30));
+  if (args.options.count("layers"))
+    spec.layers = parse_int("layers", args.options.at("layers"), 1, 64);
+  if (args.options.count("seed"))
+    spec.seed = static_cast<std::uint64_t>(parse_int("seed", args.options.at("seed"), 0, 1 << 30));
   m::model_folder_write_random(dir, spec);
   std::cout << dir.string() << "\n";
   return kOk;
@@ -471,16 +486,18 @@ const char* kCorpusHelp =
 
 int command_corpus(int argc, char** argv) {
   namespace m = sinkscope::models;
-  const Args args = parse_args(argc, argv, 2, {"help"}, {"out", "wordnet", "heldout"});
-  if (args.options.count("help")) {
-    std::cout << kCorpusHelp;
-    return kOk;
-  }
+  const auto parsed =
+      parse_command(argc, argv, {"help"}, {"out", "wordnet", "heldout"}, kCorpusHelp);
+  if (!parsed) return kOk;  // --help was printed
+  const Args& args = *parsed;
   if (!args.options.count("out")) throw UsageError("corpus: option --out is required");
-  const int heldout = args.options.count("heldout") ? parse_int("heldout", args.options.at("heldout"), 0, 100000) : 500;
+  const int heldout = args.options.count("heldout")
+                          ? parse_int("heldout", args.options.at("heldout"), 0, 100000)
+                          : 500;
   std::vector<std::string> sentences;
   try {
-    sentences = m::corpus_wordnet_sentences(args.options.count("wordnet") ? args.options.at("wordnet") : "/usr/share/wordnet");
+    sentences = m::corpus_wordnet_sentences(
+        args.options.count("wordnet") ? args.options.at("wordnet") : "/usr/share/wordnet");
   } catch (const std::runtime_error& e) {
     throw UsageError(e.what());
   }
@@ -489,8 +506,8 @@ int command_corpus(int argc, char** argv) {
   std::filesystem::create_directories(out);
   m::corpus_write_lines(out / "train.txt", split.train);
   m::corpus_write_lines(out / "heldout.txt", split.heldout);
-  std::cout << split.train.size() << " training sentences, " << split.heldout.size() << " held out: "
-            << out.string() << "\n";
+  std::cout << split.train.size() << " training sentences, " << split.heldout.size()
+            << " held out: " << out.string() << "\n";
   return kOk;
 }
 
@@ -519,15 +536,16 @@ const char* kTrainHelp =
 
 int command_train(int argc, char** argv) {
   namespace m = sinkscope::models;
-  const Args args = parse_args(
-      argc, argv, 2, {"help"},
-      {"corpus", "out", "architecture", "position-encoding", "ntk-scale", "bos", "layers", "heads", "hidden",
-       "intermediate", "vocab", "tokenizer", "context", "batch-tokens", "steps", "lr", "warmup", "weight-decay",
-       "heldout", "checkpoint-every", "log-every", "seed", "save-dtype", "resume"});
-  if (args.options.count("help")) {
-    std::cout << kTrainHelp;
-    return kOk;
-  }
+  const auto parsed = parse_command(
+      argc, argv, {"help"}, {"corpus",    "out",          "architecture", "position-encoding",
+                             "ntk-scale", "bos",          "layers",       "heads",
+                             "hidden",    "intermediate", "vocab",        "tokenizer",
+                             "context",   "batch-tokens", "steps",        "lr",
+                             "warmup",    "weight-decay", "heldout",      "checkpoint-every",
+                             "log-every", "seed",         "save-dtype",   "resume"},
+      kTrainHelp);
+  if (!parsed) return kOk;  // --help was printed
+  const Args& args = *parsed;
   m::TrainOptions o;
   auto has = [&](const char* k) { return args.options.count(k) > 0; };
   auto text = [&](const char* k) { return args.options.at(k); };
@@ -542,8 +560,10 @@ int command_train(int argc, char** argv) {
   if (has("corpus")) o.corpus = text("corpus");
   if (has("out")) o.out = text("out");
   if (has("architecture")) o.architecture = text("architecture");
-  if (has("position-encoding")) o.position_encoding = text("position-encoding");
-  else if (o.architecture == "encoder") o.position_encoding = "learned";
+  if (has("position-encoding"))
+    o.position_encoding = text("position-encoding");
+  else if (o.architecture == "encoder")
+    o.position_encoding = "learned";
   if (has("ntk-scale")) o.ntk_scale = real("ntk-scale");
   if (has("bos")) o.bos_mode = text("bos");
   if (has("layers")) o.layers = integer("layers", 1, 64);
@@ -572,9 +592,11 @@ int command_train(int argc, char** argv) {
   const bool tty = isatty(2);
   try {
     const auto result = m::train_model(o, {}, [&](const m::TrainLogRow& r) {
-      std::fprintf(stderr, "%sstep %d  tokens %lld  loss %.4f  lr %.2e  %.0f tok/s  alpha0 %.3f  boost %.2f  heads>=3x %.2f%s",
-                   tty ? "\r" : "", r.step, r.tokens, r.loss, r.learning_rate, r.tokens_per_second, r.alpha0, r.boost,
-                   r.heads_boost3, tty ? "  " : "\n");
+      std::fprintf(stderr,
+                   "%sstep %d  tokens %lld  loss %.4f  lr %.2e  %.0f tok/s  alpha0 %.3f  boost "
+                   "%.2f  heads>=3x %.2f%s",
+                   tty ? "\r" : "", r.step, r.tokens, r.loss, r.learning_rate, r.tokens_per_second,
+                   r.alpha0, r.boost, r.heads_boost3, tty ? "  " : "\n");
     });
     if (tty) std::fprintf(stderr, "\n");
     std::cout << result.folder.string() << "\n";
@@ -591,19 +613,21 @@ const char* kSinksHelp =
     "--tokens tokens (with the tokenizer's own BOS), averaged over every layer and head:\n"
     "alpha0 (mean attention to position 0), boost (alpha0 over its uniform baseline),\n"
     "the share of heads with boost >= 3, the sink rate (share with alpha0 > 0.3) and the mean\n"
-    "sink concentration (% of attention mass on sink keys; metrics.md s. 1, p = 90, gamma = 0.3).\n";
+    "sink concentration (% of attention mass on sink keys; metrics.md s. 1, p = 90, gamma = "
+    "0.3).\n";
 
 int command_sinks(int argc, char** argv) {
   namespace m = sinkscope::models;
-  const Args args = parse_args(argc, argv, 2, {"help"}, {"heldout", "tokens", "inputs"});
-  if (args.options.count("help")) {
-    std::cout << kSinksHelp;
-    return kOk;
-  }
+  const auto parsed =
+      parse_command(argc, argv, {"help"}, {"heldout", "tokens", "inputs"}, kSinksHelp);
+  if (!parsed) return kOk;  // --help was printed
+  const Args& args = *parsed;
   const std::string spec = model_argument(args, "sinks");
   if (!args.options.count("heldout")) throw UsageError("sinks: option --heldout is required");
-  const int tokens = args.options.count("tokens") ? parse_int("tokens", args.options.at("tokens"), 2, 100000) : 64;
-  const int inputs = args.options.count("inputs") ? parse_int("inputs", args.options.at("inputs"), 1, 100000) : 8;
+  const int tokens =
+      args.options.count("tokens") ? parse_int("tokens", args.options.at("tokens"), 2, 100000) : 64;
+  const int inputs =
+      args.options.count("inputs") ? parse_int("inputs", args.options.at("inputs"), 1, 100000) : 8;
   return on_model([&] {
     const m::LoadedModel loaded = m::loaded_model_open(spec);
     if (!loaded.tokenizer) throw m::ModelRunError(spec + ": no tokenizer.json");
@@ -614,7 +638,9 @@ int command_sinks(int argc, char** argv) {
       throw UsageError(e.what());
     }
     const auto batch = m::sink_eval_inputs(*loaded.tokenizer, sentences, inputs, tokens);
-    if (batch.empty()) throw UsageError("--heldout: not enough text for one input of " + std::to_string(tokens) + " tokens");
+    if (batch.empty())
+      throw UsageError("--heldout: not enough text for one input of " + std::to_string(tokens) +
+                       " tokens");
     const m::TrainLogRow r = m::sink_measure(*loaded.model, batch);
     std::cout << "inputs: " << batch.size() << " x " << tokens << " tokens\n"
               << "alpha0: " << r.alpha0 << "\n"
@@ -627,7 +653,8 @@ int command_sinks(int argc, char** argv) {
 }
 
 const char* kAnalyzeHelp =
-    "usage: sinkscope-cli analyze MODEL (--text TEXT | --sentences FILE) --out DIR [--json FILE] [--force]\n"
+    "usage: sinkscope-cli analyze MODEL (--text TEXT | --sentences FILE) --out DIR [--json FILE] "
+    "[--force]\n"
     "                             [--percentile P] [--gamma G] [--eps E] [--top-n N]\n"
     "                             [--min-persistence X] [--symmetrise mean|max]\n"
     "                             [--thresholds 0.01,0.05,0.1,0.2]\n"
@@ -639,20 +666,21 @@ const char* kAnalyzeHelp =
     "Every file starts with comment lines giving the parameters, the model and the text.\n"
     "--json FILE writes everything into one file.\n"
     "\n"
-    "--sentences FILE (one sentence per line) pools over the sentences instead: specialisation.csv\n"
+    "--sentences FILE (one sentence per line) pools over the sentences instead: "
+    "specialisation.csv\n"
     "(specialised heads, s. 1; --specialised-share S, default 0.8), token_specialisation.csv,\n"
     "taxonomy_pooled.csv (s. 7), sink_rate.csv (Gu et al.'s sink rate with its baseline) and\n"
     "frame.csv (the reference frame of s. 4 with its evidence).\n";
 
 int command_analyze(int argc, char** argv) {
   namespace m = sinkscope::models;
-  const Args args = parse_args(argc, argv, 2, {"help", "force"},
-                               {"text", "sentences", "out", "json", "percentile", "gamma", "eps", "top-n",
-                                "min-persistence", "symmetrise", "thresholds", "specialised-share"});
-  if (args.options.count("help")) {
-    std::cout << kAnalyzeHelp;
-    return kOk;
-  }
+  const auto parsed =
+      parse_command(argc, argv, {"help", "force"},
+                    {"text", "sentences", "out", "json", "percentile", "gamma", "eps", "top-n",
+                     "min-persistence", "symmetrise", "thresholds", "specialised-share"},
+                    kAnalyzeHelp);
+  if (!parsed) return kOk;  // --help was printed
+  const Args& args = *parsed;
   const std::string spec = model_argument(args, "analyze");
   if (args.options.count("text") == args.options.count("sentences") || !args.options.count("out"))
     throw UsageError("analyze: give --out and one of --text or --sentences");
@@ -665,7 +693,9 @@ int command_analyze(int argc, char** argv) {
     } catch (const std::exception&) {
       throw UsageError(std::string("option --") + k + ": \"" + v + "\" is not a number");
     }
-    if (x < lo || x > hi) throw UsageError(std::string("option --") + k + ": must be in " + std::to_string(lo) + ".." + std::to_string(hi));
+    if (x < lo || x > hi)
+      throw UsageError(std::string("option --") + k + ": must be in " + std::to_string(lo) + ".." +
+                       std::to_string(hi));
     return x;
   };
   if (args.options.count("percentile")) p.percentile = real("percentile", 0, 100);
@@ -699,8 +729,8 @@ int command_analyze(int argc, char** argv) {
     }
     return on_model([&] {
       const m::LoadedModel loaded = m::loaded_model_open(spec);
-      for (const auto& f : sinkscope::app::analyze_corpus_write(loaded, sentences, args.options.at("out"), p,
-                                                                args.options.count("force") > 0))
+      for (const auto& f : sinkscope::app::analyze_corpus_write(
+               loaded, sentences, args.options.at("out"), p, args.options.count("force") > 0))
         std::cout << f.string() << "\n";
       return kOk;
     });
@@ -708,8 +738,9 @@ int command_analyze(int argc, char** argv) {
   const std::string text = text_option(args);
   return on_model([&] {
     const m::LoadedModel loaded = m::loaded_model_open(spec);
-    const auto files = sinkscope::app::analyze_write(loaded, text, args.options.at("out"), p, args.options.count("force") > 0,
-                                                     args.options.count("json") ? args.options.at("json") : "");
+    const auto files = sinkscope::app::analyze_write(
+        loaded, text, args.options.at("out"), p, args.options.count("force") > 0,
+        args.options.count("json") ? args.options.at("json") : "");
     for (const auto& f : files) std::cout << f.string() << "\n";
     return kOk;
   });

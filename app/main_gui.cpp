@@ -40,7 +40,8 @@ QString builtin_models_dir() {
   return {};
 }
 
-constexpr const char* kDefaultModel = "rope-decoder-bos-first";  // the clearest first-token sink (docs/sinks.md)
+constexpr const char* kDefaultModel =
+    "rope-decoder-bos-first";  // the clearest first-token sink (docs/sinks.md)
 
 }  // namespace
 
@@ -65,9 +66,9 @@ int main(int argc, char** argv) {
       QStringLiteral("screenshot"),
       QStringLiteral("Run once, save a PNG of the main window to FILE and exit."),
       QStringLiteral("FILE"));
-  const QCommandLineOption deviceOption(QStringLiteral("device"),
-                                        QStringLiteral("Run models on DEVICE: cpu (default) or cuda."),
-                                        QStringLiteral("DEVICE"), QStringLiteral("cpu"));
+  const QCommandLineOption deviceOption(
+      QStringLiteral("device"), QStringLiteral("Run models on DEVICE: cpu (default) or cuda."),
+      QStringLiteral("DEVICE"), QStringLiteral("cpu"));
   const QCommandLineOption resetLayoutOption(QStringLiteral("reset-layout"),
                                              QStringLiteral("Start with the default dock layout."));
   parser.addOptions({modelOption, textOption, screenshotOption, deviceOption, resetLayoutOption});
@@ -77,14 +78,18 @@ int main(int argc, char** argv) {
   window.setDevice(parser.value(deviceOption));
   const QString builtins = builtin_models_dir();
   window.setBuiltinModelsDir(builtins);
-  const QString defaultModel = builtins.isEmpty() ? QString() : QDir(builtins).filePath(QLatin1String(kDefaultModel));
+  const QString defaultModel =
+      builtins.isEmpty() ? QString() : QDir(builtins).filePath(QLatin1String(kDefaultModel));
   if (parser.isSet(resetLayoutOption)) window.resetLayout();
   if (parser.isSet(textOption)) window.setSentence(parser.value(textOption));
   window.show();
   // Opening a model runs the sentence on it; without one, run the baseline now.
-  if (parser.isSet(modelOption)) window.openModelFolder(parser.value(modelOption));
-  else if (QFileInfo::exists(defaultModel + QStringLiteral("/config.json"))) window.openModelFolder(defaultModel);
-  else window.runSentence();
+  if (parser.isSet(modelOption))
+    window.openModelFolder(parser.value(modelOption));
+  else if (QFileInfo::exists(defaultModel + QStringLiteral("/config.json")))
+    window.openModelFolder(defaultModel);
+  else
+    window.runSentence();
 
   if (!parser.isSet(screenshotOption)) return app.exec();
 

@@ -15,10 +15,12 @@ using nlohmann::json;
 std::string bpe_train(const std::vector<std::string>& sentences, const BpeTrainingOptions& o) {
   const int specials = o.mask_token ? 4 : 3;
   const int merges = o.vocab_size - 256 - specials;
-  if (merges < 0) throw std::invalid_argument("vocab_size must be at least " + std::to_string(256 + specials));
+  if (merges < 0)
+    throw std::invalid_argument("vocab_size must be at least " + std::to_string(256 + specials));
 
   // Word frequencies after GPT-2's pre-tokenization, as byte-level symbols.
-  const tok::Regex pattern(R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)");
+  const tok::Regex pattern(
+      R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)");
   std::map<std::string, long long> counts;  // ordered: deterministic ids
   for (const auto& s : sentences)
     for (const auto& [b, e] : pattern.findAll(s)) ++counts[s.substr(b, e - b)];
@@ -37,9 +39,12 @@ std::string bpe_train(const std::vector<std::string>& sentences, const BpeTraini
     words.push_back(std::move(symbols));
     freq.push_back(n);
   }
-  auto key = [](int a, int b) { return (static_cast<std::uint64_t>(a) << 32) | static_cast<std::uint32_t>(b); };
+  auto key = [](int a, int b) {
+    return (static_cast<std::uint64_t>(a) << 32) | static_cast<std::uint32_t>(b);
+  };
   std::unordered_map<std::uint64_t, long long> pairs;
-  std::unordered_map<std::uint64_t, std::vector<int>> where;  // pair -> words that had it (may be stale)
+  std::unordered_map<std::uint64_t, std::vector<int>>
+      where;  // pair -> words that had it (may be stale)
   for (std::size_t w = 0; w < words.size(); ++w)
     for (std::size_t i = 0; i + 1 < words[w].size(); ++i) {
       const auto k = key(words[w][i], words[w][i + 1]);
@@ -62,7 +67,8 @@ std::string bpe_train(const std::vector<std::string>& sentences, const BpeTraini
     const int merged = static_cast<int>(tokens.size());
     tokens.push_back(tokens[static_cast<std::size_t>(a)] + tokens[static_cast<std::size_t>(b)]);
     ids[tokens.back()] = merged;
-    mergeList.push_back(tokens[static_cast<std::size_t>(a)] + " " + tokens[static_cast<std::size_t>(b)]);
+    mergeList.push_back(tokens[static_cast<std::size_t>(a)] + " " +
+                        tokens[static_cast<std::size_t>(b)]);
 
     std::vector<int> affected = std::move(where[best]);
     std::sort(affected.begin(), affected.end());
@@ -71,7 +77,8 @@ std::string bpe_train(const std::vector<std::string>& sentences, const BpeTraini
       auto& sym = words[static_cast<std::size_t>(w)];
       const long long f = freq[static_cast<std::size_t>(w)];
       bool has = false;
-      for (std::size_t i = 0; i + 1 < sym.size(); ++i) has = has || (sym[i] == a && sym[i + 1] == b);
+      for (std::size_t i = 0; i + 1 < sym.size(); ++i)
+        has = has || (sym[i] == a && sym[i + 1] == b);
       if (!has) continue;
       for (std::size_t i = 0; i + 1 < sym.size(); ++i) pairs[key(sym[i], sym[i + 1])] -= f;
       std::vector<int> next;
@@ -99,8 +106,13 @@ std::string bpe_train(const std::vector<std::string>& sentences, const BpeTraini
   json added = json::array();
   auto special = [&](const char* content) {
     const int id = next++;
-    added.push_back({{"id", id}, {"content", content}, {"single_word", false}, {"lstrip", false},
-                     {"rstrip", false}, {"normalized", false}, {"special", true}});
+    added.push_back({{"id", id},
+                     {"content", content},
+                     {"single_word", false},
+                     {"lstrip", false},
+                     {"rstrip", false},
+                     {"normalized", false},
+                     {"special", true}});
     return id;
   };
   const int bos = special("<s>"), eos = special("</s>");
@@ -114,19 +126,35 @@ std::string bpe_train(const std::vector<std::string>& sentences, const BpeTraini
   const json post = {{"type", "TemplateProcessing"},
                      {"single", single},
                      {"pair", single},
-                     {"special_tokens", {{"<s>", {{"id", "<s>"}, {"ids", {bos}}, {"tokens", {"<s>"}}}},
-                                         {"</s>", {{"id", "</s>"}, {"ids", {eos}}, {"tokens", {"</s>"}}}}}}};
+                     {"special_tokens",
+                      {{"<s>", {{"id", "<s>"}, {"ids", {bos}}, {"tokens", {"<s>"}}}},
+                       {"</s>", {{"id", "</s>"}, {"ids", {eos}}, {"tokens", {"</s>"}}}}}}};
   const json t = {{"version", "1.0"},
                   {"truncation", nullptr},
                   {"padding", nullptr},
                   {"added_tokens", added},
                   {"normalizer", nullptr},
-                  {"pre_tokenizer", {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", true}, {"use_regex", true}}},
+                  {"pre_tokenizer",
+                   {{"type", "ByteLevel"},
+                    {"add_prefix_space", false},
+                    {"trim_offsets", true},
+                    {"use_regex", true}}},
                   {"post_processor", post},
-                  {"decoder", {{"type", "ByteLevel"}, {"add_prefix_space", true}, {"trim_offsets", true}, {"use_regex", true}}},
-                  {"model", {{"type", "BPE"}, {"dropout", nullptr}, {"unk_token", nullptr}, {"continuing_subword_prefix", nullptr},
-                             {"end_of_word_suffix", nullptr}, {"fuse_unk", false}, {"byte_fallback", false},
-                             {"vocab", vocab}, {"merges", mergeList}}}};
+                  {"decoder",
+                   {{"type", "ByteLevel"},
+                    {"add_prefix_space", true},
+                    {"trim_offsets", true},
+                    {"use_regex", true}}},
+                  {"model",
+                   {{"type", "BPE"},
+                    {"dropout", nullptr},
+                    {"unk_token", nullptr},
+                    {"continuing_subword_prefix", nullptr},
+                    {"end_of_word_suffix", nullptr},
+                    {"fuse_unk", false},
+                    {"byte_fallback", false},
+                    {"vocab", vocab},
+                    {"merges", mergeList}}}};
   return t.dump();
 }
 

@@ -76,8 +76,8 @@ std::vector<std::string> corpus_wordnet_sentences(const fs::path& dir) {
   return out;
 }
 
-CorpusSplit corpus_split(std::vector<std::string> sentences, int heldoutCount, int minWords, int maxWords,
-                         unsigned seed) {
+CorpusSplit corpus_split(std::vector<std::string> sentences, int heldoutCount, int minWords,
+                         int maxWords, unsigned seed) {
   std::sort(sentences.begin(), sentences.end());
   sentences.erase(std::unique(sentences.begin(), sentences.end()), sentences.end());
   std::mt19937 rng(seed);

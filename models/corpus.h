@@ -10,7 +10,8 @@ namespace sinkscope::models {
 // Sentences of the WordNet data files in `wordnetDir` (data.noun, data.verb,
 // data.adj, data.adv), in file order. Throws std::runtime_error naming a
 // missing file.
-std::vector<std::string> corpus_wordnet_sentences(const std::filesystem::path& wordnetDir = "/usr/share/wordnet");
+std::vector<std::string> corpus_wordnet_sentences(
+    const std::filesystem::path& wordnetDir = "/usr/share/wordnet");
 
 struct CorpusSplit {
   std::vector<std::string> train;
@@ -19,8 +20,8 @@ struct CorpusSplit {
 
 // A seeded shuffle, then the first `heldoutCount` sentences of minWords..maxWords
 // words are held out; everything else is training text.
-CorpusSplit corpus_split(std::vector<std::string> sentences, int heldoutCount, int minWords, int maxWords,
-                         unsigned seed = 7);
+CorpusSplit corpus_split(std::vector<std::string> sentences, int heldoutCount, int minWords,
+                         int maxWords, unsigned seed = 7);
 
 std::vector<std::string> corpus_read_lines(const std::filesystem::path& file);
 void corpus_write_lines(const std::filesystem::path& file, const std::vector<std::string>& lines);

@@ -16,14 +16,17 @@ LoadedModel loaded_model_open(const std::string& folderOrName, const LoadOptions
   LoadedModel loaded;
   loaded.name = folderOrName;
   loaded.model = Model::load(folder, options);
-  if (std::filesystem::exists(folder / "tokenizer.json")) loaded.tokenizer = Tokenizer::load(folder);
+  if (std::filesystem::exists(folder / "tokenizer.json"))
+    loaded.tokenizer = Tokenizer::load(folder);
   return loaded;
 }
 
-SentenceTrace loaded_model_run(const LoadedModel& loaded, const std::string& text, const RunOptions& options,
-                               const ProgressFn& progress, bool addSpecialTokens) {
+SentenceTrace loaded_model_run(const LoadedModel& loaded, const std::string& text,
+                               const RunOptions& options, const ProgressFn& progress,
+                               bool addSpecialTokens) {
   if (!loaded.tokenizer)
-    throw ModelRunError(loaded.model->folder().string() + ": no tokenizer.json, so text cannot be tokenized");
+    throw ModelRunError(loaded.model->folder().string() +
+                        ": no tokenizer.json, so text cannot be tokenized");
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw ModelRunError("text: empty");
   SentenceTrace out;
   out.encoding = loaded.tokenizer->encode(text, addSpecialTokens);

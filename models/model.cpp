@@ -35,7 +35,8 @@ at::Tensor linear(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b)
   return b.defined() ? at::linear(x, w, b) : at::linear(x, w);
 }
 
-at::Tensor norm(const ModelConfig& c, const at::Tensor& x, const at::Tensor& w, const at::Tensor& b) {
+at::Tensor norm(const ModelConfig& c, const at::Tensor& x, const at::Tensor& w,
+                const at::Tensor& b) {
   switch (c.norm) {
     case NormKind::LayerNorm:
       return at::layer_norm(x, {x.size(-1)}, w, b, c.norm_eps);
@@ -49,10 +50,14 @@ at::Tensor norm(const ModelConfig& c, const at::Tensor& x, const at::Tensor& w, 
 
 at::Tensor activate(Activation a, const at::Tensor& x) {
   switch (a) {
-    case Activation::GeluExact: return at::gelu(x);
-    case Activation::GeluTanh: return at::gelu(x, "tanh");
-    case Activation::Silu: return at::silu(x);
-    case Activation::Relu: return at::relu(x);
+    case Activation::GeluExact:
+      return at::gelu(x);
+    case Activation::GeluTanh:
+      return at::gelu(x, "tanh");
+    case Activation::Silu:
+      return at::silu(x);
+    case Activation::Relu:
+      return at::relu(x);
   }
   return x;
 }
@@ -81,8 +86,8 @@ Rope rope_tables(const ModelConfig& c, const RunOptions& o, int T, const at::Dev
     const double highWavelen = s.original_max_positions / s.high_freq_factor;
     const at::Tensor wavelen = 2.0 * std::numbers::pi / inv;
     at::Tensor scaled = at::where(wavelen > lowWavelen, inv / s.factor, inv);
-    const at::Tensor smooth =
-        (s.original_max_positions / wavelen - s.low_freq_factor) / (s.high_freq_factor - s.low_freq_factor);
+    const at::Tensor smooth = (s.original_max_positions / wavelen - s.low_freq_factor) /
+                              (s.high_freq_factor - s.low_freq_factor);
     const at::Tensor smoothed = (1.0 - smooth) * scaled / s.factor + smooth * scaled;
     const at::Tensor medium = (wavelen >= highWavelen).logical_and(wavelen <= lowWavelen);
     inv = at::where(medium, smoothed, scaled);
@@ -117,7 +122,7 @@ std::vector<float> to_vector(const at::Tensor& t) {
 }
 
 struct AttentionResult {
-  at::Tensor output;                    // [T, D] after the output projection
+  at::Tensor output;                        // [T, D] after the output projection
   at::Tensor probs, queries, keys, values;  // [H, T, T], [H, T, d] x3
 };
 
@@ -135,7 +140,8 @@ std::vector<double> alibi_slopes(int heads) {
   std::vector<double> slopes = power_of_two(closest);
   if (closest < heads) {
     const std::vector<double> extra = power_of_two(2 * closest);
-    for (int i = 0; static_cast<int>(slopes.size()) < heads; i += 2) slopes.push_back(extra[static_cast<std::size_t>(i)]);
+    for (int i = 0; static_cast<int>(slopes.size()) < heads; i += 2)
+      slopes.push_back(extra[static_cast<std::size_t>(i)]);
   }
   return slopes;
 }
@@ -144,7 +150,8 @@ AttentionResult attention(const Model::Impl& m, int l, const at::Tensor& h, cons
                           const Rope& rope) {
   const ModelConfig& c = m.config;
   const LayerWeights& W = m.weights.layers[static_cast<std::size_t>(l)];
-  const std::int64_t B = h.size(0), T = h.size(1), H = c.num_heads, KV = c.num_kv_heads, d = c.head_dim;
+  const std::int64_t B = h.size(0), T = h.size(1), H = c.num_heads, KV = c.num_kv_heads,
+                     d = c.head_dim;
   at::Tensor q = linear(h, W.q_w, W.q_b).view({B, T, H, d}).transpose(1, 2);  // [B, H, T, d]
   at::Tensor k = linear(h, W.k_w, W.k_b).view({B, T, KV, d}).transpose(1, 2);
   at::Tensor v = linear(h, W.v_w, W.v_b).view({B, T, KV, d}).transpose(1, 2);
@@ -186,7 +193,8 @@ AttentionResult attention(const Model::Impl& m, int l, const at::Tensor& h, cons
     for (std::int64_t head = 0; head < H; ++head)
       if (applies(e.heads, static_cast<int>(head))) allowed[head] = rowAllowed;
   }
-  scores = scores.masked_fill(allowed.logical_not().unsqueeze(0), -std::numeric_limits<float>::infinity());
+  scores = scores.masked_fill(allowed.logical_not().unsqueeze(0),
+                              -std::numeric_limits<float>::infinity());
   at::Tensor probs = at::softmax(scores.to(at::kFloat), -1);
 
   for (const AttentionEdit& e : o.edits) {
@@ -203,7 +211,8 @@ AttentionResult attention(const Model::Impl& m, int l, const at::Tensor& h, cons
       const at::Tensor sum = row.sum(-1, true);
       // Renormalise; a row whose mass was all on the removed keys becomes
       // uniform over its other visible keys; one with no other key keeps its weights.
-      at::Tensor edited = at::where(sum > 0, row / sum.clamp_min(1e-30), rest / restCount.clamp_min(1.0));
+      at::Tensor edited =
+          at::where(sum > 0, row / sum.clamp_min(1e-30), rest / restCount.clamp_min(1.0));
       edited = at::where(restCount > 0, edited, original);
       probs.select(1, head).copy_(edited);
     }
@@ -270,7 +279,8 @@ at::Tensor layer_forward(const Model::Impl& m, int l, const at::Tensor& x, const
 
 namespace internal {
 
-at::Tensor embed_batch(const Model::Impl& m, const at::Tensor& idsIn, const at::Tensor& types, int shift) {
+at::Tensor embed_batch(const Model::Impl& m, const at::Tensor& idsIn, const at::Tensor& types,
+                       int shift) {
   const ModelConfig& c = m.config;
   const ModelWeights& W = m.weights;
   const at::Tensor ids = idsIn.to(m.device);
@@ -293,7 +303,8 @@ at::Tensor embed_batch(const Model::Impl& m, const at::Tensor& idsIn, const at::
     const at::Tensor t = types.defined() ? types.to(m.device) : at::zeros({B, T}, ids.options());
     x = x + W.type_embed.index_select(0, t.reshape({-1})).view({B, T, -1});
   }
-  if (W.emb_norm_w.defined()) x = at::layer_norm(x, {x.size(-1)}, W.emb_norm_w, W.emb_norm_b, c.norm_eps);
+  if (W.emb_norm_w.defined())
+    x = at::layer_norm(x, {x.size(-1)}, W.emb_norm_w, W.emb_norm_b, c.norm_eps);
   return x;
 }
 
@@ -370,7 +381,8 @@ std::size_t folder_float_bytes(const fs::path& folder) {
   std::size_t bytes = 0;
   for (const auto& f : internal::weight_files_of(folder)) {
     const SafetensorsFile file = SafetensorsFile::open(f);
-    for (const auto& [name, t] : file.tensors()) bytes += static_cast<std::size_t>(t.numel()) * sizeof(float);
+    for (const auto& [name, t] : file.tensors())
+      bytes += static_cast<std::size_t>(t.numel()) * sizeof(float);
   }
   return bytes;
 }
@@ -423,10 +435,12 @@ std::shared_ptr<Model> Model::load(const fs::path& folder, const LoadOptions& op
   }
   impl->deviceName = options.device;
   const std::size_t need = model_memory_estimate(folder);
-  const std::size_t limit = options.memory_limit_bytes ? options.memory_limit_bytes : system_available_memory();
+  const std::size_t limit =
+      options.memory_limit_bytes ? options.memory_limit_bytes : system_available_memory();
   if (limit > 0 && need > limit)
     throw ModelLoadError(folder.string() + ": needs about " + gib(static_cast<double>(need)) +
-                         " of memory, but only " + gib(static_cast<double>(limit)) + " is available");
+                         " of memory, but only " + gib(static_cast<double>(limit)) +
+                         " is available");
   if (options.trainable) {
     impl->weights = internal::weights_load(folder, impl->config, impl->device, true);
   } else {
@@ -447,9 +461,9 @@ std::vector<WeightMatrix> Model::weightMatrices() const {
   std::vector<WeightMatrix> out;
   for (int l = 0; l < impl_->config.num_layers; ++l) {
     const LayerWeights& W = impl_->weights.layers[static_cast<std::size_t>(l)];
-    const std::pair<const char*, const at::Tensor*> all[] = {{"q", &W.q_w},       {"k", &W.k_w},   {"v", &W.v_w},
-                                                             {"o", &W.o_w},       {"gate", &W.gate_w},
-                                                             {"up", &W.up_w},     {"down", &W.down_w}};
+    const std::pair<const char*, const at::Tensor*> all[] = {
+        {"q", &W.q_w},       {"k", &W.k_w},   {"v", &W.v_w},      {"o", &W.o_w},
+        {"gate", &W.gate_w}, {"up", &W.up_w}, {"down", &W.down_w}};
     for (const auto& [name, t] : all) {
       if (!t->defined()) continue;
       WeightMatrix m;
@@ -464,11 +478,13 @@ std::vector<WeightMatrix> Model::weightMatrices() const {
   return out;
 }
 
-Trace Model::run(const std::vector<int>& given, const RunOptions& givenOptions, const ProgressFn& progress) const {
+Trace Model::run(const std::vector<int>& given, const RunOptions& givenOptions,
+                 const ProgressFn& progress) const {
   if (givenOptions.drop_first_token && !given.empty()) {
     RunOptions options = givenOptions;
     options.drop_first_token = false;
-    if (!options.token_type_ids.empty()) options.token_type_ids.erase(options.token_type_ids.begin());
+    if (!options.token_type_ids.empty())
+      options.token_type_ids.erase(options.token_type_ids.begin());
     return run(std::vector<int>(given.begin() + 1, given.end()), options, progress);
   }
   const std::vector<int>& ids = given;
@@ -477,10 +493,12 @@ Trace Model::run(const std::vector<int>& given, const RunOptions& givenOptions, 
   if (ids.empty()) throw ModelRunError("input: no tokens to run");
   const int T = static_cast<int>(ids.size());
   if (options.position_shift < 0) throw ModelRunError("position shift: must not be negative");
-  const int maxTokens = c.max_positions - c.position_offset - (c.positions == PositionKind::Learned ? options.position_shift : 0);
+  const int maxTokens = c.max_positions - c.position_offset -
+                        (c.positions == PositionKind::Learned ? options.position_shift : 0);
   if (T > maxTokens)
-    throw ModelRunError("input: " + std::to_string(T) + " tokens, more than the model's maximum of " +
-                        std::to_string(maxTokens) + " positions");
+    throw ModelRunError("input: " + std::to_string(T) +
+                        " tokens, more than the model's maximum of " + std::to_string(maxTokens) +
+                        " positions");
   for (std::size_t i = 0; i < ids.size(); ++i)
     if (ids[i] < 0 || ids[i] >= c.vocab_size)
       throw ModelRunError("input: token id " + std::to_string(ids[i]) + " at position " +
@@ -492,12 +510,13 @@ Trace Model::run(const std::vector<int>& given, const RunOptions& givenOptions, 
                           std::to_string(std::max(1, c.type_vocab_size) - 1));
 
   c10::InferenceMode guard;
-  Trace trace = TraceBuilder::make(c.num_layers, c.num_heads, c.hidden_size, c.vocab_size, c.causal, ids);
-  const std::size_t perLayer = sizeof(float) * static_cast<std::size_t>(c.num_heads) *
-                               static_cast<std::size_t>(T) *
-                               (static_cast<std::size_t>(T) + 3 * static_cast<std::size_t>(c.head_dim));
-  const bool keepAll =
-      options.capture && perLayer * static_cast<std::size_t>(c.num_layers) <= options.capture_budget_bytes;
+  Trace trace =
+      TraceBuilder::make(c.num_layers, c.num_heads, c.hidden_size, c.vocab_size, c.causal, ids);
+  const std::size_t perLayer =
+      sizeof(float) * static_cast<std::size_t>(c.num_heads) * static_cast<std::size_t>(T) *
+      (static_cast<std::size_t>(T) + 3 * static_cast<std::size_t>(c.head_dim));
+  const bool keepAll = options.capture && perLayer * static_cast<std::size_t>(c.num_layers) <=
+                                              options.capture_budget_bytes;
 
   const Rope rope = rope_tables(c, options, T, impl_->device);
   at::Tensor x = embed(*impl_, ids, options);
@@ -506,12 +525,14 @@ Trace Model::run(const std::vector<int>& given, const RunOptions& givenOptions, 
     AttentionResult a;
     x = layer_forward(*impl_, l, x, options, rope, a);
     if (keepAll) TraceBuilder::store(trace, l, capture_of(c, l, a));
-    if (progress && !progress(static_cast<double>(l + 1) / (c.num_layers + 1))) throw RunCancelled();
+    if (progress && !progress(static_cast<double>(l + 1) / (c.num_layers + 1)))
+      throw RunCancelled();
   }
   if (options.capture) TraceBuilder::residual(trace, c.num_layers) = to_vector(x);
   const at::Tensor logits = output_logits(*impl_, x);
   if (logits.defined()) TraceBuilder::logits(trace) = to_vector(logits);
-  if (options.capture) TraceBuilder::setRecomputer(trace, std::make_shared<Recomputer>(impl_, options));
+  if (options.capture)
+    TraceBuilder::setRecomputer(trace, std::make_shared<Recomputer>(impl_, options));
   if (progress) progress(1.0);
   return trace;
 }

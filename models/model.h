@@ -47,9 +47,9 @@ struct LoadOptions {
 // heads: empty = all.
 struct AttentionEdit {
   enum class Kind {
-    ZeroKeysAfterSoftmax,  // zero A[.][key] for the keys, renormalise each row
-    MaskKeysBeforeSoftmax, // scores of the keys set to -inf before softmax
-    AblateHeadOutput,      // the head's output (A V) replaced by zeros
+    ZeroKeysAfterSoftmax,   // zero A[.][key] for the keys, renormalise each row
+    MaskKeysBeforeSoftmax,  // scores of the keys set to -inf before softmax
+    AblateHeadOutput,       // the head's output (A V) replaced by zeros
   } kind = Kind::ZeroKeysAfterSoftmax;
   std::vector<int> layers;
   std::vector<int> heads;
@@ -80,8 +80,8 @@ struct LayerCapture {
   bool causal = true;
   std::vector<float> attention;  // [heads][T][T] probabilities
   std::vector<float> queries;    // [heads][T][head_dim], after RoPE
-  std::vector<float> keys;       // [heads][T][head_dim], after RoPE, of the KV group each head reads
-  std::vector<float> values;     // [heads][T][head_dim], of the KV group each head reads
+  std::vector<float> keys;    // [heads][T][head_dim], after RoPE, of the KV group each head reads
+  std::vector<float> values;  // [heads][T][head_dim], of the KV group each head reads
 
   // Views into this capture; not callable on a temporary (the view would dangle).
   analysis::AttentionView attentionOf(int head) const&;

@@ -10,25 +10,36 @@ namespace sinkscope::models {
 using nlohmann::json;
 
 const std::vector<std::string>& model_types_supported() {
-  static const std::vector<std::string> types{"gpt2",  "llama",   "mistral", "qwen2",
-                                              "gemma", "gemma2",  "phi",     "gpt_neox",
+  static const std::vector<std::string> types{"gpt2",  "llama",   "mistral",    "qwen2",
+                                              "gemma", "gemma2",  "phi",        "gpt_neox",
                                               "bert",  "roberta", "xlm-roberta"};
   return types;
 }
 
 const char* family_name(Family f) {
   switch (f) {
-    case Family::Gpt2: return "gpt2";
-    case Family::Llama: return "llama";
-    case Family::Mistral: return "mistral";
-    case Family::Qwen2: return "qwen2";
-    case Family::Gemma: return "gemma";
-    case Family::Gemma2: return "gemma2";
-    case Family::Phi: return "phi";
-    case Family::GptNeoX: return "gpt_neox";
-    case Family::Bert: return "bert";
-    case Family::Roberta: return "roberta";
-    case Family::XlmRoberta: return "xlm-roberta";
+    case Family::Gpt2:
+      return "gpt2";
+    case Family::Llama:
+      return "llama";
+    case Family::Mistral:
+      return "mistral";
+    case Family::Qwen2:
+      return "qwen2";
+    case Family::Gemma:
+      return "gemma";
+    case Family::Gemma2:
+      return "gemma2";
+    case Family::Phi:
+      return "phi";
+    case Family::GptNeoX:
+      return "gpt_neox";
+    case Family::Bert:
+      return "bert";
+    case Family::Roberta:
+      return "roberta";
+    case Family::XlmRoberta:
+      return "xlm-roberta";
   }
   return "?";
 }
@@ -132,7 +143,8 @@ void read_rope(const Reader& r, ModelConfig& c, double defaultTheta) {
     c.rope_scaling.kind = RopeScaling::Kind::Llama3;
     c.rope_scaling.low_freq_factor = scaling->value("low_freq_factor", 1.0);
     c.rope_scaling.high_freq_factor = scaling->value("high_freq_factor", 4.0);
-    c.rope_scaling.original_max_positions = scaling->value("original_max_position_embeddings", 8192);
+    c.rope_scaling.original_max_positions =
+        scaling->value("original_max_position_embeddings", 8192);
   } else {
     r.fail("rope_scaling", "has type \"" + type +
                                "\", which SinkScope does not implement (linear, dynamic, llama3)");
@@ -152,20 +164,31 @@ ModelConfig parse(const json& j, const std::string& source) {
   c.model_type = r.text({"model_type"}, "");
   if (c.model_type.empty()) r.fail("model_type", "is missing");
   const std::string& t = c.model_type;
-  if (t == "gpt2") c.family = Family::Gpt2;
-  else if (t == "llama") c.family = Family::Llama;
-  else if (t == "mistral") c.family = Family::Mistral;
-  else if (t == "qwen2") c.family = Family::Qwen2;
-  else if (t == "gemma") c.family = Family::Gemma;
-  else if (t == "gemma2") c.family = Family::Gemma2;
-  else if (t == "phi") c.family = Family::Phi;
-  else if (t == "gpt_neox") c.family = Family::GptNeoX;
-  else if (t == "bert") c.family = Family::Bert;
-  else if (t == "roberta") c.family = Family::Roberta;
-  else if (t == "xlm-roberta") c.family = Family::XlmRoberta;
+  if (t == "gpt2")
+    c.family = Family::Gpt2;
+  else if (t == "llama")
+    c.family = Family::Llama;
+  else if (t == "mistral")
+    c.family = Family::Mistral;
+  else if (t == "qwen2")
+    c.family = Family::Qwen2;
+  else if (t == "gemma")
+    c.family = Family::Gemma;
+  else if (t == "gemma2")
+    c.family = Family::Gemma2;
+  else if (t == "phi")
+    c.family = Family::Phi;
+  else if (t == "gpt_neox")
+    c.family = Family::GptNeoX;
+  else if (t == "bert")
+    c.family = Family::Bert;
+  else if (t == "roberta")
+    c.family = Family::Roberta;
+  else if (t == "xlm-roberta")
+    c.family = Family::XlmRoberta;
   else
-    throw ModelConfigError(source + ": model_type \"" + t + "\" is not supported (supported: " +
-                           supported_list() + ")");
+    throw ModelConfigError(source + ": model_type \"" + t +
+                           "\" is not supported (supported: " + supported_list() + ")");
 
   c.vocab_size = r.integer({"vocab_size"}, std::nullopt);
   c.hidden_size = r.integer({"hidden_size", "n_embd", "d_model"}, std::nullopt);
@@ -187,8 +210,8 @@ ModelConfig parse(const json& j, const std::string& source) {
       c.intermediate_size = r.integer({"n_inner"}, 4 * c.hidden_size);
       c.norm = NormKind::LayerNorm;
       c.norm_eps = r.number({"layer_norm_epsilon"}, 1e-5);
-      c.activation = parse_activation(r, "activation_function",
-                                      r.text({"activation_function"}, "gelu_new"));
+      c.activation =
+          parse_activation(r, "activation_function", r.text({"activation_function"}, "gelu_new"));
       c.positions = PositionKind::Learned;
       c.qkv_bias = c.attn_out_bias = c.mlp_bias = true;
       c.tie_word_embeddings = r.boolean({"tie_word_embeddings"}, true);
@@ -217,7 +240,8 @@ ModelConfig parse(const json& j, const std::string& source) {
       if (c.family == Family::Qwen2) {
         c.qkv_bias = true;
         c.tie_word_embeddings = r.boolean({"tie_word_embeddings"}, false);
-        if (r.boolean({"use_sliding_window"}, false)) c.sliding_window = r.integer({"sliding_window"}, 0, 0);
+        if (r.boolean({"use_sliding_window"}, false))
+          c.sliding_window = r.integer({"sliding_window"}, 0, 0);
       } else {
         c.qkv_bias = c.attn_out_bias = r.boolean({"attention_bias"}, false);
         c.mlp_bias = r.boolean({"mlp_bias"}, false);
@@ -233,8 +257,8 @@ ModelConfig parse(const json& j, const std::string& source) {
       c.norm_eps = r.number({"rms_norm_eps"}, 1e-6);
       // Released Gemma configs name the MLP activation hidden_activation; the
       // older hidden_act is what the reference code ignores for it.
-      c.activation = parse_activation(
-          r, "hidden_activation", r.text({"hidden_activation"}, "gelu_pytorch_tanh"));
+      c.activation = parse_activation(r, "hidden_activation",
+                                      r.text({"hidden_activation"}, "gelu_pytorch_tanh"));
       c.gated_mlp = true;
       read_rope(r, c, 10000.0);
       c.qkv_bias = c.attn_out_bias = r.boolean({"attention_bias"}, false);
@@ -270,8 +294,8 @@ ModelConfig parse(const json& j, const std::string& source) {
       c.norm = NormKind::LayerNorm;
       c.norm_eps = r.number({"layer_norm_eps"}, 1e-5);
       c.activation = parse_activation(r, "hidden_act", r.text({"hidden_act"}, "gelu"));
-      c.layout = r.boolean({"use_parallel_residual"}, true) ? BlockLayout::Parallel
-                                                             : BlockLayout::PreNorm;
+      c.layout =
+          r.boolean({"use_parallel_residual"}, true) ? BlockLayout::Parallel : BlockLayout::PreNorm;
       read_rope(r, c, 10000.0);
       c.rotary_fraction = r.number({"rotary_pct"}, 0.25);
       c.qkv_bias = c.attn_out_bias = r.boolean({"attention_bias"}, true);
@@ -299,7 +323,8 @@ ModelConfig parse(const json& j, const std::string& source) {
       break;
     }
   }
-  if (c.attention_scale == 0.0) c.attention_scale = 1.0 / std::sqrt(static_cast<double>(c.head_dim));
+  if (c.attention_scale == 0.0)
+    c.attention_scale = 1.0 / std::sqrt(static_cast<double>(c.head_dim));
   if (c.rotary_fraction <= 0.0 || c.rotary_fraction > 1.0)
     r.fail(c.family == Family::GptNeoX ? "rotary_pct" : "partial_rotary_factor",
            "must be in (0, 1]");

@@ -10,7 +10,19 @@
 
 namespace sinkscope::models {
 
-enum class Family { Gpt2, Llama, Mistral, Qwen2, Gemma, Gemma2, Phi, GptNeoX, Bert, Roberta, XlmRoberta };
+enum class Family {
+  Gpt2,
+  Llama,
+  Mistral,
+  Qwen2,
+  Gemma,
+  Gemma2,
+  Phi,
+  GptNeoX,
+  Bert,
+  Roberta,
+  XlmRoberta
+};
 enum class NormKind { LayerNorm, RmsNorm, RmsNormPlusOne };  // PlusOne: Gemma's x * (1 + w)
 enum class Activation { GeluExact, GeluTanh, Silu, Relu };
 // Rope and Learned are the families' own; Alibi and None are SinkScope
@@ -60,12 +72,12 @@ struct ModelConfig {
   bool mlp_bias = false;
   bool lm_head_bias = false;
   bool tie_word_embeddings = false;
-  double embedding_scale = 1.0;       // Gemma: sqrt(hidden_size)
-  double attention_scale = 0.0;       // multiplier of q.k; 1/sqrt(head_dim) unless set
-  bool scale_by_inverse_layer = false;  // GPT-2 option: scores / (layer + 1)
-  double attn_softcap = 0.0;          // Gemma 2: tanh soft-capping of scores (0 = off)
-  double final_softcap = 0.0;         // Gemma 2: of the logits
-  int sliding_window = 0;             // 0 = none
+  double embedding_scale = 1.0;           // Gemma: sqrt(hidden_size)
+  double attention_scale = 0.0;           // multiplier of q.k; 1/sqrt(head_dim) unless set
+  bool scale_by_inverse_layer = false;    // GPT-2 option: scores / (layer + 1)
+  double attn_softcap = 0.0;              // Gemma 2: tanh soft-capping of scores (0 = off)
+  double final_softcap = 0.0;             // Gemma 2: of the logits
+  int sliding_window = 0;                 // 0 = none
   bool sliding_even_layers_only = false;  // Gemma 2: layers 0, 2, 4, ... slide
 
   int type_vocab_size = 0;  // encoders: token types

@@ -12,8 +12,10 @@ namespace fs = std::filesystem;
 fs::path hf_cache_root() {
   if (const char* hub = std::getenv("HF_HUB_CACHE"); hub && *hub) return hub;
   if (const char* home = std::getenv("HF_HOME"); home && *home) return fs::path(home) / "hub";
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "huggingface" / "hub";
-  if (const char* user = std::getenv("HOME"); user && *user) return fs::path(user) / ".cache" / "huggingface" / "hub";
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return fs::path(xdg) / "huggingface" / "hub";
+  if (const char* user = std::getenv("HOME"); user && *user)
+    return fs::path(user) / ".cache" / "huggingface" / "hub";
   return {};
 }
 
@@ -62,10 +64,13 @@ fs::path model_location_resolve(const std::string& spec, const fs::path& root) {
   std::error_code ec;
   if (fs::is_directory(spec, ec)) return spec;
   const auto slash = spec.find('/');
-  if (slash != std::string::npos && slash > 0 && spec.find('/', slash + 1) == std::string::npos && !root.empty()) {
-    const fs::path repo = root / ("models--" + spec.substr(0, slash) + "--" + spec.substr(slash + 1));
+  if (slash != std::string::npos && slash > 0 && spec.find('/', slash + 1) == std::string::npos &&
+      !root.empty()) {
+    const fs::path repo =
+        root / ("models--" + spec.substr(0, slash) + "--" + spec.substr(slash + 1));
     if (auto snap = snapshot_of(repo)) return *snap;
-    throw std::runtime_error(spec + ": not a folder, and not in the Hugging Face cache " + root.string());
+    throw std::runtime_error(spec + ": not a folder, and not in the Hugging Face cache " +
+                             root.string());
   }
   throw std::runtime_error(spec + ": not a folder");
 }

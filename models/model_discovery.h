@@ -10,8 +10,8 @@
 namespace sinkscope::models {
 
 struct CachedModel {
-  std::string name;                // "org/name"
-  std::filesystem::path folder;    // the snapshot folder holding config.json
+  std::string name;              // "org/name"
+  std::filesystem::path folder;  // the snapshot folder holding config.json
 };
 
 // The hub cache folder the environment points at (it may not exist).
@@ -23,7 +23,7 @@ std::vector<CachedModel> hf_cache_models(const std::filesystem::path& root = hf_
 // A folder as given, or a cache name resolved to its snapshot (refs/main
 // first, else the newest snapshot). Throws std::runtime_error naming what
 // was looked for when neither exists.
-std::filesystem::path model_location_resolve(const std::string& folderOrName,
-                                             const std::filesystem::path& cacheRoot = hf_cache_root());
+std::filesystem::path model_location_resolve(
+    const std::string& folderOrName, const std::filesystem::path& cacheRoot = hf_cache_root());
 
 }  // namespace sinkscope::models

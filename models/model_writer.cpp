@@ -16,13 +16,16 @@ namespace {
 
 class TensorSet {
  public:
-  TensorSet(const RandomModelSpec& s, std::string prefix) : spec_(s), prefix_(std::move(prefix)), rng_(s.seed) {}
+  TensorSet(const RandomModelSpec& s, std::string prefix)
+      : spec_(s), prefix_(std::move(prefix)), rng_(s.seed) {}
 
   void normal(const std::string& name, std::vector<std::int64_t> shape, double stdev) {
     std::normal_distribution<float> dist(0.0f, static_cast<float>(stdev));
     add(name, std::move(shape), [&] { return dist(rng_); });
   }
-  void weight(const std::string& name, std::vector<std::int64_t> shape) { normal(name, std::move(shape), spec_.weight_std); }
+  void weight(const std::string& name, std::vector<std::int64_t> shape) {
+    normal(name, std::move(shape), spec_.weight_std);
+  }
   void bias(const std::string& name, std::int64_t n) { normal(name, {n}, 0.1); }
   // Norm gains near 1 (or near 0 for Gemma's 1 + w convention).
   void gain(const std::string& name, std::int64_t n, double centre = 1.0) {
@@ -43,7 +46,8 @@ class TensorSet {
     for (auto& x : v) x = next();
     const bool topLevel = name.rfind("lm_head", 0) == 0 || name.rfind("cls.", 0) == 0 ||
                           name.rfind("embed_out", 0) == 0;
-    tensors_.push_back(tensor_from_f32(topLevel ? name : prefix_ + name, std::move(shape), v, spec_.dtype));
+    tensors_.push_back(
+        tensor_from_f32(topLevel ? name : prefix_ + name, std::move(shape), v, spec_.dtype));
   }
   const RandomModelSpec& spec_;
   std::string prefix_;
@@ -60,16 +64,20 @@ void write_text(const fs::path& file, const std::string& text) {
 // A byte-level BPE over the 256 bytes plus merges that build a few common
 // words, so short English sentences give multi-byte tokens.
 json tiny_tokenizer(const std::string& modelType, bool encoder) {
-  static const char* words[] = {"the", "of", "and", "to", "in", "is", "was", "cat", "sat", "on", "mat",
-                                "sink", "attention", "token", "model", "because", "it", "tired", "he", "she"};
+  static const char* words[] = {"the",   "of",      "and", "to",    "in",   "is",        "was",
+                                "cat",   "sat",     "on",  "mat",   "sink", "attention", "token",
+                                "model", "because", "it",  "tired", "he",   "she"};
   // GPT-2's byte -> printable character table.
   std::vector<std::string> byteChar(256);
   int extra = 0;
   for (int b = 0; b < 256; ++b) {
-    const bool printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255);
-    const unsigned cp = printable ? static_cast<unsigned>(b) : 256u + static_cast<unsigned>(extra++);
+    const bool printable =
+        (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255);
+    const unsigned cp =
+        printable ? static_cast<unsigned>(b) : 256u + static_cast<unsigned>(extra++);
     std::string u;
-    if (cp < 0x80) u += static_cast<char>(cp);
+    if (cp < 0x80)
+      u += static_cast<char>(cp);
     else {
       u += static_cast<char>(0xc0 | (cp >> 6));
       u += static_cast<char>(0x80 | (cp & 0x3f));
@@ -96,27 +104,44 @@ json tiny_tokenizer(const std::string& modelType, bool encoder) {
     }
   const int bos = next++, eos = next++;
   auto added = [](int id, const char* content) {
-    return json{{"id", id}, {"content", content}, {"single_word", false}, {"lstrip", false},
+    return json{{"id", id},        {"content", content},  {"single_word", false}, {"lstrip", false},
                 {"rstrip", false}, {"normalized", false}, {"special", true}};
   };
   json post;
   if (modelType == "gpt2") {
-    post = {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", true}, {"use_regex", true}};
+    post = {{"type", "ByteLevel"},
+            {"add_prefix_space", false},
+            {"trim_offsets", true},
+            {"use_regex", true}};
   } else {
-    json single = json::array({{{"SpecialToken", {{"id", "<s>"}, {"type_id", 0}}}}, {{"Sequence", {{"id", "A"}, {"type_id", 0}}}}});
+    json single = json::array({{{"SpecialToken", {{"id", "<s>"}, {"type_id", 0}}}},
+                               {{"Sequence", {{"id", "A"}, {"type_id", 0}}}}});
     if (encoder) single.push_back({{"SpecialToken", {{"id", "</s>"}, {"type_id", 0}}}});
-    post = {{"type", "TemplateProcessing"}, {"single", single}, {"pair", single},
-            {"special_tokens", {{"<s>", {{"id", "<s>"}, {"ids", {bos}}, {"tokens", {"<s>"}}}},
-                                {"</s>", {{"id", "</s>"}, {"ids", {eos}}, {"tokens", {"</s>"}}}}}}};
+    post = {{"type", "TemplateProcessing"},
+            {"single", single},
+            {"pair", single},
+            {"special_tokens",
+             {{"<s>", {{"id", "<s>"}, {"ids", {bos}}, {"tokens", {"<s>"}}}},
+              {"</s>", {{"id", "</s>"}, {"ids", {eos}}, {"tokens", {"</s>"}}}}}}};
   }
   return {{"version", "1.0"},
           {"added_tokens", {added(bos, "<s>"), added(eos, "</s>")}},
           {"normalizer", nullptr},
-          {"pre_tokenizer", {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", true}, {"use_regex", true}}},
+          {"pre_tokenizer",
+           {{"type", "ByteLevel"},
+            {"add_prefix_space", false},
+            {"trim_offsets", true},
+            {"use_regex", true}}},
           {"post_processor", post},
           {"decoder", {{"type", "ByteLevel"}}},
-          {"model", {{"type", "BPE"}, {"dropout", nullptr}, {"unk_token", nullptr}, {"fuse_unk", false},
-                     {"byte_fallback", false}, {"vocab", vocab}, {"merges", merges}}}};
+          {"model",
+           {{"type", "BPE"},
+            {"dropout", nullptr},
+            {"unk_token", nullptr},
+            {"fuse_unk", false},
+            {"byte_fallback", false},
+            {"vocab", vocab},
+            {"merges", merges}}}};
 }
 
 }  // namespace
@@ -188,17 +213,29 @@ void model_folder_write_random(const fs::path& folder, const RandomModelSpec& gi
     if (s.head_dim) c["head_dim"] = d;
   };
 
-  if (t == "gpt2") prefix = s.prefixed ? "transformer." : "";
-  else if (t == "gpt_neox") prefix = "gpt_neox.";
-  else if (t == "bert") prefix = s.prefixed ? "bert." : "";
-  else if (t == "roberta" || t == "xlm-roberta") prefix = "roberta.";
-  else prefix = "model.";
+  if (t == "gpt2")
+    prefix = s.prefixed ? "transformer." : "";
+  else if (t == "gpt_neox")
+    prefix = "gpt_neox.";
+  else if (t == "bert")
+    prefix = s.prefixed ? "bert." : "";
+  else if (t == "roberta" || t == "xlm-roberta")
+    prefix = "roberta.";
+  else
+    prefix = "model.";
   TensorSet w(s, prefix);
 
   if (t == "gpt2") {
-    c.update({{"n_embd", D}, {"n_layer", s.layers}, {"n_head", H}, {"n_positions", P}, {"n_inner", I},
-              {"activation_function", "gelu_new"}, {"layer_norm_epsilon", 1e-5},
-              {"architectures", {"GPT2LMHeadModel"}}, {"bos_token_id", V - 1}, {"eos_token_id", V - 1}});
+    c.update({{"n_embd", D},
+              {"n_layer", s.layers},
+              {"n_head", H},
+              {"n_positions", P},
+              {"n_inner", I},
+              {"activation_function", "gelu_new"},
+              {"layer_norm_epsilon", 1e-5},
+              {"architectures", {"GPT2LMHeadModel"}},
+              {"bos_token_id", V - 1},
+              {"eos_token_id", V - 1}});
     w.weight("wte.weight", {V, D});
     w.weight("wpe.weight", {P, D});
     for (int l = 0; l < s.layers; ++l) {
@@ -221,7 +258,8 @@ void model_folder_write_random(const fs::path& folder, const RandomModelSpec& gi
           for (std::int64_t j = 0; j <= i; ++j) mask[static_cast<std::size_t>(i * P + j)] = 1.0f;
         w.raw(tensor_from_f32(w.prefix() + p + "attn.bias", {1, 1, P, P}, mask, DType::F32));
         const float masked = -1e4f;
-        w.raw(tensor_from_f32(w.prefix() + p + "attn.masked_bias", {}, std::span<const float>(&masked, 1), DType::F32));
+        w.raw(tensor_from_f32(w.prefix() + p + "attn.masked_bias", {},
+                              std::span<const float>(&masked, 1), DType::F32));
       }
     }
     w.gain("ln_f.weight", D);
@@ -235,8 +273,11 @@ void model_folder_write_random(const fs::path& folder, const RandomModelSpec& gi
     const bool gemma = t == "gemma" || t == "gemma2";
     const double gainCentre = gemma ? 0.0 : 1.0;
     if (t == "llama" && s.llama3_rope_scaling)
-      c["rope_scaling"] = {{"rope_type", "llama3"}, {"factor", 8.0}, {"low_freq_factor", 1.0},
-                           {"high_freq_factor", 4.0}, {"original_max_position_embeddings", 16}};
+      c["rope_scaling"] = {{"rope_type", "llama3"},
+                           {"factor", 8.0},
+                           {"low_freq_factor", 1.0},
+                           {"high_freq_factor", 4.0},
+                           {"original_max_position_embeddings", 16}};
     if (t == "mistral" && s.sliding_window) c["sliding_window"] = s.sliding_window;
     if (t == "qwen2") c["use_sliding_window"] = false;
     if (gemma) {
@@ -278,10 +319,16 @@ void model_folder_write_random(const fs::path& folder, const RandomModelSpec& gi
     w.gain("norm.weight", D, gainCentre);
     if (!s.tie_embeddings) w.weight("lm_head.weight", {V, D});
   } else if (t == "phi") {
-    c.update({{"hidden_size", D}, {"intermediate_size", I}, {"num_hidden_layers", s.layers},
-              {"num_attention_heads", H}, {"num_key_value_heads", KV}, {"max_position_embeddings", P},
-              {"partial_rotary_factor", s.rotary_fraction}, {"rope_theta", 10000.0},
-              {"layer_norm_eps", 1e-5}, {"hidden_act", "gelu_new"},
+    c.update({{"hidden_size", D},
+              {"intermediate_size", I},
+              {"num_hidden_layers", s.layers},
+              {"num_attention_heads", H},
+              {"num_key_value_heads", KV},
+              {"max_position_embeddings", P},
+              {"partial_rotary_factor", s.rotary_fraction},
+              {"rope_theta", 10000.0},
+              {"layer_norm_eps", 1e-5},
+              {"hidden_act", "gelu_new"},
               {"tie_word_embeddings", s.tie_embeddings}});
     w.weight("embed_tokens.weight", {V, D});
     for (int l = 0; l < s.layers; ++l) {
@@ -307,10 +354,16 @@ void model_folder_write_random(const fs::path& folder, const RandomModelSpec& gi
       w.bias("lm_head.bias", V);
     }
   } else if (t == "gpt_neox") {
-    c.update({{"hidden_size", D}, {"intermediate_size", I}, {"num_hidden_layers", s.layers},
-              {"num_attention_heads", H}, {"max_position_embeddings", P},
-              {"rotary_pct", s.rotary_fraction}, {"rotary_emb_base", 10000}, {"layer_norm_eps", 1e-5},
-              {"hidden_act", "gelu"}, {"use_parallel_residual", true},
+    c.update({{"hidden_size", D},
+              {"intermediate_size", I},
+              {"num_hidden_layers", s.layers},
+              {"num_attention_heads", H},
+              {"max_position_embeddings", P},
+              {"rotary_pct", s.rotary_fraction},
+              {"rotary_emb_base", 10000},
+              {"layer_norm_eps", 1e-5},
+              {"hidden_act", "gelu"},
+              {"use_parallel_residual", true},
               {"tie_word_embeddings", s.tie_embeddings}});
     w.weight("embed_in.weight", {V, D});
     for (int l = 0; l < s.layers; ++l) {
@@ -330,7 +383,8 @@ void model_folder_write_random(const fs::path& folder, const RandomModelSpec& gi
       if (s.legacy_buffers) {
         const std::int64_t rot = static_cast<std::int64_t>(d * s.rotary_fraction) / 2;
         std::vector<float> inv(static_cast<std::size_t>(rot), 1.0f);
-        w.raw(tensor_from_f32(w.prefix() + p + "attention.rotary_emb.inv_freq", {rot}, inv, DType::F32));
+        w.raw(tensor_from_f32(w.prefix() + p + "attention.rotary_emb.inv_freq", {rot}, inv,
+                              DType::F32));
       }
     }
     w.gain("final_layer_norm.weight", D);
@@ -340,10 +394,15 @@ void model_folder_write_random(const fs::path& folder, const RandomModelSpec& gi
     const bool bert = t == "bert";
     const std::int64_t positions = bert ? P : P + 2;
     const std::int64_t types = bert ? 2 : 1;
-    c.update({{"hidden_size", D}, {"intermediate_size", I}, {"num_hidden_layers", s.layers},
-              {"num_attention_heads", H}, {"max_position_embeddings", positions},
-              {"type_vocab_size", types}, {"layer_norm_eps", bert ? 1e-12 : 1e-5},
-              {"hidden_act", "gelu"}, {"pad_token_id", bert ? 0 : 1},
+    c.update({{"hidden_size", D},
+              {"intermediate_size", I},
+              {"num_hidden_layers", s.layers},
+              {"num_attention_heads", H},
+              {"max_position_embeddings", positions},
+              {"type_vocab_size", types},
+              {"layer_norm_eps", bert ? 1e-12 : 1e-5},
+              {"hidden_act", "gelu"},
+              {"pad_token_id", bert ? 0 : 1},
               {"position_embedding_type", "absolute"}});
     w.weight("embeddings.word_embeddings.weight", {V, D});
     w.weight("embeddings.position_embeddings.weight", {positions, D});
@@ -374,7 +433,8 @@ void model_folder_write_random(const fs::path& folder, const RandomModelSpec& gi
     w.bias(head + (bert ? "transform.LayerNorm.bias" : "layer_norm.bias"), D);
     w.bias(head + "bias", V);
   } else {
-    throw std::invalid_argument("model_folder_write_random: model_type \"" + t + "\" is not supported");
+    throw std::invalid_argument("model_folder_write_random: model_type \"" + t +
+                                "\" is not supported");
   }
 
   if (!s.config_extra.empty()) c.update(json::parse(s.config_extra));
@@ -386,8 +446,10 @@ void model_folder_write_random(const fs::path& folder, const RandomModelSpec& gi
     const bool encoder = t == "bert" || t == "roberta" || t == "xlm-roberta";
     const json tokenizer = tiny_tokenizer(t, encoder);
     write_text(folder / "tokenizer.json", tokenizer.dump());
-    write_text(folder / "tokenizer_config.json",
-               json({{"bos_token", "<s>"}, {"eos_token", "</s>"}, {"model_max_length", s.max_positions}}).dump(2));
+    write_text(
+        folder / "tokenizer_config.json",
+        json({{"bos_token", "<s>"}, {"eos_token", "</s>"}, {"model_max_length", s.max_positions}})
+            .dump(2));
   }
   auto& tensors = w.tensors();
   if (!s.sharded) {
@@ -398,12 +460,14 @@ void model_folder_write_random(const fs::path& folder, const RandomModelSpec& gi
   json map = json::object();
   for (std::size_t i = 0; i < tensors.size(); ++i) {
     const bool inFirst = i < tensors.size() / 2;
-    map[tensors[i].name] = inFirst ? "model-00001-of-00002.safetensors" : "model-00002-of-00002.safetensors";
+    map[tensors[i].name] =
+        inFirst ? "model-00001-of-00002.safetensors" : "model-00002-of-00002.safetensors";
     (inFirst ? first : second).push_back(std::move(tensors[i]));
   }
   safetensors_write(folder / "model-00001-of-00002.safetensors", first);
   safetensors_write(folder / "model-00002-of-00002.safetensors", second);
-  write_text(folder / "model.safetensors.index.json", json({{"metadata", json::object()}, {"weight_map", map}}).dump(2));
+  write_text(folder / "model.safetensors.index.json",
+             json({{"metadata", json::object()}, {"weight_map", map}}).dump(2));
 }
 
 }  // namespace sinkscope::models

@@ -15,15 +15,15 @@ struct RandomModelSpec {
   int layers = 2;
   int hidden = 32;
   int heads = 4;
-  int kv_heads = 0;      // 0 = heads (no grouped-query attention)
-  int head_dim = 0;      // 0 = hidden / heads
+  int kv_heads = 0;  // 0 = heads (no grouped-query attention)
+  int head_dim = 0;  // 0 = hidden / heads
   int intermediate = 64;
   int vocab = 96;
   int max_positions = 64;
   std::uint64_t seed = 1;
   double weight_std = 0.25;  // large for a tiny model, so attention is far from uniform
   DType dtype = DType::F32;
-  bool prefixed = false;        // names as save_pretrained writes them for *ForCausalLM / *ForMaskedLM
+  bool prefixed = false;  // names as save_pretrained writes them for *ForCausalLM / *ForMaskedLM
   bool legacy_buffers = false;  // GPT-2 attn.bias/masked_bias, GPT-NeoX rotary buffers
   bool sharded = false;         // two shards and model.safetensors.index.json
   bool tie_embeddings = true;   // where the family allows a choice

@@ -22,26 +22,46 @@ using nlohmann::json;
 
 std::size_t dtype_size(DType d) {
   switch (d) {
-    case DType::F64: case DType::I64: return 8;
-    case DType::F32: case DType::I32: return 4;
-    case DType::F16: case DType::BF16: case DType::I16: return 2;
-    case DType::I8: case DType::U8: case DType::Bool: return 1;
+    case DType::F64:
+    case DType::I64:
+      return 8;
+    case DType::F32:
+    case DType::I32:
+      return 4;
+    case DType::F16:
+    case DType::BF16:
+    case DType::I16:
+      return 2;
+    case DType::I8:
+    case DType::U8:
+    case DType::Bool:
+      return 1;
   }
   return 0;
 }
 
 const char* dtype_name(DType d) {
   switch (d) {
-    case DType::F64: return "F64";
-    case DType::F32: return "F32";
-    case DType::F16: return "F16";
-    case DType::BF16: return "BF16";
-    case DType::I64: return "I64";
-    case DType::I32: return "I32";
-    case DType::I16: return "I16";
-    case DType::I8: return "I8";
-    case DType::U8: return "U8";
-    case DType::Bool: return "BOOL";
+    case DType::F64:
+      return "F64";
+    case DType::F32:
+      return "F32";
+    case DType::F16:
+      return "F16";
+    case DType::BF16:
+      return "BF16";
+    case DType::I64:
+      return "I64";
+    case DType::I32:
+      return "I32";
+    case DType::I16:
+      return "I16";
+    case DType::I8:
+      return "I8";
+    case DType::U8:
+      return "U8";
+    case DType::Bool:
+      return "BOOL";
   }
   return "?";
 }
@@ -145,7 +165,8 @@ SafetensorsFile SafetensorsFile::open(const fs::path& path) {
     view.dtype = *dtype;
     std::uint64_t count = 1;
     for (const auto& d : *sh) {
-      if (!d.is_number_unsigned()) fail(path, where + ": shape has a non-integer or negative entry");
+      if (!d.is_number_unsigned())
+        fail(path, where + ": shape has a non-integer or negative entry");
       const std::uint64_t n = d.get<std::uint64_t>();
       if (n != 0 && count > std::numeric_limits<std::uint64_t>::max() / 16 / n)
         fail(path, where + ": shape is impossibly large");
@@ -229,9 +250,9 @@ std::uint16_t f32_to_f16_bits(float value) {
   const std::uint32_t bits = std::bit_cast<std::uint32_t>(value);
   const std::uint16_t sign = static_cast<std::uint16_t>((bits >> 16) & 0x8000u);
   const std::uint32_t absBits = bits & 0x7fffffffu;
-  if (absBits > 0x7f800000u) return sign | 0x7e00u;             // NaN
-  if (absBits >= 0x477ff000u) return sign | 0x7c00u;            // overflow to inf
-  if (absBits < 0x33000001u) return sign;                        // underflow to 0
+  if (absBits > 0x7f800000u) return sign | 0x7e00u;   // NaN
+  if (absBits >= 0x477ff000u) return sign | 0x7c00u;  // overflow to inf
+  if (absBits < 0x33000001u) return sign;             // underflow to 0
   const int exponent = static_cast<int>(absBits >> 23) - 127;
   std::uint32_t mantissa = (absBits & 0x7fffffu) | 0x800000u;
   int shift;
@@ -336,8 +357,8 @@ void safetensors_write(const fs::path& path, const std::vector<TensorData>& tens
   std::string text = header.dump();
   while ((8 + text.size()) % 8 != 0) text += ' ';  // data section starts 8-byte aligned
   std::random_device rd;
-  const fs::path temp = path.parent_path() / ("." + path.filename().string() + ".tmp" +
-                                              std::to_string(rd()));
+  const fs::path temp =
+      path.parent_path() / ("." + path.filename().string() + ".tmp" + std::to_string(rd()));
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
     if (!out) throw SafetensorsError(path.string() + ": cannot write");

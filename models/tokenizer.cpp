@@ -32,15 +32,20 @@ bool is_word_char(char32_t c) { return c == '_' || (c < 128 && std::isalnum(stat
 std::string render_text(const std::string& text) {
   std::string out;
   for (char32_t c : tok::utf8_decode(text)) {
-    if (c == ' ') out += "\u2423";          // ␣
-    else if (c == '\n') out += "\u21b5";    // ↵
-    else if (c == '\t') out += "\u21e5";    // ⇥
-    else if (c == '\r') out += "\u240d";    // ␍
+    if (c == ' ')
+      out += "\u2423";  // ␣
+    else if (c == '\n')
+      out += "\u21b5";  // ↵
+    else if (c == '\t')
+      out += "\u21e5";  // ⇥
+    else if (c == '\r')
+      out += "\u240d";  // ␍
     else if (c < 0x20 || c == 0x7f || c == 0x85 || c == 0xfeff) {
       char buf[16];
       std::snprintf(buf, sizeof buf, "<U+%04X>", static_cast<unsigned>(c));
       out += buf;
-    } else out += tok::utf8_encode(c);
+    } else
+      out += tok::utf8_encode(c);
   }
   return out;
 }
@@ -51,9 +56,14 @@ std::string render_bytes(const std::string& bytes) {
   std::string out;
   for (std::size_t i = 0; i < bytes.size();) {
     const auto b = static_cast<unsigned char>(bytes[i]);
-    const std::size_t len = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 0;
+    const std::size_t len = b < 0x80         ? 1
+                            : (b >> 5) == 6  ? 2
+                            : (b >> 4) == 14 ? 3
+                            : (b >> 3) == 30 ? 4
+                                             : 0;
     bool ok = len > 0 && i + len <= bytes.size();
-    for (std::size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(bytes[i + k]) & 0xc0) == 0x80;
+    for (std::size_t k = 1; ok && k < len; ++k)
+      ok = (static_cast<unsigned char>(bytes[i + k]) & 0xc0) == 0x80;
     if (!ok) {
       char buf[8];
       std::snprintf(buf, sizeof buf, "<0x%02X>", b);
@@ -69,7 +79,8 @@ std::string render_bytes(const std::string& bytes) {
 
 std::optional<std::string> token_text(const json& v) {
   if (v.is_string()) return v.get<std::string>();
-  if (v.is_object() && v.contains("content") && v["content"].is_string()) return v["content"].get<std::string>();
+  if (v.is_object() && v.contains("content") && v["content"].is_string())
+    return v["content"].get<std::string>();
   return std::nullopt;
 }
 
@@ -106,7 +117,8 @@ struct Tokenizer::Impl {
     preTokenizer = tok::pretokenizer_from_json(j.value("pre_tokenizer", json()));
     byteLevel = preTokenizer && preTokenizer->byteLevel();
     if (!byteLevel && j.contains("decoder") && j["decoder"].is_object())
-      byteLevel = j["decoder"].value("type", "") == "ByteLevel" && model->kind() == "BPE" && !model->byteFallback();
+      byteLevel = j["decoder"].value("type", "") == "ByteLevel" && model->kind() == "BPE" &&
+                  !model->byteFallback();
     if (j.contains("added_tokens"))
       for (const auto& a : j["added_tokens"]) {
         AddedToken t;
@@ -123,7 +135,8 @@ struct Tokenizer::Impl {
       addedById[t.id] = &t;
       addedByContent[t.content] = t.id;
     }
-    if (j.contains("post_processor") && !j["post_processor"].is_null()) parsePost(j["post_processor"]);
+    if (j.contains("post_processor") && !j["post_processor"].is_null())
+      parsePost(j["post_processor"]);
   }
 
   void parsePost(const json& p) {
@@ -131,7 +144,9 @@ struct Tokenizer::Impl {
     auto special = [&](const std::string& token, std::optional<int> id) {
       TemplatePiece piece;
       const auto found = id ? id : idOf(token);
-      if (!found) throw std::invalid_argument("post-processor: special token \"" + token + "\" is not in the vocabulary");
+      if (!found)
+        throw std::invalid_argument("post-processor: special token \"" + token +
+                                    "\" is not in the vocabulary");
       piece.ids = {*found};
       piece.tokens = {token};
       return piece;
@@ -161,7 +176,8 @@ struct Tokenizer::Impl {
           TemplatePiece piece;
           if (tokens.contains(id)) {
             for (const auto& i : tokens[id].at("ids")) piece.ids.push_back(i.get<int>());
-            for (const auto& t : tokens[id].at("tokens")) piece.tokens.push_back(t.get<std::string>());
+            for (const auto& t : tokens[id].at("tokens"))
+              piece.tokens.push_back(t.get<std::string>());
           } else {
             piece = special(id, std::nullopt);
           }
@@ -196,7 +212,8 @@ struct Tokenizer::Impl {
     while (pos < text.size()) {
       const AddedToken* best = nullptr;
       for (const auto& t : added)
-        if (text.compare(pos, t.content.size(), t.content) == 0 && (!best || t.content.size() > best->content.size())) {
+        if (text.compare(pos, t.content.size(), t.content) == 0 &&
+            (!best || t.content.size() > best->content.size())) {
           if (t.singleWord) {
             const bool before = pos > 0 && is_word_char(static_cast<unsigned char>(text[pos - 1]));
             const std::size_t e = pos + t.content.size();
@@ -212,10 +229,13 @@ struct Tokenizer::Impl {
       }
       std::size_t start = pos, end = pos + best->content.size();
       if (best->lstrip)
-        while (start > pending && tok::is_whitespace(static_cast<unsigned char>(text[start - 1]))) --start;
+        while (start > pending && tok::is_whitespace(static_cast<unsigned char>(text[start - 1])))
+          --start;
       if (best->rstrip)
-        while (end < text.size() && tok::is_whitespace(static_cast<unsigned char>(text[end]))) ++end;
-      if (start > pending) out.push_back({text.substr(pending, start - pending), nullptr, pending == 0});
+        while (end < text.size() && tok::is_whitespace(static_cast<unsigned char>(text[end])))
+          ++end;
+      if (start > pending)
+        out.push_back({text.substr(pending, start - pending), nullptr, pending == 0});
       out.push_back({best->content, best, false});
       pos = pending = end;
     }
@@ -249,7 +269,8 @@ struct Tokenizer::Impl {
 Tokenizer::Tokenizer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Tokenizer::~Tokenizer() = default;
 
-std::shared_ptr<const Tokenizer> Tokenizer::fromJson(const std::string& text, const std::string& source) {
+std::shared_ptr<const Tokenizer> Tokenizer::fromJson(const std::string& text,
+                                                     const std::string& source) {
   auto impl = std::make_unique<Impl>();
   try {
     impl->parse(json::parse(text));
@@ -264,7 +285,9 @@ std::shared_ptr<const Tokenizer> Tokenizer::fromJson(const std::string& text, co
 std::shared_ptr<const Tokenizer> Tokenizer::load(const std::filesystem::path& folder) {
   const auto file = folder / "tokenizer.json";
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw TokenizerError(file.string() + ": missing (SinkScope reads tokenizers from tokenizer.json)");
+  if (!in)
+    throw TokenizerError(file.string() +
+                         ": missing (SinkScope reads tokenizers from tokenizer.json)");
   std::stringstream s;
   s << in.rdbuf();
   auto tokenizer = fromJson(s.str(), file.string());
@@ -287,14 +310,17 @@ std::shared_ptr<const Tokenizer> Tokenizer::load(const std::filesystem::path& fo
     // transformers' Llama and Gemma fast tokenizers rebuild the post-processor
     // from add_bos_token / add_eos_token, overriding tokenizer.json.
     const std::string cls = j.value("tokenizer_class", "");
-    const bool rebuilds = cls.rfind("Llama", 0) == 0 || cls.rfind("Gemma", 0) == 0 || cls.rfind("CodeLlama", 0) == 0;
+    const bool rebuilds =
+        cls.rfind("Llama", 0) == 0 || cls.rfind("Gemma", 0) == 0 || cls.rfind("CodeLlama", 0) == 0;
     if (name == std::string("tokenizer_config.json") && rebuilds &&
         (j.contains("add_bos_token") || j.contains("add_eos_token"))) {
       const bool bos = j.value("add_bos_token", true), eos = j.value("add_eos_token", false);
       auto piece = [&](const std::optional<std::string>& token, const char* what) {
         TemplatePiece p;
         const auto id = token ? tokenizer->impl_->idOf(*token) : std::nullopt;
-        if (!id) throw TokenizerError(p_str(folder / name) + ": " + what + " is set but its token is unknown");
+        if (!id)
+          throw TokenizerError(p_str(folder / name) + ": " + what +
+                               " is set but its token is unknown");
         p.ids = {*id};
         p.tokens = {*token};
         return p;
@@ -328,7 +354,8 @@ Encoding Tokenizer::encode(const std::string& text, bool addSpecialTokens) const
     for (const auto& processor : m.processors) {
       std::vector<int> next;
       for (const auto& piece : processor)
-        next.insert(next.end(), piece.sequence ? ids.begin() : piece.ids.begin(), piece.sequence ? ids.end() : piece.ids.end());
+        next.insert(next.end(), piece.sequence ? ids.begin() : piece.ids.begin(),
+                    piece.sequence ? ids.end() : piece.ids.end());
       ids = std::move(next);
     }
   Encoding e;
@@ -357,11 +384,14 @@ std::size_t Tokenizer::vocabSize() const {
   return n;
 }
 
-std::optional<int> Tokenizer::tokenToId(const std::string& token) const { return impl_->idOf(token); }
+std::optional<int> Tokenizer::tokenToId(const std::string& token) const {
+  return impl_->idOf(token);
+}
 
 std::optional<std::string> Tokenizer::idToToken(int id) const {
   if (auto it = impl_->addedById.find(id); it != impl_->addedById.end()) return it->second->content;
-  if (id >= 0 && static_cast<std::size_t>(id) < impl_->model->idToToken.size()) return impl_->model->idToToken[static_cast<std::size_t>(id)];
+  if (id >= 0 && static_cast<std::size_t>(id) < impl_->model->idToToken.size())
+    return impl_->model->idToToken[static_cast<std::size_t>(id)];
   return std::nullopt;
 }
 

@@ -34,8 +34,8 @@ class Tokenizer {
   // special_tokens_map.json when present). Throws TokenizerError naming the
   // file and the problem, e.g. an unsupported component type.
   static std::shared_ptr<const Tokenizer> load(const std::filesystem::path& folder);
-  static std::shared_ptr<const Tokenizer> fromJson(const std::string& tokenizerJson,
-                                                   const std::string& sourceName = "tokenizer.json");
+  static std::shared_ptr<const Tokenizer> fromJson(
+      const std::string& tokenizerJson, const std::string& sourceName = "tokenizer.json");
   ~Tokenizer();
 
   Encoding encode(const std::string& text, bool addSpecialTokens = true) const;

@@ -44,7 +44,8 @@ class Bpe : public TokenModel {
     byteFallback_ = n.value("byte_fallback", false);
     ignoreMerges_ = n.value("ignore_merges", false);
     if (n.contains("dropout") && !n["dropout"].is_null() && n["dropout"].get<double>() > 0.0)
-      throw std::invalid_argument("BPE dropout is not supported (tokenization must be deterministic)");
+      throw std::invalid_argument(
+          "BPE dropout is not supported (tokenization must be deterministic)");
     const json& merges = n.at("merges");
     int rank = 0;
     for (const auto& m : merges) {
@@ -52,7 +53,8 @@ class Bpe : public TokenModel {
       if (m.is_string()) {
         const std::string s = m.get<std::string>();
         const auto space = s.find(' ', 1);
-        if (space == std::string::npos) throw std::invalid_argument("merge \"" + s + "\" is not \"a b\"");
+        if (space == std::string::npos)
+          throw std::invalid_argument("merge \"" + s + "\" is not \"a b\"");
         a = s.substr(0, space);
         b = s.substr(space + 1);
       } else {
@@ -60,7 +62,8 @@ class Bpe : public TokenModel {
         b = m.at(1).get<std::string>();
       }
       auto ia = vocab.find(a), ib = vocab.find(b);
-      auto merged = vocab.find(a + (prefix_.empty() ? b : b.substr(std::min(prefix_.size(), b.size()))));
+      auto merged =
+          vocab.find(a + (prefix_.empty() ? b : b.substr(std::min(prefix_.size(), b.size()))));
       if (ia == vocab.end() || ib == vocab.end() || merged == vocab.end()) {
         ++rank;  // a merge of unknown tokens can never apply
         continue;
@@ -97,7 +100,8 @@ class Bpe : public TokenModel {
         for (unsigned char b : utf8_encode(chars[i])) {
           char name[8];
           std::snprintf(name, sizeof name, "<0x%02X>", b);
-          if (auto it = vocab.find(name); it != vocab.end()) bytes.push_back(it->second);
+          if (auto it = vocab.find(name); it != vocab.end())
+            bytes.push_back(it->second);
           else {
             bytes.clear();
             break;
@@ -111,7 +115,8 @@ class Bpe : public TokenModel {
       }
       if (!unk_) continue;  // no unknown token: the character is dropped, as the reference does
       auto unk = vocab.find(*unk_);
-      if (unk == vocab.end()) throw std::invalid_argument("unk_token \"" + *unk_ + "\" is not in the vocabulary");
+      if (unk == vocab.end())
+        throw std::invalid_argument("unk_token \"" + *unk_ + "\" is not in the vocabulary");
       if (!(fuseUnk_ && lastWasUnk)) symbols.push_back(unk->second);
       lastWasUnk = true;
     }
@@ -137,7 +142,8 @@ class Bpe : public TokenModel {
 
  private:
   static std::uint64_t key(int a, int b) {
-    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32) | static_cast<std::uint32_t>(b);
+    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32) |
+           static_cast<std::uint32_t>(b);
   }
   std::unordered_map<std::uint64_t, std::pair<int, int>> merges_;  // (a, b) -> (rank, merged id)
   std::optional<std::string> unk_;
@@ -152,7 +158,8 @@ class WordPiece : public TokenModel {
     unk_ = n.value("unk_token", "[UNK]");
     prefix_ = n.value("continuing_subword_prefix", "##");
     maxChars_ = n.value("max_input_chars_per_word", 100);
-    if (!vocab.count(unk_)) throw std::invalid_argument("unk_token \"" + unk_ + "\" is not in the vocabulary");
+    if (!vocab.count(unk_))
+      throw std::invalid_argument("unk_token \"" + unk_ + "\" is not in the vocabulary");
   }
   std::string kind() const override { return "WordPiece"; }
 
@@ -168,8 +175,8 @@ class WordPiece : public TokenModel {
       std::size_t end = chars.size();
       int found = -1;
       while (start < end) {
-        std::string sub = utf8_encode(std::vector<char32_t>(chars.begin() + static_cast<long>(start),
-                                                            chars.begin() + static_cast<long>(end)));
+        std::string sub = utf8_encode(std::vector<char32_t>(
+            chars.begin() + static_cast<long>(start), chars.begin() + static_cast<long>(end)));
         if (start > 0) sub = prefix_ + sub;
         if (auto it = vocab.find(sub); it != vocab.end()) {
           found = it->second;
@@ -196,7 +203,8 @@ class Unigram : public TokenModel {
  public:
   explicit Unigram(const json& n) {
     const json& v = n.at("vocab");
-    if (!v.is_array()) throw std::invalid_argument("Unigram \"vocab\" must be a list of [piece, score]");
+    if (!v.is_array())
+      throw std::invalid_argument("Unigram \"vocab\" must be a list of [piece, score]");
     std::unordered_map<std::string, int> map;
     scores_.reserve(v.size());
     double minScore = 0.0;
@@ -227,7 +235,8 @@ class Unigram : public TokenModel {
     for (std::size_t i = 0; i < n; ++i) {
       if (std::isinf(best[i]) || (static_cast<unsigned char>(text[i]) & 0xc0) == 0x80) continue;
       std::size_t charLen = 1;
-      while (i + charLen < n && (static_cast<unsigned char>(text[i + charLen]) & 0xc0) == 0x80) ++charLen;
+      while (i + charLen < n && (static_cast<unsigned char>(text[i + charLen]) & 0xc0) == 0x80)
+        ++charLen;
       bool single = false;
       for (std::size_t len = 1; len <= maxPieceBytes_ && i + len <= n; ++len) {
         auto it = vocab.find(text.substr(i, len));
@@ -250,7 +259,8 @@ class Unigram : public TokenModel {
       }
     }
     std::vector<std::pair<int, std::string>> pieces;  // (id or -1, text)
-    for (std::size_t e = n; e > 0; e = from[e]) pieces.emplace_back(via[e], text.substr(from[e], e - from[e]));
+    for (std::size_t e = n; e > 0; e = from[e])
+      pieces.emplace_back(via[e], text.substr(from[e], e - from[e]));
     std::vector<int> ids;
     bool lastUnk = false;
     for (auto it = pieces.rbegin(); it != pieces.rend(); ++it) {
@@ -290,7 +300,8 @@ std::unique_ptr<TokenModel> model_from_json(const json& n) {
   if (type == "BPE" || (type.empty() && n.contains("merges"))) return std::make_unique<Bpe>(n);
   if (type == "WordPiece") return std::make_unique<WordPiece>(n);
   if (type == "Unigram") return std::make_unique<Unigram>(n);
-  throw std::invalid_argument("model type \"" + type + "\" is not supported (BPE, WordPiece, Unigram)");
+  throw std::invalid_argument("model type \"" + type +
+                              "\" is not supported (BPE, WordPiece, Unigram)");
 }
 
 }  // namespace sinkscope::models::tok

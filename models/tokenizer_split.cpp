@@ -50,8 +50,10 @@ std::vector<std::string> split_by(const std::string& text,
     case Behavior::Contiguous: {
       bool previousMatch = false;
       for (const auto& r : runs) {
-        if (r.match && previousMatch && !out.empty()) out.back() += piece(r);
-        else out.push_back(piece(r));
+        if (r.match && previousMatch && !out.empty())
+          out.back() += piece(r);
+        else
+          out.push_back(piece(r));
         previousMatch = r.match;
       }
       break;
@@ -59,8 +61,10 @@ std::vector<std::string> split_by(const std::string& text,
     case Behavior::MergedWithPrevious: {
       bool previousMatch = false;
       for (const auto& r : runs) {
-        if (r.match && !previousMatch && !out.empty()) out.back() += piece(r);
-        else out.push_back(piece(r));
+        if (r.match && !previousMatch && !out.empty())
+          out.back() += piece(r);
+        else
+          out.push_back(piece(r));
         previousMatch = r.match;
       }
       break;
@@ -71,8 +75,10 @@ std::vector<std::string> split_by(const std::string& text,
       std::vector<std::string> reversed;
       bool nextWasMatch = false;
       for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
-        if (it->match && !nextWasMatch && !reversed.empty()) reversed.back() = piece(*it) + reversed.back();
-        else reversed.push_back(piece(*it));
+        if (it->match && !nextWasMatch && !reversed.empty())
+          reversed.back() = piece(*it) + reversed.back();
+        else
+          reversed.push_back(piece(*it));
         nextWasMatch = it->match;
       }
       out.assign(reversed.rbegin(), reversed.rend());
@@ -99,11 +105,13 @@ const char* kGpt2Pattern =
 
 class Split : public PreTokenizer {
  public:
-  Split(const std::string& pattern, Behavior b, bool invert) : regex_(pattern), behavior_(b), invert_(invert) {}
+  Split(const std::string& pattern, Behavior b, bool invert)
+      : regex_(pattern), behavior_(b), invert_(invert) {}
   std::vector<std::string> apply(const std::vector<std::string>& pieces, bool) const override {
     std::vector<std::string> out;
     for (const auto& p : pieces)
-      for (auto& s : split_by(p, regex_.findAll(p), behavior_, invert_)) out.push_back(std::move(s));
+      for (auto& s : split_by(p, regex_.findAll(p), behavior_, invert_))
+        out.push_back(std::move(s));
     return out;
   }
 
@@ -124,7 +132,8 @@ class ByteLevel : public PreTokenizer {
     for (std::string p : pieces) {
       if (prefix_ && (p.empty() || p[0] != ' ')) p = " " + p;
       std::vector<std::string> parts =
-          regex_ ? split_by(p, regex_->findAll(p), Behavior::Isolated, false) : std::vector<std::string>{p};
+          regex_ ? split_by(p, regex_->findAll(p), Behavior::Isolated, false)
+                 : std::vector<std::string>{p};
       for (const auto& part : parts) {
         std::string mapped;
         for (unsigned char b : part) mapped += utf8_encode(table[b]);
@@ -144,13 +153,16 @@ class Metaspace : public PreTokenizer {
  public:
   Metaspace(std::string replacement, std::string scheme, bool split)
       : replacement_(std::move(replacement)), scheme_(std::move(scheme)), split_(split) {}
-  std::vector<std::string> apply(const std::vector<std::string>& pieces, bool atStart) const override {
+  std::vector<std::string> apply(const std::vector<std::string>& pieces,
+                                 bool atStart) const override {
     std::vector<std::string> out;
     for (std::size_t i = 0; i < pieces.size(); ++i) {
       std::string p;
       for (char c : pieces[i]) {
-        if (c == ' ') p += replacement_;
-        else p += c;
+        if (c == ' ')
+          p += replacement_;
+        else
+          p += c;
       }
       const bool prepend = scheme_ == "always" || (scheme_ == "first" && atStart && i == 0);
       if (prepend && p.rfind(replacement_, 0) != 0) p = replacement_ + p;
@@ -159,9 +171,11 @@ class Metaspace : public PreTokenizer {
         continue;
       }
       std::vector<std::pair<std::size_t, std::size_t>> found;
-      for (std::size_t pos = p.find(replacement_); pos != std::string::npos; pos = p.find(replacement_, pos + 1))
+      for (std::size_t pos = p.find(replacement_); pos != std::string::npos;
+           pos = p.find(replacement_, pos + 1))
         found.emplace_back(pos, pos + replacement_.size());
-      for (auto& s : split_by(p, found, Behavior::MergedWithNext, false)) out.push_back(std::move(s));
+      for (auto& s : split_by(p, found, Behavior::MergedWithNext, false))
+        out.push_back(std::move(s));
     }
     return out;
   }
@@ -202,7 +216,8 @@ class WhitespaceSplit : public PreTokenizer {
   std::vector<std::string> apply(const std::vector<std::string>& pieces, bool) const override {
     std::vector<std::string> out;
     for (const auto& p : pieces)
-      for (auto& s : split_by(p, char_matches(p, is_whitespace), Behavior::Removed, false)) out.push_back(std::move(s));
+      for (auto& s : split_by(p, char_matches(p, is_whitespace), Behavior::Removed, false))
+        out.push_back(std::move(s));
     return out;
   }
 };
@@ -213,7 +228,8 @@ class Whitespace : public PreTokenizer {
   std::vector<std::string> apply(const std::vector<std::string>& pieces, bool) const override {
     std::vector<std::string> out;
     for (const auto& p : pieces)
-      for (auto& s : split_by(p, regex_.findAll(p), Behavior::Removed, true)) out.push_back(std::move(s));
+      for (auto& s : split_by(p, regex_.findAll(p), Behavior::Removed, true))
+        out.push_back(std::move(s));
     return out;
   }
 
@@ -227,7 +243,8 @@ class Punctuation : public PreTokenizer {
   std::vector<std::string> apply(const std::vector<std::string>& pieces, bool) const override {
     std::vector<std::string> out;
     for (const auto& p : pieces)
-      for (auto& s : split_by(p, char_matches(p, is_punctuation), behavior_, false)) out.push_back(std::move(s));
+      for (auto& s : split_by(p, char_matches(p, is_punctuation), behavior_, false))
+        out.push_back(std::move(s));
     return out;
   }
 
@@ -242,7 +259,8 @@ class Digits : public PreTokenizer {
     std::vector<std::string> out;
     auto digit = [](char32_t c) { return c >= '0' && c <= '9'; };
     for (const auto& p : pieces)
-      for (auto& s : split_by(p, char_matches(p, digit), individual_ ? Behavior::Isolated : Behavior::Contiguous, false))
+      for (auto& s : split_by(p, char_matches(p, digit),
+                              individual_ ? Behavior::Isolated : Behavior::Contiguous, false))
         out.push_back(std::move(s));
     return out;
   }
@@ -253,8 +271,10 @@ class Digits : public PreTokenizer {
 
 class SequencePre : public PreTokenizer {
  public:
-  explicit SequencePre(std::vector<std::unique_ptr<PreTokenizer>> parts) : parts_(std::move(parts)) {}
-  std::vector<std::string> apply(const std::vector<std::string>& pieces, bool atStart) const override {
+  explicit SequencePre(std::vector<std::unique_ptr<PreTokenizer>> parts)
+      : parts_(std::move(parts)) {}
+  std::vector<std::string> apply(const std::vector<std::string>& pieces,
+                                 bool atStart) const override {
     std::vector<std::string> cur = pieces;
     for (const auto& p : parts_) cur = p->apply(cur, atStart);
     return cur;
@@ -279,24 +299,32 @@ class SequencePre : public PreTokenizer {
 std::unique_ptr<PreTokenizer> pretokenizer_from_json(const json& n) {
   if (n.is_null()) return nullptr;
   const std::string type = n.value("type", "");
-  if (type == "ByteLevel") return std::make_unique<ByteLevel>(n.value("add_prefix_space", true), n.value("use_regex", true));
+  if (type == "ByteLevel")
+    return std::make_unique<ByteLevel>(n.value("add_prefix_space", true),
+                                       n.value("use_regex", true));
   if (type == "Split") {
     const json& pattern = n.at("pattern");
     std::string regex;
-    if (pattern.contains("Regex")) regex = pattern["Regex"].get<std::string>();
-    else if (pattern.contains("String")) regex = escape_regex(pattern["String"].get<std::string>());
-    else throw std::invalid_argument("Split pre-tokenizer: pattern needs String or Regex");
-    return std::make_unique<Split>(regex, parse_behavior(n.value("behavior", "Isolated")), n.value("invert", false));
+    if (pattern.contains("Regex"))
+      regex = pattern["Regex"].get<std::string>();
+    else if (pattern.contains("String"))
+      regex = escape_regex(pattern["String"].get<std::string>());
+    else
+      throw std::invalid_argument("Split pre-tokenizer: pattern needs String or Regex");
+    return std::make_unique<Split>(regex, parse_behavior(n.value("behavior", "Isolated")),
+                                   n.value("invert", false));
   }
   if (type == "Metaspace") {
     std::string scheme = n.value("prepend_scheme", "");
     if (scheme.empty()) scheme = n.value("add_prefix_space", true) ? "always" : "never";
-    return std::make_unique<Metaspace>(n.value("replacement", "\u2581"), scheme, n.value("split", true));
+    return std::make_unique<Metaspace>(n.value("replacement", "\u2581"), scheme,
+                                       n.value("split", true));
   }
   if (type == "BertPreTokenizer") return std::make_unique<BertPre>();
   if (type == "WhitespaceSplit") return std::make_unique<WhitespaceSplit>();
   if (type == "Whitespace") return std::make_unique<Whitespace>();
-  if (type == "Punctuation") return std::make_unique<Punctuation>(parse_behavior(n.value("behavior", "Isolated")));
+  if (type == "Punctuation")
+    return std::make_unique<Punctuation>(parse_behavior(n.value("behavior", "Isolated")));
   if (type == "Digits") return std::make_unique<Digits>(n.value("individual_digits", false));
   if (type == "Sequence") {
     std::vector<std::unique_ptr<PreTokenizer>> parts;

@@ -3,10 +3,10 @@
 // does regexes with Unicode classes, which std::regex cannot.
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
+#include <unicode/locid.h>
 #include <unicode/normalizer2.h>
 #include <unicode/uchar.h>
 #include <unicode/unistr.h>
-#include <unicode/locid.h>
 
 #include <stdexcept>
 
@@ -64,10 +64,13 @@ std::string utf8_encode(const std::vector<char32_t>& cs) {
   return s;
 }
 
-bool is_whitespace(char32_t c) { return u_hasBinaryProperty(static_cast<UChar32>(c), UCHAR_WHITE_SPACE); }
+bool is_whitespace(char32_t c) {
+  return u_hasBinaryProperty(static_cast<UChar32>(c), UCHAR_WHITE_SPACE);
+}
 
 bool is_punctuation(char32_t c) {
-  if ((c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126))
+  if ((c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) ||
+      (c >= 123 && c <= 126))
     return true;
   return (U_GET_GC_MASK(static_cast<UChar32>(c)) & U_GC_P_MASK) != 0;
 }
@@ -79,8 +82,9 @@ bool is_control(char32_t c) {
 }
 
 bool is_cjk(char32_t c) {
-  return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x20000 && c <= 0x2A6DF) ||
-         (c >= 0x2A700 && c <= 0x2B73F) || (c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B820 && c <= 0x2CEAF) ||
+  return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) ||
+         (c >= 0x20000 && c <= 0x2A6DF) || (c >= 0x2A700 && c <= 0x2B73F) ||
+         (c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B820 && c <= 0x2CEAF) ||
          (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
 }
 
@@ -89,8 +93,10 @@ const std::vector<char32_t>& byte_to_char() {
     std::vector<char32_t> t(256);
     int extra = 0;
     for (int b = 0; b < 256; ++b) {
-      const bool printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255);
-      t[static_cast<std::size_t>(b)] = printable ? static_cast<char32_t>(b) : static_cast<char32_t>(256 + extra++);
+      const bool printable =
+          (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255);
+      t[static_cast<std::size_t>(b)] =
+          printable ? static_cast<char32_t>(b) : static_cast<char32_t>(256 + extra++);
     }
     return t;
   }();
@@ -190,7 +196,8 @@ std::string lowercase(const std::string& text) {
 std::string strip_accents(const std::string& text) {
   std::vector<char32_t> kept;
   for (char32_t c : utf8_decode(text))
-    if ((U_GET_GC_MASK(static_cast<UChar32>(c)) & U_GC_MN_MASK) == 0) kept.push_back(c);  // Mn only: the reference keeps spacing marks (Mc)
+    if ((U_GET_GC_MASK(static_cast<UChar32>(c)) & U_GC_MN_MASK) == 0)
+      kept.push_back(c);  // Mn only: the reference keeps spacing marks (Mc)
   return utf8_encode(kept);
 }
 
@@ -217,9 +224,12 @@ class StripAccents : public Normalizer {
 class Replace : public Normalizer {
  public:
   Replace(const json& pattern, std::string content) : content_(std::move(content)) {
-    if (pattern.contains("String")) literal_ = pattern["String"].get<std::string>();
-    else if (pattern.contains("Regex")) regex_ = std::make_unique<Regex>(pattern["Regex"].get<std::string>());
-    else throw std::invalid_argument("Replace normalizer: pattern needs String or Regex");
+    if (pattern.contains("String"))
+      literal_ = pattern["String"].get<std::string>();
+    else if (pattern.contains("Regex"))
+      regex_ = std::make_unique<Regex>(pattern["Regex"].get<std::string>());
+    else
+      throw std::invalid_argument("Replace normalizer: pattern needs String or Regex");
   }
   std::string apply(const std::string& t) const override {
     if (regex_) return regex_->replaceAll(t, content_);
@@ -254,9 +264,12 @@ class Strip : public Normalizer {
   std::string apply(const std::string& t) const override {
     auto cs = utf8_decode(t);
     std::size_t b = 0, e = cs.size();
-    if (left_) while (b < e && is_whitespace(cs[b])) ++b;
-    if (right_) while (e > b && is_whitespace(cs[e - 1])) --e;
-    return utf8_encode(std::vector<char32_t>(cs.begin() + static_cast<long>(b), cs.begin() + static_cast<long>(e)));
+    if (left_)
+      while (b < e && is_whitespace(cs[b])) ++b;
+    if (right_)
+      while (e > b && is_whitespace(cs[e - 1])) --e;
+    return utf8_encode(std::vector<char32_t>(cs.begin() + static_cast<long>(b),
+                                             cs.begin() + static_cast<long>(e)));
   }
 
  private:
@@ -318,14 +331,15 @@ std::unique_ptr<Normalizer> normalizer_from_json(const json& n) {
   if (type == "StripAccents") return std::make_unique<StripAccents>();
   if (type == "Replace") return std::make_unique<Replace>(n.at("pattern"), n.value("content", ""));
   if (type == "Prepend") return std::make_unique<Prepend>(n.value("prepend", ""));
-  if (type == "Strip") return std::make_unique<Strip>(n.value("strip_left", true), n.value("strip_right", true));
+  if (type == "Strip")
+    return std::make_unique<Strip>(n.value("strip_left", true), n.value("strip_right", true));
   if (type == "BertNormalizer") {
     const bool lower = n.value("lowercase", true);
     const bool accents = n.contains("strip_accents") && !n["strip_accents"].is_null()
                              ? n["strip_accents"].get<bool>()
                              : lower;
-    return std::make_unique<BertNormalizer>(n.value("clean_text", true), n.value("handle_chinese_chars", true),
-                                            accents, lower);
+    return std::make_unique<BertNormalizer>(n.value("clean_text", true),
+                                            n.value("handle_chinese_chars", true), accents, lower);
   }
   if (type == "Sequence") {
     std::vector<std::unique_ptr<Normalizer>> parts;

@@ -8,13 +8,16 @@
 namespace sinkscope::models {
 
 analysis::AttentionView LayerCapture::attentionOf(int head) const& {
-  if (head < 0 || head >= heads) throw std::out_of_range("head " + std::to_string(head) + " out of range");
+  if (head < 0 || head >= heads)
+    throw std::out_of_range("head " + std::to_string(head) + " out of range");
   const std::size_t n = static_cast<std::size_t>(tokens) * static_cast<std::size_t>(tokens);
-  return {std::span<const float>(attention).subspan(static_cast<std::size_t>(head) * n, n), tokens, causal};
+  return {std::span<const float>(attention).subspan(static_cast<std::size_t>(head) * n, n), tokens,
+          causal};
 }
 
 std::span<const float> LayerCapture::valuesOf(int head) const& {
-  if (head < 0 || head >= heads) throw std::out_of_range("head " + std::to_string(head) + " out of range");
+  if (head < 0 || head >= heads)
+    throw std::out_of_range("head " + std::to_string(head) + " out of range");
   const std::size_t n = static_cast<std::size_t>(tokens) * static_cast<std::size_t>(head_dim);
   return std::span<const float>(values).subspan(static_cast<std::size_t>(head) * n, n);
 }
@@ -26,13 +29,15 @@ analysis::AttentionMatrix LayerCapture::headAverage() const {
   const std::size_t n = static_cast<std::size_t>(tokens) * static_cast<std::size_t>(tokens);
   m.weights.assign(n, 0.0f);
   for (int h = 0; h < heads; ++h)
-    for (std::size_t i = 0; i < n; ++i) m.weights[i] += attention[static_cast<std::size_t>(h) * n + i];
+    for (std::size_t i = 0; i < n; ++i)
+      m.weights[i] += attention[static_cast<std::size_t>(h) * n + i];
   for (float& w : m.weights) w /= static_cast<float>(heads);
   return m;
 }
 
 std::span<const float> Trace::residual(int l) const {
-  if (l < 0 || l > numLayers_) throw std::out_of_range("residual " + std::to_string(l) + " out of range");
+  if (l < 0 || l > numLayers_)
+    throw std::out_of_range("residual " + std::to_string(l) + " out of range");
   return residuals_[static_cast<std::size_t>(l)];
 }
 
@@ -41,9 +46,11 @@ bool Trace::layerStored(int l) const {
 }
 
 LayerCapture Trace::layer(int l) const {
-  if (l < 0 || l >= numLayers_) throw std::out_of_range("layer " + std::to_string(l) + " out of range");
+  if (l < 0 || l >= numLayers_)
+    throw std::out_of_range("layer " + std::to_string(l) + " out of range");
   if (const auto& s = stored_[static_cast<std::size_t>(l)]) return *s;
-  if (!recompute_) throw std::logic_error("this trace was run without capture (RunOptions::capture = false)");
+  if (!recompute_)
+    throw std::logic_error("this trace was run without capture (RunOptions::capture = false)");
   return recompute_->recompute(*this, l);
 }
 

@@ -37,15 +37,20 @@ std::string read_text(const fs::path& p) {
 
 void validate(const TrainOptions& o) {
   auto bad = [](const std::string& what) { throw std::invalid_argument(what); };
-  if (o.architecture != "decoder" && o.architecture != "encoder") bad("--architecture must be decoder or encoder");
+  if (o.architecture != "decoder" && o.architecture != "encoder")
+    bad("--architecture must be decoder or encoder");
   const std::string& pe = o.position_encoding;
   if (pe != "rope" && pe != "ntk_rope" && pe != "learned" && pe != "alibi" && pe != "none")
     bad("--position-encoding must be rope, ntk_rope, learned, alibi or none");
-  if (o.architecture == "encoder" && pe != "learned") bad("--position-encoding: the encoder (BERT layout) uses learned");
-  if (o.bos_mode != "every" && o.bos_mode != "first" && o.bos_mode != "none") bad("--bos must be every, first or none");
+  if (o.architecture == "encoder" && pe != "learned")
+    bad("--position-encoding: the encoder (BERT layout) uses learned");
+  if (o.bos_mode != "every" && o.bos_mode != "first" && o.bos_mode != "none")
+    bad("--bos must be every, first or none");
   if (o.hidden % o.heads != 0) bad("--hidden must be a multiple of --heads");
-  if (o.context < 8 || o.batch_tokens < o.context) bad("--context must be >= 8 and <= --batch-tokens");
-  if (o.steps < 1 || o.layers < 1 || o.heads < 1) bad("--steps, --layers and --heads must be positive");
+  if (o.context < 8 || o.batch_tokens < o.context)
+    bad("--context must be >= 8 and <= --batch-tokens");
+  if (o.steps < 1 || o.layers < 1 || o.heads < 1)
+    bad("--steps, --layers and --heads must be positive");
   if (o.corpus.empty() || o.out.empty()) bad("--corpus and --out are required");
 }
 
@@ -67,15 +72,18 @@ class Packer {
       if (!everyBos) stream_.push_back(eos_);
     }
     if (stream_.size() < static_cast<std::size_t>(2 * o.context + 2))
-      throw std::invalid_argument("--corpus: too little text for --context " + std::to_string(o.context));
+      throw std::invalid_argument("--corpus: too little text for --context " +
+                                  std::to_string(o.context));
   }
 
   // One sequence of context + 1 tokens (inputs are the first T, targets the last T).
   std::vector<int> sequence() {
     const int T = o_.context;
-    std::uniform_int_distribution<std::size_t> start(0, stream_.size() - static_cast<std::size_t>(T) - 2);
+    std::uniform_int_distribution<std::size_t> start(
+        0, stream_.size() - static_cast<std::size_t>(T) - 2);
     const std::size_t s = start(rng_);
-    std::vector<int> seq(stream_.begin() + static_cast<long>(s), stream_.begin() + static_cast<long>(s) + T + 1);
+    std::vector<int> seq(stream_.begin() + static_cast<long>(s),
+                         stream_.begin() + static_cast<long>(s) + T + 1);
     const bool firstBos = o_.architecture == "encoder" || o_.bos_mode == "first";
     if (firstBos) seq.insert(seq.begin(), bos_), seq.pop_back();
     return seq;
@@ -83,7 +91,8 @@ class Packer {
 
   // Inputs of eval_tokens tokens as a user would give them: held-out sentences
   // joined into one text, encoded with the tokenizer's own special tokens.
-  std::vector<std::vector<int>> evalInputs(const Tokenizer& tok, const std::vector<std::string>& heldout) const {
+  std::vector<std::vector<int>> evalInputs(const Tokenizer& tok,
+                                           const std::vector<std::string>& heldout) const {
     return sink_eval_inputs(tok, heldout, o_.eval_inputs, o_.eval_tokens);
   }
 
@@ -97,8 +106,10 @@ class Packer {
       if (i == 0 || u(rng_) >= 0.15) continue;
       targets[i] = inputs[i];
       const double r = u(rng_);
-      if (r < 0.8) inputs[i] = mask_;
-      else if (r < 0.9) inputs[i] = randomToken(rng_);
+      if (r < 0.8)
+        inputs[i] = mask_;
+      else if (r < 0.9)
+        inputs[i] = randomToken(rng_);
     }
   }
 
@@ -122,7 +133,8 @@ struct AdamW {
       decay.push_back(t.dim() >= 2);  // matrices decay; norms and biases do not
     }
   }
-  void update(double lr, double weightDecay, double beta1 = 0.9, double beta2 = 0.95, double eps = 1e-8) {
+  void update(double lr, double weightDecay, double beta1 = 0.9, double beta2 = 0.95,
+              double eps = 1e-8) {
     at::NoGradGuard guard;
     ++step;
     const double c1 = 1.0 - std::pow(beta1, step), c2 = 1.0 - std::pow(beta2, step);
@@ -151,55 +163,73 @@ double clip_gradients(const std::vector<at::Tensor>& params, double maxNorm) {
   return total;
 }
 
-std::vector<TensorData> tensors_of(const std::vector<at::Tensor>& tensors, const std::vector<std::string>& names,
-                                   DType dtype) {
+std::vector<TensorData> tensors_of(const std::vector<at::Tensor>& tensors,
+                                   const std::vector<std::string>& names, DType dtype) {
   std::vector<TensorData> out;
   for (std::size_t i = 0; i < tensors.size(); ++i) {
     const at::Tensor t = tensors[i].detach().to(at::kCPU).contiguous();
     std::vector<std::int64_t> shape(t.sizes().begin(), t.sizes().end());
-    out.push_back(tensor_from_f32(names[i], shape, std::span<const float>(t.data_ptr<float>(), static_cast<std::size_t>(t.numel())),
-                                  dtype));
+    out.push_back(tensor_from_f32(
+        names[i], shape,
+        std::span<const float>(t.data_ptr<float>(), static_cast<std::size_t>(t.numel())), dtype));
   }
   return out;
 }
 
 std::string log_csv(const std::vector<TrainLogRow>& rows, const TrainOptions& o) {
   analysis::CsvTable t;
-  t.comments = {{"tool", "sinkscope-cli train"},
-                {"architecture", o.architecture},
-                {"position_encoding", o.position_encoding},
-                {"bos_mode", o.bos_mode},
-                {"context", std::to_string(o.context)},
-                {"eval", std::to_string(o.eval_inputs) + " held-out inputs of " + std::to_string(o.eval_tokens) + " tokens"},
-                {"metrics", "alpha0 = mean attention to position 0 over heads; boost = alpha0 / uniform baseline "
-                            "(metrics.md s. 1); heads_boost3 = share of heads with boost >= 3; sink_rate = share "
-                            "of heads with alpha0 > 0.3; sink_concentration = mean over heads of the % of attention "
-                            "mass on sink keys (percentile mode, p = 90, gamma = 0.3)"}};
-  t.columns = {"step", "tokens", "loss", "learning_rate", "tokens_per_second", "alpha0", "boost", "heads_boost3", "sink_rate",
-               "sink_concentration"};
+  t.comments = {
+      {"tool", "sinkscope-cli train"},
+      {"architecture", o.architecture},
+      {"position_encoding", o.position_encoding},
+      {"bos_mode", o.bos_mode},
+      {"context", std::to_string(o.context)},
+      {"eval", std::to_string(o.eval_inputs) + " held-out inputs of " +
+                   std::to_string(o.eval_tokens) + " tokens"},
+      {"metrics",
+       "alpha0 = mean attention to position 0 over heads; boost = alpha0 / uniform baseline "
+       "(metrics.md s. 1); heads_boost3 = share of heads with boost >= 3; sink_rate = share "
+       "of heads with alpha0 > 0.3; sink_concentration = mean over heads of the % of attention "
+       "mass on sink keys (percentile mode, p = 90, gamma = 0.3)"}};
+  t.columns = {"step",   "tokens", "loss",         "learning_rate", "tokens_per_second",
+               "alpha0", "boost",  "heads_boost3", "sink_rate",     "sink_concentration"};
   for (const auto& r : rows)
-    t.rows.push_back({std::to_string(r.step), std::to_string(r.tokens), analysis::csv_number(r.loss),
-                      analysis::csv_number(r.learning_rate), analysis::csv_number(r.tokens_per_second),
-                      analysis::csv_number(r.alpha0), analysis::csv_number(r.boost),
-                      analysis::csv_number(r.heads_boost3), analysis::csv_number(r.sink_rate),
+    t.rows.push_back({std::to_string(r.step), std::to_string(r.tokens),
+                      analysis::csv_number(r.loss), analysis::csv_number(r.learning_rate),
+                      analysis::csv_number(r.tokens_per_second), analysis::csv_number(r.alpha0),
+                      analysis::csv_number(r.boost), analysis::csv_number(r.heads_boost3),
+                      analysis::csv_number(r.sink_rate),
                       analysis::csv_number(r.sink_concentration)});
   return analysis::csv_render(t);
 }
 
 json recipe_of(const TrainOptions& o) {
-  return {{"architecture", o.architecture}, {"position_encoding", o.position_encoding}, {"ntk_scale", o.ntk_scale},
-          {"layers", o.layers}, {"heads", o.heads}, {"hidden", o.hidden}, {"intermediate", o.intermediate},
-          {"vocab_size", o.vocab_size}, {"context", o.context}, {"batch_tokens", o.batch_tokens},
-          {"steps", o.steps}, {"learning_rate", o.learning_rate}, {"warmup_steps", o.warmup_steps},
-          {"weight_decay", o.weight_decay}, {"bos_mode", o.bos_mode}, {"seed", o.seed},
-          {"optimizer", "AdamW (beta1 0.9, beta2 0.95), gradient clipping 1.0, cosine decay to 10%"},
-          {"corpus", o.corpus.filename().string()}};
+  return {
+      {"architecture", o.architecture},
+      {"position_encoding", o.position_encoding},
+      {"ntk_scale", o.ntk_scale},
+      {"layers", o.layers},
+      {"heads", o.heads},
+      {"hidden", o.hidden},
+      {"intermediate", o.intermediate},
+      {"vocab_size", o.vocab_size},
+      {"context", o.context},
+      {"batch_tokens", o.batch_tokens},
+      {"steps", o.steps},
+      {"learning_rate", o.learning_rate},
+      {"warmup_steps", o.warmup_steps},
+      {"weight_decay", o.weight_decay},
+      {"bos_mode", o.bos_mode},
+      {"seed", o.seed},
+      {"optimizer", "AdamW (beta1 0.9, beta2 0.95), gradient clipping 1.0, cosine decay to 10%"},
+      {"corpus", o.corpus.filename().string()}};
 }
 
 }  // namespace
 
-std::vector<std::vector<int>> sink_eval_inputs(const Tokenizer& tok, const std::vector<std::string>& sentences,
-                                               int count, int tokens) {
+std::vector<std::vector<int>> sink_eval_inputs(const Tokenizer& tok,
+                                               const std::vector<std::string>& sentences, int count,
+                                               int tokens) {
   std::vector<std::vector<int>> inputs;
   std::string text;
   for (const auto& s : sentences) {
@@ -251,12 +281,15 @@ TrainResult train_model(const TrainOptions& given, const ProgressFn& progress,
   validate(o);
   at::manual_seed(o.seed);
   const auto sentences = corpus_read_lines(o.corpus);
-  const auto heldout = o.heldout.empty() ? std::vector<std::string>() : corpus_read_lines(o.heldout);
+  const auto heldout =
+      o.heldout.empty() ? std::vector<std::string>() : corpus_read_lines(o.heldout);
 
   // Tokenizer: given, from the checkpoint being resumed, or learned here.
   std::string tokenizerJson;
-  if (!o.resume.empty()) tokenizerJson = read_text(o.resume / "tokenizer.json");
-  else if (!o.tokenizer.empty()) tokenizerJson = read_text(o.tokenizer);
+  if (!o.resume.empty())
+    tokenizerJson = read_text(o.resume / "tokenizer.json");
+  else if (!o.tokenizer.empty())
+    tokenizerJson = read_text(o.tokenizer);
   else {
     BpeTrainingOptions b;
     b.vocab_size = o.vocab_size;
@@ -284,7 +317,8 @@ TrainResult train_model(const TrainOptions& given, const ProgressFn& progress,
     spec.hidden = o.hidden;
     spec.intermediate = o.intermediate;
     spec.vocab = o.vocab_size;
-    spec.max_positions = o.position_encoding == "learned" ? std::max(o.context, o.eval_tokens) : std::max(4 * o.context, 512);
+    spec.max_positions = o.position_encoding == "learned" ? std::max(o.context, o.eval_tokens)
+                                                          : std::max(4 * o.context, 512);
     spec.seed = o.seed;
     spec.weight_std = 0.02;
     spec.prefixed = false;
@@ -292,8 +326,10 @@ TrainResult train_model(const TrainOptions& given, const ProgressFn& progress,
     spec.tie_embeddings = false;
     spec.tokenizer_json = tokenizerJson;
     spec.position_encoding = o.position_encoding == "ntk_rope" ? "rope" : o.position_encoding;
-    json extra = {{"sinkscope_recipe", recipe_of(o)}, {"bos_token_id", *tokenizer->tokenToId("<s>")},
-                  {"eos_token_id", *tokenizer->tokenToId("</s>")}, {"pad_token_id", *tokenizer->tokenToId("<pad>")}};
+    json extra = {{"sinkscope_recipe", recipe_of(o)},
+                  {"bos_token_id", *tokenizer->tokenToId("<s>")},
+                  {"eos_token_id", *tokenizer->tokenToId("</s>")},
+                  {"pad_token_id", *tokenizer->tokenToId("<pad>")}};
     if (o.position_encoding == "ntk_rope") {
       const double d = static_cast<double>(o.hidden / o.heads);
       extra["rope_theta"] = 10000.0 * std::pow(o.ntk_scale, d / (d - 2.0));
@@ -305,7 +341,8 @@ TrainResult train_model(const TrainOptions& given, const ProgressFn& progress,
     LoadOptions lo;
     lo.trainable = true;
     model = Model::load(init, lo);
-    fs::copy_file(init / "config.json", o.out / "config.json", fs::copy_options::overwrite_existing);
+    fs::copy_file(init / "config.json", o.out / "config.json",
+                  fs::copy_options::overwrite_existing);
     fs::remove_all(init);  // the trainable weights are owned copies
   }
   auto impl = ModelAccess::impl(*model);
@@ -328,7 +365,8 @@ TrainResult train_model(const TrainOptions& given, const ProgressFn& progress,
     for (std::size_t i = 0; i < names.size(); ++i) {
       const auto* m = opt.find("m." + names[i]);
       const auto* v = opt.find("v." + names[i]);
-      if (!m || !v) throw std::invalid_argument(o.resume.string() + ": optimizer state lacks " + names[i]);
+      if (!m || !v)
+        throw std::invalid_argument(o.resume.string() + ": optimizer state lacks " + names[i]);
       adam.m[i].copy_(at::from_blob(tensor_to_f32(*m).data(), adam.m[i].sizes(), at::kFloat));
       adam.v[i].copy_(at::from_blob(tensor_to_f32(*v).data(), adam.v[i].sizes(), at::kFloat));
     }
@@ -338,12 +376,13 @@ TrainResult train_model(const TrainOptions& given, const ProgressFn& progress,
       std::stringstream ss(line);
       TrainLogRow r;
       char comma;
-      ss >> r.step >> comma >> r.tokens >> comma >> r.loss >> comma >> r.learning_rate >> comma >> r.tokens_per_second >>
-          comma >> r.alpha0 >> comma >> r.boost >> comma >> r.heads_boost3 >> comma >> r.sink_rate >> comma >>
-          r.sink_concentration;
+      ss >> r.step >> comma >> r.tokens >> comma >> r.loss >> comma >> r.learning_rate >> comma >>
+          r.tokens_per_second >> comma >> r.alpha0 >> comma >> r.boost >> comma >> r.heads_boost3 >>
+          comma >> r.sink_rate >> comma >> r.sink_concentration;
       rows.push_back(r);
     }
-    fs::copy_file(o.resume / "config.json", o.out / "config.json", fs::copy_options::overwrite_existing);
+    fs::copy_file(o.resume / "config.json", o.out / "config.json",
+                  fs::copy_options::overwrite_existing);
   }
 
   Packer packer(o, *tokenizer, sentences);
@@ -353,7 +392,9 @@ TrainResult train_model(const TrainOptions& given, const ProgressFn& progress,
 
   auto save = [&](const fs::path& folder, bool withOptimizer) {
     fs::create_directories(folder);
-    if (folder != o.out) fs::copy_file(o.out / "config.json", folder / "config.json", fs::copy_options::overwrite_existing);
+    if (folder != o.out)
+      fs::copy_file(o.out / "config.json", folder / "config.json",
+                    fs::copy_options::overwrite_existing);
     analysis::file_write_atomic(folder / "tokenizer.json", tokenizerJson, true);
     safetensors_write(folder / "model.safetensors", tensors_of(params, names, o.save_dtype),
                       {{"format", "pt"}, {"sinkscope", "trainer"}});
@@ -369,8 +410,9 @@ TrainResult train_model(const TrainOptions& given, const ProgressFn& progress,
         mvNames.push_back("v." + names[i]);
       }
       safetensors_write(folder / "optimizer.safetensors", tensors_of(mv, mvNames, DType::F32));
-      analysis::file_write_atomic(folder / "trainer_state.json",
-                                  json({{"step", adam.step}, {"tokens", tokens}, {"recipe", recipe_of(o)}}).dump(2), true);
+      analysis::file_write_atomic(
+          folder / "trainer_state.json",
+          json({{"step", adam.step}, {"tokens", tokens}, {"recipe", recipe_of(o)}}).dump(2), true);
     }
   };
 
@@ -380,9 +422,11 @@ TrainResult train_model(const TrainOptions& given, const ProgressFn& progress,
   for (int step = firstStep + 1; step <= o.steps; ++step) {
     // Learning rate: linear warmup, then cosine decay to 10%.
     double lr = o.learning_rate;
-    if (step <= o.warmup_steps) lr *= static_cast<double>(step) / o.warmup_steps;
+    if (step <= o.warmup_steps)
+      lr *= static_cast<double>(step) / o.warmup_steps;
     else {
-      const double t = static_cast<double>(step - o.warmup_steps) / std::max(1, o.steps - o.warmup_steps);
+      const double t =
+          static_cast<double>(step - o.warmup_steps) / std::max(1, o.steps - o.warmup_steps);
       lr *= 0.1 + 0.9 * 0.5 * (1.0 + std::cos(std::numbers::pi * t));
     }
     at::Tensor inputs = at::empty({batch, o.context}, at::kLong);
@@ -391,16 +435,20 @@ TrainResult train_model(const TrainOptions& given, const ProgressFn& progress,
       std::vector<int> seq = packer.sequence();
       std::vector<int> in(seq.begin(), seq.begin() + o.context);
       std::vector<long> tg(static_cast<std::size_t>(o.context));
-      if (encoder) packer.maskTokens(in, tg);
-      else for (int t = 0; t < o.context; ++t) tg[static_cast<std::size_t>(t)] = seq[static_cast<std::size_t>(t) + 1];
+      if (encoder)
+        packer.maskTokens(in, tg);
+      else
+        for (int t = 0; t < o.context; ++t)
+          tg[static_cast<std::size_t>(t)] = seq[static_cast<std::size_t>(t) + 1];
       for (int t = 0; t < o.context; ++t) {
         inputs[b][t] = in[static_cast<std::size_t>(t)];
         targets[b][t] = tg[static_cast<std::size_t>(t)];
       }
     }
     const at::Tensor logits = internal::forward_logits(*impl, inputs);
-    const at::Tensor loss = at::cross_entropy_loss(logits.reshape({-1, c.vocab_size}), targets.reshape({-1}).to(impl->device),
-                                                   {}, at::Reduction::Mean, -100);
+    const at::Tensor loss = at::cross_entropy_loss(logits.reshape({-1, c.vocab_size}),
+                                                   targets.reshape({-1}).to(impl->device), {},
+                                                   at::Reduction::Mean, -100);
     loss.backward();
     clip_gradients(params, 1.0);
     adam.update(lr, o.weight_decay);
@@ -415,7 +463,8 @@ TrainResult train_model(const TrainOptions& given, const ProgressFn& progress,
       row.tokens = tokens;
       row.loss = lastLoss;
       row.learning_rate = lr;
-      row.tokens_per_second = seconds > 0 ? static_cast<double>(tokens - tokensAtClock) / seconds : 0.0;
+      row.tokens_per_second =
+          seconds > 0 ? static_cast<double>(tokens - tokensAtClock) / seconds : 0.0;
       rows.push_back(row);
       if (onLog) onLog(row);
       clock = std::chrono::steady_clock::now();

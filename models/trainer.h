@@ -14,9 +14,10 @@
 namespace sinkscope::models {
 
 struct TrainOptions {
-  std::string architecture = "decoder";   // decoder | encoder
-  std::string position_encoding = "rope";  // rope | ntk_rope | learned | alibi | none (encoder: learned)
-  double ntk_scale = 4.0;                  // ntk_rope: base * s^(d / (d - 2))
+  std::string architecture = "decoder";  // decoder | encoder
+  std::string position_encoding =
+      "rope";              // rope | ntk_rope | learned | alibi | none (encoder: learned)
+  double ntk_scale = 4.0;  // ntk_rope: base * s^(d / (d - 2))
   int layers = 4;
   int heads = 4;
   int hidden = 128;
@@ -36,9 +37,9 @@ struct TrainOptions {
   int log_every = 25;
   std::uint64_t seed = 1;
   DType save_dtype = DType::F16;
-  std::filesystem::path corpus;   // one sentence per line
-  std::filesystem::path heldout;  // one sentence per line: the sink measurements
-  std::filesystem::path out;      // the final model folder; checkpoints under out/checkpoints/
+  std::filesystem::path corpus;     // one sentence per line
+  std::filesystem::path heldout;    // one sentence per line: the sink measurements
+  std::filesystem::path out;        // the final model folder; checkpoints under out/checkpoints/
   std::filesystem::path tokenizer;  // optional: use this tokenizer.json instead of training one
   std::filesystem::path resume;     // optional: a checkpoint folder to continue from
   int eval_inputs = 8;              // held-out inputs of eval_tokens tokens (sink_eval_inputs)
@@ -79,8 +80,9 @@ class Tokenizer;
 // Held-out inputs as a user would type them: sentences joined into one text
 // and encoded with the tokenizer's special tokens (BOS at position 0 where
 // the tokenizer adds one), cut to `tokens` tokens; `count` of them.
-std::vector<std::vector<int>> sink_eval_inputs(const Tokenizer& tokenizer, const std::vector<std::string>& sentences,
-                                               int count, int tokens);
+std::vector<std::vector<int>> sink_eval_inputs(const Tokenizer& tokenizer,
+                                               const std::vector<std::string>& sentences, int count,
+                                               int tokens);
 
 // Mean first-token attention statistics of a model over held-out inputs.
 TrainLogRow sink_measure(const Model& model, const std::vector<std::vector<int>>& inputs);

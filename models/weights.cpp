@@ -14,7 +14,8 @@ std::vector<fs::path> weight_files_of(const fs::path& folder) {
   if (fs::exists(single)) return {single};
   const fs::path index = folder / "model.safetensors.index.json";
   if (!fs::exists(index))
-    throw ModelLoadError(folder.string() + ": no model.safetensors and no model.safetensors.index.json");
+    throw ModelLoadError(folder.string() +
+                         ": no model.safetensors and no model.safetensors.index.json");
   std::ifstream in(index);
   nlohmann::json j;
   try {
@@ -27,7 +28,8 @@ std::vector<fs::path> weight_files_of(const fs::path& folder) {
   std::set<std::string> shards;
   for (const auto& [name, shard] : j["weight_map"].items()) {
     if (!shard.is_string())
-      throw ModelLoadError(index.string() + ": weight_map entry \"" + name + "\" is not a file name");
+      throw ModelLoadError(index.string() + ": weight_map entry \"" + name +
+                           "\" is not a file name");
     shards.insert(shard.get<std::string>());
   }
   std::vector<fs::path> files;
@@ -53,7 +55,11 @@ class Lookup {
  public:
   Lookup(const std::vector<SafetensorsFile>& files, std::vector<std::string> prefixes,
          const at::Device& device, ModelWeights& out, bool trainable)
-      : files_(files), prefixes_(std::move(prefixes)), device_(device), out_(out), trainable_(trainable) {}
+      : files_(files),
+        prefixes_(std::move(prefixes)),
+        device_(device),
+        out_(out),
+        trainable_(trainable) {}
 
   const TensorView* find(const std::string& name) const {
     for (const auto& f : files_) {
@@ -99,7 +105,8 @@ class Lookup {
                              at::TensorOptions().dtype(at::kFloat));
     } else {
       result = at::empty(t.shape, at::TensorOptions().dtype(at::kFloat));
-      tensor_to_f32(t, std::span<float>(result.data_ptr<float>(), static_cast<std::size_t>(t.numel())));
+      tensor_to_f32(
+          t, std::span<float>(result.data_ptr<float>(), static_cast<std::size_t>(t.numel())));
     }
     out_.parameter_count += static_cast<std::size_t>(t.numel());
     out_.float_bytes += static_cast<std::size_t>(t.numel()) * sizeof(float);
@@ -158,7 +165,8 @@ void load_llama_like(Lookup& w, const ModelConfig& c, ModelWeights& m) {
   const std::int64_t KV = static_cast<std::int64_t>(c.num_kv_heads) * c.head_dim;
   m.embed = w.get("embed_tokens.weight", {c.vocab_size, D});
   // SinkScope's own position-encoding variants of the Llama layout (trainer).
-  if (c.positions == PositionKind::Learned) m.pos_embed = w.get("embed_positions.weight", {c.max_positions, D});
+  if (c.positions == PositionKind::Learned)
+    m.pos_embed = w.get("embed_positions.weight", {c.max_positions, D});
   for (int l = 0; l < c.num_layers; ++l) {
     const std::string p = "layers." + std::to_string(l) + ".";
     LayerWeights L;
@@ -241,7 +249,8 @@ void load_neox(Lookup& w, const ModelConfig& c, ModelWeights& m) {
     L.mlp_norm_w = w.get(p + "post_attention_layernorm.weight", {D});
     L.mlp_norm_b = w.get(p + "post_attention_layernorm.bias", {D});
     // Fused query_key_value, interleaved per head: rows are [head][q|k|v][d].
-    const at::Tensor qkv = w.get(p + "attention.query_key_value.weight", {3 * D, D}).view({H, 3, d, D});
+    const at::Tensor qkv =
+        w.get(p + "attention.query_key_value.weight", {3 * D, D}).view({H, 3, d, D});
     L.q_w = qkv.select(1, 0).reshape({H * d, D});
     L.k_w = qkv.select(1, 1).reshape({H * d, D});
     L.v_w = qkv.select(1, 2).reshape({H * d, D});
@@ -266,7 +275,8 @@ void load_neox(Lookup& w, const ModelConfig& c, ModelWeights& m) {
                     : m.embed;
 }
 
-at::Tensor get_norm(Lookup& w, const std::string& base, const char* a, const char* b, std::int64_t D) {
+at::Tensor get_norm(Lookup& w, const std::string& base, const char* a, const char* b,
+                    std::int64_t D) {
   return w.has(base + a) ? w.get(base + a, {D}) : w.get(base + b, {D});
 }
 
@@ -320,31 +330,52 @@ void load_bert_like(Lookup& w, const ModelConfig& c, ModelWeights& m) {
 
 }  // namespace
 
-ModelWeights weights_load(const fs::path& folder, const ModelConfig& c, const at::Device& device, bool trainable) {
+ModelWeights weights_load(const fs::path& folder, const ModelConfig& c, const at::Device& device,
+                          bool trainable) {
   ModelWeights m;
   for (const auto& f : weight_files_of(folder)) m.files.push_back(SafetensorsFile::open(f));
   std::vector<std::string> prefixes;
   switch (c.family) {
-    case Family::Gpt2: prefixes = {"transformer."}; break;
-    case Family::GptNeoX: prefixes = {"gpt_neox."}; break;
-    case Family::Bert: prefixes = {"bert."}; break;
+    case Family::Gpt2:
+      prefixes = {"transformer."};
+      break;
+    case Family::GptNeoX:
+      prefixes = {"gpt_neox."};
+      break;
+    case Family::Bert:
+      prefixes = {"bert."};
+      break;
     case Family::Roberta:
-    case Family::XlmRoberta: prefixes = {"roberta."}; break;
-    default: prefixes = {"model."}; break;
+    case Family::XlmRoberta:
+      prefixes = {"roberta."};
+      break;
+    default:
+      prefixes = {"model."};
+      break;
   }
   Lookup w(m.files, prefixes, device, m, trainable);
   switch (c.family) {
-    case Family::Gpt2: load_gpt2(w, c, m); break;
+    case Family::Gpt2:
+      load_gpt2(w, c, m);
+      break;
     case Family::Llama:
     case Family::Mistral:
     case Family::Qwen2:
     case Family::Gemma:
-    case Family::Gemma2: load_llama_like(w, c, m); break;
-    case Family::Phi: load_phi(w, c, m); break;
-    case Family::GptNeoX: load_neox(w, c, m); break;
+    case Family::Gemma2:
+      load_llama_like(w, c, m);
+      break;
+    case Family::Phi:
+      load_phi(w, c, m);
+      break;
+    case Family::GptNeoX:
+      load_neox(w, c, m);
+      break;
     case Family::Bert:
     case Family::Roberta:
-    case Family::XlmRoberta: load_bert_like(w, c, m); break;
+    case Family::XlmRoberta:
+      load_bert_like(w, c, m);
+      break;
   }
   return m;
 }

@@ -137,7 +137,8 @@ void HeatMapView::setData(HeatMapData data) {
       // VTK's built-in fonts lack the visible-space and control pictures.
       QString shown = text;
       shown.replace(QChar(0x2423), QChar(0x00B7)).replace(QChar(0x21B5), QStringLiteral("\\n"));
-      shown.replace(QChar(0x21E5), QStringLiteral("\\t")).replace(QChar(0x240D), QStringLiteral("\\r"));
+      shown.replace(QChar(0x21E5), QStringLiteral("\\t"))
+          .replace(QChar(0x240D), QStringLiteral("\\r"));
       label->SetInput(shown.toUtf8().constData());
       vtkTextProperty* p = label->GetTextProperty();
       p->SetFontSize(11);
@@ -164,8 +165,8 @@ void HeatMapView::setData(HeatMapData data) {
 
 bool HeatMapView::hasLabels() const {
   return !data_.rowLabels.empty() && static_cast<int>(data_.rowLabels.size()) == data_.rows &&
-         static_cast<int>(data_.colLabels.size()) == data_.cols && data_.rows <= kHeatMapMaxLabels &&
-         data_.cols <= kHeatMapMaxLabels;
+         static_cast<int>(data_.colLabels.size()) == data_.cols &&
+         data_.rows <= kHeatMapMaxLabels && data_.cols <= kHeatMapMaxLabels;
 }
 
 void HeatMapView::resizeGL(int w, int h) {
@@ -204,8 +205,8 @@ void HeatMapView::resetView() {
   const double W = std::max(1.0, size[0] * (kImageViewport[2] - kImageViewport[0]));
   const double H = std::max(1.0, size[1] * (kImageViewport[3] - kImageViewport[1]));
   const double band = 90.0, pad = 6.0;
-  const double unitsPerPixel =
-      std::max(data_.rows / std::max(1.0, H - band - pad), data_.cols / std::max(1.0, W - band - pad));
+  const double unitsPerPixel = std::max(data_.rows / std::max(1.0, H - band - pad),
+                                        data_.cols / std::max(1.0, W - band - pad));
   const double blockWidth = band + data_.cols / unitsPerPixel;  // labels plus map, in pixels
   const double offset = std::max(0.0, 0.5 * (W - blockWidth));
   const double cx = -0.5 - (band + offset) * unitsPerPixel + 0.5 * W * unitsPerPixel;

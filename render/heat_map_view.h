@@ -3,9 +3,9 @@
 // colour bar and a title; left drag pans, the wheel zooms, 'r' resets.
 // Cells marked invisible (e.g. the causal-masked future keys) are drawn in a
 // neutral grey so they read as "not attended", not as weight 0.
+#include <vtkSmartPointer.h>
 #include <QString>
 #include <vector>
-#include <vtkSmartPointer.h>
 
 #include "render/vtk_view_widget.h"
 
@@ -21,13 +21,13 @@ namespace sinkscope::render {
 struct HeatMapData {
   int rows = 0;
   int cols = 0;
-  std::vector<float> values;  // rows * cols, row-major; row 0 drawn at the top
-  std::vector<bool> hidden;   // optional rows * cols mask: true = not visible
-  QString title;              // what is shown: model, layer, head, ...
+  std::vector<float> values;       // rows * cols, row-major; row 0 drawn at the top
+  std::vector<bool> hidden;        // optional rows * cols mask: true = not visible
+  QString title;                   // what is shown: model, layer, head, ...
   std::vector<QString> rowLabels;  // optional: one per row (tokens), drawn left of the map
   std::vector<QString> colLabels;  // optional: one per column, drawn above it, rotated
-  QString quantity;           // colour bar label, e.g. "attention weight"
-  bool fixedRange = false;    // use [rangeMin, rangeMax] instead of the data range
+  QString quantity;                // colour bar label, e.g. "attention weight"
+  bool fixedRange = false;         // use [rangeMin, rangeMax] instead of the data range
   double rangeMin = 0.0;
   double rangeMax = 1.0;
 };
@@ -66,7 +66,8 @@ class HeatMapView : public VtkViewWidget {
   vtkNew<vtkImageActor> actor_;
   vtkNew<vtkScalarBarActor> colorBar_;
   vtkNew<vtkTextActor> title_;
-  std::vector<vtkSmartPointer<vtkTextActor>> labels_;  // in world coordinates: they pan and zoom with the map
+  std::vector<vtkSmartPointer<vtkTextActor>>
+      labels_;  // in world coordinates: they pan and zoom with the map
 };
 
 // Maps with more rows or columns than this get no token labels (they would overlap).

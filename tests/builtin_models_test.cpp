@@ -18,7 +18,8 @@ const fs::path kModels = fs::path(SINKSCOPE_SOURCE_DIR) / "resources/models";
 TEST(BuiltinModels, TheFourVariantsAreThereWithRecipeAndLog) {
   for (const char* name : {"rope-decoder", "learned-decoder", "nope-decoder", "learned-encoder"}) {
     const fs::path folder = kModels / name;
-    for (const char* file : {"config.json", "model.safetensors", "tokenizer.json", "recipe.json", "log.csv"})
+    for (const char* file :
+         {"config.json", "model.safetensors", "tokenizer.json", "recipe.json", "log.csv"})
       EXPECT_TRUE(fs::exists(folder / file)) << folder / file;
   }
   std::uintmax_t bytes = 0;
@@ -33,7 +34,8 @@ TEST(BuiltinModels, EachLoadsAndRunsAnExampleSentence) {
     if (!fs::exists(entry.path() / "config.json")) continue;
     const LoadedModel loaded = loaded_model_open(entry.path().string());
     ASSERT_TRUE(loaded.tokenizer) << entry.path();
-    const SentenceTrace run = loaded_model_run(loaded, "The cat sat on the mat because it was tired.");
+    const SentenceTrace run =
+        loaded_model_run(loaded, "The cat sat on the mat because it was tired.");
     const Trace& t = run.trace;
     EXPECT_EQ(t.tokens(), static_cast<int>(run.encoding.ids.size()));
     for (int l = 0; l < t.layers(); ++l) {

@@ -95,15 +95,17 @@ TEST(Cli, InfoReportsABadModelFolderByName) {
 }
 
 TEST(Cli, ModelCommandsWorkOnARandomFolder) {
-  const fs::path dir = fs::temp_directory_path() / ("sinkscope-cli-model-" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("sinkscope-cli-model-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   ASSERT_EQ(cli("random-model gpt2 '" + dir.string() + "'").exit, 0);
-  EXPECT_EQ(cli("random-model gpt2 '" + dir.string() + "'").exit, 2) << "refuses an existing folder";
+  EXPECT_EQ(cli("random-model gpt2 '" + dir.string() + "'").exit, 2)
+      << "refuses an existing folder";
 
   const CliRun inspect = cli("inspect '" + dir.string() + "'");
   ASSERT_EQ(inspect.exit, 0) << inspect.out;
-  for (const char* line : {"family: gpt2 (decoder)", "layers: 2", "heads: 4", "tokenizer: BPE (byte-level)",
-                           "dtypes: F32=", "memory_estimate: "})
+  for (const char* line : {"family: gpt2 (decoder)", "layers: 2", "heads: 4",
+                           "tokenizer: BPE (byte-level)", "dtypes: F32=", "memory_estimate: "})
     EXPECT_NE(inspect.out.find(line), std::string::npos) << line << "\n" << inspect.out;
 
   const CliRun tokens = cli("tokens '" + dir.string() + "' --text 'the cat sat'");
@@ -112,7 +114,8 @@ TEST(Cli, ModelCommandsWorkOnARandomFolder) {
 
   const fs::path batch = dir / "batch.txt";
   std::ofstream(batch) << "\"the\"\n\"\"\n\"<s>x\"\n";
-  const CliRun ids = cli("tokens '" + dir.string() + "' --batch '" + batch.string() + "' --no-special");
+  const CliRun ids =
+      cli("tokens '" + dir.string() + "' --batch '" + batch.string() + "' --no-special");
   ASSERT_EQ(ids.exit, 0) << ids.out;
   std::istringstream lines(ids.out);
   std::string first, second, third;
@@ -124,8 +127,9 @@ TEST(Cli, ModelCommandsWorkOnARandomFolder) {
   EXPECT_NE(third.find(","), std::string::npos) << "special-token text is one token plus x";
 
   const fs::path csv = dir / "attention.csv";
-  const CliRun att = cli("attention '" + dir.string() + "' --text 'the cat sat on the mat' --layer 1 --head 2 --csv '" +
-                         csv.string() + "'");
+  const CliRun att =
+      cli("attention '" + dir.string() +
+          "' --text 'the cat sat on the mat' --layer 1 --head 2 --csv '" + csv.string() + "'");
   ASSERT_EQ(att.exit, 0) << att.out;
   const std::string table = read(csv);
   EXPECT_NE(table.find("# layer: 1\n"), std::string::npos);
@@ -154,19 +158,24 @@ TEST(Cli, ModelCommandsWorkOnARandomFolder) {
 }
 
 TEST(Cli, TrainAndSinksOnATinyCorpus) {
-  const fs::path dir = fs::temp_directory_path() / ("sinkscope-cli-train-" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("sinkscope-cli-train-" + std::to_string(::getpid()));
   fs::remove_all(dir);
-  const std::string sentences = std::string(SINKSCOPE_SOURCE_DIR) + "/resources/examples/sentences.txt";
-  const CliRun bad = cli("train --corpus '" + sentences + "' --out '" + dir.string() + "' --position-encoding sinusoid");
+  const std::string sentences =
+      std::string(SINKSCOPE_SOURCE_DIR) + "/resources/examples/sentences.txt";
+  const CliRun bad = cli("train --corpus '" + sentences + "' --out '" + dir.string() +
+                         "' --position-encoding sinusoid");
   EXPECT_EQ(bad.exit, 2);
   EXPECT_NE(bad.out.find("--position-encoding"), std::string::npos) << bad.out;
-  const CliRun train = cli("train --corpus '" + sentences + "' --heldout '" + sentences + "' --out '" + dir.string() +
-                           "' --vocab 400 --layers 1 --heads 2 --hidden 32 --intermediate 64 --context 32"
-                           " --batch-tokens 256 --steps 6 --log-every 3 --position-encoding alibi --bos first");
+  const CliRun train = cli(
+      "train --corpus '" + sentences + "' --heldout '" + sentences + "' --out '" + dir.string() +
+      "' --vocab 400 --layers 1 --heads 2 --hidden 32 --intermediate 64 --context 32"
+      " --batch-tokens 256 --steps 6 --log-every 3 --position-encoding alibi --bos first");
   ASSERT_EQ(train.exit, 0) << train.out;
   const CliRun inspect = cli("inspect '" + dir.string() + "'");
   EXPECT_NE(inspect.out.find("positions: alibi"), std::string::npos) << inspect.out;
-  const CliRun sinks = cli("sinks '" + dir.string() + "' --heldout '" + sentences + "' --tokens 24 --inputs 2");
+  const CliRun sinks =
+      cli("sinks '" + dir.string() + "' --heldout '" + sentences + "' --tokens 24 --inputs 2");
   ASSERT_EQ(sinks.exit, 0) << sinks.out;
   EXPECT_NE(sinks.out.find("inputs: 2 x 24 tokens"), std::string::npos) << sinks.out;
   EXPECT_NE(sinks.out.find("sink_concentration: "), std::string::npos);
@@ -174,14 +183,17 @@ TEST(Cli, TrainAndSinksOnATinyCorpus) {
 }
 
 TEST(Cli, AnalyzeWritesEveryFamily) {
-  const fs::path dir = fs::temp_directory_path() / ("sinkscope-cli-analyze-" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("sinkscope-cli-analyze-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   ASSERT_EQ(cli("random-model llama '" + (dir / "model").string() + "'").exit, 0);
-  const CliRun run = cli("analyze '" + (dir / "model").string() + "' --text 'the cat sat on the mat' --out '" +
-                         (dir / "out").string() + "' --json '" + (dir / "all.json").string() + "' --thresholds 0.05,0.2");
+  const CliRun run = cli("analyze '" + (dir / "model").string() +
+                         "' --text 'the cat sat on the mat' --out '" + (dir / "out").string() +
+                         "' --json '" + (dir / "all.json").string() + "' --thresholds 0.05,0.2");
   ASSERT_EQ(run.exit, 0) << run.out;
-  for (const char* f : {"sinks.csv", "sink_summary.csv", "diagnostics.csv", "persistence.csv", "betti.csv", "spectra.csv",
-                        "eigenvalues.csv", "taxonomy.csv", "weights.csv", "value_space.csv"}) {
+  for (const char* f :
+       {"sinks.csv", "sink_summary.csv", "diagnostics.csv", "persistence.csv", "betti.csv",
+        "spectra.csv", "eigenvalues.csv", "taxonomy.csv", "weights.csv", "value_space.csv"}) {
     const std::string text = read(dir / "out" / f);
     EXPECT_NE(text.find("# text: the cat sat on the mat\n"), std::string::npos) << f;
     EXPECT_NE(text.find("# thresholds: 0.05 0.2\n"), std::string::npos) << f;
@@ -200,19 +212,28 @@ TEST(Cli, AnalyzeWritesEveryFamily) {
   EXPECT_EQ(rows("spectra.csv"), 20) << "two thresholds";
   EXPECT_EQ(rows("weights.csv"), 14) << "q, k, v, o, gate, up, down per layer";
   EXPECT_NE(read(dir / "all.json").find("\"params\""), std::string::npos);
-  EXPECT_EQ(cli("analyze '" + (dir / "model").string() + "' --text x --out '" + (dir / "out").string() + "'").exit, 1)
+  EXPECT_EQ(cli("analyze '" + (dir / "model").string() + "' --text x --out '" +
+                (dir / "out").string() + "'")
+                .exit,
+            1)
       << "existing files are not replaced without --force";
-  EXPECT_EQ(cli("analyze '" + (dir / "model").string() + "' --text x --out '" + (dir / "out").string() + "' --gamma 2").exit, 2);
+  EXPECT_EQ(cli("analyze '" + (dir / "model").string() + "' --text x --out '" +
+                (dir / "out").string() + "' --gamma 2")
+                .exit,
+            2);
   fs::remove_all(dir);
 }
 
 TEST(Cli, AnalyzePoolsOverSentences) {
-  const fs::path dir = fs::temp_directory_path() / ("sinkscope-cli-corpus-" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("sinkscope-cli-corpus-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   ASSERT_EQ(cli("random-model bert '" + (dir / "model").string() + "'").exit, 0);
-  std::ofstream(dir / "s.txt") << "the cat sat on the mat\nattention sinks in the model\nshe was tired because of it\n";
-  const CliRun run = cli("analyze '" + (dir / "model").string() + "' --sentences '" + (dir / "s.txt").string() +
-                         "' --out '" + (dir / "out").string() + "' --specialised-share 0.6");
+  std::ofstream(dir / "s.txt")
+      << "the cat sat on the mat\nattention sinks in the model\nshe was tired because of it\n";
+  const CliRun run =
+      cli("analyze '" + (dir / "model").string() + "' --sentences '" + (dir / "s.txt").string() +
+          "' --out '" + (dir / "out").string() + "' --specialised-share 0.6");
   ASSERT_EQ(run.exit, 0) << run.out;
   const std::string frame = read(dir / "out/frame.csv");
   EXPECT_NE(frame.find("# sentences: 3\n"), std::string::npos);
@@ -221,8 +242,10 @@ TEST(Cli, AnalyzePoolsOverSentences) {
                         frame.find("\nbidirectional,") != std::string::npos ||
                         frame.find("\ndistributed,") != std::string::npos;
   EXPECT_TRUE(labelled) << frame;
-  EXPECT_NE(read(dir / "out/taxonomy_pooled.csv").find("\n1,3,"), std::string::npos) << "layer 1, head 3 pooled";
+  EXPECT_NE(read(dir / "out/taxonomy_pooled.csv").find("\n1,3,"), std::string::npos)
+      << "layer 1, head 3 pooled";
   EXPECT_NE(read(dir / "out/sink_rate.csv").find("\n0,"), std::string::npos);
-  EXPECT_EQ(cli("analyze '" + (dir / "model").string() + "' --out x").exit, 2) << "needs --text or --sentences";
+  EXPECT_EQ(cli("analyze '" + (dir / "model").string() + "' --out x").exit, 2)
+      << "needs --text or --sentences";
   fs::remove_all(dir);
 }

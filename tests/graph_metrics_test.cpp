@@ -48,7 +48,8 @@ TEST(GraphSpectrum, StarHasTheStarSpectrum) {
   const GraphSpectrum g = graph_spectrum(star(n).view(), {0.5, false});
   ASSERT_EQ(g.eigenvalues.size(), 7u);
   EXPECT_NEAR(g.eigenvalues[0], 0.0, 1e-9);
-  for (int k = 1; k < n - 1; ++k) EXPECT_NEAR(g.eigenvalues[static_cast<std::size_t>(k)], 0.5, 1e-9);
+  for (int k = 1; k < n - 1; ++k)
+    EXPECT_NEAR(g.eigenvalues[static_cast<std::size_t>(k)], 0.5, 1e-9);
   EXPECT_NEAR(g.eigenvalues[6], 0.5 * n, 1e-9);
   EXPECT_NEAR(g.fiedlerValue, 0.5, 1e-9);
   EXPECT_DOUBLE_EQ(g.centralisation, 1.0);
@@ -64,7 +65,8 @@ TEST(GraphSpectrum, UniformCausalMapIsACompleteGraph) {
   const int n = 6;
   const GraphSpectrum g = graph_spectrum(attention_uniform(n, true).view(), {0.01, false});
   EXPECT_NEAR(g.eigenvalues[0], 0.0, 1e-9);
-  for (int k = 1; k < n; ++k) EXPECT_NEAR(g.eigenvalues[static_cast<std::size_t>(k)], n / 2.0, 1e-9);
+  for (int k = 1; k < n; ++k)
+    EXPECT_NEAR(g.eigenvalues[static_cast<std::size_t>(k)], n / 2.0, 1e-9);
   // In-degrees n-1-j; centralisation sum_j j / (n-1)^2 = (n-1) n / 2 / (n-1)^2.
   EXPECT_NEAR(g.centralisation, n / (2.0 * (n - 1)), 1e-12);
   EXPECT_NEAR(g.density, 0.5, 1e-12);
@@ -132,13 +134,15 @@ TEST(WeightSpectrum, RandomMatrixStaysInsideTheMarchenkoPasturBulk) {
   EXPECT_LE(s.outliers, 2) << "a Gaussian matrix has (almost) no eigenvalue beyond the edge";
   // A planted rank-one spike leaves the bulk.
   for (int r = 0; r < m; ++r)
-    for (int c = 0; c < n; ++c) w[static_cast<std::size_t>(r * n + c)] += 1.5f * (c == 0 ? 1.0f : 0.0f);
+    for (int c = 0; c < n; ++c)
+      w[static_cast<std::size_t>(r * n + c)] += 1.5f * (c == 0 ? 1.0f : 0.0f);
   s = weight_spectrum(w, m, n);
   EXPECT_GE(s.outliers, 1);
   // The density integrates to 1 over the bulk.
   double integral = 0;
   const double lo = 0.25 * 0.25, hi = 0.25 * 2.25, step = (hi - lo) / 20000;
-  for (double x = lo; x < hi; x += step) integral += marchenko_pastur_density(x + step / 2, 0.25, 0.25) * step;
+  for (double x = lo; x < hi; x += step)
+    integral += marchenko_pastur_density(x + step / 2, 0.25, 0.25) * step;
   EXPECT_NEAR(integral, 1.0, 1e-3);
   // A wide matrix is transposed first.
   EXPECT_EQ(weight_spectrum(std::vector<float>(6, 1.0f), 2, 3).rows, 3);
@@ -169,5 +173,6 @@ TEST(ReferenceFrames, SpecialisationAndTheRule) {
   e = reference_frame(enc, "[CLS]", "[SEP]", true);
   EXPECT_EQ(e.frame, ReferenceFrame::Bidirectional);
   EXPECT_STREQ(reference_frame_name(e.frame), "bidirectional");
-  EXPECT_EQ(reference_frame(enc, "[CLS]", "[SEP]", false).frame, ReferenceFrame::Distributed) << "decoders are never bidirectional";
+  EXPECT_EQ(reference_frame(enc, "[CLS]", "[SEP]", false).frame, ReferenceFrame::Distributed)
+      << "decoders are never bidirectional";
 }

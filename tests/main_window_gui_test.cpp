@@ -6,10 +6,10 @@
 #include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
+#include <QMessageBox>
 #include <QSettings>
 #include <QSpinBox>
 #include <QTemporaryDir>
-#include <QMessageBox>
 #include <QTest>
 #include <QTimer>
 #include <fstream>

@@ -19,7 +19,8 @@ TEST(ModelDiscovery, FindsCacheSnapshotsByName) {
   std::ofstream(repo / "snapshots" / "abc123" / "config.json") << "{}";
   std::ofstream(repo / "snapshots" / "old999" / "config.json") << "{}";
   std::ofstream(repo / "refs" / "main") << "abc123";
-  fs::create_directories(root / "models--acme--empty" / "snapshots" / "x");  // no config.json: not a model
+  fs::create_directories(root / "models--acme--empty" / "snapshots" /
+                         "x");  // no config.json: not a model
   fs::create_directories(root / "datasets--acme--data" / "snapshots" / "y");
 
   const auto models = hf_cache_models(root);
@@ -32,7 +33,9 @@ TEST(ModelDiscovery, FindsCacheSnapshotsByName) {
     model_location_resolve("acme/none", root);
     FAIL();
   } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("acme/none: not a folder, and not in the Hugging Face cache"), std::string::npos);
+    EXPECT_NE(
+        std::string(e.what()).find("acme/none: not a folder, and not in the Hugging Face cache"),
+        std::string::npos);
   }
   EXPECT_TRUE(hf_cache_models(root / "missing").empty());
   fs::remove_all(root);

@@ -19,7 +19,8 @@ using namespace sinkscope::models;
 namespace {
 
 fs::path fixture_root() {
-  const fs::path root = fs::temp_directory_path() / ("sinkscope-model-tests-" + std::to_string(::getpid()));
+  const fs::path root =
+      fs::temp_directory_path() / ("sinkscope-model-tests-" + std::to_string(::getpid()));
   fs::create_directories(root);
   return root;
 }
@@ -68,8 +69,8 @@ class PlainWeights {
 using Matrix = std::vector<std::vector<double>>;  // [rows][cols]
 
 // y = W x + b for W stored [out][in] (nn.Linear).
-std::vector<double> linear_rows(const std::vector<float>& W, const std::vector<float>& b, const std::vector<double>& x,
-                                std::size_t out) {
+std::vector<double> linear_rows(const std::vector<float>& W, const std::vector<float>& b,
+                                const std::vector<double>& x, std::size_t out) {
   const std::size_t in = x.size();
   std::vector<double> y(out, 0.0);
   for (std::size_t o = 0; o < out; ++o) {
@@ -80,8 +81,8 @@ std::vector<double> linear_rows(const std::vector<float>& W, const std::vector<f
   return y;
 }
 
-std::vector<double> norm_plain(const ModelConfig& c, const std::vector<double>& x, const std::vector<float>& w,
-                               const std::vector<float>& b) {
+std::vector<double> norm_plain(const ModelConfig& c, const std::vector<double>& x,
+                               const std::vector<float>& w, const std::vector<float>& b) {
   const std::size_t n = x.size();
   std::vector<double> y(n);
   if (c.norm == NormKind::LayerNorm) {
@@ -90,7 +91,8 @@ std::vector<double> norm_plain(const ModelConfig& c, const std::vector<double>& 
     mean /= n;
     for (double v : x) var += (v - mean) * (v - mean);
     var /= n;
-    for (std::size_t i = 0; i < n; ++i) y[i] = (x[i] - mean) / std::sqrt(var + c.norm_eps) * w[i] + b[i];
+    for (std::size_t i = 0; i < n; ++i)
+      y[i] = (x[i] - mean) / std::sqrt(var + c.norm_eps) * w[i] + b[i];
   } else {
     double ms = 0;
     for (double v : x) ms += v * v;
@@ -105,7 +107,8 @@ std::vector<double> norm_plain(const ModelConfig& c, const std::vector<double>& 
 std::vector<double> inverse_frequencies(const ModelConfig& c) {
   const int rot = c.rotaryDims();
   std::vector<double> inv;
-  for (int i = 0; i < rot; i += 2) inv.push_back(1.0 / std::pow(c.rope_theta, static_cast<double>(i) / rot));
+  for (int i = 0; i < rot; i += 2)
+    inv.push_back(1.0 / std::pow(c.rope_theta, static_cast<double>(i) / rot));
   const auto& s = c.rope_scaling;
   if (s.kind == RopeScaling::Kind::Llama3) {
     for (double& f : inv) {
@@ -148,11 +151,14 @@ std::vector<double> attention_plain(const fs::path& folder, const ModelConfig& c
   // Per token: q [H*d], k [KV*d] (heads laid out one after another).
   std::vector<std::vector<double>> q(T), k(T);
   std::vector<float> nw, nb;
-  if (c.family == Family::Gpt2) { nw = w.get("h." + L + ".ln_1.weight"); nb = w.get("h." + L + ".ln_1.bias"); }
-  else if (c.family == Family::GptNeoX || c.family == Family::Phi) {
+  if (c.family == Family::Gpt2) {
+    nw = w.get("h." + L + ".ln_1.weight");
+    nb = w.get("h." + L + ".ln_1.bias");
+  } else if (c.family == Family::GptNeoX || c.family == Family::Phi) {
     nw = w.get("layers." + L + ".input_layernorm.weight");
     nb = w.get("layers." + L + ".input_layernorm.bias");
-  } else if (c.causal) nw = w.get("layers." + L + ".input_layernorm.weight");
+  } else if (c.causal)
+    nw = w.get("layers." + L + ".input_layernorm.weight");
   for (int t = 0; t < T; ++t) {
     std::vector<double> x(residual.begin() + t * D, residual.begin() + (t + 1) * D);
     if (c.causal) x = norm_plain(c, x, nw, nb);
@@ -173,8 +179,9 @@ std::vector<double> attention_plain(const fs::path& folder, const ModelConfig& c
       }
     } else if (c.family == Family::GptNeoX) {
       // Fused rows ordered [head][q|k|v][d].
-      const auto qkv = linear_rows(w.get("layers." + L + ".attention.query_key_value.weight"),
-                                   w.get("layers." + L + ".attention.query_key_value.bias"), x, 3 * D);
+      const auto qkv =
+          linear_rows(w.get("layers." + L + ".attention.query_key_value.weight"),
+                      w.get("layers." + L + ".attention.query_key_value.bias"), x, 3 * D);
       q[t].resize(D);
       k[t].resize(D);
       for (std::size_t h = 0; h < H; ++h)
@@ -188,7 +195,9 @@ std::vector<double> attention_plain(const fs::path& folder, const ModelConfig& c
       k[t] = linear_rows(w.get(p + "key.weight"), w.get(p + "key.bias"), x, D);
     } else {
       const std::string p = "layers." + L + ".self_attn.";
-      const auto bias = [&](const char* n) { return w.has(p + n) ? w.get(p + n) : std::vector<float>(); };
+      const auto bias = [&](const char* n) {
+        return w.has(p + n) ? w.get(p + n) : std::vector<float>();
+      };
       q[t] = linear_rows(w.get(p + "q_proj.weight"), bias("q_proj.bias"), x, H * d);
       k[t] = linear_rows(w.get(p + "k_proj.weight"), bias("k_proj.bias"), x, KV * d);
     }
@@ -263,8 +272,9 @@ TEST_P(EveryArchitecture, CapturedAttentionKeepsItsInvariants) {
       const bool same = h / group == (h - 1) / group;
       const bool keysEqual = std::equal(cap.keys.begin() + h * n, cap.keys.begin() + (h + 1) * n,
                                         cap.keys.begin() + (h - 1) * n);
-      const bool valuesEqual = std::equal(cap.values.begin() + h * n, cap.values.begin() + (h + 1) * n,
-                                          cap.values.begin() + (h - 1) * n);
+      const bool valuesEqual =
+          std::equal(cap.values.begin() + h * n, cap.values.begin() + (h + 1) * n,
+                     cap.values.begin() + (h - 1) * n);
       EXPECT_EQ(keysEqual, same) << "head " << h;
       EXPECT_EQ(valuesEqual, same) << "head " << h;
     }
@@ -311,13 +321,14 @@ TEST_P(EveryArchitecture, OverBudgetLayersAreRecomputedOnDemand) {
   EXPECT_FALSE(lean.layerStored(1));
   const LayerCapture a = full.layer(1), b = lean.layer(1);
   ASSERT_EQ(a.attention.size(), b.attention.size());
-  for (std::size_t i = 0; i < a.attention.size(); ++i) EXPECT_NEAR(a.attention[i], b.attention[i], 1e-6);
+  for (std::size_t i = 0; i < a.attention.size(); ++i)
+    EXPECT_NEAR(a.attention[i], b.attention[i], 1e-6);
   EXPECT_EQ(lean.logits(), full.logits());
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, EveryArchitecture,
-                         ::testing::Values("gpt2", "llama", "mistral", "qwen2", "gemma", "gemma2", "phi",
-                                           "gpt_neox", "bert", "roberta", "xlm-roberta"),
+                         ::testing::Values("gpt2", "llama", "mistral", "qwen2", "gemma", "gemma2",
+                                           "phi", "gpt_neox", "bert", "roberta", "xlm-roberta"),
                          [](const auto& info) {
                            std::string n = info.param;
                            for (char& ch : n)
@@ -327,9 +338,12 @@ INSTANTIATE_TEST_SUITE_P(Models, EveryArchitecture,
 
 TEST(ModelVariants, PrefixedShardedAndHalfPrecisionFoldersAgree) {
   const fs::path plain = write_fixture("llama", "-plain");
-  const fs::path sharded = write_fixture("llama", "-sharded", [](RandomModelSpec& s) { s.sharded = true; });
-  const fs::path half = write_fixture("llama", "-bf16", [](RandomModelSpec& s) { s.dtype = DType::BF16; });
-  const fs::path f16 = write_fixture("llama", "-f16", [](RandomModelSpec& s) { s.dtype = DType::F16; });
+  const fs::path sharded =
+      write_fixture("llama", "-sharded", [](RandomModelSpec& s) { s.sharded = true; });
+  const fs::path half =
+      write_fixture("llama", "-bf16", [](RandomModelSpec& s) { s.dtype = DType::BF16; });
+  const fs::path f16 =
+      write_fixture("llama", "-f16", [](RandomModelSpec& s) { s.dtype = DType::F16; });
   const auto ids = sample_ids(6, 96);
   const Trace a = Model::load(plain)->run(ids);
   const Trace b = Model::load(sharded)->run(ids);
@@ -338,7 +352,8 @@ TEST(ModelVariants, PrefixedShardedAndHalfPrecisionFoldersAgree) {
     const Trace h = Model::load(reduced)->run(ids);
     const auto x = a.layer(1).attention, y = h.layer(1).attention;
     double worst = 0;
-    for (std::size_t i = 0; i < x.size(); ++i) worst = std::max(worst, static_cast<double>(std::abs(x[i] - y[i])));
+    for (std::size_t i = 0; i < x.size(); ++i)
+      worst = std::max(worst, static_cast<double>(std::abs(x[i] - y[i])));
     EXPECT_LT(worst, 0.05) << reduced;
   }
   // GPT-2 with and without the transformer. prefix and legacy buffers.
@@ -370,7 +385,8 @@ TEST(ModelInterventions, EditsChangeAttentionAsDefined) {
     EXPECT_FLOAT_EQ(A.at(0, 0), 1.0f) << "a row with no other key keeps its weight";
   }
   const LayerCapture removedLayer = removed.layer(1), baseLayer = base.layer(1);
-  EXPECT_EQ(removedLayer.attentionOf(1).at(3, 0), baseLayer.attentionOf(1).at(3, 0)) << "head 1 untouched";
+  EXPECT_EQ(removedLayer.attentionOf(1).at(3, 0), baseLayer.attentionOf(1).at(3, 0))
+      << "head 1 untouched";
   EXPECT_EQ(removed.layer(0).attention, base.layer(0).attention) << "layer 0 untouched";
   EXPECT_NE(removed.logits(), base.logits());
 
@@ -448,7 +464,9 @@ TEST(ModelErrors, MissingOrMisshapenTensorsAreNamed) {
     Model::load(folder);
     FAIL();
   } catch (const ModelLoadError& e) {
-    EXPECT_NE(std::string(e.what()).find("\"layers.1.mlp.up_proj.weight\" is missing"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("\"layers.1.mlp.up_proj.weight\" is missing"),
+              std::string::npos)
+        << e.what();
   }
   std::ofstream(folder / "config.json") << R"({"model_type": "falcon", "vocab_size": 3})";
   try {
@@ -470,7 +488,9 @@ TEST(ModelDevices, CudaMatchesCpuWhenAvailable) {
   const auto ids = sample_ids(9, 96);
   const Trace a = Model::load(folder)->run(ids), b = gpu->run(ids);
   ASSERT_EQ(a.logits().size(), b.logits().size());
-  for (std::size_t i = 0; i < a.logits().size(); ++i) EXPECT_NEAR(a.logits()[i], b.logits()[i], 1e-4);
+  for (std::size_t i = 0; i < a.logits().size(); ++i)
+    EXPECT_NEAR(a.logits()[i], b.logits()[i], 1e-4);
   const LayerCapture x = a.layer(1), y = b.layer(1);
-  for (std::size_t i = 0; i < x.attention.size(); ++i) EXPECT_NEAR(x.attention[i], y.attention[i], 1e-5);
+  for (std::size_t i = 0; i < x.attention.size(); ++i)
+    EXPECT_NEAR(x.attention[i], y.attention[i], 1e-5);
 }

@@ -1,12 +1,12 @@
 // Each panel drawn from fixed data matches its baseline image (tests/baselines).
 #include <gtest/gtest.h>
 
+#include <vtkCamera.h>
+#include <vtkRenderer.h>
 #include <QApplication>
 #include <QTest>
 #include <QWheelEvent>
 #include <cmath>
-#include <vtkCamera.h>
-#include <vtkRenderer.h>
 
 #include "render/heat_map_view.h"
 #include "render/line_plot_view.h"

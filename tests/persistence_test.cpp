@@ -24,14 +24,17 @@ struct DoubleFiltration : Gudhi::Simplex_tree_options_fast_persistence {
 };
 using SimplexTree = Gudhi::Simplex_tree<DoubleFiltration>;
 using RipsComplex = Gudhi::rips_complex::Rips_complex<SimplexTree::Filtration_value>;
-using Cohomology = Gudhi::persistent_cohomology::Persistent_cohomology<SimplexTree, Gudhi::persistent_cohomology::Field_Zp>;
+using Cohomology =
+    Gudhi::persistent_cohomology::Persistent_cohomology<SimplexTree,
+                                                        Gudhi::persistent_cohomology::Field_Zp>;
 using Intervals = std::vector<std::pair<double, double>>;
 
 // GUDHI's bars of dimension 0 and 1 (infinite deaths as 1, zero-length bars dropped).
 std::array<Intervals, 2> gudhi_bars(const std::vector<double>& d, int n) {
   std::vector<std::vector<double>> lower(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i)
-    for (int j = 0; j < i; ++j) lower[static_cast<std::size_t>(i)].push_back(d[static_cast<std::size_t>(i) * n + j]);
+    for (int j = 0; j < i; ++j)
+      lower[static_cast<std::size_t>(i)].push_back(d[static_cast<std::size_t>(i) * n + j]);
   RipsComplex rips(lower, 1.0);
   SimplexTree st;
   rips.create_complex(st, 2);
@@ -68,7 +71,9 @@ AttentionMatrix random_attention(int T, bool causal, std::mt19937& rng, double s
     }
     double z = 0;
     for (auto& x : s) z += (x = std::isinf(x) ? 0.0 : std::exp(x - mx));
-    for (int j = 0; j < T; ++j) m.weights[static_cast<std::size_t>(i * T + j)] = static_cast<float>(s[static_cast<std::size_t>(j)] / z);
+    for (int j = 0; j < T; ++j)
+      m.weights[static_cast<std::size_t>(i * T + j)] =
+          static_cast<float>(s[static_cast<std::size_t>(j)] / z);
   }
   return m;
 }
@@ -122,7 +127,9 @@ TEST(Persistence, SquareHasOneLoopWithItsTokens) {
   // Four points on a square: sides 0.2, diagonals 0.5: a loop born at 0.2, dead at 0.5.
   const int n = 4;
   std::vector<double> d(16, 0.0);
-  auto set = [&](int i, int j, double v) { d[static_cast<std::size_t>(i * n + j)] = d[static_cast<std::size_t>(j * n + i)] = v; };
+  auto set = [&](int i, int j, double v) {
+    d[static_cast<std::size_t>(i * n + j)] = d[static_cast<std::size_t>(j * n + i)] = v;
+  };
   set(0, 1, 0.2);
   set(1, 2, 0.2);
   set(2, 3, 0.2);
@@ -143,9 +150,9 @@ TEST(Persistence, SquareHasOneLoopWithItsTokens) {
   EXPECT_EQ(p.h0.back().edge[0], -1);
 
   const BettiCurves c = betti_curves(p, 11);
-  EXPECT_EQ(c.beta0[0], 4);   // e = 0: four points
-  EXPECT_EQ(c.beta0[2], 1);   // e = 0.2: one component
-  EXPECT_EQ(c.beta1[2], 1);   // the loop lives on [0.2, 0.5)
+  EXPECT_EQ(c.beta0[0], 4);  // e = 0: four points
+  EXPECT_EQ(c.beta0[2], 1);  // e = 0.2: one component
+  EXPECT_EQ(c.beta1[2], 1);  // the loop lives on [0.2, 0.5)
   EXPECT_EQ(c.beta1[5], 0);
   EXPECT_EQ(c.beta0[10], 1);  // the infinite class is still there at 1
   EXPECT_EQ(bars_above(p.h1, 0.05), 1);

@@ -76,15 +76,19 @@ TEST(Safetensors, LyingFilesAreRejectedWithTheirProblem) {
     std::ofstream(p) << "abc";
     EXPECT_NE(error_of(p).find("truncated"), std::string::npos);
   }
-  EXPECT_NE(error_of(raw_file("huge.safetensors", "{}", 0, 200ull << 20)).find("exceeds the 100 MB limit"),
+  EXPECT_NE(error_of(raw_file("huge.safetensors", "{}", 0, 200ull << 20))
+                .find("exceeds the 100 MB limit"),
             std::string::npos);
   EXPECT_NE(error_of(raw_file("cut.safetensors", "{}", 0, 50)).find("truncated: header claims 50"),
             std::string::npos);
-  EXPECT_NE(error_of(raw_file("json.safetensors", "{not json", 0)).find("not valid JSON"), std::string::npos);
-  EXPECT_NE(error_of(raw_file("oob.safetensors", R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})", 8))
+  EXPECT_NE(error_of(raw_file("json.safetensors", "{not json", 0)).find("not valid JSON"),
+            std::string::npos);
+  EXPECT_NE(error_of(raw_file("oob.safetensors",
+                              R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})", 8))
                 .find("out of bounds"),
             std::string::npos);
-  EXPECT_NE(error_of(raw_file("size.safetensors", R"({"a":{"dtype":"F32","shape":[3],"data_offsets":[0,16]}})", 16))
+  EXPECT_NE(error_of(raw_file("size.safetensors",
+                              R"({"a":{"dtype":"F32","shape":[3],"data_offsets":[0,16]}})", 16))
                 .find("expected 12"),
             std::string::npos);
   EXPECT_NE(error_of(raw_file("overlap.safetensors",
@@ -93,12 +97,16 @@ TEST(Safetensors, LyingFilesAreRejectedWithTheirProblem) {
                               16))
                 .find("overlap"),
             std::string::npos);
-  EXPECT_NE(error_of(raw_file("dtype.safetensors", R"({"a":{"dtype":"Q4","shape":[2],"data_offsets":[0,2]}})", 2))
+  EXPECT_NE(error_of(raw_file("dtype.safetensors",
+                              R"({"a":{"dtype":"Q4","shape":[2],"data_offsets":[0,2]}})", 2))
                 .find("unknown dtype \"Q4\""),
             std::string::npos);
-  EXPECT_NE(error_of(raw_file("shape.safetensors", R"({"a":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}})", 4))
+  EXPECT_NE(error_of(raw_file("shape.safetensors",
+                              R"({"a":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}})", 4))
                 .find("shape"),
             std::string::npos);
   // The message names the file.
-  EXPECT_EQ(error_of(raw_file("named.safetensors", "[]", 0)).rfind(temp_file("named.safetensors").string(), 0), 0u);
+  EXPECT_EQ(error_of(raw_file("named.safetensors", "[]", 0))
+                .rfind(temp_file("named.safetensors").string(), 0),
+            0u);
 }

@@ -52,8 +52,8 @@ TEST_P(Conformance, MatchesTheReferenceWithAndWithoutSpecialTokens) {
       if (actual == expected) continue;
       if (++mismatches <= 8)
         ADD_FAILURE() << GetParam() << (special ? " (special)" : " (plain)") << " on "
-                      << nlohmann::json(text).dump() << "\n  expected " << ids_text(expected) << "\n  actual   "
-                      << ids_text(actual);
+                      << nlohmann::json(text).dump() << "\n  expected " << ids_text(expected)
+                      << "\n  actual   " << ids_text(actual);
     }
   }
   EXPECT_EQ(mismatches, 0) << "of " << checked << " encodings";

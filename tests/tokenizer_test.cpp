@@ -28,8 +28,10 @@ TEST(Tokenizer, WordPieceSplitsGreedilyAndLowercases) {
   const auto t = wordpiece();
   EXPECT_EQ(t->kind(), "WordPiece");
   EXPECT_EQ(t->encode("Sinks, TOKENS").ids, (std::vector<int>{1, 3, 4, 6, 5, 4, 2}));
-  EXPECT_EQ(t->encode("Café", false).ids, (std::vector<int>{7})) << "accents stripped with lowercase";
-  EXPECT_EQ(t->encode("sinkx", false).ids, (std::vector<int>{0})) << "a word that cannot be split is [UNK]";
+  EXPECT_EQ(t->encode("Café", false).ids, (std::vector<int>{7}))
+      << "accents stripped with lowercase";
+  EXPECT_EQ(t->encode("sinkx", false).ids, (std::vector<int>{0}))
+      << "a word that cannot be split is [UNK]";
   EXPECT_EQ(t->encode("", true).ids, (std::vector<int>{1, 2}));
   const auto e = t->encode("sinks");
   EXPECT_EQ(e.display, (std::vector<std::string>{"[CLS]", "sink", "##s", "[SEP]"}));
@@ -44,7 +46,8 @@ TEST(Tokenizer, UnigramFindsTheBestSegmentation) {
   EXPECT_EQ(t->kind(), "Unigram");
   EXPECT_EQ(t->encode("ab", false).ids, (std::vector<int>{1}));
   EXPECT_EQ(t->encode("abc", false).ids, (std::vector<int>{1, 4}));
-  EXPECT_EQ(t->encode("ab xy", false).ids, (std::vector<int>{1, 5, 0})) << "unknown characters fuse into one <unk>";
+  EXPECT_EQ(t->encode("ab xy", false).ids, (std::vector<int>{1, 5, 0}))
+      << "unknown characters fuse into one <unk>";
   EXPECT_EQ(t->encode("ab", false).display, (std::vector<std::string>{"\u2423ab"}));
 }
 
@@ -82,23 +85,28 @@ TEST(Tokenizer, UnsupportedPartsAreNamed) {
     }
     return std::string();
   };
-  EXPECT_NE(error(R"({"model": {"type": "WordLevel", "vocab": {}}})").find("folder/tokenizer.json: model type \"WordLevel\""),
+  EXPECT_NE(error(R"({"model": {"type": "WordLevel", "vocab": {}}})")
+                .find("folder/tokenizer.json: model type \"WordLevel\""),
             std::string::npos);
-  EXPECT_NE(error(R"({"normalizer": {"type": "Precompiled"}, "model": {"type": "BPE", "vocab": {}, "merges": []}})")
-                .find("normalizer type \"Precompiled\" is not supported"),
-            std::string::npos);
+  EXPECT_NE(
+      error(
+          R"({"normalizer": {"type": "Precompiled"}, "model": {"type": "BPE", "vocab": {}, "merges": []}})")
+          .find("normalizer type \"Precompiled\" is not supported"),
+      std::string::npos);
   EXPECT_NE(error("{nope").find("folder/tokenizer.json"), std::string::npos);
   EXPECT_NE(error(R"({"version": "1.0"})").find("\"model\" is missing"), std::string::npos);
   try {
     Tokenizer::load("/nonexistent");
     FAIL();
   } catch (const TokenizerError& e) {
-    EXPECT_NE(std::string(e.what()).find("/nonexistent/tokenizer.json: missing"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/tokenizer.json: missing"),
+              std::string::npos);
   }
 }
 
 TEST(Tokenizer, LlamaConfigAddBosTokenRebuildsThePostProcessor) {
-  const fs::path dir = fs::temp_directory_path() / ("sinkscope-tok-bos-" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("sinkscope-tok-bos-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   RandomModelSpec spec = random_model_spec_for("llama");
   spec.with_tokenizer = true;

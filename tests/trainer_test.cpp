@@ -18,7 +18,8 @@ namespace {
 const fs::path kSentences = fs::path(SINKSCOPE_SOURCE_DIR) / "resources/examples/sentences.txt";
 
 fs::path scratch(const std::string& name) {
-  const fs::path p = fs::temp_directory_path() / ("sinkscope-train-" + std::to_string(::getpid())) / name;
+  const fs::path p =
+      fs::temp_directory_path() / ("sinkscope-train-" + std::to_string(::getpid())) / name;
   fs::remove_all(p);
   return p;
 }
@@ -62,7 +63,8 @@ TEST(Trainer, TwentyStepsLowerTheLossAndCheckpointsReload) {
     const TrainResult r = train_model(o, {}, [&](const TrainLogRow& row) { rows.push_back(row); });
     ASSERT_EQ(rows.size(), 20u);
     EXPECT_LT(mean_loss(rows, 15, 20), mean_loss(rows, 0, 5) - 0.3) << architecture;
-    for (const char* file : {"config.json", "model.safetensors", "tokenizer.json", "log.csv", "recipe.json"})
+    for (const char* file :
+         {"config.json", "model.safetensors", "tokenizer.json", "log.csv", "recipe.json"})
       EXPECT_TRUE(fs::exists(o.out / file)) << file;
     EXPECT_TRUE(fs::exists(o.out / "checkpoints/step-10/optimizer.safetensors"));
     // The saved folder is an ordinary model folder with the trained weights.
@@ -70,7 +72,8 @@ TEST(Trainer, TwentyStepsLowerTheLossAndCheckpointsReload) {
     ASSERT_FALSE(r.probe_ids.empty());
     const auto logits = reloaded->run(r.probe_ids).logits();
     ASSERT_EQ(logits.size(), r.probe_logits.size());
-    for (std::size_t i = 0; i < logits.size(); ++i) ASSERT_NEAR(logits[i], r.probe_logits[i], 1e-4) << i;
+    for (std::size_t i = 0; i < logits.size(); ++i)
+      ASSERT_NEAR(logits[i], r.probe_logits[i], 1e-4) << i;
   }
 }
 
@@ -121,7 +124,8 @@ TEST(PositionEncodings, BehaveAsDefinedOnTheSameWeights) {
   };
   auto max_diff = [](const std::vector<float>& a, const std::vector<float>& b) {
     double d = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) d = std::max(d, static_cast<double>(std::abs(a[i] - b[i])));
+    for (std::size_t i = 0; i < a.size(); ++i)
+      d = std::max(d, static_cast<double>(std::abs(a[i] - b[i])));
     return d;
   };
   // RoPE: only relative positions matter.

@@ -60,7 +60,8 @@ TEST(ValueSpace, InversionBoundsHoldOnEveryInput) {
     AttentionMatrix a{std::vector<float>(static_cast<std::size_t>(T * T), 0.0f), T, true};
     for (int i = 0; i < T; ++i) {
       float z = 0;
-      for (int j = 0; j <= i; ++j) z += (a.weights[static_cast<std::size_t>(i * T + j)] = std::exp(2.0f * g(rng)));
+      for (int j = 0; j <= i; ++j)
+        z += (a.weights[static_cast<std::size_t>(i * T + j)] = std::exp(2.0f * g(rng)));
       for (int j = 0; j <= i; ++j) a.weights[static_cast<std::size_t>(i * T + j)] /= z;
     }
     std::vector<float> v(static_cast<std::size_t>(T * d));
@@ -79,7 +80,8 @@ TEST(ValueSpace, RandomBaselineIsSeeded) {
   AttentionMatrix a = attention_uniform(10, true);
   std::vector<float> v(30);
   for (std::size_t k = 0; k < v.size(); ++k) v[k] = std::sin(static_cast<float>(k));
-  const ValueSpace x = value_space(a.view(), v, 3, {3, -1, 64, 7}), y = value_space(a.view(), v, 3, {3, -1, 64, 7});
+  const ValueSpace x = value_space(a.view(), v, 3, {3, -1, 64, 7}),
+                   y = value_space(a.view(), v, 3, {3, -1, 64, 7});
   EXPECT_EQ(x.randomMean.f, y.randomMean.f);
   EXPECT_GE(x.randomStd.f, 0.0);
   const ValueSpace z = value_space(a.view(), v, 3, {3, -1, 64, 8});

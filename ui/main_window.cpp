@@ -322,7 +322,8 @@ void MainWindow::runSentence() {
       tr("Run sentence"),
       [text, model](const JobProgress& progress) {
         job_check(progress, 0.0);
-        SentenceRun run = model ? sentence_run_model(*model, text, progress) : sentence_run_baseline(text);
+        SentenceRun run =
+            model ? sentence_run_model(*model, text, progress) : sentence_run_baseline(text);
         job_check(progress, 1.0);
         return run;
       },
@@ -349,14 +350,17 @@ void MainWindow::chooseModelFolder() {
 
 void MainWindow::openModelFolder(const QString& folderOrName) {
   jobStatus_->clearError();
-  const std::string spec = folderOrName.contains(QLatin1Char('/')) && QFileInfo(folderOrName).isDir()
-                               ? QDir::cleanPath(folderOrName).toStdString()
-                               : folderOrName.toStdString();
+  const std::string spec =
+      folderOrName.contains(QLatin1Char('/')) && QFileInfo(folderOrName).isDir()
+          ? QDir::cleanPath(folderOrName).toStdString()
+          : folderOrName.toStdString();
   models::LoadOptions options;
   options.device = device_.toStdString();
   jobs_->submit<models::LoadedModel>(
-      tr("Open model"), [spec, options](const JobProgress&) { return models::loaded_model_open(spec, options); },
-      [this](models::LoadedModel loaded) { showModel(std::move(loaded)); }, QStringLiteral("model"));
+      tr("Open model"),
+      [spec, options](const JobProgress&) { return models::loaded_model_open(spec, options); },
+      [this](models::LoadedModel loaded) { showModel(std::move(loaded)); },
+      QStringLiteral("model"));
 }
 
 void MainWindow::showModel(models::LoadedModel loaded) {
@@ -392,30 +396,34 @@ void MainWindow::refreshRecentModels() {
     const QSignalBlocker block(modelChooser_);
     modelChooser_->clear();
     const auto cached = models::hf_cache_models();
-    if (recent.isEmpty() && cached.empty()) modelChooser_->addItem(tr("(no recent models)"), QString());
+    if (recent.isEmpty() && cached.empty())
+      modelChooser_->addItem(tr("(no recent models)"), QString());
     for (const QString& folder : recent) {
       modelChooser_->addItem(QFileInfo(folder).fileName(), folder);
       modelChooser_->setItemData(modelChooser_->count() - 1, folder, Qt::ToolTipRole);
     }
     // SinkScope's built-in models.
     if (!builtinDir_.isEmpty()) {
-      const QStringList builtins = QDir(builtinDir_).entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
+      const QStringList builtins =
+          QDir(builtinDir_).entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
       for (const QString& b : builtins) {
         const QString folder = QDir(builtinDir_).filePath(b);
-        if (recent.contains(folder) || !QFileInfo::exists(QDir(folder).filePath(QStringLiteral("config.json"))))
+        if (recent.contains(folder) ||
+            !QFileInfo::exists(QDir(folder).filePath(QStringLiteral("config.json"))))
           continue;
         modelChooser_->addItem(tr("%1 (built-in)").arg(b), folder);
         modelChooser_->setItemData(modelChooser_->count() - 1, folder, Qt::ToolTipRole);
       }
     }
     // Models in the Hugging Face cache, by their org/name.
-    if (!cached.empty() && !recent.isEmpty()) modelChooser_->insertSeparator(modelChooser_->count());
+    if (!cached.empty() && !recent.isEmpty())
+      modelChooser_->insertSeparator(modelChooser_->count());
     for (const auto& m : cached) {
       const QString name = QString::fromStdString(m.name);
       if (recent.contains(name)) continue;
       modelChooser_->addItem(tr("%1 (cache)").arg(name), name);
-      modelChooser_->setItemData(modelChooser_->count() - 1, QString::fromStdString(m.folder.string()),
-                                 Qt::ToolTipRole);
+      modelChooser_->setItemData(modelChooser_->count() - 1,
+                                 QString::fromStdString(m.folder.string()), Qt::ToolTipRole);
     }
   }
   if (recentMenu_) {
@@ -439,14 +447,16 @@ void MainWindow::refreshPanels() {
     jobStatus_->showError(QString::fromUtf8(e.what()), QString::fromUtf8(e.what()));
     return;
   }
-  const QString what = run_->trace ? tr("%1 tokens").arg(T) : tr("uniform causal baseline over %1 words").arg(T);
+  const QString what =
+      run_->trace ? tr("%1 tokens").arg(T) : tr("uniform causal baseline over %1 words").arg(T);
   if (attentionView_) {
     render::HeatMapData data;
     data.rows = data.cols = T;
     data.values = map.weights;
     data.hidden.resize(data.values.size());
     for (int i = 0; i < T; ++i)
-      for (int j = 0; j < T; ++j) data.hidden[static_cast<std::size_t>(i) * T + j] = map.causal && j > i;
+      for (int j = 0; j < T; ++j)
+        data.hidden[static_cast<std::size_t>(i) * T + j] = map.causal && j > i;
     data.title = tr("%1 | layer %2, %3 | %4").arg(run_->source).arg(layer).arg(head, what);
     for (int t = 0; t < T; ++t) {
       // Index and display string, so repeated tokens stay distinguishable.
@@ -461,11 +471,14 @@ void MainWindow::refreshPanels() {
     attentionView_->setData(std::move(data));
   }
   render::LinePlotData plot;
-  plot.title = tr("Key importance alpha_k | %1, layer %2, %3").arg(run_->source).arg(layer).arg(head);
+  plot.title =
+      tr("Key importance alpha_k | %1, layer %2, %3").arg(run_->source).arg(layer).arg(head);
   plot.xLabel = tr("key position k");
   plot.yLabel = tr("alpha_k");
-  render::LineSeries alpha{run_->trace ? tr("alpha_k") : tr("alpha_k (uniform head)"), {},
-                           analysis::sink_key_importance(map.view()), false};
+  render::LineSeries alpha{run_->trace ? tr("alpha_k") : tr("alpha_k (uniform head)"),
+                           {},
+                           analysis::sink_key_importance(map.view()),
+                           false};
   render::LineSeries baseline{tr("uniform baseline"), {}, {}, true};
   render::LineSeries eps{tr("eps = %1 (sink threshold)").arg(kSinkMetricEps), {}, {}, false, true};
   for (int k = 0; k < T; ++k) {

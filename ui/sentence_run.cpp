@@ -20,7 +20,8 @@ SentenceRun sentence_run_baseline(const QString& sentence) {
   run.sentence = sentence;
   run.source = QStringLiteral("no model");
   run.tokens = sentence_words(sentence);
-  if (run.tokens.isEmpty()) throw std::invalid_argument("sentence: nothing to run (type a sentence first)");
+  if (run.tokens.isEmpty())
+    throw std::invalid_argument("sentence: nothing to run (type a sentence first)");
   return run;
 }
 
@@ -29,7 +30,8 @@ SentenceRun sentence_run_model(const models::LoadedModel& model, const QString& 
   SentenceRun run;
   run.sentence = sentence;
   run.source = QFileInfo(QString::fromStdString(model.model->folder().string())).fileName();
-  if (sentence.trimmed().isEmpty()) throw std::invalid_argument("sentence: nothing to run (type a sentence first)");
+  if (sentence.trimmed().isEmpty())
+    throw std::invalid_argument("sentence: nothing to run (type a sentence first)");
   models::SentenceTrace st;
   try {
     st = models::loaded_model_run(model, sentence.toStdString(), {}, progress);

@@ -19,8 +19,8 @@ namespace sinkscope::ui {
 
 struct SentenceRun {
   QString sentence;
-  QString source;        // the model's name, or "no model"
-  QStringList tokens;    // display strings, in order
+  QString source;      // the model's name, or "no model"
+  QStringList tokens;  // display strings, in order
   bool causal = true;
   std::shared_ptr<const models::Trace> trace;  // null: the uniform baseline
 

@@ -29,7 +29,8 @@ struct ModelAccess {
 namespace internal {
 
 // Token (and token-type) embeddings of a batch: ids [B, T] -> [B, T, D].
-at::Tensor embed_batch(const Model::Impl& m, const at::Tensor& ids, const at::Tensor& types = {}, int shift = 0);
+at::Tensor embed_batch(const Model::Impl& m, const at::Tensor& ids, const at::Tensor& types = {},
+                       int shift = 0);
 
 // The whole forward pass of a batch, ids [B, T] -> logits [B, T, vocab],
 // recording autograd history when the weights require gradients.

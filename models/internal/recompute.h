@@ -14,7 +14,8 @@ class LayerRecomputer {
 // Fills a Trace; only models/ builds traces.
 class TraceBuilder {
  public:
-  static Trace make(int layers, int heads, int hidden, int vocab, bool causal, std::vector<int> ids) {
+  static Trace make(int layers, int heads, int hidden, int vocab, bool causal,
+                    std::vector<int> ids) {
     Trace t;
     t.numLayers_ = layers;
     t.numHeads_ = heads;
@@ -26,8 +27,12 @@ class TraceBuilder {
     t.stored_.resize(static_cast<std::size_t>(layers));
     return t;
   }
-  static std::vector<float>& residual(Trace& t, int l) { return t.residuals_[static_cast<std::size_t>(l)]; }
-  static void store(Trace& t, int l, LayerCapture c) { t.stored_[static_cast<std::size_t>(l)] = std::move(c); }
+  static std::vector<float>& residual(Trace& t, int l) {
+    return t.residuals_[static_cast<std::size_t>(l)];
+  }
+  static void store(Trace& t, int l, LayerCapture c) {
+    t.stored_[static_cast<std::size_t>(l)] = std::move(c);
+  }
   static std::vector<float>& logits(Trace& t) { return t.logits_; }
   static void setRecomputer(Trace& t, std::shared_ptr<const LayerRecomputer> r) {
     t.recompute_ = std::move(r);

@@ -2,8 +2,8 @@
 // Internal to models/: the stages of a Hugging Face tokenizer pipeline
 // (normalizer, pre-tokenizer, model), each built from its tokenizer.json node.
 #include <memory>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -52,7 +52,8 @@ class PreTokenizer {
   virtual ~PreTokenizer() = default;
   // Splits each piece further. `atStart`: the pieces begin the whole input
   // (Metaspace's "first" prepend scheme depends on it).
-  virtual std::vector<std::string> apply(const std::vector<std::string>& pieces, bool atStart) const = 0;
+  virtual std::vector<std::string> apply(const std::vector<std::string>& pieces,
+                                         bool atStart) const = 0;
   virtual bool byteLevel() const { return false; }
   virtual bool metaspace() const { return false; }
 };

@@ -25,9 +25,9 @@ struct LayerWeights {
 };
 
 struct ModelWeights {
-  at::Tensor embed;       // [vocab, D]
-  at::Tensor pos_embed;   // learned positions [P, D] (undefined for RoPE)
-  at::Tensor type_embed;  // encoders' token types [types, D]
+  at::Tensor embed;                   // [vocab, D]
+  at::Tensor pos_embed;               // learned positions [P, D] (undefined for RoPE)
+  at::Tensor type_embed;              // encoders' token types [types, D]
   at::Tensor emb_norm_w, emb_norm_b;  // encoders: LayerNorm after the embeddings
   std::vector<LayerWeights> layers;
   at::Tensor final_norm_w, final_norm_b;  // decoders

@@ -84,7 +84,17 @@ void BM_PeakMemoryBudget256MB(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(BM_ForwardPlain)->Arg(64)->Arg(512)->Arg(1024)->Unit(benchmark::kMillisecond)->MinTime(2.0);
-BENCHMARK(BM_ForwardFullCapture)->Arg(64)->Arg(512)->Arg(1024)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+BENCHMARK(BM_ForwardPlain)
+    ->Arg(64)
+    ->Arg(512)
+    ->Arg(1024)
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(2.0);
+BENCHMARK(BM_ForwardFullCapture)
+    ->Arg(64)
+    ->Arg(512)
+    ->Arg(1024)
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(2.0);
 BENCHMARK(BM_LoadWarm)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PeakMemoryBudget256MB)->Unit(benchmark::kMillisecond)->Iterations(2);

@@ -28,10 +28,12 @@ void BM_PersistenceRips(benchmark::State& state) {
   const auto T = static_cast<int>(state.range(0));
   std::mt19937 rng(1);
   std::exponential_distribution<float> e(1.0f);
-  sinkscope::analysis::AttentionMatrix m{std::vector<float>(static_cast<std::size_t>(T) * T, 0.0f), T, true};
+  sinkscope::analysis::AttentionMatrix m{std::vector<float>(static_cast<std::size_t>(T) * T, 0.0f),
+                                         T, true};
   for (int i = 0; i < T; ++i) {
     float z = 0;
-    for (int j = 0; j <= i; ++j) z += (m.weights[static_cast<std::size_t>(i) * T + j] = e(rng) + (j == 0 ? 3.0f : 0.0f));
+    for (int j = 0; j <= i; ++j)
+      z += (m.weights[static_cast<std::size_t>(i) * T + j] = e(rng) + (j == 0 ? 3.0f : 0.0f));
     for (int j = 0; j <= i; ++j) m.weights[static_cast<std::size_t>(i) * T + j] /= z;
   }
   const auto d = sinkscope::analysis::attention_distances(m.view());

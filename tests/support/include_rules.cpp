@@ -57,8 +57,8 @@ std::vector<Kind> forbidden_for(const std::string& path) {
   const bool header = path.size() > 2 && path.compare(path.size() - 2, 2, ".h") == 0;
   auto in = [&](const char* room) { return path.rfind(room, 0) == 0; };
   if (in("analysis/"))
-    return {Kind::Qt, Kind::Torch, Kind::Vtk, Kind::Models, Kind::ModelsInternal, Kind::Render,
-            Kind::Ui};
+    return {Kind::Qt,     Kind::Torch, Kind::Vtk, Kind::Models, Kind::ModelsInternal,
+            Kind::Render, Kind::Ui};
   if (in("models/")) {
     std::vector<Kind> k{Kind::Qt, Kind::Vtk, Kind::Render, Kind::Ui};
     // Public headers stay torch-free; models/internal/ holds the torch-facing
