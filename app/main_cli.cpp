@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -115,6 +116,23 @@ Args parse_args(int argc, char** argv, int first, const std::vector<std::string>
     }
   }
   return args;
+}
+
+// A number option within [lo, hi]; bad text or range is a usage error naming the option.
+double parse_real(const std::string& option, const std::string& text, double lo, double hi) {
+  double x = 0;
+  std::size_t used = 0;
+  try {
+    x = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size())
+    throw UsageError("option --" + option + ": \"" + text + "\" is not a number");
+  if (x < lo || x > hi)
+    throw UsageError("option --" + option + ": must be in " + std::to_string(lo) + ".." +
+                     std::to_string(hi));
+  return x;
 }
 
 // A command's options; prints `help` and returns nothing for --help.
@@ -551,12 +569,10 @@ int command_train(int argc, char** argv) {
   auto text = [&](const char* k) { return args.options.at(k); };
   auto integer = [&](const char* k, int lo, int hi) { return parse_int(k, text(k), lo, hi); };
   auto real = [&](const char* k) {
-    try {
-      return std::stod(text(k));
-    } catch (const std::exception&) {
-      throw UsageError(std::string("option --") + k + ": \"" + text(k) + "\" is not a number");
-    }
+    return parse_real(k, text(k), -std::numeric_limits<double>::max(),
+                      std::numeric_limits<double>::max());
   };
+
   if (has("corpus")) o.corpus = text("corpus");
   if (has("out")) o.out = text("out");
   if (has("architecture")) o.architecture = text("architecture");
@@ -686,18 +702,9 @@ int command_analyze(int argc, char** argv) {
     throw UsageError("analyze: give --out and one of --text or --sentences");
   sinkscope::app::AnalyzeParams p;
   auto real = [&](const char* k, double lo, double hi) {
-    const std::string v = args.options.at(k);
-    double x = 0;
-    try {
-      x = std::stod(v);
-    } catch (const std::exception&) {
-      throw UsageError(std::string("option --") + k + ": \"" + v + "\" is not a number");
-    }
-    if (x < lo || x > hi)
-      throw UsageError(std::string("option --") + k + ": must be in " + std::to_string(lo) + ".." +
-                       std::to_string(hi));
-    return x;
+    return parse_real(k, args.options.at(k), lo, hi);
   };
+
   if (args.options.count("percentile")) p.percentile = real("percentile", 0, 100);
   if (args.options.count("gamma")) p.gamma = real("gamma", 0, 1);
   if (args.options.count("eps")) p.eps = real("eps", 0, 1);

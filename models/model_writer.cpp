@@ -5,6 +5,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "models/internal/tokenizer_parts.h"
 #include "models/model_config.h"
 
 namespace sinkscope::models {
@@ -67,23 +68,11 @@ json tiny_tokenizer(const std::string& modelType, bool encoder) {
   static const char* words[] = {"the",   "of",      "and", "to",    "in",   "is",        "was",
                                 "cat",   "sat",     "on",  "mat",   "sink", "attention", "token",
                                 "model", "because", "it",  "tired", "he",   "she"};
-  // GPT-2's byte -> printable character table.
+  // GPT-2's byte -> printable character table, as the tokenizer itself reads it.
   std::vector<std::string> byteChar(256);
-  int extra = 0;
-  for (int b = 0; b < 256; ++b) {
-    const bool printable =
-        (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255);
-    const unsigned cp =
-        printable ? static_cast<unsigned>(b) : 256u + static_cast<unsigned>(extra++);
-    std::string u;
-    if (cp < 0x80)
-      u += static_cast<char>(cp);
-    else {
-      u += static_cast<char>(0xc0 | (cp >> 6));
-      u += static_cast<char>(0x80 | (cp & 0x3f));
-    }
-    byteChar[static_cast<std::size_t>(b)] = u;
-  }
+  for (int b = 0; b < 256; ++b)
+    byteChar[static_cast<std::size_t>(b)] =
+        tok::utf8_encode(tok::byte_to_char()[static_cast<std::size_t>(b)]);
   json vocab = json::object();
   for (int b = 0; b < 256; ++b) vocab[byteChar[static_cast<std::size_t>(b)]] = b;
   int next = 256;

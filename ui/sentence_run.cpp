@@ -46,7 +46,11 @@ SentenceRun sentence_run_model(const models::LoadedModel& model, const QString& 
 
 analysis::AttentionMatrix SentenceRun::attention(int layer, int head) const {
   if (!trace) return analysis::attention_uniform(tokenCount(), causal);
-  const models::LayerCapture capture = trace->layer(layer);
+  if (!cachedLayer_ || cachedLayerIndex_ != layer) {
+    cachedLayer_ = std::make_shared<const models::LayerCapture>(trace->layer(layer));
+    cachedLayerIndex_ = layer;
+  }
+  const models::LayerCapture& capture = *cachedLayer_;
   if (head == SelectionModel::kHeadAverage) return capture.headAverage();
   const analysis::AttentionView view = capture.attentionOf(head);
   return {std::vector<float>(view.weights.begin(), view.weights.end()), view.size, view.causal};

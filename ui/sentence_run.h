@@ -12,6 +12,7 @@
 
 namespace sinkscope::models {
 class Trace;
+struct LayerCapture;
 struct LoadedModel;
 }  // namespace sinkscope::models
 
@@ -28,6 +29,12 @@ struct SentenceRun {
   // The map of `layer` and `head` (SelectionModel::kHeadAverage for the mean
   // over heads); the uniform map when there is no trace.
   analysis::AttentionMatrix attention(int layer, int head) const;
+
+ private:
+  // The last layer asked for: stepping through heads (the common move) then
+  // neither copies nor recomputes the layer again. Used on the GUI thread only.
+  mutable std::shared_ptr<const models::LayerCapture> cachedLayer_;
+  mutable int cachedLayerIndex_ = -1;
 };
 
 // Words of `sentence` split on white space.
