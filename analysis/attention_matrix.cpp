@@ -31,6 +31,31 @@ void attention_validate(const AttentionView& view, double row_sum_tolerance) {
   }
 }
 
+void attention_require_usable(const AttentionView& view, const char* who) {
+  if (view.size < 0) throw std::invalid_argument(std::string(who) + ": negative map size");
+  const auto expected = static_cast<std::size_t>(view.size) * static_cast<std::size_t>(view.size);
+  if (view.weights.size() != expected)
+    throw std::invalid_argument(std::string(who) + ": the attention buffer holds " +
+                                std::to_string(view.weights.size()) + " weights, expected " +
+                                std::to_string(expected) + " for T = " + std::to_string(view.size));
+  for (std::size_t k = 0; k < expected; ++k) {
+    const float w = view.weights[k];
+    if (!std::isfinite(w) || w < 0.0f) {
+      const auto T = static_cast<std::size_t>(view.size);
+      throw std::invalid_argument(std::string(who) + ": attention weight (query " +
+                                  std::to_string(k / T) + ", key " + std::to_string(k % T) +
+                                  ") is " + (std::isfinite(w) ? "negative" : "not finite"));
+    }
+  }
+}
+
+void values_require_finite(std::span<const float> values, const char* who) {
+  for (std::size_t k = 0; k < values.size(); ++k)
+    if (!std::isfinite(values[k]))
+      throw std::invalid_argument(std::string(who) + ": value entry " + std::to_string(k) +
+                                  " is not finite");
+}
+
 AttentionMatrix attention_uniform(int size, bool causal) {
   if (size < 0) throw std::invalid_argument("attention_uniform: negative size");
   AttentionMatrix m;

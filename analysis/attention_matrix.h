@@ -37,6 +37,16 @@ struct AttentionMatrix {
 // weights, weight on an invisible key, or a row that does not sum to 1.
 void attention_validate(const AttentionView& view, double row_sum_tolerance = 1e-3);
 
+// What every analysis requires of its input, checked on entry so that a bad map
+// gives a clear error instead of undefined behaviour (sorting NaN): the buffer
+// holds size * size weights, each finite and non-negative. Rows need not sum to
+// 1: the analyses take the weights as given (attention_validate checks that).
+// Throws std::invalid_argument naming `who` and the offending entry.
+void attention_require_usable(const AttentionView& view, const char* who);
+
+// Throws std::invalid_argument naming `who` when a value is NaN or infinite.
+void values_require_finite(std::span<const float> values, const char* who);
+
 // The map of a head that spreads every query's attention evenly over the keys
 // it can see: the reference against which sinks are judged (metrics.md s. 1).
 AttentionMatrix attention_uniform(int size, bool causal);

@@ -41,7 +41,24 @@ double pearson(const std::vector<double>& x, const std::vector<double>& y) {
   return (sxx > 0 && syy > 0) ? sxy / std::sqrt(sxx * syy) : 0.0;
 }
 
+double threshold_effectiveness(const std::vector<GraphSpectrum>& layers) {
+  if (layers.empty()) return 0.0;
+  const auto effective = std::count_if(layers.begin(), layers.end(),
+                                       [](const GraphSpectrum& g) { return g.effective; });
+  return static_cast<double>(effective) / static_cast<double>(layers.size());
+}
+
+double fiedler_centralisation_correlation(const std::vector<GraphSpectrum>& graphs) {
+  std::vector<double> fiedler, centralisation;
+  for (const auto& g : graphs) {
+    fiedler.push_back(g.fiedlerValue);
+    centralisation.push_back(g.centralisation);
+  }
+  return pearson(fiedler, centralisation);
+}
+
 GraphSpectrum graph_spectrum(const AttentionView& a, const GraphSpectrumParams& params) {
+  attention_require_usable(a, "graph_spectrum");
   const int n = a.size;
   GraphSpectrum g;
   g.threshold = params.threshold;
@@ -65,25 +82,28 @@ GraphSpectrum graph_spectrum(const AttentionView& a, const GraphSpectrumParams& 
       for (int j = 0; j < n; ++j)
         L(i, j) = (i == j && degree(i) > 0 ? 1.0 : 0.0) - inv(i) * W(i, j) * inv(j);
   }
-  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> solver(L);
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> solver(
+      L, params.vectors ? Eigen::ComputeEigenvectors : Eigen::EigenvaluesOnly);
   const Eigen::VectorXd values = solver.eigenvalues();  // ascending
-  const Eigen::MatrixXd vectors = solver.eigenvectors();
   for (int i = 0; i < n; ++i)
     g.eigenvalues.push_back(std::abs(values(i)) < 1e-12 ? 0.0 : values(i));
-  if (n >= 2) {
-    g.fiedlerValue = g.eigenvalues[1];
-    Eigen::VectorXd f = vectors.col(1);
-    for (int i = 0; i < n; ++i)
-      if (std::abs(f(i)) > 1e-12) {
-        if (f(i) < 0) f = -f;
-        break;
-      }
-    g.fiedlerVector.assign(f.data(), f.data() + n);
+  if (n >= 2) g.fiedlerValue = g.eigenvalues[1];
+  if (params.vectors) {
+    const Eigen::MatrixXd vectors = solver.eigenvectors();
+    if (n >= 2) {
+      Eigen::VectorXd f = vectors.col(1);
+      for (int i = 0; i < n; ++i)
+        if (std::abs(f(i)) > 1e-12) {
+          if (f(i) < 0) f = -f;
+          break;
+        }
+      g.fiedlerVector.assign(f.data(), f.data() + n);
+    }
+    g.embedding.assign(static_cast<std::size_t>(n), {0.0, 0.0, 0.0});
+    for (int k = 1; k <= 3 && k < n; ++k)
+      for (int i = 0; i < n; ++i)
+        g.embedding[static_cast<std::size_t>(i)][static_cast<std::size_t>(k - 1)] = vectors(i, k);
   }
-  g.embedding.assign(static_cast<std::size_t>(n), {0.0, 0.0, 0.0});
-  for (int k = 1; k <= 3 && k < n; ++k)
-    for (int i = 0; i < n; ++i)
-      g.embedding[static_cast<std::size_t>(i)][static_cast<std::size_t>(k - 1)] = vectors(i, k);
 
   // In-degrees of B and the centralisation measures.
   g.inDegrees.assign(static_cast<std::size_t>(n), 0);

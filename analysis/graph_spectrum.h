@@ -10,6 +10,9 @@ namespace sinkscope::analysis {
 struct GraphSpectrumParams {
   double threshold = 0.05;  // B[i][j] = 1 when A[i][j] >= threshold and i != j
   bool normalized = false;  // I - D^-1/2 W D^-1/2 instead of D - W
+  // The Fiedler vector and the spectral embedding need the eigenvectors, which
+  // cost about 2.5x the eigenvalues alone; summaries over every head skip them.
+  bool vectors = true;
 };
 
 struct GraphSpectrum {
@@ -18,6 +21,7 @@ struct GraphSpectrum {
   double fiedlerValue = 0.0;                     // lambda_2 (algebraic connectivity)
   std::vector<double> fiedlerVector;             // sign fixed: first non-zero entry positive
   std::vector<std::array<double, 3>> embedding;  // eigenvectors 2..4 per token (0 where T < 4)
+                                                 // (both empty without params.vectors)
   std::vector<int> inDegrees;      // of B: how many queries attend to each key above threshold
   double centralisation = 0.0;     // Freeman: sum_i (d_max - d_i) / (n - 1)^2
   double starLikeness = 0.0;       // d_max / (n - 1)
@@ -33,6 +37,16 @@ GraphSpectrum graph_spectrum(const AttentionView& attention,
 
 // The default thresholds of metrics.md section 3.
 inline const std::vector<double> kDefaultGraphThresholds{0.01, 0.05, 0.1, 0.2};
+
+// Effectiveness of one threshold (reading of 000's "algebraic connectivity
+// effectiveness"): the share of `layers` (one graph per layer, all at that
+// threshold) where it is effective. 0 for no layers.
+double threshold_effectiveness(const std::vector<GraphSpectrum>& layers);
+
+// The sign-flip signature of metrics.md s. 3 at one threshold: the Pearson
+// correlation between Fiedler value and degree centralisation across `graphs`
+// (the heads of a layer, or the layers of a model).
+double fiedler_centralisation_correlation(const std::vector<GraphSpectrum>& graphs);
 
 // Gini coefficient of non-negative values (0 for equal values, towards 1 for one holder).
 double gini(const std::vector<double>& values);

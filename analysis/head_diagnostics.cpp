@@ -9,7 +9,10 @@
 
 namespace sinkscope::analysis {
 
-HeadDiagnostics head_diagnostics_at(const AttentionView& a, int query, int topN) {
+namespace {
+
+// The diagnostics of one row, on a map already checked.
+HeadDiagnostics diagnostics_of_row(const AttentionView& a, int query, int topN) {
   const int T = a.size;
   if (T == 0) return {};
   if (query < 0) query = T - 1;
@@ -23,7 +26,8 @@ HeadDiagnostics head_diagnostics_at(const AttentionView& a, int query, int topN)
     row.push_back(w);
     if (w > 0.0) d.entropy -= w * std::log(w);
   }
-  std::sort(row.begin(), row.end(), std::greater<>());
+  const int n = std::min<int>(std::max(topN, 1), static_cast<int>(row.size()));
+  std::partial_sort(row.begin(), row.begin() + n, row.end(), std::greater<>());
   d.top1 = row.empty() ? 0.0 : row.front();
   for (int k = 0; k < std::min<int>(std::max(topN, 0), static_cast<int>(row.size())); ++k)
     d.topNMass += row[static_cast<std::size_t>(k)];
@@ -32,12 +36,20 @@ HeadDiagnostics head_diagnostics_at(const AttentionView& a, int query, int topN)
   return d;
 }
 
+}  // namespace
+
+HeadDiagnostics head_diagnostics_at(const AttentionView& a, int query, int topN) {
+  attention_require_usable(a, "head_diagnostics");
+  return diagnostics_of_row(a, query, topN);
+}
+
 HeadDiagnostics head_diagnostics_mean(const AttentionView& a, int topN) {
+  attention_require_usable(a, "head_diagnostics");
   HeadDiagnostics mean;
   const int T = a.size;
-  if (T < 2) return T == 1 ? head_diagnostics_at(a, 0, topN) : mean;
+  if (T < 2) return T == 1 ? diagnostics_of_row(a, 0, topN) : mean;
   for (int i = 1; i < T; ++i) {
-    const HeadDiagnostics d = head_diagnostics_at(a, i, topN);
+    const HeadDiagnostics d = diagnostics_of_row(a, i, topN);
     mean.entropy += d.entropy;
     mean.top1 += d.top1;
     mean.sinkAttention += d.sinkAttention;

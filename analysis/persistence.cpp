@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <queue>
 #include <stdexcept>
@@ -11,6 +12,7 @@
 namespace sinkscope::analysis {
 
 std::vector<double> attention_distances(const AttentionView& a, const DistanceParams& params) {
+  attention_require_usable(a, "attention_distances");
   const int n = a.size;
   std::vector<double> d(static_cast<std::size_t>(n) * static_cast<std::size_t>(n), 0.0);
   for (int i = 0; i < n; ++i)
@@ -56,6 +58,24 @@ class Rips {
     const double diam = std::max({dist(a, b), dist(a, c), dist(b, c)});
     return {diam, choose3(static_cast<std::uint64_t>(c)) + choose2(static_cast<std::uint64_t>(b)) +
                       static_cast<std::uint64_t>(a)};
+  }
+  // The smallest triangle (i, j, k) in the filtration order: the pivot of the
+  // unreduced coboundary column of edge (i, j). Triangle indices grow with k, and
+  // no triangle is shorter than its edge, so the first k whose triangle has the
+  // edge's own diameter is the answer (the usual case, found early).
+  Key smallestCofacet(const Edge& e) const {
+    Key best{std::numeric_limits<double>::infinity(), 0};
+    const double* di = &d_[static_cast<std::size_t>(e.i) * n_];
+    const double* dj = &d_[static_cast<std::size_t>(e.j) * n_];
+    for (int k = 0; k < n_; ++k) {
+      if (k == e.i || k == e.j) continue;
+      const double diam = std::max({e.key.diameter, di[k], dj[k]});
+      if (diam < best.diameter) {
+        best = triangleKey(e.i, e.j, k);
+        if (diam == e.key.diameter) break;
+      }
+    }
+    return best;
   }
   // Pushes the coboundary of edge (i, j): every triangle (i, j, k).
   template <class Heap>
@@ -113,41 +133,54 @@ bool pop_pivot(MinHeap& heap, Key& pivot) {
 }
 
 // Edges (token pairs) of a cycle through edge (a, b): a shortest path from b
-// back to a over edges strictly older than it, closed by the edge itself.
-std::vector<std::array<int, 2>> cycle_through(const std::vector<Edge>& edges, std::size_t upto,
-                                              int n, int a, int b) {
-  std::vector<std::vector<int>> adjacency(static_cast<std::size_t>(n));
-  for (std::size_t e = 0; e < upto; ++e) {
-    adjacency[static_cast<std::size_t>(edges[e].i)].push_back(edges[e].j);
-    adjacency[static_cast<std::size_t>(edges[e].j)].push_back(edges[e].i);
+// back to a over edges strictly older than it (position < upto in the sorted
+// edge list), closed by the edge itself.
+class CycleFinder {
+ public:
+  CycleFinder(const std::vector<Edge>& edges, int n)
+      : adjacency_(static_cast<std::size_t>(n)), previous_(static_cast<std::size_t>(n)) {
+    for (std::size_t e = 0; e < edges.size(); ++e) {
+      adjacency_[static_cast<std::size_t>(edges[e].i)].push_back({edges[e].j, e});
+      adjacency_[static_cast<std::size_t>(edges[e].j)].push_back({edges[e].i, e});
+    }
   }
-  std::vector<int> previous(static_cast<std::size_t>(n), -1);
-  std::queue<int> frontier;
-  frontier.push(b);
-  previous[static_cast<std::size_t>(b)] = b;
-  while (!frontier.empty() && previous[static_cast<std::size_t>(a)] < 0) {
-    const int v = frontier.front();
-    frontier.pop();
-    for (int w : adjacency[static_cast<std::size_t>(v)])
-      if (previous[static_cast<std::size_t>(w)] < 0) {
-        previous[static_cast<std::size_t>(w)] = v;
-        frontier.push(w);
-      }
+  std::vector<std::array<int, 2>> through(std::size_t upto, int a, int b) {
+    std::fill(previous_.begin(), previous_.end(), -1);
+    std::queue<int> frontier;
+    frontier.push(b);
+    previous_[static_cast<std::size_t>(b)] = b;
+    while (!frontier.empty() && previous_[static_cast<std::size_t>(a)] < 0) {
+      const int v = frontier.front();
+      frontier.pop();
+      for (const auto& [w, e] : adjacency_[static_cast<std::size_t>(v)])
+        if (e < upto && previous_[static_cast<std::size_t>(w)] < 0) {
+          previous_[static_cast<std::size_t>(w)] = v;
+          frontier.push(w);
+        }
+    }
+    std::vector<std::array<int, 2>> cycle{{std::min(a, b), std::max(a, b)}};
+    if (previous_[static_cast<std::size_t>(a)] < 0) return cycle;
+    for (int v = a; v != b; v = previous_[static_cast<std::size_t>(v)]) {
+      const int u = previous_[static_cast<std::size_t>(v)];
+      cycle.push_back({std::min(u, v), std::max(u, v)});
+    }
+    return cycle;
   }
-  std::vector<std::array<int, 2>> cycle{{std::min(a, b), std::max(a, b)}};
-  if (previous[static_cast<std::size_t>(a)] < 0) return cycle;
-  for (int v = a; v != b; v = previous[static_cast<std::size_t>(v)]) {
-    const int u = previous[static_cast<std::size_t>(v)];
-    cycle.push_back({std::min(u, v), std::max(u, v)});
-  }
-  return cycle;
-}
+
+ private:
+  std::vector<std::vector<std::pair<int, std::size_t>>> adjacency_;
+  std::vector<int> previous_;
+};
 
 }  // namespace
 
 PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n) {
   if (n < 0 || distances.size() != static_cast<std::size_t>(n) * static_cast<std::size_t>(n))
     throw std::invalid_argument("persistence_rips: distances must be n x n");
+  for (std::size_t k = 0; k < distances.size(); ++k)
+    if (!std::isfinite(distances[k]))
+      throw std::invalid_argument("persistence_rips: distance entry " + std::to_string(k) +
+                                  " is not finite");
   PersistenceDiagram out;
   if (n == 0) return out;
   const Rips rips(distances, n);
@@ -188,10 +221,30 @@ PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n)
   // H1: reduce the coboundary columns of the remaining edges, youngest first.
   std::unordered_map<std::uint64_t, std::size_t>
       pivotOwner;  // triangle index -> column (edge position)
-  std::unordered_map<std::size_t, std::vector<std::size_t>>
-      reduction;  // column -> edges added to it (V)
+  // Column -> edges added to it (V); empty means the column alone (the shortcut).
+  std::vector<std::vector<std::size_t>> reduction(edges.size());
+  CycleFinder cycles(edges, n);
+  pivotOwner.reserve(edges.size());
   for (std::size_t e = edges.size(); e-- > 0;) {
     if (cleared[e]) continue;
+    if (n < 3) continue;  // no triangles, so no column can die (or be born: n = 2 is a tree)
+    // Shortcut (as Ripser's emergent pairs): when no earlier column owns the
+    // column's own smallest cofacet, the column is already reduced; most are.
+    const Key own = rips.smallestCofacet(edges[e]);
+    if (!pivotOwner.contains(own.index)) {
+      pivotOwner[own.index] = e;
+      if (own.diameter > edges[e].key.diameter) {
+        PersistenceBar bar;
+        bar.dimension = 1;
+        bar.birth = edges[e].key.diameter;
+        bar.death = own.diameter;
+        bar.edge = {edges[e].i, edges[e].j};
+        bar.triangle = rips.triangleVertices(own.index);
+        bar.cycle = cycles.through(e, edges[e].i, edges[e].j);
+        out.h1.push_back(bar);
+      }
+      continue;
+    }
     MinHeap heap;
     std::vector<std::size_t> v{e};
     rips.pushCoboundary(edges[e], heap);
@@ -200,9 +253,14 @@ PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n)
     while (has) {
       auto owner = pivotOwner.find(pivot.index);
       if (owner == pivotOwner.end()) break;
-      for (std::size_t added : reduction[owner->second]) {
-        v.push_back(added);
-        rips.pushCoboundary(edges[added], heap);
+      const auto& added = reduction[owner->second];
+      if (added.empty()) {
+        v.push_back(owner->second);
+        rips.pushCoboundary(edges[owner->second], heap);
+      }
+      for (std::size_t a : added) {
+        v.push_back(a);
+        rips.pushCoboundary(edges[a], heap);
       }
       has = pop_pivot(heap, pivot);
     }
@@ -226,7 +284,7 @@ PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n)
       bar.death = death;
       bar.edge = {edges[e].i, edges[e].j};
       bar.triangle = rips.triangleVertices(pivot.index);
-      bar.cycle = cycle_through(edges, e, n, edges[e].i, edges[e].j);
+      bar.cycle = cycles.through(e, edges[e].i, edges[e].j);
       out.h1.push_back(bar);
     }
   }

@@ -6,6 +6,7 @@
 namespace sinkscope::analysis {
 
 std::vector<double> sink_key_importance(const AttentionView& attention) {
+  attention_require_usable(attention, "sink_key_importance");
   const int T = attention.size;
   std::vector<double> alpha(static_cast<std::size_t>(T), 0.0);
   for (int k = 0; k < T; ++k) {

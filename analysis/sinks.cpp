@@ -15,15 +15,21 @@ std::vector<int> SinkSet::keys() const {
 double percentile_linear(std::vector<double> values, double p) {
   if (values.empty()) return 0.0;
   if (p < 0.0 || p > 100.0) throw std::invalid_argument("percentile: p must be in [0, 100]");
-  std::sort(values.begin(), values.end());
+  // Two order statistics (linear time) instead of a sort: maps hold T^2 weights.
   const double position = p / 100.0 * static_cast<double>(values.size() - 1);
   const auto lo = static_cast<std::size_t>(std::floor(position));
   const std::size_t hi = std::min(lo + 1, values.size() - 1);
   const double f = position - static_cast<double>(lo);
-  return values[lo] + f * (values[hi] - values[lo]);
+  const auto at = values.begin() + static_cast<std::ptrdiff_t>(lo);
+  std::nth_element(values.begin(), at, values.end());
+  const double low = *at;
+  // The next order statistic is the smallest of what nth_element left above lo.
+  const double high = hi == lo ? low : *std::min_element(at + 1, values.end());
+  return low + f * (high - low);
 }
 
 SinkSet sink_set(const AttentionView& a, const SinkSetParams& params) {
+  attention_require_usable(a, "sink_set");
   const int T = a.size;
   SinkSet set;
   std::vector<double> visible;
@@ -61,6 +67,7 @@ SinkSet sink_set(const AttentionView& a, const SinkSetParams& params) {
 }
 
 double sink_concentration(const AttentionView& a, const std::vector<int>& sinkKeys) {
+  attention_require_usable(a, "sink_concentration");
   const int T = a.size;
   std::vector<bool> isSink(static_cast<std::size_t>(T), false);
   for (int k : sinkKeys)

@@ -21,6 +21,8 @@ TaxonomyVotes taxonomy_votes(const AttentionView& a, std::span<const float> valu
   const int T = a.size;
   if (values.size() != static_cast<std::size_t>(T) * static_cast<std::size_t>(headDim))
     throw std::invalid_argument("taxonomy_votes: values must be T x head_dim");
+  attention_require_usable(a, "taxonomy_votes");
+  values_require_finite(values, "taxonomy_votes");
   std::vector<double> norms(static_cast<std::size_t>(T), 0.0);
   for (int j = 0; j < T; ++j) {
     double s = 0;

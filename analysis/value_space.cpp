@@ -3,6 +3,7 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <random>
@@ -20,6 +21,13 @@ double norm2(const std::vector<double>& v) {
   return s;
 }
 
+// ||a - b||^2 without a temporary.
+double distance2(const std::vector<double>& a, const std::vector<double>& b) {
+  double s = 0;
+  for (std::size_t k = 0; k < a.size(); ++k) s += (a[k] - b[k]) * (a[k] - b[k]);
+  return s;
+}
+
 std::vector<double> minus(const std::vector<double>& a, const std::vector<double>& b) {
   std::vector<double> r(a.size());
   for (std::size_t k = 0; k < a.size(); ++k) r[k] = a[k] - b[k];
@@ -34,6 +42,80 @@ double cosine(std::span<const float> a, std::span<const float> b) {
     bb += static_cast<double>(b[k]) * b[k];
   }
   return (aa > 0 && bb > 0) ? ab / std::sqrt(aa * bb) : 0.0;
+}
+
+double dot(const std::vector<double>& a, const std::vector<double>& b) {
+  double s = 0;
+  for (std::size_t k = 0; k < a.size(); ++k) s += a[k] * b[k];
+  return s;
+}
+
+double cosine(const std::vector<double>& a, const std::vector<double>& b) {
+  const double aa = norm2(a), bb = norm2(b);
+  return (aa > 0 && bb > 0) ? dot(a, b) / std::sqrt(aa * bb) : 0.0;
+}
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// 004, appendix A.1; see SinkAwareBound. `in[k]` marks the selected visible
+// keys; keys[0] is the sink (position 0), which every query sees.
+SinkAwareBound sink_aware_bound(const std::vector<int>& keys, const std::vector<bool>& in,
+                                const std::vector<double>& weight,
+                                const std::function<std::span<const float>(int)>& vec,
+                                double medianNorm, int topN) {
+  SinkAwareBound b;
+  const int n = static_cast<int>(keys.size());
+  b.scale = medianNorm > 0 ? medianNorm : 1.0;
+  auto vnorm = [&](int k) {
+    double s = 0;
+    for (float x : vec(keys[static_cast<std::size_t>(k)])) s += static_cast<double>(x) * x;
+    return std::sqrt(s);
+  };
+  std::vector<double> beta(static_cast<std::size_t>(n));
+  for (int k = 0; k < n; ++k)
+    beta[static_cast<std::size_t>(k)] = weight[static_cast<std::size_t>(k)] * vnorm(k) / b.scale;
+  b.beta0 = beta[0];
+  const bool sinkIn = in[0];
+  double cosMax = -1.0, cosMin = 1.0;
+  for (int k = 1; k < n; ++k) {
+    if (in[static_cast<std::size_t>(k)]) b.aPlus += beta[static_cast<std::size_t>(k)];
+    const double c = cosine(vec(keys[0]), vec(keys[static_cast<std::size_t>(k)]));
+    cosMax = std::max(cosMax, c);
+    cosMin = std::min(cosMin, c);
+    if (!in[static_cast<std::size_t>(k)]) continue;
+    for (int q = 1; q < n; ++q)
+      if (q != k)
+        b.mu = std::max(b.mu, std::abs(cosine(vec(keys[static_cast<std::size_t>(k)]),
+                                              vec(keys[static_cast<std::size_t>(q)]))));
+  }
+  if (n > 1) {
+    b.nuMinus = -cosMax;
+    b.nuPlus = -cosMin;
+  }
+  const double sigma = sinkIn ? 1.0 : 0.0, mu = b.mu, b0 = b.beta0, ap = b.aPlus;
+  // Rounding slack: a pair whose bound is zero up to rounding counts as a potential inversion.
+  constexpr double kSlack = 1e-12;
+  for (int i = 0; i < n; ++i) {
+    if (!in[static_cast<std::size_t>(i)]) continue;
+    const double bi = beta[static_cast<std::size_t>(i)];
+    for (int j = 0; j < n; ++j) {
+      if (in[static_cast<std::size_t>(j)]) continue;
+      const double bj = beta[static_cast<std::size_t>(j)];
+      double L;
+      if (i > 0 && j > 0)
+        L = bi * bi + bj * bj - 2 * mu * (bi * (ap - bi) + bj * ap) +
+            2 * sigma * b0 * (b.nuMinus * bj - b.nuPlus * bi);
+      else if (j == 0)  // the unselected sink against a selected non-sink key
+        L = bi * bi + b0 * b0 - 2 * mu * bi * (ap - bi) + 2 * b0 * b.nuMinus * ap;
+      else  // the selected sink against an unselected non-sink key
+        L = b0 * b0 + bj * bj - 2 * b0 * b.nuPlus * ap + 2 * bj * b0 * b.nuMinus - 2 * mu * bj * ap;
+      if (L <= kSlack * (1.0 + bi * bi + bj * bj)) ++b.count;
+    }
+  }
+  const double N = topN;
+  b.precisionBound = 1.0 / (1.0 + b.count / N);
+  b.recallBound = std::max(0.0, 1.0 - b.count / N);
+  return b;
 }
 
 }  // namespace
@@ -55,7 +137,7 @@ SelectionScores selection_scores(const std::vector<std::vector<double>>& y,
   std::vector<double> D(n);
   double dMax = 0.0, dMin = std::numeric_limits<double>::infinity();
   for (std::size_t j = 0; j < n; ++j) {
-    D[j] = norm2(minus(y[j], sum));
+    D[j] = distance2(y[j], sum);
     if (in[j])
       dMax = std::max(dMax, D[j]);
     else
@@ -78,8 +160,11 @@ SelectionScores selection_scores(const std::vector<std::vector<double>>& y,
 ValueSpace value_space(const AttentionView& a, std::span<const float> values, int headDim,
                        const ValueSpaceParams& p) {
   const int T = a.size;
+  attention_require_usable(a, "value_space");
+  if (headDim < 1) throw std::invalid_argument("value_space: head_dim must be positive");
   if (values.size() != static_cast<std::size_t>(T) * static_cast<std::size_t>(headDim))
     throw std::invalid_argument("value_space: values must be T x head_dim");
+  values_require_finite(values, "value_space");
   ValueSpace r;
   if (T == 0) return r;
   r.query = p.query < 0 ? T - 1 : p.query;
@@ -122,7 +207,7 @@ ValueSpace value_space(const AttentionView& a, std::span<const float> values, in
   r.distance2.resize(static_cast<std::size_t>(n));
   double dMax = 0.0, dMin = std::numeric_limits<double>::infinity();
   for (int k = 0; k < n; ++k) {
-    const double D = norm2(minus(y[static_cast<std::size_t>(k)], r.sN));
+    const double D = distance2(y[static_cast<std::size_t>(k)], r.sN);
     r.distance2[static_cast<std::size_t>(k)] = D;
     if (in[static_cast<std::size_t>(k)])
       dMax = std::max(dMax, D);
@@ -175,12 +260,12 @@ ValueSpace value_space(const AttentionView& a, std::span<const float> values, in
     norms.push_back(
         std::sqrt(norm2(std::vector<double>(vec(r.keys[static_cast<std::size_t>(k)]).begin(),
                                             vec(r.keys[static_cast<std::size_t>(k)]).end()))));
+  double median = 0.0;
   if (!norms.empty()) {
     std::vector<double> sorted = norms;
     std::sort(sorted.begin(), sorted.end());
-    const double median = sorted.size() % 2
-                              ? sorted[sorted.size() / 2]
-                              : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
+    median = sorted.size() % 2 ? sorted[sorted.size() / 2]
+                               : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
     const auto v0 = vec(0);
     const double n0 = std::sqrt(norm2(std::vector<double>(v0.begin(), v0.end())));
     r.lambda = median > 0 ? n0 / median : 0.0;
@@ -212,16 +297,50 @@ ValueSpace value_space(const AttentionView& a, std::span<const float> values, in
     r.coherence95 = percentile_linear(coherence, 95.0);
   }
 
+  // The sink-aware certificate and the sink's effect on the selection.
+  {
+    std::vector<double> weight(static_cast<std::size_t>(n));
+    for (int k = 0; k < n; ++k)
+      weight[static_cast<std::size_t>(k)] = a.at(r.query, r.keys[static_cast<std::size_t>(k)]);
+    r.sinkBound = sink_aware_bound(r.keys, in, weight, vec, median, r.topN);
+    SinkSelectionDiagnostics& d = r.sink;
+    d.selected = in[0];
+    const std::vector<double>& y0 = y[0];
+    std::vector<double> sPlus(static_cast<std::size_t>(headDim), 0.0);
+    for (int k = 1; k < n; ++k)
+      if (in[static_cast<std::size_t>(k)])
+        for (int c = 0; c < headDim; ++c)
+          sPlus[static_cast<std::size_t>(c)] +=
+              y[static_cast<std::size_t>(k)][static_cast<std::size_t>(c)];
+    d.alignmentWithSelected = cosine(y0, sPlus);
+    if (d.selected) {
+      const double sNorm = std::sqrt(norm2(r.sN));
+      d.shareOfAggregate = sNorm > 0 ? std::sqrt(norm2(y0)) / sNorm : kNaN;
+      d.directionChange = 1.0 - cosine(r.sN, minus(r.sN, y0));
+      d.intrusion = d.invertedShare = kNaN;
+    } else {
+      d.shareOfAggregate = d.directionChange = kNaN;
+      const double D0 = r.distance2[0];
+      d.intrusion = D0 <= dMax ? 1.0 : 0.0;
+      int above = 0;
+      for (int k = 0; k < n; ++k)
+        if (in[static_cast<std::size_t>(k)] && r.distance2[static_cast<std::size_t>(k)] > D0)
+          ++above;
+      d.invertedShare = static_cast<double>(above) / r.topN;
+    }
+  }
+
   // Leave-one-out margin.
   double worstInside = 0.0;
   for (int k = 0; k < n; ++k)
     if (in[static_cast<std::size_t>(k)]) {
       const auto without = minus(r.sN, y[static_cast<std::size_t>(k)]);
       worstInside =
-          std::max(worstInside, std::sqrt(norm2(minus(y[static_cast<std::size_t>(k)], without))));
+          std::max(worstInside, std::sqrt(distance2(y[static_cast<std::size_t>(k)], without)));
     }
   r.looMargin = r.rMin - worstInside;
 
+  if (!p.projections) return r;
   // PCA of the contributions and s_N.
   const int points = n + 1;
   Eigen::MatrixXd X(points, headDim);
@@ -246,6 +365,22 @@ ValueSpace value_space(const AttentionView& a, std::span<const float> values, in
     r.pca3.push_back({projected(k, 0), projected(k, 1), projected(k, 2)});
   }
   return r;
+}
+
+std::vector<ValueSpace> value_space_curve(const AttentionView& attention,
+                                          std::span<const float> values, int headDim,
+                                          ValueSpaceParams params) {
+  std::vector<ValueSpace> curve;
+  if (attention.size == 0) return curve;
+  params.projections = false;
+  params.topN = 1;
+  curve.push_back(value_space(attention, values, headDim, params));
+  const int keys = static_cast<int>(curve.front().keys.size());
+  for (int N = 2; N <= keys; ++N) {
+    params.topN = N;
+    curve.push_back(value_space(attention, values, headDim, params));
+  }
+  return curve;
 }
 
 }  // namespace sinkscope::analysis

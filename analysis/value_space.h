@@ -12,16 +12,48 @@
 namespace sinkscope::analysis {
 
 struct ValueSpaceParams {
-  int topN = 3;
-  int query = -1;          // negative: the last position
-  int randomSubsets = 64;  // K of the random baseline
-  std::uint64_t seed = 7;  // fixed: the baseline is reproducible
+  int topN = 3;             // N; clamped to [1, number of visible keys] (N > T selects every key)
+  int query = -1;           // negative: the last position
+  int randomSubsets = 64;   // K of the random baseline
+  std::uint64_t seed = 7;   // fixed: the baseline is reproducible
+  bool projections = true;  // PCA of the contributions (off for curves over N)
 };
 
 struct SelectionScores {
   double precision = 0.0;  // P(r_max, N), closed ball
   double recall = 0.0;     // R(r_min, N), open ball
   double f = 0.0;          // harmonic mean (0 when both are 0)
+};
+
+// The sink-aware certificate of 004, appendix A.1. With C = median_{j>0} ||v_j||
+// and beta_j = A[i][j] ||v_j|| / C (reading: the paper's constant-norm
+// assumption makes beta_j = A[i][j] for j > 0; using the actual norms keeps the
+// bound exact on every input) and beta_0 = lambda * A[i][0], every
+// selected/unselected pair (i, j) gets the worst-case lower bound L_ij <= X_ij / C^2
+// of X_ij = D_j - D_i; the pairs with L_ij <= 0 are K_N^sink. Coherence and sink
+// alignment are taken over the pairs the bound needs, so A_N <= K_N^sink always.
+struct SinkAwareBound {
+  double scale = 0.0;           // C
+  double beta0 = 0.0;           // lambda * A[i][0]
+  double aPlus = 0.0;           // A_+: sum of beta over the selected non-sink keys
+  double mu = 0.0;              // max |cos(v_p, v_q)|, p selected non-sink, q non-sink, p != q
+  double nuMinus = 0.0;         // -max_{k>0} cos(v_0, v_k)
+  double nuPlus = 0.0;          // -min_{k>0} cos(v_0, v_k)
+  int count = 0;                // K_N^sink
+  double precisionBound = 1.0;  // 1 / (1 + K / N)
+  double recallBound = 1.0;     // max(0, 1 - K / N)
+};
+
+// How the first token shapes the selection (004, A.8). NaN where a quantity
+// does not apply (the first two need the sink selected, the intrusion ones need
+// it unselected).
+struct SinkSelectionDiagnostics {
+  bool selected = false;
+  double shareOfAggregate = 0.0;       // ||y_0|| / ||s_N||
+  double directionChange = 0.0;        // 1 - cos(s_N, s_N - y_0)
+  double intrusion = 0.0;              // 1 when D_0 <= r_max^2, else 0
+  double invertedShare = 0.0;          // share of selected i with D_i > D_0
+  double alignmentWithSelected = 0.0;  // cos(y_0, s_N+), s_N+ = selected non-sink sum
 };
 
 struct ValueSpace {
@@ -44,6 +76,8 @@ struct ValueSpace {
   double coherence95 = 0.0;         // its 0.95 quantile
   double sinkAlignmentRange = 0.0;  // nu: range of cos(v_0, v_k), k > 0
   bool sinkSelected = false;
+  SinkAwareBound sinkBound;
+  SinkSelectionDiagnostics sink;
   double looMargin = 0.0;  // min_{j not in I} ||y_j - s_N|| - max_{i in I} ||y_i - s_{N,-i}||
   // PCA of {y_j} (visible keys) and s_N (last entry).
   std::vector<std::array<double, 2>> pca2;
@@ -53,6 +87,12 @@ struct ValueSpace {
 // `values`: the head's [T][headDim] value vectors.
 ValueSpace value_space(const AttentionView& attention, std::span<const float> values, int headDim,
                        const ValueSpaceParams& params = {});
+
+// The scores of the selection for every N from 1 to the number of visible keys
+// (the F_N curve of 004's figures), projections off.
+std::vector<ValueSpace> value_space_curve(const AttentionView& attention,
+                                          std::span<const float> values, int headDim,
+                                          ValueSpaceParams params = {});
 
 // The selection scores of an arbitrary subset (used for the baseline; tests).
 SelectionScores selection_scores(const std::vector<std::vector<double>>& contributions,

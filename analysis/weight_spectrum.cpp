@@ -1,5 +1,7 @@
 #include "analysis/weight_spectrum.h"
 
+#include "analysis/attention_matrix.h"
+
 #include <Eigen/Dense>
 #include <cmath>
 #include <numbers>
@@ -12,6 +14,7 @@ WeightSpectrum weight_spectrum(const std::vector<float>& w, int rows, int cols) 
   if (rows <= 0 || cols <= 0 ||
       w.size() != static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols))
     throw std::invalid_argument("weight_spectrum: weights must be rows x cols");
+  values_require_finite(w, "weight_spectrum");
   Eigen::MatrixXd W(rows, cols);
   for (int r = 0; r < rows; ++r)
     for (int c = 0; c < cols; ++c) W(r, c) = w[static_cast<std::size_t>(r) * cols + c];

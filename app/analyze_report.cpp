@@ -1,9 +1,12 @@
 #include "app/analyze_report.h"
 
+#include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "analysis/frames.h"
 #include "analysis/graph_spectrum.h"
+#include "analysis/head_analysis.h"
 #include "analysis/head_diagnostics.h"
 #include "analysis/persistence.h"
 #include "analysis/sink_metric.h"
@@ -22,10 +25,12 @@ using nlohmann::json;
 namespace {
 
 std::string num(double v) { return csv_number(v); }
+// Not-applicable quantities (NaN) are written as empty fields.
+std::string opt(double v) { return std::isnan(v) ? std::string() : csv_number(v); }
 
 struct Tables {
   analysis::CsvTable sinks, summary, diagnostics, persistence, betti, spectra, eigenvalues,
-      taxonomy, weights, valueSpace;
+      signFlip, effectiveness, taxonomy, weights, valueSpace, valueSpaceCurve;
 };
 
 }  // namespace
@@ -37,6 +42,11 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
   const models::Trace& trace = run.trace;
   const auto& tokens = run.encoding.display;
   const int T = trace.tokens();
+  if (p.query >= T)
+    throw models::ModelRunError("--query " + std::to_string(p.query) + " is outside the " +
+                                std::to_string(T) + " tokens of the text (0.." +
+                                std::to_string(T - 1) + ")");
+  const int query = p.query < 0 ? T - 1 : p.query;
 
   std::vector<std::pair<std::string, std::string>> header{
       {"tool", std::string("sinkscope-cli analyze ") + SINKSCOPE_VERSION},
@@ -44,10 +54,20 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
       {"model_type", loaded.model->config().model_type},
       {"text", text},
       {"tokens", std::to_string(T)},
-      {"sink_set", "percentile mode, p = " + num(p.percentile) + ", gamma = " + num(p.gamma) +
-                       " (reading: A >= tau and A > 0)"},
+      {"sink_set", p.columnSumSinks
+                       ? "column-sum mode (the released code), p = " + num(p.percentile)
+                       : "percentile mode, p = " + num(p.percentile) + ", gamma = " + num(p.gamma) +
+                             " (reading: A >= tau and A > 0)"},
       {"sink_metric_eps", num(p.eps)},
       {"top_n", std::to_string(p.topN)},
+      {"value_space", "query " + std::to_string(query) + ", N = " + std::to_string(p.topN) +
+                          " (value_space_curve.csv: every N), random baseline " +
+                          std::to_string(p.randomSubsets) + " subsets, seed " +
+                          std::to_string(p.seed)},
+      {"k_sink",
+       "reading: beta_j = A[i][j] ||v_j|| / C with C = median_{j>0} ||v_j||, beta_0 = lambda "
+       "A[i][0]; mu over selected non-sink x non-sink pairs, nu over all k > 0; empty fields: "
+       "not applicable"},
       {"distance", p.symmetriseByMax ? "1 - max(A_ij, A_ji)" : "1 - (A_ij + A_ji) / 2"},
       {"min_persistence", num(p.minPersistence)},
       {"betti_points", std::to_string(p.bettiPoints)},
@@ -77,13 +97,46 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
       "components",     "effective",     "bars_h0_above_min",   "bars_h1_above_min",
       "bars_h0",        "bars_h1"};
   t.eigenvalues.columns = {"layer", "head", "threshold", "index", "eigenvalue"};
+  t.signFlip.columns = {"scope", "across", "threshold", "pearson_fiedler_centralisation",
+                        "sign_flip"};
+  t.effectiveness.columns = {"threshold", "effective_layers", "layers", "effectiveness"};
   t.taxonomy.columns = {"layer", "head", "sink_votes", "current_votes", "other_votes", "label"};
-  t.valueSpace.columns = {"layer",         "head",          "query",         "n",
-                          "selected",      "precision",     "recall",        "f",
-                          "random_f_mean", "random_f_std",  "inversions",    "precision_bound",
-                          "recall_bound",  "r_max",         "r_min",         "lambda",
-                          "norm_cv",       "coherence_max", "coherence_q95", "sink_alignment_range",
-                          "sink_selected", "loo_margin"};
+  t.valueSpace.columns = {"layer",
+                          "head",
+                          "query",
+                          "n",
+                          "selected",
+                          "precision",
+                          "recall",
+                          "f",
+                          "random_f_mean",
+                          "random_f_std",
+                          "inversions",
+                          "precision_bound",
+                          "recall_bound",
+                          "r_max",
+                          "r_min",
+                          "lambda",
+                          "norm_cv",
+                          "coherence_max",
+                          "coherence_q95",
+                          "sink_alignment_range",
+                          "sink_selected",
+                          "loo_margin",
+                          "k_sink",
+                          "precision_bound_sink",
+                          "recall_bound_sink",
+                          "mu_bound",
+                          "nu_minus",
+                          "nu_plus",
+                          "sink_share_of_aggregate",
+                          "sink_direction_change",
+                          "sink_intrusion",
+                          "sink_inverted_share",
+                          "sink_alignment_selected"};
+  t.valueSpaceCurve.columns = {"layer",        "head",       "query",  "n",
+                               "precision",    "recall",     "f",      "random_f_mean",
+                               "random_f_std", "inversions", "k_sink", "sink_selected"};
   t.weights.columns = {"layer", "matrix",     "rows",     "cols",          "sigma2",
                        "ratio", "upper_edge", "outliers", "max_eigenvalue"};
 
@@ -93,19 +146,48 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
   analysis::SinkSetParams sinkParams;
   sinkParams.percentile = p.percentile;
   sinkParams.gamma = p.gamma;
+  if (p.columnSumSinks) sinkParams.mode = analysis::SinkSetParams::Mode::ColumnSum;
+  const analysis::ValueSpaceParams vsParams{p.topN, query, p.randomSubsets, p.seed, false};
+  analysis::HeadAnalysisParams headParams;
+  headParams.sinks = sinkParams;
+  headParams.topN = p.topN;
+  headParams.distance = {p.symmetriseByMax};
+  headParams.bettiPoints = p.bettiPoints;
+  headParams.thresholds = p.thresholds;
+  headParams.valueSpace = vsParams;
+  // Graphs per threshold: the head-averaged graph of every layer, and each layer's heads.
+  const std::size_t nThresholds = p.thresholds.size();
+  std::vector<std::vector<analysis::GraphSpectrum>> layerGraphs(nThresholds);
+  std::vector<std::vector<std::vector<analysis::GraphSpectrum>>> headGraphs(
+      nThresholds,
+      std::vector<std::vector<analysis::GraphSpectrum>>(static_cast<std::size_t>(trace.layers())));
   for (int l = 0; l < trace.layers(); ++l) {
     const models::LayerCapture cap = trace.layer(l);
     const analysis::AttentionMatrix average = cap.headAverage();
     json layerJson = {{"layer", l}, {"heads", json::array()}};
+    // Every head of the layer (and the average, index 0) analysed in parallel;
+    // the rows are written in order afterwards.
+    std::vector<analysis::HeadAnalysis> results(static_cast<std::size_t>(cap.heads + 1));
+    std::vector<std::vector<analysis::ValueSpace>> nCurves(results.size());
+    analysis::parallel_for(cap.heads + 1, [&](int k) {
+      const int h = k - 1;
+      results[static_cast<std::size_t>(k)] = analysis::analyse_head(
+          h < 0 ? average.view() : cap.attentionOf(h),
+          h < 0 ? std::span<const float>() : cap.valuesOf(h), cap.head_dim, headParams);
+      if (h >= 0)
+        nCurves[static_cast<std::size_t>(k)] = analysis::value_space_curve(
+            cap.attentionOf(h), cap.valuesOf(h), cap.head_dim, vsParams);
+    });
     for (int h = -1; h < cap.heads; ++h) {
       const analysis::AttentionView A = h < 0 ? average.view() : cap.attentionOf(h);
+      const analysis::HeadAnalysis& r = results[static_cast<std::size_t>(h + 1)];
       const std::string head = h < 0 ? "average" : std::to_string(h);
       const std::string L = std::to_string(l);
       json headJson = {{"head", head}};
 
       // Section 1: sinks, the sink metric, diagnostics.
-      const analysis::SinkSet set = analysis::sink_set(A, sinkParams);
-      const auto alpha = analysis::sink_key_importance(A);
+      const analysis::SinkSet& set = r.sinks;
+      const auto& alpha = r.keyImportance;
       std::vector<bool> isSink(static_cast<std::size_t>(T), false);
       std::vector<double> frequency(static_cast<std::size_t>(T), 0.0);
       for (const auto& s : set.sinks) {
@@ -120,7 +202,7 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
                                 num(alpha[static_cast<std::size_t>(k)]), num(base),
                                 num(alpha[static_cast<std::size_t>(k)] / base)});
       }
-      const double concentration = analysis::sink_concentration(A, set.keys());
+      const double concentration = r.sinkConcentration;
       const double base0 = analysis::sink_uniform_baseline(T, 0, A.causal);
       t.summary.rows.push_back({L, head, num(set.tau), std::to_string(set.sinks.size()),
                                 num(concentration), num(alpha[0]), num(alpha[0] / base0),
@@ -128,17 +210,14 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
       headJson["sinks"] = set.keys();
       headJson["sink_concentration"] = concentration;
       headJson["alpha"] = alpha;
-      const auto last = analysis::head_diagnostics_at(A, -1, p.topN);
-      const auto mean = analysis::head_diagnostics_mean(A, p.topN);
-      for (const auto& [query, d] :
-           {std::pair<std::string, analysis::HeadDiagnostics>{std::to_string(T - 1), last},
-            std::pair<std::string, analysis::HeadDiagnostics>{"mean", mean}})
-        t.diagnostics.rows.push_back({L, head, query, num(d.entropy), num(d.top1),
-                                      num(d.sinkAttention), num(d.currentToken), num(d.topNMass)});
+      for (const auto& [q, d] :
+           {std::pair<std::string, analysis::HeadDiagnostics>{std::to_string(query), r.atQuery},
+            std::pair<std::string, analysis::HeadDiagnostics>{"mean", r.meanOverQueries}})
+        t.diagnostics.rows.push_back({L, head, q, num(d.entropy), num(d.top1), num(d.sinkAttention),
+                                      num(d.currentToken), num(d.topNMass)});
 
       // Section 2: persistence.
-      const auto distances = analysis::attention_distances(A, {p.symmetriseByMax});
-      const analysis::PersistenceDiagram diagram = analysis::persistence_rips(distances, T);
+      const analysis::PersistenceDiagram& diagram = r.persistence;
       json bars = json::array();
       for (const auto* list : {&diagram.h0, &diagram.h1})
         for (const auto& b : *list) {
@@ -157,14 +236,19 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
           bars.push_back({b.dimension, b.birth, b.death});
         }
       headJson["bars"] = bars;
-      const analysis::BettiCurves curves = analysis::betti_curves(diagram, p.bettiPoints);
+      const analysis::BettiCurves& curves = r.betti;
       for (std::size_t k = 0; k < curves.grid.size(); ++k)
         t.betti.rows.push_back({L, head, num(curves.grid[k]), std::to_string(curves.beta0[k]),
                                 std::to_string(curves.beta1[k])});
 
       // Section 3: spectra at each threshold.
-      for (double threshold : p.thresholds) {
-        const analysis::GraphSpectrum g = analysis::graph_spectrum(A, {threshold, false});
+      for (std::size_t ti = 0; ti < nThresholds; ++ti) {
+        const double threshold = p.thresholds[ti];
+        const analysis::GraphSpectrum& g = r.spectra[ti];
+        if (h < 0)
+          layerGraphs[ti].push_back(g);
+        else
+          headGraphs[ti][static_cast<std::size_t>(l)].push_back(g);
         t.spectra.rows.push_back(
             {L, head, num(threshold), num(g.fiedlerValue), num(g.centralisation),
              num(g.starLikeness), num(g.starLikenessBlend), num(g.density),
@@ -179,16 +263,15 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
 
       // Section 7: taxonomy (per head; the average has no values of its own).
       if (h >= 0) {
-        const auto votes = analysis::taxonomy_votes(A, cap.valuesOf(h), cap.head_dim);
+        const analysis::TaxonomyVotes& votes = *r.taxonomy;
         const char* label = analysis::head_class_name(analysis::taxonomy_label(votes));
         t.taxonomy.rows.push_back({L, head, std::to_string(votes.sink),
                                    std::to_string(votes.current), std::to_string(votes.other),
                                    label});
         headJson["taxonomy"] = label;
 
-        // Section 6: value space at the last query, N = top-n.
-        const analysis::ValueSpace vs =
-            analysis::value_space(A, cap.valuesOf(h), cap.head_dim, {p.topN, -1, 64, 7});
+        // Section 6: value space at the chosen query, N = top-n, and its curve over N.
+        const analysis::ValueSpace& vs = *r.valueSpace;
         std::string selected;
         for (int k : vs.selected) selected += (selected.empty() ? "" : " ") + std::to_string(k);
         t.valueSpace.rows.push_back({L,
@@ -212,13 +295,61 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
                                      num(vs.coherence95),
                                      num(vs.sinkAlignmentRange),
                                      vs.sinkSelected ? "1" : "0",
-                                     num(vs.looMargin)});
+                                     num(vs.looMargin),
+                                     std::to_string(vs.sinkBound.count),
+                                     num(vs.sinkBound.precisionBound),
+                                     num(vs.sinkBound.recallBound),
+                                     num(vs.sinkBound.mu),
+                                     num(vs.sinkBound.nuMinus),
+                                     num(vs.sinkBound.nuPlus),
+                                     opt(vs.sink.shareOfAggregate),
+                                     opt(vs.sink.directionChange),
+                                     opt(vs.sink.intrusion),
+                                     opt(vs.sink.invertedShare),
+                                     num(vs.sink.alignmentWithSelected)});
+        for (const analysis::ValueSpace& c : nCurves[static_cast<std::size_t>(h + 1)])
+          t.valueSpaceCurve.rows.push_back(
+              {L, head, std::to_string(c.query), std::to_string(c.topN), num(c.scores.precision),
+               num(c.scores.recall), num(c.scores.f), num(c.randomMean.f), num(c.randomStd.f),
+               std::to_string(c.inversions), std::to_string(c.sinkBound.count),
+               c.sinkSelected ? "1" : "0"});
         headJson["value_space"] = {
             {"precision", vs.scores.precision}, {"recall", vs.scores.recall}, {"f", vs.scores.f}};
       }
       layerJson["heads"].push_back(headJson);
     }
     all["layers"].push_back(layerJson);
+  }
+
+  // Section 3 across layers: the sign-flip signature at the lowest and highest
+  // threshold (per layer across its heads, and across layers for the model) and
+  // the effectiveness of every threshold.
+  if (nThresholds > 0) {
+    const auto lowest = static_cast<std::size_t>(
+        std::min_element(p.thresholds.begin(), p.thresholds.end()) - p.thresholds.begin());
+    const auto highest = static_cast<std::size_t>(
+        std::max_element(p.thresholds.begin(), p.thresholds.end()) - p.thresholds.begin());
+    auto flipRows = [&](const std::string& scope, const std::string& across,
+                        const std::vector<analysis::GraphSpectrum>& low,
+                        const std::vector<analysis::GraphSpectrum>& high) {
+      const double rLow = analysis::fiedler_centralisation_correlation(low);
+      const double rHigh = analysis::fiedler_centralisation_correlation(high);
+      const std::string flip = (rLow * rHigh < 0) ? "1" : "0";
+      t.signFlip.rows.push_back({scope, across, num(p.thresholds[lowest]), num(rLow), flip});
+      t.signFlip.rows.push_back({scope, across, num(p.thresholds[highest]), num(rHigh), flip});
+    };
+    for (int l = 0; l < trace.layers(); ++l)
+      flipRows(std::to_string(l), "heads", headGraphs[lowest][static_cast<std::size_t>(l)],
+               headGraphs[highest][static_cast<std::size_t>(l)]);
+    flipRows("model", "layers (head average)", layerGraphs[lowest], layerGraphs[highest]);
+    for (std::size_t ti = 0; ti < nThresholds; ++ti) {
+      const auto& layers = layerGraphs[ti];
+      const auto effective =
+          std::count_if(layers.begin(), layers.end(), [](const auto& g) { return g.effective; });
+      t.effectiveness.rows.push_back({num(p.thresholds[ti]), std::to_string(effective),
+                                      std::to_string(layers.size()),
+                                      num(analysis::threshold_effectiveness(layers))});
+    }
   }
 
   // Section 9: weight spectra.
@@ -232,16 +363,20 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
 
   fs::create_directories(dir);
   std::vector<fs::path> written;
-  const std::pair<const char*, analysis::CsvTable*> files[] = {{"sinks.csv", &t.sinks},
-                                                               {"sink_summary.csv", &t.summary},
-                                                               {"diagnostics.csv", &t.diagnostics},
-                                                               {"persistence.csv", &t.persistence},
-                                                               {"betti.csv", &t.betti},
-                                                               {"spectra.csv", &t.spectra},
-                                                               {"eigenvalues.csv", &t.eigenvalues},
-                                                               {"taxonomy.csv", &t.taxonomy},
-                                                               {"weights.csv", &t.weights},
-                                                               {"value_space.csv", &t.valueSpace}};
+  const std::pair<const char*, analysis::CsvTable*> files[] = {
+      {"sinks.csv", &t.sinks},
+      {"sink_summary.csv", &t.summary},
+      {"diagnostics.csv", &t.diagnostics},
+      {"persistence.csv", &t.persistence},
+      {"betti.csv", &t.betti},
+      {"spectra.csv", &t.spectra},
+      {"eigenvalues.csv", &t.eigenvalues},
+      {"sign_flip.csv", &t.signFlip},
+      {"effectiveness.csv", &t.effectiveness},
+      {"taxonomy.csv", &t.taxonomy},
+      {"weights.csv", &t.weights},
+      {"value_space.csv", &t.valueSpace},
+      {"value_space_curve.csv", &t.valueSpaceCurve}};
   for (const auto& [name, table] : files) {
     table->comments = header;
     analysis::file_write_atomic(dir / name, analysis::csv_render(*table), force);
@@ -270,6 +405,7 @@ std::vector<fs::path> analyze_corpus_write(const models::LoadedModel& loaded,
   analysis::SinkSetParams sinkParams;
   sinkParams.percentile = p.percentile;
   sinkParams.gamma = p.gamma;
+  if (p.columnSumSinks) sinkParams.mode = analysis::SinkSetParams::Mode::ColumnSum;
   for (const auto& sentence : sentences) {
     const models::SentenceTrace run = models::loaded_model_run(loaded, sentence);
     const auto& tokens = run.encoding.display;  // readable token strings
@@ -303,7 +439,9 @@ std::vector<fs::path> analyze_corpus_write(const models::LoadedModel& loaded,
       {"tool", std::string("sinkscope-cli analyze --sentences ") + SINKSCOPE_VERSION},
       {"model", loaded.model->folder().string()},
       {"sentences", std::to_string(sentences.size())},
-      {"sink_set", "percentile mode, p = " + num(p.percentile) + ", gamma = " + num(p.gamma)},
+      {"sink_set", p.columnSumSinks
+                       ? "column-sum mode (the released code), p = " + num(p.percentile)
+                       : "percentile mode, p = " + num(p.percentile) + ", gamma = " + num(p.gamma)},
       {"specialised", "a sink in >= " + num(p.specialisedShare) + " of the samples"},
       {"sink_metric_eps", num(p.eps)},
       {"frame_rule",

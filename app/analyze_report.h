@@ -14,7 +14,11 @@ struct AnalyzeParams {
   double percentile = 90.0;  // sink set (s. 1)
   double gamma = 0.3;
   double eps = 0.3;  // sink metric threshold
-  int topN = 3;      // head diagnostics
+  int topN = 3;      // head diagnostics and value space (N)
+  int query = -1;    // value-space query; negative: the last position
+  int randomSubsets = 64;  // value-space random baseline: K subsets, seeded
+  unsigned long long seed = 7;
+  bool columnSumSinks = false;  // sink set: the released code's column-sum mode
   double minPersistence = 0.05;
   int bettiPoints = 101;
   bool symmetriseByMax = false;
@@ -23,7 +27,7 @@ struct AnalyzeParams {
 };
 
 // Writes DIR/{sinks,sink_summary,diagnostics,persistence,betti,spectra,eigenvalues,
-// taxonomy,weights}.csv (atomically; existing files are replaced only with
+// sign_flip,effectiveness,taxonomy,weights,value_space,value_space_curve}.csv (atomically; existing files are replaced only with
 // `force`) and, when `jsonFile` is not empty, everything into that file.
 // Returns the files written.
 std::vector<std::filesystem::path> analyze_write(const models::LoadedModel& model,

@@ -671,14 +671,19 @@ int command_sinks(int argc, char** argv) {
 const char* kAnalyzeHelp =
     "usage: sinkscope-cli analyze MODEL (--text TEXT | --sentences FILE) --out DIR [--json FILE] "
     "[--force]\n"
-    "                             [--percentile P] [--gamma G] [--eps E] [--top-n N]\n"
+    "                             [--percentile P] [--gamma G] [--sink-mode "
+    "percentile|column-sum]\n"
+    "                             [--eps E] [--top-n N] [--query Q] [--random-subsets K] [--seed "
+    "S]\n"
     "                             [--min-persistence X] [--symmetrise mean|max]\n"
     "                             [--thresholds 0.01,0.05,0.1,0.2]\n"
     "\n"
     "Runs MODEL on TEXT and writes, for every layer and head and the head average, one CSV\n"
     "per metric family of metrics.md: sinks.csv and sink_summary.csv (s. 1), diagnostics.csv,\n"
-    "persistence.csv and betti.csv (s. 2), spectra.csv and eigenvalues.csv (s. 3),\n"
-    "value_space.csv (s. 6, last query, N = --top-n), taxonomy.csv (s. 7), weights.csv (s. 9).\n"
+    "persistence.csv and betti.csv (s. 2), spectra.csv, eigenvalues.csv, sign_flip.csv and\n"
+    "effectiveness.csv (s. 3), value_space.csv (s. 6 at query Q, default the last, N = --top-n,\n"
+    "with K_N^sink and the sink diagnostics) and value_space_curve.csv (every N from 1 to T),\n"
+    "taxonomy.csv (s. 7), weights.csv (s. 9).\n"
     "Every file starts with comment lines giving the parameters, the model and the text.\n"
     "--json FILE writes everything into one file.\n"
     "\n"
@@ -693,7 +698,8 @@ int command_analyze(int argc, char** argv) {
   const auto parsed =
       parse_command(argc, argv, {"help", "force"},
                     {"text", "sentences", "out", "json", "percentile", "gamma", "eps", "top-n",
-                     "min-persistence", "symmetrise", "thresholds", "specialised-share"},
+                     "min-persistence", "symmetrise", "thresholds", "specialised-share", "query",
+                     "random-subsets", "seed", "sink-mode"},
                     kAnalyzeHelp);
   if (!parsed) return kOk;  // --help was printed
   const Args& args = *parsed;
@@ -710,6 +716,19 @@ int command_analyze(int argc, char** argv) {
   if (args.options.count("eps")) p.eps = real("eps", 0, 1);
   if (args.options.count("min-persistence")) p.minPersistence = real("min-persistence", 0, 1);
   if (args.options.count("top-n")) p.topN = parse_int("top-n", args.options.at("top-n"), 1, 100000);
+  if (args.options.count("query"))
+    p.query = parse_int("query", args.options.at("query"), 0, 1 << 24);
+  if (args.options.count("random-subsets"))
+    p.randomSubsets = parse_int("random-subsets", args.options.at("random-subsets"), 0, 100000);
+  if (args.options.count("seed"))
+    p.seed = static_cast<unsigned long long>(
+        parse_int("seed", args.options.at("seed"), 0, std::numeric_limits<int>::max()));
+  if (args.options.count("sink-mode")) {
+    const std::string s = args.options.at("sink-mode");
+    if (s != "percentile" && s != "column-sum")
+      throw UsageError("option --sink-mode: use percentile or column-sum");
+    p.columnSumSinks = s == "column-sum";
+  }
   if (args.options.count("symmetrise")) {
     const std::string s = args.options.at("symmetrise");
     if (s != "mean" && s != "max") throw UsageError("option --symmetrise: use mean or max");

@@ -111,6 +111,39 @@ TEST(Persistence, MatchesGudhiOnRandomAttentionMaps) {
   EXPECT_GT(withLoops, 5) << "the fixtures must exercise H1";
 }
 
+TEST(Persistence, MatchesGudhiOnAThousandRandomMatrices) {
+  // Issue 5's acceptance: at least 1,000 random distance matrices of up to 128
+  // points. Sizes are drawn so that a quarter are large (65-128 points); half the
+  // matrices come from random attention maps (with and without a sink), half are
+  // arbitrary symmetric matrices in [0, 1] (not even metric).
+  std::mt19937 rng(1000);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  int withLoops = 0;
+  for (int instance = 0; instance < 1000; ++instance) {
+    const int n =
+        instance % 4 == 0 ? 65 + static_cast<int>(rng() % 64) : 2 + static_cast<int>(rng() % 40);
+    std::vector<double> d;
+    if (instance % 2 == 0) {
+      const AttentionMatrix m = random_attention(n, rng() % 2 == 0, rng, (rng() % 2) * 3.0);
+      d = attention_distances(m.view(), {rng() % 2 == 0});
+    } else {
+      d.assign(static_cast<std::size_t>(n * n), 0.0);
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < i; ++j)
+          d[static_cast<std::size_t>(i * n + j)] = d[static_cast<std::size_t>(j * n + i)] =
+              unit(rng);
+    }
+    const PersistenceDiagram p = persistence_rips(d, n);
+    const auto ref = gudhi_bars(d, n);
+    const std::string what = "instance " + std::to_string(instance) + " n " + std::to_string(n);
+    expect_same(ours(p.h0), ref[0], what + " H0");
+    expect_same(ours(p.h1), ref[1], what + " H1");
+    if (HasFailure()) return;
+    withLoops += p.h1.empty() ? 0 : 1;
+  }
+  EXPECT_GT(withLoops, 300) << "the matrices must exercise H1";
+}
+
 TEST(Persistence, MatchesGudhiWithManyTies) {
   // The uniform map: distances take few values, so the order of equal edges matters.
   for (int T : {5, 9, 16}) {

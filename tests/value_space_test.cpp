@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "analysis/value_space.h"
@@ -52,28 +53,135 @@ TEST(ValueSpace, AnUnselectedKeyAtTheCentreIsAnInversion) {
   EXPECT_LT(s.looMargin, 0.0);
 }
 
-TEST(ValueSpace, InversionBoundsHoldOnEveryInput) {
+TEST(ValueSpace, BoundsHoldOnTenThousandRandomInstances) {
+  // Random causal maps (some with a strong first-token sink), random values
+  // (some with a small sink value, some with near-parallel non-sink values),
+  // random query and N: the inversion bounds, A_N <= K_N^sink and the sink-aware
+  // bounds must hold on every one, and the projections must be finite.
   std::mt19937 rng(11);
   std::normal_distribution<float> g(0.0f, 1.0f);
-  for (int trial = 0; trial < 300; ++trial) {
-    const int T = 3 + static_cast<int>(rng() % 14), d = 1 + static_cast<int>(rng() % 6);
+  int sinkSelected = 0, withInversions = 0, certified = 0;
+  for (int instance = 0; instance < 10000; ++instance) {
+    const int T = 1 + static_cast<int>(rng() % 24), d = 1 + static_cast<int>(rng() % 8);
+    const float sinkLogit = (rng() % 2) ? 4.0f : 0.0f;
     AttentionMatrix a{std::vector<float>(static_cast<std::size_t>(T * T), 0.0f), T, true};
     for (int i = 0; i < T; ++i) {
       float z = 0;
       for (int j = 0; j <= i; ++j)
-        z += (a.weights[static_cast<std::size_t>(i * T + j)] = std::exp(2.0f * g(rng)));
+        z += (a.weights[static_cast<std::size_t>(i * T + j)] =
+                  std::exp(2.0f * g(rng) + (j == 0 ? sinkLogit : 0.0f)));
       for (int j = 0; j <= i; ++j) a.weights[static_cast<std::size_t>(i * T + j)] /= z;
     }
     std::vector<float> v(static_cast<std::size_t>(T * d));
-    for (auto& x : v) x = g(rng);
-    for (int N = 1; N <= T; ++N) {
-      const ValueSpace s = value_space(a.view(), v, d, {N, -1, 4, 7});
-      ASSERT_GE(s.scores.precision + 1e-12, s.precisionBound) << trial << " N " << N;
-      ASSERT_GE(s.scores.recall + 1e-12, s.recallBound) << trial << " N " << N;
-      ASSERT_GE(s.scores.f, 0.0);
-      ASSERT_LE(s.scores.f, 1.0);
-    }
+    const bool parallel = rng() % 3 == 0;
+    std::vector<float> common(static_cast<std::size_t>(d));
+    for (auto& x : common) x = g(rng);
+    for (int j = 0; j < T; ++j)
+      for (int c = 0; c < d; ++c)
+        v[static_cast<std::size_t>(j * d + c)] =
+            (parallel ? common[static_cast<std::size_t>(c)] + 0.1f * g(rng) : g(rng)) *
+            (j == 0 && sinkLogit > 0 ? 0.2f : 1.0f);
+    const int query = static_cast<int>(rng() % static_cast<unsigned>(T));
+    const int N = 1 + static_cast<int>(rng() % static_cast<unsigned>(query + 1));
+    const ValueSpace s = value_space(a.view(), v, d, {N, query, 4, 7});
+    const std::string what = "instance " + std::to_string(instance);
+    ASSERT_EQ(s.topN, N) << what;
+    ASSERT_GE(s.scores.precision + 1e-12, s.precisionBound) << what;
+    ASSERT_GE(s.scores.recall + 1e-12, s.recallBound) << what;
+    ASSERT_LE(s.inversions, s.sinkBound.count) << what;
+    ASSERT_GE(s.scores.precision + 1e-12, s.sinkBound.precisionBound) << what;
+    ASSERT_GE(s.scores.recall + 1e-12, s.sinkBound.recallBound) << what;
+    ASSERT_GE(s.scores.f, 0.0) << what;
+    ASSERT_LE(s.scores.f, 1.0) << what;
+    ASSERT_EQ(s.pca3.size(), s.keys.size() + 1) << what;
+    for (const auto& row : s.pca3)
+      for (double x : row) ASSERT_TRUE(std::isfinite(x)) << what;
+    sinkSelected += s.sink.selected ? 1 : 0;
+    withInversions += s.inversions > 0 ? 1 : 0;
+    certified += s.sinkBound.count == 0 ? 1 : 0;
   }
+  // The instances must exercise every branch of the bound.
+  EXPECT_GT(sinkSelected, 1000);
+  EXPECT_LT(sinkSelected, 9000);
+  EXPECT_GT(withInversions, 500);
+  EXPECT_GT(certified, 500);
+}
+
+TEST(ValueSpace, SinkAwareCountByHand) {
+  // Query 2 sees weights [0.4, 0.3, 0.3]; v_0 = e1, v_1 = v_2 = e2. C = 1,
+  // lambda = 1, beta = weights, mu = 1, nu- = nu+ = 0. N = 2 selects {0, 1}
+  // (tie to the lower index); A_+ = 0.3. Pair (1, 2): L = 0.09 + 0.09 -
+  // 2 (0 + 0.3 * 0.3) = 0 -> counted; pair (0, 2): L = 0.16 + 0.09 - 2 * 0.3 *
+  // 0.3 = 0.07 -> not. The same y_1 = y_2 is a real inversion: A_N = 1.
+  AttentionMatrix a{std::vector<float>(9, 0.0f), 3, true};
+  a.weights[0] = 1;
+  a.weights[3] = 0.5f, a.weights[4] = 0.5f;
+  a.weights[6] = 0.4f, a.weights[7] = 0.3f, a.weights[8] = 0.3f;
+  const std::vector<float> v{1, 0, 0, 1, 0, 1};
+  const ValueSpace s = value_space(a.view(), v, 2, {2, -1, 4, 7});
+  EXPECT_EQ(s.selected, (std::vector<int>{0, 1}));
+  EXPECT_DOUBLE_EQ(s.sinkBound.scale, 1.0);
+  EXPECT_NEAR(s.sinkBound.beta0, 0.4, 1e-7);
+  EXPECT_NEAR(s.sinkBound.aPlus, 0.3, 1e-7);
+  EXPECT_NEAR(s.sinkBound.mu, 1.0, 1e-12);
+  EXPECT_NEAR(s.sinkBound.nuMinus, 0.0, 1e-12);
+  EXPECT_NEAR(s.sinkBound.nuPlus, 0.0, 1e-12);
+  EXPECT_EQ(s.inversions, 1);
+  EXPECT_EQ(s.sinkBound.count, 1);
+  EXPECT_DOUBLE_EQ(s.sinkBound.precisionBound, 2.0 / 3.0);
+  EXPECT_DOUBLE_EQ(s.sinkBound.recallBound, 0.5);
+  // The sink is selected: y_0 = (0.4, 0), s_N = (0.4, 0.3), s_N - y_0 = (0, 0.3).
+  EXPECT_TRUE(s.sink.selected);
+  EXPECT_NEAR(s.sink.shareOfAggregate, 0.8, 1e-7);
+  EXPECT_NEAR(s.sink.directionChange, 1.0 - 0.6, 1e-7);
+  EXPECT_NEAR(s.sink.alignmentWithSelected, 0.0, 1e-12);
+  EXPECT_TRUE(std::isnan(s.sink.intrusion));
+}
+
+TEST(ValueSpace, UnselectedSinkIntrusion) {
+  // Weights [0.2, 0.4, 0.4]; v_0 = (1, 1), v_1 = (1, 0), v_2 = (0, 1). N = 2 selects
+  // {1, 2}: s_N = (0.4, 0.4), D_1 = D_2 = 0.16 + 0 = 0.16; y_0 = (0.2, 0.2), D_0 = 0.08
+  // <= r_max^2 = 0.16: the unselected sink intrudes, both selected keys lie beyond it.
+  AttentionMatrix a{std::vector<float>(9, 0.0f), 3, true};
+  a.weights[0] = 1;
+  a.weights[3] = 0.5f, a.weights[4] = 0.5f;
+  a.weights[6] = 0.2f, a.weights[7] = 0.4f, a.weights[8] = 0.4f;
+  const std::vector<float> v{1, 1, 1, 0, 0, 1};
+  const ValueSpace s = value_space(a.view(), v, 2, {2, -1, 4, 7});
+  EXPECT_EQ(s.selected, (std::vector<int>{1, 2}));
+  EXPECT_FALSE(s.sink.selected);
+  EXPECT_DOUBLE_EQ(s.sink.intrusion, 1.0);
+  EXPECT_DOUBLE_EQ(s.sink.invertedShare, 1.0);
+  EXPECT_TRUE(std::isnan(s.sink.shareOfAggregate));
+  EXPECT_NEAR(s.sink.alignmentWithSelected, 1.0, 1e-7);
+  EXPECT_EQ(s.inversions, 2);
+  EXPECT_GE(s.sinkBound.count, 2);
+}
+
+TEST(ValueSpace, CurveCoversEveryN) {
+  AttentionMatrix a = attention_uniform(6, true);
+  std::vector<float> v(18);
+  for (std::size_t k = 0; k < v.size(); ++k) v[k] = std::cos(static_cast<float>(k));
+  const auto curve = value_space_curve(a.view(), v, 3, {1, 3, 16, 7});
+  ASSERT_EQ(curve.size(), 4u);  // query 3 sees keys 0..3
+  for (int N = 1; N <= 4; ++N) {
+    EXPECT_EQ(curve[static_cast<std::size_t>(N - 1)].topN, N);
+    EXPECT_TRUE(curve[static_cast<std::size_t>(N - 1)].pca2.empty());
+  }
+  // Selecting every key: recall and precision are 1.
+  EXPECT_DOUBLE_EQ(curve.back().scores.f, 1.0);
+  // N beyond the visible keys selects them all.
+  EXPECT_EQ(value_space(a.view(), v, 3, {50, 3, 4, 7}).topN, 4);
+}
+
+TEST(ValueSpace, RejectsNonFiniteInput) {
+  AttentionMatrix a = attention_uniform(4, true);
+  std::vector<float> v(8, 1.0f);
+  v[5] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_THROW(value_space(a.view(), v, 2), std::invalid_argument);
+  v[5] = 1.0f;
+  a.weights[5] = std::numeric_limits<float>::infinity();
+  EXPECT_THROW(value_space(a.view(), v, 2), std::invalid_argument);
 }
 
 TEST(ValueSpace, RandomBaselineIsSeeded) {

@@ -1,0 +1,157 @@
+// The analysis core on a whole model (issue 5, item 11): every per-head metric
+// of metrics.md sections 1, 2, 3, 6 and 7 for all 144 heads of a 12 x 12 model,
+// on one core and on every core, and exact persistence against GUDHI on the
+// same matrices. Run by hand (targets belong here, never in tests):
+//   build/tests/analysis_benchmark
+#include <benchmark/benchmark.h>
+
+#include <iostream>  // GUDHI uses std::cout without including it
+
+#include <gudhi/Persistent_cohomology.h>
+#include <gudhi/Rips_complex.h>
+#include <gudhi/Simplex_tree.h>
+
+#include <map>
+#include <random>
+#include <thread>
+
+#include "analysis/head_analysis.h"
+
+namespace {
+
+using namespace sinkscope::analysis;
+
+constexpr int kLayers = 12, kHeads = 12, kHeadDim = 64;
+
+struct Model {
+  std::vector<AttentionMatrix> maps;       // kLayers * kHeads
+  std::vector<std::vector<float>> values;  // [T][kHeadDim] per head
+};
+
+// Causal maps with a first-token sink of varying strength, Gaussian values.
+const Model& model_at(int T) {
+  static std::map<int, Model> cache;
+  auto& m = cache[T];
+  if (!m.maps.empty()) return m;
+  std::mt19937 rng(static_cast<unsigned>(T));
+  std::normal_distribution<float> g(0.0f, 1.0f);
+  for (int k = 0; k < kLayers * kHeads; ++k) {
+    AttentionMatrix a{std::vector<float>(static_cast<std::size_t>(T) * T, 0.0f), T, true};
+    const float sink = static_cast<float>(k % 5);
+    for (int i = 0; i < T; ++i) {
+      float z = 0;
+      for (int j = 0; j <= i; ++j)
+        z += (a.weights[static_cast<std::size_t>(i) * T + j] =
+                  std::exp(1.5f * g(rng) + (j == 0 ? sink : 0.0f)));
+      for (int j = 0; j <= i; ++j) a.weights[static_cast<std::size_t>(i) * T + j] /= z;
+    }
+    std::vector<float> v(static_cast<std::size_t>(T) * kHeadDim);
+    for (auto& x : v) x = g(rng);
+    m.maps.push_back(std::move(a));
+    m.values.push_back(std::move(v));
+  }
+  return m;
+}
+
+void analyse_model(const Model& m, int threads) {
+  std::vector<HeadAnalysis> out(m.maps.size());
+  parallel_for(
+      static_cast<int>(m.maps.size()),
+      [&](int k) {
+        out[static_cast<std::size_t>(k)] =
+            analyse_head(m.maps[static_cast<std::size_t>(k)].view(),
+                         m.values[static_cast<std::size_t>(k)], kHeadDim);
+      },
+      threads);
+  benchmark::DoNotOptimize(out);
+}
+
+// All 144 heads, sections 1, 2, 3, 6, 7 (goal at T = 64: under 100 ms on one core).
+void BM_AllHeadsOneCore(benchmark::State& state) {
+  const Model& m = model_at(static_cast<int>(state.range(0)));
+  for (auto _ : state) analyse_model(m, 1);
+}
+BENCHMARK(BM_AllHeadsOneCore)
+    ->Arg(64)
+    ->Arg(256)
+    ->Arg(1024)
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(0.5);
+
+void BM_AllHeadsEveryCore(benchmark::State& state) {
+  const Model& m = model_at(static_cast<int>(state.range(0)));
+  for (auto _ : state) analyse_model(m, 0);
+  state.counters["threads"] = std::thread::hardware_concurrency();
+}
+BENCHMARK(BM_AllHeadsEveryCore)
+    ->Arg(64)
+    ->Arg(256)
+    ->Arg(1024)
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(0.5)
+    ->UseRealTime();
+
+// One section at a time, one head, to see where the time goes.
+void BM_Section(benchmark::State& state) {
+  const int T = static_cast<int>(state.range(0)), section = static_cast<int>(state.range(1));
+  const Model& m = model_at(T);
+  const AttentionView a = m.maps[7].view();
+  for (auto _ : state) {
+    switch (section) {
+      case 1:
+        benchmark::DoNotOptimize(sink_set(a));
+        benchmark::DoNotOptimize(head_diagnostics_mean(a, 3));
+        break;
+      case 2:
+        benchmark::DoNotOptimize(persistence_rips(attention_distances(a), T));
+        break;
+      case 3:
+        for (double t : kDefaultGraphThresholds) benchmark::DoNotOptimize(graph_spectrum(a, {t}));
+        break;
+      case 6:
+        benchmark::DoNotOptimize(value_space(a, m.values[7], kHeadDim));
+        break;
+      case 7:
+        benchmark::DoNotOptimize(taxonomy_votes(a, m.values[7], kHeadDim));
+        break;
+    }
+  }
+  state.SetLabel("section " + std::to_string(section));
+}
+BENCHMARK(BM_Section)->ArgsProduct({{64, 256}, {1, 2, 3, 6, 7}})->Unit(benchmark::kMicrosecond);
+
+// Persistence on the same distance matrix: ours, then GUDHI (ratio = GUDHI / ours).
+struct DoubleFiltration : Gudhi::Simplex_tree_options_fast_persistence {
+  typedef double Filtration_value;
+};
+using SimplexTree = Gudhi::Simplex_tree<DoubleFiltration>;
+
+void BM_PersistenceOurs(benchmark::State& state) {
+  const int T = static_cast<int>(state.range(0));
+  const auto d = attention_distances(model_at(T).maps[7].view());
+  for (auto _ : state) benchmark::DoNotOptimize(persistence_rips(d, T));
+}
+BENCHMARK(BM_PersistenceOurs)->Arg(64)->Arg(128)->Unit(benchmark::kMillisecond);
+
+void BM_PersistenceGudhi(benchmark::State& state) {
+  const int T = static_cast<int>(state.range(0));
+  const auto d = attention_distances(model_at(T).maps[7].view());
+  std::vector<std::vector<double>> lower(static_cast<std::size_t>(T));
+  for (int i = 0; i < T; ++i)
+    for (int j = 0; j < i; ++j)
+      lower[static_cast<std::size_t>(i)].push_back(d[static_cast<std::size_t>(i) * T + j]);
+  for (auto _ : state) {
+    Gudhi::rips_complex::Rips_complex<double> rips(lower, 1.0);
+    SimplexTree st;
+    rips.create_complex(st, 2);
+    Gudhi::persistent_cohomology::Persistent_cohomology<SimplexTree,
+                                                        Gudhi::persistent_cohomology::Field_Zp>
+        pcoh(st);
+    pcoh.init_coefficients(2);
+    pcoh.compute_persistent_cohomology(0.0);
+    benchmark::DoNotOptimize(pcoh.intervals_in_dimension(1));
+  }
+}
+BENCHMARK(BM_PersistenceGudhi)->Arg(64)->Arg(128)->Unit(benchmark::kMillisecond);
+
+}  // namespace
