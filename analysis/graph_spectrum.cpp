@@ -38,7 +38,8 @@ double pearson(const std::vector<double>& x, const std::vector<double>& y) {
     sxx += (x[i] - mx) * (x[i] - mx);
     syy += (y[i] - my) * (y[i] - my);
   }
-  return (sxx > 0 && syy > 0) ? sxy / std::sqrt(sxx * syy) : 0.0;
+  // Clamped: rounding can give 1 + 2e-16 for perfectly correlated series.
+  return (sxx > 0 && syy > 0) ? std::clamp(sxy / std::sqrt(sxx * syy), -1.0, 1.0) : 0.0;
 }
 
 double threshold_effectiveness(const std::vector<GraphSpectrum>& layers) {

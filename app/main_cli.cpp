@@ -20,6 +20,7 @@
 #include "analysis/sink_metric.h"
 #include "analysis/table_io.h"
 #include "app/analyze_report.h"
+#include "app/experiment_report.h"
 #include "models/corpus.h"
 #include "models/loaded_model.h"
 #include "models/model_discovery.h"
@@ -51,6 +52,8 @@ const char* kMainHelp =
     "  train --corpus FILE --out DIR   train a small decoder or encoder (see train --help)\n"
     "  sinks MODEL --heldout FILE      first-token sink statistics on held-out text\n"
     "  analyze MODEL --text TEXT --out DIR   every metric family as CSV (see analyze --help)\n"
+    "  experiment KIND MODEL --text TEXT --out DIR   sink removal, BOS removal, Fisher,\n"
+    "                      perturbation, effective rank, head ablation, sparsification\n"
     "\n"
     "MODEL is a model folder or a Hugging Face cache name org/name.\n"
     "\n"
@@ -772,6 +775,92 @@ int command_analyze(int argc, char** argv) {
   });
 }
 
+const char* kExperimentHelp =
+    "usage: sinkscope-cli experiment KIND MODEL --text TEXT --out DIR [--force] [options]\n"
+    "\n"
+    "Runs one functional experiment of metrics.md sections 5 and 8 on TEXT and writes its\n"
+    "CSV files into DIR, each with the parameters, the model and the text in its header.\n"
+    "KIND:\n"
+    "%KINDS%"
+    "\n"
+    "kl:       --percentile P (90) --gamma G (0.3) --before-softmax (mask instead of zeroing)\n"
+    "perturb:  --position P (1) and --replace-with ID or --noise SIGMA (0.1) [--seed S]\n"
+    "          [--without-first]\n"
+    "sparsify: --retained 1,0.75,0.5,0.25,0 --pin L:H,L:H --seeds K (5) --seed S (1)\n"
+    "ablate:   --top-n N (3) for the top-N mass of the correlation table\n";
+
+int command_experiment(int argc, char** argv) {
+  namespace m = sinkscope::models;
+  std::string kinds;
+  for (const auto& [k, line] : sinkscope::app::experiment_kinds())
+    kinds += "  " + k + std::string(std::max<std::size_t>(1, 10 - k.size()), ' ') + line + "\n";
+  std::string help = kExperimentHelp;
+  help.replace(help.find("%KINDS%"), 7, kinds);
+  const auto parsed =
+      parse_command(argc, argv, {"help", "force", "before-softmax", "without-first"},
+                    {"text", "out", "percentile", "gamma", "position", "replace-with", "noise",
+                     "seed", "retained", "pin", "seeds", "top-n"},
+                    help.c_str());
+  if (!parsed) return kOk;
+  const Args& args = *parsed;
+  if (args.positional.size() != 2)
+    throw UsageError("experiment: give KIND and MODEL (see experiment --help)");
+  const std::string kind = args.positional[0], spec = args.positional[1];
+  bool known = false;
+  for (const auto& [k, line] : sinkscope::app::experiment_kinds()) known = known || k == kind;
+  if (!known) throw UsageError("experiment: unknown KIND \"" + kind + "\" (see experiment --help)");
+  if (!args.options.count("text") || !args.options.count("out"))
+    throw UsageError("experiment: give --text and --out");
+  sinkscope::app::ExperimentParams p;
+  auto real = [&](const char* k, double lo, double hi) {
+    return parse_real(k, args.options.at(k), lo, hi);
+  };
+  auto integer = [&](const char* k, int lo, int hi) {
+    return parse_int(k, args.options.at(k), lo, hi);
+  };
+  if (args.options.count("percentile")) p.removal.percentile = real("percentile", 0, 100);
+  if (args.options.count("gamma")) p.removal.gamma = real("gamma", 0, 1);
+  p.removal.beforeSoftmax = args.options.count("before-softmax") > 0;
+  if (args.options.count("position")) p.perturbation.position = integer("position", 0, 1 << 24);
+  if (args.options.count("replace-with") && args.options.count("noise"))
+    throw UsageError("experiment perturb: give --replace-with or --noise, not both");
+  if (args.options.count("replace-with"))
+    p.perturbation.replacementId = integer("replace-with", 0, std::numeric_limits<int>::max());
+  if (args.options.count("noise")) p.perturbation.sigma = real("noise", 0, 1e6);
+  if (args.options.count("seed")) {
+    const auto seed =
+        static_cast<std::uint64_t>(integer("seed", 0, std::numeric_limits<int>::max()));
+    p.perturbation.seed = p.sparsification.seed = seed;
+  }
+  p.perturbation.withoutFirstToken = args.options.count("without-first") > 0;
+  if (args.options.count("seeds")) p.sparsification.randomSeeds = integer("seeds", 1, 1000);
+  if (args.options.count("top-n")) p.topN = integer("top-n", 1, 100000);
+  if (args.options.count("retained")) {
+    p.sparsification.retained.clear();
+    std::stringstream ss(args.options.at("retained"));
+    for (std::string part; std::getline(ss, part, ',');)
+      p.sparsification.retained.push_back(parse_real("retained", part, 0, 1));
+  }
+  if (args.options.count("pin")) {
+    std::stringstream ss(args.options.at("pin"));
+    for (std::string part; std::getline(ss, part, ',');) {
+      const auto colon = part.find(':');
+      if (colon == std::string::npos)
+        throw UsageError("option --pin: \"" + part + "\" is not LAYER:HEAD");
+      p.sparsification.pinned.emplace_back(parse_int("pin", part.substr(0, colon), 0, 1 << 20),
+                                           parse_int("pin", part.substr(colon + 1), 0, 1 << 20));
+    }
+  }
+  const std::string text = text_option(args);
+  return on_model([&] {
+    const m::LoadedModel loaded = m::loaded_model_open(spec);
+    for (const auto& f : sinkscope::app::experiment_write(
+             loaded, text, kind, p, args.options.at("out"), args.options.count("force") > 0))
+      std::cout << f.string() << "\n";
+    return kOk;
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -799,6 +888,7 @@ int main(int argc, char** argv) {
     if (command == "train") return command_train(argc, argv);
     if (command == "sinks") return command_sinks(argc, argv);
     if (command == "analyze") return command_analyze(argc, argv);
+    if (command == "experiment") return command_experiment(argc, argv);
     throw UsageError("unknown command \"" + command + "\" (see sinkscope-cli --help)");
   } catch (const UsageError& e) {
     std::cerr << "sinkscope-cli: " << e.what() << "\n";

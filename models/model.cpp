@@ -7,6 +7,7 @@
 #include <fstream>
 #include <limits>
 #include <numbers>
+#include <random>
 #include <sstream>
 
 #include "models/internal/model_impl.h"
@@ -322,7 +323,30 @@ at::Tensor embed(const Model::Impl& m, const std::vector<int>& ids, const RunOpt
     for (std::size_t i = 0; i < o.token_type_ids.size() && i < static_cast<std::size_t>(T); ++i)
       types[0][static_cast<std::int64_t>(i)] = o.token_type_ids[i];
   }
-  return internal::embed_batch(m, idx, types, o.position_shift);
+  at::Tensor x = internal::embed_batch(m, idx, types, o.position_shift);
+  if (o.embedding_noise) {
+    const EmbeddingNoise& n = *o.embedding_noise;
+    if (n.position < 0 || n.position >= T)
+      throw ModelRunError("embedding noise: position " + std::to_string(n.position) +
+                          " is outside the " + std::to_string(T) + " tokens");
+    if (!(n.sigma >= 0.0)) throw ModelRunError("embedding noise: sigma must be >= 0");
+    // Deterministic on every device: drawn here, not by torch's generator.
+    std::mt19937_64 rng(n.seed);
+    std::normal_distribution<double> g(0.0, 1.0);
+    const std::int64_t D = x.size(2);
+    at::Tensor direction = at::empty({D}, at::kFloat);
+    double norm2 = 0;
+    for (std::int64_t k = 0; k < D; ++k) {
+      const double v = g(rng);
+      direction[k] = static_cast<float>(v);
+      norm2 += v * v;
+    }
+    const at::Tensor row = x[0][n.position];
+    const double scale = n.sigma * row.norm().item<double>() / std::sqrt(std::max(norm2, 1e-300));
+    x = x.clone();
+    x[0][n.position] += direction.to(x.device()) * static_cast<float>(scale);
+  }
+  return x;
 }
 
 at::Tensor output_logits(const Model::Impl& m, const at::Tensor& x) {
@@ -476,6 +500,56 @@ std::vector<WeightMatrix> Model::weightMatrices() const {
     }
   }
   return out;
+}
+
+Trace Model::runFrom(const Trace& base, int layer, const RunOptions& options,
+                     const ProgressFn& progress) const {
+  const ModelConfig& c = impl_->config;
+  if (layer < 0 || layer > c.num_layers)
+    throw ModelRunError("run from layer " + std::to_string(layer) + ": the model has " +
+                        std::to_string(c.num_layers) + " layers");
+  if (base.layers() != c.num_layers || base.hiddenSize() != c.hidden_size)
+    throw ModelRunError("run from layer: the trace comes from a different model");
+  if (base.residual(layer).empty())
+    throw ModelRunError("run from layer: the trace kept no residual stream (run with capture)");
+  if (options.drop_first_token || options.embedding_noise)
+    throw ModelRunError("run from layer: input changes need a full run");
+  const std::vector<int>& ids = base.ids();
+  const int T = static_cast<int>(ids.size());
+  c10::InferenceMode guard;
+  Trace trace =
+      TraceBuilder::make(c.num_layers, c.num_heads, c.hidden_size, c.vocab_size, c.causal, ids);
+  const std::size_t perLayer =
+      sizeof(float) * static_cast<std::size_t>(c.num_heads) * static_cast<std::size_t>(T) *
+      (static_cast<std::size_t>(T) + 3 * static_cast<std::size_t>(c.head_dim));
+  const bool keepAll = options.capture && perLayer * static_cast<std::size_t>(c.num_layers) <=
+                                              options.capture_budget_bytes;
+  if (options.capture)
+    for (int l = 0; l < layer; ++l) {
+      const std::span<const float> r = base.residual(l);
+      TraceBuilder::residual(trace, l).assign(r.begin(), r.end());
+      if (keepAll && base.layerStored(l)) TraceBuilder::store(trace, l, base.layer(l));
+    }
+  const std::span<const float> start = base.residual(layer);
+  at::Tensor x = at::from_blob(const_cast<float*>(start.data()), {1, T, c.hidden_size}, at::kFloat)
+                     .clone()
+                     .to(impl_->device);
+  const Rope rope = rope_tables(c, options, T, impl_->device);
+  for (int l = layer; l < c.num_layers; ++l) {
+    if (options.capture) TraceBuilder::residual(trace, l) = to_vector(x);
+    AttentionResult a;
+    x = layer_forward(*impl_, l, x, options, rope, a);
+    if (keepAll) TraceBuilder::store(trace, l, capture_of(c, l, a));
+    if (progress && !progress(static_cast<double>(l + 1 - layer) / (c.num_layers - layer + 1)))
+      throw RunCancelled();
+  }
+  if (options.capture) TraceBuilder::residual(trace, c.num_layers) = to_vector(x);
+  const at::Tensor logits = output_logits(*impl_, x);
+  if (logits.defined()) TraceBuilder::logits(trace) = to_vector(logits);
+  if (options.capture)
+    TraceBuilder::setRecomputer(trace, std::make_shared<Recomputer>(impl_, options));
+  if (progress) progress(1.0);
+  return trace;
 }
 
 Trace Model::run(const std::vector<int>& given, const RunOptions& givenOptions,

@@ -3,6 +3,7 @@
 // Nothing torch-typed crosses this header: captured tensors come back as
 // plain contiguous float buffers.
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -56,8 +57,18 @@ struct AttentionEdit {
   std::vector<int> keys;  // unused by AblateHeadOutput
 };
 
+// Gaussian noise added to one token's input embedding (perturbation
+// sensitivity, metrics.md s. 5): a standard normal direction scaled to
+// `sigma` times the norm of that embedding, drawn from `seed`.
+struct EmbeddingNoise {
+  int position = 0;
+  double sigma = 0.1;
+  std::uint64_t seed = 1;
+};
+
 struct RunOptions {
   std::vector<AttentionEdit> edits;
+  std::optional<EmbeddingNoise> embedding_noise;
   std::optional<double> rope_theta;  // override of the RoPE base
   double ntk_scale = 1.0;            // NTK-aware scaling: base * s^(d / (d - 2))
   std::vector<int> token_type_ids;   // encoders; empty = all 0
@@ -158,6 +169,15 @@ class Model {
   // RunCancelled when `progress` returns false.
   Trace run(const std::vector<int>& ids, const RunOptions& options = {},
             const ProgressFn& progress = {}) const;
+
+  // The same pass as run(base.ids(), options), starting at `layer` from the
+  // residual stream `base` captured there: layers before it are not recomputed
+  // (their residuals and stored captures are copied from `base`). Valid when
+  // `options` differ from the options `base` was run with only by edits in
+  // layers >= `layer` (what interventions on later layers need); the caller
+  // guarantees that. Throws ModelRunError when `base` kept no residuals.
+  Trace runFrom(const Trace& base, int layer, const RunOptions& options = {},
+                const ProgressFn& progress = {}) const;
 
   struct Impl;
 

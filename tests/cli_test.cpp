@@ -249,3 +249,36 @@ TEST(Cli, AnalyzePoolsOverSentences) {
       << "needs --text or --sentences";
   fs::remove_all(dir);
 }
+
+TEST(Cli, ExperimentsWriteTheirTablesAndRefuseBadRequests) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("sinkscope-cli-experiment-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const std::string llama = (dir / "llama").string(), gpt2 = (dir / "gpt2").string();
+  ASSERT_EQ(cli("random-model llama '" + llama + "'").exit, 0);
+  ASSERT_EQ(cli("random-model gpt2 '" + gpt2 + "'").exit, 0);
+  const std::string text =
+      " --text 'the cat sat on the mat' --out '" + (dir / "out").string() + "'";
+  const std::map<std::string, std::string> files{{"kl", "kl.csv"},
+                                                 {"bos", "bos_nll.csv"},
+                                                 {"fisher", "fisher.csv"},
+                                                 {"perturb", "perturb.csv"},
+                                                 {"rank", "effective_rank.csv"},
+                                                 {"ablate", "ablation_correlation.csv"},
+                                                 {"sparsify", "sparsification.csv"}};
+  for (const auto& [kind, file] : files) {
+    const CliRun run = cli("experiment " + kind + " '" + llama + "'" + text + " --force");
+    ASSERT_EQ(run.exit, 0) << kind << ": " << run.out;
+    const std::string csv = read(dir / "out" / file);
+    EXPECT_NE(csv.find("# text: the cat sat on the mat\n"), std::string::npos) << kind;
+    EXPECT_NE(csv.find("# tool: sinkscope-cli experiment " + kind), std::string::npos) << kind;
+  }
+  EXPECT_NE(read(dir / "out/sparsification.csv").find("\nrandom,1,0,0\n"), std::string::npos);
+  const CliRun noBos = cli("experiment bos '" + gpt2 + "'" + text + " --force");
+  EXPECT_EQ(noBos.exit, 2);
+  EXPECT_NE(noBos.out.find("does not start with a special token"), std::string::npos) << noBos.out;
+  EXPECT_EQ(cli("experiment perturb '" + llama + "'" + text + " --force --position 99").exit, 2);
+  EXPECT_EQ(cli("experiment sparsify '" + llama + "'" + text + " --force --pin 9:9").exit, 2);
+  EXPECT_EQ(cli("experiment nonsense '" + llama + "'" + text).exit, 2);
+  fs::remove_all(dir);
+}
