@@ -19,8 +19,10 @@ HeadAnalysis analyse_head(const AttentionView& a, std::span<const float> values,
   r.meanOverQueries = head_diagnostics_mean(a, p.topN);
   r.persistence = persistence_rips(attention_distances(a, p.distance), a.size);
   r.betti = betti_curves(r.persistence, p.bettiPoints);
-  for (double threshold : p.thresholds)
+  for (double threshold : p.thresholds) {
     r.spectra.push_back(graph_spectrum(a, {threshold, false, p.perTokenGeometry}));
+    r.normalisedSpectra.push_back(graph_spectrum(a, {threshold, true, false}));
+  }
   if (!values.empty() && a.size > 0) {
     ValueSpaceParams vs = p.valueSpace;
     vs.projections = vs.projections && p.perTokenGeometry;

@@ -37,7 +37,8 @@ struct HeadAnalysis {
   HeadDiagnostics meanOverQueries;
   PersistenceDiagram persistence;
   BettiCurves betti;
-  std::vector<GraphSpectrum> spectra;  // one per threshold, in the given order
+  std::vector<GraphSpectrum> spectra;            // one per threshold, in the given order
+  std::vector<GraphSpectrum> normalisedSpectra;  // the same with the normalised Laplacian
   // Only with value vectors (a single head, not a head average).
   std::optional<ValueSpace> valueSpace;
   std::optional<TaxonomyVotes> taxonomy;

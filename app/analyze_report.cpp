@@ -39,8 +39,13 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
                                     const fs::path& dir, const AnalyzeParams& p, bool force,
                                     const fs::path& jsonFile) {
   const models::SentenceTrace run = models::loaded_model_run(loaded, text);
-  const models::Trace& trace = run.trace;
-  const auto& tokens = run.encoding.display;
+  const bool intervened = !p.intervention.empty();
+  const bool firstIsSpecial = !run.encoding.special.empty() && run.encoding.special.front();
+  const models::Trace trace = intervened ? models::intervention_run(*loaded.model, run.trace,
+                                                                    p.intervention, firstIsSpecial)
+                                         : run.trace;
+  std::vector<std::string> tokens = run.encoding.display;
+  if (p.intervention.dropFirstToken) tokens.erase(tokens.begin());
   const int T = trace.tokens();
   if (p.query >= T)
     throw models::ModelRunError("--query " + std::to_string(p.query) + " is outside the " +
@@ -78,6 +83,8 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
          return s;
        }()},
       {"heads", "0..H-1 and \"average\" (mean over the layer's heads)"}};
+  for (const std::string& line : p.intervention.describe())
+    header.emplace_back("intervention", line);
 
   Tables t;
   t.sinks.columns = {"layer",   "head",      "key",   "key_token",
@@ -91,12 +98,22 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
   t.persistence.columns = {"layer",       "head",      "dimension", "birth",    "death",
                            "persistence", "edge_from", "edge_to",   "triangle", "cycle"};
   t.betti.columns = {"layer", "head", "e", "beta0", "beta1"};
-  t.spectra.columns = {
-      "layer",          "head",          "threshold",           "fiedler",
-      "centralisation", "star_likeness", "star_likeness_blend", "density",
-      "components",     "effective",     "bars_h0_above_min",   "bars_h1_above_min",
-      "bars_h0",        "bars_h1"};
-  t.eigenvalues.columns = {"layer", "head", "threshold", "index", "eigenvalue"};
+  t.spectra.columns = {"layer",
+                       "head",
+                       "threshold",
+                       "fiedler",
+                       "centralisation",
+                       "star_likeness",
+                       "star_likeness_blend",
+                       "density",
+                       "components",
+                       "effective",
+                       "fiedler_normalised",
+                       "bars_h0_above_min",
+                       "bars_h1_above_min",
+                       "bars_h0",
+                       "bars_h1"};
+  t.eigenvalues.columns = {"layer", "head", "threshold", "laplacian", "index", "eigenvalue"};
   t.signFlip.columns = {"scope", "across", "threshold", "pearson_fiedler_centralisation",
                         "sign_flip"};
   t.effectiveness.columns = {"threshold", "effective_layers", "layers", "effectiveness"};
@@ -253,12 +270,17 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
             {L, head, num(threshold), num(g.fiedlerValue), num(g.centralisation),
              num(g.starLikeness), num(g.starLikenessBlend), num(g.density),
              std::to_string(g.components), g.effective ? "1" : "0",
+             num(r.normalisedSpectra[ti].fiedlerValue),
              std::to_string(analysis::bars_above(diagram.h0, p.minPersistence)),
              std::to_string(analysis::bars_above(diagram.h1, p.minPersistence)),
              std::to_string(diagram.h0.size()), std::to_string(diagram.h1.size())});
         for (std::size_t k = 0; k < g.eigenvalues.size(); ++k)
           t.eigenvalues.rows.push_back(
-              {L, head, num(threshold), std::to_string(k), num(g.eigenvalues[k])});
+              {L, head, num(threshold), "combinatorial", std::to_string(k), num(g.eigenvalues[k])});
+        const analysis::GraphSpectrum& gn = r.normalisedSpectra[ti];
+        for (std::size_t k = 0; k < gn.eigenvalues.size(); ++k)
+          t.eigenvalues.rows.push_back(
+              {L, head, num(threshold), "normalised", std::to_string(k), num(gn.eigenvalues[k])});
       }
 
       // Section 7: taxonomy (per head; the average has no values of its own).

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "models/experiments.h"
 #include "models/loaded_model.h"
 
 namespace sinkscope::app {
@@ -13,9 +14,9 @@ namespace sinkscope::app {
 struct AnalyzeParams {
   double percentile = 90.0;  // sink set (s. 1)
   double gamma = 0.3;
-  double eps = 0.3;  // sink metric threshold
-  int topN = 3;      // head diagnostics and value space (N)
-  int query = -1;    // value-space query; negative: the last position
+  double eps = 0.3;        // sink metric threshold
+  int topN = 3;            // head diagnostics and value space (N)
+  int query = -1;          // value-space query; negative: the last position
   int randomSubsets = 64;  // value-space random baseline: K subsets, seeded
   unsigned long long seed = 7;
   bool columnSumSinks = false;  // sink set: the released code's column-sum mode
@@ -24,12 +25,14 @@ struct AnalyzeParams {
   bool symmetriseByMax = false;
   std::vector<double> thresholds{0.01, 0.05, 0.1, 0.2};
   double specialisedShare = 0.8;  // s of s. 1 (corpus mode)
+  // Analyse the intervened trace instead of the plain one (listed in every header).
+  models::Intervention intervention;
 };
 
 // Writes DIR/{sinks,sink_summary,diagnostics,persistence,betti,spectra,eigenvalues,
-// sign_flip,effectiveness,taxonomy,weights,value_space,value_space_curve}.csv (atomically; existing files are replaced only with
-// `force`) and, when `jsonFile` is not empty, everything into that file.
-// Returns the files written.
+// sign_flip,effectiveness,taxonomy,weights,value_space,value_space_curve}.csv (atomically; existing
+// files are replaced only with `force`) and, when `jsonFile` is not empty, everything into that
+// file. Returns the files written.
 std::vector<std::filesystem::path> analyze_write(const models::LoadedModel& model,
                                                  const std::string& text,
                                                  const std::filesystem::path& dir,

@@ -671,6 +671,20 @@ int command_sinks(int argc, char** argv) {
   });
 }
 
+// "L:H,L:H" -> (layer, head) pairs.
+std::vector<std::pair<int, int>> parse_heads(const char* option, const std::string& text) {
+  std::vector<std::pair<int, int>> heads;
+  std::stringstream ss(text);
+  for (std::string part; std::getline(ss, part, ',');) {
+    const auto colon = part.find(':');
+    if (colon == std::string::npos)
+      throw UsageError(std::string("option --") + option + ": \"" + part + "\" is not LAYER:HEAD");
+    heads.emplace_back(parse_int(option, part.substr(0, colon), 0, 1 << 20),
+                       parse_int(option, part.substr(colon + 1), 0, 1 << 20));
+  }
+  return heads;
+}
+
 const char* kAnalyzeHelp =
     "usage: sinkscope-cli analyze MODEL (--text TEXT | --sentences FILE) --out DIR [--json FILE] "
     "[--force]\n"
@@ -680,6 +694,8 @@ const char* kAnalyzeHelp =
     "S]\n"
     "                             [--min-persistence X] [--symmetrise mean|max]\n"
     "                             [--thresholds 0.01,0.05,0.1,0.2]\n"
+    "                             [--drop-first] [--remove-sinks] [--ablate L:H,...]\n"
+    "                             [--rope-theta X] [--ntk-scale S]\n"
     "\n"
     "Runs MODEL on TEXT and writes, for every layer and head and the head average, one CSV\n"
     "per metric family of metrics.md: sinks.csv and sink_summary.csv (s. 1), diagnostics.csv,\n"
@@ -689,6 +705,10 @@ const char* kAnalyzeHelp =
     "taxonomy.csv (s. 7), weights.csv (s. 9).\n"
     "Every file starts with comment lines giving the parameters, the model and the text.\n"
     "--json FILE writes everything into one file.\n"
+    "Interventions (analysed instead of the plain run, listed in every header): --drop-first\n"
+    "(refused when the first token is not a special token), --remove-sinks (each head's sinks\n"
+    "at --percentile/--gamma, zeroed after softmax), --ablate L:H,... (heads' outputs zeroed),\n"
+    "--rope-theta X (RoPE base), --ntk-scale S (NTK-aware scaling).\n"
     "\n"
     "--sentences FILE (one sentence per line) pools over the sentences instead: "
     "specialisation.csv\n"
@@ -698,12 +718,12 @@ const char* kAnalyzeHelp =
 
 int command_analyze(int argc, char** argv) {
   namespace m = sinkscope::models;
-  const auto parsed =
-      parse_command(argc, argv, {"help", "force"},
-                    {"text", "sentences", "out", "json", "percentile", "gamma", "eps", "top-n",
-                     "min-persistence", "symmetrise", "thresholds", "specialised-share", "query",
-                     "random-subsets", "seed", "sink-mode"},
-                    kAnalyzeHelp);
+  const auto parsed = parse_command(
+      argc, argv, {"help", "force", "drop-first", "remove-sinks"},
+      {"text", "sentences", "out", "json", "percentile", "gamma", "eps", "top-n", "ablate",
+       "rope-theta", "ntk-scale", "min-persistence", "symmetrise", "thresholds",
+       "specialised-share", "query", "random-subsets", "seed", "sink-mode"},
+      kAnalyzeHelp);
   if (!parsed) return kOk;  // --help was printed
   const Args& args = *parsed;
   const std::string spec = model_argument(args, "analyze");
@@ -749,6 +769,18 @@ int command_analyze(int argc, char** argv) {
     }
   }
   if (args.options.count("specialised-share")) p.specialisedShare = real("specialised-share", 0, 1);
+  p.intervention.dropFirstToken = args.options.count("drop-first") > 0;
+  if (args.options.count("remove-sinks")) {
+    p.intervention.removeSinks = sinkscope::models::SinkRemoval{};
+    p.intervention.removeSinks->percentile = p.percentile;
+    p.intervention.removeSinks->gamma = p.gamma;
+  }
+  if (args.options.count("ablate"))
+    p.intervention.ablateHeads = parse_heads("ablate", args.options.at("ablate"));
+  if (args.options.count("rope-theta")) p.intervention.ropeTheta = real("rope-theta", 1e-6, 1e30);
+  if (args.options.count("ntk-scale")) p.intervention.ntkScale = real("ntk-scale", 1e-6, 1e6);
+  if (args.options.count("sentences") && !p.intervention.empty())
+    throw UsageError("analyze: interventions apply to --text, not to --sentences");
   if (args.options.count("sentences")) {
     std::vector<std::string> sentences;
     try {
@@ -841,16 +873,8 @@ int command_experiment(int argc, char** argv) {
     for (std::string part; std::getline(ss, part, ',');)
       p.sparsification.retained.push_back(parse_real("retained", part, 0, 1));
   }
-  if (args.options.count("pin")) {
-    std::stringstream ss(args.options.at("pin"));
-    for (std::string part; std::getline(ss, part, ',');) {
-      const auto colon = part.find(':');
-      if (colon == std::string::npos)
-        throw UsageError("option --pin: \"" + part + "\" is not LAYER:HEAD");
-      p.sparsification.pinned.emplace_back(parse_int("pin", part.substr(0, colon), 0, 1 << 20),
-                                           parse_int("pin", part.substr(colon + 1), 0, 1 << 20));
-    }
-  }
+  if (args.options.count("pin"))
+    p.sparsification.pinned = parse_heads("pin", args.options.at("pin"));
   const std::string text = text_option(args);
   return on_model([&] {
     const m::LoadedModel loaded = m::loaded_model_open(spec);

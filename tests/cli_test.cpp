@@ -282,3 +282,29 @@ TEST(Cli, ExperimentsWriteTheirTablesAndRefuseBadRequests) {
   EXPECT_EQ(cli("experiment nonsense '" + llama + "'" + text).exit, 2);
   fs::remove_all(dir);
 }
+
+TEST(Cli, AnalyzeRunsOnAnInterventionWhenAsked) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("sinkscope-cli-intervene-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const std::string model = (dir / "model").string();
+  ASSERT_EQ(cli("random-model llama '" + model + "'").exit, 0);
+  const std::string text = " --text 'the cat sat on the mat' --out '";
+  ASSERT_EQ(cli("analyze '" + model + "'" + text + (dir / "plain").string() + "'").exit, 0);
+  const CliRun run = cli("analyze '" + model + "'" + text + (dir / "ablated").string() +
+                         "' --ablate 1:0,1:1 --remove-sinks");
+  ASSERT_EQ(run.exit, 0) << run.out;
+  const std::string ablated = read(dir / "ablated/sink_summary.csv");
+  EXPECT_NE(ablated.find("# intervention: head 1:0 ablated\n"), std::string::npos) << ablated;
+  EXPECT_NE(ablated.find("# intervention: sinks removal"), std::string::npos);
+  EXPECT_EQ(read(dir / "plain/sink_summary.csv").find("# intervention"), std::string::npos);
+  // Sinks removed after softmax: layer 1's maps differ from the plain run's.
+  EXPECT_NE(read(dir / "plain/persistence.csv")
+                .substr(read(dir / "plain/persistence.csv").find("\nlayer")),
+            read(dir / "ablated/persistence.csv")
+                .substr(read(dir / "ablated/persistence.csv").find("\nlayer")));
+  EXPECT_NE(read(dir / "plain/eigenvalues.csv").find(",normalised,"), std::string::npos);
+  EXPECT_EQ(cli("analyze '" + model + "'" + text + (dir / "x").string() + "' --ablate 7:0").exit,
+            2);
+  fs::remove_all(dir);
+}
