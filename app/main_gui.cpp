@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QDockWidget>
 #include <QFileInfo>
 #include <QSaveFile>
 #include <QTimer>
@@ -71,7 +72,13 @@ int main(int argc, char** argv) {
       QStringLiteral("DEVICE"), QStringLiteral("cpu"));
   const QCommandLineOption resetLayoutOption(QStringLiteral("reset-layout"),
                                              QStringLiteral("Start with the default dock layout."));
-  parser.addOptions({modelOption, textOption, screenshotOption, deviceOption, resetLayoutOption});
+  const QCommandLineOption showOption(
+      QStringLiteral("show"),
+      QStringLiteral(
+          "Bring the panel NAME to the front (its title, e.g. Persistence); repeatable."),
+      QStringLiteral("NAME"));
+  parser.addOptions(
+      {modelOption, textOption, screenshotOption, deviceOption, resetLayoutOption, showOption});
   parser.process(app);
 
   sinkscope::ui::MainWindow window;
@@ -83,6 +90,17 @@ int main(int argc, char** argv) {
   if (parser.isSet(resetLayoutOption)) window.resetLayout();
   if (parser.isSet(textOption)) window.setSentence(parser.value(textOption));
   window.show();
+  for (const QString& name : parser.values(showOption)) {
+    bool found = false;
+    for (QDockWidget* dock : window.findChildren<QDockWidget*>())
+      if (dock->windowTitle().compare(name, Qt::CaseInsensitive) == 0) {
+        dock->show();
+        dock->raise();
+        found = true;
+      }
+    if (!found)
+      std::fprintf(stderr, "sinkscope: --show: no panel called \"%s\"\n", qPrintable(name));
+  }
   // Opening a model runs the sentence on it; without one, run the baseline now.
   if (parser.isSet(modelOption))
     window.openModelFolder(parser.value(modelOption));

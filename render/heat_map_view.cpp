@@ -1,5 +1,8 @@
 #include "render/heat_map_view.h"
 
+#include <QMouseEvent>
+#include <QToolTip>
+
 #include <vtkCamera.h>
 #include <vtkFloatArray.h>
 #include <vtkGenericOpenGLRenderWindow.h>
@@ -161,6 +164,56 @@ void HeatMapView::setData(HeatMapData data) {
       make(data_.colLabels[static_cast<std::size_t>(c)], c, data_.rows - 1 + 0.65, true);
   }
   resetView();
+}
+
+std::pair<int, int> HeatMapView::cellAt(const QPointF& widgetPoint) {
+  const QPointF d = toDisplay(widgetPoint);
+  vtkRenderer* r = renderer();
+  r->SetDisplayPoint(d.x(), d.y(), 0.0);
+  r->DisplayToWorld();
+  const double* w = r->GetWorldPoint();
+  if (w[3] == 0.0) return {-1, -1};
+  const int col = static_cast<int>(std::lround(w[0] / w[3]));
+  const int row = data_.rows - 1 - static_cast<int>(std::lround(w[1] / w[3]));
+  if (row < 0 || row >= data_.rows || col < 0 || col >= data_.cols) return {-1, -1};
+  return {row, col};
+}
+
+void HeatMapView::mousePressEvent(QMouseEvent* event) {
+  pressedAt_ = event->position();
+  VtkViewWidget::mousePressEvent(event);
+}
+
+void HeatMapView::mouseReleaseEvent(QMouseEvent* event) {
+  VtkViewWidget::mouseReleaseEvent(event);
+  if (event->button() != Qt::LeftButton) return;
+  if ((event->position() - pressedAt_).manhattanLength() > 4) return;  // a drag, not a click
+  const auto [row, col] = cellAt(event->position());
+  if (row >= 0) Q_EMIT cellClicked(row, col);
+}
+
+void HeatMapView::mouseMoveEvent(QMouseEvent* event) {
+  VtkViewWidget::mouseMoveEvent(event);
+  if (event->buttons() != Qt::NoButton) return;
+  const auto [row, col] = cellAt(event->position());
+  if (row < 0) {
+    QToolTip::hideText();
+    return;
+  }
+  const std::size_t k = static_cast<std::size_t>(row) * data_.cols + col;
+  const bool hidden = !data_.hidden.empty() && data_.hidden[k];
+  auto name = [](const std::vector<QString>& labels, int i) {
+    return i < static_cast<int>(labels.size()) ? labels[static_cast<std::size_t>(i)]
+                                               : QString::number(i);
+  };
+  QToolTip::showText(
+      event->globalPosition().toPoint(),
+      tr("%1: %2\n%3: %4\n%5: %6")
+          .arg(data_.rowTitle.isEmpty() ? tr("row") : data_.rowTitle, name(data_.rowLabels, row),
+               data_.colTitle.isEmpty() ? tr("column") : data_.colTitle, name(data_.colLabels, col),
+               data_.quantity,
+               hidden ? tr("not visible") : QString::number(data_.values[k], 'g', 4)),
+      this);
 }
 
 bool HeatMapView::hasLabels() const {

@@ -4,7 +4,9 @@
 // Cells marked invisible (e.g. the causal-masked future keys) are drawn in a
 // neutral grey so they read as "not attended", not as weight 0.
 #include <vtkSmartPointer.h>
+#include <QPointF>
 #include <QString>
+#include <utility>
 #include <vector>
 
 #include "render/vtk_view_widget.h"
@@ -27,6 +29,7 @@ struct HeatMapData {
   std::vector<QString> rowLabels;  // optional: one per row (tokens), drawn left of the map
   std::vector<QString> colLabels;  // optional: one per column, drawn above it, rotated
   QString quantity;                // colour bar label, e.g. "attention weight"
+  QString rowTitle, colTitle;      // what rows and columns are, for the hover text ("query")
   bool fixedRange = false;         // use [rangeMin, rangeMax] instead of the data range
   double rangeMin = 0.0;
   double rangeMax = 1.0;
@@ -50,16 +53,26 @@ class HeatMapView : public VtkViewWidget {
   void resetView();
   // Whether token labels are drawn (given for every row and column, and few enough).
   bool hasLabels() const;
+  // The cell under a widget-space point, or {-1, -1} outside the matrix.
+  std::pair<int, int> cellAt(const QPointF& widgetPoint);
+
+ Q_SIGNALS:
+  // A click (press and release without dragging) on cell (row, col).
+  void cellClicked(int row, int col);
 
  protected:
   void resizeGL(int w, int h) override;
   // 'r' resets the view; other keys go on to the window (layer/head commands).
   void keyPressEvent(QKeyEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseReleaseEvent(QMouseEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
 
  private:
   HeatMapData data_;
   double shownMin_ = 0.0;
   double shownMax_ = 1.0;
+  QPointF pressedAt_{-1000, -1000};
   vtkNew<vtkImageData> image_;
   vtkNew<vtkLookupTable> lut_;
   vtkNew<vtkImageMapToColors> colors_;

@@ -60,15 +60,17 @@ void LinePlotView::setData(LinePlotData data) {
     } else {
       const QColor c = series_color(dataIndex++, dataSeries);
       g->setPen(QPen(c, 2.0));
-      g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, c, c, 5));
+      g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, c, c, s.scatter ? 7 : 5));
+      if (s.scatter) g->setLineStyle(QCPGraph::lsNone);
     }
   }
   plot_->rescaleAxes();
   // Leave a little air above the highest point and include 0 on y.
   const QCPRange y = plot_->yAxis->range();
-  plot_->yAxis->setRange(std::min(0.0, y.lower), y.upper + 0.08 * (y.upper - y.lower) + 1e-9);
+  plot_->yAxis->setRange(data_.includeZero ? std::min(0.0, y.lower) : y.lower,
+                         y.upper + 0.08 * (y.upper - y.lower) + 1e-9);
   const QCPRange x = plot_->xAxis->range();
-  plot_->xAxis->setRange(x.lower - 0.5, x.upper + 0.5);
+  plot_->xAxis->setRange(x.lower - data_.xPadding, x.upper + data_.xPadding);
   plot_->replot();
 }
 

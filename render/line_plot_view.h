@@ -17,6 +17,7 @@ struct LineSeries {
   std::vector<double> y;
   bool reference = false;  // drawn as a grey dashed line (baselines)
   bool threshold = false;  // drawn as a dark dotted line (thresholds such as eps)
+  bool scatter = false;    // points only, no connecting line (diagrams, spectra)
 };
 
 struct LinePlotData {
@@ -24,6 +25,8 @@ struct LinePlotData {
   QString xLabel;
   QString yLabel;
   std::vector<LineSeries> series;
+  bool includeZero = true;  // the y axis always shows 0
+  double xPadding = 0.5;    // air left and right of the data (0.5: integer positions)
 };
 
 class LinePlotView : public QWidget {

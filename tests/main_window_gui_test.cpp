@@ -20,6 +20,7 @@
 #include "render/heat_map_view.h"
 #include "render/line_plot_view.h"
 #include "support/render_compare.h"
+#include "ui/analysis_panels.h"
 #include "ui/job_status.h"
 #include "ui/main_window.h"
 #include "ui/selection_model.h"
@@ -127,6 +128,50 @@ TEST_F(MainWindowGui, SelectionDrivesThePanels) {
   auto* headBox = w.findChild<QComboBox*>(QStringLiteral("headBox"));
   ASSERT_NE(headBox, nullptr);
   EXPECT_EQ(headBox->currentText(), QStringLiteral("average"));
+}
+
+TEST_F(MainWindowGui, AClickInTheOverviewMovesEveryPanel) {
+  QTemporaryDir dir;
+  ui::MainWindow w;
+  w.resize(1400, 900);
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  w.openModelFolder(write_model_folder(dir, 3, 4));
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] { return w.selection()->layerCount() == 3 && w.lastRun() && w.lastRun()->analysis; },
+      kTimeout));
+  ui::AnalysisPanels* panels = w.analysisPanels();
+  ASSERT_NE(panels->overviewView(), nullptr);
+  render::HeatMapView* overview = panels->overviewView();
+  ASSERT_EQ(overview->data().rows, 3);
+  ASSERT_EQ(overview->data().cols, 4);
+  // A real click on the cell of layer 2, head 3: find its pixel through the view.
+  ASSERT_TRUE(wait_for_frame(overview));
+  QPoint target(-1, -1);
+  for (int y = 0; y < overview->height() && target.x() < 0; y += 2)
+    for (int x = 0; x < overview->width(); x += 2)
+      if (overview->cellAt(QPointF(x, y)) == std::pair<int, int>{2, 3}) {
+        target = QPoint(x, y);
+        break;
+      }
+  ASSERT_GE(target.x(), 0) << "the cell of layer 2, head 3 is on screen";
+  QTest::mouseClick(overview, Qt::LeftButton, {}, target);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return w.selection()->layer() == 2; }, kTimeout));
+  EXPECT_EQ(w.selection()->head(), 3);
+  const QString where = QStringLiteral("layer 2, head 3");
+  // The window batches its own redraws behind a short timer.
+  EXPECT_TRUE(
+      QTest::qWaitFor([&] { return w.attentionView()->data().title.contains(where); }, kTimeout))
+      << w.attentionView()->data().title.toStdString();
+  EXPECT_TRUE(panels->diagramView()->data().title.contains(where));
+  EXPECT_TRUE(panels->spectrumView()->data().title.contains(where));
+  EXPECT_TRUE(panels->taxonomyView()->data().title.contains(QStringLiteral("layer 2, head 3")));
+  EXPECT_TRUE(overview->data().title.contains(where));
+  EXPECT_TRUE(w.profileView()->data().title.contains(where));
+  // The panels show numbers of that head: its persistence diagram has T H0 bars.
+  const auto& diagram = panels->diagramView()->data();
+  ASSERT_FALSE(diagram.series.empty());
+  EXPECT_EQ(static_cast<int>(diagram.series[0].x.size()), w.lastRun()->tokenCount());
 }
 
 TEST_F(MainWindowGui, PanelsKeepRenderingWhenFloatedAndRedocked) {

@@ -1,5 +1,7 @@
 #include "ui/main_window.h"
 
+#include "ui/analysis_panels.h"
+
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
@@ -206,6 +208,26 @@ void MainWindow::buildDocks() {
   // plots sit under the attention map, beside the model dock.
   addDockWidget(Qt::RightDockWidgetArea, profileDock_);
   splitDockWidget(attentionDock_, profileDock_, Qt::Vertical);
+
+  if (attentionView_)
+    connect(attentionView_, &render::HeatMapView::cellClicked, this, [this](int row, int col) {
+      selection_->setQueryToken(row);
+      selection_->setKeyToken(col);
+    });
+
+  // The analysis panels: the overview under the model dock, the others
+  // tabbed beside the key-importance plot.
+  panels_ = new AnalysisPanels(this, selection_);
+  const auto& docks = panels_->docks();
+  addDockWidget(Qt::LeftDockWidgetArea, docks[0]);
+  splitDockWidget(modelDock_, docks[0], Qt::Vertical);
+  for (std::size_t k = 1; k < docks.size(); ++k) {
+    addDockWidget(Qt::RightDockWidgetArea, docks[k]);
+    tabifyDockWidget(k == 1 ? profileDock_ : docks[k - 1], docks[k]);
+  }
+  profileDock_->raise();
+  resizeDocks({attentionDock_, profileDock_}, {55, 45}, Qt::Vertical);
+  resizeDocks({modelDock_, docks[0]}, {45, 55}, Qt::Vertical);
 }
 
 void MainWindow::buildActions() {
@@ -338,6 +360,7 @@ void MainWindow::showRun(SentenceRun run) {
   const int heads = run_->trace ? run_->trace->heads() : 1;
   selection_->setBounds(layers, heads, T);
   refreshPanels();
+  panels_->setAnalysis(run_->analysis, run_->source);
   Q_EMIT runFinished();
 }
 
@@ -465,6 +488,8 @@ void MainWindow::refreshPanels() {
       data.colLabels.push_back(label);
     }
     data.quantity = tr("attention weight");
+    data.rowTitle = tr("query");
+    data.colTitle = tr("key");
     data.fixedRange = true;
     data.rangeMin = 0.0;
     data.rangeMax = 1.0;

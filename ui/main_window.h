@@ -23,6 +23,7 @@ class LinePlotView;
 
 namespace sinkscope::ui {
 
+class AnalysisPanels;
 class JobRunner;
 class JobStatus;
 class SelectionBar;
@@ -43,6 +44,7 @@ class MainWindow : public QMainWindow {
   render::LinePlotView* profileView() const { return profileView_; }
   QDockWidget* attentionDock() const { return attentionDock_; }
   QDockWidget* profileDock() const { return profileDock_; }
+  AnalysisPanels* analysisPanels() const { return panels_; }
   const std::optional<SentenceRun>& lastRun() const { return run_; }
   const std::optional<models::LoadedModel>& model() const { return model_; }
   // "cpu" or "cuda": where models opened from now on run.
@@ -102,6 +104,7 @@ class MainWindow : public QMainWindow {
   QDockWidget* profileDock_ = nullptr;
   render::HeatMapView* attentionView_ = nullptr;
   render::LinePlotView* profileView_ = nullptr;
+  AnalysisPanels* panels_ = nullptr;
 
   QLabel* modelStatus_ = nullptr;
   QLabel* tokenStatus_ = nullptr;

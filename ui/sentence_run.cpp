@@ -6,6 +6,7 @@
 
 #include "models/loaded_model.h"
 #include "ui/job_runner.h"
+#include "ui/run_analysis.h"
 #include "ui/selection_model.h"
 
 namespace sinkscope::ui {
@@ -40,7 +41,13 @@ SentenceRun sentence_run_model(const models::LoadedModel& model, const QString& 
   }
   for (const auto& d : st.encoding.display) run.tokens << QString::fromStdString(d);
   run.causal = st.trace.causal();
+  run.firstIsSpecial = !st.encoding.special.empty() && st.encoding.special.front();
   run.trace = std::make_shared<const models::Trace>(std::move(st.trace));
+  try {
+    run.analysis = run_analysis_compute(*run.trace, progress);
+  } catch (const models::RunCancelled&) {
+    throw JobCancelled();
+  }
   return run;
 }
 

@@ -18,12 +18,17 @@ struct LoadedModel;
 
 namespace sinkscope::ui {
 
+struct RunAnalysis;
+
 struct SentenceRun {
   QString sentence;
   QString source;      // the model's name, or "no model"
   QStringList tokens;  // display strings, in order
   bool causal = true;
   std::shared_ptr<const models::Trace> trace;  // null: the uniform baseline
+  bool firstIsSpecial = false;                 // the tokenizer put a BOS/CLS at position 0
+  // Every head's metrics, computed with the run (null without a trace).
+  std::shared_ptr<const RunAnalysis> analysis;
 
   int tokenCount() const { return static_cast<int>(tokens.size()); }
   // The map of `layer` and `head` (SelectionModel::kHeadAverage for the mean

@@ -1,0 +1,363 @@
+#include "ui/analysis_panels.h"
+
+#include <QComboBox>
+#include <QDockWidget>
+#include <QLabel>
+#include <QMainWindow>
+#include <QSplitter>
+#include <QVBoxLayout>
+#include <cmath>
+
+#include "analysis/sink_metric.h"
+#include "analysis/taxonomy.h"
+#include "render/gl_support.h"
+#include "render/heat_map_view.h"
+#include "render/line_plot_view.h"
+#include "ui/run_analysis.h"
+#include "ui/selection_model.h"
+
+namespace sinkscope::ui {
+
+namespace {
+
+QString head_name(int head) {
+  return head == SelectionModel::kHeadAverage ? QObject::tr("head average")
+                                              : QObject::tr("head %1").arg(head);
+}
+
+QWidget* stack(QWidget* a, QWidget* b) {
+  auto* split = new QSplitter(Qt::Vertical);
+  split->addWidget(a);
+  split->addWidget(b);
+  return split;
+}
+
+}  // namespace
+
+AnalysisPanels::AnalysisPanels(QMainWindow* window, SelectionModel* selection)
+    : QObject(window), window_(window), selection_(selection) {
+  const bool gl = render::gl_panels_available();
+
+  // Model overview: the score chooser above the layers x heads grid.
+  auto* overviewBox = new QWidget(window);
+  auto* layout = new QVBoxLayout(overviewBox);
+  layout->setContentsMargins(2, 2, 2, 2);
+  scoreChooser_ = new QComboBox(overviewBox);
+  scoreChooser_->setObjectName(QStringLiteral("overviewScore"));
+  scoreChooser_->addItem(tr("sink attention (mean A[i][0])"), int(HeadScore::SinkAttention));
+  scoreChooser_->addItem(tr("sink boost (alpha_0 / uniform)"), int(HeadScore::SinkBoost));
+  scoreChooser_->addItem(tr("entropy (mean over queries)"), int(HeadScore::Entropy));
+  scoreChooser_->addItem(tr("Fiedler value (at the threshold)"), int(HeadScore::Fiedler));
+  scoreChooser_->addItem(tr("F_N (value space, last query)"), int(HeadScore::FScore));
+  scoreChooser_->addItem(tr("taxonomy class"), int(HeadScore::Taxonomy));
+  scoreChooser_->setToolTip(tr("The per-head score the grid is coloured by"));
+  layout->addWidget(scoreChooser_);
+  if (gl) {
+    overview_ = new render::HeatMapView(overviewBox);
+    overview_->setObjectName(QStringLiteral("overviewView"));
+    layout->addWidget(overview_, 1);
+    connect(overview_, &render::HeatMapView::cellClicked, this, [this](int row, int col) {
+      selection_->setLayer(row);
+      selection_->setHead(col);
+    });
+  }
+  connect(scoreChooser_, &QComboBox::currentIndexChanged, this, [this](int index) {
+    setScore(static_cast<HeadScore>(scoreChooser_->itemData(index).toInt()));
+  });
+  addDock(tr("Model overview"), QStringLiteral("overviewDock"), overviewBox,
+          tr("Every head of the model at once: rows are layers, columns heads, the colour is "
+             "the chosen score. Heads that dump their attention on the first token (sinks) "
+             "stand out under 'sink attention'. Click a cell to select that layer and head in "
+             "every panel."));
+
+  diagram_ = new render::LinePlotView(window);
+  diagram_->setObjectName(QStringLiteral("persistenceDiagram"));
+  betti_ = new render::LinePlotView(window);
+  betti_->setObjectName(QStringLiteral("bettiCurves"));
+  addDock(tr("Persistence"), QStringLiteral("persistenceDock"), stack(diagram_, betti_),
+          tr("Topology of the attention graph (metrics.md s. 2): tokens are points at distance "
+             "1 - (A_ij + A_ji)/2. As the distance scale e grows, tokens join into components "
+             "(H0) and close loops (H1). Each dot is one feature, born and dying at the plotted "
+             "scales; dots far from the diagonal last long. A sink joins everything through "
+             "itself early, leaving no loops."));
+
+  spectrum_ = new render::LinePlotView(window);
+  spectrum_->setObjectName(QStringLiteral("spectrumView"));
+  addDock(tr("Spectrum"), QStringLiteral("spectrumDock"), spectrum_,
+          tr("Eigenvalues of the Laplacian of the graph 'query attends to key with weight >= "
+             "theta' (metrics.md s. 3), one series per threshold. The second smallest, the "
+             "Fiedler value, measures how well connected the graph is; a star into one sink "
+             "gives centralisation 1."));
+
+  if (gl) {
+    taxonomy_ = new render::HeatMapView(window);
+    taxonomy_->setObjectName(QStringLiteral("taxonomyView"));
+  }
+  taxonomyCounts_ = new render::LinePlotView(window);
+  taxonomyCounts_->setObjectName(QStringLiteral("taxonomyCounts"));
+  QWidget* taxonomyTop = taxonomy_ ? static_cast<QWidget*>(taxonomy_)
+                                   : new QLabel(render::gl_unavailable_message(), window);
+  if (taxonomy_)
+    connect(taxonomy_, &render::HeatMapView::cellClicked, this, [this](int row, int col) {
+      selection_->setLayer(row);
+      selection_->setHead(col);
+    });
+  addDock(tr("Taxonomy"), QStringLiteral("taxonomyDock"), stack(taxonomyTop, taxonomyCounts_),
+          tr("For each query the key with the largest A[i][j] * ||v_j|| wins (004, metrics.md "
+             "s. 7). A head whose winners are mostly the current token is a Retriever, mostly "
+             "the first token (the sink) a Mixer, otherwise a Reset. Below: how many heads of "
+             "each kind every layer has."));
+
+  layerSink_ = new render::LinePlotView(window);
+  layerSink_->setObjectName(QStringLiteral("layerSinkProfile"));
+  layerTopology_ = new render::LinePlotView(window);
+  layerTopology_->setObjectName(QStringLiteral("layerTopologyProfile"));
+  addDock(tr("Layer profiles"), QStringLiteral("layerProfileDock"),
+          stack(layerSink_, layerTopology_),
+          tr("How sink measures change with depth: attention to the first token, the share of "
+             "heads whose mean attention to it exceeds 0.3 (the sink rate), degree "
+             "centralisation, bar counts and the effective rank of the hidden states."));
+
+  connect(selection_, &SelectionModel::changed, this, &AnalysisPanels::refresh);
+}
+
+QDockWidget* AnalysisPanels::addDock(const QString& title, const QString& name, QWidget* content,
+                                     const QString& explanation) {
+  auto* dock = new QDockWidget(title, window_);
+  dock->setObjectName(name);
+  dock->setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable |
+                    QDockWidget::DockWidgetFloatable);
+  content->setToolTip(explanation);
+  content->setWhatsThis(explanation);
+  dock->setWidget(content);
+  docks_.push_back(dock);
+  return dock;
+}
+
+void AnalysisPanels::setAnalysis(std::shared_ptr<const RunAnalysis> analysis, QString source) {
+  analysis_ = std::move(analysis);
+  source_ = std::move(source);
+  refresh();
+}
+
+void AnalysisPanels::setScore(HeadScore score) {
+  score_ = score;
+  const int index = scoreChooser_->findData(int(score));
+  if (index >= 0 && scoreChooser_->currentIndex() != index) scoreChooser_->setCurrentIndex(index);
+  drawOverview();
+}
+
+void AnalysisPanels::refresh() {
+  if (!analysis_) return;
+  drawOverview();
+  drawPersistence();
+  drawSpectrum();
+  drawTaxonomy();
+  drawLayerProfiles();
+}
+
+void AnalysisPanels::drawOverview() {
+  if (!analysis_ || !overview_) return;
+  const RunAnalysis& a = *analysis_;
+  int ti = a.thresholdIndex(selection_->threshold());
+  if (ti < 0) ti = 1;
+  render::HeatMapData d;
+  d.rows = a.layers;
+  d.cols = a.heads;
+  d.rowTitle = tr("layer");
+  d.colTitle = tr("head");
+  QString name;
+  for (int l = 0; l < a.layers; ++l)
+    for (int h = 0; h < a.heads; ++h) {
+      const analysis::HeadAnalysis& r = a.at(l, h);
+      double v = 0;
+      switch (score_) {
+        case HeadScore::SinkAttention:
+          v = r.meanOverQueries.sinkAttention;
+          name = tr("sink attention");
+          break;
+        case HeadScore::SinkBoost:
+          v = r.keyImportance.empty()
+                  ? 0.0
+                  : r.keyImportance[0] / analysis::sink_uniform_baseline(a.tokens, 0, a.causal);
+          name = tr("sink boost");
+          break;
+        case HeadScore::Entropy:
+          v = r.meanOverQueries.entropy;
+          name = tr("entropy (nats)");
+          break;
+        case HeadScore::Fiedler:
+          v = r.spectra[static_cast<std::size_t>(ti)].fiedlerValue;
+          name =
+              tr("Fiedler value, theta %1").arg(a.params.thresholds[static_cast<std::size_t>(ti)]);
+          break;
+        case HeadScore::FScore:
+          v = r.valueSpace ? r.valueSpace->scores.f : 0.0;
+          name = tr("F_N, N = %1").arg(a.params.valueSpace.topN);
+          break;
+        case HeadScore::Taxonomy:
+          v = r.taxonomy ? static_cast<int>(analysis::taxonomy_label(*r.taxonomy)) : 0;
+          name = tr("0 Retriever, 1 Mixer, 2 Reset");
+          break;
+      }
+      d.values.push_back(static_cast<float>(v));
+    }
+  if (score_ == HeadScore::SinkAttention) d.fixedRange = true, d.rangeMin = 0, d.rangeMax = 1;
+  if (score_ == HeadScore::Taxonomy) d.fixedRange = true, d.rangeMin = 0, d.rangeMax = 2;
+  for (int l = 0; l < a.layers; ++l) d.rowLabels.push_back(tr("L%1").arg(l));
+  for (int h = 0; h < a.heads; ++h) d.colLabels.push_back(tr("H%1").arg(h));
+  d.quantity = name;
+  d.title =
+      tr("selected: layer %1, %2").arg(selection_->layer()).arg(head_name(selection_->head()));
+  overview_->setData(std::move(d));
+}
+
+void AnalysisPanels::drawPersistence() {
+  const RunAnalysis& a = *analysis_;
+  const analysis::HeadAnalysis& r = a.at(selection_->layer(), selection_->head());
+  const double minP = 0.05;
+  render::LinePlotData d;
+  d.title = tr("Persistence diagram | layer %1, %2")
+                .arg(selection_->layer())
+                .arg(head_name(selection_->head()));
+  d.xLabel = tr("birth (distance e)");
+  d.yLabel = tr("death");
+  render::LineSeries h0{tr("H0 (%1 bars)").arg(r.persistence.h0.size()), {}, {}};
+  render::LineSeries h1{tr("H1 (%1 bars)").arg(r.persistence.h1.size()), {}, {}};
+  h0.scatter = h1.scatter = true;
+  for (const auto& b : r.persistence.h0) h0.x.push_back(b.birth), h0.y.push_back(b.death);
+  for (const auto& b : r.persistence.h1) h1.x.push_back(b.birth), h1.y.push_back(b.death);
+  render::LineSeries diagonal{tr("birth = death"), {0, 1}, {0, 1}, true};
+  render::LineSeries minLine{
+      tr("min persistence %1").arg(minP), {0, 1 - minP}, {minP, 1}, false, true};
+  d.series = {h0, h1, diagonal, minLine};
+  d.xPadding = 0.02;
+  diagram_->setData(std::move(d));
+
+  render::LinePlotData b;
+  b.title = tr("Betti curves | bars above %1: H0 %2, H1 %3")
+                .arg(minP)
+                .arg(analysis::bars_above(r.persistence.h0, minP))
+                .arg(analysis::bars_above(r.persistence.h1, minP));
+  b.xLabel = tr("distance scale e");
+  b.yLabel = tr("Betti number");
+  render::LineSeries b0{tr("beta_0 (components)"), r.betti.grid, {}};
+  render::LineSeries b1{tr("beta_1 (loops)"), r.betti.grid, {}};
+  for (int v : r.betti.beta0) b0.y.push_back(v);
+  for (int v : r.betti.beta1) b1.y.push_back(v);
+  b.series = {b0, b1};
+  b.xPadding = 0.02;
+  betti_->setData(std::move(b));
+}
+
+void AnalysisPanels::drawSpectrum() {
+  const RunAnalysis& a = *analysis_;
+  const analysis::HeadAnalysis& r = a.at(selection_->layer(), selection_->head());
+  int ti = a.thresholdIndex(selection_->threshold());
+  if (ti < 0) ti = 1;
+  const analysis::GraphSpectrum& g = r.spectra[static_cast<std::size_t>(ti)];
+  render::LinePlotData d;
+  d.title = tr("Laplacian spectrum | layer %1, %2 | theta %3: Fiedler %4, centralisation %5, "
+               "star-likeness %6")
+                .arg(selection_->layer())
+                .arg(head_name(selection_->head()))
+                .arg(g.threshold)
+                .arg(g.fiedlerValue, 0, 'g', 3)
+                .arg(g.centralisation, 0, 'g', 3)
+                .arg(g.starLikeness, 0, 'g', 3);
+  d.xLabel = tr("eigenvalue index (ascending)");
+  d.yLabel = tr("eigenvalue");
+  for (const analysis::GraphSpectrum& s : r.spectra) {
+    render::LineSeries e{tr("theta %1").arg(s.threshold), {}, s.eigenvalues};
+    for (std::size_t k = 0; k < s.eigenvalues.size(); ++k) e.x.push_back(static_cast<double>(k));
+    d.series.push_back(std::move(e));
+  }
+  spectrum_->setData(std::move(d));
+}
+
+void AnalysisPanels::drawTaxonomy() {
+  const RunAnalysis& a = *analysis_;
+  render::LinePlotData counts;
+  counts.title = tr("Head classes per layer");
+  counts.xLabel = tr("layer");
+  counts.yLabel = tr("heads");
+  render::LineSeries retriever{tr("Retriever"), {}, {}}, mixer{tr("Mixer"), {}, {}},
+      reset{tr("Reset"), {}, {}};
+  render::HeatMapData grid;
+  grid.rows = a.layers;
+  grid.cols = a.heads;
+  grid.rowTitle = tr("layer");
+  grid.colTitle = tr("head");
+  grid.quantity = tr("0 Retriever, 1 Mixer, 2 Reset");
+  grid.fixedRange = true;
+  grid.rangeMin = 0;
+  grid.rangeMax = 2;
+  for (int l = 0; l < a.layers; ++l) {
+    int n[3] = {0, 0, 0};
+    for (int h = 0; h < a.heads; ++h) {
+      const auto& votes = a.at(l, h).taxonomy;
+      const int c = votes ? static_cast<int>(analysis::taxonomy_label(*votes)) : 2;
+      ++n[c];
+      grid.values.push_back(static_cast<float>(c));
+    }
+    retriever.x.push_back(l), mixer.x.push_back(l), reset.x.push_back(l);
+    retriever.y.push_back(n[0]), mixer.y.push_back(n[1]), reset.y.push_back(n[2]);
+    grid.rowLabels.push_back(tr("L%1").arg(l));
+  }
+  for (int h = 0; h < a.heads; ++h) grid.colLabels.push_back(tr("H%1").arg(h));
+  const auto& sel = a.at(selection_->layer(), std::max(0, selection_->head())).taxonomy;
+  const int total = sel ? std::max(1, sel->total()) : 1;
+  grid.title = tr("Taxonomy | layer %1, head %2: sink %3%, current %4%, other %5%")
+                   .arg(selection_->layer())
+                   .arg(std::max(0, selection_->head()))
+                   .arg(sel ? 100.0 * sel->sink / total : 0.0, 0, 'f', 0)
+                   .arg(sel ? 100.0 * sel->current / total : 0.0, 0, 'f', 0)
+                   .arg(sel ? 100.0 * sel->other / total : 0.0, 0, 'f', 0);
+  if (taxonomy_) taxonomy_->setData(std::move(grid));
+  counts.series = {retriever, mixer, reset};
+  taxonomyCounts_->setData(std::move(counts));
+}
+
+void AnalysisPanels::drawLayerProfiles() {
+  const RunAnalysis& a = *analysis_;
+  int ti = a.thresholdIndex(selection_->threshold());
+  if (ti < 0) ti = 1;
+  render::LineSeries sink{tr("attention to position 0 (mean over heads)"), {}, {}};
+  render::LineSeries rate{tr("sink rate (share of heads, alpha_0 > 0.3)"), {}, {}};
+  render::LineSeries central{tr("centralisation (head average, theta %1)")
+                                 .arg(a.params.thresholds[static_cast<std::size_t>(ti)]),
+                             {},
+                             {}};
+  render::LineSeries h0{tr("H0 bars > 0.05 (head average)"), {}, {}};
+  render::LineSeries h1{tr("H1 bars > 0.05 (head average)"), {}, {}};
+  render::LineSeries rank{tr("effective rank of the layer's input"), {}, {}};
+  for (int l = 0; l < a.layers; ++l) {
+    double s = 0, above = 0;
+    for (int h = 0; h < a.heads; ++h) {
+      s += a.at(l, h).meanOverQueries.sinkAttention;
+      above += a.at(l, h).keyImportance[0] > 0.3 ? 1 : 0;
+    }
+    const auto& avg = a.at(l, SelectionModel::kHeadAverage);
+    for (auto* series : {&sink, &rate, &central, &h0, &h1, &rank}) series->x.push_back(l);
+    sink.y.push_back(s / a.heads);
+    rate.y.push_back(above / a.heads);
+    central.y.push_back(avg.spectra[static_cast<std::size_t>(ti)].centralisation);
+    h0.y.push_back(analysis::bars_above(avg.persistence.h0, 0.05));
+    h1.y.push_back(analysis::bars_above(avg.persistence.h1, 0.05));
+    rank.y.push_back(a.effectiveRank[static_cast<std::size_t>(l)]);
+  }
+  render::LinePlotData top;
+  top.title = tr("Sinks by layer | %1").arg(source_);
+  top.xLabel = tr("layer");
+  top.yLabel = tr("share");
+  top.series = {sink, rate, central};
+  layerSink_->setData(std::move(top));
+  render::LinePlotData bottom;
+  bottom.title = tr("Topology and rank by layer");
+  bottom.xLabel = tr("layer");
+  bottom.yLabel = tr("count");
+  bottom.series = {h0, h1, rank};
+  layerTopology_->setData(std::move(bottom));
+}
+
+}  // namespace sinkscope::ui

@@ -1,0 +1,80 @@
+#pragma once
+// The analysis docks that follow the shared selection: model overview (a
+// layers x heads grid of a chosen per-head score; a click selects), persistence
+// (diagram and Betti curves), spectrum (Laplacian eigenvalues), taxonomy
+// (class grid and counts per layer) and layer profiles. They draw from the
+// run's RunAnalysis cache and never call each other.
+#include <QObject>
+#include <QString>
+#include <memory>
+#include <vector>
+
+class QComboBox;
+class QDockWidget;
+class QMainWindow;
+class QWidget;
+
+namespace sinkscope::render {
+class HeatMapView;
+class LinePlotView;
+}  // namespace sinkscope::render
+
+namespace sinkscope::ui {
+
+class SelectionModel;
+struct RunAnalysis;
+
+// Per-head scores the overview can show.
+enum class HeadScore { SinkAttention, SinkBoost, Entropy, Fiedler, FScore, Taxonomy };
+
+class AnalysisPanels : public QObject {
+  Q_OBJECT
+
+ public:
+  AnalysisPanels(QMainWindow* window, SelectionModel* selection);
+
+  // Every dock this object made, in the order they were added.
+  const std::vector<QDockWidget*>& docks() const { return docks_; }
+  render::HeatMapView* overviewView() const { return overview_; }
+  render::LinePlotView* diagramView() const { return diagram_; }
+  render::LinePlotView* bettiView() const { return betti_; }
+  render::LinePlotView* spectrumView() const { return spectrum_; }
+  render::HeatMapView* taxonomyView() const { return taxonomy_; }
+  render::LinePlotView* taxonomyCountsView() const { return taxonomyCounts_; }
+  render::LinePlotView* layerSinkView() const { return layerSink_; }
+  render::LinePlotView* layerTopologyView() const { return layerTopology_; }
+
+  // The analyses of the current run (null: nothing to show); redraws.
+  void setAnalysis(std::shared_ptr<const RunAnalysis> analysis, QString source);
+  void setScore(HeadScore score);
+
+ public Q_SLOTS:
+  void refresh();
+
+ private:
+  QDockWidget* addDock(const QString& title, const QString& name, QWidget* content,
+                       const QString& explanation);
+  void drawOverview();
+  void drawPersistence();
+  void drawSpectrum();
+  void drawTaxonomy();
+  void drawLayerProfiles();
+
+  QMainWindow* window_;
+  SelectionModel* selection_;
+  std::shared_ptr<const RunAnalysis> analysis_;
+  QString source_;
+  HeadScore score_ = HeadScore::SinkAttention;
+  std::vector<QDockWidget*> docks_;
+  QComboBox* scoreChooser_ = nullptr;
+  render::HeatMapView* overview_ = nullptr;
+  render::LinePlotView* diagram_ = nullptr;
+  render::LinePlotView* betti_ = nullptr;
+  render::LinePlotView* spectrum_ = nullptr;
+  render::HeatMapView* taxonomy_ = nullptr;
+  render::LinePlotView* taxonomyCounts_ = nullptr;
+  render::LinePlotView* layerSink_ = nullptr;
+  render::LinePlotView* layerTopology_ = nullptr;
+};
+
+}  // namespace sinkscope::ui
