@@ -771,9 +771,10 @@ int command_analyze(int argc, char** argv) {
   if (args.options.count("specialised-share")) p.specialisedShare = real("specialised-share", 0, 1);
   p.intervention.dropFirstToken = args.options.count("drop-first") > 0;
   if (args.options.count("remove-sinks")) {
-    p.intervention.removeSinks = sinkscope::models::SinkRemoval{};
-    p.intervention.removeSinks->percentile = p.percentile;
-    p.intervention.removeSinks->gamma = p.gamma;
+    sinkscope::models::SinkRemoval removal;
+    removal.percentile = p.percentile;
+    removal.gamma = p.gamma;
+    p.intervention.removeSinks = {removal};
   }
   if (args.options.count("ablate"))
     p.intervention.ablateHeads = parse_heads("ablate", args.options.at("ablate"));

@@ -74,8 +74,7 @@ std::vector<AttentionEdit> sink_removal_edits(const Trace& base, const SinkRemov
 std::vector<std::string> Intervention::describe() const {
   std::vector<std::string> lines;
   if (dropFirstToken) lines.push_back("first token dropped");
-  if (removeSinks) {
-    const SinkRemoval& r = *removeSinks;
+  for (const SinkRemoval& r : removeSinks) {
     auto list = [](const std::vector<int>& v) {
       if (v.empty()) return std::string("all");
       std::string s;
@@ -99,8 +98,8 @@ RunOptions intervention_options(const Trace& base, const Intervention& iv) {
   o.drop_first_token = iv.dropFirstToken;
   o.rope_theta = iv.ropeTheta;
   o.ntk_scale = iv.ntkScale;
-  if (iv.removeSinks) {
-    for (AttentionEdit e : sink_removal_edits(base, *iv.removeSinks)) {
+  for (const SinkRemoval& removal : iv.removeSinks) {
+    for (AttentionEdit e : sink_removal_edits(base, removal)) {
       if (iv.dropFirstToken) {  // keys move down by one; the first token's own sink is gone
         std::vector<int> shifted;
         for (int k : e.keys)

@@ -30,12 +30,13 @@ std::vector<AttentionEdit> sink_removal_edits(const Trace& base, const SinkRemov
 // What a user switches on: the source of a second trace.
 struct Intervention {
   bool dropFirstToken = false;
-  std::optional<SinkRemoval> removeSinks;
+  std::vector<SinkRemoval> removeSinks;  // each with its own layers and heads
   std::vector<HeadId> ablateHeads;
   std::optional<double> ropeTheta;  // RoPE base override
   double ntkScale = 1.0;            // NTK-aware scaling factor
   bool empty() const {
-    return !dropFirstToken && !removeSinks && ablateHeads.empty() && !ropeTheta && ntkScale == 1.0;
+    return !dropFirstToken && removeSinks.empty() && ablateHeads.empty() && !ropeTheta &&
+           ntkScale == 1.0;
   }
   // One line per active intervention, for lists and CSV headers.
   std::vector<std::string> describe() const;

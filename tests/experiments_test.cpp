@@ -83,7 +83,7 @@ TEST(Interventions, SinkRemovalZeroesTheSinksAndKeepsRowsNormalised) {
   const auto model = random_model("llama", "sinks");
   const Trace base = model->run(some_ids(16, model->config().vocab_size));
   Intervention iv;
-  iv.removeSinks = SinkRemoval{};
+  iv.removeSinks = {SinkRemoval{}};
   const RunOptions o = intervention_options(base, iv);
   ASSERT_FALSE(o.edits.empty()) << "a random map at p = 90 has sinks somewhere";
   const Trace removed = intervention_run(*model, base, iv, true);

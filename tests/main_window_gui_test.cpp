@@ -8,6 +8,7 @@
 #include <QDockWidget>
 #include <QMessageBox>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTest>
@@ -21,6 +22,7 @@
 #include "render/line_plot_view.h"
 #include "support/render_compare.h"
 #include "ui/analysis_panels.h"
+#include "ui/interventions_panel.h"
 #include "ui/job_status.h"
 #include "ui/main_window.h"
 #include "ui/selection_model.h"
@@ -172,6 +174,50 @@ TEST_F(MainWindowGui, AClickInTheOverviewMovesEveryPanel) {
   const auto& diagram = panels->diagramView()->data();
   ASSERT_FALSE(diagram.series.empty());
   EXPECT_EQ(static_cast<int>(diagram.series[0].x.size()), w.lastRun()->tokenCount());
+}
+
+TEST_F(MainWindowGui, AnInterventionChangesTheMapsItMustAndOnlyThose) {
+  QTemporaryDir dir;
+  ui::MainWindow w;
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  w.openModelFolder(write_model_folder(dir, 3, 4));
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] { return w.selection()->layerCount() == 3 && w.lastRun() && w.lastRun()->analysis; },
+      kTimeout));
+  QSignalSpy finished(&w, &ui::MainWindow::interventionsFinished);
+  w.selection()->setLayer(1);
+  w.selection()->setHead(0);
+  w.interventionsPanel()->ablateSelectedHead();
+  ASSERT_TRUE(finished.wait(kTimeout));
+  ASSERT_TRUE(w.intervenedRun().has_value());
+  EXPECT_EQ(w.selection()->interventions().size(), 1);
+  auto shownTitle = [&] { return w.attentionView()->data().title; };
+  EXPECT_TRUE(QTest::qWaitFor([&] { return shownTitle().contains(QStringLiteral("(intervened)")); },
+                              kTimeout))
+      << shownTitle().toStdString();
+  w.interventionsPanel()->setComparison(ui::Comparison::Difference);
+  auto largest = [&](int layer) {
+    w.selection()->setLayer(layer);
+    EXPECT_TRUE(QTest::qWaitFor(
+        [&] {
+          return shownTitle().contains(QStringLiteral("layer %1,").arg(layer)) &&
+                 shownTitle().contains(QStringLiteral("difference"));
+        },
+        kTimeout));
+    float m = 0;
+    for (float v : w.attentionView()->data().values) m = std::max(m, std::abs(v));
+    return m;
+  };
+  // Ablating a head of layer 1 cannot change layers 0 and 1's attention, and must change layer 2's.
+  EXPECT_EQ(largest(0), 0.0f);
+  EXPECT_EQ(largest(1), 0.0f);
+  EXPECT_GT(largest(2), 1e-6f);
+  // The panels follow: the analysis shown is the intervened run's.
+  EXPECT_TRUE(
+      w.analysisPanels()->layerSinkView()->data().title.contains(QStringLiteral("intervened")));
+  w.interventionsPanel()->clearAll();
+  EXPECT_TRUE(QTest::qWaitFor([&] { return !w.intervenedRun().has_value(); }, kTimeout));
 }
 
 TEST_F(MainWindowGui, PanelsKeepRenderingWhenFloatedAndRedocked) {

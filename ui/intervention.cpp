@@ -2,6 +2,8 @@
 
 #include <QStringList>
 
+#include "models/experiments.h"
+
 namespace sinkscope::ui {
 
 namespace {
@@ -23,6 +25,40 @@ QString scope(const Intervention& i) {
   return layers + QStringLiteral("; ") + heads;
 }
 }  // namespace
+
+models::Intervention intervention_for_model(const InterventionList& list, int layers, int heads) {
+  models::Intervention iv;
+  auto indices = [](const QList<int>& given, int count) {
+    std::vector<int> v(given.begin(), given.end());
+    if (v.empty())
+      for (int k = 0; k < count; ++k) v.push_back(k);
+    return v;
+  };
+  for (const Intervention& i : list) {
+    switch (i.kind) {
+      case Intervention::Kind::DropFirstToken:
+        iv.dropFirstToken = true;
+        break;
+      case Intervention::Kind::RemoveSinks:
+      case Intervention::Kind::MaskSinks: {
+        models::SinkRemoval r;
+        r.layers.assign(i.layers.begin(), i.layers.end());
+        r.heads.assign(i.heads.begin(), i.heads.end());
+        r.beforeSoftmax = i.kind == Intervention::Kind::MaskSinks;
+        iv.removeSinks.push_back(r);
+        break;
+      }
+      case Intervention::Kind::AblateHeads:
+        for (int l : indices(i.layers, layers))
+          for (int h : indices(i.heads, heads)) iv.ablateHeads.emplace_back(l, h);
+        break;
+      case Intervention::Kind::RopeScale:
+        iv.ntkScale = i.parameter;
+        break;
+    }
+  }
+  return iv;
+}
 
 QString Intervention::label() const {
   switch (kind) {

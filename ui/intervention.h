@@ -24,3 +24,15 @@ struct Intervention {
 using InterventionList = QList<Intervention>;
 
 }  // namespace sinkscope::ui
+
+namespace sinkscope::models {
+struct Intervention;
+}
+
+namespace sinkscope::ui {
+
+// What the runtime runs for a list of user interventions on a model of
+// `layers` x `heads` (empty layer/head lists mean all).
+models::Intervention intervention_for_model(const InterventionList& list, int layers, int heads);
+
+}  // namespace sinkscope::ui

@@ -1,6 +1,7 @@
 #include "ui/main_window.h"
 
 #include "ui/analysis_panels.h"
+#include "ui/interventions_panel.h"
 
 #include <QAction>
 #include <QApplication>
@@ -113,7 +114,8 @@ void MainWindow::showEvent(QShowEvent* event) {
   if (layoutInitialised_) return;
   layoutInitialised_ = true;
   resizeDocks({modelDock_, attentionDock_}, {320, width() - 320}, Qt::Horizontal);
-  resizeDocks({attentionDock_, profileDock_}, {2 * height() / 3, height() / 3}, Qt::Vertical);
+  resizeDocks({attentionDock_, profileDock_}, {11 * height() / 20, 9 * height() / 20},
+              Qt::Vertical);
   defaultLayout_ = saveState(kLayoutVersion);
   restoreLayout();
 }
@@ -226,8 +228,57 @@ void MainWindow::buildDocks() {
     tabifyDockWidget(k == 1 ? profileDock_ : docks[k - 1], docks[k]);
   }
   profileDock_->raise();
-  resizeDocks({attentionDock_, profileDock_}, {55, 45}, Qt::Vertical);
-  resizeDocks({modelDock_, docks[0]}, {45, 55}, Qt::Vertical);
+
+  interventionsPanel_ = new InterventionsPanel(selection_, this);
+  interventionsDock_ = make_dock(tr("Interventions"), QStringLiteral("interventionsDock"),
+                                 interventionsPanel_, this);
+  addDockWidget(Qt::LeftDockWidgetArea, interventionsDock_);
+  tabifyDockWidget(docks[0], interventionsDock_);
+  docks[0]->raise();
+  connect(interventionsPanel_, &InterventionsPanel::comparisonChanged, this, [this] {
+    refreshPanels();
+    showAnalysis();
+  });
+  connect(selection_, &SelectionModel::interventionsChanged, this, &MainWindow::runInterventions);
+}
+
+const SentenceRun* MainWindow::shownRun() const {
+  if (!run_) return nullptr;
+  if (intervened_ && interventionsPanel_->comparison() != Comparison::Before) return &*intervened_;
+  return &*run_;
+}
+
+void MainWindow::showAnalysis() {
+  const SentenceRun* shown = shownRun();
+  if (shown) panels_->setAnalysis(shown->analysis, shown->source);
+}
+
+void MainWindow::runInterventions() {
+  const InterventionList list = selection_->interventions();
+  if (list.isEmpty() || !run_ || !run_->trace || !model_) {
+    const bool had = intervened_.has_value();
+    intervened_.reset();
+    if (had) {
+      refreshPanels();
+      showAnalysis();
+    }
+    return;
+  }
+  const SentenceRun base = *run_;
+  const models::LoadedModel model = *model_;
+  jobs_->submit<SentenceRun>(
+      tr("Run interventions"),
+      [base, model, list](const JobProgress& progress) {
+        job_check(progress, 0.0);
+        return sentence_run_intervened(model, base, list, progress);
+      },
+      [this](SentenceRun after) {
+        intervened_ = std::move(after);
+        refreshPanels();
+        showAnalysis();
+        Q_EMIT interventionsFinished();
+      },
+      QStringLiteral("interventions"));
 }
 
 void MainWindow::buildActions() {
@@ -359,8 +410,10 @@ void MainWindow::showRun(SentenceRun run) {
   const int layers = run_->trace ? run_->trace->layers() : 1;
   const int heads = run_->trace ? run_->trace->heads() : 1;
   selection_->setBounds(layers, heads, T);
+  intervened_.reset();
   refreshPanels();
-  panels_->setAnalysis(run_->analysis, run_->source);
+  showAnalysis();
+  runInterventions();
   Q_EMIT runFinished();
 }
 
@@ -459,48 +512,58 @@ void MainWindow::refreshRecentModels() {
 
 void MainWindow::refreshPanels() {
   if (!run_) return;
-  const int T = run_->tokenCount();
+  const SentenceRun& shown = *shownRun();
+  const bool difference = intervened_ &&
+                          interventionsPanel_->comparison() == Comparison::Difference &&
+                          intervened_->tokenCount() == run_->tokenCount();
+  const int T = shown.tokenCount();
   const int layer = selection_->layer();
   const QString head =
       selection_->headAveraged() ? tr("head average") : tr("head %1").arg(selection_->head());
   analysis::AttentionMatrix map;
   try {
-    map = run_->attention(layer, selection_->head());
+    map = shown.attention(layer, selection_->head());
   } catch (const std::exception& e) {
     jobStatus_->showError(QString::fromUtf8(e.what()), QString::fromUtf8(e.what()));
     return;
   }
   const QString what =
-      run_->trace ? tr("%1 tokens").arg(T) : tr("uniform causal baseline over %1 words").arg(T);
+      shown.trace ? tr("%1 tokens").arg(T) : tr("uniform causal baseline over %1 words").arg(T);
+  std::vector<float> drawn = map.weights;
+  if (difference) {
+    const analysis::AttentionMatrix before = run_->attention(layer, selection_->head());
+    for (std::size_t k = 0; k < drawn.size(); ++k) drawn[k] -= before.weights[k];
+  }
   if (attentionView_) {
     render::HeatMapData data;
     data.rows = data.cols = T;
-    data.values = map.weights;
+    data.values = drawn;
     data.hidden.resize(data.values.size());
     for (int i = 0; i < T; ++i)
       for (int j = 0; j < T; ++j)
         data.hidden[static_cast<std::size_t>(i) * T + j] = map.causal && j > i;
-    data.title = tr("%1 | layer %2, %3 | %4").arg(run_->source).arg(layer).arg(head, what);
+    data.title = tr("%1 | layer %2, %3 | %4").arg(shown.source).arg(layer).arg(head, what);
+    if (difference) data.title += tr(" | difference to the plain run");
     for (int t = 0; t < T; ++t) {
       // Index and display string, so repeated tokens stay distinguishable.
-      const QString label = QStringLiteral("%1 %2").arg(t).arg(run_->tokens[t]);
+      const QString label = QStringLiteral("%1 %2").arg(t).arg(shown.tokens[t]);
       data.rowLabels.push_back(label);
       data.colLabels.push_back(label);
     }
-    data.quantity = tr("attention weight");
+    data.quantity = difference ? tr("attention after - before") : tr("attention weight");
     data.rowTitle = tr("query");
     data.colTitle = tr("key");
-    data.fixedRange = true;
+    data.fixedRange = !difference;
     data.rangeMin = 0.0;
     data.rangeMax = 1.0;
     attentionView_->setData(std::move(data));
   }
   render::LinePlotData plot;
   plot.title =
-      tr("Key importance alpha_k | %1, layer %2, %3").arg(run_->source).arg(layer).arg(head);
+      tr("Key importance alpha_k | %1, layer %2, %3").arg(shown.source).arg(layer).arg(head);
   plot.xLabel = tr("key position k");
   plot.yLabel = tr("alpha_k");
-  render::LineSeries alpha{run_->trace ? tr("alpha_k") : tr("alpha_k (uniform head)"),
+  render::LineSeries alpha{shown.trace ? tr("alpha_k") : tr("alpha_k (uniform head)"),
                            {},
                            analysis::sink_key_importance(map.view()),
                            false};
@@ -513,7 +576,7 @@ void MainWindow::refreshPanels() {
   }
   eps.x = {0.0, static_cast<double>(std::max(T - 1, 1))};
   eps.y = {kSinkMetricEps, kSinkMetricEps};
-  plot.series = run_->trace ? std::vector<render::LineSeries>{alpha, baseline, eps}
+  plot.series = shown.trace ? std::vector<render::LineSeries>{alpha, baseline, eps}
                             : std::vector<render::LineSeries>{alpha, eps};
   profileView_->setData(std::move(plot));
 }

@@ -24,6 +24,7 @@ class LinePlotView;
 namespace sinkscope::ui {
 
 class AnalysisPanels;
+class InterventionsPanel;
 class JobRunner;
 class JobStatus;
 class SelectionBar;
@@ -45,6 +46,9 @@ class MainWindow : public QMainWindow {
   QDockWidget* attentionDock() const { return attentionDock_; }
   QDockWidget* profileDock() const { return profileDock_; }
   AnalysisPanels* analysisPanels() const { return panels_; }
+  InterventionsPanel* interventionsPanel() const { return interventionsPanel_; }
+  // The intervened run, when interventions are active and it has been computed.
+  const std::optional<SentenceRun>& intervenedRun() const { return intervened_; }
   const std::optional<SentenceRun>& lastRun() const { return run_; }
   const std::optional<models::LoadedModel>& model() const { return model_; }
   // "cpu" or "cuda": where models opened from now on run.
@@ -65,6 +69,7 @@ class MainWindow : public QMainWindow {
 
  Q_SIGNALS:
   void runFinished();
+  void interventionsFinished();
   void modelOpened(const QString& folder);
 
  protected:
@@ -84,6 +89,12 @@ class MainWindow : public QMainWindow {
   void showRun(SentenceRun run);
   void refreshPanels();
   void updateInterventionsLabel();
+  // Recomputes the intervened run for the active interventions (a job).
+  void runInterventions();
+  // The run the panels draw: the plain one, or the intervened one when the
+  // comparison asks for it and it exists.
+  const SentenceRun* shownRun() const;
+  void showAnalysis();
   void saveLayout() const;
   void restoreLayout();
 
@@ -105,6 +116,9 @@ class MainWindow : public QMainWindow {
   render::HeatMapView* attentionView_ = nullptr;
   render::LinePlotView* profileView_ = nullptr;
   AnalysisPanels* panels_ = nullptr;
+  InterventionsPanel* interventionsPanel_ = nullptr;
+  QDockWidget* interventionsDock_ = nullptr;
+  std::optional<SentenceRun> intervened_;
 
   QLabel* modelStatus_ = nullptr;
   QLabel* tokenStatus_ = nullptr;

@@ -4,7 +4,9 @@
 #include <QRegularExpression>
 #include <stdexcept>
 
+#include "models/experiments.h"
 #include "models/loaded_model.h"
+#include "ui/intervention.h"
 #include "ui/job_runner.h"
 #include "ui/run_analysis.h"
 #include "ui/selection_model.h"
@@ -44,6 +46,28 @@ SentenceRun sentence_run_model(const models::LoadedModel& model, const QString& 
   run.firstIsSpecial = !st.encoding.special.empty() && st.encoding.special.front();
   run.trace = std::make_shared<const models::Trace>(std::move(st.trace));
   try {
+    run.analysis = run_analysis_compute(*run.trace, progress);
+  } catch (const models::RunCancelled&) {
+    throw JobCancelled();
+  }
+  return run;
+}
+
+SentenceRun sentence_run_intervened(const models::LoadedModel& model, const SentenceRun& base,
+                                    const QList<Intervention>& interventions,
+                                    const std::function<bool(double)>& progress) {
+  if (!base.trace) throw std::invalid_argument("interventions: open a model first");
+  const models::Intervention iv =
+      intervention_for_model(interventions, base.trace->layers(), base.trace->heads());
+  SentenceRun run;
+  run.sentence = base.sentence;
+  run.source = base.source + QStringLiteral(" (intervened)");
+  run.tokens = base.tokens;
+  if (iv.dropFirstToken && !run.tokens.isEmpty()) run.tokens.removeFirst();
+  run.causal = base.causal;
+  try {
+    run.trace = std::make_shared<const models::Trace>(
+        models::intervention_run(*model.model, *base.trace, iv, base.firstIsSpecial, progress));
     run.analysis = run_analysis_compute(*run.trace, progress);
   } catch (const models::RunCancelled&) {
     throw JobCancelled();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/attention_matrix.h"
+#include "ui/intervention.h"
 
 namespace sinkscope::models {
 class Trace;
@@ -41,6 +42,13 @@ struct SentenceRun {
   mutable std::shared_ptr<const models::LayerCapture> cachedLayer_;
   mutable int cachedLayerIndex_ = -1;
 };
+
+// The same sentence run with `interventions` (the "after" of a comparison):
+// starts from `base`'s captured residual stream where the interventions allow.
+// Throws the model's errors (e.g. dropping a first token that is not special).
+SentenceRun sentence_run_intervened(const models::LoadedModel& model, const SentenceRun& base,
+                                    const InterventionList& interventions,
+                                    const std::function<bool(double)>& progress);
 
 // Words of `sentence` split on white space.
 QStringList sentence_words(const QString& sentence);

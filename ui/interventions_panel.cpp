@@ -1,0 +1,137 @@
+#include "ui/interventions_panel.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QListWidget>
+#include <QPushButton>
+
+#include "ui/intervention.h"
+#include "ui/selection_model.h"
+
+namespace sinkscope::ui {
+
+InterventionsPanel::InterventionsPanel(SelectionModel* selection, QWidget* parent)
+    : QWidget(parent), selection_(selection) {
+  setObjectName(QStringLiteral("interventionsPanel"));
+  auto* grid = new QGridLayout(this);
+  auto button = [&](const QString& text, const QString& tip, int row, int col, auto slot) {
+    auto* b = new QPushButton(text, this);
+    b->setToolTip(tip);
+    connect(b, &QPushButton::clicked, this, slot);
+    grid->addWidget(b, row, col);
+    return b;
+  };
+  button(tr("Drop first token"),
+         tr("Run without position 0 (BOS removal, 003): refused when the tokenizer added no "
+            "special first token"),
+         0, 0, [this] { dropFirstToken(); });
+  button(tr("Ablate selected head"), tr("Zero the selected head's output (metrics.md s. 8)"), 0, 1,
+         [this] { ablateSelectedHead(); });
+  button(tr("Remove sinks: head"),
+         tr("Zero the selected head's sink keys after softmax and renormalise (metrics.md s. 5)"),
+         1, 0, [this] { removeSinks(0); });
+  button(tr("Remove sinks: layer"), tr("The same for every head of the selected layer"), 1, 1,
+         [this] { removeSinks(1); });
+  button(tr("Remove sinks: all"), tr("The same for every head of every layer"), 2, 0,
+         [this] { removeSinks(2); });
+  ropeScale_ = new QDoubleSpinBox(this);
+  ropeScale_->setRange(0.1, 64.0);
+  ropeScale_->setValue(4.0);
+  ropeScale_->setPrefix(tr("x"));
+  ropeScale_->setToolTip(tr("NTK-aware RoPE scaling: base * s^(d / (d - 2))"));
+  auto* rope = new QWidget(this);
+  auto* ropeRow = new QHBoxLayout(rope);
+  ropeRow->setContentsMargins(0, 0, 0, 0);
+  ropeRow->addWidget(ropeScale_);
+  auto* ropeButton = new QPushButton(tr("Scale RoPE"), rope);
+  connect(ropeButton, &QPushButton::clicked, this, [this] { scaleRope(ropeScale_->value()); });
+  ropeRow->addWidget(ropeButton);
+  grid->addWidget(rope, 2, 1);
+
+  grid->addWidget(new QLabel(tr("Active interventions"), this), 3, 0, 1, 2);
+  list_ = new QListWidget(this);
+  list_->setObjectName(QStringLiteral("interventionList"));
+  grid->addWidget(list_, 4, 0, 1, 2);
+  button(tr("Remove selected"), tr("Switch the selected intervention off"), 5, 0, [this] {
+    const int row = list_->currentRow();
+    const auto& active = selection_->interventions();
+    if (row >= 0 && row < active.size()) selection_->removeIntervention(active[row]);
+  });
+  button(tr("Clear all"), tr("Switch every intervention off"), 5, 1, [this] { clearAll(); });
+
+  grid->addWidget(new QLabel(tr("Panels show"), this), 6, 0);
+  comparisonChooser_ = new QComboBox(this);
+  comparisonChooser_->setObjectName(QStringLiteral("comparisonChooser"));
+  comparisonChooser_->addItem(tr("before"), int(Comparison::Before));
+  comparisonChooser_->addItem(tr("after"), int(Comparison::After));
+  comparisonChooser_->addItem(tr("difference (after - before)"), int(Comparison::Difference));
+  comparisonChooser_->setCurrentIndex(1);
+  comparisonChooser_->setToolTip(
+      tr("Which run the panels draw when interventions are active: the plain run, the "
+         "intervened run, or (attention map) the intervened map minus the plain one"));
+  connect(comparisonChooser_, &QComboBox::currentIndexChanged, this, [this](int index) {
+    setComparison(static_cast<Comparison>(comparisonChooser_->itemData(index).toInt()));
+  });
+  grid->addWidget(comparisonChooser_, 6, 1);
+  grid->setRowStretch(4, 1);
+  setToolTip(
+      tr("Change the model and compare: each intervention produces a second run, and every "
+         "panel can show it instead of the first (or, for the attention map, the difference)."));
+  connect(selection_, &SelectionModel::interventionsChanged, this, [this] { refreshList(); });
+  refreshList();
+}
+
+void InterventionsPanel::setComparison(Comparison c) {
+  if (c == comparison_) return;
+  comparison_ = c;
+  const int index = comparisonChooser_->findData(int(c));
+  if (comparisonChooser_->currentIndex() != index) comparisonChooser_->setCurrentIndex(index);
+  Q_EMIT comparisonChanged(c);
+}
+
+void InterventionsPanel::dropFirstToken() {
+  Intervention i;
+  i.kind = Intervention::Kind::DropFirstToken;
+  selection_->addIntervention(i);
+}
+
+void InterventionsPanel::removeSinks(int scope) {
+  Intervention i;
+  i.kind = Intervention::Kind::RemoveSinks;
+  if (scope <= 1) i.layers = {selection_->layer()};
+  if (scope == 0 && !selection_->headAveraged()) i.heads = {selection_->head()};
+  selection_->addIntervention(i);
+}
+
+void InterventionsPanel::ablateSelectedHead() {
+  if (selection_->headAveraged()) return;  // the average is not a head
+  Intervention i;
+  i.kind = Intervention::Kind::AblateHeads;
+  i.layers = {selection_->layer()};
+  i.heads = {selection_->head()};
+  selection_->addIntervention(i);
+}
+
+void InterventionsPanel::scaleRope(double factor) {
+  InterventionList kept;
+  for (const Intervention& i : selection_->interventions())
+    if (i.kind != Intervention::Kind::RopeScale) kept << i;
+  Intervention i;
+  i.kind = Intervention::Kind::RopeScale;
+  i.parameter = factor;
+  kept << i;
+  selection_->setInterventions(kept);
+}
+
+void InterventionsPanel::clearAll() { selection_->setInterventions({}); }
+
+void InterventionsPanel::refreshList() {
+  list_->clear();
+  for (const Intervention& i : selection_->interventions()) list_->addItem(i.label());
+  if (list_->count() == 0) list_->addItem(tr("(none: the panels show the plain run)"));
+}
+
+}  // namespace sinkscope::ui

@@ -1,0 +1,48 @@
+#pragma once
+// The interventions dock: switch on drop-first-token, sink removal (for the
+// selected head, its layer or everywhere), ablation of the selected head and
+// RoPE scaling; the list of active interventions is always visible, and a
+// chooser says whether the panels show the run before, after, or the
+// difference of the attention maps.
+#include <QWidget>
+
+class QComboBox;
+class QDoubleSpinBox;
+class QListWidget;
+
+namespace sinkscope::ui {
+
+class SelectionModel;
+struct Intervention;
+
+enum class Comparison { Before, After, Difference };
+
+class InterventionsPanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  InterventionsPanel(SelectionModel* selection, QWidget* parent = nullptr);
+  Comparison comparison() const { return comparison_; }
+  void setComparison(Comparison c);
+
+  // Named commands (buttons, tests).
+  void dropFirstToken();
+  void removeSinks(int scope);  // 0: selected head, 1: selected layer, 2: everywhere
+  void ablateSelectedHead();
+  void scaleRope(double factor);
+  void clearAll();
+
+ Q_SIGNALS:
+  void comparisonChanged(sinkscope::ui::Comparison comparison);
+
+ private:
+  void refreshList();
+
+  SelectionModel* selection_;
+  Comparison comparison_ = Comparison::After;
+  QComboBox* comparisonChooser_ = nullptr;
+  QListWidget* list_ = nullptr;
+  QDoubleSpinBox* ropeScale_ = nullptr;
+};
+
+}  // namespace sinkscope::ui
