@@ -24,6 +24,8 @@ LinePlotView::LinePlotView(QWidget* parent) : QWidget(parent), plot_(new QCustom
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(plot_);
   setMinimumSize(160, 120);
+  setFocusPolicy(Qt::ClickFocus);  // Ctrl+E exports the focused panel
+  plot_->setFocusPolicy(Qt::ClickFocus);
   plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   plot_->plotLayout()->insertRow(0);
   plot_->plotLayout()->addElement(0, 0, new QCPTextElement(plot_, QString(), QFont("sans", 11)));

@@ -6,6 +6,8 @@
 #include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
+#include <QFile>
+#include <QImage>
 #include <QMessageBox>
 #include <QSettings>
 #include <QSignalSpy>
@@ -218,6 +220,60 @@ TEST_F(MainWindowGui, AnInterventionChangesTheMapsItMustAndOnlyThose) {
       w.analysisPanels()->layerSinkView()->data().title.contains(QStringLiteral("intervened")));
   w.interventionsPanel()->clearAll();
   EXPECT_TRUE(QTest::qWaitFor([&] { return !w.intervenedRun().has_value(); }, kTimeout));
+}
+
+TEST_F(MainWindowGui, EveryPanelExportsFiguresAndItsNumbers) {
+  QTemporaryDir dir;
+  ui::MainWindow w;
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  w.openModelFolder(write_model_folder(dir, 2, 2));
+  ASSERT_TRUE(QTest::qWaitFor([&] { return w.lastRun() && w.lastRun()->analysis; }, kTimeout));
+  const int T = w.lastRun()->tokenCount();
+  std::vector<QWidget*> views{w.attentionView(), w.profileView()};
+  for (QWidget* v : {static_cast<QWidget*>(w.analysisPanels()->overviewView()),
+                     static_cast<QWidget*>(w.analysisPanels()->diagramView()),
+                     static_cast<QWidget*>(w.analysisPanels()->spectrumView()),
+                     static_cast<QWidget*>(w.analysisPanels()->layerSinkView())})
+    views.push_back(v);
+  for (QWidget* view : views) {
+    const QString base = dir.filePath(view->objectName());
+    for (const char* suffix : {".png", ".pdf", ".svg", ".csv"})
+      ASSERT_TRUE(w.exportPanel(view, base + QLatin1String(suffix), 150))
+          << view->objectName().toStdString() << suffix;
+    QImage png(base + QStringLiteral(".png"));
+    ASSERT_FALSE(png.isNull());
+    EXPECT_NEAR(png.dotsPerMeterX() * 0.0254, 150.0, 1.0);
+    QFile pdf(base + QStringLiteral(".pdf"));
+    ASSERT_TRUE(pdf.open(QIODevice::ReadOnly));
+    EXPECT_TRUE(pdf.read(5).startsWith("%PDF"));
+    QFile svg(base + QStringLiteral(".svg"));
+    ASSERT_TRUE(svg.open(QIODevice::ReadOnly));
+    EXPECT_TRUE(svg.readAll().contains("<svg"));
+    QFile csv(base + QStringLiteral(".csv"));
+    ASSERT_TRUE(csv.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(csv.readAll());
+    EXPECT_TRUE(text.contains(QStringLiteral("# text: "))) << text.left(300).toStdString();
+    EXPECT_TRUE(text.contains(QStringLiteral("# selection: layer 0")));
+  }
+  // Kept for a look: the exported attention map and persistence diagram.
+  for (const char* name : {"attentionView.png", "persistenceDiagram.png", "attentionView.svg"}) {
+    QFile::remove(QStringLiteral(SINKSCOPE_ARTIFACT_DIR "/export-") + QLatin1String(name));
+    QFile::copy(dir.filePath(QLatin1String(name)),
+                QStringLiteral(SINKSCOPE_ARTIFACT_DIR "/export-") + QLatin1String(name));
+  }
+  // The attention map's CSV holds exactly the T(T+1)/2 visible weights of a causal map.
+  QFile csv(dir.filePath(QStringLiteral("attentionView.csv")));
+  ASSERT_TRUE(csv.open(QIODevice::ReadOnly));
+  int rows = 0;
+  for (const QByteArray& line : csv.readAll().split('\n'))
+    if (!line.isEmpty() && !line.startsWith('#')) ++rows;
+  EXPECT_EQ(rows, 1 + T * (T + 1) / 2);
+  // An existing file is replaced only when asked.
+  EXPECT_FALSE(w.exportPanel(w.attentionView(), dir.filePath(QStringLiteral("attentionView.csv")),
+                             300, false));
+  EXPECT_TRUE(w.jobStatus()->lastError().contains(QStringLiteral("exists")));
+  EXPECT_FALSE(w.exportPanel(w.attentionView(), dir.filePath(QStringLiteral("x.doc"))));
 }
 
 TEST_F(MainWindowGui, PanelsKeepRenderingWhenFloatedAndRedocked) {

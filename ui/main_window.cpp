@@ -1,5 +1,6 @@
 #include "ui/main_window.h"
 
+#include "render/panel_export.h"
 #include "ui/analysis_panels.h"
 #include "ui/interventions_panel.h"
 
@@ -7,6 +8,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
@@ -242,6 +244,56 @@ void MainWindow::buildDocks() {
   connect(selection_, &SelectionModel::interventionsChanged, this, &MainWindow::runInterventions);
 }
 
+bool MainWindow::exportPanel(QWidget* view, const QString& path, int dpi, bool overwrite) {
+  QStringList comments{QStringLiteral("tool: sinkscope ") + QCoreApplication::applicationVersion()};
+  if (run_) {
+    comments << QStringLiteral("model: ") +
+                    (model_ ? QString::fromStdString(model_->model->folder().string())
+                            : run_->source)
+             << QStringLiteral("text: ") + run_->sentence;
+  }
+  comments << QStringLiteral("selection: layer %1, %2, threshold %3, top-N %4")
+                  .arg(selection_->layer())
+                  .arg(selection_->headAveraged()
+                           ? QStringLiteral("head average")
+                           : QStringLiteral("head %1").arg(selection_->head()))
+                  .arg(selection_->threshold())
+                  .arg(selection_->topN());
+  for (const Intervention& i : selection_->interventions())
+    comments << QStringLiteral("intervention: ") + i.label();
+  try {
+    if (auto* heat = qobject_cast<render::HeatMapView*>(view))
+      render::heat_map_export(*heat, path, dpi, comments, overwrite);
+    else if (auto* plot = qobject_cast<render::LinePlotView*>(view))
+      render::line_plot_export(*plot, path, dpi, comments, overwrite);
+    else
+      throw std::invalid_argument("export: this panel has nothing to export");
+  } catch (const std::exception& e) {
+    jobStatus_->showError(QString::fromUtf8(e.what()), QString::fromUtf8(e.what()));
+    return false;
+  }
+  statusBar()->showMessage(tr("Exported %1").arg(path), 5000);
+  return true;
+}
+
+void MainWindow::exportFocusedPanel() {
+  QWidget* view = nullptr;
+  for (QWidget* w = QApplication::focusWidget(); w && !view; w = w->parentWidget())
+    if (qobject_cast<render::HeatMapView*>(w) || qobject_cast<render::LinePlotView*>(w)) view = w;
+  if (!view) view = attentionView_;
+  if (!view) return;
+  const QString name = QStringLiteral("%1-layer%2-head%3-%4.png")
+                           .arg(run_ ? run_->source : QStringLiteral("sinkscope"))
+                           .arg(selection_->layer())
+                           .arg(selection_->headAveraged() ? QStringLiteral("avg")
+                                                           : QString::number(selection_->head()))
+                           .arg(view->objectName());
+  const QString path = QFileDialog::getSaveFileName(
+      this, tr("Export panel"), QDir::home().filePath(name),
+      tr("PNG image, 300 DPI (*.png);;PDF (*.pdf);;SVG (*.svg);;CSV of the numbers (*.csv)"));
+  if (!path.isEmpty()) exportPanel(view, path);
+}
+
 const SentenceRun* MainWindow::shownRun() const {
   if (!run_) return nullptr;
   if (intervened_ && interventionsPanel_->comparison() != Comparison::Before) return &*intervened_;
@@ -288,6 +340,9 @@ void MainWindow::buildActions() {
   open->setShortcut(QKeySequence::Open);
   recentMenu_ = file->addMenu(tr("Recent models"));
   file->addSeparator();
+  QAction* exportAction =
+      file->addAction(tr("&Export panel..."), this, &MainWindow::exportFocusedPanel);
+  exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
 

@@ -66,6 +66,12 @@ class MainWindow : public QMainWindow {
   void openModelFolder(const QString& folderOrName);
   void chooseModelFolder();
   void resetLayout();
+  // Exports `view` (a heat map or plot panel) to `path`: .png at `dpi`, .pdf,
+  // .svg or .csv with the model, text, selection and interventions in the
+  // header. Errors go to the status bar; returns whether the file was written.
+  bool exportPanel(QWidget* view, const QString& path, int dpi = 300, bool overwrite = true);
+  // Ctrl+E: asks for a file name and exports the focused panel.
+  void exportFocusedPanel();
 
  Q_SIGNALS:
   void runFinished();
