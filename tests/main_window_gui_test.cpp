@@ -22,6 +22,7 @@
 #include "models/model_writer.h"
 #include "render/heat_map_view.h"
 #include "render/line_plot_view.h"
+#include "render/scene_view.h"
 #include "support/render_compare.h"
 #include "ui/analysis_panels.h"
 #include "ui/interventions_panel.h"
@@ -172,6 +173,13 @@ TEST_F(MainWindowGui, AClickInTheOverviewMovesEveryPanel) {
   EXPECT_TRUE(panels->taxonomyView()->data().title.contains(QStringLiteral("layer 2, head 3")));
   EXPECT_TRUE(overview->data().title.contains(where));
   EXPECT_TRUE(w.profileView()->data().title.contains(where));
+  EXPECT_TRUE(panels->graphView()->data().title.contains(where));
+  EXPECT_TRUE(panels->valueSpaceView()->data().title.contains(where));
+  // The graph has one point per token; value space one per visible key plus s_N.
+  const int T = w.lastRun()->tokenCount();
+  EXPECT_EQ(static_cast<int>(panels->graphView()->data().points.size()), T);
+  EXPECT_EQ(static_cast<int>(panels->valueSpaceView()->data().points.size()), T + 1);
+  EXPECT_EQ(panels->valueCurveView()->data().series.front().x.size(), static_cast<std::size_t>(T));
   // The panels show numbers of that head: its persistence diagram has T H0 bars.
   const auto& diagram = panels->diagramView()->data();
   ASSERT_FALSE(diagram.series.empty());

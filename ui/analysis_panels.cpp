@@ -10,11 +10,14 @@
 
 #include "analysis/sink_metric.h"
 #include "analysis/taxonomy.h"
+#include "models/model.h"
 #include "render/gl_support.h"
 #include "render/heat_map_view.h"
 #include "render/line_plot_view.h"
+#include "render/scene_view.h"
 #include "ui/run_analysis.h"
 #include "ui/selection_model.h"
+#include "ui/sentence_run.h"
 
 namespace sinkscope::ui {
 
@@ -118,6 +121,37 @@ AnalysisPanels::AnalysisPanels(QMainWindow* window, SelectionModel* selection)
              "heads whose mean attention to it exceeds 0.3 (the sink rate), degree "
              "centralisation, bar counts and the effective rank of the hidden states."));
 
+  if (gl) {
+    graph_ = new render::SceneView(window);
+    graph_->setObjectName(QStringLiteral("graphView"));
+  }
+  addDock(
+      tr("Attention graph"), QStringLiteral("graphDock"),
+      graph_ ? static_cast<QWidget*>(graph_) : new QLabel(render::gl_unavailable_message(), window),
+      tr("Tokens as points placed by the spectral embedding of the attention graph "
+         "(eigenvectors 2-4 of its Laplacian at the selected threshold), an edge where a "
+         "query gives a key at least theta. Point size: mean attention the token "
+         "receives; red: sinks. A sink pulls the graph into a star around itself. Drag to "
+         "rotate."));
+
+  auto* valueBox = new QSplitter(Qt::Vertical, window);
+  if (gl) {
+    valueSpace_ = new render::SceneView(valueBox);
+    valueSpace_->setObjectName(QStringLiteral("valueSpaceView"));
+    valueBox->addWidget(valueSpace_);
+  }
+  valueCurve_ = new render::LinePlotView(valueBox);
+  valueCurve_->setObjectName(QStringLiteral("valueCurve"));
+  valueBox->addWidget(valueCurve_);
+  addDock(tr("Value space"), QStringLiteral("valueSpaceDock"), valueBox,
+          tr("What the selected head adds up for one query (004): each key's value vector "
+             "scaled by its attention, y_j = A[i][j] v_j, projected on its three main axes "
+             "(PCA). Orange: the top-N keys, whose sum s_N (black) is what the head mostly "
+             "returns; red: the first token. The balls have radius r_max (every selected key "
+             "inside) and r_min (no other key inside) in the full space. Below: how well a "
+             "ball around s_N separates the selection (F_N) for every N, against random "
+             "selections."));
+
   connect(selection_, &SelectionModel::changed, this, &AnalysisPanels::refresh);
 }
 
@@ -134,9 +168,10 @@ QDockWidget* AnalysisPanels::addDock(const QString& title, const QString& name, 
   return dock;
 }
 
-void AnalysisPanels::setAnalysis(std::shared_ptr<const RunAnalysis> analysis, QString source) {
-  analysis_ = std::move(analysis);
-  source_ = std::move(source);
+void AnalysisPanels::setRun(const SentenceRun* run) {
+  run_ = run;
+  analysis_ = run ? run->analysis : nullptr;
+  source_ = run ? run->source : QString();
   refresh();
 }
 
@@ -154,6 +189,8 @@ void AnalysisPanels::refresh() {
   drawSpectrum();
   drawTaxonomy();
   drawLayerProfiles();
+  drawGraph();
+  drawValueSpace();
 }
 
 void AnalysisPanels::drawOverview() {
@@ -358,6 +395,119 @@ void AnalysisPanels::drawLayerProfiles() {
   bottom.yLabel = tr("count");
   bottom.series = {h0, h1, rank};
   layerTopology_->setData(std::move(bottom));
+}
+
+}  // namespace sinkscope::ui
+
+namespace sinkscope::ui {
+
+void AnalysisPanels::drawGraph() {
+  if (!graph_ || !run_ || !analysis_) return;
+  const int layer = selection_->layer(), head = selection_->head();
+  const analysis::AttentionMatrix map = run_->attention(layer, head);
+  const double theta = selection_->threshold();
+  const analysis::GraphSpectrum g = analysis::graph_spectrum(map.view(), {theta, false, true});
+  const analysis::HeadAnalysis& r = analysis_->at(layer, head);
+  render::SceneData d;
+  d.title =
+      tr("Attention graph | layer %1, %2 | theta %3").arg(layer).arg(head_name(head)).arg(theta);
+  d.legend =
+      tr("spectral layout; size: attention received; red: sinks (%1)").arg(r.sinks.sinks.size());
+  std::vector<bool> sink(static_cast<std::size_t>(map.size), false);
+  for (int k : r.sinks.keys()) sink[static_cast<std::size_t>(k)] = true;
+  double maxAlpha = 1e-12;
+  for (double a : r.keyImportance) maxAlpha = std::max(maxAlpha, a);
+  for (int t = 0; t < map.size; ++t) {
+    render::ScenePoint p;
+    p.position = g.embedding[static_cast<std::size_t>(t)];
+    const double alpha = r.keyImportance[static_cast<std::size_t>(t)];
+    p.size = 0.6 + 1.6 * std::sqrt(alpha / maxAlpha);
+    p.color =
+        sink[static_cast<std::size_t>(t)] ? render::kSinkHighlight : render::Rgb{0.23, 0.32, 0.55};
+    p.label = QStringLiteral("%1 %2").arg(t).arg(run_->tokens.value(t));
+    d.points.push_back(p);
+  }
+  for (int i = 0; i < map.size; ++i)
+    for (int j = 0; j < map.size; ++j)
+      if (i != j && map.view().at(i, j) >= theta) d.edges.push_back({i, j, map.view().at(i, j)});
+  graph_->setData(std::move(d));
+}
+
+void AnalysisPanels::drawValueSpace() {
+  if (!run_ || !analysis_ || !run_->trace) return;
+  const int layer = selection_->layer(), head = selection_->head();
+  render::LinePlotData curve;
+  curve.xLabel = tr("N (keys selected)");
+  curve.yLabel = tr("score");
+  curve.includeZero = true;
+  if (head == SelectionModel::kHeadAverage) {
+    curve.title = tr("Value space needs one head (the average has no values of its own)");
+    valueCurve_->setData(std::move(curve));
+    if (valueSpace_) valueSpace_->setData({curve.title, {}, {}, {}, {}});
+    return;
+  }
+  const models::LayerCapture cap = run_->trace->layer(layer);
+  const analysis::AttentionView A = cap.attentionOf(head);
+  const int query = selection_->queryToken() >= 0 ? selection_->queryToken() : A.size - 1;
+  analysis::ValueSpaceParams p;
+  p.topN = selection_->topN();
+  p.query = query;
+  const analysis::ValueSpace vs = analysis::value_space(A, cap.valuesOf(head), cap.head_dim, p);
+
+  if (valueSpace_) {
+    render::SceneData d;
+    d.title = tr("Value space | layer %1, head %2, query %3 | N = %4: P %5, R %6, F %7 (random %8)")
+                  .arg(layer)
+                  .arg(head)
+                  .arg(query)
+                  .arg(vs.topN)
+                  .arg(vs.scores.precision, 0, 'f', 2)
+                  .arg(vs.scores.recall, 0, 'f', 2)
+                  .arg(vs.scores.f, 0, 'f', 2)
+                  .arg(vs.randomMean.f, 0, 'f', 2);
+    d.legend =
+        tr("orange: top-N; red: first token; black: s_N; balls: r_max, r_min (full-space "
+           "radii around the projected s_N)");
+    std::vector<bool> selected(vs.keys.size(), false);
+    for (int j : vs.selected) selected[static_cast<std::size_t>(j)] = true;  // keys 0..i
+    for (std::size_t k = 0; k < vs.keys.size(); ++k) {
+      render::ScenePoint pt;
+      pt.position = vs.pca3[k];
+      pt.color = vs.keys[k] == 0 ? render::kSinkHighlight
+                 : selected[k]   ? render::kSelectedHighlight
+                                 : render::Rgb{0.6, 0.6, 0.6};
+      pt.label = QStringLiteral("%1 %2").arg(vs.keys[k]).arg(run_->tokens.value(vs.keys[k]));
+      d.points.push_back(pt);
+    }
+    render::ScenePoint s;
+    s.position = vs.pca3.back();
+    s.color = {0.05, 0.05, 0.05};
+    s.size = 1.6;
+    s.label = QStringLiteral("s_N");
+    d.points.push_back(s);
+    d.balls.push_back({s.position, vs.rMax, render::kSelectedHighlight});
+    if (std::isfinite(vs.rMin)) d.balls.push_back({s.position, vs.rMin, {0.3, 0.3, 0.3}});
+    valueSpace_->setData(std::move(d));
+  }
+
+  analysis::ValueSpaceParams cp = p;
+  cp.randomSubsets = 16;  // the curve's baseline: fewer subsets, every N
+  const auto points = analysis::value_space_curve(A, cap.valuesOf(head), cap.head_dim, cp);
+  render::LineSeries f{tr("F_N (top-N)"), {}, {}}, pr{tr("precision"), {}, {}},
+      rc{tr("recall"), {}, {}}, random{tr("F_N of random N-subsets (mean)"), {}, {}, true};
+  for (const auto& v : points) {
+    for (auto* s : {&f, &pr, &rc, &random}) s->x.push_back(v.topN);
+    f.y.push_back(v.scores.f);
+    pr.y.push_back(v.scores.precision);
+    rc.y.push_back(v.scores.recall);
+    random.y.push_back(v.randomMean.f);
+  }
+  render::LineSeries now{
+      tr("selected N"), {double(vs.topN), double(vs.topN)}, {0.0, 1.0}, false, true};
+  curve.title =
+      tr("Separability against N | layer %1, head %2, query %3").arg(layer).arg(head).arg(query);
+  curve.series = {f, pr, rc, random, now};
+  valueCurve_->setData(std::move(curve));
 }
 
 }  // namespace sinkscope::ui

@@ -17,12 +17,14 @@ class QWidget;
 namespace sinkscope::render {
 class HeatMapView;
 class LinePlotView;
+class SceneView;
 }  // namespace sinkscope::render
 
 namespace sinkscope::ui {
 
 class SelectionModel;
 struct RunAnalysis;
+struct SentenceRun;
 
 // Per-head scores the overview can show.
 enum class HeadScore { SinkAttention, SinkBoost, Entropy, Fiedler, FScore, Taxonomy };
@@ -43,9 +45,13 @@ class AnalysisPanels : public QObject {
   render::LinePlotView* taxonomyCountsView() const { return taxonomyCounts_; }
   render::LinePlotView* layerSinkView() const { return layerSink_; }
   render::LinePlotView* layerTopologyView() const { return layerTopology_; }
+  render::SceneView* graphView() const { return graph_; }
+  render::SceneView* valueSpaceView() const { return valueSpace_; }
+  render::LinePlotView* valueCurveView() const { return valueCurve_; }
 
-  // The analyses of the current run (null: nothing to show); redraws.
-  void setAnalysis(std::shared_ptr<const RunAnalysis> analysis, QString source);
+  // The run the panels show (null: nothing); it must outlive its use here
+  // (the window keeps it and calls this again whenever it changes). Redraws.
+  void setRun(const SentenceRun* run);
   void setScore(HeadScore score);
 
  public Q_SLOTS:
@@ -59,10 +65,13 @@ class AnalysisPanels : public QObject {
   void drawSpectrum();
   void drawTaxonomy();
   void drawLayerProfiles();
+  void drawGraph();
+  void drawValueSpace();
 
   QMainWindow* window_;
   SelectionModel* selection_;
   std::shared_ptr<const RunAnalysis> analysis_;
+  const SentenceRun* run_ = nullptr;
   QString source_;
   HeadScore score_ = HeadScore::SinkAttention;
   std::vector<QDockWidget*> docks_;
@@ -75,6 +84,9 @@ class AnalysisPanels : public QObject {
   render::LinePlotView* taxonomyCounts_ = nullptr;
   render::LinePlotView* layerSink_ = nullptr;
   render::LinePlotView* layerTopology_ = nullptr;
+  render::SceneView* graph_ = nullptr;
+  render::SceneView* valueSpace_ = nullptr;
+  render::LinePlotView* valueCurve_ = nullptr;
 };
 
 }  // namespace sinkscope::ui

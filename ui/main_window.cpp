@@ -302,13 +302,14 @@ const SentenceRun* MainWindow::shownRun() const {
 
 void MainWindow::showAnalysis() {
   const SentenceRun* shown = shownRun();
-  if (shown) panels_->setAnalysis(shown->analysis, shown->source);
+  panels_->setRun(shown);
 }
 
 void MainWindow::runInterventions() {
   const InterventionList list = selection_->interventions();
   if (list.isEmpty() || !run_ || !run_->trace || !model_) {
     const bool had = intervened_.has_value();
+    if (had) panels_->setRun(nullptr);
     intervened_.reset();
     if (had) {
       refreshPanels();
@@ -325,6 +326,7 @@ void MainWindow::runInterventions() {
         return sentence_run_intervened(model, base, list, progress);
       },
       [this](SentenceRun after) {
+        panels_->setRun(nullptr);
         intervened_ = std::move(after);
         refreshPanels();
         showAnalysis();
@@ -459,6 +461,7 @@ void MainWindow::runSentence() {
 }
 
 void MainWindow::showRun(SentenceRun run) {
+  panels_->setRun(nullptr);  // the panels hold a pointer into run_ / intervened_
   run_ = std::move(run);
   const int T = run_->tokenCount();
   tokenStatus_->setText(tr("T = %1").arg(T));

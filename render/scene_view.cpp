@@ -1,0 +1,177 @@
+#include "render/scene_view.h"
+
+#include <vtkActor.h>
+#include <vtkBillboardTextActor3D.h>
+#include <vtkCamera.h>
+#include <vtkCellArray.h>
+#include <vtkCellData.h>
+#include <vtkFloatArray.h>
+#include <vtkGlyph3DMapper.h>
+#include <vtkInteractorStyleTrackballCamera.h>
+#include <vtkPointData.h>
+#include <vtkPoints.h>
+#include <vtkPolyData.h>
+#include <vtkPolyDataMapper.h>
+#include <vtkProp.h>
+#include <vtkProperty.h>
+#include <vtkRenderer.h>
+#include <vtkSphereSource.h>
+#include <vtkTextActor.h>
+#include <vtkTextProperty.h>
+#include <vtkUnsignedCharArray.h>
+
+#include <QKeyEvent>
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace sinkscope::render {
+
+namespace {
+unsigned char byte(double x) { return static_cast<unsigned char>(std::clamp(x, 0.0, 1.0) * 255.0); }
+}  // namespace
+
+SceneView::SceneView(QWidget* parent) : VtkViewWidget(parent) {
+  vtkNew<vtkInteractorStyleTrackballCamera> style;
+  setInteractorStyle(style);
+  renderer()->SetViewport(0.0, 0.0, 1.0, 0.88);
+  for (vtkTextActor* t : {title_.Get(), legend_.Get()}) {
+    t->GetTextProperty()->SetColor(0.1, 0.1, 0.1);
+    t->GetPositionCoordinate()->SetCoordinateSystemToNormalizedViewport();
+    overlayRenderer()->AddActor2D(t);
+  }
+  title_->GetTextProperty()->SetFontSize(14);
+  title_->GetPositionCoordinate()->SetValue(0.01, 0.94);
+  legend_->GetTextProperty()->SetFontSize(11);
+  legend_->GetPositionCoordinate()->SetValue(0.01, 0.895);
+}
+
+SceneView::~SceneView() = default;
+
+void SceneView::setData(SceneData data) {
+  for (const SceneEdge& e : data.edges)
+    if (e.from < 0 || e.to < 0 || e.from >= static_cast<int>(data.points.size()) ||
+        e.to >= static_cast<int>(data.points.size()))
+      throw std::invalid_argument("SceneView: an edge names a point that does not exist");
+  data_ = std::move(data);
+  for (auto& a : actors_) renderer()->RemoveActor(a);
+  for (auto& l : labels_) renderer()->RemoveViewProp(l);
+  actors_.clear();
+  labels_.clear();
+  title_->SetInput(data_.title.toUtf8().constData());
+  legend_->SetInput(data_.legend.toUtf8().constData());
+
+  // The scale of the scene, so glyphs and lines look alike whatever the units.
+  double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300};
+  for (const auto& p : data_.points)
+    for (int k = 0; k < 3; ++k) {
+      lo[k] = std::min(lo[k], p.position[static_cast<std::size_t>(k)]);
+      hi[k] = std::max(hi[k], p.position[static_cast<std::size_t>(k)]);
+    }
+  double extent = 0;
+  for (int k = 0; k < 3; ++k) extent = std::max(extent, hi[k] - lo[k]);
+  if (!(extent > 0)) extent = 1.0;
+  const double unit = extent / 40.0;
+
+  if (!data_.points.empty()) {
+    vtkNew<vtkPoints> points;
+    vtkNew<vtkUnsignedCharArray> colors;
+    colors->SetName("colors");
+    colors->SetNumberOfComponents(3);
+    vtkNew<vtkFloatArray> sizes;
+    sizes->SetName("sizes");
+    for (const auto& p : data_.points) {
+      points->InsertNextPoint(p.position.data());
+      colors->InsertNextTuple3(byte(p.color.r), byte(p.color.g), byte(p.color.b));
+      sizes->InsertNextValue(static_cast<float>(p.size * unit));
+    }
+    vtkNew<vtkPolyData> cloud;
+    cloud->SetPoints(points);
+    cloud->GetPointData()->AddArray(colors);
+    cloud->GetPointData()->AddArray(sizes);
+    vtkNew<vtkSphereSource> sphere;
+    sphere->SetThetaResolution(16);
+    sphere->SetPhiResolution(12);
+    sphere->SetRadius(1.0);
+    vtkNew<vtkGlyph3DMapper> glyphs;
+    glyphs->SetInputData(cloud);
+    glyphs->SetSourceConnection(sphere->GetOutputPort());
+    glyphs->SetScaleArray("sizes");
+    glyphs->SetScaleModeToScaleByMagnitude();
+    glyphs->SetScalarModeToUsePointFieldData();
+    glyphs->SelectColorArray("colors");
+    glyphs->SetColorModeToDirectScalars();
+    glyphs->ScalarVisibilityOn();
+    auto actor = vtkSmartPointer<vtkActor>::New();
+    actor->SetMapper(glyphs);
+    actors_.push_back(actor);
+
+    if (!data_.edges.empty()) {
+      vtkNew<vtkCellArray> lines;
+      vtkNew<vtkUnsignedCharArray> lineColors;
+      lineColors->SetNumberOfComponents(4);
+      lineColors->SetName("lineColors");
+      for (const SceneEdge& e : data_.edges) {
+        const vtkIdType ids[2] = {e.from, e.to};
+        lines->InsertNextCell(2, ids);
+        lineColors->InsertNextTuple4(70, 70, 70, byte(0.15 + 0.85 * e.weight));
+      }
+      vtkNew<vtkPolyData> graph;
+      graph->SetPoints(points);
+      graph->SetLines(lines);
+      graph->GetCellData()->SetScalars(lineColors);
+      vtkNew<vtkPolyDataMapper> mapper;
+      mapper->SetInputData(graph);
+      mapper->SetScalarModeToUseCellData();
+      mapper->SetColorModeToDirectScalars();
+      auto lineActor = vtkSmartPointer<vtkActor>::New();
+      lineActor->SetMapper(mapper);
+      lineActor->GetProperty()->SetLineWidth(1.5);
+      actors_.push_back(lineActor);
+    }
+    if (static_cast<int>(data_.points.size()) <= kSceneMaxLabels)
+      for (const auto& p : data_.points) {
+        if (p.label.isEmpty()) continue;
+        auto label = vtkSmartPointer<vtkBillboardTextActor3D>::New();
+        label->SetInput(p.label.toUtf8().constData());
+        label->SetPosition(p.position[0] + p.size * unit, p.position[1] + p.size * unit,
+                           p.position[2]);
+        label->GetTextProperty()->SetFontSize(11);
+        label->GetTextProperty()->SetColor(0.15, 0.15, 0.15);
+        labels_.push_back(label);
+        renderer()->AddViewProp(label);
+      }
+  }
+  for (const SceneBall& b : data_.balls) {
+    vtkNew<vtkSphereSource> sphere;
+    sphere->SetCenter(b.center.data());
+    sphere->SetRadius(b.radius);
+    sphere->SetThetaResolution(14);
+    sphere->SetPhiResolution(8);
+    vtkNew<vtkPolyDataMapper> mapper;
+    mapper->SetInputConnection(sphere->GetOutputPort());
+    auto actor = vtkSmartPointer<vtkActor>::New();
+    actor->SetMapper(mapper);
+    actor->GetProperty()->SetRepresentationToWireframe();
+    actor->GetProperty()->SetColor(b.color.r, b.color.g, b.color.b);
+    actor->GetProperty()->SetOpacity(0.15);
+    actors_.push_back(actor);
+  }
+  for (auto& a : actors_) renderer()->AddActor(a);
+  resetView();
+}
+
+void SceneView::resetView() {
+  renderer()->ResetCamera();
+  requestRender();
+}
+
+void SceneView::keyPressEvent(QKeyEvent* event) {
+  if (event->key() == Qt::Key_R) {
+    resetView();
+    return;
+  }
+  VtkViewWidget::keyPressEvent(event);
+}
+
+}  // namespace sinkscope::render

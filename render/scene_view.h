@@ -1,0 +1,74 @@
+#pragma once
+// A VTK panel of points in 3-D (tokens, contributions) with optional edges
+// between them and wireframe balls: the attention graph, the spectral
+// embedding and the value-space projection draw through it. Left drag
+// rotates, the wheel zooms, 'r' resets.
+#include <vtkNew.h>
+#include <vtkSmartPointer.h>
+
+#include <QString>
+#include <array>
+#include <vector>
+
+#include "render/colormap.h"
+#include "render/vtk_view_widget.h"
+
+class vtkActor;
+class vtkProp;
+class vtkTextActor;
+
+namespace sinkscope::render {
+
+struct ScenePoint {
+  std::array<double, 3> position{};
+  Rgb color{0.5, 0.5, 0.5};
+  double size = 1.0;  // relative radius
+  QString label;      // drawn beside the point when the scene has few points
+};
+
+struct SceneEdge {
+  int from = 0, to = 0;
+  double weight = 1.0;  // line opacity in [0, 1]
+};
+
+struct SceneBall {
+  std::array<double, 3> center{};
+  double radius = 1.0;
+  Rgb color{0.3, 0.3, 0.3};
+};
+
+struct SceneData {
+  QString title;
+  std::vector<ScenePoint> points;
+  std::vector<SceneEdge> edges;
+  std::vector<SceneBall> balls;
+  QString legend;  // one line under the title: what the colours mean
+};
+
+class SceneView : public VtkViewWidget {
+  Q_OBJECT
+
+ public:
+  explicit SceneView(QWidget* parent = nullptr);
+  ~SceneView() override;
+
+  // Throws std::invalid_argument when an edge names a missing point.
+  void setData(SceneData data);
+  const SceneData& data() const { return data_; }
+  void resetView();
+
+ protected:
+  void keyPressEvent(QKeyEvent* event) override;
+
+ private:
+  SceneData data_;
+  std::vector<vtkSmartPointer<vtkActor>> actors_;
+  std::vector<vtkSmartPointer<vtkProp>> labels_;
+  vtkNew<vtkTextActor> title_;
+  vtkNew<vtkTextActor> legend_;
+};
+
+// Scenes with more points than this get no labels.
+inline constexpr int kSceneMaxLabels = 64;
+
+}  // namespace sinkscope::render
