@@ -10,6 +10,7 @@
 
 #include "render/heat_map_view.h"
 #include "render/line_plot_view.h"
+#include "render/scene_view.h"
 #include "support/render_compare.h"
 
 using namespace sinkscope;
@@ -127,5 +128,62 @@ TEST(PanelsRender, LinePlotMatchesBaseline) {
   const QImage image = view.grab().toImage();
   ASSERT_TRUE(test::image_has_content(image));
   const auto r = test::render_compare(image, baseline("line_plot_two_series"), kCandidates);
+  EXPECT_TRUE(r.passed) << r.message.toStdString();
+}
+
+TEST(PanelsRender, SceneOfAStarGraphMatchesBaseline) {
+  // Eight tokens on a circle around a sink at the centre, every token linked to it:
+  // the shape a first-token sink gives the attention graph.
+  render::SceneData d;
+  d.title = QStringLiteral("test | star graph into a sink");
+  d.legend = QStringLiteral("red: sink; size: attention received");
+  render::ScenePoint sink;
+  sink.position = {0, 0, 0};
+  sink.color = render::kSinkHighlight;
+  sink.size = 2.0;
+  sink.label = QStringLiteral("0 <s>");
+  d.points.push_back(sink);
+  for (int k = 1; k <= 8; ++k) {
+    render::ScenePoint p;
+    const double a = 2 * M_PI * k / 8.0;
+    p.position = {std::cos(a), std::sin(a), 0.2 * (k % 2)};
+    p.color = {0.23, 0.32, 0.55};
+    p.label = QStringLiteral("%1").arg(k);
+    d.points.push_back(p);
+    d.edges.push_back({k, 0, 0.8});
+  }
+  d.balls.push_back({{0, 0, 0}, 0.5, render::kSelectedHighlight});
+  render::SceneView view;
+  view.resize(520, 400);
+  view.setData(d);
+  view.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+  ASSERT_TRUE(QTest::qWaitFor([&] { return view.renderedFrameCount() > 0; }, 5000));
+  const QImage image = view.grabFramebuffer();
+  ASSERT_TRUE(test::image_has_content(image));
+  const auto r = test::render_compare(image, baseline("scene_star_8"), kCandidates);
+  EXPECT_TRUE(r.passed) << r.message.toStdString();
+  d.edges.push_back({0, 42, 1.0});
+  EXPECT_THROW(view.setData(d), std::invalid_argument);
+}
+
+TEST(PanelsRender, ScatterDiagramMatchesBaseline) {
+  render::LinePlotView view;
+  view.resize(520, 360);
+  render::LinePlotData d;
+  d.title = QStringLiteral("test | persistence diagram");
+  d.xLabel = QStringLiteral("birth");
+  d.yLabel = QStringLiteral("death");
+  render::LineSeries h0{QStringLiteral("H0"), {0, 0, 0, 0}, {0.2, 0.5, 0.7, 1.0}};
+  render::LineSeries h1{QStringLiteral("H1"), {0.6, 0.75}, {0.8, 0.9}};
+  h0.scatter = h1.scatter = true;
+  d.series = {h0, h1, {QStringLiteral("birth = death"), {0, 1}, {0, 1}, true}};
+  d.xPadding = 0.02;
+  view.setData(d);
+  view.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+  const QImage image = view.grab().toImage();
+  ASSERT_TRUE(test::image_has_content(image));
+  const auto r = test::render_compare(image, baseline("line_plot_scatter_diagram"), kCandidates);
   EXPECT_TRUE(r.passed) << r.message.toStdString();
 }
