@@ -502,6 +502,41 @@ std::vector<WeightMatrix> Model::weightMatrices() const {
   return out;
 }
 
+namespace {
+
+// Layers `from`.. of a pass whose residual stream entering `from` is `x`, then
+// the output head: fills `trace` (residuals and captures as `options` asks).
+void finish_run(const std::shared_ptr<Model::Impl>& impl, Trace& trace, at::Tensor x, int from,
+                bool keepAll, const RunOptions& options, const ProgressFn& progress) {
+  const ModelConfig& c = impl->config;
+  const Rope rope = rope_tables(c, options, trace.tokens(), impl->device);
+  for (int l = from; l < c.num_layers; ++l) {
+    if (options.capture) TraceBuilder::residual(trace, l) = to_vector(x);
+    AttentionResult a;
+    x = layer_forward(*impl, l, x, options, rope, a);
+    if (keepAll) TraceBuilder::store(trace, l, capture_of(c, l, a));
+    if (progress && !progress(static_cast<double>(l + 1 - from) / (c.num_layers - from + 1)))
+      throw RunCancelled();
+  }
+  if (options.capture) TraceBuilder::residual(trace, c.num_layers) = to_vector(x);
+  const at::Tensor logits = output_logits(*impl, x);
+  if (logits.defined()) TraceBuilder::logits(trace) = to_vector(logits);
+  if (options.capture)
+    TraceBuilder::setRecomputer(trace, std::make_shared<Recomputer>(impl, options));
+  if (progress) progress(1.0);
+}
+
+// Whether every layer's capture of a T-token pass fits the budget.
+bool captures_fit(const ModelConfig& c, int T, const RunOptions& options) {
+  const std::size_t perLayer =
+      sizeof(float) * static_cast<std::size_t>(c.num_heads) * static_cast<std::size_t>(T) *
+      (static_cast<std::size_t>(T) + 3 * static_cast<std::size_t>(c.head_dim));
+  return options.capture &&
+         perLayer * static_cast<std::size_t>(c.num_layers) <= options.capture_budget_bytes;
+}
+
+}  // namespace
+
 Trace Model::runFrom(const Trace& base, int layer, const RunOptions& options,
                      const ProgressFn& progress) const {
   const ModelConfig& c = impl_->config;
@@ -519,11 +554,7 @@ Trace Model::runFrom(const Trace& base, int layer, const RunOptions& options,
   c10::InferenceMode guard;
   Trace trace =
       TraceBuilder::make(c.num_layers, c.num_heads, c.hidden_size, c.vocab_size, c.causal, ids);
-  const std::size_t perLayer =
-      sizeof(float) * static_cast<std::size_t>(c.num_heads) * static_cast<std::size_t>(T) *
-      (static_cast<std::size_t>(T) + 3 * static_cast<std::size_t>(c.head_dim));
-  const bool keepAll = options.capture && perLayer * static_cast<std::size_t>(c.num_layers) <=
-                                              options.capture_budget_bytes;
+  const bool keepAll = captures_fit(c, T, options);
   if (options.capture)
     for (int l = 0; l < layer; ++l) {
       const std::span<const float> r = base.residual(l);
@@ -534,21 +565,7 @@ Trace Model::runFrom(const Trace& base, int layer, const RunOptions& options,
   at::Tensor x = at::from_blob(const_cast<float*>(start.data()), {1, T, c.hidden_size}, at::kFloat)
                      .clone()
                      .to(impl_->device);
-  const Rope rope = rope_tables(c, options, T, impl_->device);
-  for (int l = layer; l < c.num_layers; ++l) {
-    if (options.capture) TraceBuilder::residual(trace, l) = to_vector(x);
-    AttentionResult a;
-    x = layer_forward(*impl_, l, x, options, rope, a);
-    if (keepAll) TraceBuilder::store(trace, l, capture_of(c, l, a));
-    if (progress && !progress(static_cast<double>(l + 1 - layer) / (c.num_layers - layer + 1)))
-      throw RunCancelled();
-  }
-  if (options.capture) TraceBuilder::residual(trace, c.num_layers) = to_vector(x);
-  const at::Tensor logits = output_logits(*impl_, x);
-  if (logits.defined()) TraceBuilder::logits(trace) = to_vector(logits);
-  if (options.capture)
-    TraceBuilder::setRecomputer(trace, std::make_shared<Recomputer>(impl_, options));
-  if (progress) progress(1.0);
+  finish_run(impl_, trace, x, layer, keepAll, options, progress);
   return trace;
 }
 
@@ -586,28 +603,9 @@ Trace Model::run(const std::vector<int>& given, const RunOptions& givenOptions,
   c10::InferenceMode guard;
   Trace trace =
       TraceBuilder::make(c.num_layers, c.num_heads, c.hidden_size, c.vocab_size, c.causal, ids);
-  const std::size_t perLayer =
-      sizeof(float) * static_cast<std::size_t>(c.num_heads) * static_cast<std::size_t>(T) *
-      (static_cast<std::size_t>(T) + 3 * static_cast<std::size_t>(c.head_dim));
-  const bool keepAll = options.capture && perLayer * static_cast<std::size_t>(c.num_layers) <=
-                                              options.capture_budget_bytes;
+  const bool keepAll = captures_fit(c, T, options);
 
-  const Rope rope = rope_tables(c, options, T, impl_->device);
-  at::Tensor x = embed(*impl_, ids, options);
-  for (int l = 0; l < c.num_layers; ++l) {
-    if (options.capture) TraceBuilder::residual(trace, l) = to_vector(x);
-    AttentionResult a;
-    x = layer_forward(*impl_, l, x, options, rope, a);
-    if (keepAll) TraceBuilder::store(trace, l, capture_of(c, l, a));
-    if (progress && !progress(static_cast<double>(l + 1) / (c.num_layers + 1)))
-      throw RunCancelled();
-  }
-  if (options.capture) TraceBuilder::residual(trace, c.num_layers) = to_vector(x);
-  const at::Tensor logits = output_logits(*impl_, x);
-  if (logits.defined()) TraceBuilder::logits(trace) = to_vector(logits);
-  if (options.capture)
-    TraceBuilder::setRecomputer(trace, std::make_shared<Recomputer>(impl_, options));
-  if (progress) progress(1.0);
+  finish_run(impl_, trace, embed(*impl_, ids, options), 0, keepAll, options, progress);
   return trace;
 }
 

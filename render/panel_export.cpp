@@ -8,6 +8,7 @@
 #include <QSaveFile>
 #include <QSvgGenerator>
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 
 #include "render/colormap.h"
@@ -156,6 +157,52 @@ QString heat_map_csv(const HeatMapData& d, const QStringList& comments) {
   return s;
 }
 
+namespace {
+
+// A figure of w x h logical pixels, drawn by `paint` onto a PNG (scaled to
+// `dpi`), SVG or PDF page; returns the file's bytes.
+template <class Painter>
+QByteArray figure_bytes(ExportFormat f, int w, int h, int dpi, const QString& title,
+                        const std::function<void(Painter&)>& paint) {
+  QByteArray bytes;
+  QBuffer buffer(&bytes);
+  buffer.open(QIODevice::WriteOnly);
+  if (f == ExportFormat::Png) {
+    const double scale = dpi / 96.0;
+    QImage image(static_cast<int>(w * scale), static_cast<int>(h * scale), QImage::Format_RGB32);
+    image.fill(Qt::white);
+    image.setDotsPerMeterX(static_cast<int>(std::lround(dpi / 0.0254)));
+    image.setDotsPerMeterY(static_cast<int>(std::lround(dpi / 0.0254)));
+    {
+      Painter p(&image);
+      p.setRenderHint(QPainter::TextAntialiasing, true);
+      p.scale(scale, scale);
+      paint(p);
+    }
+    image.save(&buffer, "PNG");
+  } else if (f == ExportFormat::Svg) {
+    QSvgGenerator svg;
+    svg.setOutputDevice(&buffer);
+    svg.setSize(QSize(w, h));
+    svg.setViewBox(QRect(0, 0, w, h));
+    svg.setTitle(title);
+    Painter p(&svg);
+    paint(p);
+  } else {
+    QPdfWriter pdf(&buffer);
+    pdf.setPageSize(QPageSize(QSizeF(w, h), QPageSize::Point));
+    pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+    pdf.setResolution(72);
+    pdf.setTitle(title);
+    Painter p(&pdf);
+    paint(p);
+  }
+  buffer.close();
+  return bytes;
+}
+
+}  // namespace
+
 void line_plot_export(const LinePlotView& view, const QString& path, int dpi,
                       const QStringList& comments, bool overwrite) {
   const ExportFormat f = export_format_of(path);
@@ -165,35 +212,10 @@ void line_plot_export(const LinePlotView& view, const QString& path, int dpi,
   }
   QCustomPlot* plot = view.plot();
   const int w = std::max(plot->width(), 400), h = std::max(plot->height(), 300);
-  QByteArray bytes;
-  QBuffer buffer(&bytes);
-  buffer.open(QIODevice::WriteOnly);
-  if (f == ExportFormat::Png) {
-    const double scale = dpi / 96.0;
-    const QPixmap pixmap = plot->toPixmap(w, h, scale);
-    QImage image = pixmap.toImage();
-    image.setDotsPerMeterX(static_cast<int>(std::lround(dpi / 0.0254)));
-    image.setDotsPerMeterY(static_cast<int>(std::lround(dpi / 0.0254)));
-    image.save(&buffer, "PNG");
-  } else if (f == ExportFormat::Svg) {
-    QSvgGenerator svg;
-    svg.setOutputDevice(&buffer);
-    svg.setSize(QSize(w, h));
-    svg.setViewBox(QRect(0, 0, w, h));
-    svg.setTitle(view.data().title);
-    QCPPainter painter(&svg);
-    plot->toPainter(&painter, w, h);
-  } else {
-    QPdfWriter pdf(&buffer);
-    pdf.setPageSize(QPageSize(QSizeF(w, h), QPageSize::Point));
-    pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
-    pdf.setResolution(72);
-    pdf.setTitle(view.data().title);
-    QCPPainter painter(&pdf);
-    plot->toPainter(&painter, w, h);
-  }
-  buffer.close();
-  write_atomic(path, bytes, overwrite);
+  write_atomic(path,
+               figure_bytes<QCPPainter>(f, w, h, dpi, view.data().title,
+                                        [&](QCPPainter& p) { plot->toPainter(&p, w, h); }),
+               overwrite);
 }
 
 void heat_map_export(const HeatMapView& view, const QString& path, int dpi,
@@ -205,40 +227,13 @@ void heat_map_export(const HeatMapView& view, const QString& path, int dpi,
     return;
   }
   const int w = 800, h = 700;
-  QByteArray bytes;
-  QBuffer buffer(&bytes);
-  buffer.open(QIODevice::WriteOnly);
-  if (f == ExportFormat::Png) {
-    const double scale = dpi / 96.0;
-    QImage image(static_cast<int>(w * scale), static_cast<int>(h * scale), QImage::Format_RGB32);
-    image.setDotsPerMeterX(static_cast<int>(std::lround(dpi / 0.0254)));
-    image.setDotsPerMeterY(static_cast<int>(std::lround(dpi / 0.0254)));
-    QPainter p(&image);
-    p.setRenderHint(QPainter::Antialiasing, false);
-    p.setRenderHint(QPainter::TextAntialiasing, true);
-    p.scale(scale, scale);
-    paint_heat_map(p, d, view.displayedMin(), view.displayedMax(), w, h);
-    p.end();
-    image.save(&buffer, "PNG");
-  } else if (f == ExportFormat::Svg) {
-    QSvgGenerator svg;
-    svg.setOutputDevice(&buffer);
-    svg.setSize(QSize(w, h));
-    svg.setViewBox(QRect(0, 0, w, h));
-    svg.setTitle(d.title);
-    QPainter p(&svg);
-    paint_heat_map(p, d, view.displayedMin(), view.displayedMax(), w, h);
-  } else {
-    QPdfWriter pdf(&buffer);
-    pdf.setPageSize(QPageSize(QSizeF(w, h), QPageSize::Point));
-    pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
-    pdf.setResolution(72);
-    pdf.setTitle(d.title);
-    QPainter p(&pdf);
-    paint_heat_map(p, d, view.displayedMin(), view.displayedMax(), w, h);
-  }
-  buffer.close();
-  write_atomic(path, bytes, overwrite);
+  write_atomic(path,
+               figure_bytes<QPainter>(f, w, h, dpi, d.title,
+                                      [&](QPainter& p) {
+                                        paint_heat_map(p, d, view.displayedMin(),
+                                                       view.displayedMax(), w, h);
+                                      }),
+               overwrite);
 }
 
 }  // namespace sinkscope::render
