@@ -117,6 +117,16 @@ void HeatMapView::setData(HeatMapData data) {
     hi = data_.rangeMax;
   }
   if (!std::isfinite(lo) || !std::isfinite(hi)) lo = 0.0, hi = 1.0;
+  if (data_.logScale) {
+    // The smallest positive weight shown sets the bottom of the scale.
+    double smallest = std::numeric_limits<double>::infinity();
+    for (std::size_t k = 0; k < data_.values.size(); ++k)
+      if (data_.values[k] > 0 && (data_.hidden.empty() || !data_.hidden[k]))
+        smallest = std::min(smallest, static_cast<double>(data_.values[k]));
+    lo = std::isfinite(smallest) ? std::max(smallest, 1e-6) : 1e-6;
+    if (hi <= lo) hi = lo * 10;
+  }
+  lut_->SetScale(data_.logScale ? VTK_SCALE_LOG10 : VTK_SCALE_LINEAR);
   if (hi <= lo) hi = lo + 1e-6;
   shownMin_ = lo;
   shownMax_ = hi;
@@ -145,7 +155,13 @@ void HeatMapView::setData(HeatMapData data) {
       label->SetInput(shown.toUtf8().constData());
       vtkTextProperty* p = label->GetTextProperty();
       p->SetFontSize(11);
-      p->SetColor(0.15, 0.15, 0.15);
+      const bool marked = column && std::find(data_.markedCols.begin(), data_.markedCols.end(),
+                                              static_cast<int>(labels_.size()) - data_.rows) !=
+                                        data_.markedCols.end();
+      if (marked)
+        p->SetColor(kSinkHighlight.r, kSinkHighlight.g, kSinkHighlight.b), p->BoldOn();
+      else
+        p->SetColor(0.15, 0.15, 0.15);
       p->SetVerticalJustificationToCentered();
       if (column) {
         p->SetOrientation(90.0);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
@@ -28,6 +29,7 @@
 #include "ui/interventions_panel.h"
 #include "ui/job_status.h"
 #include "ui/main_window.h"
+#include "ui/run_analysis.h"
 #include "ui/selection_model.h"
 
 using namespace sinkscope;
@@ -282,6 +284,28 @@ TEST_F(MainWindowGui, EveryPanelExportsFiguresAndItsNumbers) {
                              300, false));
   EXPECT_TRUE(w.jobStatus()->lastError().contains(QStringLiteral("exists")));
   EXPECT_FALSE(w.exportPanel(w.attentionView(), dir.filePath(QStringLiteral("x.doc"))));
+}
+
+TEST_F(MainWindowGui, TheMapMarksSinksAndHasALogScale) {
+  QTemporaryDir dir;
+  ui::MainWindow w;
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  w.openModelFolder(write_model_folder(dir, 2, 2));
+  ASSERT_TRUE(QTest::qWaitFor([&] { return w.lastRun() && w.lastRun()->analysis; }, kTimeout));
+  w.selection()->setLayer(1);
+  w.selection()->setHead(1);
+  const auto expected = w.lastRun()->analysis->at(1, 1).sinks.keys();
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] { return w.attentionView()->data().title.contains(QStringLiteral("layer 1, head 1")); },
+      kTimeout));
+  EXPECT_EQ(w.attentionView()->data().markedCols, expected);
+  EXPECT_FALSE(w.attentionView()->data().logScale);
+  auto* box = w.findChild<QCheckBox*>(QStringLiteral("logScale"));
+  ASSERT_NE(box, nullptr);
+  box->setChecked(true);
+  EXPECT_TRUE(QTest::qWaitFor([&] { return w.attentionView()->data().logScale; }, kTimeout));
+  EXPECT_GT(w.attentionView()->displayedMin(), 0.0) << "a log scale starts above 0";
 }
 
 TEST_F(MainWindowGui, PanelsKeepRenderingWhenFloatedAndRedocked) {

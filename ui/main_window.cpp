@@ -3,9 +3,11 @@
 #include "render/panel_export.h"
 #include "ui/analysis_panels.h"
 #include "ui/interventions_panel.h"
+#include "ui/run_analysis.h"
 
 #include <QAction>
 #include <QApplication>
+#include <QCheckBox>
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QCoreApplication>
@@ -193,7 +195,19 @@ void MainWindow::buildDocks() {
         tr("Attention map: row = query token, column = key token, colour = attention weight. "
            "Grey cells are future keys a causal model cannot see. Drag to pan, wheel to zoom, "
            "'r' to reset."));
-    attentionContent = attentionView_;
+    // A row of display options above the map.
+    auto* box = new QWidget(this);
+    auto* column = new QVBoxLayout(box);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->setSpacing(0);
+    logScaleBox_ = new QCheckBox(tr("log scale"), box);
+    logScaleBox_->setObjectName(QStringLiteral("logScale"));
+    logScaleBox_->setToolTip(
+        tr("Colour by log10 of the weight: small weights away from the sink become visible"));
+    connect(logScaleBox_, &QCheckBox::toggled, this, &MainWindow::refreshPanels);
+    column->addWidget(logScaleBox_);
+    column->addWidget(attentionView_, 1);
+    attentionContent = box;
   } else {
     attentionContent = gl_message(this);
   }
@@ -612,6 +626,10 @@ void MainWindow::refreshPanels() {
     data.rowTitle = tr("query");
     data.colTitle = tr("key");
     data.fixedRange = !difference;
+    data.logScale = !difference && logScaleBox_ && logScaleBox_->isChecked();
+    // Sinks of the shown head (metrics.md s. 1) have red column labels.
+    if (shown.analysis && !difference)
+      data.markedCols = shown.analysis->at(layer, selection_->head()).sinks.keys();
     data.rangeMin = 0.0;
     data.rangeMax = 1.0;
     attentionView_->setData(std::move(data));

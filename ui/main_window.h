@@ -9,6 +9,7 @@
 #include "ui/sentence_run.h"
 
 class QAction;
+class QCheckBox;
 class QComboBox;
 class QDockWidget;
 class QLabel;
@@ -120,6 +121,7 @@ class MainWindow : public QMainWindow {
   QDockWidget* attentionDock_ = nullptr;
   QDockWidget* profileDock_ = nullptr;
   render::HeatMapView* attentionView_ = nullptr;
+  QCheckBox* logScaleBox_ = nullptr;
   render::LinePlotView* profileView_ = nullptr;
   AnalysisPanels* panels_ = nullptr;
   InterventionsPanel* interventionsPanel_ = nullptr;
