@@ -62,7 +62,8 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 SinkAwareBound sink_aware_bound(const std::vector<int>& keys, const std::vector<bool>& in,
                                 const std::vector<double>& weight,
                                 const std::function<std::span<const float>(int)>& vec,
-                                double medianNorm, int topN) {
+                                const std::function<double(int, int)>& cosineOf, double medianNorm,
+                                int topN) {
   SinkAwareBound b;
   const int n = static_cast<int>(keys.size());
   b.scale = medianNorm > 0 ? medianNorm : 1.0;
@@ -79,14 +80,14 @@ SinkAwareBound sink_aware_bound(const std::vector<int>& keys, const std::vector<
   double cosMax = -1.0, cosMin = 1.0;
   for (int k = 1; k < n; ++k) {
     if (in[static_cast<std::size_t>(k)]) b.aPlus += beta[static_cast<std::size_t>(k)];
-    const double c = cosine(vec(keys[0]), vec(keys[static_cast<std::size_t>(k)]));
+    const double c = cosineOf(keys[0], keys[static_cast<std::size_t>(k)]);
     cosMax = std::max(cosMax, c);
     cosMin = std::min(cosMin, c);
     if (!in[static_cast<std::size_t>(k)]) continue;
     for (int q = 1; q < n; ++q)
       if (q != k)
-        b.mu = std::max(b.mu, std::abs(cosine(vec(keys[static_cast<std::size_t>(k)]),
-                                              vec(keys[static_cast<std::size_t>(q)]))));
+        b.mu = std::max(b.mu, std::abs(cosineOf(keys[static_cast<std::size_t>(k)],
+                                                keys[static_cast<std::size_t>(q)])));
   }
   if (n > 1) {
     b.nuMinus = -cosMax;
@@ -157,8 +158,36 @@ SelectionScores selection_scores(const std::vector<std::vector<double>>& y,
   return s;
 }
 
+namespace {
+
+// Cosines of the value vectors of positions a and b, looked up in a T x T table.
+using CosineTable = std::vector<double>;
+
+CosineTable cosine_table(std::span<const float> values, int T, int headDim) {
+  CosineTable table(static_cast<std::size_t>(T) * static_cast<std::size_t>(T), 0.0);
+  for (int a = 0; a < T; ++a)
+    for (int b = a; b < T; ++b) {
+      const double c = cosine(values.subspan(static_cast<std::size_t>(a) * headDim, headDim),
+                              values.subspan(static_cast<std::size_t>(b) * headDim, headDim));
+      table[static_cast<std::size_t>(a) * T + b] = table[static_cast<std::size_t>(b) * T + a] = c;
+    }
+  return table;
+}
+
+ValueSpace value_space_with(const AttentionView& a, std::span<const float> values, int headDim,
+                            const ValueSpaceParams& p, const CosineTable* table);
+
+}  // namespace
+
 ValueSpace value_space(const AttentionView& a, std::span<const float> values, int headDim,
                        const ValueSpaceParams& p) {
+  return value_space_with(a, values, headDim, p, nullptr);
+}
+
+namespace {
+
+ValueSpace value_space_with(const AttentionView& a, std::span<const float> values, int headDim,
+                            const ValueSpaceParams& p, const CosineTable* table) {
   const int T = a.size;
   attention_require_usable(a, "value_space");
   if (headDim < 1) throw std::invalid_argument("value_space: head_dim must be positive");
@@ -175,6 +204,11 @@ ValueSpace value_space(const AttentionView& a, std::span<const float> values, in
   r.topN = std::clamp(p.topN, 1, n);
   auto vec = [&](int j) {
     return values.subspan(static_cast<std::size_t>(j) * headDim, static_cast<std::size_t>(headDim));
+  };
+  auto cosineOf = [&](int x, int z) {
+    return table ? (*table)[static_cast<std::size_t>(x) * static_cast<std::size_t>(T) +
+                            static_cast<std::size_t>(z)]
+                 : cosine(vec(x), vec(z));
   };
 
   // Contributions and the top-N selection (ties to the lower index).
@@ -291,7 +325,7 @@ ValueSpace value_space(const AttentionView& a, std::span<const float> values, in
   std::vector<double> coherence;
   for (std::size_t x = 0; x < nonSinkSelected.size(); ++x)
     for (std::size_t z = x + 1; z < nonSinkSelected.size(); ++z)
-      coherence.push_back(std::abs(cosine(vec(nonSinkSelected[x]), vec(nonSinkSelected[z]))));
+      coherence.push_back(std::abs(cosineOf(nonSinkSelected[x], nonSinkSelected[z])));
   if (!coherence.empty()) {
     r.coherenceMax = *std::max_element(coherence.begin(), coherence.end());
     r.coherence95 = percentile_linear(coherence, 95.0);
@@ -302,7 +336,7 @@ ValueSpace value_space(const AttentionView& a, std::span<const float> values, in
     std::vector<double> weight(static_cast<std::size_t>(n));
     for (int k = 0; k < n; ++k)
       weight[static_cast<std::size_t>(k)] = a.at(r.query, r.keys[static_cast<std::size_t>(k)]);
-    r.sinkBound = sink_aware_bound(r.keys, in, weight, vec, median, r.topN);
+    r.sinkBound = sink_aware_bound(r.keys, in, weight, vec, cosineOf, median, r.topN);
     SinkSelectionDiagnostics& d = r.sink;
     d.selected = in[0];
     const std::vector<double>& y0 = y[0];
@@ -367,6 +401,8 @@ ValueSpace value_space(const AttentionView& a, std::span<const float> values, in
   return r;
 }
 
+}  // namespace
+
 std::vector<ValueSpace> value_space_curve(const AttentionView& attention,
                                           std::span<const float> values, int headDim,
                                           ValueSpaceParams params) {
@@ -374,11 +410,13 @@ std::vector<ValueSpace> value_space_curve(const AttentionView& attention,
   if (attention.size == 0) return curve;
   params.projections = false;
   params.topN = 1;
-  curve.push_back(value_space(attention, values, headDim, params));
+  curve.push_back(value_space(attention, values, headDim, params));  // checks the input
+  // Every N needs the same cosines: compute them once.
+  const CosineTable table = cosine_table(values, attention.size, headDim);
   const int keys = static_cast<int>(curve.front().keys.size());
   for (int N = 2; N <= keys; ++N) {
     params.topN = N;
-    curve.push_back(value_space(attention, values, headDim, params));
+    curve.push_back(value_space_with(attention, values, headDim, params, &table));
   }
   return curve;
 }
