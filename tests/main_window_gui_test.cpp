@@ -308,6 +308,35 @@ TEST_F(MainWindowGui, TheMapMarksSinksAndHasALogScale) {
   EXPECT_GT(w.attentionView()->displayedMin(), 0.0) << "a log scale starts above 0";
 }
 
+TEST_F(MainWindowGui, ExperimentsFeedTheOverviewAndTheLayerProfiles) {
+  QTemporaryDir dir;
+  ui::MainWindow w;
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  w.openModelFolder(write_model_folder(dir, 2, 2));
+  ASSERT_TRUE(QTest::qWaitFor([&] { return w.lastRun() && w.lastRun()->analysis; }, kTimeout));
+  QSignalSpy done(&w, &ui::MainWindow::experimentsFinished);
+  w.computeHeadAblation();
+  ASSERT_TRUE(done.wait(kTimeout));
+  ui::AnalysisPanels* panels = w.analysisPanels();
+  ASSERT_EQ(panels->experiments().headDnll.size(), 4u);
+  // The overview switched to dNLL and shows exactly those numbers.
+  const auto& grid = panels->overviewView()->data();
+  ASSERT_EQ(grid.values.size(), 4u);
+  for (std::size_t k = 0; k < 4; ++k)
+    EXPECT_FLOAT_EQ(grid.values[k], static_cast<float>(panels->experiments().headDnll[k]));
+  w.computeLayerFunction();
+  ASSERT_TRUE(done.wait(kTimeout));
+  EXPECT_EQ(panels->experiments().klPerLayer.size(), 2u);
+  EXPECT_EQ(panels->experiments().fisherPerParameter.size(), 2u);
+  const auto& profile = panels->layerFunctionView()->data();
+  ASSERT_EQ(profile.series.size(), 2u);
+  EXPECT_TRUE(profile.title.contains(QStringLiteral("max KL")));
+  // A new run drops the old results.
+  w.runSentence();
+  EXPECT_TRUE(QTest::qWaitFor([&] { return panels->experiments().headDnll.empty(); }, kTimeout));
+}
+
 TEST_F(MainWindowGui, PanelsKeepRenderingWhenFloatedAndRedocked) {
   ui::MainWindow w;
   w.show();

@@ -53,6 +53,7 @@ AnalysisPanels::AnalysisPanels(QMainWindow* window, SelectionModel* selection)
   scoreChooser_->addItem(tr("Fiedler value (at the threshold)"), int(HeadScore::Fiedler));
   scoreChooser_->addItem(tr("F_N (value space, last query)"), int(HeadScore::FScore));
   scoreChooser_->addItem(tr("taxonomy class"), int(HeadScore::Taxonomy));
+  scoreChooser_->addItem(tr("dNLL of ablating the head (Experiments menu)"), int(HeadScore::Dnll));
   scoreChooser_->setToolTip(tr("The per-head score the grid is coloured by"));
   layout->addWidget(scoreChooser_);
   if (gl) {
@@ -115,8 +116,13 @@ AnalysisPanels::AnalysisPanels(QMainWindow* window, SelectionModel* selection)
   layerSink_->setObjectName(QStringLiteral("layerSinkProfile"));
   layerTopology_ = new render::LinePlotView(window);
   layerTopology_->setObjectName(QStringLiteral("layerTopologyProfile"));
-  addDock(tr("Layer profiles"), QStringLiteral("layerProfileDock"),
-          stack(layerSink_, layerTopology_),
+  layerFunction_ = new render::LinePlotView(window);
+  layerFunction_->setObjectName(QStringLiteral("layerFunctionProfile"));
+  auto* profiles = new QSplitter(Qt::Vertical);
+  profiles->addWidget(layerSink_);
+  profiles->addWidget(layerTopology_);
+  profiles->addWidget(layerFunction_);
+  addDock(tr("Layer profiles"), QStringLiteral("layerProfileDock"), profiles,
           tr("How sink measures change with depth: attention to the first token, the share of "
              "heads whose mean attention to it exceeds 0.3 (the sink rate), degree "
              "centralisation, bar counts and the effective rank of the hidden states."));
@@ -172,6 +178,11 @@ void AnalysisPanels::setRun(const SentenceRun* run) {
   run_ = run;
   analysis_ = run ? run->analysis : nullptr;
   source_ = run ? run->source : QString();
+  refresh();
+}
+
+void AnalysisPanels::setExperiments(ExperimentResults results) {
+  experiments_ = std::move(results);
   refresh();
 }
 
@@ -235,6 +246,13 @@ void AnalysisPanels::drawOverview() {
         case HeadScore::Taxonomy:
           v = r.taxonomy ? static_cast<int>(analysis::taxonomy_label(*r.taxonomy)) : 0;
           name = tr("0 Retriever, 1 Mixer, 2 Reset");
+          break;
+        case HeadScore::Dnll:
+          v = experiments_.headDnll.size() == static_cast<std::size_t>(a.layers * a.heads)
+                  ? experiments_.headDnll[static_cast<std::size_t>(l * a.heads + h)]
+                  : 0.0;
+          name = experiments_.headDnll.empty() ? tr("dNLL: not computed (Experiments menu)")
+                                               : tr("dNLL of ablating the head (nats)");
           break;
       }
       d.values.push_back(static_cast<float>(v));
@@ -395,6 +413,32 @@ void AnalysisPanels::drawLayerProfiles() {
   bottom.yLabel = tr("count");
   bottom.series = {h0, h1, rank};
   layerTopology_->setData(std::move(bottom));
+
+  render::LinePlotData function;
+  function.xLabel = tr("layer");
+  function.yLabel = tr("value / its maximum");
+  const auto& e = experiments_;
+  if (e.klPerLayer.empty() && e.fisherPerParameter.empty()) {
+    function.title = tr("KL and Fisher by layer: not computed (Experiments menu)");
+  } else {
+    auto scaled = [](const QString& name, const std::vector<double>& v) {
+      render::LineSeries s{name, {}, {}};
+      double m = 0;
+      for (double x : v) m = std::max(m, std::abs(x));
+      for (std::size_t l = 0; l < v.size(); ++l) {
+        s.x.push_back(static_cast<double>(l));
+        s.y.push_back(m > 0 ? v[l] / m : 0.0);
+      }
+      return std::make_pair(s, m);
+    };
+    const auto [kl, klMax] = scaled(tr("KL(base || sinks removed)"), e.klPerLayer);
+    const auto [fisher, fisherMax] = scaled(tr("Fisher trace per parameter"), e.fisherPerParameter);
+    function.title = tr("Function by layer | max KL %1 nats, max Fisher/param %2")
+                         .arg(klMax, 0, 'g', 3)
+                         .arg(fisherMax, 0, 'g', 3);
+    function.series = {kl, fisher};
+  }
+  layerFunction_->setData(std::move(function));
 }
 
 }  // namespace sinkscope::ui

@@ -27,7 +27,15 @@ struct RunAnalysis;
 struct SentenceRun;
 
 // Per-head scores the overview can show.
-enum class HeadScore { SinkAttention, SinkBoost, Entropy, Fiedler, FScore, Taxonomy };
+enum class HeadScore { SinkAttention, SinkBoost, Entropy, Fiedler, FScore, Taxonomy, Dnll };
+
+// Results of the functional experiments (metrics.md s. 5 and 8) for the plain
+// run, once the user has computed them (Experiments menu); empty = not yet.
+struct ExperimentResults {
+  std::vector<double> headDnll;            // [layer * heads + head]
+  std::vector<double> klPerLayer;          // sinks removed in that layer
+  std::vector<double> fisherPerParameter;  // per layer
+};
 
 class AnalysisPanels : public QObject {
   Q_OBJECT
@@ -53,6 +61,9 @@ class AnalysisPanels : public QObject {
   // (the window keeps it and calls this again whenever it changes). Redraws.
   void setRun(const SentenceRun* run);
   void setScore(HeadScore score);
+  void setExperiments(ExperimentResults results);
+  const ExperimentResults& experiments() const { return experiments_; }
+  render::LinePlotView* layerFunctionView() const { return layerFunction_; }
 
  public Q_SLOTS:
   void refresh();
@@ -84,6 +95,8 @@ class AnalysisPanels : public QObject {
   render::LinePlotView* taxonomyCounts_ = nullptr;
   render::LinePlotView* layerSink_ = nullptr;
   render::LinePlotView* layerTopology_ = nullptr;
+  render::LinePlotView* layerFunction_ = nullptr;
+  ExperimentResults experiments_;
   render::SceneView* graph_ = nullptr;
   render::SceneView* valueSpace_ = nullptr;
   render::LinePlotView* valueCurve_ = nullptr;

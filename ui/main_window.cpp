@@ -1,5 +1,7 @@
 #include "ui/main_window.h"
 
+#include "models/experiments.h"
+#include "models/fisher.h"
 #include "render/panel_export.h"
 #include "ui/analysis_panels.h"
 #include "ui/interventions_panel.h"
@@ -308,6 +310,68 @@ void MainWindow::exportFocusedPanel() {
   if (!path.isEmpty()) exportPanel(view, path);
 }
 
+void MainWindow::computeHeadAblation() {
+  if (!run_ || !run_->trace || !model_) {
+    jobStatus_->showError(tr("Open a model and run a sentence first"), {});
+    return;
+  }
+  const auto trace = run_->trace;
+  const models::LoadedModel model = *model_;
+  jobs_->submit<std::vector<double>>(
+      tr("Head ablation"),
+      [trace, model](const JobProgress& progress) {
+        try {
+          return models::head_ablation_dnll(*model.model, *trace, true, progress);
+        } catch (const models::RunCancelled&) {
+          throw JobCancelled();
+        }
+      },
+      [this, trace](std::vector<double> dnll) {
+        if (!run_ || run_->trace != trace) return;  // a newer run replaced it
+        ExperimentResults e = panels_->experiments();
+        e.headDnll = std::move(dnll);
+        panels_->setExperiments(std::move(e));
+        panels_->setScore(HeadScore::Dnll);
+        Q_EMIT experimentsFinished();
+      },
+      QStringLiteral("experiments"));
+}
+
+void MainWindow::computeLayerFunction() {
+  if (!run_ || !run_->trace || !model_) {
+    jobStatus_->showError(tr("Open a model and run a sentence first"), {});
+    return;
+  }
+  const auto trace = run_->trace;
+  const models::LoadedModel model = *model_;
+  using Result = std::pair<std::vector<double>, std::vector<double>>;
+  jobs_->submit<Result>(
+      tr("KL and Fisher per layer"),
+      [trace, model](const JobProgress& progress) {
+        try {
+          Result r;
+          for (const auto& row : models::kl_sink_removal(*model.model, *trace, {}, progress))
+            if (row.scope != "all") r.first.push_back(row.meanKl);
+          std::vector<double> fisher(static_cast<std::size_t>(trace->layers()), 0.0);
+          for (const auto& f : models::fisher_per_layer(*model.model, trace->ids(), progress))
+            if (f.layer >= 0) fisher[static_cast<std::size_t>(f.layer)] = f.perParameter;
+          r.second = std::move(fisher);
+          return r;
+        } catch (const models::RunCancelled&) {
+          throw JobCancelled();
+        }
+      },
+      [this, trace](Result r) {
+        if (!run_ || run_->trace != trace) return;
+        ExperimentResults e = panels_->experiments();
+        e.klPerLayer = std::move(r.first);
+        e.fisherPerParameter = std::move(r.second);
+        panels_->setExperiments(std::move(e));
+        Q_EMIT experimentsFinished();
+      },
+      QStringLiteral("experiments"));
+}
+
 const SentenceRun* MainWindow::shownRun() const {
   if (!run_) return nullptr;
   if (intervened_ && interventionsPanel_->comparison() != Comparison::Before) return &*intervened_;
@@ -369,6 +433,12 @@ void MainWindow::buildActions() {
       {QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter)});
   QAction* cancel = run->addAction(tr("&Cancel all jobs"), jobs_, &JobRunner::cancelAll);
   cancel->setShortcut(QKeySequence(Qt::Key_Escape));
+
+  QMenu* experiments = menuBar()->addMenu(tr("E&xperiments"));
+  experiments->addAction(tr("Head ablation: dNLL of every head"), this,
+                         &MainWindow::computeHeadAblation);
+  experiments->addAction(tr("KL after sink removal and Fisher trace per layer"), this,
+                         &MainWindow::computeLayerFunction);
 
   // Navigation commands. Their keys (arrows, A, Home/End) reach the window
   // only when no text field has focus; see keyPressEvent.
@@ -475,7 +545,8 @@ void MainWindow::runSentence() {
 }
 
 void MainWindow::showRun(SentenceRun run) {
-  panels_->setRun(nullptr);  // the panels hold a pointer into run_ / intervened_
+  panels_->setRun(nullptr);     // the panels hold a pointer into run_ / intervened_
+  panels_->setExperiments({});  // they belonged to the previous run
   run_ = std::move(run);
   const int T = run_->tokenCount();
   tokenStatus_->setText(tr("T = %1").arg(T));

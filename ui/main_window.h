@@ -67,6 +67,10 @@ class MainWindow : public QMainWindow {
   void openModelFolder(const QString& folderOrName);
   void chooseModelFolder();
   void resetLayout();
+  // Experiments menu: single-head ablation dNLL of every head (overview score),
+  // and KL after sink removal plus the Fisher trace per layer (layer profiles).
+  void computeHeadAblation();
+  void computeLayerFunction();
   // Exports `view` (a heat map or plot panel) to `path`: .png at `dpi`, .pdf,
   // .svg or .csv with the model, text, selection and interventions in the
   // header. Errors go to the status bar; returns whether the file was written.
@@ -77,6 +81,7 @@ class MainWindow : public QMainWindow {
  Q_SIGNALS:
   void runFinished();
   void interventionsFinished();
+  void experimentsFinished();
   void modelOpened(const QString& folder);
 
  protected:

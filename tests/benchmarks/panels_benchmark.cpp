@@ -7,6 +7,7 @@
 #include <QApplication>
 #include <QTemporaryDir>
 #include <QTest>
+#include <cstdio>
 
 #include "models/model_writer.h"
 #include "render/gl_support.h"
@@ -40,7 +41,8 @@ ui::MainWindow& window() {
     while (text.size() < 300) text += QStringLiteral("attention sinks in the model ");
     win->setSentence(text);
     win->openModelFolder(folder);
-    QTest::qWaitFor([&] { return win->lastRun() && win->lastRun()->analysis; }, 120000);
+    if (!QTest::qWaitFor([&] { return win->lastRun() && win->lastRun()->analysis; }, 120000))
+      std::fprintf(stderr, "panels_benchmark: the run did not finish\n");
     return win;
   }();
   return *w;
@@ -54,7 +56,8 @@ void BM_SelectHeadAndRedrawEveryPanel(benchmark::State& state) {
     w.selection()->setHead(head);  // the analysis panels redraw synchronously
     // The window's own panels redraw behind a short timer: wait for them too.
     const QString where = QStringLiteral("head %1 ").arg(head);
-    QTest::qWaitFor([&] { return w.attentionView()->data().title.contains(where); }, 5000);
+    if (!QTest::qWaitFor([&] { return w.attentionView()->data().title.contains(where); }, 5000))
+      state.SkipWithError("the attention map did not follow the selection");
   }
   state.counters["tokens"] = w.lastRun() ? w.lastRun()->tokenCount() : 0;
 }
