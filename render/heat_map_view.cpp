@@ -158,7 +158,13 @@ void HeatMapView::setData(HeatMapData data) {
       const bool marked = column && std::find(data_.markedCols.begin(), data_.markedCols.end(),
                                               static_cast<int>(labels_.size()) - data_.rows) !=
                                         data_.markedCols.end();
-      if (marked)
+      const int index =
+          column ? static_cast<int>(labels_.size()) - data_.rows : static_cast<int>(labels_.size());
+      const bool lit = std::find(data_.highlighted.begin(), data_.highlighted.end(), index) !=
+                       data_.highlighted.end();
+      if (lit)
+        p->SetColor(kSelectedHighlight.r, kSelectedHighlight.g, kSelectedHighlight.b), p->BoldOn();
+      else if (marked)
         p->SetColor(kSinkHighlight.r, kSinkHighlight.g, kSinkHighlight.b), p->BoldOn();
       else
         p->SetColor(0.15, 0.15, 0.15);
@@ -212,6 +218,7 @@ void HeatMapView::mouseMoveEvent(QMouseEvent* event) {
   VtkViewWidget::mouseMoveEvent(event);
   if (event->buttons() != Qt::NoButton) return;
   const auto [row, col] = cellAt(event->position());
+  Q_EMIT cellHovered(row, col);
   if (row < 0) {
     QToolTip::hideText();
     return;

@@ -33,6 +33,7 @@ struct HeatMapData {
   bool fixedRange = false;         // use [rangeMin, rangeMax] instead of the data range
   bool logScale = false;           // colours by log10 of the value (from the smallest positive one)
   std::vector<int> markedCols;     // columns drawn with the sink highlight (their labels in red)
+  std::vector<int> highlighted;    // rows and columns whose labels are highlighted (orange)
   double rangeMin = 0.0;
   double rangeMax = 1.0;
 };
@@ -61,6 +62,8 @@ class HeatMapView : public VtkViewWidget {
  Q_SIGNALS:
   // A click (press and release without dragging) on cell (row, col).
   void cellClicked(int row, int col);
+  // The mouse moved onto cell (row, col); (-1, -1) when it left the matrix.
+  void cellHovered(int row, int col);
 
  protected:
   void resizeGL(int w, int h) override;

@@ -1,6 +1,8 @@
 #include "render/line_plot_view.h"
 
+#include <QMouseEvent>
 #include <QVBoxLayout>
+#include <cmath>
 #include <stdexcept>
 #include "render/qcustomplot_include.h"
 
@@ -32,6 +34,27 @@ LinePlotView::LinePlotView(QWidget* parent) : QWidget(parent), plot_(new QCustom
   plot_->legend->setVisible(true);
   plot_->legend->setFont(QFont("sans", 9));
   plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+  connect(plot_, &QCustomPlot::mouseMove, this, [this](QMouseEvent* event) {
+    std::pair<int, int> best{-1, -1};
+    double bestDistance = 8.0;  // pixels
+    for (std::size_t s = 0; s < data_.series.size(); ++s) {
+      const LineSeries& series = data_.series[s];
+      if (series.reference || series.threshold) continue;
+      for (std::size_t k = 0; k < series.x.size(); ++k) {
+        const double px = plot_->xAxis->coordToPixel(series.x[k]);
+        const double py = plot_->yAxis->coordToPixel(series.y[k]);
+        const double d = std::hypot(px - event->position().x(), py - event->position().y());
+        if (d < bestDistance) {
+          bestDistance = d;
+          best = {static_cast<int>(s), static_cast<int>(k)};
+        }
+      }
+    }
+    if (best != hovered_) {
+      hovered_ = best;
+      Q_EMIT pointHovered(best.first, best.second);
+    }
+  });
 }
 
 void LinePlotView::setData(LinePlotData data) {

@@ -5,6 +5,7 @@
 #include <QColor>
 #include <QString>
 #include <QWidget>
+#include <utility>
 #include <vector>
 
 class QCustomPlot;
@@ -40,9 +41,15 @@ class LinePlotView : public QWidget {
   const LinePlotData& data() const { return data_; }
   QCustomPlot* plot() const { return plot_; }
 
+ Q_SIGNALS:
+  // The mouse is over point `index` of series `series` (-1, -1: over none);
+  // within 8 pixels of a plotted point.
+  void pointHovered(int series, int index);
+
  private:
   LinePlotData data_;
   QCustomPlot* plot_;
+  std::pair<int, int> hovered_{-1, -1};
 };
 
 }  // namespace sinkscope::render

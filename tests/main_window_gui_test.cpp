@@ -23,6 +23,7 @@
 #include "models/model_writer.h"
 #include "render/heat_map_view.h"
 #include "render/line_plot_view.h"
+#include "render/qcustomplot_include.h"
 #include "render/scene_view.h"
 #include "support/render_compare.h"
 #include "ui/analysis_panels.h"
@@ -335,6 +336,43 @@ TEST_F(MainWindowGui, ExperimentsFeedTheOverviewAndTheLayerProfiles) {
   // A new run drops the old results.
   w.runSentence();
   EXPECT_TRUE(QTest::qWaitFor([&] { return panels->experiments().headDnll.empty(); }, kTimeout));
+}
+
+TEST_F(MainWindowGui, HoveringABarHighlightsItsTokensEverywhere) {
+  QTemporaryDir dir;
+  ui::MainWindow w;
+  w.resize(1400, 900);
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  w.openModelFolder(write_model_folder(dir, 2, 2));
+  ASSERT_TRUE(QTest::qWaitFor([&] { return w.lastRun() && w.lastRun()->analysis; }, kTimeout));
+  ui::AnalysisPanels* panels = w.analysisPanels();
+  for (QDockWidget* d : panels->docks())
+    if (d->objectName() == QStringLiteral("persistenceDock")) d->raise();
+  render::LinePlotView* diagram = panels->diagramView();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return diagram->isVisible(); }, kTimeout));
+  // Move the mouse onto the first H0 point of the diagram: its merging pair lights up.
+  const auto& bar = w.lastRun()->analysis->at(0, 0).persistence.h0.front();
+  QCustomPlot* plot = diagram->plot();
+  const QPoint at(static_cast<int>(plot->xAxis->coordToPixel(bar.birth)),
+                  static_cast<int>(plot->yAxis->coordToPixel(bar.death)));
+  QTest::mouseMove(plot, at);
+  ASSERT_TRUE(
+      QTest::qWaitFor([&] { return !w.selection()->highlightedTokens().isEmpty(); }, kTimeout));
+  QList<int> expected{bar.edge[0], bar.edge[1]};
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(w.selection()->highlightedTokens(), expected);
+  EXPECT_TRUE(QTest::qWaitFor(
+      [&] {
+        const auto& lit = w.attentionView()->data().highlighted;
+        return lit.size() == 2u && lit[0] == expected[0];
+      },
+      kTimeout));
+  // The graph draws those tokens in the selection colour.
+  const auto& points = panels->graphView()->data().points;
+  ASSERT_GT(points.size(), static_cast<std::size_t>(expected[1]));
+  EXPECT_DOUBLE_EQ(points[static_cast<std::size_t>(expected[1])].color.r,
+                   render::kSelectedHighlight.r);
 }
 
 TEST_F(MainWindowGui, PanelsKeepRenderingWhenFloatedAndRedocked) {

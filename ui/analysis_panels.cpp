@@ -159,6 +159,24 @@ AnalysisPanels::AnalysisPanels(QMainWindow* window, SelectionModel* selection)
              "selections."));
 
   connect(selection_, &SelectionModel::changed, this, &AnalysisPanels::refresh);
+  connect(selection_, &SelectionModel::highlightChanged, this, [this] { drawGraph(); });
+  // Hovering a bar of the diagram highlights the tokens that create and kill it.
+  connect(diagram_, &render::LinePlotView::pointHovered, this, [this](int series, int index) {
+    QList<int> tokens;
+    if (analysis_ && index >= 0 && (series == 0 || series == 1)) {
+      const auto& p = analysis_->at(selection_->layer(), selection_->head()).persistence;
+      const auto& bars = series == 0 ? p.h0 : p.h1;
+      if (index < static_cast<int>(bars.size())) {
+        const analysis::PersistenceBar& b = bars[static_cast<std::size_t>(index)];
+        for (int t : b.edge) tokens << t;
+        if (b.dimension == 1) {
+          for (int t : b.triangle) tokens << t;
+          for (const auto& e : b.cycle) tokens << e[0] << e[1];
+        }
+      }
+    }
+    selection_->setHighlightedTokens(tokens);
+  });
 }
 
 QDockWidget* AnalysisPanels::addDock(const QString& title, const QString& name, QWidget* content,
@@ -466,8 +484,11 @@ void AnalysisPanels::drawGraph() {
     p.position = g.embedding[static_cast<std::size_t>(t)];
     const double alpha = r.keyImportance[static_cast<std::size_t>(t)];
     p.size = 0.6 + 1.6 * std::sqrt(alpha / maxAlpha);
-    p.color =
-        sink[static_cast<std::size_t>(t)] ? render::kSinkHighlight : render::Rgb{0.23, 0.32, 0.55};
+    const bool lit = selection_->highlightedTokens().contains(t);
+    p.color = lit                                 ? render::kSelectedHighlight
+              : sink[static_cast<std::size_t>(t)] ? render::kSinkHighlight
+                                                  : render::Rgb{0.23, 0.32, 0.55};
+    if (lit) p.size *= 1.4;
     p.label = QStringLiteral("%1 %2").arg(t).arg(run_->tokens.value(t));
     d.points.push_back(p);
   }

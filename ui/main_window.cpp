@@ -107,6 +107,7 @@ MainWindow::MainWindow(QWidget* parent)
   redraw->setInterval(0);
   connect(redraw, &QTimer::timeout, this, &MainWindow::refreshPanels);
   connect(selection_, &SelectionModel::changed, redraw, qOverload<>(&QTimer::start));
+  connect(selection_, &SelectionModel::highlightChanged, redraw, qOverload<>(&QTimer::start));
   connect(selection_, &SelectionModel::interventionsChanged, this,
           &MainWindow::updateInterventionsLabel);
 
@@ -229,11 +230,16 @@ void MainWindow::buildDocks() {
   addDockWidget(Qt::RightDockWidgetArea, profileDock_);
   splitDockWidget(attentionDock_, profileDock_, Qt::Vertical);
 
-  if (attentionView_)
+  if (attentionView_) {
+    connect(attentionView_, &render::HeatMapView::cellHovered, this, [this](int row, int col) {
+      // The hovered query and key light up in every panel that shows tokens.
+      selection_->setHighlightedTokens(row < 0 ? QList<int>{} : QList<int>{row, col});
+    });
     connect(attentionView_, &render::HeatMapView::cellClicked, this, [this](int row, int col) {
       selection_->setQueryToken(row);
       selection_->setKeyToken(col);
     });
+  }
 
   // The analysis panels: the overview under the model dock, the others
   // tabbed beside the key-importance plot.
@@ -701,6 +707,7 @@ void MainWindow::refreshPanels() {
     // Sinks of the shown head (metrics.md s. 1) have red column labels.
     if (shown.analysis && !difference)
       data.markedCols = shown.analysis->at(layer, selection_->head()).sinks.keys();
+    for (int t : selection_->highlightedTokens()) data.highlighted.push_back(t);
     data.rangeMin = 0.0;
     data.rangeMax = 1.0;
     attentionView_->setData(std::move(data));

@@ -110,6 +110,16 @@ void SelectionModel::setTopN(int n) {
   Q_EMIT changed();
 }
 
+void SelectionModel::setHighlightedTokens(const QList<int>& tokens) {
+  QList<int> valid;
+  for (int t : tokens)
+    if (t >= 0 && t < tokenCount_ && !valid.contains(t)) valid << t;
+  std::sort(valid.begin(), valid.end());
+  if (valid == highlighted_) return;
+  highlighted_ = valid;
+  Q_EMIT highlightChanged(highlighted_);
+}
+
 void SelectionModel::setInterventions(const InterventionList& interventions) {
   if (interventions == interventions_) return;
   interventions_ = interventions;

@@ -43,6 +43,11 @@ class SelectionModel : public QObject {
   void setThreshold(double threshold);  // clamped to [0, 1]
   void setTopN(int n);                  // clamped to [1, max(1, tokenCount)]
   void setInterventions(const InterventionList& interventions);
+  // Tokens to highlight everywhere (hovered in one panel: a token, the tokens
+  // that create and kill a persistence bar). Transient: not part of changed(),
+  // so hovering redraws only what highlights.
+  const QList<int>& highlightedTokens() const { return highlighted_; }
+  void setHighlightedTokens(const QList<int>& tokens);
   void addIntervention(const Intervention& intervention);  // ignored when already active
   void removeIntervention(const Intervention& intervention);
 
@@ -59,6 +64,7 @@ class SelectionModel : public QObject {
   void thresholdChanged(double threshold);
   void topNChanged(int n);
   void interventionsChanged(const sinkscope::ui::InterventionList& interventions);
+  void highlightChanged(const QList<int>& tokens);
   // Emitted once after any of the above, for views that redraw on anything.
   void changed();
 
@@ -78,6 +84,7 @@ class SelectionModel : public QObject {
   double threshold_ = kDefaultThreshold;
   int topN_ = kDefaultTopN;
   int requestedTopN_ = kDefaultTopN;  // what the user asked for, before clamping
+  QList<int> highlighted_;
   InterventionList interventions_;
 };
 
