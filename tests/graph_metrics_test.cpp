@@ -176,3 +176,26 @@ TEST(ReferenceFrames, SpecialisationAndTheRule) {
   EXPECT_EQ(reference_frame(enc, "[CLS]", "[SEP]", false).frame, ReferenceFrame::Distributed)
       << "decoders are never bidirectional";
 }
+
+#include "analysis/graph_layout.h"
+
+TEST(GraphLayout, ForceLayoutOfAStarPutsTheHubInTheMiddleAndIsSeeded) {
+  // Every token attends only to token 0 (and itself): a star into the sink.
+  const int T = 9;
+  AttentionMatrix m{std::vector<float>(T * T, 0.0f), T, true};
+  m.weights[0] = 1.0f;
+  for (int i = 1; i < T; ++i)
+    m.weights[static_cast<std::size_t>(i * T)] = m.weights[static_cast<std::size_t>(i * T + i)] =
+        0.5f;
+  const auto a = graph_layout_force(m.view(), {0.1, 200, 3});
+  ASSERT_EQ(a.size(), static_cast<std::size_t>(T));
+  double hub = std::hypot(a[0][0], a[0][1]), leaves = 0;
+  for (int k = 1; k < T; ++k) {
+    EXPECT_LE(std::abs(a[static_cast<std::size_t>(k)][0]), 1.0 + 1e-9);
+    EXPECT_LE(std::abs(a[static_cast<std::size_t>(k)][1]), 1.0 + 1e-9);
+    leaves +=
+        std::hypot(a[static_cast<std::size_t>(k)][0], a[static_cast<std::size_t>(k)][1]) / (T - 1);
+  }
+  EXPECT_LT(hub, 0.5 * leaves) << "the sink sits at the centre of its star";
+  EXPECT_EQ(graph_layout_force(m.view(), {0.1, 200, 3}), a) << "the same seed, the same figure";
+}

@@ -373,6 +373,10 @@ TEST_F(MainWindowGui, HoveringABarHighlightsItsTokensEverywhere) {
   ASSERT_GT(points.size(), static_cast<std::size_t>(expected[1]));
   EXPECT_DOUBLE_EQ(points[static_cast<std::size_t>(expected[1])].color.r,
                    render::kSelectedHighlight.r);
+  // The force-directed layout is flat and says so.
+  panels->setGraphLayout(1);
+  EXPECT_TRUE(panels->graphView()->data().legend.contains(QStringLiteral("force-directed")));
+  for (const auto& p : panels->graphView()->data().points) EXPECT_EQ(p.position[2], 0.0);
 }
 
 TEST_F(MainWindowGui, PanelsKeepRenderingWhenFloatedAndRedocked) {

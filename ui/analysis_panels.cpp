@@ -8,6 +8,7 @@
 #include <QVBoxLayout>
 #include <cmath>
 
+#include "analysis/graph_layout.h"
 #include "analysis/sink_metric.h"
 #include "analysis/taxonomy.h"
 #include "models/model.h"
@@ -127,18 +128,28 @@ AnalysisPanels::AnalysisPanels(QMainWindow* window, SelectionModel* selection)
              "heads whose mean attention to it exceeds 0.3 (the sink rate), degree "
              "centralisation, bar counts and the effective rank of the hidden states."));
 
+  auto* graphBox = new QWidget(window);
+  auto* graphLayout = new QVBoxLayout(graphBox);
+  graphLayout->setContentsMargins(2, 2, 2, 2);
+  layoutChooser_ = new QComboBox(graphBox);
+  layoutChooser_->setObjectName(QStringLiteral("graphLayout"));
+  layoutChooser_->addItem(tr("spectral embedding (3-D)"));
+  layoutChooser_->addItem(tr("force-directed (2-D, Fruchterman-Reingold, seeded)"));
+  connect(layoutChooser_, &QComboBox::currentIndexChanged, this, [this] { drawGraph(); });
+  graphLayout->addWidget(layoutChooser_);
   if (gl) {
-    graph_ = new render::SceneView(window);
+    graph_ = new render::SceneView(graphBox);
     graph_->setObjectName(QStringLiteral("graphView"));
+    graphLayout->addWidget(graph_, 1);
+  } else {
+    graphLayout->addWidget(new QLabel(render::gl_unavailable_message(), graphBox), 1);
   }
-  addDock(
-      tr("Attention graph"), QStringLiteral("graphDock"),
-      graph_ ? static_cast<QWidget*>(graph_) : new QLabel(render::gl_unavailable_message(), window),
-      tr("Tokens as points placed by the spectral embedding of the attention graph "
-         "(eigenvectors 2-4 of its Laplacian at the selected threshold), an edge where a "
-         "query gives a key at least theta. Point size: mean attention the token "
-         "receives; red: sinks. A sink pulls the graph into a star around itself. Drag to "
-         "rotate."));
+  addDock(tr("Attention graph"), QStringLiteral("graphDock"), graphBox,
+          tr("Tokens as points placed by the spectral embedding of the attention graph "
+             "(eigenvectors 2-4 of its Laplacian at the selected threshold), an edge where a "
+             "query gives a key at least theta. Point size: mean attention the token "
+             "receives; red: sinks. A sink pulls the graph into a star around itself. Drag to "
+             "rotate."));
 
   auto* valueBox = new QSplitter(Qt::Vertical, window);
   if (gl) {
@@ -198,6 +209,8 @@ void AnalysisPanels::setRun(const SentenceRun* run) {
   source_ = run ? run->source : QString();
   refresh();
 }
+
+void AnalysisPanels::setGraphLayout(int layout) { layoutChooser_->setCurrentIndex(layout); }
 
 void AnalysisPanels::setExperiments(ExperimentResults results) {
   experiments_ = std::move(results);
@@ -468,20 +481,24 @@ void AnalysisPanels::drawGraph() {
   const int layer = selection_->layer(), head = selection_->head();
   const analysis::AttentionMatrix map = run_->attention(layer, head);
   const double theta = selection_->threshold();
-  const analysis::GraphSpectrum g = analysis::graph_spectrum(map.view(), {theta, false, true});
+  const bool force = layoutChooser_->currentIndex() == 1;
+  const std::vector<std::array<double, 3>> positions =
+      force ? analysis::graph_layout_force(map.view(), {theta, 100, 1})
+            : analysis::graph_spectrum(map.view(), {theta, false, true}).embedding;
   const analysis::HeadAnalysis& r = analysis_->at(layer, head);
   render::SceneData d;
   d.title =
       tr("Attention graph | layer %1, %2 | theta %3").arg(layer).arg(head_name(head)).arg(theta);
-  d.legend =
-      tr("spectral layout; size: attention received; red: sinks (%1)").arg(r.sinks.sinks.size());
+  d.legend = tr("%1 layout; size: attention received; red: sinks (%2)")
+                 .arg(force ? tr("force-directed") : tr("spectral"))
+                 .arg(r.sinks.sinks.size());
   std::vector<bool> sink(static_cast<std::size_t>(map.size), false);
   for (int k : r.sinks.keys()) sink[static_cast<std::size_t>(k)] = true;
   double maxAlpha = 1e-12;
   for (double a : r.keyImportance) maxAlpha = std::max(maxAlpha, a);
   for (int t = 0; t < map.size; ++t) {
     render::ScenePoint p;
-    p.position = g.embedding[static_cast<std::size_t>(t)];
+    p.position = positions[static_cast<std::size_t>(t)];
     const double alpha = r.keyImportance[static_cast<std::size_t>(t)];
     p.size = 0.6 + 1.6 * std::sqrt(alpha / maxAlpha);
     const bool lit = selection_->highlightedTokens().contains(t);

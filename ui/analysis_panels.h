@@ -54,6 +54,8 @@ class AnalysisPanels : public QObject {
   render::LinePlotView* layerSinkView() const { return layerSink_; }
   render::LinePlotView* layerTopologyView() const { return layerTopology_; }
   render::SceneView* graphView() const { return graph_; }
+  // 0: spectral embedding (3-D), 1: force-directed (2-D).
+  void setGraphLayout(int layout);
   render::SceneView* valueSpaceView() const { return valueSpace_; }
   render::LinePlotView* valueCurveView() const { return valueCurve_; }
 
@@ -87,6 +89,7 @@ class AnalysisPanels : public QObject {
   HeadScore score_ = HeadScore::SinkAttention;
   std::vector<QDockWidget*> docks_;
   QComboBox* scoreChooser_ = nullptr;
+  QComboBox* layoutChooser_ = nullptr;  // graph: spectral 3-D or force-directed 2-D
   render::HeatMapView* overview_ = nullptr;
   render::LinePlotView* diagram_ = nullptr;
   render::LinePlotView* betti_ = nullptr;

@@ -1,0 +1,51 @@
+#include "analysis/graph_layout.h"
+
+#include <algorithm>
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/fruchterman_reingold.hpp>
+#include <boost/graph/random_layout.hpp>
+#include <boost/graph/topology.hpp>
+#include <boost/random/mersenne_twister.hpp>
+#include <cmath>
+
+namespace sinkscope::analysis {
+
+std::vector<std::array<double, 3>> graph_layout_force(const AttentionView& a,
+                                                      const ForceLayoutParams& p) {
+  attention_require_usable(a, "graph_layout_force");
+  const int n = a.size;
+  std::vector<std::array<double, 3>> out(static_cast<std::size_t>(n), {0.0, 0.0, 0.0});
+  if (n < 2) return out;
+  using Topology = boost::square_topology<boost::mt19937>;
+  using Point = Topology::point_type;
+  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS,
+                                      boost::property<boost::vertex_index_t, int>>;
+  Graph g(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j)
+      if (a.at(i, j) >= p.threshold || a.at(j, i) >= p.threshold)
+        boost::add_edge(static_cast<std::size_t>(i), static_cast<std::size_t>(j), g);
+  boost::mt19937 rng(static_cast<boost::mt19937::result_type>(p.seed));
+  const double side = 100.0;
+  Topology topology(rng, side);
+  std::vector<Point> positions(static_cast<std::size_t>(n));
+  auto position =
+      boost::make_iterator_property_map(positions.begin(), boost::get(boost::vertex_index, g));
+  boost::random_graph_layout(g, position, topology);
+  boost::fruchterman_reingold_force_directed_layout(
+      g, position, topology,
+      boost::cooling(boost::linear_cooling<double>(std::max(1, p.iterations))));
+  // Scale into [-1, 1]^2 around the centre.
+  double extent = 1e-12;
+  std::array<double, 2> centre{0, 0};
+  for (const Point& q : positions) centre[0] += q[0] / n, centre[1] += q[1] / n;
+  for (const Point& q : positions)
+    extent = std::max({extent, std::abs(q[0] - centre[0]), std::abs(q[1] - centre[1])});
+  for (int k = 0; k < n; ++k)
+    out[static_cast<std::size_t>(k)] = {
+        (positions[static_cast<std::size_t>(k)][0] - centre[0]) / extent,
+        (positions[static_cast<std::size_t>(k)][1] - centre[1]) / extent, 0.0};
+  return out;
+}
+
+}  // namespace sinkscope::analysis
