@@ -22,6 +22,16 @@ constexpr std::array<Rgb, 11> kViridisAnchors{{
 }};
 }  // namespace
 
+Rgb colormap_diverging(double t) {
+  t = std::clamp(t, -1.0, 1.0);
+  // Blue (0.23, 0.30, 0.75) -> white -> red (0.71, 0.02, 0.15), linear in each half.
+  const Rgb blue{0.23, 0.30, 0.75}, white{0.97, 0.97, 0.97}, red{0.71, 0.02, 0.15};
+  const Rgb& end = t < 0 ? blue : red;
+  const double f = std::abs(t);
+  return {white.r + f * (end.r - white.r), white.g + f * (end.g - white.g),
+          white.b + f * (end.b - white.b)};
+}
+
 Rgb colormap_viridis(double t) {
   if (!std::isfinite(t)) t = 0.0;
   t = std::clamp(t, 0.0, 1.0) * (kViridisAnchors.size() - 1);

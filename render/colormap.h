@@ -12,6 +12,10 @@ struct Rgb {
 // Viridis at t in [0, 1] (clamped).
 Rgb colormap_viridis(double t);
 
+// The one diverging colour map, for differences (before/after): blue for
+// negative, white at 0, red for positive; t in [-1, 1] (clamped).
+Rgb colormap_diverging(double t);
+
 // The highlight colour of sink tokens, used in every panel.
 inline constexpr Rgb kSinkHighlight{0.894, 0.102, 0.110};
 // The colour of selected (top-N) tokens.

@@ -126,8 +126,18 @@ void HeatMapView::setData(HeatMapData data) {
     lo = std::isfinite(smallest) ? std::max(smallest, 1e-6) : 1e-6;
     if (hi <= lo) hi = lo * 10;
   }
-  lut_->SetScale(data_.logScale ? VTK_SCALE_LOG10 : VTK_SCALE_LINEAR);
   if (hi <= lo) hi = lo + 1e-6;
+  lut_->SetScale(data_.logScale ? VTK_SCALE_LOG10 : VTK_SCALE_LINEAR);
+  if (data_.diverging) {
+    const double m = std::max({std::abs(lo), std::abs(hi), 1e-9});
+    lo = -m;
+    hi = m;
+  }
+  for (int i = 0; i < kLutSize; ++i) {
+    const double t = static_cast<double>(i) / (kLutSize - 1);
+    const Rgb c = data_.diverging ? colormap_diverging(2 * t - 1) : colormap_viridis(t);
+    lut_->SetTableValue(i, c.r, c.g, c.b, 1.0);
+  }
   shownMin_ = lo;
   shownMax_ = hi;
   lut_->SetRange(lo, hi);

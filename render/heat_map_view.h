@@ -31,6 +31,7 @@ struct HeatMapData {
   QString quantity;                // colour bar label, e.g. "attention weight"
   QString rowTitle, colTitle;      // what rows and columns are, for the hover text ("query")
   bool fixedRange = false;         // use [rangeMin, rangeMax] instead of the data range
+  bool diverging = false;          // differences: the diverging map, symmetric around 0
   bool logScale = false;           // colours by log10 of the value (from the smallest positive one)
   std::vector<int> markedCols;     // columns drawn with the sink highlight (their labels in red)
   std::vector<int> highlighted;    // rows and columns whose labels are highlighted (orange)

@@ -50,11 +50,12 @@ QString header(const QStringList& comments) {
   return s;
 }
 
-QColor viridis(double t) {
-  const Rgb c = colormap_viridis(t);
+QColor to_qcolor(const Rgb& c) {
   return QColor::fromRgbF(static_cast<float>(c.r), static_cast<float>(c.g),
                           static_cast<float>(c.b));
 }
+
+QColor viridis(double t) { return to_qcolor(colormap_viridis(t)); }
 
 // The heat map on a painter, in a w x h logical area: title, labels, cells, colour bar.
 void paint_heat_map(QPainter& p, const HeatMapData& d, double lo, double hi, int w, int h) {
@@ -76,8 +77,10 @@ void paint_heat_map(QPainter& p, const HeatMapData& d, double lo, double hi, int
     for (int c = 0; c < d.cols; ++c) {
       const std::size_t k = static_cast<std::size_t>(r) * d.cols + c;
       const bool hidden = !d.hidden.empty() && d.hidden[k];
-      const QColor color =
-          hidden ? QColor(225, 225, 225) : viridis((d.values[k] - lo) / std::max(hi - lo, 1e-12));
+      const double t = (d.values[k] - lo) / std::max(hi - lo, 1e-12);
+      const QColor color = hidden        ? QColor(225, 225, 225)
+                           : d.diverging ? to_qcolor(colormap_diverging(2 * t - 1))
+                                         : viridis(t);
       p.setBrush(color);
       // A hair wider than the cell: no seams between neighbours at any scale.
       p.drawRect(QRectF(left + c * cell, top + r * cell, cell + 0.4, cell + 0.4));
@@ -100,7 +103,8 @@ void paint_heat_map(QPainter& p, const HeatMapData& d, double lo, double hi, int
   const double barX = left + d.cols * cell + 20, barH = d.rows * cell;
   for (int k = 0; k < 100; ++k) {
     p.setPen(Qt::NoPen);
-    p.setBrush(viridis(1.0 - k / 99.0));
+    p.setBrush(d.diverging ? to_qcolor(colormap_diverging(1.0 - 2.0 * k / 99.0))
+                           : viridis(1.0 - k / 99.0));
     p.drawRect(QRectF(barX, top + k * barH / 100.0, 14, barH / 100.0 + 0.5));
   }
   p.setPen(Qt::black);

@@ -223,6 +223,8 @@ TEST_F(MainWindowGui, AnInterventionChangesTheMapsItMustAndOnlyThose) {
     return m;
   };
   // Ablating a head of layer 1 cannot change layers 0 and 1's attention, and must change layer 2's.
+  EXPECT_TRUE(w.attentionView()->data().diverging) << "differences use the diverging map";
+  EXPECT_EQ(w.attentionView()->displayedMin(), -w.attentionView()->displayedMax());
   EXPECT_EQ(largest(0), 0.0f);
   EXPECT_EQ(largest(1), 0.0f);
   EXPECT_GT(largest(2), 1e-6f);

@@ -703,6 +703,7 @@ void MainWindow::refreshPanels() {
     data.rowTitle = tr("query");
     data.colTitle = tr("key");
     data.fixedRange = !difference;
+    data.diverging = difference;
     data.logScale = !difference && logScaleBox_ && logScaleBox_->isChecked();
     // Sinks of the shown head (metrics.md s. 1) have red column labels.
     if (shown.analysis && !difference)
