@@ -3,7 +3,9 @@
 #include <QMouseEvent>
 #include <QToolTip>
 
+#include <vtkActor.h>
 #include <vtkCamera.h>
+#include <vtkCellArray.h>
 #include <vtkFloatArray.h>
 #include <vtkGenericOpenGLRenderWindow.h>
 #include <vtkImageActor.h>
@@ -12,6 +14,10 @@
 #include <vtkImageMapper3D.h>
 #include <vtkLookupTable.h>
 #include <vtkPointData.h>
+#include <vtkPoints.h>
+#include <vtkPolyData.h>
+#include <vtkPolyDataMapper.h>
+#include <vtkProperty.h>
 #include <vtkRenderer.h>
 #include <vtkScalarBarActor.h>
 #include <vtkTextActor.h>
@@ -147,6 +153,29 @@ void HeatMapView::setData(HeatMapData data) {
   image_->Modified();
 
   renderer()->RemoveActor(actor_);
+  if (outline_) renderer()->RemoveActor(outline_);
+  outline_ = nullptr;
+  if (data_.outlineRow >= 0 && data_.outlineRow < data_.rows && data_.outlineCol >= 0 &&
+      data_.outlineCol < data_.cols) {
+    // A frame around the cell, in world coordinates (cell (r, c) is centred on (c, rows-1-r)).
+    const double x = data_.outlineCol, y = data_.rows - 1 - data_.outlineRow;
+    vtkNew<vtkPoints> corners;
+    for (const auto& [dx, dy] : {std::pair{-0.5, -0.5}, {0.5, -0.5}, {0.5, 0.5}, {-0.5, 0.5}})
+      corners->InsertNextPoint(x + dx, y + dy, 0.01);
+    vtkNew<vtkCellArray> loop;
+    const vtkIdType ids[5] = {0, 1, 2, 3, 0};
+    loop->InsertNextCell(5, ids);
+    vtkNew<vtkPolyData> frame;
+    frame->SetPoints(corners);
+    frame->SetLines(loop);
+    vtkNew<vtkPolyDataMapper> mapper;
+    mapper->SetInputData(frame);
+    outline_ = vtkSmartPointer<vtkActor>::New();
+    outline_->SetMapper(mapper);
+    outline_->GetProperty()->SetColor(kSinkHighlight.r, kSinkHighlight.g, kSinkHighlight.b);
+    outline_->GetProperty()->SetLineWidth(3.0);
+    renderer()->AddActor(outline_);
+  }
   if (cells > 0) renderer()->AddActor(actor_);
   colorBar_->SetTitle(data_.quantity.toUtf8().constData());
   colorBar_->SetVisibility(cells > 0);

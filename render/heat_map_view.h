@@ -12,6 +12,7 @@
 #include "render/vtk_view_widget.h"
 
 class vtkImageData;
+class vtkActor;
 class vtkImageActor;
 class vtkImageMapToColors;
 class vtkLookupTable;
@@ -35,6 +36,7 @@ struct HeatMapData {
   bool logScale = false;           // colours by log10 of the value (from the smallest positive one)
   std::vector<int> markedCols;     // columns drawn with the sink highlight (their labels in red)
   std::vector<int> highlighted;    // rows and columns whose labels are highlighted (orange)
+  int outlineRow = -1, outlineCol = -1;  // a cell drawn with a frame (the selection)
   double rangeMin = 0.0;
   double rangeMax = 1.0;
 };
@@ -85,6 +87,7 @@ class HeatMapView : public VtkViewWidget {
   vtkNew<vtkImageActor> actor_;
   vtkNew<vtkScalarBarActor> colorBar_;
   vtkNew<vtkTextActor> title_;
+  vtkSmartPointer<vtkActor> outline_;
   std::vector<vtkSmartPointer<vtkTextActor>>
       labels_;  // in world coordinates: they pan and zoom with the map
 };

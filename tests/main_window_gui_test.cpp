@@ -175,6 +175,8 @@ TEST_F(MainWindowGui, AClickInTheOverviewMovesEveryPanel) {
   EXPECT_TRUE(panels->spectrumView()->data().title.contains(where));
   EXPECT_TRUE(panels->taxonomyView()->data().title.contains(QStringLiteral("layer 2, head 3")));
   EXPECT_TRUE(overview->data().title.contains(where));
+  EXPECT_EQ(overview->data().outlineRow, 2) << "the selected head is framed in the overview";
+  EXPECT_EQ(overview->data().outlineCol, 3);
   EXPECT_TRUE(w.profileView()->data().title.contains(where));
   EXPECT_TRUE(panels->graphView()->data().title.contains(where));
   EXPECT_TRUE(panels->valueSpaceView()->data().title.contains(where));

@@ -295,6 +295,8 @@ void AnalysisPanels::drawOverview() {
   d.quantity = name;
   d.title =
       tr("selected: layer %1, %2").arg(selection_->layer()).arg(head_name(selection_->head()));
+  d.outlineRow = selection_->layer();
+  d.outlineCol = selection_->head();  // the head average (-1) has no cell
   overview_->setData(std::move(d));
 }
 
