@@ -9,6 +9,7 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QImage>
+#include <QLineF>
 #include <QMessageBox>
 #include <QSettings>
 #include <QSignalSpy>
@@ -355,12 +356,25 @@ TEST_F(MainWindowGui, HoveringABarHighlightsItsTokensEverywhere) {
     if (d->objectName() == QStringLiteral("persistenceDock")) d->raise();
   render::LinePlotView* diagram = panels->diagramView();
   ASSERT_TRUE(QTest::qWaitFor([&] { return diagram->isVisible(); }, kTimeout));
-  // Move the mouse onto the first H0 point of the diagram: its merging pair lights up.
-  const auto& bar = w.lastRun()->analysis->at(0, 0).persistence.h0.front();
+  QTest::qWait(100);  // let the raised tab lay out, so axis pixels are final
+  // Move the mouse onto the H0 point farthest from every other point (so the hover
+  // is unambiguous): the pair of tokens whose merge kills that bar lights up.
+  const auto& h0 = w.lastRun()->analysis->at(0, 0).persistence.h0;
   QCustomPlot* plot = diagram->plot();
-  const QPoint at(static_cast<int>(plot->xAxis->coordToPixel(bar.birth)),
-                  static_cast<int>(plot->yAxis->coordToPixel(bar.death)));
-  QTest::mouseMove(plot, at);
+  auto pixel = [&](const analysis::PersistenceBar& b) {
+    return QPointF(plot->xAxis->coordToPixel(b.birth), plot->yAxis->coordToPixel(b.death));
+  };
+  std::size_t chosen = 0;
+  double isolation = -1;
+  for (std::size_t k = 0; k < h0.size(); ++k) {
+    if (h0[k].edge[0] < 0) continue;  // the infinite class has no merging pair
+    double nearest = 1e9;
+    for (std::size_t m = 0; m < h0.size(); ++m)
+      if (m != k) nearest = std::min(nearest, QLineF(pixel(h0[k]), pixel(h0[m])).length());
+    if (nearest > isolation) isolation = nearest, chosen = k;
+  }
+  const auto& bar = h0[chosen];
+  QTest::mouseMove(plot, pixel(bar).toPoint());
   ASSERT_TRUE(
       QTest::qWaitFor([&] { return !w.selection()->highlightedTokens().isEmpty(); }, kTimeout));
   QList<int> expected{bar.edge[0], bar.edge[1]};
