@@ -3,6 +3,7 @@
 #include <QMouseEvent>
 #include <QVBoxLayout>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include "render/qcustomplot_include.h"
 
@@ -76,8 +77,17 @@ void LinePlotView::setData(LinePlotData data) {
   for (const auto& s : data_.series) {
     QCPGraph* g = plot_->addGraph();
     g->setName(s.name);
-    g->setData(QVector<double>(s.x.begin(), s.x.end()), QVector<double>(s.y.begin(), s.y.end()),
-               true);
+    if (s.segments) {
+      // NaN between segments: QCustomPlot leaves a gap there.
+      QVector<double> x, y;
+      const double gap = std::numeric_limits<double>::quiet_NaN();
+      for (std::size_t k = 0; k + 1 < s.x.size(); k += 2)
+        x << s.x[k] << s.x[k + 1] << gap, y << s.y[k] << s.y[k + 1] << gap;
+      g->setData(x, y, true);
+    } else {
+      g->setData(QVector<double>(s.x.begin(), s.x.end()), QVector<double>(s.y.begin(), s.y.end()),
+                 true);
+    }
     if (s.threshold) {
       g->setPen(QPen(QColor(178, 24, 43), 1.5, Qt::DotLine));
     } else if (s.reference) {

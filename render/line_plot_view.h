@@ -19,6 +19,7 @@ struct LineSeries {
   bool reference = false;  // drawn as a grey dashed line (baselines)
   bool threshold = false;  // drawn as a dark dotted line (thresholds such as eps)
   bool scatter = false;    // points only, no connecting line (diagrams, spectra)
+  bool segments = false;   // points 2k and 2k+1 are the ends of one segment (barcodes)
 };
 
 struct LinePlotData {

@@ -190,6 +190,11 @@ TEST_F(MainWindowGui, AClickInTheOverviewMovesEveryPanel) {
   const auto& diagram = panels->diagramView()->data();
   ASSERT_FALSE(diagram.series.empty());
   EXPECT_EQ(static_cast<int>(diagram.series[0].x.size()), w.lastRun()->tokenCount());
+  // The barcode draws the same bars, two ends each.
+  const auto& code = panels->barcodeView()->data();
+  ASSERT_EQ(code.series.size(), 2u);
+  EXPECT_EQ(code.series[0].x.size(), 2 * diagram.series[0].x.size());
+  EXPECT_EQ(code.series[1].x.size(), 2 * diagram.series[1].x.size());
 }
 
 TEST_F(MainWindowGui, AnInterventionChangesTheMapsItMustAndOnlyThose) {

@@ -79,7 +79,13 @@ AnalysisPanels::AnalysisPanels(QMainWindow* window, SelectionModel* selection)
   diagram_->setObjectName(QStringLiteral("persistenceDiagram"));
   betti_ = new render::LinePlotView(window);
   betti_->setObjectName(QStringLiteral("bettiCurves"));
-  addDock(tr("Persistence"), QStringLiteral("persistenceDock"), stack(diagram_, betti_),
+  barcode_ = new render::LinePlotView(window);
+  barcode_->setObjectName(QStringLiteral("barcode"));
+  auto* persistence = new QSplitter(Qt::Vertical);
+  persistence->addWidget(diagram_);
+  persistence->addWidget(barcode_);
+  persistence->addWidget(betti_);
+  addDock(tr("Persistence"), QStringLiteral("persistenceDock"), persistence,
           tr("Topology of the attention graph (metrics.md s. 2): tokens are points at distance "
              "1 - (A_ij + A_ji)/2. As the distance scale e grows, tokens join into components "
              "(H0) and close loops (H1). Each dot is one feature, born and dying at the plotted "
@@ -321,6 +327,24 @@ void AnalysisPanels::drawPersistence() {
   d.series = {h0, h1, diagonal, minLine};
   d.xPadding = 0.02;
   diagram_->setData(std::move(d));
+
+  render::LinePlotData code;
+  code.title = tr("Barcode | one bar per feature, from birth to death");
+  code.xLabel = tr("distance scale e");
+  code.yLabel = tr("bar");
+  render::LineSeries c0{tr("H0"), {}, {}}, c1{tr("H1"), {}, {}};
+  c0.segments = c1.segments = true;
+  int row = 0;
+  for (const auto* list : {&r.persistence.h0, &r.persistence.h1})
+    for (const auto& bar : *list) {
+      auto& s = list == &r.persistence.h0 ? c0 : c1;
+      s.x.push_back(bar.birth), s.x.push_back(bar.death);
+      s.y.push_back(row), s.y.push_back(row);
+      ++row;
+    }
+  code.series = {c0, c1};
+  code.xPadding = 0.02;
+  barcode_->setData(std::move(code));
 
   render::LinePlotData b;
   b.title = tr("Betti curves | bars above %1: H0 %2, H1 %3")

@@ -48,6 +48,7 @@ class AnalysisPanels : public QObject {
   render::HeatMapView* overviewView() const { return overview_; }
   render::LinePlotView* diagramView() const { return diagram_; }
   render::LinePlotView* bettiView() const { return betti_; }
+  render::LinePlotView* barcodeView() const { return barcode_; }
   render::LinePlotView* spectrumView() const { return spectrum_; }
   render::HeatMapView* taxonomyView() const { return taxonomy_; }
   render::LinePlotView* taxonomyCountsView() const { return taxonomyCounts_; }
@@ -93,6 +94,7 @@ class AnalysisPanels : public QObject {
   render::HeatMapView* overview_ = nullptr;
   render::LinePlotView* diagram_ = nullptr;
   render::LinePlotView* betti_ = nullptr;
+  render::LinePlotView* barcode_ = nullptr;
   render::LinePlotView* spectrum_ = nullptr;
   render::HeatMapView* taxonomy_ = nullptr;
   render::LinePlotView* taxonomyCounts_ = nullptr;
