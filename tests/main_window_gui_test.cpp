@@ -11,6 +11,7 @@
 #include <QImage>
 #include <QLineF>
 #include <QMessageBox>
+#include <QMouseEvent>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -379,7 +380,11 @@ TEST_F(MainWindowGui, HoveringABarHighlightsItsTokensEverywhere) {
     if (nearest > isolation) isolation = nearest, chosen = k;
   }
   const auto& bar = h0[chosen];
-  QTest::mouseMove(plot, pixel(bar).toPoint());
+  // A synthetic move sent to the plot itself: parallel GUI tests share one X
+  // server, so moving the real pointer would race with them.
+  QMouseEvent move(QEvent::MouseMove, pixel(bar), plot->mapToGlobal(pixel(bar)), Qt::NoButton,
+                   Qt::NoButton, Qt::NoModifier);
+  QApplication::sendEvent(plot, &move);
   ASSERT_TRUE(
       QTest::qWaitFor([&] { return !w.selection()->highlightedTokens().isEmpty(); }, kTimeout));
   QList<int> expected{bar.edge[0], bar.edge[1]};
