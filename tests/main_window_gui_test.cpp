@@ -187,6 +187,20 @@ TEST_F(MainWindowGui, AClickInTheOverviewMovesEveryPanel) {
   EXPECT_EQ(static_cast<int>(panels->graphView()->data().points.size()), T);
   EXPECT_EQ(static_cast<int>(panels->valueSpaceView()->data().points.size()), T + 1);
   EXPECT_EQ(panels->valueCurveView()->data().series.front().x.size(), static_cast<std::size_t>(T));
+  // Miniature maps: one shrunk map per head; a click in a block selects that head.
+  panels->setScore(ui::HeadScore::MiniatureMaps);
+  const int side = std::min(T, 24);
+  EXPECT_EQ(overview->data().rows, 3 * (side + 1) - 1);
+  EXPECT_EQ(overview->data().cols, 4 * (side + 1) - 1);
+  if (QTest::qWaitFor([&] { return overview->renderedFrameCount() > 0; }, kTimeout))
+    overview->grabFramebuffer().save(
+        QStringLiteral(SINKSCOPE_ARTIFACT_DIR "/overview-miniatures.png"));
+  Q_EMIT overview->cellClicked(1 * (side + 1) + 2, 0 * (side + 1) + 1);
+  EXPECT_EQ(w.selection()->layer(), 1);
+  EXPECT_EQ(w.selection()->head(), 0);
+  panels->setScore(ui::HeadScore::SinkAttention);
+  w.selection()->setLayer(2);
+  w.selection()->setHead(3);
   // The panels show numbers of that head: its persistence diagram has T H0 bars.
   const auto& diagram = panels->diagramView()->data();
   ASSERT_FALSE(diagram.series.empty());

@@ -55,6 +55,7 @@ AnalysisPanels::AnalysisPanels(QMainWindow* window, SelectionModel* selection)
   scoreChooser_->addItem(tr("F_N (value space, last query)"), int(HeadScore::FScore));
   scoreChooser_->addItem(tr("taxonomy class"), int(HeadScore::Taxonomy));
   scoreChooser_->addItem(tr("dNLL of ablating the head (Experiments menu)"), int(HeadScore::Dnll));
+  scoreChooser_->addItem(tr("miniature attention maps"), int(HeadScore::MiniatureMaps));
   scoreChooser_->setToolTip(tr("The per-head score the grid is coloured by"));
   layout->addWidget(scoreChooser_);
   if (gl) {
@@ -62,8 +63,10 @@ AnalysisPanels::AnalysisPanels(QMainWindow* window, SelectionModel* selection)
     overview_->setObjectName(QStringLiteral("overviewView"));
     layout->addWidget(overview_, 1);
     connect(overview_, &render::HeatMapView::cellClicked, this, [this](int row, int col) {
-      selection_->setLayer(row);
-      selection_->setHead(col);
+      // In miniature-map mode every head occupies a block of (side + 1) cells.
+      const int block = miniatureSide_ > 0 ? miniatureSide_ + 1 : 1;
+      selection_->setLayer(row / block);
+      selection_->setHead(col / block);
     });
   }
   connect(scoreChooser_, &QComboBox::currentIndexChanged, this, [this](int index) {
@@ -241,8 +244,55 @@ void AnalysisPanels::refresh() {
   drawValueSpace();
 }
 
+void AnalysisPanels::drawMiniatureMaps() {
+  const RunAnalysis& a = *analysis_;
+  // Each map shrunk to at most 24 x 24 cells (block means), one empty cell between maps.
+  const int T = a.tokens, side = std::min(T, 24), block = side + 1;
+  miniatureSide_ = side;
+  render::HeatMapData d;
+  d.rows = a.layers * block - 1;
+  d.cols = a.heads * block - 1;
+  d.values.assign(static_cast<std::size_t>(d.rows) * d.cols, 0.0f);
+  d.hidden.assign(d.values.size(), true);
+  for (int l = 0; l < a.layers; ++l)
+    for (int h = 0; h < a.heads; ++h) {
+      const analysis::AttentionMatrix m = run_->attention(l, h);
+      for (int r = 0; r < side; ++r)
+        for (int c = 0; c < side; ++c) {
+          // The block of original cells this miniature cell stands for.
+          const int r0 = r * T / side, r1 = (r + 1) * T / side, c0 = c * T / side,
+                    c1 = (c + 1) * T / side;
+          double sum = 0;
+          int visible = 0;
+          for (int i = r0; i < r1; ++i)
+            for (int j = c0; j < c1; ++j)
+              if (m.view().visible(i, j)) sum += m.view().at(i, j), ++visible;
+          const std::size_t k = static_cast<std::size_t>(l * block + r) * d.cols +
+                                static_cast<std::size_t>(h * block + c);
+          if (visible > 0) {
+            d.values[k] = static_cast<float>(sum / visible);
+            d.hidden[k] = false;
+          }
+        }
+    }
+  d.fixedRange = true;
+  d.rangeMin = 0;
+  d.rangeMax = 1;
+  d.quantity = tr("attention weight (block mean)");
+  d.rowTitle = tr("layer block");
+  d.colTitle = tr("head block");
+  d.title =
+      tr("selected: layer %1, %2").arg(selection_->layer()).arg(head_name(selection_->head()));
+  overview_->setData(std::move(d));
+}
+
 void AnalysisPanels::drawOverview() {
   if (!analysis_ || !overview_) return;
+  if (score_ == HeadScore::MiniatureMaps && run_ && run_->trace) {
+    drawMiniatureMaps();
+    return;
+  }
+  miniatureSide_ = 0;
   const RunAnalysis& a = *analysis_;
   int ti = a.thresholdIndex(selection_->threshold());
   if (ti < 0) ti = 1;
@@ -257,10 +307,6 @@ void AnalysisPanels::drawOverview() {
       const analysis::HeadAnalysis& r = a.at(l, h);
       double v = 0;
       switch (score_) {
-        case HeadScore::SinkAttention:
-          v = r.meanOverQueries.sinkAttention;
-          name = tr("sink attention");
-          break;
         case HeadScore::SinkBoost:
           v = r.keyImportance.empty()
                   ? 0.0
@@ -283,6 +329,11 @@ void AnalysisPanels::drawOverview() {
         case HeadScore::Taxonomy:
           v = r.taxonomy ? static_cast<int>(analysis::taxonomy_label(*r.taxonomy)) : 0;
           name = tr("0 Retriever, 1 Mixer, 2 Reset");
+          break;
+        case HeadScore::MiniatureMaps:  // drawn by drawMiniatureMaps; no run: sink attention
+        case HeadScore::SinkAttention:
+          v = r.meanOverQueries.sinkAttention;
+          name = tr("sink attention");
           break;
         case HeadScore::Dnll:
           v = experiments_.headDnll.size() == static_cast<std::size_t>(a.layers * a.heads)

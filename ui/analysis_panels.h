@@ -27,7 +27,16 @@ struct RunAnalysis;
 struct SentenceRun;
 
 // Per-head scores the overview can show.
-enum class HeadScore { SinkAttention, SinkBoost, Entropy, Fiedler, FScore, Taxonomy, Dnll };
+enum class HeadScore {
+  SinkAttention,
+  SinkBoost,
+  Entropy,
+  Fiedler,
+  FScore,
+  Taxonomy,
+  Dnll,
+  MiniatureMaps  // every head's attention map, shrunk, in its cell
+};
 
 // Results of the functional experiments (metrics.md s. 5 and 8) for the plain
 // run, once the user has computed them (Experiments menu); empty = not yet.
@@ -75,6 +84,8 @@ class AnalysisPanels : public QObject {
   QDockWidget* addDock(const QString& title, const QString& name, QWidget* content,
                        const QString& explanation);
   void drawOverview();
+  void drawMiniatureMaps();
+  int miniatureSide_ = 0;  // cell side of the miniature-map grid (0: plain grid)
   void drawPersistence();
   void drawSpectrum();
   void drawTaxonomy();
