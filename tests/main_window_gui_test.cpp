@@ -201,6 +201,12 @@ TEST_F(MainWindowGui, AClickInTheOverviewMovesEveryPanel) {
   panels->setScore(ui::HeadScore::SinkAttention);
   w.selection()->setLayer(2);
   w.selection()->setHead(3);
+  // A threshold outside the cached set is computed on demand, not replaced by a default.
+  w.selection()->setThreshold(0.3);
+  EXPECT_TRUE(panels->spectrumView()->data().title.contains(QStringLiteral("theta 0.3")))
+      << panels->spectrumView()->data().title.toStdString();
+  EXPECT_EQ(panels->spectrumView()->data().series.size(), 5u);
+  w.selection()->setThreshold(0.05);
   // The panels show numbers of that head: its persistence diagram has T H0 bars.
   const auto& diagram = panels->diagramView()->data();
   ASSERT_FALSE(diagram.series.empty());

@@ -219,6 +219,15 @@ void AnalysisPanels::setRun(const SentenceRun* run) {
   refresh();
 }
 
+analysis::GraphSpectrum AnalysisPanels::spectrumAt(int layer, int head) const {
+  const double theta = selection_->threshold();
+  const int ti = analysis_->thresholdIndex(theta);
+  if (ti >= 0) return analysis_->at(layer, head).spectra[static_cast<std::size_t>(ti)];
+  // A threshold outside the cached set: computed for this head now (eigenvalues only).
+  const analysis::AttentionMatrix m = run_->attention(layer, head);
+  return analysis::graph_spectrum(m.view(), {theta, false, false});
+}
+
 void AnalysisPanels::setGraphLayout(int layout) { layoutChooser_->setCurrentIndex(layout); }
 
 void AnalysisPanels::setExperiments(ExperimentResults results) {
@@ -294,8 +303,6 @@ void AnalysisPanels::drawOverview() {
   }
   miniatureSide_ = 0;
   const RunAnalysis& a = *analysis_;
-  int ti = a.thresholdIndex(selection_->threshold());
-  if (ti < 0) ti = 1;
   render::HeatMapData d;
   d.rows = a.layers;
   d.cols = a.heads;
@@ -318,9 +325,8 @@ void AnalysisPanels::drawOverview() {
           name = tr("entropy (nats)");
           break;
         case HeadScore::Fiedler:
-          v = r.spectra[static_cast<std::size_t>(ti)].fiedlerValue;
-          name =
-              tr("Fiedler value, theta %1").arg(a.params.thresholds[static_cast<std::size_t>(ti)]);
+          v = spectrumAt(l, h).fiedlerValue;
+          name = tr("Fiedler value, theta %1").arg(selection_->threshold());
           break;
         case HeadScore::FScore:
           v = r.valueSpace ? r.valueSpace->scores.f : 0.0;
@@ -416,9 +422,7 @@ void AnalysisPanels::drawPersistence() {
 void AnalysisPanels::drawSpectrum() {
   const RunAnalysis& a = *analysis_;
   const analysis::HeadAnalysis& r = a.at(selection_->layer(), selection_->head());
-  int ti = a.thresholdIndex(selection_->threshold());
-  if (ti < 0) ti = 1;
-  const analysis::GraphSpectrum& g = r.spectra[static_cast<std::size_t>(ti)];
+  const analysis::GraphSpectrum g = spectrumAt(selection_->layer(), selection_->head());
   render::LinePlotData d;
   d.title = tr("Laplacian spectrum | layer %1, %2 | theta %3: Fiedler %4, centralisation %5, "
                "star-likeness %6")
@@ -430,7 +434,9 @@ void AnalysisPanels::drawSpectrum() {
                 .arg(g.starLikeness, 0, 'g', 3);
   d.xLabel = tr("eigenvalue index (ascending)");
   d.yLabel = tr("eigenvalue");
-  for (const analysis::GraphSpectrum& s : r.spectra) {
+  std::vector<analysis::GraphSpectrum> shown = r.spectra;
+  if (a.thresholdIndex(selection_->threshold()) < 0) shown.push_back(g);  // the chosen theta too
+  for (const analysis::GraphSpectrum& s : shown) {
     render::LineSeries e{tr("theta %1").arg(s.threshold), {}, s.eigenvalues};
     for (std::size_t k = 0; k < s.eigenvalues.size(); ++k) e.x.push_back(static_cast<double>(k));
     d.series.push_back(std::move(e));
@@ -483,14 +489,10 @@ void AnalysisPanels::drawTaxonomy() {
 
 void AnalysisPanels::drawLayerProfiles() {
   const RunAnalysis& a = *analysis_;
-  int ti = a.thresholdIndex(selection_->threshold());
-  if (ti < 0) ti = 1;
   render::LineSeries sink{tr("attention to position 0 (mean over heads)"), {}, {}};
   render::LineSeries rate{tr("sink rate (share of heads, alpha_0 > 0.3)"), {}, {}};
-  render::LineSeries central{tr("centralisation (head average, theta %1)")
-                                 .arg(a.params.thresholds[static_cast<std::size_t>(ti)]),
-                             {},
-                             {}};
+  render::LineSeries central{
+      tr("centralisation (head average, theta %1)").arg(selection_->threshold()), {}, {}};
   render::LineSeries h0{tr("H0 bars > 0.05 (head average)"), {}, {}};
   render::LineSeries h1{tr("H1 bars > 0.05 (head average)"), {}, {}};
   render::LineSeries rank{tr("effective rank of the layer's input"), {}, {}};
@@ -504,7 +506,7 @@ void AnalysisPanels::drawLayerProfiles() {
     for (auto* series : {&sink, &rate, &central, &h0, &h1, &rank}) series->x.push_back(l);
     sink.y.push_back(s / a.heads);
     rate.y.push_back(above / a.heads);
-    central.y.push_back(avg.spectra[static_cast<std::size_t>(ti)].centralisation);
+    central.y.push_back(spectrumAt(l, SelectionModel::kHeadAverage).centralisation);
     h0.y.push_back(analysis::bars_above(avg.persistence.h0, 0.05));
     h1.y.push_back(analysis::bars_above(avg.persistence.h1, 0.05));
     rank.y.push_back(a.effectiveRank[static_cast<std::size_t>(l)]);

@@ -7,7 +7,9 @@
 #include <QObject>
 #include <QString>
 #include <memory>
+
 #include <vector>
+#include "analysis/graph_spectrum.h"
 
 class QComboBox;
 class QDockWidget;
@@ -83,6 +85,9 @@ class AnalysisPanels : public QObject {
  private:
   QDockWidget* addDock(const QString& title, const QString& name, QWidget* content,
                        const QString& explanation);
+  // The Laplacian spectrum of a head (or the average) at the selection's
+  // threshold: cached for the default thresholds, computed for any other.
+  analysis::GraphSpectrum spectrumAt(int layer, int head) const;
   void drawOverview();
   void drawMiniatureMaps();
   int miniatureSide_ = 0;  // cell side of the miniature-map grid (0: plain grid)
