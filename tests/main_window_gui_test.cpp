@@ -52,6 +52,17 @@ QString write_model_folder(const QTemporaryDir& dir, int layers, int heads) {
   return folder;
 }
 
+// Shows `w`, opens a random model of `layers` x `heads` in it and waits for the
+// run and its analyses.
+bool show_with_model(ui::MainWindow& w, const QTemporaryDir& dir, int layers, int heads) {
+  w.show();
+  if (!QTest::qWaitForWindowExposed(&w)) return false;
+  w.openModelFolder(write_model_folder(dir, layers, heads));
+  return QTest::qWaitFor(
+      [&] { return w.selection()->layerCount() == layers && w.lastRun() && w.lastRun()->analysis; },
+      kTimeout);
+}
+
 // The window's pixels where the attention view sits.
 QImage attention_area(ui::MainWindow& w) {
   const QImage shot = w.grab().toImage();
@@ -144,12 +155,7 @@ TEST_F(MainWindowGui, AClickInTheOverviewMovesEveryPanel) {
   QTemporaryDir dir;
   ui::MainWindow w;
   w.resize(1400, 900);
-  w.show();
-  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
-  w.openModelFolder(write_model_folder(dir, 3, 4));
-  ASSERT_TRUE(QTest::qWaitFor(
-      [&] { return w.selection()->layerCount() == 3 && w.lastRun() && w.lastRun()->analysis; },
-      kTimeout));
+  ASSERT_TRUE(show_with_model(w, dir, 3, 4));
   ui::AnalysisPanels* panels = w.analysisPanels();
   ASSERT_NE(panels->overviewView(), nullptr);
   render::HeatMapView* overview = panels->overviewView();
@@ -221,12 +227,7 @@ TEST_F(MainWindowGui, AClickInTheOverviewMovesEveryPanel) {
 TEST_F(MainWindowGui, AnInterventionChangesTheMapsItMustAndOnlyThose) {
   QTemporaryDir dir;
   ui::MainWindow w;
-  w.show();
-  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
-  w.openModelFolder(write_model_folder(dir, 3, 4));
-  ASSERT_TRUE(QTest::qWaitFor(
-      [&] { return w.selection()->layerCount() == 3 && w.lastRun() && w.lastRun()->analysis; },
-      kTimeout));
+  ASSERT_TRUE(show_with_model(w, dir, 3, 4));
   QSignalSpy finished(&w, &ui::MainWindow::interventionsFinished);
   w.selection()->setLayer(1);
   w.selection()->setHead(0);
@@ -267,10 +268,7 @@ TEST_F(MainWindowGui, AnInterventionChangesTheMapsItMustAndOnlyThose) {
 TEST_F(MainWindowGui, EveryPanelExportsFiguresAndItsNumbers) {
   QTemporaryDir dir;
   ui::MainWindow w;
-  w.show();
-  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
-  w.openModelFolder(write_model_folder(dir, 2, 2));
-  ASSERT_TRUE(QTest::qWaitFor([&] { return w.lastRun() && w.lastRun()->analysis; }, kTimeout));
+  ASSERT_TRUE(show_with_model(w, dir, 2, 2));
   const int T = w.lastRun()->tokenCount();
   std::vector<QWidget*> views{w.attentionView(), w.profileView()};
   for (QWidget* v : {static_cast<QWidget*>(w.analysisPanels()->overviewView()),
@@ -321,10 +319,7 @@ TEST_F(MainWindowGui, EveryPanelExportsFiguresAndItsNumbers) {
 TEST_F(MainWindowGui, TheMapMarksSinksAndHasALogScale) {
   QTemporaryDir dir;
   ui::MainWindow w;
-  w.show();
-  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
-  w.openModelFolder(write_model_folder(dir, 2, 2));
-  ASSERT_TRUE(QTest::qWaitFor([&] { return w.lastRun() && w.lastRun()->analysis; }, kTimeout));
+  ASSERT_TRUE(show_with_model(w, dir, 2, 2));
   w.selection()->setLayer(1);
   w.selection()->setHead(1);
   const auto expected = w.lastRun()->analysis->at(1, 1).sinks.keys();
@@ -343,10 +338,7 @@ TEST_F(MainWindowGui, TheMapMarksSinksAndHasALogScale) {
 TEST_F(MainWindowGui, ExperimentsFeedTheOverviewAndTheLayerProfiles) {
   QTemporaryDir dir;
   ui::MainWindow w;
-  w.show();
-  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
-  w.openModelFolder(write_model_folder(dir, 2, 2));
-  ASSERT_TRUE(QTest::qWaitFor([&] { return w.lastRun() && w.lastRun()->analysis; }, kTimeout));
+  ASSERT_TRUE(show_with_model(w, dir, 2, 2));
   QSignalSpy done(&w, &ui::MainWindow::experimentsFinished);
   w.computeHeadAblation();
   ASSERT_TRUE(done.wait(kTimeout));
@@ -373,10 +365,7 @@ TEST_F(MainWindowGui, HoveringABarHighlightsItsTokensEverywhere) {
   QTemporaryDir dir;
   ui::MainWindow w;
   w.resize(1400, 900);
-  w.show();
-  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
-  w.openModelFolder(write_model_folder(dir, 2, 2));
-  ASSERT_TRUE(QTest::qWaitFor([&] { return w.lastRun() && w.lastRun()->analysis; }, kTimeout));
+  ASSERT_TRUE(show_with_model(w, dir, 2, 2));
   ui::AnalysisPanels* panels = w.analysisPanels();
   for (QDockWidget* d : panels->docks())
     if (d->objectName() == QStringLiteral("persistenceDock")) d->raise();
