@@ -118,7 +118,7 @@ void BM_Section(benchmark::State& state) {
   }
   state.SetLabel("section " + std::to_string(section));
 }
-BENCHMARK(BM_Section)->ArgsProduct({{64, 256}, {1, 2, 3, 6, 7}})->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Section)->ArgsProduct({{64, 256, 1024}, {1, 2, 3, 6, 7}})->Unit(benchmark::kMicrosecond);
 
 // Persistence on the same distance matrix: ours, then GUDHI (ratio = GUDHI / ours).
 struct DoubleFiltration : Gudhi::Simplex_tree_options_fast_persistence {
