@@ -187,6 +187,8 @@ TEST_F(MainWindowGui, AClickInTheOverviewMovesEveryPanel) {
   EXPECT_EQ(overview->data().outlineCol, 3);
   EXPECT_TRUE(w.profileView()->data().title.contains(where));
   EXPECT_TRUE(panels->graphView()->data().title.contains(where));
+  EXPECT_EQ(panels->embeddingView()->data().points.size(),
+            static_cast<std::size_t>(w.lastRun()->tokenCount()));
   EXPECT_TRUE(panels->valueSpaceView()->data().title.contains(where));
   // The graph has one point per token; value space one per visible key plus s_N.
   const int T = w.lastRun()->tokenCount();

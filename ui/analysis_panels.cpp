@@ -97,11 +97,20 @@ AnalysisPanels::AnalysisPanels(QMainWindow* window, SelectionModel* selection)
 
   spectrum_ = new render::LinePlotView(window);
   spectrum_->setObjectName(QStringLiteral("spectrumView"));
-  addDock(tr("Spectrum"), QStringLiteral("spectrumDock"), spectrum_,
+  auto* spectrumBox = new QSplitter(Qt::Vertical, window);
+  spectrumBox->addWidget(spectrum_);
+  if (gl) {
+    embedding_ = new render::SceneView(spectrumBox);
+    embedding_->setObjectName(QStringLiteral("spectralEmbedding"));
+    spectrumBox->addWidget(embedding_);
+  }
+  addDock(tr("Spectrum"), QStringLiteral("spectrumDock"), spectrumBox,
           tr("Eigenvalues of the Laplacian of the graph 'query attends to key with weight >= "
              "theta' (metrics.md s. 3), one series per threshold. The second smallest, the "
              "Fiedler value, measures how well connected the graph is; a star into one sink "
-             "gives centralisation 1."));
+             "gives centralisation 1. Below: the tokens placed by eigenvectors 2-4 (the "
+             "spectral embedding), coloured by the Fiedler vector (blue negative, red "
+             "positive): the cut the graph would most easily split along."));
 
   if (gl) {
     taxonomy_ = new render::HeatMapView(window);
@@ -442,6 +451,27 @@ void AnalysisPanels::drawSpectrum() {
     d.series.push_back(std::move(e));
   }
   spectrum_->setData(std::move(d));
+
+  if (!embedding_ || !run_) return;
+  const analysis::AttentionMatrix m = run_->attention(selection_->layer(), selection_->head());
+  const analysis::GraphSpectrum full =
+      analysis::graph_spectrum(m.view(), {selection_->threshold(), false, true});
+  render::SceneData scene;
+  scene.title = tr("Spectral embedding | theta %1").arg(selection_->threshold());
+  scene.legend = tr("eigenvectors 2-4 of the Laplacian; colour: Fiedler vector");
+  double extent = 1e-12;
+  for (double v : full.fiedlerVector) extent = std::max(extent, std::abs(v));
+  for (int t = 0; t < m.size; ++t) {
+    render::ScenePoint p;
+    p.position = full.embedding[static_cast<std::size_t>(t)];
+    p.color = render::colormap_diverging(
+        full.fiedlerVector.empty() ? 0.0
+                                   : full.fiedlerVector[static_cast<std::size_t>(t)] / extent);
+    p.size = 1.6;  // near-zero Fiedler entries are near white: large enough to see shaded
+    p.label = QStringLiteral("%1 %2").arg(t).arg(run_->tokens.value(t));
+    scene.points.push_back(p);
+  }
+  embedding_->setData(std::move(scene));
 }
 
 void AnalysisPanels::drawTaxonomy() {

@@ -66,6 +66,7 @@ class AnalysisPanels : public QObject {
   render::LinePlotView* layerSinkView() const { return layerSink_; }
   render::LinePlotView* layerTopologyView() const { return layerTopology_; }
   render::SceneView* graphView() const { return graph_; }
+  render::SceneView* embeddingView() const { return embedding_; }
   // 0: spectral embedding (3-D), 1: force-directed (2-D).
   void setGraphLayout(int layout);
   render::SceneView* valueSpaceView() const { return valueSpace_; }
@@ -120,6 +121,7 @@ class AnalysisPanels : public QObject {
   ExperimentResults experiments_;
   render::SceneView* graph_ = nullptr;
   render::SceneView* valueSpace_ = nullptr;
+  render::SceneView* embedding_ = nullptr;
   render::LinePlotView* valueCurve_ = nullptr;
 };
 
