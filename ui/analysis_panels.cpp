@@ -16,6 +16,7 @@
 #include "render/heat_map_view.h"
 #include "render/line_plot_view.h"
 #include "render/scene_view.h"
+#include "ui/docks.h"
 #include "ui/run_analysis.h"
 #include "ui/selection_model.h"
 #include "ui/sentence_run.h"
@@ -64,9 +65,7 @@ AnalysisPanels::AnalysisPanels(QMainWindow* window, SelectionModel* selection)
     layout->addWidget(overview_, 1);
     connect(overview_, &render::HeatMapView::cellClicked, this, [this](int row, int col) {
       // In miniature-map mode every head occupies a block of (side + 1) cells.
-      const int block = miniatureSide_ > 0 ? miniatureSide_ + 1 : 1;
-      selection_->setLayer(row / block);
-      selection_->setHead(col / block);
+      selectHeadCell(row, col, miniatureSide_ > 0 ? miniatureSide_ + 1 : 1);
     });
   }
   connect(scoreChooser_, &QComboBox::currentIndexChanged, this, [this](int index) {
@@ -118,13 +117,11 @@ AnalysisPanels::AnalysisPanels(QMainWindow* window, SelectionModel* selection)
   }
   taxonomyCounts_ = new render::LinePlotView(window);
   taxonomyCounts_->setObjectName(QStringLiteral("taxonomyCounts"));
-  QWidget* taxonomyTop = taxonomy_ ? static_cast<QWidget*>(taxonomy_)
-                                   : new QLabel(render::gl_unavailable_message(), window);
+  QWidget* taxonomyTop =
+      taxonomy_ ? static_cast<QWidget*>(taxonomy_) : gl_unavailable_label(window);
   if (taxonomy_)
-    connect(taxonomy_, &render::HeatMapView::cellClicked, this, [this](int row, int col) {
-      selection_->setLayer(row);
-      selection_->setHead(col);
-    });
+    connect(taxonomy_, &render::HeatMapView::cellClicked, this,
+            [this](int row, int col) { selectHeadCell(row, col, 1); });
   addDock(tr("Taxonomy"), QStringLiteral("taxonomyDock"), stack(taxonomyTop, taxonomyCounts_),
           tr("For each query the key with the largest A[i][j] * ||v_j|| wins (004, metrics.md "
              "s. 7). A head whose winners are mostly the current token is a Retriever, mostly "
@@ -160,7 +157,7 @@ AnalysisPanels::AnalysisPanels(QMainWindow* window, SelectionModel* selection)
     graph_->setObjectName(QStringLiteral("graphView"));
     graphLayout->addWidget(graph_, 1);
   } else {
-    graphLayout->addWidget(new QLabel(render::gl_unavailable_message(), graphBox), 1);
+    graphLayout->addWidget(gl_unavailable_label(graphBox), 1);
   }
   addDock(tr("Attention graph"), QStringLiteral("graphDock"), graphBox,
           tr("Tokens as points placed by the spectral embedding of the attention graph "
@@ -210,22 +207,41 @@ AnalysisPanels::AnalysisPanels(QMainWindow* window, SelectionModel* selection)
 
 QDockWidget* AnalysisPanels::addDock(const QString& title, const QString& name, QWidget* content,
                                      const QString& explanation) {
-  auto* dock = new QDockWidget(title, window_);
-  dock->setObjectName(name);
-  dock->setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable |
-                    QDockWidget::DockWidgetFloatable);
   content->setToolTip(explanation);
   content->setWhatsThis(explanation);
-  dock->setWidget(content);
+  QDockWidget* dock = dock_make(title, name, content, window_);
   docks_.push_back(dock);
   return dock;
 }
 
-void AnalysisPanels::setRun(const SentenceRun* run) {
-  run_ = run;
-  analysis_ = run ? run->analysis : nullptr;
-  source_ = run ? run->source : QString();
+void AnalysisPanels::setRun(std::shared_ptr<const SentenceRun> run) {
+  run_ = std::move(run);
+  ++runGeneration_;
+  analysis_ = run_ ? run_->analysis : nullptr;
+  source_ = run_ ? run_->source : QString();
   refresh();
+}
+
+void AnalysisPanels::selectHeadCell(int row, int col, int block) {
+  selection_->setLayer(row / block);
+  selection_->setHead(col / block);
+}
+
+bool AnalysisPanels::selectionFits() const {
+  return analysis_ && selection_->layer() < analysis_->layers &&
+         selection_->head() < analysis_->heads && selection_->queryToken() < analysis_->tokens;
+}
+
+const analysis::GraphSpectrum& AnalysisPanels::selectedSpectrum() {
+  const int layer = selection_->layer(), head = selection_->head();
+  const double theta = selection_->threshold();
+  if (selected_.generation != runGeneration_ || selected_.layer != layer ||
+      selected_.head != head || selected_.threshold != theta) {
+    const analysis::AttentionMatrix m = run_->attention(layer, head);
+    selected_ = {runGeneration_, layer, head, theta,
+                 analysis::graph_spectrum(m.view(), {theta, false, true})};
+  }
+  return selected_.spectrum;
 }
 
 analysis::GraphSpectrum AnalysisPanels::spectrumAt(int layer, int head) const {
@@ -252,7 +268,7 @@ void AnalysisPanels::setScore(HeadScore score) {
 }
 
 void AnalysisPanels::refresh() {
-  if (!analysis_) return;
+  if (!selectionFits()) return;
   drawOverview();
   drawPersistence();
   drawSpectrum();
@@ -305,7 +321,7 @@ void AnalysisPanels::drawMiniatureMaps() {
 }
 
 void AnalysisPanels::drawOverview() {
-  if (!analysis_ || !overview_) return;
+  if (!overview_ || !selectionFits()) return;
   if (score_ == HeadScore::MiniatureMaps && run_ && run_->trace) {
     drawMiniatureMaps();
     return;
@@ -453,15 +469,13 @@ void AnalysisPanels::drawSpectrum() {
   spectrum_->setData(std::move(d));
 
   if (!embedding_ || !run_) return;
-  const analysis::AttentionMatrix m = run_->attention(selection_->layer(), selection_->head());
-  const analysis::GraphSpectrum full =
-      analysis::graph_spectrum(m.view(), {selection_->threshold(), false, true});
+  const analysis::GraphSpectrum& full = selectedSpectrum();
   render::SceneData scene;
   scene.title = tr("Spectral embedding | theta %1").arg(selection_->threshold());
   scene.legend = tr("eigenvectors 2-4 of the Laplacian; colour: Fiedler vector");
   double extent = 1e-12;
   for (double v : full.fiedlerVector) extent = std::max(extent, std::abs(v));
-  for (int t = 0; t < m.size; ++t) {
+  for (int t = 0; t < static_cast<int>(full.embedding.size()); ++t) {
     render::ScenePoint p;
     p.position = full.embedding[static_cast<std::size_t>(t)];
     p.color = render::colormap_diverging(
@@ -586,14 +600,14 @@ void AnalysisPanels::drawLayerProfiles() {
 namespace sinkscope::ui {
 
 void AnalysisPanels::drawGraph() {
-  if (!graph_ || !run_ || !analysis_) return;
+  if (!graph_ || !run_ || !selectionFits()) return;
   const int layer = selection_->layer(), head = selection_->head();
   const analysis::AttentionMatrix map = run_->attention(layer, head);
   const double theta = selection_->threshold();
   const bool force = layoutChooser_->currentIndex() == 1;
   const std::vector<std::array<double, 3>> positions =
       force ? analysis::graph_layout_force(map.view(), {theta, 100, 1})
-            : analysis::graph_spectrum(map.view(), {theta, false, true}).embedding;
+            : selectedSpectrum().embedding;
   const analysis::HeadAnalysis& r = analysis_->at(layer, head);
   render::SceneData d;
   d.title =
@@ -637,7 +651,8 @@ void AnalysisPanels::drawValueSpace() {
     if (valueSpace_) valueSpace_->setData({curve.title, {}, {}, {}, {}});
     return;
   }
-  const models::LayerCapture cap = run_->trace->layer(layer);
+  const auto capture = run_->layer(layer);  // the run's cached layer, not a fresh copy
+  const models::LayerCapture& cap = *capture;
   const analysis::AttentionView A = cap.attentionOf(head);
   const int query = selection_->queryToken() >= 0 ? selection_->queryToken() : A.size - 1;
   analysis::ValueSpaceParams p;

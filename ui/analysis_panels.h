@@ -72,9 +72,9 @@ class AnalysisPanels : public QObject {
   render::SceneView* valueSpaceView() const { return valueSpace_; }
   render::LinePlotView* valueCurveView() const { return valueCurve_; }
 
-  // The run the panels show (null: nothing); it must outlive its use here
-  // (the window keeps it and calls this again whenever it changes). Redraws.
-  void setRun(const SentenceRun* run);
+  // The run the panels show (null: nothing); redraws. The panels share it, so
+  // the window may replace its own runs at any time.
+  void setRun(std::shared_ptr<const SentenceRun> run);
   void setScore(HeadScore score);
   void setExperiments(ExperimentResults results);
   const ExperimentResults& experiments() const { return experiments_; }
@@ -102,7 +102,23 @@ class AnalysisPanels : public QObject {
   QMainWindow* window_;
   SelectionModel* selection_;
   std::shared_ptr<const RunAnalysis> analysis_;
-  const SentenceRun* run_ = nullptr;
+  std::shared_ptr<const SentenceRun> run_;
+  // The selected head's spectrum with eigenvectors at the selection's threshold,
+  // shared by the graph and the spectral embedding (computed once per selection).
+  struct SelectedSpectrum {
+    unsigned long long generation = 0;  // of the run (addresses can be reused)
+    int layer = -1, head = -2;
+    double threshold = -1;
+    analysis::GraphSpectrum spectrum;
+  };
+  SelectedSpectrum selected_;
+  unsigned long long runGeneration_ = 0;  // counts setRun calls
+  const analysis::GraphSpectrum& selectedSpectrum();
+  // Whether the selection lies inside the shown run (the window updates the
+  // selection's bounds and the run one after the other).
+  bool selectionFits() const;
+  // A click on cell (row, col) of a layers x heads grid whose heads span `block` cells.
+  void selectHeadCell(int row, int col, int block);
   QString source_;
   HeadScore score_ = HeadScore::SinkAttention;
   std::vector<QDockWidget*> docks_;

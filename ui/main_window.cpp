@@ -4,6 +4,7 @@
 #include "models/fisher.h"
 #include "render/panel_export.h"
 #include "ui/analysis_panels.h"
+#include "ui/docks.h"
 #include "ui/interventions_panel.h"
 #include "ui/run_analysis.h"
 
@@ -61,24 +62,6 @@ QStringList example_sentences() {
   return lines;
 }
 
-QDockWidget* make_dock(const QString& title, const QString& objectName, QWidget* content,
-                       QWidget* parent) {
-  auto* dock = new QDockWidget(title, parent);
-  dock->setObjectName(objectName);
-  dock->setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable |
-                    QDockWidget::DockWidgetFloatable);
-  dock->setWidget(content);
-  return dock;
-}
-
-QWidget* gl_message(QWidget* parent) {
-  auto* label = new QLabel(render::gl_unavailable_message(), parent);
-  label->setObjectName(QStringLiteral("glUnavailable"));
-  label->setAlignment(Qt::AlignCenter);
-  label->setWordWrap(true);
-  label->setMargin(24);
-  return label;
-}
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent)
@@ -187,7 +170,7 @@ QWidget* MainWindow::buildModelPanel() {
 
 void MainWindow::buildDocks() {
   modelDock_ =
-      make_dock(tr("Model and sentence"), QStringLiteral("modelDock"), buildModelPanel(), this);
+      dock_make(tr("Model and sentence"), QStringLiteral("modelDock"), buildModelPanel(), this);
   addDockWidget(Qt::LeftDockWidgetArea, modelDock_);
 
   QWidget* attentionContent = nullptr;
@@ -212,10 +195,10 @@ void MainWindow::buildDocks() {
     column->addWidget(attentionView_, 1);
     attentionContent = box;
   } else {
-    attentionContent = gl_message(this);
+    attentionContent = gl_unavailable_label(this);
   }
   attentionDock_ =
-      make_dock(tr("Attention map"), QStringLiteral("attentionDock"), attentionContent, this);
+      dock_make(tr("Attention map"), QStringLiteral("attentionDock"), attentionContent, this);
   addDockWidget(Qt::RightDockWidgetArea, attentionDock_);
 
   profileView_ = new render::LinePlotView(this);
@@ -224,7 +207,7 @@ void MainWindow::buildDocks() {
       tr("Key importance alpha_k: the mean attention key k receives from the queries that "
          "can see it (Gu et al.'s sink metric, metrics.md s. 1). A key is counted as a sink "
          "when alpha_k > eps."));
-  profileDock_ = make_dock(tr("Key importance"), QStringLiteral("profileDock"), profileView_, this);
+  profileDock_ = dock_make(tr("Key importance"), QStringLiteral("profileDock"), profileView_, this);
   // No central widget: every panel is a dock, so every panel can float. The
   // plots sit under the attention map, beside the model dock.
   addDockWidget(Qt::RightDockWidgetArea, profileDock_);
@@ -254,7 +237,7 @@ void MainWindow::buildDocks() {
   profileDock_->raise();
 
   interventionsPanel_ = new InterventionsPanel(selection_, this);
-  interventionsDock_ = make_dock(tr("Interventions"), QStringLiteral("interventionsDock"),
+  interventionsDock_ = dock_make(tr("Interventions"), QStringLiteral("interventionsDock"),
                                  interventionsPanel_, this);
   addDockWidget(Qt::LeftDockWidgetArea, interventionsDock_);
   tabifyDockWidget(docks[0], interventionsDock_);
@@ -386,14 +369,13 @@ const SentenceRun* MainWindow::shownRun() const {
 
 void MainWindow::showAnalysis() {
   const SentenceRun* shown = shownRun();
-  panels_->setRun(shown);
+  panels_->setRun(shown ? std::make_shared<const SentenceRun>(*shown) : nullptr);
 }
 
 void MainWindow::runInterventions() {
   const InterventionList list = selection_->interventions();
   if (list.isEmpty() || !run_ || !run_->trace || !model_) {
     const bool had = intervened_.has_value();
-    if (had) panels_->setRun(nullptr);
     intervened_.reset();
     if (had) {
       refreshPanels();
@@ -410,7 +392,6 @@ void MainWindow::runInterventions() {
         return sentence_run_intervened(model, base, list, progress);
       },
       [this](SentenceRun after) {
-        panels_->setRun(nullptr);
         intervened_ = std::move(after);
         refreshPanels();
         showAnalysis();
@@ -551,7 +532,6 @@ void MainWindow::runSentence() {
 }
 
 void MainWindow::showRun(SentenceRun run) {
-  panels_->setRun(nullptr);     // the panels hold a pointer into run_ / intervened_
   panels_->setExperiments({});  // they belonged to the previous run
   run_ = std::move(run);
   const int T = run_->tokenCount();

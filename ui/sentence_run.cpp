@@ -75,13 +75,17 @@ SentenceRun sentence_run_intervened(const models::LoadedModel& model, const Sent
   return run;
 }
 
-analysis::AttentionMatrix SentenceRun::attention(int layer, int head) const {
-  if (!trace) return analysis::attention_uniform(tokenCount(), causal);
+std::shared_ptr<const models::LayerCapture> SentenceRun::layer(int layer) const {
   if (!cachedLayer_ || cachedLayerIndex_ != layer) {
     cachedLayer_ = std::make_shared<const models::LayerCapture>(trace->layer(layer));
     cachedLayerIndex_ = layer;
   }
-  const models::LayerCapture& capture = *cachedLayer_;
+  return cachedLayer_;
+}
+
+analysis::AttentionMatrix SentenceRun::attention(int layer, int head) const {
+  if (!trace) return analysis::attention_uniform(tokenCount(), causal);
+  const models::LayerCapture& capture = *this->layer(layer);
   if (head == SelectionModel::kHeadAverage) return capture.headAverage();
   const analysis::AttentionView view = capture.attentionOf(head);
   return {std::vector<float>(view.weights.begin(), view.weights.end()), view.size, view.causal};

@@ -35,6 +35,8 @@ struct SentenceRun {
   // The map of `layer` and `head` (SelectionModel::kHeadAverage for the mean
   // over heads); the uniform map when there is no trace.
   analysis::AttentionMatrix attention(int layer, int head) const;
+  // The capture of `layer` (requires a trace), through the same one-layer cache.
+  std::shared_ptr<const models::LayerCapture> layer(int layer) const;
 
  private:
   // The last layer asked for: stepping through heads (the common move) then
