@@ -22,6 +22,7 @@
 #include <vtkScalarBarActor.h>
 #include <vtkTextActor.h>
 #include <vtkTextProperty.h>
+#include <vtkVariant.h>
 #include <QKeyEvent>
 #include <algorithm>
 #include <cmath>
@@ -72,8 +73,8 @@ HeatMapView::HeatMapView(QWidget* parent) : VtkViewWidget(parent) {
   colorBar_->SetWidth(0.14);
   colorBar_->SetHeight(0.80);
   colorBar_->UnconstrainedFontSizeOn();
-  for (vtkTextProperty* p :
-       {colorBar_->GetTitleTextProperty(), colorBar_->GetLabelTextProperty()}) {
+  for (vtkTextProperty* p : {colorBar_->GetTitleTextProperty(), colorBar_->GetLabelTextProperty(),
+                             colorBar_->GetAnnotationTextProperty()}) {
     p->SetColor(0.1, 0.1, 0.1);
     p->SetFontSize(12);
     p->BoldOff();
@@ -139,10 +140,31 @@ void HeatMapView::setData(HeatMapData data) {
     lo = -m;
     hi = m;
   }
-  for (int i = 0; i < kLutSize; ++i) {
-    const double t = static_cast<double>(i) / (kLutSize - 1);
-    const Rgb c = data_.diverging ? colormap_diverging(2 * t - 1) : colormap_viridis(t);
-    lut_->SetTableValue(i, c.r, c.g, c.b, 1.0);
+  lut_->ResetAnnotations();
+  if (!data_.categories.empty()) {
+    // One table entry per category, looked up by value; the bar lists names.
+    const auto n = static_cast<int>(data_.categories.size());
+    if (data_.categoryColours.size() != data_.categories.size())
+      throw std::invalid_argument("HeatMapView: one colour per category needed");
+    lut_->SetNumberOfTableValues(n);
+    for (int k = 0; k < n; ++k) {
+      const Rgb c = data_.categoryColours[static_cast<std::size_t>(k)];
+      lut_->SetTableValue(k, c.r, c.g, c.b, 1.0);
+      lut_->SetAnnotation(vtkVariant(static_cast<double>(k)),
+                          data_.categories[static_cast<std::size_t>(k)].toUtf8().constData());
+    }
+    lut_->SetScale(VTK_SCALE_LINEAR);
+    lut_->IndexedLookupOn();
+    lo = 0;
+    hi = n - 1;
+  } else {
+    lut_->IndexedLookupOff();
+    lut_->SetNumberOfTableValues(kLutSize);
+    for (int i = 0; i < kLutSize; ++i) {
+      const double t = static_cast<double>(i) / (kLutSize - 1);
+      const Rgb c = data_.diverging ? colormap_diverging(2 * t - 1) : colormap_viridis(t);
+      lut_->SetTableValue(i, c.r, c.g, c.b, 1.0);
+    }
   }
   shownMin_ = lo;
   shownMax_ = hi;
@@ -177,7 +199,15 @@ void HeatMapView::setData(HeatMapData data) {
     renderer()->AddActor(outline_);
   }
   if (cells > 0) renderer()->AddActor(actor_);
-  colorBar_->SetTitle(data_.quantity.toUtf8().constData());
+  // The bar is narrow: its title goes on as many short lines as it needs.
+  QStringList titleLines;
+  for (const QString& word : data_.quantity.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+    if (!titleLines.isEmpty() && titleLines.back().size() + 1 + word.size() <= 12)
+      titleLines.back() += QLatin1Char(' ') + word;
+    else
+      titleLines << word;
+  }
+  colorBar_->SetTitle(titleLines.join(QLatin1Char('\n')).toUtf8().constData());
   colorBar_->SetVisibility(cells > 0);
   title_->SetInput(data_.title.toUtf8().constData());
 
@@ -268,13 +298,19 @@ void HeatMapView::mouseMoveEvent(QMouseEvent* event) {
     return i < static_cast<int>(labels.size()) ? labels[static_cast<std::size_t>(i)]
                                                : QString::number(i);
   };
+  auto valueText = [this](float v) {
+    const int category = static_cast<int>(v);
+    if (!data_.categories.empty() && category >= 0 &&
+        category < static_cast<int>(data_.categories.size()))
+      return data_.categories[static_cast<std::size_t>(category)];
+    return QString::number(v, 'g', 4);
+  };
   QToolTip::showText(
       event->globalPosition().toPoint(),
       tr("%1: %2\n%3: %4\n%5: %6")
           .arg(data_.rowTitle.isEmpty() ? tr("row") : data_.rowTitle, name(data_.rowLabels, row),
                data_.colTitle.isEmpty() ? tr("column") : data_.colTitle, name(data_.colLabels, col),
-               data_.quantity,
-               hidden ? tr("not visible") : QString::number(data_.values[k], 'g', 4)),
+               data_.quantity, hidden ? tr("not visible") : valueText(data_.values[k])),
       this);
 }
 

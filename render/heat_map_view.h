@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "render/colormap.h"
 #include "render/vtk_view_widget.h"
 
 class vtkImageData;
@@ -34,8 +35,12 @@ struct HeatMapData {
   bool fixedRange = false;         // use [rangeMin, rangeMax] instead of the data range
   bool diverging = false;          // differences: the diverging map, symmetric around 0
   bool logScale = false;           // colours by log10 of the value (from the smallest positive one)
-  std::vector<int> markedCols;     // columns drawn with the sink highlight (their labels in red)
-  std::vector<int> highlighted;    // rows and columns whose labels are highlighted (orange)
+  // Categorical maps: values are indices into `categories`, drawn in
+  // `categoryColours` with a legend of names instead of a colour scale.
+  std::vector<QString> categories;
+  std::vector<Rgb> categoryColours;
+  std::vector<int> markedCols;   // columns drawn with the sink highlight (their labels in red)
+  std::vector<int> highlighted;  // rows and columns whose labels are highlighted (orange)
   int outlineRow = -1, outlineCol = -1;  // a cell drawn with a frame (the selection)
   double rangeMin = 0.0;
   double rangeMax = 1.0;

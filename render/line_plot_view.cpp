@@ -1,13 +1,16 @@
 #include "render/line_plot_view.h"
 
 #include <QMouseEvent>
+#include <QResizeEvent>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 #include "render/qcustomplot_include.h"
 
 #include "render/colormap.h"
+#include "render/text_wrap.h"
 
 namespace sinkscope::render {
 
@@ -32,9 +35,22 @@ LinePlotView::LinePlotView(QWidget* parent) : QWidget(parent), plot_(new QCustom
   plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   plot_->plotLayout()->insertRow(0);
   plot_->plotLayout()->addElement(0, 0, new QCPTextElement(plot_, QString(), QFont("sans", 11)));
+  // The legend goes in a row of its own below the axes, entries side by side:
+  // inside the axes it hides data in the small plots of a dock.
   plot_->legend->setVisible(true);
-  plot_->legend->setFont(QFont("sans", 9));
-  plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+  plot_->legend->setFont(QFont("sans", 8));
+  plot_->legend->setBorderPen(Qt::NoPen);
+  plot_->legend->setBrush(Qt::NoBrush);
+  plot_->legend->setRowSpacing(0);
+  plot_->legend->setColumnSpacing(12);
+  plot_->axisRect()->insetLayout()->take(plot_->legend);
+  plot_->plotLayout()->addElement(2, 0, plot_->legend);
+  plot_->plotLayout()->setRowStretchFactor(2, 0.001);
+  plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  for (QCPAxis* axis : {plot_->xAxis, plot_->yAxis}) {
+    axis->setTickLabelFont(QFont("sans", 8));
+    axis->setLabelFont(QFont("sans", 9));
+  }
   connect(plot_, &QCustomPlot::mouseMove, this, [this](QMouseEvent* event) {
     std::pair<int, int> best{-1, -1};
     double bestDistance = 8.0;  // pixels
@@ -58,6 +74,38 @@ LinePlotView::LinePlotView(QWidget* parent) : QWidget(parent), plot_(new QCustom
   });
 }
 
+void LinePlotView::fitToSize() {
+  // As many ticks as fit without overlapping labels.
+  plot_->xAxis->ticker()->setTickCount(std::clamp(width() / 90, 2, 8));
+  plot_->yAxis->ticker()->setTickCount(std::clamp(height() / 50, 2, 8));
+
+  // As many legend entries per row as the widest one allows.
+  const QFontMetrics legendFont(plot_->legend->font());
+  int widest = 0;
+  for (const auto& series : data_.series)
+    widest = std::max(widest, legendFont.horizontalAdvance(series.name));
+  const int entry = widest + plot_->legend->iconSize().width() + 24;  // icon, padding, margins
+  const int spacing = plot_->legend->columnSpacing();
+  const int columns = std::clamp((width() - 16 + spacing) / std::max(1, entry + spacing), 1, 4);
+  if (plot_->legend->wrap() != columns) plot_->legend->setWrap(columns);
+  plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+
+  // A title too long for one line breaks at its " | " separators.
+  if (auto* title = qobject_cast<QCPTextElement*>(plot_->plotLayout()->element(0, 0))) {
+    const QFontMetrics titleFont(title->font());
+    const QStringList lines = text_wrap(
+        data_.title, [&](const QString& t) { return titleFont.horizontalAdvance(t); },
+        width() - 12);
+    title->setText(lines.join(QLatin1Char('\n')));
+  }
+}
+
+void LinePlotView::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  fitToSize();
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
 void LinePlotView::setData(LinePlotData data) {
   for (const auto& s : data.series)
     if (s.x.size() != s.y.size())
@@ -66,8 +114,6 @@ void LinePlotView::setData(LinePlotData data) {
   data_ = std::move(data);
 
   plot_->clearGraphs();
-  if (auto* title = qobject_cast<QCPTextElement*>(plot_->plotLayout()->element(0, 0)))
-    title->setText(data_.title);
   plot_->xAxis->setLabel(data_.xLabel);
   plot_->yAxis->setLabel(data_.yLabel);
 
@@ -93,12 +139,33 @@ void LinePlotView::setData(LinePlotData data) {
     } else if (s.reference) {
       g->setPen(QPen(QColor(120, 120, 120), 1.5, Qt::DashLine));
     } else {
-      const QColor c = series_color(dataIndex++, dataSeries);
+      const QColor spread = series_color(dataIndex++, dataSeries);
+      const QColor c = s.color.isValid() ? s.color : spread;
       g->setPen(QPen(c, 2.0));
       g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, c, c, s.scatter ? 7 : 5));
       if (s.scatter) g->setLineStyle(QCPGraph::lsNone);
     }
   }
+  for (auto [axis, integer] :
+       {std::pair{plot_->xAxis, data_.integerX}, {plot_->yAxis, data_.integerY}}) {
+    if (integer) {
+      // Multiples of 1 only: whole-number ticks, as many as fit.
+      auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
+      ticker->setTickStep(1.0);
+      ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+      axis->setTicker(ticker);
+    } else if (qSharedPointerDynamicCast<QCPAxisTickerFixed>(axis->ticker())) {
+      axis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+    }
+  }
+  // A plot with nothing to draw shows its title only (e.g. "not computed").
+  const bool empty = data_.series.empty();
+  for (QCPAxis* axis : {plot_->xAxis, plot_->yAxis}) {
+    axis->setVisible(!empty);
+    axis->grid()->setVisible(!empty);
+  }
+  plot_->legend->setVisible(!empty);
+  fitToSize();
   plot_->rescaleAxes();
   // Leave a little air above the highest point and include 0 on y.
   const QCPRange y = plot_->yAxis->range();

@@ -16,10 +16,11 @@ struct LineSeries {
   QString name;
   std::vector<double> x;
   std::vector<double> y;
-  bool reference = false;  // drawn as a grey dashed line (baselines)
-  bool threshold = false;  // drawn as a dark dotted line (thresholds such as eps)
-  bool scatter = false;    // points only, no connecting line (diagrams, spectra)
-  bool segments = false;   // points 2k and 2k+1 are the ends of one segment (barcodes)
+  bool reference = false;   // drawn as a grey dashed line (baselines)
+  bool threshold = false;   // drawn as a dark dotted line (thresholds such as eps)
+  bool scatter = false;     // points only, no connecting line (diagrams, spectra)
+  bool segments = false;    // points 2k and 2k+1 are the ends of one segment (barcodes)
+  QColor color = QColor();  // a data series' colour; invalid: spread over viridis
 };
 
 struct LinePlotData {
@@ -29,6 +30,8 @@ struct LinePlotData {
   std::vector<LineSeries> series;
   bool includeZero = true;  // the y axis always shows 0
   double xPadding = 0.5;    // air left and right of the data (0.5: integer positions)
+  bool integerX = false;    // ticks only at whole numbers (layers, indices, N)
+  bool integerY = false;    // (counts)
 };
 
 class LinePlotView : public QWidget {
@@ -47,7 +50,11 @@ class LinePlotView : public QWidget {
   // within 8 pixels of a plotted point.
   void pointHovered(int series, int index);
 
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
  private:
+  void fitToSize();
   LinePlotData data_;
   QCustomPlot* plot_;
   std::pair<int, int> hovered_{-1, -1};

@@ -1,5 +1,7 @@
 #include "render/scene_view.h"
 
+#include "render/text_wrap.h"
+
 #include <vtkActor.h>
 #include <vtkBillboardTextActor3D.h>
 #include <vtkCamera.h>
@@ -41,9 +43,31 @@ SceneView::SceneView(QWidget* parent) : VtkViewWidget(parent) {
     overlayRenderer()->AddActor2D(t);
   }
   title_->GetTextProperty()->SetFontSize(14);
-  title_->GetPositionCoordinate()->SetValue(0.01, 0.94);
   legend_->GetTextProperty()->SetFontSize(11);
-  legend_->GetPositionCoordinate()->SetValue(0.01, 0.895);
+  for (vtkTextActor* t : {title_.Get(), legend_.Get()}) {
+    t->GetTextProperty()->SetVerticalJustificationToTop();
+    t->GetPositionCoordinate()->SetCoordinateSystemToDisplay();
+  }
+}
+
+void SceneView::layoutTexts() {
+  // Title and legend wrap to the view's width and stack from its top edge.
+  // Character widths are estimated from the font size (VTK's fonts are narrow).
+  const int w = std::max(1, width()), h = std::max(1, height());
+  auto wrapped = [w](const QString& text, double charWidth) {
+    return text_wrap(
+        text, [charWidth](const QString& t) { return t.size() * charWidth; }, w - 16.0);
+  };
+  const QStringList title = wrapped(data_.title, 8.0);
+  const QStringList legend = wrapped(data_.legend, 6.2);
+  const double ratio = devicePixelRatioF();
+  title_->SetInput(title.join(QLatin1Char('\n')).toUtf8().constData());
+  legend_->SetInput(legend.join(QLatin1Char('\n')).toUtf8().constData());
+  title_->SetPosition(8 * ratio, (h - 6) * ratio);
+  legend_->SetPosition(8 * ratio, (h - 8 - 18 * title.size()) * ratio);
+  // The 3-D scene gets the space below the texts.
+  const double top = 1.0 - (10.0 + 18.0 * title.size() + 14.0 * legend.size()) / h;
+  renderer()->SetViewport(0.0, 0.0, 1.0, std::clamp(top, 0.3, 1.0));
 }
 
 SceneView::~SceneView() = default;
@@ -58,8 +82,7 @@ void SceneView::setData(SceneData data) {
   for (auto& l : labels_) renderer()->RemoveViewProp(l);
   actors_.clear();
   labels_.clear();
-  title_->SetInput(data_.title.toUtf8().constData());
-  legend_->SetInput(data_.legend.toUtf8().constData());
+  layoutTexts();
 
   // The scale of the scene, so glyphs and lines look alike whatever the units.
   double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300};
@@ -162,8 +185,39 @@ void SceneView::setData(SceneData data) {
 }
 
 void SceneView::resetView() {
-  renderer()->ResetCamera();
+  vtkRenderer* r = renderer();
+  r->ResetCamera();
+  // ResetCamera fits the bounding sphere, which leaves a flat or elongated
+  // scene small: zoom until the points' on-screen box fills most of the view.
+  const int* size = r->GetSize();
+  if (data_.points.size() < 2 || size[0] <= 0 || size[1] <= 0) {
+    requestRender();
+    return;
+  }
+  double lo[2] = {1e300, 1e300}, hi[2] = {-1e300, -1e300};
+  auto extend = [&](const std::array<double, 3>& p, double radius) {
+    for (double dx : {-radius, radius})
+      for (double dy : {-radius, radius}) {
+        r->SetWorldPoint(p[0] + dx, p[1] + dy, p[2], 1.0);
+        r->WorldToDisplay();
+        const double* d = r->GetDisplayPoint();
+        lo[0] = std::min(lo[0], d[0]), hi[0] = std::max(hi[0], d[0]);
+        lo[1] = std::min(lo[1], d[1]), hi[1] = std::max(hi[1], d[1]);
+      }
+  };
+  for (const ScenePoint& p : data_.points) extend(p.position, 0.0);
+  for (const SceneBall& b : data_.balls) extend(b.center, b.radius);
+  const double w = std::max(1.0, hi[0] - lo[0]), h = std::max(1.0, hi[1] - lo[1]);
+  // 0.8: room for labels; the title and legend take the top 15% of the view.
+  const double zoom = std::clamp(0.8 * std::min(size[0] / w, 0.85 * size[1] / h), 1.0, 4.0);
+  r->GetActiveCamera()->Zoom(zoom);
   requestRender();
+}
+
+void SceneView::resizeGL(int w, int h) {
+  VtkViewWidget::resizeGL(w, h);
+  layoutTexts();
+  resetView();
 }
 
 void SceneView::keyPressEvent(QKeyEvent* event) {

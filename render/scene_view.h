@@ -59,8 +59,11 @@ class SceneView : public VtkViewWidget {
 
  protected:
   void keyPressEvent(QKeyEvent* event) override;
+  void resizeGL(int w, int h) override;  // refits the scene to the new size
 
  private:
+  void layoutTexts();
+
   SceneData data_;
   std::vector<vtkSmartPointer<vtkActor>> actors_;
   std::vector<vtkSmartPointer<vtkProp>> labels_;

@@ -31,7 +31,7 @@ QString head_name(int head) {
 }
 
 QWidget* stack(QWidget* a, QWidget* b) {
-  auto* split = new QSplitter(Qt::Vertical);
+  QSplitter* split = panel_splitter();
   split->addWidget(a);
   split->addWidget(b);
   return split;
@@ -83,7 +83,7 @@ AnalysisPanels::AnalysisPanels(QMainWindow* window, SelectionModel* selection)
   betti_->setObjectName(QStringLiteral("bettiCurves"));
   barcode_ = new render::LinePlotView(window);
   barcode_->setObjectName(QStringLiteral("barcode"));
-  auto* persistence = new QSplitter(Qt::Vertical);
+  QSplitter* persistence = panel_splitter();
   persistence->addWidget(diagram_);
   persistence->addWidget(barcode_);
   persistence->addWidget(betti_);
@@ -96,7 +96,7 @@ AnalysisPanels::AnalysisPanels(QMainWindow* window, SelectionModel* selection)
 
   spectrum_ = new render::LinePlotView(window);
   spectrum_->setObjectName(QStringLiteral("spectrumView"));
-  auto* spectrumBox = new QSplitter(Qt::Vertical, window);
+  QSplitter* spectrumBox = panel_splitter(window);
   spectrumBox->addWidget(spectrum_);
   if (gl) {
     embedding_ = new render::SceneView(spectrumBox);
@@ -134,7 +134,7 @@ AnalysisPanels::AnalysisPanels(QMainWindow* window, SelectionModel* selection)
   layerTopology_->setObjectName(QStringLiteral("layerTopologyProfile"));
   layerFunction_ = new render::LinePlotView(window);
   layerFunction_->setObjectName(QStringLiteral("layerFunctionProfile"));
-  auto* profiles = new QSplitter(Qt::Vertical);
+  QSplitter* profiles = panel_splitter();
   profiles->addWidget(layerSink_);
   profiles->addWidget(layerTopology_);
   profiles->addWidget(layerFunction_);
@@ -166,7 +166,7 @@ AnalysisPanels::AnalysisPanels(QMainWindow* window, SelectionModel* selection)
              "receives; red: sinks. A sink pulls the graph into a star around itself. Drag to "
              "rotate."));
 
-  auto* valueBox = new QSplitter(Qt::Vertical, window);
+  QSplitter* valueBox = panel_splitter(window);
   if (gl) {
     valueSpace_ = new render::SceneView(valueBox);
     valueSpace_->setObjectName(QStringLiteral("valueSpaceView"));
@@ -413,6 +413,7 @@ void AnalysisPanels::drawPersistence() {
   render::LinePlotData code;
   code.title = tr("Barcode | one bar per feature, from birth to death");
   code.xLabel = tr("distance scale e");
+  code.integerY = true;
   code.yLabel = tr("bar");
   render::LineSeries c0{tr("H0"), {}, {}}, c1{tr("H1"), {}, {}};
   c0.segments = c1.segments = true;
@@ -434,6 +435,7 @@ void AnalysisPanels::drawPersistence() {
                 .arg(analysis::bars_above(r.persistence.h0, minP))
                 .arg(analysis::bars_above(r.persistence.h1, minP));
   b.xLabel = tr("distance scale e");
+  b.integerY = true;
   b.yLabel = tr("Betti number");
   render::LineSeries b0{tr("beta_0 (components)"), r.betti.grid, {}};
   render::LineSeries b1{tr("beta_1 (loops)"), r.betti.grid, {}};
@@ -458,6 +460,7 @@ void AnalysisPanels::drawSpectrum() {
                 .arg(g.centralisation, 0, 'g', 3)
                 .arg(g.starLikeness, 0, 'g', 3);
   d.xLabel = tr("eigenvalue index (ascending)");
+  d.integerX = true;
   d.yLabel = tr("eigenvalue");
   std::vector<analysis::GraphSpectrum> shown = r.spectra;
   if (a.thresholdIndex(selection_->threshold()) < 0) shown.push_back(g);  // the chosen theta too
@@ -493,6 +496,7 @@ void AnalysisPanels::drawTaxonomy() {
   render::LinePlotData counts;
   counts.title = tr("Head classes per layer");
   counts.xLabel = tr("layer");
+  counts.integerX = counts.integerY = true;
   counts.yLabel = tr("heads");
   render::LineSeries retriever{tr("Retriever"), {}, {}}, mixer{tr("Mixer"), {}, {}},
       reset{tr("Reset"), {}, {}};
@@ -501,10 +505,12 @@ void AnalysisPanels::drawTaxonomy() {
   grid.cols = a.heads;
   grid.rowTitle = tr("layer");
   grid.colTitle = tr("head");
-  grid.quantity = tr("0 Retriever, 1 Mixer, 2 Reset");
-  grid.fixedRange = true;
-  grid.rangeMin = 0;
-  grid.rangeMax = 2;
+  grid.quantity = tr("head class");
+  // Okabe-Ito colours: distinct for colour-blind readers and in print.
+  grid.categories = {tr("Retriever"), tr("Mixer"), tr("Reset")};
+  grid.categoryColours = {{0.0, 0.447, 0.698}, {0.835, 0.369, 0.0}, {0.0, 0.620, 0.451}};
+  grid.outlineRow = selection_->layer();
+  grid.outlineCol = selection_->head();
   for (int l = 0; l < a.layers; ++l) {
     int n[3] = {0, 0, 0};
     for (int h = 0; h < a.heads; ++h) {
@@ -527,6 +533,9 @@ void AnalysisPanels::drawTaxonomy() {
                    .arg(sel ? 100.0 * sel->current / total : 0.0, 0, 'f', 0)
                    .arg(sel ? 100.0 * sel->other / total : 0.0, 0, 'f', 0);
   if (taxonomy_) taxonomy_->setData(std::move(grid));
+  retriever.color = QColor::fromRgbF(0.0f, 0.447f, 0.698f);  // as in the grid
+  mixer.color = QColor::fromRgbF(0.835f, 0.369f, 0.0f);
+  reset.color = QColor::fromRgbF(0.0f, 0.620f, 0.451f);
   counts.series = {retriever, mixer, reset};
   taxonomyCounts_->setData(std::move(counts));
 }
@@ -558,18 +567,21 @@ void AnalysisPanels::drawLayerProfiles() {
   render::LinePlotData top;
   top.title = tr("Sinks by layer | %1").arg(source_);
   top.xLabel = tr("layer");
+  top.integerX = true;
   top.yLabel = tr("share");
   top.series = {sink, rate, central};
   layerSink_->setData(std::move(top));
   render::LinePlotData bottom;
   bottom.title = tr("Topology and rank by layer");
   bottom.xLabel = tr("layer");
+  bottom.integerX = true;
   bottom.yLabel = tr("count");
   bottom.series = {h0, h1, rank};
   layerTopology_->setData(std::move(bottom));
 
   render::LinePlotData function;
   function.xLabel = tr("layer");
+  function.integerX = true;
   function.yLabel = tr("value / its maximum");
   const auto& e = experiments_;
   if (e.klPerLayer.empty() && e.fisherPerParameter.empty()) {
@@ -643,6 +655,7 @@ void AnalysisPanels::drawValueSpace() {
   const int layer = selection_->layer(), head = selection_->head();
   render::LinePlotData curve;
   curve.xLabel = tr("N (keys selected)");
+  curve.integerX = true;
   curve.yLabel = tr("score");
   curve.includeZero = true;
   if (head == SelectionModel::kHeadAverage) {

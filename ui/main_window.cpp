@@ -697,6 +697,7 @@ void MainWindow::refreshPanels() {
   plot.title =
       tr("Key importance alpha_k | %1, layer %2, %3").arg(shown.source).arg(layer).arg(head);
   plot.xLabel = tr("key position k");
+  plot.integerX = true;
   plot.yLabel = tr("alpha_k");
   render::LineSeries alpha{shown.trace ? tr("alpha_k") : tr("alpha_k (uniform head)"),
                            {},
