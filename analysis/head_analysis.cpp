@@ -17,11 +17,13 @@ HeadAnalysis analyse_head(const AttentionView& a, std::span<const float> values,
   r.keyImportance = sink_key_importance(a);
   r.atQuery = head_diagnostics_at(a, p.valueSpace.query, p.topN);
   r.meanOverQueries = head_diagnostics_mean(a, p.topN);
-  r.persistence = persistence_rips(attention_distances(a, p.distance), a.size);
-  r.betti = betti_curves(r.persistence, p.bettiPoints);
-  for (double threshold : p.thresholds) {
-    r.spectra.push_back(graph_spectrum(a, {threshold, false, p.perTokenGeometry}));
-    r.normalisedSpectra.push_back(graph_spectrum(a, {threshold, true, false}));
+  if (p.topology) {
+    r.persistence = persistence_rips(attention_distances(a, p.distance), a.size);
+    r.betti = betti_curves(r.persistence, p.bettiPoints);
+    for (double threshold : p.thresholds) {
+      r.spectra.push_back(graph_spectrum(a, {threshold, false, p.perTokenGeometry}));
+      r.normalisedSpectra.push_back(graph_spectrum(a, {threshold, true, false}));
+    }
   }
   if (!values.empty() && a.size > 0) {
     ValueSpaceParams vs = p.valueSpace;

@@ -27,6 +27,9 @@ struct HeadAnalysisParams {
   // is what a panel draws for the selected head; summaries over every head
   // leave it out (it is most of the cost: docs/performance.md).
   bool perTokenGeometry = false;
+  // Persistence, Betti curves and spectra (the O(T^3) part). Off: those
+  // fields stay empty (long inputs analyse them per selected head instead).
+  bool topology = true;
 };
 
 struct HeadAnalysis {

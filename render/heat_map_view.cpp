@@ -4,8 +4,10 @@
 #include <QToolTip>
 
 #include <vtkActor.h>
+#include <vtkCallbackCommand.h>
 #include <vtkCamera.h>
 #include <vtkCellArray.h>
+#include <vtkCommand.h>
 #include <vtkFloatArray.h>
 #include <vtkGenericOpenGLRenderWindow.h>
 #include <vtkImageActor.h>
@@ -58,6 +60,13 @@ HeatMapView::HeatMapView(QWidget* parent) : VtkViewWidget(parent) {
   actor_->GetMapper()->SetInputConnection(colors_->GetOutputPort());
   actor_->InterpolateOff();         // one crisp square per cell
   actor_->GetMapper()->BorderOn();  // edge cells full size, not half
+  // Pick the level of detail for every frame (the zoom may have changed).
+  vtkNew<vtkCallbackCommand> beforeRender;
+  beforeRender->SetClientData(this);
+  beforeRender->SetCallback([](vtkObject*, unsigned long, void* self, void*) {
+    static_cast<HeatMapView*>(self)->chooseLevelOfDetail();
+  });
+  renderer()->AddObserver(vtkCommand::StartEvent, beforeRender);
 
   renderer()->SetViewport(kImageViewport[0], kImageViewport[1], kImageViewport[2],
                           kImageViewport[3]);
@@ -104,6 +113,7 @@ void HeatMapView::setData(HeatMapData data) {
   data_ = std::move(data);
 
   // VTK images grow upwards: row r of the matrix goes to image row rows-1-r.
+  std::vector<float> shown(cells);  // hidden cells as NaN, in matrix order
   vtkNew<vtkFloatArray> scalars;
   scalars->SetNumberOfValues(static_cast<vtkIdType>(cells));
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
@@ -117,6 +127,7 @@ void HeatMapView::setData(HeatMapData data) {
         hi = std::max(hi, static_cast<double>(v));
       }
       scalars->SetValue(static_cast<vtkIdType>(data_.rows - 1 - r) * data_.cols + c, v);
+      shown[src] = v;
     }
   }
   if (data_.fixedRange) {
@@ -175,6 +186,8 @@ void HeatMapView::setData(HeatMapData data) {
   image_->Modified();
 
   renderer()->RemoveActor(actor_);
+  for (const CoarseLevel& level : coarse_) renderer()->RemoveActor(level.actor);
+  buildCoarseLevels(shown);
   if (outline_) renderer()->RemoveActor(outline_);
   outline_ = nullptr;
   if (data_.outlineRow >= 0 && data_.outlineRow < data_.rows && data_.outlineCol >= 0 &&
@@ -199,6 +212,8 @@ void HeatMapView::setData(HeatMapData data) {
     renderer()->AddActor(outline_);
   }
   if (cells > 0) renderer()->AddActor(actor_);
+  for (const CoarseLevel& level : coarse_) renderer()->AddActor(level.actor);
+  chooseLevelOfDetail();
   // The bar is narrow: its title goes on as many short lines as it needs.
   QStringList titleLines;
   for (const QString& word : data_.quantity.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
@@ -255,6 +270,86 @@ void HeatMapView::setData(HeatMapData data) {
       make(data_.colLabels[static_cast<std::size_t>(c)], c, data_.rows - 1 + 0.65, true);
   }
   resetView();
+}
+
+void HeatMapView::buildCoarseLevels(const std::vector<float>& shown) {
+  coarse_.clear();
+  shownLevel_ = -1;
+  int R = data_.rows, C = data_.cols;
+  if (R <= kHeatMapCoarseCells && C <= kHeatMapCoarseCells) return;
+  // The strongest of two cells (by magnitude for differences); NaN (hidden)
+  // only when both are hidden.
+  auto stronger = [diverging = data_.diverging](float a, float b) {
+    if (std::isnan(a)) return b;
+    if (std::isnan(b)) return a;
+    return (diverging ? std::abs(b) > std::abs(a) : b > a) ? b : a;
+  };
+  std::vector<float> level = shown;  // matrix order, top row first
+  int factor = 1;
+  while (R > 32 || C > 32) {
+    const int r2 = (R + 1) / 2, c2 = (C + 1) / 2;
+    std::vector<float> next(static_cast<std::size_t>(r2) * c2);
+    for (int r = 0; r < r2; ++r)
+      for (int c = 0; c < c2; ++c) {
+        float v = std::numeric_limits<float>::quiet_NaN();
+        for (int dr = 0; dr < 2; ++dr)
+          for (int dc = 0; dc < 2; ++dc)
+            if (2 * r + dr < R && 2 * c + dc < C)
+              v = stronger(v, level[static_cast<std::size_t>(2 * r + dr) * C + 2 * c + dc]);
+        next[static_cast<std::size_t>(r) * c2 + c] = v;
+      }
+    level = std::move(next);
+    R = r2, C = c2, factor *= 2;
+
+    CoarseLevel l;
+    l.factor = factor;
+    l.image = vtkSmartPointer<vtkImageData>::New();
+    vtkNew<vtkFloatArray> scalars;
+    scalars->SetNumberOfValues(static_cast<vtkIdType>(R) * C);
+    for (int r = 0; r < R; ++r)
+      for (int c = 0; c < C; ++c)
+        scalars->SetValue(static_cast<vtkIdType>(R - 1 - r) * C + c,
+                          level[static_cast<std::size_t>(r) * C + c]);
+    // Block (r, c) covers cells factor*r .. factor*(r+1)-1 (the last block of
+    // an odd size reaches past the edge by less than a block, under a pixel
+    // at the zoom it is shown). Cell (i, j) sits at (j, rows-1-i).
+    const double f = factor;
+    l.image->SetDimensions(C, R, 1);
+    l.image->SetSpacing(f, f, 1.0);
+    l.image->SetOrigin(0.5 * (f - 1), data_.rows - 1 - 0.5 * (f - 1) - (R - 1) * f, 0.0);
+    l.image->GetPointData()->SetScalars(scalars);
+    l.colors = vtkSmartPointer<vtkImageMapToColors>::New();
+    l.colors->SetLookupTable(lut_);
+    l.colors->SetOutputFormatToRGB();
+    l.colors->SetInputData(l.image);
+    l.actor = vtkSmartPointer<vtkImageActor>::New();
+    l.actor->GetMapper()->SetInputConnection(l.colors->GetOutputPort());
+    l.actor->InterpolateOff();
+    l.actor->GetMapper()->BorderOn();
+    l.actor->SetVisibility(false);
+    coarse_.push_back(std::move(l));
+  }
+}
+
+void HeatMapView::chooseLevelOfDetail() {
+  // Cells per screen pixel at the current zoom (parallel projection): the
+  // finest level whose blocks are at least that big.
+  const int* size = renderer()->GetSize();
+  const double scale = renderer()->GetActiveCamera()->GetParallelScale();
+  const double cellsPerPixel = size[1] > 0 ? 2.0 * scale / size[1] : 1e9;
+  shownLevel_ = -1;
+  if (cellsPerPixel > 1.0)
+    for (std::size_t k = 0; k < coarse_.size(); ++k) {
+      shownLevel_ = static_cast<int>(k);
+      if (coarse_[k].factor >= cellsPerPixel) break;
+    }
+  actor_->SetVisibility(shownLevel_ < 0);
+  for (std::size_t k = 0; k < coarse_.size(); ++k)
+    coarse_[k].actor->SetVisibility(static_cast<int>(k) == shownLevel_);
+}
+
+int HeatMapView::shownPoolingFactor() const {
+  return shownLevel_ < 0 ? 1 : coarse_[static_cast<std::size_t>(shownLevel_)].factor;
 }
 
 std::pair<int, int> HeatMapView::cellAt(const QPointF& widgetPoint) {

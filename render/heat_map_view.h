@@ -56,6 +56,9 @@ class HeatMapView : public VtkViewWidget {
   // Throws std::invalid_argument when sizes disagree.
   void setData(HeatMapData data);
   const HeatMapData& data() const { return data_; }
+  // The pooling factor on screen now: 1 for the full image, 2, 4, ... for the
+  // coarse levels of a large map seen zoomed out.
+  int shownPoolingFactor() const;
   // The colour range in use (data range unless fixed).
   double displayedMin() const { return shownMin_; }
   double displayedMax() const { return shownMax_; }
@@ -86,10 +89,24 @@ class HeatMapView : public VtkViewWidget {
   double shownMin_ = 0.0;
   double shownMax_ = 1.0;
   QPointF pressedAt_{-1000, -1000};
+  // Builds coarser images of a large map (block maxima, halving each level)
+  // and shows the one whose blocks are about a screen pixel at the current
+  // zoom: the full image once a cell covers a pixel.
+  void buildCoarseLevels(const std::vector<float>& shown);
+  void chooseLevelOfDetail();
   vtkNew<vtkImageData> image_;
   vtkNew<vtkLookupTable> lut_;
   vtkNew<vtkImageMapToColors> colors_;
   vtkNew<vtkImageActor> actor_;
+  // Level k of the pyramid pools blocks of 2^(k+1) x 2^(k+1) cells.
+  struct CoarseLevel {
+    int factor = 1;
+    vtkSmartPointer<vtkImageData> image;
+    vtkSmartPointer<vtkImageMapToColors> colors;
+    vtkSmartPointer<vtkImageActor> actor;
+  };
+  std::vector<CoarseLevel> coarse_;
+  int shownLevel_ = -1;  // -1: the full image
   vtkNew<vtkScalarBarActor> colorBar_;
   vtkNew<vtkTextActor> title_;
   vtkSmartPointer<vtkActor> outline_;
@@ -99,5 +116,9 @@ class HeatMapView : public VtkViewWidget {
 
 // Maps with more rows or columns than this get no token labels (they would overlap).
 inline constexpr int kHeatMapMaxLabels = 64;
+// Maps with more rows or columns than this also get coarse levels of detail,
+// each block showing its strongest cell (so a one-token sink column stays
+// visible), drawn while a cell is smaller than a pixel.
+inline constexpr int kHeatMapCoarseCells = 256;
 
 }  // namespace sinkscope::render

@@ -8,6 +8,7 @@
 #include <QWheelEvent>
 #include <cmath>
 
+#include "render/colormap.h"
 #include "render/heat_map_view.h"
 #include "render/line_plot_view.h"
 #include "render/scene_view.h"
@@ -99,6 +100,69 @@ TEST(PanelsRender, HeatMapWithTokenLabelsMatchesBaseline) {
   const QImage image = view.grabFramebuffer();
   const auto r = test::render_compare(image, baseline("heat_map_sink_8_labels"), kCandidates);
   EXPECT_TRUE(r.passed) << r.message.toStdString();
+}
+
+// T = 2048: 4 M cells on a few hundred pixels. Zoomed out, a coarse level of
+// detail is drawn whose blocks keep their strongest cell, so a one-token
+// column of weight 0.5 is still on screen; zoomed in, the full image returns.
+TEST(PanelsRender, LargeMapsKeepThinColumnsVisibleAtEveryZoom) {
+  const int T = 2048, column = 1337;
+  render::HeatMapData d;
+  d.rows = d.cols = T;
+  d.values.assign(static_cast<std::size_t>(T) * T, 0.0f);
+  d.hidden.assign(d.values.size(), false);
+  for (int i = 0; i < T; ++i)
+    for (int j = i + 1; j < T; ++j) d.hidden[static_cast<std::size_t>(i) * T + j] = true;
+  for (int i = column; i < T; ++i) d.values[static_cast<std::size_t>(i) * T + column] = 0.5f;
+  d.fixedRange = true;
+  d.quantity = QStringLiteral("attention weight");
+
+  render::HeatMapView view;
+  view.resize(520, 400);
+  view.setData(d);
+  view.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+  ASSERT_TRUE(QTest::qWaitFor([&] { return view.renderedFrameCount() > 0; }, 5000));
+  EXPECT_GE(view.shownPoolingFactor(), 4) << "zoomed out, a coarse level is drawn";
+
+  // The pixel over cell (1800, column) has the colour of 0.5, one a few
+  // blocks to the right the colour of 0.
+  auto pixelAt = [&](int row, int col) {
+    vtkRenderer* r = view.renderer();
+    r->SetWorldPoint(col, T - 1 - row, 0.0, 1.0);
+    r->WorldToDisplay();
+    const double* p = r->GetDisplayPoint();
+    const QImage image = view.grabFramebuffer();
+    return image.pixelColor(static_cast<int>(p[0]), image.height() - 1 - static_cast<int>(p[1]))
+        .toRgb();
+  };
+  auto near = [](const QColor& c, double value) {
+    const render::Rgb e = render::colormap_viridis(value);
+    return std::abs(c.redF() - e.r) < 0.12 && std::abs(c.greenF() - e.g) < 0.12 &&
+           std::abs(c.blueF() - e.b) < 0.12;
+  };
+  EXPECT_TRUE(near(pixelAt(1800, column), 0.5)) << "the thin column vanished when zoomed out";
+  EXPECT_TRUE(near(pixelAt(1800, column + 64), 0.0));
+
+  // Zoomed in to a few cells per pixel side: the full image.
+  vtkCamera* camera = view.renderer()->GetActiveCamera();
+  camera->SetFocalPoint(column, T - 1 - 1800, 0);
+  double position[3];
+  camera->GetPosition(position);
+  camera->SetPosition(column, T - 1 - 1800, position[2]);
+  camera->SetParallelScale(40);
+  const int frames = view.renderedFrameCount();
+  view.requestRender();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return view.renderedFrameCount() > frames; }, 5000));
+  EXPECT_EQ(view.shownPoolingFactor(), 1);
+  EXPECT_TRUE(near(pixelAt(1800, column), 0.5));
+  EXPECT_TRUE(near(pixelAt(1800, column + 3), 0.0));
+  // The camera looks at the cell: the viewport's centre is over it.
+  const double* viewport = view.renderer()->GetViewport();
+  const QPointF centre(view.width() * 0.5 * (viewport[0] + viewport[2]),
+                       view.height() * (1.0 - 0.5 * (viewport[1] + viewport[3])));
+  EXPECT_EQ(view.cellAt(centre), std::make_pair(1800, column))
+      << "hover and clicks find cells at full resolution";
 }
 
 TEST(PanelsRender, HeatMapRejectsMismatchedData) {

@@ -7,6 +7,7 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 #include <cmath>
+#include <limits>
 
 #include "analysis/graph_layout.h"
 #include "analysis/sink_metric.h"
@@ -16,6 +17,7 @@
 #include "render/heat_map_view.h"
 #include "render/line_plot_view.h"
 #include "render/scene_view.h"
+#include "ui/deferred_results.h"
 #include "ui/docks.h"
 #include "ui/run_analysis.h"
 #include "ui/selection_model.h"
@@ -30,6 +32,15 @@ QString head_name(int head) {
                                               : QObject::tr("head %1").arg(head);
 }
 
+// What a panel says while its numbers are computed in the background.
+QString computing_title(const QString& what, int layer, int head, int tokens) {
+  return QObject::tr("%1 | layer %2, %3 | computing in the background (T = %4)...")
+      .arg(what)
+      .arg(layer)
+      .arg(head_name(head))
+      .arg(tokens);
+}
+
 QWidget* stack(QWidget* a, QWidget* b) {
   QSplitter* split = panel_splitter();
   split->addWidget(a);
@@ -39,8 +50,11 @@ QWidget* stack(QWidget* a, QWidget* b) {
 
 }  // namespace
 
-AnalysisPanels::AnalysisPanels(QMainWindow* window, SelectionModel* selection)
-    : QObject(window), window_(window), selection_(selection) {
+AnalysisPanels::AnalysisPanels(QMainWindow* window, SelectionModel* selection, JobRunner* jobs)
+    : QObject(window),
+      window_(window),
+      selection_(selection),
+      deferred_(new DeferredResults(jobs, this)) {
   const bool gl = render::gl_panels_available();
 
   // Model overview: the score chooser above the layers x heads grid.
@@ -185,12 +199,16 @@ AnalysisPanels::AnalysisPanels(QMainWindow* window, SelectionModel* selection)
              "selections."));
 
   connect(selection_, &SelectionModel::changed, this, &AnalysisPanels::refresh);
+  connect(deferred_, &DeferredResults::arrived, this, &AnalysisPanels::refresh);
   connect(selection_, &SelectionModel::highlightChanged, this, [this] { drawGraph(); });
   // Hovering a bar of the diagram highlights the tokens that create and kill it.
   connect(diagram_, &render::LinePlotView::pointHovered, this, [this](int series, int index) {
     QList<int> tokens;
-    if (analysis_ && index >= 0 && (series == 0 || series == 1)) {
-      const auto& p = analysis_->at(selection_->layer(), selection_->head()).persistence;
+    const auto topology = analysis_ && selectionFits()
+                              ? topologyOf(selection_->layer(), selection_->head(), false)
+                              : nullptr;
+    if (topology && index >= 0 && (series == 0 || series == 1)) {
+      const auto& p = topology->persistence;
       const auto& bars = series == 0 ? p.h0 : p.h1;
       if (index < static_cast<int>(bars.size())) {
         const analysis::PersistenceBar& b = bars[static_cast<std::size_t>(index)];
@@ -216,7 +234,7 @@ QDockWidget* AnalysisPanels::addDock(const QString& title, const QString& name, 
 
 void AnalysisPanels::setRun(std::shared_ptr<const SentenceRun> run) {
   run_ = std::move(run);
-  ++runGeneration_;
+  deferred_->clear();
   analysis_ = run_ ? run_->analysis : nullptr;
   source_ = run_ ? run_->source : QString();
   refresh();
@@ -232,25 +250,66 @@ bool AnalysisPanels::selectionFits() const {
          selection_->head() < analysis_->heads && selection_->queryToken() < analysis_->tokens;
 }
 
-const analysis::GraphSpectrum& AnalysisPanels::selectedSpectrum() {
-  const int layer = selection_->layer(), head = selection_->head();
-  const double theta = selection_->threshold();
-  if (selected_.generation != runGeneration_ || selected_.layer != layer ||
-      selected_.head != head || selected_.threshold != theta) {
-    const analysis::AttentionMatrix m = run_->attention(layer, head);
-    selected_ = {runGeneration_, layer, head, theta,
-                 analysis::graph_spectrum(m.view(), {theta, false, true})};
+bool AnalysisPanels::cheap() const { return !analysis_ || analysis_->topologyForAllHeads; }
+
+std::function<analysis::AttentionMatrix()> AnalysisPanels::attentionSource(int layer,
+                                                                           int head) const {
+  if (!run_->trace) {
+    auto map = std::make_shared<const analysis::AttentionMatrix>(run_->attention(layer, head));
+    return [map] { return *map; };
   }
-  return selected_.spectrum;
+  // The run's cached layer is immutable once made: jobs may read it.
+  std::shared_ptr<const models::LayerCapture> capture = run_->layer(layer);
+  return [capture, head]() -> analysis::AttentionMatrix {
+    if (head == SelectionModel::kHeadAverage) return capture->headAverage();
+    const analysis::AttentionView v = capture->attentionOf(head);
+    return {std::vector<float>(v.weights.begin(), v.weights.end()), v.size, v.causal};
+  };
 }
 
-analysis::GraphSpectrum AnalysisPanels::spectrumAt(int layer, int head) const {
+std::shared_ptr<const analysis::HeadAnalysis> AnalysisPanels::topologyOf(int layer, int head,
+                                                                         bool request) {
+  if (analysis_->topologyForAllHeads)  // a view into the run's cache
+    return {analysis_, &analysis_->at(layer, head)};
+  const QString key = QStringLiteral("topology %1 %2").arg(layer).arg(head);
+  if (!request) return deferred_->peek<analysis::HeadAnalysis>(key);
+  analysis::HeadAnalysisParams params = analysis_->params;
+  params.topology = true;
+  return deferred_->get<analysis::HeadAnalysis>(
+      key, false, [source = attentionSource(layer, head), params] {
+        const analysis::AttentionMatrix m = source();
+        return analysis::analyse_head(m.view(), {}, 0, params);
+      });
+}
+
+std::shared_ptr<const analysis::GraphSpectrum> AnalysisPanels::selectedSpectrum() {
+  const int layer = selection_->layer(), head = selection_->head();
+  const double theta = selection_->threshold();
+  return deferred_->get<analysis::GraphSpectrum>(
+      QStringLiteral("eigen %1 %2 %3").arg(layer).arg(head).arg(theta), cheap(),
+      [source = attentionSource(layer, head), theta] {
+        const analysis::AttentionMatrix m = source();
+        return analysis::graph_spectrum(m.view(), {theta, false, true});
+      });
+}
+
+std::shared_ptr<const analysis::GraphSpectrum> AnalysisPanels::spectrumAt(int layer, int head,
+                                                                          bool request) {
   const double theta = selection_->threshold();
   const int ti = analysis_->thresholdIndex(theta);
-  if (ti >= 0) return analysis_->at(layer, head).spectra[static_cast<std::size_t>(ti)];
-  // A threshold outside the cached set: computed for this head now (eigenvalues only).
-  const analysis::AttentionMatrix m = run_->attention(layer, head);
-  return analysis::graph_spectrum(m.view(), {theta, false, false});
+  if (ti >= 0) {
+    const auto topology = topologyOf(layer, head, request);
+    if (!topology || topology->spectra.empty()) return nullptr;
+    return {topology, &topology->spectra[static_cast<std::size_t>(ti)]};
+  }
+  // A threshold outside the cached set: eigenvalues for this head only.
+  const QString key = QStringLiteral("spectrum %1 %2 %3").arg(layer).arg(head).arg(theta);
+  if (!request) return deferred_->peek<analysis::GraphSpectrum>(key);
+  return deferred_->get<analysis::GraphSpectrum>(
+      key, cheap(), [source = attentionSource(layer, head), theta] {
+        const analysis::AttentionMatrix m = source();
+        return analysis::graph_spectrum(m.view(), {theta, false, false});
+      });
 }
 
 void AnalysisPanels::setGraphLayout(int layout) { layoutChooser_->setCurrentIndex(layout); }
@@ -269,6 +328,7 @@ void AnalysisPanels::setScore(HeadScore score) {
 
 void AnalysisPanels::refresh() {
   if (!selectionFits()) return;
+  deferred_->beginPass();
   drawOverview();
   drawPersistence();
   drawSpectrum();
@@ -276,6 +336,7 @@ void AnalysisPanels::refresh() {
   drawLayerProfiles();
   drawGraph();
   drawValueSpace();
+  deferred_->endPass();  // work for selections left behind stops
 }
 
 void AnalysisPanels::drawMiniatureMaps() {
@@ -349,10 +410,17 @@ void AnalysisPanels::drawOverview() {
           v = r.meanOverQueries.entropy;
           name = tr("entropy (nats)");
           break;
-        case HeadScore::Fiedler:
-          v = spectrumAt(l, h).fiedlerValue;
-          name = tr("Fiedler value, theta %1").arg(selection_->threshold());
+        case HeadScore::Fiedler: {
+          // Long inputs: only heads whose spectrum has been computed (the
+          // selected ones); the others are left blank.
+          const auto g =
+              spectrumAt(l, h, cheap() || (l == selection_->layer() && h == selection_->head()));
+          v = g ? g->fiedlerValue : std::numeric_limits<double>::quiet_NaN();
+          name = cheap() ? tr("Fiedler value, theta %1").arg(selection_->threshold())
+                         : tr("Fiedler value, theta %1 (heads visited so far)")
+                               .arg(selection_->threshold());
           break;
+        }
         case HeadScore::FScore:
           v = r.valueSpace ? r.valueSpace->scores.f : 0.0;
           name = tr("F_N, N = %1").arg(a.params.valueSpace.topN);
@@ -375,6 +443,7 @@ void AnalysisPanels::drawOverview() {
           break;
       }
       d.values.push_back(static_cast<float>(v));
+      d.hidden.push_back(!std::isfinite(v));
     }
   if (score_ == HeadScore::SinkAttention) d.fixedRange = true, d.rangeMin = 0, d.rangeMax = 1;
   if (score_ == HeadScore::Taxonomy) d.fixedRange = true, d.rangeMin = 0, d.rangeMax = 2;
@@ -389,8 +458,15 @@ void AnalysisPanels::drawOverview() {
 }
 
 void AnalysisPanels::drawPersistence() {
-  const RunAnalysis& a = *analysis_;
-  const analysis::HeadAnalysis& r = a.at(selection_->layer(), selection_->head());
+  const auto topology = topologyOf(selection_->layer(), selection_->head());
+  if (!topology) {
+    const QString waiting = computing_title(tr("Persistence"), selection_->layer(),
+                                            selection_->head(), analysis_->tokens);
+    for (render::LinePlotView* view : {diagram_, barcode_, betti_})
+      view->setData({waiting, {}, {}, {}});
+    return;
+  }
+  const analysis::HeadAnalysis& r = *topology;
   const double minP = 0.05;
   render::LinePlotData d;
   d.title = tr("Persistence diagram | layer %1, %2")
@@ -448,8 +524,27 @@ void AnalysisPanels::drawPersistence() {
 
 void AnalysisPanels::drawSpectrum() {
   const RunAnalysis& a = *analysis_;
-  const analysis::HeadAnalysis& r = a.at(selection_->layer(), selection_->head());
-  const analysis::GraphSpectrum g = spectrumAt(selection_->layer(), selection_->head());
+  const auto topology = topologyOf(selection_->layer(), selection_->head());
+  const auto chosen = spectrumAt(selection_->layer(), selection_->head());
+  const auto full = embedding_ ? selectedSpectrum() : nullptr;
+  const QString waiting =
+      computing_title(tr("Laplacian spectrum"), selection_->layer(), selection_->head(), a.tokens);
+  if (!topology || !chosen) {
+    spectrum_->setData({waiting, {}, {}, {}});
+  } else {
+    drawSpectrumPlot(*topology, *chosen);
+  }
+  if (!embedding_ || !run_) return;
+  if (!full) {
+    embedding_->setData({waiting, {}, {}, {}, {}});
+    return;
+  }
+  drawSpectralEmbedding(*full);
+}
+
+void AnalysisPanels::drawSpectrumPlot(const analysis::HeadAnalysis& r,
+                                      const analysis::GraphSpectrum& g) {
+  const RunAnalysis& a = *analysis_;
   render::LinePlotData d;
   d.title = tr("Laplacian spectrum | layer %1, %2 | theta %3: Fiedler %4, centralisation %5, "
                "star-likeness %6")
@@ -470,9 +565,9 @@ void AnalysisPanels::drawSpectrum() {
     d.series.push_back(std::move(e));
   }
   spectrum_->setData(std::move(d));
+}
 
-  if (!embedding_ || !run_) return;
-  const analysis::GraphSpectrum& full = selectedSpectrum();
+void AnalysisPanels::drawSpectralEmbedding(const analysis::GraphSpectrum& full) {
   render::SceneData scene;
   scene.title = tr("Spectral embedding | theta %1").arg(selection_->threshold());
   scene.legend = tr("eigenvectors 2-4 of the Laplacian; colour: Fiedler vector");
@@ -559,9 +654,12 @@ void AnalysisPanels::drawLayerProfiles() {
     for (auto* series : {&sink, &rate, &central, &h0, &h1, &rank}) series->x.push_back(l);
     sink.y.push_back(s / a.heads);
     rate.y.push_back(above / a.heads);
-    central.y.push_back(spectrumAt(l, SelectionModel::kHeadAverage).centralisation);
-    h0.y.push_back(analysis::bars_above(avg.persistence.h0, 0.05));
-    h1.y.push_back(analysis::bars_above(avg.persistence.h1, 0.05));
+    // Long inputs: the per-layer topology is left out (NaN: no point drawn).
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const auto g = cheap() ? spectrumAt(l, SelectionModel::kHeadAverage) : nullptr;
+    central.y.push_back(g ? g->centralisation : nan);
+    h0.y.push_back(cheap() ? analysis::bars_above(avg.persistence.h0, 0.05) : nan);
+    h1.y.push_back(cheap() ? analysis::bars_above(avg.persistence.h1, 0.05) : nan);
     rank.y.push_back(a.effectiveRank[static_cast<std::size_t>(l)]);
   }
   render::LinePlotData top;
@@ -572,7 +670,9 @@ void AnalysisPanels::drawLayerProfiles() {
   top.series = {sink, rate, central};
   layerSink_->setData(std::move(top));
   render::LinePlotData bottom;
-  bottom.title = tr("Topology and rank by layer");
+  bottom.title = cheap() ? tr("Topology and rank by layer")
+                         : tr("Rank by layer | topology per layer only up to T = %1")
+                               .arg(kTopologyForAllHeadsMaxTokens);
   bottom.xLabel = tr("layer");
   bottom.integerX = true;
   bottom.yLabel = tr("count");
@@ -614,12 +714,25 @@ namespace sinkscope::ui {
 void AnalysisPanels::drawGraph() {
   if (!graph_ || !run_ || !selectionFits()) return;
   const int layer = selection_->layer(), head = selection_->head();
-  const analysis::AttentionMatrix map = run_->attention(layer, head);
   const double theta = selection_->threshold();
   const bool force = layoutChooser_->currentIndex() == 1;
-  const std::vector<std::array<double, 3>> positions =
-      force ? analysis::graph_layout_force(map.view(), {theta, 100, 1})
-            : selectedSpectrum().embedding;
+  std::shared_ptr<const std::vector<std::array<double, 3>>> positions;
+  if (force) {
+    positions = deferred_->get<std::vector<std::array<double, 3>>>(
+        QStringLiteral("force %1 %2 %3").arg(layer).arg(head).arg(theta), cheap(),
+        [source = attentionSource(layer, head), theta] {
+          const analysis::AttentionMatrix m = source();
+          return analysis::graph_layout_force(m.view(), {theta, 100, 1});
+        });
+  } else if (const auto spectrum = selectedSpectrum()) {
+    positions = {spectrum, &spectrum->embedding};
+  }
+  if (!positions) {
+    graph_->setData(
+        {computing_title(tr("Attention graph"), layer, head, analysis_->tokens), {}, {}, {}, {}});
+    return;
+  }
+  const analysis::AttentionMatrix map = run_->attention(layer, head);
   const analysis::HeadAnalysis& r = analysis_->at(layer, head);
   render::SceneData d;
   d.title =
@@ -633,7 +746,7 @@ void AnalysisPanels::drawGraph() {
   for (double a : r.keyImportance) maxAlpha = std::max(maxAlpha, a);
   for (int t = 0; t < map.size; ++t) {
     render::ScenePoint p;
-    p.position = positions[static_cast<std::size_t>(t)];
+    p.position = (*positions)[static_cast<std::size_t>(t)];
     const double alpha = r.keyImportance[static_cast<std::size_t>(t)];
     p.size = 0.6 + 1.6 * std::sqrt(alpha / maxAlpha);
     const bool lit = selection_->highlightedTokens().contains(t);
@@ -711,7 +824,18 @@ void AnalysisPanels::drawValueSpace() {
 
   analysis::ValueSpaceParams cp = p;
   cp.randomSubsets = 16;  // the curve's baseline: fewer subsets, every N
-  const auto points = analysis::value_space_curve(A, cap.valuesOf(head), cap.head_dim, cp);
+  const auto curvePoints = deferred_->get<std::vector<analysis::ValueSpace>>(
+      QStringLiteral("curve %1 %2 %3").arg(layer).arg(head).arg(query), cheap(),
+      [capture, head, cp] {
+        return analysis::value_space_curve(capture->attentionOf(head), capture->valuesOf(head),
+                                           capture->head_dim, cp);
+      });
+  if (!curvePoints) {
+    curve.title = computing_title(tr("Separability against N"), layer, head, A.size);
+    valueCurve_->setData(std::move(curve));
+    return;
+  }
+  const auto& points = *curvePoints;
   render::LineSeries f{tr("F_N (top-N)"), {}, {}}, pr{tr("precision"), {}, {}},
       rc{tr("recall"), {}, {}}, random{tr("F_N of random N-subsets (mean)"), {}, {}, true};
   for (const auto& v : points) {

@@ -6,10 +6,13 @@
 // run's RunAnalysis cache and never call each other.
 #include <QObject>
 #include <QString>
+#include <functional>
 #include <memory>
 
 #include <vector>
+#include "analysis/attention_matrix.h"
 #include "analysis/graph_spectrum.h"
+#include "analysis/head_analysis.h"
 
 class QComboBox;
 class QDockWidget;
@@ -24,6 +27,8 @@ class SceneView;
 
 namespace sinkscope::ui {
 
+class DeferredResults;
+class JobRunner;
 class SelectionModel;
 struct RunAnalysis;
 struct SentenceRun;
@@ -52,7 +57,9 @@ class AnalysisPanels : public QObject {
   Q_OBJECT
 
  public:
-  AnalysisPanels(QMainWindow* window, SelectionModel* selection);
+  AnalysisPanels(QMainWindow* window, SelectionModel* selection, JobRunner* jobs);
+  // Per-selection results of the shown run (tests look at what is pending).
+  DeferredResults* deferredResults() const { return deferred_; }
 
   // Every dock this object made, in the order they were added.
   const std::vector<QDockWidget*>& docks() const { return docks_; }
@@ -87,13 +94,17 @@ class AnalysisPanels : public QObject {
   QDockWidget* addDock(const QString& title, const QString& name, QWidget* content,
                        const QString& explanation);
   // The Laplacian spectrum of a head (or the average) at the selection's
-  // threshold: cached for the default thresholds, computed for any other.
-  analysis::GraphSpectrum spectrumAt(int layer, int head) const;
+  // threshold: from the run's cache at the default thresholds, computed for
+  // any other; null while computed in the background (see topologyOf).
+  std::shared_ptr<const analysis::GraphSpectrum> spectrumAt(int layer, int head,
+                                                            bool request = true);
   void drawOverview();
   void drawMiniatureMaps();
   int miniatureSide_ = 0;  // cell side of the miniature-map grid (0: plain grid)
   void drawPersistence();
   void drawSpectrum();
+  void drawSpectrumPlot(const analysis::HeadAnalysis& r, const analysis::GraphSpectrum& g);
+  void drawSpectralEmbedding(const analysis::GraphSpectrum& full);
   void drawTaxonomy();
   void drawLayerProfiles();
   void drawGraph();
@@ -103,17 +114,20 @@ class AnalysisPanels : public QObject {
   SelectionModel* selection_;
   std::shared_ptr<const RunAnalysis> analysis_;
   std::shared_ptr<const SentenceRun> run_;
-  // The selected head's spectrum with eigenvectors at the selection's threshold,
-  // shared by the graph and the spectral embedding (computed once per selection).
-  struct SelectedSpectrum {
-    unsigned long long generation = 0;  // of the run (addresses can be reused)
-    int layer = -1, head = -2;
-    double threshold = -1;
-    analysis::GraphSpectrum spectrum;
-  };
-  SelectedSpectrum selected_;
-  unsigned long long runGeneration_ = 0;  // counts setRun calls
-  const analysis::GraphSpectrum& selectedSpectrum();
+  // Per-selection results (topology, spectra, eigenvectors, layouts, curves):
+  // computed on the spot for short inputs, in the background for long ones.
+  DeferredResults* deferred_;
+  // Whether per-head topology is cheap enough to compute on the GUI thread.
+  bool cheap() const;
+  // A thread-safe source of the attention map of (layer, head) for a job.
+  std::function<analysis::AttentionMatrix()> attentionSource(int layer, int head) const;
+  // The head's analysis including persistence and spectra; null while it is
+  // computed (long inputs). `request` false: only what is already there.
+  std::shared_ptr<const analysis::HeadAnalysis> topologyOf(int layer, int head,
+                                                           bool request = true);
+  // The selected head's spectrum with eigenvectors at the selection's
+  // threshold (graph and spectral embedding); null while computed.
+  std::shared_ptr<const analysis::GraphSpectrum> selectedSpectrum();
   // Whether the selection lies inside the shown run (the window updates the
   // selection's bounds and the run one after the other).
   bool selectionFits() const;

@@ -226,7 +226,7 @@ void MainWindow::buildDocks() {
 
   // The analysis panels: the overview under the model dock, the others
   // tabbed beside the key-importance plot.
-  panels_ = new AnalysisPanels(this, selection_);
+  panels_ = new AnalysisPanels(this, selection_, jobs_);
   const auto& docks = panels_->docks();
   addDockWidget(Qt::LeftDockWidgetArea, docks[0]);
   splitDockWidget(modelDock_, docks[0], Qt::Vertical);

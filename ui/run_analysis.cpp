@@ -21,6 +21,8 @@ std::shared_ptr<const RunAnalysis> run_analysis_compute(
   r->heads = trace.heads();
   r->tokens = trace.tokens();
   r->causal = trace.causal();
+  r->topologyForAllHeads = r->tokens <= kTopologyForAllHeadsMaxTokens;
+  r->params.topology = r->topologyForAllHeads;
   r->perHead.resize(static_cast<std::size_t>(r->layers));
   for (int l = 0; l < r->layers; ++l) {
     const models::LayerCapture cap = trace.layer(l);

@@ -15,9 +15,16 @@ class Trace;
 
 namespace sinkscope::ui {
 
+// Above this many tokens the run's analysis leaves out persistence and
+// spectra (O(T^3) per head): panels compute them for the selected head only,
+// in the background.
+inline constexpr int kTopologyForAllHeadsMaxTokens = 256;
+
 struct RunAnalysis {
   int layers = 0, heads = 0, tokens = 0;
   bool causal = true;
+  // Whether every head's (and head average's) topology is in perHead.
+  bool topologyForAllHeads = true;
   analysis::HeadAnalysisParams params;
   // [layer][head + 1]; index 0 is the layer's head average.
   std::vector<std::vector<analysis::HeadAnalysis>> perHead;
