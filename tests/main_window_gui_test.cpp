@@ -29,6 +29,7 @@
 #include "render/scene_view.h"
 #include "support/render_compare.h"
 #include "ui/analysis_panels.h"
+#include "ui/deferred_results.h"
 #include "ui/interventions_panel.h"
 #include "ui/job_status.h"
 #include "ui/main_window.h"
@@ -416,6 +417,62 @@ TEST_F(MainWindowGui, HoveringABarHighlightsItsTokensEverywhere) {
   panels->setGraphLayout(1);
   EXPECT_TRUE(panels->graphView()->data().legend.contains(QStringLiteral("force-directed")));
   for (const auto& p : panels->graphView()->data().points) EXPECT_EQ(p.position[2], 0.0);
+}
+
+// Above kTopologyForAllHeadsMaxTokens the run leaves per-head topology out and
+// the panels compute the selected head's in the background: they say so
+// while it runs, then draw it; heads never visited stay blank in the overview.
+TEST_F(MainWindowGui, LongInputsComputeTheSelectedHeadsTopologyInTheBackground) {
+  QTemporaryDir dir;
+  const QString folder = dir.filePath(QStringLiteral("long-llama"));
+  models::RandomModelSpec spec = models::random_model_spec_for("llama");
+  spec.layers = 2;
+  spec.heads = 2;
+  spec.hidden = 16;
+  spec.kv_heads = 1;
+  spec.max_positions = 1024;
+  spec.with_tokenizer = true;
+  models::model_folder_write_random(folder.toStdString(), spec);
+  ui::MainWindow w;
+  w.resize(1400, 900);
+  QString text;
+  while (text.size() < 1800) text += QStringLiteral("attention sinks in the model ");
+  w.setSentence(text);
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  w.openModelFolder(folder);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return w.lastRun() && w.lastRun()->analysis; }, kTimeout));
+  const int T = w.lastRun()->tokenCount();
+  ASSERT_GT(T, ui::kTopologyForAllHeadsMaxTokens);
+  ASSERT_LT(T, 1024);
+  EXPECT_FALSE(w.lastRun()->analysis->topologyForAllHeads);
+  EXPECT_TRUE(w.lastRun()->analysis->at(0, 0).persistence.h0.empty());
+  EXPECT_EQ(w.attentionView()->data().rows, T);
+
+  ui::AnalysisPanels* panels = w.analysisPanels();
+  render::LinePlotView* diagram = panels->diagramView();
+  auto drawn = [&] {
+    return diagram->data().series.size() >= 2 &&
+           diagram->data().series[0].x.size() == static_cast<std::size_t>(T);  // T H0 bars
+  };
+  ASSERT_TRUE(QTest::qWaitFor(drawn, kTimeout)) << diagram->data().title.toStdString();
+
+  w.selection()->setHead(1);
+  EXPECT_TRUE(diagram->data().title.contains(QStringLiteral("computing")))
+      << diagram->data().title.toStdString();
+  EXPECT_GT(panels->deferredResults()->pendingCount(), 0);
+  ASSERT_TRUE(QTest::qWaitFor(drawn, kTimeout)) << diagram->data().title.toStdString();
+  EXPECT_TRUE(diagram->data().title.contains(QStringLiteral("head 1")));
+  EXPECT_FALSE(panels->spectrumView()->data().series.empty()) << "the spectrum arrived too";
+
+  // Fiedler values: layer 0's heads were visited, layer 1's were not.
+  panels->setScore(ui::HeadScore::Fiedler);
+  const auto& cells = panels->overviewView()->data().hidden;
+  ASSERT_EQ(cells.size(), 4u);
+  EXPECT_FALSE(cells[0]);
+  EXPECT_FALSE(cells[1]);
+  EXPECT_TRUE(cells[2]);
+  EXPECT_TRUE(cells[3]);
 }
 
 TEST_F(MainWindowGui, PanelsKeepRenderingWhenFloatedAndRedocked) {
