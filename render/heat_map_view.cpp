@@ -189,28 +189,19 @@ void HeatMapView::setData(HeatMapData data) {
   for (const CoarseLevel& level : coarse_) renderer()->RemoveActor(level.actor);
   buildCoarseLevels(shown);
   if (outline_) renderer()->RemoveActor(outline_);
-  outline_ = nullptr;
+  if (frames_) renderer()->RemoveActor(frames_);
+  outline_ = frames_ = nullptr;
   if (data_.outlineRow >= 0 && data_.outlineRow < data_.rows && data_.outlineCol >= 0 &&
-      data_.outlineCol < data_.cols) {
-    // A frame around the cell, in world coordinates (cell (r, c) is centred on (c, rows-1-r)).
-    const double x = data_.outlineCol, y = data_.rows - 1 - data_.outlineRow;
-    vtkNew<vtkPoints> corners;
-    for (const auto& [dx, dy] : {std::pair{-0.5, -0.5}, {0.5, -0.5}, {0.5, 0.5}, {-0.5, 0.5}})
-      corners->InsertNextPoint(x + dx, y + dy, 0.01);
-    vtkNew<vtkCellArray> loop;
-    const vtkIdType ids[5] = {0, 1, 2, 3, 0};
-    loop->InsertNextCell(5, ids);
-    vtkNew<vtkPolyData> frame;
-    frame->SetPoints(corners);
-    frame->SetLines(loop);
-    vtkNew<vtkPolyDataMapper> mapper;
-    mapper->SetInputData(frame);
-    outline_ = vtkSmartPointer<vtkActor>::New();
-    outline_->SetMapper(mapper);
-    outline_->GetProperty()->SetColor(kSinkHighlight.r, kSinkHighlight.g, kSinkHighlight.b);
-    outline_->GetProperty()->SetLineWidth(3.0);
-    renderer()->AddActor(outline_);
-  }
+      data_.outlineCol < data_.cols)
+    outline_ = frameActor({{data_.outlineRow, data_.outlineCol}}, kSinkHighlight, 3.0);
+  std::vector<std::pair<int, int>> framed;  // inside the map and visible
+  for (const auto& [r, c] : data_.framedCells)
+    if (r >= 0 && r < data_.rows && c >= 0 && c < data_.cols &&
+        (data_.hidden.empty() || !data_.hidden[static_cast<std::size_t>(r) * data_.cols + c]))
+      framed.push_back({r, c});
+  if (!framed.empty()) frames_ = frameActor(framed, kSelectedHighlight, 2.0);
+  for (auto* actor : {outline_.Get(), frames_.Get()})
+    if (actor) renderer()->AddActor(actor);
   if (cells > 0) renderer()->AddActor(actor_);
   for (const CoarseLevel& level : coarse_) renderer()->AddActor(level.actor);
   chooseLevelOfDetail();
@@ -270,6 +261,32 @@ void HeatMapView::setData(HeatMapData data) {
       make(data_.colLabels[static_cast<std::size_t>(c)], c, data_.rows - 1 + 0.65, true);
   }
   resetView();
+}
+
+vtkSmartPointer<vtkActor> HeatMapView::frameActor(const std::vector<std::pair<int, int>>& cells,
+                                                  const Rgb& color, double width) const {
+  // A square around each cell, in world coordinates (cell (r, c) is centred
+  // on (c, rows-1-r)), a little in front of the image.
+  vtkNew<vtkPoints> corners;
+  vtkNew<vtkCellArray> loops;
+  for (const auto& [row, col] : cells) {
+    const double x = col, y = data_.rows - 1 - row;
+    const vtkIdType first = corners->GetNumberOfPoints();
+    for (const auto& [dx, dy] : {std::pair{-0.5, -0.5}, {0.5, -0.5}, {0.5, 0.5}, {-0.5, 0.5}})
+      corners->InsertNextPoint(x + dx, y + dy, 0.01);
+    const vtkIdType ids[5] = {first, first + 1, first + 2, first + 3, first};
+    loops->InsertNextCell(5, ids);
+  }
+  vtkNew<vtkPolyData> frame;
+  frame->SetPoints(corners);
+  frame->SetLines(loops);
+  vtkNew<vtkPolyDataMapper> mapper;
+  mapper->SetInputData(frame);
+  auto actor = vtkSmartPointer<vtkActor>::New();
+  actor->SetMapper(mapper);
+  actor->GetProperty()->SetColor(color.r, color.g, color.b);
+  actor->GetProperty()->SetLineWidth(width);
+  return actor;
 }
 
 void HeatMapView::buildCoarseLevels(const std::vector<float>& shown) {

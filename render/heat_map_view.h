@@ -41,7 +41,8 @@ struct HeatMapData {
   std::vector<Rgb> categoryColours;
   std::vector<int> markedCols;   // columns drawn with the sink highlight (their labels in red)
   std::vector<int> highlighted;  // rows and columns whose labels are highlighted (orange)
-  int outlineRow = -1, outlineCol = -1;  // a cell drawn with a frame (the selection)
+  int outlineRow = -1, outlineCol = -1;          // a cell drawn with a frame (the selection)
+  std::vector<std::pair<int, int>> framedCells;  // (row, col) framed in orange (highlights)
   double rangeMin = 0.0;
   double rangeMax = 1.0;
 };
@@ -94,6 +95,9 @@ class HeatMapView : public VtkViewWidget {
   // zoom: the full image once a cell covers a pixel.
   void buildCoarseLevels(const std::vector<float>& shown);
   void chooseLevelOfDetail();
+  // One actor framing each of `cells` (row, col).
+  vtkSmartPointer<vtkActor> frameActor(const std::vector<std::pair<int, int>>& cells,
+                                       const Rgb& color, double width) const;
   vtkNew<vtkImageData> image_;
   vtkNew<vtkLookupTable> lut_;
   vtkNew<vtkImageMapToColors> colors_;
@@ -110,6 +114,7 @@ class HeatMapView : public VtkViewWidget {
   vtkNew<vtkScalarBarActor> colorBar_;
   vtkNew<vtkTextActor> title_;
   vtkSmartPointer<vtkActor> outline_;
+  vtkSmartPointer<vtkActor> frames_;
   std::vector<vtkSmartPointer<vtkTextActor>>
       labels_;  // in world coordinates: they pan and zoom with the map
 };

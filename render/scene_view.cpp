@@ -137,7 +137,11 @@ void SceneView::setData(SceneData data) {
       for (const SceneEdge& e : data_.edges) {
         const vtkIdType ids[2] = {e.from, e.to};
         lines->InsertNextCell(2, ids);
-        lineColors->InsertNextTuple4(70, 70, 70, byte(0.15 + 0.85 * e.weight));
+        if (e.lit)
+          lineColors->InsertNextTuple4(byte(kSelectedHighlight.r), byte(kSelectedHighlight.g),
+                                       byte(kSelectedHighlight.b), 255);
+        else
+          lineColors->InsertNextTuple4(70, 70, 70, byte(0.15 + 0.85 * e.weight));
       }
       vtkNew<vtkPolyData> graph;
       graph->SetPoints(points);

@@ -29,6 +29,7 @@ struct ScenePoint {
 struct SceneEdge {
   int from = 0, to = 0;
   double weight = 1.0;  // line opacity in [0, 1]
+  bool lit = false;     // drawn in the selection colour (a highlighted edge)
 };
 
 struct SceneBall {

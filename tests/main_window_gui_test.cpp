@@ -408,6 +408,26 @@ TEST_F(MainWindowGui, HoveringABarHighlightsItsTokensEverywhere) {
         return lit.size() == 2u && lit[0] == expected[0];
       },
       kTimeout));
+  // The edge that kills the bar is lit too: framed in the map, drawn in the graph.
+  const QPair<int, int> edge{expected[0], expected[1]};
+  const QList<QPair<int, int>> edges{edge};
+  EXPECT_EQ(w.selection()->highlightedEdges(), edges);
+  EXPECT_TRUE(QTest::qWaitFor(
+      [&] {
+        const auto& framed = w.attentionView()->data().framedCells;
+        return std::find(framed.begin(), framed.end(), std::make_pair(edge.second, edge.first)) !=
+               framed.end();
+      },
+      kTimeout))
+      << "the map frames the cell (later token, earlier token) of the edge";
+  int litEdges = 0;
+  for (const auto& e : panels->graphView()->data().edges)
+    if (e.lit) {
+      ++litEdges;
+      EXPECT_EQ(std::min(e.from, e.to), edge.first);
+      EXPECT_EQ(std::max(e.from, e.to), edge.second);
+    }
+  EXPECT_EQ(litEdges, 1);
   // The graph draws those tokens in the selection colour.
   const auto& points = panels->graphView()->data().points;
   ASSERT_GT(points.size(), static_cast<std::size_t>(expected[1]));

@@ -204,6 +204,7 @@ AnalysisPanels::AnalysisPanels(QMainWindow* window, SelectionModel* selection, J
   // Hovering a bar of the diagram highlights the tokens that create and kill it.
   connect(diagram_, &render::LinePlotView::pointHovered, this, [this](int series, int index) {
     QList<int> tokens;
+    QList<QPair<int, int>> edges;
     const auto topology = analysis_ && selectionFits()
                               ? topologyOf(selection_->layer(), selection_->head(), false)
                               : nullptr;
@@ -212,14 +213,22 @@ AnalysisPanels::AnalysisPanels(QMainWindow* window, SelectionModel* selection, J
       const auto& bars = series == 0 ? p.h0 : p.h1;
       if (index < static_cast<int>(bars.size())) {
         const analysis::PersistenceBar& b = bars[static_cast<std::size_t>(index)];
+        // H0: the edge whose merge kills the component; H1: the edge that
+        // closes the loop, the loop itself and the triangle that fills it.
         for (int t : b.edge) tokens << t;
+        edges << QPair<int, int>{b.edge[0], b.edge[1]};
         if (b.dimension == 1) {
           for (int t : b.triangle) tokens << t;
-          for (const auto& e : b.cycle) tokens << e[0] << e[1];
+          for (const auto& e : b.cycle)
+            tokens << e[0] << e[1], edges << QPair<int, int>{e[0], e[1]};
+          const auto& f = b.triangle;
+          if (f[0] >= 0)
+            edges << QPair<int, int>{f[0], f[1]} << QPair<int, int>{f[1], f[2]}
+                  << QPair<int, int>{f[0], f[2]};
         }
       }
     }
-    selection_->setHighlightedTokens(tokens);
+    selection_->setHighlight(tokens, edges);
   });
 }
 
@@ -760,6 +769,9 @@ void AnalysisPanels::drawGraph() {
   for (int i = 0; i < map.size; ++i)
     for (int j = 0; j < map.size; ++j)
       if (i != j && map.view().at(i, j) >= theta) d.edges.push_back({i, j, map.view().at(i, j)});
+  // The hovered persistence bar's edges, drawn lit whatever their weight.
+  for (const auto& [a, b] : selection_->highlightedEdges())
+    if (a < map.size && b < map.size) d.edges.push_back({a, b, 1.0, true});
   graph_->setData(std::move(d));
 }
 

@@ -689,6 +689,9 @@ void MainWindow::refreshPanels() {
     if (shown.analysis && !difference)
       data.markedCols = shown.analysis->at(layer, selection_->head()).sinks.keys();
     for (int t : selection_->highlightedTokens()) data.highlighted.push_back(t);
+    // A highlighted edge {a, b} frames its map cells (a, b) and (b, a).
+    for (const auto& [a, b] : selection_->highlightedEdges())
+      data.framedCells.insert(data.framedCells.end(), {{a, b}, {b, a}});
     data.rangeMin = 0.0;
     data.rangeMax = 1.0;
     attentionView_->setData(std::move(data));

@@ -110,13 +110,23 @@ void SelectionModel::setTopN(int n) {
   Q_EMIT changed();
 }
 
-void SelectionModel::setHighlightedTokens(const QList<int>& tokens) {
+void SelectionModel::setHighlightedTokens(const QList<int>& tokens) { setHighlight(tokens, {}); }
+
+void SelectionModel::setHighlight(const QList<int>& tokens, const QList<QPair<int, int>>& edges) {
+  auto inside = [this](int t) { return t >= 0 && t < tokenCount_; };
   QList<int> valid;
   for (int t : tokens)
-    if (t >= 0 && t < tokenCount_ && !valid.contains(t)) valid << t;
+    if (inside(t) && !valid.contains(t)) valid << t;
   std::sort(valid.begin(), valid.end());
-  if (valid == highlighted_) return;
+  QList<QPair<int, int>> validEdges;
+  for (const auto& [a, b] : edges) {
+    const QPair<int, int> e{std::min(a, b), std::max(a, b)};  // undirected
+    if (inside(a) && inside(b) && a != b && !validEdges.contains(e)) validEdges << e;
+  }
+  std::sort(validEdges.begin(), validEdges.end());
+  if (valid == highlighted_ && validEdges == highlightedEdges_) return;
   highlighted_ = valid;
+  highlightedEdges_ = validEdges;
   Q_EMIT highlightChanged(highlighted_);
 }
 

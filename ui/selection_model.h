@@ -47,7 +47,10 @@ class SelectionModel : public QObject {
   // that create and kill a persistence bar). Transient: not part of changed(),
   // so hovering redraws only what highlights.
   const QList<int>& highlightedTokens() const { return highlighted_; }
+  // Token pairs (graph edges, both orders of a map cell) highlighted with them.
+  const QList<QPair<int, int>>& highlightedEdges() const { return highlightedEdges_; }
   void setHighlightedTokens(const QList<int>& tokens);
+  void setHighlight(const QList<int>& tokens, const QList<QPair<int, int>>& edges);
   void addIntervention(const Intervention& intervention);  // ignored when already active
   void removeIntervention(const Intervention& intervention);
 
@@ -85,6 +88,7 @@ class SelectionModel : public QObject {
   int topN_ = kDefaultTopN;
   int requestedTopN_ = kDefaultTopN;  // what the user asked for, before clamping
   QList<int> highlighted_;
+  QList<QPair<int, int>> highlightedEdges_;
   InterventionList interventions_;
 };
 
