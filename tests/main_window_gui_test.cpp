@@ -460,9 +460,20 @@ TEST_F(MainWindowGui, LongInputsComputeTheSelectedHeadsTopologyInTheBackground) 
   w.setSentence(text);
   w.show();
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  // The map is on screen as soon as the forward pass is done, before the
+  // analyses; the analysis panels say what they wait for meanwhile.
+  int mapRowsAtRun = -1;
+  QString waitingTitle;
+  QObject::connect(&w, &ui::MainWindow::runFinished, &w, [&] {
+    if (w.lastRun()->analysis) return;
+    mapRowsAtRun = w.attentionView()->data().rows;
+    waitingTitle = w.analysisPanels()->diagramView()->data().title;
+  });
   w.openModelFolder(folder);
   ASSERT_TRUE(QTest::qWaitFor([&] { return w.lastRun() && w.lastRun()->analysis; }, kTimeout));
   const int T = w.lastRun()->tokenCount();
+  EXPECT_EQ(mapRowsAtRun, T);
+  EXPECT_TRUE(waitingTitle.contains(QStringLiteral("Analysing"))) << waitingTitle.toStdString();
   ASSERT_GT(T, ui::kTopologyForAllHeadsMaxTokens);
   ASSERT_LT(T, 1024);
   EXPECT_FALSE(w.lastRun()->analysis->topologyForAllHeads);

@@ -335,7 +335,29 @@ void AnalysisPanels::setScore(HeadScore score) {
   drawOverview();
 }
 
+void AnalysisPanels::drawWaiting() {
+  const QString note =
+      run_->trace ? tr("Analysing every head of the run (T = %1)...").arg(run_->tokenCount())
+                  : tr("No model open: these panels need a model's attention (File > Open "
+                       "model folder)");
+  for (render::LinePlotView* view : {diagram_, barcode_, betti_, spectrum_, taxonomyCounts_,
+                                     layerSink_, layerTopology_, layerFunction_, valueCurve_})
+    view->setData({note, {}, {}, {}});
+  for (render::HeatMapView* view : {overview_, taxonomy_})
+    if (view) {
+      render::HeatMapData empty;
+      empty.title = note;
+      view->setData(std::move(empty));
+    }
+  for (render::SceneView* view : {graph_, embedding_, valueSpace_})
+    if (view) view->setData({note, {}, {}, {}, {}});
+}
+
 void AnalysisPanels::refresh() {
+  if (run_ && !analysis_) {
+    drawWaiting();  // the map is shown; the analyses are still being computed
+    return;
+  }
   if (!selectionFits()) return;
   deferred_->beginPass();
   drawOverview();

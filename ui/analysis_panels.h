@@ -98,6 +98,8 @@ class AnalysisPanels : public QObject {
   // any other; null while computed in the background (see topologyOf).
   std::shared_ptr<const analysis::GraphSpectrum> spectrumAt(int layer, int head,
                                                             bool request = true);
+  // What the panels show while the run's analysis is still being computed.
+  void drawWaiting();
   void drawOverview();
   void drawMiniatureMaps();
   int miniatureSide_ = 0;  // cell side of the miniature-map grid (0: plain grid)

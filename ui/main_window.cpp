@@ -518,6 +518,7 @@ void MainWindow::setSentence(const QString& text) { sentenceBox_->setPlainText(t
 void MainWindow::runSentence() {
   const QString text = sentence();
   jobStatus_->clearError();
+  jobs_->cancelGroup(QStringLiteral("analysis"));  // of the run this one replaces
   std::optional<models::LoadedModel> model = model_;
   jobs_->submit<SentenceRun>(
       tr("Run sentence"),
@@ -544,6 +545,23 @@ void MainWindow::showRun(SentenceRun run) {
   showAnalysis();
   runInterventions();
   Q_EMIT runFinished();
+  analyseRun();
+}
+
+void MainWindow::analyseRun() {
+  if (!run_ || !run_->trace || run_->analysis) return;
+  const std::shared_ptr<const models::Trace> trace = run_->trace;
+  jobs_->submit<std::shared_ptr<const RunAnalysis>>(
+      tr("Analyse every head"),
+      [trace](const JobProgress& progress) { return run_analysis_compute(*trace, progress); },
+      [this, trace](std::shared_ptr<const RunAnalysis> analysis) {
+        if (!run_ || run_->trace != trace) return;  // a newer run is shown
+        run_->analysis = std::move(analysis);
+        refreshPanels();  // the map marks the sinks now
+        showAnalysis();
+        Q_EMIT analysisFinished();
+      },
+      QStringLiteral("analysis"));
 }
 
 void MainWindow::chooseModelFolder() {

@@ -79,7 +79,8 @@ class MainWindow : public QMainWindow {
   void exportFocusedPanel();
 
  Q_SIGNALS:
-  void runFinished();
+  void runFinished();       // the forward pass: the map is shown
+  void analysisFinished();  // every head analysed: the analysis panels are drawn
   void interventionsFinished();
   void experimentsFinished();
   void modelOpened(const QString& folder);
@@ -107,6 +108,8 @@ class MainWindow : public QMainWindow {
   // comparison asks for it and it exists.
   const SentenceRun* shownRun() const;
   void showAnalysis();
+  // Computes the shown run's RunAnalysis in a job; the panels draw when it is in.
+  void analyseRun();
   void saveLayout() const;
   void restoreLayout();
 

@@ -45,11 +45,6 @@ SentenceRun sentence_run_model(const models::LoadedModel& model, const QString& 
   run.causal = st.trace.causal();
   run.firstIsSpecial = !st.encoding.special.empty() && st.encoding.special.front();
   run.trace = std::make_shared<const models::Trace>(std::move(st.trace));
-  try {
-    run.analysis = run_analysis_compute(*run.trace, progress);
-  } catch (const models::RunCancelled&) {
-    throw JobCancelled();
-  }
   return run;
 }
 

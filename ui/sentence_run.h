@@ -28,7 +28,8 @@ struct SentenceRun {
   bool causal = true;
   std::shared_ptr<const models::Trace> trace;  // null: the uniform baseline
   bool firstIsSpecial = false;                 // the tokenizer put a BOS/CLS at position 0
-  // Every head's metrics, computed with the run (null without a trace).
+  // Every head's metrics (null without a trace, and until the window's
+  // analysis job has delivered them: the map shows before they are in).
   std::shared_ptr<const RunAnalysis> analysis;
 
   int tokenCount() const { return static_cast<int>(tokens.size()); }
@@ -59,8 +60,9 @@ QStringList sentence_words(const QString& sentence);
 // sentence has no word.
 SentenceRun sentence_run_baseline(const QString& sentence);
 
-// Tokenizes and runs the sentence through the model. `progress` as
-// everywhere: false aborts. Throws the model's errors with their messages.
+// Tokenizes and runs the sentence through the model (the trace only; its
+// analysis is run_analysis_compute's job). `progress` as everywhere: false
+// aborts. Throws the model's errors with their messages.
 SentenceRun sentence_run_model(const models::LoadedModel& model, const QString& sentence,
                                const std::function<bool(double)>& progress);
 
