@@ -124,6 +124,7 @@ TEST(PanelsRender, LargeMapsKeepThinColumnsVisibleAtEveryZoom) {
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
   ASSERT_TRUE(QTest::qWaitFor([&] { return view.renderedFrameCount() > 0; }, 5000));
   EXPECT_GE(view.shownPoolingFactor(), 4) << "zoomed out, a coarse level is drawn";
+  view.grabFramebuffer().save(QStringLiteral(SINKSCOPE_ARTIFACT_DIR "/large_map_zoomed_out.png"));
 
   // The pixel over cell (1800, column) has the colour of 0.5, one a few
   // blocks to the right the colour of 0.
