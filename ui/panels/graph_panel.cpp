@@ -1,0 +1,113 @@
+#include "ui/panels/graph_panel.h"
+
+#include <QComboBox>
+#include <QMainWindow>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/graph_layout.h"
+#include "render/colormap.h"
+#include "render/gl_support.h"
+#include "render/scene_view.h"
+#include "ui/deferred_results.h"
+#include "ui/docks.h"
+#include "ui/run_analysis.h"
+#include "ui/selection_model.h"
+#include "ui/sentence_run.h"
+
+namespace sinkscope::ui {
+
+GraphPanel::GraphPanel(PanelInputs& inputs, QMainWindow* window) : Panel(inputs, window) {
+  // Highlights (a hovered persistence bar) redraw the graph alone.
+  connect(in_.selection, &SelectionModel::highlightChanged, this, [this] { drawGraph(); });
+  const bool gl = render::gl_panels_available();
+  auto* graphBox = new QWidget(window);
+  auto* graphLayout = new QVBoxLayout(graphBox);
+  graphLayout->setContentsMargins(2, 2, 2, 2);
+  layoutChooser_ = new QComboBox(graphBox);
+  layoutChooser_->setObjectName(QStringLiteral("graphLayout"));
+  layoutChooser_->addItem(tr("spectral embedding (3-D)"));
+  layoutChooser_->addItem(tr("force-directed (2-D, Fruchterman-Reingold, seeded)"));
+  connect(layoutChooser_, &QComboBox::currentIndexChanged, this, [this] { drawGraph(); });
+  graphLayout->addWidget(layoutChooser_);
+  if (gl) {
+    graph_ = new render::SceneView(graphBox);
+    graph_->setObjectName(QStringLiteral("graphView"));
+    graphLayout->addWidget(graph_, 1);
+  } else {
+    graphLayout->addWidget(gl_unavailable_label(graphBox), 1);
+  }
+  makeDock(window, tr("Attention graph"), QStringLiteral("graphDock"), graphBox,
+           tr("Tokens as points placed by the spectral embedding of the attention graph "
+              "(eigenvectors 2-4 of its Laplacian at the selected threshold), an edge where a "
+              "query gives a key at least theta. Point size: mean attention the token "
+              "receives; red: sinks. A sink pulls the graph into a star around itself. Drag to "
+              "rotate."));
+}
+
+void GraphPanel::setLayout(int layout) { layoutChooser_->setCurrentIndex(layout); }
+
+void GraphPanel::drawNote(const QString& note) {
+  if (graph_) graph_->setData({note, {}, {}, {}, {}});
+}
+
+void GraphPanel::drawGraph() {
+  if (!graph_ || !in_.run || !in_.selectionFits()) return;
+  const int layer = in_.selection->layer(), head = in_.selection->head();
+  const double theta = in_.selection->threshold();
+  const bool force = layoutChooser_->currentIndex() == 1;
+  std::shared_ptr<const std::vector<std::array<double, 3>>> positions;
+  if (force) {
+    positions = in_.deferred->get<std::vector<std::array<double, 3>>>(
+        QStringLiteral("force %1 %2 %3").arg(layer).arg(head).arg(theta), in_.cheap(),
+        [source = in_.attentionSource(layer, head), theta] {
+          const analysis::AttentionMatrix m = source();
+          return analysis::graph_layout_force(m.view(), {theta, 100, 1});
+        });
+  } else if (const auto spectrum = in_.selectedSpectrum()) {
+    positions = {spectrum, &spectrum->embedding};
+  }
+  if (!positions) {
+    graph_->setData({computing_title(tr("Attention graph"), layer, head, in_.analysis->tokens),
+                     {},
+                     {},
+                     {},
+                     {}});
+    return;
+  }
+  const analysis::AttentionMatrix map = in_.run->attention(layer, head);
+  const analysis::HeadAnalysis& r = in_.analysis->at(layer, head);
+  render::SceneData d;
+  d.title =
+      tr("Attention graph | layer %1, %2 | theta %3").arg(layer).arg(head_name(head)).arg(theta);
+  d.legend = tr("%1 layout; size: attention received; red: sinks (%2)")
+                 .arg(force ? tr("force-directed") : tr("spectral"))
+                 .arg(r.sinks.sinks.size());
+  std::vector<bool> sink(static_cast<std::size_t>(map.size), false);
+  for (int k : r.sinks.keys()) sink[static_cast<std::size_t>(k)] = true;
+  double maxAlpha = 1e-12;
+  for (double a : r.keyImportance) maxAlpha = std::max(maxAlpha, a);
+  for (int t = 0; t < map.size; ++t) {
+    render::ScenePoint p;
+    p.position = (*positions)[static_cast<std::size_t>(t)];
+    const double alpha = r.keyImportance[static_cast<std::size_t>(t)];
+    p.size = 0.6 + 1.6 * std::sqrt(alpha / maxAlpha);
+    const bool lit = in_.selection->highlightedTokens().contains(t);
+    p.color = lit                                 ? render::kSelectedHighlight
+              : sink[static_cast<std::size_t>(t)] ? render::kSinkHighlight
+                                                  : render::Rgb{0.23, 0.32, 0.55};
+    if (lit) p.size *= 1.4;
+    p.label = QStringLiteral("%1 %2").arg(t).arg(in_.run->tokens.value(t));
+    d.points.push_back(p);
+  }
+  for (int i = 0; i < map.size; ++i)
+    for (int j = 0; j < map.size; ++j)
+      if (i != j && map.view().at(i, j) >= theta) d.edges.push_back({i, j, map.view().at(i, j)});
+  // The hovered persistence bar's edges, drawn lit whatever their weight.
+  for (const auto& [a, b] : in_.selection->highlightedEdges())
+    if (a < map.size && b < map.size) d.edges.push_back({a, b, 1.0, true});
+  graph_->setData(std::move(d));
+}
+
+}  // namespace sinkscope::ui

@@ -1,0 +1,111 @@
+#include "ui/panels/layer_profiles_panel.h"
+
+#include <QMainWindow>
+#include <QSplitter>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "render/line_plot_view.h"
+#include "ui/docks.h"
+#include "ui/run_analysis.h"
+#include "ui/selection_model.h"
+
+namespace sinkscope::ui {
+
+LayerProfilesPanel::LayerProfilesPanel(PanelInputs& inputs, QMainWindow* window)
+    : Panel(inputs, window) {
+  layerSink_ = new render::LinePlotView(window);
+  layerSink_->setObjectName(QStringLiteral("layerSinkProfile"));
+  layerTopology_ = new render::LinePlotView(window);
+  layerTopology_->setObjectName(QStringLiteral("layerTopologyProfile"));
+  layerFunction_ = new render::LinePlotView(window);
+  layerFunction_->setObjectName(QStringLiteral("layerFunctionProfile"));
+  QSplitter* profiles = panel_splitter();
+  profiles->addWidget(layerSink_);
+  profiles->addWidget(layerTopology_);
+  profiles->addWidget(layerFunction_);
+  makeDock(window, tr("Layer profiles"), QStringLiteral("layerProfileDock"), profiles,
+           tr("How sink measures change with depth: attention to the first token, the share of "
+              "heads whose mean attention to it exceeds 0.3 (the sink rate), degree "
+              "centralisation, bar counts and the effective rank of the hidden states."));
+}
+
+void LayerProfilesPanel::drawNote(const QString& note) {
+  for (render::LinePlotView* view : {layerSink_, layerTopology_, layerFunction_})
+    view->setData({note, {}, {}, {}});
+}
+
+void LayerProfilesPanel::drawLayerProfiles() {
+  const RunAnalysis& a = *in_.analysis;
+  render::LineSeries sink{tr("attention to position 0 (mean over heads)"), {}, {}};
+  render::LineSeries rate{tr("sink rate (share of heads, alpha_0 > 0.3)"), {}, {}};
+  render::LineSeries central{
+      tr("centralisation (head average, theta %1)").arg(in_.selection->threshold()), {}, {}};
+  render::LineSeries h0{tr("H0 bars > 0.05 (head average)"), {}, {}};
+  render::LineSeries h1{tr("H1 bars > 0.05 (head average)"), {}, {}};
+  render::LineSeries rank{tr("effective rank of the layer's input"), {}, {}};
+  for (int l = 0; l < a.layers; ++l) {
+    double s = 0, above = 0;
+    for (int h = 0; h < a.heads; ++h) {
+      s += a.at(l, h).meanOverQueries.sinkAttention;
+      above += a.at(l, h).keyImportance[0] > 0.3 ? 1 : 0;
+    }
+    const auto& avg = a.at(l, SelectionModel::kHeadAverage);
+    for (auto* series : {&sink, &rate, &central, &h0, &h1, &rank}) series->x.push_back(l);
+    sink.y.push_back(s / a.heads);
+    rate.y.push_back(above / a.heads);
+    // Long inputs: the per-layer topology is left out (NaN: no point drawn).
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const auto g = in_.cheap() ? in_.spectrumAt(l, SelectionModel::kHeadAverage) : nullptr;
+    central.y.push_back(g ? g->centralisation : nan);
+    h0.y.push_back(in_.cheap() ? analysis::bars_above(avg.persistence.h0, 0.05) : nan);
+    h1.y.push_back(in_.cheap() ? analysis::bars_above(avg.persistence.h1, 0.05) : nan);
+    rank.y.push_back(a.effectiveRank[static_cast<std::size_t>(l)]);
+  }
+  render::LinePlotData top;
+  top.title = tr("Sinks by layer | %1").arg(in_.source);
+  top.xLabel = tr("layer");
+  top.integerX = true;
+  top.yLabel = tr("share");
+  top.series = {sink, rate, central};
+  layerSink_->setData(std::move(top));
+  render::LinePlotData bottom;
+  bottom.title = in_.cheap() ? tr("Topology and rank by layer")
+                             : tr("Rank by layer | topology per layer only up to T = %1")
+                                   .arg(kTopologyForAllHeadsMaxTokens);
+  bottom.xLabel = tr("layer");
+  bottom.integerX = true;
+  bottom.yLabel = tr("count");
+  bottom.series = {h0, h1, rank};
+  layerTopology_->setData(std::move(bottom));
+
+  render::LinePlotData function;
+  function.xLabel = tr("layer");
+  function.integerX = true;
+  function.yLabel = tr("value / its maximum");
+  const auto& e = in_.experiments;
+  if (e.klPerLayer.empty() && e.fisherPerParameter.empty()) {
+    function.title = tr("KL and Fisher by layer: not computed (Experiments menu)");
+  } else {
+    auto scaled = [](const QString& name, const std::vector<double>& v) {
+      render::LineSeries s{name, {}, {}};
+      double m = 0;
+      for (double x : v) m = std::max(m, std::abs(x));
+      for (std::size_t l = 0; l < v.size(); ++l) {
+        s.x.push_back(static_cast<double>(l));
+        s.y.push_back(m > 0 ? v[l] / m : 0.0);
+      }
+      return std::make_pair(s, m);
+    };
+    const auto [kl, klMax] = scaled(tr("KL(base || sinks removed)"), e.klPerLayer);
+    const auto [fisher, fisherMax] = scaled(tr("Fisher trace per parameter"), e.fisherPerParameter);
+    function.title = tr("Function by layer | max KL %1 nats, max Fisher/param %2")
+                         .arg(klMax, 0, 'g', 3)
+                         .arg(fisherMax, 0, 'g', 3);
+    function.series = {kl, fisher};
+  }
+  layerFunction_->setData(std::move(function));
+}
+
+}  // namespace sinkscope::ui

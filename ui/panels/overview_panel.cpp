@@ -1,0 +1,193 @@
+#include "ui/panels/overview_panel.h"
+
+#include <QComboBox>
+#include <QMainWindow>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "analysis/sink_metric.h"
+#include "analysis/taxonomy.h"
+#include "render/gl_support.h"
+#include "render/heat_map_view.h"
+#include "ui/run_analysis.h"
+#include "ui/selection_model.h"
+#include "ui/sentence_run.h"
+
+namespace sinkscope::ui {
+
+OverviewPanel::OverviewPanel(PanelInputs& inputs, QMainWindow* window) : Panel(inputs, window) {
+  const bool gl = render::gl_panels_available();
+  // Model overview: the score chooser above the layers x heads grid.
+  auto* overviewBox = new QWidget(window);
+  auto* layout = new QVBoxLayout(overviewBox);
+  layout->setContentsMargins(2, 2, 2, 2);
+  scoreChooser_ = new QComboBox(overviewBox);
+  scoreChooser_->setObjectName(QStringLiteral("overviewScore"));
+  scoreChooser_->addItem(tr("sink attention (mean A[i][0])"), int(HeadScore::SinkAttention));
+  scoreChooser_->addItem(tr("sink boost (alpha_0 / uniform)"), int(HeadScore::SinkBoost));
+  scoreChooser_->addItem(tr("entropy (mean over queries)"), int(HeadScore::Entropy));
+  scoreChooser_->addItem(tr("Fiedler value (at the threshold)"), int(HeadScore::Fiedler));
+  scoreChooser_->addItem(tr("F_N (value space, last query)"), int(HeadScore::FScore));
+  scoreChooser_->addItem(tr("taxonomy class"), int(HeadScore::Taxonomy));
+  scoreChooser_->addItem(tr("dNLL of ablating the head (Experiments menu)"), int(HeadScore::Dnll));
+  scoreChooser_->addItem(tr("miniature attention maps"), int(HeadScore::MiniatureMaps));
+  scoreChooser_->setToolTip(tr("The per-head score the grid is coloured by"));
+  layout->addWidget(scoreChooser_);
+  if (gl) {
+    overview_ = new render::HeatMapView(overviewBox);
+    overview_->setObjectName(QStringLiteral("overviewView"));
+    layout->addWidget(overview_, 1);
+    connect(overview_, &render::HeatMapView::cellClicked, this, [this](int row, int col) {
+      // In miniature-map mode every head occupies a block of (side + 1) cells.
+      select_head_cell(in_.selection, row, col, miniatureSide_ > 0 ? miniatureSide_ + 1 : 1);
+    });
+  }
+  connect(scoreChooser_, &QComboBox::currentIndexChanged, this, [this](int index) {
+    setScore(static_cast<HeadScore>(scoreChooser_->itemData(index).toInt()));
+  });
+  makeDock(window, tr("Model overview"), QStringLiteral("overviewDock"), overviewBox,
+           tr("Every head of the model at once: rows are layers, columns heads, the colour is "
+              "the chosen score. Heads that dump their attention on the first token (sinks) "
+              "stand out under 'sink attention'. Click a cell to select that layer and head in "
+              "every panel."));
+}
+
+void OverviewPanel::setScore(HeadScore score) {
+  score_ = score;
+  const int index = scoreChooser_->findData(int(score));
+  if (index >= 0 && scoreChooser_->currentIndex() != index) scoreChooser_->setCurrentIndex(index);
+  if (in_.selectionFits()) drawOverview();
+}
+
+void OverviewPanel::draw() { drawOverview(); }
+
+void OverviewPanel::drawNote(const QString& note) {
+  if (!overview_) return;
+  render::HeatMapData empty;
+  empty.title = note;
+  overview_->setData(std::move(empty));
+}
+
+void OverviewPanel::drawOverview() {
+  if (!overview_ || !in_.selectionFits()) return;
+  if (score_ == HeadScore::MiniatureMaps && in_.run && in_.run->trace) {
+    drawMiniatureMaps();
+    return;
+  }
+  miniatureSide_ = 0;
+  const RunAnalysis& a = *in_.analysis;
+  render::HeatMapData d;
+  d.rows = a.layers;
+  d.cols = a.heads;
+  d.rowTitle = tr("layer");
+  d.colTitle = tr("head");
+  QString name;
+  for (int l = 0; l < a.layers; ++l)
+    for (int h = 0; h < a.heads; ++h) {
+      const analysis::HeadAnalysis& r = a.at(l, h);
+      double v = 0;
+      switch (score_) {
+        case HeadScore::SinkBoost:
+          v = r.keyImportance.empty()
+                  ? 0.0
+                  : r.keyImportance[0] / analysis::sink_uniform_baseline(a.tokens, 0, a.causal);
+          name = tr("sink boost");
+          break;
+        case HeadScore::Entropy:
+          v = r.meanOverQueries.entropy;
+          name = tr("entropy (nats)");
+          break;
+        case HeadScore::Fiedler: {
+          // Long inputs: only heads whose spectrum has been computed (the
+          // selected ones); the others are left blank.
+          const auto g = in_.spectrumAt(
+              l, h, in_.cheap() || (l == in_.selection->layer() && h == in_.selection->head()));
+          v = g ? g->fiedlerValue : std::numeric_limits<double>::quiet_NaN();
+          name = in_.cheap() ? tr("Fiedler value, theta %1").arg(in_.selection->threshold())
+                             : tr("Fiedler value, theta %1 (heads visited so far)")
+                                   .arg(in_.selection->threshold());
+          break;
+        }
+        case HeadScore::FScore:
+          v = r.valueSpace ? r.valueSpace->scores.f : 0.0;
+          name = tr("F_N, N = %1").arg(a.params.valueSpace.topN);
+          break;
+        case HeadScore::Taxonomy:
+          v = r.taxonomy ? static_cast<int>(analysis::taxonomy_label(*r.taxonomy)) : 0;
+          name = tr("0 Retriever, 1 Mixer, 2 Reset");
+          break;
+        case HeadScore::MiniatureMaps:  // drawn by drawMiniatureMaps; no run: sink attention
+        case HeadScore::SinkAttention:
+          v = r.meanOverQueries.sinkAttention;
+          name = tr("sink attention");
+          break;
+        case HeadScore::Dnll:
+          v = in_.experiments.headDnll.size() == static_cast<std::size_t>(a.layers * a.heads)
+                  ? in_.experiments.headDnll[static_cast<std::size_t>(l * a.heads + h)]
+                  : 0.0;
+          name = in_.experiments.headDnll.empty() ? tr("dNLL: not computed (Experiments menu)")
+                                                  : tr("dNLL of ablating the head (nats)");
+          break;
+      }
+      d.values.push_back(static_cast<float>(v));
+      d.hidden.push_back(!std::isfinite(v));
+    }
+  if (score_ == HeadScore::SinkAttention) d.fixedRange = true, d.rangeMin = 0, d.rangeMax = 1;
+  if (score_ == HeadScore::Taxonomy) d.fixedRange = true, d.rangeMin = 0, d.rangeMax = 2;
+  for (int l = 0; l < a.layers; ++l) d.rowLabels.push_back(tr("L%1").arg(l));
+  for (int h = 0; h < a.heads; ++h) d.colLabels.push_back(tr("H%1").arg(h));
+  d.quantity = name;
+  d.title = tr("selected: layer %1, %2")
+                .arg(in_.selection->layer())
+                .arg(head_name(in_.selection->head()));
+  d.outlineRow = in_.selection->layer();
+  d.outlineCol = in_.selection->head();  // the head average (-1) has no cell
+  overview_->setData(std::move(d));
+}
+
+void OverviewPanel::drawMiniatureMaps() {
+  const RunAnalysis& a = *in_.analysis;
+  // Each map shrunk to at most 24 x 24 cells (block means), one empty cell between maps.
+  const int T = a.tokens, side = std::min(T, 24), block = side + 1;
+  miniatureSide_ = side;
+  render::HeatMapData d;
+  d.rows = a.layers * block - 1;
+  d.cols = a.heads * block - 1;
+  d.values.assign(static_cast<std::size_t>(d.rows) * d.cols, 0.0f);
+  d.hidden.assign(d.values.size(), true);
+  for (int l = 0; l < a.layers; ++l)
+    for (int h = 0; h < a.heads; ++h) {
+      const analysis::AttentionMatrix m = in_.run->attention(l, h);
+      for (int r = 0; r < side; ++r)
+        for (int c = 0; c < side; ++c) {
+          // The block of original cells this miniature cell stands for.
+          const int r0 = r * T / side, r1 = (r + 1) * T / side, c0 = c * T / side,
+                    c1 = (c + 1) * T / side;
+          double sum = 0;
+          int visible = 0;
+          for (int i = r0; i < r1; ++i)
+            for (int j = c0; j < c1; ++j)
+              if (m.view().visible(i, j)) sum += m.view().at(i, j), ++visible;
+          const std::size_t k = static_cast<std::size_t>(l * block + r) * d.cols +
+                                static_cast<std::size_t>(h * block + c);
+          if (visible > 0) {
+            d.values[k] = static_cast<float>(sum / visible);
+            d.hidden[k] = false;
+          }
+        }
+    }
+  d.fixedRange = true;
+  d.rangeMin = 0;
+  d.rangeMax = 1;
+  d.quantity = tr("attention weight (block mean)");
+  d.rowTitle = tr("layer block");
+  d.colTitle = tr("head block");
+  d.title = tr("selected: layer %1, %2")
+                .arg(in_.selection->layer())
+                .arg(head_name(in_.selection->head()));
+  overview_->setData(std::move(d));
+}
+
+}  // namespace sinkscope::ui

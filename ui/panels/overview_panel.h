@@ -1,0 +1,44 @@
+#pragma once
+// Model overview: a layers x heads grid coloured by a chosen per-head score
+// (or every head's miniature map); a click selects that layer and head.
+#include "ui/panels/panel.h"
+
+class QComboBox;
+namespace sinkscope::render {
+class HeatMapView;
+}
+
+namespace sinkscope::ui {
+
+// Per-head scores the overview can show.
+enum class HeadScore {
+  SinkAttention,
+  SinkBoost,
+  Entropy,
+  Fiedler,
+  FScore,
+  Taxonomy,
+  Dnll,
+  MiniatureMaps  // every head's attention map, shrunk, in its cell
+};
+
+class OverviewPanel : public Panel {
+  Q_OBJECT
+
+ public:
+  OverviewPanel(PanelInputs& inputs, QMainWindow* window);
+  render::HeatMapView* view() const { return overview_; }
+  void setScore(HeadScore score);
+  void draw() override;
+  void drawNote(const QString& note) override;
+
+ private:
+  void drawOverview();
+  void drawMiniatureMaps();
+  HeadScore score_ = HeadScore::SinkAttention;
+  int miniatureSide_ = 0;  // cell side of the miniature-map grid (0: plain grid)
+  QComboBox* scoreChooser_ = nullptr;
+  render::HeatMapView* overview_ = nullptr;
+};
+
+}  // namespace sinkscope::ui

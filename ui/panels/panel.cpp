@@ -1,0 +1,106 @@
+#include "ui/panels/panel.h"
+
+#include <QDockWidget>
+#include <QMainWindow>
+
+#include "models/model.h"
+#include "ui/deferred_results.h"
+#include "ui/docks.h"
+#include "ui/run_analysis.h"
+#include "ui/selection_model.h"
+#include "ui/sentence_run.h"
+
+namespace sinkscope::ui {
+
+bool PanelInputs::selectionFits() const {
+  return analysis && selection->layer() < analysis->layers && selection->head() < analysis->heads &&
+         selection->queryToken() < analysis->tokens;
+}
+
+bool PanelInputs::cheap() const { return !analysis || analysis->topologyForAllHeads; }
+
+std::function<analysis::AttentionMatrix()> PanelInputs::attentionSource(int layer, int head) const {
+  if (!run->trace) {
+    auto map = std::make_shared<const analysis::AttentionMatrix>(run->attention(layer, head));
+    return [map] { return *map; };
+  }
+  // The run's cached layer is immutable once made: jobs may read it.
+  std::shared_ptr<const models::LayerCapture> capture = run->layer(layer);
+  return [capture, head]() -> analysis::AttentionMatrix {
+    if (head == SelectionModel::kHeadAverage) return capture->headAverage();
+    const analysis::AttentionView v = capture->attentionOf(head);
+    return {std::vector<float>(v.weights.begin(), v.weights.end()), v.size, v.causal};
+  };
+}
+
+std::shared_ptr<const analysis::HeadAnalysis> PanelInputs::topologyOf(int layer, int head,
+                                                                      bool request) const {
+  if (analysis->topologyForAllHeads)  // a view into the run's cache
+    return {analysis, &analysis->at(layer, head)};
+  const QString key = QStringLiteral("topology %1 %2").arg(layer).arg(head);
+  if (!request) return deferred->peek<analysis::HeadAnalysis>(key);
+  analysis::HeadAnalysisParams params = analysis->params;
+  params.topology = true;
+  return deferred->get<analysis::HeadAnalysis>(
+      key, false, [source = attentionSource(layer, head), params] {
+        const analysis::AttentionMatrix m = source();
+        return analysis::analyse_head(m.view(), {}, 0, params);
+      });
+}
+
+std::shared_ptr<const analysis::GraphSpectrum> PanelInputs::selectedSpectrum() const {
+  const int layer = selection->layer(), head = selection->head();
+  const double theta = selection->threshold();
+  return deferred->get<analysis::GraphSpectrum>(
+      QStringLiteral("eigen %1 %2 %3").arg(layer).arg(head).arg(theta), cheap(),
+      [source = attentionSource(layer, head), theta] {
+        const analysis::AttentionMatrix m = source();
+        return analysis::graph_spectrum(m.view(), {theta, false, true});
+      });
+}
+
+std::shared_ptr<const analysis::GraphSpectrum> PanelInputs::spectrumAt(int layer, int head,
+                                                                       bool request) const {
+  const double theta = selection->threshold();
+  const int ti = analysis->thresholdIndex(theta);
+  if (ti >= 0) {
+    const auto topology = topologyOf(layer, head, request);
+    if (!topology || topology->spectra.empty()) return nullptr;
+    return {topology, &topology->spectra[static_cast<std::size_t>(ti)]};
+  }
+  // A threshold outside the cached set: eigenvalues for this head only.
+  const QString key = QStringLiteral("spectrum %1 %2 %3").arg(layer).arg(head).arg(theta);
+  if (!request) return deferred->peek<analysis::GraphSpectrum>(key);
+  return deferred->get<analysis::GraphSpectrum>(
+      key, cheap(), [source = attentionSource(layer, head), theta] {
+        const analysis::AttentionMatrix m = source();
+        return analysis::graph_spectrum(m.view(), {theta, false, false});
+      });
+}
+
+void Panel::makeDock(QMainWindow* window, const QString& title, const QString& objectName,
+                     QWidget* content, const QString& explanation) {
+  content->setToolTip(explanation);
+  content->setWhatsThis(explanation);
+  dock_ = dock_make(title, objectName, content, window);
+}
+
+QString head_name(int head) {
+  return head == SelectionModel::kHeadAverage ? QObject::tr("head average")
+                                              : QObject::tr("head %1").arg(head);
+}
+
+QString computing_title(const QString& what, int layer, int head, int tokens) {
+  return QObject::tr("%1 | layer %2, %3 | computing in the background (T = %4)...")
+      .arg(what)
+      .arg(layer)
+      .arg(head_name(head))
+      .arg(tokens);
+}
+
+void select_head_cell(SelectionModel* selection, int row, int col, int block) {
+  selection->setLayer(row / block);
+  selection->setHead(col / block);
+}
+
+}  // namespace sinkscope::ui

@@ -1,0 +1,94 @@
+#pragma once
+// The analysis panels: one class per panel, each in its own dock, on the
+// shared base Panel. They all draw from one PanelInputs (the shown run, its
+// analysis, the selection and the per-selection results) and never call each
+// other; AnalysisPanels owns them and tells them when to draw.
+#include <QObject>
+#include <QString>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "analysis/attention_matrix.h"
+#include "analysis/graph_spectrum.h"
+#include "analysis/head_analysis.h"
+
+class QDockWidget;
+class QMainWindow;
+class QWidget;
+
+namespace sinkscope::ui {
+
+class DeferredResults;
+class SelectionModel;
+struct RunAnalysis;
+struct SentenceRun;
+
+// Results of the functional experiments (metrics.md s. 5 and 8) for the plain
+// run, once the user has computed them (Experiments menu); empty = not yet.
+struct ExperimentResults {
+  std::vector<double> headDnll;            // [layer * heads + head]
+  std::vector<double> klPerLayer;          // sinks removed in that layer
+  std::vector<double> fisherPerParameter;  // per layer
+};
+
+// What every panel draws from, and the per-selection results they share.
+struct PanelInputs {
+  SelectionModel* selection = nullptr;
+  DeferredResults* deferred = nullptr;
+  std::shared_ptr<const SentenceRun> run;
+  std::shared_ptr<const RunAnalysis> analysis;
+  ExperimentResults experiments;
+  QString source;  // the run's model name
+
+  // Whether the selection lies inside the shown run (the window updates the
+  // selection's bounds and the run one after the other).
+  bool selectionFits() const;
+  // Whether per-head topology is cheap enough to compute on the GUI thread.
+  bool cheap() const;
+  // A thread-safe source of the attention map of (layer, head) for a job.
+  std::function<analysis::AttentionMatrix()> attentionSource(int layer, int head) const;
+  // The head's analysis including persistence and spectra; null while it is
+  // computed (long inputs). `request` false: only what is already there.
+  std::shared_ptr<const analysis::HeadAnalysis> topologyOf(int layer, int head,
+                                                           bool request = true) const;
+  // The Laplacian spectrum of a head (or the average) at the selection's
+  // threshold: from the run's cache at the default thresholds, computed for
+  // any other; null while computed in the background (see topologyOf).
+  std::shared_ptr<const analysis::GraphSpectrum> spectrumAt(int layer, int head,
+                                                            bool request = true) const;
+  // The selected head's spectrum with eigenvectors at the selection's
+  // threshold (graph and spectral embedding); null while computed.
+  std::shared_ptr<const analysis::GraphSpectrum> selectedSpectrum() const;
+};
+
+class Panel : public QObject {
+  Q_OBJECT
+
+ public:
+  Panel(PanelInputs& inputs, QObject* parent) : QObject(parent), in_(inputs) {}
+  QDockWidget* dock() const { return dock_; }
+  // Draws the selection from the inputs (called only when it fits the run).
+  virtual void draw() = 0;
+  // Nothing to draw yet: every view of the panel shows `note` instead.
+  virtual void drawNote(const QString& note) = 0;
+
+ protected:
+  // The panel's dock; `explanation` is its "what am I looking at" text.
+  void makeDock(QMainWindow* window, const QString& title, const QString& objectName,
+                QWidget* content, const QString& explanation);
+  PanelInputs& in_;
+
+ private:
+  QDockWidget* dock_ = nullptr;
+};
+
+// "head 3" or "head average".
+QString head_name(int head);
+// What a panel says while its numbers are computed in the background.
+QString computing_title(const QString& what, int layer, int head, int tokens);
+// Selects the head of cell (row, col) of a layers x heads grid whose heads
+// span `block` cells (1, or a miniature map's side plus a gap).
+void select_head_cell(SelectionModel* selection, int row, int col, int block);
+
+}  // namespace sinkscope::ui

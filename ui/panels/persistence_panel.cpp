@@ -1,0 +1,132 @@
+#include "ui/panels/persistence_panel.h"
+
+#include <QMainWindow>
+#include <QSplitter>
+
+#include "render/line_plot_view.h"
+#include "ui/docks.h"
+#include "ui/run_analysis.h"
+#include "ui/selection_model.h"
+
+namespace sinkscope::ui {
+
+PersistencePanel::PersistencePanel(PanelInputs& inputs, QMainWindow* window)
+    : Panel(inputs, window) {
+  diagram_ = new render::LinePlotView(window);
+  diagram_->setObjectName(QStringLiteral("persistenceDiagram"));
+  betti_ = new render::LinePlotView(window);
+  betti_->setObjectName(QStringLiteral("bettiCurves"));
+  barcode_ = new render::LinePlotView(window);
+  barcode_->setObjectName(QStringLiteral("barcode"));
+  QSplitter* persistence = panel_splitter();
+  persistence->addWidget(diagram_);
+  persistence->addWidget(barcode_);
+  persistence->addWidget(betti_);
+  makeDock(window, tr("Persistence"), QStringLiteral("persistenceDock"), persistence,
+           tr("Topology of the attention graph (metrics.md s. 2): tokens are points at distance "
+              "1 - (A_ij + A_ji)/2. As the distance scale e grows, tokens join into components "
+              "(H0) and close loops (H1). Each dot is one feature, born and dying at the plotted "
+              "scales; dots far from the diagonal last long. A sink joins everything through "
+              "itself early, leaving no loops."));
+  connect(diagram_, &render::LinePlotView::pointHovered, this, &PersistencePanel::highlightBar);
+}
+
+void PersistencePanel::drawNote(const QString& note) {
+  for (render::LinePlotView* view : {diagram_, barcode_, betti_}) view->setData({note, {}, {}, {}});
+}
+
+void PersistencePanel::drawPersistence() {
+  const auto topology = in_.topologyOf(in_.selection->layer(), in_.selection->head());
+  if (!topology) {
+    const QString waiting = computing_title(tr("Persistence"), in_.selection->layer(),
+                                            in_.selection->head(), in_.analysis->tokens);
+    for (render::LinePlotView* view : {diagram_, barcode_, betti_})
+      view->setData({waiting, {}, {}, {}});
+    return;
+  }
+  const analysis::HeadAnalysis& r = *topology;
+  const double minP = 0.05;
+  render::LinePlotData d;
+  d.title = tr("Persistence diagram | layer %1, %2")
+                .arg(in_.selection->layer())
+                .arg(head_name(in_.selection->head()));
+  d.xLabel = tr("birth (distance e)");
+  d.yLabel = tr("death");
+  render::LineSeries h0{tr("H0 (%1 bars)").arg(r.persistence.h0.size()), {}, {}};
+  render::LineSeries h1{tr("H1 (%1 bars)").arg(r.persistence.h1.size()), {}, {}};
+  h0.scatter = h1.scatter = true;
+  for (const auto& b : r.persistence.h0) h0.x.push_back(b.birth), h0.y.push_back(b.death);
+  for (const auto& b : r.persistence.h1) h1.x.push_back(b.birth), h1.y.push_back(b.death);
+  render::LineSeries diagonal{tr("birth = death"), {0, 1}, {0, 1}, true};
+  render::LineSeries minLine{
+      tr("min persistence %1").arg(minP), {0, 1 - minP}, {minP, 1}, false, true};
+  d.series = {h0, h1, diagonal, minLine};
+  d.xPadding = 0.02;
+  diagram_->setData(std::move(d));
+
+  render::LinePlotData code;
+  code.title = tr("Barcode | one bar per feature, from birth to death");
+  code.xLabel = tr("distance scale e");
+  code.integerY = true;
+  code.yLabel = tr("bar");
+  render::LineSeries c0{tr("H0"), {}, {}}, c1{tr("H1"), {}, {}};
+  c0.segments = c1.segments = true;
+  int row = 0;
+  for (const auto* list : {&r.persistence.h0, &r.persistence.h1})
+    for (const auto& bar : *list) {
+      auto& s = list == &r.persistence.h0 ? c0 : c1;
+      s.x.push_back(bar.birth), s.x.push_back(bar.death);
+      s.y.push_back(row), s.y.push_back(row);
+      ++row;
+    }
+  code.series = {c0, c1};
+  code.xPadding = 0.02;
+  barcode_->setData(std::move(code));
+
+  render::LinePlotData b;
+  b.title = tr("Betti curves | bars above %1: H0 %2, H1 %3")
+                .arg(minP)
+                .arg(analysis::bars_above(r.persistence.h0, minP))
+                .arg(analysis::bars_above(r.persistence.h1, minP));
+  b.xLabel = tr("distance scale e");
+  b.integerY = true;
+  b.yLabel = tr("Betti number");
+  render::LineSeries b0{tr("beta_0 (components)"), r.betti.grid, {}};
+  render::LineSeries b1{tr("beta_1 (loops)"), r.betti.grid, {}};
+  for (int v : r.betti.beta0) b0.y.push_back(v);
+  for (int v : r.betti.beta1) b1.y.push_back(v);
+  b.series = {b0, b1};
+  b.xPadding = 0.02;
+  betti_->setData(std::move(b));
+}
+
+// Hovering a bar of the diagram highlights the tokens and edges that create and kill it.
+void PersistencePanel::highlightBar(int series, int index) {
+  QList<int> tokens;
+  QList<QPair<int, int>> edges;
+  const auto topology = in_.analysis && in_.selectionFits()
+                            ? in_.topologyOf(in_.selection->layer(), in_.selection->head(), false)
+                            : nullptr;
+  if (topology && index >= 0 && (series == 0 || series == 1)) {
+    const auto& p = topology->persistence;
+    const auto& bars = series == 0 ? p.h0 : p.h1;
+    if (index < static_cast<int>(bars.size())) {
+      const analysis::PersistenceBar& b = bars[static_cast<std::size_t>(index)];
+      // H0: the edge whose merge kills the component; H1: the edge that
+      // closes the loop, the loop itself and the triangle that fills it.
+      for (int t : b.edge) tokens << t;
+      edges << QPair<int, int>{b.edge[0], b.edge[1]};
+      if (b.dimension == 1) {
+        for (int t : b.triangle) tokens << t;
+        for (const auto& e : b.cycle) tokens << e[0] << e[1], edges << QPair<int, int>{e[0], e[1]};
+        const auto& f = b.triangle;
+        if (f[0] >= 0)
+          edges << QPair<int, int>{f[0], f[1]} << QPair<int, int>{f[1], f[2]}
+                << QPair<int, int>{f[0], f[2]};
+      }
+    }
+  }
+  in_.selection->setHighlight(tokens, edges);
+}
+
+}  // namespace sinkscope::ui

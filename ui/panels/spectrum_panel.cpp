@@ -1,0 +1,108 @@
+#include "ui/panels/spectrum_panel.h"
+
+#include <QMainWindow>
+#include <QSplitter>
+#include <algorithm>
+#include <cmath>
+
+#include "render/colormap.h"
+#include "render/gl_support.h"
+#include "render/line_plot_view.h"
+#include "render/scene_view.h"
+#include "ui/docks.h"
+#include "ui/run_analysis.h"
+#include "ui/selection_model.h"
+#include "ui/sentence_run.h"
+
+namespace sinkscope::ui {
+
+SpectrumPanel::SpectrumPanel(PanelInputs& inputs, QMainWindow* window) : Panel(inputs, window) {
+  const bool gl = render::gl_panels_available();
+  spectrum_ = new render::LinePlotView(window);
+  spectrum_->setObjectName(QStringLiteral("spectrumView"));
+  QSplitter* spectrumBox = panel_splitter(window);
+  spectrumBox->addWidget(spectrum_);
+  if (gl) {
+    embedding_ = new render::SceneView(spectrumBox);
+    embedding_->setObjectName(QStringLiteral("spectralEmbedding"));
+    spectrumBox->addWidget(embedding_);
+  }
+  makeDock(window, tr("Spectrum"), QStringLiteral("spectrumDock"), spectrumBox,
+           tr("Eigenvalues of the Laplacian of the graph 'query attends to key with weight >= "
+              "theta' (metrics.md s. 3), one series per threshold. The second smallest, the "
+              "Fiedler value, measures how well connected the graph is; a star into one sink "
+              "gives centralisation 1. Below: the tokens placed by eigenvectors 2-4 (the "
+              "spectral embedding), coloured by the Fiedler vector (blue negative, red "
+              "positive): the cut the graph would most easily split along."));
+}
+
+void SpectrumPanel::drawNote(const QString& note) {
+  spectrum_->setData({note, {}, {}, {}});
+  if (embedding_) embedding_->setData({note, {}, {}, {}, {}});
+}
+
+void SpectrumPanel::drawSpectrum() {
+  const RunAnalysis& a = *in_.analysis;
+  const auto topology = in_.topologyOf(in_.selection->layer(), in_.selection->head());
+  const auto chosen = in_.spectrumAt(in_.selection->layer(), in_.selection->head());
+  const auto full = embedding_ ? in_.selectedSpectrum() : nullptr;
+  const QString waiting = computing_title(tr("Laplacian spectrum"), in_.selection->layer(),
+                                          in_.selection->head(), a.tokens);
+  if (!topology || !chosen) {
+    spectrum_->setData({waiting, {}, {}, {}});
+  } else {
+    drawSpectrumPlot(*topology, *chosen);
+  }
+  if (!embedding_ || !in_.run) return;
+  if (!full) {
+    embedding_->setData({waiting, {}, {}, {}, {}});
+    return;
+  }
+  drawSpectralEmbedding(*full);
+}
+
+void SpectrumPanel::drawSpectrumPlot(const analysis::HeadAnalysis& r,
+                                     const analysis::GraphSpectrum& g) {
+  const RunAnalysis& a = *in_.analysis;
+  render::LinePlotData d;
+  d.title = tr("Laplacian spectrum | layer %1, %2 | theta %3: Fiedler %4, centralisation %5, "
+               "star-likeness %6")
+                .arg(in_.selection->layer())
+                .arg(head_name(in_.selection->head()))
+                .arg(g.threshold)
+                .arg(g.fiedlerValue, 0, 'g', 3)
+                .arg(g.centralisation, 0, 'g', 3)
+                .arg(g.starLikeness, 0, 'g', 3);
+  d.xLabel = tr("eigenvalue index (ascending)");
+  d.integerX = true;
+  d.yLabel = tr("eigenvalue");
+  std::vector<analysis::GraphSpectrum> shown = r.spectra;
+  if (a.thresholdIndex(in_.selection->threshold()) < 0) shown.push_back(g);  // the chosen theta too
+  for (const analysis::GraphSpectrum& s : shown) {
+    render::LineSeries e{tr("theta %1").arg(s.threshold), {}, s.eigenvalues};
+    for (std::size_t k = 0; k < s.eigenvalues.size(); ++k) e.x.push_back(static_cast<double>(k));
+    d.series.push_back(std::move(e));
+  }
+  spectrum_->setData(std::move(d));
+}
+
+void SpectrumPanel::drawSpectralEmbedding(const analysis::GraphSpectrum& full) {
+  render::SceneData scene;
+  scene.title = tr("Spectral embedding | theta %1").arg(in_.selection->threshold());
+  scene.legend = tr("eigenvectors 2-4 of the Laplacian; colour: Fiedler vector");
+  double extent = 1e-12;
+  for (double v : full.fiedlerVector) extent = std::max(extent, std::abs(v));
+  for (int t = 0; t < static_cast<int>(full.embedding.size()); ++t) {
+    render::ScenePoint p;
+    p.position = full.embedding[static_cast<std::size_t>(t)];
+    p.color = render::colormap_diverging(
+        full.fiedlerVector.empty() ? 0.0
+                                   : full.fiedlerVector[static_cast<std::size_t>(t)] / extent);
+    p.size = 1.6;  // near-zero Fiedler entries are near white: large enough to see shaded
+    p.label = QStringLiteral("%1 %2").arg(t).arg(in_.run->tokens.value(t));
+    scene.points.push_back(p);
+  }
+  embedding_->setData(std::move(scene));
+}
+
+}  // namespace sinkscope::ui

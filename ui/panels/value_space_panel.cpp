@@ -1,0 +1,137 @@
+#include "ui/panels/value_space_panel.h"
+
+#include <QMainWindow>
+#include <QSplitter>
+#include <cmath>
+
+#include "analysis/value_space.h"
+#include "models/model.h"
+#include "render/colormap.h"
+#include "render/gl_support.h"
+#include "render/line_plot_view.h"
+#include "render/scene_view.h"
+#include "ui/deferred_results.h"
+#include "ui/docks.h"
+#include "ui/run_analysis.h"
+#include "ui/selection_model.h"
+#include "ui/sentence_run.h"
+
+namespace sinkscope::ui {
+
+ValueSpacePanel::ValueSpacePanel(PanelInputs& inputs, QMainWindow* window) : Panel(inputs, window) {
+  const bool gl = render::gl_panels_available();
+  QSplitter* valueBox = panel_splitter(window);
+  if (gl) {
+    valueSpace_ = new render::SceneView(valueBox);
+    valueSpace_->setObjectName(QStringLiteral("valueSpaceView"));
+    valueBox->addWidget(valueSpace_);
+  }
+  valueCurve_ = new render::LinePlotView(valueBox);
+  valueCurve_->setObjectName(QStringLiteral("valueCurve"));
+  valueBox->addWidget(valueCurve_);
+  makeDock(window, tr("Value space"), QStringLiteral("valueSpaceDock"), valueBox,
+           tr("What the selected head adds up for one query (004): each key's value vector "
+              "scaled by its attention, y_j = A[i][j] v_j, projected on its three main axes "
+              "(PCA). Orange: the top-N keys, whose sum s_N (black) is what the head mostly "
+              "returns; red: the first token. The balls have radius r_max (every selected key "
+              "inside) and r_min (no other key inside) in the full space. Below: how well a "
+              "ball around s_N separates the selection (F_N) for every N, against random "
+              "selections."));
+}
+
+void ValueSpacePanel::drawNote(const QString& note) {
+  valueCurve_->setData({note, {}, {}, {}});
+  if (valueSpace_) valueSpace_->setData({note, {}, {}, {}, {}});
+}
+
+void ValueSpacePanel::drawValueSpace() {
+  if (!in_.run || !in_.analysis || !in_.run->trace) return;
+  const int layer = in_.selection->layer(), head = in_.selection->head();
+  render::LinePlotData curve;
+  curve.xLabel = tr("N (keys selected)");
+  curve.integerX = true;
+  curve.yLabel = tr("score");
+  curve.includeZero = true;
+  if (head == SelectionModel::kHeadAverage) {
+    curve.title = tr("Value space needs one head (the average has no values of its own)");
+    valueCurve_->setData(std::move(curve));
+    if (valueSpace_) valueSpace_->setData({curve.title, {}, {}, {}, {}});
+    return;
+  }
+  const auto capture = in_.run->layer(layer);  // the run's cached layer, not a fresh copy
+  const models::LayerCapture& cap = *capture;
+  const analysis::AttentionView A = cap.attentionOf(head);
+  const int query = in_.selection->queryToken() >= 0 ? in_.selection->queryToken() : A.size - 1;
+  analysis::ValueSpaceParams p;
+  p.topN = in_.selection->topN();
+  p.query = query;
+  const analysis::ValueSpace vs = analysis::value_space(A, cap.valuesOf(head), cap.head_dim, p);
+
+  if (valueSpace_) {
+    render::SceneData d;
+    d.title = tr("Value space | layer %1, head %2, query %3 | N = %4: P %5, R %6, F %7 (random %8)")
+                  .arg(layer)
+                  .arg(head)
+                  .arg(query)
+                  .arg(vs.topN)
+                  .arg(vs.scores.precision, 0, 'f', 2)
+                  .arg(vs.scores.recall, 0, 'f', 2)
+                  .arg(vs.scores.f, 0, 'f', 2)
+                  .arg(vs.randomMean.f, 0, 'f', 2);
+    d.legend =
+        tr("orange: top-N; red: first token; black: s_N; balls: r_max, r_min (full-space "
+           "radii around the projected s_N)");
+    std::vector<bool> selected(vs.keys.size(), false);
+    for (int j : vs.selected) selected[static_cast<std::size_t>(j)] = true;  // keys 0..i
+    for (std::size_t k = 0; k < vs.keys.size(); ++k) {
+      render::ScenePoint pt;
+      pt.position = vs.pca3[k];
+      pt.color = vs.keys[k] == 0 ? render::kSinkHighlight
+                 : selected[k]   ? render::kSelectedHighlight
+                                 : render::Rgb{0.6, 0.6, 0.6};
+      pt.label = QStringLiteral("%1 %2").arg(vs.keys[k]).arg(in_.run->tokens.value(vs.keys[k]));
+      d.points.push_back(pt);
+    }
+    render::ScenePoint s;
+    s.position = vs.pca3.back();
+    s.color = {0.05, 0.05, 0.05};
+    s.size = 1.6;
+    s.label = QStringLiteral("s_N");
+    d.points.push_back(s);
+    d.balls.push_back({s.position, vs.rMax, render::kSelectedHighlight});
+    if (std::isfinite(vs.rMin)) d.balls.push_back({s.position, vs.rMin, {0.3, 0.3, 0.3}});
+    valueSpace_->setData(std::move(d));
+  }
+
+  analysis::ValueSpaceParams cp = p;
+  cp.randomSubsets = 16;  // the curve's baseline: fewer subsets, every N
+  const auto curvePoints = in_.deferred->get<std::vector<analysis::ValueSpace>>(
+      QStringLiteral("curve %1 %2 %3").arg(layer).arg(head).arg(query), in_.cheap(),
+      [capture, head, cp] {
+        return analysis::value_space_curve(capture->attentionOf(head), capture->valuesOf(head),
+                                           capture->head_dim, cp);
+      });
+  if (!curvePoints) {
+    curve.title = computing_title(tr("Separability against N"), layer, head, A.size);
+    valueCurve_->setData(std::move(curve));
+    return;
+  }
+  const auto& points = *curvePoints;
+  render::LineSeries f{tr("F_N (top-N)"), {}, {}}, pr{tr("precision"), {}, {}},
+      rc{tr("recall"), {}, {}}, random{tr("F_N of random N-subsets (mean)"), {}, {}, true};
+  for (const auto& v : points) {
+    for (auto* s : {&f, &pr, &rc, &random}) s->x.push_back(v.topN);
+    f.y.push_back(v.scores.f);
+    pr.y.push_back(v.scores.precision);
+    rc.y.push_back(v.scores.recall);
+    random.y.push_back(v.randomMean.f);
+  }
+  render::LineSeries now{
+      tr("selected N"), {double(vs.topN), double(vs.topN)}, {0.0, 1.0}, false, true};
+  curve.title =
+      tr("Separability against N | layer %1, head %2, query %3").arg(layer).arg(head).arg(query);
+  curve.series = {f, pr, rc, random, now};
+  valueCurve_->setData(std::move(curve));
+}
+
+}  // namespace sinkscope::ui

@@ -1,0 +1,30 @@
+#pragma once
+// Value space: the selected query's value contributions in 3-D (PCA), top-N
+// versus the rest, the sink, s_N and the r_min / r_max balls; beside it P, R
+// and F_N against N with the random baseline.
+#include "ui/panels/panel.h"
+
+namespace sinkscope::render {
+class LinePlotView;
+class SceneView;
+}  // namespace sinkscope::render
+
+namespace sinkscope::ui {
+
+class ValueSpacePanel : public Panel {
+  Q_OBJECT
+
+ public:
+  ValueSpacePanel(PanelInputs& inputs, QMainWindow* window);
+  render::SceneView* sceneView() const { return valueSpace_; }
+  render::LinePlotView* curveView() const { return valueCurve_; }
+  void draw() override { drawValueSpace(); }
+  void drawNote(const QString& note) override;
+
+ private:
+  void drawValueSpace();
+  render::SceneView* valueSpace_ = nullptr;
+  render::LinePlotView* valueCurve_ = nullptr;
+};
+
+}  // namespace sinkscope::ui
