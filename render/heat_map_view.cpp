@@ -369,6 +369,45 @@ int HeatMapView::shownPoolingFactor() const {
   return shownLevel_ < 0 ? 1 : coarse_[static_cast<std::size_t>(shownLevel_)].factor;
 }
 
+HeatMapData heat_map_side_by_side(const HeatMapData& left, const HeatMapData& right) {
+  HeatMapData d = left;
+  d.rows = std::max(left.rows, right.rows);
+  d.cols = left.cols + 1 + right.cols;
+  const auto cells = static_cast<std::size_t>(d.rows) * static_cast<std::size_t>(d.cols);
+  d.values.assign(cells, 0.0f);
+  d.hidden.assign(cells, true);
+  auto place = [&](const HeatMapData& m, int offset) {
+    for (int r = 0; r < m.rows; ++r)
+      for (int c = 0; c < m.cols; ++c) {
+        const std::size_t from = static_cast<std::size_t>(r) * m.cols + c;
+        const std::size_t to = static_cast<std::size_t>(r) * d.cols + offset + c;
+        d.values[to] = m.values[from];
+        d.hidden[to] = !m.hidden.empty() && m.hidden[from];
+      }
+  };
+  place(left, 0);
+  place(right, left.cols + 1);
+  const bool labelled = left.rowLabels.size() == static_cast<std::size_t>(left.rows) &&
+                        right.rowLabels.size() == static_cast<std::size_t>(right.rows) &&
+                        left.colLabels.size() == static_cast<std::size_t>(left.cols) &&
+                        right.colLabels.size() == static_cast<std::size_t>(right.cols);
+  d.rowLabels.clear();
+  d.colLabels.clear();
+  if (labelled) {
+    d.rowLabels = left.rows >= right.rows ? left.rowLabels : right.rowLabels;
+    d.colLabels = left.colLabels;
+    d.colLabels.push_back(QString());
+    d.colLabels.insert(d.colLabels.end(), right.colLabels.begin(), right.colLabels.end());
+  }
+  for (int c : right.markedCols) d.markedCols.push_back(left.cols + 1 + c);
+  for (const auto& [r, c] : right.framedCells) d.framedCells.push_back({r, left.cols + 1 + c});
+  if (right.outlineRow >= 0 && left.outlineRow < 0) {
+    d.outlineRow = right.outlineRow;
+    d.outlineCol = left.cols + 1 + right.outlineCol;
+  }
+  return d;
+}
+
 std::pair<int, int> HeatMapView::cellAt(const QPointF& widgetPoint) {
   const QPointF d = toDisplay(widgetPoint);
   vtkRenderer* r = renderer();

@@ -47,6 +47,13 @@ struct HeatMapData {
   double rangeMax = 1.0;
 };
 
+// Two maps next to each other in one: `left`, an empty (hidden) column, then
+// `right`, both from the top row (the shorter one padded with hidden rows).
+// Labels, marked and framed cells follow their map; the colour settings and
+// titles of `left` are kept. Column c of the result is column c of `left`
+// for c < left.cols and column c - left.cols - 1 of `right` after the gap.
+HeatMapData heat_map_side_by_side(const HeatMapData& left, const HeatMapData& right);
+
 class HeatMapView : public VtkViewWidget {
   Q_OBJECT
 

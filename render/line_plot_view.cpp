@@ -141,7 +141,7 @@ void LinePlotView::setData(LinePlotData data) {
     } else {
       const QColor spread = series_color(dataIndex++, dataSeries);
       const QColor c = s.color.isValid() ? s.color : spread;
-      g->setPen(QPen(c, 2.0));
+      g->setPen(QPen(c, s.dashed ? 1.5 : 2.0, s.dashed ? Qt::DashLine : Qt::SolidLine));
       g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, c, c, s.scatter ? 7 : 5));
       if (s.scatter) g->setLineStyle(QCPGraph::lsNone);
     }

@@ -21,6 +21,7 @@ struct LineSeries {
   bool scatter = false;     // points only, no connecting line (diagrams, spectra)
   bool segments = false;    // points 2k and 2k+1 are the ends of one segment (barcodes)
   QColor color = QColor();  // a data series' colour; invalid: spread over viridis
+  bool dashed = false;      // a data series drawn dashed (e.g. the run before an intervention)
 };
 
 struct LinePlotData {

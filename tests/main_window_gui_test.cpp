@@ -264,6 +264,45 @@ TEST_F(MainWindowGui, AnInterventionChangesTheMapsItMustAndOnlyThose) {
   // The panels follow: the analysis shown is the intervened run's.
   EXPECT_TRUE(
       w.analysisPanels()->layerSinkView()->data().title.contains(QStringLiteral("intervened")));
+
+  // Side by side: before | gap | after in one map, clicks mapped back to keys,
+  // the plain run's curves dashed in the plots.
+  w.interventionsPanel()->setComparison(ui::Comparison::SideBySide);
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] { return shownTitle().startsWith(QStringLiteral("before | after")); }, kTimeout))
+      << shownTitle().toStdString();
+  const int T = w.lastRun()->tokenCount();
+  const render::HeatMapData& both = w.attentionView()->data();
+  ASSERT_EQ(both.cols, 2 * T + 1);
+  ASSERT_EQ(both.rows, T);
+  const analysis::AttentionMatrix plain = w.lastRun()->attention(2, 0);
+  const analysis::AttentionMatrix after = w.intervenedRun()->attention(2, 0);
+  float leftError = 0, rightError = 0, change = 0;
+  for (int i = 0; i < T; ++i) {
+    EXPECT_TRUE(both.hidden[static_cast<std::size_t>(i) * both.cols + T]) << "the gap";
+    for (int j = 0; j <= i; ++j) {
+      const float b = plain.view().at(i, j), a = after.view().at(i, j);
+      leftError = std::max(leftError, std::abs(both.values[i * both.cols + j] - b));
+      rightError = std::max(rightError, std::abs(both.values[i * both.cols + T + 1 + j] - a));
+      change = std::max(change, std::abs(a - b));
+    }
+  }
+  EXPECT_EQ(leftError, 0.0f);
+  EXPECT_EQ(rightError, 0.0f);
+  EXPECT_GT(change, 1e-6f) << "layer 2 differs after the ablation";
+  Q_EMIT w.attentionView()->cellClicked(T - 1, T + 1 + 1);  // after's key 1
+  EXPECT_EQ(w.selection()->keyToken(), 1);
+  Q_EMIT w.attentionView()->cellClicked(T - 1, T);  // the gap selects nothing
+  EXPECT_EQ(w.selection()->keyToken(), 1);
+  int dashed = 0;
+  for (const auto& series : w.profileView()->data().series) dashed += series.dashed ? 1 : 0;
+  EXPECT_EQ(dashed, 1) << "alpha_k before";
+  dashed = 0;
+  for (const auto& series : w.analysisPanels()->layerSinkView()->data().series)
+    dashed += series.dashed ? 1 : 0;
+  EXPECT_EQ(dashed, 2) << "sink attention and sink rate before";
+  ASSERT_TRUE(wait_for_frame(w.attentionView()));
+  w.grab().save(QStringLiteral(SINKSCOPE_ARTIFACT_DIR "/side-by-side.png"));
   w.interventionsPanel()->clearAll();
   EXPECT_TRUE(QTest::qWaitFor([&] { return !w.intervenedRun().has_value(); }, kTimeout));
 }

@@ -55,8 +55,10 @@ render::LinePlotView* AnalysisPanels::valueCurveView() const { return valueSpace
 
 void AnalysisPanels::setGraphLayout(int layout) { graph_->setLayout(layout); }
 
-void AnalysisPanels::setRun(std::shared_ptr<const SentenceRun> run) {
+void AnalysisPanels::setRun(std::shared_ptr<const SentenceRun> run,
+                            std::shared_ptr<const RunAnalysis> before) {
   inputs_.run = std::move(run);
+  inputs_.before = std::move(before);
   inputs_.deferred->clear();
   inputs_.analysis = inputs_.run ? inputs_.run->analysis : nullptr;
   inputs_.source = inputs_.run ? inputs_.run->source : QString();

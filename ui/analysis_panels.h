@@ -61,7 +61,9 @@ class AnalysisPanels : public QObject {
 
   // The run the panels show (null: nothing); redraws. The panels share it, so
   // the window may replace its own runs at any time.
-  void setRun(std::shared_ptr<const SentenceRun> run);
+  // `before`: the plain run's analysis, for plots that overlay it (side by side).
+  void setRun(std::shared_ptr<const SentenceRun> run,
+              std::shared_ptr<const RunAnalysis> before = nullptr);
   void setScore(HeadScore score);
   void setExperiments(ExperimentResults results);
   const ExperimentResults& experiments() const { return inputs_.experiments; }

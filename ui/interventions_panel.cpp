@@ -68,10 +68,12 @@ InterventionsPanel::InterventionsPanel(SelectionModel* selection, QWidget* paren
   comparisonChooser_->addItem(tr("before"), int(Comparison::Before));
   comparisonChooser_->addItem(tr("after"), int(Comparison::After));
   comparisonChooser_->addItem(tr("difference (after - before)"), int(Comparison::Difference));
+  comparisonChooser_->addItem(tr("side by side (before | after)"), int(Comparison::SideBySide));
   comparisonChooser_->setCurrentIndex(1);
   comparisonChooser_->setToolTip(
       tr("Which run the panels draw when interventions are active: the plain run, the "
-         "intervened run, or (attention map) the intervened map minus the plain one"));
+         "intervened run, (attention map) the intervened map minus the plain one, or both: "
+         "the maps next to each other and the plain run's curves dashed in the plots"));
   connect(comparisonChooser_, &QComboBox::currentIndexChanged, this, [this](int index) {
     setComparison(static_cast<Comparison>(comparisonChooser_->itemData(index).toInt()));
   });

@@ -15,7 +15,10 @@ namespace sinkscope::ui {
 class SelectionModel;
 struct Intervention;
 
-enum class Comparison { Before, After, Difference };
+// What the panels draw while interventions are active. SideBySide: the
+// attention map shows before | after, the plots overlay the plain run's
+// curves (dashed), the other panels show the intervened run.
+enum class Comparison { Before, After, Difference, SideBySide };
 
 class InterventionsPanel : public QWidget {
   Q_OBJECT

@@ -216,9 +216,12 @@ void MainWindow::buildDocks() {
   if (attentionView_) {
     connect(attentionView_, &render::HeatMapView::cellHovered, this, [this](int row, int col) {
       // The hovered query and key light up in every panel that shows tokens.
-      selection_->setHighlightedTokens(row < 0 ? QList<int>{} : QList<int>{row, col});
+      col = mapColumnToKey(col);
+      selection_->setHighlightedTokens(row < 0 || col < 0 ? QList<int>{} : QList<int>{row, col});
     });
     connect(attentionView_, &render::HeatMapView::cellClicked, this, [this](int row, int col) {
+      col = mapColumnToKey(col);
+      if (col < 0) return;  // the gap between two maps
       selection_->setQueryToken(row);
       selection_->setKeyToken(col);
     });
@@ -369,7 +372,10 @@ const SentenceRun* MainWindow::shownRun() const {
 
 void MainWindow::showAnalysis() {
   const SentenceRun* shown = shownRun();
-  panels_->setRun(shown ? std::make_shared<const SentenceRun>(*shown) : nullptr);
+  const bool sideBySide =
+      intervened_ && interventionsPanel_->comparison() == Comparison::SideBySide;
+  panels_->setRun(shown ? std::make_shared<const SentenceRun>(*shown) : nullptr,
+                  sideBySide && run_ ? run_->analysis : nullptr);
 }
 
 void MainWindow::runInterventions() {
@@ -657,61 +663,97 @@ void MainWindow::refreshRecentModels() {
   }
 }
 
-void MainWindow::refreshPanels() {
-  if (!run_) return;
-  const SentenceRun& shown = *shownRun();
-  const bool difference = intervened_ &&
-                          interventionsPanel_->comparison() == Comparison::Difference &&
-                          intervened_->tokenCount() == run_->tokenCount();
+render::HeatMapData MainWindow::attentionMapData(const SentenceRun& shown,
+                                                 const analysis::AttentionMatrix& map,
+                                                 const SentenceRun* subtract) const {
   const int T = shown.tokenCount();
   const int layer = selection_->layer();
   const QString head =
       selection_->headAveraged() ? tr("head average") : tr("head %1").arg(selection_->head());
-  analysis::AttentionMatrix map;
+  const QString what =
+      shown.trace ? tr("%1 tokens").arg(T) : tr("uniform causal baseline over %1 words").arg(T);
+  render::HeatMapData data;
+  data.rows = data.cols = T;
+  data.values = map.weights;
+  if (subtract) {
+    const analysis::AttentionMatrix before = subtract->attention(layer, selection_->head());
+    for (std::size_t k = 0; k < data.values.size(); ++k) data.values[k] -= before.weights[k];
+  }
+  data.hidden.resize(data.values.size());
+  for (int i = 0; i < T; ++i)
+    for (int j = 0; j < T; ++j)
+      data.hidden[static_cast<std::size_t>(i) * T + j] = map.causal && j > i;
+  data.title = tr("%1 | layer %2, %3 | %4").arg(shown.source).arg(layer).arg(head, what);
+  if (subtract) data.title += tr(" | difference to the plain run");
+  for (int t = 0; t < T; ++t) {
+    // Index and display string, so repeated tokens stay distinguishable.
+    const QString label = QStringLiteral("%1 %2").arg(t).arg(shown.tokens[t]);
+    data.rowLabels.push_back(label);
+    data.colLabels.push_back(label);
+  }
+  data.quantity = subtract ? tr("attention after - before") : tr("attention weight");
+  data.rowTitle = tr("query");
+  data.colTitle = tr("key");
+  data.fixedRange = !subtract;
+  data.diverging = subtract != nullptr;
+  data.logScale = !subtract && logScaleBox_ && logScaleBox_->isChecked();
+  // Sinks of the shown head (metrics.md s. 1) have red column labels.
+  if (shown.analysis && !subtract)
+    data.markedCols = shown.analysis->at(layer, selection_->head()).sinks.keys();
+  for (int t : selection_->highlightedTokens()) data.highlighted.push_back(t);
+  // A highlighted edge {a, b} frames its map cells (a, b) and (b, a).
+  for (const auto& [a, b] : selection_->highlightedEdges())
+    data.framedCells.insert(data.framedCells.end(), {{a, b}, {b, a}});
+  data.rangeMin = 0.0;
+  data.rangeMax = 1.0;
+  return data;
+}
+
+render::LineSeries MainWindow::keyImportanceSeries(const SentenceRun& run,
+                                                   const analysis::AttentionMatrix& map,
+                                                   const QString& name) const {
+  render::LineSeries alpha{name, {}, analysis::sink_key_importance(map.view()), false};
+  for (int k = 0; k < run.tokenCount(); ++k) alpha.x.push_back(k);
+  return alpha;
+}
+
+int MainWindow::mapColumnToKey(int col) const {
+  if (sideBySideSplit_ < 0 || col < 0) return col;
+  if (col < sideBySideSplit_) return col;  // the map before
+  if (col == sideBySideSplit_) return -1;  // the gap
+  return col - sideBySideSplit_ - 1;       // the map after
+}
+
+void MainWindow::refreshPanels() {
+  if (!run_) return;
+  const SentenceRun& shown = *shownRun();
+  const Comparison comparison = interventionsPanel_->comparison();
+  const bool difference = intervened_ && comparison == Comparison::Difference &&
+                          intervened_->tokenCount() == run_->tokenCount();
+  const bool sideBySide = intervened_ && comparison == Comparison::SideBySide;
+  const int T = shown.tokenCount();
+  const int layer = selection_->layer();
+  const QString head =
+      selection_->headAveraged() ? tr("head average") : tr("head %1").arg(selection_->head());
+  analysis::AttentionMatrix map, before;
   try {
     map = shown.attention(layer, selection_->head());
+    if (sideBySide) before = run_->attention(layer, selection_->head());
   } catch (const std::exception& e) {
     jobStatus_->showError(QString::fromUtf8(e.what()), QString::fromUtf8(e.what()));
     return;
   }
-  const QString what =
-      shown.trace ? tr("%1 tokens").arg(T) : tr("uniform causal baseline over %1 words").arg(T);
-  std::vector<float> drawn = map.weights;
-  if (difference) {
-    const analysis::AttentionMatrix before = run_->attention(layer, selection_->head());
-    for (std::size_t k = 0; k < drawn.size(); ++k) drawn[k] -= before.weights[k];
-  }
+  sideBySideSplit_ = -1;
   if (attentionView_) {
-    render::HeatMapData data;
-    data.rows = data.cols = T;
-    data.values = drawn;
-    data.hidden.resize(data.values.size());
-    for (int i = 0; i < T; ++i)
-      for (int j = 0; j < T; ++j)
-        data.hidden[static_cast<std::size_t>(i) * T + j] = map.causal && j > i;
-    data.title = tr("%1 | layer %2, %3 | %4").arg(shown.source).arg(layer).arg(head, what);
-    if (difference) data.title += tr(" | difference to the plain run");
-    for (int t = 0; t < T; ++t) {
-      // Index and display string, so repeated tokens stay distinguishable.
-      const QString label = QStringLiteral("%1 %2").arg(t).arg(shown.tokens[t]);
-      data.rowLabels.push_back(label);
-      data.colLabels.push_back(label);
+    render::HeatMapData data = attentionMapData(shown, map, difference ? &*run_ : nullptr);
+    if (sideBySide) {
+      // Before on the left, after on the right; clicks and hovers map back.
+      const render::HeatMapData left = attentionMapData(*run_, before, nullptr);
+      const QString title = tr("before | after: %1").arg(data.title);
+      data = render::heat_map_side_by_side(left, data);
+      data.title = title;
+      sideBySideSplit_ = run_->tokenCount();
     }
-    data.quantity = difference ? tr("attention after - before") : tr("attention weight");
-    data.rowTitle = tr("query");
-    data.colTitle = tr("key");
-    data.fixedRange = !difference;
-    data.diverging = difference;
-    data.logScale = !difference && logScaleBox_ && logScaleBox_->isChecked();
-    // Sinks of the shown head (metrics.md s. 1) have red column labels.
-    if (shown.analysis && !difference)
-      data.markedCols = shown.analysis->at(layer, selection_->head()).sinks.keys();
-    for (int t : selection_->highlightedTokens()) data.highlighted.push_back(t);
-    // A highlighted edge {a, b} frames its map cells (a, b) and (b, a).
-    for (const auto& [a, b] : selection_->highlightedEdges())
-      data.framedCells.insert(data.framedCells.end(), {{a, b}, {b, a}});
-    data.rangeMin = 0.0;
-    data.rangeMax = 1.0;
     attentionView_->setData(std::move(data));
   }
   render::LinePlotData plot;
@@ -720,14 +762,11 @@ void MainWindow::refreshPanels() {
   plot.xLabel = tr("key position k");
   plot.integerX = true;
   plot.yLabel = tr("alpha_k");
-  render::LineSeries alpha{shown.trace ? tr("alpha_k") : tr("alpha_k (uniform head)"),
-                           {},
-                           analysis::sink_key_importance(map.view()),
-                           false};
+  render::LineSeries alpha =
+      keyImportanceSeries(shown, map, shown.trace ? tr("alpha_k") : tr("alpha_k (uniform head)"));
   render::LineSeries baseline{tr("uniform baseline"), {}, {}, true};
   render::LineSeries eps{tr("eps = %1 (sink threshold)").arg(kSinkMetricEps), {}, {}, false, true};
   for (int k = 0; k < T; ++k) {
-    alpha.x.push_back(k);
     baseline.x.push_back(k);
     baseline.y.push_back(analysis::sink_uniform_baseline(T, k, map.causal));
   }
@@ -735,6 +774,13 @@ void MainWindow::refreshPanels() {
   eps.y = {kSinkMetricEps, kSinkMetricEps};
   plot.series = shown.trace ? std::vector<render::LineSeries>{alpha, baseline, eps}
                             : std::vector<render::LineSeries>{alpha, eps};
+  if (sideBySide) {
+    alpha.name = tr("alpha_k after");
+    render::LineSeries plain = keyImportanceSeries(*run_, before, tr("alpha_k before"));
+    plain.dashed = true;
+    plain.color = QColor(110, 110, 110);
+    plot.series = {alpha, plain, baseline, eps};
+  }
   profileView_->setData(std::move(plot));
 }
 

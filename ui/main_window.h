@@ -20,6 +20,8 @@ class QPushButton;
 namespace sinkscope::render {
 class HeatMapView;
 class LinePlotView;
+struct HeatMapData;
+struct LineSeries;
 }  // namespace sinkscope::render
 
 namespace sinkscope::ui {
@@ -101,6 +103,17 @@ class MainWindow : public QMainWindow {
   void showModel(models::LoadedModel loaded);
   void showRun(SentenceRun run);
   void refreshPanels();
+  // The attention map of `shown` as drawn (minus `subtract`'s when given).
+  render::HeatMapData attentionMapData(const SentenceRun& shown,
+                                       const analysis::AttentionMatrix& map,
+                                       const SentenceRun* subtract) const;
+  render::LineSeries keyImportanceSeries(const SentenceRun& run,
+                                         const analysis::AttentionMatrix& map,
+                                         const QString& name) const;
+  // A column of the map as drawn -> a key token (-1: none): side by side, the
+  // right map's columns start after the gap.
+  int mapColumnToKey(int col) const;
+  int sideBySideSplit_ = -1;  // columns of the left map when side by side, else -1
   void updateInterventionsLabel();
   // Recomputes the intervened run for the active interventions (a job).
   void runInterventions();

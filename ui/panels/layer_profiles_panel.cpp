@@ -69,6 +69,28 @@ void LayerProfilesPanel::drawLayerProfiles() {
   top.integerX = true;
   top.yLabel = tr("share");
   top.series = {sink, rate, central};
+  if (in_.before) {
+    // Side by side: the plain run's sink measures dashed, in the same colours.
+    const RunAnalysis& b = *in_.before;
+    render::LineSeries sinkBefore{tr("attention to position 0, before"), {}, {}};
+    render::LineSeries rateBefore{tr("sink rate, before"), {}, {}};
+    for (int l = 0; l < b.layers; ++l) {
+      double s = 0, above = 0;
+      for (int h = 0; h < b.heads; ++h) {
+        s += b.at(l, h).meanOverQueries.sinkAttention;
+        above += b.at(l, h).keyImportance[0] > 0.3 ? 1 : 0;
+      }
+      sinkBefore.x.push_back(l), rateBefore.x.push_back(l);
+      sinkBefore.y.push_back(s / b.heads), rateBefore.y.push_back(above / b.heads);
+    }
+    const QColor colours[3] = {QColor(68, 1, 84), QColor(49, 104, 142), QColor(53, 183, 121)};
+    sink.color = sinkBefore.color = colours[0];
+    rate.color = rateBefore.color = colours[1];
+    central.color = colours[2];
+    sinkBefore.dashed = rateBefore.dashed = true;
+    top.series = {sink, rate, central, sinkBefore, rateBefore};
+    top.title = tr("Sinks by layer | after (solid) and before (dashed) | %1").arg(in_.source);
+  }
   layerSink_->setData(std::move(top));
   render::LinePlotData bottom;
   bottom.title = in_.cheap() ? tr("Topology and rank by layer")

@@ -38,6 +38,9 @@ struct PanelInputs {
   DeferredResults* deferred = nullptr;
   std::shared_ptr<const SentenceRun> run;
   std::shared_ptr<const RunAnalysis> analysis;
+  // The plain run's analysis when the panels compare it side by side with an
+  // intervened run (the one above); null otherwise.
+  std::shared_ptr<const RunAnalysis> before;
   ExperimentResults experiments;
   QString source;  // the run's model name
 
