@@ -2,6 +2,9 @@
 
 #include "render/text_wrap.h"
 
+#include <QMouseEvent>
+#include <QToolTip>
+
 #include <vtkActor.h>
 #include <vtkBillboardTextActor3D.h>
 #include <vtkCamera.h>
@@ -77,6 +80,14 @@ void SceneView::setData(SceneData data) {
     if (e.from < 0 || e.to < 0 || e.from >= static_cast<int>(data.points.size()) ||
         e.to >= static_cast<int>(data.points.size()))
       throw std::invalid_argument("SceneView: an edge names a point that does not exist");
+  auto samePlaces = [&] {
+    if (data.points.size() != data_.points.size() || data.balls.size() != data_.balls.size())
+      return false;
+    for (std::size_t k = 0; k < data.points.size(); ++k)
+      if (data.points[k].position != data_.points[k].position) return false;
+    return true;
+  };
+  const bool keepCamera = !data.points.empty() && samePlaces();
   data_ = std::move(data);
   for (auto& a : actors_) renderer()->RemoveActor(a);
   for (auto& l : labels_) renderer()->RemoveViewProp(l);
@@ -185,7 +196,42 @@ void SceneView::setData(SceneData data) {
     actors_.push_back(actor);
   }
   for (auto& a : actors_) renderer()->AddActor(a);
-  resetView();
+  if (keepCamera)
+    requestRender();
+  else
+    resetView();
+}
+
+int SceneView::pointAt(const QPointF& widgetPoint) {
+  const QPointF d = toDisplay(widgetPoint);
+  vtkRenderer* r = renderer();
+  int best = -1;
+  double bestDistance = 10.0 * devicePixelRatioF();
+  for (std::size_t k = 0; k < data_.points.size(); ++k) {
+    const auto& p = data_.points[k].position;
+    r->SetWorldPoint(p[0], p[1], p[2], 1.0);
+    r->WorldToDisplay();
+    const double* q = r->GetDisplayPoint();
+    const double distance = std::hypot(q[0] - d.x(), q[1] - d.y());
+    if (distance < bestDistance) bestDistance = distance, best = static_cast<int>(k);
+  }
+  return best;
+}
+
+void SceneView::mouseMoveEvent(QMouseEvent* event) {
+  VtkViewWidget::mouseMoveEvent(event);
+  if (event->buttons() != Qt::NoButton) return;  // rotating
+  const int k = pointAt(event->position());
+  const int token = k < 0 ? -1 : data_.points[static_cast<std::size_t>(k)].token;
+  if (k >= 0 && !data_.points[static_cast<std::size_t>(k)].label.isEmpty())
+    QToolTip::showText(event->globalPosition().toPoint(),
+                       data_.points[static_cast<std::size_t>(k)].label, this);
+  else
+    QToolTip::hideText();
+  if (token != hoveredToken_) {
+    hoveredToken_ = token;
+    Q_EMIT tokenHovered(token);
+  }
 }
 
 void SceneView::resetView() {

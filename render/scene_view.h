@@ -24,6 +24,7 @@ struct ScenePoint {
   Rgb color{0.5, 0.5, 0.5};
   double size = 1.0;  // relative radius
   QString label;      // drawn beside the point when the scene has few points
+  int token = -1;     // the token the point stands for (hover reports it), -1: none
 };
 
 struct SceneEdge {
@@ -54,18 +55,29 @@ class SceneView : public VtkViewWidget {
   ~SceneView() override;
 
   // Throws std::invalid_argument when an edge names a missing point.
+  // Keeps the camera when the points stay where they were (a highlight or a
+  // colour changed), so a redraw does not undo the user's rotation.
   void setData(SceneData data);
+  // The point drawn nearest to a widget-space position, within 10 pixels; -1: none.
+  int pointAt(const QPointF& widgetPoint);
   const SceneData& data() const { return data_; }
   void resetView();
 
+ Q_SIGNALS:
+  // The mouse moved onto a point standing for `token`; -1 when it left the points.
+  void tokenHovered(int token);
+
  protected:
   void keyPressEvent(QKeyEvent* event) override;
+  // Hovering a point shows its label and reports its token.
+  void mouseMoveEvent(QMouseEvent* event) override;
   void resizeGL(int w, int h) override;  // refits the scene to the new size
 
  private:
   void layoutTexts();
 
   SceneData data_;
+  int hoveredToken_ = -1;
   std::vector<vtkSmartPointer<vtkActor>> actors_;
   std::vector<vtkSmartPointer<vtkProp>> labels_;
   vtkNew<vtkTextActor> title_;

@@ -1,6 +1,8 @@
 // The main window under Xvfb as a user drives it: run, change the selection,
 // float and re-dock panels, persist the layout, survive bad input.
 #include <gtest/gtest.h>
+#include <vtkCamera.h>
+#include <vtkRenderer.h>
 
 #include <QApplication>
 #include <QCheckBox>
@@ -472,6 +474,34 @@ TEST_F(MainWindowGui, HoveringABarHighlightsItsTokensEverywhere) {
   ASSERT_GT(points.size(), static_cast<std::size_t>(expected[1]));
   EXPECT_DOUBLE_EQ(points[static_cast<std::size_t>(expected[1])].color.r,
                    render::kSelectedHighlight.r);
+  // Hovering a token in the attention graph lights it everywhere, and the
+  // redraw that follows keeps the user's view of the graph.
+  render::SceneView* graph = panels->graphView();
+  for (QDockWidget* d : panels->docks())
+    if (d->objectName() == QStringLiteral("graphDock")) d->raise();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return graph->isVisible(); }, kTimeout));
+  QTest::qWait(100);
+  vtkCamera* camera = graph->renderer()->GetActiveCamera();
+  camera->Azimuth(30);  // as if the user had rotated it
+  double cameraBefore[3];
+  camera->GetPosition(cameraBefore);
+  const auto& target = graph->data().points[static_cast<std::size_t>(expected[1])].position;
+  graph->renderer()->SetWorldPoint(target[0], target[1], target[2], 1.0);
+  graph->renderer()->WorldToDisplay();
+  const double* shown = graph->renderer()->GetDisplayPoint();
+  const double ratio = graph->devicePixelRatioF();
+  const QPointF at(shown[0] / ratio, graph->height() - shown[1] / ratio);
+  ASSERT_EQ(graph->pointAt(at), expected[1]);
+  QMouseEvent overToken(QEvent::MouseMove, at, graph->mapToGlobal(at), Qt::NoButton, Qt::NoButton,
+                        Qt::NoModifier);
+  QApplication::sendEvent(graph, &overToken);
+  EXPECT_EQ(w.selection()->highlightedTokens(), QList<int>{expected[1]});
+  EXPECT_DOUBLE_EQ(graph->data().points[static_cast<std::size_t>(expected[1])].color.g,
+                   render::kSelectedHighlight.g);
+  double cameraAfter[3];
+  camera->GetPosition(cameraAfter);
+  for (int k = 0; k < 3; ++k) EXPECT_DOUBLE_EQ(cameraAfter[k], cameraBefore[k]);
+
   // The force-directed layout is flat and says so.
   panels->setGraphLayout(1);
   EXPECT_TRUE(panels->graphView()->data().legend.contains(QStringLiteral("force-directed")));

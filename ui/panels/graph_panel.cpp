@@ -33,6 +33,10 @@ GraphPanel::GraphPanel(PanelInputs& inputs, QMainWindow* window) : Panel(inputs,
   graphLayout->addWidget(layoutChooser_);
   if (gl) {
     graph_ = new render::SceneView(graphBox);
+    // Hovering a token here lights it in every panel that shows tokens.
+    connect(graph_, &render::SceneView::tokenHovered, this, [this](int token) {
+      in_.selection->setHighlightedTokens(token < 0 ? QList<int>{} : QList<int>{token});
+    });
     graph_->setObjectName(QStringLiteral("graphView"));
     graphLayout->addWidget(graph_, 1);
   } else {
@@ -99,6 +103,7 @@ void GraphPanel::drawGraph() {
                                                   : render::Rgb{0.23, 0.32, 0.55};
     if (lit) p.size *= 1.4;
     p.label = QStringLiteral("%1 %2").arg(t).arg(in_.run->tokens.value(t));
+    p.token = t;
     d.points.push_back(p);
   }
   for (int i = 0; i < map.size; ++i)

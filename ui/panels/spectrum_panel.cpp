@@ -24,6 +24,14 @@ SpectrumPanel::SpectrumPanel(PanelInputs& inputs, QMainWindow* window) : Panel(i
   spectrumBox->addWidget(spectrum_);
   if (gl) {
     embedding_ = new render::SceneView(spectrumBox);
+    // Hovering a token here lights it in every panel that shows tokens.
+    connect(embedding_, &render::SceneView::tokenHovered, this, [this](int token) {
+      in_.selection->setHighlightedTokens(token < 0 ? QList<int>{} : QList<int>{token});
+    });
+    connect(in_.selection, &SelectionModel::highlightChanged, this, [this] {
+      if (!in_.selectionFits()) return;
+      if (const auto full = in_.selectedSpectrum()) drawSpectralEmbedding(*full);
+    });
     embedding_->setObjectName(QStringLiteral("spectralEmbedding"));
     spectrumBox->addWidget(embedding_);
   }
@@ -99,7 +107,10 @@ void SpectrumPanel::drawSpectralEmbedding(const analysis::GraphSpectrum& full) {
         full.fiedlerVector.empty() ? 0.0
                                    : full.fiedlerVector[static_cast<std::size_t>(t)] / extent);
     p.size = 1.6;  // near-zero Fiedler entries are near white: large enough to see shaded
+    if (in_.selection->highlightedTokens().contains(t))
+      p.color = render::kSelectedHighlight, p.size = 2.2;
     p.label = QStringLiteral("%1 %2").arg(t).arg(in_.run->tokens.value(t));
+    p.token = t;
     scene.points.push_back(p);
   }
   embedding_->setData(std::move(scene));

@@ -23,6 +23,10 @@ ValueSpacePanel::ValueSpacePanel(PanelInputs& inputs, QMainWindow* window) : Pan
   QSplitter* valueBox = panel_splitter(window);
   if (gl) {
     valueSpace_ = new render::SceneView(valueBox);
+    // Hovering a token here lights it in every panel that shows tokens.
+    connect(valueSpace_, &render::SceneView::tokenHovered, this, [this](int token) {
+      in_.selection->setHighlightedTokens(token < 0 ? QList<int>{} : QList<int>{token});
+    });
     valueSpace_->setObjectName(QStringLiteral("valueSpaceView"));
     valueBox->addWidget(valueSpace_);
   }
@@ -90,6 +94,7 @@ void ValueSpacePanel::drawValueSpace() {
                  : selected[k]   ? render::kSelectedHighlight
                                  : render::Rgb{0.6, 0.6, 0.6};
       pt.label = QStringLiteral("%1 %2").arg(vs.keys[k]).arg(in_.run->tokens.value(vs.keys[k]));
+      pt.token = vs.keys[k];
       d.points.push_back(pt);
     }
     render::ScenePoint s;
