@@ -16,6 +16,7 @@
 #include <QMouseEvent>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSlider>
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTest>
@@ -573,6 +574,30 @@ TEST_F(MainWindowGui, LongInputsComputeTheSelectedHeadsTopologyInTheBackground) 
   EXPECT_FALSE(cells[1]);
   EXPECT_TRUE(cells[2]);
   EXPECT_TRUE(cells[3]);
+}
+
+// The graph's theta slider and the value space's N slider are the
+// selection's threshold and top-N: moving one moves every panel, and a change
+// made elsewhere moves the slider.
+TEST_F(MainWindowGui, PanelSlidersDriveTheSelection) {
+  QTemporaryDir dir;
+  ui::MainWindow w;
+  ASSERT_TRUE(show_with_model(w, dir, 2, 2));
+  auto* theta = w.findChild<QSlider*>(QStringLiteral("graphThreshold"));
+  auto* topN = w.findChild<QSlider*>(QStringLiteral("valueSpaceTopN"));
+  ASSERT_NE(theta, nullptr);
+  ASSERT_NE(topN, nullptr);
+  theta->setValue(120);
+  EXPECT_DOUBLE_EQ(w.selection()->threshold(), 0.12);
+  EXPECT_TRUE(w.analysisPanels()->graphView()->data().title.contains(QStringLiteral("0.12")));
+  w.selection()->setThreshold(0.2);
+  EXPECT_EQ(theta->value(), 200);
+  EXPECT_EQ(topN->maximum(), w.selection()->tokenCount());
+  topN->setValue(5);
+  EXPECT_EQ(w.selection()->topN(), 5);
+  EXPECT_TRUE(w.analysisPanels()->valueSpaceView()->data().title.contains(QStringLiteral("N = 5")));
+  w.selection()->setTopN(2);
+  EXPECT_EQ(topN->value(), 2);
 }
 
 TEST_F(MainWindowGui, PanelsKeepRenderingWhenFloatedAndRedocked) {

@@ -33,6 +33,7 @@
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <QWhatsThis>
 
 #include "analysis/sink_metric.h"
 #include "models/loaded_model.h"
@@ -177,10 +178,16 @@ void MainWindow::buildDocks() {
   if (render::gl_panels_available()) {
     attentionView_ = new render::HeatMapView(this);
     attentionView_->setObjectName(QStringLiteral("attentionView"));
-    attentionView_->setToolTip(
-        tr("Attention map: row = query token, column = key token, colour = attention weight. "
-           "Grey cells are future keys a causal model cannot see. Drag to pan, wheel to zoom, "
-           "'r' to reset."));
+    const QString explanation =
+        tr("Attention map: row = query token, column = key token, colour = attention weight: "
+           "how much each token (row) takes from each earlier token (column) in the selected "
+           "layer and head. Grey cells are future keys a causal model cannot see. A bright "
+           "first column is a sink: most tokens dump their attention there whatever it says "
+           "(red labels mark sinks). Hover a cell for its weight, click to select that query "
+           "and key. Drag to pan, wheel to zoom, 'r' to reset; long inputs are drawn "
+           "coarser (each block its strongest cell) until you zoom in.");
+    attentionView_->setToolTip(explanation);
+    attentionView_->setWhatsThis(explanation);
     // A row of display options above the map.
     auto* box = new QWidget(this);
     auto* column = new QVBoxLayout(box);
@@ -207,6 +214,11 @@ void MainWindow::buildDocks() {
       tr("Key importance alpha_k: the mean attention key k receives from the queries that "
          "can see it (Gu et al.'s sink metric, metrics.md s. 1). A key is counted as a sink "
          "when alpha_k > eps."));
+  profileView_->setWhatsThis(
+      tr("How much attention each token receives, on average, from the tokens after it "
+         "(alpha_k, metrics.md s. 1). The dashed grey curve is what a head that spreads its "
+         "attention evenly would give; the red line is the sink threshold eps. A token far "
+         "above both, usually the first, is an attention sink."));
   profileDock_ = dock_make(tr("Key importance"), QStringLiteral("profileDock"), profileView_, this);
   // No central widget: every panel is a dock, so every panel can float. The
   // plots sit under the attention map, beside the model dock.
@@ -449,9 +461,17 @@ void MainWindow::buildActions() {
   QMenu* view = menuBar()->addMenu(tr("&View"));
   for (QDockWidget* dock : {modelDock_, attentionDock_, profileDock_})
     view->addAction(dock->toggleViewAction());
+  for (QDockWidget* dock : panels_->docks()) view->addAction(dock->toggleViewAction());
+  view->addAction(interventionsDock_->toggleViewAction());
   view->addAction(selectionBar_->toggleViewAction());
   view->addSeparator();
   view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout);
+
+  // Every panel carries a plain-words "what am I looking at" text.
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  QAction* whatsThis = QWhatsThis::createAction(this);
+  whatsThis->setText(tr("What am I looking at? (then click a panel)"));
+  help->addAction(whatsThis);
 }
 
 void MainWindow::keyPressEvent(QKeyEvent* event) {

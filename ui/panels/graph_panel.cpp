@@ -1,7 +1,11 @@
 #include "ui/panels/graph_panel.h"
 
 #include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
 #include <QMainWindow>
+#include <QSignalBlocker>
+#include <QSlider>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -30,7 +34,29 @@ GraphPanel::GraphPanel(PanelInputs& inputs, QMainWindow* window) : Panel(inputs,
   layoutChooser_->addItem(tr("spectral embedding (3-D)"));
   layoutChooser_->addItem(tr("force-directed (2-D, Fruchterman-Reingold, seeded)"));
   connect(layoutChooser_, &QComboBox::currentIndexChanged, this, [this] { drawGraph(); });
-  graphLayout->addWidget(layoutChooser_);
+  // The threshold theta as a slider (the selection's, shared by every panel).
+  auto* controls = new QHBoxLayout;
+  controls->addWidget(layoutChooser_, 1);
+  controls->addWidget(new QLabel(tr("theta"), graphBox));
+  thresholdSlider_ = new QSlider(Qt::Horizontal, graphBox);
+  thresholdSlider_->setObjectName(QStringLiteral("graphThreshold"));
+  thresholdSlider_->setRange(0, 500);  // theta in thousandths, up to 0.5
+  thresholdSlider_->setValue(static_cast<int>(std::lround(in_.selection->threshold() * 1000)));
+  thresholdSlider_->setToolTip(tr("Edges are drawn where a query gives a key at least theta"));
+  controls->addWidget(thresholdSlider_, 1);
+  auto* thresholdValue = new QLabel(graphBox);
+  thresholdValue->setMinimumWidth(40);
+  controls->addWidget(thresholdValue);
+  auto showThreshold = [this, thresholdValue](double theta) {
+    thresholdValue->setText(QString::number(theta, 'f', 3));
+    const int position = static_cast<int>(std::lround(theta * 1000));
+    if (thresholdSlider_->value() != position) thresholdSlider_->setValue(position);
+  };
+  showThreshold(in_.selection->threshold());
+  connect(in_.selection, &SelectionModel::thresholdChanged, this, showThreshold);
+  connect(thresholdSlider_, &QSlider::valueChanged, this,
+          [this](int position) { in_.selection->setThreshold(position / 1000.0); });
+  graphLayout->addLayout(controls);
   if (gl) {
     graph_ = new render::SceneView(graphBox);
     // Hovering a token here lights it in every panel that shows tokens.

@@ -5,6 +5,7 @@
 #include "ui/panels/panel.h"
 
 class QComboBox;
+class QSlider;
 namespace sinkscope::render {
 class SceneView;
 }
@@ -25,6 +26,7 @@ class GraphPanel : public Panel {
  private:
   void drawGraph();
   QComboBox* layoutChooser_ = nullptr;
+  QSlider* thresholdSlider_ = nullptr;
   render::SceneView* graph_ = nullptr;
 };
 

@@ -45,6 +45,8 @@ void LayerProfilesPanel::drawLayerProfiles() {
   render::LineSeries h0{tr("H0 bars > 0.05 (head average)"), {}, {}};
   render::LineSeries h1{tr("H1 bars > 0.05 (head average)"), {}, {}};
   render::LineSeries rank{tr("effective rank of the layer's input"), {}, {}};
+  render::LineSeries fiedler{
+      tr("Fiedler value (head average, theta %1)").arg(in_.selection->threshold()), {}, {}};
   for (int l = 0; l < a.layers; ++l) {
     double s = 0, above = 0;
     for (int h = 0; h < a.heads; ++h) {
@@ -52,13 +54,14 @@ void LayerProfilesPanel::drawLayerProfiles() {
       above += a.at(l, h).keyImportance[0] > 0.3 ? 1 : 0;
     }
     const auto& avg = a.at(l, SelectionModel::kHeadAverage);
-    for (auto* series : {&sink, &rate, &central, &h0, &h1, &rank}) series->x.push_back(l);
+    for (auto* series : {&sink, &rate, &central, &h0, &h1, &rank, &fiedler}) series->x.push_back(l);
     sink.y.push_back(s / a.heads);
     rate.y.push_back(above / a.heads);
     // Long inputs: the per-layer topology is left out (NaN: no point drawn).
     const double nan = std::numeric_limits<double>::quiet_NaN();
     const auto g = in_.cheap() ? in_.spectrumAt(l, SelectionModel::kHeadAverage) : nullptr;
     central.y.push_back(g ? g->centralisation : nan);
+    fiedler.y.push_back(g ? g->fiedlerValue : nan);
     h0.y.push_back(in_.cheap() ? analysis::bars_above(avg.persistence.h0, 0.05) : nan);
     h1.y.push_back(in_.cheap() ? analysis::bars_above(avg.persistence.h1, 0.05) : nan);
     rank.y.push_back(a.effectiveRank[static_cast<std::size_t>(l)]);
@@ -99,7 +102,7 @@ void LayerProfilesPanel::drawLayerProfiles() {
   bottom.xLabel = tr("layer");
   bottom.integerX = true;
   bottom.yLabel = tr("count");
-  bottom.series = {h0, h1, rank};
+  bottom.series = {h0, h1, rank, fiedler};
   layerTopology_->setData(std::move(bottom));
 
   render::LinePlotData function;

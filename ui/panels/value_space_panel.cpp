@@ -1,7 +1,13 @@
 #include "ui/panels/value_space_panel.h"
 
+#include <QHBoxLayout>
+#include <QLabel>
 #include <QMainWindow>
+#include <QSignalBlocker>
+#include <QSlider>
 #include <QSplitter>
+#include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 
 #include "analysis/value_space.h"
@@ -33,7 +39,32 @@ ValueSpacePanel::ValueSpacePanel(PanelInputs& inputs, QMainWindow* window) : Pan
   valueCurve_ = new render::LinePlotView(valueBox);
   valueCurve_->setObjectName(QStringLiteral("valueCurve"));
   valueBox->addWidget(valueCurve_);
-  makeDock(window, tr("Value space"), QStringLiteral("valueSpaceDock"), valueBox,
+  // N, the number of keys selected, as a slider (the selection's top-N).
+  auto* valueDock = new QWidget(window);
+  auto* valueLayout = new QVBoxLayout(valueDock);
+  valueLayout->setContentsMargins(2, 2, 2, 2);
+  auto* controls = new QHBoxLayout;
+  controls->addWidget(new QLabel(tr("N (top keys)"), valueDock));
+  topNSlider_ = new QSlider(Qt::Horizontal, valueDock);
+  topNSlider_->setObjectName(QStringLiteral("valueSpaceTopN"));
+  topNSlider_->setToolTip(tr("How many of the most attended keys form the selection"));
+  controls->addWidget(topNSlider_, 1);
+  auto* topNValue = new QLabel(valueDock);
+  topNValue->setMinimumWidth(30);
+  controls->addWidget(topNValue);
+  valueLayout->addLayout(controls);
+  valueLayout->addWidget(valueBox, 1);
+  auto showTopN = [this, topNValue] {
+    const QSignalBlocker quiet(topNSlider_);
+    topNSlider_->setRange(1, std::max(1, in_.selection->tokenCount()));
+    topNSlider_->setValue(in_.selection->topN());
+    topNValue->setText(QString::number(in_.selection->topN()));
+  };
+  showTopN();
+  connect(in_.selection, &SelectionModel::topNChanged, this, showTopN);
+  connect(in_.selection, &SelectionModel::boundsChanged, this, showTopN);
+  connect(topNSlider_, &QSlider::valueChanged, this, [this](int n) { in_.selection->setTopN(n); });
+  makeDock(window, tr("Value space"), QStringLiteral("valueSpaceDock"), valueDock,
            tr("What the selected head adds up for one query (004): each key's value vector "
               "scaled by its attention, y_j = A[i][j] v_j, projected on its three main axes "
               "(PCA). Orange: the top-N keys, whose sum s_N (black) is what the head mostly "

@@ -4,6 +4,8 @@
 // and F_N against N with the random baseline.
 #include "ui/panels/panel.h"
 
+class QSlider;
+
 namespace sinkscope::render {
 class LinePlotView;
 class SceneView;
@@ -25,6 +27,7 @@ class ValueSpacePanel : public Panel {
   void drawValueSpace();
   render::SceneView* valueSpace_ = nullptr;
   render::LinePlotView* valueCurve_ = nullptr;
+  QSlider* topNSlider_ = nullptr;
 };
 
 }  // namespace sinkscope::ui
