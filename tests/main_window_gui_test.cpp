@@ -600,6 +600,45 @@ TEST_F(MainWindowGui, PanelSlidersDriveTheSelection) {
   EXPECT_EQ(topN->value(), 2);
 }
 
+// A 32 x 32-head model: the overview keeps its labels, a click on the last
+// cell selects the last head of the last layer, and the miniature maps (a
+// grid of 32 x 32 maps) still map clicks back to heads.
+TEST_F(MainWindowGui, TheOverviewIsUsableAt32By32Heads) {
+  QTemporaryDir dir;
+  ui::MainWindow w;
+  w.resize(1400, 900);
+  ASSERT_TRUE(show_with_model(w, dir, 32, 32));
+  render::HeatMapView* overview = w.analysisPanels()->overviewView();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return overview->data().rows == 32; }, kTimeout));
+  EXPECT_EQ(overview->data().cols, 32);
+  EXPECT_TRUE(overview->hasLabels());
+  ASSERT_TRUE(QTest::qWaitFor([&] { return overview->isVisible(); }, kTimeout));
+  QTest::qWait(100);
+  auto clickCell = [&](int row, int col) {
+    vtkRenderer* r = overview->renderer();
+    r->SetWorldPoint(col, overview->data().rows - 1 - row, 0.0, 1.0);
+    r->WorldToDisplay();
+    const double* d = r->GetDisplayPoint();
+    const double ratio = overview->devicePixelRatioF();
+    const QPoint at(static_cast<int>(d[0] / ratio),
+                    static_cast<int>(overview->height() - d[1] / ratio));
+    QTest::mousePress(overview, Qt::LeftButton, Qt::NoModifier, at);
+    QTest::mouseRelease(overview, Qt::LeftButton, Qt::NoModifier, at);
+  };
+  clickCell(31, 31);
+  EXPECT_EQ(w.selection()->layer(), 31);
+  EXPECT_EQ(w.selection()->head(), 31);
+  EXPECT_TRUE(QTest::qWaitFor(
+      [&] { return w.attentionView()->data().title.contains(QStringLiteral("layer 31, head 31")); },
+      kTimeout));
+  w.analysisPanels()->setScore(ui::HeadScore::MiniatureMaps);
+  const int block = overview->data().rows / 32 + 1;  // a map's side plus the gap
+  ASSERT_GT(block, 1);
+  clickCell(5 * block + 1, 7 * block + 1);
+  EXPECT_EQ(w.selection()->layer(), 5);
+  EXPECT_EQ(w.selection()->head(), 7);
+}
+
 TEST_F(MainWindowGui, PanelsKeepRenderingWhenFloatedAndRedocked) {
   ui::MainWindow w;
   w.show();
