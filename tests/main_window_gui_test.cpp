@@ -639,6 +639,35 @@ TEST_F(MainWindowGui, TheOverviewIsUsableAt32By32Heads) {
   EXPECT_EQ(w.selection()->head(), 7);
 }
 
+// Every supported family drives every panel: a random model of each, run on
+// the example sentence, fills the map, the plots and the 3-D views.
+TEST_F(MainWindowGui, EveryFamilyDrivesEveryPanel) {
+  for (const char* type : {"llama", "mistral", "qwen2", "gemma", "gemma2", "phi", "gpt_neox",
+                           "gpt2", "bert", "roberta"}) {
+    SCOPED_TRACE(type);
+    QTemporaryDir dir;
+    const QString folder = dir.filePath(QString::fromLatin1(type));
+    models::RandomModelSpec spec = models::random_model_spec_for(type);
+    spec.with_tokenizer = true;
+    models::model_folder_write_random(folder.toStdString(), spec);
+    ui::MainWindow w;
+    w.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+    w.openModelFolder(folder);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return w.lastRun() && w.lastRun()->analysis; }, kTimeout))
+        << w.jobStatus()->lastError().toStdString();
+    const int T = w.lastRun()->tokenCount();
+    ui::AnalysisPanels* panels = w.analysisPanels();
+    EXPECT_EQ(w.attentionView()->data().rows, T);
+    EXPECT_FALSE(panels->diagramView()->data().series.empty());
+    EXPECT_FALSE(panels->spectrumView()->data().series.empty());
+    EXPECT_FALSE(panels->layerSinkView()->data().series.empty());
+    EXPECT_EQ(panels->graphView()->data().points.size(), static_cast<std::size_t>(T));
+    EXPECT_FALSE(panels->valueSpaceView()->data().points.empty());
+    EXPECT_EQ(panels->taxonomyView()->data().rows, w.selection()->layerCount());
+  }
+}
+
 TEST_F(MainWindowGui, PanelsKeepRenderingWhenFloatedAndRedocked) {
   ui::MainWindow w;
   w.show();
