@@ -59,10 +59,7 @@ GraphPanel::GraphPanel(PanelInputs& inputs, QMainWindow* window) : Panel(inputs,
   graphLayout->addLayout(controls);
   if (gl) {
     graph_ = new render::SceneView(graphBox);
-    // Hovering a token here lights it in every panel that shows tokens.
-    connect(graph_, &render::SceneView::tokenHovered, this, [this](int token) {
-      in_.selection->setHighlightedTokens(token < 0 ? QList<int>{} : QList<int>{token});
-    });
+    highlightHoveredTokens(graph_);
     graph_->setObjectName(QStringLiteral("graphView"));
     graphLayout->addWidget(graph_, 1);
   } else {

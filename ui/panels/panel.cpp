@@ -4,6 +4,7 @@
 #include <QMainWindow>
 
 #include "models/model.h"
+#include "render/scene_view.h"
 #include "ui/deferred_results.h"
 #include "ui/docks.h"
 #include "ui/run_analysis.h"
@@ -83,6 +84,12 @@ void Panel::makeDock(QMainWindow* window, const QString& title, const QString& o
   content->setToolTip(explanation);
   content->setWhatsThis(explanation);
   dock_ = dock_make(title, objectName, content, window);
+}
+
+void Panel::highlightHoveredTokens(render::SceneView* view) {
+  connect(view, &render::SceneView::tokenHovered, this, [this](int token) {
+    in_.selection->setHighlightedTokens(token < 0 ? QList<int>{} : QList<int>{token});
+  });
 }
 
 QString head_name(int head) {

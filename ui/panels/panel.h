@@ -17,6 +17,10 @@ class QDockWidget;
 class QMainWindow;
 class QWidget;
 
+namespace sinkscope::render {
+class SceneView;
+}
+
 namespace sinkscope::ui {
 
 class DeferredResults;
@@ -80,6 +84,8 @@ class Panel : public QObject {
   // The panel's dock; `explanation` is its "what am I looking at" text.
   void makeDock(QMainWindow* window, const QString& title, const QString& objectName,
                 QWidget* content, const QString& explanation);
+  // Hovering a token in `view` lights it in every panel that shows tokens.
+  void highlightHoveredTokens(render::SceneView* view);
   PanelInputs& in_;
 
  private:

@@ -24,10 +24,7 @@ SpectrumPanel::SpectrumPanel(PanelInputs& inputs, QMainWindow* window) : Panel(i
   spectrumBox->addWidget(spectrum_);
   if (gl) {
     embedding_ = new render::SceneView(spectrumBox);
-    // Hovering a token here lights it in every panel that shows tokens.
-    connect(embedding_, &render::SceneView::tokenHovered, this, [this](int token) {
-      in_.selection->setHighlightedTokens(token < 0 ? QList<int>{} : QList<int>{token});
-    });
+    highlightHoveredTokens(embedding_);
     connect(in_.selection, &SelectionModel::highlightChanged, this, [this] {
       if (!in_.selectionFits()) return;
       if (const auto full = in_.selectedSpectrum()) drawSpectralEmbedding(*full);

@@ -29,10 +29,7 @@ ValueSpacePanel::ValueSpacePanel(PanelInputs& inputs, QMainWindow* window) : Pan
   QSplitter* valueBox = panel_splitter(window);
   if (gl) {
     valueSpace_ = new render::SceneView(valueBox);
-    // Hovering a token here lights it in every panel that shows tokens.
-    connect(valueSpace_, &render::SceneView::tokenHovered, this, [this](int token) {
-      in_.selection->setHighlightedTokens(token < 0 ? QList<int>{} : QList<int>{token});
-    });
+    highlightHoveredTokens(valueSpace_);
     valueSpace_->setObjectName(QStringLiteral("valueSpaceView"));
     valueBox->addWidget(valueSpace_);
   }
