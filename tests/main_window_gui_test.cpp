@@ -304,6 +304,26 @@ TEST_F(MainWindowGui, AnInterventionChangesTheMapsItMustAndOnlyThose) {
   for (const auto& series : w.analysisPanels()->layerSinkView()->data().series)
     dashed += series.dashed ? 1 : 0;
   EXPECT_EQ(dashed, 2) << "sink attention and sink rate before";
+  auto dashedIn = [](render::LinePlotView* view) {
+    int n = 0;
+    for (const auto& series : view->data().series) n += series.dashed ? 1 : 0;
+    return n;
+  };
+  ui::AnalysisPanels* panels = w.analysisPanels();
+  EXPECT_EQ(dashedIn(panels->bettiView()), 2) << "beta_0 and beta_1 before";
+  EXPECT_EQ(dashedIn(panels->spectrumView()), 1) << "the eigenvalues before";
+  EXPECT_EQ(dashedIn(panels->taxonomyCountsView()), 3) << "the class counts before";
+  EXPECT_EQ(dashedIn(panels->layerTopologyView()), 1) << "the effective rank before";
+  // The grids: before | gap | after, clicks on the right grid select its head.
+  const int heads = w.selection()->headCount();
+  EXPECT_EQ(panels->overviewView()->data().cols, 2 * heads + 1);
+  EXPECT_EQ(panels->taxonomyView()->data().cols, 2 * heads + 1);
+  Q_EMIT panels->overviewView()->cellClicked(1, heads + 1 + 3);
+  EXPECT_EQ(w.selection()->layer(), 1);
+  EXPECT_EQ(w.selection()->head(), 3);
+  Q_EMIT panels->taxonomyView()->cellClicked(0, 2);  // the left grid: head 2 as drawn
+  EXPECT_EQ(w.selection()->layer(), 0);
+  EXPECT_EQ(w.selection()->head(), 2);
   ASSERT_TRUE(wait_for_frame(w.attentionView()));
   w.grab().save(QStringLiteral(SINKSCOPE_ARTIFACT_DIR "/side-by-side.png"));
   w.interventionsPanel()->clearAll();

@@ -103,6 +103,20 @@ void LayerProfilesPanel::drawLayerProfiles() {
   bottom.integerX = true;
   bottom.yLabel = tr("count");
   bottom.series = {h0, h1, rank, fiedler};
+  if (in_.before) {
+    // Side by side: the plain run's effective rank, dashed (the rank is what
+    // sink removal is said to change: Barbero et al., over-mixing).
+    render::LineSeries rankBefore{tr("effective rank, before"), {}, {}};
+    for (std::size_t l = 0; l < in_.before->effectiveRank.size() && l < rank.x.size(); ++l)
+      rankBefore.x.push_back(static_cast<double>(l)),
+          rankBefore.y.push_back(in_.before->effectiveRank[l]);
+    const QColor colours[4] = {QColor(68, 1, 84), QColor(59, 82, 139), QColor(33, 145, 140),
+                               QColor(94, 201, 98)};
+    h0.color = colours[0], h1.color = colours[1], rank.color = rankBefore.color = colours[2],
+    fiedler.color = colours[3];
+    rankBefore.dashed = true;
+    bottom.series = {h0, h1, rank, fiedler, rankBefore};
+  }
   layerTopology_->setData(std::move(bottom));
 
   render::LinePlotData function;

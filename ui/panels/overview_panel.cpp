@@ -41,6 +41,10 @@ OverviewPanel::OverviewPanel(PanelInputs& inputs, QMainWindow* window) : Panel(i
     layout->addWidget(overview_, 1);
     connect(overview_, &render::HeatMapView::cellClicked, this, [this](int row, int col) {
       // In miniature-map mode every head occupies a block of (side + 1) cells.
+      if (sideBySideCols_ >= 0) {  // before | after: the right grid starts after the gap
+        if (col == sideBySideCols_) return;
+        if (col > sideBySideCols_) col -= sideBySideCols_ + 1;
+      }
       select_head_cell(in_.selection, row, col, miniatureSide_ > 0 ? miniatureSide_ + 1 : 1);
     });
   }
@@ -70,14 +74,7 @@ void OverviewPanel::drawNote(const QString& note) {
   overview_->setData(std::move(empty));
 }
 
-void OverviewPanel::drawOverview() {
-  if (!overview_ || !in_.selectionFits()) return;
-  if (score_ == HeadScore::MiniatureMaps && in_.run && in_.run->trace) {
-    drawMiniatureMaps();
-    return;
-  }
-  miniatureSide_ = 0;
-  const RunAnalysis& a = *in_.analysis;
+render::HeatMapData OverviewPanel::scoreGrid(const RunAnalysis& a, bool before) const {
   render::HeatMapData d;
   d.rows = a.layers;
   d.cols = a.heads;
@@ -102,9 +99,17 @@ void OverviewPanel::drawOverview() {
         case HeadScore::Fiedler: {
           // Long inputs: only heads whose spectrum has been computed (the
           // selected ones); the others are left blank.
-          const auto g = in_.spectrumAt(
-              l, h, in_.cheap() || (l == in_.selection->layer() && h == in_.selection->head()));
-          v = g ? g->fiedlerValue : std::numeric_limits<double>::quiet_NaN();
+          const int ti = a.thresholdIndex(in_.selection->threshold());
+          if (before)  // the plain run's cached spectra only
+            v = a.topologyForAllHeads && ti >= 0
+                    ? a.at(l, h).spectra[static_cast<std::size_t>(ti)].fiedlerValue
+                    : std::numeric_limits<double>::quiet_NaN();
+          else if (const auto g = in_.spectrumAt(
+                       l, h,
+                       in_.cheap() || (l == in_.selection->layer() && h == in_.selection->head())))
+            v = g->fiedlerValue;
+          else
+            v = std::numeric_limits<double>::quiet_NaN();
           name = in_.cheap() ? tr("Fiedler value, theta %1").arg(in_.selection->threshold())
                              : tr("Fiedler value, theta %1 (heads visited so far)")
                                    .arg(in_.selection->threshold());
@@ -144,6 +149,27 @@ void OverviewPanel::drawOverview() {
                 .arg(head_name(in_.selection->head()));
   d.outlineRow = in_.selection->layer();
   d.outlineCol = in_.selection->head();  // the head average (-1) has no cell
+  return d;
+}
+
+void OverviewPanel::drawOverview() {
+  if (!overview_ || !in_.selectionFits()) return;
+  if (score_ == HeadScore::MiniatureMaps && in_.run && in_.run->trace) {
+    drawMiniatureMaps();
+    return;
+  }
+  miniatureSide_ = 0;
+  sideBySideCols_ = -1;
+  render::HeatMapData d = scoreGrid(*in_.analysis, false);
+  if (in_.before && in_.before->layers == in_.analysis->layers) {
+    // Side by side: the plain run's grid left of the intervened one, one colour scale.
+    render::HeatMapData left = scoreGrid(*in_.before, true);
+    left.outlineRow = -1;
+    const QString title = tr("before | after: %1").arg(d.title);
+    sideBySideCols_ = left.cols;
+    d = render::heat_map_side_by_side(left, d);
+    d.title = title;
+  }
   overview_->setData(std::move(d));
 }
 

@@ -6,7 +6,8 @@
 class QComboBox;
 namespace sinkscope::render {
 class HeatMapView;
-}
+struct HeatMapData;
+}  // namespace sinkscope::render
 
 namespace sinkscope::ui {
 
@@ -34,9 +35,13 @@ class OverviewPanel : public Panel {
 
  private:
   void drawOverview();
+  // The layers x heads grid of the chosen score for `a` (`before`: the plain
+  // run beside an intervened one, which has no background results).
+  render::HeatMapData scoreGrid(const RunAnalysis& a, bool before) const;
   void drawMiniatureMaps();
   HeadScore score_ = HeadScore::SinkAttention;
-  int miniatureSide_ = 0;  // cell side of the miniature-map grid (0: plain grid)
+  int miniatureSide_ = 0;    // cell side of the miniature-map grid (0: plain grid)
+  int sideBySideCols_ = -1;  // columns of the left grid when side by side, else -1
   QComboBox* scoreChooser_ = nullptr;
   render::HeatMapView* overview_ = nullptr;
 };

@@ -96,6 +96,20 @@ void PersistencePanel::drawPersistence() {
   for (int v : r.betti.beta0) b0.y.push_back(v);
   for (int v : r.betti.beta1) b1.y.push_back(v);
   b.series = {b0, b1};
+  // Side by side: the plain run's curves of the same head, dashed.
+  const int layer = in_.selection->layer(), head = in_.selection->head();
+  if (in_.before && in_.before->topologyForAllHeads && layer < in_.before->layers &&
+      head < in_.before->heads) {
+    const analysis::BettiCurves& old = in_.before->at(layer, head).betti;
+    render::LineSeries a0{tr("beta_0 before"), old.grid, {}};
+    render::LineSeries a1{tr("beta_1 before"), old.grid, {}};
+    for (int v : old.beta0) a0.y.push_back(v);
+    for (int v : old.beta1) a1.y.push_back(v);
+    b0.color = a0.color = QColor(68, 1, 84);  // viridis ends, as without the comparison
+    b1.color = a1.color = QColor(53, 183, 121);
+    a0.dashed = a1.dashed = true;
+    b.series = {b0, b1, a0, a1};
+  }
   b.xPadding = 0.02;
   betti_->setData(std::move(b));
 }

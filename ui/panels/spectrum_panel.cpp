@@ -88,6 +88,19 @@ void SpectrumPanel::drawSpectrumPlot(const analysis::HeadAnalysis& r,
     for (std::size_t k = 0; k < s.eigenvalues.size(); ++k) e.x.push_back(static_cast<double>(k));
     d.series.push_back(std::move(e));
   }
+  // Side by side: the plain run's eigenvalues at the chosen theta, dashed.
+  const int ti = in_.before ? in_.before->thresholdIndex(in_.selection->threshold()) : -1;
+  const int layer = in_.selection->layer(), head = in_.selection->head();
+  if (ti >= 0 && in_.before->topologyForAllHeads && layer < in_.before->layers &&
+      head < in_.before->heads) {
+    const analysis::GraphSpectrum& old =
+        in_.before->at(layer, head).spectra[static_cast<std::size_t>(ti)];
+    render::LineSeries e{tr("theta %1 before").arg(old.threshold), {}, old.eigenvalues};
+    for (std::size_t k = 0; k < old.eigenvalues.size(); ++k) e.x.push_back(static_cast<double>(k));
+    e.dashed = true;
+    e.color = QColor(110, 110, 110);
+    d.series.push_back(std::move(e));
+  }
   spectrum_->setData(std::move(d));
 }
 

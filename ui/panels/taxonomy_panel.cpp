@@ -26,8 +26,13 @@ TaxonomyPanel::TaxonomyPanel(PanelInputs& inputs, QMainWindow* window) : Panel(i
   QWidget* taxonomyTop =
       taxonomy_ ? static_cast<QWidget*>(taxonomy_) : gl_unavailable_label(window);
   if (taxonomy_)
-    connect(taxonomy_, &render::HeatMapView::cellClicked, this,
-            [this](int row, int col) { select_head_cell(in_.selection, row, col, 1); });
+    connect(taxonomy_, &render::HeatMapView::cellClicked, this, [this](int row, int col) {
+      if (sideBySideCols_ >= 0) {  // before | after: the right grid starts after the gap
+        if (col == sideBySideCols_) return;
+        if (col > sideBySideCols_) col -= sideBySideCols_ + 1;
+      }
+      select_head_cell(in_.selection, row, col, 1);
+    });
   QSplitter* stacked = panel_splitter();
   stacked->addWidget(taxonomyTop);
   stacked->addWidget(taxonomyCounts_);
@@ -46,26 +51,44 @@ void TaxonomyPanel::drawNote(const QString& note) {
   taxonomy_->setData(std::move(empty));
 }
 
-void TaxonomyPanel::drawTaxonomy() {
-  const RunAnalysis& a = *in_.analysis;
-  render::LinePlotData counts;
-  counts.title = tr("Head classes per layer");
-  counts.xLabel = tr("layer");
-  counts.integerX = counts.integerY = true;
-  counts.yLabel = tr("heads");
-  render::LineSeries retriever{tr("Retriever"), {}, {}}, mixer{tr("Mixer"), {}, {}},
-      reset{tr("Reset"), {}, {}};
+namespace {
+// Okabe-Ito colours: distinct for colour-blind readers and in print.
+const render::Rgb kClassColours[3] = {
+    {0.0, 0.447, 0.698}, {0.835, 0.369, 0.0}, {0.0, 0.620, 0.451}};
+QColor class_colour(int c) {
+  const render::Rgb& r = kClassColours[c];
+  return QColor::fromRgbF(static_cast<float>(r.r), static_cast<float>(r.g),
+                          static_cast<float>(r.b));
+}
+
+// The class grid and the per-layer counts of `a` (`before`: the plain run
+// beside an intervened one: counts dashed, no selection frame).
+struct Classes {
   render::HeatMapData grid;
+  render::LineSeries counts[3];  // Retriever, Mixer, Reset
+};
+
+Classes classes_of(const RunAnalysis& a, const SelectionModel& selection, bool before) {
+  auto tr = [](const char* text) { return QObject::tr(text); };
+  Classes out;
+  render::HeatMapData& grid = out.grid;
   grid.rows = a.layers;
   grid.cols = a.heads;
   grid.rowTitle = tr("layer");
   grid.colTitle = tr("head");
   grid.quantity = tr("head class");
-  // Okabe-Ito colours: distinct for colour-blind readers and in print.
   grid.categories = {tr("Retriever"), tr("Mixer"), tr("Reset")};
-  grid.categoryColours = {{0.0, 0.447, 0.698}, {0.835, 0.369, 0.0}, {0.0, 0.620, 0.451}};
-  grid.outlineRow = in_.selection->layer();
-  grid.outlineCol = in_.selection->head();
+  grid.categoryColours = {kClassColours[0], kClassColours[1], kClassColours[2]};
+  if (!before) {
+    grid.outlineRow = selection.layer();
+    grid.outlineCol = selection.head();
+  }
+  const QString suffix = before ? tr(" before") : QString();
+  for (int c = 0; c < 3; ++c) {
+    out.counts[c].name = grid.categories[static_cast<std::size_t>(c)] + suffix;
+    out.counts[c].color = class_colour(c);
+    out.counts[c].dashed = before;
+  }
   for (int l = 0; l < a.layers; ++l) {
     int n[3] = {0, 0, 0};
     for (int h = 0; h < a.heads; ++h) {
@@ -74,24 +97,43 @@ void TaxonomyPanel::drawTaxonomy() {
       ++n[c];
       grid.values.push_back(static_cast<float>(c));
     }
-    retriever.x.push_back(l), mixer.x.push_back(l), reset.x.push_back(l);
-    retriever.y.push_back(n[0]), mixer.y.push_back(n[1]), reset.y.push_back(n[2]);
+    for (int c = 0; c < 3; ++c) out.counts[c].x.push_back(l), out.counts[c].y.push_back(n[c]);
     grid.rowLabels.push_back(tr("L%1").arg(l));
   }
   for (int h = 0; h < a.heads; ++h) grid.colLabels.push_back(tr("H%1").arg(h));
+  return out;
+}
+}  // namespace
+
+void TaxonomyPanel::drawTaxonomy() {
+  const RunAnalysis& a = *in_.analysis;
+  Classes now = classes_of(a, *in_.selection, false);
   const auto& sel = a.at(in_.selection->layer(), std::max(0, in_.selection->head())).taxonomy;
   const int total = sel ? std::max(1, sel->total()) : 1;
-  grid.title = tr("Taxonomy | layer %1, head %2: sink %3%, current %4%, other %5%")
-                   .arg(in_.selection->layer())
-                   .arg(std::max(0, in_.selection->head()))
-                   .arg(sel ? 100.0 * sel->sink / total : 0.0, 0, 'f', 0)
-                   .arg(sel ? 100.0 * sel->current / total : 0.0, 0, 'f', 0)
-                   .arg(sel ? 100.0 * sel->other / total : 0.0, 0, 'f', 0);
-  if (taxonomy_) taxonomy_->setData(std::move(grid));
-  retriever.color = QColor::fromRgbF(0.0f, 0.447f, 0.698f);  // as in the grid
-  mixer.color = QColor::fromRgbF(0.835f, 0.369f, 0.0f);
-  reset.color = QColor::fromRgbF(0.0f, 0.620f, 0.451f);
-  counts.series = {retriever, mixer, reset};
+  now.grid.title = tr("Taxonomy | layer %1, head %2: sink %3%, current %4%, other %5%")
+                       .arg(in_.selection->layer())
+                       .arg(std::max(0, in_.selection->head()))
+                       .arg(sel ? 100.0 * sel->sink / total : 0.0, 0, 'f', 0)
+                       .arg(sel ? 100.0 * sel->current / total : 0.0, 0, 'f', 0)
+                       .arg(sel ? 100.0 * sel->other / total : 0.0, 0, 'f', 0);
+  render::LinePlotData counts;
+  counts.title = tr("Head classes per layer");
+  counts.xLabel = tr("layer");
+  counts.integerX = counts.integerY = true;
+  counts.yLabel = tr("heads");
+  counts.series = {now.counts[0], now.counts[1], now.counts[2]};
+  sideBySideCols_ = -1;
+  if (in_.before && in_.before->layers == a.layers) {
+    // Side by side: the plain run's grid on the left, its counts dashed.
+    Classes before = classes_of(*in_.before, *in_.selection, true);
+    const QString title = tr("before | after: %1").arg(now.grid.title);
+    sideBySideCols_ = before.grid.cols;
+    now.grid = render::heat_map_side_by_side(before.grid, now.grid);
+    now.grid.title = title;
+    for (auto& series : before.counts) counts.series.push_back(series);
+    counts.title = tr("Head classes per layer | after (solid) and before (dashed)");
+  }
+  if (taxonomy_) taxonomy_->setData(std::move(now.grid));
   taxonomyCounts_->setData(std::move(counts));
 }
 
