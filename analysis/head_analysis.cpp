@@ -18,9 +18,10 @@ HeadAnalysis analyse_head(const AttentionView& a, std::span<const float> values,
   r.atQuery = head_diagnostics_at(a, p.valueSpace.query, p.topN);
   r.meanOverQueries = head_diagnostics_mean(a, p.topN);
   if (p.topology) {
-    r.persistence = persistence_rips(attention_distances(a, p.distance), a.size);
+    r.persistence = persistence_rips(attention_distances(a, p.distance), a.size, p.stop);
     r.betti = betti_curves(r.persistence, p.bettiPoints);
     for (double threshold : p.thresholds) {
+      stop_check(p.stop);
       r.spectra.push_back(graph_spectrum(a, {threshold, false, p.perTokenGeometry}));
       r.normalisedSpectra.push_back(graph_spectrum(a, {threshold, true, false}));
     }

@@ -11,6 +11,7 @@
 #include "analysis/head_diagnostics.h"
 #include "analysis/persistence.h"
 #include "analysis/sinks.h"
+#include "analysis/stop.h"
 #include "analysis/taxonomy.h"
 #include "analysis/value_space.h"
 
@@ -30,6 +31,8 @@ struct HeadAnalysisParams {
   // Persistence, Betti curves and spectra (the O(T^3) part). Off: those
   // fields stay empty (long inputs analyse them per selected head instead).
   bool topology = true;
+  // Asked during the long parts (persistence, between spectra); see stop.h.
+  StopRequested stop;
 };
 
 struct HeadAnalysis {

@@ -7,6 +7,8 @@
 #include <array>
 #include <vector>
 
+#include "analysis/stop.h"
+
 #include "analysis/attention_matrix.h"
 
 namespace sinkscope::analysis {
@@ -43,7 +45,10 @@ std::vector<double> attention_distances(const AttentionView& attention,
 
 // Exact persistence of the Rips filtration of `distances` (n x n). Bars of
 // zero length are not reported.
-PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n);
+// `stop` is asked every few hundred columns (long inputs: T = 2048 takes
+// half a minute); when it says so, AnalysisStopped is thrown.
+PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n,
+                                    const StopRequested& stop = {});
 
 struct BettiCurves {
   std::vector<double> grid;  // e in [0, 1]

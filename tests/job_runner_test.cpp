@@ -6,8 +6,10 @@
 #include <QSignalSpy>
 #include <QThread>
 #include <atomic>
+#include <chrono>
 #include <stdexcept>
 
+#include "ui/deferred_results.h"
 #include "ui/job_runner.h"
 
 using sinkscope::ui::job_check;
@@ -130,4 +132,47 @@ TEST(JobRunner, ANewJobInAGroupSupersedesTheOldOne) {
   ASSERT_TRUE(runner.waitForIdle(5000));
   EXPECT_EQ(result, 2);
   EXPECT_EQ(cancelled.count(), 1);
+}
+
+// DeferredResults on top of the runner: a result is computed once per key; a
+// long job that no drawing pass wants any more stops at its next check.
+TEST(DeferredResults, ALongJobNoLongerWantedStopsAtItsNextCheck) {
+  using sinkscope::analysis::AnalysisStopped;
+  using sinkscope::analysis::StopRequested;
+  JobRunner runner;
+  sinkscope::ui::DeferredResults results(&runner);
+  std::atomic<bool> started{false}, sawStop{false};
+  results.beginPass();
+  auto slow = results.get<int>("slow", false, [&](const StopRequested& stop) -> int {
+    started = true;
+    while (!stop()) QThread::msleep(1);
+    sawStop = true;
+    throw AnalysisStopped();
+  });
+  EXPECT_EQ(slow, nullptr) << "computed in the background";
+  results.endPass();  // still wanted: keeps running
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (!started && std::chrono::steady_clock::now() < deadline)
+    QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
+  ASSERT_TRUE(started);
+  EXPECT_EQ(results.pendingCount(), 1);
+  results.beginPass();
+  results.endPass();  // nobody asked for it in this pass: cancelled
+  EXPECT_EQ(results.pendingCount(), 0);
+  ASSERT_TRUE(runner.waitForIdle(5000)) << "the job did not stop";
+  EXPECT_TRUE(sawStop);
+  EXPECT_EQ(results.peek<int>("slow"), nullptr) << "a stopped job leaves no result";
+
+  int computed = 0;
+  results.beginPass();
+  EXPECT_EQ(results.get<int>("quick", false, [](const StopRequested&) { return 42; }), nullptr);
+  QSignalSpy arrived(&results, &sinkscope::ui::DeferredResults::arrived);
+  ASSERT_TRUE(arrived.wait(5000));
+  auto cheap = [&](const StopRequested&) { return ++computed; };
+  ASSERT_NE(results.peek<int>("quick"), nullptr);
+  EXPECT_EQ(*results.peek<int>("quick"), 42);
+  EXPECT_EQ(*results.get<int>("now", true, cheap), 1);
+  EXPECT_EQ(*results.get<int>("now", true, cheap), 1) << "kept, not computed again";
+  results.clear();
+  EXPECT_EQ(*results.get<int>("now", true, cheap), 2) << "a new run starts afresh";
 }

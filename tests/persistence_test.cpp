@@ -12,6 +12,7 @@
 #include <random>
 
 #include "analysis/attention_matrix.h"
+#include "analysis/head_analysis.h"
 #include "analysis/persistence.h"
 
 using namespace sinkscope::analysis;
@@ -204,4 +205,31 @@ TEST(Persistence, StarMapMergesEverythingThroughTheSink) {
     EXPECT_EQ(p.h0[static_cast<std::size_t>(k)].edge[0], 0) << "every merge goes through the sink";
   }
   EXPECT_TRUE(p.h1.empty());
+}
+
+// A long computation asks its stop request and ends with AnalysisStopped once
+// it says so; asked and never saying so, the result is the same as without.
+TEST(Persistence, StopsWhenAskedAndOnlyThen) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const int n = 64;
+  std::vector<double> d(static_cast<std::size_t>(n) * n, 0.0);
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j)
+      d[static_cast<std::size_t>(i) * n + j] = d[static_cast<std::size_t>(j) * n + i] = u(rng);
+  int asked = 0;
+  const PersistenceDiagram plain = persistence_rips(d, n);
+  const PersistenceDiagram watched = persistence_rips(d, n, [&] { return ++asked < 0; });
+  EXPECT_GT(asked, 0) << "the stop request is asked";
+  ASSERT_EQ(watched.h1.size(), plain.h1.size());
+  for (std::size_t k = 0; k < plain.h1.size(); ++k)
+    EXPECT_EQ(watched.h1[k].death, plain.h1[k].death);
+  EXPECT_THROW((void)persistence_rips(d, n, [] { return true; }), AnalysisStopped);
+
+  AttentionMatrix m{std::vector<float>(static_cast<std::size_t>(n) * n, 1.0f / n), n, false};
+  HeadAnalysisParams params;
+  params.stop = [] { return true; };
+  EXPECT_THROW((void)analyse_head(m.view(), {}, 0, params), AnalysisStopped);
+  params.topology = false;  // nothing long to stop
+  EXPECT_NO_THROW((void)analyse_head(m.view(), {}, 0, params));
 }

@@ -39,14 +39,20 @@ void DeferredResults::endPass() {
   }
 }
 
-void DeferredResults::start(const QString& key,
-                            std::function<std::shared_ptr<const void>()> compute) {
+void DeferredResults::start(
+    const QString& key,
+    std::function<std::shared_ptr<const void>(const analysis::StopRequested&)> compute) {
   const unsigned long long generation = generation_;
   pending_[key] = jobs_->submit<std::shared_ptr<const void>>(
       tr("Compute %1").arg(key),
       [compute = std::move(compute)](const JobProgress& progress) {
         job_check(progress, 0.0);  // cancelled while still queued: skip the work
-        return compute();
+        try {
+          // A job cancelled while it runs stops at the analysis' next check.
+          return compute([&progress] { return !progress(0.0); });
+        } catch (const analysis::AnalysisStopped&) {
+          throw JobCancelled();
+        }
       },
       [this, key, generation](std::shared_ptr<const void> value) {
         if (generation != generation_) return;  // a result for an earlier run

@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 
+#include "analysis/stop.h"
 #include "ui/job_runner.h"
 
 namespace sinkscope::ui {
@@ -33,21 +34,25 @@ class DeferredResults : public QObject {
   void endPass();
 
   // The result for `key`, or null while its job runs. `now`: compute on the
-  // spot (cheap at this size) instead of in a job.
+  // spot (cheap at this size) instead of in a job. `compute` gets a stop
+  // request to pass to long analyses: it says yes once the job is cancelled.
   template <class R>
-  std::shared_ptr<const R> get(const QString& key, bool now, std::function<R()> compute) {
+  std::shared_ptr<const R> get(const QString& key, bool now,
+                               std::function<R(const analysis::StopRequested&)> compute) {
     wanted_.insert(key);
     if (auto it = results_.find(key); it != results_.end())
       return std::static_pointer_cast<const R>(it->second);
     if (now) {
-      auto value = std::make_shared<const R>(compute());
+      auto value = std::make_shared<const R>(compute({}));
       store(key, value);
       return value;
     }
     if (!pending_.count(key))
-      start(key, [compute = std::move(compute)]() -> std::shared_ptr<const void> {
-        return std::make_shared<const R>(compute());
-      });
+      start(key,
+            [compute = std::move(compute)](
+                const analysis::StopRequested& stop) -> std::shared_ptr<const void> {
+              return std::make_shared<const R>(compute(stop));
+            });
     return nullptr;
   }
   // The result for `key` if it is there; never starts a job (a pending one
@@ -66,7 +71,8 @@ class DeferredResults : public QObject {
   void arrived(const QString& key);
 
  private:
-  void start(const QString& key, std::function<std::shared_ptr<const void>()> compute);
+  void start(const QString& key,
+             std::function<std::shared_ptr<const void>(const analysis::StopRequested&)> compute);
   void store(const QString& key, std::shared_ptr<const void> value);
 
   JobRunner* jobs_;

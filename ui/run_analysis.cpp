@@ -1,5 +1,6 @@
 #include "ui/run_analysis.h"
 
+#include <atomic>
 #include <cmath>
 
 #include "models/experiments.h"
@@ -24,17 +25,27 @@ std::shared_ptr<const RunAnalysis> run_analysis_compute(
   r->topologyForAllHeads = r->tokens <= kTopologyForAllHeadsMaxTokens;
   r->params.topology = r->topologyForAllHeads;
   r->perHead.resize(static_cast<std::size_t>(r->layers));
+  // A cancelled run stops inside a head's persistence too, not only between
+  // layers (the stop request stays out of the stored params).
+  std::atomic<double> done{0.0};
+  analysis::HeadAnalysisParams params = r->params;
+  if (progress) params.stop = [&progress, &done] { return !progress(done.load()); };
   for (int l = 0; l < r->layers; ++l) {
     const models::LayerCapture cap = trace.layer(l);
     const analysis::AttentionMatrix average = cap.headAverage();
     auto& row = r->perHead[static_cast<std::size_t>(l)];
     row.resize(static_cast<std::size_t>(cap.heads + 1));
-    analysis::parallel_for(cap.heads + 1, [&](int k) {
-      const int h = k - 1;
-      row[static_cast<std::size_t>(k)] = analysis::analyse_head(
-          h < 0 ? average.view() : cap.attentionOf(h),
-          h < 0 ? std::span<const float>() : cap.valuesOf(h), cap.head_dim, r->params);
-    });
+    try {
+      analysis::parallel_for(cap.heads + 1, [&](int k) {
+        const int h = k - 1;
+        row[static_cast<std::size_t>(k)] = analysis::analyse_head(
+            h < 0 ? average.view() : cap.attentionOf(h),
+            h < 0 ? std::span<const float>() : cap.valuesOf(h), cap.head_dim, params);
+      });
+    } catch (const analysis::AnalysisStopped&) {
+      throw JobCancelled();
+    }
+    done = static_cast<double>(l + 1) / (r->layers + 1);
     if (progress && !progress(static_cast<double>(l + 1) / (r->layers + 1))) throw JobCancelled();
   }
   r->effectiveRank = models::effective_rank_per_layer(trace);

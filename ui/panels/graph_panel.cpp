@@ -88,7 +88,7 @@ void GraphPanel::drawGraph() {
   if (force) {
     positions = in_.deferred->get<std::vector<std::array<double, 3>>>(
         QStringLiteral("force %1 %2 %3").arg(layer).arg(head).arg(theta), in_.cheap(),
-        [source = in_.attentionSource(layer, head), theta] {
+        [source = in_.attentionSource(layer, head), theta](const analysis::StopRequested&) {
           const analysis::AttentionMatrix m = source();
           return analysis::graph_layout_force(m.view(), {theta, 100, 1});
         });

@@ -43,9 +43,12 @@ std::shared_ptr<const analysis::HeadAnalysis> PanelInputs::topologyOf(int layer,
   analysis::HeadAnalysisParams params = analysis->params;
   params.topology = true;
   return deferred->get<analysis::HeadAnalysis>(
-      key, false, [source = attentionSource(layer, head), params] {
+      key, false,
+      [source = attentionSource(layer, head), params](const analysis::StopRequested& stop) {
         const analysis::AttentionMatrix m = source();
-        return analysis::analyse_head(m.view(), {}, 0, params);
+        analysis::HeadAnalysisParams p = params;
+        p.stop = stop;
+        return analysis::analyse_head(m.view(), {}, 0, p);
       });
 }
 
@@ -54,7 +57,7 @@ std::shared_ptr<const analysis::GraphSpectrum> PanelInputs::selectedSpectrum() c
   const double theta = selection->threshold();
   return deferred->get<analysis::GraphSpectrum>(
       QStringLiteral("eigen %1 %2 %3").arg(layer).arg(head).arg(theta), cheap(),
-      [source = attentionSource(layer, head), theta] {
+      [source = attentionSource(layer, head), theta](const analysis::StopRequested&) {
         const analysis::AttentionMatrix m = source();
         return analysis::graph_spectrum(m.view(), {theta, false, true});
       });
@@ -73,7 +76,7 @@ std::shared_ptr<const analysis::GraphSpectrum> PanelInputs::spectrumAt(int layer
   const QString key = QStringLiteral("spectrum %1 %2 %3").arg(layer).arg(head).arg(theta);
   if (!request) return deferred->peek<analysis::GraphSpectrum>(key);
   return deferred->get<analysis::GraphSpectrum>(
-      key, cheap(), [source = attentionSource(layer, head), theta] {
+      key, cheap(), [source = attentionSource(layer, head), theta](const analysis::StopRequested&) {
         const analysis::AttentionMatrix m = source();
         return analysis::graph_spectrum(m.view(), {theta, false, false});
       });

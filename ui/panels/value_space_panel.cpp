@@ -140,7 +140,7 @@ void ValueSpacePanel::drawValueSpace() {
   cp.randomSubsets = 16;  // the curve's baseline: fewer subsets, every N
   const auto curvePoints = in_.deferred->get<std::vector<analysis::ValueSpace>>(
       QStringLiteral("curve %1 %2 %3").arg(layer).arg(head).arg(query), in_.cheap(),
-      [capture, head, cp] {
+      [capture, head, cp](const analysis::StopRequested&) {
         return analysis::value_space_curve(capture->attentionOf(head), capture->valuesOf(head),
                                            capture->head_dim, cp);
       });
