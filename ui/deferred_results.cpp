@@ -44,7 +44,7 @@ void DeferredResults::start(
     std::function<std::shared_ptr<const void>(const analysis::StopRequested&)> compute) {
   const unsigned long long generation = generation_;
   pending_[key] = jobs_->submit<std::shared_ptr<const void>>(
-      tr("Compute %1").arg(key),
+      tr("Compute the %1").arg(key),
       [compute = std::move(compute)](const JobProgress& progress) {
         job_check(progress, 0.0);  // cancelled while still queued: skip the work
         try {

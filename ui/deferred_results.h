@@ -33,7 +33,8 @@ class DeferredResults : public QObject {
   void beginPass();
   void endPass();
 
-  // The result for `key`, or null while its job runs. `now`: compute on the
+  // The result for `key` (it names the result in words: the job's name in the
+  // status bar is "Compute the <key>"), or null while its job runs. `now`: compute on the
   // spot (cheap at this size) instead of in a job. `compute` gets a stop
   // request to pass to long analyses: it says yes once the job is cancelled.
   template <class R>

@@ -87,7 +87,11 @@ void GraphPanel::drawGraph() {
   std::shared_ptr<const std::vector<std::array<double, 3>>> positions;
   if (force) {
     positions = in_.deferred->get<std::vector<std::array<double, 3>>>(
-        QStringLiteral("force %1 %2 %3").arg(layer).arg(head).arg(theta), in_.cheap(),
+        QStringLiteral("force-directed layout of layer %1, %2, theta %3")
+            .arg(layer)
+            .arg(head_name(head))
+            .arg(theta),
+        in_.cheap(),
         [source = in_.attentionSource(layer, head), theta](const analysis::StopRequested&) {
           const analysis::AttentionMatrix m = source();
           return analysis::graph_layout_force(m.view(), {theta, 100, 1});

@@ -38,7 +38,8 @@ std::shared_ptr<const analysis::HeadAnalysis> PanelInputs::topologyOf(int layer,
                                                                       bool request) const {
   if (analysis->topologyForAllHeads)  // a view into the run's cache
     return {analysis, &analysis->at(layer, head)};
-  const QString key = QStringLiteral("topology %1 %2").arg(layer).arg(head);
+  const QString key =
+      QStringLiteral("persistence and spectra of layer %1, %2").arg(layer).arg(head_name(head));
   if (!request) return deferred->peek<analysis::HeadAnalysis>(key);
   analysis::HeadAnalysisParams params = analysis->params;
   params.topology = true;
@@ -56,8 +57,11 @@ std::shared_ptr<const analysis::GraphSpectrum> PanelInputs::selectedSpectrum() c
   const int layer = selection->layer(), head = selection->head();
   const double theta = selection->threshold();
   return deferred->get<analysis::GraphSpectrum>(
-      QStringLiteral("eigen %1 %2 %3").arg(layer).arg(head).arg(theta), cheap(),
-      [source = attentionSource(layer, head), theta](const analysis::StopRequested&) {
+      QStringLiteral("spectral embedding of layer %1, %2, theta %3")
+          .arg(layer)
+          .arg(head_name(head))
+          .arg(theta),
+      cheap(), [source = attentionSource(layer, head), theta](const analysis::StopRequested&) {
         const analysis::AttentionMatrix m = source();
         return analysis::graph_spectrum(m.view(), {theta, false, true});
       });
@@ -73,7 +77,10 @@ std::shared_ptr<const analysis::GraphSpectrum> PanelInputs::spectrumAt(int layer
     return {topology, &topology->spectra[static_cast<std::size_t>(ti)]};
   }
   // A threshold outside the cached set: eigenvalues for this head only.
-  const QString key = QStringLiteral("spectrum %1 %2 %3").arg(layer).arg(head).arg(theta);
+  const QString key = QStringLiteral("spectrum of layer %1, %2, theta %3")
+                          .arg(layer)
+                          .arg(head_name(head))
+                          .arg(theta);
   if (!request) return deferred->peek<analysis::GraphSpectrum>(key);
   return deferred->get<analysis::GraphSpectrum>(
       key, cheap(), [source = attentionSource(layer, head), theta](const analysis::StopRequested&) {

@@ -139,8 +139,11 @@ void ValueSpacePanel::drawValueSpace() {
   analysis::ValueSpaceParams cp = p;
   cp.randomSubsets = 16;  // the curve's baseline: fewer subsets, every N
   const auto curvePoints = in_.deferred->get<std::vector<analysis::ValueSpace>>(
-      QStringLiteral("curve %1 %2 %3").arg(layer).arg(head).arg(query), in_.cheap(),
-      [capture, head, cp](const analysis::StopRequested&) {
+      QStringLiteral("F_N curve of layer %1, %2, query %3")
+          .arg(layer)
+          .arg(head_name(head))
+          .arg(query),
+      in_.cheap(), [capture, head, cp](const analysis::StopRequested&) {
         return analysis::value_space_curve(capture->attentionOf(head), capture->valuesOf(head),
                                            capture->head_dim, cp);
       });
