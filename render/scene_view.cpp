@@ -184,15 +184,17 @@ void SceneView::setData(SceneData data) {
     vtkNew<vtkSphereSource> sphere;
     sphere->SetCenter(b.center.data());
     sphere->SetRadius(b.radius);
-    sphere->SetThetaResolution(14);
-    sphere->SetPhiResolution(8);
+    // A faint shaded shell: the points inside stay visible, and the ball's
+    // edge reads as a rim (a wireframe's many lines drowned the points).
+    sphere->SetThetaResolution(48);
+    sphere->SetPhiResolution(32);
     vtkNew<vtkPolyDataMapper> mapper;
     mapper->SetInputConnection(sphere->GetOutputPort());
     auto actor = vtkSmartPointer<vtkActor>::New();
     actor->SetMapper(mapper);
-    actor->GetProperty()->SetRepresentationToWireframe();
     actor->GetProperty()->SetColor(b.color.r, b.color.g, b.color.b);
-    actor->GetProperty()->SetOpacity(0.15);
+    actor->GetProperty()->SetOpacity(0.12);
+    actor->GetProperty()->SetSpecular(0.0);
     actors_.push_back(actor);
   }
   for (auto& a : actors_) renderer()->AddActor(a);
