@@ -688,6 +688,35 @@ TEST_F(MainWindowGui, EveryFamilyDrivesEveryPanel) {
   }
 }
 
+// Dropping the first token makes the two runs differ in length: side by side
+// still lines them up from the top, and every panel keeps drawing.
+TEST_F(MainWindowGui, SideBySideCopesWithRunsOfDifferentLengths) {
+  QTemporaryDir dir;
+  ui::MainWindow w;
+  ASSERT_TRUE(show_with_model(w, dir, 2, 2));
+  const int T = w.lastRun()->tokenCount();
+  QSignalSpy finished(&w, &ui::MainWindow::interventionsFinished);
+  w.interventionsPanel()->setComparison(ui::Comparison::SideBySide);
+  w.interventionsPanel()->dropFirstToken();
+  ASSERT_TRUE(finished.wait(kTimeout)) << w.jobStatus()->lastError().toStdString();
+  ASSERT_EQ(w.intervenedRun()->tokenCount(), T - 1);
+  ASSERT_TRUE(
+      QTest::qWaitFor([&] { return w.attentionView()->data().cols == T + 1 + (T - 1); }, kTimeout));
+  const render::HeatMapData& both = w.attentionView()->data();
+  EXPECT_EQ(both.rows, T);
+  // The right map's last row is padding: hidden.
+  for (int c = T + 1; c < both.cols; ++c)
+    EXPECT_TRUE(both.hidden[static_cast<std::size_t>(T - 1) * both.cols + c]);
+  for (int layer = 0; layer < 2; ++layer)
+    for (int head = -1; head < 2; ++head) {
+      w.selection()->setLayer(layer);
+      w.selection()->setHead(head);
+      QApplication::processEvents();
+    }
+  EXPECT_FALSE(w.analysisPanels()->diagramView()->data().series.empty());
+  EXPECT_EQ(w.analysisPanels()->graphView()->data().points.size(), static_cast<std::size_t>(T - 1));
+}
+
 TEST_F(MainWindowGui, PanelsKeepRenderingWhenFloatedAndRedocked) {
   ui::MainWindow w;
   w.show();
