@@ -717,6 +717,31 @@ TEST_F(MainWindowGui, SideBySideCopesWithRunsOfDifferentLengths) {
   EXPECT_EQ(w.analysisPanels()->graphView()->data().points.size(), static_cast<std::size_t>(T - 1));
 }
 
+// The spectrum panel shows either Laplacian (metrics.md s. 3: the normalised
+// one is optional): its eigenvalues are the run's cached ones and lie in [0, 2].
+TEST_F(MainWindowGui, TheSpectrumShowsEitherLaplacian) {
+  QTemporaryDir dir;
+  ui::MainWindow w;
+  ASSERT_TRUE(show_with_model(w, dir, 2, 2));
+  w.selection()->setLayer(1);
+  w.selection()->setHead(0);
+  auto* normalised = w.findChild<QCheckBox*>(QStringLiteral("normalisedLaplacian"));
+  ASSERT_NE(normalised, nullptr);
+  const auto& cached = w.lastRun()->analysis->at(1, 0);
+  render::LinePlotView* plot = w.analysisPanels()->spectrumView();
+  auto firstSeries = [&] { return plot->data().series.at(0).y; };
+  EXPECT_EQ(firstSeries(), cached.spectra[0].eigenvalues);
+  normalised->setChecked(true);
+  EXPECT_TRUE(plot->data().title.startsWith(QStringLiteral("Normalised")));
+  EXPECT_EQ(firstSeries(), cached.normalisedSpectra[0].eigenvalues);
+  for (const auto& series : plot->data().series)
+    for (double v : series.y) EXPECT_LE(v, 2.0 + 1e-9);
+  w.selection()->setThreshold(0.07);  // outside the cached set: computed for the head
+  EXPECT_TRUE(plot->data().title.contains(QStringLiteral("theta 0.07")));
+  for (const auto& series : plot->data().series)
+    for (double v : series.y) EXPECT_LE(v, 2.0 + 1e-9);
+}
+
 TEST_F(MainWindowGui, PanelsKeepRenderingWhenFloatedAndRedocked) {
   ui::MainWindow w;
   w.show();

@@ -68,24 +68,29 @@ std::shared_ptr<const analysis::GraphSpectrum> PanelInputs::selectedSpectrum() c
 }
 
 std::shared_ptr<const analysis::GraphSpectrum> PanelInputs::spectrumAt(int layer, int head,
-                                                                       bool request) const {
+                                                                       bool request,
+                                                                       bool normalised) const {
   const double theta = selection->threshold();
   const int ti = analysis->thresholdIndex(theta);
   if (ti >= 0) {
     const auto topology = topologyOf(layer, head, request);
-    if (!topology || topology->spectra.empty()) return nullptr;
-    return {topology, &topology->spectra[static_cast<std::size_t>(ti)]};
+    if (!topology) return nullptr;
+    const auto& spectra = normalised ? topology->normalisedSpectra : topology->spectra;
+    if (spectra.empty()) return nullptr;
+    return {topology, &spectra[static_cast<std::size_t>(ti)]};
   }
   // A threshold outside the cached set: eigenvalues for this head only.
-  const QString key = QStringLiteral("spectrum of layer %1, %2, theta %3")
+  const QString key = (normalised ? QStringLiteral("normalised spectrum of layer %1, %2, theta %3")
+                                  : QStringLiteral("spectrum of layer %1, %2, theta %3"))
                           .arg(layer)
                           .arg(head_name(head))
                           .arg(theta);
   if (!request) return deferred->peek<analysis::GraphSpectrum>(key);
   return deferred->get<analysis::GraphSpectrum>(
-      key, cheap(), [source = attentionSource(layer, head), theta](const analysis::StopRequested&) {
+      key, cheap(),
+      [source = attentionSource(layer, head), theta, normalised](const analysis::StopRequested&) {
         const analysis::AttentionMatrix m = source();
-        return analysis::graph_spectrum(m.view(), {theta, false, false});
+        return analysis::graph_spectrum(m.view(), {theta, normalised, false});
       });
 }
 

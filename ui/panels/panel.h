@@ -62,8 +62,10 @@ struct PanelInputs {
   // The Laplacian spectrum of a head (or the average) at the selection's
   // threshold: from the run's cache at the default thresholds, computed for
   // any other; null while computed in the background (see topologyOf).
+  // `normalised`: of the normalised Laplacian (metrics.md s. 3: optional).
   std::shared_ptr<const analysis::GraphSpectrum> spectrumAt(int layer, int head,
-                                                            bool request = true) const;
+                                                            bool request = true,
+                                                            bool normalised = false) const;
   // The selected head's spectrum with eigenvectors at the selection's
   // threshold (graph and spectral embedding); null while computed.
   std::shared_ptr<const analysis::GraphSpectrum> selectedSpectrum() const;

@@ -1,7 +1,9 @@
 #include "ui/panels/spectrum_panel.h"
 
+#include <QCheckBox>
 #include <QMainWindow>
 #include <QSplitter>
+#include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
 
@@ -18,10 +20,24 @@ namespace sinkscope::ui {
 
 SpectrumPanel::SpectrumPanel(PanelInputs& inputs, QMainWindow* window) : Panel(inputs, window) {
   const bool gl = render::gl_panels_available();
-  spectrum_ = new render::LinePlotView(window);
+  // The plot with its one option above it: which Laplacian.
+  auto* plotBox = new QWidget(window);
+  auto* plotLayout = new QVBoxLayout(plotBox);
+  plotLayout->setContentsMargins(2, 2, 2, 2);
+  normalisedBox_ = new QCheckBox(tr("normalised Laplacian (I - D^-1/2 W D^-1/2)"), plotBox);
+  normalisedBox_->setObjectName(QStringLiteral("normalisedLaplacian"));
+  normalisedBox_->setToolTip(
+      tr("Eigenvalues of the normalised Laplacian lie in [0, 2] whatever the degrees, so heads "
+         "and thresholds compare on one scale (metrics.md s. 3)"));
+  connect(normalisedBox_, &QCheckBox::toggled, this, [this] {
+    if (in_.selectionFits()) drawSpectrum();
+  });
+  plotLayout->addWidget(normalisedBox_);
+  spectrum_ = new render::LinePlotView(plotBox);
   spectrum_->setObjectName(QStringLiteral("spectrumView"));
+  plotLayout->addWidget(spectrum_, 1);
   QSplitter* spectrumBox = panel_splitter(window);
-  spectrumBox->addWidget(spectrum_);
+  spectrumBox->addWidget(plotBox);
   if (gl) {
     embedding_ = new render::SceneView(spectrumBox);
     highlightHoveredTokens(embedding_);
@@ -49,7 +65,9 @@ void SpectrumPanel::drawNote(const QString& note) {
 void SpectrumPanel::drawSpectrum() {
   const RunAnalysis& a = *in_.analysis;
   const auto topology = in_.topologyOf(in_.selection->layer(), in_.selection->head());
-  const auto chosen = in_.spectrumAt(in_.selection->layer(), in_.selection->head());
+  const bool normalised = normalisedBox_->isChecked();
+  const auto chosen =
+      in_.spectrumAt(in_.selection->layer(), in_.selection->head(), true, normalised);
   const auto full = embedding_ ? in_.selectedSpectrum() : nullptr;
   const QString waiting = computing_title(tr("Laplacian spectrum"), in_.selection->layer(),
                                           in_.selection->head(), a.tokens);
@@ -70,8 +88,10 @@ void SpectrumPanel::drawSpectrumPlot(const analysis::HeadAnalysis& r,
                                      const analysis::GraphSpectrum& g) {
   const RunAnalysis& a = *in_.analysis;
   render::LinePlotData d;
-  d.title = tr("Laplacian spectrum | layer %1, %2 | theta %3: Fiedler %4, centralisation %5, "
-               "star-likeness %6")
+  const bool normalised = normalisedBox_->isChecked();
+  d.title = tr("%1 spectrum | layer %2, %3 | theta %4: Fiedler %5, centralisation %6, "
+               "star-likeness %7")
+                .arg(normalised ? tr("Normalised Laplacian") : tr("Laplacian"))
                 .arg(in_.selection->layer())
                 .arg(head_name(in_.selection->head()))
                 .arg(g.threshold)
@@ -81,7 +101,7 @@ void SpectrumPanel::drawSpectrumPlot(const analysis::HeadAnalysis& r,
   d.xLabel = tr("eigenvalue index (ascending)");
   d.integerX = true;
   d.yLabel = tr("eigenvalue");
-  std::vector<analysis::GraphSpectrum> shown = r.spectra;
+  std::vector<analysis::GraphSpectrum> shown = normalised ? r.normalisedSpectra : r.spectra;
   if (a.thresholdIndex(in_.selection->threshold()) < 0) shown.push_back(g);  // the chosen theta too
   for (const analysis::GraphSpectrum& s : shown) {
     render::LineSeries e{tr("theta %1").arg(s.threshold), {}, s.eigenvalues};
@@ -93,8 +113,9 @@ void SpectrumPanel::drawSpectrumPlot(const analysis::HeadAnalysis& r,
   const int layer = in_.selection->layer(), head = in_.selection->head();
   if (ti >= 0 && in_.before->topologyForAllHeads && layer < in_.before->layers &&
       head < in_.before->heads) {
+    const analysis::HeadAnalysis& plain = in_.before->at(layer, head);
     const analysis::GraphSpectrum& old =
-        in_.before->at(layer, head).spectra[static_cast<std::size_t>(ti)];
+        (normalised ? plain.normalisedSpectra : plain.spectra)[static_cast<std::size_t>(ti)];
     render::LineSeries e{tr("theta %1 before").arg(old.threshold), {}, old.eigenvalues};
     for (std::size_t k = 0; k < old.eigenvalues.size(); ++k) e.x.push_back(static_cast<double>(k));
     e.dashed = true;

@@ -4,6 +4,8 @@
 // the tokens' 3-D spectral embedding coloured by the Fiedler vector.
 #include "ui/panels/panel.h"
 
+class QCheckBox;
+
 namespace sinkscope::render {
 class LinePlotView;
 class SceneView;
@@ -27,6 +29,7 @@ class SpectrumPanel : public Panel {
   void drawSpectralEmbedding(const analysis::GraphSpectrum& full);
   render::LinePlotView* spectrum_ = nullptr;
   render::SceneView* embedding_ = nullptr;
+  QCheckBox* normalisedBox_ = nullptr;
 };
 
 }  // namespace sinkscope::ui
