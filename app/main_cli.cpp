@@ -467,16 +467,19 @@ int command_attention(int argc, char** argv) {
 }
 
 const char* kRandomModelHelp =
-    "usage: sinkscope-cli random-model TYPE DIR [--layers N] [--seed S] [--no-tokenizer]\n"
+    "usage: sinkscope-cli random-model TYPE DIR [--layers N] [--heads N] [--positions N]\n"
+    "                                   [--seed S] [--no-tokenizer]\n"
     "\n"
     "Writes a tiny random-weight model folder of model_type TYPE in the exact Hugging Face\n"
     "layout (config.json, model.safetensors, and a small byte-level tokenizer.json): a\n"
-    "fixture for trying SinkScope or testing it. DIR must not exist yet.\n";
+    "fixture for trying SinkScope or testing it. DIR must not exist yet. --heads N (1-64)\n"
+    "keeps 8 dimensions per head; --positions N (up to 8192) sets max_position_embeddings,\n"
+    "e.g. to try long inputs.\n";
 
 int command_random_model(int argc, char** argv) {
   namespace m = sinkscope::models;
-  const auto parsed =
-      parse_command(argc, argv, {"help", "no-tokenizer"}, {"layers", "seed"}, kRandomModelHelp);
+  const auto parsed = parse_command(argc, argv, {"help", "no-tokenizer"},
+                                    {"layers", "heads", "positions", "seed"}, kRandomModelHelp);
   if (!parsed) return kOk;  // --help was printed
   const Args& args = *parsed;
   if (args.positional.size() != 2) throw UsageError("random-model: give TYPE and DIR");
@@ -491,6 +494,13 @@ int command_random_model(int argc, char** argv) {
   spec.with_tokenizer = !args.options.count("no-tokenizer");
   if (args.options.count("layers"))
     spec.layers = parse_int("layers", args.options.at("layers"), 1, 64);
+  if (args.options.count("heads")) {
+    spec.heads = parse_int("heads", args.options.at("heads"), 1, 64);
+    spec.hidden = 8 * spec.heads;
+    spec.kv_heads = 0;  // as many as heads: divides any head count
+  }
+  if (args.options.count("positions"))
+    spec.max_positions = parse_int("positions", args.options.at("positions"), 2, 8192);
   if (args.options.count("seed"))
     spec.seed = static_cast<std::uint64_t>(parse_int("seed", args.options.at("seed"), 0, 1 << 30));
   m::model_folder_write_random(dir, spec);

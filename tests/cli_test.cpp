@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 
@@ -154,6 +155,23 @@ TEST(Cli, ModelCommandsWorkOnARandomFolder) {
   const CliRun cacheName = cli("inspect nobody/nothing");
   EXPECT_EQ(cacheName.exit, 2);
   EXPECT_NE(cacheName.out.find("nobody/nothing: not a folder"), std::string::npos) << cacheName.out;
+  fs::remove_all(dir);
+}
+
+// random-model's size options: a model with more heads and room for long inputs.
+TEST(Cli, RandomModelTakesHeadsAndPositions) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("sinkscope-cli-long-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  ASSERT_EQ(cli("random-model llama '" + dir.string() + "' --heads 6 --positions 3000").exit, 0);
+  const CliRun inspect = cli("inspect '" + dir.string() + "'");
+  ASSERT_EQ(inspect.exit, 0) << inspect.out;
+  EXPECT_NE(inspect.out.find("heads: 6"), std::string::npos) << inspect.out;
+  std::ifstream config(dir / "config.json");
+  const std::string text((std::istreambuf_iterator<char>(config)),
+                         std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"max_position_embeddings\": 3000"), std::string::npos) << text;
+  EXPECT_EQ(cli("random-model llama '" + (dir / "x").string() + "' --heads 0").exit, 2);
   fs::remove_all(dir);
 }
 
