@@ -6,10 +6,14 @@
 #include <QGuiApplication>
 #include <QLabel>
 #include <QTest>
+#include <QThread>
+#include <atomic>
 
 #include "render/gl_support.h"
 #include "render/line_plot_view.h"
 #include "support/render_compare.h"
+#include "ui/job_runner.h"
+#include "ui/job_status.h"
 #include "ui/main_window.h"
 
 using namespace sinkscope;
@@ -29,4 +33,35 @@ TEST(Offscreen, GlPanelsBecomeMessages) {
   w.attentionDock()->setFloating(true);
   QTest::qWait(20);
   w.close();
+}
+
+// The status bar shows the newest slow job still running; when it ends, the
+// one before it (background results can outlive the job that started later).
+TEST(Offscreen, TheStatusBarFollowsEverySlowJob) {
+  ui::JobRunner runner;
+  ui::JobStatus status(&runner);
+  status.show();
+  std::atomic<bool> releaseFirst{false}, releaseSecond{false};
+  auto slow = [](std::atomic<bool>& release) {
+    return [&release](const ui::JobProgress& progress) {
+      while (!release) {
+        ui::job_check(progress, 0.0);
+        QThread::msleep(2);
+      }
+      return 0;
+    };
+  };
+  runner.submit<int>(QStringLiteral("first"), slow(releaseFirst), {});
+  runner.submit<int>(QStringLiteral("second"), slow(releaseSecond), {});
+  auto* label = status.findChild<QLabel*>(QStringLiteral("jobLabel"));
+  ASSERT_NE(label, nullptr);
+  ASSERT_TRUE(
+      QTest::qWaitFor([&] { return label->text().startsWith(QStringLiteral("second")); }, 5000));
+  EXPECT_TRUE(label->text().contains(QStringLiteral("+1 more")));
+  releaseSecond = true;
+  ASSERT_TRUE(QTest::qWaitFor([&] { return label->text() == QStringLiteral("first"); }, 5000));
+  EXPECT_TRUE(status.progressVisible()) << "the first job still runs";
+  releaseFirst = true;
+  ASSERT_TRUE(runner.waitForIdle(5000));
+  EXPECT_FALSE(status.progressVisible());
 }

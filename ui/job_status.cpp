@@ -14,6 +14,7 @@ JobStatus::JobStatus(JobRunner* runner, QWidget* parent) : QWidget(parent), runn
   auto* layout = new QHBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   jobLabel_ = new QLabel(this);
+  jobLabel_->setObjectName(QStringLiteral("jobLabel"));
   progress_ = new QProgressBar(this);
   progress_->setObjectName(QStringLiteral("jobProgress"));
   progress_->setRange(0, 1000);
@@ -35,23 +36,20 @@ JobStatus::JobStatus(JobRunner* runner, QWidget* parent) : QWidget(parent), runn
     w->hide();
   }
 
+  // Several slow jobs may run at once (a sentence, background results): the
+  // newest one still running is shown; when it ends, the one before it.
   connect(runner_, &JobRunner::jobProgressShown, this, [this](quint64 id, const QString& name) {
-    shownJob_ = id;
-    jobLabel_->setText(name);
-    progress_->setValue(0);
-    jobLabel_->show();
-    progress_->show();
-    cancel_->show();
+    slowJobs_.push_back({id, name, 0.0});
+    showNewestJob();
   });
   connect(runner_, &JobRunner::jobProgress, this, [this](quint64 id, double f) {
-    if (id == shownJob_) progress_->setValue(static_cast<int>(f * 1000));
+    for (auto& job : slowJobs_)
+      if (job.id == id) job.fraction = f;
+    if (id == shownJob_) showNewestJob();
   });
   auto hideProgress = [this](quint64 id) {
-    if (id != shownJob_) return;
-    shownJob_ = 0;
-    jobLabel_->hide();
-    progress_->hide();
-    cancel_->hide();
+    std::erase_if(slowJobs_, [id](const SlowJob& job) { return job.id == id; });
+    showNewestJob();
   };
   connect(runner_, &JobRunner::jobFinished, this, hideProgress);
   connect(runner_, &JobRunner::jobCancelled, this, hideProgress);
@@ -65,6 +63,31 @@ JobStatus::JobStatus(JobRunner* runner, QWidget* parent) : QWidget(parent), runn
     if (shownJob_) runner_->cancel(shownJob_);
   });
   connect(details_, &QToolButton::clicked, this, &JobStatus::showErrorDetails);
+}
+
+void JobStatus::showNewestJob() {
+  if (slowJobs_.empty()) {
+    shownJob_ = 0;
+    jobLabel_->hide();
+    progress_->hide();
+    cancel_->hide();
+    return;
+  }
+  const SlowJob& job = slowJobs_.back();
+  shownJob_ = job.id;
+  jobLabel_->setText(slowJobs_.size() > 1
+                         ? tr("%1 (+%2 more)").arg(job.name).arg(slowJobs_.size() - 1)
+                         : job.name);
+  // A job that reports no fraction (a single long analysis) shows a busy bar.
+  if (job.fraction > 0) {
+    progress_->setRange(0, 1000);
+    progress_->setValue(static_cast<int>(job.fraction * 1000));
+  } else {
+    progress_->setRange(0, 0);
+  }
+  jobLabel_->show();
+  progress_->show();
+  cancel_->show();
 }
 
 bool JobStatus::progressVisible() const { return !progress_->isHidden(); }

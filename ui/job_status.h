@@ -4,6 +4,7 @@
 // "Details" button that opens the full report.
 #include <QString>
 #include <QWidget>
+#include <vector>
 
 class QLabel;
 class QProgressBar;
@@ -32,6 +33,13 @@ class JobStatus : public QWidget {
  private:
   JobRunner* runner_;
   quint64 shownJob_ = 0;
+  struct SlowJob {
+    quint64 id;
+    QString name;
+    double fraction;
+  };
+  std::vector<SlowJob> slowJobs_;  // running jobs past the progress delay, oldest first
+  void showNewestJob();
   QLabel* jobLabel_;
   QProgressBar* progress_;
   QToolButton* cancel_;
