@@ -38,11 +38,11 @@ std::shared_ptr<const analysis::HeadAnalysis> PanelInputs::topologyOf(int layer,
                                                                       bool request) const {
   if (analysis->topologyForAllHeads)  // a view into the run's cache
     return {analysis, &analysis->at(layer, head)};
-  const QString key =
-      QStringLiteral("persistence and spectra of layer %1, %2").arg(layer).arg(head_name(head));
+  const QString key = QStringLiteral("persistence of layer %1, %2").arg(layer).arg(head_name(head));
   if (!request) return deferred->peek<analysis::HeadAnalysis>(key);
   analysis::HeadAnalysisParams params = analysis->params;
   params.topology = true;
+  params.thresholds.clear();  // spectra: one threshold at a time (spectrumAt), O(T^3) each
   return deferred->get<analysis::HeadAnalysis>(
       key, false,
       [source = attentionSource(layer, head), params](const analysis::StopRequested& stop) {
@@ -72,14 +72,14 @@ std::shared_ptr<const analysis::GraphSpectrum> PanelInputs::spectrumAt(int layer
                                                                        bool normalised) const {
   const double theta = selection->threshold();
   const int ti = analysis->thresholdIndex(theta);
-  if (ti >= 0) {
+  if (ti >= 0 && analysis->topologyForAllHeads) {
     const auto topology = topologyOf(layer, head, request);
     if (!topology) return nullptr;
     const auto& spectra = normalised ? topology->normalisedSpectra : topology->spectra;
     if (spectra.empty()) return nullptr;
     return {topology, &spectra[static_cast<std::size_t>(ti)]};
   }
-  // A threshold outside the cached set: eigenvalues for this head only.
+  // A threshold outside the cached set, or a long input: this head and theta only.
   const QString key = (normalised ? QStringLiteral("normalised spectrum of layer %1, %2, theta %3")
                                   : QStringLiteral("spectrum of layer %1, %2, theta %3"))
                           .arg(layer)

@@ -55,8 +55,10 @@ struct PanelInputs {
   bool cheap() const;
   // A thread-safe source of the attention map of (layer, head) for a job.
   std::function<analysis::AttentionMatrix()> attentionSource(int layer, int head) const;
-  // The head's analysis including persistence and spectra; null while it is
-  // computed (long inputs). `request` false: only what is already there.
+  // The head's analysis including persistence (and, for short inputs, the
+  // spectra at every default threshold; long inputs compute spectra one theta
+  // at a time in spectrumAt); null while it is computed. `request` false:
+  // only what is already there.
   std::shared_ptr<const analysis::HeadAnalysis> topologyOf(int layer, int head,
                                                            bool request = true) const;
   // The Laplacian spectrum of a head (or the average) at the selection's

@@ -64,7 +64,11 @@ void SpectrumPanel::drawNote(const QString& note) {
 
 void SpectrumPanel::drawSpectrum() {
   const RunAnalysis& a = *in_.analysis;
-  const auto topology = in_.topologyOf(in_.selection->layer(), in_.selection->head());
+  // Long inputs: only the chosen theta's spectrum (the others would cost as
+  // much each); short ones plot every default threshold from the run's cache.
+  const auto topology = a.topologyForAllHeads
+                            ? in_.topologyOf(in_.selection->layer(), in_.selection->head())
+                            : std::make_shared<const analysis::HeadAnalysis>();
   const bool normalised = normalisedBox_->isChecked();
   const auto chosen =
       in_.spectrumAt(in_.selection->layer(), in_.selection->head(), true, normalised);
@@ -102,7 +106,10 @@ void SpectrumPanel::drawSpectrumPlot(const analysis::HeadAnalysis& r,
   d.integerX = true;
   d.yLabel = tr("eigenvalue");
   std::vector<analysis::GraphSpectrum> shown = normalised ? r.normalisedSpectra : r.spectra;
-  if (a.thresholdIndex(in_.selection->threshold()) < 0) shown.push_back(g);  // the chosen theta too
+  // The chosen theta too when it is not a default one, or alone (long inputs).
+  if (shown.empty() || a.thresholdIndex(in_.selection->threshold()) < 0) shown.push_back(g);
+  if (!a.topologyForAllHeads)
+    d.title += tr(" | T > %1: the selected theta only").arg(kTopologyForAllHeadsMaxTokens);
   for (const analysis::GraphSpectrum& s : shown) {
     render::LineSeries e{tr("theta %1").arg(s.threshold), {}, s.eigenvalues};
     for (std::size_t k = 0; k < s.eigenvalues.size(); ++k) e.x.push_back(static_cast<double>(k));
