@@ -18,10 +18,16 @@ HeadAnalysis analyse_head(const AttentionView& a, std::span<const float> values,
   r.atQuery = head_diagnostics_at(a, p.valueSpace.query, p.topN);
   r.meanOverQueries = head_diagnostics_mean(a, p.topN);
   if (p.topology) {
-    r.persistence = persistence_rips(attention_distances(a, p.distance), a.size, p.stop);
+    // Persistence is most of the work: 70% of the fraction, the spectra the rest.
+    AnalysisProgress persistenceProgress;
+    if (p.progress) persistenceProgress = [&p](double f) { return p.progress(0.7 * f); };
+    r.persistence =
+        persistence_rips(attention_distances(a, p.distance), a.size, persistenceProgress);
     r.betti = betti_curves(r.persistence, p.bettiPoints);
-    for (double threshold : p.thresholds) {
-      stop_check(p.stop);
+    for (std::size_t k = 0; k < p.thresholds.size(); ++k) {
+      const double threshold = p.thresholds[k];
+      progress_check(p.progress,
+                     0.7 + 0.3 * static_cast<double>(k) / static_cast<double>(p.thresholds.size()));
       r.spectra.push_back(graph_spectrum(a, {threshold, false, p.perTokenGeometry}));
       r.normalisedSpectra.push_back(graph_spectrum(a, {threshold, true, false}));
     }

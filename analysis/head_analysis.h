@@ -10,8 +10,8 @@
 #include "analysis/graph_spectrum.h"
 #include "analysis/head_diagnostics.h"
 #include "analysis/persistence.h"
+#include "analysis/progress.h"
 #include "analysis/sinks.h"
-#include "analysis/stop.h"
 #include "analysis/taxonomy.h"
 #include "analysis/value_space.h"
 
@@ -31,8 +31,9 @@ struct HeadAnalysisParams {
   // Persistence, Betti curves and spectra (the O(T^3) part). Off: those
   // fields stay empty (long inputs analyse them per selected head instead).
   bool topology = true;
-  // Asked during the long parts (persistence, between spectra); see stop.h.
-  StopRequested stop;
+  // Hears the fraction done during the long parts (persistence, spectra);
+  // a false answer stops the analysis (progress.h).
+  AnalysisProgress progress;
 };
 
 struct HeadAnalysis {

@@ -175,7 +175,7 @@ class CycleFinder {
 }  // namespace
 
 PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n,
-                                    const StopRequested& stop) {
+                                    const AnalysisProgress& progress) {
   if (n < 0 || distances.size() != static_cast<std::size_t>(n) * static_cast<std::size_t>(n))
     throw std::invalid_argument("persistence_rips: distances must be n x n");
   for (std::size_t k = 0; k < distances.size(); ++k)
@@ -227,7 +227,8 @@ PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n,
   CycleFinder cycles(edges, n);
   pivotOwner.reserve(edges.size());
   for (std::size_t e = edges.size(); e-- > 0;) {
-    if (e % 512 == 0) stop_check(stop);
+    if (e % 512 == 0)
+      progress_check(progress, 1.0 - static_cast<double>(e) / static_cast<double>(edges.size()));
     if (cleared[e]) continue;
     if (n < 3) continue;  // no triangles, so no column can die (or be born: n = 2 is a tree)
     // Shortcut (as Ripser's emergent pairs): when no earlier column owns the

@@ -7,7 +7,7 @@
 #include <array>
 #include <vector>
 
-#include "analysis/stop.h"
+#include "analysis/progress.h"
 
 #include "analysis/attention_matrix.h"
 
@@ -45,10 +45,10 @@ std::vector<double> attention_distances(const AttentionView& attention,
 
 // Exact persistence of the Rips filtration of `distances` (n x n). Bars of
 // zero length are not reported.
-// `stop` is asked every few hundred columns (long inputs: T = 2048 takes
-// half a minute); when it says so, AnalysisStopped is thrown.
+// `progress` hears the fraction done every few hundred columns (long inputs
+// take seconds to minutes); a false answer throws AnalysisStopped.
 PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n,
-                                    const StopRequested& stop = {});
+                                    const AnalysisProgress& progress = {});
 
 struct BettiCurves {
   std::vector<double> grid;  // e in [0, 1]

@@ -135,17 +135,17 @@ TEST(JobRunner, ANewJobInAGroupSupersedesTheOldOne) {
 }
 
 // DeferredResults on top of the runner: a result is computed once per key; a
-// long job that no drawing pass wants any more stops at its next check.
-TEST(DeferredResults, ALongJobNoLongerWantedStopsAtItsNextCheck) {
+// long job that no drawing pass wants any more stops at its next report.
+TEST(DeferredResults, ALongJobNoLongerWantedStopsAtItsNextReport) {
+  using sinkscope::analysis::AnalysisProgress;
   using sinkscope::analysis::AnalysisStopped;
-  using sinkscope::analysis::StopRequested;
   JobRunner runner;
   sinkscope::ui::DeferredResults results(&runner);
   std::atomic<bool> started{false}, sawStop{false};
   results.beginPass();
-  auto slow = results.get<int>("slow", false, [&](const StopRequested& stop) -> int {
+  auto slow = results.get<int>("slow", false, [&](const AnalysisProgress& progress) -> int {
     started = true;
-    while (!stop()) QThread::msleep(1);
+    while (progress(0.5)) QThread::msleep(1);
     sawStop = true;
     throw AnalysisStopped();
   });
@@ -165,10 +165,10 @@ TEST(DeferredResults, ALongJobNoLongerWantedStopsAtItsNextCheck) {
 
   int computed = 0;
   results.beginPass();
-  EXPECT_EQ(results.get<int>("quick", false, [](const StopRequested&) { return 42; }), nullptr);
+  EXPECT_EQ(results.get<int>("quick", false, [](const AnalysisProgress&) { return 42; }), nullptr);
   QSignalSpy arrived(&results, &sinkscope::ui::DeferredResults::arrived);
   ASSERT_TRUE(arrived.wait(5000));
-  auto cheap = [&](const StopRequested&) { return ++computed; };
+  auto cheap = [&](const AnalysisProgress&) { return ++computed; };
   ASSERT_NE(results.peek<int>("quick"), nullptr);
   EXPECT_EQ(*results.peek<int>("quick"), 42);
   EXPECT_EQ(*results.get<int>("now", true, cheap), 1);

@@ -207,9 +207,10 @@ TEST(Persistence, StarMapMergesEverythingThroughTheSink) {
   EXPECT_TRUE(p.h1.empty());
 }
 
-// A long computation asks its stop request and ends with AnalysisStopped once
-// it says so; asked and never saying so, the result is the same as without.
-TEST(Persistence, StopsWhenAskedAndOnlyThen) {
+// A long computation reports its progress (fractions rising in [0, 1]) and
+// ends with AnalysisStopped once the callback answers false; answered true
+// throughout, the result is the same as without a callback.
+TEST(Persistence, ReportsProgressAndStopsWhenTold) {
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   const int n = 64;
@@ -217,19 +218,25 @@ TEST(Persistence, StopsWhenAskedAndOnlyThen) {
   for (int i = 0; i < n; ++i)
     for (int j = i + 1; j < n; ++j)
       d[static_cast<std::size_t>(i) * n + j] = d[static_cast<std::size_t>(j) * n + i] = u(rng);
-  int asked = 0;
+  std::vector<double> heard;
   const PersistenceDiagram plain = persistence_rips(d, n);
-  const PersistenceDiagram watched = persistence_rips(d, n, [&] { return ++asked < 0; });
-  EXPECT_GT(asked, 0) << "the stop request is asked";
+  const PersistenceDiagram watched = persistence_rips(d, n, [&](double f) {
+    heard.push_back(f);
+    return true;
+  });
+  ASSERT_FALSE(heard.empty()) << "progress is reported";
+  EXPECT_TRUE(std::is_sorted(heard.begin(), heard.end()));
+  EXPECT_GE(heard.front(), 0.0);
+  EXPECT_LE(heard.back(), 1.0);
   ASSERT_EQ(watched.h1.size(), plain.h1.size());
   for (std::size_t k = 0; k < plain.h1.size(); ++k)
     EXPECT_EQ(watched.h1[k].death, plain.h1[k].death);
-  EXPECT_THROW((void)persistence_rips(d, n, [] { return true; }), AnalysisStopped);
+  EXPECT_THROW((void)persistence_rips(d, n, [](double) { return false; }), AnalysisStopped);
 
   AttentionMatrix m{std::vector<float>(static_cast<std::size_t>(n) * n, 1.0f / n), n, false};
   HeadAnalysisParams params;
-  params.stop = [] { return true; };
+  params.progress = [](double) { return false; };
   EXPECT_THROW((void)analyse_head(m.view(), {}, 0, params), AnalysisStopped);
-  params.topology = false;  // nothing long to stop
+  params.topology = false;  // nothing long to report on
   EXPECT_NO_THROW((void)analyse_head(m.view(), {}, 0, params));
 }

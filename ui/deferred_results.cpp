@@ -41,15 +41,15 @@ void DeferredResults::endPass() {
 
 void DeferredResults::start(
     const QString& key,
-    std::function<std::shared_ptr<const void>(const analysis::StopRequested&)> compute) {
+    std::function<std::shared_ptr<const void>(const analysis::AnalysisProgress&)> compute) {
   const unsigned long long generation = generation_;
   pending_[key] = jobs_->submit<std::shared_ptr<const void>>(
       tr("Compute the %1").arg(key),
       [compute = std::move(compute)](const JobProgress& progress) {
         job_check(progress, 0.0);  // cancelled while still queued: skip the work
         try {
-          // A job cancelled while it runs stops at the analysis' next check.
-          return compute([&progress] { return !progress(0.0); });
+          // A job cancelled while it runs stops at the analysis' next report.
+          return compute(progress);
         } catch (const analysis::AnalysisStopped&) {
           throw JobCancelled();
         }

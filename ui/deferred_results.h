@@ -14,7 +14,7 @@
 #include <map>
 #include <memory>
 
-#include "analysis/stop.h"
+#include "analysis/progress.h"
 #include "ui/job_runner.h"
 
 namespace sinkscope::ui {
@@ -35,11 +35,12 @@ class DeferredResults : public QObject {
 
   // The result for `key` (it names the result in words: the job's name in the
   // status bar is "Compute the <key>"), or null while its job runs. `now`: compute on the
-  // spot (cheap at this size) instead of in a job. `compute` gets a stop
-  // request to pass to long analyses: it says yes once the job is cancelled.
+  // spot (cheap at this size) instead of in a job. `compute` gets a progress
+  // callback to pass to long analyses: it feeds the status bar, and answers
+  // false once the job is cancelled.
   template <class R>
   std::shared_ptr<const R> get(const QString& key, bool now,
-                               std::function<R(const analysis::StopRequested&)> compute) {
+                               std::function<R(const analysis::AnalysisProgress&)> compute) {
     wanted_.insert(key);
     if (auto it = results_.find(key); it != results_.end())
       return std::static_pointer_cast<const R>(it->second);
@@ -51,8 +52,8 @@ class DeferredResults : public QObject {
     if (!pending_.count(key))
       start(key,
             [compute = std::move(compute)](
-                const analysis::StopRequested& stop) -> std::shared_ptr<const void> {
-              return std::make_shared<const R>(compute(stop));
+                const analysis::AnalysisProgress& progress) -> std::shared_ptr<const void> {
+              return std::make_shared<const R>(compute(progress));
             });
     return nullptr;
   }
@@ -73,7 +74,7 @@ class DeferredResults : public QObject {
 
  private:
   void start(const QString& key,
-             std::function<std::shared_ptr<const void>(const analysis::StopRequested&)> compute);
+             std::function<std::shared_ptr<const void>(const analysis::AnalysisProgress&)> compute);
   void store(const QString& key, std::shared_ptr<const void> value);
 
   JobRunner* jobs_;

@@ -29,7 +29,7 @@ std::shared_ptr<const RunAnalysis> run_analysis_compute(
   // layers (the stop request stays out of the stored params).
   std::atomic<double> done{0.0};
   analysis::HeadAnalysisParams params = r->params;
-  if (progress) params.stop = [&progress, &done] { return !progress(done.load()); };
+  if (progress) params.progress = [&progress, &done](double) { return progress(done.load()); };
   for (int l = 0; l < r->layers; ++l) {
     const models::LayerCapture cap = trace.layer(l);
     const analysis::AttentionMatrix average = cap.headAverage();

@@ -92,7 +92,7 @@ void GraphPanel::drawGraph() {
             .arg(head_name(head))
             .arg(theta),
         in_.cheap(),
-        [source = in_.attentionSource(layer, head), theta](const analysis::StopRequested&) {
+        [source = in_.attentionSource(layer, head), theta](const analysis::AnalysisProgress&) {
           const analysis::AttentionMatrix m = source();
           return analysis::graph_layout_force(m.view(), {theta, 100, 1});
         });

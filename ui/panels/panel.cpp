@@ -45,10 +45,10 @@ std::shared_ptr<const analysis::HeadAnalysis> PanelInputs::topologyOf(int layer,
   params.thresholds.clear();  // spectra: one threshold at a time (spectrumAt), O(T^3) each
   return deferred->get<analysis::HeadAnalysis>(
       key, false,
-      [source = attentionSource(layer, head), params](const analysis::StopRequested& stop) {
+      [source = attentionSource(layer, head), params](const analysis::AnalysisProgress& progress) {
         const analysis::AttentionMatrix m = source();
         analysis::HeadAnalysisParams p = params;
-        p.stop = stop;
+        p.progress = progress;
         return analysis::analyse_head(m.view(), {}, 0, p);
       });
 }
@@ -61,7 +61,7 @@ std::shared_ptr<const analysis::GraphSpectrum> PanelInputs::selectedSpectrum() c
           .arg(layer)
           .arg(head_name(head))
           .arg(theta),
-      cheap(), [source = attentionSource(layer, head), theta](const analysis::StopRequested&) {
+      cheap(), [source = attentionSource(layer, head), theta](const analysis::AnalysisProgress&) {
         const analysis::AttentionMatrix m = source();
         return analysis::graph_spectrum(m.view(), {theta, false, true});
       });
@@ -88,7 +88,8 @@ std::shared_ptr<const analysis::GraphSpectrum> PanelInputs::spectrumAt(int layer
   if (!request) return deferred->peek<analysis::GraphSpectrum>(key);
   return deferred->get<analysis::GraphSpectrum>(
       key, cheap(),
-      [source = attentionSource(layer, head), theta, normalised](const analysis::StopRequested&) {
+      [source = attentionSource(layer, head), theta,
+       normalised](const analysis::AnalysisProgress&) {
         const analysis::AttentionMatrix m = source();
         return analysis::graph_spectrum(m.view(), {theta, normalised, false});
       });

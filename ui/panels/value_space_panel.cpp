@@ -143,7 +143,7 @@ void ValueSpacePanel::drawValueSpace() {
           .arg(layer)
           .arg(head_name(head))
           .arg(query),
-      in_.cheap(), [capture, head, cp](const analysis::StopRequested&) {
+      in_.cheap(), [capture, head, cp](const analysis::AnalysisProgress&) {
         return analysis::value_space_curve(capture->attentionOf(head), capture->valuesOf(head),
                                            capture->head_dim, cp);
       });
