@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 namespace sinkscope::analysis {
 
@@ -37,24 +38,26 @@ SinkSet sink_set(const AttentionView& a, const SinkSetParams& params) {
   for (int i = 0; i < T; ++i)
     for (int j = 0; j < T; ++j)
       if (a.visible(i, j)) visible.push_back(a.at(i, j));
-  set.tau = percentile_linear(visible, params.percentile);
+  set.tau = percentile_linear(std::move(visible), params.percentile);
 
+  // One pass in memory order (row by row): each column's received attention,
+  // summed over queries in the same order as a column-wise loop would, and
+  // how many of its weights reach tau.
   std::vector<double> columnSums(static_cast<std::size_t>(T), 0.0);
+  std::vector<int> hitCounts(static_cast<std::size_t>(T), 0);
   for (int i = 0; i < T; ++i)
-    for (int j = 0; j < T; ++j)
-      if (a.visible(i, j)) columnSums[static_cast<std::size_t>(j)] += a.at(i, j);
+    for (int j = 0; j < T; ++j) {
+      if (!a.visible(i, j)) continue;
+      const float w = a.at(i, j);
+      columnSums[static_cast<std::size_t>(j)] += w;
+      if (w >= set.tau && w > 0.0f) ++hitCounts[static_cast<std::size_t>(j)];
+    }
   const double columnThreshold = percentile_linear(columnSums, params.percentile);
 
   for (int j = 0; j < T; ++j) {
     const int seeing = a.visible_query_count(j);
-    int hits = 0;
-    double received = 0.0;
-    for (int i = 0; i < T; ++i) {
-      if (!a.visible(i, j)) continue;
-      const float w = a.at(i, j);
-      received += w;
-      if (w >= set.tau && w > 0.0f) ++hits;
-    }
+    const int hits = hitCounts[static_cast<std::size_t>(j)];
+    const double received = columnSums[static_cast<std::size_t>(j)];
     SinkToken s{j, seeing > 0 ? static_cast<double>(hits) / seeing : 0.0,
                 seeing > 0 ? received / seeing : 0.0};
     const bool sink = params.mode == SinkSetParams::Mode::Percentile
