@@ -15,6 +15,7 @@
 #include "render/heat_map_view.h"
 #include "render/line_plot_view.h"
 #include "render/qcustomplot_include.h"
+#include "render/scene_view.h"
 
 namespace sinkscope::render {
 
@@ -57,6 +58,22 @@ QColor to_qcolor(const Rgb& c) {
 
 QColor viridis(double t) { return to_qcolor(colormap_viridis(t)); }
 
+// A cell's colour as the view draws it: categories, log or linear scale, the
+// diverging map for differences.
+QColor heat_map_colour(const HeatMapData& d, float value, double lo, double hi) {
+  if (!d.categories.empty()) {
+    const auto k = static_cast<std::size_t>(
+        std::clamp(static_cast<int>(value), 0, static_cast<int>(d.categoryColours.size()) - 1));
+    return to_qcolor(d.categoryColours[k]);
+  }
+  double t = (value - lo) / std::max(hi - lo, 1e-12);
+  if (d.logScale && lo > 0 && hi > lo)
+    t = (std::log10(std::max<double>(value, lo)) - std::log10(lo)) /
+        (std::log10(hi) - std::log10(lo));
+  t = std::clamp(t, 0.0, 1.0);
+  return d.diverging ? to_qcolor(colormap_diverging(2 * t - 1)) : viridis(t);
+}
+
 // The heat map on a painter, in a w x h logical area: title, labels, cells, colour bar.
 void paint_heat_map(QPainter& p, const HeatMapData& d, double lo, double hi, int w, int h) {
   p.fillRect(QRectF(0, 0, w, h), Qt::white);
@@ -77,10 +94,7 @@ void paint_heat_map(QPainter& p, const HeatMapData& d, double lo, double hi, int
     for (int c = 0; c < d.cols; ++c) {
       const std::size_t k = static_cast<std::size_t>(r) * d.cols + c;
       const bool hidden = !d.hidden.empty() && d.hidden[k];
-      const double t = (d.values[k] - lo) / std::max(hi - lo, 1e-12);
-      const QColor color = hidden        ? QColor(225, 225, 225)
-                           : d.diverging ? to_qcolor(colormap_diverging(2 * t - 1))
-                                         : viridis(t);
+      const QColor color = hidden ? QColor(225, 225, 225) : heat_map_colour(d, d.values[k], lo, hi);
       p.setBrush(color);
       // A hair wider than the cell: no seams between neighbours at any scale.
       p.drawRect(QRectF(left + c * cell, top + r * cell, cell + 0.4, cell + 0.4));
@@ -99,8 +113,18 @@ void paint_heat_map(QPainter& p, const HeatMapData& d, double lo, double hi, int
       p.restore();
     }
   }
-  // Colour bar with its quantity and range.
   const double barX = left + d.cols * cell + 20, barH = d.rows * cell;
+  if (!d.categories.empty()) {  // a legend of named colours instead of a scale
+    for (std::size_t k = 0; k < d.categories.size() && k < d.categoryColours.size(); ++k) {
+      p.setPen(Qt::NoPen);
+      p.setBrush(to_qcolor(d.categoryColours[k]));
+      p.drawRect(QRectF(barX, top + 18.0 * k, 12, 12));
+      p.setPen(Qt::black);
+      p.drawText(QPointF(barX + 16, top + 18.0 * k + 10), d.categories[k]);
+    }
+    return;
+  }
+  // Colour bar with its quantity and range.
   for (int k = 0; k < 100; ++k) {
     p.setPen(Qt::NoPen);
     p.setBrush(d.diverging ? to_qcolor(colormap_diverging(1.0 - 2.0 * k / 99.0))
@@ -115,6 +139,45 @@ void paint_heat_map(QPainter& p, const HeatMapData& d, double lo, double hi, int
   p.rotate(-90);
   p.drawText(QPointF(0, 0), d.quantity);
   p.restore();
+}
+
+// The scene flat, as the camera shows it: edges, balls, points, labels, title.
+void paint_scene(QPainter& p, const SceneData& d, const SceneView::Projection& at, int w, int h) {
+  p.fillRect(QRectF(0, 0, w, h), Qt::white);
+  p.setRenderHint(QPainter::Antialiasing, true);
+  for (const SceneEdge& e : d.edges) {
+    QColor c = e.lit ? to_qcolor(kSelectedHighlight) : QColor(70, 70, 70);
+    c.setAlphaF(e.lit ? 1.0f : static_cast<float>(0.15 + 0.85 * std::clamp(e.weight, 0.0, 1.0)));
+    p.setPen(QPen(c, e.lit ? 2.0 : 1.0));
+    p.drawLine(at.points[static_cast<std::size_t>(e.from)],
+               at.points[static_cast<std::size_t>(e.to)]);
+  }
+  for (std::size_t k = 0; k < d.balls.size(); ++k) {
+    QColor fill = to_qcolor(d.balls[k].color);
+    fill.setAlphaF(0.12f);
+    p.setBrush(fill);
+    p.setPen(QPen(to_qcolor(d.balls[k].color), 1.0));
+    p.drawEllipse(at.ballCentres[k], at.ballRadii[k], at.ballRadii[k]);
+  }
+  QFont font(QStringLiteral("sans"), 8);
+  p.setFont(font);
+  const bool labels = static_cast<int>(d.points.size()) <= kSceneMaxLabels;
+  for (std::size_t k = 0; k < d.points.size(); ++k) {
+    const double r = std::max(1.5, at.pointRadii[k]);
+    const QColor c = to_qcolor(d.points[k].color);
+    p.setBrush(c);
+    p.setPen(QPen(c.darker(160), 0.8));
+    p.drawEllipse(at.points[k], r, r);
+    if (labels && !d.points[k].label.isEmpty()) {
+      p.setPen(QColor(40, 40, 40));
+      p.drawText(at.points[k] + QPointF(r + 2, -r), d.points[k].label);
+    }
+  }
+  p.setPen(Qt::black);
+  p.setFont(QFont(QStringLiteral("sans"), 10));
+  p.drawText(QRectF(10, 5, w - 20, 20), Qt::AlignLeft | Qt::AlignVCenter, d.title);
+  p.setFont(font);
+  p.drawText(QRectF(10, 24, w - 20, 16), Qt::AlignLeft | Qt::AlignVCenter, d.legend);
 }
 
 }  // namespace
@@ -219,6 +282,52 @@ void line_plot_export(const LinePlotView& view, const QString& path, int dpi,
   write_atomic(path,
                figure_bytes<QCPPainter>(f, w, h, dpi, view.data().title,
                                         [&](QCPPainter& p) { plot->toPainter(&p, w, h); }),
+               overwrite);
+}
+
+QString scene_csv(const SceneData& d, const QStringList& comments) {
+  QString s = header(comments);
+  s += QStringLiteral("# %1\n").arg(d.title);
+  s += QStringLiteral("kind,index,token,label,x,y,z,size_weight_or_radius,from,to\n");
+  auto quoted = [](QString text) {
+    return QLatin1Char('"') + text.replace(QLatin1Char('"'), QStringLiteral("\"\"")) +
+           QLatin1Char('"');
+  };
+  auto number = [](double v) { return QString::number(v, 'g', 9); };
+  for (std::size_t k = 0; k < d.points.size(); ++k) {
+    const ScenePoint& p = d.points[k];
+    s += QStringLiteral("point,%1,%2,%3,%4,%5,%6,%7,,\n")
+             .arg(k)
+             .arg(p.token >= 0 ? QString::number(p.token) : QString())
+             .arg(quoted(p.label), number(p.position[0]), number(p.position[1]),
+                  number(p.position[2]), number(p.size));
+  }
+  for (std::size_t k = 0; k < d.edges.size(); ++k)
+    s += QStringLiteral("edge,%1,,,,,,%2,%3,%4\n")
+             .arg(k)
+             .arg(number(d.edges[k].weight))
+             .arg(d.edges[k].from)
+             .arg(d.edges[k].to);
+  for (std::size_t k = 0; k < d.balls.size(); ++k)
+    s += QStringLiteral("ball,%1,,,%2,%3,%4,%5,,\n")
+             .arg(k)
+             .arg(number(d.balls[k].center[0]), number(d.balls[k].center[1]),
+                  number(d.balls[k].center[2]), number(d.balls[k].radius));
+  return s;
+}
+
+void scene_export(SceneView& view, const QString& path, int dpi, const QStringList& comments,
+                  bool overwrite) {
+  const ExportFormat f = export_format_of(path);
+  if (f == ExportFormat::Csv) {
+    write_atomic(path, scene_csv(view.data(), comments).toUtf8(), overwrite);
+    return;
+  }
+  const SceneView::Projection at = view.project();
+  const int w = std::max(view.width(), 200), h = std::max(view.height(), 150);
+  write_atomic(path,
+               figure_bytes<QPainter>(f, w, h, dpi, view.data().title,
+                                      [&](QPainter& p) { paint_scene(p, view.data(), at, w, h); }),
                overwrite);
 }
 

@@ -106,6 +106,7 @@ void SceneView::setData(SceneData data) {
   for (int k = 0; k < 3; ++k) extent = std::max(extent, hi[k] - lo[k]);
   if (!(extent > 0)) extent = 1.0;
   const double unit = extent / 40.0;
+  glyphUnit_ = unit;
 
   if (!data_.points.empty()) {
     vtkNew<vtkPoints> points;
@@ -202,6 +203,37 @@ void SceneView::setData(SceneData data) {
     requestRender();
   else
     resetView();
+}
+
+SceneView::Projection SceneView::project() {
+  vtkRenderer* r = renderer();
+  const double ratio = devicePixelRatioF();
+  const double height = this->height();
+  double up[3];
+  r->GetActiveCamera()->GetViewUp(up);
+  auto toWidget = [&](const std::array<double, 3>& p) {
+    r->SetWorldPoint(p[0], p[1], p[2], 1.0);
+    r->WorldToDisplay();
+    const double* d = r->GetDisplayPoint();
+    return QPointF(d[0] / ratio, height - d[1] / ratio);
+  };
+  // A world length seen at `centre`, measured along the camera's up direction.
+  auto projectedLength = [&](const std::array<double, 3>& centre, double length) {
+    const std::array<double, 3> moved{centre[0] + length * up[0], centre[1] + length * up[1],
+                                      centre[2] + length * up[2]};
+    const QPointF a = toWidget(centre), b = toWidget(moved);
+    return std::hypot(a.x() - b.x(), a.y() - b.y());
+  };
+  Projection out;
+  for (const ScenePoint& p : data_.points) {
+    out.points.push_back(toWidget(p.position));
+    out.pointRadii.push_back(projectedLength(p.position, p.size * glyphUnit_));
+  }
+  for (const SceneBall& b : data_.balls) {
+    out.ballCentres.push_back(toWidget(b.center));
+    out.ballRadii.push_back(projectedLength(b.center, b.radius));
+  }
+  return out;
 }
 
 int SceneView::pointAt(const QPointF& widgetPoint) {

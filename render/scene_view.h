@@ -60,6 +60,16 @@ class SceneView : public VtkViewWidget {
   void setData(SceneData data);
   // The point drawn nearest to a widget-space position, within 10 pixels; -1: none.
   int pointAt(const QPointF& widgetPoint);
+
+  // The scene as the camera shows it now, in widget coordinates (y down):
+  // what a 2-D export draws.
+  struct Projection {
+    std::vector<QPointF> points;
+    std::vector<double> pointRadii;
+    std::vector<QPointF> ballCentres;
+    std::vector<double> ballRadii;
+  };
+  Projection project();
   const SceneData& data() const { return data_; }
   void resetView();
 
@@ -78,6 +88,7 @@ class SceneView : public VtkViewWidget {
 
   SceneData data_;
   int hoveredToken_ = -1;
+  double glyphUnit_ = 1.0;  // world length of a point of size 1
   std::vector<vtkSmartPointer<vtkActor>> actors_;
   std::vector<vtkSmartPointer<vtkProp>> labels_;
   vtkNew<vtkTextActor> title_;

@@ -336,11 +336,19 @@ TEST_F(MainWindowGui, EveryPanelExportsFiguresAndItsNumbers) {
   ASSERT_TRUE(show_with_model(w, dir, 2, 2));
   const int T = w.lastRun()->tokenCount();
   std::vector<QWidget*> views{w.attentionView(), w.profileView()};
-  for (QWidget* v : {static_cast<QWidget*>(w.analysisPanels()->overviewView()),
-                     static_cast<QWidget*>(w.analysisPanels()->diagramView()),
-                     static_cast<QWidget*>(w.analysisPanels()->spectrumView()),
-                     static_cast<QWidget*>(w.analysisPanels()->layerSinkView())})
+  ui::AnalysisPanels* panels = w.analysisPanels();
+  for (QWidget* v :
+       {static_cast<QWidget*>(panels->overviewView()), static_cast<QWidget*>(panels->diagramView()),
+        static_cast<QWidget*>(panels->spectrumView()),
+        static_cast<QWidget*>(panels->layerSinkView()),
+        static_cast<QWidget*>(panels->taxonomyView()), static_cast<QWidget*>(panels->graphView()),
+        static_cast<QWidget*>(panels->embeddingView()),
+        static_cast<QWidget*>(panels->valueSpaceView())})
     views.push_back(v);
+  // The 3-D views draw what their camera shows: lay them out first.
+  for (QDockWidget* d : panels->docks())
+    if (d->objectName() == QStringLiteral("graphDock")) d->raise();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return panels->graphView()->isVisible(); }, kTimeout));
   for (QWidget* view : views) {
     const QString base = dir.filePath(view->objectName());
     for (const char* suffix : {".png", ".pdf", ".svg", ".csv"})
@@ -361,8 +369,17 @@ TEST_F(MainWindowGui, EveryPanelExportsFiguresAndItsNumbers) {
     EXPECT_TRUE(text.contains(QStringLiteral("# text: "))) << text.left(300).toStdString();
     EXPECT_TRUE(text.contains(QStringLiteral("# selection: layer 0")));
   }
-  // Kept for a look: the exported attention map and persistence diagram.
-  for (const char* name : {"attentionView.png", "persistenceDiagram.png", "attentionView.svg"}) {
+  // A 3-D view's CSV has one row per token in the graph, with its coordinates.
+  QFile graphCsv(dir.filePath(QStringLiteral("graphView.csv")));
+  ASSERT_TRUE(graphCsv.open(QIODevice::ReadOnly));
+  int points = 0;
+  for (const QByteArray& line : graphCsv.readAll().split('\n'))
+    if (line.startsWith("point,")) ++points;
+  EXPECT_EQ(points, T);
+  EXPECT_TRUE(test::image_has_content(QImage(dir.filePath(QStringLiteral("graphView.png")))));
+  // Kept for a look: the exported attention map, persistence diagram and graph.
+  for (const char* name : {"attentionView.png", "persistenceDiagram.png", "attentionView.svg",
+                           "graphView.png", "valueSpaceView.svg", "taxonomyView.png"}) {
     QFile::remove(QStringLiteral(SINKSCOPE_ARTIFACT_DIR "/export-") + QLatin1String(name));
     QFile::copy(dir.filePath(QLatin1String(name)),
                 QStringLiteral(SINKSCOPE_ARTIFACT_DIR "/export-") + QLatin1String(name));

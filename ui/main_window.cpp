@@ -42,6 +42,7 @@
 #include "render/gl_support.h"
 #include "render/heat_map_view.h"
 #include "render/line_plot_view.h"
+#include "render/scene_view.h"
 #include "ui/job_runner.h"
 #include "ui/job_status.h"
 #include "ui/recent_models.h"
@@ -286,6 +287,8 @@ bool MainWindow::exportPanel(QWidget* view, const QString& path, int dpi, bool o
       render::heat_map_export(*heat, path, dpi, comments, overwrite);
     else if (auto* plot = qobject_cast<render::LinePlotView*>(view))
       render::line_plot_export(*plot, path, dpi, comments, overwrite);
+    else if (auto* scene = qobject_cast<render::SceneView*>(view))
+      render::scene_export(*scene, path, dpi, comments, overwrite);
     else
       throw std::invalid_argument("export: this panel has nothing to export");
   } catch (const std::exception& e) {
@@ -299,7 +302,9 @@ bool MainWindow::exportPanel(QWidget* view, const QString& path, int dpi, bool o
 void MainWindow::exportFocusedPanel() {
   QWidget* view = nullptr;
   for (QWidget* w = QApplication::focusWidget(); w && !view; w = w->parentWidget())
-    if (qobject_cast<render::HeatMapView*>(w) || qobject_cast<render::LinePlotView*>(w)) view = w;
+    if (qobject_cast<render::HeatMapView*>(w) || qobject_cast<render::LinePlotView*>(w) ||
+        qobject_cast<render::SceneView*>(w))
+      view = w;
   if (!view) view = attentionView_;
   if (!view) return;
   const QString name = QStringLiteral("%1-layer%2-head%3-%4.png")
