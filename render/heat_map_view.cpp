@@ -401,11 +401,20 @@ HeatMapData heat_map_side_by_side(const HeatMapData& left, const HeatMapData& ri
   }
   for (int c : right.markedCols) d.markedCols.push_back(left.cols + 1 + c);
   for (const auto& [r, c] : right.framedCells) d.framedCells.push_back({r, left.cols + 1 + c});
+  d.sideBySideSplit = left.cols;
   if (right.outlineRow >= 0 && left.outlineRow < 0) {
     d.outlineRow = right.outlineRow;
     d.outlineCol = left.cols + 1 + right.outlineCol;
   }
   return d;
+}
+
+int heat_map_own_column(const HeatMapData& data, int col) {
+  const int split = data.sideBySideSplit;
+  if (split < 0 || col < 0) return col;
+  if (col < split) return col;  // the left map
+  if (col == split) return -1;  // the gap
+  return col - split - 1;       // the right map
 }
 
 std::pair<int, int> HeatMapView::cellAt(const QPointF& widgetPoint) {

@@ -43,6 +43,7 @@ struct HeatMapData {
   std::vector<int> highlighted;  // rows and columns whose labels are highlighted (orange)
   int outlineRow = -1, outlineCol = -1;          // a cell drawn with a frame (the selection)
   std::vector<std::pair<int, int>> framedCells;  // (row, col) framed in orange (highlights)
+  int sideBySideSplit = -1;  // two maps next to each other: the left one's columns, else -1
   double rangeMin = 0.0;
   double rangeMax = 1.0;
 };
@@ -53,6 +54,9 @@ struct HeatMapData {
 // titles of `left` are kept. Column c of the result is column c of `left`
 // for c < left.cols and column c - left.cols - 1 of `right` after the gap.
 HeatMapData heat_map_side_by_side(const HeatMapData& left, const HeatMapData& right);
+// A column as drawn -> the column within its own map (the right map's start
+// after the gap); -1 for the gap or outside. Plain maps: the column itself.
+int heat_map_own_column(const HeatMapData& data, int col);
 
 class HeatMapView : public VtkViewWidget {
   Q_OBJECT

@@ -117,10 +117,26 @@ void LinePlotView::setData(LinePlotData data) {
   plot_->xAxis->setLabel(data_.xLabel);
   plot_->yAxis->setLabel(data_.yLabel);
 
+  // Data series share out viridis; one that borrows another's colour (a
+  // "before" curve) takes no share, so the others look as they do alone.
+  auto spreads = [](const LineSeries& s) { return !s.reference && !s.threshold && s.colourOf < 0; };
   std::size_t dataSeries = 0;
-  for (const auto& s : data_.series) dataSeries += (s.reference || s.threshold) ? 0 : 1;
-  std::size_t dataIndex = 0;
-  for (const auto& s : data_.series) {
+  for (const auto& s : data_.series) dataSeries += spreads(s) ? 1 : 0;
+  std::vector<QColor> colours(data_.series.size());
+  for (std::size_t k = 0, dataIndex = 0; k < data_.series.size(); ++k)
+    if (spreads(data_.series[k])) {
+      const QColor spread = series_color(dataIndex++, dataSeries);
+      colours[k] = data_.series[k].color.isValid() ? data_.series[k].color : spread;
+    }
+  for (std::size_t k = 0; k < data_.series.size(); ++k) {
+    const int from = data_.series[k].colourOf;
+    if (from >= 0 && from < static_cast<int>(colours.size()))
+      colours[k] = colours[static_cast<std::size_t>(from)];
+    else if (!colours[k].isValid())
+      colours[k] = data_.series[k].color.isValid() ? data_.series[k].color : QColor(110, 110, 110);
+  }
+  for (std::size_t k = 0; k < data_.series.size(); ++k) {
+    const LineSeries& s = data_.series[k];
     QCPGraph* g = plot_->addGraph();
     g->setName(s.name);
     if (s.segments) {
@@ -139,8 +155,7 @@ void LinePlotView::setData(LinePlotData data) {
     } else if (s.reference) {
       g->setPen(QPen(QColor(120, 120, 120), 1.5, Qt::DashLine));
     } else {
-      const QColor spread = series_color(dataIndex++, dataSeries);
-      const QColor c = s.color.isValid() ? s.color : spread;
+      const QColor c = colours[k];
       g->setPen(QPen(c, s.dashed ? 1.5 : 2.0, s.dashed ? Qt::DashLine : Qt::SolidLine));
       g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, c, c, s.scatter ? 7 : 5));
       if (s.scatter) g->setLineStyle(QCPGraph::lsNone);

@@ -22,6 +22,7 @@ struct LineSeries {
   bool segments = false;    // points 2k and 2k+1 are the ends of one segment (barcodes)
   QColor color = QColor();  // a data series' colour; invalid: spread over viridis
   bool dashed = false;      // a data series drawn dashed (e.g. the run before an intervention)
+  int colourOf = -1;        // >= 0: drawn in the colour of that series (a "before" curve)
 };
 
 struct LinePlotData {

@@ -75,6 +75,16 @@ QImage attention_area(ui::MainWindow& w) {
       QRect(area.topLeft() * shot.devicePixelRatio(), area.size() * shot.devicePixelRatio()));
 }
 
+// Brings the analysis dock `name` to the front and waits until `view` in it
+// is shown and laid out (so pixel positions are final).
+bool raise_dock(ui::AnalysisPanels* panels, const char* name, QWidget* view) {
+  for (QDockWidget* d : panels->docks())
+    if (d->objectName() == QLatin1String(name)) d->raise();
+  if (!QTest::qWaitFor([&] { return view->isVisible(); }, kTimeout)) return false;
+  QTest::qWait(100);
+  return true;
+}
+
 bool wait_for_frame(render::HeatMapView* view) {
   const int before = view->renderedFrameCount();
   view->requestRender();
@@ -346,9 +356,7 @@ TEST_F(MainWindowGui, EveryPanelExportsFiguresAndItsNumbers) {
         static_cast<QWidget*>(panels->valueSpaceView())})
     views.push_back(v);
   // The 3-D views draw what their camera shows: lay them out first.
-  for (QDockWidget* d : panels->docks())
-    if (d->objectName() == QStringLiteral("graphDock")) d->raise();
-  ASSERT_TRUE(QTest::qWaitFor([&] { return panels->graphView()->isVisible(); }, kTimeout));
+  ASSERT_TRUE(raise_dock(panels, "graphDock", panels->graphView()));
   for (QWidget* view : views) {
     const QString base = dir.filePath(view->objectName());
     for (const char* suffix : {".png", ".pdf", ".svg", ".csv"})
@@ -449,11 +457,8 @@ TEST_F(MainWindowGui, HoveringABarHighlightsItsTokensEverywhere) {
   w.resize(1400, 900);
   ASSERT_TRUE(show_with_model(w, dir, 2, 2));
   ui::AnalysisPanels* panels = w.analysisPanels();
-  for (QDockWidget* d : panels->docks())
-    if (d->objectName() == QStringLiteral("persistenceDock")) d->raise();
   render::LinePlotView* diagram = panels->diagramView();
-  ASSERT_TRUE(QTest::qWaitFor([&] { return diagram->isVisible(); }, kTimeout));
-  QTest::qWait(100);  // let the raised tab lay out, so axis pixels are final
+  ASSERT_TRUE(raise_dock(panels, "persistenceDock", diagram));
   // Move the mouse onto the H0 point farthest from every other point (so the hover
   // is unambiguous): the pair of tokens whose merge kills that bar lights up.
   const auto& h0 = w.lastRun()->analysis->at(0, 0).persistence.h0;
@@ -515,10 +520,7 @@ TEST_F(MainWindowGui, HoveringABarHighlightsItsTokensEverywhere) {
   // Hovering a token in the attention graph lights it everywhere, and the
   // redraw that follows keeps the user's view of the graph.
   render::SceneView* graph = panels->graphView();
-  for (QDockWidget* d : panels->docks())
-    if (d->objectName() == QStringLiteral("graphDock")) d->raise();
-  ASSERT_TRUE(QTest::qWaitFor([&] { return graph->isVisible(); }, kTimeout));
-  QTest::qWait(100);
+  ASSERT_TRUE(raise_dock(panels, "graphDock", graph));
   vtkCamera* camera = graph->renderer()->GetActiveCamera();
   camera->Azimuth(30);  // as if the user had rotated it
   double cameraBefore[3];

@@ -229,11 +229,11 @@ void MainWindow::buildDocks() {
   if (attentionView_) {
     connect(attentionView_, &render::HeatMapView::cellHovered, this, [this](int row, int col) {
       // The hovered query and key light up in every panel that shows tokens.
-      col = mapColumnToKey(col);
+      col = render::heat_map_own_column(attentionView_->data(), col);
       selection_->setHighlightedTokens(row < 0 || col < 0 ? QList<int>{} : QList<int>{row, col});
     });
     connect(attentionView_, &render::HeatMapView::cellClicked, this, [this](int row, int col) {
-      col = mapColumnToKey(col);
+      col = render::heat_map_own_column(attentionView_->data(), col);
       if (col < 0) return;  // the gap between two maps
       selection_->setQueryToken(row);
       selection_->setKeyToken(col);
@@ -742,13 +742,6 @@ render::LineSeries MainWindow::keyImportanceSeries(const SentenceRun& run,
   return alpha;
 }
 
-int MainWindow::mapColumnToKey(int col) const {
-  if (sideBySideSplit_ < 0 || col < 0) return col;
-  if (col < sideBySideSplit_) return col;  // the map before
-  if (col == sideBySideSplit_) return -1;  // the gap
-  return col - sideBySideSplit_ - 1;       // the map after
-}
-
 void MainWindow::refreshPanels() {
   if (!run_) return;
   const SentenceRun& shown = *shownRun();
@@ -768,7 +761,6 @@ void MainWindow::refreshPanels() {
     jobStatus_->showError(QString::fromUtf8(e.what()), QString::fromUtf8(e.what()));
     return;
   }
-  sideBySideSplit_ = -1;
   if (attentionView_) {
     render::HeatMapData data = attentionMapData(shown, map, difference ? &*run_ : nullptr);
     if (sideBySide) {
@@ -777,7 +769,6 @@ void MainWindow::refreshPanels() {
       const QString title = tr("before | after: %1").arg(data.title);
       data = render::heat_map_side_by_side(left, data);
       data.title = title;
-      sideBySideSplit_ = run_->tokenCount();
     }
     attentionView_->setData(std::move(data));
   }

@@ -110,10 +110,7 @@ class MainWindow : public QMainWindow {
   render::LineSeries keyImportanceSeries(const SentenceRun& run,
                                          const analysis::AttentionMatrix& map,
                                          const QString& name) const;
-  // A column of the map as drawn -> a key token (-1: none): side by side, the
-  // right map's columns start after the gap.
-  int mapColumnToKey(int col) const;
-  int sideBySideSplit_ = -1;  // columns of the left map when side by side, else -1
+
   void updateInterventionsLabel();
   // Recomputes the intervened run for the active interventions (a job).
   void runInterventions();

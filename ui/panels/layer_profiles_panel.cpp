@@ -36,6 +36,22 @@ void LayerProfilesPanel::drawNote(const QString& note) {
     view->setData({note, {}, {}, {}});
 }
 
+namespace {
+// Per layer: the mean attention to position 0 over heads, and the share of
+// heads whose alpha_0 exceeds 0.3 (the sink rate).
+void sink_measures(const RunAnalysis& a, render::LineSeries& sink, render::LineSeries& rate) {
+  for (int l = 0; l < a.layers; ++l) {
+    double attention = 0, above = 0;
+    for (int h = 0; h < a.heads; ++h) {
+      attention += a.at(l, h).meanOverQueries.sinkAttention;
+      above += a.at(l, h).keyImportance[0] > 0.3 ? 1 : 0;
+    }
+    sink.x.push_back(l), rate.x.push_back(l);
+    sink.y.push_back(attention / a.heads), rate.y.push_back(above / a.heads);
+  }
+}
+}  // namespace
+
 void LayerProfilesPanel::drawLayerProfiles() {
   const RunAnalysis& a = *in_.analysis;
   render::LineSeries sink{tr("attention to position 0 (mean over heads)"), {}, {}};
@@ -47,16 +63,10 @@ void LayerProfilesPanel::drawLayerProfiles() {
   render::LineSeries rank{tr("effective rank of the layer's input"), {}, {}};
   render::LineSeries fiedler{
       tr("Fiedler value (head average, theta %1)").arg(in_.selection->threshold()), {}, {}};
+  sink_measures(a, sink, rate);
   for (int l = 0; l < a.layers; ++l) {
-    double s = 0, above = 0;
-    for (int h = 0; h < a.heads; ++h) {
-      s += a.at(l, h).meanOverQueries.sinkAttention;
-      above += a.at(l, h).keyImportance[0] > 0.3 ? 1 : 0;
-    }
     const auto& avg = a.at(l, SelectionModel::kHeadAverage);
-    for (auto* series : {&sink, &rate, &central, &h0, &h1, &rank, &fiedler}) series->x.push_back(l);
-    sink.y.push_back(s / a.heads);
-    rate.y.push_back(above / a.heads);
+    for (auto* series : {&central, &h0, &h1, &rank, &fiedler}) series->x.push_back(l);
     // Long inputs: the per-layer topology is left out (NaN: no point drawn).
     const double nan = std::numeric_limits<double>::quiet_NaN();
     const auto g = in_.cheap() ? in_.spectrumAt(l, SelectionModel::kHeadAverage) : nullptr;
@@ -77,20 +87,9 @@ void LayerProfilesPanel::drawLayerProfiles() {
     const RunAnalysis& b = *in_.before;
     render::LineSeries sinkBefore{tr("attention to position 0, before"), {}, {}};
     render::LineSeries rateBefore{tr("sink rate, before"), {}, {}};
-    for (int l = 0; l < b.layers; ++l) {
-      double s = 0, above = 0;
-      for (int h = 0; h < b.heads; ++h) {
-        s += b.at(l, h).meanOverQueries.sinkAttention;
-        above += b.at(l, h).keyImportance[0] > 0.3 ? 1 : 0;
-      }
-      sinkBefore.x.push_back(l), rateBefore.x.push_back(l);
-      sinkBefore.y.push_back(s / b.heads), rateBefore.y.push_back(above / b.heads);
-    }
-    const QColor colours[3] = {QColor(68, 1, 84), QColor(49, 104, 142), QColor(53, 183, 121)};
-    sink.color = sinkBefore.color = colours[0];
-    rate.color = rateBefore.color = colours[1];
-    central.color = colours[2];
+    sink_measures(b, sinkBefore, rateBefore);
     sinkBefore.dashed = rateBefore.dashed = true;
+    sinkBefore.colourOf = 0, rateBefore.colourOf = 1;  // of sink and rate
     top.series = {sink, rate, central, sinkBefore, rateBefore};
     top.title = tr("Sinks by layer | after (solid) and before (dashed) | %1").arg(in_.source);
   }
@@ -110,11 +109,8 @@ void LayerProfilesPanel::drawLayerProfiles() {
     for (std::size_t l = 0; l < in_.before->effectiveRank.size() && l < rank.x.size(); ++l)
       rankBefore.x.push_back(static_cast<double>(l)),
           rankBefore.y.push_back(in_.before->effectiveRank[l]);
-    const QColor colours[4] = {QColor(68, 1, 84), QColor(59, 82, 139), QColor(33, 145, 140),
-                               QColor(94, 201, 98)};
-    h0.color = colours[0], h1.color = colours[1], rank.color = rankBefore.color = colours[2],
-    fiedler.color = colours[3];
     rankBefore.dashed = true;
+    rankBefore.colourOf = 2;  // of rank
     bottom.series = {h0, h1, rank, fiedler, rankBefore};
   }
   layerTopology_->setData(std::move(bottom));

@@ -41,10 +41,8 @@ OverviewPanel::OverviewPanel(PanelInputs& inputs, QMainWindow* window) : Panel(i
     layout->addWidget(overview_, 1);
     connect(overview_, &render::HeatMapView::cellClicked, this, [this](int row, int col) {
       // In miniature-map mode every head occupies a block of (side + 1) cells.
-      if (sideBySideCols_ >= 0) {  // before | after: the right grid starts after the gap
-        if (col == sideBySideCols_) return;
-        if (col > sideBySideCols_) col -= sideBySideCols_ + 1;
-      }
+      col = render::heat_map_own_column(overview_->data(), col);  // before | after
+      if (col < 0) return;                                        // the gap
       select_head_cell(in_.selection, row, col, miniatureSide_ > 0 ? miniatureSide_ + 1 : 1);
     });
   }
@@ -159,14 +157,12 @@ void OverviewPanel::drawOverview() {
     return;
   }
   miniatureSide_ = 0;
-  sideBySideCols_ = -1;
   render::HeatMapData d = scoreGrid(*in_.analysis, false);
   if (in_.before && in_.before->layers == in_.analysis->layers) {
     // Side by side: the plain run's grid left of the intervened one, one colour scale.
     render::HeatMapData left = scoreGrid(*in_.before, true);
     left.outlineRow = -1;
     const QString title = tr("before | after: %1").arg(d.title);
-    sideBySideCols_ = left.cols;
     d = render::heat_map_side_by_side(left, d);
     d.title = title;
   }

@@ -41,7 +41,6 @@ class OverviewPanel : public Panel {
   void drawMiniatureMaps();
   HeadScore score_ = HeadScore::SinkAttention;
   int miniatureSide_ = 0;    // cell side of the miniature-map grid (0: plain grid)
-  int sideBySideCols_ = -1;  // columns of the left grid when side by side, else -1
   QComboBox* scoreChooser_ = nullptr;
   render::HeatMapView* overview_ = nullptr;
 };

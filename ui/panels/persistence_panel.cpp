@@ -105,9 +105,8 @@ void PersistencePanel::drawPersistence() {
     render::LineSeries a1{tr("beta_1 before"), old.grid, {}};
     for (int v : old.beta0) a0.y.push_back(v);
     for (int v : old.beta1) a1.y.push_back(v);
-    b0.color = a0.color = QColor(68, 1, 84);  // viridis ends, as without the comparison
-    b1.color = a1.color = QColor(53, 183, 121);
     a0.dashed = a1.dashed = true;
+    a0.colourOf = 0, a1.colourOf = 1;  // of beta_0 and beta_1
     b.series = {b0, b1, a0, a1};
   }
   b.xPadding = 0.02;

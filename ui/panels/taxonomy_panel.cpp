@@ -27,10 +27,8 @@ TaxonomyPanel::TaxonomyPanel(PanelInputs& inputs, QMainWindow* window) : Panel(i
       taxonomy_ ? static_cast<QWidget*>(taxonomy_) : gl_unavailable_label(window);
   if (taxonomy_)
     connect(taxonomy_, &render::HeatMapView::cellClicked, this, [this](int row, int col) {
-      if (sideBySideCols_ >= 0) {  // before | after: the right grid starts after the gap
-        if (col == sideBySideCols_) return;
-        if (col > sideBySideCols_) col -= sideBySideCols_ + 1;
-      }
+      col = render::heat_map_own_column(taxonomy_->data(), col);  // before | after
+      if (col < 0) return;                                        // the gap
       select_head_cell(in_.selection, row, col, 1);
     });
   QSplitter* stacked = panel_splitter();
@@ -122,12 +120,10 @@ void TaxonomyPanel::drawTaxonomy() {
   counts.integerX = counts.integerY = true;
   counts.yLabel = tr("heads");
   counts.series = {now.counts[0], now.counts[1], now.counts[2]};
-  sideBySideCols_ = -1;
   if (in_.before && in_.before->layers == a.layers) {
     // Side by side: the plain run's grid on the left, its counts dashed.
     Classes before = classes_of(*in_.before, *in_.selection, true);
     const QString title = tr("before | after: %1").arg(now.grid.title);
-    sideBySideCols_ = before.grid.cols;
     now.grid = render::heat_map_side_by_side(before.grid, now.grid);
     now.grid.title = title;
     for (auto& series : before.counts) counts.series.push_back(series);

@@ -22,7 +22,6 @@ class TaxonomyPanel : public Panel {
 
  private:
   void drawTaxonomy();
-  int sideBySideCols_ = -1;  // columns of the left grid when side by side, else -1
   render::HeatMapView* taxonomy_ = nullptr;
   render::LinePlotView* taxonomyCounts_ = nullptr;
 };
