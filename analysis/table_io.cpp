@@ -2,8 +2,8 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <random>
 #include <stdexcept>
 
@@ -54,34 +54,103 @@ std::string csv_render(const CsvTable& table) {
   return out;
 }
 
-void file_write_atomic(const std::filesystem::path& path, const std::string& content,
-                       bool overwrite) {
-  namespace fs = std::filesystem;
-  if (!overwrite && fs::exists(path))
-    throw std::runtime_error(path.string() + ": already exists (use --force to replace it)");
-  const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  if (!fs::is_directory(folder))
-    throw std::runtime_error(path.string() + ": folder " + folder.string() + " does not exist");
-  std::random_device rd;
-  const fs::path temp = folder / ("." + path.filename().string() + ".tmp" + std::to_string(rd()));
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out)
-      throw std::runtime_error(path.string() + ": cannot write (" + std::strerror(errno) + ")");
-    out << content;
-    out.flush();
-    if (!out) {
-      std::error_code ignored;
-      fs::remove(temp, ignored);
-      throw std::runtime_error(path.string() + ": write failed");
-    }
-  }
+namespace {
+
+namespace fs = std::filesystem;
+
+// What may be replaced: nothing but a regular file (never a device node, a
+// FIFO, a folder or a link, whatever --force says).
+void check_replaceable(const fs::path& path, bool overwrite) {
   std::error_code ec;
-  fs::rename(temp, path, ec);
-  if (ec) {
+  const fs::file_status st = fs::symlink_status(path, ec);
+  if (st.type() == fs::file_type::not_found) return;
+  if (ec) throw std::runtime_error(path.string() + ": cannot be checked (" + ec.message() + ")");
+  if (st.type() != fs::file_type::regular)
+    throw std::runtime_error(path.string() +
+                             ": exists and is not a regular file; SinkScope only replaces "
+                             "regular files");
+  if (!overwrite)
+    throw std::runtime_error(path.string() + ": already exists (use --force to replace it)");
+}
+
+std::string temp_name(const fs::path& path) {
+  static std::random_device rd;
+  return "." + path.filename().string() + ".tmp" + std::to_string(rd());
+}
+
+// Writes `content` to a new temporary file beside `path`; returns its name.
+fs::path write_temp(const fs::path& path, const std::string& content) {
+  const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  const fs::path temp = folder / temp_name(path);
+  std::FILE* f = std::fopen(temp.c_str(), "wbx");
+  if (!f) throw std::runtime_error(path.string() + ": cannot write (" + std::strerror(errno) + ")");
+  const bool written = std::fwrite(content.data(), 1, content.size(), f) == content.size();
+  const int writeErrno = errno;
+  const bool flushed = std::fflush(f) == 0;
+  const int flushErrno = errno;
+  const bool closed = std::fclose(f) == 0;
+  if (!written || !flushed || !closed) {
     std::error_code ignored;
     fs::remove(temp, ignored);
-    throw std::runtime_error(path.string() + ": cannot replace (" + ec.message() + ")");
+    throw std::runtime_error(path.string() + ": write failed (" +
+                             std::strerror(!written ? writeErrno : flushErrno) + ")");
+  }
+  return temp;
+}
+
+}  // namespace
+
+void file_write_atomic(const fs::path& path, const std::string& content, bool overwrite) {
+  files_write_atomic({{path, content}}, overwrite);
+}
+
+void files_write_atomic(const std::vector<std::pair<fs::path, std::string>>& files,
+                        bool overwrite) {
+  // 1. Refuse before writing anything: a refused set leaves no trace.
+  for (const auto& [path, content] : files) check_replaceable(path, overwrite);
+  // 2. Folders that do not exist yet are made; undone when a write fails.
+  std::vector<fs::path> madeFolders;
+  std::vector<std::pair<fs::path, fs::path>> temps;  // (temporary, target)
+  auto undo = [&] {
+    std::error_code ignored;
+    for (const auto& [temp, target] : temps) fs::remove(temp, ignored);
+    for (auto it = madeFolders.rbegin(); it != madeFolders.rend(); ++it) fs::remove(*it, ignored);
+  };
+  try {
+    for (const auto& [path, content] : files) {
+      const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
+      std::vector<fs::path> missing;
+      for (fs::path f = folder; !f.empty() && !fs::exists(f); f = f.parent_path()) {
+        missing.push_back(f);
+        if (f == f.parent_path()) break;
+      }
+      for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+        std::error_code ec;
+        if (!fs::create_directory(*it, ec) && ec)
+          throw std::runtime_error(path.string() + ": folder " + it->string() +
+                                   " cannot be made (" + ec.message() + ")");
+        madeFolders.push_back(*it);
+      }
+      if (!fs::is_directory(folder))
+        throw std::runtime_error(path.string() + ": " + folder.string() + " is not a folder");
+      // 3. Every file to a temporary sibling; a full disk fails here, before any rename.
+      temps.emplace_back(write_temp(path, content), path);
+    }
+  } catch (...) {
+    undo();
+    throw;
+  }
+  // 4. Renames: atomic each, and nothing left that could run out of space.
+  for (std::size_t i = 0; i < temps.size(); ++i) {
+    std::error_code ec;
+    check_replaceable(temps[i].second, true);  // nothing else appeared meanwhile
+    fs::rename(temps[i].first, temps[i].second, ec);
+    if (ec) {
+      std::error_code ignored;
+      for (std::size_t k = i; k < temps.size(); ++k) fs::remove(temps[k].first, ignored);
+      throw std::runtime_error(temps[i].second.string() + ": cannot replace (" + ec.message() +
+                               ")");
+    }
   }
 }
 

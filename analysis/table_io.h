@@ -21,9 +21,18 @@ std::string csv_number(double value);
 std::string csv_render(const CsvTable& table);
 
 // Writes `content` to `path` through a temporary file in the same folder and a
-// rename. Refuses to replace an existing file unless `overwrite`. Throws
-// std::runtime_error naming the file and the problem.
+// rename. Refuses to replace an existing file unless `overwrite`, and never
+// replaces anything but a regular file (not a device, FIFO, folder or link).
+// Throws std::runtime_error naming the file and the problem.
 void file_write_atomic(const std::filesystem::path& path, const std::string& content,
                        bool overwrite);
+
+// Writes several files as one: every existing target is checked first (as
+// above), missing folders are made, all contents go to temporary siblings,
+// and only when every one is written are they renamed into place. A failure
+// (a full disk, a refused target) leaves nothing new behind: no file of the
+// set, no temporary, no folder it made.
+void files_write_atomic(
+    const std::vector<std::pair<std::filesystem::path, std::string>>& files, bool overwrite);
 
 }  // namespace sinkscope::analysis

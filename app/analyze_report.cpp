@@ -383,8 +383,8 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
                               num(s.eigenvalues.empty() ? 0.0 : s.eigenvalues.back())});
   }
 
-  fs::create_directories(dir);
   std::vector<fs::path> written;
+  std::vector<std::pair<fs::path, std::string>> contents;
   const std::pair<const char*, analysis::CsvTable*> files[] = {
       {"sinks.csv", &t.sinks},
       {"sink_summary.csv", &t.summary},
@@ -401,13 +401,14 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
       {"value_space_curve.csv", &t.valueSpaceCurve}};
   for (const auto& [name, table] : files) {
     table->comments = header;
-    analysis::file_write_atomic(dir / name, analysis::csv_render(*table), force);
+    contents.emplace_back(dir / name, analysis::csv_render(*table));
     written.push_back(dir / name);
   }
   if (!jsonFile.empty()) {
-    analysis::file_write_atomic(jsonFile, all.dump(1), force);
+    contents.emplace_back(jsonFile, all.dump(1));
     written.push_back(jsonFile);
   }
+  analysis::files_write_atomic(contents, force);  // all of them or none
   return written;
 }
 
@@ -506,8 +507,8 @@ std::vector<fs::path> analyze_corpus_write(const models::LoadedModel& loaded,
                         firstToken, num(e.firstTokenShare), lastToken, num(e.lastTokenShare),
                         num(e.otherShare)});
 
-  fs::create_directories(dir);
   std::vector<fs::path> written;
+  std::vector<std::pair<fs::path, std::string>> contents;
   for (auto [name, table] : std::initializer_list<std::pair<const char*, analysis::CsvTable*>>{
            {"specialisation.csv", &spec},
            {"token_specialisation.csv", &tokens},
@@ -515,9 +516,10 @@ std::vector<fs::path> analyze_corpus_write(const models::LoadedModel& loaded,
            {"sink_rate.csv", &rate},
            {"frame.csv", &frame}}) {
     table->comments = header;
-    analysis::file_write_atomic(dir / name, analysis::csv_render(*table), force);
+    contents.emplace_back(dir / name, analysis::csv_render(*table));
     written.push_back(dir / name);
   }
+  analysis::files_write_atomic(contents, force);  // all of them or none
   return written;
 }
 

@@ -168,13 +168,14 @@ std::vector<fs::path> experiment_write(const models::LoadedModel& loaded, const 
     throw models::ModelRunError("experiment: unknown kind \"" + kind + "\"");
   }
 
-  fs::create_directories(dir);
   std::vector<fs::path> written;
+  std::vector<std::pair<fs::path, std::string>> contents;
   for (auto& [name, t] : files) {
     t.comments = header;
-    analysis::file_write_atomic(dir / name, analysis::csv_render(t), force);
+    contents.emplace_back(dir / name, analysis::csv_render(t));
     written.push_back(dir / name);
   }
+  analysis::files_write_atomic(contents, force);  // all of them or none
   return written;
 }
 

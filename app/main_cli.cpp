@@ -11,7 +11,12 @@
 #include <string>
 #include <vector>
 
+#include <fcntl.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
 #include <fstream>
 #include <iomanip>
 #include <nlohmann/json.hpp>
@@ -22,6 +27,7 @@
 #include "app/analyze_report.h"
 #include "app/experiment_report.h"
 #include "models/corpus.h"
+#include "models/input_files.h"
 #include "models/loaded_model.h"
 #include "models/model_discovery.h"
 #include "models/model_folder.h"
@@ -181,9 +187,8 @@ int command_info(int argc, char** argv) {
               << "hidden_size: " << s.hidden_size << "\n"
               << "tokenizer: " << (s.has_tokenizer ? "tokenizer.json" : "missing") << "\n";
     for (const auto& f : s.weight_files) std::cout << "weights: " << f << "\n";
-  } catch (const sinkscope::models::ModelFolderError& e) {
-    std::cerr << "sinkscope-cli: " << e.what() << "\n";
-    return kBadUsage;
+  } catch (const sinkscope::models::ModelInputError& e) {
+    throw UsageError(e.what());
   }
   return kOk;
 }
@@ -245,14 +250,28 @@ const char* kAttentionHelp =
     "query_token, key_token, weight. --csv - writes to stdout.\n";
 
 std::string read_stdin() {
-  std::stringstream s;
-  s << std::cin.rdbuf();
-  return s.str();
+  std::string text;
+  char buffer[65536];
+  while (std::cin.read(buffer, sizeof buffer) || std::cin.gcount() > 0) {
+    text.append(buffer, static_cast<std::size_t>(std::cin.gcount()));
+    if (text.size() > sinkscope::models::kTextFileMaxBytes)
+      throw UsageError("--text -: standard input is larger than " +
+                       std::to_string(sinkscope::models::kTextFileMaxBytes) + " bytes");
+  }
+  if (std::cin.bad()) throw std::runtime_error("--text -: standard input cannot be read");
+  return text;
 }
 
+// The input text: valid UTF-8 without NUL (files and stdin can hold anything).
 std::string text_option(const Args& args) {
   const std::string t = args.options.at("text");
-  return t == "-" ? read_stdin() : t;
+  std::string text = t == "-" ? read_stdin() : t;
+  try {
+    sinkscope::models::input_text_check(text, t == "-" ? "--text - (standard input)" : "--text");
+  } catch (const sinkscope::models::ModelInputError& e) {
+    throw UsageError(e.what());
+  }
+  return text;
 }
 
 std::string model_argument(const Args& args, const char* command) {
@@ -261,18 +280,13 @@ std::string model_argument(const Args& args, const char* command) {
   return args.positional.front();
 }
 
-// Model loading errors are bad input (exit 2), with their message.
+// Bad model folders and files (every ModelInputError: config, index,
+// safetensors, tokenizer) and bad run input are exit 2, with their message.
 template <class F>
 auto on_model(F f) -> decltype(f()) {
   try {
     return f();
-  } catch (const sinkscope::models::ModelLoadError& e) {
-    throw UsageError(e.what());
-  } catch (const sinkscope::models::ModelConfigError& e) {
-    throw UsageError(e.what());
-  } catch (const sinkscope::models::SafetensorsError& e) {
-    throw UsageError(e.what());
-  } catch (const sinkscope::models::TokenizerError& e) {
+  } catch (const sinkscope::models::ModelInputError& e) {
     throw UsageError(e.what());
   } catch (const sinkscope::models::ModelRunError& e) {
     throw UsageError(e.what());
@@ -306,12 +320,12 @@ int command_inspect(int argc, char** argv) {
   const std::string spec = model_argument(args, "inspect");
   return on_model([&] {
     const std::filesystem::path folder = resolve_model(spec);
-    const m::ModelConfig c = m::model_config_read(folder / "config.json");
+    const auto summary = m::model_folder_inspect(folder);  // config present, weights confined
+    const m::ModelConfig c = m::model_config_read(m::input_file_confine(folder, "config.json"));
     std::map<std::string, std::uint64_t> dtypes;
     std::uint64_t parameters = 0;
-    const auto summary = m::model_folder_inspect(folder);
-    for (const auto& f : summary.weight_files) {
-      const auto file = m::SafetensorsFile::open(folder / f);
+    for (const auto& f : m::model_weight_files(folder)) {
+      const auto file = m::SafetensorsFile::open(f);
       for (const auto& [name, t] : file.tensors()) {
         dtypes[m::dtype_name(t.dtype)] += static_cast<std::uint64_t>(t.numel());
         parameters += static_cast<std::uint64_t>(t.numel());
@@ -338,7 +352,7 @@ int command_inspect(int argc, char** argv) {
     for (const auto& [d, n] : dtypes) std::cout << " " << d << "=" << n;
     std::cout << "\n";
     for (const auto& f : summary.weight_files) std::cout << "weights: " << f << "\n";
-    if (std::filesystem::exists(folder / "tokenizer.json")) {
+    if (m::input_file_present(folder, "tokenizer.json")) {
       const auto tok = m::Tokenizer::load(folder);
       std::cout << "tokenizer: " << tok->kind() << ", " << tok->vocabSize() << " tokens\n";
       const auto& sp = tok->specialTokens();
@@ -387,8 +401,13 @@ int command_tokens(int argc, char** argv) {
       return kOk;
     }
     const std::string file = args.options.at("batch");
-    std::ifstream in(file);
-    if (!in) throw UsageError("--batch " + file + ": cannot be opened");
+    std::string content;
+    try {
+      content = m::input_file_read(file, m::kTextFileMaxBytes);
+    } catch (const m::ModelInputError& e) {
+      throw UsageError(std::string("--batch ") + e.what());
+    }
+    std::istringstream in(content);
     std::string line;
     int number = 0;
     while (std::getline(in, line)) {
@@ -404,6 +423,12 @@ int command_tokens(int argc, char** argv) {
       if (!text.is_string())
         throw UsageError("--batch " + file + ": line " + std::to_string(number) +
                          " is not a JSON string");
+      try {
+        m::input_text_check(text.get<std::string>(),
+                            "--batch " + file + ": line " + std::to_string(number));
+      } catch (const m::ModelInputError& e) {
+        throw UsageError(e.what());
+      }
       std::cout << nlohmann::json(tok->encode(text.get<std::string>(), special).ids).dump() << "\n";
     }
     return kOk;
@@ -896,40 +921,105 @@ int command_experiment(int argc, char** argv) {
   });
 }
 
+// An error message as one printable line: bytes a model file put there
+// (invalid UTF-8, control characters) are shown as \xNN.
+std::string printable(const std::string& message) {
+  std::string out;
+  for (std::size_t i = 0; i < message.size();) {
+    const auto b = static_cast<unsigned char>(message[i]);
+    std::size_t len = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 0;
+    const std::string piece = len && i + len <= message.size() ? message.substr(i, len) : "";
+    if (len == 1 && b >= 0x20 && b != 0x7f) {
+      out += static_cast<char>(b);
+    } else if (len > 1 && sinkscope::models::utf8_valid(piece)) {
+      out += piece;
+    } else {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02X", b);
+      out += hex;
+      len = 1;
+    }
+    i += len;
+  }
+  return out;
+}
+
+// A closed standard stream's descriptor would be handed to the next open():
+// a model file or a CSV we write would then receive what we print. Park
+// /dev/null there instead (read-only for stdout, so printing still fails and
+// is reported rather than lost).
+void guard_standard_streams() {
+  for (int fd : {0, 1, 2}) {
+    if (fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int flags = fd == 2 ? O_WRONLY : O_RDONLY;
+    const int opened = ::open("/dev/null", flags | O_CLOEXEC);
+    if (opened >= 0 && opened != fd) {
+      dup2(opened, fd);
+      ::close(opened);
+    }
+  }
+}
+
+// Whether everything printed reached standard output (a full disk, a closed
+// pipe or a closed descriptor must not end in exit 0 with the output lost).
+bool stdout_ok() {
+  std::cout.flush();
+  return !std::cout.fail() && std::fflush(stdout) == 0 && !std::ferror(stdout);
+}
+
+int run_command(int argc, char** argv) {
+  const std::string command = argv[1];
+  if (command == "--help" || command == "-h" || command == "help") {
+    std::cout << kMainHelp;
+    return kOk;
+  }
+  if (command == "--version") {
+    std::cout << "sinkscope-cli " << SINKSCOPE_VERSION << "\n";
+    return kOk;
+  }
+  if (command == "info") return command_info(argc, argv);
+  if (command == "baseline") return command_baseline(argc, argv);
+  if (command == "inspect") return command_inspect(argc, argv);
+  if (command == "tokens") return command_tokens(argc, argv);
+  if (command == "attention") return command_attention(argc, argv);
+  if (command == "random-model") return command_random_model(argc, argv);
+  if (command == "corpus") return command_corpus(argc, argv);
+  if (command == "train") return command_train(argc, argv);
+  if (command == "sinks") return command_sinks(argc, argv);
+  if (command == "analyze") return command_analyze(argc, argv);
+  if (command == "experiment") return command_experiment(argc, argv);
+  throw UsageError("unknown command \"" + command + "\" (see sinkscope-cli --help)");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  guard_standard_streams();
+  std::signal(SIGPIPE, SIG_IGN);  // a closed pipe is a write error (exit 1), not a signal
   if (argc < 2) {
     std::cerr << kMainHelp;
     return kBadUsage;
   }
-  const std::string command = argv[1];
+  int code = kFailure;
   try {
-    if (command == "--help" || command == "-h" || command == "help") {
-      std::cout << kMainHelp;
-      return kOk;
-    }
-    if (command == "--version") {
-      std::cout << "sinkscope-cli " << SINKSCOPE_VERSION << "\n";
-      return kOk;
-    }
-    if (command == "info") return command_info(argc, argv);
-    if (command == "baseline") return command_baseline(argc, argv);
-    if (command == "inspect") return command_inspect(argc, argv);
-    if (command == "tokens") return command_tokens(argc, argv);
-    if (command == "attention") return command_attention(argc, argv);
-    if (command == "random-model") return command_random_model(argc, argv);
-    if (command == "corpus") return command_corpus(argc, argv);
-    if (command == "train") return command_train(argc, argv);
-    if (command == "sinks") return command_sinks(argc, argv);
-    if (command == "analyze") return command_analyze(argc, argv);
-    if (command == "experiment") return command_experiment(argc, argv);
-    throw UsageError("unknown command \"" + command + "\" (see sinkscope-cli --help)");
+    code = run_command(argc, argv);
   } catch (const UsageError& e) {
-    std::cerr << "sinkscope-cli: " << e.what() << "\n";
-    return kBadUsage;
+    std::cerr << "sinkscope-cli: " << printable(e.what()) << "\n";
+    code = kBadUsage;
+  } catch (const sinkscope::models::ModelInputError& e) {
+    std::cerr << "sinkscope-cli: " << printable(e.what()) << "\n";
+    code = kBadUsage;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "sinkscope-cli: out of memory\n";
+    code = kFailure;
   } catch (const std::exception& e) {
-    std::cerr << "sinkscope-cli: " << e.what() << "\n";
+    std::cerr << "sinkscope-cli: " << printable(e.what()) << "\n";
+    code = kFailure;
+  }
+  if (!stdout_ok()) {
+    std::cerr << "sinkscope-cli: cannot write to standard output (" << std::strerror(errno)
+              << ")\n";
     return kFailure;
   }
+  return code;
 }

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "analysis/table_io.h"
+#include "models/input_files.h"
 
 namespace sinkscope::models {
 
@@ -95,11 +96,19 @@ CorpusSplit corpus_split(std::vector<std::string> sentences, int heldoutCount, i
 }
 
 std::vector<std::string> corpus_read_lines(const fs::path& file) {
-  std::ifstream in(file);
-  if (!in) throw std::runtime_error(file.string() + ": cannot be opened");
+  const std::string text = input_file_read(file, kTextFileMaxBytes);
   std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);)
-    if (!trim(line).empty()) lines.push_back(line);
+  std::size_t number = 0;
+  for (std::size_t begin = 0; begin < text.size();) {
+    std::size_t end = text.find('\n', begin);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(begin, end - begin);
+    begin = end + 1;
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    input_text_check(line, file.string() + ": line " + std::to_string(number));
+    if (!trim(line).empty()) lines.push_back(std::move(line));
+  }
   return lines;
 }
 

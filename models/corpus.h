@@ -23,6 +23,9 @@ struct CorpusSplit {
 CorpusSplit corpus_split(std::vector<std::string> sentences, int heldoutCount, int minWords,
                          int maxWords, unsigned seed = 7);
 
+// The non-blank lines of a text file (a regular file of at most
+// kTextFileMaxBytes, every line valid UTF-8 without NUL). Throws
+// ModelInputError naming the file and line.
 std::vector<std::string> corpus_read_lines(const std::filesystem::path& file);
 void corpus_write_lines(const std::filesystem::path& file, const std::vector<std::string>& lines);
 

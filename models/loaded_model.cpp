@@ -16,8 +16,15 @@ LoadedModel loaded_model_open(const std::string& folderOrName, const LoadOptions
   LoadedModel loaded;
   loaded.name = folderOrName;
   loaded.model = Model::load(folder, options);
-  if (std::filesystem::exists(folder / "tokenizer.json"))
+  if (input_file_present(folder, "tokenizer.json")) {
     loaded.tokenizer = Tokenizer::load(folder);
+    // A token id beyond the embedding table would index outside it.
+    const int vocab = loaded.model->config().vocab_size;
+    if (loaded.tokenizer->vocabSize() > static_cast<std::size_t>(vocab))
+      throw TokenizerError((folder / "tokenizer.json").string() + ": uses token ids up to " +
+                           std::to_string(loaded.tokenizer->vocabSize() - 1) +
+                           ", beyond config.json's vocab_size of " + std::to_string(vocab));
+  }
   return loaded;
 }
 
@@ -27,6 +34,7 @@ SentenceTrace loaded_model_run(const LoadedModel& loaded, const std::string& tex
   if (!loaded.tokenizer)
     throw ModelRunError(loaded.model->folder().string() +
                         ": no tokenizer.json, so text cannot be tokenized");
+  input_text_check(text, "text");
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw ModelRunError("text: empty");
   SentenceTrace out;
   out.encoding = loaded.tokenizer->encode(text, addSpecialTokens);

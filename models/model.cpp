@@ -448,8 +448,12 @@ Model::~Model() = default;
 std::shared_ptr<Model> Model::load(const fs::path& folder, const LoadOptions& options) {
   auto impl = std::make_shared<Impl>();
   impl->folder = folder;
-  if (!fs::is_directory(folder)) throw ModelLoadError(folder.string() + ": not a folder");
-  impl->config = model_config_read(folder / "config.json");
+  std::error_code ec;
+  if (!fs::is_directory(folder, ec)) throw ModelLoadError(folder.string() + ": not a folder");
+  if (!input_file_present(folder, "config.json"))
+    throw ModelLoadError((folder / "config.json").string() +
+                         ": missing (not a Hugging Face model folder?)");
+  impl->config = model_config_read(input_file_confine(folder, "config.json"));
   if (options.device == "cuda") {
     if (!at::hasCUDA())
       throw ModelLoadError("device cuda: the linked libtorch has no CUDA support (use cpu)");
@@ -504,6 +508,20 @@ std::vector<WeightMatrix> Model::weightMatrices() const {
 
 namespace {
 
+// Non-finite values in the residual stream mean the numbers of every panel
+// would be NaN: stop and say why, naming a weight tensor that holds NaN or Inf
+// when there is one (a corrupt or hostile file), else the layer that overflowed.
+void check_finite(const Model::Impl& m, const at::Tensor& x, int layer) {
+  if (at::isfinite(x).all().item<bool>()) return;
+  for (const auto& [name, t] : m.weights.named)
+    if (!at::isfinite(t).all().item<bool>())
+      throw ModelRunError(m.folder.string() + ": tensor \"" + name +
+                          "\" holds NaN or infinite values; the model cannot be run");
+  throw ModelRunError("layer " + std::to_string(layer) +
+                      ": the forward pass produced NaN or infinite values (check the norm "
+                      "epsilons and scales in config.json)");
+}
+
 // Layers `from`.. of a pass whose residual stream entering `from` is `x`, then
 // the output head: fills `trace` (residuals and captures as `options` asks).
 void finish_run(const std::shared_ptr<Model::Impl>& impl, Trace& trace, at::Tensor x, int from,
@@ -514,6 +532,7 @@ void finish_run(const std::shared_ptr<Model::Impl>& impl, Trace& trace, at::Tens
     if (options.capture) TraceBuilder::residual(trace, l) = to_vector(x);
     AttentionResult a;
     x = layer_forward(*impl, l, x, options, rope, a);
+    check_finite(*impl, x, l);
     if (keepAll) TraceBuilder::store(trace, l, capture_of(c, l, a));
     if (progress && !progress(static_cast<double>(l + 1 - from) / (c.num_layers - from + 1)))
       throw RunCancelled();

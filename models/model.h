@@ -2,6 +2,7 @@
 // Running a Hugging Face model folder with exact attention capture.
 // Nothing torch-typed crosses this header: captured tensors come back as
 // plain contiguous float buffers.
+#include "models/input_files.h"
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -22,9 +23,9 @@ namespace sinkscope::models {
 // returning false aborts the work (it then throws RunCancelled).
 using ProgressFn = std::function<bool(double)>;
 
-class ModelLoadError : public std::runtime_error {
+class ModelLoadError : public ModelInputError {
  public:
-  using std::runtime_error::runtime_error;
+  using ModelInputError::ModelInputError;
 };
 class ModelRunError : public std::runtime_error {
  public:

@@ -1,9 +1,11 @@
 #include "models/model_config.h"
 
+#include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <nlohmann/json.hpp>
+#include <limits>
 #include <sstream>
+
+#include "models/internal/json_input.h"
 
 namespace sinkscope::models {
 
@@ -52,11 +54,22 @@ int ModelConfig::rotaryDims() const {
 
 namespace {
 
+std::string short_number(double x) {
+  std::ostringstream s;
+  s << x;
+  return s.str();
+}
+
 class Reader {
  public:
   Reader(const json& j, std::string source) : j_(j), source_(std::move(source)) {}
 
+  Reader(const json& j, std::string source, std::string prefix)
+      : j_(j), source_(std::move(source)), prefix_(std::move(prefix)) {}
+
   [[noreturn]] void fail(const std::string& field, const std::string& problem) const {
+    if (!prefix_.empty())
+      throw ModelConfigError(source_ + ": field \"" + prefix_ + "." + field + "\" " + problem);
     throw ModelConfigError(source_ + ": field \"" + field + "\" " + problem);
   }
   const json* find(std::initializer_list<const char*> names) const {
@@ -66,30 +79,52 @@ class Reader {
     }
     return nullptr;
   }
+  // An integer in minimum..maximum; its absence gives `fallback` (or is an error).
   int integer(std::initializer_list<const char*> names, std::optional<int> fallback,
-              int minimum = 1) const {
+              int minimum = 1, int maximum = std::numeric_limits<int>::max()) const {
     const json* v = find(names);
     if (!v) {
       if (fallback) return *fallback;
       fail(*names.begin(), "is missing");
     }
-    if (!v->is_number_integer()) fail(*names.begin(), "must be an integer");
-    const long long x = v->get<long long>();
-    if (x < minimum) fail(*names.begin(), "must be at least " + std::to_string(minimum));
-    return static_cast<int>(x);
+    return checkedInteger(*v, *names.begin(), minimum, maximum);
   }
+  // A token id (or the first of a list of them) in 0..kMaxVocabSize-1.
   std::optional<int> optionalId(const char* name) const {
     const json* v = find({name});
     if (!v) return std::nullopt;
-    if (v->is_array() && !v->empty() && (*v)[0].is_number_integer()) return (*v)[0].get<int>();
-    if (!v->is_number_integer()) fail(name, "must be an integer");
-    return v->get<int>();
+    if (v->is_array()) {
+      if (v->empty()) return std::nullopt;
+      return checkedInteger((*v)[0], name, 0, kMaxVocabSize - 1);
+    }
+    return checkedInteger(*v, name, 0, kMaxVocabSize - 1);
   }
-  double number(std::initializer_list<const char*> names, double fallback) const {
+  // A finite number (JSON's 1e999 parses as infinity) within [lo, hi].
+  double number(std::initializer_list<const char*> names, double fallback,
+                double lo = -std::numeric_limits<double>::max(),
+                double hi = std::numeric_limits<double>::max()) const {
     const json* v = find(names);
     if (!v) return fallback;
-    if (!v->is_number()) fail(*names.begin(), "must be a number");
-    return v->get<double>();
+    return checkedNumber(*v, *names.begin(), lo, hi);
+  }
+  double checkedNumber(const json& v, const std::string& field, double lo, double hi) const {
+    if (!v.is_number()) fail(field, "must be a number");
+    const double x = v.get<double>();
+    if (!std::isfinite(x)) fail(field, "must be a finite number");
+    if (x < lo || x > hi)
+      fail(field, "must be in " + short_number(lo) + ".." + short_number(hi));
+    return x;
+  }
+  int checkedInteger(const json& v, const std::string& field, int minimum, int maximum) const {
+    const std::string range = std::to_string(minimum) + ".." + std::to_string(maximum);
+    if (!v.is_number_integer()) fail(field, "must be an integer in " + range);
+    if (v.is_number_unsigned()
+            ? v.get<unsigned long long>() > static_cast<unsigned long long>(maximum)
+            : (v.get<long long>() < minimum || v.get<long long>() > maximum))
+      fail(field, "must be an integer in " + range);
+    const long long x = v.get<long long>();
+    if (x < minimum) fail(field, "must be an integer in " + range);
+    return static_cast<int>(x);
   }
   bool boolean(std::initializer_list<const char*> names, bool fallback) const {
     const json* v = find(names);
@@ -109,6 +144,7 @@ class Reader {
  private:
   const json& j_;
   std::string source_;
+  std::string prefix_;  // "rope_scaling" for a nested object's fields
 };
 
 Activation parse_activation(const Reader& r, const char* field, const std::string& name) {
@@ -126,30 +162,40 @@ Activation parse_activation(const Reader& r, const char* field, const std::strin
 void read_rope(const Reader& r, ModelConfig& c, double defaultTheta) {
   const json* params = r.find({"rope_parameters"});
   const json* scaling = r.find({"rope_scaling"});
-  c.rope_theta = r.number({"rope_theta", "rotary_emb_base"}, defaultTheta);
-  if (params && params->is_object()) {
-    if (params->contains("rope_theta")) c.rope_theta = (*params)["rope_theta"].get<double>();
+  c.rope_theta = r.number({"rope_theta", "rotary_emb_base"}, defaultTheta, 1e-6, 1e30);
+  if (params && !params->is_object()) r.fail("rope_parameters", "must be an object");
+  if (params) {
+    const Reader p(*params, r.source(), "rope_parameters");
+    c.rope_theta = p.number({"rope_theta"}, c.rope_theta, 1e-6, 1e30);
     if (!scaling) scaling = params;
   }
-  if (!scaling || !scaling->is_object()) return;
-  std::string type = scaling->value("rope_type", scaling->value("type", std::string("default")));
+  if (!scaling) return;
+  if (!scaling->is_object()) r.fail("rope_scaling", "must be an object");
+  const Reader s(*scaling, r.source(), scaling == params ? "rope_parameters" : "rope_scaling");
+  const std::string type = s.text({"rope_type", "type"}, "default");
   if (type == "default") return;
-  c.rope_scaling.factor = scaling->value("factor", 1.0);
+  c.rope_scaling.factor = s.number({"factor"}, 1.0, 1e-6, 1e6);
   if (type == "linear") {
     c.rope_scaling.kind = RopeScaling::Kind::Linear;
   } else if (type == "dynamic") {
     c.rope_scaling.kind = RopeScaling::Kind::Dynamic;
   } else if (type == "llama3") {
     c.rope_scaling.kind = RopeScaling::Kind::Llama3;
-    c.rope_scaling.low_freq_factor = scaling->value("low_freq_factor", 1.0);
-    c.rope_scaling.high_freq_factor = scaling->value("high_freq_factor", 4.0);
+    c.rope_scaling.low_freq_factor = s.number({"low_freq_factor"}, 1.0, 1e-6, 1e6);
+    c.rope_scaling.high_freq_factor = s.number({"high_freq_factor"}, 4.0, 1e-6, 1e6);
+    if (c.rope_scaling.high_freq_factor <= c.rope_scaling.low_freq_factor)
+      s.fail("high_freq_factor", "must be larger than low_freq_factor");
     c.rope_scaling.original_max_positions =
-        scaling->value("original_max_position_embeddings", 8192);
+        s.integer({"original_max_position_embeddings"}, 8192, 1, kMaxPositions);
   } else {
     r.fail("rope_scaling", "has type \"" + type +
                                "\", which SinkScope does not implement (linear, dynamic, llama3)");
   }
 }
+
+// Norm epsilons: not negative (a negative one makes the norm take the root of a
+// negative number) and below 1 (larger ones are not a norm any more).
+constexpr double kMinEps = 0.0, kMaxEps = 1.0;
 
 std::string supported_list() {
   std::string s;
@@ -190,26 +236,28 @@ ModelConfig parse(const json& j, const std::string& source) {
     throw ModelConfigError(source + ": model_type \"" + t +
                            "\" is not supported (supported: " + supported_list() + ")");
 
-  c.vocab_size = r.integer({"vocab_size"}, std::nullopt);
-  c.hidden_size = r.integer({"hidden_size", "n_embd", "d_model"}, std::nullopt);
-  c.num_layers = r.integer({"num_hidden_layers", "n_layer"}, std::nullopt);
-  c.num_heads = r.integer({"num_attention_heads", "n_head"}, std::nullopt);
-  c.num_kv_heads = r.integer({"num_key_value_heads"}, c.num_heads);
+  c.vocab_size = r.integer({"vocab_size"}, std::nullopt, 1, kMaxVocabSize);
+  c.hidden_size = r.integer({"hidden_size", "n_embd", "d_model"}, std::nullopt, 1, kMaxHiddenSize);
+  c.num_layers = r.integer({"num_hidden_layers", "n_layer"}, std::nullopt, 1, kMaxLayers);
+  c.num_heads = r.integer({"num_attention_heads", "n_head"}, std::nullopt, 1, kMaxHeads);
+  c.num_kv_heads = r.integer({"num_key_value_heads"}, c.num_heads, 1, kMaxHeads);
   if (c.num_heads % c.num_kv_heads != 0)
     r.fail("num_key_value_heads", "must divide num_attention_heads");
   if (!r.find({"head_dim"}) && c.hidden_size % c.num_heads != 0)
     r.fail("hidden_size", "must be a multiple of num_attention_heads");
-  c.head_dim = r.integer({"head_dim"}, c.hidden_size / c.num_heads);
-  c.max_positions = r.integer({"max_position_embeddings", "n_positions", "n_ctx"}, 2048);
+  c.head_dim = r.integer({"head_dim"}, c.hidden_size / c.num_heads, 1, kMaxHeadDim);
+  c.max_positions =
+      r.integer({"max_position_embeddings", "n_positions", "n_ctx"}, 2048, 1, kMaxPositions);
   c.pad_token_id = r.optionalId("pad_token_id");
   c.bos_token_id = r.optionalId("bos_token_id");
   c.eos_token_id = r.optionalId("eos_token_id");
 
   switch (c.family) {
     case Family::Gpt2: {
-      c.intermediate_size = r.integer({"n_inner"}, 4 * c.hidden_size);
+      c.intermediate_size =
+          r.integer({"n_inner"}, std::min(4 * c.hidden_size, kMaxIntermediateSize), 1, kMaxIntermediateSize);
       c.norm = NormKind::LayerNorm;
-      c.norm_eps = r.number({"layer_norm_epsilon"}, 1e-5);
+      c.norm_eps = r.number({"layer_norm_epsilon"}, 1e-5, kMinEps, kMaxEps);
       c.activation =
           parse_activation(r, "activation_function", r.text({"activation_function"}, "gelu_new"));
       c.positions = PositionKind::Learned;
@@ -222,9 +270,9 @@ ModelConfig parse(const json& j, const std::string& source) {
     case Family::Llama:
     case Family::Mistral:
     case Family::Qwen2: {
-      c.intermediate_size = r.integer({"intermediate_size"}, std::nullopt);
+      c.intermediate_size = r.integer({"intermediate_size"}, std::nullopt, 1, kMaxIntermediateSize);
       c.norm = NormKind::RmsNorm;
-      c.norm_eps = r.number({"rms_norm_eps"}, 1e-6);
+      c.norm_eps = r.number({"rms_norm_eps"}, 1e-6, kMinEps, kMaxEps);
       c.activation = parse_activation(r, "hidden_act", r.text({"hidden_act"}, "silu"));
       c.gated_mlp = true;
       read_rope(r, c, 10000.0);
@@ -241,20 +289,20 @@ ModelConfig parse(const json& j, const std::string& source) {
         c.qkv_bias = true;
         c.tie_word_embeddings = r.boolean({"tie_word_embeddings"}, false);
         if (r.boolean({"use_sliding_window"}, false))
-          c.sliding_window = r.integer({"sliding_window"}, 0, 0);
+          c.sliding_window = r.integer({"sliding_window"}, 0, 0, kMaxPositions);
       } else {
         c.qkv_bias = c.attn_out_bias = r.boolean({"attention_bias"}, false);
         c.mlp_bias = r.boolean({"mlp_bias"}, false);
         c.tie_word_embeddings = r.boolean({"tie_word_embeddings"}, false);
-        if (c.family == Family::Mistral) c.sliding_window = r.integer({"sliding_window"}, 0, 0);
+        if (c.family == Family::Mistral) c.sliding_window = r.integer({"sliding_window"}, 0, 0, kMaxPositions);
       }
       break;
     }
     case Family::Gemma:
     case Family::Gemma2: {
-      c.intermediate_size = r.integer({"intermediate_size"}, std::nullopt);
+      c.intermediate_size = r.integer({"intermediate_size"}, std::nullopt, 1, kMaxIntermediateSize);
       c.norm = NormKind::RmsNormPlusOne;
-      c.norm_eps = r.number({"rms_norm_eps"}, 1e-6);
+      c.norm_eps = r.number({"rms_norm_eps"}, 1e-6, kMinEps, kMaxEps);
       // Released Gemma configs name the MLP activation hidden_activation; the
       // older hidden_act is what the reference code ignores for it.
       c.activation = parse_activation(r, "hidden_activation",
@@ -266,18 +314,18 @@ ModelConfig parse(const json& j, const std::string& source) {
       c.embedding_scale = std::sqrt(static_cast<double>(c.hidden_size));
       if (c.family == Family::Gemma2) {
         c.layout = BlockLayout::Sandwich;
-        c.attention_scale = 1.0 / std::sqrt(r.number({"query_pre_attn_scalar"}, c.head_dim));
-        c.attn_softcap = r.number({"attn_logit_softcapping"}, 0.0);
-        c.final_softcap = r.number({"final_logit_softcapping"}, 0.0);
-        c.sliding_window = r.integer({"sliding_window"}, 0, 0);
+        c.attention_scale = 1.0 / std::sqrt(r.number({"query_pre_attn_scalar"}, c.head_dim, 1e-6, 1e12));
+        c.attn_softcap = r.number({"attn_logit_softcapping"}, 0.0, 0.0, 1e12);
+        c.final_softcap = r.number({"final_logit_softcapping"}, 0.0, 0.0, 1e12);
+        c.sliding_window = r.integer({"sliding_window"}, 0, 0, kMaxPositions);
         c.sliding_even_layers_only = true;
       }
       break;
     }
     case Family::Phi: {
-      c.intermediate_size = r.integer({"intermediate_size"}, std::nullopt);
+      c.intermediate_size = r.integer({"intermediate_size"}, std::nullopt, 1, kMaxIntermediateSize);
       c.norm = NormKind::LayerNorm;
-      c.norm_eps = r.number({"layer_norm_eps"}, 1e-5);
+      c.norm_eps = r.number({"layer_norm_eps"}, 1e-5, kMinEps, kMaxEps);
       c.activation = parse_activation(r, "hidden_act", r.text({"hidden_act"}, "gelu_new"));
       c.layout = BlockLayout::Parallel;
       c.parallel_shares_norm = true;
@@ -290,9 +338,10 @@ ModelConfig parse(const json& j, const std::string& source) {
       break;
     }
     case Family::GptNeoX: {
-      c.intermediate_size = r.integer({"intermediate_size"}, 4 * c.hidden_size);
+      c.intermediate_size = r.integer({"intermediate_size"}, std::min(4 * c.hidden_size, kMaxIntermediateSize), 1,
+                                      kMaxIntermediateSize);
       c.norm = NormKind::LayerNorm;
-      c.norm_eps = r.number({"layer_norm_eps"}, 1e-5);
+      c.norm_eps = r.number({"layer_norm_eps"}, 1e-5, kMinEps, kMaxEps);
       c.activation = parse_activation(r, "hidden_act", r.text({"hidden_act"}, "gelu"));
       c.layout =
           r.boolean({"use_parallel_residual"}, true) ? BlockLayout::Parallel : BlockLayout::PreNorm;
@@ -307,22 +356,31 @@ ModelConfig parse(const json& j, const std::string& source) {
     case Family::Roberta:
     case Family::XlmRoberta: {
       c.causal = false;
-      c.intermediate_size = r.integer({"intermediate_size"}, std::nullopt);
+      c.intermediate_size = r.integer({"intermediate_size"}, std::nullopt, 1, kMaxIntermediateSize);
       c.norm = NormKind::LayerNorm;
-      c.norm_eps = r.number({"layer_norm_eps"}, 1e-12);
+      c.norm_eps = r.number({"layer_norm_eps"}, 1e-12, kMinEps, kMaxEps);
       c.activation = parse_activation(r, "hidden_act", r.text({"hidden_act"}, "gelu"));
       c.layout = BlockLayout::PostNorm;
       c.positions = PositionKind::Learned;
       c.qkv_bias = c.attn_out_bias = c.mlp_bias = true;
       c.tie_word_embeddings = r.boolean({"tie_word_embeddings"}, true);
-      c.type_vocab_size = r.integer({"type_vocab_size"}, 2, 0);
+      c.type_vocab_size = r.integer({"type_vocab_size"}, 2, 0, 1 << 16);
       const std::string pe = r.text({"position_embedding_type"}, "absolute");
       if (pe != "absolute")
         r.fail("position_embedding_type", "is \"" + pe + "\"; SinkScope implements \"absolute\"");
-      if (c.family != Family::Bert) c.position_offset = c.pad_token_id.value_or(1) + 1;
+      if (c.family != Family::Bert) {
+        c.position_offset = c.pad_token_id.value_or(1) + 1;
+        if (c.position_offset >= c.max_positions)
+          r.fail("pad_token_id", "leaves no position: RoBERTa positions start at pad_token_id + 1 (" +
+                                     std::to_string(c.position_offset) +
+                                     "), beyond max_position_embeddings (" +
+                                     std::to_string(c.max_positions) + ")");
+      }
       break;
     }
   }
+  if (c.head_dim * static_cast<long long>(c.num_heads) > 16LL * kMaxHiddenSize)
+    r.fail("head_dim", "times num_attention_heads is larger than SinkScope accepts");
   if (c.attention_scale == 0.0)
     c.attention_scale = 1.0 / std::sqrt(static_cast<double>(c.head_dim));
   if (c.rotary_fraction <= 0.0 || c.rotary_fraction > 1.0)
@@ -336,19 +394,26 @@ ModelConfig parse(const json& j, const std::string& source) {
 ModelConfig model_config_parse(const std::string& text, const std::string& sourceName) {
   json j;
   try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw ModelConfigError(sourceName + ": not valid JSON (" + e.what() + ")");
+    j = internal::json_parse_bounded(text, sourceName);
+  } catch (const ModelInputError& e) {
+    throw ModelConfigError(e.what());
   }
-  return parse(j, sourceName);
+  try {
+    return parse(j, sourceName);
+  } catch (const json::exception& e) {  // a field of an unexpected type that no check named
+    throw ModelConfigError(sourceName + ": unexpected content (" + internal::json_error_text(e) +
+                           ")");
+  }
 }
 
 ModelConfig model_config_read(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ModelConfigError(file.string() + ": missing or unreadable");
-  std::stringstream s;
-  s << in.rdbuf();
-  return model_config_parse(s.str(), file.string());
+  std::string text;
+  try {
+    text = input_file_read(file, kConfigMaxBytes);
+  } catch (const ModelInputError& e) {
+    throw ModelConfigError(e.what());
+  }
+  return model_config_parse(text, file.string());
 }
 
 }  // namespace sinkscope::models

@@ -2,6 +2,7 @@
 // Everything the forward pass needs to know about an architecture, read from
 // a Hugging Face config.json. One struct for every family: the families differ
 // in a handful of switches (norm kind, positions, residual layout, biases).
+#include "models/input_files.h"
 #include <filesystem>
 #include <optional>
 #include <stdexcept>
@@ -93,9 +94,19 @@ struct ModelConfig {
   int rotaryDims() const;  // even number of rotated dimensions per head
 };
 
-class ModelConfigError : public std::runtime_error {
+// Largest sizes a config may declare: beyond any released model, small enough
+// that products of two of them fit comfortably in 64 bits.
+inline constexpr int kMaxLayers = 1024;
+inline constexpr int kMaxHeads = 1024;
+inline constexpr int kMaxHiddenSize = 1 << 17;
+inline constexpr int kMaxHeadDim = 1 << 14;
+inline constexpr int kMaxIntermediateSize = 1 << 20;
+inline constexpr int kMaxVocabSize = 1 << 24;
+inline constexpr int kMaxPositions = 1 << 24;
+
+class ModelConfigError : public ModelInputError {
  public:
-  using std::runtime_error::runtime_error;
+  using ModelInputError::ModelInputError;
 };
 
 // The model_type values SinkScope runs, for messages and the model chooser.

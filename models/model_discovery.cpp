@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
+#include <cctype>
 #include <stdexcept>
+
+#include "models/input_files.h"
 
 namespace sinkscope::models {
 
@@ -25,13 +27,24 @@ std::optional<fs::path> snapshot_of(const fs::path& repo) {
   const fs::path snapshots = repo / "snapshots";
   std::error_code ec;
   if (!fs::is_directory(snapshots, ec)) return std::nullopt;
-  std::ifstream ref(repo / "refs" / "main");
+  // refs/main names the snapshot; read it as any other untrusted file (a FIFO
+  // there must not block) and accept only a plain revision name.
   std::string rev;
-  if (ref >> rev && fs::exists(snapshots / rev / "config.json")) return snapshots / rev;
+  try {
+    rev = input_file_read(repo / "refs" / "main", 4096);
+  } catch (const ModelInputError&) {
+    rev.clear();
+  }
+  while (!rev.empty() && std::isspace(static_cast<unsigned char>(rev.back()))) rev.pop_back();
+  const bool plain = !rev.empty() && rev.size() <= 256 &&
+                     std::all_of(rev.begin(), rev.end(), [](char c) {
+                       return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+                     }) && rev != "." && rev != "..";
+  if (plain && fs::exists(snapshots / rev / "config.json", ec)) return snapshots / rev;
   std::optional<fs::path> newest;
   fs::file_time_type newestTime{};
   for (const auto& e : fs::directory_iterator(snapshots, ec)) {
-    if (!fs::exists(e.path() / "config.json")) continue;
+    if (!fs::exists(e.path() / "config.json", ec)) continue;
     const auto t = fs::last_write_time(e.path(), ec);
     if (!newest || t > newestTime) {
       newest = e.path();

@@ -1,6 +1,7 @@
 #pragma once
 // A first look at a Hugging Face model folder: enough to show it in the model
 // chooser and size the layer/head selectors before any weight is loaded.
+#include "models/input_files.h"
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -22,9 +23,21 @@ struct ModelFolderSummary {
 // Throws ModelFolderError whose message names the file or field and the problem.
 ModelFolderSummary model_folder_inspect(const std::filesystem::path& folder);
 
-class ModelFolderError : public std::runtime_error {
+// The shard names of a model.safetensors.index.json (its text), sorted and
+// unique: a non-empty "weight_map" of tensor -> file name, each name a plain
+// relative path (no absolute paths, no "..", no NUL). `source` names the file
+// in messages. Throws ModelFolderError.
+std::vector<std::string> model_index_shards(const std::string& indexText,
+                                            const std::string& source);
+
+// The weight files of a folder, resolved and confined to it
+// (input_file_confine): model.safetensors, or every shard of the index.
+// Throws ModelFolderError / ModelInputError naming the file.
+std::vector<std::filesystem::path> model_weight_files(const std::filesystem::path& folder);
+
+class ModelFolderError : public ModelInputError {
  public:
-  using std::runtime_error::runtime_error;
+  using ModelInputError::ModelInputError;
 };
 
 }  // namespace sinkscope::models

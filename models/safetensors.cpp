@@ -15,6 +15,8 @@
 #include <numeric>
 #include <random>
 
+#include "models/internal/json_input.h"
+
 namespace sinkscope::models {
 
 namespace fs = std::filesystem;
@@ -80,8 +82,10 @@ std::int64_t TensorView::numel() const {
 struct SafetensorsFile::Mapping {
   void* address = nullptr;
   std::size_t size = 0;
+  bool mapped = false;           // address is an mmap (else it points into `owned`)
+  std::vector<std::byte> owned;  // fromBytes
   ~Mapping() {
-    if (address && size) munmap(address, size);
+    if (mapped && address && size) munmap(address, size);
   }
 };
 
@@ -100,12 +104,16 @@ std::uint64_t read_le64(const std::byte* p) {
 SafetensorsFile SafetensorsFile::open(const fs::path& path) {
   SafetensorsFile file;
   file.path_ = path;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) fail(path, std::string("cannot be opened (") + std::strerror(errno) + ")");
   struct stat st {};
-  if (fstat(fd, &st) != 0) {
+  // Checked before open(): opening a FIFO blocks until a writer appears.
+  if (::stat(path.c_str(), &st) != 0)
+    fail(path, std::string("cannot be opened (") + std::strerror(errno) + ")");
+  if (!S_ISREG(st.st_mode)) fail(path, "not a regular file (a folder, FIFO, device or socket)");
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) fail(path, std::string("cannot be opened (") + std::strerror(errno) + ")");
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
-    fail(path, "cannot be read");
+    fail(path, "cannot be read as a regular file");
   }
   const auto size = static_cast<std::uint64_t>(st.st_size);
   if (size < 8) {
@@ -119,9 +127,32 @@ SafetensorsFile SafetensorsFile::open(const fs::path& path) {
     mapping->address = nullptr;
     fail(path, std::string("cannot be memory-mapped (") + std::strerror(errno) + ")");
   }
+  mapping->mapped = true;
   mapping->size = size;
   file.mapping_ = mapping;
-  const auto* base = static_cast<const std::byte*>(mapping->address);
+  file.parse();
+  return file;
+}
+
+SafetensorsFile SafetensorsFile::fromBytes(std::vector<std::byte> bytes, const fs::path& name) {
+  SafetensorsFile file;
+  file.path_ = name;
+  if (bytes.size() < 8)
+    fail(name, "truncated: " + std::to_string(bytes.size()) + " bytes, not even a header length");
+  auto mapping = std::make_shared<Mapping>();
+  mapping->owned = std::move(bytes);
+  mapping->address = mapping->owned.data();
+  mapping->size = mapping->owned.size();
+  file.mapping_ = mapping;
+  file.parse();
+  return file;
+}
+
+void SafetensorsFile::parse() {
+  const fs::path& path = path_;
+  SafetensorsFile& file = *this;
+  const std::uint64_t size = mapping_->size;
+  const auto* base = static_cast<const std::byte*>(mapping_->address);
 
   const std::uint64_t headerSize = read_le64(base);
   if (headerSize > kSafetensorsMaxHeader)
@@ -131,10 +162,11 @@ SafetensorsFile SafetensorsFile::open(const fs::path& path) {
                    std::to_string(size - 8) + " after the length");
   json header;
   try {
-    header = json::parse(reinterpret_cast<const char*>(base + 8),
-                         reinterpret_cast<const char*>(base + 8 + headerSize));
-  } catch (const json::parse_error& e) {
-    fail(path, std::string("header is not valid JSON (") + e.what() + ")");
+    header = internal::json_parse_bounded(
+        std::string_view(reinterpret_cast<const char*>(base + 8), headerSize),
+        path.string() + " (header)");
+  } catch (const ModelInputError& e) {
+    throw SafetensorsError(e.what());
   }
   if (!header.is_object()) fail(path, "header is not a JSON object");
 
@@ -145,8 +177,11 @@ SafetensorsFile SafetensorsFile::open(const fs::path& path) {
   for (const auto& [name, entry] : header.items()) {
     if (name == "__metadata__") {
       if (!entry.is_object()) fail(path, "\"__metadata__\" is not an object");
-      for (const auto& [k, v] : entry.items())
-        file.metadata_[k] = v.is_string() ? v.get<std::string>() : v.dump();
+      for (const auto& [k, v] : entry.items()) {
+        if (!v.is_string())  // the format's metadata is a map of strings to strings
+          fail(path, "\"__metadata__\" entry \"" + k + "\" is not a string");
+        file.metadata_[k] = v.get<std::string>();
+      }
       continue;
     }
     const std::string where = "tensor \"" + name + "\"";
@@ -164,6 +199,7 @@ SafetensorsFile SafetensorsFile::open(const fs::path& path) {
     view.name = name;
     view.dtype = *dtype;
     std::uint64_t count = 1;
+    if (sh->size() > 16) fail(path, where + ": shape has more than 16 dimensions");
     for (const auto& d : *sh) {
       if (!d.is_number_unsigned())
         fail(path, where + ": shape has a non-integer or negative entry");
@@ -189,6 +225,7 @@ SafetensorsFile SafetensorsFile::open(const fs::path& path) {
     rangeNames.push_back(name);
     file.tensors_.emplace(name, std::move(view));
   }
+  (void)file;
   // No two tensors may share bytes.
   std::vector<std::size_t> order(ranges.size());
   std::iota(order.begin(), order.end(), 0);
@@ -200,7 +237,6 @@ SafetensorsFile SafetensorsFile::open(const fs::path& path) {
       fail(path, "tensors \"" + rangeNames[order[i - 1]] + "\" and \"" + rangeNames[order[i]] +
                      "\" overlap");
   }
-  return file;
 }
 
 const TensorView* SafetensorsFile::find(const std::string& name) const {

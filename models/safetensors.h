@@ -3,6 +3,7 @@
 // header length N, N bytes of JSON describing each tensor (dtype, shape,
 // data_offsets relative to the data section), then the data. Every claim of
 // the header is checked against the file before a byte is handed out.
+#include "models/input_files.h"
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -31,9 +32,9 @@ struct TensorView {
   std::int64_t numel() const;
 };
 
-class SafetensorsError : public std::runtime_error {
+class SafetensorsError : public ModelInputError {
  public:
-  using std::runtime_error::runtime_error;
+  using ModelInputError::ModelInputError;
 };
 
 // Largest header accepted; larger ones are treated as corrupt files.
@@ -42,7 +43,10 @@ inline constexpr std::uint64_t kSafetensorsMaxHeader = 100ull * 1024 * 1024;
 class SafetensorsFile {
  public:
   // Maps and validates the file. Throws SafetensorsError naming the file and the problem.
+  // Only regular files are opened (a FIFO or device is refused before open()).
   static SafetensorsFile open(const std::filesystem::path& path);
+  // The same checks over bytes held in memory (tests, fuzzing); `name` is used in messages.
+  static SafetensorsFile fromBytes(std::vector<std::byte> bytes, const std::filesystem::path& name);
 
   const std::filesystem::path& path() const { return path_; }
   const std::map<std::string, TensorView>& tensors() const { return tensors_; }
@@ -56,6 +60,7 @@ class SafetensorsFile {
   std::shared_ptr<Mapping> mapping_;  // shared: views stay valid while any copy lives
   std::map<std::string, TensorView> tensors_;
   std::map<std::string, std::string> metadata_;
+  void parse();  // validates the mapped bytes and fills tensors_ and metadata_
 };
 
 // Converts a floating-point tensor (F32, F16, BF16, F64) to float32.

@@ -4,9 +4,8 @@
 #include "models/tokenizer.h"
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
+#include "models/internal/json_input.h"
 #include "models/internal/tokenizer_parts.h"
 
 namespace sinkscope::models {
@@ -77,23 +76,33 @@ std::string render_bytes(const std::string& bytes) {
   return out;
 }
 
-std::optional<std::string> token_text(const json& v) {
+// A special token as tokenizer_config.json spells it: a string or
+// {"content": string, ...}; null means none.
+std::optional<std::string> token_text(const json& v, const std::string& source, const char* key) {
+  if (v.is_null()) return std::nullopt;
   if (v.is_string()) return v.get<std::string>();
   if (v.is_object() && v.contains("content") && v["content"].is_string())
     return v["content"].get<std::string>();
-  return std::nullopt;
+  throw TokenizerError(source + ": field \"" + key +
+                       "\" must be a string or an object with a \"content\" string");
 }
 
 std::string p_str(const std::filesystem::path& p) { return p.string(); }
 
-json read_json(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw TokenizerError(p.string() + ": cannot be opened");
-  try {
-    return json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw TokenizerError(p.string() + ": not valid JSON (" + e.what() + ")");
-  }
+// A field of tokenizer_config.json / special_tokens_map.json of the expected
+// type, or the fallback when absent or null.
+bool bool_field(const json& j, const char* key, bool fallback, const std::string& source) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return fallback;
+  if (!it->is_boolean())
+    throw TokenizerError(source + ": field \"" + key + "\" must be true or false");
+  return it->get<bool>();
+}
+std::string string_field(const json& j, const char* key, const std::string& source) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return {};
+  if (!it->is_string()) throw TokenizerError(source + ": field \"" + key + "\" must be a string");
+  return it->get<std::string>();
 }
 
 }  // namespace
@@ -108,6 +117,7 @@ struct Tokenizer::Impl {
   std::vector<std::vector<TemplatePiece>> processors;  // applied in order; empty = none
   bool byteLevel = false;
   SpecialTokens specials;
+  std::string source;  // tokenizer.json's path, for messages
 
   void parse(const json& j) {
     if (!j.is_object()) throw std::invalid_argument("not a JSON object");
@@ -119,10 +129,19 @@ struct Tokenizer::Impl {
     if (!byteLevel && j.contains("decoder") && j["decoder"].is_object())
       byteLevel = j["decoder"].value("type", "") == "ByteLevel" && model->kind() == "BPE" &&
                   !model->byteFallback();
-    if (j.contains("added_tokens"))
+    if (j.contains("added_tokens") && !j["added_tokens"].is_null()) {
+      if (!j["added_tokens"].is_array())
+        throw std::invalid_argument("field \"added_tokens\" must be a list");
+      added.reserve(j["added_tokens"].size());
+    }
+    if (j.contains("added_tokens") && !j["added_tokens"].is_null())
       for (const auto& a : j["added_tokens"]) {
         AddedToken t;
-        t.id = a.at("id").get<int>();
+        if (!a.is_object() || !a.contains("content") || !a["content"].is_string())
+          throw std::invalid_argument("an added_tokens entry has no \"content\" string");
+        t.id = tok::json_token_id(a.value("id", json()), "added token \"" +
+                                                             a["content"].get<std::string>() +
+                                                             "\" id");
         t.content = a.at("content").get<std::string>();
         t.singleWord = a.value("single_word", false);
         t.lstrip = a.value("lstrip", false);
@@ -158,11 +177,14 @@ struct Tokenizer::Impl {
       for (const auto& q : p.at("processors")) parsePost(q);
       return;
     }
+    if (processors.size() > 64) throw std::invalid_argument("post-processor: too many steps");
     if (type == "BertProcessing" || type == "RobertaProcessing") {
       const json& cls = p.at("cls");
       const json& sep = p.at("sep");
-      processors.push_back({special(cls.at(0).get<std::string>(), cls.at(1).get<int>()), sequence,
-                            special(sep.at(0).get<std::string>(), sep.at(1).get<int>())});
+      processors.push_back(
+          {special(cls.at(0).get<std::string>(), tok::json_token_id(cls.at(1), "post_processor cls id")),
+           sequence,
+           special(sep.at(0).get<std::string>(), tok::json_token_id(sep.at(1), "post_processor sep id"))});
       return;
     }
     if (type == "TemplateProcessing") {
@@ -175,7 +197,8 @@ struct Tokenizer::Impl {
           const std::string id = item["SpecialToken"].at("id").get<std::string>();
           TemplatePiece piece;
           if (tokens.contains(id)) {
-            for (const auto& i : tokens[id].at("ids")) piece.ids.push_back(i.get<int>());
+            for (const auto& i : tokens[id].at("ids"))
+              piece.ids.push_back(tok::json_token_id(i, "post_processor special token \"" + id + "\" id"));
             for (const auto& t : tokens[id].at("tokens"))
               piece.tokens.push_back(t.get<std::string>());
           } else {
@@ -272,33 +295,69 @@ Tokenizer::~Tokenizer() = default;
 std::shared_ptr<const Tokenizer> Tokenizer::fromJson(const std::string& text,
                                                      const std::string& source) {
   auto impl = std::make_unique<Impl>();
+  impl->source = source;
+  json j;
   try {
-    impl->parse(json::parse(text));
-  } catch (const json::exception& e) {
-    throw TokenizerError(source + ": " + e.what());
+    j = internal::json_parse_bounded(text, source);
+  } catch (const ModelInputError& e) {
+    throw TokenizerError(e.what());
+  }
+  try {
+    impl->parse(j);
+  } catch (const json::exception& e) {  // a field of an unexpected type that no check named
+    throw TokenizerError(source + ": unexpected content (" + internal::json_error_text(e) + ")");
   } catch (const std::invalid_argument& e) {
     throw TokenizerError(source + ": " + e.what());
+  } catch (const std::length_error& e) {
+    throw TokenizerError(source + ": too large (" + e.what() + ")");
   }
   return std::shared_ptr<const Tokenizer>(new Tokenizer(std::move(impl)));
 }
 
 std::shared_ptr<const Tokenizer> Tokenizer::load(const std::filesystem::path& folder) {
   const auto file = folder / "tokenizer.json";
-  std::ifstream in(file, std::ios::binary);
-  if (!in)
+  if (!input_file_present(folder, "tokenizer.json"))
     throw TokenizerError(file.string() +
                          ": missing (SinkScope reads tokenizers from tokenizer.json)");
-  std::stringstream s;
-  s << in.rdbuf();
-  auto tokenizer = fromJson(s.str(), file.string());
-  SpecialTokens& sp = tokenizer->impl_->specials;
+  std::string text;
+  try {
+    text = input_file_read(input_file_confine(folder, "tokenizer.json"), kTokenizerMaxBytes);
+  } catch (const TokenizerError&) {
+    throw;
+  } catch (const ModelInputError& e) {
+    throw TokenizerError(e.what());
+  }
+  std::vector<std::pair<std::string, std::string>> configs;
   for (const char* name : {"special_tokens_map.json", "tokenizer_config.json"}) {
-    const auto p = folder / name;
-    if (!std::filesystem::exists(p)) continue;
-    const json j = read_json(p);
+    if (!input_file_present(folder, name)) continue;
+    try {
+      configs.emplace_back(p_str(folder / name),
+                           input_file_read(input_file_confine(folder, name), kTokenizerConfigMaxBytes));
+    } catch (const ModelInputError& e) {
+      throw TokenizerError(e.what());
+    }
+  }
+  return fromFiles(text, file.string(), configs);
+}
+
+std::shared_ptr<const Tokenizer> Tokenizer::fromFiles(
+    const std::string& tokenizerJson, const std::string& sourceName,
+    const std::vector<std::pair<std::string, std::string>>& configs) {
+  auto tokenizer = fromJson(tokenizerJson, sourceName);
+  SpecialTokens& sp = tokenizer->impl_->specials;
+  for (const auto& config : configs) {
+    const std::string& source = config.first;  // not a structured binding: lambdas capture it
+    const std::string& text = config.second;
+    json j;
+    try {
+      j = internal::json_parse_bounded(text, source);
+    } catch (const ModelInputError& e) {
+      throw TokenizerError(e.what());
+    }
+    if (!j.is_object()) throw TokenizerError(source + ": not a JSON object");
     auto take = [&](const char* key, std::optional<std::string>& slot) {
       if (!slot && j.contains(key))
-        if (auto t = token_text(j[key])) slot = t;
+        if (auto t = token_text(j[key], source, key)) slot = t;
     };
     take("bos_token", sp.bos);
     take("eos_token", sp.eos);
@@ -309,18 +368,18 @@ std::shared_ptr<const Tokenizer> Tokenizer::load(const std::filesystem::path& fo
     take("mask_token", sp.mask);
     // transformers' Llama and Gemma fast tokenizers rebuild the post-processor
     // from add_bos_token / add_eos_token, overriding tokenizer.json.
-    const std::string cls = j.value("tokenizer_class", "");
+    const std::string cls = string_field(j, "tokenizer_class", source);
     const bool rebuilds =
         cls.rfind("Llama", 0) == 0 || cls.rfind("Gemma", 0) == 0 || cls.rfind("CodeLlama", 0) == 0;
-    if (name == std::string("tokenizer_config.json") && rebuilds &&
-        (j.contains("add_bos_token") || j.contains("add_eos_token"))) {
-      const bool bos = j.value("add_bos_token", true), eos = j.value("add_eos_token", false);
+    const bool isConfig = std::filesystem::path(source).filename() == "tokenizer_config.json";
+    if (isConfig && rebuilds && (j.contains("add_bos_token") || j.contains("add_eos_token"))) {
+      const bool bos = bool_field(j, "add_bos_token", true, source);
+      const bool eos = bool_field(j, "add_eos_token", false, source);
       auto piece = [&](const std::optional<std::string>& token, const char* what) {
         TemplatePiece p;
         const auto id = token ? tokenizer->impl_->idOf(*token) : std::nullopt;
         if (!id)
-          throw TokenizerError(p_str(folder / name) + ": " + what +
-                               " is set but its token is unknown");
+          throw TokenizerError(source + ": " + what + " is set but its token is unknown");
         p.ids = {*id};
         p.tokens = {*token};
         return p;
@@ -339,16 +398,27 @@ std::shared_ptr<const Tokenizer> Tokenizer::load(const std::filesystem::path& fo
 
 Encoding Tokenizer::encode(const std::string& text, bool addSpecialTokens) const {
   const Impl& m = *impl_;
+  // The regex engine is told the text is valid UTF-8 (PCRE2_NO_UTF_CHECK):
+  // make sure it is, and that no NUL hides the rest from C libraries.
+  try {
+    input_text_check(text, "text");
+  } catch (const ModelInputError& e) {
+    throw TokenizerError(e.what());
+  }
   std::vector<int> ids;
-  for (const auto& seg : m.splitAdded(text)) {
-    if (seg.token) {
-      ids.push_back(seg.token->id);
-      continue;
+  try {
+    for (const auto& seg : m.splitAdded(text)) {
+      if (seg.token) {
+        ids.push_back(seg.token->id);
+        continue;
+      }
+      const std::string normalized = m.normalizer ? m.normalizer->apply(seg.text) : seg.text;
+      std::vector<std::string> pieces{normalized};
+      if (m.preTokenizer) pieces = m.preTokenizer->apply(pieces, seg.atStart);
+      for (const auto& p : pieces) m.model->tokenize(p, ids);
     }
-    const std::string normalized = m.normalizer ? m.normalizer->apply(seg.text) : seg.text;
-    std::vector<std::string> pieces{normalized};
-    if (m.preTokenizer) pieces = m.preTokenizer->apply(pieces, seg.atStart);
-    for (const auto& p : pieces) m.model->tokenize(p, ids);
+  } catch (const std::invalid_argument& e) {  // e.g. an unknown character and no unk token
+    throw TokenizerError(m.source + ": " + e.what());
   }
   if (addSpecialTokens)
     for (const auto& processor : m.processors) {

@@ -3,18 +3,20 @@
 // and SentencePiece-style with byte fallback), WordPiece and Unigram models,
 // with their normalizers, pre-tokenizers, added tokens and post-processors.
 // Every token also gets a display string a person can read.
+#include "models/input_files.h"
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace sinkscope::models {
 
-class TokenizerError : public std::runtime_error {
+class TokenizerError : public ModelInputError {
  public:
-  using std::runtime_error::runtime_error;
+  using ModelInputError::ModelInputError;
 };
 
 struct Encoding {
@@ -36,8 +38,16 @@ class Tokenizer {
   static std::shared_ptr<const Tokenizer> load(const std::filesystem::path& folder);
   static std::shared_ptr<const Tokenizer> fromJson(
       const std::string& tokenizerJson, const std::string& sourceName = "tokenizer.json");
+  // What load() does after reading the files: tokenizer.json's text, then
+  // (source name, text) of special_tokens_map.json and tokenizer_config.json
+  // in that order, each optional. For tests and fuzzing.
+  static std::shared_ptr<const Tokenizer> fromFiles(
+      const std::string& tokenizerJson, const std::string& sourceName,
+      const std::vector<std::pair<std::string, std::string>>& configs);
   ~Tokenizer();
 
+  // Throws TokenizerError for text that is not valid UTF-8 or holds a NUL
+  // ("text: ... at byte N"), and when the tokenizer cannot represent a character.
   Encoding encode(const std::string& text, bool addSpecialTokens = true) const;
 
   // "BPE (byte-level)", "BPE (SentencePiece, byte fallback)", "WordPiece", "Unigram".

@@ -140,7 +140,14 @@ std::vector<std::pair<std::size_t, std::size_t>> Regex::findAll(const std::strin
   while (start <= text.size()) {
     const int rc = pcre2_match(code, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), start,
                                PCRE2_NO_UTF_CHECK, md, nullptr);
-    if (rc < 0) break;
+    if (rc == PCRE2_ERROR_NOMATCH) break;
+    if (rc < 0) {  // a match or depth limit, never a silent cut of the text
+      pcre2_match_data_free(md);
+      PCRE2_UCHAR message[256];
+      pcre2_get_error_message(rc, message, sizeof message);
+      throw std::invalid_argument(std::string("regex matching failed (") +
+                                  reinterpret_cast<char*>(message) + ")");
+    }
     const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md);
     const std::size_t b = ov[0], e = ov[1];
     if (e == b) {  // empty match: step over one character

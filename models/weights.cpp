@@ -1,45 +1,12 @@
-#include <fstream>
-#include <nlohmann/json.hpp>
-#include <set>
-
 #include "models/internal/weights.h"
 #include "models/model.h"
+#include "models/model_folder.h"
 
 namespace sinkscope::models::internal {
 
 namespace fs = std::filesystem;
 
-std::vector<fs::path> weight_files_of(const fs::path& folder) {
-  const fs::path single = folder / "model.safetensors";
-  if (fs::exists(single)) return {single};
-  const fs::path index = folder / "model.safetensors.index.json";
-  if (!fs::exists(index))
-    throw ModelLoadError(folder.string() +
-                         ": no model.safetensors and no model.safetensors.index.json");
-  std::ifstream in(index);
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const std::exception& e) {
-    throw ModelLoadError(index.string() + ": not valid JSON (" + e.what() + ")");
-  }
-  if (!j.contains("weight_map") || !j["weight_map"].is_object())
-    throw ModelLoadError(index.string() + ": field \"weight_map\" is missing or not an object");
-  std::set<std::string> shards;
-  for (const auto& [name, shard] : j["weight_map"].items()) {
-    if (!shard.is_string())
-      throw ModelLoadError(index.string() + ": weight_map entry \"" + name +
-                           "\" is not a file name");
-    shards.insert(shard.get<std::string>());
-  }
-  std::vector<fs::path> files;
-  for (const auto& s : shards) {
-    if (!fs::exists(folder / s))
-      throw ModelLoadError(index.string() + ": shard \"" + s + "\" is missing from the folder");
-    files.push_back(folder / s);
-  }
-  return files;
-}
+std::vector<fs::path> weight_files_of(const fs::path& folder) { return model_weight_files(folder); }
 
 namespace {
 
@@ -75,8 +42,7 @@ class Lookup {
   at::Tensor get(const std::string& name, std::vector<std::int64_t> shape) {
     const TensorView* t = find(name);
     if (!t)
-      throw ModelLoadError(files_.front().path().parent_path().string() + ": tensor \"" + name +
-                           "\" is missing from the weights");
+      throw ModelLoadError(folderName() + ": tensor \"" + name + "\" is missing from the weights");
     if (t->shape != shape)
       throw ModelLoadError(where(name) + ": tensor \"" + t->name + "\" has shape " +
                            shape_text(t->shape) + ", expected " + shape_text(shape));
@@ -87,6 +53,9 @@ class Lookup {
   }
 
  private:
+  std::string folderName() const {
+    return files_.empty() ? std::string("weights") : files_.front().path().parent_path().string();
+  }
   std::string where(const std::string& name) const {
     for (const auto& f : files_) {
       if (f.find(name)) return f.path().string();

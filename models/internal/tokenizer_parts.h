@@ -12,6 +12,13 @@ namespace sinkscope::models::tok {
 
 using nlohmann::json;
 
+// Largest token id a tokenizer may use (as config.json's vocab_size limit).
+inline constexpr int kMaxTokenId = (1 << 24) - 1;
+
+// A token id from a tokenizer.json node: an integer in 0..kMaxTokenId.
+// Throws std::invalid_argument naming `what` otherwise.
+int json_token_id(const json& value, const std::string& what);
+
 // ---- UTF-8 and Unicode helpers (ICU underneath) ----
 std::vector<char32_t> utf8_decode(const std::string& s);  // invalid bytes become U+FFFD
 std::string utf8_encode(char32_t c);

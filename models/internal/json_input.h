@@ -1,0 +1,22 @@
+#pragma once
+// Internal to models/: JSON parsing for files users open. Depth-bounded (a
+// document nested 100,000 deep must not overflow the stack of the parser,
+// of a recursive copy or of a recursive builder) and with nlohmann's own
+// exception text wrapped into a message that names the file.
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "models/input_files.h"
+
+namespace sinkscope::models::internal {
+
+// Parses `text`; throws ModelInputError("SOURCE: not valid JSON (...)") or
+// ("SOURCE: nested deeper than N levels").
+nlohmann::json json_parse_bounded(std::string_view text, const std::string& source,
+                                  int maxDepth = kJsonMaxDepth);
+
+// nlohmann's exception text without its "[json.exception.type_error.302] " tag.
+std::string json_error_text(const std::exception& e);
+
+}  // namespace sinkscope::models::internal

@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""Writes the seed and regression corpus of the fuzz targets (tests/fuzz/corpus/TARGET/).
+
+Made with:
+    build/app/sinkscope-cli random-model llama /tmp/fuzz-seed
+    python3 tests/fuzz/make_corpus.py /tmp/fuzz-seed
+
+Every case of issue 12 that a parser sees is here (the folder-level cases -
+FIFOs, links, shards outside the folder, full disks - are in
+tests/hostile_input_test.cpp). Files are named after what they hold; the
+fuzzers add their own findings next to them (crash-*, minimised)."""
+import json
+import os
+import struct
+import sys
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
+SEP = b"\n\x01\n"
+
+
+def put(target, name, data):
+    folder = os.path.join(ROOT, target)
+    os.makedirs(folder, exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    with open(os.path.join(folder, name), "wb") as f:
+        f.write(data)
+
+
+def safetensors(header, body=b""):
+    h = json.dumps(header).encode() if not isinstance(header, bytes) else header
+    while (8 + len(h)) % 8:
+        h += b" "
+    return struct.pack("<Q", len(h)) + h + body
+
+
+def deep_array(depth):
+    return "[" * depth + "]" * depth
+
+
+def main(seed_folder):
+    seed_tok = open(os.path.join(seed_folder, "tokenizer.json"), encoding="utf-8").read()
+    seed_cfg = open(os.path.join(seed_folder, "config.json"), encoding="utf-8").read()
+    tok = json.loads(seed_tok)
+    cfg = json.loads(seed_cfg)
+
+    # ---- safetensors ----
+    f32 = struct.pack("<4f", 1.0, -2.0, 0.5, 3.0)
+    f16 = struct.pack("<4H", 0x3C00, 0xC000, 0x7E00, 0x7C00)  # 1, -2, NaN, inf
+    put("safetensors", "valid-f32-f16-bf16",
+        safetensors({"a": {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]},
+                     "b": {"dtype": "F16", "shape": [4], "data_offsets": [16, 24]},
+                     "c": {"dtype": "BF16", "shape": [2, 2], "data_offsets": [24, 32]},
+                     "__metadata__": {"format": "pt"}}, f32 + f16 + f16))
+    put("safetensors", "metadata-nested-5000-deep",
+        safetensors(('{"__metadata__": {"x": %s}}' % deep_array(5000)).encode()))
+    put("safetensors", "metadata-not-string",
+        safetensors({"__metadata__": {"x": {"y": 1}}}))
+    put("safetensors", "overlapping-tensors",
+        safetensors({"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},
+                     "b": {"dtype": "F32", "shape": [2], "data_offsets": [4, 12]}}, f32))
+    put("safetensors", "offsets-out-of-range",
+        safetensors({"a": {"dtype": "F32", "shape": [4], "data_offsets": [0, 1 << 40]}}, f32))
+    put("safetensors", "shape-overflow",
+        safetensors({"a": {"dtype": "F32", "shape": [1 << 40, 1 << 40, 1 << 40],
+                           "data_offsets": [0, 16]}}, f32))
+    put("safetensors", "negative-shape",
+        safetensors({"a": {"dtype": "F32", "shape": [-4], "data_offsets": [0, 16]}}, f32))
+    put("safetensors", "unknown-dtype",
+        safetensors({"a": {"dtype": "F8", "shape": [4], "data_offsets": [0, 4]}}, f32))
+    put("safetensors", "header-length-huge", struct.pack("<Q", 1 << 62) + b"{}")
+    put("safetensors", "header-length-past-end", struct.pack("<Q", 4096) + b"{}")
+    put("safetensors", "truncated", b"\x10\x00\x00")
+    put("safetensors", "header-not-utf8", safetensors(b'{"\xff": 1}'))
+    put("safetensors", "etc-passwd-like", b"root:x:0:0:root:/root:/bin/bash\n")
+    weights = open(os.path.join(seed_folder, "model.safetensors"), "rb").read()
+    n = struct.unpack("<Q", weights[:8])[0]
+    put("safetensors", "random-llama-header-only", weights[:8 + n])
+
+    # ---- config.json ----
+    put("config", "random-llama", seed_cfg)
+    for family, extra in {
+        "gpt2": {"n_layer": 2, "n_head": 2, "n_embd": 8, "vocab_size": 10, "n_positions": 16},
+        "bert": {"num_hidden_layers": 2, "num_attention_heads": 2, "hidden_size": 8,
+                 "intermediate_size": 16, "vocab_size": 10, "max_position_embeddings": 16},
+        "roberta": {"num_hidden_layers": 2, "num_attention_heads": 2, "hidden_size": 8,
+                    "intermediate_size": 16, "vocab_size": 10, "max_position_embeddings": 16,
+                    "pad_token_id": 1},
+        "gemma2": {"num_hidden_layers": 2, "num_attention_heads": 2, "hidden_size": 8,
+                   "intermediate_size": 16, "vocab_size": 10, "head_dim": 4,
+                   "attn_logit_softcapping": 50.0, "final_logit_softcapping": 30.0,
+                   "sliding_window": 4, "query_pre_attn_scalar": 4},
+        "phi": {"num_hidden_layers": 2, "num_attention_heads": 2, "hidden_size": 8,
+                "intermediate_size": 16, "vocab_size": 10, "partial_rotary_factor": 0.5},
+        "gpt_neox": {"num_hidden_layers": 2, "num_attention_heads": 2, "hidden_size": 8,
+                     "vocab_size": 10, "rotary_pct": 0.25},
+    }.items():
+        put("config", "valid-" + family, json.dumps(dict(extra, model_type=family)))
+    bad = {
+        "layers-above-int-max": {"num_hidden_layers": 4294967298},
+        "layers-negative": {"num_hidden_layers": -2},
+        "vocab-huge": {"vocab_size": 1 << 40},
+        "heads-not-dividing": {"num_key_value_heads": 3},
+        "rope-factor-string": {"rope_scaling": {"rope_type": "linear", "factor": "2"}},
+        "rope-scaling-list": {"rope_scaling": [1, 2]},
+        "rope-theta-inf": None,  # written below as text: 1e999
+        "eps-negative": {"rms_norm_eps": -1.0},
+        "eps-string": {"rms_norm_eps": "small"},
+        "head-dim-zero": {"head_dim": 0},
+        "model-type-number": {"model_type": 7},
+        "unknown-model-type": {"model_type": "mamba"},
+        "pad-id-huge": {"pad_token_id": 1 << 40},
+        "bos-id-list-empty": {"bos_token_id": []},
+        "bos-id-list-bad": {"bos_token_id": ["x"]},
+        "positions-zero": {"max_position_embeddings": 0},
+    }
+    for name, change in bad.items():
+        if change is None:
+            continue
+        c = dict(cfg)
+        c.update(change)
+        put("config", name, json.dumps(c))
+    put("config", "rope-theta-inf", seed_cfg.replace('"rope_theta": 10000.0', '"rope_theta": 1e999'))
+    put("config", "eps-1e999", seed_cfg.replace('"rms_norm_eps": 1e-06', '"rms_norm_eps": 1e999'))
+    roberta_pad = {"model_type": "roberta", "num_hidden_layers": 2, "num_attention_heads": 2,
+                   "hidden_size": 8, "intermediate_size": 16, "vocab_size": 10,
+                   "max_position_embeddings": 16, "pad_token_id": 2147483647}
+    put("config", "roberta-pad-int-max", json.dumps(roberta_pad))
+    put("config", "nested-100000-deep", '{"model_type": "llama", "x": %s}' % deep_array(100000))
+    put("config", "not-an-object", "[1, 2, 3]")
+    put("config", "not-json", "{model_type: llama")
+    put("config", "not-utf8", b'{"model_type": "\xff"}')
+
+    # ---- model.safetensors.index.json ----
+    put("index", "valid-two-shards", json.dumps({"weight_map": {
+        "a": "model-00001-of-00002.safetensors", "b": "model-00002-of-00002.safetensors",
+        "c": "model-00001-of-00002.safetensors"}}))
+    put("index", "weight-map-empty", '{"weight_map": {}}')
+    put("index", "escape-parent", '{"weight_map": {"a": "../outside.safetensors"}}')
+    put("index", "absolute-etc-passwd", '{"weight_map": {"a": "/etc/passwd"}}')
+    put("index", "escape-etc-shadow", '{"weight_map": {"a": "../../../../etc/shadow"}}')
+    put("index", "subfolder-escape", '{"weight_map": {"a": "sub/../../x.safetensors"}}')
+    put("index", "entry-not-string", '{"weight_map": {"a": 5}}')
+    put("index", "entry-empty", '{"weight_map": {"a": ""}}')
+    put("index", "entry-nul", '{"weight_map": {"a": "x\\u0000y"}}')
+    put("index", "weight-map-list", '{"weight_map": ["a"]}')
+    put("index", "nested-100000-deep", '{"weight_map": {"a": "x"}, "metadata": %s}'
+        % deep_array(100000))
+
+    # ---- tokenizer.json (+ configs + text) ----
+    put("tokenizer", "random-llama", seed_tok)
+    here = os.path.dirname(os.path.abspath(__file__))
+    for name in sorted(os.listdir(os.path.join(here, "tokenizers"))):
+        text = open(os.path.join(here, "tokenizers", name), encoding="utf-8").read()
+        put("tokenizer", "handwritten-" + name, text.encode() + SEP + b"{}" + SEP + b"{}" + SEP +
+            "Hello, wörld! ☃ 中文 <s>".encode())
+    for kind, key, leaf in (("normalizer", "normalizers", '{"type": "Lowercase"}'),
+                            ("pre_tokenizer", "pretokenizers", '{"type": "Whitespace"}'),
+                            ("post_processor", "processors", '{"type": "ByteLevel"}')):
+        depth = 2000  # deeper than the limit; the 30,000-deep file is made by hostile_input_test
+        nested = ('{"type": "Sequence", "%s": [' % key) * depth + leaf + "]}" * depth
+        text = json.dumps({k: v for k, v in tok.items() if k != kind})[:-1] + ', "%s": %s}' % (kind, nested)
+        put("tokenizer", "sequence-%s-2000-deep" % kind, text)
+    t = dict(tok)
+    t["normalizer"] = {"type": "Lowercase", "extra": json.loads(deep_array(60))}
+    put("tokenizer", "normalizer-value-60-deep", json.dumps(t))
+    t_text = json.dumps({k: v for k, v in tok.items() if k != "normalizer"})
+    put("tokenizer", "normalizer-value-100000-deep",
+        t_text[:-1] + ', "normalizer": {"type": "Lowercase", "x": %s}}' % deep_array(100000))
+    for name, value in (("1e8", 100000000), ("2p31-2", 2 ** 31 - 2), ("int-max", 2 ** 31 - 1),
+                        ("negative", -5), ("string", "7")):
+        t = json.loads(seed_tok)
+        first = next(iter(t["model"]["vocab"]))
+        t["model"]["vocab"][first] = value
+        put("tokenizer", "vocab-id-" + name, json.dumps(t))
+    t = json.loads(seed_tok)
+    t["added_tokens"][0]["id"] = 2 ** 31 - 1
+    put("tokenizer", "added-token-id-int-max", json.dumps(t))
+    t = json.loads(seed_tok)
+    t["post_processor"]["special_tokens"]["<s>"]["ids"] = [2 ** 40]
+    put("tokenizer", "post-processor-id-huge", json.dumps(t))
+    t = json.loads(seed_tok)
+    t["model"]["unk_token"] = "<not-in-vocab>"
+    t["pre_tokenizer"] = None
+    t["decoder"] = None
+    put("tokenizer", "unk-token-missing", json.dumps(t).encode() + SEP + b"{}" + SEP + b"{}" + SEP +
+        "é ☃".encode())
+    put("tokenizer", "config-wrong-types", seed_tok.encode() + SEP +
+        b'{"tokenizer_class": 5, "add_bos_token": "yes", "bos_token": ["<s>"]}')
+    put("tokenizer", "config-llama-add-bos-string", seed_tok.encode() + SEP +
+        b'{"tokenizer_class": "LlamaTokenizer", "add_bos_token": "yes", "bos_token": "<s>"}')
+    put("tokenizer", "special-map-wrong-types", seed_tok.encode() + SEP + b"{}" + SEP +
+        b'{"bos_token": 5, "eos_token": {"content": 7}}')
+    put("tokenizer", "long-word-100000", seed_tok.encode() + SEP + b"{}" + SEP + b"{}" + SEP +
+        b"a" * 100000)
+    put("tokenizer", "text-incomplete-utf8", seed_tok.encode() + SEP + b"{}" + SEP + b"{}" + SEP +
+        b"hello world this is a long enough text here \xf0")
+    put("tokenizer", "text-lone-ff", seed_tok.encode() + SEP + b"{}" + SEP + b"{}" + SEP + b"\xff")
+    put("tokenizer", "text-nul", seed_tok.encode() + SEP + b"{}" + SEP + b"{}" + SEP + b"a\x00b")
+    put("tokenizer", "not-json", b"{\"model\": ")
+
+    # ---- encode (first byte picks the tokenizer) ----
+    texts = {
+        "incomplete-utf8": b"hello world this is a long enough text here \xf0",
+        "lone-ff": b"\xff",
+        "nul": b"ab\x00cd",
+        "overlong-slash": b"\xc0\xaf",
+        "surrogate": b"\xed\xa0\x80",
+        "long-word-100000": b"a" * 100000,
+        "long-spaces": b" " * 20000 + b"x",
+        "mixed-scripts": "Ünïcödé — ☃ 中文字 عربى 🙂 \t\n\r<s></s>[CLS]".encode(),
+    }
+    for i in range(8):
+        for name, text in texts.items():
+            if i and name in ("long-word-100000", "long-spaces"):
+                continue  # the long ones once, with tokenizer 0
+            put("encode", "%s-tokenizer-%d" % (name, i), bytes([i]) + text)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: make_corpus.py RANDOM_MODEL_FOLDER")
+    main(sys.argv[1])

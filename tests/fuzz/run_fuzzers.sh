@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Runs every libFuzzer target of the fuzz preset for RUNS executions each
+# (default 1,000,000), one after the other on one core, starting from the
+# committed corpus and growing a work corpus beside the build. Prints one
+# summary line per target (executions, coverage, features, corpus, time) and
+# exits non-zero at the first finding (the crash file lands in build-fuzz/findings/).
+#
+#   cmake --preset fuzz && cmake --build --preset fuzz
+#   tests/fuzz/run_fuzzers.sh [RUNS] [TARGET...]
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+runs="${1:-1000000}"
+shift || true
+targets=("$@")
+[[ ${#targets[@]} -gt 0 ]] || targets=(safetensors config index encode tokenizer)
+bin=build-fuzz/tests/fuzz
+work=build-fuzz/corpus
+findings=build-fuzz/findings
+mkdir -p "$findings"
+for t in "${targets[@]}"; do
+  # Inputs large enough for every structure of the target, small enough to be fast.
+  case "$t" in
+    tokenizer) max_len=16384 ;;
+    *) max_len=4096 ;;
+  esac
+  mkdir -p "$work/$t"
+  log="$findings/$t.log"
+  start=$(date +%s)
+  if ! "$bin/fuzz_$t" -runs="$runs" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
+      -print_final_stats=1 -artifact_prefix="$findings/$t-" "$work/$t" "tests/fuzz/corpus/$t" \
+      >"$log" 2>&1; then
+    echo "fuzz_$t: FINDING (see $log)"
+    tail -40 "$log"
+    exit 1
+  fi
+  end=$(date +%s)
+  done_line=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1)
+  execs=$(grep -E '^stat::number_of_executed_units' "$log" | awk '{print $2}')
+  echo "fuzz_$t: $execs executions in $((end - start)) s; ${done_line#*DONE}"
+done

@@ -1,0 +1,84 @@
+// Replays every file of tests/fuzz/corpus/TARGET/ (the seeds, every hostile
+// case of issue 12 that a parser sees, and what the fuzzers found) through
+// the release build's parsers: each must be accepted or refused with a
+// ModelInputError; anything else - another exception, a crash, a trap in the
+// targets' consistency checks - fails the test, naming the file.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <vector>
+
+#include "fuzz/fuzz_targets.h"
+
+namespace fs = std::filesystem;
+using sinkscope::fuzz::fuzz_target_named;
+using sinkscope::fuzz::fuzz_target_names;
+
+namespace {
+
+std::vector<std::uint8_t> bytes_of(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+class FuzzCorpus : public ::testing::TestWithParam<std::string> {};
+
+}  // namespace
+
+TEST_P(FuzzCorpus, EveryFileIsAcceptedOrCleanlyRefused) {
+  const auto target = fuzz_target_named(GetParam());
+  ASSERT_NE(target, nullptr);
+  const fs::path folder = fs::path(SINKSCOPE_SOURCE_DIR) / "tests/fuzz/corpus" / GetParam();
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(folder))
+    if (e.is_regular_file()) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  ASSERT_GE(files.size(), 5u) << "the corpus of " << GetParam() << " is missing";
+  int accepted = 0;
+  for (const auto& f : files) {
+    SCOPED_TRACE(f.string());
+    const auto data = bytes_of(f);
+    bool ok = false;
+    EXPECT_NO_THROW(ok = target(data.data(), data.size())) << f;
+    accepted += ok;
+  }
+  // Each corpus holds valid inputs too: a parser refusing everything would pass otherwise.
+  EXPECT_GT(accepted, 0) << "no file of " << GetParam() << " was accepted";
+  EXPECT_LT(accepted, static_cast<int>(files.size())) << "no file was refused";
+}
+
+TEST(FuzzCorpus, CaseFilesAreRefusedOrAcceptedAsExpected) {
+  auto run = [](const std::string& target, const std::string& name) {
+    const auto data =
+        bytes_of(fs::path(SINKSCOPE_SOURCE_DIR) / "tests/fuzz/corpus" / target / name);
+    EXPECT_FALSE(data.empty()) << target << "/" << name;
+    return fuzz_target_named(target)(data.data(), data.size());
+  };
+  for (const char* refused : {"weight-map-empty", "escape-parent", "absolute-etc-passwd",
+                              "escape-etc-shadow", "nested-100000-deep"})
+    EXPECT_FALSE(run("index", refused)) << refused;
+  EXPECT_TRUE(run("index", "valid-two-shards"));
+  for (const char* refused : {"layers-above-int-max", "rope-factor-string", "rope-theta-inf",
+                              "eps-negative", "roberta-pad-int-max", "nested-100000-deep"})
+    EXPECT_FALSE(run("config", refused)) << refused;
+  EXPECT_TRUE(run("config", "random-llama"));
+  EXPECT_FALSE(run("safetensors", "metadata-nested-5000-deep"));
+  EXPECT_TRUE(run("safetensors", "valid-f32-f16-bf16"));
+  for (const char* refused :
+       {"sequence-normalizer-2000-deep", "sequence-pre_tokenizer-2000-deep",
+        "sequence-post_processor-2000-deep", "normalizer-value-100000-deep", "vocab-id-1e8",
+        "vocab-id-2p31-2", "vocab-id-int-max", "added-token-id-int-max", "config-wrong-types",
+        "special-map-wrong-types"})
+    EXPECT_FALSE(run("tokenizer", refused)) << refused;
+  EXPECT_TRUE(run("tokenizer", "long-word-100000"));
+  EXPECT_TRUE(run("tokenizer", "random-llama"));
+  EXPECT_FALSE(run("encode", "incomplete-utf8-tokenizer-0"));
+  EXPECT_FALSE(run("encode", "lone-ff-tokenizer-3"));
+  EXPECT_FALSE(run("encode", "nul-tokenizer-1"));
+  EXPECT_TRUE(run("encode", "long-word-100000-tokenizer-0"));
+  EXPECT_TRUE(run("encode", "mixed-scripts-tokenizer-5"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, FuzzCorpus, ::testing::ValuesIn(fuzz_target_names()));
