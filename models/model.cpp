@@ -470,10 +470,12 @@ std::shared_ptr<Model> Model::load(const fs::path& folder, const LoadOptions& op
                          " of memory, but only " + gib(static_cast<double>(limit)) +
                          " is available");
   if (options.trainable) {
-    impl->weights = internal::weights_load(folder, impl->config, impl->device, true);
+    impl->weights =
+        internal::weights_load(folder, impl->config, impl->device, true, options.progress);
   } else {
     c10::InferenceMode guard;
-    impl->weights = internal::weights_load(folder, impl->config, impl->device, false);
+    impl->weights =
+        internal::weights_load(folder, impl->config, impl->device, false, options.progress);
   }
   return ModelAccess::wrap(std::move(impl));
 }

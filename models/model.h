@@ -43,6 +43,9 @@ struct LoadOptions {
   std::size_t memory_limit_bytes = 0;
   // Own every weight (no memory map aliasing) and record gradients: for training.
   bool trainable = false;
+  // Called with the fraction of the weights loaded; returning false stops the
+  // load (it then throws RunCancelled). The GUI's Cancel button.
+  ProgressFn progress;
 };
 
 // Edits of the attention computation (metrics.md s. 5 and 8). Layers and

@@ -3,6 +3,7 @@
 // post-processor adds the special tokens.
 #include "models/tokenizer.h"
 
+#include <array>
 #include <cstdio>
 
 #include "models/internal/json_input.h"
@@ -114,6 +115,9 @@ struct Tokenizer::Impl {
   std::vector<AddedToken> added;
   std::unordered_map<int, const AddedToken*> addedById;
   std::unordered_map<std::string, int> addedByContent;
+  // Added tokens by their first byte: the split tries only those that can
+  // start at a position (thousands of added tokens must not make it O(n k)).
+  std::array<std::vector<const AddedToken*>, 256> addedByFirstByte;
   std::vector<std::vector<TemplatePiece>> processors;  // applied in order; empty = none
   bool byteLevel = false;
   SpecialTokens specials;
@@ -153,6 +157,7 @@ struct Tokenizer::Impl {
     for (const auto& t : added) {
       addedById[t.id] = &t;
       addedByContent[t.content] = t.id;
+      addedByFirstByte[static_cast<unsigned char>(t.content[0])].push_back(&t);
     }
     if (j.contains("post_processor") && !j["post_processor"].is_null())
       parsePost(j["post_processor"]);
@@ -234,7 +239,8 @@ struct Tokenizer::Impl {
     // Byte offsets of characters, for boundary checks.
     while (pos < text.size()) {
       const AddedToken* best = nullptr;
-      for (const auto& t : added)
+      for (const AddedToken* candidate : addedByFirstByte[static_cast<unsigned char>(text[pos])]) {
+        const AddedToken& t = *candidate;
         if (text.compare(pos, t.content.size(), t.content) == 0 &&
             (!best || t.content.size() > best->content.size())) {
           if (t.singleWord) {
@@ -245,6 +251,7 @@ struct Tokenizer::Impl {
           }
           best = &t;
         }
+      }
       if (!best) {
         ++pos;
         while (pos < text.size() && (static_cast<unsigned char>(text[pos]) & 0xc0) == 0x80) ++pos;

@@ -19,6 +19,14 @@ int json_token_id(const json& value, const std::string& what) {
   return static_cast<int>(value.get<long long>());
 }
 
+std::string bounded_insert(std::string text, const std::string& what) {
+  if (text.size() > kMaxInsertedBytes)
+    throw std::invalid_argument(what + " is " + std::to_string(text.size()) +
+                                " bytes long; at most " + std::to_string(kMaxInsertedBytes) +
+                                " are accepted");
+  return text;
+}
+
 void TokenModel::setVocab(std::unordered_map<std::string, int> v) {
   vocab = std::move(v);
   int maxId = -1;

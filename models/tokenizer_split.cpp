@@ -317,7 +317,8 @@ std::unique_ptr<PreTokenizer> pretokenizer_from_json(const json& n) {
   if (type == "Metaspace") {
     std::string scheme = n.value("prepend_scheme", "");
     if (scheme.empty()) scheme = n.value("add_prefix_space", true) ? "always" : "never";
-    return std::make_unique<Metaspace>(n.value("replacement", "\u2581"), scheme,
+    return std::make_unique<Metaspace>(
+        bounded_insert(n.value("replacement", "\u2581"), "Metaspace \"replacement\""), scheme,
                                        n.value("split", true));
   }
   if (type == "BertPreTokenizer") return std::make_unique<BertPre>();

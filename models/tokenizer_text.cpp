@@ -336,8 +336,12 @@ std::unique_ptr<Normalizer> normalizer_from_json(const json& n) {
   if (type == "NFKD") return std::make_unique<UnicodeForm>("nfkc", UNORM2_DECOMPOSE);
   if (type == "Lowercase") return std::make_unique<Lowercase>();
   if (type == "StripAccents") return std::make_unique<StripAccents>();
-  if (type == "Replace") return std::make_unique<Replace>(n.at("pattern"), n.value("content", ""));
-  if (type == "Prepend") return std::make_unique<Prepend>(n.value("prepend", ""));
+  if (type == "Replace")
+    return std::make_unique<Replace>(
+        n.at("pattern"), bounded_insert(n.value("content", ""), "Replace normalizer \"content\""));
+  if (type == "Prepend")
+    return std::make_unique<Prepend>(
+        bounded_insert(n.value("prepend", ""), "Prepend normalizer \"prepend\""));
   if (type == "Strip")
     return std::make_unique<Strip>(n.value("strip_left", true), n.value("strip_right", true));
   if (type == "BertNormalizer") {

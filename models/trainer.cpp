@@ -16,6 +16,7 @@
 #include "analysis/table_io.h"
 #include "models/bpe_trainer.h"
 #include "models/corpus.h"
+#include "models/internal/json_input.h"
 #include "models/internal/model_impl.h"
 #include "models/model_writer.h"
 #include "models/tokenizer.h"
@@ -27,12 +28,13 @@ using nlohmann::json;
 
 namespace {
 
+// A tokenizer or trainer state: a regular file under the tokenizer cap.
 std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw std::invalid_argument(p.string() + ": cannot be opened");
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  try {
+    return input_file_read(p, kTokenizerMaxBytes);
+  } catch (const ModelInputError& e) {
+    throw std::invalid_argument(e.what());
+  }
 }
 
 void validate(const TrainOptions& o) {
@@ -308,7 +310,8 @@ TrainResult train_model(const TrainOptions& given, const ProgressFn& progress,
     LoadOptions lo;
     lo.trainable = true;
     model = Model::load(o.resume, lo);
-    state = json::parse(read_text(o.resume / "trainer_state.json"));
+    state = internal::json_parse_bounded(read_text(o.resume / "trainer_state.json"),
+                                         (o.resume / "trainer_state.json").string());
   } else {
     RandomModelSpec spec = random_model_spec_for(o.architecture == "decoder" ? "llama" : "bert");
     spec.layers = o.layers;

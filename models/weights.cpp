@@ -21,12 +21,16 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
 class Lookup {
  public:
   Lookup(const std::vector<SafetensorsFile>& files, std::vector<std::string> prefixes,
-         const at::Device& device, ModelWeights& out, bool trainable)
+         const at::Device& device, ModelWeights& out, bool trainable,
+         const std::function<bool(double)>& progress)
       : files_(files),
         prefixes_(std::move(prefixes)),
         device_(device),
         out_(out),
-        trainable_(trainable) {}
+        trainable_(trainable),
+        progress_(progress) {
+    for (const auto& f : files_) totalBytes_ += f.fileSize();
+  }
 
   const TensorView* find(const std::string& name) const {
     for (const auto& f : files_) {
@@ -77,6 +81,9 @@ class Lookup {
       tensor_to_f32(
           t, std::span<float>(result.data_ptr<float>(), static_cast<std::size_t>(t.numel())));
     }
+    loadedBytes_ += t.bytes.size();
+    if (progress_ && !progress_(totalBytes_ ? static_cast<double>(loadedBytes_) / totalBytes_ : 1.0))
+      throw RunCancelled();
     out_.parameter_count += static_cast<std::size_t>(t.numel());
     out_.float_bytes += static_cast<std::size_t>(t.numel()) * sizeof(float);
     if (device_.is_cuda()) result = result.to(device_);
@@ -90,6 +97,8 @@ class Lookup {
   at::Device device_;
   ModelWeights& out_;
   bool trainable_;
+  const std::function<bool(double)>& progress_;
+  std::uint64_t totalBytes_ = 0, loadedBytes_ = 0;
 };
 
 void load_gpt2(Lookup& w, const ModelConfig& c, ModelWeights& m) {
@@ -300,7 +309,7 @@ void load_bert_like(Lookup& w, const ModelConfig& c, ModelWeights& m) {
 }  // namespace
 
 ModelWeights weights_load(const fs::path& folder, const ModelConfig& c, const at::Device& device,
-                          bool trainable) {
+                          bool trainable, const std::function<bool(double)>& progress) {
   ModelWeights m;
   for (const auto& f : weight_files_of(folder)) m.files.push_back(SafetensorsFile::open(f));
   std::vector<std::string> prefixes;
@@ -322,7 +331,7 @@ ModelWeights weights_load(const fs::path& folder, const ModelConfig& c, const at
       prefixes = {"model."};
       break;
   }
-  Lookup w(m.files, prefixes, device, m, trainable);
+  Lookup w(m.files, prefixes, device, m, trainable, progress);
   switch (c.family) {
     case Family::Gpt2:
       load_gpt2(w, c, m);

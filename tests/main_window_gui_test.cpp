@@ -21,6 +21,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
+#include <sys/stat.h>
+
+#include <filesystem>
 #include <fstream>
 
 #include "analysis/attention_matrix.h"
@@ -857,4 +860,68 @@ TEST_F(MainWindowGui, BadInputIsReportedNotFatal) {
   w.runSentence();
   ASSERT_TRUE(
       QTest::qWaitFor([&] { return w.lastRun() && w.lastRun()->tokens.size() >= 4; }, kTimeout));
+}
+
+// Issue 12: a hostile folder ends in a status-bar error that names the file
+// and the problem; the window keeps the model it had and stays usable.
+TEST_F(MainWindowGui, HostileModelFoldersAreReportedAndTheWindowStaysUsable) {
+  namespace fs = std::filesystem;
+  QTemporaryDir dir;
+  ui::MainWindow w;
+  ASSERT_TRUE(show_with_model(w, dir, 2, 4));
+  const QStringList tokens = w.lastRun()->tokens;
+  const QString source = w.lastRun()->source;
+  const fs::path good = dir.filePath(QStringLiteral("tiny-llama")).toStdString();
+  auto spoiled = [&](const std::string& name) {
+    const fs::path copy = fs::path(dir.path().toStdString()) / name;
+    fs::copy(good, copy, fs::copy_options::recursive);
+    return copy;
+  };
+  auto rewrite = [](const fs::path& file, const std::string& text) {
+    fs::remove(file);
+    std::ofstream(file, std::ios::binary) << text;
+  };
+  std::vector<std::pair<fs::path, QString>> cases;
+  {
+    const fs::path f = spoiled("fifo");
+    fs::remove(f / "config.json");
+    ASSERT_EQ(mkfifo((f / "config.json").c_str(), 0600), 0);
+    cases.emplace_back(f, QStringLiteral("config.json: is a FIFO"));
+  }
+  {
+    const fs::path f = spoiled("empty-index");
+    fs::rename(f / "model.safetensors", f / "shard.safetensors");
+    rewrite(f / "model.safetensors.index.json", R"({"weight_map": {}})");
+    cases.emplace_back(f, QStringLiteral("names no tensor"));
+  }
+  {
+    const fs::path f = spoiled("outside");
+    fs::remove(f / "model.safetensors");
+    fs::create_symlink("/etc/passwd", f / "model.safetensors");
+    cases.emplace_back(f, QStringLiteral("points outside the model folder"));
+  }
+  {
+    const fs::path f = spoiled("deep");
+    rewrite(f / "tokenizer.json", std::string(100000, '[') + std::string(100000, ']'));
+    cases.emplace_back(f, QStringLiteral("tokenizer.json: JSON nested deeper than"));
+  }
+  for (const auto& [folder, message] : cases) {
+    SCOPED_TRACE(folder.string());
+    w.openModelFolder(QString::fromStdString(folder.string()));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return w.jobStatus()->lastError().contains(message); },
+                                60000))
+        << w.jobStatus()->lastError().toStdString();
+    EXPECT_TRUE(w.jobStatus()->lastErrorDetails().contains(QString::fromStdString(folder.string())))
+        << w.jobStatus()->lastErrorDetails().toStdString();
+    ASSERT_TRUE(w.lastRun());
+    EXPECT_EQ(w.lastRun()->tokens, tokens) << "the window keeps the run it had";
+    EXPECT_EQ(w.lastRun()->source, source);
+    EXPECT_EQ(w.selection()->layerCount(), 2);
+  }
+  // Still usable: the selection moves and a good folder opens.
+  w.selection()->setLayer(1);
+  EXPECT_EQ(w.selection()->layer(), 1);
+  w.openModelFolder(QString::fromStdString(good.string()));
+  ASSERT_TRUE(QTest::qWaitFor([&] { return w.jobStatus()->lastError().isEmpty() && w.lastRun(); },
+                              60000));
 }

@@ -435,12 +435,35 @@ TEST(ModelErrors, BadInputIsNamed) {
   } catch (const ModelLoadError& e) {
     EXPECT_NE(std::string(e.what()).find("needs about"), std::string::npos) << e.what();
   }
+  LoadOptions tpu;
+  tpu.device = "tpu";
   try {
-    Model::load(write_fixture("gpt2"), LoadOptions{"tpu", 0});
+    Model::load(write_fixture("gpt2"), tpu);
     FAIL();
   } catch (const ModelLoadError& e) {
     EXPECT_NE(std::string(e.what()).find("tpu"), std::string::npos);
   }
+}
+
+// The GUI's Cancel: loading reports the fraction of weight bytes read and
+// stops when told to.
+TEST(ModelLoad, ReportsProgressAndStopsWhenCancelled) {
+  const fs::path folder = write_fixture("llama");
+  std::vector<double> seen;
+  LoadOptions watched;
+  watched.progress = [&](double f) {
+    seen.push_back(f);
+    return true;
+  };
+  Model::load(folder, watched);
+  ASSERT_GT(seen.size(), 5u);
+  EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
+  EXPECT_NEAR(seen.back(), 1.0, 0.05);
+  int calls = 0;
+  LoadOptions cancelled;
+  cancelled.progress = [&](double) { return ++calls < 3; };
+  EXPECT_THROW(Model::load(folder, cancelled), RunCancelled);
+  EXPECT_EQ(calls, 3);
 }
 
 TEST(ModelErrors, MissingOrMisshapenTensorsAreNamed) {
@@ -481,7 +504,9 @@ TEST(ModelDevices, CudaMatchesCpuWhenAvailable) {
   const fs::path folder = write_fixture("llama");
   std::shared_ptr<Model> gpu;
   try {
-    gpu = Model::load(folder, LoadOptions{"cuda", 0});
+    LoadOptions cuda;
+    cuda.device = "cuda";
+    gpu = Model::load(folder, cuda);
   } catch (const ModelLoadError& e) {
     GTEST_SKIP() << e.what();
   }

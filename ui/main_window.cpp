@@ -610,9 +610,19 @@ void MainWindow::openModelFolder(const QString& folderOrName) {
           : folderOrName.toStdString();
   models::LoadOptions options;
   options.device = device_.toStdString();
+  // Every file read of the load happens in the job (a hostile folder can make
+  // reads slow, never the GUI); Cancel stops it between weight tensors.
   jobs_->submit<models::LoadedModel>(
       tr("Open model"),
-      [spec, options](const JobProgress&) { return models::loaded_model_open(spec, options); },
+      [spec, options](const JobProgress& progress) {
+        models::LoadOptions withProgress = options;
+        withProgress.progress = [&progress](double f) { return progress(0.95 * f); };
+        try {
+          return models::loaded_model_open(spec, withProgress);
+        } catch (const models::RunCancelled&) {
+          throw JobCancelled();
+        }
+      },
       [this](models::LoadedModel loaded) { showModel(std::move(loaded)); },
       QStringLiteral("model"));
 }

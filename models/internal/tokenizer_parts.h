@@ -15,6 +15,14 @@ using nlohmann::json;
 // Largest token id a tokenizer may use (as config.json's vocab_size limit).
 inline constexpr int kMaxTokenId = (1 << 24) - 1;
 
+// Longest replacement text a normalizer or pre-tokenizer may insert (Replace,
+// Prepend, Metaspace): real files use one to three characters; a megabyte
+// inserted at every space would turn a sentence into gigabytes.
+inline constexpr std::size_t kMaxInsertedBytes = 256;
+
+// `text` when it is at most kMaxInsertedBytes long; throws std::invalid_argument naming `what`.
+std::string bounded_insert(std::string text, const std::string& what);
+
 // A token id from a tokenizer.json node: an integer in 0..kMaxTokenId.
 // Throws std::invalid_argument naming `what` otherwise.
 int json_token_id(const json& value, const std::string& what);

@@ -5,6 +5,7 @@
 #include <ATen/ATen.h>
 
 #include <filesystem>
+#include <functional>
 #include <vector>
 
 #include "models/model_config.h"
@@ -48,7 +49,10 @@ struct ModelWeights {
 std::vector<std::filesystem::path> weight_files_of(const std::filesystem::path& folder);
 
 // trainable: every tensor an owned copy that requires gradients.
+// `progress` (optional) gets the fraction of the weight bytes read; false stops
+// the load with RunCancelled.
 ModelWeights weights_load(const std::filesystem::path& folder, const ModelConfig& config,
-                          const at::Device& device, bool trainable = false);
+                          const at::Device& device, bool trainable = false,
+                          const std::function<bool(double)>& progress = {});
 
 }  // namespace sinkscope::models::internal
