@@ -458,6 +458,11 @@ std::string Tokenizer::kind() const {
 std::size_t Tokenizer::vocabSize() const {
   std::size_t n = impl_->model->idToToken.size();
   for (const auto& t : impl_->added) n = std::max(n, static_cast<std::size_t>(t.id) + 1);
+  // A post-processor may name ids of its own (TemplateProcessing's special_tokens):
+  // they are ids the model must embed too.
+  for (const auto& processor : impl_->processors)
+    for (const auto& piece : processor)
+      for (int id : piece.ids) n = std::max(n, static_cast<std::size_t>(id) + 1);
   return n;
 }
 

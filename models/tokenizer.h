@@ -52,6 +52,8 @@ class Tokenizer {
 
   // "BPE (byte-level)", "BPE (SentencePiece, byte fallback)", "WordPiece", "Unigram".
   std::string kind() const;
+  // One past the largest id encode() can return: the model's vocabulary, added
+  // tokens and the post-processor's special-token ids.
   std::size_t vocabSize() const;
   std::optional<int> tokenToId(const std::string& token) const;
   std::optional<std::string> idToToken(int id) const;

@@ -1,5 +1,6 @@
 // The tokenizer models: BPE (merges by rank, optional byte fallback),
 // WordPiece (greedy longest match) and Unigram (Viterbi over piece scores).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -285,9 +286,10 @@ class Unigram : public TokenModel {
       map.emplace(piece, static_cast<int>(i));
       scores_.push_back(score);
       minScore = std::min(minScore, score);
-      maxPieceBytes_ = std::max(maxPieceBytes_, piece.size());
     }
     setVocab(std::move(map));
+    for (const auto& [piece, id] : vocab) sorted_.emplace_back(piece, id);
+    std::sort(sorted_.begin(), sorted_.end());  // bytewise: std::string compares as memcmp
     if (n.contains("unk_id") && !n["unk_id"].is_null()) {
       unkId_ = json_token_id(n["unk_id"], "model \"unk_id\"");
       if (static_cast<std::size_t>(*unkId_) >= v.size())
@@ -314,16 +316,41 @@ class Unigram : public TokenModel {
       while (i + charLen < n && (static_cast<unsigned char>(text[i + charLen]) & 0xc0) == 0x80)
         ++charLen;
       bool single = false;
-      for (std::size_t len = 1; len <= maxPieceBytes_ && i + len <= n; ++len) {
-        auto it = vocab.find(text.substr(i, len));
-        if (it == vocab.end()) continue;
+      auto offer = [&](std::size_t at, std::size_t len, int id) {
         if (len == charLen) single = true;
-        const double s = best[i] + scores_[static_cast<std::size_t>(it->second)];
-        if (s > best[i + len]) {
-          best[i + len] = s;
-          from[i + len] = i;
-          via[i + len] = it->second;
+        const double s = best[at] + scores_[static_cast<std::size_t>(id)];
+        if (s > best[at + len]) {
+          best[at + len] = s;
+          from[at + len] = at;
+          via[at + len] = id;
         }
+      };
+      // Every piece that starts at i: a walk down the sorted pieces, one byte
+      // at a time (O(match length x log V), however long the longest piece).
+      std::size_t lo = 0, hi = sorted_.size();
+      for (std::size_t len = 1; i + len <= n && lo < hi; ++len) {
+        const auto byte = static_cast<unsigned char>(text[i + len - 1]);
+        // Within [lo, hi) every piece shares the first len - 1 bytes; the one
+        // that ends there (if any) sorts first, the rest by their next byte.
+        auto key = [len](const std::pair<std::string, int>& e) {
+          return e.first.size() < len ? -1 : static_cast<int>(static_cast<unsigned char>(e.first[len - 1]));
+        };
+        const auto first = sorted_.begin() + static_cast<long>(lo);
+        const auto last = sorted_.begin() + static_cast<long>(hi);
+        const auto b = std::partition_point(first, last, [&](const auto& e) { return key(e) < byte; });
+        const auto e = std::partition_point(b, last, [&](const auto& x) { return key(x) <= byte; });
+        lo = static_cast<std::size_t>(b - sorted_.begin());
+        hi = static_cast<std::size_t>(e - sorted_.begin());
+        if (lo == hi) break;
+        if (hi - lo == 1 && sorted_[lo].first.size() > len) {
+          // One candidate left: compare the rest of it at once (a hostile
+          // megabyte-long piece must not cost a search per byte).
+          const std::string& piece = sorted_[lo].first;
+          if (i + piece.size() <= n && text.compare(i, piece.size(), piece) == 0)
+            offer(i, piece.size(), sorted_[lo].second);
+          break;
+        }
+        if (sorted_[lo].first.size() == len) offer(i, len, sorted_[lo].second);
       }
       if (!single) {
         const double s = best[i] + unkScore_;
@@ -363,10 +390,10 @@ class Unigram : public TokenModel {
 
  private:
   std::vector<double> scores_;
+  std::vector<std::pair<std::string, int>> sorted_;  // (piece, id) in byte order
   std::optional<int> unkId_;
   bool byteFallback_ = false;
   double unkScore_ = -10.0;
-  std::size_t maxPieceBytes_ = 1;
 };
 
 }  // namespace

@@ -73,6 +73,9 @@ TEST(FuzzCorpus, CaseFilesAreRefusedOrAcceptedAsExpected) {
         "special-map-wrong-types"})
     EXPECT_FALSE(run("tokenizer", refused)) << refused;
   EXPECT_TRUE(run("tokenizer", "long-word-100000"));
+  // Found by fuzz_tokenizer: a post-processor id beyond the vocabulary was
+  // returned by encode() but not counted in vocabSize().
+  EXPECT_TRUE(run("tokenizer", "finding-template-id-outside-vocabulary"));
   EXPECT_TRUE(run("tokenizer", "random-llama"));
   EXPECT_FALSE(run("encode", "incomplete-utf8-tokenizer-0"));
   EXPECT_FALSE(run("encode", "lone-ff-tokenizer-3"));

@@ -4,6 +4,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <set>
 
 #include "models/model_writer.h"
 #include "models/tokenizer.h"
@@ -119,4 +123,89 @@ TEST(Tokenizer, LlamaConfigAddBosTokenRebuildsThePostProcessor) {
   const auto rebuilt = Tokenizer::load(dir)->encode("the", true);
   EXPECT_EQ(rebuilt.tokens, (std::vector<std::string>{"the", "</s>"}));
   fs::remove_all(dir);
+}
+
+// The Unigram lattice search (a walk down the sorted pieces) against a plain
+// re-implementation that looks up every substring, on random vocabularies with
+// short and very long pieces; and a hostile megabyte piece stays fast.
+TEST(Tokenizer, UnigramMatchesAPlainViterbiOnRandomVocabularies) {
+  std::mt19937 rng(12);
+  const std::vector<std::string> alphabet{"a", "b", "c", "\xc3\xa9"};
+  for (int round = 0; round < 40; ++round) {
+    std::vector<std::pair<std::string, double>> pieces{{"<unk>", 0.0}};
+    std::set<std::string> seen{"<unk>"};
+    const int count = 5 + static_cast<int>(rng() % 40);
+    while (static_cast<int>(pieces.size()) < count) {
+      std::string p;
+      const int len = rng() % 10 == 0 ? 30 + static_cast<int>(rng() % 50) : 1 + static_cast<int>(rng() % 5);
+      for (int k = 0; k < len; ++k) p += alphabet[rng() % (rng() % 3 == 0 ? 4 : 2)];
+      if (seen.insert(p).second) pieces.emplace_back(p, -1.0 - static_cast<double>(rng() % 1000) / 100.0);
+    }
+    nlohmann::json vocab = nlohmann::json::array();
+    for (const auto& [p, s] : pieces) vocab.push_back({p, s});
+    const nlohmann::json spec = {{"model", {{"type", "Unigram"}, {"unk_id", 0}, {"vocab", vocab}}}};
+    const auto t = Tokenizer::fromJson(spec.dump());
+    double minScore = 0.0;
+    std::map<std::string, int> ids;
+    for (std::size_t i = 0; i < pieces.size(); ++i) {
+      ids.emplace(pieces[i].first, static_cast<int>(i));
+      minScore = std::min(minScore, pieces[i].second);
+    }
+    for (int k = 0; k < 20; ++k) {
+      std::string text;
+      const int chars = 1 + static_cast<int>(rng() % 80);
+      for (int c = 0; c < chars; ++c) text += alphabet[rng() % 4];
+      // Plain Viterbi: every substring looked up; ties keep the first found.
+      const std::size_t n = text.size();
+      std::vector<double> best(n + 1, -1e300);
+      std::vector<std::size_t> from(n + 1, 0);
+      std::vector<int> via(n + 1, -1);
+      best[0] = 0.0;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (best[i] <= -1e299 || (static_cast<unsigned char>(text[i]) & 0xc0) == 0x80) continue;
+        const std::size_t charLen = (static_cast<unsigned char>(text[i]) & 0x80) ? 2 : 1;
+        bool single = false;
+        for (std::size_t len = 1; i + len <= n; ++len) {
+          auto it = ids.find(text.substr(i, len));
+          if (it == ids.end()) continue;
+          if (len == charLen) single = true;
+          const double s = best[i] + pieces[static_cast<std::size_t>(it->second)].second;
+          if (s > best[i + len]) {
+            best[i + len] = s;
+            from[i + len] = i;
+            via[i + len] = it->second;
+          }
+        }
+        if (!single && best[i] + minScore - 10.0 > best[i + charLen]) {
+          best[i + charLen] = best[i] + minScore - 10.0;
+          from[i + charLen] = i;
+          via[i + charLen] = -1;
+        }
+      }
+      std::vector<int> expected;
+      for (std::size_t e = n; e > 0; e = from[e]) expected.insert(expected.begin(), via[e] < 0 ? 0 : via[e]);
+      std::vector<int> fused;  // consecutive unknowns fuse into one <unk>
+      for (std::size_t q = 0; q < expected.size(); ++q)
+        if (!(expected[q] == 0 && !fused.empty() && fused.back() == 0 && q > 0 && expected[q - 1] == 0))
+          fused.push_back(expected[q]);
+      EXPECT_EQ(t->encode(text, false).ids, fused) << text;
+    }
+  }
+  // A one-megabyte piece and a long text: each position compares it once.
+  nlohmann::json vocab = nlohmann::json::array({{"<unk>", 0.0}, {"a", -1.0}, {std::string(1 << 20, 'a'), -1.0}});
+  const auto hostile = Tokenizer::fromJson(
+      nlohmann::json{{"model", {{"type", "Unigram"}, {"unk_id", 0}, {"vocab", vocab}}}}.dump());
+  EXPECT_EQ(hostile->encode(std::string(20000, 'a'), false).ids.size(), 20000u);
+}
+
+// Found by fuzzing: ids a post-processor adds count in vocabSize(), so the
+// model's vocabulary check sees them.
+TEST(Tokenizer, PostProcessorIdsCountInTheVocabularySize) {
+  const auto t = Tokenizer::fromJson(R"({
+    "post_processor": {"type": "TemplateProcessing",
+      "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}],
+      "special_tokens": {"<s>": {"id": "<s>", "ids": [900], "tokens": ["<s>"]}}},
+    "model": {"type": "WordPiece", "unk_token": "[UNK]", "vocab": {"[UNK]": 0, "a": 1}}})");
+  EXPECT_EQ(t->encode("a").ids, (std::vector<int>{900, 1}));
+  EXPECT_EQ(t->vocabSize(), 901u);
 }

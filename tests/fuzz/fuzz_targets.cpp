@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "models/input_files.h"
@@ -26,10 +27,12 @@ std::string text_of(const std::uint8_t* data, std::size_t size) {
 // valid UTF-8 or holds a NUL must be refused with a TokenizerError; valid text
 // may be refused only when `mayRefuse` (a fuzzed tokenizer without an unknown
 // token, say), never by the shipped ones.
-void encode_checked(const m::Tokenizer& t, const std::string& text, bool mayRefuse) {
+void encode_checked(const m::Tokenizer& t, const std::string& text, bool mayRefuse,
+                    std::optional<bool> onlySpecial = std::nullopt) {
   const bool valid = m::utf8_valid(text) && text.find('\0') == std::string::npos;
   try {
     for (bool special : {true, false}) {
+      if (onlySpecial && special != *onlySpecial) continue;
       const m::Encoding e = t.encode(text, special);
       if (!valid) __builtin_trap();
       if (e.ids.size() != e.tokens.size() || e.ids.size() != e.display.size() ||
@@ -144,7 +147,7 @@ bool fuzz_encode(const std::uint8_t* data, std::size_t size) {
   if (size == 0 || tokenizers.empty()) return false;
   const m::Tokenizer& t = *tokenizers[data[0] % tokenizers.size()];
   const std::string text = text_of(data + 1, size - 1);
-  encode_checked(t, text, false);
+  encode_checked(t, text, false, (data[0] >> 7) != 0);
   return m::utf8_valid(text) && text.find('\0') == std::string::npos;
 }
 
