@@ -1,26 +1,37 @@
 #include "analysis/frames.h"
 
+#include <algorithm>
+#include <limits>
 #include <set>
 
 namespace sinkscope::analysis {
 
-HeadSpecialisation head_specialisation(const std::vector<std::vector<std::string>>& sinkTokens,
+HeadSpecialisation head_specialisation(const std::vector<std::vector<SinkOccurrence>>& sinks,
                                        const SpecialisationParams& params) {
   HeadSpecialisation h;
-  if (sinkTokens.empty()) return h;
-  std::map<std::string, int> counts;
+  if (sinks.empty()) return h;
+  struct Tally {
+    int samples = 0;
+    int firstPosition = std::numeric_limits<int>::max();
+  };
+  std::map<std::string, Tally> counts;
   int withSink = 0;
-  for (const auto& sample : sinkTokens) {
+  for (const auto& sample : sinks) {
     if (!sample.empty()) ++withSink;
-    for (const auto& t : std::set<std::string>(sample.begin(), sample.end()))
-      ++counts[t];  // once per sample
+    std::set<std::string> seen;
+    for (const auto& s : sample) {
+      Tally& t = counts[s.token];
+      t.firstPosition = std::min(t.firstPosition, s.position);
+      if (seen.insert(s.token).second) ++t.samples;  // once per sample
+    }
   }
-  h.sampleShare = static_cast<double>(withSink) / static_cast<double>(sinkTokens.size());
+  h.sampleShare = static_cast<double>(withSink) / static_cast<double>(sinks.size());
   h.specialised = h.sampleShare >= params.sampleShare;
-  int best = 0;
-  for (const auto& [token, n] : counts)  // map order: ties go to the smaller string
-    if (n > best) {
-      best = n;
+  const Tally* best = nullptr;
+  for (const auto& [token, t] : counts)  // map order: the last resort is the smaller string
+    if (!best || t.samples > best->samples ||
+        (t.samples == best->samples && t.firstPosition < best->firstPosition)) {
+      best = &t;
       h.topToken = token;
     }
   return h;

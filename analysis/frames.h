@@ -14,11 +14,20 @@ struct SpecialisationParams {
 struct HeadSpecialisation {
   bool specialised = false;
   double sampleShare = 0.0;  // share of samples in which the head has at least one sink
-  std::string topToken;      // its most frequent sink token (by string; ties to the smaller string)
+  // Its most frequent sink token (by string, counted once per sample); ties go
+  // to the token whose first sink occurrence has the lowest position (so <s>
+  // at 0 beats "." at 9), then to the smaller string; never alphabetical first.
+  std::string topToken;
 };
 
-// `sinkTokens[k]` = the strings of the head's sink tokens in sample k.
-HeadSpecialisation head_specialisation(const std::vector<std::vector<std::string>>& sinkTokens,
+// A sink of one sample: its token string and its position in that sample.
+struct SinkOccurrence {
+  std::string token;
+  int position = 0;
+};
+
+// `sinks[k]` = the head's sink tokens in sample k.
+HeadSpecialisation head_specialisation(const std::vector<std::vector<SinkOccurrence>>& sinks,
                                        const SpecialisationParams& params = {});
 
 // For the specialised heads: the share (0..1) whose top sink token is each token.

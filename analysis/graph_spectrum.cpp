@@ -5,6 +5,7 @@
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/connected_components.hpp>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace sinkscope::analysis {
@@ -24,7 +25,8 @@ double gini(const std::vector<double>& v) {
 double pearson(const std::vector<double>& x, const std::vector<double>& y) {
   if (x.size() != y.size()) throw std::invalid_argument("pearson: series of different lengths");
   const std::size_t n = x.size();
-  if (n < 2) return 0.0;
+  const double undefined = std::numeric_limits<double>::quiet_NaN();
+  if (n < 2) return undefined;
   double mx = 0, my = 0;
   for (std::size_t i = 0; i < n; ++i) {
     mx += x[i];
@@ -38,8 +40,9 @@ double pearson(const std::vector<double>& x, const std::vector<double>& y) {
     sxx += (x[i] - mx) * (x[i] - mx);
     syy += (y[i] - my) * (y[i] - my);
   }
-  // Clamped: rounding can give 1 + 2e-16 for perfectly correlated series.
-  return (sxx > 0 && syy > 0) ? std::clamp(sxy / std::sqrt(sxx * syy), -1.0, 1.0) : 0.0;
+  // Clamped: rounding can give 1 + 2e-16 for perfectly correlated series. A
+  // constant series has no correlation: NaN (written empty, never 0).
+  return (sxx > 0 && syy > 0) ? std::clamp(sxy / std::sqrt(sxx * syy), -1.0, 1.0) : undefined;
 }
 
 double threshold_effectiveness(const std::vector<GraphSpectrum>& layers) {

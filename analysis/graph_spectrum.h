@@ -51,7 +51,8 @@ double fiedler_centralisation_correlation(const std::vector<GraphSpectrum>& grap
 // Gini coefficient of non-negative values (0 for equal values, towards 1 for one holder).
 double gini(const std::vector<double>& values);
 
-// Pearson correlation of two equally long series (0 when either is constant).
+// Pearson correlation of two equally long series; NaN (undefined, metrics.md
+// s. 3) when either is constant or shorter than 2. Written empty in CSV.
 double pearson(const std::vector<double>& x, const std::vector<double>& y);
 
 }  // namespace sinkscope::analysis

@@ -54,19 +54,27 @@ SinkSet sink_set(const AttentionView& a, const SinkSetParams& params) {
     }
   const double columnThreshold = percentile_linear(columnSums, params.percentile);
 
+  const bool allQueries = params.denominator == SinkSetParams::Denominator::AllQueries;
+  set.keysAll.reserve(static_cast<std::size_t>(T));
   for (int j = 0; j < T; ++j) {
     const int seeing = a.visible_query_count(j);
+    const int queries = allQueries ? T : seeing;
     const int hits = hitCounts[static_cast<std::size_t>(j)];
     const double received = columnSums[static_cast<std::size_t>(j)];
-    SinkToken s{j, seeing > 0 ? static_cast<double>(hits) / seeing : 0.0,
+    SinkToken s{j, queries > 0 ? static_cast<double>(hits) / queries : 0.0,
                 seeing > 0 ? received / seeing : 0.0};
     const bool sink = params.mode == SinkSetParams::Mode::Percentile
-                          ? (seeing > 0 && s.frequency >= params.gamma && hits > 0)
+                          ? (queries > 0 && s.frequency >= params.gamma && hits > 0)
                           : columnSums[static_cast<std::size_t>(j)] >= columnThreshold &&
                                 columnSums[static_cast<std::size_t>(j)] > 0.0;
+    set.keysAll.push_back(s);
     if (sink) set.sinks.push_back(s);
   }
   return set;
+}
+
+const char* sink_denominator_name(SinkSetParams::Denominator d) {
+  return d == SinkSetParams::Denominator::AllQueries ? "all" : "visible";
 }
 
 double sink_concentration(const AttentionView& a, const std::vector<int>& sinkKeys) {

@@ -8,25 +8,33 @@ namespace sinkscope::analysis {
 
 struct SinkSetParams {
   enum class Mode {
-    Percentile,  // key j is a sink when A[i][j] >= tau (and > 0) for >= gamma of the queries seeing
-                 // j
+    Percentile,  // key j is a sink when A[i][j] >= tau (and > 0) for >= gamma of the queries
     ColumnSum,   // the authors' code: column sum at or above the p-th percentile of column sums
   } mode = Mode::Percentile;
+  // Of which queries the fraction gamma is taken (metrics.md s. 1): all T
+  // source tokens, as 000 states; or, as a labelled option, only the queries
+  // that can see the key (in a causal model that makes the last key a sink
+  // whenever its one observer attends to itself).
+  enum class Denominator { AllQueries, VisibleQueries } denominator = Denominator::AllQueries;
   double percentile = 90.0;  // p
   // Reading (metrics.md): ">= tau" and "> 0", so a perfect star of fewer than
   // 10 tokens still has its sink and all-zero columns never are sinks.
   double gamma = 0.3;
 };
 
+const char* sink_denominator_name(SinkSetParams::Denominator d);  // "all" or "visible"
+
 struct SinkToken {
   int key = 0;
-  double frequency = 0.0;     // share of the queries seeing the key with A >= tau and > 0
+  double frequency = 0.0;     // share of the queries (see Denominator) with A >= tau and > 0
   double meanReceived = 0.0;  // alpha_key: mean attention from the queries that see it
 };
 
 struct SinkSet {
   double tau = 0.0;  // the percentile threshold used
   std::vector<SinkToken> sinks;
+  // Every key's frequency and mean received attention, sink or not.
+  std::vector<SinkToken> keysAll;
 
   std::vector<int> keys() const;
 };

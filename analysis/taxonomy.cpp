@@ -36,7 +36,11 @@ TaxonomyVotes taxonomy_votes(const AttentionView& a, std::span<const float> valu
   for (int i = 1; i < T; ++i) {
     int winner = 0;
     double best = -1.0;
-    for (int j = 0; j <= i; ++j) {  // metrics.md: 0 <= j <= i
+    // metrics.md s. 7: over the keys the query sees: 0 <= j <= i in a causal
+    // model, every key in an encoder.
+    const int last = a.causal ? i : T - 1;
+    for (int j = 0; j <= last; ++j) {
+      if (!a.visible(i, j)) continue;
       const double score = a.at(i, j) * norms[static_cast<std::size_t>(j)];
       if (score > best) {  // strict: ties stay with the lower index
         best = score;

@@ -25,6 +25,8 @@ using nlohmann::json;
 namespace {
 
 std::string num(double v) { return csv_number(v); }
+// An undefined value (NaN: a correlation over a constant series) as an empty field.
+std::string num_or_empty(double v) { return std::isnan(v) ? std::string() : csv_number(v); }
 // Not-applicable quantities (NaN) are written as empty fields.
 std::string opt(double v) { return std::isnan(v) ? std::string() : csv_number(v); }
 
@@ -32,6 +34,29 @@ struct Tables {
   analysis::CsvTable sinks, summary, diagnostics, persistence, betti, spectra, eigenvalues,
       signFlip, effectiveness, taxonomy, weights, valueSpace, valueSpaceCurve;
 };
+
+}  // namespace
+
+namespace {
+
+analysis::SinkSetParams sink_params(const AnalyzeParams& p) {
+  analysis::SinkSetParams params;
+  params.percentile = p.percentile;
+  params.gamma = p.gamma;
+  params.denominator = p.sinkDenominator;
+  if (p.columnSumSinks) params.mode = analysis::SinkSetParams::Mode::ColumnSum;
+  return params;
+}
+
+// The sink-set reading, as every header states it.
+std::string sink_set_description(const AnalyzeParams& p) {
+  if (p.columnSumSinks) return "column-sum mode (the released code), p = " + num(p.percentile);
+  const bool all = p.sinkDenominator == analysis::SinkSetParams::Denominator::AllQueries;
+  return "percentile mode, p = " + num(p.percentile) + ", gamma = " + num(p.gamma) +
+         " (reading: A >= tau and A > 0); frequency over " +
+         (all ? std::string("all T queries (metrics.md s. 1)")
+              : std::string("the queries that see the key (--sink-denominator visible)"));
+}
 
 }  // namespace
 
@@ -59,10 +84,7 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
       {"model_type", loaded.model->config().model_type},
       {"text", text},
       {"tokens", std::to_string(T)},
-      {"sink_set", p.columnSumSinks
-                       ? "column-sum mode (the released code), p = " + num(p.percentile)
-                       : "percentile mode, p = " + num(p.percentile) + ", gamma = " + num(p.gamma) +
-                             " (reading: A >= tau and A > 0)"},
+      {"sink_set", sink_set_description(p)},
       {"sink_metric_eps", num(p.eps)},
       {"top_n", std::to_string(p.topN)},
       {"value_space", "query " + std::to_string(query) + ", N = " + std::to_string(p.topN) +
@@ -82,7 +104,16 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
          for (double t : p.thresholds) s += (s.empty() ? "" : " ") + num(t);
          return s;
        }()},
-      {"heads", "0..H-1 and \"average\" (mean over the layer's heads)"}};
+      {"heads", "0..H-1 and \"average\" (mean over the layer's heads)"},
+      {"laplacian",
+       "combinatorial L = D - W; normalised L_sym = I - D^-1/2 W D^-1/2 with the rows and "
+       "columns of isolated tokens (degree 0) set to 0 (the networkx convention)"},
+      {"correlation",
+       "Pearson across heads (per layer) or layers (model); empty when a series is constant "
+       "(undefined), and so is the flip it would decide"},
+      {"taxonomy",
+       "winner argmax_j A[i][j] ||v_j|| over the keys query i sees (j <= i causal, every key in "
+       "an encoder), ties to the lower index; queries i >= 1"}};
   for (const std::string& line : p.intervention.describe())
     header.emplace_back("intervention", line);
 
@@ -160,10 +191,7 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
   json all = {{"params", json::object()}, {"tokens", tokens}, {"layers", json::array()}};
   for (const auto& [k, v] : header) all["params"][k] = v;
 
-  analysis::SinkSetParams sinkParams;
-  sinkParams.percentile = p.percentile;
-  sinkParams.gamma = p.gamma;
-  if (p.columnSumSinks) sinkParams.mode = analysis::SinkSetParams::Mode::ColumnSum;
+  const analysis::SinkSetParams sinkParams = sink_params(p);
   const analysis::ValueSpaceParams vsParams{p.topN, query, p.randomSubsets, p.seed, false};
   analysis::HeadAnalysisParams headParams;
   headParams.sinks = sinkParams;
@@ -206,16 +234,13 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
       const analysis::SinkSet& set = r.sinks;
       const auto& alpha = r.keyImportance;
       std::vector<bool> isSink(static_cast<std::size_t>(T), false);
-      std::vector<double> frequency(static_cast<std::size_t>(T), 0.0);
-      for (const auto& s : set.sinks) {
-        isSink[static_cast<std::size_t>(s.key)] = true;
-        frequency[static_cast<std::size_t>(s.key)] = s.frequency;
-      }
+      for (const auto& s : set.sinks) isSink[static_cast<std::size_t>(s.key)] = true;
       for (int k = 0; k < T; ++k) {
         const double base = analysis::sink_uniform_baseline(T, k, A.causal);
+        // The fraction for every key, sink or not (metrics.md s. 1).
         t.sinks.rows.push_back({L, head, std::to_string(k), tokens[static_cast<std::size_t>(k)],
                                 isSink[static_cast<std::size_t>(k)] ? "1" : "0",
-                                num(frequency[static_cast<std::size_t>(k)]),
+                                num(set.keysAll[static_cast<std::size_t>(k)].frequency),
                                 num(alpha[static_cast<std::size_t>(k)]), num(base),
                                 num(alpha[static_cast<std::size_t>(k)] / base)});
       }
@@ -356,9 +381,11 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
                         const std::vector<analysis::GraphSpectrum>& high) {
       const double rLow = analysis::fiedler_centralisation_correlation(low);
       const double rHigh = analysis::fiedler_centralisation_correlation(high);
-      const std::string flip = (rLow * rHigh < 0) ? "1" : "0";
-      t.signFlip.rows.push_back({scope, across, num(p.thresholds[lowest]), num(rLow), flip});
-      t.signFlip.rows.push_back({scope, across, num(p.thresholds[highest]), num(rHigh), flip});
+      // Undefined (a constant series) is empty, and so is a flip it would decide.
+      const std::string flip =
+          std::isnan(rLow) || std::isnan(rHigh) ? "" : (rLow * rHigh < 0) ? "1" : "0";
+      t.signFlip.rows.push_back({scope, across, num(p.thresholds[lowest]), num_or_empty(rLow), flip});
+      t.signFlip.rows.push_back({scope, across, num(p.thresholds[highest]), num_or_empty(rHigh), flip});
     };
     for (int l = 0; l < trace.layers(); ++l)
       flipRows(std::to_string(l), "heads", headGraphs[lowest][static_cast<std::size_t>(l)],
@@ -419,16 +446,13 @@ std::vector<fs::path> analyze_corpus_write(const models::LoadedModel& loaded,
   if (sentences.empty()) throw models::ModelRunError("--sentences: no sentence to run");
   const models::ModelConfig& c = loaded.model->config();
   const int L = c.num_layers, H = c.num_heads;
-  std::vector<std::vector<std::vector<std::string>>> sinkTokens(
-      static_cast<std::size_t>(L * H));  // [head][sample] -> tokens
+  std::vector<std::vector<std::vector<analysis::SinkOccurrence>>> sinkTokens(
+      static_cast<std::size_t>(L * H));  // [head][sample] -> sinks
   std::vector<analysis::TaxonomyVotes> votes(static_cast<std::size_t>(L * H));
   long long alphaCount = 0, alphaAbove = 0;
   double baselineSum = 0.0, boostSum = 0.0;
   std::string firstToken, lastToken;
-  analysis::SinkSetParams sinkParams;
-  sinkParams.percentile = p.percentile;
-  sinkParams.gamma = p.gamma;
-  if (p.columnSumSinks) sinkParams.mode = analysis::SinkSetParams::Mode::ColumnSum;
+  const analysis::SinkSetParams sinkParams = sink_params(p);
   for (const auto& sentence : sentences) {
     const models::SentenceTrace run = models::loaded_model_run(loaded, sentence);
     const auto& tokens = run.encoding.display;  // readable token strings
@@ -442,9 +466,9 @@ std::vector<fs::path> analyze_corpus_write(const models::LoadedModel& loaded,
       const models::LayerCapture cap = run.trace.layer(l);
       for (int h = 0; h < H; ++h) {
         const auto A = cap.attentionOf(h);
-        std::vector<std::string> sinks;
+        std::vector<analysis::SinkOccurrence> sinks;
         for (int k : analysis::sink_set(A, sinkParams).keys())
-          sinks.push_back(tokens[static_cast<std::size_t>(k)]);
+          sinks.push_back({tokens[static_cast<std::size_t>(k)], k});
         sinkTokens[static_cast<std::size_t>(l * H + h)].push_back(sinks);
         votes[static_cast<std::size_t>(l * H + h)] +=
             analysis::taxonomy_votes(A, cap.valuesOf(h), cap.head_dim);
@@ -462,9 +486,7 @@ std::vector<fs::path> analyze_corpus_write(const models::LoadedModel& loaded,
       {"tool", std::string("sinkscope-cli analyze --sentences ") + SINKSCOPE_VERSION},
       {"model", loaded.model->folder().string()},
       {"sentences", std::to_string(sentences.size())},
-      {"sink_set", p.columnSumSinks
-                       ? "column-sum mode (the released code), p = " + num(p.percentile)
-                       : "percentile mode, p = " + num(p.percentile) + ", gamma = " + num(p.gamma)},
+      {"sink_set", sink_set_description(p)},
       {"specialised", "a sink in >= " + num(p.specialisedShare) + " of the samples"},
       {"sink_metric_eps", num(p.eps)},
       {"frame_rule",

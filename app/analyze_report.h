@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/sinks.h"
 #include "models/experiments.h"
 #include "models/loaded_model.h"
 
@@ -20,6 +21,10 @@ struct AnalyzeParams {
   int randomSubsets = 64;  // value-space random baseline: K subsets, seeded
   unsigned long long seed = 7;
   bool columnSumSinks = false;  // sink set: the released code's column-sum mode
+  // Sink frequency over all T queries (metrics.md s. 1) or, as a labelled
+  // option, over the queries that see the key (--sink-denominator visible).
+  analysis::SinkSetParams::Denominator sinkDenominator =
+      analysis::SinkSetParams::Denominator::AllQueries;
   double minPersistence = 0.05;
   int bettiPoints = 101;
   bool symmetriseByMax = false;

@@ -1,5 +1,7 @@
 #include "app/experiment_report.h"
 
+#include <cmath>
+
 #include "analysis/table_io.h"
 #include "models/fisher.h"
 
@@ -59,11 +61,15 @@ std::vector<fs::path> experiment_write(const models::LoadedModel& loaded, const 
 
   if (kind == "kl") {
     header.emplace_back("sinks", "percentile mode, p = " + num(p.removal.percentile) +
-                                     ", gamma = " + num(p.removal.gamma) + ", per head");
-    header.emplace_back("removal", p.removal.beforeSoftmax
-                                       ? "keys masked before softmax"
-                                       : "keys zeroed after softmax, rows renormalised (uniform "
-                                         "over the other visible keys when a row empties)");
+                                     ", gamma = " + num(p.removal.gamma) +
+                                     " of all T queries (metrics.md s. 1), per head");
+    header.emplace_back(
+        "removal",
+        p.removal.beforeSoftmax
+            ? "keys masked before softmax (a query left with no visible key keeps its keys)"
+            : "keys zeroed after softmax, rows renormalised (uniform over the other visible "
+              "keys when a row empties; a row with no other visible key, such as query 0 of a "
+              "causal model when key 0 is a sink, is left unchanged)");
     header.emplace_back("kl", "mean over positions of KL(P_base || P_removed), nats");
     auto& t = table("kl.csv", {"layers", "mean_kl", "edited_heads"});
     for (const auto& r : m::kl_sink_removal(model, base, p.removal, progress))
@@ -149,7 +155,8 @@ std::vector<fs::path> experiment_write(const models::LoadedModel& loaded, const 
                                              std::to_string(p.topN));
       auto& c = table("ablation_correlation.csv", {"diagnostic", "spearman", "pearson"});
       for (const auto& r : m::diagnostic_dnll_correlation(base, dnll, p.topN))
-        c.rows.push_back({r.diagnostic, num(r.spearman), num(r.pearson)});
+        c.rows.push_back({r.diagnostic, std::isnan(r.spearman) ? "" : num(r.spearman),
+                          std::isnan(r.pearson) ? "" : num(r.pearson)});  // undefined: empty
     } else {
       const m::Sparsification& s = p.sparsification;
       std::string pinned;

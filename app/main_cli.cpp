@@ -725,6 +725,7 @@ const char* kAnalyzeHelp =
     "[--force]\n"
     "                             [--percentile P] [--gamma G] [--sink-mode "
     "percentile|column-sum]\n"
+    "                             [--sink-denominator all|visible]\n"
     "                             [--eps E] [--top-n N] [--query Q] [--random-subsets K] [--seed "
     "S]\n"
     "                             [--min-persistence X] [--symmetrise mean|max]\n"
@@ -739,6 +740,9 @@ const char* kAnalyzeHelp =
     "with K_N^sink and the sink diagnostics) and value_space_curve.csv (every N from 1 to T),\n"
     "taxonomy.csv (s. 7), weights.csv (s. 9).\n"
     "Every file starts with comment lines giving the parameters, the model and the text.\n"
+    "A key is a sink when A >= tau (the p-th percentile) for at least gamma of all T queries;\n"
+    "--sink-denominator visible divides by the queries that see the key instead (an option:\n"
+    "in a causal model it makes the last key a sink whenever its one observer attends to it).\n"
     "--json FILE writes everything into one file.\n"
     "Interventions (analysed instead of the plain run, listed in every header): --drop-first\n"
     "(refused when the first token is not a special token), --remove-sinks (each head's sinks\n"
@@ -757,7 +761,7 @@ int command_analyze(int argc, char** argv) {
       argc, argv, {"help", "force", "drop-first", "remove-sinks"},
       {"text", "sentences", "out", "json", "percentile", "gamma", "eps", "top-n", "ablate",
        "rope-theta", "ntk-scale", "min-persistence", "symmetrise", "thresholds",
-       "specialised-share", "query", "random-subsets", "seed", "sink-mode"},
+       "specialised-share", "query", "random-subsets", "seed", "sink-mode", "sink-denominator"},
       kAnalyzeHelp);
   if (!parsed) return kOk;  // --help was printed
   const Args& args = *parsed;
@@ -786,6 +790,13 @@ int command_analyze(int argc, char** argv) {
     if (s != "percentile" && s != "column-sum")
       throw UsageError("option --sink-mode: use percentile or column-sum");
     p.columnSumSinks = s == "column-sum";
+  }
+  if (args.options.count("sink-denominator")) {
+    const std::string s = args.options.at("sink-denominator");
+    if (s != "all" && s != "visible")
+      throw UsageError("option --sink-denominator: use all or visible");
+    p.sinkDenominator = s == "all" ? sinkscope::analysis::SinkSetParams::Denominator::AllQueries
+                                   : sinkscope::analysis::SinkSetParams::Denominator::VisibleQueries;
   }
   if (args.options.count("symmetrise")) {
     const std::string s = args.options.at("symmetrise");

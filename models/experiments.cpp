@@ -81,10 +81,16 @@ std::vector<std::string> Intervention::describe() const {
       for (int x : v) s += (s.empty() ? "" : " ") + std::to_string(x);
       return s;
     };
-    lines.push_back(std::string("sinks removal ") +
-                    (r.beforeSoftmax ? "(masked before softmax)" : "(zeroed after softmax)") +
-                    ", layers " + list(r.layers) + ", heads " + list(r.heads) + ", percentile " +
-                    std::to_string(r.percentile).substr(0, 5));
+    lines.push_back(
+        std::string("sinks removal ") +
+        (r.beforeSoftmax ? "(masked before softmax; a query left with no visible key keeps its "
+                           "keys)"
+                         : "(zeroed after softmax, rows renormalised, uniform over the other "
+                           "visible keys when a row empties; a row with no other visible key, "
+                           "such as query 0 of a causal model, is left unchanged)") +
+        ", layers " + list(r.layers) + ", heads " + list(r.heads) + ", percentile " +
+        std::to_string(r.percentile).substr(0, 5) + ", gamma " +
+        std::to_string(r.gamma).substr(0, 5) + " of all T queries");
   }
   for (const auto& [l, h] : ablateHeads)
     lines.push_back("head " + std::to_string(l) + ":" + std::to_string(h) + " ablated");

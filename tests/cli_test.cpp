@@ -268,6 +268,40 @@ TEST(Cli, AnalyzePoolsOverSentences) {
   fs::remove_all(dir);
 }
 
+// Issue 13: with the sink frequency over all T queries and ties to the
+// earliest position, the default model (its heads sink on <s>) is a
+// centralised frame on three held-out sentences (it came out distributed when
+// the last key could be a sink by its one observer and "." beat "<s>").
+TEST(Cli, TheDefaultModelPoolsIntoACentralisedFrame) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("sinkscope-cli-frame-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "s.txt")
+      << "Precursor of the modern motion picture.\n"
+         "The sixth of the seven canonical hours of the divine office.\n"
+         "Either of a pair of ear coverings (usually connected by a headband) that are worn to "
+         "keep the ears warm in cold weather.\n";
+  const std::string model =
+      std::string(SINKSCOPE_SOURCE_DIR) + "/resources/models/rope-decoder-bos-first";
+  const CliRun run = cli("analyze '" + model + "' --sentences '" + (dir / "s.txt").string() +
+                         "' --out '" + (dir / "out").string() + "'");
+  ASSERT_EQ(run.exit, 0) << run.out;
+  const std::string frame = read(dir / "out/frame.csv");
+  EXPECT_NE(frame.find("\ncentralised,"), std::string::npos) << frame;
+  EXPECT_NE(frame.find("frequency over all T queries"), std::string::npos) << frame;
+  EXPECT_NE(read(dir / "out/token_specialisation.csv").find("\n<s>,1\n"), std::string::npos);
+  // The old denominator is a labelled option.
+  const CliRun visible =
+      cli("analyze '" + model + "' --sentences '" + (dir / "s.txt").string() + "' --out '" +
+          (dir / "visible").string() + "' --sink-denominator visible");
+  ASSERT_EQ(visible.exit, 0) << visible.out;
+  EXPECT_NE(read(dir / "visible/frame.csv").find("(--sink-denominator visible)"),
+            std::string::npos);
+  EXPECT_EQ(cli("analyze '" + model + "' --text hi --out x --sink-denominator some").exit, 2);
+  fs::remove_all(dir);
+}
+
 TEST(Cli, ExperimentsWriteTheirTablesAndRefuseBadRequests) {
   const fs::path dir =
       fs::temp_directory_path() / ("sinkscope-cli-experiment-" + std::to_string(::getpid()));

@@ -89,7 +89,11 @@ TEST(GraphStatistics, GiniAndPearson) {
   EXPECT_NEAR(gini({0, 0, 0, 4}), 0.75, 1e-12);
   EXPECT_NEAR(pearson({1, 2, 3}, {2, 4, 6}), 1.0, 1e-12);
   EXPECT_NEAR(pearson({1, 2, 3}, {3, 2, 1}), -1.0, 1e-12);
-  EXPECT_DOUBLE_EQ(pearson({1, 1, 1}, {1, 2, 3}), 0.0);
+  // metrics.md s. 3: a correlation over a constant series is undefined (NaN,
+  // written empty), never 0 (every Fiedler value 0 at a high threshold).
+  EXPECT_TRUE(std::isnan(pearson({1, 1, 1}, {1, 2, 3})));
+  EXPECT_TRUE(std::isnan(pearson({0, 0, 0, 0}, {0.2, 0.1, 0.3, 0.0})));
+  EXPECT_TRUE(std::isnan(pearson({1}, {2})));
 }
 
 #include <random>
@@ -121,6 +125,25 @@ TEST(Taxonomy, WinnersWeighAttentionByValueNorm) {
   EXPECT_EQ(taxonomy_label({0, 0, 5}), HeadClass::Reset);
 }
 
+// metrics.md s. 7: in an encoder every key competes, later ones included
+// (the old reading stopped at j <= i and called query 1 a sink vote here).
+TEST(Taxonomy, EncoderQueriesWeighEveryKey) {
+  const std::vector<float> values{1.0f, 1.0f, 1.0f};
+  const AttentionMatrix enc{{0.4f, 0.3f, 0.3f,  //
+                             0.3f, 0.2f, 0.5f,  // query 1: key 2 (later) wins -> other
+                             0.1f, 0.1f, 0.8f},
+                            3, false};
+  const TaxonomyVotes v = taxonomy_votes(enc.view(), values, 1);
+  EXPECT_EQ(v.sink, 0);
+  EXPECT_EQ(v.other, 1);
+  EXPECT_EQ(v.current, 1);
+  // The same weights read causally (keys after the query masked) vote as before.
+  const AttentionMatrix dec{{1.0f, 0, 0, 0.6f, 0.4f, 0, 0.1f, 0.1f, 0.8f}, 3, true};
+  const TaxonomyVotes c = taxonomy_votes(dec.view(), values, 1);
+  EXPECT_EQ(c.sink, 1);
+  EXPECT_EQ(c.current, 1);
+}
+
 TEST(WeightSpectrum, RandomMatrixStaysInsideTheMarchenkoPasturBulk) {
   std::mt19937 rng(3);
   std::normal_distribution<float> g(0.0f, 0.5f);
@@ -150,13 +173,27 @@ TEST(WeightSpectrum, RandomMatrixStaysInsideTheMarchenkoPasturBulk) {
 
 #include "analysis/frames.h"
 
+// metrics.md s. 1: ties between token strings go to the token whose first
+// sink occurrence has the lower position, never to the alphabetical order
+// (where "." sorts before "<s>").
+TEST(ReferenceFrames, SpecialisationTiesGoToTheEarliestPosition) {
+  const HeadSpecialisation h =
+      head_specialisation({{{".", 9}}, {{"<s>", 0}}, {{".", 7}, {"<s>", 0}}, {}});
+  EXPECT_EQ(h.topToken, "<s>");
+  const HeadSpecialisation later = head_specialisation({{{"a", 5}}, {{"b", 2}}});
+  EXPECT_EQ(later.topToken, "b") << "b first sinks at position 2, a at 5";
+  const HeadSpecialisation more = head_specialisation({{{".", 9}}, {{".", 9}}, {{"<s>", 0}}});
+  EXPECT_EQ(more.topToken, ".") << "a plain majority still wins";
+}
+
 TEST(ReferenceFrames, SpecialisationAndTheRule) {
   // A head with a sink in 4 of 5 samples, mostly on <s>.
-  const HeadSpecialisation a = head_specialisation({{"<s>"}, {"<s>", ","}, {"<s>"}, {}, {","}});
+  const SinkOccurrence bos{"<s>", 0}, comma{",", 4};
+  const HeadSpecialisation a = head_specialisation({{bos}, {bos, comma}, {bos}, {}, {comma}});
   EXPECT_TRUE(a.specialised);
   EXPECT_DOUBLE_EQ(a.sampleShare, 0.8);
   EXPECT_EQ(a.topToken, "<s>");
-  const HeadSpecialisation rare = head_specialisation({{"."}, {}, {}, {}, {}});
+  const HeadSpecialisation rare = head_specialisation({{{".", 3}}, {}, {}, {}, {}});
   EXPECT_FALSE(rare.specialised);
 
   std::vector<HeadSpecialisation> heads(10, a);

@@ -121,3 +121,29 @@ TEST(SinkSet, HandComputedMap) {
   p.gamma = 0.0;  // every key with at least one hit
   EXPECT_EQ(sink_set(m.view(), p).keys(), std::vector<int>{0});
 }
+
+// metrics.md s. 1: the fraction gamma is of all T queries. Dividing by the
+// queries that see a key (the old reading, now --sink-denominator visible)
+// makes the last key of a causal map a sink when its one observer attends to
+// itself. Every key's frequency is reported, sink or not.
+TEST(SinkSet, FrequencyIsOverAllQueriesUnlessVisibleIsAsked) {
+  const AttentionMatrix m{{1, 0, 0, 0, 0,                 //
+                           .9f, .1f, 0, 0, 0,             //
+                           .9f, .05f, .05f, 0, 0,         //
+                           .9f, .04f, .03f, .03f, 0,      //
+                           .05f, .02f, .02f, .01f, .9f},  //
+                          5, true};
+  const SinkSet all = sink_set(m.view());
+  EXPECT_NEAR(all.tau, 0.9, 1e-6);
+  EXPECT_EQ(all.keys(), std::vector<int>{0});
+  ASSERT_EQ(all.keysAll.size(), 5u);
+  EXPECT_DOUBLE_EQ(all.keysAll[0].frequency, 4.0 / 5.0);
+  EXPECT_DOUBLE_EQ(all.keysAll[4].frequency, 1.0 / 5.0) << "a non-sink's true fraction, not 0";
+  EXPECT_DOUBLE_EQ(all.keysAll[1].frequency, 0.0);
+  SinkSetParams visible;
+  visible.denominator = SinkSetParams::Denominator::VisibleQueries;
+  const SinkSet old = sink_set(m.view(), visible);
+  EXPECT_EQ(old.keys(), (std::vector<int>{0, 4}));
+  EXPECT_DOUBLE_EQ(old.keysAll[4].frequency, 1.0);
+  EXPECT_STREQ(sink_denominator_name(visible.denominator), "visible");
+}

@@ -184,7 +184,8 @@ void MainWindow::buildDocks() {
            "how much each token (row) takes from each earlier token (column) in the selected "
            "layer and head. Grey cells are future keys a causal model cannot see. A bright "
            "first column is a sink: most tokens dump their attention there whatever it says "
-           "(red labels mark sinks). Hover a cell for its weight, click to select that query "
+           "(red labels mark sinks: keys that get at least the head's 90th-percentile weight "
+           "from at least 30% of all queries, metrics.md s. 1). Hover a cell for its weight, click to select that query "
            "and key. Drag to pan, wheel to zoom, 'r' to reset; long inputs are drawn "
            "coarser (each block its strongest cell) until you zoom in.");
     attentionView_->setToolTip(explanation);
@@ -272,6 +273,17 @@ bool MainWindow::exportPanel(QWidget* view, const QString& path, int dpi, bool o
                     (model_ ? QString::fromStdString(model_->model->folder().string())
                             : run_->source)
              << QStringLiteral("text: ") + run_->sentence;
+    // The sink reading the red marks used (metrics.md s. 1).
+    const analysis::SinkSetParams sinks =
+        run_->analysis ? run_->analysis->params.sinks : analysis::SinkSetParams{};
+    comments << QStringLiteral(
+                    "sink_set: percentile mode, p = %1, gamma = %2 (reading: A >= tau and A > 0); "
+                    "frequency over %3 queries (metrics.md s. 1)")
+                    .arg(sinks.percentile)
+                    .arg(sinks.gamma)
+                    .arg(sinks.denominator == analysis::SinkSetParams::Denominator::AllQueries
+                             ? QStringLiteral("all T")
+                             : QStringLiteral("the visible"));
   }
   comments << QStringLiteral("selection: layer %1, %2, threshold %3, top-N %4")
                   .arg(selection_->layer())
