@@ -73,6 +73,14 @@ void check_replaceable(const fs::path& path, bool overwrite) {
     throw std::runtime_error(path.string() + ": already exists (use --force to replace it)");
 }
 
+}  // namespace
+
+void output_check_replaceable(const fs::path& path, bool overwrite) {
+  check_replaceable(path, overwrite);
+}
+
+namespace {
+
 std::string temp_name(const fs::path& path) {
   static std::random_device rd;
   return "." + path.filename().string() + ".tmp" + std::to_string(rd());

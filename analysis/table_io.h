@@ -27,6 +27,10 @@ std::string csv_render(const CsvTable& table);
 void file_write_atomic(const std::filesystem::path& path, const std::string& content,
                        bool overwrite);
 
+// Throws std::runtime_error unless `path` may be written: absent, or (with
+// `overwrite`) a regular file. What every writer checks before and after.
+void output_check_replaceable(const std::filesystem::path& path, bool overwrite);
+
 // Writes several files as one: every existing target is checked first (as
 // above), missing folders are made, all contents go to temporary siblings,
 // and only when every one is written are they renamed into place. A failure

@@ -34,6 +34,7 @@
 #include "models/model_writer.h"
 #include "models/runtime_info.h"
 #include "models/safetensors.h"
+#include "models/trace_export.h"
 #include "models/trainer.h"
 
 namespace {
@@ -53,6 +54,8 @@ const char* kMainHelp =
     "  inspect MODEL       family, sizes, dtypes, tokenizer, special tokens, memory estimate\n"
     "  tokens MODEL --text TEXT | --batch FILE   token ids and display strings\n"
     "  attention MODEL --text TEXT --layer L --head H --csv FILE   one head's attention map\n"
+    "                      (--layer all --head all: every map of one run)\n"
+    "  tensors MODEL --text TEXT --out FILE.npz   attention, q, k, v, residuals as NPZ\n"
     "  random-model TYPE DIR   write a tiny random-weight model folder (a test fixture)\n"
     "  corpus --out DIR        build the training corpus from Debian's wordnet-base\n"
     "  train --corpus FILE --out DIR   train a small decoder or encoder (see train --help)\n"
@@ -247,7 +250,8 @@ const char* kAttentionHelp =
     "\n"
     "Runs MODEL on TEXT and writes the attention map of layer L, head H (or --head average,\n"
     "the mean over the layer's heads) as CSV in long format: layer, head, query, key,\n"
-    "query_token, key_token, weight. --csv - writes to stdout.\n";
+    "query_token, key_token, weight. --layer all and --head all write every layer's and\n"
+    "head's map of the one run. --csv - writes to stdout.\n";
 
 std::string read_stdin() {
   std::string text;
@@ -451,15 +455,17 @@ int command_attention(int argc, char** argv) {
   return on_model([&] {
     const m::LoadedModel loaded = m::loaded_model_open(spec, load);
     const m::ModelConfig& c = loaded.model->config();
-    const int layer = parse_int("layer", args.options.at("layer"), 0, c.num_layers - 1);
+    const std::string layerText = args.options.at("layer");
+    const bool allLayers = layerText == "all";
+    const int firstLayer =
+        allLayers ? 0 : parse_int("layer", layerText, 0, c.num_layers - 1);
+    const int lastLayer = allLayers ? c.num_layers - 1 : firstLayer;
     const std::string headText = args.options.at("head");
     const bool average = headText == "average" || headText == "avg" || headText == "mean";
-    const int head = average ? -1 : parse_int("head", headText, 0, c.num_heads - 1);
+    const bool allHeads = headText == "all";
+    const int head =
+        average || allHeads ? -1 : parse_int("head", headText, 0, c.num_heads - 1);
     const m::SentenceTrace run = m::loaded_model_run(loaded, text);
-    const m::LayerCapture capture = run.trace.layer(layer);
-    const sinkscope::analysis::AttentionMatrix averaged = capture.headAverage();
-    const sinkscope::analysis::AttentionView map =
-        average ? averaged.view() : capture.attentionOf(head);
 
     sinkscope::analysis::CsvTable table;
     table.comments = {{"tool", std::string("sinkscope-cli ") + SINKSCOPE_VERSION},
@@ -467,26 +473,102 @@ int command_attention(int argc, char** argv) {
                       {"model", loaded.model->folder().string()},
                       {"model_type", c.model_type},
                       {"text", text},
-                      {"layer", std::to_string(layer)},
-                      {"head", average ? "average" : std::to_string(head)},
-                      {"tokens", std::to_string(map.size)},
+                      {"layer", layerText},
+                      {"head", average ? "average" : allHeads ? "all" : std::to_string(head)},
+                      {"tokens", std::to_string(run.trace.tokens())},
                       {"device", loaded.model->device()}};
     table.columns = {"layer", "head", "query", "key", "query_token", "key_token", "weight"};
-    for (int i = 0; i < map.size; ++i)
-      for (int j = 0; j < map.size; ++j) {
-        if (!map.visible(i, j)) continue;
-        table.rows.push_back({std::to_string(layer), average ? "average" : std::to_string(head),
-                              std::to_string(i), std::to_string(j),
-                              run.encoding.display[static_cast<std::size_t>(i)],
-                              run.encoding.display[static_cast<std::size_t>(j)],
-                              sinkscope::analysis::csv_number(map.at(i, j))});
+    // One run, every map asked for (--layer all --head all: the whole model).
+    for (int layer = firstLayer; layer <= lastLayer; ++layer) {
+      const m::LayerCapture capture = run.trace.layer(layer);
+      const sinkscope::analysis::AttentionMatrix averaged = capture.headAverage();
+      std::vector<int> heads;
+      if (allHeads)
+        for (int h = 0; h < c.num_heads; ++h) heads.push_back(h);
+      else
+        heads.push_back(head);
+      for (int h : heads) {
+        const sinkscope::analysis::AttentionView map =
+            h < 0 ? averaged.view() : capture.attentionOf(h);
+        const std::string headName = h < 0 ? "average" : std::to_string(h);
+        for (int i = 0; i < map.size; ++i)
+          for (int j = 0; j < map.size; ++j) {
+            if (!map.visible(i, j)) continue;
+            table.rows.push_back({std::to_string(layer), headName, std::to_string(i),
+                                  std::to_string(j),
+                                  run.encoding.display[static_cast<std::size_t>(i)],
+                                  run.encoding.display[static_cast<std::size_t>(j)],
+                                  sinkscope::analysis::csv_number(map.at(i, j))});
+          }
       }
+    }
     const std::string csv = sinkscope::analysis::csv_render(table);
     const std::string out = args.options.at("csv");
     if (out == "-")
       std::cout << csv;
     else
       sinkscope::analysis::file_write_atomic(out, csv, args.options.count("force") > 0);
+    return kOk;
+  });
+}
+
+const char* kTensorsHelp =
+    "usage: sinkscope-cli tensors MODEL --text TEXT --out FILE.npz [--logits] [--force]\n"
+    "                              [--device cpu|cuda]\n"
+    "\n"
+    "Runs MODEL on TEXT once and writes its tensors as NPZ (numpy.load(FILE) gives a dict):\n"
+    "attention [L, H, T, T], queries, keys, values [L, H, T, d] (after RoPE; keys and values\n"
+    "of the KV group each head reads), residual [L+1, T, D] (entering each layer, then the\n"
+    "last layer's output), ids [T], tokens [T], params (a JSON string: model, text, tool,\n"
+    "shapes), and with --logits the output logits [T, vocab]. Written a layer at a time.\n";
+
+int command_tensors(int argc, char** argv) {
+  namespace m = sinkscope::models;
+  const auto parsed = parse_command(argc, argv, {"help", "force", "logits"},
+                                    {"text", "out", "device"}, kTensorsHelp);
+  if (!parsed) return kOk;  // --help was printed
+  const Args& args = *parsed;
+  const std::string spec = model_argument(args, "tensors");
+  for (const char* required : {"text", "out"})
+    if (!args.options.count(required))
+      throw UsageError(std::string("tensors: option --") + required + " is required");
+  m::LoadOptions load;
+  if (args.options.count("device")) load.device = args.options.at("device");
+  const std::string text = text_option(args);
+  return on_model([&] {
+    const m::LoadedModel loaded = m::loaded_model_open(spec, load);
+    const m::ModelConfig& c = loaded.model->config();
+    const m::SentenceTrace run = m::loaded_model_run(loaded, text);
+    nlohmann::json params = {
+        {"schema_version", 1},
+        {"tool", std::string("sinkscope-cli ") + SINKSCOPE_VERSION},
+        {"command", "tensors"},
+        {"model", loaded.model->folder().string()},
+        {"model_type", c.model_type},
+        {"text", text},
+        {"tokens", run.trace.tokens()},
+        {"layers", c.num_layers},
+        {"heads", c.num_heads},
+        {"kv_heads", c.num_kv_heads},
+        {"head_dim", c.head_dim},
+        {"hidden_size", c.hidden_size},
+        {"causal", c.causal},
+        {"device", loaded.model->device()},
+        {"arrays",
+         {{"attention", "[L, H, T, T] probabilities, row = query"},
+          {"queries", "[L, H, T, d] after RoPE"},
+          {"keys", "[L, H, T, d] after RoPE, of the KV group each head reads"},
+          {"values", "[L, H, T, d] of the KV group each head reads"},
+          {"residual", "[L+1, T, D] entering each layer; the last is the final layer's output"},
+          {"ids", "[T] token ids"},
+          {"tokens", "[T] display strings"},
+          {"logits", "[T, vocab] when written (--logits)"}}}};
+    m::TraceExportOptions o;
+    o.logits = args.options.count("logits") > 0;
+    o.overwrite = args.options.count("force") > 0;
+    o.paramsJson = params.dump();
+    m::trace_write_npz(run.trace, run.encoding.display, args.options.at("out"), o);
+    std::cout << args.options.at("out") << "\n";
     return kOk;
   });
 }
@@ -993,6 +1075,7 @@ int run_command(int argc, char** argv) {
   if (command == "inspect") return command_inspect(argc, argv);
   if (command == "tokens") return command_tokens(argc, argv);
   if (command == "attention") return command_attention(argc, argv);
+  if (command == "tensors") return command_tensors(argc, argv);
   if (command == "random-model") return command_random_model(argc, argv);
   if (command == "corpus") return command_corpus(argc, argv);
   if (command == "train") return command_train(argc, argv);

@@ -13,10 +13,12 @@ PACKAGES=(
   libtorch-dev libopenblas0-pthread
   # analysis and formats; Unicode regex (PCRE2) and normalisation (ICU) for tokenizers
   libeigen3-dev libboost-graph-dev nlohmann-json3-dev libpcre2-dev libicu-dev
+  # NPZ exports (CRC-32 of the zip members)
+  zlib1g-dev
   # the training corpus (WordNet glosses and examples)
   wordnet-base
-  # tests and benchmarks
-  libgtest-dev libbenchmark-dev
+  # tests and benchmarks; numpy reads our NPZ files in the export tests
+  libgtest-dev libbenchmark-dev python3-numpy
   # exact persistent homology, the reference of the persistence tests
   libgudhi-dev
   # headless display for GUI tests and screenshots

@@ -302,6 +302,64 @@ TEST(Cli, TheDefaultModelPoolsIntoACentralisedFrame) {
   fs::remove_all(dir);
 }
 
+// Issue 13, item 7: one run's tensors as NPZ, read by Debian's numpy, equal
+// to the attention CSV of the same run (every layer and head in one call).
+TEST(Cli, TensorsAreAnNpzNumpyReadsAndTheyEqualTheCsv) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("sinkscope-cli-npz-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  ASSERT_EQ(cli("random-model qwen2 '" + (dir / "model").string() + "'").exit, 0);
+  const std::string model = "'" + (dir / "model").string() + "'";
+  const std::string text = " --text 'the cat sat on the mat, again'";
+  const CliRun npz = cli("tensors " + model + text + " --logits --out '" +
+                         (dir / "run.npz").string() + "'");
+  ASSERT_EQ(npz.exit, 0) << npz.out;
+  EXPECT_EQ(cli("tensors " + model + text + " --out '" + (dir / "run.npz").string() + "'").exit,
+            1)
+      << "never replaced without --force";
+  const CliRun csv = cli("attention " + model + text + " --layer all --head all --csv '" +
+                         (dir / "all.csv").string() + "'");
+  ASSERT_EQ(csv.exit, 0) << csv.out;
+  std::ofstream(dir / "check.py") << R"(
+import csv, json, sys
+import numpy as np
+d = np.load(sys.argv[1])
+a, q, k, v, r = d["attention"], d["queries"], d["keys"], d["values"], d["residual"]
+p = json.loads(str(d["params"]))
+L, H, T = p["layers"], p["heads"], p["tokens"]
+assert a.shape == (L, H, T, T) and a.dtype == np.float32, a.shape
+assert q.shape == k.shape == v.shape == (L, H, T, p["head_dim"]), q.shape
+assert r.shape == (L + 1, T, p["hidden_size"]), r.shape
+assert d["ids"].shape == (T,) and d["ids"].dtype == np.int32
+assert d["logits"].shape[0] == T
+assert np.allclose(a.sum(-1), 1.0, atol=1e-5)
+rows = [row for row in csv.reader(l for l in open(sys.argv[2]) if not l.startswith("#"))]
+header, rows = rows[0], rows[1:]
+assert len(rows) == L * H * T * (T + 1) // 2, len(rows)
+tokens = list(d["tokens"])
+for layer, head, query, key, qt, kt, w in rows:
+    assert abs(a[int(layer), int(head), int(query), int(key)] - float(w)) <= 1e-7, (layer, head)
+    assert tokens[int(query)] == qt and tokens[int(key)] == kt
+print("OK", L, H, T)
+)";
+  const CliRun check = [&] {
+    CliRun r;
+    const std::string command = "/usr/bin/python3 '" + (dir / "check.py").string() + "' '" +
+                                (dir / "run.npz").string() + "' '" + (dir / "all.csv").string() +
+                                "' 2>&1";
+    FILE* pipe = popen(command.c_str(), "r");
+    std::array<char, 4096> buf{};
+    size_t n;
+    while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
+    const int status = pclose(pipe);
+    r.exit = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+  }();
+  EXPECT_EQ(check.exit, 0) << check.out;
+  EXPECT_EQ(check.out.rfind("OK ", 0), 0u) << check.out;
+  fs::remove_all(dir);
+}
+
 TEST(Cli, ExperimentsWriteTheirTablesAndRefuseBadRequests) {
   const fs::path dir =
       fs::temp_directory_path() / ("sinkscope-cli-experiment-" + std::to_string(::getpid()));

@@ -925,3 +925,24 @@ TEST_F(MainWindowGui, HostileModelFoldersAreReportedAndTheWindowStaysUsable) {
   ASSERT_TRUE(QTest::qWaitFor([&] { return w.jobStatus()->lastError().isEmpty() && w.lastRun(); },
                               60000));
 }
+
+// Issue 13, item 7: the shown run's tensors as NPZ from the GUI, read by numpy.
+TEST_F(MainWindowGui, TheShownRunExportsItsTensorsAsNpz) {
+  QTemporaryDir dir;
+  ui::MainWindow w;
+  ASSERT_TRUE(show_with_model(w, dir, 2, 4));
+  const QString path = dir.filePath(QStringLiteral("run.npz"));
+  w.exportRunTensors(path);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return QFile::exists(path) && w.jobs()->activeJobCount() == 0; },
+                              60000));
+  const std::string command =
+      "/usr/bin/python3 -c \"import numpy as np, json; d = np.load('" + path.toStdString() +
+      "'); p = json.loads(str(d['params'])); a = d['attention']; "
+      "assert a.shape == (2, 4, p['tokens'], p['tokens']), a.shape; "
+      "assert np.allclose(a.sum(-1), 1, atol=1e-5); print(len(d['tokens']))\"";
+  FILE* pipe = popen(command.c_str(), "r");
+  char buf[64] = {};
+  const std::size_t n = std::fread(buf, 1, sizeof buf - 1, pipe);
+  EXPECT_EQ(pclose(pipe), 0);
+  EXPECT_EQ(std::string(buf, n), std::to_string(w.lastRun()->tokenCount()) + "\n");
+}

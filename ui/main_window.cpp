@@ -18,6 +18,9 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -37,6 +40,7 @@
 
 #include "analysis/sink_metric.h"
 #include "models/loaded_model.h"
+#include "models/trace_export.h"
 #include "models/model_discovery.h"
 #include "models/runtime_info.h"
 #include "render/gl_support.h"
@@ -331,6 +335,52 @@ void MainWindow::exportFocusedPanel() {
   if (!path.isEmpty()) exportPanel(view, path);
 }
 
+void MainWindow::chooseRunTensorsFile() {
+  const QString name = QStringLiteral("%1-run.npz").arg(run_ ? run_->source : QStringLiteral("sinkscope"));
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export run tensors"),
+                                                    QDir::home().filePath(name),
+                                                    tr("NumPy NPZ (*.npz)"));
+  if (!path.isEmpty()) exportRunTensors(path);
+}
+
+void MainWindow::exportRunTensors(const QString& path, bool overwrite) {
+  const SentenceRun* shown = shownRun();
+  if (!shown || !shown->trace) {
+    jobStatus_->showError(tr("Open a model and run a sentence first"), {});
+    return;
+  }
+  QJsonObject params{
+      {QStringLiteral("schema_version"), 1},
+      {QStringLiteral("tool"), QStringLiteral("sinkscope ") + QCoreApplication::applicationVersion()},
+      {QStringLiteral("command"), QStringLiteral("export run tensors")},
+      {QStringLiteral("model"), model_ ? QString::fromStdString(model_->model->folder().string())
+                                       : shown->source},
+      {QStringLiteral("text"), shown->sentence},
+      {QStringLiteral("tokens"), shown->tokenCount()},
+      {QStringLiteral("layers"), shown->trace->layers()},
+      {QStringLiteral("heads"), shown->trace->heads()},
+      {QStringLiteral("hidden_size"), shown->trace->hiddenSize()},
+      {QStringLiteral("causal"), shown->trace->causal()}};
+  QJsonArray interventions;
+  if (shown != &*run_)
+    for (const Intervention& i : selection_->interventions()) interventions.append(i.label());
+  params.insert(QStringLiteral("interventions"), interventions);
+  models::TraceExportOptions options;
+  options.overwrite = overwrite;
+  options.paramsJson = QJsonDocument(params).toJson(QJsonDocument::Compact).toStdString();
+  std::vector<std::string> tokens;
+  for (const QString& t : shown->tokens) tokens.push_back(t.toStdString());
+  const auto trace = shown->trace;
+  const std::string file = path.toStdString();
+  jobs_->submit<bool>(
+      tr("Export run tensors"),
+      [trace, tokens, file, options](const JobProgress&) {
+        models::trace_write_npz(*trace, tokens, file, options);
+        return true;
+      },
+      [this, path](bool) { statusBar()->showMessage(tr("Exported %1").arg(path), 5000); });
+}
+
 void MainWindow::computeHeadAblation() {
   if (!run_ || !run_->trace || !model_) {
     jobStatus_->showError(tr("Open a model and run a sentence first"), {});
@@ -445,6 +495,7 @@ void MainWindow::buildActions() {
   QAction* exportAction =
       file->addAction(tr("&Export panel..."), this, &MainWindow::exportFocusedPanel);
   exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+  file->addAction(tr("Export run &tensors (NPZ)..."), this, &MainWindow::chooseRunTensorsFile);
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
 

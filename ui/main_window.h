@@ -79,6 +79,10 @@ class MainWindow : public QMainWindow {
   bool exportPanel(QWidget* view, const QString& path, int dpi = 300, bool overwrite = true);
   // Ctrl+E: asks for a file name and exports the focused panel.
   void exportFocusedPanel();
+  // The shown run's tensors (attention, q, k, v, residuals, ids, tokens) as NPZ,
+  // written in a job (models::trace_write_npz); the status bar says when done.
+  void exportRunTensors(const QString& path, bool overwrite = true);
+  void chooseRunTensorsFile();
 
  Q_SIGNALS:
   void runFinished();       // the forward pass: the map is shown

@@ -1,0 +1,28 @@
+#pragma once
+// One run's tensors as NPZ (numpy.load reads it): what a researcher takes to
+// Python. Written a layer at a time through analysis::NpzWriter, so a long
+// run's capture is never held twice.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "models/model.h"
+
+namespace sinkscope::models {
+
+struct TraceExportOptions {
+  bool logits = false;  // [T, vocab] can be large; only when asked
+  bool overwrite = false;
+  // Written as the 0-d string "params" (JSON): model, text, tool, interventions, ...
+  std::string paramsJson = "{}";
+};
+
+// Writes FILE.npz with: attention [L, H, T, T], queries / keys / values
+// [L, H, T, d] (after RoPE; keys and values of the KV group each head reads),
+// residual [L + 1, T, D] (entering each layer, then the last layer's output),
+// ids [T] (int32), tokens [T] (strings), optionally logits [T, V], and params.
+// Throws std::runtime_error naming the file.
+void trace_write_npz(const Trace& trace, const std::vector<std::string>& tokens,
+                     const std::filesystem::path& file, const TraceExportOptions& options = {});
+
+}  // namespace sinkscope::models
