@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "analysis/frames.h"
@@ -29,6 +31,76 @@ std::string num(double v) { return csv_number(v); }
 std::string num_or_empty(double v) { return std::isnan(v) ? std::string() : csv_number(v); }
 // Not-applicable quantities (NaN) are written as empty fields.
 std::string opt(double v) { return std::isnan(v) ? std::string() : csv_number(v); }
+
+// A CSV cell as JSON: numbers as numbers, empty (undefined, not applicable)
+// and non-finite as null, text columns always as strings (a token "12" stays
+// a string).
+json typed_cell(const std::string& column, const std::string& cell) {
+  static const std::set<std::string> text{"label", "frame", "scope", "across", "laplacian",
+                                          "ranking", "diagnostic", "matrix", "layers"};
+  if (column.find("token") != std::string::npos || text.count(column)) return cell;
+  if (cell.empty() || cell == "nan" || cell == "-nan" || cell == "inf" || cell == "-inf")
+    return nullptr;
+  char* end = nullptr;
+  const double v = std::strtod(cell.c_str(), &end);
+  if (end != cell.c_str() + cell.size()) return cell;  // "average", words
+  if (cell.find_first_of(".eE") == std::string::npos && std::abs(v) < 9e15)
+    return static_cast<long long>(v);
+  return v;
+}
+
+// The same content as a CSV: columns and typed rows.
+json table_json(const analysis::CsvTable& t) {
+  json rows = json::array();
+  for (const auto& row : t.rows) {
+    json r = json::array();
+    for (std::size_t c = 0; c < row.size(); ++c)
+      r.push_back(typed_cell(c < t.columns.size() ? t.columns[c] : std::string(), row[c]));
+    rows.push_back(std::move(r));
+  }
+  return {{"columns", t.columns}, {"rows", std::move(rows)}};
+}
+
+// Every parameter of the analysis, typed, as --json's "params" holds them.
+json params_json(const AnalyzeParams& p) {
+  json intervention = json::array();
+  for (const auto& line : p.intervention.describe()) intervention.push_back(line);
+  return {{"percentile", p.percentile},
+          {"gamma", p.gamma},
+          {"sink_mode", p.columnSumSinks ? "column-sum" : "percentile"},
+          {"sink_denominator", analysis::sink_denominator_name(p.sinkDenominator)},
+          {"sink_metric_eps", p.eps},
+          {"top_n", p.topN},
+          {"query", p.query < 0 ? json(nullptr) : json(p.query)},
+          {"random_subsets", p.randomSubsets},
+          {"seed", p.seed},
+          {"min_persistence", p.minPersistence},
+          {"betti_points", p.bettiPoints},
+          {"symmetrise", p.symmetriseByMax ? "max" : "mean"},
+          {"thresholds", p.thresholds},
+          {"specialised_share", p.specialisedShare},
+          {"interventions", intervention}};
+}
+
+// The whole output as one JSON document (schema 1): typed parameters, the
+// header's readings, and every table of the CSVs.
+json output_json(const std::string& command, const AnalyzeParams& p,
+                 const std::vector<std::pair<std::string, std::string>>& header,
+                 const std::vector<std::pair<std::string, const analysis::CsvTable*>>& tables) {
+  json out = {{"schema_version", 1}, {"command", command}, {"params", params_json(p)}};
+  json readings = json::object();
+  for (const auto& [k, v] : header) {
+    if (readings.contains(k))
+      readings[k] = readings[k].get<std::string>() + "; " + v;
+    else
+      readings[k] = v;
+  }
+  out["header"] = readings;
+  json all = json::object();
+  for (const auto& [name, table] : tables) all[name] = table_json(*table);
+  out["tables"] = all;
+  return out;
+}
 
 struct Tables {
   analysis::CsvTable sinks, summary, diagnostics, persistence, betti, spectra, eigenvalues,
@@ -188,8 +260,8 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
   t.weights.columns = {"layer", "matrix",     "rows",     "cols",          "sigma2",
                        "ratio", "upper_edge", "outliers", "max_eigenvalue"};
 
-  json all = {{"params", json::object()}, {"tokens", tokens}, {"layers", json::array()}};
-  for (const auto& [k, v] : header) all["params"][k] = v;
+  // Per-head detail (sinks, alpha, bars, taxonomy, value space) beside the tables.
+  json all = {{"tokens", tokens}, {"layers", json::array()}};
 
   const analysis::SinkSetParams sinkParams = sink_params(p);
   const analysis::ValueSpaceParams vsParams{p.topN, query, p.randomSubsets, p.seed, false};
@@ -432,7 +504,15 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
     written.push_back(dir / name);
   }
   if (!jsonFile.empty()) {
-    contents.emplace_back(jsonFile, all.dump(1));
+    std::vector<std::pair<std::string, const analysis::CsvTable*>> named;
+    for (const auto& [name, table] : files)
+      named.emplace_back(fs::path(name).stem().string(), table);
+    json out = output_json("analyze", p, header, named);
+    out["model"] = loaded.model->folder().string();
+    out["text"] = text;
+    out["tokens"] = all["tokens"];
+    out["layers"] = all["layers"];
+    contents.emplace_back(jsonFile, out.dump(1));
     written.push_back(jsonFile);
   }
   analysis::files_write_atomic(contents, force);  // all of them or none
@@ -442,7 +522,7 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
 std::vector<fs::path> analyze_corpus_write(const models::LoadedModel& loaded,
                                            const std::vector<std::string>& sentences,
                                            const fs::path& dir, const AnalyzeParams& p,
-                                           bool force) {
+                                           bool force, const fs::path& jsonFile) {
   if (sentences.empty()) throw models::ModelRunError("--sentences: no sentence to run");
   const models::ModelConfig& c = loaded.model->config();
   const int L = c.num_layers, H = c.num_heads;
@@ -540,6 +620,18 @@ std::vector<fs::path> analyze_corpus_write(const models::LoadedModel& loaded,
     table->comments = header;
     contents.emplace_back(dir / name, analysis::csv_render(*table));
     written.push_back(dir / name);
+  }
+  if (!jsonFile.empty()) {
+    json out = output_json("analyze --sentences", p, header,
+                           {{"specialisation", &spec},
+                            {"token_specialisation", &tokens},
+                            {"taxonomy_pooled", &tax},
+                            {"sink_rate", &rate},
+                            {"frame", &frame}});
+    out["model"] = loaded.model->folder().string();
+    out["sentences"] = sentences.size();
+    contents.emplace_back(jsonFile, out.dump(1));
+    written.push_back(jsonFile);
   }
   analysis::files_write_atomic(contents, force);  // all of them or none
   return written;

@@ -50,6 +50,7 @@ std::vector<std::filesystem::path> analyze_write(const models::LoadedModel& mode
 std::vector<std::filesystem::path> analyze_corpus_write(const models::LoadedModel& model,
                                                         const std::vector<std::string>& sentences,
                                                         const std::filesystem::path& dir,
-                                                        const AnalyzeParams& params, bool force);
+                                                        const AnalyzeParams& params, bool force,
+    const std::filesystem::path& jsonFile = {});
 
 }  // namespace sinkscope::app

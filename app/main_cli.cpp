@@ -744,18 +744,20 @@ int command_train(int argc, char** argv) {
 
 const char* kSinksHelp =
     "usage: sinkscope-cli sinks MODEL --heldout FILE [--tokens 64] [--inputs 8]\n"
+    "                            [--csv FILE] [--json FILE] [--force]\n"
     "\n"
     "First-token sink statistics over held-out text: sentences of FILE joined into inputs of\n"
     "--tokens tokens (with the tokenizer's own BOS), averaged over every layer and head:\n"
     "alpha0 (mean attention to position 0), boost (alpha0 over its uniform baseline),\n"
     "the share of heads with boost >= 3, the sink rate (share with alpha0 > 0.3) and the mean\n"
     "sink concentration (% of attention mass on sink keys; metrics.md s. 1, p = 90, gamma = "
-    "0.3).\n";
+    "0.3 of all T queries).\n"
+    "--csv FILE and --json FILE write the table with its parameters as well (one row).\n";
 
 int command_sinks(int argc, char** argv) {
   namespace m = sinkscope::models;
-  const auto parsed =
-      parse_command(argc, argv, {"help"}, {"heldout", "tokens", "inputs"}, kSinksHelp);
+  const auto parsed = parse_command(argc, argv, {"help", "force"},
+                                    {"heldout", "tokens", "inputs", "csv", "json"}, kSinksHelp);
   if (!parsed) return kOk;  // --help was printed
   const Args& args = *parsed;
   const std::string spec = model_argument(args, "sinks");
@@ -778,6 +780,43 @@ int command_sinks(int argc, char** argv) {
       throw UsageError("--heldout: not enough text for one input of " + std::to_string(tokens) +
                        " tokens");
     const m::TrainLogRow r = m::sink_measure(*loaded.model, batch);
+    // The table with its parameters, when asked (one row; CSV and/or JSON).
+    std::vector<std::pair<std::filesystem::path, std::string>> files;
+    const std::vector<std::pair<std::string, std::string>> comments{
+        {"tool", std::string("sinkscope-cli sinks ") + SINKSCOPE_VERSION},
+        {"model", loaded.model->folder().string()},
+        {"heldout", args.options.at("heldout")},
+        {"inputs", std::to_string(batch.size()) + " x " + std::to_string(tokens) + " tokens"},
+        {"definitions",
+         "alpha0: mean attention to position 0 over every layer and head (Gu et al.); boost: "
+         "alpha0 over its uniform baseline; heads_boost3: share of heads with boost >= 3; "
+         "sink_rate: share with alpha0 > 0.3; sink_concentration: % of attention mass on sink "
+         "keys (metrics.md s. 1, p = 90, gamma = 0.3 of all T queries)"}};
+    const std::vector<std::string> columns{"inputs",       "tokens",    "alpha0",
+                                           "boost",        "heads_boost3", "sink_rate",
+                                           "sink_concentration"};
+    const std::vector<double> values{static_cast<double>(batch.size()), static_cast<double>(tokens),
+                                     r.alpha0, r.boost, r.heads_boost3, r.sink_rate,
+                                     r.sink_concentration};
+    if (args.options.count("csv")) {
+      sinkscope::analysis::CsvTable table;
+      table.comments = comments;
+      table.columns = columns;
+      std::vector<std::string> row;
+      for (double v : values) row.push_back(sinkscope::analysis::csv_number(v));
+      table.rows.push_back(row);
+      files.emplace_back(args.options.at("csv"), sinkscope::analysis::csv_render(table));
+    }
+    if (args.options.count("json")) {
+      nlohmann::json j = {{"schema_version", 1}, {"command", "sinks"}};
+      for (const auto& [k, v] : comments) j["header"][k] = v;
+      j["params"] = {{"tokens", tokens}, {"inputs", inputs}, {"percentile", 90}, {"gamma", 0.3},
+                     {"sink_denominator", "all"}, {"sink_rate_eps", 0.3}};
+      for (std::size_t k = 0; k < columns.size(); ++k) j["result"][columns[k]] = values[k];
+      files.emplace_back(args.options.at("json"), j.dump(1));
+    }
+    if (!files.empty())
+      sinkscope::analysis::files_write_atomic(files, args.options.count("force") > 0);
     std::cout << "inputs: " << batch.size() << " x " << tokens << " tokens\n"
               << "alpha0: " << r.alpha0 << "\n"
               << "boost: " << r.boost << "\n"
@@ -825,7 +864,9 @@ const char* kAnalyzeHelp =
     "A key is a sink when A >= tau (the p-th percentile) for at least gamma of all T queries;\n"
     "--sink-denominator visible divides by the queries that see the key instead (an option:\n"
     "in a causal model it makes the last key a sink whenever its one observer attends to it).\n"
-    "--json FILE writes everything into one file.\n"
+    "--json FILE writes everything into one file (schema_version 1): \"params\" (typed),\n"
+    "\"header\" (the readings of the CSV headers), \"tables\" (every CSV as columns and\n"
+    "typed rows; empty fields are null) and, for --text, per-head detail under \"layers\".\n"
     "Interventions (analysed instead of the plain run, listed in every header): --drop-first\n"
     "(refused when the first token is not a special token), --remove-sinks (each head's sinks\n"
     "at --percentile/--gamma, zeroed after softmax), --ablate L:H,... (heads' outputs zeroed),\n"
@@ -920,7 +961,8 @@ int command_analyze(int argc, char** argv) {
     return on_model([&] {
       const m::LoadedModel loaded = m::loaded_model_open(spec);
       for (const auto& f : sinkscope::app::analyze_corpus_write(
-               loaded, sentences, args.options.at("out"), p, args.options.count("force") > 0))
+               loaded, sentences, args.options.at("out"), p, args.options.count("force") > 0,
+               args.options.count("json") ? args.options.at("json") : ""))
         std::cout << f.string() << "\n";
       return kOk;
     });

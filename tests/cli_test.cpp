@@ -38,6 +38,25 @@ std::string read(const fs::path& p) {
   s << in.rdbuf();
   return s.str();
 }
+
+// Runs `script` with Debian's python3 (numpy comes from python3-numpy) and
+// the given arguments; stderr is merged into out.
+CliRun python_check(const fs::path& dir, const std::string& script,
+                    const std::vector<fs::path>& args) {
+  std::ofstream(dir / "check.py") << script;
+  std::string command = "/usr/bin/python3 '" + (dir / "check.py").string() + "'";
+  for (const auto& a : args) command += " '" + a.string() + "'";
+  command += " 2>&1";
+  CliRun r;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buf{};
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
+  const int status = pclose(pipe);
+  r.exit = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
 }  // namespace
 
 TEST(Cli, HelpAndVersion) {
@@ -192,11 +211,23 @@ TEST(Cli, TrainAndSinksOnATinyCorpus) {
   ASSERT_EQ(train.exit, 0) << train.out;
   const CliRun inspect = cli("inspect '" + dir.string() + "'");
   EXPECT_NE(inspect.out.find("positions: alibi"), std::string::npos) << inspect.out;
-  const CliRun sinks =
-      cli("sinks '" + dir.string() + "' --heldout '" + sentences + "' --tokens 24 --inputs 2");
+  const fs::path table = dir.parent_path() / (dir.filename().string() + "-sinks.csv");
+  const fs::path doc = dir.parent_path() / (dir.filename().string() + "-sinks.json");
+  const CliRun sinks = cli("sinks '" + dir.string() + "' --heldout '" + sentences +
+                           "' --tokens 24 --inputs 2 --csv '" + table.string() + "' --json '" +
+                           doc.string() + "' --force");
   ASSERT_EQ(sinks.exit, 0) << sinks.out;
   EXPECT_NE(sinks.out.find("inputs: 2 x 24 tokens"), std::string::npos) << sinks.out;
   EXPECT_NE(sinks.out.find("sink_concentration: "), std::string::npos);
+  // Issue 13, item 9: the table with its parameters, not only stdout.
+  const std::string csv = read(table);
+  EXPECT_NE(csv.find("# heldout: " + sentences + "\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\ninputs,tokens,alpha0,boost,heads_boost3,sink_rate,sink_concentration\n2,24,"),
+            std::string::npos)
+      << csv;
+  EXPECT_NE(read(doc).find("\"schema_version\": 1"), std::string::npos);
+  fs::remove(table);
+  fs::remove(doc);
   fs::remove_all(dir);
 }
 
@@ -320,7 +351,7 @@ TEST(Cli, TensorsAreAnNpzNumpyReadsAndTheyEqualTheCsv) {
   const CliRun csv = cli("attention " + model + text + " --layer all --head all --csv '" +
                          (dir / "all.csv").string() + "'");
   ASSERT_EQ(csv.exit, 0) << csv.out;
-  std::ofstream(dir / "check.py") << R"(
+  const CliRun check = python_check(dir, R"(
 import csv, json, sys
 import numpy as np
 d = np.load(sys.argv[1])
@@ -341,22 +372,59 @@ for layer, head, query, key, qt, kt, w in rows:
     assert abs(a[int(layer), int(head), int(query), int(key)] - float(w)) <= 1e-7, (layer, head)
     assert tokens[int(query)] == qt and tokens[int(key)] == kt
 print("OK", L, H, T)
-)";
-  const CliRun check = [&] {
-    CliRun r;
-    const std::string command = "/usr/bin/python3 '" + (dir / "check.py").string() + "' '" +
-                                (dir / "run.npz").string() + "' '" + (dir / "all.csv").string() +
-                                "' 2>&1";
-    FILE* pipe = popen(command.c_str(), "r");
-    std::array<char, 4096> buf{};
-    size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-    const int status = pclose(pipe);
-    r.exit = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
-  }();
+)", {dir / "run.npz", dir / "all.csv"});
   EXPECT_EQ(check.exit, 0) << check.out;
   EXPECT_EQ(check.out.rfind("OK ", 0), 0u) << check.out;
+  fs::remove_all(dir);
+}
+
+// Issue 13, item 6: --json holds every table of the CSVs, typed (numbers as
+// numbers, empty fields as null), with typed parameters and a schema version;
+// for --text and for --sentences.
+TEST(Cli, JsonHoldsTheCsvsTyped) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("sinkscope-cli-json-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  ASSERT_EQ(cli("random-model llama '" + (dir / "model").string() + "'").exit, 0);
+  const std::string model = "'" + (dir / "model").string() + "'";
+  ASSERT_EQ(cli("analyze " + model + " --text 'the cat sat on the mat' --out '" +
+                (dir / "one").string() + "' --json '" + (dir / "one.json").string() +
+                "' --thresholds 0.05,0.9")
+                .exit,
+            0);
+  std::ofstream(dir / "s.txt") << "the cat sat\nthe mat was flat\n";
+  ASSERT_EQ(cli("analyze " + model + " --sentences '" + (dir / "s.txt").string() + "' --out '" +
+                (dir / "pool").string() + "' --json '" + (dir / "pool.json").string() + "'")
+                .exit,
+            0);
+  const CliRun check = python_check(dir, R"(
+import csv, json, math, os, sys
+for folder, doc in ((sys.argv[1], sys.argv[2]), (sys.argv[3], sys.argv[4])):
+    j = json.load(open(doc))
+    assert j["schema_version"] == 1
+    assert isinstance(j["params"]["percentile"], (int, float)) and j["params"]["thresholds"]
+    assert j["params"]["sink_denominator"] == "all"
+    names = sorted(f[:-4] for f in os.listdir(folder) if f.endswith(".csv"))
+    assert sorted(j["tables"]) == names, (sorted(j["tables"]), names)
+    for name in names:
+        lines = [l for l in open(os.path.join(folder, name + ".csv")) if not l.startswith("#")]
+        rows = list(csv.reader(lines))
+        t = j["tables"][name]
+        assert t["columns"] == rows[0], name
+        assert len(t["rows"]) == len(rows) - 1, name
+        for jr, cr in zip(t["rows"], rows[1:]):
+            for col, a, b in zip(rows[0], jr, cr):
+                if b == "":
+                    assert a is None or a == "", (name, col)  # text columns keep ""
+                elif isinstance(a, str):
+                    assert a == b, (name, col, a, b)
+                else:
+                    assert isinstance(a, (int, float)) and float(b) == a, (name, col, a, b)
+    assert "sink_set" in j["header"]
+print("OK")
+)", {dir / "one", dir / "one.json", dir / "pool", dir / "pool.json"});
+  EXPECT_EQ(check.exit, 0) << check.out;
+  EXPECT_EQ(check.out, "OK\n");
   fs::remove_all(dir);
 }
 
