@@ -188,6 +188,7 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
        "an encoder), ties to the lower index; queries i >= 1"}};
   for (const std::string& line : p.intervention.describe())
     header.emplace_back("intervention", line);
+  header.insert(header.end(), p.provenance.begin(), p.provenance.end());
 
   Tables t;
   t.sinks.columns = {"layer",   "head",      "key",   "key_token",
@@ -562,7 +563,7 @@ std::vector<fs::path> analyze_corpus_write(const models::LoadedModel& loaded,
   }
   if (firstToken.empty()) firstToken = "(first token)";
 
-  const std::vector<std::pair<std::string, std::string>> header{
+  std::vector<std::pair<std::string, std::string>> header{
       {"tool", std::string("sinkscope-cli analyze --sentences ") + SINKSCOPE_VERSION},
       {"model", loaded.model->folder().string()},
       {"sentences", std::to_string(sentences.size())},
@@ -571,7 +572,11 @@ std::vector<fs::path> analyze_corpus_write(const models::LoadedModel& loaded,
       {"sink_metric_eps", num(p.eps)},
       {"frame_rule",
        "centralised: >= 0.9 of specialised heads on the first token; bidirectional: encoder with "
-       ">= 0.2 on each of the first and last special token (reading); otherwise distributed"}};
+       ">= 0.2 on each of the first and last special token (reading); otherwise distributed"},
+      {"taxonomy",
+       "winner argmax_j A[i][j] ||v_j|| over the keys query i sees (j <= i causal, every key in "
+       "an encoder), votes pooled over the sentences"}};
+  header.insert(header.end(), p.provenance.begin(), p.provenance.end());
   analysis::CsvTable spec, tokens, tax, rate, frame;
   spec.columns = {"layer", "head", "specialised", "sample_share", "top_token"};
   tax.columns = {"layer",       "head",       "sink_votes",    "current_votes",

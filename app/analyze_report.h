@@ -32,6 +32,10 @@ struct AnalyzeParams {
   double specialisedShare = 0.8;  // s of s. 1 (corpus mode)
   // Analyse the intervened trace instead of the plain one (listed in every header).
   models::Intervention intervention;
+  // Header lines naming where the numbers came from: the full command, the
+  // model's config and tokenizer hashes, its weight files, the sentences file
+  // and its hash (the CLI fills them).
+  std::vector<std::pair<std::string, std::string>> provenance;
 };
 
 // Writes DIR/{sinks,sink_summary,diagnostics,persistence,betti,spectra,eigenvalues,

@@ -51,6 +51,7 @@ std::vector<fs::path> experiment_write(const models::LoadedModel& loaded, const 
       {"model_type", model.config().model_type},
       {"text", text},
       {"tokens", std::to_string(base.tokens())}};
+  header.insert(header.end(), p.provenance.begin(), p.provenance.end());
   std::vector<std::pair<std::string, analysis::CsvTable>> files;
   auto table = [&](const std::string& name,
                    std::vector<std::string> columns) -> analysis::CsvTable& {

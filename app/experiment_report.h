@@ -17,6 +17,9 @@ struct ExperimentParams {
   models::Perturbation perturbation;      // perturb
   models::Sparsification sparsification;  // sparsify
   int topN = 3;                           // correlation's top-N mass
+  // Header lines naming where the numbers came from: the full command, the
+  // model's config and tokenizer hashes, its weight files (CLI fills them).
+  std::vector<std::pair<std::string, std::string>> provenance;
 };
 
 // The experiment kinds, with one line each for the help text.

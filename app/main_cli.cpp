@@ -31,6 +31,7 @@
 #include "models/loaded_model.h"
 #include "models/model_discovery.h"
 #include "models/model_folder.h"
+#include "models/model_identity.h"
 #include "models/model_writer.h"
 #include "models/runtime_info.h"
 #include "models/safetensors.h"
@@ -284,6 +285,36 @@ std::string model_argument(const Args& args, const char* command) {
   return args.positional.front();
 }
 
+// The command as it was typed, quoted for a shell where needed.
+std::string command_line(int argc, char** argv) {
+  std::string out = "sinkscope-cli";
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLM"
+                                                         "NOPQRSTUVWXYZ0123456789-_=./:,+@%") ==
+                                         std::string::npos;
+    if (plain) {
+      out += " " + a;
+      continue;
+    }
+    std::string q = "'";
+    for (char c : a) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    out += " " + q + "'";
+  }
+  return out;
+}
+
+// Where an output's numbers came from: the full command, the model's config
+// and tokenizer hashes and its weight files (metrics.md: every table records
+// what it was computed with).
+std::vector<std::pair<std::string, std::string>> provenance(const sinkscope::models::LoadedModel& m,
+                                                            int argc, char** argv) {
+  auto lines = sinkscope::models::model_identity_header(
+      sinkscope::models::model_identity(m.model->folder()));
+  lines.insert(lines.begin(), {"command", command_line(argc, argv)});
+  return lines;
+}
+
 // Bad model folders and files (every ModelInputError: config, index,
 // safetensors, tokenizer) and bad run input are exit 2, with their message.
 template <class F>
@@ -477,6 +508,7 @@ int command_attention(int argc, char** argv) {
                       {"head", average ? "average" : allHeads ? "all" : std::to_string(head)},
                       {"tokens", std::to_string(run.trace.tokens())},
                       {"device", loaded.model->device()}};
+    for (auto& line : provenance(loaded, argc, argv)) table.comments.push_back(line);
     table.columns = {"layer", "head", "query", "key", "query_token", "key_token", "weight"};
     // One run, every map asked for (--layer all --head all: the whole model).
     for (int layer = firstLayer; layer <= lastLayer; ++layer) {
@@ -563,6 +595,7 @@ int command_tensors(int argc, char** argv) {
           {"ids", "[T] token ids"},
           {"tokens", "[T] display strings"},
           {"logits", "[T, vocab] when written (--logits)"}}}};
+    for (const auto& [k, v] : provenance(loaded, argc, argv)) params[k] = v;
     m::TraceExportOptions o;
     o.logits = args.options.count("logits") > 0;
     o.overwrite = args.options.count("force") > 0;
@@ -782,7 +815,7 @@ int command_sinks(int argc, char** argv) {
     const m::TrainLogRow r = m::sink_measure(*loaded.model, batch);
     // The table with its parameters, when asked (one row; CSV and/or JSON).
     std::vector<std::pair<std::filesystem::path, std::string>> files;
-    const std::vector<std::pair<std::string, std::string>> comments{
+    std::vector<std::pair<std::string, std::string>> comments{
         {"tool", std::string("sinkscope-cli sinks ") + SINKSCOPE_VERSION},
         {"model", loaded.model->folder().string()},
         {"heldout", args.options.at("heldout")},
@@ -792,6 +825,7 @@ int command_sinks(int argc, char** argv) {
          "alpha0 over its uniform baseline; heads_boost3: share of heads with boost >= 3; "
          "sink_rate: share with alpha0 > 0.3; sink_concentration: % of attention mass on sink "
          "keys (metrics.md s. 1, p = 90, gamma = 0.3 of all T queries)"}};
+    for (auto& line : provenance(loaded, argc, argv)) comments.push_back(line);
     const std::vector<std::string> columns{"inputs",       "tokens",    "alpha0",
                                            "boost",        "heads_boost3", "sink_rate",
                                            "sink_concentration"};
@@ -960,6 +994,12 @@ int command_analyze(int argc, char** argv) {
     }
     return on_model([&] {
       const m::LoadedModel loaded = m::loaded_model_open(spec);
+      p.provenance = provenance(loaded, argc, argv);
+      // The sentences file by name, hash and count: pooled numbers name their inputs.
+      const std::string file = args.options.at("sentences");
+      p.provenance.emplace_back("sentences_file", file);
+      p.provenance.emplace_back("sentences_sha256",
+                                m::sha256_hex(m::input_file_read(file, m::kTextFileMaxBytes)));
       for (const auto& f : sinkscope::app::analyze_corpus_write(
                loaded, sentences, args.options.at("out"), p, args.options.count("force") > 0,
                args.options.count("json") ? args.options.at("json") : ""))
@@ -970,6 +1010,7 @@ int command_analyze(int argc, char** argv) {
   const std::string text = text_option(args);
   return on_model([&] {
     const m::LoadedModel loaded = m::loaded_model_open(spec);
+    p.provenance = provenance(loaded, argc, argv);
     const auto files = sinkscope::app::analyze_write(
         loaded, text, args.options.at("out"), p, args.options.count("force") > 0,
         args.options.count("json") ? args.options.at("json") : "");
@@ -1049,6 +1090,7 @@ int command_experiment(int argc, char** argv) {
   const std::string text = text_option(args);
   return on_model([&] {
     const m::LoadedModel loaded = m::loaded_model_open(spec);
+    p.provenance = provenance(loaded, argc, argv);
     for (const auto& f : sinkscope::app::experiment_write(
              loaded, text, kind, p, args.options.at("out"), args.options.count("force") > 0))
       std::cout << f.string() << "\n";

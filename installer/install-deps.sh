@@ -13,8 +13,8 @@ PACKAGES=(
   libtorch-dev libopenblas0-pthread
   # analysis and formats; Unicode regex (PCRE2) and normalisation (ICU) for tokenizers
   libeigen3-dev libboost-graph-dev nlohmann-json3-dev libpcre2-dev libicu-dev
-  # NPZ exports (CRC-32 of the zip members)
-  zlib1g-dev
+  # NPZ exports (CRC-32 of the zip members); SHA-256 of model files in headers
+  zlib1g-dev libssl-dev
   # the training corpus (WordNet glosses and examples)
   wordnet-base
   # tests and benchmarks; numpy reads our NPZ files in the export tests

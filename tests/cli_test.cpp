@@ -428,6 +428,52 @@ print("OK")
   fs::remove_all(dir);
 }
 
+// Issue 13, item 8: every header names the model by its config and tokenizer
+// hashes (checked against sha256sum) and weight files, the full command, and
+// pooled outputs their sentences file by name, hash and count.
+TEST(Cli, HeadersNameTheModelAndInputsByHash) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("sinkscope-cli-hash-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  ASSERT_EQ(cli("random-model gpt2 '" + (dir / "model").string() + "'").exit, 0);
+  auto sha = [](const fs::path& f) {
+    CliRun r;
+    FILE* pipe = popen(("sha256sum '" + f.string() + "'").c_str(), "r");
+    std::array<char, 256> buf{};
+    const size_t n = fread(buf.data(), 1, buf.size(), pipe);
+    pclose(pipe);
+    return std::string(buf.data(), std::min<size_t>(n, 64));
+  };
+  const std::string config = sha(dir / "model/config.json");
+  const std::string tokenizer = sha(dir / "model/tokenizer.json");
+  ASSERT_EQ(config.size(), 64u);
+  const std::string model = "'" + (dir / "model").string() + "'";
+  ASSERT_EQ(cli("analyze " + model + " --text 'a b c' --out '" + (dir / "one").string() + "'").exit, 0);
+  std::ofstream(dir / "s.txt") << "the cat sat\nthe mat\n";
+  ASSERT_EQ(cli("analyze " + model + " --sentences '" + (dir / "s.txt").string() + "' --out '" +
+                (dir / "pool").string() + "'")
+                .exit,
+            0);
+  ASSERT_EQ(cli("attention " + model + " --text 'a b' --layer 0 --head 0 --csv '" +
+                (dir / "a.csv").string() + "'")
+                .exit,
+            0);
+  for (const fs::path& f : {dir / "one/sinks.csv", dir / "pool/frame.csv", dir / "a.csv"}) {
+    const std::string text = read(f);
+    EXPECT_NE(text.find("# model_config_sha256: " + config + "\n"), std::string::npos) << f;
+    EXPECT_NE(text.find("# tokenizer_sha256: " + tokenizer + "\n"), std::string::npos) << f;
+    EXPECT_NE(text.find("# weight_files: model.safetensors "), std::string::npos) << f;
+    EXPECT_NE(text.find("# command: sinkscope-cli "), std::string::npos) << f;
+  }
+  EXPECT_NE(read(dir / "one/sinks.csv").find("# command: sinkscope-cli analyze " +
+                                            (dir / "model").string() + " --text 'a b c' --out "),
+            std::string::npos);
+  const std::string pooled = read(dir / "pool/frame.csv");
+  EXPECT_NE(pooled.find("# sentences_sha256: " + sha(dir / "s.txt") + "\n"), std::string::npos);
+  EXPECT_NE(pooled.find("# sentences: 2\n"), std::string::npos);
+  fs::remove_all(dir);
+}
+
 TEST(Cli, ExperimentsWriteTheirTablesAndRefuseBadRequests) {
   const fs::path dir =
       fs::temp_directory_path() / ("sinkscope-cli-experiment-" + std::to_string(::getpid()));

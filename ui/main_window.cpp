@@ -40,6 +40,7 @@
 
 #include "analysis/sink_metric.h"
 #include "models/loaded_model.h"
+#include "models/model_identity.h"
 #include "models/trace_export.h"
 #include "models/model_discovery.h"
 #include "models/runtime_info.h"
@@ -277,6 +278,14 @@ bool MainWindow::exportPanel(QWidget* view, const QString& path, int dpi, bool o
                     (model_ ? QString::fromStdString(model_->model->folder().string())
                             : run_->source)
              << QStringLiteral("text: ") + run_->sentence;
+    // The model's identity (config and tokenizer hashes, weight files).
+    if (model_) try {
+        for (const auto& [k, v] : models::model_identity_header(
+                 models::model_identity(model_->model->folder())))
+          comments << QString::fromStdString(k + ": " + v);
+      } catch (const std::exception&) {
+        comments << QStringLiteral("model_config_sha256: unavailable (the folder changed)");
+      }
     // The sink reading the red marks used (metrics.md s. 1).
     const analysis::SinkSetParams sinks =
         run_->analysis ? run_->analysis->params.sinks : analysis::SinkSetParams{};
@@ -361,6 +370,12 @@ void MainWindow::exportRunTensors(const QString& path, bool overwrite) {
       {QStringLiteral("heads"), shown->trace->heads()},
       {QStringLiteral("hidden_size"), shown->trace->hiddenSize()},
       {QStringLiteral("causal"), shown->trace->causal()}};
+  if (model_) try {
+      for (const auto& [k, v] :
+           models::model_identity_header(models::model_identity(model_->model->folder())))
+        params.insert(QString::fromStdString(k), QString::fromStdString(v));
+    } catch (const std::exception&) {
+    }
   QJsonArray interventions;
   if (shown != &*run_)
     for (const Intervention& i : selection_->interventions()) interventions.append(i.label());

@@ -1,0 +1,54 @@
+#include "models/model_identity.h"
+
+#include <openssl/evp.h>
+
+#include <stdexcept>
+
+#include "models/input_files.h"
+#include "models/model_folder.h"
+
+namespace sinkscope::models {
+
+namespace fs = std::filesystem;
+
+std::string sha256_hex(const std::string& bytes) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr) != 1)
+    throw std::runtime_error("SHA-256 failed (OpenSSL)");
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (unsigned int i = 0; i < length; ++i) {
+    out += hex[digest[i] >> 4];
+    out += hex[digest[i] & 15];
+  }
+  return out;
+}
+
+ModelIdentity model_identity(const fs::path& folder) {
+  ModelIdentity id;
+  id.configSha256 =
+      sha256_hex(input_file_read(input_file_confine(folder, "config.json"), kConfigMaxBytes));
+  if (input_file_present(folder, "tokenizer.json"))
+    id.tokenizerSha256 = sha256_hex(
+        input_file_read(input_file_confine(folder, "tokenizer.json"), kTokenizerMaxBytes));
+  const ModelFolderSummary summary = model_folder_inspect(folder);
+  const std::vector<fs::path> paths = model_weight_files(folder);
+  for (std::size_t k = 0; k < paths.size() && k < summary.weight_files.size(); ++k) {
+    std::error_code ec;
+    const auto size = fs::file_size(paths[k], ec);
+    id.weightFiles.emplace_back(summary.weight_files[k], ec ? 0 : static_cast<std::uint64_t>(size));
+  }
+  return id;
+}
+
+std::vector<std::pair<std::string, std::string>> model_identity_header(const ModelIdentity& id) {
+  std::string weights;
+  for (const auto& [name, bytes] : id.weightFiles)
+    weights += (weights.empty() ? "" : "; ") + name + " " + std::to_string(bytes) + " bytes";
+  return {{"model_config_sha256", id.configSha256},
+          {"tokenizer_sha256", id.tokenizerSha256.empty() ? "none" : id.tokenizerSha256},
+          {"weight_files", weights}};
+}
+
+}  // namespace sinkscope::models

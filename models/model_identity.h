@@ -1,0 +1,31 @@
+#pragma once
+// What identifies a model and an input file in every output we write: the
+// SHA-256 of config.json and tokenizer.json (a changed model is visible in the
+// header of a CSV made a month ago) and the weight files' names and sizes
+// (hashing gigabytes for a header would cost more than the run).
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace sinkscope::models {
+
+struct ModelIdentity {
+  std::string configSha256;     // of config.json's bytes
+  std::string tokenizerSha256;  // of tokenizer.json's bytes; empty without one
+  std::vector<std::pair<std::string, std::uint64_t>> weightFiles;  // name as the folder spells it, bytes
+};
+
+// Reads through the same bounded, confined readers as loading (input_files.h).
+// Throws ModelInputError naming the file.
+ModelIdentity model_identity(const std::filesystem::path& folder);
+
+// Lowercase hex SHA-256 of `bytes` (OpenSSL).
+std::string sha256_hex(const std::string& bytes);
+
+// The header lines of an output: model_config_sha256, tokenizer_sha256,
+// weight_files ("model.safetensors 1234 bytes; ...").
+std::vector<std::pair<std::string, std::string>> model_identity_header(const ModelIdentity& id);
+
+}  // namespace sinkscope::models
