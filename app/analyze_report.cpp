@@ -103,9 +103,43 @@ json output_json(const std::string& command, const AnalyzeParams& p,
 }
 
 struct Tables {
-  analysis::CsvTable sinks, summary, diagnostics, persistence, betti, spectra, eigenvalues,
-      signFlip, effectiveness, taxonomy, weights, valueSpace, valueSpaceCurve;
+  analysis::CsvTable sinks, summary, diagnostics, persistence, persistenceSummary, betti, spectra,
+      eigenvalues, signFlip, effectiveness, taxonomy, weights, valueSpace, valueSpaceCurve,
+      layerSummary;
 };
+
+// Per-head numbers that layer_summary.csv averages (heads only, not the average map).
+struct HeadFigures {
+  double alpha0 = 0, boost0 = 0, concentration = 0;
+  int sinkCount = 0;
+  std::size_t bars0 = 0, bars1 = 0, bars0Above = 0, bars1Above = 0;
+  analysis::HeadClass label = analysis::HeadClass::Reset;
+};
+
+// One row of layer_summary.csv over `heads` (a layer's, or every head of the model).
+std::vector<std::string> summary_row(const std::string& scope, const std::vector<HeadFigures>& heads) {
+  const double n = std::max<std::size_t>(1, heads.size());
+  double alpha = 0, boost = 0, boost3 = 0, conc = 0, sinks = 0, b0 = 0, b1 = 0, a0 = 0, a1 = 0;
+  double retriever = 0, mixer = 0, reset = 0;
+  for (const HeadFigures& f : heads) {
+    alpha += f.alpha0;
+    boost += f.boost0;
+    boost3 += f.boost0 >= 3.0 ? 1 : 0;
+    conc += f.concentration;
+    sinks += f.sinkCount;
+    b0 += static_cast<double>(f.bars0);
+    b1 += static_cast<double>(f.bars1);
+    a0 += static_cast<double>(f.bars0Above);
+    a1 += static_cast<double>(f.bars1Above);
+    retriever += f.label == analysis::HeadClass::Retriever;
+    mixer += f.label == analysis::HeadClass::Mixer;
+    reset += f.label == analysis::HeadClass::Reset;
+  }
+  return {scope,           std::to_string(heads.size()), num(alpha / n), num(boost / n),
+          num(boost3 / n), num(conc / n),                num(sinks / n), num(b0 / n),
+          num(b1 / n),     num(a0 / n),                  num(a1 / n),    num(retriever / n),
+          num(mixer / n),  num(reset / n)};
+}
 
 }  // namespace
 
@@ -177,6 +211,10 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
          return s;
        }()},
       {"heads", "0..H-1 and \"average\" (mean over the layer's heads)"},
+      {"layer_summary",
+       "per layer and for the model, means over the heads (not the average map): alpha0, boost0 "
+       "= alpha0 / uniform baseline, share of heads with boost0 >= 3, sink concentration and "
+       "count, bar counts (plain and above min_persistence), taxonomy class shares"},
       {"laplacian",
        "combinatorial L = D - W; normalised L_sym = I - D^-1/2 W D^-1/2 with the rows and "
        "columns of isolated tokens (degree 0) set to 0 (the networkx convention)"},
@@ -212,12 +250,25 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
                        "density",
                        "components",
                        "effective",
-                       "fiedler_normalised",
-                       "bars_h0_above_min",
-                       "bars_h1_above_min",
-                       "bars_h0",
-                       "bars_h1"};
+                       "fiedler_normalised"};
   t.eigenvalues.columns = {"layer", "head", "threshold", "laplacian", "index", "eigenvalue"};
+  // The bar counts once per head (the plain counts are 000's "Betti_0"/"Betti_1").
+  t.persistenceSummary.columns = {"layer", "head", "bars_h0", "bars_h1", "bars_h0_above_min",
+                                  "bars_h1_above_min"};
+  t.layerSummary.columns = {"scope",
+                            "heads",
+                            "mean_alpha0",
+                            "mean_boost0",
+                            "share_boost0_at_least_3",
+                            "mean_sink_concentration",
+                            "mean_sink_count",
+                            "mean_bars_h0",
+                            "mean_bars_h1",
+                            "mean_bars_h0_above_min",
+                            "mean_bars_h1_above_min",
+                            "retriever_share",
+                            "mixer_share",
+                            "reset_share"};
   t.signFlip.columns = {"scope", "across", "threshold", "pearson_fiedler_centralisation",
                         "sign_flip"};
   t.effectiveness.columns = {"threshold", "effective_layers", "layers", "effectiveness"};
@@ -279,10 +330,12 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
   std::vector<std::vector<std::vector<analysis::GraphSpectrum>>> headGraphs(
       nThresholds,
       std::vector<std::vector<analysis::GraphSpectrum>>(static_cast<std::size_t>(trace.layers())));
+  std::vector<HeadFigures> modelHeads;
   for (int l = 0; l < trace.layers(); ++l) {
     const models::LayerCapture cap = trace.layer(l);
     const analysis::AttentionMatrix average = cap.headAverage();
     json layerJson = {{"layer", l}, {"heads", json::array()}};
+    std::vector<HeadFigures> layerHeads;
     // Every head of the layer (and the average, index 0) analysed in parallel;
     // the rows are written in order afterwards.
     std::vector<analysis::HeadAnalysis> results(static_cast<std::size_t>(cap.heads + 1));
@@ -351,6 +404,11 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
           bars.push_back({b.dimension, b.birth, b.death});
         }
       headJson["bars"] = bars;
+      const std::size_t above0 = analysis::bars_above(diagram.h0, p.minPersistence);
+      const std::size_t above1 = analysis::bars_above(diagram.h1, p.minPersistence);
+      t.persistenceSummary.rows.push_back({L, head, std::to_string(diagram.h0.size()),
+                                           std::to_string(diagram.h1.size()),
+                                           std::to_string(above0), std::to_string(above1)});
       const analysis::BettiCurves& curves = r.betti;
       for (std::size_t k = 0; k < curves.grid.size(); ++k)
         t.betti.rows.push_back({L, head, num(curves.grid[k]), std::to_string(curves.beta0[k]),
@@ -368,10 +426,7 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
             {L, head, num(threshold), num(g.fiedlerValue), num(g.centralisation),
              num(g.starLikeness), num(g.starLikenessBlend), num(g.density),
              std::to_string(g.components), g.effective ? "1" : "0",
-             num(r.normalisedSpectra[ti].fiedlerValue),
-             std::to_string(analysis::bars_above(diagram.h0, p.minPersistence)),
-             std::to_string(analysis::bars_above(diagram.h1, p.minPersistence)),
-             std::to_string(diagram.h0.size()), std::to_string(diagram.h1.size())});
+             num(r.normalisedSpectra[ti].fiedlerValue)});
         for (std::size_t k = 0; k < g.eigenvalues.size(); ++k)
           t.eigenvalues.rows.push_back(
               {L, head, num(threshold), "combinatorial", std::to_string(k), num(g.eigenvalues[k])});
@@ -389,6 +444,18 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
                                    std::to_string(votes.current), std::to_string(votes.other),
                                    label});
         headJson["taxonomy"] = label;
+        HeadFigures f;
+        f.alpha0 = alpha[0];
+        f.boost0 = alpha[0] / analysis::sink_uniform_baseline(T, 0, A.causal);
+        f.concentration = r.sinkConcentration;
+        f.sinkCount = static_cast<int>(set.sinks.size());
+        f.bars0 = diagram.h0.size();
+        f.bars1 = diagram.h1.size();
+        f.bars0Above = above0;
+        f.bars1Above = above1;
+        f.label = analysis::taxonomy_label(votes);
+        layerHeads.push_back(f);
+        modelHeads.push_back(f);
 
         // Section 6: value space at the chosen query, N = top-n, and its curve over N.
         const analysis::ValueSpace& vs = *r.valueSpace;
@@ -438,6 +505,7 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
       }
       layerJson["heads"].push_back(headJson);
     }
+    t.layerSummary.rows.push_back(summary_row(std::to_string(l), layerHeads));
     all["layers"].push_back(layerJson);
   }
 
@@ -474,6 +542,8 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
     }
   }
 
+  t.layerSummary.rows.push_back(summary_row("model", modelHeads));
+
   // Section 9: weight spectra.
   for (const auto& w : loaded.model->weightMatrices()) {
     const analysis::WeightSpectrum s = analysis::weight_spectrum(w.values, w.rows, w.cols);
@@ -490,6 +560,8 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
       {"sink_summary.csv", &t.summary},
       {"diagnostics.csv", &t.diagnostics},
       {"persistence.csv", &t.persistence},
+      {"persistence_summary.csv", &t.persistenceSummary},
+      {"layer_summary.csv", &t.layerSummary},
       {"betti.csv", &t.betti},
       {"spectra.csv", &t.spectra},
       {"eigenvalues.csv", &t.eigenvalues},

@@ -38,7 +38,8 @@ struct AnalyzeParams {
   std::vector<std::pair<std::string, std::string>> provenance;
 };
 
-// Writes DIR/{sinks,sink_summary,diagnostics,persistence,betti,spectra,eigenvalues,
+// Writes DIR/{sinks,sink_summary,diagnostics,persistence,persistence_summary,betti,spectra,
+// eigenvalues,layer_summary,
 // sign_flip,effectiveness,taxonomy,weights,value_space,value_space_curve}.csv (atomically; existing
 // files are replaced only with `force`) and, when `jsonFile` is not empty, everything into that
 // file. Returns the files written.

@@ -1,5 +1,6 @@
 #include "app/experiment_report.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "analysis/table_io.h"
@@ -82,10 +83,20 @@ std::vector<fs::path> experiment_write(const models::LoadedModel& loaded, const 
                                    : "NLL (nats) of each token at its own position");
     auto& t =
         table("bos_nll.csv", {"position", "token", "nll_with_first", "nll_without_first", "delta"});
-    for (std::size_t k = 0; k < r.tokens.size(); ++k)
+    double with = 0, without = 0;
+    for (std::size_t k = 0; k < r.tokens.size(); ++k) {
       t.rows.push_back({std::to_string(r.tokens[k]), tokens[static_cast<std::size_t>(r.tokens[k])],
                         num(r.nllWith[k]), num(r.nllWithout[k]),
                         num(r.nllWithout[k] - r.nllWith[k])});
+      with += r.nllWith[k];
+      without += r.nllWithout[k];
+    }
+    // The number 003 reports: the mean change, beside its per-token table.
+    const double n = std::max<std::size_t>(1, r.tokens.size());
+    auto& summary = table("bos_summary.csv", {"tokens", "mean_nll_with_first",
+                                              "mean_nll_without_first", "mean_delta"});
+    summary.rows.push_back({std::to_string(r.tokens.size()), num(with / n), num(without / n),
+                            num((without - with) / n)});
     auto& a = table("bos_attention.csv", {"run", "layer", "head", "query", "key", "weight"});
     for (const auto& [name, trace, offset] :
          {std::tuple<const char*, const m::Trace*, int>{"with_first", &r.with, 0},

@@ -108,6 +108,7 @@ TEST(AnalyzeRecompute, CsvNumbersMatchAPlainRecomputation) {
   const auto summary = read_csv(fs::path(out) / "sink_summary.csv");
   const auto diagnostics = read_csv(fs::path(out) / "diagnostics.csv");
   const auto spectra = read_csv(fs::path(out) / "spectra.csv");
+  const auto persistenceSummary = read_csv(fs::path(out) / "persistence_summary.csv");
   const auto taxonomy = read_csv(fs::path(out) / "taxonomy.csv");
   const auto valueSpace = read_csv(fs::path(out) / "value_space.csv");
   auto find = [](const auto& rows, const std::string& layer, const std::string& head,
@@ -160,7 +161,7 @@ TEST(AnalyzeRecompute, CsvNumbersMatchAPlainRecomputation) {
       EXPECT_NEAR(number(spectrum, "centralisation"), central, 1e-12);
       EXPECT_NEAR(number(spectrum, "density"), static_cast<double>(edges) / (T * (T - 1)), 1e-12);
       // s. 2: H0 bars above the minimum persistence, from a minimum spanning tree.
-      EXPECT_EQ(number(spectrum, "bars_h0_above_min"), h0_bars_above(a, 0.05));
+      EXPECT_EQ(number(find(persistenceSummary, L, H), "bars_h0_above_min"), h0_bars_above(a, 0.05));
 
       // s. 7: winners argmax_j A[i][j] ||v_j|| per query i >= 1.
       const auto values = cap.valuesOf(h);
@@ -223,5 +224,38 @@ TEST(AnalyzeRecompute, CsvNumbersMatchAPlainRecomputation) {
     }
   }
   EXPECT_EQ(checkedHeads, run.trace.layers() * run.trace.layer(0).heads);
+
+  // layer_summary.csv: means over the heads of the per-head tables (issue 13, item 10).
+  const auto layerSummary = read_csv(fs::path(out) / "layer_summary.csv");
+  auto scopeRow = [&](const std::string& scope) {
+    for (const auto& r : layerSummary)
+      if (r.at("scope") == scope) return r;
+    ADD_FAILURE() << "no layer_summary row " << scope;
+    return std::map<std::string, std::string>{};
+  };
+  double alphaSum = 0, boost3 = 0, mixers = 0, heads = 0, bars0 = 0;
+  for (int l = 0; l < run.trace.layers(); ++l) {
+    double layerAlpha = 0, layerHeads = 0;
+    for (int h = 0; h < run.trace.layer(0).heads; ++h) {
+      const std::string L = std::to_string(l), H = std::to_string(h);
+      const double alpha0 = number(find(summary, L, H), "alpha0");
+      layerAlpha += alpha0;
+      ++layerHeads;
+      alphaSum += alpha0;
+      boost3 += number(find(summary, L, H), "boost0") >= 3.0 ? 1 : 0;
+      mixers += find(taxonomy, L, H).at("label") == "Mixer" ? 1 : 0;
+      bars0 += number(find(persistenceSummary, L, H), "bars_h0");
+      ++heads;
+    }
+    EXPECT_NEAR(number(scopeRow(std::to_string(l)), "mean_alpha0"), layerAlpha / layerHeads, 1e-12);
+  }
+  const auto modelRow = scopeRow("model");
+  EXPECT_NEAR(number(modelRow, "mean_alpha0"), alphaSum / heads, 1e-12);
+  EXPECT_NEAR(number(modelRow, "share_boost0_at_least_3"), boost3 / heads, 1e-12);
+  EXPECT_NEAR(number(modelRow, "mixer_share"), mixers / heads, 1e-12);
+  EXPECT_NEAR(number(modelRow, "mean_bars_h0"), bars0 / heads, 1e-12);
+  EXPECT_NEAR(number(modelRow, "retriever_share") + number(modelRow, "mixer_share") +
+                  number(modelRow, "reset_share"),
+              1.0, 1e-12);
   fs::remove_all(dir);
 }

@@ -498,6 +498,22 @@ TEST(Cli, ExperimentsWriteTheirTablesAndRefuseBadRequests) {
     EXPECT_NE(csv.find("# tool: sinkscope-cli experiment " + kind), std::string::npos) << kind;
   }
   EXPECT_NE(read(dir / "out/sparsification.csv").find("\nrandom,1,0,0\n"), std::string::npos);
+  // BOS removal reports the mean NLL change beside its per-token table.
+  {
+    std::istringstream nll(read(dir / "out/bos_nll.csv"));
+    double sum = 0;
+    int count = 0;
+    for (std::string line; std::getline(nll, line);) {
+      if (line.empty() || line[0] == '#' || line.rfind("position,", 0) == 0) continue;
+      sum += std::stod(line.substr(line.rfind(',') + 1));
+      ++count;
+    }
+    const std::string summary = read(dir / "out/bos_summary.csv");
+    const auto row = summary.find("\n" + std::to_string(count) + ",");
+    ASSERT_NE(row, std::string::npos) << summary;
+    const std::string line = summary.substr(row + 1, summary.find('\n', row + 1) - row - 1);
+    EXPECT_NEAR(std::stod(line.substr(line.rfind(',') + 1)), sum / count, 1e-9) << summary;
+  }
   const CliRun noBos = cli("experiment bos '" + gpt2 + "'" + text + " --force");
   EXPECT_EQ(noBos.exit, 2);
   EXPECT_NE(noBos.out.find("does not start with a special token"), std::string::npos) << noBos.out;
