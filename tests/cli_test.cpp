@@ -246,6 +246,10 @@ TEST(Cli, AnalyzeWritesEveryFamily) {
     const std::string text = read(dir / "out" / f);
     EXPECT_NE(text.find("# text: the cat sat on the mat\n"), std::string::npos) << f;
     EXPECT_NE(text.find("# thresholds: 0.05 0.2\n"), std::string::npos) << f;
+    // Issue 13, item 5: the readings are stated where the numbers are.
+    EXPECT_NE(text.find("(the networkx convention)"), std::string::npos) << f;
+    EXPECT_NE(text.find("empty when a series is constant"), std::string::npos) << f;
+    EXPECT_NE(text.find("every key in an encoder"), std::string::npos) << f;
   }
   auto rows = [&](const char* f) {
     std::istringstream in(read(dir / "out" / f));
@@ -496,6 +500,11 @@ TEST(Cli, ExperimentsWriteTheirTablesAndRefuseBadRequests) {
     const std::string csv = read(dir / "out" / file);
     EXPECT_NE(csv.find("# text: the cat sat on the mat\n"), std::string::npos) << kind;
     EXPECT_NE(csv.find("# tool: sinkscope-cli experiment " + kind), std::string::npos) << kind;
+    if (kind == "kl")
+      EXPECT_NE(csv.find("a row with no other visible key, such as query 0 of a causal model when "
+                         "key 0 is a sink, is left unchanged"),
+                std::string::npos)
+          << csv;
   }
   EXPECT_NE(read(dir / "out/sparsification.csv").find("\nrandom,1,0,0\n"), std::string::npos);
   // BOS removal reports the mean NLL change beside its per-token table.
