@@ -279,6 +279,21 @@ std::string text_option(const Args& args) {
   return text;
 }
 
+// Every option of `names` must be given.
+void require_options(const Args& args, const char* command,
+                     std::initializer_list<const char*> names) {
+  for (const char* required : names)
+    if (!args.options.count(required))
+      throw UsageError(std::string(command) + ": option --" + required + " is required");
+}
+
+// --device, for the commands that run a model.
+sinkscope::models::LoadOptions load_options(const Args& args) {
+  sinkscope::models::LoadOptions load;
+  if (args.options.count("device")) load.device = args.options.at("device");
+  return load;
+}
+
 std::string model_argument(const Args& args, const char* command) {
   if (args.positional.size() != 1)
     throw UsageError(std::string(command) + ": give exactly one MODEL (a folder or org/name)");
@@ -477,11 +492,8 @@ int command_attention(int argc, char** argv) {
   if (!parsed) return kOk;  // --help was printed
   const Args& args = *parsed;
   const std::string spec = model_argument(args, "attention");
-  for (const char* required : {"text", "layer", "head", "csv"})
-    if (!args.options.count(required))
-      throw UsageError(std::string("attention: option --") + required + " is required");
-  m::LoadOptions load;
-  if (args.options.count("device")) load.device = args.options.at("device");
+  require_options(args, "attention", {"text", "layer", "head", "csv"});
+  const m::LoadOptions load = load_options(args);
   const std::string text = text_option(args);
   return on_model([&] {
     const m::LoadedModel loaded = m::loaded_model_open(spec, load);
@@ -561,11 +573,8 @@ int command_tensors(int argc, char** argv) {
   if (!parsed) return kOk;  // --help was printed
   const Args& args = *parsed;
   const std::string spec = model_argument(args, "tensors");
-  for (const char* required : {"text", "out"})
-    if (!args.options.count(required))
-      throw UsageError(std::string("tensors: option --") + required + " is required");
-  m::LoadOptions load;
-  if (args.options.count("device")) load.device = args.options.at("device");
+  require_options(args, "tensors", {"text", "out"});
+  const m::LoadOptions load = load_options(args);
   const std::string text = text_option(args);
   return on_model([&] {
     const m::LoadedModel loaded = m::loaded_model_open(spec, load);

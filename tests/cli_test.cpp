@@ -18,9 +18,8 @@ struct CliRun {
   std::string out;
 };
 
-// Runs the CLI with `args` (shell-quoted by the caller); stderr is merged into out.
-CliRun cli(const std::string& args) {
-  const std::string command = std::string("'") + SINKSCOPE_CLI + "' " + args + " 2>&1";
+// Runs a shell command line and collects its stdout and exit code.
+CliRun shell(const std::string& command) {
   CliRun r;
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) return r;
@@ -30,6 +29,11 @@ CliRun cli(const std::string& args) {
   const int status = pclose(pipe);
   r.exit = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+// Runs the CLI with `args` (shell-quoted by the caller); stderr is merged into out.
+CliRun cli(const std::string& args) {
+  return shell(std::string("'") + SINKSCOPE_CLI + "' " + args + " 2>&1");
 }
 
 std::string read(const fs::path& p) {
@@ -39,6 +43,15 @@ std::string read(const fs::path& p) {
   return s.str();
 }
 
+// A fresh temporary folder for one test, with a random model of `type` in DIR/model.
+fs::path folder_with_model(const std::string& name, const std::string& type) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("sinkscope-cli-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  EXPECT_EQ(cli("random-model " + type + " '" + (dir / "model").string() + "'").exit, 0);
+  return dir;
+}
+
 // Runs `script` with Debian's python3 (numpy comes from python3-numpy) and
 // the given arguments; stderr is merged into out.
 CliRun python_check(const fs::path& dir, const std::string& script,
@@ -46,16 +59,7 @@ CliRun python_check(const fs::path& dir, const std::string& script,
   std::ofstream(dir / "check.py") << script;
   std::string command = "/usr/bin/python3 '" + (dir / "check.py").string() + "'";
   for (const auto& a : args) command += " '" + a.string() + "'";
-  command += " 2>&1";
-  CliRun r;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  r.exit = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return shell(command + " 2>&1");
 }
 }  // namespace
 
@@ -340,10 +344,7 @@ TEST(Cli, TheDefaultModelPoolsIntoACentralisedFrame) {
 // Issue 13, item 7: one run's tensors as NPZ, read by Debian's numpy, equal
 // to the attention CSV of the same run (every layer and head in one call).
 TEST(Cli, TensorsAreAnNpzNumpyReadsAndTheyEqualTheCsv) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("sinkscope-cli-npz-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  ASSERT_EQ(cli("random-model qwen2 '" + (dir / "model").string() + "'").exit, 0);
+  const fs::path dir = folder_with_model("npz", "qwen2");
   const std::string model = "'" + (dir / "model").string() + "'";
   const std::string text = " --text 'the cat sat on the mat, again'";
   const CliRun npz = cli("tensors " + model + text + " --logits --out '" +
@@ -386,10 +387,7 @@ print("OK", L, H, T)
 // numbers, empty fields as null), with typed parameters and a schema version;
 // for --text and for --sentences.
 TEST(Cli, JsonHoldsTheCsvsTyped) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("sinkscope-cli-json-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  ASSERT_EQ(cli("random-model llama '" + (dir / "model").string() + "'").exit, 0);
+  const fs::path dir = folder_with_model("json", "llama");
   const std::string model = "'" + (dir / "model").string() + "'";
   ASSERT_EQ(cli("analyze " + model + " --text 'the cat sat on the mat' --out '" +
                 (dir / "one").string() + "' --json '" + (dir / "one.json").string() +
@@ -436,10 +434,7 @@ print("OK")
 // hashes (checked against sha256sum) and weight files, the full command, and
 // pooled outputs their sentences file by name, hash and count.
 TEST(Cli, HeadersNameTheModelAndInputsByHash) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("sinkscope-cli-hash-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  ASSERT_EQ(cli("random-model gpt2 '" + (dir / "model").string() + "'").exit, 0);
+  const fs::path dir = folder_with_model("hash", "gpt2");
   auto sha = [](const fs::path& f) {
     CliRun r;
     FILE* pipe = popen(("sha256sum '" + f.string() + "'").c_str(), "r");
