@@ -14,10 +14,12 @@
 #include <QLineF>
 #include <QMessageBox>
 #include <QMouseEvent>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -945,4 +947,44 @@ TEST_F(MainWindowGui, TheShownRunExportsItsTensorsAsNpz) {
   const std::size_t n = std::fread(buf, 1, sizeof buf - 1, pipe);
   EXPECT_EQ(pclose(pipe), 0);
   EXPECT_EQ(std::string(buf, n), std::to_string(w.lastRun()->tokenCount()) + "\n");
+}
+
+// Issue 17, defect 4: with the head average selected, the head-specific
+// interventions are disabled and say why, instead of doing nothing silently.
+TEST_F(MainWindowGui, HeadInterventionsNeedAHead) {
+  QTemporaryDir dir;
+  ui::MainWindow w;
+  ASSERT_TRUE(show_with_model(w, dir, 2, 4));
+  auto* ablate = w.findChild<QPushButton*>(QStringLiteral("ablateHeadButton"));
+  auto* sinks = w.findChild<QPushButton*>(QStringLiteral("removeHeadSinksButton"));
+  ASSERT_TRUE(ablate && sinks);
+  w.selection()->setHead(ui::SelectionModel::kHeadAverage);
+  EXPECT_FALSE(ablate->isEnabled());
+  EXPECT_FALSE(sinks->isEnabled());
+  EXPECT_TRUE(ablate->toolTip().contains(QStringLiteral("head average")));
+  w.selection()->setHead(2);
+  ASSERT_TRUE(ablate->isEnabled());
+  ablate->click();
+  ASSERT_EQ(w.selection()->interventions().size(), 1);
+  EXPECT_EQ(w.selection()->interventions().front().heads, (QList<int>{2}));
+}
+
+// Issue 17, defect 3: "Difference" after "Drop first token" (runs of different
+// lengths) says that no difference can be drawn, in the map and the status bar.
+TEST_F(MainWindowGui, DifferenceOfRunsOfDifferentLengthsIsRefusedVisibly) {
+  QTemporaryDir dir;
+  ui::MainWindow w;
+  ASSERT_TRUE(show_with_model(w, dir, 2, 2));
+  QSignalSpy finished(&w, &ui::MainWindow::interventionsFinished);
+  w.interventionsPanel()->setComparison(ui::Comparison::Difference);
+  w.interventionsPanel()->dropFirstToken();
+  ASSERT_TRUE(finished.wait(60000)) << w.jobStatus()->lastError().toStdString();
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] {
+        return w.attentionView()->data().title.contains(QStringLiteral("no difference"));
+      },
+      60000))
+      << w.attentionView()->data().title.toStdString();
+  EXPECT_TRUE(w.statusBar()->currentMessage().contains(QStringLiteral("different tokens")))
+      << w.statusBar()->currentMessage().toStdString();
 }

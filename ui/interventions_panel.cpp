@@ -28,11 +28,15 @@ InterventionsPanel::InterventionsPanel(SelectionModel* selection, QWidget* paren
          tr("Run without position 0 (BOS removal, 003): refused when the tokenizer added no "
             "special first token"),
          0, 0, [this] { dropFirstToken(); });
-  button(tr("Ablate selected head"), tr("Zero the selected head's output (metrics.md s. 8)"), 0, 1,
-         [this] { ablateSelectedHead(); });
-  button(tr("Remove sinks: head"),
-         tr("Zero the selected head's sink keys after softmax and renormalise (metrics.md s. 5)"),
-         1, 0, [this] { removeSinks(0); });
+  ablateHead_ = button(tr("Ablate selected head"),
+                       tr("Zero the selected head's output (metrics.md s. 8)"), 0, 1,
+                       [this] { ablateSelectedHead(); });
+  ablateHead_->setObjectName(QStringLiteral("ablateHeadButton"));
+  removeHeadSinks_ = button(
+      tr("Remove sinks: head"),
+      tr("Zero the selected head's sink keys after softmax and renormalise (metrics.md s. 5)"), 1,
+      0, [this] { removeSinks(0); });
+  removeHeadSinks_->setObjectName(QStringLiteral("removeHeadSinksButton"));
   button(tr("Remove sinks: layer"), tr("The same for every head of the selected layer"), 1, 1,
          [this] { removeSinks(1); });
   button(tr("Remove sinks: all"), tr("The same for every head of every layer"), 2, 0,
@@ -83,7 +87,10 @@ InterventionsPanel::InterventionsPanel(SelectionModel* selection, QWidget* paren
       tr("Change the model and compare: each intervention produces a second run, and every "
          "panel can show it instead of the first (or, for the attention map, the difference)."));
   connect(selection_, &SelectionModel::interventionsChanged, this, [this] { refreshList(); });
+  connect(selection_, &SelectionModel::headChanged, this, [this] { refreshHeadButtons(); });
+  connect(selection_, &SelectionModel::boundsChanged, this, [this] { refreshHeadButtons(); });
   refreshList();
+  refreshHeadButtons();
 }
 
 void InterventionsPanel::setComparison(Comparison c) {
@@ -106,6 +113,17 @@ void InterventionsPanel::removeSinks(int scope) {
   if (scope <= 1) i.layers = {selection_->layer()};
   if (scope == 0 && !selection_->headAveraged()) i.heads = {selection_->head()};
   selection_->addIntervention(i);
+}
+
+void InterventionsPanel::refreshHeadButtons() {
+  const bool head = !selection_->headAveraged();
+  const QString why = tr("Select a head first: the head average is not a head of its own");
+  ablateHead_->setEnabled(head);
+  ablateHead_->setToolTip(head ? tr("Zero the selected head's output (metrics.md s. 8)") : why);
+  removeHeadSinks_->setEnabled(head);
+  removeHeadSinks_->setToolTip(
+      head ? tr("Zero the selected head's sink keys after softmax and renormalise (metrics.md s. 5)")
+           : why);
 }
 
 void InterventionsPanel::ablateSelectedHead() {

@@ -9,6 +9,7 @@
 class QComboBox;
 class QDoubleSpinBox;
 class QListWidget;
+class QPushButton;
 
 namespace sinkscope::ui {
 
@@ -40,8 +41,13 @@ class InterventionsPanel : public QWidget {
 
  private:
   void refreshList();
+  // Head-specific edits need a head: with the head average selected they are
+  // disabled and say why (issue 17: ablating "the average" did nothing, silently).
+  void refreshHeadButtons();
 
   SelectionModel* selection_;
+  QPushButton* ablateHead_ = nullptr;
+  QPushButton* removeHeadSinks_ = nullptr;
   Comparison comparison_ = Comparison::After;
   QComboBox* comparisonChooser_ = nullptr;
   QListWidget* list_ = nullptr;

@@ -849,8 +849,20 @@ void MainWindow::refreshPanels() {
     jobStatus_->showError(QString::fromUtf8(e.what()), QString::fromUtf8(e.what()));
     return;
   }
+  // A difference needs the same tokens in both runs: say so instead of
+  // silently showing the "after" map (issue 17, defect 3).
+  const bool differenceRefused = intervened_ && comparison == Comparison::Difference && !difference;
+  if (differenceRefused)
+    statusBar()->showMessage(
+        tr("No difference map: the runs have different tokens (%1 and %2); showing \"after\". "
+           "Side by side compares them.")
+            .arg(run_->tokenCount())
+            .arg(intervened_->tokenCount()),
+        10000);
   if (attentionView_) {
     render::HeatMapData data = attentionMapData(shown, map, difference ? &*run_ : nullptr);
+    if (differenceRefused)
+      data.title += tr(" | after (no difference: the runs have different tokens)");
     if (sideBySide) {
       // Before on the left, after on the right; clicks and hovers map back.
       const render::HeatMapData left = attentionMapData(*run_, before, nullptr);
