@@ -988,3 +988,20 @@ TEST_F(MainWindowGui, DifferenceOfRunsOfDifferentLengthsIsRefusedVisibly) {
   EXPECT_TRUE(w.statusBar()->currentMessage().contains(QStringLiteral("different tokens")))
       << w.statusBar()->currentMessage().toStdString();
 }
+
+// Issue 17, defect 6: a model folder that cannot be opened at start leaves the
+// uniform baseline over the sentence's words on screen, not a blank map.
+TEST_F(MainWindowGui, ABadModelAtStartShowsTheUniformBaseline) {
+  QTemporaryDir dir;
+  ui::MainWindow w;
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  w.setSentence(QStringLiteral("the cat sat on the mat"));
+  w.openModelFolder(dir.filePath(QStringLiteral("no-such-model")));
+  ASSERT_TRUE(QTest::qWaitFor([&] { return w.lastRun().has_value(); }, 60000))
+      << w.jobStatus()->lastError().toStdString();
+  EXPECT_FALSE(w.lastRun()->trace) << "the uniform baseline, not a model run";
+  EXPECT_EQ(w.lastRun()->tokenCount(), 6);
+  EXPECT_FALSE(w.jobStatus()->lastError().isEmpty()) << "the error stays reported";
+  EXPECT_EQ(w.attentionView()->data().rows, 6);
+}

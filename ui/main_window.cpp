@@ -269,6 +269,12 @@ void MainWindow::buildDocks() {
     showAnalysis();
   });
   connect(selection_, &SelectionModel::interventionsChanged, this, &MainWindow::runInterventions);
+  // A model that fails to open before anything is shown leaves the uniform
+  // baseline on screen, as with no model at all (issue 17, defect 6).
+  connect(jobs_, &JobRunner::jobFailed, this, [this](quint64 id, const QString&, const QString&,
+                                                     const QString&) {
+    if (id == modelJob_ && !run_ && !model_) runSentence();
+  });
 }
 
 bool MainWindow::exportPanel(QWidget* view, const QString& path, int dpi, bool overwrite) {
@@ -690,7 +696,7 @@ void MainWindow::openModelFolder(const QString& folderOrName) {
   options.device = device_.toStdString();
   // Every file read of the load happens in the job (a hostile folder can make
   // reads slow, never the GUI); Cancel stops it between weight tensors.
-  jobs_->submit<models::LoadedModel>(
+  modelJob_ = jobs_->submit<models::LoadedModel>(
       tr("Open model"),
       [spec, options](const JobProgress& progress) {
         models::LoadOptions withProgress = options;

@@ -129,6 +129,7 @@ class MainWindow : public QMainWindow {
 
   SelectionModel* selection_;
   JobRunner* jobs_;
+  quint64 modelJob_ = 0;  // the newest Open model job (its failure may need the baseline)
   JobStatus* jobStatus_ = nullptr;
   SelectionBar* selectionBar_ = nullptr;
 
