@@ -1,6 +1,7 @@
 #include "render/heat_map_view.h"
 
 #include <QMouseEvent>
+#include <QHelpEvent>
 #include <QToolTip>
 
 #include <vtkActor.h>
@@ -452,6 +453,10 @@ void HeatMapView::mouseMoveEvent(QMouseEvent* event) {
     QToolTip::hideText();
     return;
   }
+  QToolTip::showText(event->globalPosition().toPoint(), cellText(row, col), this);
+}
+
+QString HeatMapView::cellText(int row, int col) const {
   const std::size_t k = static_cast<std::size_t>(row) * data_.cols + col;
   const bool hidden = !data_.hidden.empty() && data_.hidden[k];
   auto name = [](const std::vector<QString>& labels, int i) {
@@ -465,13 +470,22 @@ void HeatMapView::mouseMoveEvent(QMouseEvent* event) {
       return data_.categories[static_cast<std::size_t>(category)];
     return QString::number(v, 'g', 4);
   };
-  QToolTip::showText(
-      event->globalPosition().toPoint(),
-      tr("%1: %2\n%3: %4\n%5: %6")
-          .arg(data_.rowTitle.isEmpty() ? tr("row") : data_.rowTitle, name(data_.rowLabels, row),
-               data_.colTitle.isEmpty() ? tr("column") : data_.colTitle, name(data_.colLabels, col),
-               data_.quantity, hidden ? tr("not visible") : valueText(data_.values[k])),
-      this);
+  return tr("%1: %2\n%3: %4\n%5: %6")
+      .arg(data_.rowTitle.isEmpty() ? tr("row") : data_.rowTitle, name(data_.rowLabels, row),
+           data_.colTitle.isEmpty() ? tr("column") : data_.colTitle, name(data_.colLabels, col),
+           data_.quantity, hidden ? tr("not visible") : valueText(data_.values[k]));
+}
+
+bool HeatMapView::event(QEvent* event) {
+  if (event->type() == QEvent::ToolTip) {
+    auto* help = static_cast<QHelpEvent*>(event);
+    const auto [row, col] = cellAt(help->pos());
+    if (row >= 0) {
+      QToolTip::showText(help->globalPos(), cellText(row, col), this);
+      return true;
+    }
+  }
+  return VtkViewWidget::event(event);
 }
 
 bool HeatMapView::hasLabels() const {

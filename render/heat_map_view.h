@@ -81,6 +81,8 @@ class HeatMapView : public VtkViewWidget {
   bool hasLabels() const;
   // The cell under a widget-space point, or {-1, -1} outside the matrix.
   std::pair<int, int> cellAt(const QPointF& widgetPoint);
+  // What hovering the cell (row, col) says: its labels and value.
+  QString cellText(int row, int col) const;
 
  Q_SIGNALS:
   // A click (press and release without dragging) on cell (row, col).
@@ -95,6 +97,9 @@ class HeatMapView : public VtkViewWidget {
   void mousePressEvent(QMouseEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
   void mouseMoveEvent(QMouseEvent* event) override;
+  // A tooltip request over a cell shows the cell (not the widget's help text,
+  // which would otherwise win once the pointer rests: issue 17, defect 1).
+  bool event(QEvent* event) override;
 
  private:
   HeatMapData data_;

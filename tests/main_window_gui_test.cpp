@@ -13,7 +13,10 @@
 #include <QImage>
 #include <QLineF>
 #include <QMessageBox>
+#include <QHelpEvent>
 #include <QMouseEvent>
+#include <QToolTip>
+#include <QWhatsThis>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -1004,4 +1007,30 @@ TEST_F(MainWindowGui, ABadModelAtStartShowsTheUniformBaseline) {
   EXPECT_EQ(w.lastRun()->tokenCount(), 6);
   EXPECT_FALSE(w.jobStatus()->lastError().isEmpty()) << "the error stays reported";
   EXPECT_EQ(w.attentionView()->data().rows, 6);
+}
+
+// Issue 17, defect 1: a tooltip request over a map cell shows the cell, not
+// the panel's help text (which used to win after What's This? was used).
+TEST_F(MainWindowGui, CellTooltipsShowTheCellNotTheHelpText) {
+  QTemporaryDir dir;
+  ui::MainWindow w;
+  ASSERT_TRUE(show_with_model(w, dir, 2, 2));
+  render::HeatMapView* map = w.attentionView();
+  ASSERT_TRUE(wait_for_frame(map));
+  QPoint target(-1, -1);
+  for (int y = 0; y < map->height() && target.x() < 0; y += 2)
+    for (int x = 0; x < map->width(); x += 2)
+      if (map->cellAt(QPointF(x, y)) == std::pair<int, int>{1, 0}) {
+        target = QPoint(x, y);
+        break;
+      }
+  ASSERT_GE(target.x(), 0);
+  QWhatsThis::enterWhatsThisMode();
+  QWhatsThis::leaveWhatsThisMode();
+  QHelpEvent help(QEvent::ToolTip, target, map->mapToGlobal(target));
+  QApplication::sendEvent(map, &help);
+  ASSERT_TRUE(QTest::qWaitFor([] { return QToolTip::isVisible(); }, kTimeout));
+  EXPECT_TRUE(QToolTip::text().contains(map->cellText(1, 0))) << QToolTip::text().toStdString();
+  EXPECT_FALSE(QToolTip::text().contains(QStringLiteral("row = query token")))
+      << QToolTip::text().toStdString();
 }
