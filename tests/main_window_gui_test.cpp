@@ -1034,3 +1034,30 @@ TEST_F(MainWindowGui, CellTooltipsShowTheCellNotTheHelpText) {
   EXPECT_FALSE(QToolTip::text().contains(QStringLiteral("row = query token")))
       << QToolTip::text().toStdString();
 }
+
+// Issue 17, defect 5: a model that opens but cannot run the sentence (more
+// tokens than its positions) must not leave the previous model's run on
+// screen under the new name: the panels show the sentence's uniform baseline
+// and the error stays reported.
+TEST_F(MainWindowGui, AFailedRunOnANewModelDoesNotShowTheOldRun) {
+  QTemporaryDir dir;
+  ui::MainWindow w;
+  ASSERT_TRUE(show_with_model(w, dir, 2, 2));
+  ASSERT_TRUE(w.lastRun()->trace);
+  models::RandomModelSpec spec = models::random_model_spec_for("gpt2");
+  spec.max_positions = 8;
+  spec.with_tokenizer = true;
+  const QString small = dir.filePath(QStringLiteral("eight-positions"));
+  models::model_folder_write_random(small.toStdString(), spec);
+  w.setSentence(QStringLiteral("one two three four five six seven eight nine ten eleven"));
+  w.openModelFolder(small);
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] {
+        return w.jobStatus()->lastError().contains(QStringLiteral("maximum")) &&
+               w.lastRun() && !w.lastRun()->trace;
+      },
+      60000))
+      << w.jobStatus()->lastError().toStdString();
+  EXPECT_EQ(w.lastRun()->tokenCount(), 11) << "the sentence's words, the uniform baseline";
+  EXPECT_EQ(w.selection()->tokenCount(), 11);
+}

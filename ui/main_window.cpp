@@ -274,6 +274,17 @@ void MainWindow::buildDocks() {
   connect(jobs_, &JobRunner::jobFailed, this, [this](quint64 id, const QString&, const QString&,
                                                      const QString&) {
     if (id == modelJob_ && !run_ && !model_) runSentence();
+    // The sentence failed on a newly opened model (too long for it, say): the
+    // panels must not go on showing the previous model's run under the new
+    // model's name (issue 17, defect 5). Show the sentence's uniform baseline;
+    // the error stays in the status bar.
+    if (id == runJob_ && run_ && run_->model && model_ && run_->model != model_->model.get()) {
+      try {
+        showRun(sentence_run_baseline(sentence()));
+      } catch (const std::exception&) {
+        // no word to show: keep what is shown, the error says why
+      }
+    }
   });
 }
 
@@ -635,7 +646,7 @@ void MainWindow::runSentence() {
   jobStatus_->clearError();
   jobs_->cancelGroup(QStringLiteral("analysis"));  // of the run this one replaces
   std::optional<models::LoadedModel> model = model_;
-  jobs_->submit<SentenceRun>(
+  runJob_ = jobs_->submit<SentenceRun>(
       tr("Run sentence"),
       [text, model](const JobProgress& progress) {
         job_check(progress, 0.0);

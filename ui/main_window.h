@@ -129,6 +129,7 @@ class MainWindow : public QMainWindow {
 
   SelectionModel* selection_;
   JobRunner* jobs_;
+  quint64 runJob_ = 0;    // the newest Run sentence job
   quint64 modelJob_ = 0;  // the newest Open model job (its failure may need the baseline)
   JobStatus* jobStatus_ = nullptr;
   SelectionBar* selectionBar_ = nullptr;

@@ -33,6 +33,7 @@ SentenceRun sentence_run_model(const models::LoadedModel& model, const QString& 
   SentenceRun run;
   run.sentence = sentence;
   run.source = QFileInfo(QString::fromStdString(model.model->folder().string())).fileName();
+  run.model = model.model.get();
   if (sentence.trimmed().isEmpty())
     throw std::invalid_argument("sentence: nothing to run (type a sentence first)");
   models::SentenceTrace st;

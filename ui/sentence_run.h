@@ -13,6 +13,7 @@
 
 namespace sinkscope::models {
 class Trace;
+class Model;
 struct LayerCapture;
 struct LoadedModel;
 }  // namespace sinkscope::models
@@ -24,6 +25,7 @@ struct RunAnalysis;
 struct SentenceRun {
   QString sentence;
   QString source;      // the model's name, or "no model"
+  const models::Model* model = nullptr;  // which loaded model made it (identity only); null: baseline
   QStringList tokens;  // display strings, in order
   bool causal = true;
   std::shared_ptr<const models::Trace> trace;  // null: the uniform baseline
