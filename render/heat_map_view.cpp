@@ -221,7 +221,7 @@ void HeatMapView::setData(HeatMapData data) {
   for (auto& label : labels_) renderer()->RemoveActor2D(label);
   labels_.clear();
   if (hasLabels()) {
-    auto make = [&](const QString& text, double x, double y, bool column) {
+    auto make = [&](const QString& text, double x, double y, bool column, bool right = false) {
       vtkNew<vtkTextActor> label;
       // VTK's built-in fonts lack the visible-space and control pictures.
       QString shown = text;
@@ -234,8 +234,9 @@ void HeatMapView::setData(HeatMapData data) {
       const bool marked = column && std::find(data_.markedCols.begin(), data_.markedCols.end(),
                                               static_cast<int>(labels_.size()) - data_.rows) !=
                                         data_.markedCols.end();
-      const int index =
-          column ? static_cast<int>(labels_.size()) - data_.rows : static_cast<int>(labels_.size());
+      const int index = column  ? static_cast<int>(labels_.size()) - data_.rows
+                        : right ? -1
+                                : static_cast<int>(labels_.size());
       const bool lit = std::find(data_.highlighted.begin(), data_.highlighted.end(), index) !=
                        data_.highlighted.end();
       if (lit)
@@ -247,6 +248,8 @@ void HeatMapView::setData(HeatMapData data) {
       p->SetVerticalJustificationToCentered();
       if (column) {
         p->SetOrientation(90.0);
+        p->SetJustificationToLeft();
+      } else if (right) {
         p->SetJustificationToLeft();
       } else {
         p->SetJustificationToRight();
@@ -260,6 +263,10 @@ void HeatMapView::setData(HeatMapData data) {
       make(data_.rowLabels[static_cast<std::size_t>(r)], -0.65, data_.rows - 1 - r, false);
     for (int c = 0; c < data_.cols; ++c)
       make(data_.colLabels[static_cast<std::size_t>(c)], c, data_.rows - 1 + 0.65, true);
+    if (static_cast<int>(data_.rightRowLabels.size()) == data_.rows)
+      for (int r = 0; r < data_.rows; ++r)
+        make(data_.rightRowLabels[static_cast<std::size_t>(r)], data_.cols - 1 + 0.65,
+             data_.rows - 1 - r, false, true);
   }
   resetView();
 }
@@ -395,7 +402,12 @@ HeatMapData heat_map_side_by_side(const HeatMapData& left, const HeatMapData& ri
   d.rowLabels.clear();
   d.colLabels.clear();
   if (labelled) {
-    d.rowLabels = left.rows >= right.rows ? left.rowLabels : right.rowLabels;
+    // Each map keeps its own row labels (padding rows unlabelled): the left's
+    // on the left, the right's on the right.
+    d.rowLabels = left.rowLabels;
+    d.rowLabels.resize(static_cast<std::size_t>(d.rows));
+    d.rightRowLabels = right.rowLabels;
+    d.rightRowLabels.resize(static_cast<std::size_t>(d.rows));
     d.colLabels = left.colLabels;
     d.colLabels.push_back(QString());
     d.colLabels.insert(d.colLabels.end(), right.colLabels.begin(), right.colLabels.end());
@@ -470,8 +482,11 @@ QString HeatMapView::cellText(int row, int col) const {
       return data_.categories[static_cast<std::size_t>(category)];
     return QString::number(v, 'g', 4);
   };
+  const bool rightSide = data_.sideBySideSplit >= 0 && col > data_.sideBySideSplit &&
+                         data_.rightRowLabels.size() == data_.rowLabels.size();
   return tr("%1: %2\n%3: %4\n%5: %6")
-      .arg(data_.rowTitle.isEmpty() ? tr("row") : data_.rowTitle, name(data_.rowLabels, row),
+      .arg(data_.rowTitle.isEmpty() ? tr("row") : data_.rowTitle,
+           name(rightSide ? data_.rightRowLabels : data_.rowLabels, row),
            data_.colTitle.isEmpty() ? tr("column") : data_.colTitle, name(data_.colLabels, col),
            data_.quantity, hidden ? tr("not visible") : valueText(data_.values[k]));
 }
@@ -530,9 +545,12 @@ void HeatMapView::resetView() {
   const double W = std::max(1.0, size[0] * (kImageViewport[2] - kImageViewport[0]));
   const double H = std::max(1.0, size[1] * (kImageViewport[3] - kImageViewport[1]));
   const double band = 90.0, pad = 6.0;
+  // Side by side with the right map's own row labels: a band right of the map too.
+  const double rightBand =
+      static_cast<int>(data_.rightRowLabels.size()) == data_.rows ? band : 0.0;
   const double unitsPerPixel = std::max(data_.rows / std::max(1.0, H - band - pad),
-                                        data_.cols / std::max(1.0, W - band - pad));
-  const double blockWidth = band + data_.cols / unitsPerPixel;  // labels plus map, in pixels
+                                        data_.cols / std::max(1.0, W - band - rightBand - pad));
+  const double blockWidth = band + data_.cols / unitsPerPixel + rightBand;  // labels and map
   const double offset = std::max(0.0, 0.5 * (W - blockWidth));
   const double cx = -0.5 - (band + offset) * unitsPerPixel + 0.5 * W * unitsPerPixel;
   const double cy = (data_.rows - 0.5) + band * unitsPerPixel - 0.5 * H * unitsPerPixel;

@@ -29,6 +29,9 @@ struct HeatMapData {
   std::vector<bool> hidden;        // optional rows * cols mask: true = not visible
   QString title;                   // what is shown: model, layer, head, ...
   std::vector<QString> rowLabels;  // optional: one per row (tokens), drawn left of the map
+  // Side by side: the right map's own row labels, drawn right of the map
+  // (its tokens may differ from the left's, e.g. after dropping the first).
+  std::vector<QString> rightRowLabels;
   std::vector<QString> colLabels;  // optional: one per column, drawn above it, rotated
   QString quantity;                // colour bar label, e.g. "attention weight"
   QString rowTitle, colTitle;      // what rows and columns are, for the hover text ("query")

@@ -81,7 +81,10 @@ void paint_heat_map(QPainter& p, const HeatMapData& d, double lo, double hi, int
                       d.cols <= kHeatMapMaxLabels;
   QFont font(QStringLiteral("sans"), 8);
   p.setFont(font);
-  const double left = labels ? 90 : 20, top = labels ? 110 : 40, right = 90, bottom = 20;
+  const bool rightLabels =
+      labels && static_cast<int>(d.rightRowLabels.size()) == d.rows;  // side by side
+  const double left = labels ? 90 : 20, top = labels ? 110 : 40, right = rightLabels ? 180 : 90,
+               bottom = 20;
   const double cell = std::max(1.0, std::min((w - left - right) / std::max(1, d.cols),
                                              (h - top - bottom) / std::max(1, d.rows)));
   p.setPen(Qt::black);
@@ -113,7 +116,11 @@ void paint_heat_map(QPainter& p, const HeatMapData& d, double lo, double hi, int
       p.restore();
     }
   }
-  const double barX = left + d.cols * cell + 20, barH = d.rows * cell;
+  if (rightLabels)
+    for (int r = 0; r < d.rows; ++r)
+      p.drawText(QRectF(left + d.cols * cell + 4, top + r * cell, 86, cell),
+                 Qt::AlignLeft | Qt::AlignVCenter, d.rightRowLabels[static_cast<std::size_t>(r)]);
+  const double barX = left + d.cols * cell + (rightLabels ? 110 : 20), barH = d.rows * cell;
   if (!d.categories.empty()) {  // a legend of named colours instead of a scale
     for (std::size_t k = 0; k < d.categories.size() && k < d.categoryColours.size(); ++k) {
       p.setPen(Qt::NoPen);

@@ -735,6 +735,20 @@ TEST_F(MainWindowGui, SideBySideCopesWithRunsOfDifferentLengths) {
       QTest::qWaitFor([&] { return w.attentionView()->data().cols == T + 1 + (T - 1); }, kTimeout));
   const render::HeatMapData& both = w.attentionView()->data();
   EXPECT_EQ(both.rows, T);
+  // Issue 17, defect 2: each map keeps its own row labels (the right one's
+  // first row is the intervened run's first token, not the plain run's).
+  ASSERT_EQ(both.rowLabels.size(), static_cast<std::size_t>(T));
+  ASSERT_EQ(both.rightRowLabels.size(), static_cast<std::size_t>(T));
+  for (int r = 0; r < T; ++r)
+    EXPECT_TRUE(both.rowLabels[static_cast<std::size_t>(r)].endsWith(w.lastRun()->tokens[r]))
+        << r;
+  for (int r = 0; r + 1 < T; ++r)
+    EXPECT_TRUE(both.rightRowLabels[static_cast<std::size_t>(r)].endsWith(
+        w.intervenedRun()->tokens[r]))
+        << r;
+  EXPECT_TRUE(both.rightRowLabels.back().isEmpty()) << "the padding row has no label";
+  ASSERT_TRUE(wait_for_frame(w.attentionView()));
+  attention_area(w).save(QStringLiteral(SINKSCOPE_ARTIFACT_DIR "/side-by-side-drop-first.png"));
   // The right map's last row is padding: hidden.
   for (int c = T + 1; c < both.cols; ++c)
     EXPECT_TRUE(both.hidden[static_cast<std::size_t>(T - 1) * both.cols + c]);
