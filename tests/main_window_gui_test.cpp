@@ -93,6 +93,15 @@ bool raise_dock(ui::AnalysisPanels* panels, const char* name, QWidget* view) {
   return true;
 }
 
+// A widget pixel inside the cell (row, col) of a map, found through the view
+// itself; (-1, -1) when the cell is not on screen.
+QPoint cell_pixel(render::HeatMapView* view, int row, int col) {
+  for (int y = 0; y < view->height(); y += 2)
+    for (int x = 0; x < view->width(); x += 2)
+      if (view->cellAt(QPointF(x, y)) == std::pair<int, int>{row, col}) return {x, y};
+  return {-1, -1};
+}
+
 bool wait_for_frame(render::HeatMapView* view) {
   const int before = view->renderedFrameCount();
   view->requestRender();
@@ -185,13 +194,7 @@ TEST_F(MainWindowGui, AClickInTheOverviewMovesEveryPanel) {
   ASSERT_EQ(overview->data().cols, 4);
   // A real click on the cell of layer 2, head 3: find its pixel through the view.
   ASSERT_TRUE(wait_for_frame(overview));
-  QPoint target(-1, -1);
-  for (int y = 0; y < overview->height() && target.x() < 0; y += 2)
-    for (int x = 0; x < overview->width(); x += 2)
-      if (overview->cellAt(QPointF(x, y)) == std::pair<int, int>{2, 3}) {
-        target = QPoint(x, y);
-        break;
-      }
+  const QPoint target = cell_pixel(overview, 2, 3);
   ASSERT_GE(target.x(), 0) << "the cell of layer 2, head 3 is on screen";
   QTest::mouseClick(overview, Qt::LeftButton, {}, target);
   ASSERT_TRUE(QTest::qWaitFor([&] { return w.selection()->layer() == 2; }, kTimeout));
@@ -1031,13 +1034,7 @@ TEST_F(MainWindowGui, CellTooltipsShowTheCellNotTheHelpText) {
   ASSERT_TRUE(show_with_model(w, dir, 2, 2));
   render::HeatMapView* map = w.attentionView();
   ASSERT_TRUE(wait_for_frame(map));
-  QPoint target(-1, -1);
-  for (int y = 0; y < map->height() && target.x() < 0; y += 2)
-    for (int x = 0; x < map->width(); x += 2)
-      if (map->cellAt(QPointF(x, y)) == std::pair<int, int>{1, 0}) {
-        target = QPoint(x, y);
-        break;
-      }
+  const QPoint target = cell_pixel(map, 1, 0);
   ASSERT_GE(target.x(), 0);
   QWhatsThis::enterWhatsThisMode();
   QWhatsThis::leaveWhatsThisMode();
