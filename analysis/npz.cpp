@@ -166,19 +166,18 @@ void NpzWriter::beginInt32(const std::string& name, const std::vector<std::int64
   begin(name, "<i4", shape, 4);
 }
 
-void NpzWriter::append(std::span<const float> values) {
-  const std::size_t bytes = values.size() * sizeof(float);
+void NpzWriter::appendBytes(const void* data, std::size_t bytes) {
   if (!open_ || bytes > expected_) throw std::logic_error("npz: more data than the shape holds");
-  crc_ = crc_of(crc_, values.data(), bytes);
-  write(values.data(), bytes);
+  crc_ = crc_of(crc_, data, bytes);
+  write(data, bytes);
   expected_ -= bytes;
 }
+
+void NpzWriter::append(std::span<const float> values) {
+  appendBytes(values.data(), values.size_bytes());
+}
 void NpzWriter::append(std::span<const std::int32_t> values) {
-  const std::size_t bytes = values.size() * sizeof(std::int32_t);
-  if (!open_ || bytes > expected_) throw std::logic_error("npz: more data than the shape holds");
-  crc_ = crc_of(crc_, values.data(), bytes);
-  write(values.data(), bytes);
-  expected_ -= bytes;
+  appendBytes(values.data(), values.size_bytes());
 }
 
 void NpzWriter::endArray() {

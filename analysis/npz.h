@@ -54,6 +54,7 @@ class NpzWriter {
   void begin(const std::string& name, const std::string& descr,
              const std::vector<std::int64_t>& shape, std::size_t itemSize);
   void write(const void* data, std::size_t bytes);
+  void appendBytes(const void* data, std::size_t bytes);  // into the open array, with its CRC
 
   std::filesystem::path path_, temp_;
   bool overwrite_ = false;

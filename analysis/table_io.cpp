@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <random>
@@ -13,6 +14,10 @@ std::string csv_number(double value) {
   char buffer[64];
   const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);  // shortest round-trip
   return std::string(buffer, result.ptr);
+}
+
+std::string csv_number_or_empty(double value) {
+  return std::isnan(value) ? std::string() : csv_number(value);
 }
 
 namespace {

@@ -17,6 +17,9 @@ struct CsvTable {
 
 // Full float precision: enough digits to read back the same double.
 std::string csv_number(double value);
+// The same, but an undefined or not-applicable value (NaN) as an empty field
+// (metrics.md: never written as a number).
+std::string csv_number_or_empty(double value);
 
 std::string csv_render(const CsvTable& table);
 

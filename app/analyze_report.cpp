@@ -27,10 +27,8 @@ using nlohmann::json;
 namespace {
 
 std::string num(double v) { return csv_number(v); }
-// An undefined value (NaN: a correlation over a constant series) as an empty field.
-std::string num_or_empty(double v) { return std::isnan(v) ? std::string() : csv_number(v); }
-// Not-applicable quantities (NaN) are written as empty fields.
-std::string opt(double v) { return std::isnan(v) ? std::string() : csv_number(v); }
+// Not-applicable or undefined quantities (NaN) are written as empty fields.
+std::string opt(double v) { return analysis::csv_number_or_empty(v); }
 
 // A CSV cell as JSON: numbers as numbers, empty (undefined, not applicable)
 // and non-finite as null, text columns always as strings (a token "12" stays
@@ -525,8 +523,8 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
       // Undefined (a constant series) is empty, and so is a flip it would decide.
       const std::string flip =
           std::isnan(rLow) || std::isnan(rHigh) ? "" : (rLow * rHigh < 0) ? "1" : "0";
-      t.signFlip.rows.push_back({scope, across, num(p.thresholds[lowest]), num_or_empty(rLow), flip});
-      t.signFlip.rows.push_back({scope, across, num(p.thresholds[highest]), num_or_empty(rHigh), flip});
+      t.signFlip.rows.push_back({scope, across, num(p.thresholds[lowest]), opt(rLow), flip});
+      t.signFlip.rows.push_back({scope, across, num(p.thresholds[highest]), opt(rHigh), flip});
     };
     for (int l = 0; l < trace.layers(); ++l)
       flipRows(std::to_string(l), "heads", headGraphs[lowest][static_cast<std::size_t>(l)],

@@ -167,8 +167,8 @@ std::vector<fs::path> experiment_write(const models::LoadedModel& loaded, const 
                                              std::to_string(p.topN));
       auto& c = table("ablation_correlation.csv", {"diagnostic", "spearman", "pearson"});
       for (const auto& r : m::diagnostic_dnll_correlation(base, dnll, p.topN))
-        c.rows.push_back({r.diagnostic, std::isnan(r.spearman) ? "" : num(r.spearman),
-                          std::isnan(r.pearson) ? "" : num(r.pearson)});  // undefined: empty
+        c.rows.push_back({r.diagnostic, analysis::csv_number_or_empty(r.spearman),
+                          analysis::csv_number_or_empty(r.pearson)});  // undefined: empty
     } else {
       const m::Sparsification& s = p.sparsification;
       std::string pinned;

@@ -374,7 +374,7 @@ int command_inspect(int argc, char** argv) {
     const m::ModelConfig c = m::model_config_read(m::input_file_confine(folder, "config.json"));
     std::map<std::string, std::uint64_t> dtypes;
     std::uint64_t parameters = 0;
-    for (const auto& f : m::model_weight_files(folder)) {
+    for (const auto& f : summary.weight_paths) {
       const auto file = m::SafetensorsFile::open(f);
       for (const auto& [name, t] : file.tensors()) {
         dtypes[m::dtype_name(t.dtype)] += static_cast<std::uint64_t>(t.numel());

@@ -14,6 +14,7 @@
 #include "models/internal/recompute.h"
 #include "models/internal/weights.h"
 #include "models/model.h"
+#include "models/model_folder.h"
 
 namespace sinkscope::models {
 
@@ -403,7 +404,7 @@ class Recomputer : public LayerRecomputer {
 
 std::size_t folder_float_bytes(const fs::path& folder) {
   std::size_t bytes = 0;
-  for (const auto& f : internal::weight_files_of(folder)) {
+  for (const auto& f : model_weight_files(folder)) {
     const SafetensorsFile file = SafetensorsFile::open(f);
     for (const auto& [name, t] : file.tensors())
       bytes += static_cast<std::size_t>(t.numel()) * sizeof(float);

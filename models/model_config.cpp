@@ -392,12 +392,8 @@ ModelConfig parse(const json& j, const std::string& source) {
 }  // namespace
 
 ModelConfig model_config_parse(const std::string& text, const std::string& sourceName) {
-  json j;
-  try {
-    j = internal::json_parse_bounded(text, sourceName);
-  } catch (const ModelInputError& e) {
-    throw ModelConfigError(e.what());
-  }
+  const json j = internal::rethrow_as<ModelConfigError>(
+      [&] { return internal::json_parse_bounded(text, sourceName); });
   try {
     return parse(j, sourceName);
   } catch (const json::exception& e) {  // a field of an unexpected type that no check named
@@ -407,12 +403,8 @@ ModelConfig model_config_parse(const std::string& text, const std::string& sourc
 }
 
 ModelConfig model_config_read(const std::filesystem::path& file) {
-  std::string text;
-  try {
-    text = input_file_read(file, kConfigMaxBytes);
-  } catch (const ModelInputError& e) {
-    throw ModelConfigError(e.what());
-  }
+  const std::string text = internal::rethrow_as<ModelConfigError>(
+      [&] { return input_file_read(file, kConfigMaxBytes); });
   return model_config_parse(text, file.string());
 }
 

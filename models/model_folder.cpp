@@ -15,11 +15,8 @@ using nlohmann::json;
 constexpr std::size_t kMaxShards = 100000;
 
 json read_json_file(const fs::path& file, std::size_t maxBytes) {
-  try {
-    return internal::json_parse_bounded(input_file_read(file, maxBytes), file.string());
-  } catch (const ModelInputError& e) {
-    throw ModelFolderError(e.what());
-  }
+  return internal::rethrow_as<ModelFolderError>(
+      [&] { return internal::json_parse_bounded(input_file_read(file, maxBytes), file.string()); });
 }
 
 // The first of `names` present in `config` as an integer in 1..maximum; 0 when
@@ -61,12 +58,8 @@ void check_shard_name(const std::string& name, const std::string& source,
 }  // namespace
 
 std::vector<std::string> model_index_shards(const std::string& text, const std::string& source) {
-  json j;
-  try {
-    j = internal::json_parse_bounded(text, source);
-  } catch (const ModelInputError& e) {
-    throw ModelFolderError(e.what());
-  }
+  const json j = internal::rethrow_as<ModelFolderError>(
+      [&] { return internal::json_parse_bounded(text, source); });
   if (!j.is_object()) throw ModelFolderError(source + ": not a JSON object");
   auto map = j.find("weight_map");
   if (map == j.end() || !map->is_object())
@@ -90,26 +83,23 @@ namespace {
 
 // (name as the folder spells it, resolved path) of every weight file.
 std::vector<std::pair<std::string, fs::path>> weight_files_named(const fs::path& folder) {
-  try {
+  return internal::rethrow_as<ModelFolderError>([&] {
+    using Files = std::vector<std::pair<std::string, fs::path>>;
     if (input_file_present(folder, "model.safetensors"))
-      return {{"model.safetensors", input_file_confine(folder, "model.safetensors")}};
+      return Files{{"model.safetensors", input_file_confine(folder, "model.safetensors")}};
     if (!input_file_present(folder, "model.safetensors.index.json"))
       throw ModelFolderError(folder.string() +
                              ": no model.safetensors and no model.safetensors.index.json");
     const fs::path index = input_file_confine(folder, "model.safetensors.index.json");
     const std::string source = (folder / "model.safetensors.index.json").string();
-    std::vector<std::pair<std::string, fs::path>> files;
+    Files files;
     for (const auto& shard : model_index_shards(input_file_read(index, kIndexMaxBytes), source)) {
       if (!input_file_present(folder, shard))
         throw ModelFolderError(source + ": shard \"" + shard + "\" is missing from the folder");
       files.emplace_back(shard, input_file_confine(folder, shard));
     }
     return files;
-  } catch (const ModelFolderError&) {
-    throw;
-  } catch (const ModelInputError& e) {
-    throw ModelFolderError(e.what());
-  }
+  });
 }
 
 }  // namespace
@@ -126,12 +116,8 @@ ModelFolderSummary model_folder_inspect(const fs::path& folder) {
   const fs::path configName = folder / "config.json";
   if (!input_file_present(folder, "config.json"))
     throw ModelFolderError(configName.string() + ": missing (not a Hugging Face model folder?)");
-  fs::path configFile;
-  try {
-    configFile = input_file_confine(folder, "config.json");
-  } catch (const ModelInputError& e) {
-    throw ModelFolderError(e.what());
-  }
+  const fs::path configFile = internal::rethrow_as<ModelFolderError>(
+      [&] { return input_file_confine(folder, "config.json"); });
   const json config = read_json_file(configFile, kConfigMaxBytes);
   if (!config.is_object()) throw ModelFolderError(configName.string() + ": not a JSON object");
 
@@ -147,7 +133,10 @@ ModelFolderSummary model_folder_inspect(const fs::path& folder) {
   s.num_heads = read_count(config, configName, {"num_attention_heads", "n_head"}, true, kMaxHeads);
   s.hidden_size =
       read_count(config, configName, {"hidden_size", "n_embd", "d_model"}, false, kMaxHiddenSize);
-  for (const auto& [name, path] : weight_files_named(folder)) s.weight_files.push_back(name);
+  for (auto& [name, path] : weight_files_named(folder)) {
+    s.weight_files.push_back(name);
+    s.weight_paths.push_back(std::move(path));
+  }
   s.has_tokenizer = input_file_present(folder, "tokenizer.json");
   return s;
 }

@@ -16,6 +16,7 @@ struct ModelFolderSummary {
   int num_heads = 0;                      // num_attention_heads (GPT-2: n_head)
   int hidden_size = 0;                    // hidden_size (GPT-2: n_embd); 0 when absent
   std::vector<std::string> weight_files;  // model.safetensors or the shards of the index
+  std::vector<std::filesystem::path> weight_paths;  // the same, resolved and confined
   bool has_tokenizer = false;             // tokenizer.json present
 };
 

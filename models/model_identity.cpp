@@ -32,11 +32,10 @@ ModelIdentity model_identity(const fs::path& folder) {
   if (input_file_present(folder, "tokenizer.json"))
     id.tokenizerSha256 = sha256_hex(
         input_file_read(input_file_confine(folder, "tokenizer.json"), kTokenizerMaxBytes));
-  const ModelFolderSummary summary = model_folder_inspect(folder);
-  const std::vector<fs::path> paths = model_weight_files(folder);
-  for (std::size_t k = 0; k < paths.size() && k < summary.weight_files.size(); ++k) {
+  const ModelFolderSummary summary = model_folder_inspect(folder);  // reads the index once
+  for (std::size_t k = 0; k < summary.weight_paths.size(); ++k) {
     std::error_code ec;
-    const auto size = fs::file_size(paths[k], ec);
+    const auto size = fs::file_size(summary.weight_paths[k], ec);
     id.weightFiles.emplace_back(summary.weight_files[k], ec ? 0 : static_cast<std::uint64_t>(size));
   }
   return id;

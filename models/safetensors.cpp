@@ -160,14 +160,11 @@ void SafetensorsFile::parse() {
   if (8 + headerSize > size)
     fail(path, "truncated: header claims " + std::to_string(headerSize) + " bytes, file has " +
                    std::to_string(size - 8) + " after the length");
-  json header;
-  try {
-    header = internal::json_parse_bounded(
+  const json header = internal::rethrow_as<SafetensorsError>([&] {
+    return internal::json_parse_bounded(
         std::string_view(reinterpret_cast<const char*>(base + 8), headerSize),
         path.string() + " (header)");
-  } catch (const ModelInputError& e) {
-    throw SafetensorsError(e.what());
-  }
+  });
   if (!header.is_object()) fail(path, "header is not a JSON object");
 
   const std::byte* data = base + 8 + headerSize;

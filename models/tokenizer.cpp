@@ -303,12 +303,8 @@ std::shared_ptr<const Tokenizer> Tokenizer::fromJson(const std::string& text,
                                                      const std::string& source) {
   auto impl = std::make_unique<Impl>();
   impl->source = source;
-  json j;
-  try {
-    j = internal::json_parse_bounded(text, source);
-  } catch (const ModelInputError& e) {
-    throw TokenizerError(e.what());
-  }
+  const json j =
+      internal::rethrow_as<TokenizerError>([&] { return internal::json_parse_bounded(text, source); });
   try {
     impl->parse(j);
   } catch (const json::exception& e) {  // a field of an unexpected type that no check named
@@ -326,23 +322,16 @@ std::shared_ptr<const Tokenizer> Tokenizer::load(const std::filesystem::path& fo
   if (!input_file_present(folder, "tokenizer.json"))
     throw TokenizerError(file.string() +
                          ": missing (SinkScope reads tokenizers from tokenizer.json)");
-  std::string text;
-  try {
-    text = input_file_read(input_file_confine(folder, "tokenizer.json"), kTokenizerMaxBytes);
-  } catch (const TokenizerError&) {
-    throw;
-  } catch (const ModelInputError& e) {
-    throw TokenizerError(e.what());
-  }
+  const std::string text = internal::rethrow_as<TokenizerError>([&] {
+    return input_file_read(input_file_confine(folder, "tokenizer.json"), kTokenizerMaxBytes);
+  });
   std::vector<std::pair<std::string, std::string>> configs;
   for (const char* name : {"special_tokens_map.json", "tokenizer_config.json"}) {
     if (!input_file_present(folder, name)) continue;
-    try {
-      configs.emplace_back(p_str(folder / name),
-                           input_file_read(input_file_confine(folder, name), kTokenizerConfigMaxBytes));
-    } catch (const ModelInputError& e) {
-      throw TokenizerError(e.what());
-    }
+    configs.emplace_back(p_str(folder / name), internal::rethrow_as<TokenizerError>([&] {
+                           return input_file_read(input_file_confine(folder, name),
+                                                  kTokenizerConfigMaxBytes);
+                         }));
   }
   return fromFiles(text, file.string(), configs);
 }
@@ -355,12 +344,8 @@ std::shared_ptr<const Tokenizer> Tokenizer::fromFiles(
   for (const auto& config : configs) {
     const std::string& source = config.first;  // not a structured binding: lambdas capture it
     const std::string& text = config.second;
-    json j;
-    try {
-      j = internal::json_parse_bounded(text, source);
-    } catch (const ModelInputError& e) {
-      throw TokenizerError(e.what());
-    }
+    const json j = internal::rethrow_as<TokenizerError>(
+        [&] { return internal::json_parse_bounded(text, source); });
     if (!j.is_object()) throw TokenizerError(source + ": not a JSON object");
     auto take = [&](const char* key, std::optional<std::string>& slot) {
       if (!slot && j.contains(key))
@@ -407,11 +392,7 @@ Encoding Tokenizer::encode(const std::string& text, bool addSpecialTokens) const
   const Impl& m = *impl_;
   // The regex engine is told the text is valid UTF-8 (PCRE2_NO_UTF_CHECK):
   // make sure it is, and that no NUL hides the rest from C libraries.
-  try {
-    input_text_check(text, "text");
-  } catch (const ModelInputError& e) {
-    throw TokenizerError(e.what());
-  }
+  internal::rethrow_as<TokenizerError>([&] { input_text_check(text, "text"); });
   std::vector<int> ids;
   try {
     for (const auto& seg : m.splitAdded(text)) {

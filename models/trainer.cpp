@@ -30,11 +30,8 @@ namespace {
 
 // A tokenizer or trainer state: a regular file under the tokenizer cap.
 std::string read_text(const fs::path& p) {
-  try {
-    return input_file_read(p, kTokenizerMaxBytes);
-  } catch (const ModelInputError& e) {
-    throw std::invalid_argument(e.what());
-  }
+  return internal::rethrow_as<std::invalid_argument>(
+      [&] { return input_file_read(p, kTokenizerMaxBytes); });
 }
 
 void validate(const TrainOptions& o) {

@@ -6,8 +6,6 @@ namespace sinkscope::models::internal {
 
 namespace fs = std::filesystem;
 
-std::vector<fs::path> weight_files_of(const fs::path& folder) { return model_weight_files(folder); }
-
 namespace {
 
 std::string shape_text(const std::vector<std::int64_t>& shape) {
@@ -311,7 +309,7 @@ void load_bert_like(Lookup& w, const ModelConfig& c, ModelWeights& m) {
 ModelWeights weights_load(const fs::path& folder, const ModelConfig& c, const at::Device& device,
                           bool trainable, const std::function<bool(double)>& progress) {
   ModelWeights m;
-  for (const auto& f : weight_files_of(folder)) m.files.push_back(SafetensorsFile::open(f));
+  for (const auto& f : model_weight_files(folder)) m.files.push_back(SafetensorsFile::open(f));
   std::vector<std::string> prefixes;
   switch (c.family) {
     case Family::Gpt2:

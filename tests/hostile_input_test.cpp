@@ -85,12 +85,17 @@ class Hostile : public ::testing::Test {
     return r;
   }
 
+  // The attention command every case runs: one map of a short text to stdout.
+  static std::string attention_on(const fs::path& dir) {
+    return "attention " + quote(dir.string()) + " --text 'hello world' --layer 0 --head 0 --csv -";
+  }
+
   // `inspect` and `attention` on `dir`: the same exit code `code`, one line
   // on stderr that contains `message`.
   static void expect_refused(const fs::path& dir, const std::string& message, int code = 2) {
     for (const std::string& command :
          {"inspect " + quote(dir.string()),
-          "attention " + quote(dir.string()) + " --text 'hello world' --layer 0 --head 0 --csv -"}) {
+          attention_on(dir)}) {
       SCOPED_TRACE(command);
       const CliRun r = cli(command);
       EXPECT_EQ(r.exit, code) << r.err;
@@ -112,8 +117,7 @@ TEST_F(Hostile, TheUnspoiledFoldersWork) {
   for (const char* type : {"llama", "roberta"}) {
     const fs::path dir = root_ / (std::string("base-") + type);
     EXPECT_EQ(cli("inspect " + quote(dir.string())).exit, 0);
-    const CliRun r = cli("attention " + quote(dir.string()) +
-                      " --text 'hello world' --layer 0 --head 0 --csv -");
+    const CliRun r = cli(attention_on(dir));
     EXPECT_EQ(r.exit, 0) << r.err;
     EXPECT_NE(r.out.find("query_token"), std::string::npos);
   }
@@ -162,8 +166,7 @@ TEST_F(Hostile, HuggingFaceCacheLinksIntoBlobsAreAllowed) {
     fs::copy_file(e.path(), blob);
     fs::create_symlink("../../blobs/" + blob.filename().string(), snapshot / e.path().filename());
   }
-  const CliRun r = cli("attention " + quote(snapshot.string()) +
-                    " --text 'hello world' --layer 0 --head 0 --csv -");
+  const CliRun r = cli(attention_on(snapshot));
   EXPECT_EQ(r.exit, 0) << r.err;
   setenv("HF_HUB_CACHE", (root_ / "hub").c_str(), 1);
   const CliRun byName = cli("inspect org/tiny");
@@ -283,8 +286,7 @@ TEST_F(Hostile, HugeVocabularyIdsAreRefusedQuickly) {
   json t = read_json(dir / "tokenizer.json");
   t["added_tokens"][0]["id"] = 5000;
   write(dir / "tokenizer.json", t.dump());
-  const CliRun r = cli("attention " + quote(dir.string()) +
-                    " --text 'hello world' --layer 0 --head 0 --csv -");
+  const CliRun r = cli(attention_on(dir));
   EXPECT_EQ(r.exit, 2);
   EXPECT_NE(r.err.find("beyond config.json's vocab_size"), std::string::npos) << r.err;
 }
@@ -314,8 +316,7 @@ TEST_F(Hostile, IntegersOutOfRangeAreRefusedNotWrapped) {
     json c = read_json(dir / "config.json");
     c["pad_token_id"] = 2147483647;
     write(dir / "config.json", c.dump());
-    const CliRun r = cli("attention " + quote(dir.string()) +
-                      " --text 'hello world' --layer 0 --head 0 --csv -");
+    const CliRun r = cli(attention_on(dir));
     EXPECT_EQ(r.exit, 2);
     EXPECT_NE(r.err.find("config.json: field \"pad_token_id\""), std::string::npos) << r.err;
   }
@@ -391,8 +392,7 @@ TEST_F(Hostile, NanWeightsAreReportedNotWrittenAsNumbers) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   std::memcpy(weights.data() + at, &nan, 4);
   write(dir / "model.safetensors", weights);
-  const CliRun r = cli("attention " + quote(dir.string()) +
-                    " --text 'hello world' --layer 0 --head 0 --csv -");
+  const CliRun r = cli(attention_on(dir));
   EXPECT_EQ(r.exit, 2) << r.err;
   EXPECT_NE(r.err.find("tensor \"" + name + "\" holds NaN"), std::string::npos) << r.err;
   EXPECT_EQ(r.out.find("nan"), std::string::npos);

@@ -16,6 +16,20 @@ namespace sinkscope::models::internal {
 nlohmann::json json_parse_bounded(std::string_view text, const std::string& source,
                                   int maxDepth = kJsonMaxDepth);
 
+// Runs `f` and returns what it returns; a ModelInputError it throws (from the
+// readers above) comes out as `E`, the error type the caller documents, with
+// the same message. One place for what each reader of a model file needs.
+template <class E, class F>
+auto rethrow_as(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const E&) {
+    throw;
+  } catch (const ModelInputError& e) {
+    throw E(e.what());
+  }
+}
+
 // nlohmann's exception text without its "[json.exception.type_error.302] " tag.
 std::string json_error_text(const std::exception& e);
 

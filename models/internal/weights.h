@@ -44,10 +44,6 @@ struct ModelWeights {
   std::size_t float_bytes = 0;
 };
 
-// The safetensors files of a folder: model.safetensors or the shards named by
-// model.safetensors.index.json.
-std::vector<std::filesystem::path> weight_files_of(const std::filesystem::path& folder);
-
 // trainable: every tensor an owned copy that requires gradients.
 // `progress` (optional) gets the fraction of the weight bytes read; false stops
 // the load with RunCancelled.
