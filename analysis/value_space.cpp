@@ -121,6 +121,65 @@ SinkAwareBound sink_aware_bound(const std::vector<int>& keys, const std::vector<
 
 }  // namespace
 
+namespace {
+
+// Subset s of the random baseline: the first `length` keys of the s-th seeded
+// ordering of n keys (a Fisher-Yates shuffle with its own generator, so every
+// subset is uniform and the prefixes of one ordering are nested over N).
+void random_ordering(int n, std::uint64_t seed, int s, int length, std::vector<int>& order) {
+  std::seed_seq seq{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
+                    static_cast<std::uint32_t>(s)};
+  std::mt19937_64 rng(seq);
+  order.resize(static_cast<std::size_t>(n));
+  std::iota(order.begin(), order.end(), 0);
+  for (int k = 0; k < std::min(length, n - 1); ++k)
+    std::swap(order[static_cast<std::size_t>(k)],
+              order[static_cast<std::size_t>(k) + rng() % static_cast<std::size_t>(n - k)]);
+}
+
+// Mean and population standard deviation of the baseline's scores, in subset order.
+void score_stats(const std::vector<SelectionScores>& random, SelectionScores& mean,
+                 SelectionScores& sd) {
+  auto stats = [&](auto field, double& m, double& s) {
+    m = s = 0;
+    if (random.empty()) return;
+    for (const auto& x : random) m += field(x);
+    m /= static_cast<double>(random.size());
+    for (const auto& x : random) s += (field(x) - m) * (field(x) - m);
+    s = std::sqrt(s / static_cast<double>(random.size()));
+  };
+  stats([](const SelectionScores& x) { return x.precision; }, mean.precision, sd.precision);
+  stats([](const SelectionScores& x) { return x.recall; }, mean.recall, sd.recall);
+  stats([](const SelectionScores& x) { return x.f; }, mean.f, sd.f);
+}
+
+SelectionScores scores_of(int inClosed, int selectedInClosed, int selectedInOpen, int N) {
+  SelectionScores s;
+  s.precision = inClosed > 0 ? static_cast<double>(selectedInClosed) / inClosed : 0.0;
+  s.recall = static_cast<double>(selectedInOpen) / N;
+  s.f = (s.precision + s.recall) > 0 ? 2 * s.precision * s.recall / (s.precision + s.recall) : 0.0;
+  return s;
+}
+
+// The checks every entry point makes; the visible keys of the query.
+int value_space_query(const AttentionView& a, std::span<const float> values, int headDim,
+                      const ValueSpaceParams& p, std::vector<int>& keys) {
+  const int T = a.size;
+  attention_require_usable(a, "value_space");
+  if (headDim < 1) throw std::invalid_argument("value_space: head_dim must be positive");
+  if (values.size() != static_cast<std::size_t>(T) * static_cast<std::size_t>(headDim))
+    throw std::invalid_argument("value_space: values must be T x head_dim");
+  values_require_finite(values, "value_space");
+  if (T == 0) return 0;
+  const int query = p.query < 0 ? T - 1 : p.query;
+  if (query >= T) throw std::out_of_range("value_space: query outside the sequence");
+  for (int j = 0; j < T; ++j)
+    if (a.visible(query, j)) keys.push_back(j);
+  return query;
+}
+
+}  // namespace
+
 SelectionScores selection_scores(const std::vector<std::vector<double>>& y,
                                  const std::vector<bool>& in) {
   SelectionScores s;
@@ -152,64 +211,20 @@ SelectionScores selection_scores(const std::vector<std::vector<double>>& y,
     }
     if (in[j] && D[j] < dMin) ++selectedInOpen;
   }
-  s.precision = inClosed > 0 ? static_cast<double>(selectedInClosed) / inClosed : 0.0;
-  s.recall = static_cast<double>(selectedInOpen) / N;
-  s.f = (s.precision + s.recall) > 0 ? 2 * s.precision * s.recall / (s.precision + s.recall) : 0.0;
-  return s;
+  return scores_of(inClosed, selectedInClosed, selectedInOpen, N);
 }
-
-namespace {
-
-// Cosines of the value vectors of positions a and b, looked up in a T x T table.
-using CosineTable = std::vector<double>;
-
-CosineTable cosine_table(std::span<const float> values, int T, int headDim) {
-  CosineTable table(static_cast<std::size_t>(T) * static_cast<std::size_t>(T), 0.0);
-  for (int a = 0; a < T; ++a)
-    for (int b = a; b < T; ++b) {
-      const double c = cosine(values.subspan(static_cast<std::size_t>(a) * headDim, headDim),
-                              values.subspan(static_cast<std::size_t>(b) * headDim, headDim));
-      table[static_cast<std::size_t>(a) * T + b] = table[static_cast<std::size_t>(b) * T + a] = c;
-    }
-  return table;
-}
-
-ValueSpace value_space_with(const AttentionView& a, std::span<const float> values, int headDim,
-                            const ValueSpaceParams& p, const CosineTable* table);
-
-}  // namespace
 
 ValueSpace value_space(const AttentionView& a, std::span<const float> values, int headDim,
                        const ValueSpaceParams& p) {
-  return value_space_with(a, values, headDim, p, nullptr);
-}
-
-namespace {
-
-ValueSpace value_space_with(const AttentionView& a, std::span<const float> values, int headDim,
-                            const ValueSpaceParams& p, const CosineTable* table) {
-  const int T = a.size;
-  attention_require_usable(a, "value_space");
-  if (headDim < 1) throw std::invalid_argument("value_space: head_dim must be positive");
-  if (values.size() != static_cast<std::size_t>(T) * static_cast<std::size_t>(headDim))
-    throw std::invalid_argument("value_space: values must be T x head_dim");
-  values_require_finite(values, "value_space");
   ValueSpace r;
-  if (T == 0) return r;
-  r.query = p.query < 0 ? T - 1 : p.query;
-  if (r.query >= T) throw std::out_of_range("value_space: query outside the sequence");
-  for (int j = 0; j < T; ++j)
-    if (a.visible(r.query, j)) r.keys.push_back(j);
+  r.query = value_space_query(a, values, headDim, p, r.keys);
   const int n = static_cast<int>(r.keys.size());
+  if (n == 0) return r;
   r.topN = std::clamp(p.topN, 1, n);
   auto vec = [&](int j) {
     return values.subspan(static_cast<std::size_t>(j) * headDim, static_cast<std::size_t>(headDim));
   };
-  auto cosineOf = [&](int x, int z) {
-    return table ? (*table)[static_cast<std::size_t>(x) * static_cast<std::size_t>(T) +
-                            static_cast<std::size_t>(z)]
-                 : cosine(vec(x), vec(z));
-  };
+  auto cosineOf = [&](int x, int z) { return cosine(vec(x), vec(z)); };
 
   // Contributions and the top-N selection (ties to the lower index).
   std::vector<std::vector<double>> y(static_cast<std::size_t>(n),
@@ -262,31 +277,16 @@ ValueSpace value_space_with(const AttentionView& a, std::span<const float> value
   r.recallBound = 1.0 - static_cast<double>(r.inversions) / r.topN;
 
   // Random baseline: K seeded subsets of size N.
-  std::mt19937_64 rng(p.seed);
   std::vector<SelectionScores> random;
+  std::vector<int> idx;
   for (int s = 0; s < p.randomSubsets; ++s) {
-    std::vector<int> idx(static_cast<std::size_t>(n));
-    std::iota(idx.begin(), idx.end(), 0);
-    for (int k = 0; k < r.topN; ++k)
-      std::swap(idx[static_cast<std::size_t>(k)],
-                idx[static_cast<std::size_t>(k) + rng() % static_cast<std::size_t>(n - k)]);
+    random_ordering(n, p.seed, s, r.topN, idx);
     std::vector<bool> subset(static_cast<std::size_t>(n), false);
     for (int k = 0; k < r.topN; ++k)
       subset[static_cast<std::size_t>(idx[static_cast<std::size_t>(k)])] = true;
     random.push_back(selection_scores(y, subset));
   }
-  auto stats = [&](auto field, double& mean, double& sd) {
-    mean = sd = 0;
-    if (random.empty()) return;
-    for (const auto& s : random) mean += field(s);
-    mean /= random.size();
-    for (const auto& s : random) sd += (field(s) - mean) * (field(s) - mean);
-    sd = std::sqrt(sd / random.size());
-  };
-  stats([](const SelectionScores& s) { return s.precision; }, r.randomMean.precision,
-        r.randomStd.precision);
-  stats([](const SelectionScores& s) { return s.recall; }, r.randomMean.recall, r.randomStd.recall);
-  stats([](const SelectionScores& s) { return s.f; }, r.randomMean.f, r.randomStd.f);
+  score_stats(random, r.randomMean, r.randomStd);
 
   // Sink geometry on the value vectors.
   std::vector<double> norms;
@@ -401,22 +401,220 @@ ValueSpace value_space_with(const AttentionView& a, std::span<const float> value
   return r;
 }
 
+namespace {
+
+// The growing selection of one sweep: s = the sum of the selected
+// contributions, kept as its dot products with every contribution (from the
+// Gram matrix G) and its squared norm, so D_j = G_jj - 2 (y_j . s) + ||s||^2
+// costs O(1) per key after each step.
+class GrowingSelection {
+ public:
+  explicit GrowingSelection(const Eigen::MatrixXd& gram)
+      : G_(gram),
+        dot_(static_cast<std::size_t>(gram.rows()), 0.0),
+        in_(static_cast<std::size_t>(gram.rows()), 0),
+        D_(static_cast<std::size_t>(gram.rows()), 0.0) {}
+
+  void add(int e) {
+    const double se = dot_[static_cast<std::size_t>(e)];
+    const double* column = G_.col(e).data();
+    for (std::size_t j = 0; j < dot_.size(); ++j) dot_[j] += column[j];
+    ss_ += 2 * se + G_(e, e);
+    in_[static_cast<std::size_t>(e)] = 1;
+    ++size_;
+  }
+
+  // Fills the distances and returns the selection's scores (as selection_scores()).
+  SelectionScores scores() {
+    const std::size_t n = dot_.size();
+    double dMax = 0.0, dMin = std::numeric_limits<double>::infinity();
+    for (std::size_t j = 0; j < n; ++j) {
+      const auto jj = static_cast<Eigen::Index>(j);
+      const double D = G_(jj, jj) - 2 * dot_[j] + ss_;
+      D_[j] = D;
+      if (in_[j])
+        dMax = std::max(dMax, D);
+      else
+        dMin = std::min(dMin, D);
+    }
+    int inClosed = 0, selectedInClosed = 0, selectedInOpen = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+      if (D_[j] <= dMax) {
+        ++inClosed;
+        selectedInClosed += in_[j];
+      }
+      if (in_[j] && D_[j] < dMin) ++selectedInOpen;
+    }
+    return scores_of(inClosed, selectedInClosed, selectedInOpen, size_);
+  }
+
+  const std::vector<double>& distances() const { return D_; }
+  bool selected(int j) const { return in_[static_cast<std::size_t>(j)] != 0; }
+
+ private:
+  const Eigen::MatrixXd& G_;
+  std::vector<double> dot_;
+  std::vector<char> in_;
+  std::vector<double> D_;
+  double ss_ = 0.0;
+  int size_ = 0;
+};
+
+// The number of pairs (a, b), a from `left` and b from the ascending `right`, with a + b <= limit.
+int pairs_at_most(const std::vector<double>& left, const std::vector<double>& sortedRight,
+                  double limit) {
+  int count = 0;
+  for (double x : left)
+    count += static_cast<int>(std::upper_bound(sortedRight.begin(), sortedRight.end(), limit - x) -
+                              sortedRight.begin());
+  return count;
+}
+
 }  // namespace
 
-std::vector<ValueSpace> value_space_curve(const AttentionView& attention,
-                                          std::span<const float> values, int headDim,
-                                          ValueSpaceParams params) {
-  std::vector<ValueSpace> curve;
-  if (attention.size == 0) return curve;
-  params.projections = false;
-  params.topN = 1;
-  curve.push_back(value_space(attention, values, headDim, params));  // checks the input
-  // Every N needs the same cosines: compute them once.
-  const CosineTable table = cosine_table(values, attention.size, headDim);
-  const int keys = static_cast<int>(curve.front().keys.size());
-  for (int N = 2; N <= keys; ++N) {
-    params.topN = N;
-    curve.push_back(value_space_with(attention, values, headDim, params, &table));
+ValueSpaceCurve value_space_curve(const AttentionView& a, std::span<const float> values,
+                                  int headDim, const ValueSpaceParams& p) {
+  ValueSpaceCurve curve;
+  std::vector<int> keys;
+  curve.query = value_space_query(a, values, headDim, p, keys);
+  const int n = static_cast<int>(keys.size());
+  if (n == 0) return curve;
+  const auto d = static_cast<Eigen::Index>(headDim);
+  auto vec = [&](int k) {
+    return values.subspan(static_cast<std::size_t>(keys[static_cast<std::size_t>(k)]) * headDim,
+                          static_cast<std::size_t>(headDim));
+  };
+  std::vector<double> weight(static_cast<std::size_t>(n)), vnorm(static_cast<std::size_t>(n));
+  Eigen::MatrixXd V(n, d), Y(n, d);
+  for (int k = 0; k < n; ++k) {
+    const double w = a.at(curve.query, keys[static_cast<std::size_t>(k)]);
+    weight[static_cast<std::size_t>(k)] = w;
+    const auto v = vec(k);
+    double s = 0;
+    for (Eigen::Index c = 0; c < d; ++c) {
+      const double x = v[static_cast<std::size_t>(c)];
+      V(k, c) = x;
+      Y(k, c) = w * x;
+      s += x * x;
+    }
+    vnorm[static_cast<std::size_t>(k)] = std::sqrt(s);
+  }
+  const Eigen::MatrixXd G = Y * Y.transpose();
+  // Cosines of the value vectors (the sink-aware bound's coherence and alignment).
+  Eigen::MatrixXd C = V * V.transpose();
+  for (int x = 0; x < n; ++x)
+    for (int z = 0; z < n; ++z) {
+      const double xx = vnorm[static_cast<std::size_t>(x)], zz = vnorm[static_cast<std::size_t>(z)];
+      C(x, z) = (xx > 0 && zz > 0) ? C(x, z) / (xx * zz) : 0.0;
+    }
+
+  // The sink-aware bound's fixed parts (as sink_aware_bound above).
+  std::vector<double> sorted(vnorm.begin() + 1, vnorm.end());
+  std::sort(sorted.begin(), sorted.end());
+  double median = 0.0;
+  if (!sorted.empty())
+    median = sorted.size() % 2 ? sorted[sorted.size() / 2]
+                               : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
+  const double scale = median > 0 ? median : 1.0;
+  std::vector<double> beta(static_cast<std::size_t>(n));
+  for (int k = 0; k < n; ++k)
+    beta[static_cast<std::size_t>(k)] =
+        weight[static_cast<std::size_t>(k)] * vnorm[static_cast<std::size_t>(k)] / scale;
+  double nuMinus = 0.0, nuPlus = 0.0;
+  if (n > 1) {
+    double cosMax = -1.0, cosMin = 1.0;
+    for (int k = 1; k < n; ++k) {
+      cosMax = std::max(cosMax, C(0, k));
+      cosMin = std::min(cosMin, C(0, k));
+    }
+    nuMinus = -cosMax;
+    nuPlus = -cosMin;
+  }
+  const double b0 = beta[0];
+  constexpr double kSlack = 1e-12;  // as in sink_aware_bound
+
+  // The top-N sweep (ties to the lower index, as value_space()).
+  std::vector<int> order(static_cast<std::size_t>(n));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int x, int z) {
+    return weight[static_cast<std::size_t>(x)] > weight[static_cast<std::size_t>(z)];
+  });
+  GrowingSelection top(G);
+  double aPlus = 0.0, mu = 0.0;
+  std::vector<double> outside, inside, P, Q;
+  curve.points.resize(static_cast<std::size_t>(n));
+  for (int N = 1; N <= n; ++N) {
+    const int e = order[static_cast<std::size_t>(N - 1)];
+    top.add(e);
+    ValueSpaceCurvePoint& pt = curve.points[static_cast<std::size_t>(N - 1)];
+    pt.topN = N;
+    pt.scores = top.scores();
+    const std::vector<double>& D = top.distances();
+    outside.clear();
+    inside.clear();
+    for (int j = 0; j < n; ++j)
+      (top.selected(j) ? inside : outside).push_back(D[static_cast<std::size_t>(j)]);
+    std::sort(outside.begin(), outside.end());
+    // Inversions: pairs (selected i, unselected j) with D_j <= D_i.
+    int inv = 0;
+    for (double Di : inside)
+      inv += static_cast<int>(std::upper_bound(outside.begin(), outside.end(), Di) -
+                              outside.begin());
+    pt.inversions = inv;
+    pt.precisionBound = static_cast<double>(N) / (N + inv);
+    pt.recallBound = 1.0 - static_cast<double>(inv) / N;
+    pt.sinkSelected = top.selected(0) && keys[0] == 0;
+
+    // K_N^sink: the bound L_ij of every selected/unselected pair, as in sink_aware_bound.
+    if (e > 0) {
+      aPlus += beta[static_cast<std::size_t>(e)];
+      for (int q = 1; q < n; ++q)
+        if (q != e) mu = std::max(mu, std::abs(C(e, q)));
+    }
+    const bool sinkIn = top.selected(0);
+    const double sigma = sinkIn ? 1.0 : 0.0, ap = aPlus;
+    int count = 0;
+    P.clear();
+    Q.clear();
+    for (int k = 1; k < n; ++k) {
+      const double bk = beta[static_cast<std::size_t>(k)];
+      if (top.selected(k)) {
+        if (!sinkIn) {  // the unselected sink against this selected key
+          const double L = bk * bk + b0 * b0 - 2 * mu * bk * (ap - bk) + 2 * b0 * nuMinus * ap;
+          if (L <= kSlack * (1.0 + bk * bk + b0 * b0)) ++count;
+        }
+        // For two non-sink keys L_ij = P_i + Q_j, and the slack splits the same way.
+        P.push_back(bk * bk - 2 * mu * bk * (ap - bk) - 2 * sigma * b0 * nuPlus * bk -
+                    kSlack * bk * bk);
+      } else {
+        if (sinkIn) {  // the selected sink against this unselected key
+          const double L = b0 * b0 + bk * bk - 2 * b0 * nuPlus * ap + 2 * bk * b0 * nuMinus -
+                           2 * mu * bk * ap;
+          if (L <= kSlack * (1.0 + b0 * b0 + bk * bk)) ++count;
+        }
+        Q.push_back(bk * bk - 2 * mu * bk * ap + 2 * sigma * b0 * nuMinus * bk - kSlack * bk * bk);
+      }
+    }
+    std::sort(Q.begin(), Q.end());
+    pt.sinkAwareCount = count + pairs_at_most(P, Q, kSlack);
+  }
+
+  // The random baseline: each seeded ordering grows one key per step.
+  const int K = std::max(0, p.randomSubsets);
+  std::vector<std::vector<SelectionScores>> random(
+      static_cast<std::size_t>(n), std::vector<SelectionScores>(static_cast<std::size_t>(K)));
+  std::vector<int> ordering;
+  for (int s = 0; s < K; ++s) {
+    random_ordering(n, p.seed, s, n, ordering);
+    GrowingSelection subset(G);
+    for (int N = 1; N <= n; ++N) {
+      subset.add(ordering[static_cast<std::size_t>(N - 1)]);
+      random[static_cast<std::size_t>(N - 1)][static_cast<std::size_t>(s)] = subset.scores();
+    }
+  }
+  for (int N = 1; N <= n; ++N) {
+    ValueSpaceCurvePoint& pt = curve.points[static_cast<std::size_t>(N - 1)];
+    score_stats(random[static_cast<std::size_t>(N - 1)], pt.randomMean, pt.randomStd);
   }
   return curve;
 }

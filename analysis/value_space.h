@@ -15,7 +15,10 @@ struct ValueSpaceParams {
   int topN = 3;             // N; clamped to [1, number of visible keys] (N > T selects every key)
   int query = -1;           // negative: the last position
   int randomSubsets = 64;   // K of the random baseline
-  std::uint64_t seed = 7;   // fixed: the baseline is reproducible
+  // Fixed: the baseline is reproducible. Subset s of size N is the first N keys
+  // of the s-th seeded random ordering of the visible keys, so each is uniform
+  // among the N-subsets and the subsets of one ordering are nested over N.
+  std::uint64_t seed = 7;
   bool projections = true;  // PCA of the contributions (off for curves over N)
 };
 
@@ -88,11 +91,31 @@ struct ValueSpace {
 ValueSpace value_space(const AttentionView& attention, std::span<const float> values, int headDim,
                        const ValueSpaceParams& params = {});
 
-// The scores of the selection for every N from 1 to the number of visible keys
-// (the F_N curve of 004's figures), projections off.
-std::vector<ValueSpace> value_space_curve(const AttentionView& attention,
-                                          std::span<const float> values, int headDim,
-                                          ValueSpaceParams params = {});
+// One point of the F_N curve: what the curve's plots and value_space_curve.csv
+// show for the top-N selection at one N. Equal to the same fields of
+// value_space() at that N (tests/value_space_test.cpp checks it).
+struct ValueSpaceCurvePoint {
+  int topN = 0;
+  SelectionScores scores;
+  SelectionScores randomMean, randomStd;  // over the same seeded subsets value_space() draws
+  int inversions = 0;                     // A_N
+  double precisionBound = 0.0, recallBound = 0.0;
+  int sinkAwareCount = 0;  // K_N^sink
+  bool sinkSelected = false;
+};
+
+struct ValueSpaceCurve {
+  int query = 0;
+  std::vector<ValueSpaceCurvePoint> points;  // N = 1 .. the number of visible keys
+};
+
+// The F_N curve of 004's figures for every N from 1 to the number of visible
+// keys, in one sweep: the selection grows by one key per step, the distances
+// to s_N follow from the Gram matrix of the contributions in O(T) per step,
+// and each random subset grows the same way (its subsets are nested), so a
+// head costs O(K T^2 + T^2 d) rather than O(K T^3 d). `params.topN` is ignored.
+ValueSpaceCurve value_space_curve(const AttentionView& attention, std::span<const float> values,
+                                  int headDim, const ValueSpaceParams& params = {});
 
 // The selection scores of an arbitrary subset (used for the baseline; tests).
 SelectionScores selection_scores(const std::vector<std::vector<double>>& contributions,

@@ -1,31 +1,37 @@
 #include "analysis/weight_spectrum.h"
 
-#include "analysis/attention_matrix.h"
+#include <lapacke.h>
+#include <xxhash.h>
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <numbers>
 #include <numeric>
+#include <sstream>
 #include <stdexcept>
+
+#include "analysis/attention_matrix.h"
+#include "analysis/head_analysis.h"
+#include "analysis/table_io.h"
 
 namespace sinkscope::analysis {
 
-WeightSpectrum weight_spectrum(const std::vector<float>& w, int rows, int cols) {
-  if (rows <= 0 || cols <= 0 ||
-      w.size() != static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols))
-    throw std::invalid_argument("weight_spectrum: weights must be rows x cols");
-  values_require_finite(w, "weight_spectrum");
-  Eigen::MatrixXd W(rows, cols);
-  for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < cols; ++c) W(r, c) = w[static_cast<std::size_t>(r) * cols + c];
-  if (rows < cols) W.transposeInPlace();
+namespace fs = std::filesystem;
+
+WeightSpectrum weight_spectrum_of(std::vector<double> eigenvalues, int rows, int cols) {
   WeightSpectrum s;
-  s.rows = static_cast<int>(W.rows());
-  s.cols = static_cast<int>(W.cols());
-  const Eigen::MatrixXd gram = W.transpose() * W / static_cast<double>(s.rows);
-  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> solver(gram, Eigen::EigenvaluesOnly);
-  for (int i = 0; i < s.cols; ++i) s.eigenvalues.push_back(std::max(0.0, solver.eigenvalues()(i)));
-  s.sigma2 = std::accumulate(s.eigenvalues.begin(), s.eigenvalues.end(), 0.0) / s.cols;
+  s.rows = std::max(rows, cols);
+  s.cols = std::min(rows, cols);
+  for (double& e : eigenvalues) e = std::max(0.0, e);
+  std::sort(eigenvalues.begin(), eigenvalues.end());
+  s.eigenvalues = std::move(eigenvalues);
+  s.sigma2 = s.eigenvalues.empty()
+                 ? 0.0
+                 : std::accumulate(s.eigenvalues.begin(), s.eigenvalues.end(), 0.0) / s.cols;
   s.ratio = static_cast<double>(s.cols) / s.rows;
   s.upperEdge = s.sigma2 * std::pow(1.0 + std::sqrt(s.ratio), 2.0);
   s.lowerEdge = s.sigma2 * std::pow(1.0 - std::sqrt(s.ratio), 2.0);
@@ -33,11 +39,179 @@ WeightSpectrum weight_spectrum(const std::vector<float>& w, int rows, int cols) 
   return s;
 }
 
+WeightSpectrum weight_spectrum(std::span<const float> w, int rows, int cols) {
+  if (rows <= 0 || cols <= 0 ||
+      w.size() != static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols))
+    throw std::invalid_argument("weight_spectrum: weights must be rows x cols");
+  values_require_finite(w, "weight_spectrum");
+  // Row-major rows x cols; the Gram matrix is taken over the longer side so
+  // that it is n x n with n = min(rows, cols).
+  const Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> W(
+      w.data(), rows, cols);
+  const int m = std::max(rows, cols), n = std::min(rows, cols);
+  Eigen::MatrixXf gram(n, n);
+  if (rows >= cols)
+    gram.triangularView<Eigen::Lower>() = W.transpose() * W;
+  else
+    gram.triangularView<Eigen::Lower>() = W * W.transpose();
+  std::vector<float> eig(static_cast<std::size_t>(n));
+  // Column-major lower triangle = what LAPACK reads as 'L'.
+  const lapack_int info =
+      LAPACKE_ssyevd(LAPACK_COL_MAJOR, 'N', 'L', n, gram.data(), n, eig.data());
+  if (info != 0)
+    throw std::runtime_error("weight_spectrum: LAPACK ssyevd failed (info " +
+                             std::to_string(info) + ")");
+  std::vector<double> eigenvalues(eig.size());
+  for (std::size_t k = 0; k < eig.size(); ++k) eigenvalues[k] = static_cast<double>(eig[k]) / m;
+  return weight_spectrum_of(std::move(eigenvalues), rows, cols);
+}
+
 double marchenko_pastur_density(double x, double sigma2, double ratio) {
   const double lo = sigma2 * std::pow(1.0 - std::sqrt(ratio), 2.0),
                hi = sigma2 * std::pow(1.0 + std::sqrt(ratio), 2.0);
   if (x <= lo || x >= hi || x <= 0.0) return 0.0;
   return std::sqrt((hi - x) * (x - lo)) / (2.0 * std::numbers::pi * sigma2 * ratio * x);
+}
+
+// ---- the cache ----
+
+namespace {
+
+constexpr const char* kMagic = "sinkscope-weight-spectra 1";
+constexpr std::uintmax_t kMaxCacheFile = 256ull << 20;  // 256 MB: far above any real model's
+constexpr std::size_t kMaxMatrices = 1u << 16;
+
+std::string env_or_empty(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::string(v) : std::string();
+}
+
+}  // namespace
+
+fs::path WeightSpectraCache::default_folder() {
+  if (const std::string d = env_or_empty("SINKSCOPE_CACHE_DIR"); !d.empty())
+    return fs::path(d) / "weight-spectra";
+  if (const std::string d = env_or_empty("XDG_CACHE_HOME"); !d.empty())
+    return fs::path(d) / "sinkscope" / "weight-spectra";
+  if (const std::string d = env_or_empty("HOME"); !d.empty())
+    return fs::path(d) / ".cache" / "sinkscope" / "weight-spectra";
+  return {};
+}
+
+fs::path WeightSpectraCache::file_of(const std::string& key) const {
+  return folder_.empty() ? fs::path() : folder_ / (key + ".txt");
+}
+
+std::string weight_matrices_key(const std::vector<WeightMatrixView>& matrices) {
+  XXH3_state_t* state = XXH3_createState();
+  if (!state) throw std::bad_alloc();
+  XXH3_128bits_reset(state);
+  // The format's version and the routine are part of the key: a change in
+  // how spectra are computed must not reuse old files.
+  const std::string algorithm = std::string(kMagic) + " ssyevd-float";
+  XXH3_128bits_update(state, algorithm.data(), algorithm.size());
+  for (const WeightMatrixView& m : matrices) {
+    const std::string head = std::to_string(m.layer) + ' ' + m.name + ' ' +
+                             std::to_string(m.rows) + ' ' + std::to_string(m.cols) + '\n';
+    XXH3_128bits_update(state, head.data(), head.size());
+    XXH3_128bits_update(state, m.values.data(), m.values.size_bytes());
+  }
+  const XXH128_hash_t h = XXH3_128bits_digest(state);
+  XXH3_freeState(state);
+  char hex[33];
+  std::snprintf(hex, sizeof hex, "%016llx%016llx", static_cast<unsigned long long>(h.high64),
+                static_cast<unsigned long long>(h.low64));
+  return hex;
+}
+
+std::optional<std::vector<std::vector<double>>> WeightSpectraCache::load(
+    const std::string& key, const std::vector<WeightMatrixView>& matrices) const {
+  const fs::path file = file_of(key);
+  if (file.empty()) return std::nullopt;
+  std::error_code ec;
+  // Only a regular file of bounded size (never a FIFO, device or folder).
+  if (!fs::is_regular_file(fs::symlink_status(file, ec)) || ec) return std::nullopt;
+  const std::uintmax_t size = fs::file_size(file, ec);
+  if (ec || size > kMaxCacheFile) return std::nullopt;
+  std::ifstream in(file, std::ios::binary);
+  std::string text(static_cast<std::size_t>(size), '\0');
+  if (!in.read(text.data(), static_cast<std::streamsize>(size))) return std::nullopt;
+  std::istringstream s(text);
+  std::string line;
+  if (!std::getline(s, line) || line != kMagic) return std::nullopt;
+  std::string word, storedKey;
+  std::size_t count = 0;
+  if (!(s >> word >> storedKey) || word != "key" || storedKey != key) return std::nullopt;
+  if (!(s >> word >> count) || word != "matrices" || count != matrices.size() ||
+      count > kMaxMatrices)
+    return std::nullopt;
+  std::vector<std::vector<double>> out;
+  for (const WeightMatrixView& m : matrices) {
+    int layer = 0, rows = 0, cols = 0;
+    std::size_t n = 0;
+    std::string name;
+    if (!(s >> layer >> name >> rows >> cols >> n) || layer != m.layer || name != m.name ||
+        rows != m.rows || cols != m.cols ||
+        n != static_cast<std::size_t>(std::min(m.rows, m.cols)))
+      return std::nullopt;
+    std::vector<double> eig(n);
+    for (double& e : eig) {
+      if (!(s >> word)) return std::nullopt;
+      char* end = nullptr;
+      e = std::strtod(word.c_str(), &end);  // hexadecimal floats: exact
+      if (end != word.c_str() + word.size() || !std::isfinite(e) || e < 0) return std::nullopt;
+    }
+    out.push_back(std::move(eig));
+  }
+  if (s >> word) return std::nullopt;  // anything after the last matrix
+  return out;
+}
+
+bool WeightSpectraCache::store(const std::string& key,
+                               const std::vector<WeightMatrixView>& matrices,
+                               const std::vector<WeightSpectrum>& spectra) const {
+  const fs::path file = file_of(key);
+  if (file.empty() || spectra.size() != matrices.size()) return false;
+  std::string text = std::string(kMagic) + "\nkey " + key + "\nmatrices " +
+                     std::to_string(matrices.size()) + "\n";
+  char number[64];
+  for (std::size_t i = 0; i < matrices.size(); ++i) {
+    const WeightMatrixView& m = matrices[i];
+    text += std::to_string(m.layer) + ' ' + m.name + ' ' + std::to_string(m.rows) + ' ' +
+            std::to_string(m.cols) + ' ' + std::to_string(spectra[i].eigenvalues.size()) + '\n';
+    for (double e : spectra[i].eigenvalues) {
+      std::snprintf(number, sizeof number, "%a ", e);
+      text += number;
+    }
+    text += '\n';
+  }
+  try {
+    files_write_atomic({{file, text}}, true);
+    return true;
+  } catch (const std::exception&) {
+    return false;  // a read-only or full cache only costs the recomputation
+  }
+}
+
+std::vector<WeightSpectrum> weight_spectra(const std::vector<WeightMatrixView>& matrices,
+                                           const WeightSpectraCache& cache, bool* fromCache) {
+  const std::string key = weight_matrices_key(matrices);
+  if (auto stored = cache.load(key, matrices)) {
+    std::vector<WeightSpectrum> out;
+    for (std::size_t i = 0; i < matrices.size(); ++i)
+      out.push_back(weight_spectrum_of(std::move((*stored)[i]), matrices[i].rows,
+                                       matrices[i].cols));
+    if (fromCache) *fromCache = true;
+    return out;
+  }
+  std::vector<WeightSpectrum> out(matrices.size());
+  parallel_for(static_cast<int>(matrices.size()), [&](int i) {
+    const WeightMatrixView& m = matrices[static_cast<std::size_t>(i)];
+    out[static_cast<std::size_t>(i)] = weight_spectrum(m.values, m.rows, m.cols);
+  });
+  cache.store(key, matrices, out);
+  if (fromCache) *fromCache = false;
+  return out;
 }
 
 }  // namespace sinkscope::analysis

@@ -1,5 +1,9 @@
 #pragma once
 // Weight spectra against the Marchenko-Pastur law (metrics.md section 9).
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
 #include <vector>
 
 namespace sinkscope::analysis {
@@ -14,10 +18,60 @@ struct WeightSpectrum {
   int outliers = 0;                 // eigenvalues above the upper bulk edge
 };
 
-// `weights` is row-major rows x cols.
-WeightSpectrum weight_spectrum(const std::vector<float>& weights, int rows, int cols);
+// `weights` is row-major rows x cols. The Gram matrix and its eigenvalues are
+// computed in float (LAPACK's ssyevd through OpenBLAS): single precision is
+// what the weights carry, and it halves the work.
+WeightSpectrum weight_spectrum(std::span<const float> weights, int rows, int cols);
+
+// The spectrum's fitted quantities from eigenvalues of W^T W / m (any order).
+WeightSpectrum weight_spectrum_of(std::vector<double> eigenvalues, int rows, int cols);
 
 // The Marchenko-Pastur density at x for the given variance and ratio (<= 1).
 double marchenko_pastur_density(double x, double sigma2, double ratio);
+
+// One weight matrix of a model, as a view (models::WeightMatrix holds the values).
+struct WeightMatrixView {
+  int layer = 0;
+  std::string name;  // "q", "k", ...
+  int rows = 0, cols = 0;
+  std::span<const float> values;  // row-major rows x cols
+};
+
+// Weight spectra are model-level work: they do not depend on the text, so they
+// are computed once per set of weights and kept in a cache folder, one file
+// per weights, named by a 128-bit hash (XXH3) of every matrix's name, shape
+// and bytes. A cache file is read as untrusted input (bounded, every value
+// checked); a bad or stale one is recomputed and replaced.
+class WeightSpectraCache {
+ public:
+  // An empty folder: no caching.
+  explicit WeightSpectraCache(std::filesystem::path folder) : folder_(std::move(folder)) {}
+
+  // $SINKSCOPE_CACHE_DIR, else $XDG_CACHE_HOME/sinkscope, else ~/.cache/sinkscope
+  // (with "weight-spectra" below it); empty when none can be named.
+  static std::filesystem::path default_folder();
+
+  const std::filesystem::path& folder() const { return folder_; }
+  std::filesystem::path file_of(const std::string& key) const;
+
+  // The eigenvalues stored for these matrices, when a valid file exists.
+  std::optional<std::vector<std::vector<double>>> load(
+      const std::string& key, const std::vector<WeightMatrixView>& matrices) const;
+  // Writes atomically; a cache that cannot be written is not an error (false).
+  bool store(const std::string& key, const std::vector<WeightMatrixView>& matrices,
+             const std::vector<WeightSpectrum>& spectra) const;
+
+ private:
+  std::filesystem::path folder_;
+};
+
+// The cache key of a set of matrices (hex).
+std::string weight_matrices_key(const std::vector<WeightMatrixView>& matrices);
+
+// Every matrix's spectrum, in order: from the cache when it holds them,
+// otherwise computed on every core (and stored). `fromCache` says which.
+std::vector<WeightSpectrum> weight_spectra(const std::vector<WeightMatrixView>& matrices,
+                                           const WeightSpectraCache& cache,
+                                           bool* fromCache = nullptr);
 
 }  // namespace sinkscope::analysis

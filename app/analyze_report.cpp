@@ -77,6 +77,7 @@ json params_json(const AnalyzeParams& p) {
           {"symmetrise", p.symmetriseByMax ? "max" : "mean"},
           {"thresholds", p.thresholds},
           {"specialised_share", p.specialisedShare},
+          {"weight_spectra", p.weightSpectra},
           {"interventions", intervention}};
 }
 
@@ -337,7 +338,7 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
     // Every head of the layer (and the average, index 0) analysed in parallel;
     // the rows are written in order afterwards.
     std::vector<analysis::HeadAnalysis> results(static_cast<std::size_t>(cap.heads + 1));
-    std::vector<std::vector<analysis::ValueSpace>> nCurves(results.size());
+    std::vector<analysis::ValueSpaceCurve> nCurves(results.size());
     analysis::parallel_for(cap.heads + 1, [&](int k) {
       const int h = k - 1;
       results[static_cast<std::size_t>(k)] = analysis::analyse_head(
@@ -492,11 +493,12 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
                                      opt(vs.sink.intrusion),
                                      opt(vs.sink.invertedShare),
                                      num(vs.sink.alignmentWithSelected)});
-        for (const analysis::ValueSpace& c : nCurves[static_cast<std::size_t>(h + 1)])
+        const analysis::ValueSpaceCurve& curve = nCurves[static_cast<std::size_t>(h + 1)];
+        for (const analysis::ValueSpaceCurvePoint& c : curve.points)
           t.valueSpaceCurve.rows.push_back(
-              {L, head, std::to_string(c.query), std::to_string(c.topN), num(c.scores.precision),
-               num(c.scores.recall), num(c.scores.f), num(c.randomMean.f), num(c.randomStd.f),
-               std::to_string(c.inversions), std::to_string(c.sinkBound.count),
+              {L, head, std::to_string(curve.query), std::to_string(c.topN),
+               num(c.scores.precision), num(c.scores.recall), num(c.scores.f), num(c.randomMean.f),
+               num(c.randomStd.f), std::to_string(c.inversions), std::to_string(c.sinkAwareCount),
                c.sinkSelected ? "1" : "0"});
         headJson["value_space"] = {
             {"precision", vs.scores.precision}, {"recall", vs.scores.recall}, {"f", vs.scores.f}};
@@ -542,13 +544,20 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
 
   t.layerSummary.rows.push_back(summary_row("model", modelHeads));
 
-  // Section 9: weight spectra.
-  for (const auto& w : loaded.model->weightMatrices()) {
-    const analysis::WeightSpectrum s = analysis::weight_spectrum(w.values, w.rows, w.cols);
-    t.weights.rows.push_back({std::to_string(w.layer), w.name, std::to_string(s.rows),
-                              std::to_string(s.cols), num(s.sigma2), num(s.ratio), num(s.upperEdge),
-                              std::to_string(s.outliers),
-                              num(s.eigenvalues.empty() ? 0.0 : s.eigenvalues.back())});
+  // Section 9: weight spectra, once per model (the cache keyed by the weights' hash).
+  if (p.weightSpectra) {
+    const std::vector<models::WeightMatrix> matrices = loaded.model->weightMatrices();
+    std::vector<analysis::WeightMatrixView> views;
+    for (const auto& w : matrices) views.push_back({w.layer, w.name, w.rows, w.cols, w.values});
+    const std::vector<analysis::WeightSpectrum> spectra = analysis::weight_spectra(
+        views, analysis::WeightSpectraCache(analysis::WeightSpectraCache::default_folder()));
+    for (std::size_t i = 0; i < views.size(); ++i) {
+      const analysis::WeightSpectrum& s = spectra[i];
+      t.weights.rows.push_back({std::to_string(views[i].layer), views[i].name,
+                                std::to_string(s.rows), std::to_string(s.cols), num(s.sigma2),
+                                num(s.ratio), num(s.upperEdge), std::to_string(s.outliers),
+                                num(s.eigenvalues.empty() ? 0.0 : s.eigenvalues.back())});
+    }
   }
 
   std::vector<fs::path> written;
@@ -566,10 +575,11 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
       {"sign_flip.csv", &t.signFlip},
       {"effectiveness.csv", &t.effectiveness},
       {"taxonomy.csv", &t.taxonomy},
-      {"weights.csv", &t.weights},
+      {"weights.csv", p.weightSpectra ? &t.weights : nullptr},
       {"value_space.csv", &t.valueSpace},
       {"value_space_curve.csv", &t.valueSpaceCurve}};
   for (const auto& [name, table] : files) {
+    if (!table) continue;  // not asked for
     table->comments = header;
     contents.emplace_back(dir / name, analysis::csv_render(*table));
     written.push_back(dir / name);
@@ -577,7 +587,7 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
   if (!jsonFile.empty()) {
     std::vector<std::pair<std::string, const analysis::CsvTable*>> named;
     for (const auto& [name, table] : files)
-      named.emplace_back(fs::path(name).stem().string(), table);
+      if (table) named.emplace_back(fs::path(name).stem().string(), table);
     json out = output_json("analyze", p, header, named);
     out["model"] = loaded.model->folder().string();
     out["text"] = text;

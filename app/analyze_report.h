@@ -30,6 +30,9 @@ struct AnalyzeParams {
   bool symmetriseByMax = false;
   std::vector<double> thresholds{0.01, 0.05, 0.1, 0.2};
   double specialisedShare = 0.8;  // s of s. 1 (corpus mode)
+  // weights.csv (s. 9). Model-level work: computed once per model and cached
+  // (analysis::WeightSpectraCache); --no-weight-spectra leaves the file out.
+  bool weightSpectra = true;
   // Analyse the intervened trace instead of the plain one (listed in every header).
   models::Intervention intervention;
   // Header lines naming where the numbers came from: the full command, the

@@ -617,18 +617,23 @@ int command_tensors(int argc, char** argv) {
 
 const char* kRandomModelHelp =
     "usage: sinkscope-cli random-model TYPE DIR [--layers N] [--heads N] [--positions N]\n"
-    "                                   [--seed S] [--no-tokenizer]\n"
+    "                                   [--hidden D] [--intermediate I] [--vocab V]\n"
+    "                                   [--weight-std X] [--seed S] [--no-tokenizer]\n"
     "\n"
     "Writes a tiny random-weight model folder of model_type TYPE in the exact Hugging Face\n"
     "layout (config.json, model.safetensors, and a small byte-level tokenizer.json): a\n"
     "fixture for trying SinkScope or testing it. DIR must not exist yet. --heads N (1-64)\n"
     "keeps 8 dimensions per head; --positions N (up to 8192) sets max_position_embeddings,\n"
-    "e.g. to try long inputs.\n";
+    "e.g. to try long inputs. --hidden, --intermediate, --vocab and --weight-std give other\n"
+    "shapes: tests/benchmarks/pipeline_compare.py writes GPT-2 small's (12 x 12, 768, 3072,\n"
+    "50257, 0.02); the tokenizer stays the small one.\n";
 
 int command_random_model(int argc, char** argv) {
   namespace m = sinkscope::models;
   const auto parsed = parse_command(argc, argv, {"help", "no-tokenizer"},
-                                    {"layers", "heads", "positions", "seed"}, kRandomModelHelp);
+                                    {"layers", "heads", "positions", "seed", "hidden",
+                                     "intermediate", "vocab", "weight-std"},
+                                    kRandomModelHelp);
   if (!parsed) return kOk;  // --help was printed
   const Args& args = *parsed;
   if (args.positional.size() != 2) throw UsageError("random-model: give TYPE and DIR");
@@ -648,6 +653,17 @@ int command_random_model(int argc, char** argv) {
     spec.hidden = 8 * spec.heads;
     spec.kv_heads = 0;  // as many as heads: divides any head count
   }
+  if (args.options.count("hidden")) {
+    spec.hidden = parse_int("hidden", args.options.at("hidden"), 1, 16384);
+    if (spec.hidden % spec.heads != 0)
+      throw UsageError("option --hidden: must be a multiple of the number of heads");
+  }
+  if (args.options.count("intermediate"))
+    spec.intermediate = parse_int("intermediate", args.options.at("intermediate"), 1, 65536);
+  if (args.options.count("vocab"))
+    spec.vocab = parse_int("vocab", args.options.at("vocab"), 1, 1 << 20);
+  if (args.options.count("weight-std"))
+    spec.weight_std = parse_real("weight-std", args.options.at("weight-std"), 1e-6, 10.0);
   if (args.options.count("positions"))
     spec.max_positions = parse_int("positions", args.options.at("positions"), 2, 8192);
   if (args.options.count("seed"))
@@ -895,14 +911,16 @@ const char* kAnalyzeHelp =
     "                             [--min-persistence X] [--symmetrise mean|max]\n"
     "                             [--thresholds 0.01,0.05,0.1,0.2]\n"
     "                             [--drop-first] [--remove-sinks] [--ablate L:H,...]\n"
-    "                             [--rope-theta X] [--ntk-scale S]\n"
+    "                             [--rope-theta X] [--ntk-scale S] [--no-weight-spectra]\n"
     "\n"
     "Runs MODEL on TEXT and writes, for every layer and head and the head average, one CSV\n"
     "per metric family of metrics.md: sinks.csv and sink_summary.csv (s. 1), diagnostics.csv,\n"
     "persistence.csv, persistence_summary.csv (bar counts per head) and betti.csv (s. 2),\n"
     "spectra.csv, eigenvalues.csv, sign_flip.csv and effectiveness.csv (s. 3), value_space.csv\n"
     "(s. 6 at query Q, default the last, N = --top-n, with K_N^sink and the sink diagnostics)\n"
-    "and value_space_curve.csv (every N from 1 to T), taxonomy.csv (s. 7), weights.csv (s. 9),\n"
+    "and value_space_curve.csv (every N from 1 to T), taxonomy.csv (s. 7), weights.csv (s. 9:\n"
+    "computed once per model and kept in ~/.cache/sinkscope/weight-spectra, keyed by the\n"
+    "weights' hash; SINKSCOPE_CACHE_DIR moves it; --no-weight-spectra leaves the file out),\n"
     "and layer_summary.csv: per layer and for the model, mean alpha0 and boost, the share of\n"
     "heads with boost >= 3, sink concentration, bar counts and taxonomy class shares.\n"
     "Every file starts with comment lines giving the parameters, the model and the text.\n"
@@ -926,7 +944,7 @@ const char* kAnalyzeHelp =
 int command_analyze(int argc, char** argv) {
   namespace m = sinkscope::models;
   const auto parsed = parse_command(
-      argc, argv, {"help", "force", "drop-first", "remove-sinks"},
+      argc, argv, {"help", "force", "drop-first", "remove-sinks", "no-weight-spectra"},
       {"text", "sentences", "out", "json", "percentile", "gamma", "eps", "top-n", "ablate",
        "rope-theta", "ntk-scale", "min-persistence", "symmetrise", "thresholds",
        "specialised-share", "query", "random-subsets", "seed", "sink-mode", "sink-denominator"},
@@ -983,6 +1001,7 @@ int command_analyze(int argc, char** argv) {
     }
   }
   if (args.options.count("specialised-share")) p.specialisedShare = real("specialised-share", 0, 1);
+  p.weightSpectra = args.options.count("no-weight-spectra") == 0;
   p.intervention.dropFirstToken = args.options.count("drop-first") > 0;
   if (args.options.count("remove-sinks")) {
     sinkscope::models::SinkRemoval removal;

@@ -15,6 +15,8 @@ PACKAGES=(
   libeigen3-dev libboost-graph-dev nlohmann-json3-dev libpcre2-dev libicu-dev
   # NPZ exports (CRC-32 of the zip members); SHA-256 of model files in headers
   zlib1g-dev libssl-dev
+  # weight spectra: LAPACK eigenvalues (OpenBLAS's at run time), xxHash cache keys
+  liblapacke-dev libxxhash-dev
   # the training corpus (WordNet glosses and examples)
   wordnet-base
   # tests and benchmarks; numpy reads our NPZ files in the export tests

@@ -146,8 +146,9 @@ class Trace {
 struct WeightMatrix {
   std::string name;  // "q", "k", "v", "o", "gate", "up", "down"
   int layer = 0;
-  int rows = 0, cols = 0;     // nn.Linear layout [out, in]
-  std::vector<float> values;  // row-major
+  int rows = 0, cols = 0;         // nn.Linear layout [out, in]
+  std::span<const float> values;  // row-major; valid while the Model lives
+  std::vector<float> converted;   // the values' storage when the weights are not F32
 };
 
 class Model {

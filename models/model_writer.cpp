@@ -179,7 +179,8 @@ RandomModelSpec random_model_spec_for(const std::string& t) {
 
 void model_folder_write_random(const fs::path& folder, const RandomModelSpec& given) {
   RandomModelSpec s = given;
-  if (s.with_tokenizer) s.vocab = random_tokenizer_vocab_size();
+  // The tokenizer's ids must fit; a larger vocabulary (a benchmark's GPT-2 shape) is kept.
+  if (s.with_tokenizer) s.vocab = std::max(s.vocab, random_tokenizer_vocab_size());
   const std::string& t = s.model_type;
   const std::int64_t D = s.hidden, I = s.intermediate, V = s.vocab, P = s.max_positions;
   const std::int64_t H = s.heads, KV = s.kv_heads ? s.kv_heads : s.heads;

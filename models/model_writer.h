@@ -32,7 +32,7 @@ struct RandomModelSpec {
   double rotary_fraction = 0.5;
   bool llama3_rope_scaling = false;
   // Also write a small byte-level BPE tokenizer.json (and tokenizer_config.json);
-  // the vocabulary size then becomes the tokenizer's.
+  // the vocabulary grows to the tokenizer's when it is smaller.
   bool with_tokenizer = false;
   // Trainer: this tokenizer.json instead of the tiny one (vocab must match);
   // the Llama layout's position encoding (rope, learned, alibi, none); more

@@ -96,6 +96,11 @@ TEST(GraphStatistics, GiniAndPearson) {
   EXPECT_TRUE(std::isnan(pearson({1}, {2})));
 }
 
+#include <unistd.h>
+
+#include <Eigen/Dense>
+#include <filesystem>
+#include <fstream>
 #include <random>
 
 #include "analysis/taxonomy.h"
@@ -169,6 +174,98 @@ TEST(WeightSpectrum, RandomMatrixStaysInsideTheMarchenkoPasturBulk) {
   EXPECT_NEAR(integral, 1.0, 1e-3);
   // A wide matrix is transposed first.
   EXPECT_EQ(weight_spectrum(std::vector<float>(6, 1.0f), 2, 3).rows, 3);
+}
+
+TEST(WeightSpectrum, EqualsADoublePrecisionReference) {
+  // LAPACK in float against Eigen's self-adjoint solver in double on W^T W / m
+  // (a tall and a wide matrix, a planted spike): the same eigenvalues to
+  // single precision relative to the largest.
+  std::mt19937 rng(21);
+  std::normal_distribution<float> g(0.0f, 0.3f);
+  for (auto [m, n] : {std::pair{300, 120}, std::pair{90, 250}}) {
+    std::vector<float> w(static_cast<std::size_t>(m * n));
+    for (auto& x : w) x = g(rng);
+    for (int c = 0; c < n; ++c) w[static_cast<std::size_t>(c)] += 3.0f;  // a spike in row 0
+    Eigen::MatrixXd W(m, n);
+    for (int r = 0; r < m; ++r)
+      for (int c = 0; c < n; ++c) W(r, c) = w[static_cast<std::size_t>(r * n + c)];
+    if (m < n) W.transposeInPlace();
+    const Eigen::MatrixXd gram = W.transpose() * W / static_cast<double>(W.rows());
+    const Eigen::VectorXd ref =
+        Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(gram, Eigen::EigenvaluesOnly).eigenvalues();
+    const WeightSpectrum s = weight_spectrum(w, m, n);
+    ASSERT_EQ(s.eigenvalues.size(), static_cast<std::size_t>(ref.size()));
+    EXPECT_EQ(s.rows, std::max(m, n));
+    EXPECT_EQ(s.cols, std::min(m, n));
+    for (Eigen::Index k = 0; k < ref.size(); ++k)
+      EXPECT_NEAR(s.eigenvalues[static_cast<std::size_t>(k)], std::max(0.0, ref(k)),
+                  2e-5 * ref(ref.size() - 1))
+          << "eigenvalue " << k << " of " << m << " x " << n;
+    EXPECT_GE(s.outliers, 1);
+  }
+}
+
+TEST(WeightSpectrum, CacheReturnsTheSameSpectraAndRejectsBadFiles) {
+  namespace fs = std::filesystem;
+  const fs::path folder = fs::temp_directory_path() / ("sinkscope-ws-" + std::to_string(::getpid()));
+  fs::remove_all(folder);
+  std::mt19937 rng(4);
+  std::normal_distribution<float> g(0.0f, 1.0f);
+  std::vector<std::vector<float>> data;
+  for (int k = 0; k < 3; ++k) {
+    data.emplace_back(static_cast<std::size_t>(40 * 24));
+    for (auto& x : data.back()) x = g(rng);
+  }
+  const std::vector<WeightMatrixView> views{
+      {0, "q", 40, 24, data[0]}, {0, "up", 24, 40, data[1]}, {1, "q", 40, 24, data[2]}};
+  const WeightSpectraCache cache(folder);
+  bool fromCache = true;
+  const auto fresh = weight_spectra(views, cache, &fromCache);
+  EXPECT_FALSE(fromCache);
+  const fs::path file = cache.file_of(weight_matrices_key(views));
+  ASSERT_TRUE(fs::is_regular_file(file));
+  const auto cached = weight_spectra(views, cache, &fromCache);
+  EXPECT_TRUE(fromCache);
+  ASSERT_EQ(cached.size(), fresh.size());
+  for (std::size_t i = 0; i < fresh.size(); ++i) {
+    EXPECT_EQ(cached[i].eigenvalues, fresh[i].eigenvalues) << "bit for bit";
+    EXPECT_EQ(cached[i].sigma2, fresh[i].sigma2);
+    EXPECT_EQ(cached[i].outliers, fresh[i].outliers);
+    EXPECT_EQ(weight_spectrum(data[i], views[i].rows, views[i].cols).eigenvalues,
+              fresh[i].eigenvalues);
+  }
+  // Other weights, another key.
+  std::vector<float> changed = data[2];
+  changed[5] += 1e-3f;
+  std::vector<WeightMatrixView> other = views;
+  other[2].values = changed;
+  EXPECT_NE(weight_matrices_key(other), weight_matrices_key(views));
+  // A damaged file (cut short, garbage, a negative or non-finite value, another
+  // key) is never believed: the spectra are recomputed and the file replaced.
+  std::string good;
+  {
+    std::ifstream in(file);
+    good.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const std::string negative = [&] {
+    std::string s = good;
+    const auto at = s.rfind(' ', s.size() - 3);
+    return s.substr(0, at + 1) + "-0x1p+0 \n";
+  }();
+  for (const std::string& bad : {good.substr(0, good.size() / 2), std::string("garbage\n"),
+                                 negative, good + "trailing", std::string(),
+                                 std::string("sinkscope-weight-spectra 1\nkey 00\nmatrices 3\n")}) {
+    std::ofstream(file, std::ios::trunc) << bad;
+    const auto again = weight_spectra(views, cache, &fromCache);
+    EXPECT_FALSE(fromCache) << bad.substr(0, 60);
+    for (std::size_t i = 0; i < fresh.size(); ++i)
+      EXPECT_EQ(again[i].eigenvalues, fresh[i].eigenvalues);
+  }
+  // A cache folder that cannot be written costs only the recomputation.
+  const WeightSpectraCache blocked(file / "not-a-folder");
+  EXPECT_EQ(weight_spectra(views, blocked, &fromCache)[0].eigenvalues, fresh[0].eigenvalues);
+  EXPECT_FALSE(fromCache);
+  fs::remove_all(folder);
 }
 
 #include "analysis/frames.h"

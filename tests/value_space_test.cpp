@@ -163,13 +163,11 @@ TEST(ValueSpace, CurveCoversEveryN) {
   std::vector<float> v(18);
   for (std::size_t k = 0; k < v.size(); ++k) v[k] = std::cos(static_cast<float>(k));
   const auto curve = value_space_curve(a.view(), v, 3, {1, 3, 16, 7});
-  ASSERT_EQ(curve.size(), 4u);  // query 3 sees keys 0..3
-  for (int N = 1; N <= 4; ++N) {
-    EXPECT_EQ(curve[static_cast<std::size_t>(N - 1)].topN, N);
-    EXPECT_TRUE(curve[static_cast<std::size_t>(N - 1)].pca2.empty());
-  }
+  EXPECT_EQ(curve.query, 3);
+  ASSERT_EQ(curve.points.size(), 4u);  // query 3 sees keys 0..3
+  for (int N = 1; N <= 4; ++N) EXPECT_EQ(curve.points[static_cast<std::size_t>(N - 1)].topN, N);
   // Selecting every key: recall and precision are 1.
-  EXPECT_DOUBLE_EQ(curve.back().scores.f, 1.0);
+  EXPECT_DOUBLE_EQ(curve.points.back().scores.f, 1.0);
   // N beyond the visible keys selects them all.
   EXPECT_EQ(value_space(a.view(), v, 3, {50, 3, 4, 7}).topN, 4);
 }
@@ -194,4 +192,117 @@ TEST(ValueSpace, RandomBaselineIsSeeded) {
   EXPECT_GE(x.randomStd.f, 0.0);
   const ValueSpace z = value_space(a.view(), v, 3, {3, -1, 64, 8});
   EXPECT_TRUE(z.randomMean.f != x.randomMean.f || z.randomStd.f != x.randomStd.f);
+}
+
+namespace {
+
+// A random causal map (a first-token sink in half of them) and random values,
+// some near-parallel: the instances of the bound test above.
+struct RandomHead {
+  AttentionMatrix a;
+  std::vector<float> v;
+  int d = 0;
+};
+
+RandomHead random_head(std::mt19937& rng, int T, int d) {
+  std::normal_distribution<float> g(0.0f, 1.0f);
+  RandomHead h{{std::vector<float>(static_cast<std::size_t>(T * T), 0.0f), T, true}, {}, d};
+  const float sinkLogit = (rng() % 2) ? 4.0f : 0.0f;
+  for (int i = 0; i < T; ++i) {
+    float z = 0;
+    for (int j = 0; j <= i; ++j)
+      z += (h.a.weights[static_cast<std::size_t>(i * T + j)] =
+                std::exp(2.0f * g(rng) + (j == 0 ? sinkLogit : 0.0f)));
+    for (int j = 0; j <= i; ++j) h.a.weights[static_cast<std::size_t>(i * T + j)] /= z;
+  }
+  const bool parallel = rng() % 3 == 0;
+  std::vector<float> common(static_cast<std::size_t>(d));
+  for (auto& x : common) x = g(rng);
+  h.v.resize(static_cast<std::size_t>(T * d));
+  for (int j = 0; j < T; ++j)
+    for (int c = 0; c < d; ++c)
+      h.v[static_cast<std::size_t>(j * d + c)] =
+          (parallel ? common[static_cast<std::size_t>(c)] + 0.1f * g(rng) : g(rng)) *
+          (j == 0 && sinkLogit > 0 ? 0.2f : 1.0f);
+  return h;
+}
+
+}  // namespace
+
+TEST(ValueSpace, CurveEqualsTheDirectComputationAtEveryN) {
+  // The one-sweep curve against value_space() at each N, which computes every
+  // distance, inversion, bound and random subset from scratch (the O(T^3)
+  // implementation the curve replaced): the same counts and scores.
+  std::mt19937 rng(5);
+  int points = 0, withInversions = 0, withSinkCount = 0;
+  for (int instance = 0; instance < 300; ++instance) {
+    const int T = 1 + static_cast<int>(rng() % 40), d = 1 + static_cast<int>(rng() % 12);
+    const RandomHead h = random_head(rng, T, d);
+    const int query = static_cast<int>(rng() % static_cast<unsigned>(T));
+    const ValueSpaceParams params{1, query, 8, 3 + static_cast<std::uint64_t>(instance), false};
+    const ValueSpaceCurve curve = value_space_curve(h.a.view(), h.v, d, params);
+    ASSERT_EQ(curve.query, query);
+    ASSERT_EQ(curve.points.size(), static_cast<std::size_t>(query + 1));
+    for (const ValueSpaceCurvePoint& c : curve.points) {
+      ValueSpaceParams at = params;
+      at.topN = c.topN;
+      const ValueSpace s = value_space(h.a.view(), h.v, d, at);
+      const std::string what =
+          "instance " + std::to_string(instance) + ", N = " + std::to_string(c.topN);
+      ASSERT_EQ(c.scores.precision, s.scores.precision) << what;
+      ASSERT_EQ(c.scores.recall, s.scores.recall) << what;
+      ASSERT_EQ(c.scores.f, s.scores.f) << what;
+      ASSERT_EQ(c.inversions, s.inversions) << what;
+      ASSERT_EQ(c.precisionBound, s.precisionBound) << what;
+      ASSERT_EQ(c.recallBound, s.recallBound) << what;
+      ASSERT_EQ(c.sinkAwareCount, s.sinkBound.count) << what;
+      ASSERT_EQ(c.sinkSelected, s.sinkSelected) << what;
+      for (auto [x, y] : {std::pair{c.randomMean.precision, s.randomMean.precision},
+                          {c.randomMean.recall, s.randomMean.recall},
+                          {c.randomMean.f, s.randomMean.f},
+                          {c.randomStd.precision, s.randomStd.precision},
+                          {c.randomStd.recall, s.randomStd.recall},
+                          {c.randomStd.f, s.randomStd.f}})
+        ASSERT_NEAR(x, y, 1e-12) << what;
+      ++points;
+      withInversions += c.inversions > 0;
+      withSinkCount += c.sinkAwareCount > 0;
+    }
+  }
+  EXPECT_GT(points, 3000);
+  EXPECT_GT(withInversions, 300);
+  EXPECT_GT(withSinkCount, 300);
+}
+
+TEST(ValueSpace, RandomBaselineDrawsUniformSubsets) {
+  // Eight keys, N = 3: the baseline's mean F over many seeded subsets against
+  // the exact mean over all 56 subsets (selection_scores of each), within five
+  // standard errors; the curve's subsets at N = 3 are the same draws.
+  std::mt19937 rng(9);
+  const RandomHead h = random_head(rng, 8, 4);
+  const int n = 8, N = 3, K = 6000;
+  std::vector<std::vector<double>> y(n, std::vector<double>(4));
+  for (int j = 0; j < n; ++j)
+    for (int c = 0; c < 4; ++c)
+      y[static_cast<std::size_t>(j)][static_cast<std::size_t>(c)] =
+          static_cast<double>(h.a.weights[static_cast<std::size_t>(7 * n + j)]) *
+          h.v[static_cast<std::size_t>(j * 4 + c)];
+  double sum = 0, sum2 = 0;
+  int subsets = 0;
+  for (int mask = 0; mask < (1 << n); ++mask) {
+    if (__builtin_popcount(static_cast<unsigned>(mask)) != N) continue;
+    std::vector<bool> in(n);
+    for (int j = 0; j < n; ++j) in[static_cast<std::size_t>(j)] = (mask >> j) & 1;
+    const double f = selection_scores(y, in).f;
+    sum += f;
+    sum2 += f * f;
+    ++subsets;
+  }
+  ASSERT_EQ(subsets, 56);
+  const double mean = sum / subsets, sd = std::sqrt(sum2 / subsets - mean * mean);
+  const ValueSpace s = value_space(h.a.view(), h.v, 4, {N, 7, K, 7, false});
+  EXPECT_NEAR(s.randomMean.f, mean, 5 * sd / std::sqrt(K) + 1e-12);
+  EXPECT_NEAR(s.randomStd.f, sd, 0.05 * sd + 1e-12);
+  const ValueSpaceCurve curve = value_space_curve(h.a.view(), h.v, 4, {N, 7, K, 7, false});
+  EXPECT_NEAR(curve.points[N - 1].randomMean.f, s.randomMean.f, 1e-12);
 }

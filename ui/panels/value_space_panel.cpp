@@ -138,7 +138,7 @@ void ValueSpacePanel::drawValueSpace() {
 
   analysis::ValueSpaceParams cp = p;
   cp.randomSubsets = 16;  // the curve's baseline: fewer subsets, every N
-  const auto curvePoints = in_.deferred->get<std::vector<analysis::ValueSpace>>(
+  const auto curvePoints = in_.deferred->get<analysis::ValueSpaceCurve>(
       QStringLiteral("F_N curve of layer %1, %2, query %3")
           .arg(layer)
           .arg(head_name(head))
@@ -155,7 +155,7 @@ void ValueSpacePanel::drawValueSpace() {
   const auto& points = *curvePoints;
   render::LineSeries f{tr("F_N (top-N)"), {}, {}}, pr{tr("precision"), {}, {}},
       rc{tr("recall"), {}, {}}, random{tr("F_N of random N-subsets (mean)"), {}, {}, true};
-  for (const auto& v : points) {
+  for (const auto& v : points.points) {
     for (auto* s : {&f, &pr, &rc, &random}) s->x.push_back(v.topN);
     f.y.push_back(v.scores.f);
     pr.y.push_back(v.scores.precision);
