@@ -123,13 +123,27 @@ SinkAwareBound sink_aware_bound(const std::vector<int>& keys, const std::vector<
 
 namespace {
 
+// SplitMix64 (Steele, Lea and Flood 2014): a generator that is cheap to seed,
+// one per subset, with good statistical quality for shuffling.
+class SplitMix64 {
+ public:
+  explicit SplitMix64(std::uint64_t state) : state_(state) {}
+  std::uint64_t operator()() {
+    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+
+ private:
+  std::uint64_t state_;
+};
+
 // Subset s of the random baseline: the first `length` keys of the s-th seeded
 // ordering of n keys (a Fisher-Yates shuffle with its own generator, so every
 // subset is uniform and the prefixes of one ordering are nested over N).
 void random_ordering(int n, std::uint64_t seed, int s, int length, std::vector<int>& order) {
-  std::seed_seq seq{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
-                    static_cast<std::uint32_t>(s)};
-  std::mt19937_64 rng(seq);
+  SplitMix64 rng(SplitMix64(seed)() ^ (0xd1b54a32d192ed03ull * (static_cast<std::uint64_t>(s) + 1)));
   order.resize(static_cast<std::size_t>(n));
   std::iota(order.begin(), order.end(), 0);
   for (int k = 0; k < std::min(length, n - 1); ++k)
@@ -214,6 +228,67 @@ SelectionScores selection_scores(const std::vector<std::vector<double>>& y,
   return scores_of(inClosed, selectedInClosed, selectedInOpen, N);
 }
 
+namespace {
+
+// The growing selection of one sweep: s = the sum of the selected
+// contributions, kept as its dot products with every contribution (from the
+// Gram matrix G) and its squared norm, so D_j = G_jj - 2 (y_j . s) + ||s||^2
+// costs O(1) per key after each step.
+class GrowingSelection {
+ public:
+  explicit GrowingSelection(const Eigen::MatrixXd& gram)
+      : G_(gram),
+        dot_(static_cast<std::size_t>(gram.rows()), 0.0),
+        in_(static_cast<std::size_t>(gram.rows()), 0),
+        D_(static_cast<std::size_t>(gram.rows()), 0.0) {}
+
+  void add(int e) {
+    const double se = dot_[static_cast<std::size_t>(e)];
+    const double* column = G_.col(e).data();
+    for (std::size_t j = 0; j < dot_.size(); ++j) dot_[j] += column[j];
+    ss_ += 2 * se + G_(e, e);
+    in_[static_cast<std::size_t>(e)] = 1;
+    ++size_;
+  }
+
+  // Fills the distances and returns the selection's scores (as selection_scores()).
+  SelectionScores scores() {
+    const std::size_t n = dot_.size();
+    double dMax = 0.0, dMin = std::numeric_limits<double>::infinity();
+    for (std::size_t j = 0; j < n; ++j) {
+      const auto jj = static_cast<Eigen::Index>(j);
+      const double D = G_(jj, jj) - 2 * dot_[j] + ss_;
+      D_[j] = D;
+      if (in_[j])
+        dMax = std::max(dMax, D);
+      else
+        dMin = std::min(dMin, D);
+    }
+    int inClosed = 0, selectedInClosed = 0, selectedInOpen = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+      if (D_[j] <= dMax) {
+        ++inClosed;
+        selectedInClosed += in_[j];
+      }
+      if (in_[j] && D_[j] < dMin) ++selectedInOpen;
+    }
+    return scores_of(inClosed, selectedInClosed, selectedInOpen, size_);
+  }
+
+  const std::vector<double>& distances() const { return D_; }
+  bool selected(int j) const { return in_[static_cast<std::size_t>(j)] != 0; }
+
+ private:
+  const Eigen::MatrixXd& G_;
+  std::vector<double> dot_;
+  std::vector<char> in_;
+  std::vector<double> D_;
+  double ss_ = 0.0;
+  int size_ = 0;
+};
+
+}  // namespace
+
 ValueSpace value_space(const AttentionView& a, std::span<const float> values, int headDim,
                        const ValueSpaceParams& p) {
   ValueSpace r;
@@ -276,17 +351,24 @@ ValueSpace value_space(const AttentionView& a, std::span<const float> values, in
   r.precisionBound = static_cast<double>(r.topN) / (r.topN + r.inversions);
   r.recallBound = 1.0 - static_cast<double>(r.inversions) / r.topN;
 
-  // Random baseline: K seeded subsets of size N.
-  std::vector<SelectionScores> random;
-  std::vector<int> idx;
-  for (int s = 0; s < p.randomSubsets; ++s) {
-    random_ordering(n, p.seed, s, r.topN, idx);
-    std::vector<bool> subset(static_cast<std::size_t>(n), false);
-    for (int k = 0; k < r.topN; ++k)
-      subset[static_cast<std::size_t>(idx[static_cast<std::size_t>(k)])] = true;
-    random.push_back(selection_scores(y, subset));
+  // Random baseline: K seeded subsets of size N, grown as the F_N curve grows
+  // them (value_space_curve), so both give the same numbers.
+  if (p.randomSubsets > 0) {
+    Eigen::MatrixXd Y(n, headDim);
+    for (int k = 0; k < n; ++k)
+      for (int c = 0; c < headDim; ++c)
+        Y(k, c) = y[static_cast<std::size_t>(k)][static_cast<std::size_t>(c)];
+    const Eigen::MatrixXd G = Y * Y.transpose();
+    std::vector<SelectionScores> random;
+    std::vector<int> idx;
+    for (int s = 0; s < p.randomSubsets; ++s) {
+      random_ordering(n, p.seed, s, r.topN, idx);
+      GrowingSelection subset(G);
+      for (int k = 0; k < r.topN; ++k) subset.add(idx[static_cast<std::size_t>(k)]);
+      random.push_back(subset.scores());
+    }
+    score_stats(random, r.randomMean, r.randomStd);
   }
-  score_stats(random, r.randomMean, r.randomStd);
 
   // Sink geometry on the value vectors.
   std::vector<double> norms;
@@ -402,63 +484,6 @@ ValueSpace value_space(const AttentionView& a, std::span<const float> values, in
 }
 
 namespace {
-
-// The growing selection of one sweep: s = the sum of the selected
-// contributions, kept as its dot products with every contribution (from the
-// Gram matrix G) and its squared norm, so D_j = G_jj - 2 (y_j . s) + ||s||^2
-// costs O(1) per key after each step.
-class GrowingSelection {
- public:
-  explicit GrowingSelection(const Eigen::MatrixXd& gram)
-      : G_(gram),
-        dot_(static_cast<std::size_t>(gram.rows()), 0.0),
-        in_(static_cast<std::size_t>(gram.rows()), 0),
-        D_(static_cast<std::size_t>(gram.rows()), 0.0) {}
-
-  void add(int e) {
-    const double se = dot_[static_cast<std::size_t>(e)];
-    const double* column = G_.col(e).data();
-    for (std::size_t j = 0; j < dot_.size(); ++j) dot_[j] += column[j];
-    ss_ += 2 * se + G_(e, e);
-    in_[static_cast<std::size_t>(e)] = 1;
-    ++size_;
-  }
-
-  // Fills the distances and returns the selection's scores (as selection_scores()).
-  SelectionScores scores() {
-    const std::size_t n = dot_.size();
-    double dMax = 0.0, dMin = std::numeric_limits<double>::infinity();
-    for (std::size_t j = 0; j < n; ++j) {
-      const auto jj = static_cast<Eigen::Index>(j);
-      const double D = G_(jj, jj) - 2 * dot_[j] + ss_;
-      D_[j] = D;
-      if (in_[j])
-        dMax = std::max(dMax, D);
-      else
-        dMin = std::min(dMin, D);
-    }
-    int inClosed = 0, selectedInClosed = 0, selectedInOpen = 0;
-    for (std::size_t j = 0; j < n; ++j) {
-      if (D_[j] <= dMax) {
-        ++inClosed;
-        selectedInClosed += in_[j];
-      }
-      if (in_[j] && D_[j] < dMin) ++selectedInOpen;
-    }
-    return scores_of(inClosed, selectedInClosed, selectedInOpen, size_);
-  }
-
-  const std::vector<double>& distances() const { return D_; }
-  bool selected(int j) const { return in_[static_cast<std::size_t>(j)] != 0; }
-
- private:
-  const Eigen::MatrixXd& G_;
-  std::vector<double> dot_;
-  std::vector<char> in_;
-  std::vector<double> D_;
-  double ss_ = 0.0;
-  int size_ = 0;
-};
 
 // The number of pairs (a, b), a from `left` and b from the ascending `right`, with a + b <= limit.
 int pairs_at_most(const std::vector<double>& left, const std::vector<double>& sortedRight,

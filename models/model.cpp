@@ -548,8 +548,10 @@ void finish_run(const std::shared_ptr<Model::Impl>& impl, Trace& trace, at::Tens
       throw RunCancelled();
   }
   if (options.capture) TraceBuilder::residual(trace, c.num_layers) = to_vector(x);
-  const at::Tensor logits = output_logits(*impl, x);
-  if (logits.defined()) TraceBuilder::logits(trace) = to_vector(logits);
+  if (options.logits) {
+    const at::Tensor logits = output_logits(*impl, x);
+    if (logits.defined()) TraceBuilder::logits(trace) = to_vector(logits);
+  }
   if (options.capture)
     TraceBuilder::setRecomputer(trace, std::make_shared<Recomputer>(impl, options));
   if (progress) progress(1.0);

@@ -84,6 +84,10 @@ struct RunOptions {
   // false: a plain forward pass that keeps nothing but the logits (the
   // benchmark's reference point; layer() is then unavailable).
   bool capture = true;
+  // false: no output head (final norm and the vocabulary projection, a third
+  // of a GPT-2-small pass at 64 tokens) for callers that read only the
+  // attention; logits() is then empty.
+  bool logits = true;
 };
 
 // One layer's attention, as computed in the forward pass.

@@ -333,3 +333,30 @@ TEST(GraphLayout, ForceLayoutOfAStarPutsTheHubInTheMiddleAndIsSeeded) {
   EXPECT_LT(hub, 0.5 * leaves) << "the sink sits at the centre of its star";
   EXPECT_EQ(graph_layout_force(m.view(), {0.1, 200, 3}), a) << "the same seed, the same figure";
 }
+
+TEST(GraphSpectrum, LongInputsEigenvaluesEqualTheEigenvectorPath) {
+  // From 256 tokens the eigenvalues-only path is LAPACK's dsyevd; the path
+  // with eigenvectors is Eigen's solver: the same spectrum, both Laplacians.
+  std::mt19937 rng(8);
+  std::exponential_distribution<float> e(1.0f);
+  const int T = 300;
+  AttentionMatrix a{std::vector<float>(static_cast<std::size_t>(T * T), 0.0f), T, true};
+  for (int i = 0; i < T; ++i) {
+    float z = 0;
+    for (int j = 0; j <= i; ++j)
+      z += (a.weights[static_cast<std::size_t>(i * T + j)] =
+                std::pow(e(rng), 3.0f) + (j == 0 ? 5.0f : 0.0f));
+    for (int j = 0; j <= i; ++j) a.weights[static_cast<std::size_t>(i * T + j)] /= z;
+  }
+  for (bool normalised : {false, true})
+    for (double t : {0.01, 0.05}) {
+      const GraphSpectrum fast = graph_spectrum(a.view(), {t, normalised, false});
+      const GraphSpectrum ref = graph_spectrum(a.view(), {t, normalised, true});
+      ASSERT_EQ(fast.eigenvalues.size(), ref.eigenvalues.size());
+      for (std::size_t k = 0; k < ref.eigenvalues.size(); ++k)
+        ASSERT_NEAR(fast.eigenvalues[k], ref.eigenvalues[k], 1e-9 * (1.0 + ref.eigenvalues.back()))
+            << "eigenvalue " << k << ", threshold " << t << (normalised ? ", normalised" : "");
+      EXPECT_NEAR(fast.fiedlerValue, ref.fiedlerValue, 1e-9);
+      EXPECT_GT(ref.eigenvalues.back(), 0.0);
+    }
+}

@@ -324,6 +324,15 @@ TEST_P(EveryArchitecture, OverBudgetLayersAreRecomputedOnDemand) {
   for (std::size_t i = 0; i < a.attention.size(); ++i)
     EXPECT_NEAR(a.attention[i], b.attention[i], 1e-6);
   EXPECT_EQ(lean.logits(), full.logits());
+  // Without the output head: no logits, the same attention and residuals.
+  RunOptions attentionOnly;
+  attentionOnly.logits = false;
+  const Trace headless = model->run(ids, attentionOnly);
+  EXPECT_TRUE(headless.logits().empty());
+  EXPECT_FALSE(full.logits().empty());
+  EXPECT_EQ(headless.layer(1).attention, full.layer(1).attention);
+  const auto r = headless.residual(headless.layers()), s = full.residual(full.layers());
+  EXPECT_TRUE(std::equal(r.begin(), r.end(), s.begin(), s.end()));
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, EveryArchitecture,

@@ -106,7 +106,11 @@ void BM_Section(benchmark::State& state) {
         benchmark::DoNotOptimize(persistence_rips(attention_distances(a), T));
         break;
       case 3:
-        for (double t : kDefaultGraphThresholds) benchmark::DoNotOptimize(graph_spectrum(a, {t}));
+        // As analyse_head: both Laplacians, eigenvalues only.
+        for (double t : kDefaultGraphThresholds) {
+          benchmark::DoNotOptimize(graph_spectrum(a, {t, false, false}));
+          benchmark::DoNotOptimize(graph_spectrum(a, {t, true, false}));
+        }
         break;
       case 6:
         benchmark::DoNotOptimize(value_space(a, m.values[7], kHeadDim));
