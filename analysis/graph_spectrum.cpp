@@ -1,7 +1,5 @@
 #include "analysis/graph_spectrum.h"
 
-#include <lapacke.h>
-
 #include <Eigen/Dense>
 #include <algorithm>
 #include <boost/graph/adjacency_list.hpp>
@@ -88,30 +86,15 @@ GraphSpectrum graph_spectrum(const AttentionView& a, const GraphSpectrumParams& 
       for (int j = 0; j < n; ++j)
         L(i, j) = (i == j && degree(i) > 0 ? 1.0 : 0.0) - inv(i) * W(i, j) * inv(j);
   }
-  // Eigenvalues only of a long input: LAPACK's dsyevd (blocked Householder
-  // tridiagonalisation through OpenBLAS, then dsterf's root-free QR), 1.7x
-  // Eigen's solver at 1024 tokens; below 256 Eigen's is as fast or faster
-  // (measured: docs/performance.md).
-  constexpr int kLapackFrom = 256;
-  const bool lapack = !params.vectors && n >= kLapackFrom;
-  if (lapack) {  // L is column-major
-    std::vector<double> values(static_cast<std::size_t>(n));
-    const lapack_int info =
-        LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'N', 'L', n, L.data(), n, values.data());
-    if (info != 0)
-      throw std::runtime_error("graph_spectrum: LAPACK dsyevd failed (info " +
-                               std::to_string(info) + ")");
-    for (double v : values) g.eigenvalues.push_back(std::abs(v) < 1e-12 ? 0.0 : v);
-  }
-  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> solver =
-      lapack ? Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>()
-             : Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(
-                   L, params.vectors ? Eigen::ComputeEigenvectors : Eigen::EigenvaluesOnly);
-  if (!lapack) {
-    const Eigen::VectorXd values = solver.eigenvalues();  // ascending
-    for (int i = 0; i < n; ++i)
-      g.eigenvalues.push_back(std::abs(values(i)) < 1e-12 ? 0.0 : values(i));
-  }
+  // Eigen's solver, eigenvalues only where only they are shown. LAPACK's
+  // dsyevd was tried (docs/performance.md): no faster at 64 tokens, 1.7x at
+  // 1024 alone, but 4x slower inside analyze, where OpenBLAS's threads fight
+  // the per-head workers for the two cores.
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> solver(
+      L, params.vectors ? Eigen::ComputeEigenvectors : Eigen::EigenvaluesOnly);
+  const Eigen::VectorXd values = solver.eigenvalues();  // ascending
+  for (int i = 0; i < n; ++i)
+    g.eigenvalues.push_back(std::abs(values(i)) < 1e-12 ? 0.0 : values(i));
   if (n >= 2) g.fiedlerValue = g.eigenvalues[1];
   if (params.vectors) {
     const Eigen::MatrixXd vectors = solver.eigenvectors();

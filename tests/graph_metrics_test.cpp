@@ -335,8 +335,8 @@ TEST(GraphLayout, ForceLayoutOfAStarPutsTheHubInTheMiddleAndIsSeeded) {
 }
 
 TEST(GraphSpectrum, LongInputsEigenvaluesEqualTheEigenvectorPath) {
-  // From 256 tokens the eigenvalues-only path is LAPACK's dsyevd; the path
-  // with eigenvectors is Eigen's solver: the same spectrum, both Laplacians.
+  // The eigenvalues-only path (what summaries over every head compute) and
+  // the path with eigenvectors: the same spectrum, both Laplacians.
   std::mt19937 rng(8);
   std::exponential_distribution<float> e(1.0f);
   const int T = 300;
