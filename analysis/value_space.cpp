@@ -44,6 +44,21 @@ double cosine(std::span<const float> a, std::span<const float> b) {
   return (aa > 0 && bb > 0) ? ab / std::sqrt(aa * bb) : 0.0;
 }
 
+// ||v|| of a value vector, summed in double.
+double value_norm(std::span<const float> v) {
+  double s = 0;
+  for (float x : v) s += static_cast<double>(x) * x;
+  return std::sqrt(s);
+}
+
+// The median (the mean of the middle two for an even count); 0 when empty.
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const std::size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+}
+
 double dot(const std::vector<double>& a, const std::vector<double>& b) {
   double s = 0;
   for (std::size_t k = 0; k < a.size(); ++k) s += a[k] * b[k];
@@ -67,11 +82,7 @@ SinkAwareBound sink_aware_bound(const std::vector<int>& keys, const std::vector<
   SinkAwareBound b;
   const int n = static_cast<int>(keys.size());
   b.scale = medianNorm > 0 ? medianNorm : 1.0;
-  auto vnorm = [&](int k) {
-    double s = 0;
-    for (float x : vec(keys[static_cast<std::size_t>(k)])) s += static_cast<double>(x) * x;
-    return std::sqrt(s);
-  };
+  auto vnorm = [&](int k) { return value_norm(vec(keys[static_cast<std::size_t>(k)])); };
   std::vector<double> beta(static_cast<std::size_t>(n));
   for (int k = 0; k < n; ++k)
     beta[static_cast<std::size_t>(k)] = weight[static_cast<std::size_t>(k)] * vnorm(k) / b.scale;
@@ -242,6 +253,14 @@ class GrowingSelection {
         in_(static_cast<std::size_t>(gram.rows()), 0),
         D_(static_cast<std::size_t>(gram.rows()), 0.0) {}
 
+  // Back to the empty selection (one object serves every random subset).
+  void reset() {
+    std::fill(dot_.begin(), dot_.end(), 0.0);
+    std::fill(in_.begin(), in_.end(), 0);
+    ss_ = 0.0;
+    size_ = 0;
+  }
+
   void add(int e) {
     const double se = dot_[static_cast<std::size_t>(e)];
     const double* column = G_.col(e).data();
@@ -361,9 +380,10 @@ ValueSpace value_space(const AttentionView& a, std::span<const float> values, in
     const Eigen::MatrixXd G = Y * Y.transpose();
     std::vector<SelectionScores> random;
     std::vector<int> idx;
+    GrowingSelection subset(G);
     for (int s = 0; s < p.randomSubsets; ++s) {
       random_ordering(n, p.seed, s, r.topN, idx);
-      GrowingSelection subset(G);
+      subset.reset();
       for (int k = 0; k < r.topN; ++k) subset.add(idx[static_cast<std::size_t>(k)]);
       random.push_back(subset.scores());
     }
@@ -372,18 +392,11 @@ ValueSpace value_space(const AttentionView& a, std::span<const float> values, in
 
   // Sink geometry on the value vectors.
   std::vector<double> norms;
-  for (int k = 1; k < n; ++k)
-    norms.push_back(
-        std::sqrt(norm2(std::vector<double>(vec(r.keys[static_cast<std::size_t>(k)]).begin(),
-                                            vec(r.keys[static_cast<std::size_t>(k)]).end()))));
-  double median = 0.0;
+  for (int k = 1; k < n; ++k) norms.push_back(value_norm(vec(r.keys[static_cast<std::size_t>(k)])));
+  const double median = median_of(norms);
   if (!norms.empty()) {
-    std::vector<double> sorted = norms;
-    std::sort(sorted.begin(), sorted.end());
-    median = sorted.size() % 2 ? sorted[sorted.size() / 2]
-                               : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
     const auto v0 = vec(0);
-    const double n0 = std::sqrt(norm2(std::vector<double>(v0.begin(), v0.end())));
+    const double n0 = value_norm(v0);
     r.lambda = median > 0 ? n0 / median : 0.0;
     const double mean = std::accumulate(norms.begin(), norms.end(), 0.0) / norms.size();
     double var = 0;
@@ -515,14 +528,12 @@ ValueSpaceCurve value_space_curve(const AttentionView& a, std::span<const float>
     const double w = a.at(curve.query, keys[static_cast<std::size_t>(k)]);
     weight[static_cast<std::size_t>(k)] = w;
     const auto v = vec(k);
-    double s = 0;
     for (Eigen::Index c = 0; c < d; ++c) {
       const double x = v[static_cast<std::size_t>(c)];
       V(k, c) = x;
       Y(k, c) = w * x;
-      s += x * x;
     }
-    vnorm[static_cast<std::size_t>(k)] = std::sqrt(s);
+    vnorm[static_cast<std::size_t>(k)] = value_norm(v);
   }
   const Eigen::MatrixXd G = Y * Y.transpose();
   // Cosines of the value vectors (the sink-aware bound's coherence and alignment).
@@ -534,12 +545,7 @@ ValueSpaceCurve value_space_curve(const AttentionView& a, std::span<const float>
     }
 
   // The sink-aware bound's fixed parts (as sink_aware_bound above).
-  std::vector<double> sorted(vnorm.begin() + 1, vnorm.end());
-  std::sort(sorted.begin(), sorted.end());
-  double median = 0.0;
-  if (!sorted.empty())
-    median = sorted.size() % 2 ? sorted[sorted.size() / 2]
-                               : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
+  const double median = median_of(std::vector<double>(vnorm.begin() + 1, vnorm.end()));
   const double scale = median > 0 ? median : 1.0;
   std::vector<double> beta(static_cast<std::size_t>(n));
   for (int k = 0; k < n; ++k)
@@ -629,9 +635,10 @@ ValueSpaceCurve value_space_curve(const AttentionView& a, std::span<const float>
   std::vector<std::vector<SelectionScores>> random(
       static_cast<std::size_t>(n), std::vector<SelectionScores>(static_cast<std::size_t>(K)));
   std::vector<int> ordering;
+  GrowingSelection subset(G);
   for (int s = 0; s < K; ++s) {
     random_ordering(n, p.seed, s, n, ordering);
-    GrowingSelection subset(G);
+    subset.reset();
     for (int N = 1; N <= n; ++N) {
       subset.add(ordering[static_cast<std::size_t>(N - 1)]);
       random[static_cast<std::size_t>(N - 1)][static_cast<std::size_t>(s)] = subset.scores();

@@ -168,9 +168,9 @@ std::string sink_set_description(const AnalyzeParams& p) {
 std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std::string& text,
                                     const fs::path& dir, const AnalyzeParams& p, bool force,
                                     const fs::path& jsonFile) {
-  models::RunOptions attentionOnly;  // nothing below reads the logits
-  attentionOnly.logits = false;
-  const models::SentenceTrace run = models::loaded_model_run(loaded, text, attentionOnly);
+  // Nothing below reads the logits.
+  const models::SentenceTrace run =
+      models::loaded_model_run(loaded, text, models::RunOptions::attention_only());
   const bool intervened = !p.intervention.empty();
   const bool firstIsSpecial = !run.encoding.special.empty() && run.encoding.special.front();
   const models::Trace trace = intervened ? models::intervention_run(*loaded.model, run.trace,
@@ -616,8 +616,7 @@ std::vector<fs::path> analyze_corpus_write(const models::LoadedModel& loaded,
   double baselineSum = 0.0, boostSum = 0.0;
   std::string firstToken, lastToken;
   const analysis::SinkSetParams sinkParams = sink_params(p);
-  models::RunOptions attentionOnly;  // the pooled tables read only the attention
-  attentionOnly.logits = false;
+  const models::RunOptions attentionOnly = models::RunOptions::attention_only();
   for (const auto& sentence : sentences) {
     const models::SentenceTrace run = models::loaded_model_run(loaded, sentence, attentionOnly);
     const auto& tokens = run.encoding.display;  // readable token strings

@@ -508,9 +508,8 @@ int command_attention(int argc, char** argv) {
     const bool allHeads = headText == "all";
     const int head =
         average || allHeads ? -1 : parse_int("head", headText, 0, c.num_heads - 1);
-    m::RunOptions attentionOnly;
-    attentionOnly.logits = false;
-    const m::SentenceTrace run = m::loaded_model_run(loaded, text, attentionOnly);
+    const m::SentenceTrace run =
+        m::loaded_model_run(loaded, text, m::RunOptions::attention_only());
 
     sinkscope::analysis::CsvTable table;
     table.comments = {{"tool", std::string("sinkscope-cli ") + SINKSCOPE_VERSION},

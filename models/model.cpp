@@ -503,13 +503,15 @@ std::vector<WeightMatrix> Model::weightMatrices() const {
       m.rows = static_cast<int>(t->size(0));
       m.cols = static_cast<int>(t->size(1));
       // F32 weights are viewed where they lie (memory-mapped): no 300 MB copy for GPT-2 small.
+      out.push_back(std::move(m));
+      // A later move of the matrix keeps `converted`'s buffer, so the span stays valid.
+      WeightMatrix& added = out.back();
       if (t->scalar_type() == at::kFloat && t->is_contiguous() && t->device().is_cpu()) {
-        m.values = std::span<const float>(t->data_ptr<float>(), static_cast<std::size_t>(t->numel()));
-        out.push_back(std::move(m));
+        added.values =
+            std::span<const float>(t->data_ptr<float>(), static_cast<std::size_t>(t->numel()));
       } else {
-        m.converted = to_vector(t->detach());
-        out.push_back(std::move(m));
-        out.back().values = out.back().converted;
+        added.converted = to_vector(t->detach());
+        added.values = added.converted;
       }
     }
   }

@@ -88,6 +88,13 @@ struct RunOptions {
   // of a GPT-2-small pass at 64 tokens) for callers that read only the
   // attention; logits() is then empty.
   bool logits = true;
+
+  // The options of a pass whose caller reads only attention, values and residuals.
+  static RunOptions attention_only() {
+    RunOptions o;
+    o.logits = false;
+    return o;
+  }
 };
 
 // One layer's attention, as computed in the forward pass.

@@ -365,6 +365,19 @@ TEST(ModelVariants, PrefixedShardedAndHalfPrecisionFoldersAgree) {
       worst = std::max(worst, static_cast<double>(std::abs(x[i] - y[i])));
     EXPECT_LT(worst, 0.05) << reduced;
   }
+  // Weight matrices are views of the model's float tensors (reduced-precision
+  // folders are widened at load), valid after the list is built and moved.
+  const auto plainModel = Model::load(plain), halfModel = Model::load(half);
+  const std::vector<WeightMatrix> wf = plainModel->weightMatrices(),
+                                  wh = halfModel->weightMatrices();
+  ASSERT_EQ(wf.size(), wh.size());
+  for (std::size_t i = 0; i < wf.size(); ++i) {
+    ASSERT_EQ(wf[i].values.size(), static_cast<std::size_t>(wf[i].rows) * wf[i].cols);
+    ASSERT_EQ(wh[i].values.size(), wf[i].values.size());
+    EXPECT_TRUE(wf[i].converted.empty()) << "F32 weights are not copied";
+    for (std::size_t k = 0; k < wf[i].values.size(); k += 7)
+      ASSERT_NEAR(wh[i].values[k], wf[i].values[k], 0.01 * (1.0 + std::abs(wf[i].values[k])));
+  }
   // GPT-2 with and without the transformer. prefix and legacy buffers.
   const fs::path bare = write_fixture("gpt2", "-bare", [](RandomModelSpec& s) {
     s.prefixed = false;
