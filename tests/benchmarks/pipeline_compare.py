@@ -236,6 +236,8 @@ def main():
     ap.add_argument("--reps", type=int, default=3, help="interleaved pairs per length")
     ap.add_argument("--python-max-length", type=int, default=256,
                     help="longer inputs run SinkScope only (GUDHI alone needs hours at 1024)")
+    ap.add_argument("--print-text", type=int, metavar="T",
+                    help="print the text of exactly T tokens the runs use, and stop")
     ap.add_argument("--python-run", nargs=2, metavar=("IDS_JSON", "OUT"), help=argparse.SUPPRESS)
     args = ap.parse_args()
 
@@ -248,6 +250,9 @@ def main():
                         "12", "--hidden", "768", "--intermediate", "3072", "--vocab", "50257",
                         "--weight-std", "0.02", "--positions", "1024"], check=True,
                        stdout=subprocess.DEVNULL)
+    if args.print_text:
+        print(text_of_length(args.cli, args.folder, args.print_text)[0])
+        return
     work = tempfile.mkdtemp(prefix="sinkscope-compare-")
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} "
           f"{os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} at start")
