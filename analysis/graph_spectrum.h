@@ -35,6 +35,15 @@ struct GraphSpectrum {
 GraphSpectrum graph_spectrum(const AttentionView& attention,
                              const GraphSpectrumParams& params = {});
 
+// Both Laplacians of one thresholded graph, which is built once: what every
+// per-head summary needs. `vectors` applies to the combinatorial one.
+struct GraphSpectrumPair {
+  GraphSpectrum combinatorial;
+  GraphSpectrum normalised;
+};
+GraphSpectrumPair graph_spectrum_pair(const AttentionView& attention, double threshold,
+                                      bool vectors);
+
 // The default thresholds of metrics.md section 3.
 inline const std::vector<double> kDefaultGraphThresholds{0.01, 0.05, 0.1, 0.2};
 

@@ -4,6 +4,7 @@
 #include <exception>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 #include "analysis/sink_metric.h"
 
@@ -28,8 +29,9 @@ HeadAnalysis analyse_head(const AttentionView& a, std::span<const float> values,
       const double threshold = p.thresholds[k];
       progress_check(p.progress,
                      0.7 + 0.3 * static_cast<double>(k) / static_cast<double>(p.thresholds.size()));
-      r.spectra.push_back(graph_spectrum(a, {threshold, false, p.perTokenGeometry}));
-      r.normalisedSpectra.push_back(graph_spectrum(a, {threshold, true, false}));
+      GraphSpectrumPair pair = graph_spectrum_pair(a, threshold, p.perTokenGeometry);
+      r.spectra.push_back(std::move(pair.combinatorial));
+      r.normalisedSpectra.push_back(std::move(pair.normalised));
     }
   }
   if (!values.empty() && a.size > 0) {

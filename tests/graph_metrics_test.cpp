@@ -349,7 +349,7 @@ TEST(GraphSpectrum, LongInputsEigenvaluesEqualTheEigenvectorPath) {
     for (int j = 0; j <= i; ++j) a.weights[static_cast<std::size_t>(i * T + j)] /= z;
   }
   for (bool normalised : {false, true})
-    for (double t : {0.01, 0.05}) {
+    for (double t : {0.01, 0.05, 0.1, 0.2}) {
       const GraphSpectrum fast = graph_spectrum(a.view(), {t, normalised, false});
       const GraphSpectrum ref = graph_spectrum(a.view(), {t, normalised, true});
       ASSERT_EQ(fast.eigenvalues.size(), ref.eigenvalues.size());
@@ -359,4 +359,51 @@ TEST(GraphSpectrum, LongInputsEigenvaluesEqualTheEigenvectorPath) {
       EXPECT_NEAR(fast.fiedlerValue, ref.fiedlerValue, 1e-9);
       EXPECT_GT(ref.eigenvalues.back(), 0.0);
     }
+}
+
+TEST(GraphSpectrum, TwinReductionEqualsTheDenseSpectrum) {
+  // The eigenvalues-only path folds interchangeable tokens (identical rows of
+  // W: star leaves, isolated tokens) and splits components; the eigenvector
+  // path solves the whole dense Laplacian. Graphs made to have many twins,
+  // several components and isolated tokens, and graphs with none of them.
+  std::mt19937 rng(21);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  for (int trial = 0; trial < 40; ++trial) {
+    const int T = 5 + trial * 3;
+    AttentionMatrix a{std::vector<float>(static_cast<std::size_t>(T * T), 0.0f), T, true};
+    const int hubs = 1 + trial % 4;  // queries attend mostly to one of a few hubs
+    for (int i = 0; i < T; ++i) {
+      float z = 0;
+      for (int j = 0; j <= i; ++j) {
+        float w = trial % 5 == 4 ? u(rng) : 0.001f * u(rng);  // every fifth: no structure
+        if (j < hubs && (i % hubs) == j) w += 1.0f;
+        if (trial % 3 == 0 && i > T / 2 && j == i) w += 3.0f;  // isolated tail tokens
+        z += (a.weights[static_cast<std::size_t>(i * T + j)] = w);
+      }
+      for (int j = 0; j <= i; ++j) a.weights[static_cast<std::size_t>(i * T + j)] /= z;
+    }
+    for (double t : {0.01, 0.05, 0.1, 0.2, 0.6}) {
+      const GraphSpectrumPair pair = graph_spectrum_pair(a.view(), t, false);
+      for (bool normalised : {false, true}) {
+        const GraphSpectrum& fast = normalised ? pair.normalised : pair.combinatorial;
+        const GraphSpectrum ref = graph_spectrum(a.view(), {t, normalised, true});
+        const GraphSpectrum single = graph_spectrum(a.view(), {t, normalised, false});
+        ASSERT_EQ(fast.eigenvalues.size(), static_cast<std::size_t>(T));
+        ASSERT_EQ(single.eigenvalues, fast.eigenvalues);
+        for (std::size_t k = 0; k < ref.eigenvalues.size(); ++k)
+          ASSERT_NEAR(fast.eigenvalues[k], ref.eigenvalues[k],
+                      1e-9 * (1.0 + ref.eigenvalues.back()))
+              << "T " << T << ", eigenvalue " << k << ", threshold " << t
+              << (normalised ? ", normalised" : "");
+        EXPECT_EQ(fast.components, ref.components);
+        EXPECT_EQ(fast.inDegrees, ref.inDegrees);
+        EXPECT_EQ(fast.density, ref.density);
+        EXPECT_EQ(fast.effective, ref.effective);
+        // Zero eigenvalues: one per component (isolated tokens included).
+        const auto zeros =
+            std::count(fast.eigenvalues.begin(), fast.eigenvalues.end(), 0.0);
+        EXPECT_EQ(zeros, ref.components) << "T " << T << ", threshold " << t;
+      }
+    }
+  }
 }

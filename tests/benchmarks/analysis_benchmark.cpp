@@ -107,10 +107,8 @@ void BM_Section(benchmark::State& state) {
         break;
       case 3:
         // As analyse_head: both Laplacians, eigenvalues only.
-        for (double t : kDefaultGraphThresholds) {
-          benchmark::DoNotOptimize(graph_spectrum(a, {t, false, false}));
-          benchmark::DoNotOptimize(graph_spectrum(a, {t, true, false}));
-        }
+        for (double t : kDefaultGraphThresholds)
+          benchmark::DoNotOptimize(graph_spectrum_pair(a, t, false));
         break;
       case 6:
         benchmark::DoNotOptimize(value_space(a, m.values[7], kHeadDim));
