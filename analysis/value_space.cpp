@@ -249,9 +249,13 @@ class GrowingSelection {
  public:
   explicit GrowingSelection(const Eigen::MatrixXd& gram)
       : G_(gram),
+        diagonal_(static_cast<std::size_t>(gram.rows())),
         dot_(static_cast<std::size_t>(gram.rows()), 0.0),
         in_(static_cast<std::size_t>(gram.rows()), 0),
-        D_(static_cast<std::size_t>(gram.rows()), 0.0) {}
+        D_(static_cast<std::size_t>(gram.rows()), 0.0) {
+    for (std::size_t j = 0; j < diagonal_.size(); ++j)
+      diagonal_[j] = gram(static_cast<Eigen::Index>(j), static_cast<Eigen::Index>(j));
+  }
 
   // Back to the empty selection (one object serves every random subset).
   void reset() {
@@ -265,7 +269,7 @@ class GrowingSelection {
     const double se = dot_[static_cast<std::size_t>(e)];
     const double* column = G_.col(e).data();
     for (std::size_t j = 0; j < dot_.size(); ++j) dot_[j] += column[j];
-    ss_ += 2 * se + G_(e, e);
+    ss_ += 2 * se + diagonal_[static_cast<std::size_t>(e)];
     in_[static_cast<std::size_t>(e)] = 1;
     ++size_;
   }
@@ -275,8 +279,7 @@ class GrowingSelection {
     const std::size_t n = dot_.size();
     double dMax = 0.0, dMin = std::numeric_limits<double>::infinity();
     for (std::size_t j = 0; j < n; ++j) {
-      const auto jj = static_cast<Eigen::Index>(j);
-      const double D = G_(jj, jj) - 2 * dot_[j] + ss_;
+      const double D = diagonal_[j] - 2 * dot_[j] + ss_;
       D_[j] = D;
       if (in_[j])
         dMax = std::max(dMax, D);
@@ -299,6 +302,7 @@ class GrowingSelection {
 
  private:
   const Eigen::MatrixXd& G_;
+  std::vector<double> diagonal_;  // G_jj, contiguous (the diagonal's stride is T + 1)
   std::vector<double> dot_;
   std::vector<char> in_;
   std::vector<double> D_;

@@ -116,11 +116,14 @@ void BM_Section(benchmark::State& state) {
       case 7:
         benchmark::DoNotOptimize(taxonomy_votes(a, m.values[7], kHeadDim));
         break;
+      case 8:  // the F_N curve over every N with its random baseline (analyze's curve)
+        benchmark::DoNotOptimize(value_space_curve(a, m.values[7], kHeadDim));
+        break;
     }
   }
   state.SetLabel("section " + std::to_string(section));
 }
-BENCHMARK(BM_Section)->ArgsProduct({{64, 256, 1024}, {1, 2, 3, 6, 7}})->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Section)->ArgsProduct({{64, 256, 1024}, {1, 2, 3, 6, 7, 8}})->Unit(benchmark::kMicrosecond);
 
 // Persistence on the same distance matrix: ours, then GUDHI (ratio = GUDHI / ours).
 struct DoubleFiltration : Gudhi::Simplex_tree_options_fast_persistence {
