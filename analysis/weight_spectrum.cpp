@@ -102,7 +102,12 @@ fs::path WeightSpectraCache::file_of(const std::string& key) const {
   return folder_.empty() ? fs::path() : folder_ / (key + ".txt");
 }
 
-std::string weight_matrices_key(const std::vector<WeightMatrixView>& matrices) {
+namespace {
+
+// XXH3-128 over the routine, an optional stamp, and every matrix's layer,
+// name and shape, with its bytes when `withValues`.
+std::string matrices_key(const std::vector<WeightMatrixView>& matrices, const std::string* stamp,
+                         bool withValues) {
   XXH3_state_t* state = XXH3_createState();
   if (!state) throw std::bad_alloc();
   XXH3_128bits_reset(state);
@@ -110,11 +115,15 @@ std::string weight_matrices_key(const std::vector<WeightMatrixView>& matrices) {
   // how spectra are computed must not reuse old files.
   const std::string algorithm = std::string(kMagic) + " ssyevd-float";
   XXH3_128bits_update(state, algorithm.data(), algorithm.size());
+  if (stamp) {
+    const std::string tag = "\nstamp\n" + *stamp;
+    XXH3_128bits_update(state, tag.data(), tag.size());
+  }
   for (const WeightMatrixView& m : matrices) {
     const std::string head = std::to_string(m.layer) + ' ' + m.name + ' ' +
                              std::to_string(m.rows) + ' ' + std::to_string(m.cols) + '\n';
     XXH3_128bits_update(state, head.data(), head.size());
-    XXH3_128bits_update(state, m.values.data(), m.values.size_bytes());
+    if (withValues) XXH3_128bits_update(state, m.values.data(), m.values.size_bytes());
   }
   const XXH128_hash_t h = XXH3_128bits_digest(state);
   XXH3_freeState(state);
@@ -122,6 +131,20 @@ std::string weight_matrices_key(const std::vector<WeightMatrixView>& matrices) {
   std::snprintf(hex, sizeof hex, "%016llx%016llx", static_cast<unsigned long long>(h.high64),
                 static_cast<unsigned long long>(h.low64));
   return hex;
+}
+
+std::vector<WeightSpectrum> spectra_of_stored(std::vector<std::vector<double>> stored,
+                                              const std::vector<WeightMatrixView>& matrices) {
+  std::vector<WeightSpectrum> out;
+  for (std::size_t i = 0; i < matrices.size(); ++i)
+    out.push_back(weight_spectrum_of(std::move(stored[i]), matrices[i].rows, matrices[i].cols));
+  return out;
+}
+
+}  // namespace
+
+std::string weight_matrices_key(const std::vector<WeightMatrixView>& matrices) {
+  return matrices_key(matrices, nullptr, true);
 }
 
 std::optional<std::vector<std::vector<double>>> WeightSpectraCache::load(
@@ -197,12 +220,8 @@ std::vector<WeightSpectrum> weight_spectra(const std::vector<WeightMatrixView>& 
                                            const WeightSpectraCache& cache, bool* fromCache) {
   const std::string key = weight_matrices_key(matrices);
   if (auto stored = cache.load(key, matrices)) {
-    std::vector<WeightSpectrum> out;
-    for (std::size_t i = 0; i < matrices.size(); ++i)
-      out.push_back(weight_spectrum_of(std::move((*stored)[i]), matrices[i].rows,
-                                       matrices[i].cols));
     if (fromCache) *fromCache = true;
-    return out;
+    return spectra_of_stored(std::move(*stored), matrices);
   }
   std::vector<WeightSpectrum> out(matrices.size());
   parallel_for(static_cast<int>(matrices.size()), [&](int i) {
@@ -211,6 +230,21 @@ std::vector<WeightSpectrum> weight_spectra(const std::vector<WeightMatrixView>& 
   });
   cache.store(key, matrices, out);
   if (fromCache) *fromCache = false;
+  return out;
+}
+
+std::vector<WeightSpectrum> weight_spectra_stamped(
+    const std::vector<WeightMatrixView>& shapes, const std::string& stamp,
+    const std::function<std::vector<WeightMatrixView>()>& matrices,
+    const WeightSpectraCache& cache, bool* fromCache) {
+  const std::string stampKey = matrices_key(shapes, &stamp, false);
+  if (auto stored = cache.load(stampKey, shapes)) {
+    if (fromCache) *fromCache = true;
+    return spectra_of_stored(std::move(*stored), shapes);
+  }
+  const std::vector<WeightMatrixView> views = matrices();
+  std::vector<WeightSpectrum> out = weight_spectra(views, cache, fromCache);
+  cache.store(stampKey, views, out);
   return out;
 }
 

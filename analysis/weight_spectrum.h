@@ -1,6 +1,7 @@
 #pragma once
 // Weight spectra against the Marchenko-Pastur law (metrics.md section 9).
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -73,5 +74,17 @@ std::string weight_matrices_key(const std::vector<WeightMatrixView>& matrices);
 std::vector<WeightSpectrum> weight_spectra(const std::vector<WeightMatrixView>& matrices,
                                            const WeightSpectraCache& cache,
                                            bool* fromCache = nullptr);
+
+// As weight_spectra(), looked up first by `stamp`, which identifies the weights
+// without reading them (models::weight_files_stamp: the files' paths, sizes,
+// modification times and inodes): a hit costs no hashing of the weights' bytes
+// (340 MB for GPT-2 small, a third of a second per run) and no conversion.
+// On a miss `matrices()` gives the matrices (views into storage the caller
+// keeps), the bytes' key is tried, and the result is stored under both keys.
+// `shapes` lists the same matrices by layer, name and shape (values empty).
+std::vector<WeightSpectrum> weight_spectra_stamped(
+    const std::vector<WeightMatrixView>& shapes, const std::string& stamp,
+    const std::function<std::vector<WeightMatrixView>()>& matrices,
+    const WeightSpectraCache& cache, bool* fromCache = nullptr);
 
 }  // namespace sinkscope::analysis

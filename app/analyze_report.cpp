@@ -17,6 +17,7 @@
 #include "analysis/taxonomy.h"
 #include "analysis/value_space.h"
 #include "analysis/weight_spectrum.h"
+#include "models/model_identity.h"
 
 namespace sinkscope::app {
 
@@ -548,11 +549,23 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
 
   // Section 9: weight spectra, once per model (the cache keyed by the weights' hash).
   if (p.weightSpectra) {
-    const std::vector<models::WeightMatrix> matrices = loaded.model->weightMatrices();
-    std::vector<analysis::WeightMatrixView> views;
-    for (const auto& w : matrices) views.push_back({w.layer, w.name, w.rows, w.cols, w.values});
-    const std::vector<analysis::WeightSpectrum> spectra = analysis::weight_spectra(
-        views, analysis::WeightSpectraCache(analysis::WeightSpectraCache::default_folder()));
+    // Looked up by the weight files' stamp first: reading and hashing the
+    // weights only when the cache has not seen these files.
+    auto viewsOf = [](const std::vector<models::WeightMatrix>& matrices) {
+      std::vector<analysis::WeightMatrixView> views;
+      for (const auto& w : matrices) views.push_back({w.layer, w.name, w.rows, w.cols, w.values});
+      return views;
+    };
+    const std::vector<models::WeightMatrix> shapes = loaded.model->weightMatrices(false);
+    std::vector<models::WeightMatrix> matrices;
+    const std::vector<analysis::WeightMatrixView> views = viewsOf(shapes);
+    const std::vector<analysis::WeightSpectrum> spectra = analysis::weight_spectra_stamped(
+        views, models::weight_files_stamp(loaded.model->folder()),
+        [&] {
+          matrices = loaded.model->weightMatrices();
+          return viewsOf(matrices);
+        },
+        analysis::WeightSpectraCache(analysis::WeightSpectraCache::default_folder()));
     for (std::size_t i = 0; i < views.size(); ++i) {
       const analysis::WeightSpectrum& s = spectra[i];
       t.weights.rows.push_back({std::to_string(views[i].layer), views[i].name,

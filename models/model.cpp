@@ -487,7 +487,7 @@ const std::string& Model::device() const { return impl_->deviceName; }
 std::size_t Model::parameterCount() const { return impl_->weights.parameter_count; }
 std::size_t Model::weightBytes() const { return impl_->weights.float_bytes; }
 
-std::vector<WeightMatrix> Model::weightMatrices() const {
+std::vector<WeightMatrix> Model::weightMatrices(bool values) const {
   c10::InferenceMode guard;
   std::vector<WeightMatrix> out;
   for (int l = 0; l < impl_->config.num_layers; ++l) {
@@ -506,6 +506,7 @@ std::vector<WeightMatrix> Model::weightMatrices() const {
       out.push_back(std::move(m));
       // A later move of the matrix keeps `converted`'s buffer, so the span stays valid.
       WeightMatrix& added = out.back();
+      if (!values) continue;
       if (t->scalar_type() == at::kFloat && t->is_contiguous() && t->device().is_cpu()) {
         added.values =
             std::span<const float>(t->data_ptr<float>(), static_cast<std::size_t>(t->numel()));

@@ -177,8 +177,10 @@ class Model {
   std::size_t parameterCount() const;
   // Bytes the loaded weights occupy as float32 (mapped bytes included).
   std::size_t weightBytes() const;
-  // The projection matrices of every layer, as float32 copies (weight spectra).
-  std::vector<WeightMatrix> weightMatrices() const;
+  // The projection matrices of every layer as float32 (weight spectra): F32
+  // weights viewed in place, others converted. Without `values`, names and
+  // shapes only (what a cache lookup needs, at no cost).
+  std::vector<WeightMatrix> weightMatrices(bool values = true) const;
 
   // One forward pass over `ids`. Throws ModelRunError for bad input (empty,
   // longer than the model's positions, ids outside the vocabulary) and

@@ -1,6 +1,7 @@
 #include "models/model_identity.h"
 
 #include <openssl/evp.h>
+#include <sys/stat.h>
 
 #include <stdexcept>
 
@@ -39,6 +40,23 @@ ModelIdentity model_identity(const fs::path& folder) {
     id.weightFiles.emplace_back(summary.weight_files[k], ec ? 0 : static_cast<std::uint64_t>(size));
   }
   return id;
+}
+
+std::string weight_files_stamp(const fs::path& folder) {
+  std::string stamp =
+      "config " +
+      sha256_hex(input_file_read(input_file_confine(folder, "config.json"), kConfigMaxBytes)) + "\n";
+  for (const fs::path& path : model_folder_inspect(folder).weight_paths) {
+    std::error_code ec;
+    const fs::path resolved = fs::canonical(path, ec);
+    struct stat st {};
+    if (ec || ::stat(resolved.c_str(), &st) != 0)
+      throw ModelInputError(path.string() + ": cannot be read");
+    stamp += resolved.string() + ' ' + std::to_string(st.st_size) + ' ' +
+             std::to_string(st.st_mtim.tv_sec) + '.' + std::to_string(st.st_mtim.tv_nsec) + ' ' +
+             std::to_string(st.st_dev) + ' ' + std::to_string(st.st_ino) + '\n';
+  }
+  return stamp;
 }
 
 std::vector<std::pair<std::string, std::string>> model_identity_header(const ModelIdentity& id) {

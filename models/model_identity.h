@@ -24,6 +24,12 @@ ModelIdentity model_identity(const std::filesystem::path& folder);
 // Lowercase hex SHA-256 of `bytes` (OpenSSL).
 std::string sha256_hex(const std::string& bytes);
 
+// What identifies the weight files without reading them: each one's resolved
+// path, size, modification time (ns), device and inode, and config.json's
+// SHA-256 (how the files are read into matrices). Equal stamps mean the same
+// files, as for make or ccache; any rewrite of a file changes its stamp.
+std::string weight_files_stamp(const std::filesystem::path& folder);
+
 // The header lines of an output: model_config_sha256, tokenizer_sha256,
 // weight_files ("model.safetensors 1234 bytes; ...").
 std::vector<std::pair<std::string, std::string>> model_identity_header(const ModelIdentity& id);

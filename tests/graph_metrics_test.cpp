@@ -205,6 +205,61 @@ TEST(WeightSpectrum, EqualsADoublePrecisionReference) {
   }
 }
 
+TEST(WeightSpectrum, AStampedLookupReadsTheWeightsOnlyOnAMiss) {
+  namespace fs = std::filesystem;
+  const fs::path folder =
+      fs::temp_directory_path() / ("sinkscope-wstamp-" + std::to_string(::getpid()));
+  fs::remove_all(folder);
+  std::mt19937 rng(5);
+  std::normal_distribution<float> g(0.0f, 1.0f);
+  std::vector<std::vector<float>> data;
+  for (int k = 0; k < 2; ++k) {
+    data.emplace_back(static_cast<std::size_t>(30 * 20));
+    for (auto& x : data.back()) x = g(rng);
+  }
+  const std::vector<WeightMatrixView> views{{0, "q", 30, 20, data[0]}, {1, "q", 30, 20, data[1]}};
+  std::vector<WeightMatrixView> shapes = views;
+  for (auto& s : shapes) s.values = {};
+  int reads = 0;
+  auto matrices = [&] {
+    ++reads;
+    return views;
+  };
+  const WeightSpectraCache cache(folder);
+  bool fromCache = true;
+  const auto fresh = weight_spectra_stamped(shapes, "files A", matrices, cache, &fromCache);
+  EXPECT_FALSE(fromCache);
+  EXPECT_EQ(reads, 1);
+  const auto again = weight_spectra_stamped(shapes, "files A", matrices, cache, &fromCache);
+  EXPECT_TRUE(fromCache);
+  EXPECT_EQ(reads, 1) << "a stamp hit reads no weights";
+  // Other files with the same bytes: read and hashed once, found by content.
+  const auto moved = weight_spectra_stamped(shapes, "files B", matrices, cache, &fromCache);
+  EXPECT_TRUE(fromCache);
+  EXPECT_EQ(reads, 2);
+  for (const auto* result : {&again, &moved}) {
+    ASSERT_EQ(result->size(), fresh.size());
+    for (std::size_t i = 0; i < fresh.size(); ++i) {
+      EXPECT_EQ((*result)[i].eigenvalues, fresh[i].eigenvalues);
+      EXPECT_EQ((*result)[i].outliers, fresh[i].outliers);
+    }
+  }
+  // A stamp stored for other shapes is not used for these.
+  std::vector<WeightMatrixView> wider = shapes;
+  wider[1].cols = 21;
+  std::vector<float> widerData(30 * 21, 0.5f);
+  const auto other = weight_spectra_stamped(
+      wider, "files A",
+      [&] {
+        ++reads;
+        return std::vector<WeightMatrixView>{views[0], {1, "q", 30, 21, widerData}};
+      },
+      cache, &fromCache);
+  EXPECT_FALSE(fromCache);
+  EXPECT_EQ(reads, 3);
+  fs::remove_all(folder);
+}
+
 TEST(WeightSpectrum, CacheReturnsTheSameSpectraAndRejectsBadFiles) {
   namespace fs = std::filesystem;
   const fs::path folder = fs::temp_directory_path() / ("sinkscope-ws-" + std::to_string(::getpid()));

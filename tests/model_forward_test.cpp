@@ -10,6 +10,7 @@
 #include <numeric>
 
 #include "models/model.h"
+#include "models/model_identity.h"
 #include "models/model_writer.h"
 #include "models/safetensors.h"
 
@@ -378,6 +379,25 @@ TEST(ModelVariants, PrefixedShardedAndHalfPrecisionFoldersAgree) {
     for (std::size_t k = 0; k < wf[i].values.size(); k += 7)
       ASSERT_NEAR(wh[i].values[k], wf[i].values[k], 0.01 * (1.0 + std::abs(wf[i].values[k])));
   }
+  // Shapes only: the same list without values (a cache lookup's key).
+  const std::vector<WeightMatrix> shapes = plainModel->weightMatrices(false);
+  ASSERT_EQ(shapes.size(), wf.size());
+  for (std::size_t i = 0; i < wf.size(); ++i) {
+    EXPECT_EQ(std::tie(shapes[i].layer, shapes[i].name, shapes[i].rows, shapes[i].cols),
+              std::tie(wf[i].layer, wf[i].name, wf[i].rows, wf[i].cols));
+    EXPECT_TRUE(shapes[i].values.empty());
+  }
+  // The weight files' stamp: stable while the files are, changed by a rewrite
+  // of the same bytes (a new modification time and inode), and per folder.
+  const std::string stamp = weight_files_stamp(plain);
+  EXPECT_EQ(weight_files_stamp(plain), stamp);
+  EXPECT_NE(weight_files_stamp(sharded), stamp);
+  const fs::path copy = write_fixture("llama", "-restamped");
+  const std::string before = weight_files_stamp(copy);
+  const fs::path weights = copy / "model.safetensors";
+  fs::copy_file(weights, copy / "moved", fs::copy_options::overwrite_existing);
+  fs::rename(copy / "moved", weights);
+  EXPECT_NE(weight_files_stamp(copy), before);
   // GPT-2 with and without the transformer. prefix and legacy buffers.
   const fs::path bare = write_fixture("gpt2", "-bare", [](RandomModelSpec& s) {
     s.prefixed = false;

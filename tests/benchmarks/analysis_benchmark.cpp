@@ -11,7 +11,11 @@
 #include <gudhi/Rips_complex.h>
 #include <gudhi/Simplex_tree.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <map>
+#include <unistd.h>
 #include <random>
 #include <thread>
 
@@ -136,7 +140,7 @@ void BM_PersistenceOurs(benchmark::State& state) {
   const auto d = attention_distances(model_at(T).maps[7].view());
   for (auto _ : state) benchmark::DoNotOptimize(persistence_rips(d, T));
 }
-BENCHMARK(BM_PersistenceOurs)->Arg(64)->Arg(128)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PersistenceOurs)->Arg(64)->Arg(128)->Arg(256)->Unit(benchmark::kMillisecond);
 
 void BM_PersistenceGudhi(benchmark::State& state) {
   const int T = static_cast<int>(state.range(0));
@@ -157,6 +161,39 @@ void BM_PersistenceGudhi(benchmark::State& state) {
     benchmark::DoNotOptimize(pcoh.intervals_in_dimension(1));
   }
 }
-BENCHMARK(BM_PersistenceGudhi)->Arg(64)->Arg(128)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PersistenceGudhi)->Arg(64)->Arg(128)->Arg(256)->Unit(benchmark::kMillisecond);
+
+// Debian's ripser (1.2.1, the command) on the same matrix, H0 and H1, written
+// once as a lower-triangular text file; each iteration is one process, so
+// BM_RipserProcess (a 2-token matrix) is the start-up to subtract.
+std::string ripser_input(int T) {
+  const auto d = attention_distances(model_at(T).maps[7].view());
+  const std::string file = "/tmp/sinkscope-ripser-" + std::to_string(::getpid()) + "-" +
+                           std::to_string(T) + ".txt";
+  std::ofstream out(file);
+  out.precision(17);
+  for (int i = 1; i < T; ++i) {
+    for (int j = 0; j < i; ++j) out << (j ? "," : "") << d[static_cast<std::size_t>(i) * T + j];
+    out << "\n";
+  }
+  return file;
+}
+
+void run_ripser(benchmark::State& state, int T) {
+  const std::string file = ripser_input(T);
+  const std::string command = "ripser --dim 1 --format lower-distance " + file + " > /dev/null";
+  for (auto _ : state)
+    if (std::system(command.c_str()) != 0) {
+      state.SkipWithError("ripser failed (installer/install-bench-deps.sh installs it)");
+      break;
+    }
+  std::remove(file.c_str());
+}
+
+void BM_PersistenceRipser(benchmark::State& state) { run_ripser(state, static_cast<int>(state.range(0))); }
+BENCHMARK(BM_PersistenceRipser)->Arg(64)->Arg(128)->Arg(256)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_RipserProcess(benchmark::State& state) { run_ripser(state, 2); }
+BENCHMARK(BM_RipserProcess)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
