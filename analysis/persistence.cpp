@@ -139,6 +139,8 @@ class CycleFinder {
  public:
   CycleFinder(const std::vector<Edge>& edges, int n)
       : adjacency_(static_cast<std::size_t>(n)), previous_(static_cast<std::size_t>(n)) {
+    // Edges arrive in filtration order, so each list is sorted by position and
+    // a search over the edges older than `upto` stops at the first younger one.
     for (std::size_t e = 0; e < edges.size(); ++e) {
       adjacency_[static_cast<std::size_t>(edges[e].i)].push_back({edges[e].j, e});
       adjacency_[static_cast<std::size_t>(edges[e].j)].push_back({edges[e].i, e});
@@ -152,11 +154,13 @@ class CycleFinder {
     while (!frontier.empty() && previous_[static_cast<std::size_t>(a)] < 0) {
       const int v = frontier.front();
       frontier.pop();
-      for (const auto& [w, e] : adjacency_[static_cast<std::size_t>(v)])
-        if (e < upto && previous_[static_cast<std::size_t>(w)] < 0) {
+      for (const auto& [w, e] : adjacency_[static_cast<std::size_t>(v)]) {
+        if (e >= upto) break;
+        if (previous_[static_cast<std::size_t>(w)] < 0) {
           previous_[static_cast<std::size_t>(w)] = v;
           frontier.push(w);
         }
+      }
     }
     std::vector<std::array<int, 2>> cycle{{std::min(a, b), std::max(a, b)}};
     if (previous_[static_cast<std::size_t>(a)] < 0) return cycle;
