@@ -43,8 +43,15 @@ HeadAnalysis analyse_head(const AttentionView& a, std::span<const float> values,
   return r;
 }
 
+namespace {
+std::atomic<int> defaultThreads{0};  // 0: every core
+}  // namespace
+
+void set_default_thread_count(int threads) { defaultThreads = std::max(0, threads); }
+
 void parallel_for(int count, const std::function<void(int)>& fn, int threads) {
   if (count <= 0) return;
+  if (threads <= 0) threads = defaultThreads;
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   threads = std::min(threads, count);
   if (threads == 1) {

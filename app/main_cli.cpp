@@ -33,6 +33,7 @@
 #include "models/model_folder.h"
 #include "models/model_identity.h"
 #include "models/model_writer.h"
+#include "models/cpu_runtime.h"
 #include "models/runtime_info.h"
 #include "models/safetensors.h"
 #include "models/trace_export.h"
@@ -67,7 +68,8 @@ const char* kMainHelp =
     "\n"
     "MODEL is a model folder or a Hugging Face cache name org/name.\n"
     "\n"
-    "options for every command: --help\n"
+    "options for every command: --help, --threads N (threads for the forward pass and\n"
+    "the per-head analysis; default: every core; SINKSCOPE_THREADS=N does the same)\n"
     "sinkscope-cli --version prints the version.\n";
 
 const char* kInfoHelp =
@@ -181,6 +183,8 @@ int command_info(int argc, char** argv) {
   const auto runtime = sinkscope::models::runtime_info_query();
   std::cout << "device: " << sinkscope::models::runtime_device_label(runtime) << "\n"
             << "libtorch: " << runtime.torch_version << "\n";
+  if (const std::string core = sinkscope::models::blas_core_name(); !core.empty())
+    std::cout << "OpenBLAS core: " << core << "\n";
   if (args.positional.empty()) return kOk;
   try {
     const auto s = sinkscope::models::model_folder_inspect(args.positional.front());
@@ -1202,9 +1206,41 @@ int run_command(int argc, char** argv) {
 
 }  // namespace
 
+// Takes the global --threads N (or --threads=N) out of the arguments and applies
+// it (after SINKSCOPE_THREADS, so the option wins); throws UsageError.
+void apply_thread_options(int& argc, char** argv) {
+  if (const std::string error = sinkscope::models::apply_thread_environment(); !error.empty())
+    throw UsageError(error);
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    std::string value;
+    if (a == "--threads") {
+      if (i + 1 >= argc) throw UsageError("--threads needs a value");
+      value = argv[++i];
+    } else if (a.rfind("--threads=", 0) == 0) {
+      value = a.substr(10);
+    } else {
+      argv[kept++] = argv[i];
+      continue;
+    }
+    sinkscope::models::set_cpu_threads(parse_int("threads", value, 1, 1024));
+  }
+  argc = kept;
+  argv[argc] = nullptr;
+}
+
 int main(int argc, char** argv) {
   guard_standard_streams();
   std::signal(SIGPIPE, SIG_IGN);  // a closed pipe is a write error (exit 1), not a signal
+  // Before any matrix product: OpenBLAS's kernels for this CPU (cpu_runtime.h).
+  sinkscope::models::fix_blas_core();
+  try {
+    apply_thread_options(argc, argv);
+  } catch (const UsageError& e) {
+    std::cerr << "sinkscope-cli: " << printable(e.what()) << "\n";
+    return kBadUsage;
+  }
   if (argc < 2) {
     std::cerr << kMainHelp;
     return kBadUsage;

@@ -9,6 +9,7 @@
 #include <QTimer>
 #include <cstdio>
 
+#include "models/cpu_runtime.h"
 #include "render/gl_support.h"
 #include "render/heat_map_view.h"
 #include "ui/job_runner.h"
@@ -47,6 +48,8 @@ constexpr const char* kDefaultModel =
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before any matrix product: OpenBLAS's kernels for this CPU (cpu_runtime.h).
+  sinkscope::models::fix_blas_core();
   sinkscope::render::gl_configure_defaults();
   QApplication app(argc, argv);
   QApplication::setOrganizationName(QStringLiteral("SinkScope"));
@@ -77,9 +80,28 @@ int main(int argc, char** argv) {
       QStringLiteral(
           "Bring the panel NAME to the front (its title, e.g. Persistence); repeatable."),
       QStringLiteral("NAME"));
-  parser.addOptions(
-      {modelOption, textOption, screenshotOption, deviceOption, resetLayoutOption, showOption});
+  const QCommandLineOption threadsOption(
+      QStringLiteral("threads"),
+      QStringLiteral("Use N threads for forward passes and analysis (default: every core; "
+                     "SINKSCOPE_THREADS=N does the same)."),
+      QStringLiteral("N"));
+  parser.addOptions({modelOption, textOption, screenshotOption, deviceOption, resetLayoutOption,
+                     showOption, threadsOption});
   parser.process(app);
+  if (const std::string error = sinkscope::models::apply_thread_environment(); !error.empty()) {
+    std::fprintf(stderr, "sinkscope: %s\n", error.c_str());
+    return 2;
+  }
+  if (parser.isSet(threadsOption)) {
+    bool ok = false;
+    const int threads = parser.value(threadsOption).toInt(&ok);
+    if (!ok || threads < 1 || threads > 1024) {
+      std::fprintf(stderr, "sinkscope: --threads: \"%s\" is not a thread count from 1 to 1024\n",
+                   qPrintable(parser.value(threadsOption)));
+      return 2;
+    }
+    sinkscope::models::set_cpu_threads(threads);
+  }
 
   sinkscope::ui::MainWindow window;
   window.setDevice(parser.value(deviceOption));

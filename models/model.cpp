@@ -4,6 +4,7 @@
 #include <ATen/ATen.h>
 
 #include <cmath>
+#include <algorithm>
 #include <fstream>
 #include <limits>
 #include <numbers>
@@ -163,8 +164,11 @@ AttentionResult attention(const Model::Impl& m, int l, const at::Tensor& h, cons
     k = k.repeat_interleave(H / KV, 1);
     v = v.repeat_interleave(H / KV, 1);
   }
-  at::Tensor scores = at::matmul(q, k.transpose(-1, -2)) * c.attention_scale;  // [B, H, T, T]
-  if (c.scale_by_inverse_layer) scores = scores / static_cast<double>(l + 1);
+  // [B, H, T, T]: scaled and masked in place (the same values as out of
+  // place, without a second T^2 buffer per step: at T = 1024 each is 48 MB).
+  at::Tensor scores = at::matmul(q, k.transpose(-1, -2));
+  scores.mul_(c.attention_scale);
+  if (c.scale_by_inverse_layer) scores.div_(static_cast<double>(l + 1));
   if (c.attn_softcap > 0.0) scores = at::tanh(scores / c.attn_softcap) * c.attn_softcap;
 
   // Which keys each query may see.
@@ -181,7 +185,11 @@ AttentionResult attention(const Model::Impl& m, int l, const at::Tensor& h, cons
   at::Tensor visible = at::ones({T, T}, opts.dtype(at::kBool));
   if (c.causal) visible = visible.logical_and(kj <= qi);
   if (c.layerSlides(l)) visible = visible.logical_and((qi - kj) < c.sliding_window);
-  at::Tensor allowed = visible.unsqueeze(0).expand({H, T, T}).clone();
+  // One [T, T] mask for every head, unless an edit masks keys of some heads.
+  const bool perHeadMask = std::any_of(o.edits.begin(), o.edits.end(), [&](const AttentionEdit& e) {
+    return e.kind == AttentionEdit::Kind::MaskKeysBeforeSoftmax && applies(e.layers, l);
+  });
+  at::Tensor allowed = perHeadMask ? visible.unsqueeze(0).expand({H, T, T}).clone() : visible;
 
   for (const AttentionEdit& e : o.edits) {
     if (e.kind != AttentionEdit::Kind::MaskKeysBeforeSoftmax || !applies(e.layers, l)) continue;
@@ -195,8 +203,7 @@ AttentionResult attention(const Model::Impl& m, int l, const at::Tensor& h, cons
     for (std::int64_t head = 0; head < H; ++head)
       if (applies(e.heads, static_cast<int>(head))) allowed[head] = rowAllowed;
   }
-  scores = scores.masked_fill(allowed.logical_not().unsqueeze(0),
-                              -std::numeric_limits<float>::infinity());
+  scores.masked_fill_(allowed.logical_not(), -std::numeric_limits<float>::infinity());
   at::Tensor probs = at::softmax(scores.to(at::kFloat), -1);
 
   for (const AttentionEdit& e : o.edits) {

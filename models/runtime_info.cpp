@@ -4,6 +4,8 @@
 #include <torch/cuda.h>
 #include <torch/version.h>
 
+#include "models/cpu_runtime.h"
+
 namespace sinkscope::models {
 
 RuntimeInfo runtime_info_query() {
@@ -11,7 +13,7 @@ RuntimeInfo runtime_info_query() {
   info.torch_version = TORCH_VERSION;
   info.cuda_available = torch::cuda::is_available();
   info.cuda_device_count = info.cuda_available ? static_cast<int>(torch::cuda::device_count()) : 0;
-  info.cpu_threads = at::get_num_threads();
+  info.cpu_threads = cpu_threads();
   return info;
 }
 

@@ -8,7 +8,7 @@ struct RuntimeInfo {
   std::string torch_version;  // e.g. "1.13.0"
   bool cuda_available = false;
   int cuda_device_count = 0;
-  int cpu_threads = 1;  // intra-op threads libtorch uses on the CPU
+  int cpu_threads = 1;  // threads for forward passes and analysis (models::cpu_threads)
 };
 
 RuntimeInfo runtime_info_query();

@@ -63,12 +63,19 @@ def load_safetensors(path):
     return out
 
 
-def gpt2_forward(folder, ids):
-    import torch
-    import torch.nn.functional as F
+def load_gpt2(folder):
+    """The folder's hyperparameters and weights as torch tensors (loaded once)."""
     cfg = json.load(open(os.path.join(folder, "config.json")))
     W = load_safetensors(os.path.join(folder, "model.safetensors"))
-    D, H, L, eps = cfg["n_embd"], cfg["n_head"], cfg["n_layer"], cfg["layer_norm_epsilon"]
+    return (cfg["n_embd"], cfg["n_head"], cfg["n_layer"], cfg["layer_norm_epsilon"]), W
+
+
+def gpt2_run(model, ids, keep=True):
+    """Eager forward of GPT-2; with `keep`, every layer's attention and values
+    are kept as float64 numpy arrays (what the analysis reads)."""
+    import torch
+    import torch.nn.functional as F
+    (D, H, L, eps), W = model
     d, T = D // H, len(ids)
     with torch.inference_mode():
         x = W["wte.weight"][torch.tensor(ids)] + W["wpe.weight"][:T]
@@ -80,8 +87,9 @@ def gpt2_forward(folder, ids):
             q, k, v = (h @ W[p + "attn.c_attn.weight"] + W[p + "attn.c_attn.bias"]).split(D, -1)
             q, k, v = (t.view(T, H, d).transpose(0, 1) for t in (q, k, v))
             a = torch.softmax(q @ k.transpose(-1, -2) / d ** 0.5 + mask, -1)
-            attentions.append(a.numpy().astype("float64"))
-            values.append(v.numpy().astype("float64"))
+            if keep:
+                attentions.append(a.numpy().astype("float64"))
+                values.append(v.numpy().astype("float64"))
             o = (a @ v).transpose(0, 1).reshape(T, D)
             x = x + o @ W[p + "attn.c_proj.weight"] + W[p + "attn.c_proj.bias"]
             h = F.layer_norm(x, (D,), W[p + "ln_2.weight"], W[p + "ln_2.bias"], eps)
@@ -91,6 +99,10 @@ def gpt2_forward(folder, ids):
         head = W.get("lm_head.weight", W["wte.weight"])
         logits = x @ head.T
     return attentions, values, logits
+
+
+def gpt2_forward(folder, ids):
+    return gpt2_run(load_gpt2(folder), ids)
 
 
 def analyse_head(A, rows):

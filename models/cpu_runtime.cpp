@@ -1,0 +1,92 @@
+#include "models/cpu_runtime.h"
+
+#include <ATen/Parallel.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include "analysis/head_analysis.h"
+
+namespace sinkscope::models {
+
+namespace {
+
+// OpenBLAS's entry points, looked up at run time: another BLAS (Debian's
+// alternatives) has none of them, and then nothing is changed.
+template <class F>
+F* openblas_symbol(const char* name) {
+  return reinterpret_cast<F*>(dlsym(RTLD_DEFAULT, name));
+}
+
+}  // namespace
+
+std::string blas_core_name() {
+  auto* corename = openblas_symbol<char*()>("openblas_get_corename");
+  return corename ? std::string(corename()) : std::string();
+}
+
+std::string fix_blas_core() {
+  if (std::getenv("OPENBLAS_CORETYPE")) return {};  // the user's choice stands
+  const std::string before = blas_core_name();
+  if (before != "Prescott") return {};  // detection worked (or not OpenBLAS)
+  __builtin_cpu_init();
+  const char* core = __builtin_cpu_supports("avx512f")  ? "SkylakeX"
+                     : __builtin_cpu_supports("avx2")   ? "Haswell"
+                                                         : nullptr;
+  auto* quit = openblas_symbol<void()>("gotoblas_dynamic_quit");
+  auto* init = openblas_symbol<void()>("gotoblas_dynamic_init");
+  if (!core || !quit || !init) return {};
+  // OpenBLAS reads OPENBLAS_CORETYPE in its core selection; set only for it.
+  setenv("OPENBLAS_CORETYPE", core, 1);
+  quit();
+  init();
+  unsetenv("OPENBLAS_CORETYPE");
+  return before + " -> " + blas_core_name();
+}
+
+namespace {
+std::atomic<int> threadSetting{0};
+}  // namespace
+
+void set_cpu_threads(int threads) {
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int n = threads > 0 ? threads : cores;
+  threadSetting = n;
+  analysis::set_default_thread_count(n);
+  // With OpenBLAS the matrix products, nearly all of a forward pass, run on
+  // OpenBLAS's own threads; libtorch's intra-op pool (OpenMP) beside them
+  // makes the two pools fight for the cores (GPT-2 small at T = 64: 111 ms
+  // with one libtorch thread, 340 ms with two, on two cores). Any other BLAS
+  // gets libtorch's threads.
+  if (auto* setBlasThreads = openblas_symbol<void(int)>("openblas_set_num_threads")) {
+    setBlasThreads(n);
+    at::set_num_threads(1);
+  } else {
+    at::set_num_threads(n);
+  }
+}
+
+int cpu_threads() {
+  const int n = threadSetting;
+  return n > 0 ? n : at::get_num_threads();
+}
+
+std::string apply_thread_environment() {
+  const char* text = std::getenv("SINKSCOPE_THREADS");
+  if (!text || !*text) {
+    set_cpu_threads(0);
+    return {};
+  }
+  char* end = nullptr;
+  const long n = std::strtol(text, &end, 10);
+  if (*end != '\0' || n < 1 || n > 1024)
+    return "SINKSCOPE_THREADS: \"" + std::string(text) + "\" is not a thread count from 1 to 1024";
+  set_cpu_threads(static_cast<int>(n));
+  return {};
+}
+
+}  // namespace sinkscope::models

@@ -1,0 +1,32 @@
+#pragma once
+// The CPU side of the runtime, set once at the start of main(): which OpenBLAS
+// kernels run the matrix products, and how many threads do the work.
+#include <string>
+
+namespace sinkscope::models {
+
+// OpenBLAS 0.3.21 (Debian 12's) does not recognise some newer Intel CPUs and
+// falls back to its Prescott (SSE3) kernels, which run GPT-2 small's forward
+// pass 2.7x slower than its AVX-512 ones on the same machine. When the user
+// has not chosen a core (OPENBLAS_CORETYPE) and that fallback is active on a
+// CPU with AVX-512 (or AVX2), OpenBLAS's own core selection is run again with
+// the matching core named. Must run before any BLAS call. Returns what it did
+// ("Prescott -> SkylakeX"), or an empty string when nothing was needed or the
+// BLAS in use is not OpenBLAS.
+std::string fix_blas_core();
+
+// The OpenBLAS core in use ("SkylakeX"), or "" when the BLAS is not OpenBLAS.
+std::string blas_core_name();
+
+// Threads for the forward pass (libtorch's intra-op pool) and for per-head
+// analysis: every core unless set. `threads` <= 0 means every core.
+// SINKSCOPE_THREADS in the environment sets it for any command.
+void set_cpu_threads(int threads);
+int cpu_threads();
+
+// Every core, or SINKSCOPE_THREADS (a positive integer) when set: what both
+// programs apply at start (Debian's libtorch alone starts with one intra-op
+// thread). Returns an error message for a bad value, "" otherwise.
+std::string apply_thread_environment();
+
+}  // namespace sinkscope::models
