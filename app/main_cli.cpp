@@ -1235,6 +1235,7 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);  // a closed pipe is a write error (exit 1), not a signal
   // Before any matrix product: OpenBLAS's kernels for this CPU (cpu_runtime.h).
   sinkscope::models::fix_blas_core();
+  sinkscope::models::keep_freed_memory();
   try {
     apply_thread_options(argc, argv);
   } catch (const UsageError& e) {

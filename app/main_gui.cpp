@@ -50,6 +50,7 @@ constexpr const char* kDefaultModel =
 int main(int argc, char** argv) {
   // Before any matrix product: OpenBLAS's kernels for this CPU (cpu_runtime.h).
   sinkscope::models::fix_blas_core();
+  sinkscope::models::keep_freed_memory();
   sinkscope::render::gl_configure_defaults();
   QApplication app(argc, argv);
   QApplication::setOrganizationName(QStringLiteral("SinkScope"));

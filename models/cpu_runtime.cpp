@@ -2,10 +2,12 @@
 
 #include <ATen/Parallel.h>
 #include <dlfcn.h>
+#include <malloc.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <thread>
 
@@ -23,6 +25,11 @@ F* openblas_symbol(const char* name) {
 }
 
 }  // namespace
+
+void keep_freed_memory() {
+  mallopt(M_MMAP_MAX, 0);
+  mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
+}
 
 std::string blas_core_name() {
   auto* corename = openblas_symbol<char*()>("openblas_get_corename");

@@ -15,6 +15,15 @@ namespace sinkscope::models {
 // BLAS in use is not OpenBLAS.
 std::string fix_blas_core();
 
+// Large temporaries of a forward pass (a [H, T, T] score tensor is 48 MB at
+// T = 1024) are freed after each layer; glibc returns every block over 32 MB
+// to the kernel with munmap, so the next layer faults its pages in again
+// (GPT-2 small at T = 1024: a third of the pass). Keeping freed memory in the
+// heap (no mmap for large blocks, no trimming) makes later layers and later
+// runs reuse it. Peak memory is unchanged; memory freed after a peak stays with
+// the process until it ends. Called at the start of main().
+void keep_freed_memory();
+
 // The OpenBLAS core in use ("SkylakeX"), or "" when the BLAS is not OpenBLAS.
 std::string blas_core_name();
 

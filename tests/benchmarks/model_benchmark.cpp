@@ -21,6 +21,7 @@ namespace {
 // The kernels the app runs with (main() of both programs does the same).
 const std::string blasCore = fix_blas_core();
 const std::string threadSetting = apply_thread_environment();
+const bool memoryKept = (keep_freed_memory(), true);
 
 // GPT-2 small's shape; `vocab` other than 50257 gives the same 12 x 12 model
 // with a small vocabulary (where the output projection no longer dominates).
