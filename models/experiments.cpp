@@ -252,6 +252,19 @@ std::vector<double> head_ablation_dnll(const Model& model, const Trace& base, bo
   const double baseNll = trace_mean_nll(base);
   const int L = base.layers(), H = base.heads();
   std::vector<double> dnll;
+  if (reuse) {  // a layer's heads batched into passes from the captured layer
+    for (int l = 0; l < L; ++l) {
+      for (const std::vector<float>& logits : model.headAblationLogits(base, l)) {
+        const std::vector<double> nll =
+            base.causal() ? analysis::next_token_nll(logits, base.vocabSize(), base.ids())
+                          : analysis::token_nll(logits, base.vocabSize(), base.ids());
+        dnll.push_back(mean(nll) - baseNll);
+      }
+      step_progress(progress, static_cast<std::size_t>((l + 1) * H),
+                    static_cast<std::size_t>(L * H));
+    }
+    return dnll;
+  }
   for (int l = 0; l < L; ++l)
     for (int h = 0; h < H; ++h) {
       RunOptions o;

@@ -98,8 +98,10 @@ PerturbationMap perturbation_sensitivity(const Model& model, const std::vector<i
 // Effective rank of the residual stream entering each layer (and the output).
 std::vector<double> effective_rank_per_layer(const Trace& trace);
 
-// dNLL of ablating each head alone, [layers * heads]. `reuse`: start each run
-// at the head's layer from `base` (false: full re-runs, the benchmark's baseline).
+// dNLL of ablating each head alone, [layers * heads]. `reuse`: start at each
+// layer from `base`, that layer's heads batched into one pass
+// (Model::headAblationLogits); false: a full re-run per head, the benchmark's
+// baseline.
 std::vector<double> head_ablation_dnll(const Model& model, const Trace& base, bool reuse = true,
                                        const ProgressFn& progress = {});
 

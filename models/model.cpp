@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <fstream>
 #include <limits>
+#include <numeric>
 #include <numbers>
 #include <random>
 #include <sstream>
@@ -149,8 +150,10 @@ std::vector<double> alibi_slopes(int heads) {
   return slopes;
 }
 
+// `ablatedPerBatch`: batch element b has head ablatedPerBatch[b] of this
+// layer ablated (headAblationLogits); null for every other pass.
 AttentionResult attention(const Model::Impl& m, int l, const at::Tensor& h, const RunOptions& o,
-                          const Rope& rope) {
+                          const Rope& rope, const std::vector<int>* ablatedPerBatch = nullptr) {
   const ModelConfig& c = m.config;
   const LayerWeights& W = m.weights.layers[static_cast<std::size_t>(l)];
   const std::int64_t B = h.size(0), T = h.size(1), H = c.num_heads, KV = c.num_kv_heads,
@@ -228,6 +231,8 @@ AttentionResult attention(const Model::Impl& m, int l, const at::Tensor& h, cons
   }
 
   at::Tensor out = at::matmul(probs, v);  // [B, H, T, d]
+  if (ablatedPerBatch)
+    for (std::int64_t b = 0; b < B; ++b) out[b][(*ablatedPerBatch)[static_cast<std::size_t>(b)]].zero_();
   for (const AttentionEdit& e : o.edits) {
     if (e.kind != AttentionEdit::Kind::AblateHeadOutput || !applies(e.layers, l)) continue;
     for (std::int64_t head = 0; head < H; ++head)
@@ -257,11 +262,12 @@ at::Tensor attention_input(const Model::Impl& m, int l, const at::Tensor& x) {
 }
 
 at::Tensor layer_forward(const Model::Impl& m, int l, const at::Tensor& x, const RunOptions& o,
-                         const Rope& rope, AttentionResult& a) {
+                         const Rope& rope, AttentionResult& a,
+                         const std::vector<int>* ablatedPerBatch = nullptr) {
   const ModelConfig& c = m.config;
   const LayerWeights& W = m.weights.layers[static_cast<std::size_t>(l)];
   const at::Tensor h = attention_input(m, l, x);
-  a = attention(m, l, h, o, rope);
+  a = attention(m, l, h, o, rope, ablatedPerBatch);
   switch (c.layout) {
     case BlockLayout::PreNorm: {
       const at::Tensor y = x + a.output;
@@ -608,6 +614,46 @@ Trace Model::runFrom(const Trace& base, int layer, const RunOptions& options,
                      .to(impl_->device);
   finish_run(impl_, trace, x, layer, keepAll, options, progress);
   return trace;
+}
+
+std::vector<std::vector<float>> Model::headAblationLogits(const Trace& base, int layer) const {
+  const ModelConfig& c = impl_->config;
+  if (layer < 0 || layer >= c.num_layers)
+    throw ModelRunError("head ablation: layer " + std::to_string(layer) + " outside the model's " +
+                        std::to_string(c.num_layers) + " layers");
+  if (base.layers() != c.num_layers || base.hiddenSize() != c.hidden_size)
+    throw ModelRunError("head ablation: the trace comes from a different model");
+  if (base.residual(layer).empty())
+    throw ModelRunError("head ablation: the trace kept no residual stream (run with capture)");
+  const int H = c.num_heads, T = base.tokens();
+  std::vector<std::vector<float>> out(static_cast<std::size_t>(H));
+  if (!impl_->weights.lm_head_w.defined()) return out;
+  c10::InferenceMode guard;
+  const RunOptions plain;
+  const Rope rope = rope_tables(c, plain, T, impl_->device);
+  const std::span<const float> start = base.residual(layer);
+  const at::Tensor x0 = at::from_blob(const_cast<float*>(start.data()), {1, T, c.hidden_size},
+                                      at::kFloat)
+                            .to(impl_->device);
+  // Heads per batch: every head, unless the batch's logits would pass 256 MB.
+  const std::size_t logitBytes =
+      static_cast<std::size_t>(T) * static_cast<std::size_t>(c.vocab_size) * sizeof(float);
+  const int perBatch =
+      static_cast<int>(std::clamp<std::size_t>((std::size_t{256} << 20) / std::max<std::size_t>(logitBytes, 1), 1, H));
+  for (int first = 0; first < H; first += perBatch) {
+    const int n = std::min(perBatch, H - first);
+    std::vector<int> ablated(static_cast<std::size_t>(n));
+    std::iota(ablated.begin(), ablated.end(), first);
+    at::Tensor x = x0.expand({n, T, c.hidden_size}).contiguous();
+    for (int l = layer; l < c.num_layers; ++l) {
+      AttentionResult a;
+      x = layer_forward(*impl_, l, x, plain, rope, a, l == layer ? &ablated : nullptr);
+      check_finite(*impl_, x, l);
+    }
+    const at::Tensor logits = output_logits(*impl_, x);
+    for (int b = 0; b < n; ++b) out[static_cast<std::size_t>(first + b)] = to_vector(logits[b]);
+  }
+  return out;
 }
 
 Trace Model::run(const std::vector<int>& given, const RunOptions& givenOptions,

@@ -197,6 +197,15 @@ class Model {
   Trace runFrom(const Trace& base, int layer, const RunOptions& options = {},
                 const ProgressFn& progress = {}) const;
 
+  // The logits of the pass with head h of `layer` ablated (its output
+  // zeroed), for every head h: [heads][T * vocab]. Like runFrom with an
+  // AblateHeadOutput edit per head, but the heads run as one batch (several,
+  // when T x vocab is large) from the residual stream `base` captured at
+  // `layer`: the matrix products see heads x T rows instead of T, which with a
+  // large vocabulary's output projection is most of the saving. Throws as
+  // runFrom; empty vectors for a model without an output head.
+  std::vector<std::vector<float>> headAblationLogits(const Trace& base, int layer) const;
+
   struct Impl;
 
  private:

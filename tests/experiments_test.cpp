@@ -244,6 +244,38 @@ TEST(Experiments, SparsificationAtFullRetentionCostsNothing) {
   }
 }
 
+TEST(Experiments, BatchedHeadAblationEqualsOneRunPerHeadInEveryFamily) {
+  // Model::headAblationLogits runs a layer's heads as one batch; each batch
+  // element must be the pass runFrom gives with that one head ablated.
+  for (const std::string type : {"gpt2", "llama", "mistral", "qwen2", "gemma", "gemma2", "phi",
+                                 "gpt_neox", "bert", "roberta", "xlm-roberta"}) {
+    SCOPED_TRACE(type);
+    const auto model = random_model(type, "batched-ablation-" + type);
+    const Trace base = model->run(some_ids(9, model->config().vocab_size));
+    for (int l : {0, base.layers() - 1}) {
+      const auto batched = model->headAblationLogits(base, l);
+      ASSERT_EQ(batched.size(), static_cast<std::size_t>(base.heads()));
+      for (int h = 0; h < base.heads(); ++h) {
+        RunOptions o;
+        o.capture = false;
+        AttentionEdit e;
+        e.kind = AttentionEdit::Kind::AblateHeadOutput;
+        e.layers = {l};
+        e.heads = {h};
+        o.edits = {e};
+        const std::vector<float> one = model->runFrom(base, l, o).logits();
+        const std::vector<float>& b = batched[static_cast<std::size_t>(h)];
+        ASSERT_EQ(b.size(), one.size());
+        double worst = 0.0;
+        for (std::size_t k = 0; k < one.size(); ++k)
+          worst = std::max(worst, static_cast<double>(std::abs(b[k] - one[k])) /
+                                      (1.0 + std::abs(one[k])));
+        EXPECT_LT(worst, 1e-4) << "layer " << l << ", head " << h;
+      }
+    }
+  }
+}
+
 TEST(Experiments, AblationSweepFromCapturedLayersEqualsFullReruns) {
   const auto model = random_model("llama", "ablate");
   const Trace base = model->run(some_ids(12, model->config().vocab_size));
