@@ -17,6 +17,7 @@
 #include "analysis/taxonomy.h"
 #include "analysis/value_space.h"
 #include "analysis/weight_spectrum.h"
+#include "app/corpus_pool.h"
 #include "models/model_identity.h"
 
 namespace sinkscope::app {
@@ -615,127 +616,164 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
   return written;
 }
 
-std::vector<fs::path> analyze_corpus_write(const models::LoadedModel& loaded,
-                                           const std::vector<std::string>& sentences,
-                                           const fs::path& dir, const AnalyzeParams& p,
-                                           bool force, const fs::path& jsonFile) {
-  if (sentences.empty()) throw models::ModelRunError("--sentences: no sentence to run");
+SentenceRecord corpus_record(const models::LoadedModel& loaded, const std::string& sentence,
+                             std::size_t index, const AnalyzeParams& p) {
   const models::ModelConfig& c = loaded.model->config();
   const int L = c.num_layers, H = c.num_heads;
-  std::vector<std::vector<std::vector<analysis::SinkOccurrence>>> sinkTokens(
-      static_cast<std::size_t>(L * H));  // [head][sample] -> sinks
-  std::vector<analysis::TaxonomyVotes> votes(static_cast<std::size_t>(L * H));
+  const models::SentenceTrace run =
+      models::loaded_model_run(loaded, sentence, models::RunOptions::attention_only());
+  const auto& tokens = run.encoding.display;  // readable token strings
+  SentenceRecord r;
+  r.index = index;
+  r.tokens = run.trace.tokens();
+  if (!run.encoding.special.empty() && run.encoding.special.front()) r.firstSpecial = tokens.front();
+  if (!run.encoding.special.empty() && run.encoding.special.back()) r.lastSpecial = tokens.back();
+  r.uniformBaseline0 = analysis::sink_uniform_baseline(r.tokens, 0, run.trace.causal());
+  const analysis::SinkSetParams sinkParams = sink_params(p);
+  for (int l = 0; l < L; ++l) {
+    const models::LayerCapture cap = run.trace.layer(l);
+    for (int h = 0; h < H; ++h) {
+      const auto A = cap.attentionOf(h);
+      std::vector<analysis::SinkOccurrence> sinks;
+      for (int k : analysis::sink_set(A, sinkParams).keys())
+        sinks.push_back({tokens[static_cast<std::size_t>(k)], k});
+      r.sinks.push_back(std::move(sinks));
+      r.votes.push_back(analysis::taxonomy_votes(A, cap.valuesOf(h), cap.head_dim));
+      r.alpha0.push_back(analysis::sink_key_importance(A)[0]);
+    }
+  }
+  return r;
+}
+
+CorpusTables corpus_tables(const std::vector<SentenceRecord>& records, int L, int H, bool encoder,
+                           const AnalyzeParams& p) {
+  const auto heads = static_cast<std::size_t>(L * H);
+  std::vector<std::vector<std::vector<analysis::SinkOccurrence>>> sinkTokens(heads);
+  std::vector<analysis::TaxonomyVotes> votes(heads);
   long long alphaCount = 0, alphaAbove = 0;
   double baselineSum = 0.0, boostSum = 0.0;
   std::string firstToken, lastToken;
-  const analysis::SinkSetParams sinkParams = sink_params(p);
-  const models::RunOptions attentionOnly = models::RunOptions::attention_only();
-  for (const auto& sentence : sentences) {
-    const models::SentenceTrace run = models::loaded_model_run(loaded, sentence, attentionOnly);
-    const auto& tokens = run.encoding.display;  // readable token strings
-    if (firstToken.empty() && !run.encoding.special.empty() && run.encoding.special.front())
-      firstToken = tokens.front();
-    if (lastToken.empty() && !run.encoding.special.empty() && run.encoding.special.back())
-      lastToken = tokens.back();
-    const int T = run.trace.tokens();
-    const double base0 = analysis::sink_uniform_baseline(T, 0, run.trace.causal());
-    for (int l = 0; l < L; ++l) {
-      const models::LayerCapture cap = run.trace.layer(l);
-      for (int h = 0; h < H; ++h) {
-        const auto A = cap.attentionOf(h);
-        std::vector<analysis::SinkOccurrence> sinks;
-        for (int k : analysis::sink_set(A, sinkParams).keys())
-          sinks.push_back({tokens[static_cast<std::size_t>(k)], k});
-        sinkTokens[static_cast<std::size_t>(l * H + h)].push_back(sinks);
-        votes[static_cast<std::size_t>(l * H + h)] +=
-            analysis::taxonomy_votes(A, cap.valuesOf(h), cap.head_dim);
-        const double alpha0 = analysis::sink_key_importance(A)[0];
-        ++alphaCount;
-        alphaAbove += alpha0 > p.eps ? 1 : 0;
-        baselineSum += base0;
-        boostSum += alpha0 / base0;
-      }
+  for (const SentenceRecord& r : records) {
+    if (r.sinks.size() != heads || r.votes.size() != heads || r.alpha0.size() != heads)
+      throw std::invalid_argument("sentence " + std::to_string(r.index) + ": recorded for " +
+                                  std::to_string(r.sinks.size()) + " heads, the model has " +
+                                  std::to_string(heads));
+    if (firstToken.empty()) firstToken = r.firstSpecial;
+    if (lastToken.empty()) lastToken = r.lastSpecial;
+    for (std::size_t k = 0; k < heads; ++k) {
+      sinkTokens[k].push_back(r.sinks[k]);
+      votes[k] += r.votes[k];
+      ++alphaCount;
+      alphaAbove += r.alpha0[k] > p.eps ? 1 : 0;
+      baselineSum += r.uniformBaseline0;
+      boostSum += r.alpha0[k] / r.uniformBaseline0;
     }
   }
   if (firstToken.empty()) firstToken = "(first token)";
 
-  std::vector<std::pair<std::string, std::string>> header{
-      {"tool", std::string("sinkscope-cli analyze --sentences ") + SINKSCOPE_VERSION},
-      {"model", loaded.model->folder().string()},
-      {"sentences", std::to_string(sentences.size())},
-      {"sink_set", sink_set_description(p)},
-      {"specialised", "a sink in >= " + num(p.specialisedShare) + " of the samples"},
-      {"sink_metric_eps", num(p.eps)},
-      {"frame_rule",
-       "centralised: >= 0.9 of specialised heads on the first token; bidirectional: encoder with "
-       ">= 0.2 on each of the first and last special token (reading); otherwise distributed"},
-      {"taxonomy",
-       "winner argmax_j A[i][j] ||v_j|| over the keys query i sees (j <= i causal, every key in "
-       "an encoder), votes pooled over the sentences"}};
-  header.insert(header.end(), p.provenance.begin(), p.provenance.end());
-  analysis::CsvTable spec, tokens, tax, rate, frame;
-  spec.columns = {"layer", "head", "specialised", "sample_share", "top_token"};
-  tax.columns = {"layer",       "head",       "sink_votes",    "current_votes",
-                 "other_votes", "sink_share", "current_share", "label"};
-  std::vector<analysis::HeadSpecialisation> heads;
+  CorpusTables t;
+  t.specialisation.columns = {"layer", "head", "specialised", "sample_share", "top_token"};
+  t.taxonomy.columns = {"layer",       "head",       "sink_votes",    "current_votes",
+                        "other_votes", "sink_share", "current_share", "label"};
+  std::vector<analysis::HeadSpecialisation> specialisation;
   analysis::SpecialisationParams sp;
   sp.sampleShare = p.specialisedShare;
   for (int l = 0; l < L; ++l)
     for (int h = 0; h < H; ++h) {
-      const auto hs =
-          analysis::head_specialisation(sinkTokens[static_cast<std::size_t>(l * H + h)], sp);
-      heads.push_back(hs);
-      spec.rows.push_back({std::to_string(l), std::to_string(h), hs.specialised ? "1" : "0",
-                           num(hs.sampleShare), hs.topToken});
-      const auto& v = votes[static_cast<std::size_t>(l * H + h)];
+      const auto k = static_cast<std::size_t>(l * H + h);
+      const auto hs = analysis::head_specialisation(sinkTokens[k], sp);
+      specialisation.push_back(hs);
+      t.specialisation.rows.push_back({std::to_string(l), std::to_string(h),
+                                       hs.specialised ? "1" : "0", num(hs.sampleShare),
+                                       hs.topToken});
+      const auto& v = votes[k];
       const double total = std::max(1, v.total());
-      tax.rows.push_back({std::to_string(l), std::to_string(h), std::to_string(v.sink),
-                          std::to_string(v.current), std::to_string(v.other), num(v.sink / total),
-                          num(v.current / total),
-                          analysis::head_class_name(analysis::taxonomy_label(v))});
+      t.taxonomy.rows.push_back({std::to_string(l), std::to_string(h), std::to_string(v.sink),
+                                 std::to_string(v.current), std::to_string(v.other),
+                                 num(v.sink / total), num(v.current / total),
+                                 analysis::head_class_name(analysis::taxonomy_label(v))});
     }
-  tokens.columns = {"token", "share_of_specialised_heads"};
-  for (const auto& [t, share] : analysis::token_specialisation(heads))
-    tokens.rows.push_back({t, num(share)});
-  rate.columns = {"key", "sink_rate_percent", "mean_uniform_baseline", "mean_boost"};
-  rate.rows.push_back(
+  t.tokenSpecialisation.columns = {"token", "share_of_specialised_heads"};
+  for (const auto& [token, share] : analysis::token_specialisation(specialisation))
+    t.tokenSpecialisation.rows.push_back({token, num(share)});
+  t.sinkRate.columns = {"key", "sink_rate_percent", "mean_uniform_baseline", "mean_boost"};
+  t.sinkRate.rows.push_back(
       {"0", num(100.0 * static_cast<double>(alphaAbove) / std::max<long long>(1, alphaCount)),
        num(baselineSum / std::max<long long>(1, alphaCount)),
        num(boostSum / std::max<long long>(1, alphaCount))});
   const analysis::FrameEvidence e =
-      analysis::reference_frame(heads, firstToken, lastToken, !c.causal);
-  frame.columns = {"frame",      "specialised_heads", "first_token", "first_token_share",
-                   "last_token", "last_token_share",  "other_share"};
-  frame.rows.push_back({analysis::reference_frame_name(e.frame), std::to_string(e.specialisedHeads),
-                        firstToken, num(e.firstTokenShare), lastToken, num(e.lastTokenShare),
-                        num(e.otherShare)});
+      analysis::reference_frame(specialisation, firstToken, lastToken, encoder);
+  t.frame.columns = {"frame",      "specialised_heads", "first_token", "first_token_share",
+                     "last_token", "last_token_share",  "other_share"};
+  t.frame.rows.push_back({analysis::reference_frame_name(e.frame),
+                          std::to_string(e.specialisedHeads), firstToken, num(e.firstTokenShare),
+                          lastToken, num(e.lastTokenShare), num(e.otherShare)});
+  return t;
+}
 
+std::vector<std::pair<std::string, std::string>> corpus_header(const AnalyzeParams& p) {
+  return {{"sink_set", sink_set_description(p)},
+          {"specialised", "a sink in >= " + num(p.specialisedShare) + " of the samples"},
+          {"sink_metric_eps", num(p.eps)},
+          {"frame_rule",
+           "centralised: >= 0.9 of specialised heads on the first token; bidirectional: encoder "
+           "with >= 0.2 on each of the first and last special token (reading); otherwise "
+           "distributed"},
+          {"taxonomy",
+           "winner argmax_j A[i][j] ||v_j|| over the keys query i sees (j <= i causal, every key "
+           "in an encoder), votes pooled over the sentences"}};
+}
+
+std::vector<fs::path> corpus_write(const CorpusTables& t, const fs::path& dir,
+                                   const std::vector<std::pair<std::string, std::string>>& header,
+                                   const AnalyzeParams& p, bool force, const fs::path& jsonFile,
+                                   const std::string& model, std::size_t sentences) {
+  CorpusTables tables = t;
   std::vector<fs::path> written;
   std::vector<std::pair<fs::path, std::string>> contents;
   for (auto [name, table] : std::initializer_list<std::pair<const char*, analysis::CsvTable*>>{
-           {"specialisation.csv", &spec},
-           {"token_specialisation.csv", &tokens},
-           {"taxonomy_pooled.csv", &tax},
-           {"sink_rate.csv", &rate},
-           {"frame.csv", &frame}}) {
+           {"specialisation.csv", &tables.specialisation},
+           {"token_specialisation.csv", &tables.tokenSpecialisation},
+           {"taxonomy_pooled.csv", &tables.taxonomy},
+           {"sink_rate.csv", &tables.sinkRate},
+           {"frame.csv", &tables.frame}}) {
     table->comments = header;
     contents.emplace_back(dir / name, analysis::csv_render(*table));
     written.push_back(dir / name);
   }
   if (!jsonFile.empty()) {
     json out = output_json("analyze --sentences", p, header,
-                           {{"specialisation", &spec},
-                            {"token_specialisation", &tokens},
-                            {"taxonomy_pooled", &tax},
-                            {"sink_rate", &rate},
-                            {"frame", &frame}});
-    out["model"] = loaded.model->folder().string();
-    out["sentences"] = sentences.size();
+                           {{"specialisation", &tables.specialisation},
+                            {"token_specialisation", &tables.tokenSpecialisation},
+                            {"taxonomy_pooled", &tables.taxonomy},
+                            {"sink_rate", &tables.sinkRate},
+                            {"frame", &tables.frame}});
+    out["model"] = model;
+    out["sentences"] = sentences;
     contents.emplace_back(jsonFile, out.dump(1));
     written.push_back(jsonFile);
   }
   analysis::files_write_atomic(contents, force);  // all of them or none
   return written;
+}
+
+std::vector<fs::path> analyze_corpus_write(const models::LoadedModel& loaded,
+                                           const std::vector<std::string>& sentences,
+                                           const fs::path& dir, const AnalyzeParams& p,
+                                           bool force, const fs::path& jsonFile) {
+  if (sentences.empty()) throw models::ModelRunError("--sentences: no sentence to run");
+  const models::ModelConfig& c = loaded.model->config();
+  std::vector<SentenceRecord> records;
+  for (std::size_t i = 0; i < sentences.size(); ++i)
+    records.push_back(corpus_record(loaded, sentences[i], i, p));
+  std::vector<std::pair<std::string, std::string>> header{
+      {"tool", std::string("sinkscope-cli analyze --sentences ") + SINKSCOPE_VERSION},
+      {"model", loaded.model->folder().string()},
+      {"sentences", std::to_string(sentences.size())}};
+  for (const auto& line : corpus_header(p)) header.push_back(line);
+  header.insert(header.end(), p.provenance.begin(), p.provenance.end());
+  return corpus_write(corpus_tables(records, c.num_layers, c.num_heads, !c.causal, p), dir, header,
+                      p, force, jsonFile, loaded.model->folder().string(), sentences.size());
 }
 
 }  // namespace sinkscope::app

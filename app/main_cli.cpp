@@ -26,6 +26,7 @@
 #include "analysis/table_io.h"
 #include "app/analyze_report.h"
 #include "app/experiment_report.h"
+#include "app/study.h"
 #include "models/corpus.h"
 #include "models/input_files.h"
 #include "models/loaded_model.h"
@@ -65,6 +66,7 @@ const char* kMainHelp =
     "  analyze MODEL --text TEXT --out DIR   every metric family as CSV (see analyze --help)\n"
     "  experiment KIND MODEL --text TEXT --out DIR   sink removal, BOS removal, Fisher,\n"
     "                      perturbation, effective rank, head ablation, sparsification\n"
+    "  study run|merge|status   a corpus study in shards (cluster job arrays), merged\n"
     "\n"
     "MODEL is a model folder or a Hugging Face cache name org/name.\n"
     "\n"
@@ -946,6 +948,31 @@ const char* kAnalyzeHelp =
     "taxonomy_pooled.csv (s. 7), sink_rate.csv (Gu et al.'s sink rate with its baseline) and\n"
     "frame.csv (the reference frame of s. 4 with its evidence).\n";
 
+// The options that decide the pooled corpus tables (sink set, sink metric,
+// specialisation), shared by analyze and study.
+void parse_pooling_options(const Args& args, sinkscope::app::AnalyzeParams& p) {
+  auto real = [&](const char* k, double lo, double hi) {
+    return parse_real(k, args.options.at(k), lo, hi);
+  };
+  if (args.options.count("percentile")) p.percentile = real("percentile", 0, 100);
+  if (args.options.count("gamma")) p.gamma = real("gamma", 0, 1);
+  if (args.options.count("eps")) p.eps = real("eps", 0, 1);
+  if (args.options.count("specialised-share")) p.specialisedShare = real("specialised-share", 0, 1);
+  if (args.options.count("sink-mode")) {
+    const std::string s = args.options.at("sink-mode");
+    if (s != "percentile" && s != "column-sum")
+      throw UsageError("option --sink-mode: use percentile or column-sum");
+    p.columnSumSinks = s == "column-sum";
+  }
+  if (args.options.count("sink-denominator")) {
+    const std::string s = args.options.at("sink-denominator");
+    if (s != "all" && s != "visible")
+      throw UsageError("option --sink-denominator: use all or visible");
+    p.sinkDenominator = s == "all" ? sinkscope::analysis::SinkSetParams::Denominator::AllQueries
+                                   : sinkscope::analysis::SinkSetParams::Denominator::VisibleQueries;
+  }
+}
+
 int command_analyze(int argc, char** argv) {
   namespace m = sinkscope::models;
   const auto parsed = parse_command(
@@ -964,9 +991,7 @@ int command_analyze(int argc, char** argv) {
     return parse_real(k, args.options.at(k), lo, hi);
   };
 
-  if (args.options.count("percentile")) p.percentile = real("percentile", 0, 100);
-  if (args.options.count("gamma")) p.gamma = real("gamma", 0, 1);
-  if (args.options.count("eps")) p.eps = real("eps", 0, 1);
+  parse_pooling_options(args, p);
   if (args.options.count("min-persistence")) p.minPersistence = real("min-persistence", 0, 1);
   if (args.options.count("top-n")) p.topN = parse_int("top-n", args.options.at("top-n"), 1, 100000);
   if (args.options.count("query"))
@@ -976,19 +1001,6 @@ int command_analyze(int argc, char** argv) {
   if (args.options.count("seed"))
     p.seed = static_cast<unsigned long long>(
         parse_int("seed", args.options.at("seed"), 0, std::numeric_limits<int>::max()));
-  if (args.options.count("sink-mode")) {
-    const std::string s = args.options.at("sink-mode");
-    if (s != "percentile" && s != "column-sum")
-      throw UsageError("option --sink-mode: use percentile or column-sum");
-    p.columnSumSinks = s == "column-sum";
-  }
-  if (args.options.count("sink-denominator")) {
-    const std::string s = args.options.at("sink-denominator");
-    if (s != "all" && s != "visible")
-      throw UsageError("option --sink-denominator: use all or visible");
-    p.sinkDenominator = s == "all" ? sinkscope::analysis::SinkSetParams::Denominator::AllQueries
-                                   : sinkscope::analysis::SinkSetParams::Denominator::VisibleQueries;
-  }
   if (args.options.count("symmetrise")) {
     const std::string s = args.options.at("symmetrise");
     if (s != "mean" && s != "max") throw UsageError("option --symmetrise: use mean or max");
@@ -1005,7 +1017,6 @@ int command_analyze(int argc, char** argv) {
       }
     }
   }
-  if (args.options.count("specialised-share")) p.specialisedShare = real("specialised-share", 0, 1);
   p.weightSpectra = args.options.count("no-weight-spectra") == 0;
   p.intervention.dropFirstToken = args.options.count("drop-first") > 0;
   if (args.options.count("remove-sinks")) {
@@ -1051,6 +1062,104 @@ int command_analyze(int argc, char** argv) {
         args.options.count("json") ? args.options.at("json") : "");
     for (const auto& f : files) std::cout << f.string() << "\n";
     return kOk;
+  });
+}
+
+const char* kStudyHelp =
+    "usage: sinkscope-cli study run MODEL --sentences FILE --out DIR [--shard I/N] [options]\n"
+    "       sinkscope-cli study merge DIR [--partial] [--force]\n"
+    "       sinkscope-cli study status DIR\n"
+    "\n"
+    "A corpus study: the pooled tables of analyze --sentences (specialisation.csv,\n"
+    "token_specialisation.csv, taxonomy_pooled.csv, sink_rate.csv, frame.csv) over a sentence\n"
+    "file, computed in shards that run anywhere (one process, several, or the tasks of a\n"
+    "cluster job array) and merged into exactly the numbers of one process over the file.\n"
+    "\n"
+    "  run       writes DIR/study.json (model and sentence hashes, parameters) on first use and\n"
+    "            one shard, DIR/shards/shard-I-of-N/ (records.jsonl, manifest.json), atomically:\n"
+    "            a killed run leaves no shard. --shard I/N takes sentences [I S/N, (I+1) S/N) of\n"
+    "            S (default 0/1: all). A finished shard is skipped; a study folder made with\n"
+    "            another model, sentence file or parameters is refused.\n"
+    "  merge     pools every finished shard into DIR/merged/; refuses while sentences are\n"
+    "            missing (listed), unless --partial (the headers then say what is missing).\n"
+    "  status    finished shards, shards running or killed, and the sentences not yet covered.\n"
+    "\n"
+    "options of run (as analyze): --percentile P --gamma G (sink set), --eps E (sink metric),\n"
+    "--specialised-share S, --sink-mode percentile|column-sum, --sink-denominator all|visible.\n"
+    "Progress (done/total, rate, ETA) goes to stderr.\n";
+
+int command_study(int argc, char** argv) {
+  namespace m = sinkscope::models;
+  namespace a = sinkscope::app;
+  const auto parsed = parse_command(
+      argc, argv, {"help", "partial", "force"},
+      {"sentences", "out", "shard", "percentile", "gamma", "eps", "specialised-share", "sink-mode",
+       "sink-denominator"},
+      kStudyHelp);
+  if (!parsed) return kOk;
+  const Args& args = *parsed;
+  if (args.positional.empty()) throw UsageError("study: give run, merge or status (see study --help)");
+  const std::string action = args.positional.front();
+  auto studyErrors = [](auto f) {
+    try {
+      return f();
+    } catch (const a::StudyError& e) {
+      throw UsageError(e.what());
+    }
+  };
+  if (action == "merge" || action == "status") {
+    if (args.positional.size() != 2) throw UsageError("study " + action + ": give the study folder DIR");
+    const std::filesystem::path dir = args.positional[1];
+    if (action == "merge")
+      return studyErrors([&] {
+        for (const auto& f : a::study_merge(dir, args.options.count("partial") > 0,
+                                            args.options.count("force") > 0))
+          std::cout << f.string() << "\n";
+        return kOk;
+      });
+    return studyErrors([&] {
+      const a::StudyStatus s = a::study_status(dir);
+      std::size_t missing = 0;
+      for (const auto& [first, end] : s.missing) missing += end - first;
+      std::cout << "sentences: " << s.sentences << "\n"
+                << "finished shards: " << s.complete.size() << "\n";
+      for (const auto& name : s.complete) std::cout << "  " << name << "\n";
+      std::cout << "running or killed: " << s.unfinished.size() << "\n";
+      for (const auto& name : s.unfinished) std::cout << "  " << name << "\n";
+      std::cout << "sentences not covered: " << missing << "\n";
+      for (const auto& [first, end] : s.missing)
+        std::cout << "  " << first << "-" << end - 1 << "\n";
+      return kOk;
+    });
+  }
+  if (action != "run") throw UsageError("study: unknown action \"" + action + "\" (run, merge, status)");
+  if (args.positional.size() != 2)
+    throw UsageError("study run: give exactly one MODEL (a folder or org/name)");
+  if (!args.options.count("sentences") || !args.options.count("out"))
+    throw UsageError("study run: give --sentences FILE and --out DIR");
+  a::StudyInputs inputs;
+  inputs.modelSpec = args.positional[1];
+  inputs.sentencesFile = args.options.at("sentences");
+  parse_pooling_options(args, inputs.params);
+  a::ShardId shard;
+  try {
+    if (args.options.count("shard")) shard = a::parse_shard(args.options.at("shard"));
+    inputs.sentences = m::corpus_read_lines(inputs.sentencesFile);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  } catch (const std::runtime_error& e) {
+    throw UsageError(e.what());
+  }
+  return on_model([&] {
+    inputs.sentencesSha256 =
+        m::sha256_hex(m::input_file_read(inputs.sentencesFile, m::kTextFileMaxBytes));
+    const m::LoadedModel loaded = m::loaded_model_open(inputs.modelSpec);
+    return studyErrors([&] {
+      const std::string result =
+          a::study_run(args.options.at("out"), inputs, shard, loaded, std::cerr);
+      std::cout << a::shard_folder_name(shard) << ": " << result << "\n";
+      return kOk;
+    });
   });
 }
 
@@ -1201,6 +1310,7 @@ int run_command(int argc, char** argv) {
   if (command == "sinks") return command_sinks(argc, argv);
   if (command == "analyze") return command_analyze(argc, argv);
   if (command == "experiment") return command_experiment(argc, argv);
+  if (command == "study") return command_study(argc, argv);
   throw UsageError("unknown command \"" + command + "\" (see sinkscope-cli --help)");
 }
 

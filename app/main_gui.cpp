@@ -8,6 +8,7 @@
 #include <QSaveFile>
 #include <QTimer>
 #include <cstdio>
+#include <string>
 
 #include "models/cpu_runtime.h"
 #include "render/gl_support.h"
@@ -45,6 +46,58 @@ QString builtin_models_dir() {
 constexpr const char* kDefaultModel =
     "rope-decoder-bos-first";  // the clearest first-token sink (docs/sinks.md)
 
+void name_application() {
+  QCoreApplication::setOrganizationName(QStringLiteral("SinkScope"));
+  QCoreApplication::setApplicationName(QStringLiteral("sinkscope"));
+  QCoreApplication::setApplicationVersion(QStringLiteral(SINKSCOPE_VERSION));
+}
+
+// The command line, added to `parser` on construction.
+struct GuiOptions {
+  QCommandLineOption model{QStringLiteral("model"), QStringLiteral("Open the model folder DIR."),
+                           QStringLiteral("DIR")};
+  QCommandLineOption text{QStringLiteral("text"),
+                          QStringLiteral("Start with SENTENCE in the sentence box."),
+                          QStringLiteral("SENTENCE")};
+  QCommandLineOption screenshot{
+      QStringLiteral("screenshot"),
+      QStringLiteral("Run once, save a PNG of the main window to FILE and exit."),
+      QStringLiteral("FILE")};
+  QCommandLineOption device{QStringLiteral("device"),
+                            QStringLiteral("Run models on DEVICE: cpu (default) or cuda."),
+                            QStringLiteral("DEVICE"), QStringLiteral("cpu")};
+  QCommandLineOption resetLayout{QStringLiteral("reset-layout"),
+                                 QStringLiteral("Start with the default dock layout.")};
+  QCommandLineOption show{
+      QStringLiteral("show"),
+      QStringLiteral("Bring the panel NAME to the front (its title, e.g. Persistence); repeatable."),
+      QStringLiteral("NAME")};
+  QCommandLineOption threads{
+      QStringLiteral("threads"),
+      QStringLiteral("Use N threads for forward passes and analysis (default: every core; "
+                     "SINKSCOPE_THREADS=N does the same)."),
+      QStringLiteral("N")};
+
+  explicit GuiOptions(QCommandLineParser& parser) {
+    parser.setApplicationDescription(
+        QStringLiteral("SinkScope: explore attention sinks in transformer language models."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addOptions({model, text, screenshot, device, resetLayout, show, threads});
+  }
+};
+
+bool asks_for_help_or_version(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--") break;
+    if (a == "-h" || a == "--help" || a == "--help-all" || a == "-?" || a == "-v" ||
+        a == "--version")
+      return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -52,68 +105,46 @@ int main(int argc, char** argv) {
   sinkscope::models::fix_blas_core();
   sinkscope::models::keep_freed_memory();
   sinkscope::render::gl_configure_defaults();
+  // Help and version need no display: answered by a core application, made
+  // before the GUI one would abort without an X server.
+  if (asks_for_help_or_version(argc, argv)) {
+    QCoreApplication core(argc, argv);
+    name_application();
+    QCommandLineParser parser;
+    const GuiOptions options(parser);
+    parser.process(core);  // prints and exits
+    return 0;
+  }
   QApplication app(argc, argv);
-  QApplication::setOrganizationName(QStringLiteral("SinkScope"));
-  QApplication::setApplicationName(QStringLiteral("sinkscope"));
-  QApplication::setApplicationVersion(QStringLiteral(SINKSCOPE_VERSION));
-
+  name_application();
   QCommandLineParser parser;
-  parser.setApplicationDescription(
-      QStringLiteral("SinkScope: explore attention sinks in transformer language models."));
-  parser.addHelpOption();
-  parser.addVersionOption();
-  const QCommandLineOption modelOption(
-      QStringLiteral("model"), QStringLiteral("Open the model folder DIR."), QStringLiteral("DIR"));
-  const QCommandLineOption textOption(QStringLiteral("text"),
-                                      QStringLiteral("Start with SENTENCE in the sentence box."),
-                                      QStringLiteral("SENTENCE"));
-  const QCommandLineOption screenshotOption(
-      QStringLiteral("screenshot"),
-      QStringLiteral("Run once, save a PNG of the main window to FILE and exit."),
-      QStringLiteral("FILE"));
-  const QCommandLineOption deviceOption(
-      QStringLiteral("device"), QStringLiteral("Run models on DEVICE: cpu (default) or cuda."),
-      QStringLiteral("DEVICE"), QStringLiteral("cpu"));
-  const QCommandLineOption resetLayoutOption(QStringLiteral("reset-layout"),
-                                             QStringLiteral("Start with the default dock layout."));
-  const QCommandLineOption showOption(
-      QStringLiteral("show"),
-      QStringLiteral(
-          "Bring the panel NAME to the front (its title, e.g. Persistence); repeatable."),
-      QStringLiteral("NAME"));
-  const QCommandLineOption threadsOption(
-      QStringLiteral("threads"),
-      QStringLiteral("Use N threads for forward passes and analysis (default: every core; "
-                     "SINKSCOPE_THREADS=N does the same)."),
-      QStringLiteral("N"));
-  parser.addOptions({modelOption, textOption, screenshotOption, deviceOption, resetLayoutOption,
-                     showOption, threadsOption});
+  const GuiOptions options(parser);
   parser.process(app);
   if (const std::string error = sinkscope::models::apply_thread_environment(); !error.empty()) {
     std::fprintf(stderr, "sinkscope: %s\n", error.c_str());
     return 2;
   }
-  if (parser.isSet(threadsOption)) {
+  if (parser.isSet(options.threads)) {
     bool ok = false;
-    const int threads = parser.value(threadsOption).toInt(&ok);
+    const int threads = parser.value(options.threads).toInt(&ok);
     if (!ok || threads < 1 || threads > 1024) {
       std::fprintf(stderr, "sinkscope: --threads: \"%s\" is not a thread count from 1 to 1024\n",
-                   qPrintable(parser.value(threadsOption)));
+                   qPrintable(parser.value(options.threads)));
       return 2;
     }
     sinkscope::models::set_cpu_threads(threads);
   }
 
   sinkscope::ui::MainWindow window;
-  window.setDevice(parser.value(deviceOption));
+  window.setDevice(parser.value(options.device));
   const QString builtins = builtin_models_dir();
   window.setBuiltinModelsDir(builtins);
   const QString defaultModel =
       builtins.isEmpty() ? QString() : QDir(builtins).filePath(QLatin1String(kDefaultModel));
-  if (parser.isSet(resetLayoutOption)) window.resetLayout();
-  if (parser.isSet(textOption)) window.setSentence(parser.value(textOption));
+  if (parser.isSet(options.resetLayout)) window.resetLayout();
+  if (parser.isSet(options.text)) window.setSentence(parser.value(options.text));
   window.show();
-  for (const QString& name : parser.values(showOption)) {
+  for (const QString& name : parser.values(options.show)) {
     bool found = false;
     for (QDockWidget* dock : window.findChildren<QDockWidget*>())
       if (dock->windowTitle().compare(name, Qt::CaseInsensitive) == 0) {
@@ -125,18 +156,18 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "sinkscope: --show: no panel called \"%s\"\n", qPrintable(name));
   }
   // Opening a model runs the sentence on it; without one, run the baseline now.
-  if (parser.isSet(modelOption))
-    window.openModelFolder(parser.value(modelOption));
+  if (parser.isSet(options.model))
+    window.openModelFolder(parser.value(options.model));
   else if (QFileInfo::exists(defaultModel + QStringLiteral("/config.json")))
     window.openModelFolder(defaultModel);
   else
     window.runSentence();
 
-  if (!parser.isSet(screenshotOption)) return app.exec();
+  if (!parser.isSet(options.screenshot)) return app.exec();
 
   // Screenshot mode: wait for the run (and the model, if any) and a rendered
   // frame, then grab. Give up after 60 s rather than hang a setup script.
-  const QString path = parser.value(screenshotOption);
+  const QString path = parser.value(options.screenshot);
   int exitCode = 1;
   bool grabbing = false;
   auto grabWhenReady = [&] {

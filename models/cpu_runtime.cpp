@@ -31,6 +31,8 @@ void keep_freed_memory() {
   mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
 }
 
+void release_freed_memory() { malloc_trim(0); }
+
 std::string blas_core_name() {
   auto* corename = openblas_symbol<char*()>("openblas_get_corename");
   return corename ? std::string(corename()) : std::string();

@@ -24,6 +24,11 @@ std::string fix_blas_core();
 // the process until it ends. Called at the start of main().
 void keep_freed_memory();
 
+// Gives the heap's free pages back to the kernel (malloc_trim): called when a
+// forward pass ends, so memory a pass freed does not stay with a long-lived
+// process (the GUI) between runs.
+void release_freed_memory();
+
 // The OpenBLAS core in use ("SkylakeX"), or "" when the BLAS is not OpenBLAS.
 std::string blas_core_name();
 

@@ -12,6 +12,7 @@
 #include <random>
 #include <sstream>
 
+#include "models/cpu_runtime.h"
 #include "models/internal/model_impl.h"
 #include "models/internal/recompute.h"
 #include "models/internal/weights.h"
@@ -570,6 +571,7 @@ void finish_run(const std::shared_ptr<Model::Impl>& impl, Trace& trace, at::Tens
   }
   if (options.capture)
     TraceBuilder::setRecomputer(trace, std::make_shared<Recomputer>(impl, options));
+  release_freed_memory();  // the pass's temporaries (cpu_runtime.h)
   if (progress) progress(1.0);
 }
 

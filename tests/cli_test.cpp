@@ -495,11 +495,12 @@ TEST(Cli, ExperimentsWriteTheirTablesAndRefuseBadRequests) {
     const std::string csv = read(dir / "out" / file);
     EXPECT_NE(csv.find("# text: the cat sat on the mat\n"), std::string::npos) << kind;
     EXPECT_NE(csv.find("# tool: sinkscope-cli experiment " + kind), std::string::npos) << kind;
-    if (kind == "kl")
+    if (kind == "kl") {
       EXPECT_NE(csv.find("a row with no other visible key, such as query 0 of a causal model when "
                          "key 0 is a sink, is left unchanged"),
                 std::string::npos)
           << csv;
+    }
   }
   EXPECT_NE(read(dir / "out/sparsification.csv").find("\nrandom,1,0,0\n"), std::string::npos);
   // BOS removal reports the mean NLL change beside its per-token table.
@@ -551,4 +552,17 @@ TEST(Cli, AnalyzeRunsOnAnInterventionWhenAsked) {
   EXPECT_EQ(cli("analyze '" + model + "'" + text + (dir / "x").string() + "' --ablate 7:0").exit,
             2);
   fs::remove_all(dir);
+}
+
+TEST(GuiCommandLine, HelpAndVersionNeedNoDisplay) {
+  // Issue 17, defect 7: `sinkscope --help` aborted where there is no X server.
+  const std::string noDisplay =
+      "env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM '" + std::string(SINKSCOPE_GUI) + "' ";
+  const CliRun help = shell(noDisplay + "--help 2>&1");
+  EXPECT_EQ(help.exit, 0) << help.out;
+  EXPECT_NE(help.out.find("--model <DIR>"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("--threads <N>"), std::string::npos) << help.out;
+  const CliRun version = shell(noDisplay + "--version 2>&1");
+  EXPECT_EQ(version.exit, 0) << version.out;
+  EXPECT_NE(version.out.find("sinkscope"), std::string::npos) << version.out;
 }

@@ -57,17 +57,21 @@ const Model& model_at(int T) {
   return m;
 }
 
-void analyse_model(const Model& m, int threads) {
+// `curve`: also the F_N curve over every N with its random baseline, as
+// `analyze` computes it for every head (value_space_curve.csv).
+void analyse_model(const Model& m, int threads, bool curve = false) {
   std::vector<HeadAnalysis> out(m.maps.size());
+  std::vector<ValueSpaceCurve> curves(m.maps.size());
   parallel_for(
       static_cast<int>(m.maps.size()),
       [&](int k) {
-        out[static_cast<std::size_t>(k)] =
-            analyse_head(m.maps[static_cast<std::size_t>(k)].view(),
-                         m.values[static_cast<std::size_t>(k)], kHeadDim);
+        const auto i = static_cast<std::size_t>(k);
+        out[i] = analyse_head(m.maps[i].view(), m.values[i], kHeadDim);
+        if (curve) curves[i] = value_space_curve(m.maps[i].view(), m.values[i], kHeadDim);
       },
       threads);
   benchmark::DoNotOptimize(out);
+  benchmark::DoNotOptimize(curves);
 }
 
 // All 144 heads, sections 1, 2, 3, 6, 7 (goal at T = 64: under 100 ms on one core).
@@ -81,6 +85,13 @@ BENCHMARK(BM_AllHeadsOneCore)
     ->Arg(1024)
     ->Unit(benchmark::kMillisecond)
     ->MinTime(0.5);
+
+// The same with the F_N curve of every head (the goal counts it).
+void BM_AllHeadsWithCurveOneCore(benchmark::State& state) {
+  const Model& m = model_at(static_cast<int>(state.range(0)));
+  for (auto _ : state) analyse_model(m, 1, true);
+}
+BENCHMARK(BM_AllHeadsWithCurveOneCore)->Arg(64)->Arg(256)->Unit(benchmark::kMillisecond)->MinTime(0.5);
 
 void BM_AllHeadsEveryCore(benchmark::State& state) {
   const Model& m = model_at(static_cast<int>(state.range(0)));

@@ -1,0 +1,503 @@
+#include "app/study.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <sstream>
+
+#include "analysis/table_io.h"
+#include "app/corpus_pool.h"
+#include "models/model_identity.h"
+
+namespace sinkscope::app {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+constexpr const char* kFormat = "sinkscope-study";
+constexpr int kVersion = 1;
+constexpr std::uintmax_t kMaxSmallFile = 1 << 20;              // study.json, manifest.json
+constexpr std::uintmax_t kMaxRecordsFile = std::uintmax_t{4} << 30;  // records.jsonl
+constexpr std::size_t kMaxRecordLine = std::size_t{64} << 20;
+
+// A study file, read as untrusted input: a regular file of bounded size.
+std::string read_study_file(const fs::path& file, std::uintmax_t maxBytes) {
+  std::error_code ec;
+  const auto status = fs::symlink_status(file, ec);
+  if (ec || !fs::exists(status)) throw StudyError(file.string() + ": missing");
+  if (!fs::is_regular_file(status)) throw StudyError(file.string() + ": not a regular file");
+  const std::uintmax_t size = fs::file_size(file, ec);
+  if (ec) throw StudyError(file.string() + ": cannot be read");
+  if (size > maxBytes)
+    throw StudyError(file.string() + ": " + std::to_string(size) + " bytes, more than the " +
+                     std::to_string(maxBytes) + " a study file may have");
+  std::ifstream in(file, std::ios::binary);
+  std::string text(static_cast<std::size_t>(size), '\0');
+  if (!in.read(text.data(), static_cast<std::streamsize>(size)))
+    throw StudyError(file.string() + ": cannot be read");
+  return text;
+}
+
+// Depth-bounded: a document nested deeper than any study file is refused
+// before it is built (the parser's callback sees every level).
+json parse_json(const std::string& text, const fs::path& file) {
+  constexpr int kMaxDepth = 16;
+  try {
+    return json::parse(text, [&](int depth, json::parse_event_t, json&) {
+      if (depth > kMaxDepth)
+        throw StudyError(file.string() + ": JSON nested deeper than " + std::to_string(kMaxDepth) +
+                         " levels");
+      return true;
+    });
+  } catch (const json::exception& e) {
+    throw StudyError(file.string() + ": not valid JSON (" + e.what() + ")");
+  }
+}
+
+// Doubles as C99 hexadecimal floats: an exact round trip.
+std::string hex_double(double v) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%a", v);
+  return buffer;
+}
+
+double parse_hex_double(const json& j, const std::string& where) {
+  if (!j.is_string()) throw StudyError(where + ": expected a number written as a string");
+  const std::string s = j.get<std::string>();
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(v))
+    throw StudyError(where + ": \"" + s + "\" is not a finite number");
+  return v;
+}
+
+std::string sink_mode_name(const AnalyzeParams& p) {
+  return p.columnSumSinks ? "column-sum" : "percentile";
+}
+std::string denominator_name(const AnalyzeParams& p) {
+  return p.sinkDenominator == analysis::SinkSetParams::Denominator::AllQueries ? "all" : "visible";
+}
+
+// Everything that decides a study's numbers; a shard made under another
+// description is never merged with this one.
+json study_description(const StudyInputs& in, const models::LoadedModel& loaded) {
+  const models::ModelConfig& c = loaded.model->config();
+  const models::ModelIdentity id = models::model_identity(loaded.model->folder());
+  json weights = json::array();
+  for (const auto& [name, bytes] : id.weightFiles) weights.push_back({name, bytes});
+  const AnalyzeParams& p = in.params;
+  return {{"format", kFormat},
+          {"version", kVersion},
+          {"tool", std::string("sinkscope-cli ") + SINKSCOPE_VERSION},
+          {"model", in.modelSpec},
+          {"model_folder", loaded.model->folder().string()},
+          {"model_config_sha256", id.configSha256},
+          {"tokenizer_sha256", id.tokenizerSha256},
+          {"weight_files", weights},
+          {"layers", c.num_layers},
+          {"heads", c.num_heads},
+          {"encoder", !c.causal},
+          {"sentences_file", in.sentencesFile.string()},
+          {"sentences_sha256", in.sentencesSha256},
+          {"sentences", in.sentences.size()},
+          {"params",
+           {{"percentile", hex_double(p.percentile)},
+            {"gamma", hex_double(p.gamma)},
+            {"eps", hex_double(p.eps)},
+            {"specialised_share", hex_double(p.specialisedShare)},
+            {"sink_mode", sink_mode_name(p)},
+            {"sink_denominator", denominator_name(p)}}}};
+}
+
+// The fields of two descriptions that differ (the file path and the model's
+// folder may move; what they hold may not).
+std::vector<std::string> differences(const json& stored, const json& now) {
+  std::vector<std::string> out;
+  for (const auto& [key, value] : now.items()) {
+    if (key == "sentences_file" || key == "model_folder" || key == "model") continue;
+    if (!stored.contains(key) || stored.at(key) != value) out.push_back(key);
+  }
+  return out;
+}
+
+std::string study_key(const json& description) {
+  json identity = description;
+  identity.erase("sentences_file");
+  identity.erase("model_folder");
+  identity.erase("model");
+  return models::sha256_hex(identity.dump());
+}
+
+struct StudyFile {
+  json description;
+  std::string key;
+  std::size_t sentences = 0;
+  int layers = 0, heads = 0;
+  bool encoder = false;
+  AnalyzeParams params;
+};
+
+StudyFile read_study(const fs::path& dir) {
+  const fs::path file = dir / "study.json";
+  StudyFile s;
+  s.description = parse_json(read_study_file(file, kMaxSmallFile), file);
+  const json& d = s.description;
+  try {
+    if (!d.is_object() || d.value("format", "") != kFormat)
+      throw StudyError(file.string() + ": not a SinkScope study (format)");
+    if (d.at("version").get<int>() != kVersion)
+      throw StudyError(file.string() + ": study format version " +
+                       std::to_string(d.at("version").get<int>()) + ", this tool reads " +
+                       std::to_string(kVersion));
+    s.sentences = d.at("sentences").get<std::size_t>();
+    s.layers = d.at("layers").get<int>();
+    s.heads = d.at("heads").get<int>();
+    s.encoder = d.at("encoder").get<bool>();
+    if (s.layers < 1 || s.layers > 4096 || s.heads < 1 || s.heads > 4096 ||
+        s.sentences > (std::size_t{1} << 32))
+      throw StudyError(file.string() + ": layers, heads or sentences out of range");
+    const json& p = d.at("params");
+    s.params.percentile = parse_hex_double(p.at("percentile"), file.string() + ": percentile");
+    s.params.gamma = parse_hex_double(p.at("gamma"), file.string() + ": gamma");
+    s.params.eps = parse_hex_double(p.at("eps"), file.string() + ": eps");
+    s.params.specialisedShare =
+        parse_hex_double(p.at("specialised_share"), file.string() + ": specialised_share");
+    s.params.columnSumSinks = p.at("sink_mode").get<std::string>() == "column-sum";
+    s.params.sinkDenominator = p.at("sink_denominator").get<std::string>() == "all"
+                                   ? analysis::SinkSetParams::Denominator::AllQueries
+                                   : analysis::SinkSetParams::Denominator::VisibleQueries;
+  } catch (const json::exception& e) {
+    throw StudyError(file.string() + ": a field is missing or of the wrong type (" + e.what() + ")");
+  }
+  s.key = study_key(d);
+  return s;
+}
+
+std::pair<std::size_t, std::size_t> shard_range(ShardId shard, std::size_t sentences) {
+  const auto n = static_cast<std::size_t>(shard.count), i = static_cast<std::size_t>(shard.index);
+  return {i * sentences / n, (i + 1) * sentences / n};
+}
+
+json record_to_json(const SentenceRecord& r) {
+  json heads = json::array();
+  for (std::size_t k = 0; k < r.sinks.size(); ++k) {
+    json sinks = json::array();
+    for (const auto& s : r.sinks[k]) sinks.push_back({s.token, s.position});
+    heads.push_back({{"s", sinks},
+                     {"v", {r.votes[k].sink, r.votes[k].current, r.votes[k].other}},
+                     {"a", hex_double(r.alpha0[k])}});
+  }
+  return {{"i", r.index},          {"T", r.tokens},
+          {"first", r.firstSpecial}, {"last", r.lastSpecial},
+          {"u0", hex_double(r.uniformBaseline0)}, {"heads", heads}};
+}
+
+SentenceRecord record_from_json(const json& j, std::size_t heads, const std::string& where) {
+  SentenceRecord r;
+  try {
+    r.index = j.at("i").get<std::size_t>();
+    r.tokens = j.at("T").get<int>();
+    if (r.tokens < 1 || r.tokens > (1 << 24)) throw StudyError(where + ": token count out of range");
+    r.firstSpecial = j.at("first").get<std::string>();
+    r.lastSpecial = j.at("last").get<std::string>();
+    r.uniformBaseline0 = parse_hex_double(j.at("u0"), where + ": u0");
+    if (!(r.uniformBaseline0 > 0)) throw StudyError(where + ": u0 must be positive");
+    const json& hs = j.at("heads");
+    if (!hs.is_array() || hs.size() != heads)
+      throw StudyError(where + ": " + std::to_string(hs.is_array() ? hs.size() : 0) +
+                       " heads recorded, the study has " + std::to_string(heads));
+    for (const json& h : hs) {
+      std::vector<analysis::SinkOccurrence> sinks;
+      for (const json& s : h.at("s")) {
+        const int position = s.at(1).get<int>();
+        if (position < 0 || position >= r.tokens)
+          throw StudyError(where + ": a sink position outside the sentence");
+        sinks.push_back({s.at(0).get<std::string>(), position});
+      }
+      r.sinks.push_back(std::move(sinks));
+      const json& v = h.at("v");
+      analysis::TaxonomyVotes votes;
+      votes.sink = v.at(0).get<int>();
+      votes.current = v.at(1).get<int>();
+      votes.other = v.at(2).get<int>();
+      if (votes.sink < 0 || votes.current < 0 || votes.other < 0 || votes.total() > r.tokens)
+        throw StudyError(where + ": taxonomy votes out of range");
+      r.votes.push_back(votes);
+      r.alpha0.push_back(parse_hex_double(h.at("a"), where + ": alpha0"));
+    }
+  } catch (const json::exception& e) {
+    throw StudyError(where + ": a field is missing or of the wrong type (" + e.what() + ")");
+  }
+  return r;
+}
+
+std::string host_name() {
+  char name[256] = {};
+  return gethostname(name, sizeof name - 1) == 0 ? std::string(name) : std::string("unknown");
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buffer;
+}
+
+// A finished shard's manifest, checked against the study.
+struct Manifest {
+  ShardId shard;
+  std::size_t first = 0, end = 0;
+};
+
+std::optional<Manifest> read_manifest(const fs::path& folder, const StudyFile& study) {
+  const fs::path file = folder / "manifest.json";
+  const json m = parse_json(read_study_file(file, kMaxSmallFile), file);
+  Manifest out;
+  try {
+    if (m.at("study_key").get<std::string>() != study.key)
+      throw StudyError(file.string() +
+                       ": made for a study with other inputs or parameters (study_key differs)");
+    out.shard.index = m.at("shard").get<int>();
+    out.shard.count = m.at("shards").get<int>();
+    out.first = m.at("first").get<std::size_t>();
+    out.end = m.at("end").get<std::size_t>();
+  } catch (const json::exception& e) {
+    throw StudyError(file.string() + ": a field is missing or of the wrong type (" + e.what() + ")");
+  }
+  if (out.shard.count < 1 || out.shard.index < 0 || out.shard.index >= out.shard.count ||
+      shard_range(out.shard, study.sentences) != std::make_pair(out.first, out.end) ||
+      folder.filename() != shard_folder_name(out.shard))
+    throw StudyError(file.string() + ": shard and sentence range do not match the study");
+  return out;
+}
+
+// The finished shards of a study: folder -> manifest.
+std::map<std::string, Manifest> finished_shards(const fs::path& dir, const StudyFile& study,
+                                                std::vector<std::string>* unfinished = nullptr) {
+  std::map<std::string, Manifest> out;
+  const fs::path shards = dir / "shards";
+  std::error_code ec;
+  if (!fs::is_directory(shards, ec)) return out;
+  for (const auto& entry : fs::directory_iterator(shards, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(".tmp-", 0) == 0) {
+      if (unfinished) unfinished->push_back(name);
+      continue;
+    }
+    if (name.rfind("shard-", 0) != 0 || !entry.is_directory() || entry.is_symlink()) continue;
+    if (auto m = read_manifest(entry.path(), study)) out.emplace(name, *m);
+  }
+  return out;
+}
+
+std::vector<std::pair<std::size_t, std::size_t>> uncovered(
+    const std::vector<bool>& covered) {
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  for (std::size_t i = 0; i < covered.size();) {
+    if (covered[i]) {
+      ++i;
+      continue;
+    }
+    std::size_t end = i;
+    while (end < covered.size() && !covered[end]) ++end;
+    out.emplace_back(i, end);
+    i = end;
+  }
+  return out;
+}
+
+std::string ranges_text(const std::vector<std::pair<std::size_t, std::size_t>>& ranges) {
+  std::string out;
+  for (const auto& [a, b] : ranges)
+    out += (out.empty() ? "" : ", ") + (b == a + 1 ? std::to_string(a)
+                                                   : std::to_string(a) + "-" + std::to_string(b - 1));
+  return out;
+}
+
+}  // namespace
+
+ShardId parse_shard(const std::string& text) {
+  const auto slash = text.find('/');
+  ShardId s;
+  try {
+    std::size_t used = 0;
+    if (slash == std::string::npos) throw std::invalid_argument("");
+    s.index = std::stoi(text.substr(0, slash), &used);
+    if (used != slash) throw std::invalid_argument("");
+    s.count = std::stoi(text.substr(slash + 1), &used);
+    if (used != text.size() - slash - 1) throw std::invalid_argument("");
+  } catch (const std::exception&) {
+    throw std::invalid_argument("--shard \"" + text + "\": give I/N, e.g. 0/4");
+  }
+  if (s.count < 1 || s.count > 100000 || s.index < 0 || s.index >= s.count)
+    throw std::invalid_argument("--shard \"" + text + "\": need 0 <= I < N <= 100000");
+  return s;
+}
+
+std::string shard_folder_name(ShardId shard) {
+  return "shard-" + std::to_string(shard.index) + "-of-" + std::to_string(shard.count);
+}
+
+std::string study_run(const fs::path& dir, const StudyInputs& inputs, ShardId shard,
+                      const models::LoadedModel& loaded, std::ostream& progress) {
+  if (inputs.sentences.empty()) throw StudyError(inputs.sentencesFile.string() + ": no sentence");
+  const json description = study_description(inputs, loaded);
+  const fs::path studyFile = dir / "study.json";
+  std::error_code ec;
+  fs::create_directories(dir / "shards", ec);
+  if (ec) throw StudyError(dir.string() + ": cannot create the study folder (" + ec.message() + ")");
+  if (fs::exists(fs::symlink_status(studyFile, ec))) {
+    const json stored = parse_json(read_study_file(studyFile, kMaxSmallFile), studyFile);
+    const auto differ = differences(stored, description);
+    if (!differ.empty()) {
+      std::string list;
+      for (const auto& d : differ) list += (list.empty() ? "" : ", ") + d;
+      throw StudyError(studyFile.string() +
+                       ": this study was made with other inputs or parameters (" + list +
+                       " differ); use another --out folder");
+    }
+  } else {
+    try {
+      analysis::files_write_atomic({{studyFile, description.dump(1) + "\n"}}, false);
+    } catch (const std::exception&) {
+      // Another task of the same array may have written it first: check it below.
+    }
+  }
+  const StudyFile study = read_study(dir);
+  if (!differences(study.description, description).empty())
+    throw StudyError(studyFile.string() + ": written concurrently with other inputs");
+
+  const fs::path final = dir / "shards" / shard_folder_name(shard);
+  if (fs::exists(fs::symlink_status(final / "manifest.json", ec))) {
+    read_manifest(final, study);  // throws when it belongs to other inputs
+    return "already complete";
+  }
+  // Folders left by killed tasks of this shard are removed; each task works
+  // in a folder of its own and renames it into place when it is done.
+  for (const auto& entry : fs::directory_iterator(dir / "shards", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(".tmp-" + shard_folder_name(shard) + "-", 0) == 0) fs::remove_all(entry.path(), ec);
+  }
+  const fs::path work = dir / "shards" /
+                        (".tmp-" + shard_folder_name(shard) + "-" + host_name() + "-" +
+                         std::to_string(::getpid()));
+  fs::create_directories(work, ec);
+  if (ec) throw StudyError(work.string() + ": cannot be created (" + ec.message() + ")");
+
+  const auto [first, end] = shard_range(shard, inputs.sentences.size());
+  const auto started = std::chrono::steady_clock::now();
+  std::string records;
+  for (std::size_t i = first; i < end; ++i) {
+    records += record_to_json(corpus_record(loaded, inputs.sentences[i], i, inputs.params)).dump();
+    records += '\n';
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const std::size_t done = i + 1 - first, total = end - first;
+    const double rate = seconds > 0 ? static_cast<double>(done) / seconds : 0.0;
+    char line[160];
+    std::snprintf(line, sizeof line, "study %s: %zu/%zu sentences, %.1f per second, ETA %.0f s\n",
+                  shard_folder_name(shard).c_str(), done, total, rate,
+                  rate > 0 ? static_cast<double>(total - done) / rate : 0.0);
+    progress << line << std::flush;
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const json manifest{{"study_key", study.key},
+                      {"shard", shard.index},
+                      {"shards", shard.count},
+                      {"first", first},
+                      {"end", end},
+                      {"records", end - first},
+                      {"seconds", seconds},
+                      {"host", host_name()},
+                      {"tool", std::string("sinkscope-cli ") + SINKSCOPE_VERSION},
+                      {"finished", utc_now()}};
+  analysis::files_write_atomic(
+      {{work / "records.jsonl", records}, {work / "manifest.json", manifest.dump(1) + "\n"}}, false);
+  fs::rename(work, final, ec);
+  if (ec) {  // another task finished this shard first
+    fs::remove_all(work, ec);
+    return "already complete";
+  }
+  return "written";
+}
+
+StudyStatus study_status(const fs::path& dir) {
+  const StudyFile study = read_study(dir);
+  StudyStatus s;
+  s.sentences = study.sentences;
+  std::vector<bool> covered(study.sentences, false);
+  for (const auto& [name, m] : finished_shards(dir, study, &s.unfinished)) {
+    s.complete.push_back(name);
+    for (std::size_t i = m.first; i < m.end; ++i) covered[i] = true;
+  }
+  s.missing = uncovered(covered);
+  return s;
+}
+
+std::vector<fs::path> study_merge(const fs::path& dir, bool partial, bool force) {
+  const StudyFile study = read_study(dir);
+  const auto heads = static_cast<std::size_t>(study.layers * study.heads);
+  std::vector<std::optional<SentenceRecord>> bySentence(study.sentences);
+  for (const auto& [name, m] : finished_shards(dir, study)) {
+    const fs::path file = dir / "shards" / name / "records.jsonl";
+    std::istringstream lines(read_study_file(file, kMaxRecordsFile));
+    std::size_t lineNumber = 0, count = 0;
+    for (std::string line; std::getline(lines, line);) {
+      ++lineNumber;
+      if (line.empty()) continue;
+      const std::string where = file.string() + ":" + std::to_string(lineNumber);
+      if (line.size() > kMaxRecordLine) throw StudyError(where + ": line too long");
+      SentenceRecord r = record_from_json(parse_json(line, where), heads, where);
+      if (r.index < m.first || r.index >= m.end)
+        throw StudyError(where + ": sentence " + std::to_string(r.index) +
+                         " outside the shard's range");
+      if (!bySentence[r.index]) bySentence[r.index] = std::move(r);
+      ++count;
+    }
+    if (count != m.end - m.first)
+      throw StudyError(file.string() + ": " + std::to_string(count) + " records, the manifest says " +
+                       std::to_string(m.end - m.first));
+  }
+  std::vector<bool> covered(study.sentences);
+  std::vector<SentenceRecord> records;
+  for (std::size_t i = 0; i < bySentence.size(); ++i) {
+    covered[i] = bySentence[i].has_value();
+    if (bySentence[i]) records.push_back(std::move(*bySentence[i]));
+  }
+  const auto missing = uncovered(covered);
+  if (!missing.empty() && !partial)
+    throw StudyError(dir.string() + ": sentences " + ranges_text(missing) +
+                     " have no finished shard (run the missing shards, or merge with --partial)");
+  if (records.empty()) throw StudyError(dir.string() + ": no finished shard to merge");
+
+  const json& d = study.description;
+  std::vector<std::pair<std::string, std::string>> header{
+      {"tool", std::string("sinkscope-cli study merge ") + SINKSCOPE_VERSION},
+      {"model", d.value("model", "")},
+      {"sentences", std::to_string(records.size())},
+      {"sentences_missing", missing.empty() ? "none" : ranges_text(missing)}};
+  for (const auto& line : corpus_header(study.params)) header.push_back(line);
+  header.emplace_back("model_config_sha256", d.value("model_config_sha256", ""));
+  header.emplace_back("tokenizer_sha256", d.value("tokenizer_sha256", ""));
+  header.emplace_back("sentences_file", d.value("sentences_file", ""));
+  header.emplace_back("sentences_sha256", d.value("sentences_sha256", ""));
+  header.emplace_back("study_key", study.key);
+  return corpus_write(corpus_tables(records, study.layers, study.heads, study.encoder, study.params),
+                      dir / "merged", header, study.params, force, {}, d.value("model", ""),
+                      records.size());
+}
+
+}  // namespace sinkscope::app

@@ -1,0 +1,72 @@
+#pragma once
+// `sinkscope-cli study`: a corpus study as a folder that runs on one core, on
+// every core, or as the tasks of a cluster job array, and always merges to the
+// same numbers (issue 15).
+//
+//   DIR/study.json                    inputs (model and sentence hashes) and parameters
+//   DIR/shards/shard-I-of-N/          one finished shard: records.jsonl + manifest.json
+//   DIR/merged/                       the pooled tables of `analyze --sentences`
+//
+// A shard is written into a temporary folder and renamed into place when it
+// is complete, so a task killed mid-shard leaves no shard behind.
+#include <cstddef>
+#include <filesystem>
+#include <iosfwd>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "app/analyze_report.h"
+#include "models/loaded_model.h"
+
+namespace sinkscope::app {
+
+// A study that cannot go on as asked (other inputs, missing shards, a damaged
+// file); the message names the file and the problem.
+class StudyError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Shard I of N (0 <= I < N): sentences [floor(I S / N), floor((I + 1) S / N)) of S.
+struct ShardId {
+  int index = 0;
+  int count = 1;
+};
+// "I/N"; throws std::invalid_argument.
+ShardId parse_shard(const std::string& text);
+std::string shard_folder_name(ShardId shard);  // "shard-I-of-N"
+
+// What a study is: the model, the sentences and the analysis parameters.
+struct StudyInputs {
+  std::string modelSpec;                  // as the user gave it (folder or cache name)
+  std::filesystem::path sentencesFile;
+  std::vector<std::string> sentences;     // its lines
+  std::string sentencesSha256;
+  AnalyzeParams params;
+};
+
+// Runs one shard. Creates DIR/study.json on first use; refuses (StudyError) a
+// study folder made with another model, sentence file or parameters, and
+// skips a shard that is already complete. Returns "written" or "already
+// complete". Progress (done/total, rate, ETA) goes to `progress`.
+std::string study_run(const std::filesystem::path& dir, const StudyInputs& inputs, ShardId shard,
+                      const models::LoadedModel& model, std::ostream& progress);
+
+// Which sentences the finished shards cover.
+struct StudyStatus {
+  std::size_t sentences = 0;
+  std::vector<std::string> complete;                          // shard folder names
+  std::vector<std::pair<std::size_t, std::size_t>> missing;  // [first, end) of uncovered sentences
+  std::vector<std::string> unfinished;  // temporary folders of shards that are running or were killed
+};
+StudyStatus study_status(const std::filesystem::path& dir);
+
+// Merges the finished shards into DIR/merged/ (atomically; replacing an
+// earlier merge only with `force`). Without `partial`, a study with missing
+// sentences is refused with the list; with it, what exists is merged and the
+// headers say what is missing. Returns the files written.
+std::vector<std::filesystem::path> study_merge(const std::filesystem::path& dir, bool partial,
+                                               bool force);
+
+}  // namespace sinkscope::app

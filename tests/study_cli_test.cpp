@@ -1,0 +1,188 @@
+// Issue 15: corpus studies in shards, through the CLI. A study run in shards
+// and merged equals analyze --sentences over the same file, row for row; a
+// finished shard is skipped, a study folder made with other inputs refused,
+// an incomplete study merged only with --partial, a killed shard leaves no
+// shard behind.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct CliResult {
+  int exit = -1;
+  std::string out;
+};
+
+CliResult cli(const std::string& args) {
+  CliResult r;
+  FILE* pipe = popen((std::string("'") + SINKSCOPE_CLI + "' " + args + " 2>&1").c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buf{};
+  std::size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
+  const int status = pclose(pipe);
+  r.exit = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The data rows of a CSV (its "# " header lines differ by design).
+std::string rows(const fs::path& p) {
+  std::istringstream in(read(p));
+  std::string out;
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("# ", 0) != 0) out += line + "\n";
+  return out;
+}
+
+const std::string kModel = std::string(SINKSCOPE_SOURCE_DIR) + "/resources/models/rope-decoder-bos-first";
+const std::string kSentences = std::string(SINKSCOPE_SOURCE_DIR) + "/resources/examples/sentences.txt";
+
+class Study : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir = fs::temp_directory_path() /
+          ("sinkscope-study-" + std::to_string(::getpid()) + "-" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    // 13 sentences: shards of 3 are uneven (4, 4, 5).
+    std::ifstream in(kSentences);
+    std::ofstream out(dir / "s.txt");
+    std::string line;
+    for (int k = 0; k < 13 && std::getline(in, line); ++k) out << line << "\n";
+  }
+  void TearDown() override { fs::remove_all(dir); }
+  std::string run(const std::string& shard, const std::string& extra = "") {
+    return "study run '" + kModel + "' --sentences '" + (dir / "s.txt").string() + "' --out '" +
+           (dir / "study").string() + "' --shard " + shard + " " + extra;
+  }
+  fs::path dir;
+};
+
+}  // namespace
+
+TEST_F(Study, ShardsMergeToTheNumbersOfOneProcess) {
+  ASSERT_EQ(cli("analyze '" + kModel + "' --sentences '" + (dir / "s.txt").string() +
+                "' --out '" + (dir / "single").string() + "'")
+                .exit,
+            0);
+  for (const char* shard : {"2/3", "0/3", "1/3"}) {  // any order
+    const CliResult r = cli(run(shard));
+    ASSERT_EQ(r.exit, 0) << r.out;
+    EXPECT_NE(r.out.find("sentences, "), std::string::npos) << "progress on stderr: " << r.out;
+  }
+  const CliResult merged = cli("study merge '" + (dir / "study").string() + "'");
+  ASSERT_EQ(merged.exit, 0) << merged.out;
+  for (const char* table : {"specialisation.csv", "token_specialisation.csv",
+                            "taxonomy_pooled.csv", "sink_rate.csv", "frame.csv"}) {
+    const std::string single = rows(dir / "single" / table);
+    ASSERT_FALSE(single.empty()) << table;
+    EXPECT_EQ(rows(dir / "study/merged" / table), single) << table;
+  }
+  const std::string header = read(dir / "study/merged/frame.csv");
+  EXPECT_NE(header.find("# sentences: 13\n"), std::string::npos) << header;
+  EXPECT_NE(header.find("# sentences_missing: none\n"), std::string::npos) << header;
+  // A rerun skips the finished shard; the study's status lists the shards.
+  const CliResult again = cli(run("1/3"));
+  ASSERT_EQ(again.exit, 0) << again.out;
+  EXPECT_NE(again.out.find("shard-1-of-3: already complete"), std::string::npos) << again.out;
+  const CliResult status = cli("study status '" + (dir / "study").string() + "'");
+  ASSERT_EQ(status.exit, 0) << status.out;
+  EXPECT_NE(status.out.find("finished shards: 3\n"), std::string::npos) << status.out;
+  EXPECT_NE(status.out.find("sentences not covered: 0\n"), std::string::npos) << status.out;
+  // Merging again replaces the tables only with --force (exit 1, as analyze's).
+  const CliResult kept = cli("study merge '" + (dir / "study").string() + "'");
+  EXPECT_EQ(kept.exit, 1) << kept.out;
+  EXPECT_NE(kept.out.find("already exists (use --force to replace it)"), std::string::npos);
+  EXPECT_EQ(cli("study merge '" + (dir / "study").string() + "' --force").exit, 0);
+}
+
+TEST_F(Study, OtherInputsAreRefusedAndMissingShardsNamed) {
+  ASSERT_EQ(cli(run("0/4")).exit, 0);
+  // Other parameters, or another sentence file, in the same study folder.
+  const CliResult other = cli(run("1/4", "--percentile 80"));
+  EXPECT_EQ(other.exit, 2) << other.out;
+  EXPECT_NE(other.out.find("study.json"), std::string::npos) << other.out;
+  EXPECT_NE(other.out.find("params"), std::string::npos) << other.out;
+  std::ofstream(dir / "s.txt", std::ios::app) << "One more sentence.\n";
+  const CliResult changed = cli(run("1/4"));
+  EXPECT_EQ(changed.exit, 2) << changed.out;
+  EXPECT_NE(changed.out.find("sentences_sha256"), std::string::npos) << changed.out;
+  // Three shards of four are missing: merge names their sentences.
+  const CliResult refused = cli("study merge '" + (dir / "study").string() + "'");
+  EXPECT_EQ(refused.exit, 2) << refused.out;
+  EXPECT_NE(refused.out.find("sentences 3-12 have no finished shard"), std::string::npos)
+      << refused.out;
+  const CliResult partial = cli("study merge '" + (dir / "study").string() + "' --partial");
+  ASSERT_EQ(partial.exit, 0) << partial.out;
+  const std::string frame = read(dir / "study/merged/frame.csv");
+  EXPECT_NE(frame.find("# sentences: 3\n"), std::string::npos) << frame;
+  EXPECT_NE(frame.find("# sentences_missing: 3-12\n"), std::string::npos) << frame;
+  EXPECT_EQ(cli("study run '" + kModel + "' --sentences x --out y --shard 4/4").exit, 2);
+  EXPECT_EQ(cli("study frobnicate").exit, 2);
+}
+
+TEST_F(Study, AKilledShardLeavesNoShardAndARerunFinishesIt) {
+  // A larger shard, killed while it runs: only its temporary folder remains.
+  {
+    std::ifstream in(kSentences);
+    std::ofstream out(dir / "s.txt");
+    std::string line;
+    for (int k = 0; k < 400 && std::getline(in, line); ++k) out << line << "\n";
+  }
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::freopen("/dev/null", "w", stderr);  // its progress lines
+    std::freopen("/dev/null", "w", stdout);
+    const std::string out = (dir / "study").string(), sentences = (dir / "s.txt").string();
+    execl(SINKSCOPE_CLI, SINKSCOPE_CLI, "study", "run", kModel.c_str(), "--sentences",
+          sentences.c_str(), "--out", out.c_str(), "--shard", "0/2", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait (bounded) until the shard's work folder exists, then kill the task.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  bool working = false;
+  while (!working && std::chrono::steady_clock::now() < deadline) {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir / "study/shards", ec))
+      working = working || e.path().filename().string().rfind(".tmp-shard-0-of-2", 0) == 0;
+    if (!working) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_TRUE(working);
+  kill(child, SIGKILL);
+  int status = 0;
+  waitpid(child, &status, 0);
+  EXPECT_FALSE(fs::exists(dir / "study/shards/shard-0-of-2")) << "no partial shard";
+  const CliResult status0 = cli("study status '" + (dir / "study").string() + "'");
+  EXPECT_NE(status0.out.find("running or killed: 1\n"), std::string::npos) << status0.out;
+  EXPECT_NE(status0.out.find("sentences not covered: 400\n"), std::string::npos) << status0.out;
+  // The rerun clears the killed task's folder and finishes the shard.
+  const CliResult rerun = cli(run("0/2"));
+  ASSERT_EQ(rerun.exit, 0) << rerun.out;
+  EXPECT_TRUE(fs::exists(dir / "study/shards/shard-0-of-2/manifest.json"));
+  const CliResult status1 = cli("study status '" + (dir / "study").string() + "'");
+  EXPECT_NE(status1.out.find("running or killed: 0\n"), std::string::npos) << status1.out;
+  EXPECT_NE(status1.out.find("sentences not covered: 200\n  200-399\n"), std::string::npos)
+      << status1.out;
+}
