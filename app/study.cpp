@@ -261,7 +261,7 @@ struct Manifest {
   std::size_t first = 0, end = 0;
 };
 
-std::optional<Manifest> read_manifest(const fs::path& folder, const StudyFile& study) {
+Manifest read_manifest(const fs::path& folder, const StudyFile& study) {
   const fs::path file = folder / "manifest.json";
   const json m = parse_json(read_study_file(file, kMaxSmallFile), file);
   Manifest out;
@@ -297,7 +297,7 @@ std::map<std::string, Manifest> finished_shards(const fs::path& dir, const Study
       continue;
     }
     if (name.rfind("shard-", 0) != 0 || !entry.is_directory() || entry.is_symlink()) continue;
-    if (auto m = read_manifest(entry.path(), study)) out.emplace(name, *m);
+    out.emplace(name, read_manifest(entry.path(), study));
   }
   return out;
 }

@@ -145,12 +145,32 @@ Trace intervention_run(const Model& model, const Trace& base, const Intervention
   return model.run(base.ids(), o, progress);
 }
 
+namespace {
+
+// Next-token NLL for a decoder, the token's own for an encoder's MLM head.
+std::vector<double> logits_nll(const std::vector<float>& logits, int vocab,
+                               const std::vector<int>& ids, bool causal) {
+  return causal ? analysis::next_token_nll(logits, vocab, ids)
+                : analysis::token_nll(logits, vocab, ids);
+}
+
+}  // namespace
+
 std::vector<double> trace_token_nll(const Trace& trace) {
   if (trace.logits().empty())
     throw ModelRunError("NLL: the model has no output head (no token probabilities)");
-  if (trace.causal())
-    return analysis::next_token_nll(trace.logits(), trace.vocabSize(), trace.ids());
-  return analysis::token_nll(trace.logits(), trace.vocabSize(), trace.ids());
+  return logits_nll(trace.logits(), trace.vocabSize(), trace.ids(), trace.causal());
+}
+
+RunOptions head_ablation_options(int layer, int head) {
+  RunOptions o;
+  o.capture = false;
+  AttentionEdit e;
+  e.kind = AttentionEdit::Kind::AblateHeadOutput;
+  e.layers = {layer};
+  e.heads = {head};
+  o.edits = {e};
+  return o;
 }
 
 double trace_mean_nll(const Trace& trace) { return mean(trace_token_nll(trace)); }
@@ -254,12 +274,9 @@ std::vector<double> head_ablation_dnll(const Model& model, const Trace& base, bo
   std::vector<double> dnll;
   if (reuse) {  // a layer's heads batched into passes from the captured layer
     for (int l = 0; l < L; ++l) {
-      for (const std::vector<float>& logits : model.headAblationLogits(base, l)) {
-        const std::vector<double> nll =
-            base.causal() ? analysis::next_token_nll(logits, base.vocabSize(), base.ids())
-                          : analysis::token_nll(logits, base.vocabSize(), base.ids());
-        dnll.push_back(mean(nll) - baseNll);
-      }
+      for (const std::vector<float>& logits : model.headAblationLogits(base, l))
+        dnll.push_back(mean(logits_nll(logits, base.vocabSize(), base.ids(), base.causal())) -
+                       baseNll);
       step_progress(progress, static_cast<std::size_t>((l + 1) * H),
                     static_cast<std::size_t>(L * H));
     }
@@ -267,13 +284,7 @@ std::vector<double> head_ablation_dnll(const Model& model, const Trace& base, bo
   }
   for (int l = 0; l < L; ++l)
     for (int h = 0; h < H; ++h) {
-      RunOptions o;
-      o.capture = false;
-      AttentionEdit e;
-      e.kind = AttentionEdit::Kind::AblateHeadOutput;
-      e.layers = {l};
-      e.heads = {h};
-      o.edits = {e};
+      const RunOptions o = head_ablation_options(l, h);
       const Trace t = reuse ? model.runFrom(base, l, o) : model.run(base.ids(), o);
       dnll.push_back(trace_mean_nll(t) - baseNll);
       step_progress(progress, static_cast<std::size_t>(l * H + h + 1),

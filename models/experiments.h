@@ -105,6 +105,9 @@ std::vector<double> effective_rank_per_layer(const Trace& trace);
 std::vector<double> head_ablation_dnll(const Model& model, const Trace& base, bool reuse = true,
                                        const ProgressFn& progress = {});
 
+// The options of a pass with head `head` of layer `layer` ablated (output zeroed), no capture.
+RunOptions head_ablation_options(int layer, int head);
+
 // Sparsification (s. 8).
 enum class HeadRanking {
   TypeGuided,

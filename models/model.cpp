@@ -586,16 +586,26 @@ bool captures_fit(const ModelConfig& c, int T, const RunOptions& options) {
 
 }  // namespace
 
+namespace {
+
+// A pass can resume at `layer` (0..lastLayer) from the residual stream `base` captured there.
+void check_resumable(const ModelConfig& c, const Trace& base, int layer, int lastLayer,
+                     const std::string& what) {
+  if (layer < 0 || layer > lastLayer)
+    throw ModelRunError(what + ": layer " + std::to_string(layer) + " outside the model's " +
+                        std::to_string(c.num_layers) + " layers");
+  if (base.layers() != c.num_layers || base.hiddenSize() != c.hidden_size)
+    throw ModelRunError(what + ": the trace comes from a different model");
+  if (base.residual(layer).empty())
+    throw ModelRunError(what + ": the trace kept no residual stream (run with capture)");
+}
+
+}  // namespace
+
 Trace Model::runFrom(const Trace& base, int layer, const RunOptions& options,
                      const ProgressFn& progress) const {
   const ModelConfig& c = impl_->config;
-  if (layer < 0 || layer > c.num_layers)
-    throw ModelRunError("run from layer " + std::to_string(layer) + ": the model has " +
-                        std::to_string(c.num_layers) + " layers");
-  if (base.layers() != c.num_layers || base.hiddenSize() != c.hidden_size)
-    throw ModelRunError("run from layer: the trace comes from a different model");
-  if (base.residual(layer).empty())
-    throw ModelRunError("run from layer: the trace kept no residual stream (run with capture)");
+  check_resumable(c, base, layer, c.num_layers, "run from layer");
   if (options.drop_first_token || options.embedding_noise)
     throw ModelRunError("run from layer: input changes need a full run");
   const std::vector<int>& ids = base.ids();
@@ -620,13 +630,7 @@ Trace Model::runFrom(const Trace& base, int layer, const RunOptions& options,
 
 std::vector<std::vector<float>> Model::headAblationLogits(const Trace& base, int layer) const {
   const ModelConfig& c = impl_->config;
-  if (layer < 0 || layer >= c.num_layers)
-    throw ModelRunError("head ablation: layer " + std::to_string(layer) + " outside the model's " +
-                        std::to_string(c.num_layers) + " layers");
-  if (base.layers() != c.num_layers || base.hiddenSize() != c.hidden_size)
-    throw ModelRunError("head ablation: the trace comes from a different model");
-  if (base.residual(layer).empty())
-    throw ModelRunError("head ablation: the trace kept no residual stream (run with capture)");
+  check_resumable(c, base, layer, c.num_layers - 1, "head ablation");
   const int H = c.num_heads, T = base.tokens();
   std::vector<std::vector<float>> out(static_cast<std::size_t>(H));
   if (!impl_->weights.lm_head_w.defined()) return out;

@@ -10,27 +10,11 @@
 #include <map>
 #include <sstream>
 
+#include "support/shell_run.h"
+
 namespace fs = std::filesystem;
 
 namespace {
-struct CliRun {
-  int exit = -1;
-  std::string out;
-};
-
-// Runs a shell command line and collects its stdout and exit code.
-CliRun shell(const std::string& command) {
-  CliRun r;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  r.exit = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
 // Runs the CLI with `args` (shell-quoted by the caller); stderr is merged into out.
 CliRun cli(const std::string& args) {
   return shell(std::string("'") + SINKSCOPE_CLI + "' " + args + " 2>&1");

@@ -256,14 +256,8 @@ TEST(Experiments, BatchedHeadAblationEqualsOneRunPerHeadInEveryFamily) {
       const auto batched = model->headAblationLogits(base, l);
       ASSERT_EQ(batched.size(), static_cast<std::size_t>(base.heads()));
       for (int h = 0; h < base.heads(); ++h) {
-        RunOptions o;
-        o.capture = false;
-        AttentionEdit e;
-        e.kind = AttentionEdit::Kind::AblateHeadOutput;
-        e.layers = {l};
-        e.heads = {h};
-        o.edits = {e};
-        const std::vector<float> one = model->runFrom(base, l, o).logits();
+        const std::vector<float> one =
+            model->runFrom(base, l, head_ablation_options(l, h)).logits();
         const std::vector<float>& b = batched[static_cast<std::size_t>(h)];
         ASSERT_EQ(b.size(), one.size());
         double worst = 0.0;

@@ -17,25 +17,16 @@
 #include <string>
 #include <thread>
 
+#include "support/shell_run.h"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-struct CliResult {
-  int exit = -1;
-  std::string out;
-};
+using CliResult = CliRun;
 
 CliResult cli(const std::string& args) {
-  CliResult r;
-  FILE* pipe = popen((std::string("'") + SINKSCOPE_CLI + "' " + args + " 2>&1").c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf{};
-  std::size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  r.exit = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return shell(std::string("'") + SINKSCOPE_CLI + "' " + args + " 2>&1");
 }
 
 std::string read(const fs::path& p) {

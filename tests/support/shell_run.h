@@ -1,0 +1,25 @@
+#pragma once
+// Tests that run the programs: a shell command line's standard output and exit code.
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+struct CliRun {
+  int exit = -1;
+  std::string out;
+};
+
+// Runs `command` with /bin/sh and collects its stdout (merge stderr with 2>&1).
+inline CliRun shell(const std::string& command) {
+  CliRun r;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buf{};
+  std::size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
+  const int status = pclose(pipe);
+  r.exit = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
