@@ -15,17 +15,6 @@
 namespace fs = std::filesystem;
 
 namespace {
-// Runs the CLI with `args` (shell-quoted by the caller); stderr is merged into out.
-CliRun cli(const std::string& args) {
-  return shell(std::string("'") + SINKSCOPE_CLI + "' " + args + " 2>&1");
-}
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // A fresh temporary folder for one test, with a random model of `type` in DIR/model.
 fs::path folder_with_model(const std::string& name, const std::string& type) {
@@ -82,12 +71,12 @@ TEST(Cli, OutFileIsNotReplacedUnlessForced) {
   fs::create_directories(dir);
   const fs::path out = dir / "baseline.csv";
   ASSERT_EQ(cli("baseline --length 3 --out '" + out.string() + "'").exit, 0);
-  EXPECT_NE(read(out).find("\n2,0.333333333333333"), std::string::npos);
+  EXPECT_NE(read_text(out).find("\n2,0.333333333333333"), std::string::npos);
   const CliRun again = cli("baseline --length 4 --out '" + out.string() + "'");
   EXPECT_EQ(again.exit, 1);
   EXPECT_NE(again.out.find("already exists"), std::string::npos);
   EXPECT_EQ(cli("baseline --length 4 --force --out '" + out.string() + "'").exit, 0);
-  EXPECT_NE(read(out).find("# length: 4"), std::string::npos);
+  EXPECT_NE(read_text(out).find("# length: 4"), std::string::npos);
   // Nothing but the file itself is left behind (no temporary files).
   EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
   fs::remove_all(dir);
@@ -139,7 +128,7 @@ TEST(Cli, ModelCommandsWorkOnARandomFolder) {
       cli("attention '" + dir.string() +
           "' --text 'the cat sat on the mat' --layer 1 --head 2 --csv '" + csv.string() + "'");
   ASSERT_EQ(att.exit, 0) << att.out;
-  const std::string table = read(csv);
+  const std::string table = read_text(csv);
   EXPECT_NE(table.find("# layer: 1\n"), std::string::npos);
   EXPECT_NE(table.find("\nlayer,head,query,key,query_token,key_token,weight\n"), std::string::npos);
   // Rows of each query sum to 1; causal: no key after its query.
@@ -208,12 +197,12 @@ TEST(Cli, TrainAndSinksOnATinyCorpus) {
   EXPECT_NE(sinks.out.find("inputs: 2 x 24 tokens"), std::string::npos) << sinks.out;
   EXPECT_NE(sinks.out.find("sink_concentration: "), std::string::npos);
   // Issue 13, item 9: the table with its parameters, not only stdout.
-  const std::string csv = read(table);
+  const std::string csv = read_text(table);
   EXPECT_NE(csv.find("# heldout: " + sentences + "\n"), std::string::npos) << csv;
   EXPECT_NE(csv.find("\ninputs,tokens,alpha0,boost,heads_boost3,sink_rate,sink_concentration\n2,24,"),
             std::string::npos)
       << csv;
-  EXPECT_NE(read(doc).find("\"schema_version\": 1"), std::string::npos);
+  EXPECT_NE(read_text(doc).find("\"schema_version\": 1"), std::string::npos);
   fs::remove(table);
   fs::remove(doc);
   fs::remove_all(dir);
@@ -231,7 +220,7 @@ TEST(Cli, AnalyzeWritesEveryFamily) {
   for (const char* f :
        {"sinks.csv", "sink_summary.csv", "diagnostics.csv", "persistence.csv", "betti.csv",
         "spectra.csv", "eigenvalues.csv", "taxonomy.csv", "weights.csv", "value_space.csv"}) {
-    const std::string text = read(dir / "out" / f);
+    const std::string text = read_text(dir / "out" / f);
     EXPECT_NE(text.find("# text: the cat sat on the mat\n"), std::string::npos) << f;
     EXPECT_NE(text.find("# thresholds: 0.05 0.2\n"), std::string::npos) << f;
     // Issue 13, item 5: the readings are stated where the numbers are.
@@ -240,7 +229,7 @@ TEST(Cli, AnalyzeWritesEveryFamily) {
     EXPECT_NE(text.find("every key in an encoder"), std::string::npos) << f;
   }
   auto rows = [&](const char* f) {
-    std::istringstream in(read(dir / "out" / f));
+    std::istringstream in(read_text(dir / "out" / f));
     int n = -1;  // the column header
     for (std::string l; std::getline(in, l);)
       if (!l.empty() && l[0] != '#') ++n;
@@ -252,7 +241,7 @@ TEST(Cli, AnalyzeWritesEveryFamily) {
   EXPECT_EQ(rows("value_space.csv"), 8);
   EXPECT_EQ(rows("spectra.csv"), 20) << "two thresholds";
   EXPECT_EQ(rows("weights.csv"), 14) << "q, k, v, o, gate, up, down per layer";
-  EXPECT_NE(read(dir / "all.json").find("\"params\""), std::string::npos);
+  EXPECT_NE(read_text(dir / "all.json").find("\"params\""), std::string::npos);
   EXPECT_EQ(cli("analyze '" + (dir / "model").string() + "' --text x --out '" +
                 (dir / "out").string() + "'")
                 .exit,
@@ -276,16 +265,16 @@ TEST(Cli, AnalyzePoolsOverSentences) {
       cli("analyze '" + (dir / "model").string() + "' --sentences '" + (dir / "s.txt").string() +
           "' --out '" + (dir / "out").string() + "' --specialised-share 0.6");
   ASSERT_EQ(run.exit, 0) << run.out;
-  const std::string frame = read(dir / "out/frame.csv");
+  const std::string frame = read_text(dir / "out/frame.csv");
   EXPECT_NE(frame.find("# sentences: 3\n"), std::string::npos);
   EXPECT_NE(frame.find("\nframe,specialised_heads,first_token,"), std::string::npos);
   const bool labelled = frame.find("\ncentralised,") != std::string::npos ||
                         frame.find("\nbidirectional,") != std::string::npos ||
                         frame.find("\ndistributed,") != std::string::npos;
   EXPECT_TRUE(labelled) << frame;
-  EXPECT_NE(read(dir / "out/taxonomy_pooled.csv").find("\n1,3,"), std::string::npos)
+  EXPECT_NE(read_text(dir / "out/taxonomy_pooled.csv").find("\n1,3,"), std::string::npos)
       << "layer 1, head 3 pooled";
-  EXPECT_NE(read(dir / "out/sink_rate.csv").find("\n0,"), std::string::npos);
+  EXPECT_NE(read_text(dir / "out/sink_rate.csv").find("\n0,"), std::string::npos);
   EXPECT_EQ(cli("analyze '" + (dir / "model").string() + "' --out x").exit, 2)
       << "needs --text or --sentences";
   fs::remove_all(dir);
@@ -310,16 +299,16 @@ TEST(Cli, TheDefaultModelPoolsIntoACentralisedFrame) {
   const CliRun run = cli("analyze '" + model + "' --sentences '" + (dir / "s.txt").string() +
                          "' --out '" + (dir / "out").string() + "'");
   ASSERT_EQ(run.exit, 0) << run.out;
-  const std::string frame = read(dir / "out/frame.csv");
+  const std::string frame = read_text(dir / "out/frame.csv");
   EXPECT_NE(frame.find("\ncentralised,"), std::string::npos) << frame;
   EXPECT_NE(frame.find("frequency over all T queries"), std::string::npos) << frame;
-  EXPECT_NE(read(dir / "out/token_specialisation.csv").find("\n<s>,1\n"), std::string::npos);
+  EXPECT_NE(read_text(dir / "out/token_specialisation.csv").find("\n<s>,1\n"), std::string::npos);
   // The old denominator is a labelled option.
   const CliRun visible =
       cli("analyze '" + model + "' --sentences '" + (dir / "s.txt").string() + "' --out '" +
           (dir / "visible").string() + "' --sink-denominator visible");
   ASSERT_EQ(visible.exit, 0) << visible.out;
-  EXPECT_NE(read(dir / "visible/frame.csv").find("(--sink-denominator visible)"),
+  EXPECT_NE(read_text(dir / "visible/frame.csv").find("(--sink-denominator visible)"),
             std::string::npos);
   EXPECT_EQ(cli("analyze '" + model + "' --text hi --out x --sink-denominator some").exit, 2);
   fs::remove_all(dir);
@@ -442,16 +431,16 @@ TEST(Cli, HeadersNameTheModelAndInputsByHash) {
                 .exit,
             0);
   for (const fs::path& f : {dir / "one/sinks.csv", dir / "pool/frame.csv", dir / "a.csv"}) {
-    const std::string text = read(f);
+    const std::string text = read_text(f);
     EXPECT_NE(text.find("# model_config_sha256: " + config + "\n"), std::string::npos) << f;
     EXPECT_NE(text.find("# tokenizer_sha256: " + tokenizer + "\n"), std::string::npos) << f;
     EXPECT_NE(text.find("# weight_files: model.safetensors "), std::string::npos) << f;
     EXPECT_NE(text.find("# command: sinkscope-cli "), std::string::npos) << f;
   }
-  EXPECT_NE(read(dir / "one/sinks.csv").find("# command: sinkscope-cli analyze " +
+  EXPECT_NE(read_text(dir / "one/sinks.csv").find("# command: sinkscope-cli analyze " +
                                             (dir / "model").string() + " --text 'a b c' --out "),
             std::string::npos);
-  const std::string pooled = read(dir / "pool/frame.csv");
+  const std::string pooled = read_text(dir / "pool/frame.csv");
   EXPECT_NE(pooled.find("# sentences_sha256: " + sha(dir / "s.txt") + "\n"), std::string::npos);
   EXPECT_NE(pooled.find("# sentences: 2\n"), std::string::npos);
   fs::remove_all(dir);
@@ -476,7 +465,7 @@ TEST(Cli, ExperimentsWriteTheirTablesAndRefuseBadRequests) {
   for (const auto& [kind, file] : files) {
     const CliRun run = cli("experiment " + kind + " '" + llama + "'" + text + " --force");
     ASSERT_EQ(run.exit, 0) << kind << ": " << run.out;
-    const std::string csv = read(dir / "out" / file);
+    const std::string csv = read_text(dir / "out" / file);
     EXPECT_NE(csv.find("# text: the cat sat on the mat\n"), std::string::npos) << kind;
     EXPECT_NE(csv.find("# tool: sinkscope-cli experiment " + kind), std::string::npos) << kind;
     if (kind == "kl") {
@@ -486,10 +475,10 @@ TEST(Cli, ExperimentsWriteTheirTablesAndRefuseBadRequests) {
           << csv;
     }
   }
-  EXPECT_NE(read(dir / "out/sparsification.csv").find("\nrandom,1,0,0\n"), std::string::npos);
+  EXPECT_NE(read_text(dir / "out/sparsification.csv").find("\nrandom,1,0,0\n"), std::string::npos);
   // BOS removal reports the mean NLL change beside its per-token table.
   {
-    std::istringstream nll(read(dir / "out/bos_nll.csv"));
+    std::istringstream nll(read_text(dir / "out/bos_nll.csv"));
     double sum = 0;
     int count = 0;
     for (std::string line; std::getline(nll, line);) {
@@ -497,7 +486,7 @@ TEST(Cli, ExperimentsWriteTheirTablesAndRefuseBadRequests) {
       sum += std::stod(line.substr(line.rfind(',') + 1));
       ++count;
     }
-    const std::string summary = read(dir / "out/bos_summary.csv");
+    const std::string summary = read_text(dir / "out/bos_summary.csv");
     const auto row = summary.find("\n" + std::to_string(count) + ",");
     ASSERT_NE(row, std::string::npos) << summary;
     const std::string line = summary.substr(row + 1, summary.find('\n', row + 1) - row - 1);
@@ -523,16 +512,16 @@ TEST(Cli, AnalyzeRunsOnAnInterventionWhenAsked) {
   const CliRun run = cli("analyze '" + model + "'" + text + (dir / "ablated").string() +
                          "' --ablate 1:0,1:1 --remove-sinks");
   ASSERT_EQ(run.exit, 0) << run.out;
-  const std::string ablated = read(dir / "ablated/sink_summary.csv");
+  const std::string ablated = read_text(dir / "ablated/sink_summary.csv");
   EXPECT_NE(ablated.find("# intervention: head 1:0 ablated\n"), std::string::npos) << ablated;
   EXPECT_NE(ablated.find("# intervention: sinks removal"), std::string::npos);
-  EXPECT_EQ(read(dir / "plain/sink_summary.csv").find("# intervention"), std::string::npos);
+  EXPECT_EQ(read_text(dir / "plain/sink_summary.csv").find("# intervention"), std::string::npos);
   // Sinks removed after softmax: layer 1's maps differ from the plain run's.
-  EXPECT_NE(read(dir / "plain/persistence.csv")
-                .substr(read(dir / "plain/persistence.csv").find("\nlayer")),
-            read(dir / "ablated/persistence.csv")
-                .substr(read(dir / "ablated/persistence.csv").find("\nlayer")));
-  EXPECT_NE(read(dir / "plain/eigenvalues.csv").find(",normalised,"), std::string::npos);
+  EXPECT_NE(read_text(dir / "plain/persistence.csv")
+                .substr(read_text(dir / "plain/persistence.csv").find("\nlayer")),
+            read_text(dir / "ablated/persistence.csv")
+                .substr(read_text(dir / "ablated/persistence.csv").find("\nlayer")));
+  EXPECT_NE(read_text(dir / "plain/eigenvalues.csv").find(",normalised,"), std::string::npos);
   EXPECT_EQ(cli("analyze '" + model + "'" + text + (dir / "x").string() + "' --ablate 7:0").exit,
             2);
   fs::remove_all(dir);

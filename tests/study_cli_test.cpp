@@ -25,20 +25,9 @@ namespace {
 
 using CliResult = CliRun;
 
-CliResult cli(const std::string& args) {
-  return shell(std::string("'") + SINKSCOPE_CLI + "' " + args + " 2>&1");
-}
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // The data rows of a CSV (its "# " header lines differ by design).
 std::string rows(const fs::path& p) {
-  std::istringstream in(read(p));
+  std::istringstream in(read_text(p));
   std::string out;
   for (std::string line; std::getline(in, line);)
     if (line.rfind("# ", 0) != 0) out += line + "\n";
@@ -90,7 +79,7 @@ TEST_F(Study, ShardsMergeToTheNumbersOfOneProcess) {
     ASSERT_FALSE(single.empty()) << table;
     EXPECT_EQ(rows(dir / "study/merged" / table), single) << table;
   }
-  const std::string header = read(dir / "study/merged/frame.csv");
+  const std::string header = read_text(dir / "study/merged/frame.csv");
   EXPECT_NE(header.find("# sentences: 13\n"), std::string::npos) << header;
   EXPECT_NE(header.find("# sentences_missing: none\n"), std::string::npos) << header;
   // A rerun skips the finished shard; the study's status lists the shards.
@@ -126,7 +115,7 @@ TEST_F(Study, OtherInputsAreRefusedAndMissingShardsNamed) {
       << refused.out;
   const CliResult partial = cli("study merge '" + (dir / "study").string() + "' --partial");
   ASSERT_EQ(partial.exit, 0) << partial.out;
-  const std::string frame = read(dir / "study/merged/frame.csv");
+  const std::string frame = read_text(dir / "study/merged/frame.csv");
   EXPECT_NE(frame.find("# sentences: 3\n"), std::string::npos) << frame;
   EXPECT_NE(frame.find("# sentences_missing: 3-12\n"), std::string::npos) << frame;
   EXPECT_EQ(cli("study run '" + kModel + "' --sentences x --out y --shard 4/4").exit, 2);

@@ -4,6 +4,9 @@
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 struct CliRun {
@@ -22,4 +25,19 @@ inline CliRun shell(const std::string& command) {
   const int status = pclose(pipe);
   r.exit = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+#ifdef SINKSCOPE_CLI
+// Runs sinkscope-cli with `args` (shell-quoted by the caller); stderr is merged into out.
+inline CliRun cli(const std::string& args) {
+  return shell(std::string("'") + SINKSCOPE_CLI + "' " + args + " 2>&1");
+}
+#endif
+
+// A whole text file ("" when it cannot be read).
+inline std::string read_text(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
 }
