@@ -14,6 +14,7 @@
 #include <QWheelEvent>
 #include <cstdio>
 
+#include "models/cpu_runtime.h"
 #include "models/model_writer.h"
 #include "render/gl_support.h"
 #include "render/heat_map_view.h"
@@ -159,6 +160,10 @@ BENCHMARK(BM_LongInput_ZoomFrame)->Unit(benchmark::kMillisecond)->Iterations(32)
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The runtime the GUI's main() sets up (models/cpu_runtime.h).
+  sinkscope::models::fix_blas_core();
+  sinkscope::models::keep_freed_memory();
+  sinkscope::models::apply_thread_environment();
   render::gl_configure_defaults();
   QApplication app(argc, argv);
   benchmark::Initialize(&argc, argv);
