@@ -1069,6 +1069,9 @@ const char* kStudyHelp =
     "usage: sinkscope-cli study run MODEL --sentences FILE --out DIR [--shard I/N] [options]\n"
     "       sinkscope-cli study merge DIR [--partial] [--force]\n"
     "       sinkscope-cli study status DIR\n"
+    "       sinkscope-cli study slurm MODEL --sentences FILE --out DIR --shards N [--submit]\n"
+    "                     [--partition P] [--time HH:MM:SS] [--mem 4G] [--cpus C] [--gpu]\n"
+    "       sinkscope-cli study resubmit DIR\n"
     "\n"
     "A corpus study: the pooled tables of analyze --sentences (specialisation.csv,\n"
     "token_specialisation.csv, taxonomy_pooled.csv, sink_rate.csv, frame.csv) over a sentence\n"
@@ -1082,7 +1085,14 @@ const char* kStudyHelp =
     "            another model, sentence file or parameters is refused.\n"
     "  merge     pools every finished shard into DIR/merged/; refuses while sentences are\n"
     "            missing (listed), unless --partial (the headers then say what is missing).\n"
-    "  status    finished shards, shards running or killed, and the sentences not yet covered.\n"
+    "  status    finished shards, shards running or killed, and the sentences not yet covered;\n"
+    "            for a Slurm study, the array's unfinished shards and the command to resubmit.\n"
+    "  slurm     writes DIR/study.json and DIR/slurm/array.sbatch (a job array of N shard\n"
+    "            tasks, logs in DIR/slurm/logs) and merge.sbatch (study merge); with --submit,\n"
+    "            submits both, the merge after the array has succeeded (afterok). Per task:\n"
+    "            --time (01:00:00), --mem (4G), --cpus (2, also its threads), --partition,\n"
+    "            --gpu (--gres=gpu:1; the default when this libtorch sees CUDA).\n"
+    "  resubmit  submits the array's unfinished shards again, and a merge after them.\n"
     "\n"
     "options of run (as analyze): --percentile P --gamma G (sink set), --eps E (sink metric),\n"
     "--specialised-share S, --sink-mode percentile|column-sum, --sink-denominator all|visible.\n"
@@ -1092,9 +1102,9 @@ int command_study(int argc, char** argv) {
   namespace m = sinkscope::models;
   namespace a = sinkscope::app;
   const auto parsed = parse_command(
-      argc, argv, {"help", "partial", "force"},
+      argc, argv, {"help", "partial", "force", "submit", "gpu"},
       {"sentences", "out", "shard", "percentile", "gamma", "eps", "specialised-share", "sink-mode",
-       "sink-denominator"},
+       "sink-denominator", "shards", "partition", "time", "mem", "cpus"},
       kStudyHelp);
   if (!parsed) return kOk;
   const Args& args = *parsed;
@@ -1107,6 +1117,20 @@ int command_study(int argc, char** argv) {
       throw UsageError(e.what());
     }
   };
+  if (action == "resubmit") {
+    if (args.positional.size() != 2) throw UsageError("study resubmit: give the study folder DIR");
+    return studyErrors([&] {
+      const std::vector<int> shards = a::study_slurm_unfinished(args.positional[1]);
+      if (shards.empty()) {
+        std::cout << "every shard of the array has finished; nothing to resubmit\n";
+        return kOk;
+      }
+      const auto [array, merge] = a::study_slurm_submit(args.positional[1], shards);
+      std::cout << "array job " << array << " (" << shards.size() << " shards), merge job " << merge
+                << "\n";
+      return kOk;
+    });
+  }
   if (action == "merge" || action == "status") {
     if (args.positional.size() != 2) throw UsageError("study " + action + ": give the study folder DIR");
     const std::filesystem::path dir = args.positional[1];
@@ -1129,14 +1153,23 @@ int command_study(int argc, char** argv) {
       std::cout << "sentences not covered: " << missing << "\n";
       for (const auto& [first, end] : s.missing)
         std::cout << "  " << first << "-" << end - 1 << "\n";
+      const std::vector<int> unfinished = a::study_slurm_unfinished(dir);
+      if (!unfinished.empty()) {
+        std::string list;
+        for (int i : unfinished) list += (list.empty() ? "" : ",") + std::to_string(i);
+        std::cout << "slurm array shards not finished: " << list << "\n"
+                  << "resubmit them (and a merge after them): sinkscope-cli study resubmit '"
+                  << dir.string() << "'\n";
+      }
       return kOk;
     });
   }
-  if (action != "run") throw UsageError("study: unknown action \"" + action + "\" (run, merge, status)");
+  if (action != "run" && action != "slurm")
+    throw UsageError("study: unknown action \"" + action + "\" (run, merge, status, slurm, resubmit)");
   if (args.positional.size() != 2)
-    throw UsageError("study run: give exactly one MODEL (a folder or org/name)");
+    throw UsageError("study " + action + ": give exactly one MODEL (a folder or org/name)");
   if (!args.options.count("sentences") || !args.options.count("out"))
-    throw UsageError("study run: give --sentences FILE and --out DIR");
+    throw UsageError("study " + action + ": give --sentences FILE and --out DIR");
   a::StudyInputs inputs;
   inputs.modelSpec = args.positional[1];
   inputs.sentencesFile = args.options.at("sentences");
@@ -1154,6 +1187,33 @@ int command_study(int argc, char** argv) {
     inputs.sentencesSha256 =
         m::sha256_hex(m::input_file_read(inputs.sentencesFile, m::kTextFileMaxBytes));
     const m::LoadedModel loaded = m::loaded_model_open(inputs.modelSpec);
+    if (action == "slurm") {
+      if (!args.options.count("shards")) throw UsageError("study slurm: give --shards N");
+      a::SlurmOptions o;
+      o.shards = parse_int("shards", args.options.at("shards"), 1, 100000);
+      if (args.options.count("partition")) o.partition = args.options.at("partition");
+      if (args.options.count("time")) o.time = args.options.at("time");
+      if (args.options.count("mem")) o.memory = args.options.at("mem");
+      if (args.options.count("cpus")) o.cpus = parse_int("cpus", args.options.at("cpus"), 1, 1024);
+      for (const std::string& v : {o.partition, o.time, o.memory})
+        if (v.find_first_of("\n\r'\"\\ ") != std::string::npos)
+          throw UsageError("study slurm: \"" + v + "\" is not a Slurm option value");
+      o.gpu = args.options.count("gpu") > 0 || m::runtime_info_query().cuda_available;
+      std::error_code ec;
+      o.cli = std::filesystem::read_symlink("/proc/self/exe", ec);
+      if (ec) throw UsageError("study slurm: cannot name this program's path");
+      return studyErrors([&] {
+        const auto [array, merge] =
+            a::study_slurm_write(args.options.at("out"), inputs, loaded, o);
+        std::cout << array.string() << "\n" << merge.string() << "\n";
+        if (args.options.count("submit")) {
+          const auto [arrayJob, mergeJob] = a::study_slurm_submit(args.options.at("out"));
+          std::cout << "array job " << arrayJob << " (" << o.shards << " shards), merge job "
+                    << mergeJob << "\n";
+        }
+        return kOk;
+      });
+    }
     return studyErrors([&] {
       const std::string result =
           a::study_run(args.options.at("out"), inputs, shard, loaded, std::cerr);

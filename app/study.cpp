@@ -500,4 +500,149 @@ std::vector<fs::path> study_merge(const fs::path& dir, bool partial, bool force)
                       records.size());
 }
 
+namespace {
+
+// `text` as one single-quoted shell word.
+std::string shell_quote(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string exact(double v) {
+  char buffer[40];
+  std::snprintf(buffer, sizeof buffer, "%.17g", v);
+  return buffer;
+}
+
+// Runs a command (argv, no shell), returns its stdout; throws StudyError with
+// its output when it fails.
+std::string run_program(const std::vector<std::string>& argv) {
+  std::string line;
+  for (const auto& a : argv) line += (line.empty() ? "" : " ") + shell_quote(a);
+  FILE* pipe = popen((line + " 2>&1").c_str(), "r");
+  if (!pipe) throw StudyError("cannot run " + argv.front());
+  std::string out;
+  char buffer[4096];
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) out.append(buffer, n);
+  const int status = pclose(pipe);
+  if (status != 0) throw StudyError(argv.front() + " failed: " + out);
+  return out;
+}
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+int slurm_shard_count(const fs::path& dir) {
+  const fs::path file = dir / "slurm" / "slurm.json";
+  const json j = parse_json(read_study_file(file, kMaxSmallFile), file);
+  try {
+    const int n = j.at("shards").get<int>();
+    if (n < 1 || n > 100000) throw StudyError(file.string() + ": shards out of range");
+    return n;
+  } catch (const json::exception& e) {
+    throw StudyError(file.string() + ": a field is missing or of the wrong type (" + e.what() + ")");
+  }
+}
+
+}  // namespace
+
+std::pair<fs::path, fs::path> study_slurm_write(const fs::path& dirIn, const StudyInputs& inputs,
+                                                const models::LoadedModel& loaded,
+                                                const SlurmOptions& o) {
+  if (o.shards < 1 || o.shards > 100000) throw StudyError("--shards: need 1..100000");
+  std::error_code ec;
+  const fs::path dir = fs::absolute(dirIn, ec);
+  const fs::path sentences = fs::absolute(inputs.sentencesFile, ec);
+  // study.json now: a bad model or sentence file fails here, not in every task.
+  const json description = study_description(inputs, loaded);
+  fs::create_directories(dir / "shards", ec);
+  fs::create_directories(dir / "slurm" / "logs", ec);
+  if (ec) throw StudyError(dir.string() + ": cannot create the study folder (" + ec.message() + ")");
+  const fs::path studyFile = dir / "study.json";
+  if (fs::exists(fs::symlink_status(studyFile, ec))) {
+    const json stored = parse_json(read_study_file(studyFile, kMaxSmallFile), studyFile);
+    if (!differences(stored, description).empty())
+      throw StudyError(studyFile.string() +
+                       ": this study was made with other inputs or parameters; use another folder");
+  } else {
+    analysis::files_write_atomic({{studyFile, description.dump(1) + "\n"}}, false);
+  }
+  const AnalyzeParams& p = inputs.params;
+  std::string options;
+  options += " --percentile " + exact(p.percentile) + " --gamma " + exact(p.gamma) + " --eps " +
+             exact(p.eps) + " --specialised-share " + exact(p.specialisedShare) +
+             " --sink-mode " + sink_mode_name(p) + " --sink-denominator " + denominator_name(p);
+  std::string head = "#!/bin/bash\n";
+  auto directive = [](const std::string& d) { return "#SBATCH " + d + "\n"; };
+  std::string common;
+  if (!o.partition.empty()) common += directive("--partition=" + o.partition);
+  common += directive("--time=" + o.time) + directive("--mem=" + o.memory) +
+            directive("--cpus-per-task=" + std::to_string(o.cpus));
+  if (o.gpu) common += directive("--gres=gpu:1");
+  const std::string n = std::to_string(o.shards);
+  const std::string array =
+      head + directive("--job-name=sinkscope-study") +
+      directive("--array=0-" + std::to_string(o.shards - 1)) +
+      directive("--output=" + (dir / "slurm" / "logs" / "shard-%a-of-").string() + n + ".out") +
+      common +
+      "# One shard of the study per task (sinkscope-cli study --help). Written by\n"
+      "# sinkscope-cli study slurm; submit with sbatch, or with study resubmit.\n"
+      "exec " + shell_quote(o.cli.string()) + " study run " + shell_quote(inputs.modelSpec) +
+      " --sentences " + shell_quote(sentences.string()) + " --out " + shell_quote(dir.string()) +
+      " --shard \"${SLURM_ARRAY_TASK_ID}/" + n + "\" --threads " + std::to_string(o.cpus) +
+      options + "\n";
+  const std::string merge =
+      head + directive("--job-name=sinkscope-study-merge") +
+      directive("--output=" + (dir / "slurm" / "logs" / "merge.out").string()) + common +
+      "# The merge of every shard, after the array succeeded (afterok).\n"
+      "exec " + shell_quote(o.cli.string()) + " study merge " + shell_quote(dir.string()) +
+      " --force\n";
+  const json slurm{{"shards", o.shards}};
+  const fs::path arrayFile = dir / "slurm" / "array.sbatch", mergeFile = dir / "slurm" / "merge.sbatch";
+  analysis::files_write_atomic({{arrayFile, array},
+                                {mergeFile, merge},
+                                {dir / "slurm" / "slurm.json", slurm.dump(1) + "\n"}},
+                               true);
+  fs::permissions(arrayFile, fs::perms::owner_exec, fs::perm_options::add, ec);
+  fs::permissions(mergeFile, fs::perms::owner_exec, fs::perm_options::add, ec);
+  return {arrayFile, mergeFile};
+}
+
+std::pair<std::string, std::string> study_slurm_submit(const fs::path& dir,
+                                                       const std::vector<int>& shards) {
+  const fs::path arrayFile = fs::absolute(dir / "slurm" / "array.sbatch");
+  const fs::path mergeFile = fs::absolute(dir / "slurm" / "merge.sbatch");
+  slurm_shard_count(dir);  // a study with a Slurm setup
+  std::vector<std::string> array{"sbatch", "--parsable"};
+  if (!shards.empty()) {
+    std::string list;
+    for (int s : shards) list += (list.empty() ? "" : ",") + std::to_string(s);
+    array.push_back("--array=" + list);
+  }
+  array.push_back(arrayFile.string());
+  // --parsable prints "JOBID" or "JOBID;CLUSTER".
+  std::string arrayJob = trimmed(run_program(array));
+  arrayJob = arrayJob.substr(0, arrayJob.find(';'));
+  std::string mergeJob = trimmed(run_program({"sbatch", "--parsable",
+                                              "--dependency=afterok:" + arrayJob,
+                                              "--kill-on-invalid-dep=yes", mergeFile.string()}));
+  mergeJob = mergeJob.substr(0, mergeJob.find(';'));
+  return {arrayJob, mergeJob};
+}
+
+std::vector<int> study_slurm_unfinished(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::exists(dir / "slurm" / "slurm.json", ec)) return {};
+  const int n = slurm_shard_count(dir);
+  const StudyFile study = read_study(dir);
+  const auto finished = finished_shards(dir, study);
+  std::vector<int> out;
+  for (int i = 0; i < n; ++i)
+    if (!finished.count(shard_folder_name({i, n}))) out.push_back(i);
+  return out;
+}
+
 }  // namespace sinkscope::app

@@ -69,4 +69,34 @@ StudyStatus study_status(const std::filesystem::path& dir);
 std::vector<std::filesystem::path> study_merge(const std::filesystem::path& dir, bool partial,
                                                bool force);
 
+// Slurm: a job array of shard tasks and a merge job that runs when every task
+// has succeeded (afterok).
+struct SlurmOptions {
+  int shards = 4;
+  std::string partition;        // empty: the cluster's default
+  std::string time = "01:00:00";  // per task
+  std::string memory = "4G";      // per task
+  int cpus = 2;                   // per task (also its --threads)
+  bool gpu = false;               // --gres=gpu:1 (when the linked libtorch has CUDA)
+  std::filesystem::path cli;      // the sinkscope-cli the tasks run (absolute)
+};
+
+// Creates (or checks) DIR/study.json and writes DIR/slurm/array.sbatch,
+// DIR/slurm/merge.sbatch and DIR/slurm/slurm.json (the shard count). Paths in
+// the scripts are absolute. Returns the two scripts.
+std::pair<std::filesystem::path, std::filesystem::path> study_slurm_write(
+    const std::filesystem::path& dir, const StudyInputs& inputs, const models::LoadedModel& model,
+    const SlurmOptions& options);
+
+// Submits the array (only `shards` when not empty) and the merge after it:
+// `sbatch --parsable [--array=LIST] array.sbatch`, then `sbatch --parsable
+// --dependency=afterok:ID --kill-on-invalid-dep=yes merge.sbatch`. Returns the
+// two job ids. Throws StudyError with sbatch's message when it fails.
+std::pair<std::string, std::string> study_slurm_submit(const std::filesystem::path& dir,
+                                                       const std::vector<int>& shards = {});
+
+// The shards of DIR/slurm/slurm.json's array that have not finished (empty
+// without a Slurm setup).
+std::vector<int> study_slurm_unfinished(const std::filesystem::path& dir);
+
 }  // namespace sinkscope::app

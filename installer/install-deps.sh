@@ -25,6 +25,8 @@ PACKAGES=(
   libgudhi-dev
   # headless display for GUI tests and screenshots
   xvfb xauth libgl1-mesa-dri
+  # corpus studies on a cluster: a real one-node Slurm for the `cluster` tests
+  slurmctld slurmd slurm-client munge
 )
 
 # npm fetches the real tokenizer vocabularies the conformance tests use; the
