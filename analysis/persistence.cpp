@@ -48,7 +48,8 @@ struct Edge {
 
 class Rips {
  public:
-  Rips(const std::vector<double>& d, int n) : d_(d), n_(n) {}
+  // Simplices with a diameter above `limit` are left out (the enclosing radius, below).
+  Rips(const std::vector<double>& d, int n, double limit) : d_(d), n_(n), limit_(limit) {}
   double dist(int i, int j) const { return d_[static_cast<std::size_t>(i) * n_ + j]; }
 
   Key triangleKey(int a, int b, int c) const {
@@ -70,7 +71,7 @@ class Rips {
     for (int k = 0; k < n_; ++k) {
       if (k == e.i || k == e.j) continue;
       const double diam = std::max({e.key.diameter, di[k], dj[k]});
-      if (diam < best.diameter) {
+      if (diam <= limit_ && diam < best.diameter) {
         best = triangleKey(e.i, e.j, k);
         if (diam == e.key.diameter) break;
       }
@@ -80,8 +81,11 @@ class Rips {
   // Pushes the coboundary of edge (i, j): every triangle (i, j, k).
   template <class Heap>
   void pushCoboundary(const Edge& e, Heap& heap) const {
+    const double* di = &d_[static_cast<std::size_t>(e.i) * n_];
+    const double* dj = &d_[static_cast<std::size_t>(e.j) * n_];
     for (int k = 0; k < n_; ++k)
-      if (k != e.i && k != e.j) heap.push(triangleKey(e.i, e.j, k));
+      if (k != e.i && k != e.j && std::max(di[k], dj[k]) <= limit_)
+        heap.push(triangleKey(e.i, e.j, k));
   }
   std::array<int, 3> triangleVertices(std::uint64_t index) const {
     // Invert the combinatorial number system.
@@ -100,7 +104,23 @@ class Rips {
  private:
   const std::vector<double>& d_;
   int n_;
+  double limit_;
 };
+
+// Ripser's enclosing radius: min over tokens v of max_j d(v, j). From there
+// on the complex contains the cone over v (every edge v-j, and with every
+// other edge a-b its triangle v-a-b), so it is contractible: every H1 class
+// has died by then and later edges only create classes that die at once.
+// Simplices above it are left out of the H1 reduction; on a map with a sink
+// (d(0, j) = 1 - A[j][0] / 2) most token pairs lie above it.
+double enclosing_radius(const std::vector<double>& d, int n) {
+  double radius = std::numeric_limits<double>::infinity();
+  for (int v = 0; v < n; ++v) {
+    const double* row = &d[static_cast<std::size_t>(v) * n];
+    radius = std::min(radius, *std::max_element(row, row + n));
+  }
+  return radius;
+}
 
 int find(std::vector<int>& parent, int x) {
   while (parent[static_cast<std::size_t>(x)] != x) {
@@ -188,7 +208,8 @@ PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n,
                                   " is not finite");
   PersistenceDiagram out;
   if (n == 0) return out;
-  const Rips rips(distances, n);
+  const double radius = enclosing_radius(distances, n);
+  const Rips rips(distances, n, radius);
   std::vector<Edge> edges;
   edges.reserve(choose2(static_cast<std::uint64_t>(n)));
   for (int j = 1; j < n; ++j)
@@ -235,9 +256,11 @@ PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n,
       progress_check(progress, 1.0 - static_cast<double>(e) / static_cast<double>(edges.size()));
     if (cleared[e]) continue;
     if (n < 3) continue;  // no triangles, so no column can die (or be born: n = 2 is a tree)
+    if (edges[e].key.diameter > radius) continue;  // born after the complex became a cone
     // Shortcut (as Ripser's emergent pairs): when no earlier column owns the
     // column's own smallest cofacet, the column is already reduced; most are.
     const Key own = rips.smallestCofacet(edges[e]);
+    if (!std::isfinite(own.diameter)) continue;  // no cofacet below the radius: no death
     if (!pivotOwner.contains(own.index)) {
       pivotOwner[own.index] = e;
       if (own.diameter > edges[e].key.diameter) {

@@ -205,6 +205,28 @@ void BM_PersistenceRipser(benchmark::State& state) { run_ripser(state, static_ca
 BENCHMARK(BM_PersistenceRipser)->Arg(64)->Arg(128)->Arg(256)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_RipserProcess(benchmark::State& state) { run_ripser(state, 2); }
+
+// Persistence of a distance matrix read from $SINKSCOPE_BENCH_DISTANCES (text:
+// n, then n * n numbers): how pipeline_compare.py times ours on a map of the
+// model it runs, beside Ripser and GUDHI on the same matrix.
+void BM_PersistenceFile(benchmark::State& state) {
+  const char* file = std::getenv("SINKSCOPE_BENCH_DISTANCES");
+  std::ifstream in(file ? file : "");
+  int n = 0;
+  if (!(in >> n) || n < 1 || n > 4096) {
+    state.SkipWithError("set SINKSCOPE_BENCH_DISTANCES to a matrix file (pipeline_compare.py)");
+    return;
+  }
+  std::vector<double> d(static_cast<std::size_t>(n) * n);
+  for (double& x : d)
+    if (!(in >> x)) {
+      state.SkipWithError("the matrix file ends early");
+      return;
+    }
+  for (auto _ : state) benchmark::DoNotOptimize(persistence_rips(d, n));
+  state.counters["tokens"] = n;
+}
+BENCHMARK(BM_PersistenceFile)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RipserProcess)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

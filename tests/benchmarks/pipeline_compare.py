@@ -19,6 +19,11 @@ sign-flip and layer summaries, weight spectra), so the ratio understates
 SinkScope's lead. Runs are interleaved (SinkScope, Python, SinkScope, ...);
 each is a fresh process, timed wall-clock, with its peak RSS from wait4().
 
+Persistence alone, at each T: one map of the same run (layer 0, head 0) as a
+distance matrix, timed in SinkScope (analysis_benchmark's BM_PersistenceFile),
+Debian's `ripser` command (median of 5; the start of a ripser process on a
+2-point matrix subtracted) and GUDHI (up to T = 256).
+
   /usr/bin/python3 tests/benchmarks/pipeline_compare.py         # T = 64, 256, 1024
   /usr/bin/python3 tests/benchmarks/pipeline_compare.py --lengths 64 --reps 5
   /usr/bin/python3 tests/benchmarks/pipeline_compare.py --python-max-length 256  # default
@@ -235,6 +240,53 @@ def text_of_length(cli, folder, T):
     return text, ids
 
 
+def persistence_alone(cli, folder, ids, work, bench):
+    """Persistence of one map of this model (layer 0, head 0, d = 1 - (A + A^T) / 2) by
+    SinkScope (analysis_benchmark's BM_PersistenceFile), Debian's ripser (the command,
+    its process start subtracted) and GUDHI, on the same matrix: seconds each."""
+    import numpy as np
+    attentions, _, _ = gpt2_run(load_gpt2(folder), ids)
+    A = attentions[0][0]
+    T = A.shape[0]
+    d = 1.0 - (A + A.T) / 2.0
+    np.fill_diagonal(d, 0.0)
+    ours_file = os.path.join(work, f"distances-{T}.txt")
+    with open(ours_file, "w") as f:
+        f.write(f"{T}\n" + "\n".join(" ".join(repr(float(x)) for x in row) for row in d) + "\n")
+    lower = os.path.join(work, f"lower-{T}.txt")
+    with open(lower, "w") as f:
+        f.write("\n".join(",".join(repr(float(x)) for x in d[i, :i]) for i in range(1, T)) + "\n")
+    tiny = os.path.join(work, "lower-2.txt")
+    with open(tiny, "w") as f:
+        f.write("0.5\n")
+
+    def ripser(path, reps):
+        times = []
+        for _ in range(reps):
+            start = time.perf_counter()
+            subprocess.run(["ripser", "--dim", "1", "--format", "lower-distance", path], check=True,
+                           stdout=subprocess.DEVNULL)
+            times.append(time.perf_counter() - start)
+        return statistics.median(times)
+
+    reps = 5 if T <= 256 else 1
+    ripser_s = max(0.0, ripser(lower, reps) - ripser(tiny, 5))
+    out = subprocess.run([bench, "--benchmark_filter=BM_PersistenceFile", "--benchmark_format=json"],
+                         env=dict(os.environ, SINKSCOPE_BENCH_DISTANCES=ours_file), check=True,
+                         capture_output=True, text=True).stdout
+    b = json.loads(out)["benchmarks"][0]
+    ours_s = b["real_time"] * {"ms": 1e-3, "us": 1e-6, "ns": 1e-9, "s": 1.0}[b["time_unit"]]
+    gudhi_s = None
+    if T <= 256:  # GUDHI needs minutes per map beyond
+        import gudhi
+        start = time.perf_counter()
+        st = gudhi.RipsComplex(distance_matrix=d, max_edge_length=1.0).create_simplex_tree(
+            max_dimension=2)
+        st.compute_persistence()
+        gudhi_s = time.perf_counter() - start
+    return ours_s, ripser_s, gudhi_s
+
+
 def ratio_line(label, ours, theirs):
     r = sorted(t / o for o, t in zip(ours, theirs))
     return f"{label}: ratio Python / SinkScope min {r[0]:.1f}x, median {statistics.median(r):.1f}x, max {r[-1]:.1f}x"
@@ -248,13 +300,25 @@ def main():
     ap.add_argument("--reps", type=int, default=3, help="interleaved pairs per length")
     ap.add_argument("--python-max-length", type=int, default=256,
                     help="longer inputs run SinkScope only (GUDHI alone needs hours at 1024)")
+    ap.add_argument("--bench", default=os.path.join(ROOT, "build", "tests", "analysis_benchmark"),
+                    help="for persistence alone (BM_PersistenceFile)")
+    ap.add_argument("--no-persistence-alone", action="store_true",
+                    help="skip timing persistence alone (ours, ripser, GUDHI) on one map")
     ap.add_argument("--print-text", type=int, metavar="T",
                     help="print the text of exactly T tokens the runs use, and stop")
     ap.add_argument("--python-run", nargs=2, metavar=("IDS_JSON", "OUT"), help=argparse.SUPPRESS)
+    ap.add_argument("--persistence-run", nargs=2, metavar=("IDS_JSON", "WORK"),
+                    help=argparse.SUPPRESS)
     args = ap.parse_args()
 
     if args.python_run:
         python_pipeline(args.folder, json.load(open(args.python_run[0])), args.python_run[1])
+        return
+    if args.persistence_run:  # in a process of its own: the model it loads must not
+        # inflate the peak RSS of the processes the harness forks later
+        print(json.dumps(persistence_alone(args.cli, args.folder,
+                                           json.load(open(args.persistence_run[0])),
+                                           args.persistence_run[1], args.bench)))
         return
 
     if not os.path.exists(os.path.join(args.folder, "model.safetensors")):
@@ -298,6 +362,16 @@ def main():
             print(f"T = {T}: Python median {statistics.median(pw):.2f} s (min {min(pw):.2f}, "
                   f"max {max(pw):.2f}), peak RSS {max(r for _, r in theirs):.0f} MiB")
             print(ratio_line(f"T = {T}", walls, pw))
+        if not args.no_persistence_alone:
+            ours_p, ripser_p, gudhi_p = json.loads(subprocess.run(
+                [DEBIAN_PYTHON, os.path.abspath(__file__), "--folder", args.folder, "--cli", args.cli,
+                 "--bench", args.bench, "--persistence-run", ids_file, work],
+                check=True, capture_output=True, text=True).stdout)
+            line = (f"T = {T}, persistence alone (layer 0, head 0): SinkScope {ours_p * 1e3:.1f} ms, "
+                    f"ripser {ripser_p * 1e3:.1f} ms ({ripser_p / ours_p:.1f}x)")
+            if gudhi_p is not None:
+                line += f", GUDHI {gudhi_p * 1e3:.1f} ms ({gudhi_p / ours_p:.1f}x)"
+            print(line, flush=True)
     print(f"load average at end {os.getloadavg()[0]:.2f}")
 
 
