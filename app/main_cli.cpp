@@ -942,7 +942,8 @@ const char* kAnalyzeHelp =
     "at --percentile/--gamma, zeroed after softmax), --ablate L:H,... (heads' outputs zeroed),\n"
     "--rope-theta X (RoPE base), --ntk-scale S (NTK-aware scaling).\n"
     "\n"
-    "--sentences FILE (one sentence per line) pools over the sentences instead: "
+    "--sentences FILE (one sentence per line; FILE.jsonl: a JSON object with a \"text\" field per\n"
+    "line) pools over the sentences instead: "
     "specialisation.csv\n"
     "(specialised heads, s. 1; --specialised-share S, default 0.8), token_specialisation.csv,\n"
     "taxonomy_pooled.csv (s. 7), sink_rate.csv (Gu et al.'s sink rate with its baseline) and\n"
@@ -1034,7 +1035,7 @@ int command_analyze(int argc, char** argv) {
   if (args.options.count("sentences")) {
     std::vector<std::string> sentences;
     try {
-      sentences = m::corpus_read_lines(args.options.at("sentences"));
+      sentences = m::corpus_read_sentences(args.options.at("sentences"));
     } catch (const std::runtime_error& e) {
       throw UsageError(e.what());
     }
@@ -1094,6 +1095,7 @@ const char* kStudyHelp =
     "            --gpu (--gres=gpu:1; the default when this libtorch sees CUDA).\n"
     "  resubmit  submits the array's unfinished shards again, and a merge after them.\n"
     "\n"
+    "FILE: one sentence per line, or FILE.jsonl: a JSON object with a \"text\" field per line.\n"
     "options of run (as analyze): --percentile P --gamma G (sink set), --eps E (sink metric),\n"
     "--specialised-share S, --sink-mode percentile|column-sum, --sink-denominator all|visible.\n"
     "Progress (done/total, rate, ETA) goes to stderr.\n";
@@ -1177,7 +1179,7 @@ int command_study(int argc, char** argv) {
   a::ShardId shard;
   try {
     if (args.options.count("shard")) shard = a::parse_shard(args.options.at("shard"));
-    inputs.sentences = m::corpus_read_lines(inputs.sentencesFile);
+    inputs.sentences = m::corpus_read_sentences(inputs.sentencesFile);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   } catch (const std::runtime_error& e) {

@@ -9,6 +9,7 @@
 
 #include "analysis/table_io.h"
 #include "models/input_files.h"
+#include "models/internal/json_input.h"
 
 namespace sinkscope::models {
 
@@ -110,6 +111,29 @@ std::vector<std::string> corpus_read_lines(const fs::path& file) {
     if (!trim(line).empty()) lines.push_back(std::move(line));
   }
   return lines;
+}
+
+std::vector<std::string> corpus_read_sentences(const fs::path& file) {
+  if (file.extension() != ".jsonl") return corpus_read_lines(file);
+  const std::string text = input_file_read(file, kTextFileMaxBytes);
+  std::vector<std::string> sentences;
+  std::size_t number = 0;
+  for (std::size_t begin = 0; begin < text.size();) {
+    std::size_t end = text.find('\n', begin);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(begin, end - begin);
+    begin = end + 1;
+    ++number;
+    const std::string where = file.string() + ": line " + std::to_string(number);
+    if (trim(line).empty()) continue;
+    const nlohmann::json j = internal::json_parse_bounded(line, where);
+    if (!j.is_object() || !j.contains("text") || !j.at("text").is_string())
+      throw ModelInputError(where + ": not a JSON object with a string field \"text\"");
+    std::string sentence = j.at("text").get<std::string>();
+    input_text_check(sentence, where + ": text");
+    if (!trim(sentence).empty()) sentences.push_back(std::move(sentence));
+  }
+  return sentences;
 }
 
 void corpus_write_lines(const fs::path& file, const std::vector<std::string>& lines) {

@@ -166,3 +166,39 @@ TEST_F(Study, AKilledShardLeavesNoShardAndARerunFinishesIt) {
   EXPECT_NE(status1.out.find("sentences not covered: 200\n  200-399\n"), std::string::npos)
       << status1.out;
 }
+
+TEST_F(Study, JsonLinesGiveTheSameStudyAsPlainLines) {
+  {  // the same 13 sentences as {"text": ...} objects, with another field beside
+    std::ifstream in(dir / "s.txt");
+    std::ofstream out(dir / "s.jsonl");
+    std::string line;
+    int id = 0;
+    while (std::getline(in, line)) {
+      std::string escaped;
+      for (char c : line) escaped += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+      out << "{\"id\": " << id++ << ", \"text\": \"" << escaped << "\"}\n";
+    }
+  }
+  ASSERT_EQ(cli(run("0/1")).exit, 0);
+  const std::string jsonl = "study run '" + kModel + "' --sentences '" + (dir / "s.jsonl").string() +
+                            "' --out '" + (dir / "study-jsonl").string() + "'";
+  const CliResult r = cli(jsonl);
+  ASSERT_EQ(r.exit, 0) << r.out;
+  ASSERT_EQ(cli("study merge '" + (dir / "study").string() + "'").exit, 0);
+  ASSERT_EQ(cli("study merge '" + (dir / "study-jsonl").string() + "'").exit, 0);
+  for (const char* table : {"specialisation.csv", "taxonomy_pooled.csv", "frame.csv"})
+    EXPECT_EQ(rows(dir / "study-jsonl/merged" / table), rows(dir / "study/merged" / table)) << table;
+  // A line that is not an object with a string "text" is named by file and line.
+  std::ofstream(dir / "bad.jsonl") << "{\"text\": \"fine\"}\n{\"txt\": \"no\"}\n";
+  const CliResult bad = cli("analyze '" + kModel + "' --sentences '" + (dir / "bad.jsonl").string() +
+                            "' --out '" + (dir / "bad").string() + "'");
+  EXPECT_EQ(bad.exit, 2) << bad.out;
+  EXPECT_NE(bad.out.find("bad.jsonl: line 2: not a JSON object with a string field \"text\""),
+            std::string::npos)
+      << bad.out;
+  std::ofstream(dir / "deep.jsonl") << std::string(10000, '[') << "\n";
+  const CliResult deep = cli("analyze '" + kModel + "' --sentences '" + (dir / "deep.jsonl").string() +
+                             "' --out '" + (dir / "deep").string() + "'");
+  EXPECT_EQ(deep.exit, 2) << deep.out;
+  EXPECT_NE(deep.out.find("deep.jsonl: line 1"), std::string::npos) << deep.out;
+}
