@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
+#include <map>
 #include <set>
 #include <nlohmann/json.hpp>
 
@@ -645,6 +647,202 @@ SentenceRecord corpus_record(const models::LoadedModel& loaded, const std::strin
   return r;
 }
 
+namespace {
+
+// The pooled statistics of a weighted multiset of the records (weight w[r]:
+// how often record r was drawn), from per-head, per-record tallies built
+// once: what each bootstrap resample needs, without copying any record. With
+// every weight 1 it gives the point estimates corpus_tables computes.
+class CorpusResampler {
+ public:
+  struct Stats {
+    std::vector<analysis::HeadSpecialisation> heads;
+    std::vector<double> sinkShare, currentShare;  // taxonomy, per head
+    double sinkRatePercent = 0.0, meanBoost = 0.0;
+  };
+
+  CorpusResampler(const std::vector<SentenceRecord>& records, std::size_t heads)
+      : records_(records.size()), heads_(heads), tokens_(heads * records.size()) {
+    std::map<std::string, int> ids;
+    for (std::size_t r = 0; r < records.size(); ++r)
+      for (std::size_t k = 0; k < heads; ++k) {
+        auto& set = tokens_[k * records_ + r];
+        for (const auto& s : records[r].sinks[k]) {
+          const int id = ids.emplace(s.token, static_cast<int>(ids.size())).first->second;
+          auto it = std::find_if(set.begin(), set.end(), [&](const auto& e) { return e.first == id; });
+          if (it == set.end())
+            set.emplace_back(id, s.position);
+          else
+            it->second = std::min(it->second, s.position);
+        }
+      }
+    names_.resize(ids.size());
+    for (const auto& [name, id] : ids) names_[static_cast<std::size_t>(id)] = name;
+    for (const auto& rec : records) {
+      votes_.insert(votes_.end(), rec.votes.begin(), rec.votes.end());
+      alpha0_.insert(alpha0_.end(), rec.alpha0.begin(), rec.alpha0.end());
+      baseline_.push_back(rec.uniformBaseline0);
+    }
+  }
+
+  Stats stats(const std::vector<int>& w, double eps, double specialisedShare) const {
+    Stats out;
+    long long n = 0;
+    for (int x : w) n += x;
+    std::vector<long long> count(names_.size(), 0);
+    std::vector<int> first(names_.size(), std::numeric_limits<int>::max());
+    std::vector<int> touched;
+    for (std::size_t k = 0; k < heads_; ++k) {
+      long long withSink = 0;
+      touched.clear();
+      for (std::size_t r = 0; r < records_; ++r) {
+        if (w[r] == 0) continue;
+        const auto& set = tokens_[k * records_ + r];
+        withSink += set.empty() ? 0 : w[r];
+        for (const auto& [id, position] : set) {
+          if (count[static_cast<std::size_t>(id)] == 0) touched.push_back(id);
+          count[static_cast<std::size_t>(id)] += w[r];
+          first[static_cast<std::size_t>(id)] = std::min(first[static_cast<std::size_t>(id)], position);
+        }
+      }
+      analysis::HeadSpecialisation h;
+      h.sampleShare = n > 0 ? static_cast<double>(withSink) / static_cast<double>(n) : 0.0;
+      h.specialised = h.sampleShare >= specialisedShare;
+      int best = -1;
+      for (int id : touched) {  // most samples, then earliest position, then the smaller string
+        const auto i = static_cast<std::size_t>(id);
+        if (best < 0 || count[i] > count[static_cast<std::size_t>(best)] ||
+            (count[i] == count[static_cast<std::size_t>(best)] &&
+             (first[i] < first[static_cast<std::size_t>(best)] ||
+              (first[i] == first[static_cast<std::size_t>(best)] &&
+               names_[i] < names_[static_cast<std::size_t>(best)]))))
+          best = id;
+      }
+      if (best >= 0) h.topToken = names_[static_cast<std::size_t>(best)];
+      for (int id : touched) {
+        count[static_cast<std::size_t>(id)] = 0;
+        first[static_cast<std::size_t>(id)] = std::numeric_limits<int>::max();
+      }
+      out.heads.push_back(std::move(h));
+      long long sink = 0, current = 0, total = 0;
+      for (std::size_t r = 0; r < records_; ++r) {
+        const analysis::TaxonomyVotes& v = votes_[r * heads_ + k];
+        sink += static_cast<long long>(w[r]) * v.sink;
+        current += static_cast<long long>(w[r]) * v.current;
+        total += static_cast<long long>(w[r]) * v.total();
+      }
+      const double t = static_cast<double>(std::max<long long>(1, total));
+      out.sinkShare.push_back(static_cast<double>(sink) / t);
+      out.currentShare.push_back(static_cast<double>(current) / t);
+    }
+    long long above = 0;
+    double boost = 0.0;
+    for (std::size_t r = 0; r < records_; ++r)
+      for (std::size_t k = 0; k < heads_; ++k) {
+        const double a = alpha0_[r * heads_ + k];
+        above += a > eps ? w[r] : 0;
+        boost += w[r] * (a / baseline_[r]);
+      }
+    const double cells = static_cast<double>(std::max<long long>(1, n * static_cast<long long>(heads_)));
+    out.sinkRatePercent = 100.0 * static_cast<double>(above) / cells;
+    out.meanBoost = boost / cells;
+    return out;
+  }
+
+ private:
+  std::size_t records_, heads_;
+  std::vector<std::vector<std::pair<int, int>>> tokens_;  // [head][record]: (token, first position)
+  std::vector<std::string> names_;
+  std::vector<analysis::TaxonomyVotes> votes_;  // [record][head]
+  std::vector<double> alpha0_;                  // [record][head]
+  std::vector<double> baseline_;                // [record]
+};
+
+// The 2.5% and 97.5% quantiles (linear interpolation between order statistics).
+std::pair<double, double> interval95(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  auto q = [&](double p) {
+    const double x = p * static_cast<double>(v.size() - 1);
+    const auto i = static_cast<std::size_t>(x);
+    const double f = x - static_cast<double>(i);
+    return i + 1 < v.size() ? v[i] + f * (v[i + 1] - v[i]) : v[i];
+  };
+  return {q(0.025), q(0.975)};
+}
+
+// Bootstrap draws of record indices: resample b of n, seeded.
+std::vector<int> resample_weights(std::size_t n, unsigned long long seed, int b) {
+  std::uint64_t state = seed * 0x9e3779b97f4a7c15ull + static_cast<std::uint64_t>(b) + 1;
+  auto next = [&state] {  // SplitMix64
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
+  std::vector<int> w(n, 0);
+  for (std::size_t i = 0; i < n; ++i) ++w[next() % n];
+  return w;
+}
+
+// Appends the 95% bootstrap interval of every share and rate as _lo and _hi
+// columns: p.bootstrap resamples of the sentences, with replacement, seeded.
+void add_intervals(CorpusTables& t, const std::vector<SentenceRecord>& records, std::size_t heads,
+                   const std::string& firstToken, const std::string& lastToken, bool encoder,
+                   const AnalyzeParams& p) {
+  const CorpusResampler resampler(records, heads);
+  std::vector<std::vector<double>> sample(heads), sink(heads), current(heads);
+  std::map<std::string, std::vector<double>> token;
+  std::vector<double> rate, boost, first, last, other;
+  for (const auto& row : t.tokenSpecialisation.rows) token[row[0]];
+  for (int b = 0; b < p.bootstrap; ++b) {
+    const auto s = resampler.stats(resample_weights(records.size(), p.bootstrapSeed, b), p.eps,
+                                   p.specialisedShare);
+    for (std::size_t k = 0; k < heads; ++k) {
+      sample[k].push_back(s.heads[k].sampleShare);
+      sink[k].push_back(s.sinkShare[k]);
+      current[k].push_back(s.currentShare[k]);
+    }
+    const analysis::FrameEvidence e = analysis::reference_frame(s.heads, firstToken, lastToken, encoder);
+    for (auto& [name, values] : token) {
+      const auto it = e.tokenShares.find(name);
+      values.push_back(it == e.tokenShares.end() ? 0.0 : it->second);
+    }
+    rate.push_back(s.sinkRatePercent);
+    boost.push_back(s.meanBoost);
+    first.push_back(e.firstTokenShare);
+    last.push_back(e.lastTokenShare);
+    other.push_back(e.otherShare);
+  }
+  auto append = [](analysis::CsvTable& table, std::size_t row, const std::vector<double>& values) {
+    const auto [lo, hi] = interval95(values);
+    table.rows[row].push_back(num(lo));
+    table.rows[row].push_back(num(hi));
+  };
+  t.specialisation.columns.insert(t.specialisation.columns.end(), {"sample_share_lo", "sample_share_hi"});
+  t.taxonomy.columns.insert(t.taxonomy.columns.end(),
+                            {"sink_share_lo", "sink_share_hi", "current_share_lo", "current_share_hi"});
+  for (std::size_t k = 0; k < heads; ++k) {
+    append(t.specialisation, k, sample[k]);
+    append(t.taxonomy, k, sink[k]);
+    append(t.taxonomy, k, current[k]);
+  }
+  t.tokenSpecialisation.columns.insert(t.tokenSpecialisation.columns.end(), {"share_lo", "share_hi"});
+  for (std::size_t row = 0; row < t.tokenSpecialisation.rows.size(); ++row)
+    append(t.tokenSpecialisation, row, token[t.tokenSpecialisation.rows[row][0]]);
+  t.sinkRate.columns.insert(t.sinkRate.columns.end(), {"sink_rate_percent_lo", "sink_rate_percent_hi",
+                                                       "mean_boost_lo", "mean_boost_hi"});
+  append(t.sinkRate, 0, rate);
+  append(t.sinkRate, 0, boost);
+  t.frame.columns.insert(t.frame.columns.end(),
+                         {"first_token_share_lo", "first_token_share_hi", "last_token_share_lo",
+                          "last_token_share_hi", "other_share_lo", "other_share_hi"});
+  append(t.frame, 0, first);
+  append(t.frame, 0, last);
+  append(t.frame, 0, other);
+}
+
+}  // namespace
+
 CorpusTables corpus_tables(const std::vector<SentenceRecord>& records, int L, int H, bool encoder,
                            const AnalyzeParams& p) {
   const auto heads = static_cast<std::size_t>(L * H);
@@ -708,6 +906,7 @@ CorpusTables corpus_tables(const std::vector<SentenceRecord>& records, int L, in
   t.frame.rows.push_back({analysis::reference_frame_name(e.frame),
                           std::to_string(e.specialisedHeads), firstToken, num(e.firstTokenShare),
                           lastToken, num(e.lastTokenShare), num(e.otherShare)});
+  if (p.bootstrap > 0 && !records.empty()) add_intervals(t, records, heads, firstToken, lastToken, encoder, p);
   return t;
 }
 
@@ -721,7 +920,13 @@ std::vector<std::pair<std::string, std::string>> corpus_header(const AnalyzePara
            "distributed"},
           {"taxonomy",
            "winner argmax_j A[i][j] ||v_j|| over the keys query i sees (j <= i causal, every key "
-           "in an encoder), votes pooled over the sentences"}};
+           "in an encoder), votes pooled over the sentences"},
+          {"bootstrap",
+           p.bootstrap > 0
+               ? std::to_string(p.bootstrap) + " resamples of the sentences with replacement (seed " +
+                     std::to_string(p.bootstrapSeed) +
+                     "); columns _lo and _hi: the 95% percentile interval"
+               : std::string("none")}};
 }
 
 std::vector<fs::path> corpus_write(const CorpusTables& t, const fs::path& dir,

@@ -30,6 +30,10 @@ struct AnalyzeParams {
   bool symmetriseByMax = false;
   std::vector<double> thresholds{0.01, 0.05, 0.1, 0.2};
   double specialisedShare = 0.8;  // s of s. 1 (corpus mode)
+  // Corpus mode: 95% percentile intervals of every pooled share and rate from
+  // this many resamples of the sentences (with replacement, seeded); 0: none.
+  int bootstrap = 200;
+  unsigned long long bootstrapSeed = 1;
   // weights.csv (s. 9). Model-level work: computed once per model and cached
   // (analysis::WeightSpectraCache); --no-weight-spectra leaves the file out.
   bool weightSpectra = true;

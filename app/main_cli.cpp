@@ -947,7 +947,9 @@ const char* kAnalyzeHelp =
     "specialisation.csv\n"
     "(specialised heads, s. 1; --specialised-share S, default 0.8), token_specialisation.csv,\n"
     "taxonomy_pooled.csv (s. 7), sink_rate.csv (Gu et al.'s sink rate with its baseline) and\n"
-    "frame.csv (the reference frame of s. 4 with its evidence).\n";
+    "frame.csv (the reference frame of s. 4 with its evidence). Every share and rate carries\n"
+    "its 95% bootstrap interval over the sentences (_lo and _hi columns; --bootstrap B\n"
+    "resamples, default 200, 0 for none; --bootstrap-seed S, default 1).\n";
 
 // The options that decide the pooled corpus tables (sink set, sink metric,
 // specialisation), shared by analyze and study.
@@ -959,6 +961,11 @@ void parse_pooling_options(const Args& args, sinkscope::app::AnalyzeParams& p) {
   if (args.options.count("gamma")) p.gamma = real("gamma", 0, 1);
   if (args.options.count("eps")) p.eps = real("eps", 0, 1);
   if (args.options.count("specialised-share")) p.specialisedShare = real("specialised-share", 0, 1);
+  if (args.options.count("bootstrap"))
+    p.bootstrap = parse_int("bootstrap", args.options.at("bootstrap"), 0, 100000);
+  if (args.options.count("bootstrap-seed"))
+    p.bootstrapSeed = static_cast<unsigned long long>(
+        parse_int("bootstrap-seed", args.options.at("bootstrap-seed"), 0, std::numeric_limits<int>::max()));
   if (args.options.count("sink-mode")) {
     const std::string s = args.options.at("sink-mode");
     if (s != "percentile" && s != "column-sum")
@@ -980,7 +987,8 @@ int command_analyze(int argc, char** argv) {
       argc, argv, {"help", "force", "drop-first", "remove-sinks", "no-weight-spectra"},
       {"text", "sentences", "out", "json", "percentile", "gamma", "eps", "top-n", "ablate",
        "rope-theta", "ntk-scale", "min-persistence", "symmetrise", "thresholds",
-       "specialised-share", "query", "random-subsets", "seed", "sink-mode", "sink-denominator"},
+       "specialised-share", "query", "random-subsets", "seed", "sink-mode", "sink-denominator",
+       "bootstrap", "bootstrap-seed"},
       kAnalyzeHelp);
   if (!parsed) return kOk;  // --help was printed
   const Args& args = *parsed;
@@ -1086,6 +1094,8 @@ const char* kStudyHelp =
     "            another model, sentence file or parameters is refused.\n"
     "  merge     pools every finished shard into DIR/merged/; refuses while sentences are\n"
     "            missing (listed), unless --partial (the headers then say what is missing).\n"
+    "            --bootstrap B (200; 0: none) --bootstrap-seed S (1): the 95% intervals of\n"
+    "            every share and rate (_lo, _hi columns) from B resamples of the sentences.\n"
     "  status    finished shards, shards running or killed, and the sentences not yet covered;\n"
     "            for a Slurm study, the array's unfinished shards and the command to resubmit.\n"
     "  slurm     writes DIR/study.json and DIR/slurm/array.sbatch (a job array of N shard\n"
@@ -1106,7 +1116,8 @@ int command_study(int argc, char** argv) {
   const auto parsed = parse_command(
       argc, argv, {"help", "partial", "force", "submit", "gpu"},
       {"sentences", "out", "shard", "percentile", "gamma", "eps", "specialised-share", "sink-mode",
-       "sink-denominator", "shards", "partition", "time", "mem", "cpus"},
+       "sink-denominator", "shards", "partition", "time", "mem", "cpus", "bootstrap",
+       "bootstrap-seed"},
       kStudyHelp);
   if (!parsed) return kOk;
   const Args& args = *parsed;
@@ -1138,8 +1149,11 @@ int command_study(int argc, char** argv) {
     const std::filesystem::path dir = args.positional[1];
     if (action == "merge")
       return studyErrors([&] {
+        a::AnalyzeParams p;
+        parse_pooling_options(args, p);
         for (const auto& f : a::study_merge(dir, args.options.count("partial") > 0,
-                                            args.options.count("force") > 0))
+                                            args.options.count("force") > 0, p.bootstrap,
+                                            p.bootstrapSeed))
           std::cout << f.string() << "\n";
         return kOk;
       });

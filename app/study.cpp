@@ -447,8 +447,11 @@ StudyStatus study_status(const fs::path& dir) {
   return s;
 }
 
-std::vector<fs::path> study_merge(const fs::path& dir, bool partial, bool force) {
-  const StudyFile study = read_study(dir);
+std::vector<fs::path> study_merge(const fs::path& dir, bool partial, bool force, int bootstrap,
+                                  unsigned long long bootstrapSeed) {
+  StudyFile study = read_study(dir);
+  study.params.bootstrap = bootstrap;
+  study.params.bootstrapSeed = bootstrapSeed;
   const auto heads = static_cast<std::size_t>(study.layers * study.heads);
   std::vector<std::optional<SentenceRecord>> bySentence(study.sentences);
   for (const auto& [name, m] : finished_shards(dir, study)) {

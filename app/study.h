@@ -66,8 +66,10 @@ StudyStatus study_status(const std::filesystem::path& dir);
 // earlier merge only with `force`). Without `partial`, a study with missing
 // sentences is refused with the list; with it, what exists is merged and the
 // headers say what is missing. Returns the files written.
+// `bootstrap` resamples (seeded) give the 95% intervals, as for analyze --sentences.
 std::vector<std::filesystem::path> study_merge(const std::filesystem::path& dir, bool partial,
-                                               bool force);
+                                               bool force, int bootstrap = 200,
+                                               unsigned long long bootstrapSeed = 1);
 
 // Slurm: a job array of shard tasks and a merge job that runs when every task
 // has succeeded (afterok).

@@ -8,7 +8,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
+#include <vector>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -201,4 +204,74 @@ TEST_F(Study, JsonLinesGiveTheSameStudyAsPlainLines) {
                              "' --out '" + (dir / "deep").string() + "'");
   EXPECT_EQ(deep.exit, 2) << deep.out;
   EXPECT_NE(deep.out.find("deep.jsonl: line 1"), std::string::npos) << deep.out;
+}
+
+// Issue 15, item 3: every pooled share and rate carries a seeded bootstrap
+// interval over the sentences. On a corpus of one sentence repeated, every
+// resample is the corpus itself, so each interval collapses onto its point
+// estimate; on varied sentences the intervals bracket it and a seed repeats them.
+TEST_F(Study, BootstrapIntervalsAreSeededAndCollapseOnARepeatedSentence) {
+  {
+    std::ofstream out(dir / "same.txt");
+    for (int k = 0; k < 9; ++k) out << "Precursor of the modern motion picture.\n";
+  }
+  auto analyze = [&](const std::string& file, const std::string& out, const std::string& extra) {
+    return cli("analyze '" + kModel + "' --sentences '" + (dir / file).string() + "' --out '" +
+               (dir / out).string() + "' " + extra);
+  };
+  ASSERT_EQ(analyze("same.txt", "same", "--bootstrap 50").exit, 0);
+  // Every table's _lo and _hi equal the column they bound (mean_boost to rounding).
+  for (const char* table : {"specialisation.csv", "token_specialisation.csv",
+                            "taxonomy_pooled.csv", "sink_rate.csv", "frame.csv"}) {
+    std::istringstream in(rows(dir / "same" / table));
+    std::string header, line;
+    std::getline(in, header);
+    std::vector<std::string> names;
+    std::stringstream hs(header);
+    for (std::string c; std::getline(hs, c, ',');) names.push_back(c);
+    int bounded = 0;
+    while (std::getline(in, line)) {
+      std::vector<std::string> cells;
+      std::stringstream ls(line);
+      for (std::string c; std::getline(ls, c, ',');) cells.push_back(c);
+      if (line.back() == ',') cells.push_back("");
+      ASSERT_EQ(cells.size(), names.size()) << table << ": " << line;
+      for (std::size_t c = 0; c < names.size(); ++c) {
+        const std::string& n = names[c];
+        if (n.size() < 4 || (n.substr(n.size() - 3) != "_lo" && n.substr(n.size() - 3) != "_hi"))
+          continue;
+        const std::string base = n.substr(0, n.size() - 3);
+        const auto at = std::find(names.begin(), names.end(),
+                                  base == "share" ? std::string("share_of_specialised_heads") : base);
+        ASSERT_NE(at, names.end()) << table << ": " << n;
+        const double point = std::stod(cells[static_cast<std::size_t>(at - names.begin())]);
+        EXPECT_NEAR(std::stod(cells[c]), point, 1e-12 * (1.0 + std::abs(point))) << table << ": " << n;
+        ++bounded;
+      }
+    }
+    EXPECT_GT(bounded, 0) << table << " has interval columns";
+  }
+  // Varied sentences: lo <= point <= hi for the sink rate; the seed decides the draws.
+  ASSERT_EQ(analyze("s.txt", "a", "--bootstrap 100 --bootstrap-seed 3").exit, 0);
+  ASSERT_EQ(analyze("s.txt", "b", "--bootstrap 100 --bootstrap-seed 3").exit, 0);
+  ASSERT_EQ(analyze("s.txt", "c", "--bootstrap 100 --bootstrap-seed 4").exit, 0);
+  EXPECT_EQ(rows(dir / "a/sink_rate.csv"), rows(dir / "b/sink_rate.csv"));
+  EXPECT_NE(rows(dir / "a/sink_rate.csv"), rows(dir / "c/sink_rate.csv"));
+  std::istringstream rate(rows(dir / "a/sink_rate.csv"));
+  std::string header, line;
+  std::getline(rate, header);
+  std::getline(rate, line);
+  std::vector<double> v;
+  std::stringstream ls(line);
+  for (std::string c; std::getline(ls, c, ',');) v.push_back(std::stod(c));
+  ASSERT_EQ(v.size(), 8u) << header;  // key, rate, baseline, boost, rate lo/hi, boost lo/hi
+  EXPECT_LE(v[4], v[1]);
+  EXPECT_GE(v[5], v[1]);
+  EXPECT_LT(v[4], v[5]) << "13 different sentences do not give a degenerate interval";
+  EXPECT_LE(v[6], v[3]);
+  EXPECT_GE(v[7], v[3]);
+  // --bootstrap 0: no interval columns.
+  ASSERT_EQ(analyze("s.txt", "none", "--bootstrap 0").exit, 0);
+  EXPECT_EQ(read_text(dir / "none/sink_rate.csv").find("_lo"), std::string::npos);
+  EXPECT_NE(read_text(dir / "none/sink_rate.csv").find("# bootstrap: none"), std::string::npos);
 }
