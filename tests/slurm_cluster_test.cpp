@@ -28,13 +28,6 @@ const std::string kModel =
     std::string(SINKSCOPE_SOURCE_DIR) + "/resources/models/rope-decoder-bos-first";
 const std::string kSentences = std::string(SINKSCOPE_SOURCE_DIR) + "/resources/examples/sentences.txt";
 
-std::string rows(const fs::path& p) {
-  std::istringstream in(read_text(p));
-  std::string out;
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("# ", 0) != 0) out += line + "\n";
-  return out;
-}
 
 // Polls `done` every 200 ms for at most `seconds`.
 template <class F>
@@ -184,6 +177,6 @@ TEST_F(SlurmCluster, AJobArrayMergesToTheNumbersOfOneProcess) {
             0);
   for (const char* table : {"specialisation.csv", "token_specialisation.csv",
                             "taxonomy_pooled.csv", "sink_rate.csv", "frame.csv"})
-    EXPECT_EQ(rows(study / "merged" / table), rows(dir / "single" / table)) << table;
+    EXPECT_EQ(csv_rows(study / "merged" / table), csv_rows(dir / "single" / table)) << table;
   EXPECT_NE(read_text(study / "merged/frame.csv").find("# sentences: 40\n"), std::string::npos);
 }

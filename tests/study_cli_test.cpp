@@ -29,13 +29,6 @@ namespace {
 using CliResult = CliRun;
 
 // The data rows of a CSV (its "# " header lines differ by design).
-std::string rows(const fs::path& p) {
-  std::istringstream in(read_text(p));
-  std::string out;
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("# ", 0) != 0) out += line + "\n";
-  return out;
-}
 
 const std::string kModel = std::string(SINKSCOPE_SOURCE_DIR) + "/resources/models/rope-decoder-bos-first";
 const std::string kSentences = std::string(SINKSCOPE_SOURCE_DIR) + "/resources/examples/sentences.txt";
@@ -78,9 +71,9 @@ TEST_F(Study, ShardsMergeToTheNumbersOfOneProcess) {
   ASSERT_EQ(merged.exit, 0) << merged.out;
   for (const char* table : {"specialisation.csv", "token_specialisation.csv",
                             "taxonomy_pooled.csv", "sink_rate.csv", "frame.csv"}) {
-    const std::string single = rows(dir / "single" / table);
+    const std::string single = csv_rows(dir / "single" / table);
     ASSERT_FALSE(single.empty()) << table;
-    EXPECT_EQ(rows(dir / "study/merged" / table), single) << table;
+    EXPECT_EQ(csv_rows(dir / "study/merged" / table), single) << table;
   }
   const std::string header = read_text(dir / "study/merged/frame.csv");
   EXPECT_NE(header.find("# sentences: 13\n"), std::string::npos) << header;
@@ -190,7 +183,7 @@ TEST_F(Study, JsonLinesGiveTheSameStudyAsPlainLines) {
   ASSERT_EQ(cli("study merge '" + (dir / "study").string() + "'").exit, 0);
   ASSERT_EQ(cli("study merge '" + (dir / "study-jsonl").string() + "'").exit, 0);
   for (const char* table : {"specialisation.csv", "taxonomy_pooled.csv", "frame.csv"})
-    EXPECT_EQ(rows(dir / "study-jsonl/merged" / table), rows(dir / "study/merged" / table)) << table;
+    EXPECT_EQ(csv_rows(dir / "study-jsonl/merged" / table), csv_rows(dir / "study/merged" / table)) << table;
   // A line that is not an object with a string "text" is named by file and line.
   std::ofstream(dir / "bad.jsonl") << "{\"text\": \"fine\"}\n{\"txt\": \"no\"}\n";
   const CliResult bad = cli("analyze '" + kModel + "' --sentences '" + (dir / "bad.jsonl").string() +
@@ -223,7 +216,7 @@ TEST_F(Study, BootstrapIntervalsAreSeededAndCollapseOnARepeatedSentence) {
   // Every table's _lo and _hi equal the column they bound (mean_boost to rounding).
   for (const char* table : {"specialisation.csv", "token_specialisation.csv",
                             "taxonomy_pooled.csv", "sink_rate.csv", "frame.csv"}) {
-    std::istringstream in(rows(dir / "same" / table));
+    std::istringstream in(csv_rows(dir / "same" / table));
     std::string header, line;
     std::getline(in, header);
     std::vector<std::string> names;
@@ -255,9 +248,9 @@ TEST_F(Study, BootstrapIntervalsAreSeededAndCollapseOnARepeatedSentence) {
   ASSERT_EQ(analyze("s.txt", "a", "--bootstrap 100 --bootstrap-seed 3").exit, 0);
   ASSERT_EQ(analyze("s.txt", "b", "--bootstrap 100 --bootstrap-seed 3").exit, 0);
   ASSERT_EQ(analyze("s.txt", "c", "--bootstrap 100 --bootstrap-seed 4").exit, 0);
-  EXPECT_EQ(rows(dir / "a/sink_rate.csv"), rows(dir / "b/sink_rate.csv"));
-  EXPECT_NE(rows(dir / "a/sink_rate.csv"), rows(dir / "c/sink_rate.csv"));
-  std::istringstream rate(rows(dir / "a/sink_rate.csv"));
+  EXPECT_EQ(csv_rows(dir / "a/sink_rate.csv"), csv_rows(dir / "b/sink_rate.csv"));
+  EXPECT_NE(csv_rows(dir / "a/sink_rate.csv"), csv_rows(dir / "c/sink_rate.csv"));
+  std::istringstream rate(csv_rows(dir / "a/sink_rate.csv"));
   std::string header, line;
   std::getline(rate, header);
   std::getline(rate, line);

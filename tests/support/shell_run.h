@@ -41,3 +41,12 @@ inline std::string read_text(const std::filesystem::path& p) {
   s << in.rdbuf();
   return s.str();
 }
+
+// The data rows of a CSV file: every line but the "# " header comments.
+inline std::string csv_rows(const std::filesystem::path& p) {
+  std::istringstream in(read_text(p));
+  std::string out;
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("# ", 0) != 0) out += line + "\n";
+  return out;
+}
