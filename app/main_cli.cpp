@@ -177,6 +177,12 @@ int parse_int(const std::string& option, const std::string& text, int lo, int hi
   return static_cast<int>(v);
 }
 
+// A seed: an integer from 0 to INT_MAX.
+unsigned long long parse_seed(const std::string& option, const std::string& text) {
+  return static_cast<unsigned long long>(
+      parse_int(option, text, 0, std::numeric_limits<int>::max()));
+}
+
 int command_info(int argc, char** argv) {
   const auto parsed = parse_command(argc, argv, {"help"}, {}, kInfoHelp);
   if (!parsed) return kOk;  // --help was printed
@@ -964,8 +970,7 @@ void parse_pooling_options(const Args& args, sinkscope::app::AnalyzeParams& p) {
   if (args.options.count("bootstrap"))
     p.bootstrap = parse_int("bootstrap", args.options.at("bootstrap"), 0, 100000);
   if (args.options.count("bootstrap-seed"))
-    p.bootstrapSeed = static_cast<unsigned long long>(
-        parse_int("bootstrap-seed", args.options.at("bootstrap-seed"), 0, std::numeric_limits<int>::max()));
+    p.bootstrapSeed = parse_seed("bootstrap-seed", args.options.at("bootstrap-seed"));
   if (args.options.count("sink-mode")) {
     const std::string s = args.options.at("sink-mode");
     if (s != "percentile" && s != "column-sum")
@@ -1007,9 +1012,7 @@ int command_analyze(int argc, char** argv) {
     p.query = parse_int("query", args.options.at("query"), 0, 1 << 24);
   if (args.options.count("random-subsets"))
     p.randomSubsets = parse_int("random-subsets", args.options.at("random-subsets"), 0, 100000);
-  if (args.options.count("seed"))
-    p.seed = static_cast<unsigned long long>(
-        parse_int("seed", args.options.at("seed"), 0, std::numeric_limits<int>::max()));
+  if (args.options.count("seed")) p.seed = parse_seed("seed", args.options.at("seed"));
   if (args.options.count("symmetrise")) {
     const std::string s = args.options.at("symmetrise");
     if (s != "mean" && s != "max") throw UsageError("option --symmetrise: use mean or max");
@@ -1395,8 +1398,6 @@ int run_command(int argc, char** argv) {
 // Takes the global --threads N (or --threads=N) out of the arguments and applies
 // it (after SINKSCOPE_THREADS, so the option wins); throws UsageError.
 void apply_thread_options(int& argc, char** argv) {
-  if (const std::string error = sinkscope::models::apply_thread_environment(); !error.empty())
-    throw UsageError(error);
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -1419,10 +1420,10 @@ void apply_thread_options(int& argc, char** argv) {
 int main(int argc, char** argv) {
   guard_standard_streams();
   std::signal(SIGPIPE, SIG_IGN);  // a closed pipe is a write error (exit 1), not a signal
-  // Before any matrix product: OpenBLAS's kernels for this CPU (cpu_runtime.h).
-  sinkscope::models::fix_blas_core();
-  sinkscope::models::keep_freed_memory();
+  // Before any matrix product: OpenBLAS's kernels, memory and threads (cpu_runtime.h).
+  const std::string threadError = sinkscope::models::configure_cpu_runtime();
   try {
+    if (!threadError.empty()) throw UsageError(threadError);
     apply_thread_options(argc, argv);
   } catch (const UsageError& e) {
     std::cerr << "sinkscope-cli: " << printable(e.what()) << "\n";

@@ -101,9 +101,8 @@ bool asks_for_help_or_version(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Before any matrix product: OpenBLAS's kernels for this CPU (cpu_runtime.h).
-  sinkscope::models::fix_blas_core();
-  sinkscope::models::keep_freed_memory();
+  // Before any matrix product: OpenBLAS's kernels, memory and threads (cpu_runtime.h).
+  const std::string threadError = sinkscope::models::configure_cpu_runtime();
   sinkscope::render::gl_configure_defaults();
   // Help and version need no display: answered by a core application, made
   // before the GUI one would abort without an X server.
@@ -120,8 +119,8 @@ int main(int argc, char** argv) {
   QCommandLineParser parser;
   const GuiOptions options(parser);
   parser.process(app);
-  if (const std::string error = sinkscope::models::apply_thread_environment(); !error.empty()) {
-    std::fprintf(stderr, "sinkscope: %s\n", error.c_str());
+  if (!threadError.empty()) {
+    std::fprintf(stderr, "sinkscope: %s\n", threadError.c_str());
     return 2;
   }
   if (parser.isSet(options.threads)) {

@@ -84,6 +84,12 @@ int cpu_threads() {
   return n > 0 ? n : at::get_num_threads();
 }
 
+std::string configure_cpu_runtime() {
+  fix_blas_core();
+  keep_freed_memory();
+  return apply_thread_environment();
+}
+
 std::string apply_thread_environment() {
   const char* text = std::getenv("SINKSCOPE_THREADS");
   if (!text || !*text) {

@@ -43,4 +43,9 @@ int cpu_threads();
 // thread). Returns an error message for a bad value, "" otherwise.
 std::string apply_thread_environment();
 
+// What every program that runs models does first, before any BLAS call:
+// fix_blas_core, keep_freed_memory and apply_thread_environment. Returns the
+// latter's error message ("" when SINKSCOPE_THREADS is absent or valid).
+std::string configure_cpu_runtime();
+
 }  // namespace sinkscope::models

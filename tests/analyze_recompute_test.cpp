@@ -28,7 +28,7 @@ namespace {
 // The recomputation runs the model here with the kernels sinkscope-cli runs it
 // with (its main() picks OpenBLAS's core for this CPU): 1e-9 agreement needs
 // the same matrix-product kernels on both sides.
-const std::string blasCore = sinkscope::models::fix_blas_core();
+const std::string runtimeSetup = sinkscope::models::configure_cpu_runtime();
 
 const char* kText = "the cat sat on the mat, and the dog slept";
 

@@ -205,18 +205,24 @@ TEST(WeightSpectrum, EqualsADoublePrecisionReference) {
   }
 }
 
+// `count` matrices of rows x cols Gaussian values, seeded (weight-spectrum cache tests).
+static std::vector<std::vector<float>> gaussian_matrices(int count, int rows, int cols, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> g(0.0f, 1.0f);
+  std::vector<std::vector<float>> data;
+  for (int k = 0; k < count; ++k) {
+    data.emplace_back(static_cast<std::size_t>(rows * cols));
+    for (auto& x : data.back()) x = g(rng);
+  }
+  return data;
+}
+
 TEST(WeightSpectrum, AStampedLookupReadsTheWeightsOnlyOnAMiss) {
   namespace fs = std::filesystem;
   const fs::path folder =
       fs::temp_directory_path() / ("sinkscope-wstamp-" + std::to_string(::getpid()));
   fs::remove_all(folder);
-  std::mt19937 rng(5);
-  std::normal_distribution<float> g(0.0f, 1.0f);
-  std::vector<std::vector<float>> data;
-  for (int k = 0; k < 2; ++k) {
-    data.emplace_back(static_cast<std::size_t>(30 * 20));
-    for (auto& x : data.back()) x = g(rng);
-  }
+  const std::vector<std::vector<float>> data = gaussian_matrices(2, 30, 20, 5);
   const std::vector<WeightMatrixView> views{{0, "q", 30, 20, data[0]}, {1, "q", 30, 20, data[1]}};
   std::vector<WeightMatrixView> shapes = views;
   for (auto& s : shapes) s.values = {};
@@ -264,13 +270,7 @@ TEST(WeightSpectrum, CacheReturnsTheSameSpectraAndRejectsBadFiles) {
   namespace fs = std::filesystem;
   const fs::path folder = fs::temp_directory_path() / ("sinkscope-ws-" + std::to_string(::getpid()));
   fs::remove_all(folder);
-  std::mt19937 rng(4);
-  std::normal_distribution<float> g(0.0f, 1.0f);
-  std::vector<std::vector<float>> data;
-  for (int k = 0; k < 3; ++k) {
-    data.emplace_back(static_cast<std::size_t>(40 * 24));
-    for (auto& x : data.back()) x = g(rng);
-  }
+  const std::vector<std::vector<float>> data = gaussian_matrices(3, 40, 24, 4);
   const std::vector<WeightMatrixView> views{
       {0, "q", 40, 24, data[0]}, {0, "up", 24, 40, data[1]}, {1, "q", 40, 24, data[2]}};
   const WeightSpectraCache cache(folder);

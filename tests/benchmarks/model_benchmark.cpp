@@ -19,9 +19,7 @@ using namespace sinkscope::models;
 namespace {
 
 // The kernels the app runs with (main() of both programs does the same).
-const std::string blasCore = fix_blas_core();
-const std::string threadSetting = apply_thread_environment();
-const bool memoryKept = (keep_freed_memory(), true);
+const std::string runtimeSetup = configure_cpu_runtime();
 
 // GPT-2 small's shape; `vocab` other than 50257 gives the same 12 x 12 model
 // with a small vocabulary (where the output projection no longer dominates).

@@ -161,9 +161,7 @@ BENCHMARK(BM_LongInput_ZoomFrame)->Unit(benchmark::kMillisecond)->Iterations(32)
 
 int main(int argc, char** argv) {
   // The runtime the GUI's main() sets up (models/cpu_runtime.h).
-  sinkscope::models::fix_blas_core();
-  sinkscope::models::keep_freed_memory();
-  sinkscope::models::apply_thread_environment();
+  sinkscope::models::configure_cpu_runtime();
   render::gl_configure_defaults();
   QApplication app(argc, argv);
   benchmark::Initialize(&argc, argv);
