@@ -19,7 +19,7 @@
 #include "analysis/taxonomy.h"
 #include "analysis/value_space.h"
 #include "analysis/weight_spectrum.h"
-#include "app/corpus_pool.h"
+#include "app/report_parts.h"
 #include "models/model_identity.h"
 
 namespace sinkscope::app {
@@ -28,11 +28,17 @@ namespace fs = std::filesystem;
 using analysis::csv_number;
 using nlohmann::json;
 
-namespace {
+namespace report {
 
 std::string num(double v) { return csv_number(v); }
-// Not-applicable or undefined quantities (NaN) are written as empty fields.
 std::string opt(double v) { return analysis::csv_number_or_empty(v); }
+
+}  // namespace report
+
+using report::num;
+using report::opt;
+
+namespace {
 
 // A CSV cell as JSON: numbers as numbers, empty (undefined, not applicable)
 // and non-finite as null, text columns always as strings (a token "12" stays
@@ -85,9 +91,11 @@ json params_json(const AnalyzeParams& p) {
           {"interventions", intervention}};
 }
 
+}  // namespace
+
 // The whole output as one JSON document (schema 1): typed parameters, the
 // header's readings, and every table of the CSVs.
-json output_json(const std::string& command, const AnalyzeParams& p,
+json report::output_json(const std::string& command, const AnalyzeParams& p,
                  const std::vector<std::pair<std::string, std::string>>& header,
                  const std::vector<std::pair<std::string, const analysis::CsvTable*>>& tables) {
   json out = {{"schema_version", 1}, {"command", command}, {"params", params_json(p)}};
@@ -104,6 +112,8 @@ json output_json(const std::string& command, const AnalyzeParams& p,
   out["tables"] = all;
   return out;
 }
+
+namespace {
 
 struct Tables {
   analysis::CsvTable sinks, summary, diagnostics, persistence, persistenceSummary, betti, spectra,
@@ -146,9 +156,7 @@ std::vector<std::string> summary_row(const std::string& scope, const std::vector
 
 }  // namespace
 
-namespace {
-
-analysis::SinkSetParams sink_params(const AnalyzeParams& p) {
+analysis::SinkSetParams report::sink_params(const AnalyzeParams& p) {
   analysis::SinkSetParams params;
   params.percentile = p.percentile;
   params.gamma = p.gamma;
@@ -158,7 +166,7 @@ analysis::SinkSetParams sink_params(const AnalyzeParams& p) {
 }
 
 // The sink-set reading, as every header states it.
-std::string sink_set_description(const AnalyzeParams& p) {
+std::string report::sink_set_description(const AnalyzeParams& p) {
   if (p.columnSumSinks) return "column-sum mode (the released code), p = " + num(p.percentile);
   const bool all = p.sinkDenominator == analysis::SinkSetParams::Denominator::AllQueries;
   return "percentile mode, p = " + num(p.percentile) + ", gamma = " + num(p.gamma) +
@@ -167,7 +175,9 @@ std::string sink_set_description(const AnalyzeParams& p) {
               : std::string("the queries that see the key (--sink-denominator visible)"));
 }
 
-}  // namespace
+using report::output_json;
+using report::sink_params;
+using report::sink_set_description;
 
 std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std::string& text,
                                     const fs::path& dir, const AnalyzeParams& p, bool force,
@@ -618,367 +628,5 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
   return written;
 }
 
-SentenceRecord corpus_record(const models::LoadedModel& loaded, const std::string& sentence,
-                             std::size_t index, const AnalyzeParams& p) {
-  const models::ModelConfig& c = loaded.model->config();
-  const int L = c.num_layers, H = c.num_heads;
-  const models::SentenceTrace run =
-      models::loaded_model_run(loaded, sentence, models::RunOptions::attention_only());
-  const auto& tokens = run.encoding.display;  // readable token strings
-  SentenceRecord r;
-  r.index = index;
-  r.tokens = run.trace.tokens();
-  if (!run.encoding.special.empty() && run.encoding.special.front()) r.firstSpecial = tokens.front();
-  if (!run.encoding.special.empty() && run.encoding.special.back()) r.lastSpecial = tokens.back();
-  r.uniformBaseline0 = analysis::sink_uniform_baseline(r.tokens, 0, run.trace.causal());
-  const analysis::SinkSetParams sinkParams = sink_params(p);
-  for (int l = 0; l < L; ++l) {
-    const models::LayerCapture cap = run.trace.layer(l);
-    for (int h = 0; h < H; ++h) {
-      const auto A = cap.attentionOf(h);
-      std::vector<analysis::SinkOccurrence> sinks;
-      for (int k : analysis::sink_set(A, sinkParams).keys())
-        sinks.push_back({tokens[static_cast<std::size_t>(k)], k});
-      r.sinks.push_back(std::move(sinks));
-      r.votes.push_back(analysis::taxonomy_votes(A, cap.valuesOf(h), cap.head_dim));
-      r.alpha0.push_back(analysis::sink_key_importance(A)[0]);
-    }
-  }
-  return r;
-}
-
-namespace {
-
-// The pooled statistics of a weighted multiset of the records (weight w[r]:
-// how often record r was drawn), from per-head, per-record tallies built
-// once: what each bootstrap resample needs, without copying any record. With
-// every weight 1 it gives the point estimates corpus_tables computes.
-class CorpusResampler {
- public:
-  struct Stats {
-    std::vector<analysis::HeadSpecialisation> heads;
-    std::vector<double> sinkShare, currentShare;  // taxonomy, per head
-    double sinkRatePercent = 0.0, meanBoost = 0.0;
-  };
-
-  CorpusResampler(const std::vector<SentenceRecord>& records, std::size_t heads)
-      : records_(records.size()), heads_(heads), tokens_(heads * records.size()) {
-    std::map<std::string, int> ids;
-    for (std::size_t r = 0; r < records.size(); ++r)
-      for (std::size_t k = 0; k < heads; ++k) {
-        auto& set = tokens_[k * records_ + r];
-        for (const auto& s : records[r].sinks[k]) {
-          const int id = ids.emplace(s.token, static_cast<int>(ids.size())).first->second;
-          auto it = std::find_if(set.begin(), set.end(), [&](const auto& e) { return e.first == id; });
-          if (it == set.end())
-            set.emplace_back(id, s.position);
-          else
-            it->second = std::min(it->second, s.position);
-        }
-      }
-    names_.resize(ids.size());
-    for (const auto& [name, id] : ids) names_[static_cast<std::size_t>(id)] = name;
-    for (const auto& rec : records) {
-      votes_.insert(votes_.end(), rec.votes.begin(), rec.votes.end());
-      alpha0_.insert(alpha0_.end(), rec.alpha0.begin(), rec.alpha0.end());
-      baseline_.push_back(rec.uniformBaseline0);
-    }
-  }
-
-  Stats stats(const std::vector<int>& w, double eps, double specialisedShare) const {
-    Stats out;
-    long long n = 0;
-    for (int x : w) n += x;
-    std::vector<long long> count(names_.size(), 0);
-    std::vector<int> first(names_.size(), std::numeric_limits<int>::max());
-    std::vector<int> touched;
-    for (std::size_t k = 0; k < heads_; ++k) {
-      long long withSink = 0;
-      touched.clear();
-      for (std::size_t r = 0; r < records_; ++r) {
-        if (w[r] == 0) continue;
-        const auto& set = tokens_[k * records_ + r];
-        withSink += set.empty() ? 0 : w[r];
-        for (const auto& [id, position] : set) {
-          if (count[static_cast<std::size_t>(id)] == 0) touched.push_back(id);
-          count[static_cast<std::size_t>(id)] += w[r];
-          first[static_cast<std::size_t>(id)] = std::min(first[static_cast<std::size_t>(id)], position);
-        }
-      }
-      analysis::HeadSpecialisation h;
-      h.sampleShare = n > 0 ? static_cast<double>(withSink) / static_cast<double>(n) : 0.0;
-      h.specialised = h.sampleShare >= specialisedShare;
-      int best = -1;
-      for (int id : touched) {  // most samples, then earliest position, then the smaller string
-        const auto i = static_cast<std::size_t>(id);
-        if (best < 0 || count[i] > count[static_cast<std::size_t>(best)] ||
-            (count[i] == count[static_cast<std::size_t>(best)] &&
-             (first[i] < first[static_cast<std::size_t>(best)] ||
-              (first[i] == first[static_cast<std::size_t>(best)] &&
-               names_[i] < names_[static_cast<std::size_t>(best)]))))
-          best = id;
-      }
-      if (best >= 0) h.topToken = names_[static_cast<std::size_t>(best)];
-      for (int id : touched) {
-        count[static_cast<std::size_t>(id)] = 0;
-        first[static_cast<std::size_t>(id)] = std::numeric_limits<int>::max();
-      }
-      out.heads.push_back(std::move(h));
-      long long sink = 0, current = 0, total = 0;
-      for (std::size_t r = 0; r < records_; ++r) {
-        const analysis::TaxonomyVotes& v = votes_[r * heads_ + k];
-        sink += static_cast<long long>(w[r]) * v.sink;
-        current += static_cast<long long>(w[r]) * v.current;
-        total += static_cast<long long>(w[r]) * v.total();
-      }
-      const double t = static_cast<double>(std::max<long long>(1, total));
-      out.sinkShare.push_back(static_cast<double>(sink) / t);
-      out.currentShare.push_back(static_cast<double>(current) / t);
-    }
-    long long above = 0;
-    double boost = 0.0;
-    for (std::size_t r = 0; r < records_; ++r)
-      for (std::size_t k = 0; k < heads_; ++k) {
-        const double a = alpha0_[r * heads_ + k];
-        above += a > eps ? w[r] : 0;
-        boost += w[r] * (a / baseline_[r]);
-      }
-    const double cells = static_cast<double>(std::max<long long>(1, n * static_cast<long long>(heads_)));
-    out.sinkRatePercent = 100.0 * static_cast<double>(above) / cells;
-    out.meanBoost = boost / cells;
-    return out;
-  }
-
- private:
-  std::size_t records_, heads_;
-  std::vector<std::vector<std::pair<int, int>>> tokens_;  // [head][record]: (token, first position)
-  std::vector<std::string> names_;
-  std::vector<analysis::TaxonomyVotes> votes_;  // [record][head]
-  std::vector<double> alpha0_;                  // [record][head]
-  std::vector<double> baseline_;                // [record]
-};
-
-// The 2.5% and 97.5% quantiles (linear interpolation between order statistics).
-std::pair<double, double> interval95(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  auto q = [&](double p) {
-    const double x = p * static_cast<double>(v.size() - 1);
-    const auto i = static_cast<std::size_t>(x);
-    const double f = x - static_cast<double>(i);
-    return i + 1 < v.size() ? v[i] + f * (v[i + 1] - v[i]) : v[i];
-  };
-  return {q(0.025), q(0.975)};
-}
-
-// Bootstrap draws of record indices: resample b of n, seeded.
-std::vector<int> resample_weights(std::size_t n, unsigned long long seed, int b) {
-  std::uint64_t state = seed * 0x9e3779b97f4a7c15ull + static_cast<std::uint64_t>(b) + 1;
-  auto next = [&state] {  // SplitMix64
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  };
-  std::vector<int> w(n, 0);
-  for (std::size_t i = 0; i < n; ++i) ++w[next() % n];
-  return w;
-}
-
-// Appends the 95% bootstrap interval of every share and rate as _lo and _hi
-// columns: p.bootstrap resamples of the sentences, with replacement, seeded.
-void add_intervals(CorpusTables& t, const std::vector<SentenceRecord>& records, std::size_t heads,
-                   const std::string& firstToken, const std::string& lastToken, bool encoder,
-                   const AnalyzeParams& p) {
-  const CorpusResampler resampler(records, heads);
-  std::vector<std::vector<double>> sample(heads), sink(heads), current(heads);
-  std::map<std::string, std::vector<double>> token;
-  std::vector<double> rate, boost, first, last, other;
-  for (const auto& row : t.tokenSpecialisation.rows) token[row[0]];
-  for (int b = 0; b < p.bootstrap; ++b) {
-    const auto s = resampler.stats(resample_weights(records.size(), p.bootstrapSeed, b), p.eps,
-                                   p.specialisedShare);
-    for (std::size_t k = 0; k < heads; ++k) {
-      sample[k].push_back(s.heads[k].sampleShare);
-      sink[k].push_back(s.sinkShare[k]);
-      current[k].push_back(s.currentShare[k]);
-    }
-    const analysis::FrameEvidence e = analysis::reference_frame(s.heads, firstToken, lastToken, encoder);
-    for (auto& [name, values] : token) {
-      const auto it = e.tokenShares.find(name);
-      values.push_back(it == e.tokenShares.end() ? 0.0 : it->second);
-    }
-    rate.push_back(s.sinkRatePercent);
-    boost.push_back(s.meanBoost);
-    first.push_back(e.firstTokenShare);
-    last.push_back(e.lastTokenShare);
-    other.push_back(e.otherShare);
-  }
-  auto append = [](analysis::CsvTable& table, std::size_t row, const std::vector<double>& values) {
-    const auto [lo, hi] = interval95(values);
-    table.rows[row].push_back(num(lo));
-    table.rows[row].push_back(num(hi));
-  };
-  t.specialisation.columns.insert(t.specialisation.columns.end(), {"sample_share_lo", "sample_share_hi"});
-  t.taxonomy.columns.insert(t.taxonomy.columns.end(),
-                            {"sink_share_lo", "sink_share_hi", "current_share_lo", "current_share_hi"});
-  for (std::size_t k = 0; k < heads; ++k) {
-    append(t.specialisation, k, sample[k]);
-    append(t.taxonomy, k, sink[k]);
-    append(t.taxonomy, k, current[k]);
-  }
-  t.tokenSpecialisation.columns.insert(t.tokenSpecialisation.columns.end(), {"share_lo", "share_hi"});
-  for (std::size_t row = 0; row < t.tokenSpecialisation.rows.size(); ++row)
-    append(t.tokenSpecialisation, row, token[t.tokenSpecialisation.rows[row][0]]);
-  t.sinkRate.columns.insert(t.sinkRate.columns.end(), {"sink_rate_percent_lo", "sink_rate_percent_hi",
-                                                       "mean_boost_lo", "mean_boost_hi"});
-  append(t.sinkRate, 0, rate);
-  append(t.sinkRate, 0, boost);
-  t.frame.columns.insert(t.frame.columns.end(),
-                         {"first_token_share_lo", "first_token_share_hi", "last_token_share_lo",
-                          "last_token_share_hi", "other_share_lo", "other_share_hi"});
-  append(t.frame, 0, first);
-  append(t.frame, 0, last);
-  append(t.frame, 0, other);
-}
-
-}  // namespace
-
-CorpusTables corpus_tables(const std::vector<SentenceRecord>& records, int L, int H, bool encoder,
-                           const AnalyzeParams& p) {
-  const auto heads = static_cast<std::size_t>(L * H);
-  std::vector<std::vector<std::vector<analysis::SinkOccurrence>>> sinkTokens(heads);
-  std::vector<analysis::TaxonomyVotes> votes(heads);
-  long long alphaCount = 0, alphaAbove = 0;
-  double baselineSum = 0.0, boostSum = 0.0;
-  std::string firstToken, lastToken;
-  for (const SentenceRecord& r : records) {
-    if (r.sinks.size() != heads || r.votes.size() != heads || r.alpha0.size() != heads)
-      throw std::invalid_argument("sentence " + std::to_string(r.index) + ": recorded for " +
-                                  std::to_string(r.sinks.size()) + " heads, the model has " +
-                                  std::to_string(heads));
-    if (firstToken.empty()) firstToken = r.firstSpecial;
-    if (lastToken.empty()) lastToken = r.lastSpecial;
-    for (std::size_t k = 0; k < heads; ++k) {
-      sinkTokens[k].push_back(r.sinks[k]);
-      votes[k] += r.votes[k];
-      ++alphaCount;
-      alphaAbove += r.alpha0[k] > p.eps ? 1 : 0;
-      baselineSum += r.uniformBaseline0;
-      boostSum += r.alpha0[k] / r.uniformBaseline0;
-    }
-  }
-  if (firstToken.empty()) firstToken = "(first token)";
-
-  CorpusTables t;
-  t.specialisation.columns = {"layer", "head", "specialised", "sample_share", "top_token"};
-  t.taxonomy.columns = {"layer",       "head",       "sink_votes",    "current_votes",
-                        "other_votes", "sink_share", "current_share", "label"};
-  std::vector<analysis::HeadSpecialisation> specialisation;
-  analysis::SpecialisationParams sp;
-  sp.sampleShare = p.specialisedShare;
-  for (int l = 0; l < L; ++l)
-    for (int h = 0; h < H; ++h) {
-      const auto k = static_cast<std::size_t>(l * H + h);
-      const auto hs = analysis::head_specialisation(sinkTokens[k], sp);
-      specialisation.push_back(hs);
-      t.specialisation.rows.push_back({std::to_string(l), std::to_string(h),
-                                       hs.specialised ? "1" : "0", num(hs.sampleShare),
-                                       hs.topToken});
-      const auto& v = votes[k];
-      const double total = std::max(1, v.total());
-      t.taxonomy.rows.push_back({std::to_string(l), std::to_string(h), std::to_string(v.sink),
-                                 std::to_string(v.current), std::to_string(v.other),
-                                 num(v.sink / total), num(v.current / total),
-                                 analysis::head_class_name(analysis::taxonomy_label(v))});
-    }
-  t.tokenSpecialisation.columns = {"token", "share_of_specialised_heads"};
-  for (const auto& [token, share] : analysis::token_specialisation(specialisation))
-    t.tokenSpecialisation.rows.push_back({token, num(share)});
-  t.sinkRate.columns = {"key", "sink_rate_percent", "mean_uniform_baseline", "mean_boost"};
-  t.sinkRate.rows.push_back(
-      {"0", num(100.0 * static_cast<double>(alphaAbove) / std::max<long long>(1, alphaCount)),
-       num(baselineSum / std::max<long long>(1, alphaCount)),
-       num(boostSum / std::max<long long>(1, alphaCount))});
-  const analysis::FrameEvidence e =
-      analysis::reference_frame(specialisation, firstToken, lastToken, encoder);
-  t.frame.columns = {"frame",      "specialised_heads", "first_token", "first_token_share",
-                     "last_token", "last_token_share",  "other_share"};
-  t.frame.rows.push_back({analysis::reference_frame_name(e.frame),
-                          std::to_string(e.specialisedHeads), firstToken, num(e.firstTokenShare),
-                          lastToken, num(e.lastTokenShare), num(e.otherShare)});
-  if (p.bootstrap > 0 && !records.empty()) add_intervals(t, records, heads, firstToken, lastToken, encoder, p);
-  return t;
-}
-
-std::vector<std::pair<std::string, std::string>> corpus_header(const AnalyzeParams& p) {
-  return {{"sink_set", sink_set_description(p)},
-          {"specialised", "a sink in >= " + num(p.specialisedShare) + " of the samples"},
-          {"sink_metric_eps", num(p.eps)},
-          {"frame_rule",
-           "centralised: >= 0.9 of specialised heads on the first token; bidirectional: encoder "
-           "with >= 0.2 on each of the first and last special token (reading); otherwise "
-           "distributed"},
-          {"taxonomy",
-           "winner argmax_j A[i][j] ||v_j|| over the keys query i sees (j <= i causal, every key "
-           "in an encoder), votes pooled over the sentences"},
-          {"bootstrap",
-           p.bootstrap > 0
-               ? std::to_string(p.bootstrap) + " resamples of the sentences with replacement (seed " +
-                     std::to_string(p.bootstrapSeed) +
-                     "); columns _lo and _hi: the 95% percentile interval"
-               : std::string("none")}};
-}
-
-std::vector<fs::path> corpus_write(const CorpusTables& t, const fs::path& dir,
-                                   const std::vector<std::pair<std::string, std::string>>& header,
-                                   const AnalyzeParams& p, bool force, const fs::path& jsonFile,
-                                   const std::string& model, std::size_t sentences) {
-  CorpusTables tables = t;
-  std::vector<fs::path> written;
-  std::vector<std::pair<fs::path, std::string>> contents;
-  for (auto [name, table] : std::initializer_list<std::pair<const char*, analysis::CsvTable*>>{
-           {"specialisation.csv", &tables.specialisation},
-           {"token_specialisation.csv", &tables.tokenSpecialisation},
-           {"taxonomy_pooled.csv", &tables.taxonomy},
-           {"sink_rate.csv", &tables.sinkRate},
-           {"frame.csv", &tables.frame}}) {
-    table->comments = header;
-    contents.emplace_back(dir / name, analysis::csv_render(*table));
-    written.push_back(dir / name);
-  }
-  if (!jsonFile.empty()) {
-    json out = output_json("analyze --sentences", p, header,
-                           {{"specialisation", &tables.specialisation},
-                            {"token_specialisation", &tables.tokenSpecialisation},
-                            {"taxonomy_pooled", &tables.taxonomy},
-                            {"sink_rate", &tables.sinkRate},
-                            {"frame", &tables.frame}});
-    out["model"] = model;
-    out["sentences"] = sentences;
-    contents.emplace_back(jsonFile, out.dump(1));
-    written.push_back(jsonFile);
-  }
-  analysis::files_write_atomic(contents, force);  // all of them or none
-  return written;
-}
-
-std::vector<fs::path> analyze_corpus_write(const models::LoadedModel& loaded,
-                                           const std::vector<std::string>& sentences,
-                                           const fs::path& dir, const AnalyzeParams& p,
-                                           bool force, const fs::path& jsonFile) {
-  if (sentences.empty()) throw models::ModelRunError("--sentences: no sentence to run");
-  const models::ModelConfig& c = loaded.model->config();
-  std::vector<SentenceRecord> records;
-  for (std::size_t i = 0; i < sentences.size(); ++i)
-    records.push_back(corpus_record(loaded, sentences[i], i, p));
-  std::vector<std::pair<std::string, std::string>> header{
-      {"tool", std::string("sinkscope-cli analyze --sentences ") + SINKSCOPE_VERSION},
-      {"model", loaded.model->folder().string()},
-      {"sentences", std::to_string(sentences.size())}};
-  for (const auto& line : corpus_header(p)) header.push_back(line);
-  header.insert(header.end(), p.provenance.begin(), p.provenance.end());
-  return corpus_write(corpus_tables(records, c.num_layers, c.num_heads, !c.causal, p), dir, header,
-                      p, force, jsonFile, loaded.model->folder().string(), sentences.size());
-}
 
 }  // namespace sinkscope::app

@@ -30,6 +30,9 @@ struct AnalyzeParams {
   bool symmetriseByMax = false;
   std::vector<double> thresholds{0.01, 0.05, 0.1, 0.2};
   double specialisedShare = 0.8;  // s of s. 1 (corpus mode)
+  // Corpus mode: also the functional experiments of every sentence (KL of
+  // sink removal per layer, BOS-removal NLL change): L + 2 more passes each.
+  bool functional = false;
   // Corpus mode: 95% percentile intervals of every pooled share and rate from
   // this many resamples of the sentences (with replacement, seeded); 0: none.
   int bootstrap = 200;

@@ -15,9 +15,21 @@
 
 namespace sinkscope::app {
 
+// One layer of one sentence: means over the layer's heads (metrics.md s. 1,
+// 2, 6) and the graph of its head-averaged map at each threshold (s. 3).
+struct LayerFigures {
+  double sinkConcentration = 0.0;  // % of the attention mass on sink keys
+  double alpha0 = 0.0;             // sink metric of the first token
+  double boost = 0.0;              // alpha_0 / its uniform baseline
+  double bars0 = 0.0, bars1 = 0.0;  // bars above min_persistence, H0 and H1
+  double fN = 0.0, fNRandom = 0.0;  // F_N at the value-space query and its random-subset mean
+  std::vector<double> fiedler, centralisation;  // per threshold
+};
+
 // What every head saw in one sentence (index: its line in the sentence file).
 struct SentenceRecord {
   std::size_t index = 0;
+  std::string text;
   int tokens = 0;
   std::string firstSpecial;  // the first token's display text when it is special, else ""
   std::string lastSpecial;   // the same for the last token
@@ -26,16 +38,24 @@ struct SentenceRecord {
   std::vector<std::vector<analysis::SinkOccurrence>> sinks;
   std::vector<analysis::TaxonomyVotes> votes;
   std::vector<double> alpha0;  // the sink metric of the first token
+  std::vector<LayerFigures> layers;
+  // With AnalyzeParams::functional (metrics.md s. 5): mean KL of sink removal
+  // in each layer and then in every layer (layers + 1 entries), and the mean
+  // NLL change of BOS removal (NaN without a special first token).
+  std::vector<double> kl;
+  double bosDeltaNll = 0.0;
 };
 
 // Runs one sentence (attention only) and records it.
 SentenceRecord corpus_record(const models::LoadedModel& model, const std::string& sentence,
                              std::size_t index, const AnalyzeParams& params);
 
-// specialisation, token_specialisation, taxonomy_pooled, sink_rate and frame,
+// specialisation, token_specialisation, taxonomy_pooled, sink_rate, frame,
+// layer_profile, top_sentences and (with AnalyzeParams::functional) functional,
 // without header lines; the same for any split of `records` into shards.
 struct CorpusTables {
-  analysis::CsvTable specialisation, tokenSpecialisation, taxonomy, sinkRate, frame;
+  analysis::CsvTable specialisation, tokenSpecialisation, taxonomy, sinkRate, frame, layerProfile,
+      topSentences, functional;
 };
 CorpusTables corpus_tables(const std::vector<SentenceRecord>& records, int layers, int heads,
                            bool encoder, const AnalyzeParams& params);

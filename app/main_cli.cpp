@@ -953,12 +953,19 @@ const char* kAnalyzeHelp =
     "specialisation.csv\n"
     "(specialised heads, s. 1; --specialised-share S, default 0.8), token_specialisation.csv,\n"
     "taxonomy_pooled.csv (s. 7), sink_rate.csv (Gu et al.'s sink rate with its baseline) and\n"
-    "frame.csv (the reference frame of s. 4 with its evidence). Every share and rate carries\n"
-    "its 95% bootstrap interval over the sentences (_lo and _hi columns; --bootstrap B\n"
-    "resamples, default 200, 0 for none; --bootstrap-seed S, default 1).\n";
+    "frame.csv (the reference frame of s. 4 with its evidence), layer_profile.csv (per layer,\n"
+    "the mean over sentences of: sink concentration, alpha_0 and its boost, bars above\n"
+    "--min-persistence, F_N at the last token or --query against its random baseline, Fiedler\n"
+    "value and centralisation of the head-averaged graph per --thresholds value) and\n"
+    "top_sentences.csv (per head, the sentences with the highest alpha_0). --functional adds\n"
+    "functional.csv: KL of sink removal per layer and in all layers, BOS-removal NLL change\n"
+    "(L + 2 more passes per sentence). Every share, rate and mean carries its 95% bootstrap\n"
+    "interval over the sentences (_lo and _hi columns; --bootstrap B resamples, default 200,\n"
+    "0 for none; --bootstrap-seed S, default 1).\n";
 
 // The options that decide the pooled corpus tables (sink set, sink metric,
-// specialisation), shared by analyze and study.
+// specialisation, the analysis behind the layer profiles, functional
+// experiments), shared by analyze and study.
 void parse_pooling_options(const Args& args, sinkscope::app::AnalyzeParams& p) {
   auto real = [&](const char* k, double lo, double hi) {
     return parse_real(k, args.options.at(k), lo, hi);
@@ -971,6 +978,28 @@ void parse_pooling_options(const Args& args, sinkscope::app::AnalyzeParams& p) {
     p.bootstrap = parse_int("bootstrap", args.options.at("bootstrap"), 0, 100000);
   if (args.options.count("bootstrap-seed"))
     p.bootstrapSeed = parse_seed("bootstrap-seed", args.options.at("bootstrap-seed"));
+  if (args.options.count("min-persistence")) p.minPersistence = real("min-persistence", 0, 1);
+  if (args.options.count("top-n")) p.topN = parse_int("top-n", args.options.at("top-n"), 1, 100000);
+  if (args.options.count("query"))
+    p.query = parse_int("query", args.options.at("query"), 0, 1 << 24);
+  if (args.options.count("random-subsets"))
+    p.randomSubsets = parse_int("random-subsets", args.options.at("random-subsets"), 0, 100000);
+  if (args.options.count("seed")) p.seed = parse_seed("seed", args.options.at("seed"));
+  if (args.options.count("symmetrise")) {
+    const std::string s = args.options.at("symmetrise");
+    if (s != "mean" && s != "max") throw UsageError("option --symmetrise: use mean or max");
+    p.symmetriseByMax = s == "max";
+  }
+  if (args.options.count("thresholds")) {
+    p.thresholds.clear();
+    std::stringstream ss(args.options.at("thresholds"));
+    for (std::string part; std::getline(ss, part, ',');) {
+      p.thresholds.push_back(parse_real("thresholds", part, 0, 1));
+      if (p.thresholds.size() > 32) throw UsageError("option --thresholds: at most 32 thresholds");
+    }
+    if (p.thresholds.empty()) throw UsageError("option --thresholds: give at least one threshold");
+  }
+  p.functional = args.options.count("functional") > 0;
   if (args.options.count("sink-mode")) {
     const std::string s = args.options.at("sink-mode");
     if (s != "percentile" && s != "column-sum")
@@ -989,7 +1018,7 @@ void parse_pooling_options(const Args& args, sinkscope::app::AnalyzeParams& p) {
 int command_analyze(int argc, char** argv) {
   namespace m = sinkscope::models;
   const auto parsed = parse_command(
-      argc, argv, {"help", "force", "drop-first", "remove-sinks", "no-weight-spectra"},
+      argc, argv, {"help", "force", "drop-first", "remove-sinks", "no-weight-spectra", "functional"},
       {"text", "sentences", "out", "json", "percentile", "gamma", "eps", "top-n", "ablate",
        "rope-theta", "ntk-scale", "min-persistence", "symmetrise", "thresholds",
        "specialised-share", "query", "random-subsets", "seed", "sink-mode", "sink-denominator",
@@ -1006,29 +1035,6 @@ int command_analyze(int argc, char** argv) {
   };
 
   parse_pooling_options(args, p);
-  if (args.options.count("min-persistence")) p.minPersistence = real("min-persistence", 0, 1);
-  if (args.options.count("top-n")) p.topN = parse_int("top-n", args.options.at("top-n"), 1, 100000);
-  if (args.options.count("query"))
-    p.query = parse_int("query", args.options.at("query"), 0, 1 << 24);
-  if (args.options.count("random-subsets"))
-    p.randomSubsets = parse_int("random-subsets", args.options.at("random-subsets"), 0, 100000);
-  if (args.options.count("seed")) p.seed = parse_seed("seed", args.options.at("seed"));
-  if (args.options.count("symmetrise")) {
-    const std::string s = args.options.at("symmetrise");
-    if (s != "mean" && s != "max") throw UsageError("option --symmetrise: use mean or max");
-    p.symmetriseByMax = s == "max";
-  }
-  if (args.options.count("thresholds")) {
-    p.thresholds.clear();
-    std::stringstream ss(args.options.at("thresholds"));
-    for (std::string part; std::getline(ss, part, ',');) {
-      try {
-        p.thresholds.push_back(std::stod(part));
-      } catch (const std::exception&) {
-        throw UsageError("option --thresholds: \"" + part + "\" is not a number");
-      }
-    }
-  }
   p.weightSpectra = args.options.count("no-weight-spectra") == 0;
   p.intervention.dropFirstToken = args.options.count("drop-first") > 0;
   if (args.options.count("remove-sinks")) {
@@ -1086,7 +1092,8 @@ const char* kStudyHelp =
     "       sinkscope-cli study resubmit DIR\n"
     "\n"
     "A corpus study: the pooled tables of analyze --sentences (specialisation.csv,\n"
-    "token_specialisation.csv, taxonomy_pooled.csv, sink_rate.csv, frame.csv) over a sentence\n"
+    "token_specialisation.csv, taxonomy_pooled.csv, sink_rate.csv, frame.csv,\n"
+    "layer_profile.csv, top_sentences.csv, functional.csv) over a sentence\n"
     "file, computed in shards that run anywhere (one process, several, or the tasks of a\n"
     "cluster job array) and merged into exactly the numbers of one process over the file.\n"
     "\n"
@@ -1109,18 +1116,22 @@ const char* kStudyHelp =
     "  resubmit  submits the array's unfinished shards again, and a merge after them.\n"
     "\n"
     "FILE: one sentence per line, or FILE.jsonl: a JSON object with a \"text\" field per line.\n"
-    "options of run (as analyze): --percentile P --gamma G (sink set), --eps E (sink metric),\n"
-    "--specialised-share S, --sink-mode percentile|column-sum, --sink-denominator all|visible.\n"
+    "options of run (as analyze --sentences): --percentile P --gamma G (sink set), --eps E\n"
+    "(sink metric), --specialised-share S, --sink-mode percentile|column-sum,\n"
+    "--sink-denominator all|visible, --top-n N --query Q --random-subsets K --seed S (F_N),\n"
+    "--min-persistence M, --symmetrise mean|max, --thresholds a,b,.. (layer profiles),\n"
+    "--functional (KL of sink removal and BOS removal, pooled into functional.csv).\n"
     "Progress (done/total, rate, ETA) goes to stderr.\n";
 
 int command_study(int argc, char** argv) {
   namespace m = sinkscope::models;
   namespace a = sinkscope::app;
   const auto parsed = parse_command(
-      argc, argv, {"help", "partial", "force", "submit", "gpu"},
+      argc, argv, {"help", "partial", "force", "submit", "gpu", "functional"},
       {"sentences", "out", "shard", "percentile", "gamma", "eps", "specialised-share", "sink-mode",
        "sink-denominator", "shards", "partition", "time", "mem", "cpus", "bootstrap",
-       "bootstrap-seed"},
+       "bootstrap-seed", "top-n", "query", "random-subsets", "seed", "min-persistence",
+       "symmetrise", "thresholds"},
       kStudyHelp);
   if (!parsed) return kOk;
   const Args& args = *parsed;

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -27,7 +28,7 @@ using json = nlohmann::json;
 namespace {
 
 constexpr const char* kFormat = "sinkscope-study";
-constexpr int kVersion = 1;
+constexpr int kVersion = 2;  // 2: layer profiles, functional experiments, sentence texts
 constexpr std::uintmax_t kMaxSmallFile = 1 << 20;              // study.json, manifest.json
 constexpr std::uintmax_t kMaxRecordsFile = std::uintmax_t{4} << 30;  // records.jsonl
 constexpr std::size_t kMaxRecordLine = std::size_t{64} << 20;
@@ -73,14 +74,33 @@ std::string hex_double(double v) {
   return buffer;
 }
 
-double parse_hex_double(const json& j, const std::string& where) {
+json hex_doubles(const std::vector<double>& values) {
+  json out = json::array();
+  for (double v : values) out.push_back(hex_double(v));
+  return out;
+}
+
+// A number written by hex_double; NaN only where `allowNan` (a quantity a
+// sentence may lack).
+double parse_hex_double(const json& j, const std::string& where, bool allowNan = false) {
   if (!j.is_string()) throw StudyError(where + ": expected a number written as a string");
   const std::string s = j.get<std::string>();
+  if (allowNan && (s == "nan" || s == "-nan")) return std::numeric_limits<double>::quiet_NaN();
   char* end = nullptr;
   const double v = std::strtod(s.c_str(), &end);
   if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(v))
     throw StudyError(where + ": \"" + s + "\" is not a finite number");
   return v;
+}
+
+// An array of exactly `count` numbers written by hex_double.
+std::vector<double> parse_hex_doubles(const json& j, std::size_t count, const std::string& where,
+                                      bool allowNan = false) {
+  if (!j.is_array() || j.size() != count)
+    throw StudyError(where + ": expected " + std::to_string(count) + " numbers");
+  std::vector<double> out;
+  for (const json& v : j) out.push_back(parse_hex_double(v, where, allowNan));
+  return out;
 }
 
 std::string sink_mode_name(const AnalyzeParams& p) {
@@ -118,7 +138,16 @@ json study_description(const StudyInputs& in, const models::LoadedModel& loaded)
             {"eps", hex_double(p.eps)},
             {"specialised_share", hex_double(p.specialisedShare)},
             {"sink_mode", sink_mode_name(p)},
-            {"sink_denominator", denominator_name(p)}}}};
+            {"sink_denominator", denominator_name(p)},
+            {"top_n", p.topN},
+            {"query", p.query},
+            {"random_subsets", p.randomSubsets},
+            {"seed", std::to_string(p.seed)},
+            {"min_persistence", hex_double(p.minPersistence)},
+            {"betti_points", p.bettiPoints},
+            {"symmetrise", p.symmetriseByMax ? "max" : "mean"},
+            {"thresholds", hex_doubles(p.thresholds)},
+            {"functional", p.functional}}}};
 }
 
 // The fields of two descriptions that differ (the file path and the model's
@@ -178,8 +207,25 @@ StudyFile read_study(const fs::path& dir) {
     s.params.sinkDenominator = p.at("sink_denominator").get<std::string>() == "all"
                                    ? analysis::SinkSetParams::Denominator::AllQueries
                                    : analysis::SinkSetParams::Denominator::VisibleQueries;
+    s.params.topN = p.at("top_n").get<int>();
+    s.params.query = p.at("query").get<int>();
+    s.params.randomSubsets = p.at("random_subsets").get<int>();
+    s.params.seed = std::stoull(p.at("seed").get<std::string>());
+    s.params.minPersistence = parse_hex_double(p.at("min_persistence"), file.string() + ": min_persistence");
+    s.params.bettiPoints = p.at("betti_points").get<int>();
+    s.params.symmetriseByMax = p.at("symmetrise").get<std::string>() == "max";
+    const json& thresholds = p.at("thresholds");
+    if (!thresholds.is_array() || thresholds.empty() || thresholds.size() > 32)
+      throw StudyError(file.string() + ": thresholds: 1 to 32 numbers");
+    s.params.thresholds = parse_hex_doubles(thresholds, thresholds.size(), file.string() + ": thresholds");
+    s.params.functional = p.at("functional").get<bool>();
+    if (s.params.topN < 1 || s.params.topN > 100000 || s.params.randomSubsets < 0 ||
+        s.params.randomSubsets > 100000 || s.params.bettiPoints < 2 || s.params.bettiPoints > 100000)
+      throw StudyError(file.string() + ": top_n, random_subsets or betti_points out of range");
   } catch (const json::exception& e) {
     throw StudyError(file.string() + ": a field is missing or of the wrong type (" + e.what() + ")");
+  } catch (const std::logic_error& e) {  // std::stoull
+    throw StudyError(file.string() + ": seed is not a number");
   }
   s.key = study_key(d);
   return s;
@@ -199,15 +245,41 @@ json record_to_json(const SentenceRecord& r) {
                      {"v", {r.votes[k].sink, r.votes[k].current, r.votes[k].other}},
                      {"a", hex_double(r.alpha0[k])}});
   }
-  return {{"i", r.index},          {"T", r.tokens},
-          {"first", r.firstSpecial}, {"last", r.lastSpecial},
-          {"u0", hex_double(r.uniformBaseline0)}, {"heads", heads}};
+  json layers = json::array();
+  for (const LayerFigures& f : r.layers)
+    layers.push_back({{"c", hex_double(f.sinkConcentration)},
+                      {"a", hex_double(f.alpha0)},
+                      {"b", hex_double(f.boost)},
+                      {"h0", hex_double(f.bars0)},
+                      {"h1", hex_double(f.bars1)},
+                      {"f", hex_double(f.fN)},
+                      {"fr", hex_double(f.fNRandom)},
+                      {"fiedler", hex_doubles(f.fiedler)},
+                      {"cz", hex_doubles(f.centralisation)}});
+  json out = {{"i", r.index},
+              {"text", r.text},
+              {"T", r.tokens},
+              {"first", r.firstSpecial},
+              {"last", r.lastSpecial},
+              {"u0", hex_double(r.uniformBaseline0)},
+              {"heads", heads},
+              {"layers", layers}};
+  if (!r.kl.empty()) {
+    out["kl"] = hex_doubles(r.kl);
+    out["bos"] = hex_double(r.bosDeltaNll);
+  }
+  return out;
 }
 
-SentenceRecord record_from_json(const json& j, std::size_t heads, const std::string& where) {
+// One line of records.jsonl, checked against the study's shape: `heads` of
+// every layer, one figure per threshold, the functional results when asked.
+SentenceRecord record_from_json(const json& j, const StudyFile& study, const std::string& where) {
+  const auto heads = static_cast<std::size_t>(study.layers) * static_cast<std::size_t>(study.heads);
+  const std::size_t thresholds = study.params.thresholds.size();
   SentenceRecord r;
   try {
     r.index = j.at("i").get<std::size_t>();
+    r.text = j.at("text").get<std::string>();
     r.tokens = j.at("T").get<int>();
     if (r.tokens < 1 || r.tokens > (1 << 24)) throw StudyError(where + ": token count out of range");
     r.firstSpecial = j.at("first").get<std::string>();
@@ -236,6 +308,28 @@ SentenceRecord record_from_json(const json& j, std::size_t heads, const std::str
         throw StudyError(where + ": taxonomy votes out of range");
       r.votes.push_back(votes);
       r.alpha0.push_back(parse_hex_double(h.at("a"), where + ": alpha0"));
+    }
+    const json& ls = j.at("layers");
+    if (!ls.is_array() || ls.size() != static_cast<std::size_t>(study.layers))
+      throw StudyError(where + ": layer figures for " + std::to_string(ls.is_array() ? ls.size() : 0) +
+                       " layers, the study has " + std::to_string(study.layers));
+    for (const json& l : ls) {
+      LayerFigures f;
+      f.sinkConcentration = parse_hex_double(l.at("c"), where + ": sink concentration", true);
+      f.alpha0 = parse_hex_double(l.at("a"), where + ": layer alpha0", true);
+      f.boost = parse_hex_double(l.at("b"), where + ": boost", true);
+      f.bars0 = parse_hex_double(l.at("h0"), where + ": bars0", true);
+      f.bars1 = parse_hex_double(l.at("h1"), where + ": bars1", true);
+      f.fN = parse_hex_double(l.at("f"), where + ": F_N", true);
+      f.fNRandom = parse_hex_double(l.at("fr"), where + ": random F_N", true);
+      f.fiedler = parse_hex_doubles(l.at("fiedler"), thresholds, where + ": fiedler", true);
+      f.centralisation = parse_hex_doubles(l.at("cz"), thresholds, where + ": centralisation", true);
+      r.layers.push_back(std::move(f));
+    }
+    if (study.params.functional) {
+      r.kl = parse_hex_doubles(j.at("kl"), static_cast<std::size_t>(study.layers) + 1,
+                               where + ": kl", true);
+      r.bosDeltaNll = parse_hex_double(j.at("bos"), where + ": bos", true);
     }
   } catch (const json::exception& e) {
     throw StudyError(where + ": a field is missing or of the wrong type (" + e.what() + ")");
@@ -452,7 +546,6 @@ std::vector<fs::path> study_merge(const fs::path& dir, bool partial, bool force,
   StudyFile study = read_study(dir);
   study.params.bootstrap = bootstrap;
   study.params.bootstrapSeed = bootstrapSeed;
-  const auto heads = static_cast<std::size_t>(study.layers * study.heads);
   std::vector<std::optional<SentenceRecord>> bySentence(study.sentences);
   for (const auto& [name, m] : finished_shards(dir, study)) {
     const fs::path file = dir / "shards" / name / "records.jsonl";
@@ -463,7 +556,7 @@ std::vector<fs::path> study_merge(const fs::path& dir, bool partial, bool force,
       if (line.empty()) continue;
       const std::string where = file.string() + ":" + std::to_string(lineNumber);
       if (line.size() > kMaxRecordLine) throw StudyError(where + ": line too long");
-      SentenceRecord r = record_from_json(parse_json(line, where), heads, where);
+      SentenceRecord r = record_from_json(parse_json(line, where), study, where);
       if (r.index < m.first || r.index >= m.end)
         throw StudyError(where + ": sentence " + std::to_string(r.index) +
                          " outside the shard's range");

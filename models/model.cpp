@@ -380,17 +380,18 @@ at::Tensor output_logits(const Model::Impl& m, const at::Tensor& x) {
   return logits;
 }
 
-LayerCapture capture_of(const ModelConfig& c, int l, const AttentionResult& a) {
+// The capture of batch entry `b`.
+LayerCapture capture_of(const ModelConfig& c, int l, const AttentionResult& a, int b = 0) {
   LayerCapture cap;
   cap.layer = l;
   cap.heads = c.num_heads;
   cap.tokens = static_cast<int>(a.probs.size(2));
   cap.head_dim = c.head_dim;
   cap.causal = c.causal;
-  cap.attention = to_vector(a.probs[0]);
-  cap.queries = to_vector(a.queries[0]);
-  cap.keys = to_vector(a.keys[0]);
-  cap.values = to_vector(a.values[0]);
+  cap.attention = to_vector(a.probs[b]);
+  cap.queries = to_vector(a.queries[b]);
+  cap.keys = to_vector(a.keys[b]);
+  cap.values = to_vector(a.values[b]);
   return cap;
 }
 
@@ -549,28 +550,36 @@ void check_finite(const Model::Impl& m, const at::Tensor& x, int layer) {
                       "epsilons and scales in config.json)");
 }
 
-// Layers `from`.. of a pass whose residual stream entering `from` is `x`, then
-// the output head: fills `trace` (residuals and captures as `options` asks).
-void finish_run(const std::shared_ptr<Model::Impl>& impl, Trace& trace, at::Tensor x, int from,
-                bool keepAll, const RunOptions& options, const ProgressFn& progress) {
+// Layers `from`.. of a pass whose residual stream entering `from` is `x`
+// ([B, T, D], one batch entry per trace), then the output head: fills the
+// traces (residuals and captures as `options` asks).
+void finish_run(const std::shared_ptr<Model::Impl>& impl, const std::vector<Trace*>& traces,
+                at::Tensor x, int from, bool keepAll, const RunOptions& options,
+                const ProgressFn& progress) {
   const ModelConfig& c = impl->config;
-  const Rope rope = rope_tables(c, options, trace.tokens(), impl->device);
+  const int B = static_cast<int>(traces.size());
+  const Rope rope = rope_tables(c, options, traces.front()->tokens(), impl->device);
   for (int l = from; l < c.num_layers; ++l) {
-    if (options.capture) TraceBuilder::residual(trace, l) = to_vector(x);
+    if (options.capture)
+      for (int b = 0; b < B; ++b) TraceBuilder::residual(*traces[b], l) = to_vector(x[b]);
     AttentionResult a;
     x = layer_forward(*impl, l, x, options, rope, a);
     check_finite(*impl, x, l);
-    if (keepAll) TraceBuilder::store(trace, l, capture_of(c, l, a));
+    if (keepAll)
+      for (int b = 0; b < B; ++b) TraceBuilder::store(*traces[b], l, capture_of(c, l, a, b));
     if (progress && !progress(static_cast<double>(l + 1 - from) / (c.num_layers - from + 1)))
       throw RunCancelled();
   }
-  if (options.capture) TraceBuilder::residual(trace, c.num_layers) = to_vector(x);
+  if (options.capture)
+    for (int b = 0; b < B; ++b) TraceBuilder::residual(*traces[b], c.num_layers) = to_vector(x[b]);
   if (options.logits) {
     const at::Tensor logits = output_logits(*impl, x);
-    if (logits.defined()) TraceBuilder::logits(trace) = to_vector(logits);
+    if (logits.defined())
+      for (int b = 0; b < B; ++b) TraceBuilder::logits(*traces[b]) = to_vector(logits[b]);
   }
   if (options.capture)
-    TraceBuilder::setRecomputer(trace, std::make_shared<Recomputer>(impl, options));
+    for (Trace* trace : traces)
+      TraceBuilder::setRecomputer(*trace, std::make_shared<Recomputer>(impl, options));
   release_freed_memory();  // the pass's temporaries (cpu_runtime.h)
   if (progress) progress(1.0);
 }
@@ -624,7 +633,7 @@ Trace Model::runFrom(const Trace& base, int layer, const RunOptions& options,
   at::Tensor x = at::from_blob(const_cast<float*>(start.data()), {1, T, c.hidden_size}, at::kFloat)
                      .clone()
                      .to(impl_->device);
-  finish_run(impl_, trace, x, layer, keepAll, options, progress);
+  finish_run(impl_, {&trace}, x, layer, keepAll, options, progress);
   return trace;
 }
 
@@ -662,18 +671,10 @@ std::vector<std::vector<float>> Model::headAblationLogits(const Trace& base, int
   return out;
 }
 
-Trace Model::run(const std::vector<int>& given, const RunOptions& givenOptions,
-                 const ProgressFn& progress) const {
-  if (givenOptions.drop_first_token && !given.empty()) {
-    RunOptions options = givenOptions;
-    options.drop_first_token = false;
-    if (!options.token_type_ids.empty())
-      options.token_type_ids.erase(options.token_type_ids.begin());
-    return run(std::vector<int>(given.begin() + 1, given.end()), options, progress);
-  }
-  const std::vector<int>& ids = given;
-  const RunOptions& options = givenOptions;
-  const ModelConfig& c = impl_->config;
+namespace {
+
+// Refuses input the model cannot run (ModelRunError naming the problem).
+void check_input(const ModelConfig& c, const std::vector<int>& ids, const RunOptions& options) {
   if (ids.empty()) throw ModelRunError("input: no tokens to run");
   const int T = static_cast<int>(ids.size());
   if (options.position_shift < 0) throw ModelRunError("position shift: must not be negative");
@@ -692,14 +693,65 @@ Trace Model::run(const std::vector<int>& given, const RunOptions& givenOptions,
     if (t < 0 || t >= std::max(1, c.type_vocab_size))
       throw ModelRunError("input: token type " + std::to_string(t) + " is outside 0.." +
                           std::to_string(std::max(1, c.type_vocab_size) - 1));
+}
+
+}  // namespace
+
+Trace Model::run(const std::vector<int>& given, const RunOptions& givenOptions,
+                 const ProgressFn& progress) const {
+  if (givenOptions.drop_first_token && !given.empty()) {
+    RunOptions options = givenOptions;
+    options.drop_first_token = false;
+    if (!options.token_type_ids.empty())
+      options.token_type_ids.erase(options.token_type_ids.begin());
+    return run(std::vector<int>(given.begin() + 1, given.end()), options, progress);
+  }
+  const std::vector<int>& ids = given;
+  const RunOptions& options = givenOptions;
+  const ModelConfig& c = impl_->config;
+  check_input(c, ids, options);
+  const int T = static_cast<int>(ids.size());
 
   c10::InferenceMode guard;
   Trace trace =
       TraceBuilder::make(c.num_layers, c.num_heads, c.hidden_size, c.vocab_size, c.causal, ids);
   const bool keepAll = captures_fit(c, T, options);
 
-  finish_run(impl_, trace, embed(*impl_, ids, options), 0, keepAll, options, progress);
+  finish_run(impl_, {&trace}, embed(*impl_, ids, options), 0, keepAll, options, progress);
   return trace;
+}
+
+std::vector<Trace> Model::runBatch(const std::vector<std::vector<int>>& inputs,
+                                   const RunOptions& options) const {
+  const ModelConfig& c = impl_->config;
+  if (inputs.empty()) return {};
+  if (!options.edits.empty() || options.embedding_noise || options.drop_first_token ||
+      !options.token_type_ids.empty())
+    throw ModelRunError("batched run: edits, noise, token types and dropped tokens need run()");
+  const std::size_t T = inputs.front().size();
+  for (const auto& ids : inputs) {
+    if (ids.size() != T) throw ModelRunError("batched run: the inputs differ in length");
+    check_input(c, ids, options);
+  }
+  const auto B = static_cast<std::int64_t>(inputs.size());
+  c10::InferenceMode guard;
+  at::Tensor idx = at::empty({B, static_cast<std::int64_t>(T)}, at::kLong);
+  auto* out = idx.data_ptr<std::int64_t>();
+  for (const auto& ids : inputs)
+    for (int id : ids) *out++ = id;
+  std::vector<Trace> traces;
+  for (const auto& ids : inputs)
+    traces.push_back(
+        TraceBuilder::make(c.num_layers, c.num_heads, c.hidden_size, c.vocab_size, c.causal, ids));
+  std::vector<Trace*> pointers;
+  for (Trace& t : traces) pointers.push_back(&t);
+  // The capture budget holds for the whole batch.
+  RunOptions budget = options;
+  budget.capture_budget_bytes = options.capture_budget_bytes / static_cast<std::size_t>(B);
+  const bool keepAll = captures_fit(c, static_cast<int>(T), budget);
+  finish_run(impl_, pointers, internal::embed_batch(*impl_, idx, {}, options.position_shift), 0,
+             keepAll, options, {});
+  return traces;
 }
 
 }  // namespace sinkscope::models

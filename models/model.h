@@ -188,6 +188,14 @@ class Model {
   Trace run(const std::vector<int>& ids, const RunOptions& options = {},
             const ProgressFn& progress = {}) const;
 
+  // Several inputs of one length as one batched pass (the matrix products see
+  // B x T rows instead of T): element b is run(inputs[b], options) up to float
+  // rounding (tests/model_batch_test.cpp). Plain passes only: edits, noise,
+  // token types and dropped tokens throw ModelRunError, as do inputs of
+  // different lengths and everything run() refuses.
+  std::vector<Trace> runBatch(const std::vector<std::vector<int>>& inputs,
+                              const RunOptions& options = {}) const;
+
   // The same pass as run(base.ids(), options), starting at `layer` from the
   // residual stream `base` captured there: layers before it are not recomputed
   // (their residuals and stored captures are copied from `base`). Valid when

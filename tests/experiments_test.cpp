@@ -270,6 +270,48 @@ TEST(Experiments, BatchedHeadAblationEqualsOneRunPerHeadInEveryFamily) {
   }
 }
 
+// Issue 15, item 4: corpus studies run sentences of one length as one
+// batched pass. Every element must be the pass run() gives for that input
+// alone: attention, values, residual streams and logits, in every family.
+TEST(Experiments, BatchedRunsEqualOneRunPerInputInEveryFamily) {
+  for (const std::string type : {"gpt2", "llama", "mistral", "qwen2", "gemma", "gemma2", "phi",
+                                 "gpt_neox", "bert", "roberta", "xlm-roberta"}) {
+    SCOPED_TRACE(type);
+    const auto model = random_model(type, "batched-run-" + type);
+    const int vocab = model->config().vocab_size;
+    const std::vector<std::vector<int>> inputs{some_ids(9, vocab, 1), some_ids(9, vocab, 2),
+                                               some_ids(9, vocab, 3)};
+    const std::vector<Trace> batched = model->runBatch(inputs);
+    ASSERT_EQ(batched.size(), inputs.size());
+    double worst = 0.0;
+    auto compare = [&worst](std::span<const float> a, std::span<const float> b) {
+      ASSERT_EQ(a.size(), b.size());
+      for (std::size_t k = 0; k < a.size(); ++k)
+        worst = std::max(worst, static_cast<double>(std::abs(a[k] - b[k])) / (1.0 + std::abs(b[k])));
+    };
+    for (std::size_t b = 0; b < inputs.size(); ++b) {
+      const Trace one = model->run(inputs[b]);
+      EXPECT_EQ(batched[b].ids(), inputs[b]);
+      compare(batched[b].logits(), one.logits());
+      for (int l = 0; l <= one.layers(); ++l) compare(batched[b].residual(l), one.residual(l));
+      for (int l = 0; l < one.layers(); ++l) {
+        const LayerCapture x = batched[b].layer(l), y = one.layer(l);
+        compare(x.attention, y.attention);
+        compare(x.values, y.values);
+        compare(x.queries, y.queries);
+      }
+    }
+    EXPECT_LT(worst, 1e-5);
+  }
+  const auto model = random_model("llama", "batched-run-refusals");
+  const int vocab = model->config().vocab_size;
+  EXPECT_THROW(model->runBatch({some_ids(5, vocab), some_ids(6, vocab)}), ModelRunError);
+  EXPECT_THROW(model->runBatch({some_ids(5, vocab), {0, 1, 2, 3, vocab}}), ModelRunError);
+  RunOptions edited = head_ablation_options(0, 0);
+  EXPECT_THROW(model->runBatch({some_ids(5, vocab)}, edited), ModelRunError);
+  EXPECT_TRUE(model->runBatch({}).empty());
+}
+
 TEST(Experiments, AblationSweepFromCapturedLayersEqualsFullReruns) {
   const auto model = random_model("llama", "ablate");
   const Trace base = model->run(some_ids(12, model->config().vocab_size));

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -59,18 +60,19 @@ class Study : public ::testing::Test {
 
 TEST_F(Study, ShardsMergeToTheNumbersOfOneProcess) {
   ASSERT_EQ(cli("analyze '" + kModel + "' --sentences '" + (dir / "s.txt").string() +
-                "' --out '" + (dir / "single").string() + "'")
+                "' --out '" + (dir / "single").string() + "' --functional")
                 .exit,
             0);
   for (const char* shard : {"2/3", "0/3", "1/3"}) {  // any order
-    const CliResult r = cli(run(shard));
+    const CliResult r = cli(run(shard, "--functional"));
     ASSERT_EQ(r.exit, 0) << r.out;
     EXPECT_NE(r.out.find("sentences, "), std::string::npos) << "progress on stderr: " << r.out;
   }
   const CliResult merged = cli("study merge '" + (dir / "study").string() + "'");
   ASSERT_EQ(merged.exit, 0) << merged.out;
-  for (const char* table : {"specialisation.csv", "token_specialisation.csv",
-                            "taxonomy_pooled.csv", "sink_rate.csv", "frame.csv"}) {
+  for (const char* table :
+       {"specialisation.csv", "token_specialisation.csv", "taxonomy_pooled.csv", "sink_rate.csv",
+        "frame.csv", "layer_profile.csv", "top_sentences.csv", "functional.csv"}) {
     const std::string single = csv_rows(dir / "single" / table);
     ASSERT_FALSE(single.empty()) << table;
     EXPECT_EQ(csv_rows(dir / "study/merged" / table), single) << table;
@@ -79,7 +81,7 @@ TEST_F(Study, ShardsMergeToTheNumbersOfOneProcess) {
   EXPECT_NE(header.find("# sentences: 13\n"), std::string::npos) << header;
   EXPECT_NE(header.find("# sentences_missing: none\n"), std::string::npos) << header;
   // A rerun skips the finished shard; the study's status lists the shards.
-  const CliResult again = cli(run("1/3"));
+  const CliResult again = cli(run("1/3", "--functional"));
   ASSERT_EQ(again.exit, 0) << again.out;
   EXPECT_NE(again.out.find("shard-1-of-3: already complete"), std::string::npos) << again.out;
   const CliResult status = cli("study status '" + (dir / "study").string() + "'");
@@ -91,6 +93,10 @@ TEST_F(Study, ShardsMergeToTheNumbersOfOneProcess) {
   EXPECT_EQ(kept.exit, 1) << kept.out;
   EXPECT_NE(kept.out.find("already exists (use --force to replace it)"), std::string::npos);
   EXPECT_EQ(cli("study merge '" + (dir / "study").string() + "' --force").exit, 0);
+  // The same study without the functional experiments is another study.
+  const CliResult other = cli(run("0/3"));
+  EXPECT_EQ(other.exit, 2) << other.out;
+  EXPECT_NE(other.out.find("params"), std::string::npos) << other.out;
 }
 
 TEST_F(Study, OtherInputsAreRefusedAndMissingShardsNamed) {
@@ -215,7 +221,8 @@ TEST_F(Study, BootstrapIntervalsAreSeededAndCollapseOnARepeatedSentence) {
   ASSERT_EQ(analyze("same.txt", "same", "--bootstrap 50").exit, 0);
   // Every table's _lo and _hi equal the column they bound (mean_boost to rounding).
   for (const char* table : {"specialisation.csv", "token_specialisation.csv",
-                            "taxonomy_pooled.csv", "sink_rate.csv", "frame.csv"}) {
+                            "taxonomy_pooled.csv", "sink_rate.csv", "frame.csv",
+                            "layer_profile.csv"}) {
     std::istringstream in(csv_rows(dir / "same" / table));
     std::string header, line;
     std::getline(in, header);
@@ -267,4 +274,108 @@ TEST_F(Study, BootstrapIntervalsAreSeededAndCollapseOnARepeatedSentence) {
   ASSERT_EQ(analyze("s.txt", "none", "--bootstrap 0").exit, 0);
   EXPECT_EQ(read_text(dir / "none/sink_rate.csv").find("_lo"), std::string::npos);
   EXPECT_NE(read_text(dir / "none/sink_rate.csv").find("# bootstrap: none"), std::string::npos);
+}
+
+namespace {
+
+// The data rows of a CSV without quoted cells, each as column -> cell.
+std::vector<std::map<std::string, std::string>> csv_records(const fs::path& file) {
+  std::istringstream in(csv_rows(file));
+  auto split = [](const std::string& line) {
+    std::vector<std::string> cells;
+    std::stringstream ls(line);
+    for (std::string c; std::getline(ls, c, ',');) cells.push_back(c);
+    if (!line.empty() && line.back() == ',') cells.push_back("");
+    return cells;
+  };
+  std::string line;
+  std::getline(in, line);
+  const std::vector<std::string> names = split(line);
+  std::vector<std::map<std::string, std::string>> out;
+  while (std::getline(in, line)) {
+    const std::vector<std::string> cells = split(line);
+    std::map<std::string, std::string> row;
+    for (std::size_t c = 0; c < names.size() && c < cells.size(); ++c) row[names[c]] = cells[c];
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+}  // namespace
+
+// Issue 15, item 3: the layer profiles and functional experiments of a corpus
+// of one sentence are that sentence's own numbers, as analyze --text (layer
+// summary, the head-averaged graph's spectra, value space) and the experiment
+// command (KL of sink removal, BOS removal) compute them on their own paths.
+TEST_F(Study, LayerProfilesOfOneSentenceAreItsOwnNumbers) {
+  const std::string sentence = "Precursor of the modern motion picture.";
+  std::ofstream(dir / "one.txt") << sentence << "\n";
+  const std::string text = " --text '" + sentence + "' --out '";
+  ASSERT_EQ(cli("analyze '" + kModel + "' --sentences '" + (dir / "one.txt").string() + "' --out '" +
+                (dir / "pooled").string() + "' --functional --bootstrap 0")
+                .exit,
+            0);
+  ASSERT_EQ(cli("analyze '" + kModel + "'" + text + (dir / "single").string() + "' --no-weight-spectra").exit, 0);
+  ASSERT_EQ(cli("experiment kl '" + kModel + "'" + text + (dir / "kl").string() + "'").exit, 0);
+  ASSERT_EQ(cli("experiment bos '" + kModel + "'" + text + (dir / "bos").string() + "'").exit, 0);
+
+  std::map<std::string, double> profile;  // "layer metric threshold" -> mean
+  for (const auto& r : csv_records(dir / "pooled/layer_profile.csv")) {
+    EXPECT_EQ(r.at("sentences"), "1");
+    profile[r.at("layer") + " " + r.at("metric") + " " + r.at("threshold")] = std::stod(r.at("mean"));
+  }
+  auto expect = [&](const std::string& key, double value) {
+    ASSERT_TRUE(profile.count(key)) << key;
+    EXPECT_NEAR(profile.at(key), value, 1e-12 * (1 + std::abs(value))) << key;
+  };
+  int layers = 0;
+  for (const auto& r : csv_records(dir / "single/layer_summary.csv")) {
+    if (r.at("scope") == "model") continue;
+    const std::string l = r.at("scope");
+    ++layers;
+    expect(l + " alpha0 ", std::stod(r.at("mean_alpha0")));
+    expect(l + " boost ", std::stod(r.at("mean_boost0")));
+    expect(l + " sink_concentration_percent ", std::stod(r.at("mean_sink_concentration")));
+    expect(l + " bars0_above_min_persistence ", std::stod(r.at("mean_bars_h0_above_min")));
+    expect(l + " bars1_above_min_persistence ", std::stod(r.at("mean_bars_h1_above_min")));
+  }
+  EXPECT_EQ(layers, 4);
+  int graphs = 0;
+  for (const auto& r : csv_records(dir / "single/spectra.csv")) {
+    if (r.at("head") != "average") continue;
+    ++graphs;
+    expect(r.at("layer") + " fiedler " + r.at("threshold"), std::stod(r.at("fiedler")));
+    expect(r.at("layer") + " centralisation " + r.at("threshold"), std::stod(r.at("centralisation")));
+  }
+  EXPECT_EQ(graphs, 16);
+  std::map<std::string, std::pair<double, double>> fN;  // layer -> sums of f and random f
+  std::map<std::string, int> heads;
+  for (const auto& r : csv_records(dir / "single/value_space.csv")) {
+    fN[r.at("layer")].first += std::stod(r.at("f"));
+    fN[r.at("layer")].second += std::stod(r.at("random_f_mean"));
+    ++heads[r.at("layer")];
+  }
+  for (const auto& [l, sums] : fN) {
+    expect(l + " f_n ", sums.first / heads[l]);
+    expect(l + " f_n_random ", sums.second / heads[l]);
+    expect(l + " f_n_excess ", (sums.first - sums.second) / heads[l]);
+  }
+  std::map<std::string, double> functional;
+  for (const auto& r : csv_records(dir / "pooled/functional.csv"))
+    functional[r.at("experiment") + " " + r.at("layers")] = std::stod(r.at("mean"));
+  int kls = 0;
+  for (const auto& r : csv_records(dir / "kl/kl.csv")) {
+    ++kls;
+    EXPECT_NEAR(functional.at("kl_sink_removal " + r.at("layers")), std::stod(r.at("mean_kl")), 1e-12)
+        << r.at("layers");
+  }
+  EXPECT_EQ(kls, 5);
+  double delta = 0;
+  int tokens = 0;
+  for (const auto& r : csv_records(dir / "bos/bos_nll.csv")) {
+    delta += std::stod(r.at("delta"));
+    ++tokens;
+  }
+  ASSERT_GT(tokens, 0);
+  EXPECT_NEAR(functional.at("bos_removal_delta_nll all"), delta / tokens, 1e-12);
 }

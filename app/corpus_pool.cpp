@@ -1,0 +1,626 @@
+#include "app/corpus_pool.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "analysis/frames.h"
+#include "analysis/head_analysis.h"
+#include "analysis/persistence.h"
+#include "analysis/sink_metric.h"
+#include "analysis/sinks.h"
+#include "analysis/table_io.h"
+#include "analysis/taxonomy.h"
+#include "analysis/value_space.h"
+#include "app/report_parts.h"
+#include "models/experiments.h"
+
+namespace sinkscope::app {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using report::num;
+using report::output_json;
+using report::sink_params;
+using report::sink_set_description;
+
+namespace {
+
+// What every head of a corpus sentence is analysed with: the single-sentence
+// parameters, the value-space query the last token unless --query names one
+// the sentence has.
+analysis::HeadAnalysisParams corpus_head_params(const AnalyzeParams& p, int tokens) {
+  analysis::HeadAnalysisParams params;
+  params.sinks = sink_params(p);
+  params.topN = p.topN;
+  params.distance = {p.symmetriseByMax};
+  params.bettiPoints = p.bettiPoints;
+  params.thresholds = p.thresholds;
+  params.valueSpace = {p.topN, p.query < tokens ? p.query : -1, p.randomSubsets, p.seed, false};
+  return params;
+}
+
+// The functional experiments of one sentence (metrics.md s. 5): KL of sink
+// removal per layer and in every layer, and the mean NLL change of BOS removal
+// (NaN when the first token is not special or too few tokens remain).
+void record_functional(SentenceRecord& r, const models::Model& model, const models::Trace& trace,
+                       bool firstIsSpecial, const AnalyzeParams& p) {
+  models::SinkRemoval removal;
+  removal.percentile = p.percentile;
+  removal.gamma = p.gamma;
+  for (const models::KlRow& row : models::kl_sink_removal(model, trace, removal))
+    r.kl.push_back(row.meanKl);
+  r.bosDeltaNll = std::numeric_limits<double>::quiet_NaN();
+  if (!firstIsSpecial || trace.tokens() < 3) return;
+  const models::BosRemoval bos = models::bos_removal(model, trace, true);
+  double delta = 0.0;
+  for (std::size_t k = 0; k < bos.tokens.size(); ++k) delta += bos.nllWithout[k] - bos.nllWith[k];
+  r.bosDeltaNll = delta / static_cast<double>(bos.tokens.size());
+}
+
+}  // namespace
+
+SentenceRecord corpus_record(const models::LoadedModel& loaded, const std::string& sentence,
+                             std::size_t index, const AnalyzeParams& p) {
+  const models::ModelConfig& c = loaded.model->config();
+  const int L = c.num_layers, H = c.num_heads;
+  const models::SentenceTrace run = models::loaded_model_run(
+      loaded, sentence, p.functional ? models::RunOptions{} : models::RunOptions::attention_only());
+  if (p.functional && run.trace.logits().empty())
+    throw models::ModelRunError(loaded.model->folder().string() +
+                                ": the functional experiments need an output head (token "
+                                "probabilities); this folder has none");
+  const auto& tokens = run.encoding.display;  // readable token strings
+  SentenceRecord r;
+  r.index = index;
+  r.text = sentence;
+  r.tokens = run.trace.tokens();
+  const bool firstIsSpecial = !run.encoding.special.empty() && run.encoding.special.front();
+  if (firstIsSpecial) r.firstSpecial = tokens.front();
+  if (!run.encoding.special.empty() && run.encoding.special.back()) r.lastSpecial = tokens.back();
+  r.uniformBaseline0 = analysis::sink_uniform_baseline(r.tokens, 0, run.trace.causal());
+
+  // Every head and every layer's head-averaged map, analysed on every core.
+  std::vector<models::LayerCapture> captures;
+  std::vector<analysis::AttentionMatrix> averages;
+  for (int l = 0; l < L; ++l) {
+    captures.push_back(run.trace.layer(l));
+    averages.push_back(captures.back().headAverage());
+  }
+  const analysis::HeadAnalysisParams params = corpus_head_params(p, r.tokens);
+  std::vector<analysis::HeadAnalysis> results(static_cast<std::size_t>(L * (H + 1)));
+  analysis::parallel_for(L * (H + 1), [&](int k) {
+    const int l = k / (H + 1), h = k % (H + 1) - 1;  // h = -1: the layer's average
+    const models::LayerCapture& cap = captures[static_cast<std::size_t>(l)];
+    results[static_cast<std::size_t>(k)] =
+        h < 0 ? analysis::analyse_head(averages[static_cast<std::size_t>(l)].view(), {}, 0, params)
+              : analysis::analyse_head(cap.attentionOf(h), cap.valuesOf(h), cap.head_dim, params);
+  });
+
+  for (int l = 0; l < L; ++l) {
+    LayerFigures figures;
+    const analysis::HeadAnalysis& average = results[static_cast<std::size_t>(l * (H + 1))];
+    for (const analysis::GraphSpectrum& g : average.spectra) {
+      figures.fiedler.push_back(g.fiedlerValue);
+      figures.centralisation.push_back(g.centralisation);
+    }
+    for (int h = 0; h < H; ++h) {
+      const analysis::HeadAnalysis& a = results[static_cast<std::size_t>(l * (H + 1) + h + 1)];
+      std::vector<analysis::SinkOccurrence> sinks;
+      for (int k : a.sinks.keys()) sinks.push_back({tokens[static_cast<std::size_t>(k)], k});
+      r.sinks.push_back(std::move(sinks));
+      r.votes.push_back(*a.taxonomy);
+      r.alpha0.push_back(a.keyImportance[0]);
+      figures.sinkConcentration += a.sinkConcentration / H;
+      figures.alpha0 += a.keyImportance[0] / H;
+      figures.boost += a.keyImportance[0] / r.uniformBaseline0 / H;
+      figures.bars0 += analysis::bars_above(a.persistence.h0, p.minPersistence) / double(H);
+      figures.bars1 += analysis::bars_above(a.persistence.h1, p.minPersistence) / double(H);
+      figures.fN += a.valueSpace->scores.f / H;
+      figures.fNRandom += a.valueSpace->randomMean.f / H;
+    }
+    r.layers.push_back(std::move(figures));
+  }
+  if (p.functional) record_functional(r, *loaded.model, run.trace, firstIsSpecial, p);
+  return r;
+}
+
+namespace {
+
+// The pooled statistics of a weighted multiset of the records (weight w[r]:
+// how often record r was drawn), from per-head, per-record tallies built
+// once: what each bootstrap resample needs, without copying any record. With
+// every weight 1 it gives the point estimates corpus_tables computes.
+class CorpusResampler {
+ public:
+  struct Stats {
+    std::vector<analysis::HeadSpecialisation> heads;
+    std::vector<double> sinkShare, currentShare;  // taxonomy, per head
+    double sinkRatePercent = 0.0, meanBoost = 0.0;
+  };
+
+  CorpusResampler(const std::vector<SentenceRecord>& records, std::size_t heads)
+      : records_(records.size()), heads_(heads), tokens_(heads * records.size()) {
+    std::map<std::string, int> ids;
+    for (std::size_t r = 0; r < records.size(); ++r)
+      for (std::size_t k = 0; k < heads; ++k) {
+        auto& set = tokens_[k * records_ + r];
+        for (const auto& s : records[r].sinks[k]) {
+          const int id = ids.emplace(s.token, static_cast<int>(ids.size())).first->second;
+          auto it = std::find_if(set.begin(), set.end(), [&](const auto& e) { return e.first == id; });
+          if (it == set.end())
+            set.emplace_back(id, s.position);
+          else
+            it->second = std::min(it->second, s.position);
+        }
+      }
+    names_.resize(ids.size());
+    for (const auto& [name, id] : ids) names_[static_cast<std::size_t>(id)] = name;
+    for (const auto& rec : records) {
+      votes_.insert(votes_.end(), rec.votes.begin(), rec.votes.end());
+      alpha0_.insert(alpha0_.end(), rec.alpha0.begin(), rec.alpha0.end());
+      baseline_.push_back(rec.uniformBaseline0);
+    }
+  }
+
+  Stats stats(const std::vector<int>& w, double eps, double specialisedShare) const {
+    Stats out;
+    long long n = 0;
+    for (int x : w) n += x;
+    std::vector<long long> count(names_.size(), 0);
+    std::vector<int> first(names_.size(), std::numeric_limits<int>::max());
+    std::vector<int> touched;
+    for (std::size_t k = 0; k < heads_; ++k) {
+      long long withSink = 0;
+      touched.clear();
+      for (std::size_t r = 0; r < records_; ++r) {
+        if (w[r] == 0) continue;
+        const auto& set = tokens_[k * records_ + r];
+        withSink += set.empty() ? 0 : w[r];
+        for (const auto& [id, position] : set) {
+          if (count[static_cast<std::size_t>(id)] == 0) touched.push_back(id);
+          count[static_cast<std::size_t>(id)] += w[r];
+          first[static_cast<std::size_t>(id)] = std::min(first[static_cast<std::size_t>(id)], position);
+        }
+      }
+      analysis::HeadSpecialisation h;
+      h.sampleShare = n > 0 ? static_cast<double>(withSink) / static_cast<double>(n) : 0.0;
+      h.specialised = h.sampleShare >= specialisedShare;
+      int best = -1;
+      for (int id : touched) {  // most samples, then earliest position, then the smaller string
+        const auto i = static_cast<std::size_t>(id);
+        if (best < 0 || count[i] > count[static_cast<std::size_t>(best)] ||
+            (count[i] == count[static_cast<std::size_t>(best)] &&
+             (first[i] < first[static_cast<std::size_t>(best)] ||
+              (first[i] == first[static_cast<std::size_t>(best)] &&
+               names_[i] < names_[static_cast<std::size_t>(best)]))))
+          best = id;
+      }
+      if (best >= 0) h.topToken = names_[static_cast<std::size_t>(best)];
+      for (int id : touched) {
+        count[static_cast<std::size_t>(id)] = 0;
+        first[static_cast<std::size_t>(id)] = std::numeric_limits<int>::max();
+      }
+      out.heads.push_back(std::move(h));
+      long long sink = 0, current = 0, total = 0;
+      for (std::size_t r = 0; r < records_; ++r) {
+        const analysis::TaxonomyVotes& v = votes_[r * heads_ + k];
+        sink += static_cast<long long>(w[r]) * v.sink;
+        current += static_cast<long long>(w[r]) * v.current;
+        total += static_cast<long long>(w[r]) * v.total();
+      }
+      const double t = static_cast<double>(std::max<long long>(1, total));
+      out.sinkShare.push_back(static_cast<double>(sink) / t);
+      out.currentShare.push_back(static_cast<double>(current) / t);
+    }
+    long long above = 0;
+    double boost = 0.0;
+    for (std::size_t r = 0; r < records_; ++r)
+      for (std::size_t k = 0; k < heads_; ++k) {
+        const double a = alpha0_[r * heads_ + k];
+        above += a > eps ? w[r] : 0;
+        boost += w[r] * (a / baseline_[r]);
+      }
+    const double cells = static_cast<double>(std::max<long long>(1, n * static_cast<long long>(heads_)));
+    out.sinkRatePercent = 100.0 * static_cast<double>(above) / cells;
+    out.meanBoost = boost / cells;
+    return out;
+  }
+
+ private:
+  std::size_t records_, heads_;
+  std::vector<std::vector<std::pair<int, int>>> tokens_;  // [head][record]: (token, first position)
+  std::vector<std::string> names_;
+  std::vector<analysis::TaxonomyVotes> votes_;  // [record][head]
+  std::vector<double> alpha0_;                  // [record][head]
+  std::vector<double> baseline_;                // [record]
+};
+
+// The 2.5% and 97.5% quantiles (linear interpolation between order statistics).
+std::pair<double, double> interval95(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  auto q = [&](double p) {
+    const double x = p * static_cast<double>(v.size() - 1);
+    const auto i = static_cast<std::size_t>(x);
+    const double f = x - static_cast<double>(i);
+    return i + 1 < v.size() ? v[i] + f * (v[i + 1] - v[i]) : v[i];
+  };
+  return {q(0.025), q(0.975)};
+}
+
+// Bootstrap draws of record indices: resample b of n, seeded.
+std::vector<int> resample_weights(std::size_t n, unsigned long long seed, int b) {
+  std::uint64_t state = seed * 0x9e3779b97f4a7c15ull + static_cast<std::uint64_t>(b) + 1;
+  auto next = [&state] {  // SplitMix64
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
+  std::vector<int> w(n, 0);
+  for (std::size_t i = 0; i < n; ++i) ++w[next() % n];
+  return w;
+}
+
+// A quantity with one value per record (NaN: the sentence has none), pooled
+// as the mean over the records that have it.
+struct Series {
+  std::vector<std::string> key;  // the row's leading cells
+  std::vector<double> values;    // per record
+};
+
+// One row per series: its leading cells, the number of sentences with a
+// value, the mean and (with p.bootstrap) the 95% interval of the mean over the
+// same seeded resamples of the sentences as every other corpus table.
+void append_pooled_means(analysis::CsvTable& table, const std::vector<Series>& series,
+                         std::size_t records, const AnalyzeParams& p) {
+  std::vector<std::vector<int>> draws;
+  for (int b = 0; b < p.bootstrap; ++b) draws.push_back(resample_weights(records, p.bootstrapSeed, b));
+  for (const Series& s : series) {
+    auto mean = [&](const std::vector<int>* w) {
+      double sum = 0.0, weight = 0.0;
+      for (std::size_t r = 0; r < records; ++r) {
+        const double x = s.values[r];
+        const double wr = w ? (*w)[r] : 1.0;
+        if (std::isnan(x) || wr == 0.0) continue;
+        sum += wr * x;
+        weight += wr;
+      }
+      return weight > 0 ? sum / weight : std::numeric_limits<double>::quiet_NaN();
+    };
+    const auto present = std::count_if(s.values.begin(), s.values.end(),
+                                       [](double x) { return !std::isnan(x); });
+    std::vector<std::string> row = s.key;
+    row.push_back(std::to_string(present));
+    row.push_back(report::opt(mean(nullptr)));
+    if (p.bootstrap > 0) {
+      std::vector<double> means;
+      for (const auto& w : draws)
+        if (const double m = mean(&w); !std::isnan(m)) means.push_back(m);
+      const auto [lo, hi] = means.empty() ? std::pair{std::nan(""), std::nan("")} : interval95(means);
+      row.push_back(report::opt(lo));
+      row.push_back(report::opt(hi));
+    }
+    table.rows.push_back(std::move(row));
+  }
+}
+
+std::vector<std::string> mean_columns(std::vector<std::string> leading, const AnalyzeParams& p) {
+  leading.insert(leading.end(), {"sentences", "mean"});
+  if (p.bootstrap > 0) leading.insert(leading.end(), {"mean_lo", "mean_hi"});
+  return leading;
+}
+
+// layer_profile.csv: each layer's figures (LayerFigures) pooled over the sentences.
+analysis::CsvTable layer_profile_table(const std::vector<SentenceRecord>& records, int L,
+                                       const AnalyzeParams& p) {
+  using Field = double LayerFigures::*;
+  const std::pair<const char*, Field> scalars[] = {
+      {"sink_concentration_percent", &LayerFigures::sinkConcentration},
+      {"alpha0", &LayerFigures::alpha0},
+      {"boost", &LayerFigures::boost},
+      {"bars0_above_min_persistence", &LayerFigures::bars0},
+      {"bars1_above_min_persistence", &LayerFigures::bars1},
+      {"f_n", &LayerFigures::fN},
+      {"f_n_random", &LayerFigures::fNRandom}};
+  std::vector<Series> series;
+  auto add = [&](int l, const std::string& metric, const std::string& threshold, auto value) {
+    Series s{{std::to_string(l), metric, threshold}, {}};
+    for (const SentenceRecord& r : records) s.values.push_back(value(r.layers[static_cast<std::size_t>(l)]));
+    series.push_back(std::move(s));
+  };
+  for (int l = 0; l < L; ++l) {
+    for (const auto& [name, field] : scalars)
+      add(l, name, "", [field = field](const LayerFigures& f) { return f.*field; });
+    add(l, "f_n_excess", "", [](const LayerFigures& f) { return f.fN - f.fNRandom; });
+    for (std::size_t t = 0; t < p.thresholds.size(); ++t) {
+      add(l, "fiedler", num(p.thresholds[t]), [t](const LayerFigures& f) { return f.fiedler[t]; });
+      add(l, "centralisation", num(p.thresholds[t]),
+          [t](const LayerFigures& f) { return f.centralisation[t]; });
+    }
+  }
+  analysis::CsvTable table;
+  table.columns = mean_columns({"layer", "metric", "threshold"}, p);
+  append_pooled_means(table, series, records.size(), p);
+  return table;
+}
+
+// functional.csv: KL of sink removal per layer and in all layers, BOS-removal NLL change.
+analysis::CsvTable functional_table(const std::vector<SentenceRecord>& records, int L,
+                                    const AnalyzeParams& p) {
+  std::vector<Series> series;
+  for (int scope = 0; scope <= L; ++scope) {
+    Series s{{"kl_sink_removal", scope < L ? std::to_string(scope) : "all"}, {}};
+    for (const SentenceRecord& r : records) s.values.push_back(r.kl[static_cast<std::size_t>(scope)]);
+    series.push_back(std::move(s));
+  }
+  Series bos{{"bos_removal_delta_nll", "all"}, {}};
+  for (const SentenceRecord& r : records) bos.values.push_back(r.bosDeltaNll);
+  series.push_back(std::move(bos));
+  analysis::CsvTable table;
+  table.columns = mean_columns({"experiment", "layers"}, p);
+  append_pooled_means(table, series, records.size(), p);
+  return table;
+}
+
+// top_sentences.csv: per head, the sentences where its first-token sink
+// metric is highest (ties: the earlier sentence), for going from a pooled
+// number to the sentences behind it.
+analysis::CsvTable top_sentences_table(const std::vector<SentenceRecord>& records, int L, int H,
+                                       std::size_t perHead = 5) {
+  analysis::CsvTable table;
+  table.columns = {"layer", "head", "rank", "sentence", "alpha0", "boost", "tokens", "text"};
+  std::vector<std::size_t> order(records.size());
+  for (int k = 0; k < L * H; ++k) {
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    const std::size_t n = std::min(perHead, order.size());
+    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n), order.end(),
+                      [&](std::size_t a, std::size_t b) {
+                        const double x = records[a].alpha0[static_cast<std::size_t>(k)];
+                        const double y = records[b].alpha0[static_cast<std::size_t>(k)];
+                        return x != y ? x > y : records[a].index < records[b].index;
+                      });
+    for (std::size_t rank = 0; rank < n; ++rank) {
+      const SentenceRecord& r = records[order[rank]];
+      const double a = r.alpha0[static_cast<std::size_t>(k)];
+      table.rows.push_back({std::to_string(k / H), std::to_string(k % H), std::to_string(rank + 1),
+                            std::to_string(r.index), num(a), num(a / r.uniformBaseline0),
+                            std::to_string(r.tokens), r.text});
+    }
+  }
+  return table;
+}
+
+// Appends the 95% bootstrap interval of every share and rate as _lo and _hi
+// columns: p.bootstrap resamples of the sentences, with replacement, seeded.
+void add_intervals(CorpusTables& t, const std::vector<SentenceRecord>& records, std::size_t heads,
+                   const std::string& firstToken, const std::string& lastToken, bool encoder,
+                   const AnalyzeParams& p) {
+  const CorpusResampler resampler(records, heads);
+  std::vector<std::vector<double>> sample(heads), sink(heads), current(heads);
+  std::map<std::string, std::vector<double>> token;
+  std::vector<double> rate, boost, first, last, other;
+  for (const auto& row : t.tokenSpecialisation.rows) token[row[0]];
+  for (int b = 0; b < p.bootstrap; ++b) {
+    const auto s = resampler.stats(resample_weights(records.size(), p.bootstrapSeed, b), p.eps,
+                                   p.specialisedShare);
+    for (std::size_t k = 0; k < heads; ++k) {
+      sample[k].push_back(s.heads[k].sampleShare);
+      sink[k].push_back(s.sinkShare[k]);
+      current[k].push_back(s.currentShare[k]);
+    }
+    const analysis::FrameEvidence e = analysis::reference_frame(s.heads, firstToken, lastToken, encoder);
+    for (auto& [name, values] : token) {
+      const auto it = e.tokenShares.find(name);
+      values.push_back(it == e.tokenShares.end() ? 0.0 : it->second);
+    }
+    rate.push_back(s.sinkRatePercent);
+    boost.push_back(s.meanBoost);
+    first.push_back(e.firstTokenShare);
+    last.push_back(e.lastTokenShare);
+    other.push_back(e.otherShare);
+  }
+  auto append = [](analysis::CsvTable& table, std::size_t row, const std::vector<double>& values) {
+    const auto [lo, hi] = interval95(values);
+    table.rows[row].push_back(num(lo));
+    table.rows[row].push_back(num(hi));
+  };
+  t.specialisation.columns.insert(t.specialisation.columns.end(), {"sample_share_lo", "sample_share_hi"});
+  t.taxonomy.columns.insert(t.taxonomy.columns.end(),
+                            {"sink_share_lo", "sink_share_hi", "current_share_lo", "current_share_hi"});
+  for (std::size_t k = 0; k < heads; ++k) {
+    append(t.specialisation, k, sample[k]);
+    append(t.taxonomy, k, sink[k]);
+    append(t.taxonomy, k, current[k]);
+  }
+  t.tokenSpecialisation.columns.insert(t.tokenSpecialisation.columns.end(), {"share_lo", "share_hi"});
+  for (std::size_t row = 0; row < t.tokenSpecialisation.rows.size(); ++row)
+    append(t.tokenSpecialisation, row, token[t.tokenSpecialisation.rows[row][0]]);
+  t.sinkRate.columns.insert(t.sinkRate.columns.end(), {"sink_rate_percent_lo", "sink_rate_percent_hi",
+                                                       "mean_boost_lo", "mean_boost_hi"});
+  append(t.sinkRate, 0, rate);
+  append(t.sinkRate, 0, boost);
+  t.frame.columns.insert(t.frame.columns.end(),
+                         {"first_token_share_lo", "first_token_share_hi", "last_token_share_lo",
+                          "last_token_share_hi", "other_share_lo", "other_share_hi"});
+  append(t.frame, 0, first);
+  append(t.frame, 0, last);
+  append(t.frame, 0, other);
+}
+
+}  // namespace
+
+CorpusTables corpus_tables(const std::vector<SentenceRecord>& records, int L, int H, bool encoder,
+                           const AnalyzeParams& p) {
+  const auto heads = static_cast<std::size_t>(L * H);
+  std::vector<std::vector<std::vector<analysis::SinkOccurrence>>> sinkTokens(heads);
+  std::vector<analysis::TaxonomyVotes> votes(heads);
+  long long alphaCount = 0, alphaAbove = 0;
+  double baselineSum = 0.0, boostSum = 0.0;
+  std::string firstToken, lastToken;
+  for (const SentenceRecord& r : records) {
+    if (r.sinks.size() != heads || r.votes.size() != heads || r.alpha0.size() != heads)
+      throw std::invalid_argument("sentence " + std::to_string(r.index) + ": recorded for " +
+                                  std::to_string(r.sinks.size()) + " heads, the model has " +
+                                  std::to_string(heads));
+    const bool layersFit =
+        r.layers.size() == static_cast<std::size_t>(L) &&
+        std::all_of(r.layers.begin(), r.layers.end(), [&](const LayerFigures& f) {
+          return f.fiedler.size() == p.thresholds.size() &&
+                 f.centralisation.size() == p.thresholds.size();
+        });
+    if (!layersFit || (p.functional && r.kl.size() != static_cast<std::size_t>(L) + 1))
+      throw std::invalid_argument("sentence " + std::to_string(r.index) +
+                                  ": its layer figures do not match the model's " +
+                                  std::to_string(L) + " layers and the thresholds");
+    if (firstToken.empty()) firstToken = r.firstSpecial;
+    if (lastToken.empty()) lastToken = r.lastSpecial;
+    for (std::size_t k = 0; k < heads; ++k) {
+      sinkTokens[k].push_back(r.sinks[k]);
+      votes[k] += r.votes[k];
+      ++alphaCount;
+      alphaAbove += r.alpha0[k] > p.eps ? 1 : 0;
+      baselineSum += r.uniformBaseline0;
+      boostSum += r.alpha0[k] / r.uniformBaseline0;
+    }
+  }
+  if (firstToken.empty()) firstToken = "(first token)";
+
+  CorpusTables t;
+  t.specialisation.columns = {"layer", "head", "specialised", "sample_share", "top_token"};
+  t.taxonomy.columns = {"layer",       "head",       "sink_votes",    "current_votes",
+                        "other_votes", "sink_share", "current_share", "label"};
+  std::vector<analysis::HeadSpecialisation> specialisation;
+  analysis::SpecialisationParams sp;
+  sp.sampleShare = p.specialisedShare;
+  for (int l = 0; l < L; ++l)
+    for (int h = 0; h < H; ++h) {
+      const auto k = static_cast<std::size_t>(l * H + h);
+      const auto hs = analysis::head_specialisation(sinkTokens[k], sp);
+      specialisation.push_back(hs);
+      t.specialisation.rows.push_back({std::to_string(l), std::to_string(h),
+                                       hs.specialised ? "1" : "0", num(hs.sampleShare),
+                                       hs.topToken});
+      const auto& v = votes[k];
+      const double total = std::max(1, v.total());
+      t.taxonomy.rows.push_back({std::to_string(l), std::to_string(h), std::to_string(v.sink),
+                                 std::to_string(v.current), std::to_string(v.other),
+                                 num(v.sink / total), num(v.current / total),
+                                 analysis::head_class_name(analysis::taxonomy_label(v))});
+    }
+  t.tokenSpecialisation.columns = {"token", "share_of_specialised_heads"};
+  for (const auto& [token, share] : analysis::token_specialisation(specialisation))
+    t.tokenSpecialisation.rows.push_back({token, num(share)});
+  t.sinkRate.columns = {"key", "sink_rate_percent", "mean_uniform_baseline", "mean_boost"};
+  t.sinkRate.rows.push_back(
+      {"0", num(100.0 * static_cast<double>(alphaAbove) / std::max<long long>(1, alphaCount)),
+       num(baselineSum / std::max<long long>(1, alphaCount)),
+       num(boostSum / std::max<long long>(1, alphaCount))});
+  const analysis::FrameEvidence e =
+      analysis::reference_frame(specialisation, firstToken, lastToken, encoder);
+  t.frame.columns = {"frame",      "specialised_heads", "first_token", "first_token_share",
+                     "last_token", "last_token_share",  "other_share"};
+  t.frame.rows.push_back({analysis::reference_frame_name(e.frame),
+                          std::to_string(e.specialisedHeads), firstToken, num(e.firstTokenShare),
+                          lastToken, num(e.lastTokenShare), num(e.otherShare)});
+  if (p.bootstrap > 0 && !records.empty()) add_intervals(t, records, heads, firstToken, lastToken, encoder, p);
+  t.layerProfile = layer_profile_table(records, L, p);
+  t.topSentences = top_sentences_table(records, L, H);
+  if (p.functional) t.functional = functional_table(records, L, p);
+  return t;
+}
+
+std::vector<std::pair<std::string, std::string>> corpus_header(const AnalyzeParams& p) {
+  return {{"sink_set", sink_set_description(p)},
+          {"specialised", "a sink in >= " + num(p.specialisedShare) + " of the samples"},
+          {"sink_metric_eps", num(p.eps)},
+          {"frame_rule",
+           "centralised: >= 0.9 of specialised heads on the first token; bidirectional: encoder "
+           "with >= 0.2 on each of the first and last special token (reading); otherwise "
+           "distributed"},
+          {"taxonomy",
+           "winner argmax_j A[i][j] ||v_j|| over the keys query i sees (j <= i causal, every key "
+           "in an encoder), votes pooled over the sentences"},
+          {"layer_profile",
+           "per sentence the mean over the layer's heads of sink concentration (%), alpha_0, boost "
+           "(alpha_0 / uniform baseline), bars above min_persistence " + num(p.minPersistence) +
+               ", F_N at the last token (or --query) with N = " + std::to_string(p.topN) +
+               " and its mean over " + std::to_string(p.randomSubsets) +
+               " random subsets (f_n_excess = f_n - f_n_random); Fiedler value and degree "
+               "centralisation of the head-averaged map's graph at each threshold; then the mean "
+               "over the sentences"},
+          {"top_sentences", "per head, the 5 sentences with the highest alpha_0 (ties: earlier)"},
+          {"functional",
+           p.functional
+               ? "per sentence: mean KL(P_base || P_removed) over positions with the sinks (same "
+                 "sink set) removed after softmax in one layer, and in all layers; BOS removal: "
+                 "mean NLL change of the tokens both runs predict (sentences without a special "
+                 "first token have none); then the mean over the sentences"
+               : "not run (--functional)"},
+          {"bootstrap",
+           p.bootstrap > 0
+               ? std::to_string(p.bootstrap) + " resamples of the sentences with replacement (seed " +
+                     std::to_string(p.bootstrapSeed) +
+                     "); columns _lo and _hi: the 95% percentile interval"
+               : std::string("none")}};
+}
+
+std::vector<fs::path> corpus_write(const CorpusTables& t, const fs::path& dir,
+                                   const std::vector<std::pair<std::string, std::string>>& header,
+                                   const AnalyzeParams& p, bool force, const fs::path& jsonFile,
+                                   const std::string& model, std::size_t sentences) {
+  CorpusTables tables = t;
+  std::vector<fs::path> written;
+  std::vector<std::pair<fs::path, std::string>> contents;
+  std::vector<std::pair<std::string, analysis::CsvTable*>> files{
+      {"specialisation", &tables.specialisation},
+      {"token_specialisation", &tables.tokenSpecialisation},
+      {"taxonomy_pooled", &tables.taxonomy},
+      {"sink_rate", &tables.sinkRate},
+      {"frame", &tables.frame},
+      {"layer_profile", &tables.layerProfile},
+      {"top_sentences", &tables.topSentences}};
+  if (p.functional) files.emplace_back("functional", &tables.functional);
+  std::vector<std::pair<std::string, const analysis::CsvTable*>> named;
+  for (auto& [name, table] : files) {
+    table->comments = header;
+    contents.emplace_back(dir / (name + ".csv"), analysis::csv_render(*table));
+    written.push_back(dir / (name + ".csv"));
+    named.emplace_back(name, table);
+  }
+  if (!jsonFile.empty()) {
+    json out = output_json("analyze --sentences", p, header, named);
+    out["model"] = model;
+    out["sentences"] = sentences;
+    contents.emplace_back(jsonFile, out.dump(1));
+    written.push_back(jsonFile);
+  }
+  analysis::files_write_atomic(contents, force);  // all of them or none
+  return written;
+}
+
+std::vector<fs::path> analyze_corpus_write(const models::LoadedModel& loaded,
+                                           const std::vector<std::string>& sentences,
+                                           const fs::path& dir, const AnalyzeParams& p,
+                                           bool force, const fs::path& jsonFile) {
+  if (sentences.empty()) throw models::ModelRunError("--sentences: no sentence to run");
+  const models::ModelConfig& c = loaded.model->config();
+  std::vector<SentenceRecord> records;
+  for (std::size_t i = 0; i < sentences.size(); ++i)
+    records.push_back(corpus_record(loaded, sentences[i], i, p));
+  std::vector<std::pair<std::string, std::string>> header{
+      {"tool", std::string("sinkscope-cli analyze --sentences ") + SINKSCOPE_VERSION},
+      {"model", loaded.model->folder().string()},
+      {"sentences", std::to_string(sentences.size())}};
+  for (const auto& line : corpus_header(p)) header.push_back(line);
+  header.insert(header.end(), p.provenance.begin(), p.provenance.end());
+  return corpus_write(corpus_tables(records, c.num_layers, c.num_heads, !c.causal, p), dir, header,
+                      p, force, jsonFile, loaded.model->folder().string(), sentences.size());
+}
+
+}  // namespace sinkscope::app
