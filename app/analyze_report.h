@@ -33,6 +33,11 @@ struct AnalyzeParams {
   // Corpus mode: also the functional experiments of every sentence (KL of
   // sink removal per layer, BOS-removal NLL change): L + 2 more passes each.
   bool functional = false;
+  // Corpus mode: sentences run in blocks of this many consecutive sentences,
+  // those of one token count in a block as one batched forward pass (batching
+  // moves numbers by float rounding, so the block size is a parameter of a
+  // study, and shards are whole blocks). 1: one pass per sentence.
+  int batch = 16;
   // Corpus mode: 95% percentile intervals of every pooled share and rate from
   // this many resamples of the sentences (with replacement, seeded); 0: none.
   int bootstrap = 200;

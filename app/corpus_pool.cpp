@@ -63,14 +63,11 @@ void record_functional(SentenceRecord& r, const models::Model& model, const mode
   r.bosDeltaNll = delta / static_cast<double>(bos.tokens.size());
 }
 
-}  // namespace
-
-SentenceRecord corpus_record(const models::LoadedModel& loaded, const std::string& sentence,
-                             std::size_t index, const AnalyzeParams& p) {
+// The record of one sentence's run.
+SentenceRecord record_of(const models::LoadedModel& loaded, const models::SentenceTrace& run,
+                         std::size_t index, const std::string& sentence, const AnalyzeParams& p) {
   const models::ModelConfig& c = loaded.model->config();
   const int L = c.num_layers, H = c.num_heads;
-  const models::SentenceTrace run = models::loaded_model_run(
-      loaded, sentence, p.functional ? models::RunOptions{} : models::RunOptions::attention_only());
   if (p.functional && run.trace.logits().empty())
     throw models::ModelRunError(loaded.model->folder().string() +
                                 ": the functional experiments need an output head (token "
@@ -128,6 +125,32 @@ SentenceRecord corpus_record(const models::LoadedModel& loaded, const std::strin
   }
   if (p.functional) record_functional(r, *loaded.model, run.trace, firstIsSpecial, p);
   return r;
+}
+
+}  // namespace
+
+std::vector<SentenceRecord> corpus_records(const models::LoadedModel& loaded,
+                                           const std::vector<std::string>& sentences,
+                                           std::size_t first, std::size_t end,
+                                           const AnalyzeParams& p,
+                                           const std::function<void(std::size_t)>& done) {
+  const auto batch = static_cast<std::size_t>(std::max(1, p.batch));
+  if (first % batch != 0 || end > sentences.size() || first > end)
+    throw std::invalid_argument("corpus_records: the range must start at a block");
+  // The functional experiments read the logits; nothing else does.
+  const models::RunOptions options =
+      p.functional ? models::RunOptions{} : models::RunOptions::attention_only();
+  std::vector<SentenceRecord> records;
+  for (std::size_t block = first; block < end; block += batch) {
+    const std::size_t blockEnd = std::min(end, block + batch);
+    const std::vector<std::string> texts(sentences.begin() + static_cast<std::ptrdiff_t>(block),
+                                         sentences.begin() + static_cast<std::ptrdiff_t>(blockEnd));
+    const std::vector<models::SentenceTrace> runs = models::loaded_model_run_batch(loaded, texts, options);
+    for (std::size_t k = 0; k < runs.size(); ++k)
+      records.push_back(record_of(loaded, runs[k], block + k, texts[k], p));
+    if (done) done(blockEnd - first);
+  }
+  return records;
 }
 
 namespace {
@@ -555,6 +578,9 @@ std::vector<std::pair<std::string, std::string>> corpus_header(const AnalyzePara
                "centralisation of the head-averaged map's graph at each threshold; then the mean "
                "over the sentences"},
           {"top_sentences", "per head, the 5 sentences with the highest alpha_0 (ties: earlier)"},
+          {"batch", "blocks of " + std::to_string(p.batch) +
+                        " consecutive sentences; those of one token count in a block run as one "
+                        "batched forward pass"},
           {"functional",
            p.functional
                ? "per sentence: mean KL(P_base || P_removed) over positions with the sinks (same "
@@ -610,9 +636,7 @@ std::vector<fs::path> analyze_corpus_write(const models::LoadedModel& loaded,
                                            bool force, const fs::path& jsonFile) {
   if (sentences.empty()) throw models::ModelRunError("--sentences: no sentence to run");
   const models::ModelConfig& c = loaded.model->config();
-  std::vector<SentenceRecord> records;
-  for (std::size_t i = 0; i < sentences.size(); ++i)
-    records.push_back(corpus_record(loaded, sentences[i], i, p));
+  const std::vector<SentenceRecord> records = corpus_records(loaded, sentences, 0, sentences.size(), p);
   std::vector<std::pair<std::string, std::string>> header{
       {"tool", std::string("sinkscope-cli analyze --sentences ") + SINKSCOPE_VERSION},
       {"model", loaded.model->folder().string()},

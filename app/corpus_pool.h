@@ -4,6 +4,7 @@
 // order, so records made in several processes (the shards of a study) and
 // concatenated give exactly the numbers of one process over the whole file.
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -46,9 +47,17 @@ struct SentenceRecord {
   double bosDeltaNll = 0.0;
 };
 
-// Runs one sentence (attention only) and records it.
-SentenceRecord corpus_record(const models::LoadedModel& model, const std::string& sentence,
-                             std::size_t index, const AnalyzeParams& params);
+// Records sentences [first, end) of `sentences` (`first` a multiple of
+// params.batch): in blocks of params.batch consecutive sentences, those of one
+// token count in a block run as one batched pass, and every head of a
+// sentence is analysed on every core. Blocks never depend on the range, so
+// any split into block-aligned ranges records exactly what one range does.
+// `done` hears, after each block, how many sentences of the range are recorded.
+std::vector<SentenceRecord> corpus_records(const models::LoadedModel& model,
+                                           const std::vector<std::string>& sentences,
+                                           std::size_t first, std::size_t end,
+                                           const AnalyzeParams& params,
+                                           const std::function<void(std::size_t)>& done = {});
 
 // specialisation, token_specialisation, taxonomy_pooled, sink_rate, frame,
 // layer_profile, top_sentences and (with AnalyzeParams::functional) functional,

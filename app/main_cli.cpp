@@ -959,7 +959,9 @@ const char* kAnalyzeHelp =
     "value and centralisation of the head-averaged graph per --thresholds value) and\n"
     "top_sentences.csv (per head, the sentences with the highest alpha_0). --functional adds\n"
     "functional.csv: KL of sink removal per layer and in all layers, BOS-removal NLL change\n"
-    "(L + 2 more passes per sentence). Every share, rate and mean carries its 95% bootstrap\n"
+    "(L + 2 more passes per sentence). Sentences run in blocks of --batch B (16) consecutive\n"
+    "sentences, those of one token count in a block as one batched pass (1: one pass each).\n"
+    "Every share, rate and mean carries its 95% bootstrap\n"
     "interval over the sentences (_lo and _hi columns; --bootstrap B resamples, default 200,\n"
     "0 for none; --bootstrap-seed S, default 1).\n";
 
@@ -1000,6 +1002,7 @@ void parse_pooling_options(const Args& args, sinkscope::app::AnalyzeParams& p) {
     if (p.thresholds.empty()) throw UsageError("option --thresholds: give at least one threshold");
   }
   p.functional = args.options.count("functional") > 0;
+  if (args.options.count("batch")) p.batch = parse_int("batch", args.options.at("batch"), 1, 4096);
   if (args.options.count("sink-mode")) {
     const std::string s = args.options.at("sink-mode");
     if (s != "percentile" && s != "column-sum")
@@ -1022,7 +1025,7 @@ int command_analyze(int argc, char** argv) {
       {"text", "sentences", "out", "json", "percentile", "gamma", "eps", "top-n", "ablate",
        "rope-theta", "ntk-scale", "min-persistence", "symmetrise", "thresholds",
        "specialised-share", "query", "random-subsets", "seed", "sink-mode", "sink-denominator",
-       "bootstrap", "bootstrap-seed"},
+       "bootstrap", "bootstrap-seed", "batch"},
       kAnalyzeHelp);
   if (!parsed) return kOk;  // --help was printed
   const Args& args = *parsed;
@@ -1099,8 +1102,8 @@ const char* kStudyHelp =
     "\n"
     "  run       writes DIR/study.json (model and sentence hashes, parameters) on first use and\n"
     "            one shard, DIR/shards/shard-I-of-N/ (records.jsonl, manifest.json), atomically:\n"
-    "            a killed run leaves no shard. --shard I/N takes sentences [I S/N, (I+1) S/N) of\n"
-    "            S (default 0/1: all). A finished shard is skipped; a study folder made with\n"
+    "            a killed run leaves no shard. --shard I/N takes blocks [I K/N, (I+1) K/N) of the\n"
+    "            K blocks of --batch sentences (default 0/1: all). A finished shard is skipped; a study folder made with\n"
     "            another model, sentence file or parameters is refused.\n"
     "  merge     pools every finished shard into DIR/merged/; refuses while sentences are\n"
     "            missing (listed), unless --partial (the headers then say what is missing).\n"
@@ -1120,7 +1123,8 @@ const char* kStudyHelp =
     "(sink metric), --specialised-share S, --sink-mode percentile|column-sum,\n"
     "--sink-denominator all|visible, --top-n N --query Q --random-subsets K --seed S (F_N),\n"
     "--min-persistence M, --symmetrise mean|max, --thresholds a,b,.. (layer profiles),\n"
-    "--functional (KL of sink removal and BOS removal, pooled into functional.csv).\n"
+    "--functional (KL of sink removal and BOS removal, pooled into functional.csv), --batch B\n"
+    "(16: blocks of B sentences, one batched pass per token count; shards are whole blocks).\n"
     "Progress (done/total, rate, ETA) goes to stderr.\n";
 
 int command_study(int argc, char** argv) {
@@ -1131,7 +1135,7 @@ int command_study(int argc, char** argv) {
       {"sentences", "out", "shard", "percentile", "gamma", "eps", "specialised-share", "sink-mode",
        "sink-denominator", "shards", "partition", "time", "mem", "cpus", "bootstrap",
        "bootstrap-seed", "top-n", "query", "random-subsets", "seed", "min-persistence",
-       "symmetrise", "thresholds"},
+       "symmetrise", "thresholds", "batch"},
       kStudyHelp);
   if (!parsed) return kOk;
   const Args& args = *parsed;
@@ -1147,9 +1151,17 @@ int command_study(int argc, char** argv) {
   if (action == "resubmit") {
     if (args.positional.size() != 2) throw UsageError("study resubmit: give the study folder DIR");
     return studyErrors([&] {
-      const std::vector<int> shards = a::study_slurm_unfinished(args.positional[1]);
+      const a::SlurmShardStates states = a::study_slurm_states(args.positional[1]);
+      if (states.shards == 0)
+        throw a::StudyError(args.positional[1] + ": not a Slurm study (no slurm/slurm.json)");
+      if (!states.queueError.empty())
+        throw a::StudyError("squeue: " + states.queueError +
+                            "; without it running shards cannot be told from failed ones");
+      const std::vector<int>& shards = states.failed;  // never one that is still queued
       if (shards.empty()) {
-        std::cout << "every shard of the array has finished; nothing to resubmit\n";
+        std::cout << "no shard of the array has failed; nothing to resubmit ("
+                  << states.running.size() << " running, " << states.pending.size()
+                  << " pending)\n";
         return kOk;
       }
       const auto [array, merge] = a::study_slurm_submit(args.positional[1], shards);
@@ -1183,14 +1195,33 @@ int command_study(int argc, char** argv) {
       std::cout << "sentences not covered: " << missing << "\n";
       for (const auto& [first, end] : s.missing)
         std::cout << "  " << first << "-" << end - 1 << "\n";
-      const std::vector<int> unfinished = a::study_slurm_unfinished(dir);
-      if (!unfinished.empty()) {
-        std::string list;
-        for (int i : unfinished) list += (list.empty() ? "" : ",") + std::to_string(i);
-        std::cout << "slurm array shards not finished: " << list << "\n"
-                  << "resubmit them (and a merge after them): sinkscope-cli study resubmit '"
-                  << dir.string() << "'\n";
+      const a::SlurmShardStates slurm = a::study_slurm_states(dir);
+      if (slurm.shards == 0) return kOk;
+      auto list = [](const std::vector<int>& shards) {
+        std::string text;
+        for (int i : shards) text += (text.empty() ? "" : ",") + std::to_string(i);
+        return text;
+      };
+      std::vector<int> unfinished = slurm.running;
+      unfinished.insert(unfinished.end(), slurm.pending.begin(), slurm.pending.end());
+      unfinished.insert(unfinished.end(), slurm.failed.begin(), slurm.failed.end());
+      std::sort(unfinished.begin(), unfinished.end());
+      std::cout << "slurm array: " << slurm.shards << " shards, " << slurm.finished.size()
+                << " finished\n";
+      if (!unfinished.empty()) std::cout << "slurm array shards not finished: " << list(unfinished) << "\n";
+      if (!slurm.queueError.empty()) {
+        std::cout << "squeue could not be asked (" << slurm.queueError
+                  << "): running and failed shards cannot be told apart\n";
+        return kOk;
       }
+      std::cout << "  running: " << list(slurm.running) << "\n"
+                << "  pending: " << list(slurm.pending) << "\n"
+                << "  failed or cancelled: " << list(slurm.failed) << "\n"
+                << "  killed mid-run (left a work folder): " << list(slurm.killedMidRun) << "\n";
+      if (!slurm.failed.empty())
+        std::cout << "resubmit the failed ones (and a merge after them): sinkscope-cli study "
+                     "resubmit '"
+                  << dir.string() << "'\n";
       return kOk;
     });
   }

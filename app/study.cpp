@@ -147,7 +147,8 @@ json study_description(const StudyInputs& in, const models::LoadedModel& loaded)
             {"betti_points", p.bettiPoints},
             {"symmetrise", p.symmetriseByMax ? "max" : "mean"},
             {"thresholds", hex_doubles(p.thresholds)},
-            {"functional", p.functional}}}};
+            {"functional", p.functional},
+            {"batch", p.batch}}}};
 }
 
 // The fields of two descriptions that differ (the file path and the model's
@@ -219,9 +220,11 @@ StudyFile read_study(const fs::path& dir) {
       throw StudyError(file.string() + ": thresholds: 1 to 32 numbers");
     s.params.thresholds = parse_hex_doubles(thresholds, thresholds.size(), file.string() + ": thresholds");
     s.params.functional = p.at("functional").get<bool>();
+    s.params.batch = p.at("batch").get<int>();
     if (s.params.topN < 1 || s.params.topN > 100000 || s.params.randomSubsets < 0 ||
-        s.params.randomSubsets > 100000 || s.params.bettiPoints < 2 || s.params.bettiPoints > 100000)
-      throw StudyError(file.string() + ": top_n, random_subsets or betti_points out of range");
+        s.params.randomSubsets > 100000 || s.params.bettiPoints < 2 || s.params.bettiPoints > 100000 ||
+        s.params.batch < 1 || s.params.batch > 4096)
+      throw StudyError(file.string() + ": top_n, random_subsets, betti_points or batch out of range");
   } catch (const json::exception& e) {
     throw StudyError(file.string() + ": a field is missing or of the wrong type (" + e.what() + ")");
   } catch (const std::logic_error& e) {  // std::stoull
@@ -231,9 +234,13 @@ StudyFile read_study(const fs::path& dir) {
   return s;
 }
 
-std::pair<std::size_t, std::size_t> shard_range(ShardId shard, std::size_t sentences) {
+// Shard I of N: blocks [floor(I B / N), floor((I + 1) B / N)) of the B blocks
+// of `batch` sentences, so that every split batches the sentences alike.
+std::pair<std::size_t, std::size_t> shard_range(ShardId shard, std::size_t sentences, int batch) {
   const auto n = static_cast<std::size_t>(shard.count), i = static_cast<std::size_t>(shard.index);
-  return {i * sentences / n, (i + 1) * sentences / n};
+  const auto size = static_cast<std::size_t>(std::max(1, batch));
+  const std::size_t blocks = (sentences + size - 1) / size;
+  return {std::min(sentences, i * blocks / n * size), std::min(sentences, (i + 1) * blocks / n * size)};
 }
 
 json record_to_json(const SentenceRecord& r) {
@@ -371,7 +378,7 @@ Manifest read_manifest(const fs::path& folder, const StudyFile& study) {
     throw StudyError(file.string() + ": a field is missing or of the wrong type (" + e.what() + ")");
   }
   if (out.shard.count < 1 || out.shard.index < 0 || out.shard.index >= out.shard.count ||
-      shard_range(out.shard, study.sentences) != std::make_pair(out.first, out.end) ||
+      shard_range(out.shard, study.sentences, study.params.batch) != std::make_pair(out.first, out.end) ||
       folder.filename() != shard_folder_name(out.shard))
     throw StudyError(file.string() + ": shard and sentence range do not match the study");
   return out;
@@ -490,21 +497,23 @@ std::string study_run(const fs::path& dir, const StudyInputs& inputs, ShardId sh
   fs::create_directories(work, ec);
   if (ec) throw StudyError(work.string() + ": cannot be created (" + ec.message() + ")");
 
-  const auto [first, end] = shard_range(shard, inputs.sentences.size());
+  const auto [first, end] = shard_range(shard, inputs.sentences.size(), inputs.params.batch);
   const auto started = std::chrono::steady_clock::now();
-  std::string records;
-  for (std::size_t i = first; i < end; ++i) {
-    records += record_to_json(corpus_record(loaded, inputs.sentences[i], i, inputs.params)).dump();
-    records += '\n';
+  const auto report = [&, first = first, end = end](std::size_t done) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    const std::size_t done = i + 1 - first, total = end - first;
+    const std::size_t total = end - first;
     const double rate = seconds > 0 ? static_cast<double>(done) / seconds : 0.0;
     char line[160];
     std::snprintf(line, sizeof line, "study %s: %zu/%zu sentences, %.1f per second, ETA %.0f s\n",
                   shard_folder_name(shard).c_str(), done, total, rate,
                   rate > 0 ? static_cast<double>(total - done) / rate : 0.0);
     progress << line << std::flush;
+  };
+  std::string records;
+  for (const SentenceRecord& r : corpus_records(loaded, inputs.sentences, first, end, inputs.params, report)) {
+    records += record_to_json(r).dump();
+    records += '\n';
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -649,6 +658,14 @@ std::pair<fs::path, fs::path> study_slurm_write(const fs::path& dirIn, const Stu
                                                 const models::LoadedModel& loaded,
                                                 const SlurmOptions& o) {
   if (o.shards < 1 || o.shards > 100000) throw StudyError("--shards: need 1..100000");
+  const auto batch = static_cast<std::size_t>(std::max(1, inputs.params.batch));
+  const std::size_t blocks = (inputs.sentences.size() + batch - 1) / batch;
+  if (static_cast<std::size_t>(o.shards) > blocks)
+    throw StudyError("--shards " + std::to_string(o.shards) + ": the " +
+                     std::to_string(inputs.sentences.size()) + " sentences make " +
+                     std::to_string(blocks) + " blocks of --batch " + std::to_string(batch) +
+                     " (a shard is whole blocks); give at most " + std::to_string(blocks) +
+                     " shards or a smaller --batch");
   std::error_code ec;
   const fs::path dir = fs::absolute(dirIn, ec);
   const fs::path sentences = fs::absolute(inputs.sentencesFile, ec);
@@ -671,6 +688,15 @@ std::pair<fs::path, fs::path> study_slurm_write(const fs::path& dirIn, const Stu
   options += " --percentile " + exact(p.percentile) + " --gamma " + exact(p.gamma) + " --eps " +
              exact(p.eps) + " --specialised-share " + exact(p.specialisedShare) +
              " --sink-mode " + sink_mode_name(p) + " --sink-denominator " + denominator_name(p);
+  std::string thresholds;
+  for (double t : p.thresholds) thresholds += (thresholds.empty() ? "" : ",") + exact(t);
+  options += " --top-n " + std::to_string(p.topN) + " --random-subsets " +
+             std::to_string(p.randomSubsets) + " --seed " + std::to_string(p.seed) +
+             " --min-persistence " + exact(p.minPersistence) + " --symmetrise " +
+             (p.symmetriseByMax ? "max" : "mean") + " --thresholds " + thresholds + " --batch " +
+             std::to_string(p.batch);
+  if (p.query >= 0) options += " --query " + std::to_string(p.query);
+  if (p.functional) options += " --functional";
   std::string head = "#!/bin/bash\n";
   auto directive = [](const std::string& d) { return "#SBATCH " + d + "\n"; };
   std::string common;
@@ -726,19 +752,92 @@ std::pair<std::string, std::string> study_slurm_submit(const fs::path& dir,
                                               "--dependency=afterok:" + arrayJob,
                                               "--kill-on-invalid-dep=yes", mergeFile.string()}));
   mergeJob = mergeJob.substr(0, mergeJob.find(';'));
+  // The job ids, for study status to ask squeue about them.
+  const fs::path jobsFile = dir / "slurm" / "jobs.json";
+  std::error_code ec;
+  json jobs = json::array();
+  if (fs::exists(jobsFile, ec)) {
+    jobs = parse_json(read_study_file(jobsFile, kMaxSmallFile), jobsFile);
+    if (!jobs.is_array()) jobs = json::array();
+  }
+  jobs.push_back({{"array", arrayJob}, {"merge", mergeJob}, {"submitted", utc_now()}});
+  analysis::file_write_atomic(jobsFile, jobs.dump(1) + "\n", true);
   return {arrayJob, mergeJob};
 }
 
-std::vector<int> study_slurm_unfinished(const fs::path& dir) {
+namespace {
+
+// The array job ids study_slurm_submit recorded (newest last).
+std::vector<std::string> submitted_array_jobs(const fs::path& dir) {
+  const fs::path file = dir / "slurm" / "jobs.json";
   std::error_code ec;
-  if (!fs::exists(dir / "slurm" / "slurm.json", ec)) return {};
-  const int n = slurm_shard_count(dir);
-  const StudyFile study = read_study(dir);
-  const auto finished = finished_shards(dir, study);
-  std::vector<int> out;
-  for (int i = 0; i < n; ++i)
-    if (!finished.count(shard_folder_name({i, n}))) out.push_back(i);
+  if (!fs::exists(fs::symlink_status(file, ec))) return {};
+  const json jobs = parse_json(read_study_file(file, kMaxSmallFile), file);
+  std::vector<std::string> out;
+  if (jobs.is_array())
+    for (const json& j : jobs)
+      if (j.is_object() && j.contains("array") && j.at("array").is_string()) {
+        const std::string id = j.at("array").get<std::string>();
+        if (!id.empty() && id.size() < 32 &&
+            std::all_of(id.begin(), id.end(), [](char c) { return c >= '0' && c <= '9'; }))
+          out.push_back(id);
+      }
   return out;
 }
+
+}  // namespace
+
+SlurmShardStates study_slurm_states(const fs::path& dir) {
+  SlurmShardStates out;
+  std::error_code ec;
+  if (!fs::exists(dir / "slurm" / "slurm.json", ec)) return out;
+  out.shards = slurm_shard_count(dir);
+  const StudyFile study = read_study(dir);
+  const auto finished = finished_shards(dir, study);
+  const std::vector<std::string> jobs = submitted_array_jobs(dir);
+  // Array task -> state, from squeue (one line per task; the newest submission wins).
+  std::map<int, std::string> queued;
+  try {
+    std::istringstream lines(
+        run_program({"squeue", "-h", "-r", "-n", "sinkscope-study", "-o", "%i %T"}));
+    for (std::string line; std::getline(lines, line);) {
+      std::istringstream fields(line);
+      std::string id, state;
+      if (!(fields >> id >> state)) continue;
+      const auto underscore = id.find('_');
+      if (underscore == std::string::npos ||
+          std::find(jobs.begin(), jobs.end(), id.substr(0, underscore)) == jobs.end())
+        continue;
+      char* end = nullptr;
+      const long task = std::strtol(id.c_str() + underscore + 1, &end, 10);
+      if (*end == '\0' && task >= 0 && task < out.shards) queued[static_cast<int>(task)] = state;
+    }
+  } catch (const StudyError& e) {
+    out.queueError = e.what();
+  }
+  for (int i = 0; i < out.shards; ++i) {
+    const std::string name = shard_folder_name({i, out.shards});
+    if (finished.count(name)) {
+      out.finished.push_back(i);
+      continue;
+    }
+    const auto q = queued.find(i);
+    const std::string state = q == queued.end() ? "" : q->second;
+    if (state == "RUNNING" || state == "COMPLETING") {
+      out.running.push_back(i);
+    } else if (!state.empty()) {
+      out.pending.push_back(i);  // PENDING, CONFIGURING, REQUEUED, ...
+    } else {
+      out.failed.push_back(i);
+      for (const auto& entry : fs::directory_iterator(dir / "shards", ec))
+        if (entry.path().filename().string().rfind(".tmp-" + name + "-", 0) == 0) {
+          out.killedMidRun.push_back(i);
+          break;
+        }
+    }
+  }
+  return out;
+}
+
 
 }  // namespace sinkscope::app

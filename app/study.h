@@ -28,7 +28,9 @@ class StudyError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Shard I of N (0 <= I < N): sentences [floor(I S / N), floor((I + 1) S / N)) of S.
+// Shard I of N (0 <= I < N): blocks [floor(I K / N), floor((I + 1) K / N)) of
+// the K blocks of AnalyzeParams::batch consecutive sentences (whole blocks, so
+// that every split runs the same batched passes).
 struct ShardId {
   int index = 0;
   int count = 1;
@@ -97,8 +99,18 @@ std::pair<std::filesystem::path, std::filesystem::path> study_slurm_write(
 std::pair<std::string, std::string> study_slurm_submit(const std::filesystem::path& dir,
                                                        const std::vector<int>& shards = {});
 
-// The shards of DIR/slurm/slurm.json's array that have not finished (empty
-// without a Slurm setup).
-std::vector<int> study_slurm_unfinished(const std::filesystem::path& dir);
+// What Slurm says about the shards of DIR's job array: finished (a shard
+// folder), running or pending (squeue, for the array jobs study_slurm_submit
+// recorded in DIR/slurm/jobs.json), or failed: neither finished nor queued
+// (failed, cancelled, timed out, killed); killedMidRun: those failed whose
+// task left its work folder. Without squeue, queueError says why and every
+// unfinished shard counts as failed.
+struct SlurmShardStates {
+  int shards = 0;  // 0: no Slurm setup
+  std::vector<int> finished, running, pending, failed, killedMidRun;
+  std::string queueError;
+};
+SlurmShardStates study_slurm_states(const std::filesystem::path& dir);
+
 
 }  // namespace sinkscope::app

@@ -3,6 +3,7 @@
 // CLI and the GUI run sentences through.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "models/model.h"
 #include "models/tokenizer.h"
@@ -23,10 +24,22 @@ struct SentenceTrace {
   Trace trace;
 };
 
+// Tokenizes `text` (special tokens as the tokenizer adds them). Throws
+// ModelRunError for empty text, a missing tokenizer or no tokens.
+Encoding loaded_model_encode(const LoadedModel& loaded, const std::string& text,
+                             bool addSpecialTokens = true);
+
 // Tokenizes `text` (special tokens as the tokenizer adds them) and runs it.
 // Throws ModelRunError for empty text, a missing tokenizer or too many tokens.
 SentenceTrace loaded_model_run(const LoadedModel& loaded, const std::string& text,
                                const RunOptions& options = {}, const ProgressFn& progress = {},
                                bool addSpecialTokens = true);
+
+// Tokenizes and runs several texts; those with the same token count run as
+// one batched pass (Model::runBatch), in the order they first appear. The
+// result is in the order of `texts`. Plain options only (as runBatch).
+std::vector<SentenceTrace> loaded_model_run_batch(const LoadedModel& loaded,
+                                                  const std::vector<std::string>& texts,
+                                                  const RunOptions& options = {});
 
 }  // namespace sinkscope::models

@@ -1,8 +1,9 @@
 // Issue 15: a corpus study on a real Slurm cluster of one node. The test
 // starts munge, slurmctld and slurmd itself (the recipe of
 // ../shared/notes/slurm-local.md), submits a 4-task array with its merge job
-// over 40 held-out sentences of the default model, cancels one task, resubmits
-// what is missing as `study status` says, and checks the merged tables against
+// over 400 held-out sentences of the default model, kills one task while it
+// runs (scancel: SIGTERM, then SIGKILL), resubmits what is missing as `study
+// status` says, and checks the merged tables against
 // one process over the same file. Every daemon it started is stopped by PID in
 // TearDown, also when a check fails. Label `cluster`; needs root and Debian's
 // slurmctld slurmd slurm-client munge (installer/install-deps.sh).
@@ -29,13 +30,13 @@ const std::string kModel =
 const std::string kSentences = std::string(SINKSCOPE_SOURCE_DIR) + "/resources/examples/sentences.txt";
 
 
-// Polls `done` every 200 ms for at most `seconds`.
+// Polls `done` every `pollMs` milliseconds for at most `seconds`.
 template <class F>
-bool wait_for(F done, int seconds) {
+bool wait_for(F done, int seconds, int pollMs = 200) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
   while (std::chrono::steady_clock::now() < deadline) {
     if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    std::this_thread::sleep_for(std::chrono::milliseconds(pollMs));
   }
   return done();
 }
@@ -133,50 +134,79 @@ class SlurmCluster : public ::testing::Test {
 }  // namespace
 
 TEST_F(SlurmCluster, AJobArrayMergesToTheNumbersOfOneProcess) {
-  {  // 40 held-out sentences (the file's last ones)
+  {  // 400 held-out sentences (the file's last ones): 100 per task, about 3 s each with
+     // the functional experiments, so that a task can be killed while it runs
     std::ifstream in(kSentences);
     std::vector<std::string> lines;
     for (std::string line; std::getline(in, line);) lines.push_back(line);
-    ASSERT_GE(lines.size(), 40u);
+    ASSERT_GE(lines.size(), 400u);
     std::ofstream out(dir / "s.txt");
-    for (std::size_t k = lines.size() - 40; k < lines.size(); ++k) out << lines[k] << "\n";
+    for (std::size_t k = lines.size() - 400; k < lines.size(); ++k) out << lines[k] << "\n";
   }
   const fs::path study = dir / "study";
   const CliRun submit = cli("study slurm '" + kModel + "' --sentences '" + (dir / "s.txt").string() +
                             "' --out '" + study.string() +
-                            "' --shards 4 --cpus 1 --mem 1000 --time 00:10:00 --submit");
+                            "' --shards 4 --batch 10 --functional --cpus 1 --mem 1000 --time 00:10:00 --submit");
   ASSERT_EQ(submit.exit, 0) << submit.out;
   const auto at = submit.out.find("array job ");
   ASSERT_NE(at, std::string::npos) << submit.out;
   const std::string arrayJob = submit.out.substr(at + 10, submit.out.find(' ', at + 10) - at - 10);
-  // One task never finishes: cancelled whether it is pending or running. The
-  // merge job, whose dependency can no longer be met, is cancelled by Slurm.
+  // Task 1 is killed while it runs (its work folder exists), or, should it
+  // have finished already, cancelled anyway. The merge job, whose dependency
+  // can no longer be met, is cancelled by Slurm.
+  const bool sawRunning = wait_for(
+      [&] {
+        std::error_code ec;
+        for (const auto& e : fs::directory_iterator(study / "shards", ec))
+          if (e.path().filename().string().rfind(".tmp-shard-1-of-4", 0) == 0) return true;
+        return fs::exists(study / "shards/shard-1-of-4");
+      },
+      300, 10);
+  ASSERT_TRUE(sawRunning) << shell("squeue 2>&1").out;
+  const bool runningAtCancel = !fs::exists(study / "shards/shard-1-of-4");
+  const CliRun during = cli("study status '" + study.string() + "'");
+  EXPECT_NE(during.out.find("slurm array: 4 shards"), std::string::npos) << during.out;
+  EXPECT_NE(during.out.find("  running: "), std::string::npos) << during.out;
   shell("scancel " + arrayJob + "_1");
   ASSERT_TRUE(wait_for([&] { return queue_empty(); }, 300)) << shell("squeue 2>&1").out;
   const CliRun status = cli("study status '" + study.string() + "'");
   ASSERT_EQ(status.exit, 0) << status.out;
   const bool cancelledInTime = !fs::exists(study / "shards/shard-1-of-4");
   RecordProperty("cancelled_before_finishing", cancelledInTime ? "yes" : "no");
-  std::cout << "[ cluster  ] task 1 " << (cancelledInTime ? "cancelled before it finished: resubmitted" : "finished before the cancel") << "\n";
+  std::cout << "[ cluster  ] task 1 " << (cancelledInTime ? (runningAtCancel ? "killed while it ran: resubmitted"
+                                                  : "cancelled before it finished: resubmitted")
+                                : "finished before the cancel")
+            << "\n";
   if (cancelledInTime) {
     EXPECT_FALSE(fs::exists(study / "merged/frame.csv")) << "no merge while a shard is missing";
     EXPECT_NE(status.out.find("slurm array shards not finished: 1\n"), std::string::npos)
         << status.out;
+    EXPECT_NE(status.out.find("  failed or cancelled: 1\n"), std::string::npos) << status.out;
+    if (runningAtCancel) {  // SIGTERM, then SIGKILL, while it ran: its work folder stays
+      EXPECT_NE(status.out.find("  killed mid-run (left a work folder): 1\n"), std::string::npos)
+          << status.out;
+    }
     EXPECT_NE(status.out.find("sinkscope-cli study resubmit"), std::string::npos) << status.out;
     const CliRun again = cli("study resubmit '" + study.string() + "'");
     ASSERT_EQ(again.exit, 0) << again.out;
     EXPECT_NE(again.out.find("(1 shards)"), std::string::npos) << again.out;
     ASSERT_TRUE(wait_for([&] { return queue_empty(); }, 300)) << shell("squeue 2>&1").out;
+  } else if (!fs::exists(study / "merged/frame.csv")) {
+    // The cancel reached the task after its shard was complete: Slurm counts
+    // it cancelled and drops the merge job; every shard is there to merge.
+    EXPECT_NE(status.out.find("slurm array: 4 shards, 4 finished"), std::string::npos) << status.out;
+    ASSERT_EQ(cli("study merge '" + study.string() + "'").exit, 0);
   }
   ASSERT_TRUE(fs::exists(study / "merged/frame.csv"))
       << read_text(study / "slurm/logs/merge.out") << cli("study status '" + study.string() + "'").out;
   // The same tables as one process over the whole file.
   ASSERT_EQ(cli("analyze '" + kModel + "' --sentences '" + (dir / "s.txt").string() +
-                "' --out '" + (dir / "single").string() + "'")
+                "' --out '" + (dir / "single").string() + "' --batch 10 --functional")
                 .exit,
             0);
-  for (const char* table : {"specialisation.csv", "token_specialisation.csv",
-                            "taxonomy_pooled.csv", "sink_rate.csv", "frame.csv"})
+  for (const char* table :
+       {"specialisation.csv", "token_specialisation.csv", "taxonomy_pooled.csv", "sink_rate.csv",
+        "frame.csv", "layer_profile.csv", "top_sentences.csv", "functional.csv"})
     EXPECT_EQ(csv_rows(study / "merged" / table), csv_rows(dir / "single" / table)) << table;
-  EXPECT_NE(read_text(study / "merged/frame.csv").find("# sentences: 40\n"), std::string::npos);
+  EXPECT_NE(read_text(study / "merged/frame.csv").find("# sentences: 400\n"), std::string::npos);
 }

@@ -51,7 +51,7 @@ class Study : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir); }
   std::string run(const std::string& shard, const std::string& extra = "") {
     return "study run '" + kModel + "' --sentences '" + (dir / "s.txt").string() + "' --out '" +
-           (dir / "study").string() + "' --shard " + shard + " " + extra;
+           (dir / "study").string() + "' --shard " + shard + " --batch 4 " + extra;
   }
   fs::path dir;
 };
@@ -60,7 +60,7 @@ class Study : public ::testing::Test {
 
 TEST_F(Study, ShardsMergeToTheNumbersOfOneProcess) {
   ASSERT_EQ(cli("analyze '" + kModel + "' --sentences '" + (dir / "s.txt").string() +
-                "' --out '" + (dir / "single").string() + "' --functional")
+                "' --out '" + (dir / "single").string() + "' --functional --batch 4")
                 .exit,
             0);
   for (const char* shard : {"2/3", "0/3", "1/3"}) {  // any order
@@ -113,13 +113,13 @@ TEST_F(Study, OtherInputsAreRefusedAndMissingShardsNamed) {
   // Three shards of four are missing: merge names their sentences.
   const CliResult refused = cli("study merge '" + (dir / "study").string() + "'");
   EXPECT_EQ(refused.exit, 2) << refused.out;
-  EXPECT_NE(refused.out.find("sentences 3-12 have no finished shard"), std::string::npos)
+  EXPECT_NE(refused.out.find("sentences 4-12 have no finished shard"), std::string::npos)
       << refused.out;
   const CliResult partial = cli("study merge '" + (dir / "study").string() + "' --partial");
   ASSERT_EQ(partial.exit, 0) << partial.out;
   const std::string frame = read_text(dir / "study/merged/frame.csv");
-  EXPECT_NE(frame.find("# sentences: 3\n"), std::string::npos) << frame;
-  EXPECT_NE(frame.find("# sentences_missing: 3-12\n"), std::string::npos) << frame;
+  EXPECT_NE(frame.find("# sentences: 4\n"), std::string::npos) << frame;
+  EXPECT_NE(frame.find("# sentences_missing: 4-12\n"), std::string::npos) << frame;
   EXPECT_EQ(cli("study run '" + kModel + "' --sentences x --out y --shard 4/4").exit, 2);
   EXPECT_EQ(cli("study frobnicate").exit, 2);
 }
@@ -139,7 +139,8 @@ TEST_F(Study, AKilledShardLeavesNoShardAndARerunFinishesIt) {
     std::freopen("/dev/null", "w", stdout);
     const std::string out = (dir / "study").string(), sentences = (dir / "s.txt").string();
     execl(SINKSCOPE_CLI, SINKSCOPE_CLI, "study", "run", kModel.c_str(), "--sentences",
-          sentences.c_str(), "--out", out.c_str(), "--shard", "0/2", static_cast<char*>(nullptr));
+          sentences.c_str(), "--out", out.c_str(), "--shard", "0/2", "--batch", "4",
+          static_cast<char*>(nullptr));
     _exit(127);
   }
   // Wait (bounded) until the shard's work folder exists, then kill the task.

@@ -130,5 +130,32 @@ BENCHMARK(BM_AblationSweep)
     ->Repetitions(2)
     ->ReportAggregatesOnly(true);
 
+// Corpus studies (issue 15, item 4): 16 sentences of one length, attention
+// captured without the output head, one pass each against one batched pass.
+// Arguments: T, batched (0 or 1). Time per 16 sentences.
+void BM_SixteenSentences(benchmark::State& state) {
+  const auto m = model();
+  std::vector<std::vector<int>> inputs;
+  for (int s = 0; s < 16; ++s) {
+    std::vector<int> v = ids(static_cast<int>(state.range(0)));
+    for (int& id : v) id = (id + 31 * s) % 50257;
+    inputs.push_back(std::move(v));
+  }
+  const RunOptions options = RunOptions::attention_only();
+  const bool batched = state.range(1) == 1;
+  for (auto _ : state) {
+    if (batched) {
+      benchmark::DoNotOptimize(m->runBatch(inputs, options));
+    } else {
+      for (const auto& input : inputs) benchmark::DoNotOptimize(m->run(input, options));
+    }
+  }
+  state.SetLabel(batched ? "one batched pass" : "one pass each");
+}
+BENCHMARK(BM_SixteenSentences)
+    ->ArgsProduct({{16, 64}, {0, 1}})
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(2.0);
+
 BENCHMARK(BM_LoadWarm)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PeakMemoryBudget256MB)->Unit(benchmark::kMillisecond)->Iterations(2);
