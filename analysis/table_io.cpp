@@ -59,6 +59,86 @@ std::string csv_render(const CsvTable& table) {
   return out;
 }
 
+CsvTable csv_parse(const std::string& text) {
+  CsvTable table;
+  std::size_t at = 0, line = 1;
+  const std::size_t n = text.size();
+  auto fail = [&](const std::string& what) {
+    throw std::invalid_argument("line " + std::to_string(line) + ": " + what);
+  };
+  // Comment lines.
+  while (at < n && text[at] == '#') {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = n;
+    std::string comment = text.substr(at + 1, end - at - 1);
+    if (!comment.empty() && comment.back() == '\r') comment.pop_back();
+    if (!comment.empty() && comment.front() == ' ') comment.erase(0, 1);
+    const std::size_t colon = comment.find(": ");
+    if (colon == std::string::npos)
+      table.comments.emplace_back(comment, "");
+    else
+      table.comments.emplace_back(comment.substr(0, colon), comment.substr(colon + 2));
+    at = end + 1;
+    ++line;
+  }
+  // Records: fields separated by commas, ended by a newline outside quotes.
+  bool header = true;
+  while (at < n) {
+    std::vector<std::string> fields;
+    std::string field;
+    const std::size_t startLine = line;
+    for (;;) {
+      if (at < n && text[at] == '"') {
+        ++at;
+        for (;;) {
+          if (at >= n) {
+            line = startLine;
+            fail("a quoted field is never closed");
+          }
+          const char c = text[at++];
+          if (c == '"') {
+            if (at < n && text[at] == '"') {
+              field += '"';
+              ++at;
+            } else {
+              break;
+            }
+          } else {
+            if (c == '\n') ++line;
+            field += c;
+          }
+        }
+        if (at < n && text[at] != ',' && text[at] != '\n' && text[at] != '\r')
+          fail("text after a closing quote");
+      } else {
+        while (at < n && text[at] != ',' && text[at] != '\n') field += text[at++];
+        if (!field.empty() && field.back() == '\r') field.pop_back();
+      }
+      if (at < n && text[at] == '\r') ++at;
+      fields.push_back(std::move(field));
+      field.clear();
+      if (at < n && text[at] == ',') {
+        ++at;
+        continue;
+      }
+      break;  // end of the record (newline or end of text)
+    }
+    if (at < n && text[at] == '\n') ++at;
+    if (header) {
+      table.columns = std::move(fields);
+      header = false;
+    } else if (fields.size() != table.columns.size()) {
+      line = startLine;
+      fail(std::to_string(fields.size()) + " fields, the header has " +
+           std::to_string(table.columns.size()));
+    } else {
+      table.rows.push_back(std::move(fields));
+    }
+    ++line;
+  }
+  return table;
+}
+
 namespace {
 
 namespace fs = std::filesystem;

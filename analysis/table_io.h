@@ -23,6 +23,12 @@ std::string csv_number_or_empty(double value);
 
 std::string csv_render(const CsvTable& table);
 
+// The inverse of csv_render: "# key: value" lines first, then the header and
+// the rows (quoted fields with "" for a quote, newlines inside quotes). Throws
+// std::invalid_argument naming the line for an unterminated quote, text after
+// a closing quote, or a row whose field count differs from the header's.
+CsvTable csv_parse(const std::string& text);
+
 // Writes `content` to `path` through a temporary file in the same folder and a
 // rename. Refuses to replace an existing file unless `overwrite`, and never
 // replaces anything but a regular file (not a device, FIFO, folder or link).

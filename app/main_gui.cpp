@@ -72,6 +72,11 @@ struct GuiOptions {
       QStringLiteral("show"),
       QStringLiteral("Bring the panel NAME to the front (its title, e.g. Persistence); repeatable."),
       QStringLiteral("NAME")};
+  QCommandLineOption study{
+      QStringLiteral("study"),
+      QStringLiteral("Open the merged corpus study in DIR (sinkscope-cli study merge) in the "
+                     "Study panel."),
+      QStringLiteral("DIR")};
   QCommandLineOption threads{
       QStringLiteral("threads"),
       QStringLiteral("Use N threads for forward passes and analysis (default: every core; "
@@ -83,7 +88,7 @@ struct GuiOptions {
         QStringLiteral("SinkScope: explore attention sinks in transformer language models."));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addOptions({model, text, screenshot, device, resetLayout, show, threads});
+    parser.addOptions({model, text, screenshot, device, resetLayout, show, study, threads});
   }
 };
 
@@ -154,6 +159,7 @@ int main(int argc, char** argv) {
     if (!found)
       std::fprintf(stderr, "sinkscope: --show: no panel called \"%s\"\n", qPrintable(name));
   }
+  if (parser.isSet(options.study)) window.openStudy(parser.value(options.study));
   // Opening a model runs the sentence on it; without one, run the baseline now.
   if (parser.isSet(options.model))
     window.openModelFolder(parser.value(options.model));

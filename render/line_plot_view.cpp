@@ -107,13 +107,17 @@ void LinePlotView::resizeEvent(QResizeEvent* event) {
 }
 
 void LinePlotView::setData(LinePlotData data) {
-  for (const auto& s : data.series)
+  for (const auto& s : data.series) {
     if (s.x.size() != s.y.size())
       throw std::invalid_argument("LinePlotView: series \"" + s.name.toStdString() +
                                   "\" has x and y of different lengths");
+    if (s.lo.size() != s.hi.size() || (!s.lo.empty() && s.lo.size() != s.x.size()))
+      throw std::invalid_argument("LinePlotView: series \"" + s.name.toStdString() +
+                                  "\" has an interval of another length");
+  }
   data_ = std::move(data);
 
-  plot_->clearGraphs();
+  plot_->clearPlottables();  // graphs and their error bars
   plot_->xAxis->setLabel(data_.xLabel);
   plot_->yAxis->setLabel(data_.yLabel);
 
@@ -160,6 +164,21 @@ void LinePlotView::setData(LinePlotData data) {
       g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, c, c, s.scatter ? 7 : 5));
       if (s.scatter) g->setLineStyle(QCPGraph::lsNone);
     }
+    if (!s.lo.empty()) {
+      // Bars from lo to hi around each point (asymmetric errors); NaN: none.
+      auto* bars = new QCPErrorBars(plot_->xAxis, plot_->yAxis);
+      bars->removeFromLegend();
+      bars->setDataPlottable(g);
+      QVector<double> below, above;
+      for (std::size_t i = 0; i < s.y.size(); ++i) {
+        const bool known = std::isfinite(s.lo[i]) && std::isfinite(s.hi[i]);
+        below << (known ? std::max(0.0, s.y[i] - s.lo[i]) : 0.0);
+        above << (known ? std::max(0.0, s.hi[i] - s.y[i]) : 0.0);
+      }
+      bars->setData(below, above);
+      bars->setPen(QPen(colours[k].isValid() ? colours[k] : QColor(110, 110, 110), 1.2));
+      bars->setWhiskerWidth(6);
+    }
   }
   for (auto [axis, integer] :
        {std::pair{plot_->xAxis, data_.integerX}, {plot_->yAxis, data_.integerY}}) {
@@ -184,8 +203,9 @@ void LinePlotView::setData(LinePlotData data) {
   plot_->rescaleAxes();
   // Leave a little air above the highest point and include 0 on y.
   const QCPRange y = plot_->yAxis->range();
-  plot_->yAxis->setRange(data_.includeZero ? std::min(0.0, y.lower) : y.lower,
-                         y.upper + 0.08 * (y.upper - y.lower) + 1e-9);
+  const double lowest = data_.includeZero ? std::min(0.0, y.lower) : y.lower;
+  const double air = 0.08 * (y.upper - y.lower) + 1e-9;
+  plot_->yAxis->setRange(data_.airBelow ? lowest - air : lowest, y.upper + air);
   const QCPRange x = plot_->xAxis->range();
   plot_->xAxis->setRange(x.lower - data_.xPadding, x.upper + data_.xPadding);
   plot_->replot();

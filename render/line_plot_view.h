@@ -23,6 +23,9 @@ struct LineSeries {
   QColor color = QColor();  // a data series' colour; invalid: spread over viridis
   bool dashed = false;      // a data series drawn dashed (e.g. the run before an intervention)
   int colourOf = -1;        // >= 0: drawn in the colour of that series (a "before" curve)
+  // Optional: each point's interval (e.g. a 95% bootstrap interval), drawn as
+  // error bars; empty, or as long as x (NaN: no bar at that point).
+  std::vector<double> lo = {}, hi = {};
 };
 
 struct LinePlotData {
@@ -34,6 +37,7 @@ struct LinePlotData {
   double xPadding = 0.5;    // air left and right of the data (0.5: integer positions)
   bool integerX = false;    // ticks only at whole numbers (layers, indices, N)
   bool integerY = false;    // (counts)
+  bool airBelow = false;    // a little air under the lowest value: a curve along 0 is not hidden by the axis
 };
 
 class LinePlotView : public QWidget {
@@ -42,7 +46,7 @@ class LinePlotView : public QWidget {
  public:
   explicit LinePlotView(QWidget* parent = nullptr);
 
-  // Throws std::invalid_argument when a series' x and y differ in length.
+  // Throws std::invalid_argument when a series' x and y (or lo and hi) differ in length.
   void setData(LinePlotData data);
   const LinePlotData& data() const { return data_; }
   QCustomPlot* plot() const { return plot_; }

@@ -7,6 +7,8 @@
 #include "ui/docks.h"
 #include "ui/interventions_panel.h"
 #include "ui/run_analysis.h"
+#include "ui/study_panel.h"
+#include "ui/study_tables.h"
 
 #include <QAction>
 #include <QApplication>
@@ -53,6 +55,8 @@
 #include "ui/recent_models.h"
 #include "ui/selection_bar.h"
 #include "ui/selection_model.h"
+#include "ui/study_panel.h"
+#include "ui/study_tables.h"
 
 namespace sinkscope::ui {
 
@@ -267,6 +271,36 @@ void MainWindow::buildDocks() {
   connect(interventionsPanel_, &InterventionsPanel::comparisonChanged, this, [this] {
     refreshPanels();
     showAnalysis();
+  });
+
+  // The Study dock: hidden until a study is opened, then tabbed with the plots.
+  studyPanel_ = new StudyPanel(this);
+  studyDock_ = dock_make(tr("Study"), QStringLiteral("studyDock"), studyPanel_, this);
+  studyDock_->setWhatsThis(
+      tr("A corpus study (sinkscope-cli study): numbers pooled over many sentences, each with "
+         "its 95% bootstrap interval. The grid colours every head by a pooled number; the "
+         "profiles show per-layer means; click a head to list the sentences where it sinks "
+         "hardest, double-click one to run it here with that head selected."));
+  addDockWidget(Qt::RightDockWidgetArea, studyDock_);
+  tabifyDockWidget(docks.back(), studyDock_);
+  studyDock_->hide();
+  connect(studyPanel_, &StudyPanel::headChosen, this, [this](int layer, int head) {
+    if (!studyMatchesModel()) return;
+    selection_->setLayer(layer);
+    selection_->setHead(head);
+  });
+  connect(studyPanel_, &StudyPanel::sentenceOpened, this, &MainWindow::openStudySentence);
+  auto follow = [this] {  // the study's grid follows the selection
+    if (studyPanel_->study() && studyMatchesModel() && selection_->head() >= 0)
+      studyPanel_->chooseHead(selection_->layer(), selection_->head());
+  };
+  connect(selection_, &SelectionModel::layerChanged, this, follow);
+  connect(selection_, &SelectionModel::headChanged, this, follow);
+  connect(this, &MainWindow::runFinished, this, [this] {
+    if (!pendingHead_) return;
+    selection_->setLayer(pendingHead_->first);
+    selection_->setHead(pendingHead_->second);
+    pendingHead_.reset();
   });
   connect(selection_, &SelectionModel::interventionsChanged, this, &MainWindow::runInterventions);
   // A model that fails to open before anything is shown leaves the uniform
@@ -528,6 +562,9 @@ void MainWindow::buildActions() {
       file->addAction(tr("&Export panel..."), this, &MainWindow::exportFocusedPanel);
   exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
   file->addAction(tr("Export run &tensors (NPZ)..."), this, &MainWindow::chooseRunTensorsFile);
+  file->addSeparator();
+  file->addAction(tr("Open &study..."), this, &MainWindow::chooseStudyFolder);
+  file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
 
@@ -563,6 +600,7 @@ void MainWindow::buildActions() {
     view->addAction(dock->toggleViewAction());
   for (QDockWidget* dock : panels_->docks()) view->addAction(dock->toggleViewAction());
   view->addAction(interventionsDock_->toggleViewAction());
+  view->addAction(studyDock_->toggleViewAction());
   view->addAction(selectionBar_->toggleViewAction());
   view->addSeparator();
   view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout);
@@ -742,6 +780,57 @@ void MainWindow::showModel(models::LoadedModel loaded) {
           .arg(model_->tokenizer ? QString::fromStdString(model_->tokenizer->kind()) : tr("none")));
   Q_EMIT modelOpened(folder);
   runSentence();  // show the new model on the current sentence
+}
+
+void MainWindow::chooseStudyFolder() {
+  const QString folder = QFileDialog::getExistingDirectory(
+      this, tr("Open study (a folder with study.json and merged/)"));
+  if (!folder.isEmpty()) openStudy(folder);
+}
+
+void MainWindow::openStudy(const QString& folder) {
+  jobStatus_->clearError();
+  const std::filesystem::path path = folder.toStdString();
+  jobs_->submit<StudyTables>(
+      tr("Open study"), [path](const JobProgress&) { return study_tables_read(path); },
+      [this, folder](StudyTables study) {
+        showStudy(std::move(study));
+        Q_EMIT studyOpened(folder);
+      },
+      QStringLiteral("study"));
+}
+
+bool MainWindow::studyMatchesModel() const {
+  const auto& study = studyPanel_->study();
+  return study && model_ && model_->model->config().num_layers == study->layers &&
+         model_->model->config().num_heads == study->heads;
+}
+
+void MainWindow::showStudy(StudyTables study) {
+  studyPanel_->setStudy(std::move(study));
+  if (studyMatchesModel() && selection_->head() >= 0)
+    studyPanel_->chooseHead(selection_->layer(), selection_->head());
+  studyDock_->show();
+  studyDock_->raise();
+}
+
+void MainWindow::openStudySentence(const QString& text, int layer, int head) {
+  const auto& study = studyPanel_->study();
+  if (!study) return;
+  pendingHead_ = std::make_pair(layer, head);
+  setSentence(text);
+  // The study's model, unless it is the one open: its folder when it still
+  // exists, else the name it was given (a cache name).
+  const std::filesystem::path folder = study->modelFolder;
+  std::error_code ec;
+  const bool same = model_ && (model_->model->folder() == folder || model_->name == study->model);
+  if (same) {
+    runSentence();
+  } else {
+    openModelFolder(std::filesystem::is_directory(folder, ec)
+                        ? QString::fromStdString(folder.string())
+                        : QString::fromStdString(study->model));
+  }
 }
 
 void MainWindow::setBuiltinModelsDir(const QString& dir) {

@@ -32,6 +32,8 @@ class JobRunner;
 class JobStatus;
 class SelectionBar;
 class SelectionModel;
+class StudyPanel;
+struct StudyTables;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -49,6 +51,8 @@ class MainWindow : public QMainWindow {
   QDockWidget* attentionDock() const { return attentionDock_; }
   QDockWidget* profileDock() const { return profileDock_; }
   AnalysisPanels* analysisPanels() const { return panels_; }
+  StudyPanel* studyPanel() const { return studyPanel_; }
+  QDockWidget* studyDock() const { return studyDock_; }
   InterventionsPanel* interventionsPanel() const { return interventionsPanel_; }
   // The intervened run, when interventions are active and it has been computed.
   const std::optional<SentenceRun>& intervenedRun() const { return intervened_; }
@@ -83,6 +87,14 @@ class MainWindow : public QMainWindow {
   // written in a job (models::trace_write_npz); the status bar says when done.
   void exportRunTensors(const QString& path, bool overwrite = true);
   void chooseRunTensorsFile();
+  // File > Open study: a merged corpus study folder (sinkscope-cli study
+  // merge), read in a job and shown in the Study dock; errors go to the
+  // status bar.
+  void openStudy(const QString& folder);
+  void chooseStudyFolder();
+  // Runs `text` as the sentence with (layer, head) selected once it is shown,
+  // opening the study's model first when another one is open.
+  void openStudySentence(const QString& text, int layer, int head);
 
  Q_SIGNALS:
   void runFinished();       // the forward pass: the map is shown
@@ -90,6 +102,7 @@ class MainWindow : public QMainWindow {
   void interventionsFinished();
   void experimentsFinished();
   void modelOpened(const QString& folder);
+  void studyOpened(const QString& folder);
 
  protected:
   void showEvent(QShowEvent* event) override;
@@ -105,6 +118,9 @@ class MainWindow : public QMainWindow {
   void buildStatusBar();
   void refreshRecentModels();
   void showModel(models::LoadedModel loaded);
+  void showStudy(StudyTables study);
+  // Whether the open model has the study's layers and heads (its heads can be selected).
+  bool studyMatchesModel() const;
   void showRun(SentenceRun run);
   void refreshPanels();
   // The attention map of `shown` as drawn (minus `subtract`'s when given).
@@ -150,6 +166,9 @@ class MainWindow : public QMainWindow {
   AnalysisPanels* panels_ = nullptr;
   InterventionsPanel* interventionsPanel_ = nullptr;
   QDockWidget* interventionsDock_ = nullptr;
+  StudyPanel* studyPanel_ = nullptr;
+  QDockWidget* studyDock_ = nullptr;
+  std::optional<std::pair<int, int>> pendingHead_;  // selected once the next run is shown
   std::optional<SentenceRun> intervened_;
 
   QLabel* modelStatus_ = nullptr;

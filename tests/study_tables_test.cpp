@@ -1,0 +1,200 @@
+// Issue 15, item 7: a merged study read back for the GUI. csv_parse is the
+// inverse of csv_render; study_tables_read gives the numbers of the CSVs the
+// CLI wrote, and refuses damaged or hostile study folders with the file and
+// the problem, never reading outside the folder.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "analysis/table_io.h"
+#include "support/shell_run.h"
+#include "ui/study_tables.h"
+
+namespace fs = std::filesystem;
+using sinkscope::analysis::CsvTable;
+using sinkscope::analysis::csv_parse;
+using sinkscope::analysis::csv_render;
+using sinkscope::ui::study_tables_read;
+using sinkscope::ui::StudyReadError;
+
+TEST(CsvParse, IsTheInverseOfCsvRender) {
+  CsvTable t;
+  t.comments = {{"tool", "sinkscope"}, {"text", "a, b: \"c\""}};
+  t.columns = {"token", "value", "empty"};
+  t.rows = {{"plain", "1.5", ""},
+            {"with, comma", "-2", ""},
+            {"with \"quotes\"", "3", "x"},
+            {"two\nlines", "4e-300", ""},
+            {"", "", ""}};
+  const CsvTable back = csv_parse(csv_render(t));
+  EXPECT_EQ(back.columns, t.columns);
+  EXPECT_EQ(back.rows, t.rows);
+  EXPECT_EQ(back.comments, t.comments);
+  // CRLF line ends read the same.
+  EXPECT_EQ(csv_parse("a,b\r\n1,2\r\n").rows, (std::vector<std::vector<std::string>>{{"1", "2"}}));
+}
+
+TEST(CsvParse, MalformedTablesNameTheLine) {
+  auto message = [](const std::string& text) {
+    try {
+      csv_parse(text);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  EXPECT_EQ(message("# c: 1\na,b\n1,2\n1,2,3\n"), "line 4: 3 fields, the header has 2");
+  EXPECT_EQ(message("a,b\n\"open,2\n"), "line 2: a quoted field is never closed");
+  EXPECT_EQ(message("a,b\n\"x\"y,2\n"), "line 2: text after a closing quote");
+}
+
+namespace {
+
+const std::string kModel = std::string(SINKSCOPE_SOURCE_DIR) + "/resources/models/rope-decoder-bos-first";
+const std::string kSentences = std::string(SINKSCOPE_SOURCE_DIR) + "/resources/examples/sentences.txt";
+
+// One merged study of 12 sentences, made once by the CLI for every test.
+class StudyTablesRead : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = fs::temp_directory_path() / ("sinkscope-study-tables-" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    {
+      std::ifstream in(kSentences);
+      std::ofstream out(dir_ / "s.txt");
+      std::string line;
+      for (int k = 0; k < 12 && std::getline(in, line); ++k) out << line << "\n";
+    }
+    const CliRun run = cli("study run '" + kModel + "' --sentences '" + (dir_ / "s.txt").string() +
+                           "' --out '" + (dir_ / "study").string() + "' --functional --batch 4");
+    ASSERT_EQ(run.exit, 0) << run.out;
+    ASSERT_EQ(cli("study merge '" + (dir_ / "study").string() + "'").exit, 0);
+  }
+  static void TearDownTestSuite() { fs::remove_all(dir_); }
+
+  // A copy of the study to damage.
+  fs::path copy(const std::string& name) {
+    const fs::path to = dir_ / name;
+    fs::remove_all(to);
+    fs::copy(dir_ / "study", to, fs::copy_options::recursive);
+    return to;
+  }
+  std::string refusal(const fs::path& folder) {
+    try {
+      study_tables_read(folder);
+    } catch (const StudyReadError& e) {
+      return e.what();
+    }
+    return "(accepted)";
+  }
+  static fs::path dir_;
+};
+fs::path StudyTablesRead::dir_;
+
+}  // namespace
+
+TEST_F(StudyTablesRead, GivesTheNumbersTheCliWrote) {
+  const auto s = study_tables_read(dir_ / "study");
+  EXPECT_EQ(s.layers, 4);
+  EXPECT_EQ(s.heads, 4);
+  EXPECT_EQ(s.sentences, 12u);
+  EXPECT_EQ(s.sentencesMissing, "none");
+  EXPECT_EQ(s.frame, "centralised");
+  EXPECT_EQ(s.firstToken, "<s>");
+  // Every head of specialisation.csv and taxonomy_pooled.csv, to the digit.
+  const CsvTable spec = csv_parse(read_text(dir_ / "study/merged/specialisation.csv"));
+  ASSERT_EQ(spec.rows.size(), 16u);
+  for (const auto& row : spec.rows) {
+    const auto& h = s.head(std::stoi(row[0]), std::stoi(row[1]));
+    EXPECT_EQ(h.specialised, row[2] == "1");
+    EXPECT_EQ(h.sampleShare.value, std::stod(row[3]));
+    EXPECT_EQ(h.topToken, row[4]);
+    EXPECT_LE(h.sampleShare.lo, h.sampleShare.value);
+    EXPECT_GE(h.sampleShare.hi, h.sampleShare.value);
+  }
+  const CsvTable profile = csv_parse(read_text(dir_ / "study/merged/layer_profile.csv"));
+  for (const auto& row : profile.rows) {
+    const std::string key = row[1] + (row[2].empty() ? "" : "@" + row[2]);
+    ASSERT_TRUE(s.profiles.count(key)) << key;
+    EXPECT_EQ(s.profiles.at(key)[static_cast<std::size_t>(std::stoi(row[0]))].value, std::stod(row[4]))
+        << key;
+  }
+  EXPECT_TRUE(s.profiles.count("fiedler@0.05"));
+  // Top sentences: five per head, their texts from the sentence file, by falling alpha_0.
+  for (const auto& list : s.topSentences) {
+    ASSERT_EQ(list.size(), 5u);
+    for (std::size_t k = 1; k < list.size(); ++k) EXPECT_GE(list[k - 1].alpha0, list[k].alpha0);
+    EXPECT_NE(read_text(dir_ / "s.txt").find(list[0].text), std::string::npos);
+  }
+  EXPECT_EQ(s.functional.size(), 6u);  // KL per layer, in all layers, BOS removal
+}
+
+TEST_F(StudyTablesRead, DamagedOrHostileStudiesAreRefusedWithTheFileAndProblem) {
+  {  // not merged yet
+    const fs::path f = copy("unmerged");
+    fs::remove_all(f / "merged");
+    EXPECT_NE(refusal(f).find("merged: missing (merge the study first"), std::string::npos);
+  }
+  {  // a number that is not one
+    const fs::path f = copy("nan");
+    std::string text = read_text(f / "merged/specialisation.csv");
+    const auto at = text.find("\n0,0,");
+    ASSERT_NE(at, std::string::npos);
+    const auto cell = text.find(',', at + 5) + 1;
+    text.replace(cell, text.find(',', cell) - cell, "inf");
+    std::ofstream(f / "merged/specialisation.csv") << text;
+    EXPECT_NE(refusal(f).find("specialisation.csv: row 1, column sample_share: \"inf\" is not a number"),
+              std::string::npos)
+        << refusal(f);
+  }
+  {  // a head outside the model
+    const fs::path f = copy("range");
+    std::ofstream(f / "merged/top_sentences.csv", std::ios::app) << "9,0,1,0,0.5,1,3,x\n";
+    EXPECT_NE(refusal(f).find("top_sentences.csv: row 81, column layer: 9 is outside 0..3"),
+              std::string::npos)
+        << refusal(f);
+  }
+  {  // a link out of the folder is never followed
+    const fs::path f = copy("link");
+    fs::remove(f / "merged/frame.csv");
+    fs::create_symlink("/etc/passwd", f / "merged/frame.csv");
+    EXPECT_NE(refusal(f).find("frame.csv: not a regular file"), std::string::npos) << refusal(f);
+  }
+  {  // a table larger than any study writes (sparse: no disk used)
+    const fs::path f = copy("huge");
+    fs::resize_file(f / "merged/layer_profile.csv", std::uintmax_t{65} << 20);
+    EXPECT_NE(refusal(f).find("layer_profile.csv: 68157440 bytes, more than the"), std::string::npos)
+        << refusal(f);
+  }
+  {  // study.json: deeply nested, or a model of no layers
+    const fs::path f = copy("json");
+    std::ofstream(f / "study.json") << std::string(5000, '[');
+    EXPECT_NE(refusal(f).find("study.json: JSON nested deeper than 16 levels"), std::string::npos)
+        << refusal(f);
+    std::string description = read_text(dir_ / "study/study.json");
+    const auto at = description.find("\"layers\": 4");
+    ASSERT_NE(at, std::string::npos);
+    description.replace(at, 11, "\"layers\": 0");
+    std::ofstream(f / "study.json") << description;
+    EXPECT_NE(refusal(f).find("study.json: layers or heads out of range"), std::string::npos)
+        << refusal(f);
+  }
+  {  // a class that is not one
+    const fs::path f = copy("label");
+    std::string text = read_text(f / "merged/taxonomy_pooled.csv");
+    const auto at = text.find(",Reset");
+    ASSERT_NE(at, std::string::npos);
+    text.replace(at, 6, ",Sinker");
+    std::ofstream(f / "merged/taxonomy_pooled.csv") << text;
+    EXPECT_NE(refusal(f).find("label \"Sinker\" is not Retriever, Mixer or Reset"), std::string::npos)
+        << refusal(f);
+  }
+  EXPECT_NE(refusal(dir_ / "no-such-folder").find("not a folder"), std::string::npos);
+}
