@@ -217,17 +217,13 @@ def main():
     with open(ours_file, "w") as f:
         f.write("\n".join(texts[: args.sentences]) + "\n")
     ids_file = os.path.join(work, "ids.json")
+    quoted = os.path.join(work, "quoted.txt")  # `tokens --batch` reads one JSON string per line
+    with open(quoted, "w") as f:
+        f.write("\n".join(json.dumps(t) for t in texts[: max(args.sentences, args.python_sentences)]) + "\n")
     ids = [json.loads(line) for line in subprocess.run(
-        [args.cli, "tokens", args.folder, "--batch", ours_file], check=True, capture_output=True,
+        [args.cli, "tokens", args.folder, "--batch", quoted], check=True, capture_output=True,
         text=True).stdout.splitlines()]
     python_ids = ids[: args.python_sentences]
-    if len(python_ids) < args.python_sentences:  # more Python sentences than ours
-        extra = os.path.join(work, "extra.txt")
-        with open(extra, "w") as f:
-            f.write("\n".join(texts[: args.python_sentences]) + "\n")
-        python_ids = [json.loads(line) for line in subprocess.run(
-            [args.cli, "tokens", args.folder, "--batch", extra], check=True, capture_output=True,
-            text=True).stdout.splitlines()]
     json.dump(python_ids, open(ids_file, "w"))
     # Warm the page cache with the weights, as for any second run.
     pc.run_measured([args.cli, "analyze", args.folder, "--text", texts[0], "--out",
