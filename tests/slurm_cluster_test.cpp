@@ -1,7 +1,7 @@
 // Issue 15: a corpus study on a real Slurm cluster of one node. The test
 // starts munge, slurmctld and slurmd itself (the recipe of
 // ../shared/notes/slurm-local.md), submits a 4-task array with its merge job
-// over 400 held-out sentences of the default model, kills one task while it
+// over the 500 held-out sentences of the default model, kills one task while it
 // runs (scancel: SIGTERM, then SIGKILL), resubmits what is missing as `study
 // status` says, and checks the merged tables against
 // one process over the same file. Every daemon it started is stopped by PID in
@@ -134,14 +134,14 @@ class SlurmCluster : public ::testing::Test {
 }  // namespace
 
 TEST_F(SlurmCluster, AJobArrayMergesToTheNumbersOfOneProcess) {
-  {  // 400 held-out sentences (the file's last ones): 100 per task, about 3 s each with
-     // the functional experiments, so that a task can be killed while it runs
+  {  // the 500 held-out sentences: about 125 per task, several seconds each with the
+     // functional experiments, so that a task can be killed while it runs
     std::ifstream in(kSentences);
     std::vector<std::string> lines;
     for (std::string line; std::getline(in, line);) lines.push_back(line);
-    ASSERT_GE(lines.size(), 400u);
+    ASSERT_EQ(lines.size(), 500u);
     std::ofstream out(dir / "s.txt");
-    for (std::size_t k = lines.size() - 400; k < lines.size(); ++k) out << lines[k] << "\n";
+    for (const auto& line : lines) out << line << "\n";
   }
   const fs::path study = dir / "study";
   const CliRun submit = cli("study slurm '" + kModel + "' --sentences '" + (dir / "s.txt").string() +
@@ -208,5 +208,5 @@ TEST_F(SlurmCluster, AJobArrayMergesToTheNumbersOfOneProcess) {
        {"specialisation.csv", "token_specialisation.csv", "taxonomy_pooled.csv", "sink_rate.csv",
         "frame.csv", "layer_profile.csv", "top_sentences.csv", "functional.csv"})
     EXPECT_EQ(csv_rows(study / "merged" / table), csv_rows(dir / "single" / table)) << table;
-  EXPECT_NE(read_text(study / "merged/frame.csv").find("# sentences: 400\n"), std::string::npos);
+  EXPECT_NE(read_text(study / "merged/frame.csv").find("# sentences: 500\n"), std::string::npos);
 }
