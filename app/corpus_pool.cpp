@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -30,6 +31,13 @@ using report::sink_params;
 using report::sink_set_description;
 
 namespace {
+
+// The interventions every sentence's analysed run has, as headers list them.
+std::string intervention_list(const AnalyzeParams& p) {
+  std::string out;
+  for (const auto& line : p.intervention.describe()) out += (out.empty() ? "" : "; ") + line;
+  return out.empty() ? "none (the plain run of every sentence)" : out;
+}
 
 // What every head of a corpus sentence is analysed with: the single-sentence
 // parameters, the value-space query the last token unless --query names one
@@ -64,29 +72,43 @@ void record_functional(SentenceRecord& r, const models::Model& model, const mode
 }
 
 // The record of one sentence's run.
-SentenceRecord record_of(const models::LoadedModel& loaded, const models::SentenceTrace& run,
+// The record of one sentence's run: of its intervened run when the
+// parameters name interventions (the sinks' tokens then as that run has them).
+SentenceRecord record_of(const models::LoadedModel& loaded, const models::SentenceTrace& plain,
                          std::size_t index, const std::string& sentence, const AnalyzeParams& p) {
   const models::ModelConfig& c = loaded.model->config();
   const int L = c.num_layers, H = c.num_heads;
-  if (p.functional && run.trace.logits().empty())
+  if (p.functional && plain.trace.logits().empty())
     throw models::ModelRunError(loaded.model->folder().string() +
                                 ": the functional experiments need an output head (token "
                                 "probabilities); this folder has none");
-  const auto& tokens = run.encoding.display;  // readable token strings
+  std::vector<std::string> tokens = plain.encoding.display;  // readable token strings
+  std::vector<bool> special = plain.encoding.special;
+  const bool plainFirstIsSpecial = !special.empty() && special.front();
+  std::optional<models::Trace> intervened;
+  if (!p.intervention.empty()) {
+    intervened = models::intervention_run(*loaded.model, plain.trace, p.intervention,
+                                          plainFirstIsSpecial);
+    if (p.intervention.dropFirstToken) {
+      tokens.erase(tokens.begin());
+      special.erase(special.begin());
+    }
+  }
+  const models::Trace& trace = intervened ? *intervened : plain.trace;
   SentenceRecord r;
   r.index = index;
   r.text = sentence;
-  r.tokens = run.trace.tokens();
-  const bool firstIsSpecial = !run.encoding.special.empty() && run.encoding.special.front();
+  r.tokens = trace.tokens();
+  const bool firstIsSpecial = !special.empty() && special.front();
   if (firstIsSpecial) r.firstSpecial = tokens.front();
-  if (!run.encoding.special.empty() && run.encoding.special.back()) r.lastSpecial = tokens.back();
-  r.uniformBaseline0 = analysis::sink_uniform_baseline(r.tokens, 0, run.trace.causal());
+  if (!special.empty() && special.back()) r.lastSpecial = tokens.back();
+  r.uniformBaseline0 = analysis::sink_uniform_baseline(r.tokens, 0, trace.causal());
 
   // Every head and every layer's head-averaged map, analysed on every core.
   std::vector<models::LayerCapture> captures;
   std::vector<analysis::AttentionMatrix> averages;
   for (int l = 0; l < L; ++l) {
-    captures.push_back(run.trace.layer(l));
+    captures.push_back(trace.layer(l));
     averages.push_back(captures.back().headAverage());
   }
   const analysis::HeadAnalysisParams params = corpus_head_params(p, r.tokens);
@@ -123,7 +145,7 @@ SentenceRecord record_of(const models::LoadedModel& loaded, const models::Senten
     }
     r.layers.push_back(std::move(figures));
   }
-  if (p.functional) record_functional(r, *loaded.model, run.trace, firstIsSpecial, p);
+  if (p.functional) record_functional(r, *loaded.model, trace, firstIsSpecial, p);
   return r;
 }
 
@@ -145,9 +167,25 @@ std::vector<SentenceRecord> corpus_records(const models::LoadedModel& loaded,
     const std::size_t blockEnd = std::min(end, block + batch);
     const std::vector<std::string> texts(sentences.begin() + static_cast<std::ptrdiff_t>(block),
                                          sentences.begin() + static_cast<std::ptrdiff_t>(blockEnd));
-    const std::vector<models::SentenceTrace> runs = models::loaded_model_run_batch(loaded, texts, options);
-    for (std::size_t k = 0; k < runs.size(); ++k)
-      records.push_back(record_of(loaded, runs[k], block + k, texts[k], p));
+    std::vector<models::SentenceTrace> runs;
+    try {
+      runs = models::loaded_model_run_batch(loaded, texts, options);
+    } catch (const models::ModelRunError&) {
+      // Name the sentence that cannot run: run the block's sentences one by one.
+      for (std::size_t k = 0; k < texts.size(); ++k) try {
+          models::loaded_model_run(loaded, texts[k], options);
+        } catch (const models::ModelRunError& e) {
+          throw models::ModelRunError("sentence " + std::to_string(block + k) + " (line " +
+                                      std::to_string(block + k + 1) + "): " + e.what());
+        }
+      throw;
+    }
+    for (std::size_t k = 0; k < runs.size(); ++k) try {
+        records.push_back(record_of(loaded, runs[k], block + k, texts[k], p));
+      } catch (const models::ModelRunError& e) {
+        throw models::ModelRunError("sentence " + std::to_string(block + k) + " (line " +
+                                    std::to_string(block + k + 1) + "): " + e.what());
+      }
     if (done) done(blockEnd - first);
   }
   return records;
@@ -588,6 +626,7 @@ std::vector<std::pair<std::string, std::string>> corpus_header(const AnalyzePara
                  "mean NLL change of the tokens both runs predict (sentences without a special "
                  "first token have none); then the mean over the sentences"
                : "not run (--functional)"},
+          {"interventions", intervention_list(p)},
           {"bootstrap",
            p.bootstrap > 0
                ? std::to_string(p.bootstrap) + " resamples of the sentences with replacement (seed " +

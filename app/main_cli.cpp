@@ -1016,6 +1016,20 @@ void parse_pooling_options(const Args& args, sinkscope::app::AnalyzeParams& p) {
     p.sinkDenominator = s == "all" ? sinkscope::analysis::SinkSetParams::Denominator::AllQueries
                                    : sinkscope::analysis::SinkSetParams::Denominator::VisibleQueries;
   }
+  // Interventions: the intervened run is analysed instead of the plain one.
+  p.intervention.dropFirstToken = args.options.count("drop-first") > 0;
+  if (args.options.count("remove-sinks")) {
+    sinkscope::models::SinkRemoval removal;
+    removal.percentile = p.percentile;
+    removal.gamma = p.gamma;
+    p.intervention.removeSinks = {removal};
+  }
+  if (args.options.count("ablate"))
+    p.intervention.ablateHeads = parse_heads("ablate", args.options.at("ablate"));
+  if (args.options.count("rope-theta")) p.intervention.ropeTheta = real("rope-theta", 1e-6, 1e30);
+  if (args.options.count("ntk-scale")) p.intervention.ntkScale = real("ntk-scale", 1e-6, 1e6);
+  if (p.functional && !p.intervention.empty())
+    throw UsageError("--functional measures the plain model: give it without interventions");
 }
 
 int command_analyze(int argc, char** argv) {
@@ -1039,19 +1053,6 @@ int command_analyze(int argc, char** argv) {
 
   parse_pooling_options(args, p);
   p.weightSpectra = args.options.count("no-weight-spectra") == 0;
-  p.intervention.dropFirstToken = args.options.count("drop-first") > 0;
-  if (args.options.count("remove-sinks")) {
-    sinkscope::models::SinkRemoval removal;
-    removal.percentile = p.percentile;
-    removal.gamma = p.gamma;
-    p.intervention.removeSinks = {removal};
-  }
-  if (args.options.count("ablate"))
-    p.intervention.ablateHeads = parse_heads("ablate", args.options.at("ablate"));
-  if (args.options.count("rope-theta")) p.intervention.ropeTheta = real("rope-theta", 1e-6, 1e30);
-  if (args.options.count("ntk-scale")) p.intervention.ntkScale = real("ntk-scale", 1e-6, 1e6);
-  if (args.options.count("sentences") && !p.intervention.empty())
-    throw UsageError("analyze: interventions apply to --text, not to --sentences");
   if (args.options.count("sentences")) {
     std::vector<std::string> sentences;
     try {
@@ -1124,6 +1125,8 @@ const char* kStudyHelp =
     "--sink-denominator all|visible, --top-n N --query Q --random-subsets K --seed S (F_N),\n"
     "--min-persistence M, --symmetrise mean|max, --thresholds a,b,.. (layer profiles),\n"
     "--functional (KL of sink removal and BOS removal, pooled into functional.csv), --batch B\n"
+    "interventions, analysed instead of the plain run of every sentence: --drop-first,\n"
+    "--remove-sinks, --ablate L:H,..., --rope-theta X, --ntk-scale S (as analyze).\n"
     "(16: blocks of B sentences, one batched pass per token count; shards are whole blocks).\n"
     "Progress (done/total, rate, ETA) goes to stderr.\n";
 
@@ -1131,11 +1134,12 @@ int command_study(int argc, char** argv) {
   namespace m = sinkscope::models;
   namespace a = sinkscope::app;
   const auto parsed = parse_command(
-      argc, argv, {"help", "partial", "force", "submit", "gpu", "functional"},
+      argc, argv,
+      {"help", "partial", "force", "submit", "gpu", "functional", "drop-first", "remove-sinks"},
       {"sentences", "out", "shard", "percentile", "gamma", "eps", "specialised-share", "sink-mode",
        "sink-denominator", "shards", "partition", "time", "mem", "cpus", "bootstrap",
        "bootstrap-seed", "top-n", "query", "random-subsets", "seed", "min-persistence",
-       "symmetrise", "thresholds", "batch"},
+       "symmetrise", "thresholds", "batch", "ablate", "rope-theta", "ntk-scale"},
       kStudyHelp);
   if (!parsed) return kOk;
   const Args& args = *parsed;

@@ -103,6 +103,47 @@ std::vector<double> parse_hex_doubles(const json& j, std::size_t count, const st
   return out;
 }
 
+// The interventions of a study, exactly (doubles as hex_double).
+json intervention_json(const models::Intervention& iv) {
+  json removals = json::array();
+  for (const auto& r : iv.removeSinks)
+    removals.push_back({{"percentile", hex_double(r.percentile)},
+                        {"gamma", hex_double(r.gamma)},
+                        {"before_softmax", r.beforeSoftmax},
+                        {"layers", r.layers},
+                        {"heads", r.heads}});
+  json ablate = json::array();
+  for (const auto& [l, h] : iv.ablateHeads) ablate.push_back({l, h});
+  return {{"drop_first", iv.dropFirstToken},
+          {"remove_sinks", removals},
+          {"ablate", ablate},
+          {"rope_theta", iv.ropeTheta ? json(hex_double(*iv.ropeTheta)) : json(nullptr)},
+          {"ntk_scale", hex_double(iv.ntkScale)}};
+}
+
+models::Intervention intervention_from_json(const json& j, const std::string& where) {
+  models::Intervention iv;
+  iv.dropFirstToken = j.at("drop_first").get<bool>();
+  const json& removals = j.at("remove_sinks");
+  if (!removals.is_array() || removals.size() > 64) throw StudyError(where + ": remove_sinks");
+  for (const json& r : removals) {
+    models::SinkRemoval removal;
+    removal.percentile = parse_hex_double(r.at("percentile"), where + ": percentile");
+    removal.gamma = parse_hex_double(r.at("gamma"), where + ": gamma");
+    removal.beforeSoftmax = r.at("before_softmax").get<bool>();
+    removal.layers = r.at("layers").get<std::vector<int>>();
+    removal.heads = r.at("heads").get<std::vector<int>>();
+    iv.removeSinks.push_back(std::move(removal));
+  }
+  const json& ablate = j.at("ablate");
+  if (!ablate.is_array() || ablate.size() > (1u << 20)) throw StudyError(where + ": ablate");
+  for (const json& pair : ablate) iv.ablateHeads.emplace_back(pair.at(0).get<int>(), pair.at(1).get<int>());
+  if (!j.at("rope_theta").is_null())
+    iv.ropeTheta = parse_hex_double(j.at("rope_theta"), where + ": rope_theta");
+  iv.ntkScale = parse_hex_double(j.at("ntk_scale"), where + ": ntk_scale");
+  return iv;
+}
+
 std::string sink_mode_name(const AnalyzeParams& p) {
   return p.columnSumSinks ? "column-sum" : "percentile";
 }
@@ -148,7 +189,8 @@ json study_description(const StudyInputs& in, const models::LoadedModel& loaded)
             {"symmetrise", p.symmetriseByMax ? "max" : "mean"},
             {"thresholds", hex_doubles(p.thresholds)},
             {"functional", p.functional},
-            {"batch", p.batch}}}};
+            {"batch", p.batch},
+            {"interventions", intervention_json(p.intervention)}}}};
 }
 
 // The fields of two descriptions that differ (the file path and the model's
@@ -221,6 +263,7 @@ StudyFile read_study(const fs::path& dir) {
     s.params.thresholds = parse_hex_doubles(thresholds, thresholds.size(), file.string() + ": thresholds");
     s.params.functional = p.at("functional").get<bool>();
     s.params.batch = p.at("batch").get<int>();
+    s.params.intervention = intervention_from_json(p.at("interventions"), file.string() + ": interventions");
     if (s.params.topN < 1 || s.params.topN > 100000 || s.params.randomSubsets < 0 ||
         s.params.randomSubsets > 100000 || s.params.bettiPoints < 2 || s.params.bettiPoints > 100000 ||
         s.params.batch < 1 || s.params.batch > 4096)
@@ -697,6 +740,18 @@ std::pair<fs::path, fs::path> study_slurm_write(const fs::path& dirIn, const Stu
              std::to_string(p.batch);
   if (p.query >= 0) options += " --query " + std::to_string(p.query);
   if (p.functional) options += " --functional";
+  // Interventions, as the CLI gives them (sink removal at the study's percentile and gamma).
+  const models::Intervention& iv = p.intervention;
+  if (iv.dropFirstToken) options += " --drop-first";
+  if (!iv.removeSinks.empty()) options += " --remove-sinks";
+  if (!iv.ablateHeads.empty()) {
+    std::string heads;
+    for (const auto& [l, h] : iv.ablateHeads)
+      heads += (heads.empty() ? "" : ",") + std::to_string(l) + ":" + std::to_string(h);
+    options += " --ablate " + heads;
+  }
+  if (iv.ropeTheta) options += " --rope-theta " + exact(*iv.ropeTheta);
+  if (iv.ntkScale != 1.0) options += " --ntk-scale " + exact(iv.ntkScale);
   std::string head = "#!/bin/bash\n";
   auto directive = [](const std::string& d) { return "#SBATCH " + d + "\n"; };
   std::string common;

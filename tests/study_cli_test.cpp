@@ -380,3 +380,58 @@ TEST_F(Study, LayerProfilesOfOneSentenceAreItsOwnNumbers) {
   ASSERT_GT(tokens, 0);
   EXPECT_NEAR(functional.at("bos_removal_delta_nll all"), delta / tokens, 1e-12);
 }
+
+// Issue 15, item 1: a study's optional interventions are applied to every
+// sentence, and the intervened runs are what is pooled: a one-sentence corpus
+// gives analyze --text's numbers with the same interventions, shards merge to
+// one process, the Slurm tasks get the same interventions.
+TEST_F(Study, InterventionsApplyToEverySentence) {
+  const std::string interventions = " --drop-first --ablate 1:2 ";
+  const std::string sentence = "Precursor of the modern motion picture.";
+  std::ofstream(dir / "one.txt") << sentence << "\n";
+  ASSERT_EQ(cli("analyze '" + kModel + "' --sentences '" + (dir / "one.txt").string() + "' --out '" +
+                (dir / "pooled").string() + "' --bootstrap 0" + interventions)
+                .exit,
+            0);
+  ASSERT_EQ(cli("analyze '" + kModel + "' --text '" + sentence + "' --out '" +
+                (dir / "single").string() + "' --no-weight-spectra" + interventions)
+                .exit,
+            0);
+  std::map<std::string, double> alpha;
+  for (const auto& r : csv_records(dir / "pooled/layer_profile.csv"))
+    if (r.at("metric") == "alpha0") alpha[r.at("layer")] = std::stod(r.at("mean"));
+  int layers = 0;
+  for (const auto& r : csv_records(dir / "single/layer_summary.csv")) {
+    if (r.at("scope") == "model") continue;
+    ++layers;
+    EXPECT_NEAR(alpha.at(r.at("scope")), std::stod(r.at("mean_alpha0")), 1e-12) << r.at("scope");
+  }
+  EXPECT_EQ(layers, 4);
+  const std::string header = read_text(dir / "pooled/layer_profile.csv");
+  EXPECT_NE(header.find("# interventions: "), std::string::npos);
+  EXPECT_EQ(header.find("# interventions: none"), std::string::npos) << header;
+
+  // Shards with the interventions merge to one process with them.
+  ASSERT_EQ(cli("analyze '" + kModel + "' --sentences '" + (dir / "s.txt").string() + "' --out '" +
+                (dir / "all").string() + "' --batch 4" + interventions)
+                .exit,
+            0);
+  for (const char* shard : {"0/2", "1/2"}) ASSERT_EQ(cli(run(shard, interventions)).exit, 0);
+  ASSERT_EQ(cli("study merge '" + (dir / "study").string() + "'").exit, 0);
+  for (const char* table : {"specialisation.csv", "sink_rate.csv", "layer_profile.csv", "frame.csv"})
+    EXPECT_EQ(csv_rows(dir / "study/merged" / table), csv_rows(dir / "all" / table)) << table;
+  // The plain run is another study; the Slurm tasks repeat the interventions.
+  const CliResult plain = cli(run("0/2"));
+  EXPECT_EQ(plain.exit, 2) << plain.out;
+  const CliResult slurm =
+      cli("study slurm '" + kModel + "' --sentences '" + (dir / "s.txt").string() + "' --out '" +
+          (dir / "study").string() + "' --shards 2 --batch 4" + interventions);
+  ASSERT_EQ(slurm.exit, 0) << slurm.out;
+  const std::string script = read_text(dir / "study/slurm/array.sbatch");
+  EXPECT_NE(script.find(" --drop-first"), std::string::npos) << script;
+  EXPECT_NE(script.find(" --ablate 1:2"), std::string::npos) << script;
+  // The functional experiments measure the plain model only.
+  const CliResult both = cli(run("0/2", "--functional --drop-first"));
+  EXPECT_EQ(both.exit, 2) << both.out;
+  EXPECT_NE(both.out.find("--functional measures the plain model"), std::string::npos) << both.out;
+}

@@ -171,6 +171,8 @@ void StudyPanel::setStudy(StudyTables study) {
   QString missing;
   if (s.sentencesMissing != "none")
     missing = tr(" (missing: %1)").arg(QString::fromStdString(s.sentencesMissing));
+  if (!s.interventions.empty() && s.interventions.rfind("none", 0) != 0)
+    missing += tr(", every sentence run with: %1").arg(QString::fromStdString(s.interventions));
   // The last token's share only where it can be a frame's anchor (an encoder's closing token).
   const QString last =
       s.lastToken.empty() ? QString()

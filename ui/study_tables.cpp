@@ -172,6 +172,7 @@ void read_heads(StudyTables& s, const fs::path& merged) {
   s.sentences = static_cast<std::size_t>(std::strtoull(spec.comment("sentences").c_str(), nullptr, 10));
   s.sentencesMissing = spec.comment("sentences_missing");
   if (s.sentencesMissing.empty()) s.sentencesMissing = "none";
+  s.interventions = spec.comment("interventions").substr(0, 1000);
 }
 
 void read_profiles(StudyTables& s, const fs::path& merged) {

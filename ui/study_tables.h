@@ -48,6 +48,7 @@ struct StudyTables {
   bool encoder = false;
   std::size_t sentences = 0;     // pooled
   std::string sentencesMissing;  // "none" or ranges (merge --partial)
+  std::string interventions;     // as the headers list them ("none (...)" for plain runs)
   std::vector<StudyHead> perHead;  // [layer * heads + head]
   // layer_profile.csv: metric (with "@threshold" for graph metrics) -> per layer.
   std::map<std::string, std::vector<Interval>> profiles;
