@@ -1,6 +1,7 @@
 // The SinkScope GUI. `--screenshot FILE` runs the window once, saves a PNG of
 // it and exits: what the setup command does where there is no display.
 #include <QApplication>
+#include <QSettings>
 #include <QCommandLineParser>
 #include <QDir>
 #include <QDockWidget>
@@ -89,6 +90,9 @@ struct GuiOptions {
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addOptions({model, text, screenshot, device, resetLayout, show, study, threads});
+    parser.addPositionalArgument(QStringLiteral("session"),
+                                 QStringLiteral("A session file (.sinkscope) to open."),
+                                 QStringLiteral("[FILE.sinkscope]"));
   }
 };
 
@@ -160,8 +164,20 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "sinkscope: --show: no panel called \"%s\"\n", qPrintable(name));
   }
   if (parser.isSet(options.study)) window.openStudy(parser.value(options.study));
+  // A session file given, or the last session (a setting), else a model.
+  const QStringList positional = parser.positionalArguments();
+  if (positional.size() > 1) {
+    std::fprintf(stderr, "sinkscope: give at most one session file\n");
+    return 2;
+  }
+  const bool restoreLast = QSettings().value(QStringLiteral("sessions/restoreOnLaunch"), true).toBool() &&
+                           !parser.isSet(options.model) && !parser.isSet(options.text);
   // Opening a model runs the sentence on it; without one, run the baseline now.
-  if (parser.isSet(options.model))
+  if (!positional.isEmpty())
+    window.openSession(positional.front());
+  else if (restoreLast && window.restoreLastSession())
+    ;  // the session opens its model
+  else if (parser.isSet(options.model))
     window.openModelFolder(parser.value(options.model));
   else if (QFileInfo::exists(defaultModel + QStringLiteral("/config.json")))
     window.openModelFolder(defaultModel);

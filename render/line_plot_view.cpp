@@ -74,6 +74,22 @@ LinePlotView::LinePlotView(QWidget* parent) : QWidget(parent), plot_(new QCustom
   });
 }
 
+void LinePlotView::setFigureFonts(const QString& family, double pointSize) {
+  auto sized = [&](QFont f, double extra) {
+    f.setFamily(family);
+    if (pointSize > 0) f.setPointSizeF(pointSize + extra);
+    return f;
+  };
+  if (auto* title = qobject_cast<QCPTextElement*>(plot_->plotLayout()->element(0, 0)))
+    title->setFont(sized(title->font(), 2));
+  plot_->legend->setFont(sized(plot_->legend->font(), 0));
+  for (QCPAxis* axis : {plot_->xAxis, plot_->yAxis}) {
+    axis->setTickLabelFont(sized(axis->tickLabelFont(), 0));
+    axis->setLabelFont(sized(axis->labelFont(), 1));
+  }
+  fitToSize();
+}
+
 void LinePlotView::fitToSize() {
   // As many ticks as fit without overlapping labels.
   plot_->xAxis->ticker()->setTickCount(std::clamp(width() / 90, 2, 8));

@@ -48,6 +48,9 @@ class LinePlotView : public QWidget {
 
   // Throws std::invalid_argument when a series' x and y (or lo and hi) differ in length.
   void setData(LinePlotData data);
+  // Figures: every text in `family`, and (pointSize > 0) ticks and legend at
+  // pointSize, axis titles 1 pt and the title 2 pt larger.
+  void setFigureFonts(const QString& family, double pointSize);
   const LinePlotData& data() const { return data_; }
   QCustomPlot* plot() const { return plot_; }
 

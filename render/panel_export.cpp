@@ -3,6 +3,7 @@
 #include <QBuffer>
 #include <QFileInfo>
 #include <QImage>
+#include <QFontMetricsF>
 #include <QPainter>
 #include <QPdfWriter>
 #include <QSaveFile>
@@ -58,6 +59,39 @@ QColor to_qcolor(const Rgb& c) {
 
 QColor viridis(double t) { return to_qcolor(colormap_viridis(t)); }
 
+constexpr double kMmPerPoint = 25.4 / 72.0;
+
+// What the painters need of FigureOptions: fonts and labels.
+struct Style {
+  double fontPt = 8.0;
+  QString family;
+  bool transparent = false;
+  bool visibleSpaces = false;
+  double k() const { return fontPt / 8.0; }  // margins grow with the text
+  QFont font(double extra = 0.0) const {
+    QFont f(family);
+    f.setPointSizeF(fontPt + extra);
+    return f;
+  }
+  QString label(const QString& text) const { return figure_label(text, visibleSpaces); }
+};
+
+Style style_of(const FigureOptions& o) {
+  Style s;
+  s.fontPt = o.fontPt > 0 ? o.fontPt : 8.0;
+  s.family = o.fontFamily.isEmpty() ? QStringLiteral("DejaVu Sans") : o.fontFamily;
+  s.transparent = o.transparent;
+  s.visibleSpaces = o.visibleSpaces;
+  return s;
+}
+
+// The figure's size in points: the options' millimetres, else `fallback`.
+QSize figure_size(const FigureOptions& o, QSize fallback) {
+  if (o.widthMm <= 0 || o.heightMm <= 0) return fallback;
+  return {static_cast<int>(std::lround(o.widthMm / kMmPerPoint)),
+          static_cast<int>(std::lround(o.heightMm / kMmPerPoint))};
+}
+
 // A cell's colour as the view draws it: categories, log or linear scale, the
 // diverging map for differences.
 QColor heat_map_colour(const HeatMapData& d, float value, double lo, double hi) {
@@ -75,29 +109,45 @@ QColor heat_map_colour(const HeatMapData& d, float value, double lo, double hi) 
 }
 
 // The heat map on a painter, in a w x h logical area: title, labels, cells, colour bar.
-void paint_heat_map(QPainter& p, const HeatMapData& d, double lo, double hi, int w, int h) {
-  p.fillRect(QRectF(0, 0, w, h), Qt::white);
+void paint_heat_map(QPainter& p, const HeatMapData& d, double lo, double hi, int w, int h,
+                    const Style& st) {
+  if (!st.transparent) p.fillRect(QRectF(0, 0, w, h), Qt::white);
   const bool labels = !d.rowLabels.empty() && !d.colLabels.empty() && d.rows <= kHeatMapMaxLabels &&
                       d.cols <= kHeatMapMaxLabels;
-  QFont font(QStringLiteral("sans"), 8);
+  const QFont font = st.font();
   p.setFont(font);
+  const double k = st.k();
   const bool rightLabels =
       labels && static_cast<int>(d.rightRowLabels.size()) == d.rows;  // side by side
-  const double left = labels ? 90 : 20, top = labels ? 110 : 40, right = rightLabels ? 180 : 90,
+  // Margins from the labels' own widths, measured on the device drawn on.
+  const QFontMetricsF metrics(font, p.device());
+  auto widest = [&](const std::vector<QString>& texts) {
+    double w = 0;
+    for (const QString& t : texts) w = std::max(w, metrics.horizontalAdvance(st.label(t)));
+    return w;
+  };
+  const double titleHeight = 30 * k;
+  const double left = labels ? widest(d.rowLabels) + 8 * k : 20;
+  const double top = titleHeight + (labels ? widest(d.colLabels) + 8 * k : 10 * k);
+  const double barText = std::max(metrics.horizontalAdvance(QStringLiteral("0.0001")),
+                                  std::max(metrics.horizontalAdvance(QString::number(hi, 'g', 3)),
+                                           metrics.horizontalAdvance(QString::number(lo, 'g', 3))));
+  const double barBlock = d.categories.empty() ? 20 * k + 14 * k + 4 * k + barText + 8 * k
+                                               : 20 * k + 16 * k + widest(d.categories) + 8 * k;
+  const double right = (rightLabels ? widest(d.rightRowLabels) + 12 * k : 0) + barBlock,
                bottom = 20;
   const double cell = std::max(1.0, std::min((w - left - right) / std::max(1, d.cols),
                                              (h - top - bottom) / std::max(1, d.rows)));
   p.setPen(Qt::black);
-  QFont titleFont(QStringLiteral("sans"), 10);
-  p.setFont(titleFont);
-  p.drawText(QRectF(10, 5, w - 20, 24), Qt::AlignLeft | Qt::AlignVCenter, d.title);
+  p.setFont(st.font(2));
+  p.drawText(QRectF(10, 5, w - 20, 24 * k), Qt::AlignLeft | Qt::AlignVCenter, d.title);
   p.setFont(font);
   p.setPen(Qt::NoPen);
   for (int r = 0; r < d.rows; ++r)
     for (int c = 0; c < d.cols; ++c) {
-      const std::size_t k = static_cast<std::size_t>(r) * d.cols + c;
-      const bool hidden = !d.hidden.empty() && d.hidden[k];
-      const QColor color = hidden ? QColor(225, 225, 225) : heat_map_colour(d, d.values[k], lo, hi);
+      const std::size_t i = static_cast<std::size_t>(r) * d.cols + c;
+      const bool hidden = !d.hidden.empty() && d.hidden[i];
+      const QColor color = hidden ? QColor(225, 225, 225) : heat_map_colour(d, d.values[i], lo, hi);
       p.setBrush(color);
       // A hair wider than the cell: no seams between neighbours at any scale.
       p.drawRect(QRectF(left + c * cell, top + r * cell, cell + 0.4, cell + 0.4));
@@ -106,41 +156,44 @@ void paint_heat_map(QPainter& p, const HeatMapData& d, double lo, double hi, int
   if (labels) {
     for (int r = 0; r < d.rows; ++r)
       p.drawText(QRectF(0, top + r * cell, left - 4, cell), Qt::AlignRight | Qt::AlignVCenter,
-                 d.rowLabels[static_cast<std::size_t>(r)]);
+                 st.label(d.rowLabels[static_cast<std::size_t>(r)]));
     for (int c = 0; c < d.cols; ++c) {
       p.save();
       p.translate(left + (c + 0.5) * cell, top - 4);
       p.rotate(-90);
-      p.drawText(QRectF(0, -cell / 2, top - 40, cell), Qt::AlignLeft | Qt::AlignVCenter,
-                 d.colLabels[static_cast<std::size_t>(c)]);
+      p.drawText(QRectF(0, -cell / 2, top - titleHeight, cell), Qt::AlignLeft | Qt::AlignVCenter,
+                 st.label(d.colLabels[static_cast<std::size_t>(c)]));
       p.restore();
     }
   }
   if (rightLabels)
     for (int r = 0; r < d.rows; ++r)
-      p.drawText(QRectF(left + d.cols * cell + 4, top + r * cell, 86, cell),
-                 Qt::AlignLeft | Qt::AlignVCenter, d.rightRowLabels[static_cast<std::size_t>(r)]);
-  const double barX = left + d.cols * cell + (rightLabels ? 110 : 20), barH = d.rows * cell;
+      p.drawText(QRectF(left + d.cols * cell + 4, top + r * cell, widest(d.rightRowLabels) + 4, cell),
+                 Qt::AlignLeft | Qt::AlignVCenter,
+                 st.label(d.rightRowLabels[static_cast<std::size_t>(r)]));
+  const double barX =
+      left + d.cols * cell + (rightLabels ? widest(d.rightRowLabels) + 12 * k : 0) + 20 * k;
+  const double barH = d.rows * cell;
   if (!d.categories.empty()) {  // a legend of named colours instead of a scale
-    for (std::size_t k = 0; k < d.categories.size() && k < d.categoryColours.size(); ++k) {
+    for (std::size_t c = 0; c < d.categories.size() && c < d.categoryColours.size(); ++c) {
       p.setPen(Qt::NoPen);
-      p.setBrush(to_qcolor(d.categoryColours[k]));
-      p.drawRect(QRectF(barX, top + 18.0 * k, 12, 12));
+      p.setBrush(to_qcolor(d.categoryColours[c]));
+      p.drawRect(QRectF(barX, top + 18.0 * k * c, 12 * k, 12 * k));
       p.setPen(Qt::black);
-      p.drawText(QPointF(barX + 16, top + 18.0 * k + 10), d.categories[k]);
+      p.drawText(QPointF(barX + 16 * k, top + 18.0 * k * c + 10 * k), d.categories[c]);
     }
     return;
   }
   // Colour bar with its quantity and range.
-  for (int k = 0; k < 100; ++k) {
+  for (int i = 0; i < 100; ++i) {
     p.setPen(Qt::NoPen);
-    p.setBrush(d.diverging ? to_qcolor(colormap_diverging(1.0 - 2.0 * k / 99.0))
-                           : viridis(1.0 - k / 99.0));
-    p.drawRect(QRectF(barX, top + k * barH / 100.0, 14, barH / 100.0 + 0.5));
+    p.setBrush(d.diverging ? to_qcolor(colormap_diverging(1.0 - 2.0 * i / 99.0))
+                           : viridis(1.0 - i / 99.0));
+    p.drawRect(QRectF(barX, top + i * barH / 100.0, 14 * k, barH / 100.0 + 0.5));
   }
   p.setPen(Qt::black);
-  p.drawText(QPointF(barX + 18, top + 8), QString::number(hi, 'g', 3));
-  p.drawText(QPointF(barX + 18, top + barH), QString::number(lo, 'g', 3));
+  p.drawText(QPointF(barX + 18 * k, top + 8 * k), QString::number(hi, 'g', 3));
+  p.drawText(QPointF(barX + 18 * k, top + barH), QString::number(lo, 'g', 3));
   p.save();
   p.translate(barX - 4, top + barH);
   p.rotate(-90);
@@ -148,43 +201,51 @@ void paint_heat_map(QPainter& p, const HeatMapData& d, double lo, double hi, int
   p.restore();
 }
 
-// The scene flat, as the camera shows it: edges, balls, points, labels, title.
-void paint_scene(QPainter& p, const SceneData& d, const SceneView::Projection& at, int w, int h) {
-  p.fillRect(QRectF(0, 0, w, h), Qt::white);
+// The scene flat, as the camera shows it (projected for a view of `from`
+// pixels, fitted into w x h): edges, balls, points, labels, title.
+void paint_scene(QPainter& p, const SceneData& d, const SceneView::Projection& at, QSize from,
+                 int w, int h, const Style& st) {
+  if (!st.transparent) p.fillRect(QRectF(0, 0, w, h), Qt::white);
   p.setRenderHint(QPainter::Antialiasing, true);
+  // The camera's picture, scaled uniformly and centred in the figure.
+  const double scale = std::min(static_cast<double>(w) / std::max(1, from.width()),
+                                static_cast<double>(h) / std::max(1, from.height()));
+  const QPointF offset((w - from.width() * scale) / 2, (h - from.height() * scale) / 2);
+  auto place = [&](const QPointF& q) { return offset + q * scale; };
   for (const SceneEdge& e : d.edges) {
     QColor c = e.lit ? to_qcolor(kSelectedHighlight) : QColor(70, 70, 70);
     c.setAlphaF(e.lit ? 1.0f : static_cast<float>(0.15 + 0.85 * std::clamp(e.weight, 0.0, 1.0)));
     p.setPen(QPen(c, e.lit ? 2.0 : 1.0));
-    p.drawLine(at.points[static_cast<std::size_t>(e.from)],
-               at.points[static_cast<std::size_t>(e.to)]);
+    p.drawLine(place(at.points[static_cast<std::size_t>(e.from)]),
+               place(at.points[static_cast<std::size_t>(e.to)]));
   }
-  for (std::size_t k = 0; k < d.balls.size(); ++k) {
-    QColor fill = to_qcolor(d.balls[k].color);
+  for (std::size_t i = 0; i < d.balls.size(); ++i) {
+    QColor fill = to_qcolor(d.balls[i].color);
     fill.setAlphaF(0.12f);
     p.setBrush(fill);
-    p.setPen(QPen(to_qcolor(d.balls[k].color), 1.0));
-    p.drawEllipse(at.ballCentres[k], at.ballRadii[k], at.ballRadii[k]);
+    p.setPen(QPen(to_qcolor(d.balls[i].color), 1.0));
+    p.drawEllipse(place(at.ballCentres[i]), at.ballRadii[i] * scale, at.ballRadii[i] * scale);
   }
-  QFont font(QStringLiteral("sans"), 8);
-  p.setFont(font);
+  p.setFont(st.font());
   const bool labels = static_cast<int>(d.points.size()) <= kSceneMaxLabels;
-  for (std::size_t k = 0; k < d.points.size(); ++k) {
-    const double r = std::max(1.5, at.pointRadii[k]);
-    const QColor c = to_qcolor(d.points[k].color);
+  for (std::size_t i = 0; i < d.points.size(); ++i) {
+    const double r = std::max(1.5, at.pointRadii[i] * scale);
+    const QColor c = to_qcolor(d.points[i].color);
+    const QPointF centre = place(at.points[i]);
     p.setBrush(c);
     p.setPen(QPen(c.darker(160), 0.8));
-    p.drawEllipse(at.points[k], r, r);
-    if (labels && !d.points[k].label.isEmpty()) {
+    p.drawEllipse(centre, r, r);
+    if (labels && !d.points[i].label.isEmpty()) {
       p.setPen(QColor(40, 40, 40));
-      p.drawText(at.points[k] + QPointF(r + 2, -r), d.points[k].label);
+      p.drawText(centre + QPointF(r + 2, -r), st.label(d.points[i].label));
     }
   }
   p.setPen(Qt::black);
-  p.setFont(QFont(QStringLiteral("sans"), 10));
-  p.drawText(QRectF(10, 5, w - 20, 20), Qt::AlignLeft | Qt::AlignVCenter, d.title);
-  p.setFont(font);
-  p.drawText(QRectF(10, 24, w - 20, 16), Qt::AlignLeft | Qt::AlignVCenter, d.legend);
+  p.setFont(st.font(2));
+  p.drawText(QRectF(10, 5, w - 20, 20 * st.k()), Qt::AlignLeft | Qt::AlignVCenter, d.title);
+  p.setFont(st.font());
+  p.drawText(QRectF(10, 24 * st.k(), w - 20, 16 * st.k()), Qt::AlignLeft | Qt::AlignVCenter,
+             st.label(d.legend));
 }
 
 }  // namespace
@@ -236,7 +297,7 @@ namespace {
 // A figure of w x h logical pixels, drawn by `paint` onto a PNG (scaled to
 // `dpi`), SVG or PDF page; returns the file's bytes.
 template <class Painter>
-QByteArray figure_bytes(ExportFormat f, int w, int h, int dpi, const QString& title,
+QByteArray figure_bytes(ExportFormat f, int w, int h, int dpi, bool transparent, const QString& title,
                         const std::function<void(Painter&)>& paint) {
   QByteArray bytes;
   QBuffer buffer(&bytes);
@@ -248,8 +309,8 @@ QByteArray figure_bytes(ExportFormat f, int w, int h, int dpi, const QString& ti
     // the PDF page). The file then says `dpi`.
     const double scale = dpi / 72.0;
     QImage image(static_cast<int>(std::lround(w * scale)), static_cast<int>(std::lround(h * scale)),
-                 QImage::Format_RGB32);
-    image.fill(Qt::white);
+                 transparent ? QImage::Format_ARGB32_Premultiplied : QImage::Format_RGB32);
+    image.fill(transparent ? Qt::transparent : Qt::white);
     const int pointsPerMetre = static_cast<int>(std::lround(72.0 / 0.0254));
     image.setDotsPerMeterX(pointsPerMetre);
     image.setDotsPerMeterY(pointsPerMetre);
@@ -286,18 +347,32 @@ QByteArray figure_bytes(ExportFormat f, int w, int h, int dpi, const QString& ti
 
 }  // namespace
 
-void line_plot_export(const LinePlotView& view, const QString& path, int dpi,
+void line_plot_export(const LinePlotView& view, const QString& path, const FigureOptions& options,
                       const QStringList& comments, bool overwrite) {
   const ExportFormat f = export_format_of(path);
   if (f == ExportFormat::Csv) {
     write_atomic(path, line_plot_csv(view.data(), comments).toUtf8(), overwrite);
     return;
   }
-  QCustomPlot* plot = view.plot();
-  const int w = std::max(plot->width(), 400), h = std::max(plot->height(), 300);
+  const QCustomPlot* shown = view.plot();
+  const QSize size =
+      figure_size(options, {std::max(shown->width(), 400), std::max(shown->height(), 300)});
+  const Style st = style_of(options);
+  // A plot of its own at the figure's size and fonts: the screen's is left as it is.
+  LinePlotView figure;
+  figure.resize(size);
+  LinePlotData data = view.data();
+  for (auto& series : data.series) series.name = st.label(series.name);
+  figure.setData(std::move(data));
+  figure.setFigureFonts(st.family, options.fontPt > 0 ? options.fontPt : 0.0);
+  if (st.transparent) figure.plot()->setBackground(Qt::transparent);
+  QCustomPlot* plot = figure.plot();
   write_atomic(path,
-               figure_bytes<QCPPainter>(f, w, h, dpi, view.data().title,
-                                        [&](QCPPainter& p) { plot->toPainter(&p, w, h); }),
+               figure_bytes<QCPPainter>(f, size.width(), size.height(), options.dpi, st.transparent,
+                                        view.data().title,
+                                        [&](QCPPainter& p) {
+                                          plot->toPainter(&p, size.width(), size.height());
+                                        }),
                overwrite);
 }
 
@@ -332,22 +407,28 @@ QString scene_csv(const SceneData& d, const QStringList& comments) {
   return s;
 }
 
-void scene_export(SceneView& view, const QString& path, int dpi, const QStringList& comments,
-                  bool overwrite) {
+void scene_export(SceneView& view, const QString& path, const FigureOptions& options,
+                  const QStringList& comments, bool overwrite) {
   const ExportFormat f = export_format_of(path);
   if (f == ExportFormat::Csv) {
     write_atomic(path, scene_csv(view.data(), comments).toUtf8(), overwrite);
     return;
   }
   const SceneView::Projection at = view.project();
-  const int w = std::max(view.width(), 200), h = std::max(view.height(), 150);
+  const QSize from(std::max(view.width(), 200), std::max(view.height(), 150));
+  const QSize size = figure_size(options, from);
+  const Style st = style_of(options);
   write_atomic(path,
-               figure_bytes<QPainter>(f, w, h, dpi, view.data().title,
-                                      [&](QPainter& p) { paint_scene(p, view.data(), at, w, h); }),
+               figure_bytes<QPainter>(f, size.width(), size.height(), options.dpi, st.transparent,
+                                      view.data().title,
+                                      [&](QPainter& p) {
+                                        paint_scene(p, view.data(), at, from, size.width(),
+                                                    size.height(), st);
+                                      }),
                overwrite);
 }
 
-void heat_map_export(const HeatMapView& view, const QString& path, int dpi,
+void heat_map_export(const HeatMapView& view, const QString& path, const FigureOptions& options,
                      const QStringList& comments, bool overwrite) {
   const ExportFormat f = export_format_of(path);
   const HeatMapData& d = view.data();
@@ -355,14 +436,43 @@ void heat_map_export(const HeatMapView& view, const QString& path, int dpi,
     write_atomic(path, heat_map_csv(d, comments).toUtf8(), overwrite);
     return;
   }
-  const int w = 800, h = 700;
+  const QSize size = figure_size(options, {800, 700});
+  const Style st = style_of(options);
   write_atomic(path,
-               figure_bytes<QPainter>(f, w, h, dpi, d.title,
+               figure_bytes<QPainter>(f, size.width(), size.height(), options.dpi, st.transparent,
+                                      d.title,
                                       [&](QPainter& p) {
                                         paint_heat_map(p, d, view.displayedMin(),
-                                                       view.displayedMax(), w, h);
+                                                       view.displayedMax(), size.width(),
+                                                       size.height(), st);
                                       }),
                overwrite);
+}
+
+FigureOptions figure_preset(FigurePreset preset, int dpi) {
+  FigureOptions o;
+  o.dpi = dpi;
+  switch (preset) {
+    case FigurePreset::Screen:
+      break;
+    case FigurePreset::OneColumn:
+      o.widthMm = 85.0, o.heightMm = 64.0, o.fontPt = 8.0;
+      break;
+    case FigurePreset::TwoColumns:
+      o.widthMm = 178.0, o.heightMm = 100.0, o.fontPt = 8.0;
+      break;
+    case FigurePreset::Slide:
+      o.widthMm = 254.0, o.heightMm = 254.0 * 9.0 / 16.0, o.fontPt = 16.0;
+      break;
+  }
+  return o;
+}
+
+QString figure_label(const QString& label, bool visibleSpaces) {
+  if (visibleSpaces) return label;
+  QString plain = label;
+  plain.replace(QChar(0x2423), QLatin1Char(' '));  // "␣", the screen's visible space
+  return plain;
 }
 
 }  // namespace sinkscope::render

@@ -18,6 +18,25 @@ struct SceneData;
 
 enum class ExportFormat { Png, Pdf, Svg, Csv };
 
+// How a figure is made (issue 16, item 1). The figure is the same drawing in
+// every format: PNG is the PDF's page at `dpi`.
+struct FigureOptions {
+  int dpi = 300;             // PNG only
+  double widthMm = 0.0;      // 0: the panel's size on screen (one pixel, one point)
+  double heightMm = 0.0;
+  double fontPt = 0.0;       // 0: the sizes the screen uses (8 pt text, larger titles)
+  QString fontFamily;        // empty: DejaVu Sans (a Debian font, embedded in PDFs)
+  bool transparent = false;  // no white background (PNG, SVG, PDF)
+  bool visibleSpaces = false;  // token labels keep "␣" for spaces (plain spaces otherwise)
+};
+
+// Paper sizes: one column 85 x 64 mm, two columns 178 x 100 mm (text 8 pt),
+// a 16:9 slide 254 x 143 mm (text 16 pt); Screen: the panel's own size.
+enum class FigurePreset { Screen, OneColumn, TwoColumns, Slide };
+FigureOptions figure_preset(FigurePreset preset, int dpi = 300);
+// A token label as a figure shows it: "␣" (the screen's visible space) as a plain space.
+QString figure_label(const QString& label, bool visibleSpaces);
+
 // From a file name's suffix (.png, .pdf, .svg, .csv); throws std::invalid_argument otherwise.
 ExportFormat export_format_of(const QString& path);
 
@@ -28,14 +47,34 @@ QString heat_map_csv(const HeatMapData& data, const QStringList& comments);
 QString scene_csv(const SceneData& data, const QStringList& comments);
 
 // Throws std::runtime_error naming the file and the problem.
-void line_plot_export(const LinePlotView& view, const QString& path, int dpi,
+void line_plot_export(const LinePlotView& view, const QString& path, const FigureOptions& options,
                       const QStringList& comments, bool overwrite);
-void heat_map_export(const HeatMapView& view, const QString& path, int dpi,
+void heat_map_export(const HeatMapView& view, const QString& path, const FigureOptions& options,
                      const QStringList& comments, bool overwrite);
 // A 3-D view exports what its camera shows now, drawn flat (points as discs,
 // balls as circles), so PNG, PDF and SVG all work; the CSV has the 3-D
 // coordinates.
-void scene_export(SceneView& view, const QString& path, int dpi, const QStringList& comments,
-                  bool overwrite);
+void scene_export(SceneView& view, const QString& path, const FigureOptions& options,
+                  const QStringList& comments, bool overwrite);
+
+// The same at `dpi` with the panel's own size and fonts.
+inline void line_plot_export(const LinePlotView& view, const QString& path, int dpi,
+                             const QStringList& comments, bool overwrite) {
+  FigureOptions o;
+  o.dpi = dpi;
+  line_plot_export(view, path, o, comments, overwrite);
+}
+inline void heat_map_export(const HeatMapView& view, const QString& path, int dpi,
+                            const QStringList& comments, bool overwrite) {
+  FigureOptions o;
+  o.dpi = dpi;
+  heat_map_export(view, path, o, comments, overwrite);
+}
+inline void scene_export(SceneView& view, const QString& path, int dpi, const QStringList& comments,
+                         bool overwrite) {
+  FigureOptions o;
+  o.dpi = dpi;
+  scene_export(view, path, o, comments, overwrite);
+}
 
 }  // namespace sinkscope::render

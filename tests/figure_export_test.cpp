@@ -4,12 +4,15 @@
 // Before, text in PNGs was drawn dpi / 72 times too large and clipped.
 #include <gtest/gtest.h>
 
+#include <QFile>
 #include <QImage>
 #include <QTest>
 #include <QTemporaryDir>
 #include <cmath>
 #include <cstdlib>
 #include <algorithm>
+#include <sstream>
+#include <vector>
 
 #include "render/heat_map_view.h"
 #include "render/line_plot_view.h"
@@ -114,4 +117,71 @@ TEST(FigureExport, HeatMapPngMatchesItsPdf) {
   const QImage ours(png);
   ASSERT_EQ(reference.size(), ours.size());
   EXPECT_LT(differing_share(ours, reference), 0.01);
+}
+
+// Presets, fonts, spaces and background (issue 16, item 1).
+TEST(FigureExport, PresetsGivePaperSizesWithEmbeddedFontsAndPlainSpaces) {
+  QTemporaryDir dir;
+  LinePlotView view;
+  view.resize(560, 420);
+  LinePlotData d = plot_data();
+  d.series.front().name = QStringLiteral("\u2423the token");  // a visible space on screen
+  view.setData(d);
+  FigureOptions one = figure_preset(FigurePreset::OneColumn, 300);
+  const QString png = dir.filePath(QStringLiteral("one.png"));
+  line_plot_export(view, png, one, {}, true);
+  const QImage image(png);
+  EXPECT_EQ(image.width(), static_cast<int>(std::lround(std::lround(85.0 / 25.4 * 72) * 300 / 72.0)));
+  // SVG text is text, with plain spaces unless asked.
+  const QString svg = dir.filePath(QStringLiteral("one.svg"));
+  line_plot_export(view, svg, one, {}, true);
+  const std::string svgText = read_text(svg.toStdString());
+  EXPECT_NE(svgText.find(">birth = death<"), std::string::npos);
+  EXPECT_EQ(svgText.find("\u2423"), std::string::npos);
+  EXPECT_NE(svgText.find(" the token"), std::string::npos);
+  one.visibleSpaces = true;
+  line_plot_export(view, svg, one, {}, true);
+  EXPECT_NE(read_text(svg.toStdString()).find("\u2423the token"), std::string::npos);
+  QFile::remove(QStringLiteral(SINKSCOPE_ARTIFACT_DIR "/figure-one-column.png"));  // kept for a look
+  QFile::copy(png, QStringLiteral(SINKSCOPE_ARTIFACT_DIR "/figure-one-column.png"));
+  // A transparent background leaves the corners clear.
+  one.transparent = true;
+  line_plot_export(view, png, one, {}, true);
+  EXPECT_EQ(QImage(png).pixelColor(1, 1).alpha(), 0);
+  if (!have_pdftoppm()) GTEST_SKIP() << "poppler-utils is not installed";
+  // The PDF: a 85 mm page, DejaVu Sans embedded, and a heat map drawn as vectors (no image).
+  const QString pdf = dir.filePath(QStringLiteral("one.pdf"));
+  line_plot_export(view, pdf, figure_preset(FigurePreset::OneColumn), {}, true);
+  const std::string info = shell("pdfinfo '" + pdf.toStdString() + "'").out;
+  EXPECT_NE(info.find(" 241 x 181 pts"), std::string::npos) << info;
+  const std::string fonts = shell("pdffonts '" + pdf.toStdString() + "'").out;
+  EXPECT_NE(fonts.find("DejaVuSans"), std::string::npos) << fonts;
+  // Every font line (after the two header lines) says "yes" in the emb column,
+  // the fifth field from the end.
+  std::istringstream lines(fonts);
+  std::string line;
+  int fontLines = 0;
+  for (int n = 0; std::getline(lines, line); ++n) {
+    if (n < 2 || line.empty()) continue;
+    std::istringstream fields(line);
+    std::vector<std::string> f;
+    for (std::string x; fields >> x;) f.push_back(x);
+    ASSERT_GE(f.size(), 6u) << line;
+    EXPECT_EQ(f[f.size() - 5], "yes") << "not embedded: " << line;
+    ++fontLines;
+  }
+  EXPECT_GE(fontLines, 1);
+  HeatMapView map;
+  HeatMapData h;
+  h.rows = h.cols = 3;
+  h.values = {1, 0, 0, 0.5f, 0.5f, 0, 0.3f, 0.3f, 0.4f};
+  h.rowLabels = h.colLabels = {QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")};
+  map.setData(h);
+  const QString mapPdf = dir.filePath(QStringLiteral("map.pdf"));
+  heat_map_export(map, mapPdf, figure_preset(FigurePreset::TwoColumns), {}, true);
+  QFile::remove(QStringLiteral(SINKSCOPE_ARTIFACT_DIR "/figure-two-columns-map.png"));
+  heat_map_export(map, QStringLiteral(SINKSCOPE_ARTIFACT_DIR "/figure-two-columns-map.png"),
+                  figure_preset(FigurePreset::TwoColumns, 150), {}, true);
+  const std::string images = shell("pdfimages -list '" + mapPdf.toStdString() + "'").out;
+  EXPECT_EQ(std::count(images.begin(), images.end(), '\n'), 2) << "only the header lines:\n" << images;
 }

@@ -5,6 +5,7 @@
 #include "render/panel_export.h"
 #include "ui/analysis_panels.h"
 #include "ui/docks.h"
+#include "ui/export_dialog.h"
 #include "ui/interventions_panel.h"
 #include "ui/run_analysis.h"
 #include "ui/study_panel.h"
@@ -61,7 +62,7 @@
 namespace sinkscope::ui {
 
 namespace {
-constexpr int kLayoutVersion = 1;       // bump when docks are added or renamed
+constexpr int kLayoutVersion = 2;       // bump when docks are added or renamed (2: Study)
 constexpr double kSinkMetricEps = 0.3;  // metrics.md s. 1 default
 
 QStringList example_sentences() {
@@ -297,6 +298,7 @@ void MainWindow::buildDocks() {
   connect(selection_, &SelectionModel::layerChanged, this, follow);
   connect(selection_, &SelectionModel::headChanged, this, follow);
   connect(this, &MainWindow::runFinished, this, [this] {
+    finishSession();
     if (!pendingHead_) return;
     selection_->setLayer(pendingHead_->first);
     selection_->setHead(pendingHead_->second);
@@ -307,6 +309,7 @@ void MainWindow::buildDocks() {
   // baseline on screen, as with no model at all (issue 17, defect 6).
   connect(jobs_, &JobRunner::jobFailed, this, [this](quint64 id, const QString&, const QString&,
                                                      const QString&) {
+    if (id == modelJob_ || id == runJob_) pendingSession_.reset();  // its model or run failed
     if (id == modelJob_ && !run_ && !model_) runSentence();
     // The sentence failed on a newly opened model (too long for it, say): the
     // panels must not go on showing the previous model's run under the new
@@ -323,6 +326,13 @@ void MainWindow::buildDocks() {
 }
 
 bool MainWindow::exportPanel(QWidget* view, const QString& path, int dpi, bool overwrite) {
+  render::FigureOptions options;
+  options.dpi = dpi;
+  return exportPanel(view, path, options, overwrite);
+}
+
+bool MainWindow::exportPanel(QWidget* view, const QString& path,
+                             const render::FigureOptions& options, bool overwrite) {
   QStringList comments{QStringLiteral("tool: sinkscope ") + QCoreApplication::applicationVersion()};
   if (run_) {
     comments << QStringLiteral("model: ") +
@@ -360,11 +370,11 @@ bool MainWindow::exportPanel(QWidget* view, const QString& path, int dpi, bool o
     comments << QStringLiteral("intervention: ") + i.label();
   try {
     if (auto* heat = qobject_cast<render::HeatMapView*>(view))
-      render::heat_map_export(*heat, path, dpi, comments, overwrite);
+      render::heat_map_export(*heat, path, options, comments, overwrite);
     else if (auto* plot = qobject_cast<render::LinePlotView*>(view))
-      render::line_plot_export(*plot, path, dpi, comments, overwrite);
+      render::line_plot_export(*plot, path, options, comments, overwrite);
     else if (auto* scene = qobject_cast<render::SceneView*>(view))
-      render::scene_export(*scene, path, dpi, comments, overwrite);
+      render::scene_export(*scene, path, options, comments, overwrite);
     else
       throw std::invalid_argument("export: this panel has nothing to export");
   } catch (const std::exception& e) {
@@ -389,10 +399,21 @@ void MainWindow::exportFocusedPanel() {
                            .arg(selection_->headAveraged() ? QStringLiteral("avg")
                                                            : QString::number(selection_->head()))
                            .arg(view->objectName());
+  // Say which view is exported: the dock it sits in and the view's own name.
+  QString dockTitle;
+  for (QWidget* w = view; w && dockTitle.isEmpty(); w = w->parentWidget())
+    if (auto* dock = qobject_cast<QDockWidget*>(w)) dockTitle = dock->windowTitle();
+  ExportDialog dialog(tr("%1: %2").arg(dockTitle.isEmpty() ? tr("panel") : dockTitle,
+                                       view->objectName()),
+                      this);
+  if (dialog.exec() != QDialog::Accepted) return;
+  dialog.remember();
   const QString path = QFileDialog::getSaveFileName(
-      this, tr("Export panel"), QDir::home().filePath(name),
-      tr("PNG image, 300 DPI (*.png);;PDF (*.pdf);;SVG (*.svg);;CSV of the numbers (*.csv)"));
-  if (!path.isEmpty()) exportPanel(view, path);
+      this, tr("Export %1").arg(dockTitle), QDir(export_folder()).filePath(name),
+      tr("PNG image (*.png);;PDF (*.pdf);;SVG (*.svg);;CSV of the numbers (*.csv)"));
+  if (path.isEmpty()) return;
+  export_folder_remember(path);
+  exportPanel(view, path, dialog.options());
 }
 
 void MainWindow::chooseRunTensorsFile() {
@@ -562,6 +583,20 @@ void MainWindow::buildActions() {
       file->addAction(tr("&Export panel..."), this, &MainWindow::exportFocusedPanel);
   exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
   file->addAction(tr("Export run &tensors (NPZ)..."), this, &MainWindow::chooseRunTensorsFile);
+  file->addSeparator();
+  QAction* saveSessionAction =
+      file->addAction(tr("&Save session..."), this, &MainWindow::chooseSessionToSave);
+  saveSessionAction->setShortcut(QKeySequence::Save);
+  file->addAction(tr("Open s&ession..."), this, &MainWindow::chooseSessionToOpen);
+  recentSessionsMenu_ = file->addMenu(tr("Recent sessions"));
+  refreshRecentSessions();
+  QAction* restoreOnLaunch = file->addAction(tr("Restore the last session on launch"));
+  restoreOnLaunch->setObjectName(QStringLiteral("restoreOnLaunch"));
+  restoreOnLaunch->setCheckable(true);
+  restoreOnLaunch->setChecked(QSettings().value(QStringLiteral("sessions/restoreOnLaunch"), true).toBool());
+  connect(restoreOnLaunch, &QAction::toggled, this, [](bool on) {
+    QSettings().setValue(QStringLiteral("sessions/restoreOnLaunch"), on);
+  });
   file->addSeparator();
   file->addAction(tr("Open &study..."), this, &MainWindow::chooseStudyFolder);
   file->addSeparator();
@@ -1028,13 +1063,23 @@ void MainWindow::resetLayout() {
 
 void MainWindow::closeEvent(QCloseEvent* event) {
   saveLayout();
+  if (model_)  // what File > Restore the last session on launch brings back
+    QSettings().setValue(QStringLiteral("sessions/last"), session_to_json(currentSession()));
   jobs_->cancelAll();
   QMainWindow::closeEvent(event);
 }
 
+namespace {
+// What a drop opens: a model folder or a session file.
+bool droppable(const QUrl& url) {
+  return url.isLocalFile() && (QFileInfo(url.toLocalFile()).isDir() ||
+                               url.toLocalFile().endsWith(QLatin1String(".sinkscope")));
+}
+}  // namespace
+
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
   for (const QUrl& url : event->mimeData()->urls())
-    if (url.isLocalFile() && QFileInfo(url.toLocalFile()).isDir()) {
+    if (droppable(url)) {
       event->acceptProposedAction();
       return;
     }
@@ -1042,8 +1087,11 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
 
 void MainWindow::dropEvent(QDropEvent* event) {
   for (const QUrl& url : event->mimeData()->urls())
-    if (url.isLocalFile() && QFileInfo(url.toLocalFile()).isDir()) {
-      openModelFolder(url.toLocalFile());
+    if (droppable(url)) {
+      if (QFileInfo(url.toLocalFile()).isDir())
+        openModelFolder(url.toLocalFile());
+      else
+        openSession(url.toLocalFile());
       event->acceptProposedAction();
       return;
     }

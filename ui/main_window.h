@@ -6,7 +6,9 @@
 #include <optional>
 
 #include "models/loaded_model.h"
+#include "render/panel_export.h"
 #include "ui/sentence_run.h"
+#include "ui/session.h"
 
 class QAction;
 class QCheckBox;
@@ -58,6 +60,9 @@ class MainWindow : public QMainWindow {
   const std::optional<SentenceRun>& intervenedRun() const { return intervened_; }
   const std::optional<SentenceRun>& lastRun() const { return run_; }
   const std::optional<models::LoadedModel>& model() const { return model_; }
+  // What the window shows, as a session (the dock layout included).
+  Session currentSession() const;
+  const QString& lastSessionWarning() const { return sessionWarning_; }
   // "cpu" or "cuda": where models opened from now on run.
   void setDevice(const QString& device) { device_ = device; }
   // The folder of SinkScope's built-in models (one sub-folder each), listed
@@ -81,6 +86,9 @@ class MainWindow : public QMainWindow {
   // .svg or .csv with the model, text, selection and interventions in the
   // header. Errors go to the status bar; returns whether the file was written.
   bool exportPanel(QWidget* view, const QString& path, int dpi = 300, bool overwrite = true);
+  // The same with the figure's size, fonts and background (render::FigureOptions).
+  bool exportPanel(QWidget* view, const QString& path, const render::FigureOptions& options,
+                   bool overwrite = true);
   // Ctrl+E: asks for a file name and exports the focused panel.
   void exportFocusedPanel();
   // The shown run's tensors (attention, q, k, v, residuals, ids, tokens) as NPZ,
@@ -95,6 +103,17 @@ class MainWindow : public QMainWindow {
   // Runs `text` as the sentence with (layer, head) selected once it is shown,
   // opening the study's model first when another one is open.
   void openStudySentence(const QString& text, int layer, int head);
+  // Sessions (.sinkscope files, ui/session.h): the model, sentence, selection,
+  // interventions and panel options of the window, saved and opened again. A
+  // session whose model has changed since it was saved opens with a warning
+  // naming what changed (lastSessionWarning()). Errors go to the status bar.
+  bool saveSession(const QString& path);
+  void openSession(const QString& path);
+  void chooseSessionToSave();
+  void chooseSessionToOpen();
+  // The last session the window had when it closed (File > Restore the last
+  // session on launch decides whether main() calls this).
+  bool restoreLastSession();
 
  Q_SIGNALS:
   void runFinished();       // the forward pass: the map is shown
@@ -103,6 +122,7 @@ class MainWindow : public QMainWindow {
   void experimentsFinished();
   void modelOpened(const QString& folder);
   void studyOpened(const QString& folder);
+  void sessionApplied();  // an opened session's model, sentence and selection are shown
 
  protected:
   void showEvent(QShowEvent* event) override;
@@ -119,6 +139,11 @@ class MainWindow : public QMainWindow {
   void refreshRecentModels();
   void showModel(models::LoadedModel loaded);
   void showStudy(StudyTables study);
+  void applySession(Session session);
+  // The session's selection, interventions and layout, once its run is shown.
+  void finishSession();
+  void rememberSession(const QString& path);
+  void refreshRecentSessions();
   // Whether the open model has the study's layers and heads (its heads can be selected).
   bool studyMatchesModel() const;
   void showRun(SentenceRun run);
@@ -169,6 +194,9 @@ class MainWindow : public QMainWindow {
   StudyPanel* studyPanel_ = nullptr;
   QDockWidget* studyDock_ = nullptr;
   std::optional<std::pair<int, int>> pendingHead_;  // selected once the next run is shown
+  std::optional<Session> pendingSession_;           // applied once the next run is shown
+  QString sessionWarning_;
+  QMenu* recentSessionsMenu_ = nullptr;
   std::optional<SentenceRun> intervened_;
 
   QLabel* modelStatus_ = nullptr;

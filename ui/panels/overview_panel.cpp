@@ -142,7 +142,9 @@ render::HeatMapData OverviewPanel::scoreGrid(const RunAnalysis& a, bool before) 
   for (int l = 0; l < a.layers; ++l) d.rowLabels.push_back(tr("L%1").arg(l));
   for (int h = 0; h < a.heads; ++h) d.colLabels.push_back(tr("H%1").arg(h));
   d.quantity = name;
-  d.title = tr("selected: layer %1, %2")
+  // In a paper's words: the model and the score; the frame marks the selected head.
+  d.title = tr("%1 per head | layer %2, %3 framed")
+                .arg(name)
                 .arg(in_.selection->layer())
                 .arg(head_name(in_.selection->head()));
   d.outlineRow = in_.selection->layer();
@@ -206,7 +208,7 @@ void OverviewPanel::drawMiniatureMaps() {
   d.quantity = tr("attention weight (block mean)");
   d.rowTitle = tr("layer block");
   d.colTitle = tr("head block");
-  d.title = tr("selected: layer %1, %2")
+  d.title = tr("Every head's attention map | layer %1, %2 framed")
                 .arg(in_.selection->layer())
                 .arg(head_name(in_.selection->head()));
   overview_->setData(std::move(d));

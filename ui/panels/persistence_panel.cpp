@@ -65,7 +65,7 @@ void PersistencePanel::drawPersistence() {
   diagram_->setData(std::move(d));
 
   render::LinePlotData code;
-  code.title = tr("Barcode | one bar per feature, from birth to death");
+  code.title = tr("Barcode | layer %1, %2").arg(in_.selection->layer()).arg(head_name(in_.selection->head()));
   code.xLabel = tr("distance scale e");
   code.integerY = true;
   code.yLabel = tr("bar");

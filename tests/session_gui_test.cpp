@@ -1,0 +1,149 @@
+// Issue 16, item 3: sessions in the window. A saved session opened in a new
+// window shows the same model, sentence, selection, interventions and panel
+// options, and exports the same figure; a session whose model has changed
+// opens with a warning naming the change; the last session comes back.
+#include <gtest/gtest.h>
+
+#include <QCheckBox>
+#include <QFile>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <filesystem>
+#include <fstream>
+
+#include "render/heat_map_view.h"
+#include "ui/job_status.h"
+#include "ui/main_window.h"
+#include "ui/selection_model.h"
+
+using namespace sinkscope;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kTimeout = 60000;  // generous: the other core may be busy
+const QString kModel = QStringLiteral(SINKSCOPE_SOURCE_DIR "/resources/models/rope-decoder-bos-first");
+
+class SessionGui : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(settingsDir_.isValid());
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir_.path());
+    QSettings().clear();
+  }
+  // Shows `w` with `model` and `text`, waiting for the run and its analysis.
+  static bool show_run(ui::MainWindow& w, const QString& model, const QString& text) {
+    w.show();
+    if (!QTest::qWaitForWindowExposed(&w)) return false;
+    w.setSentence(text);
+    w.openModelFolder(model);
+    return QTest::qWaitFor(
+        [&] { return w.lastRun() && w.lastRun()->sentence == text && w.lastRun()->analysis; }, kTimeout);
+  }
+  static QByteArray file_bytes(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+  }
+  QTemporaryDir settingsDir_;
+};
+
+}  // namespace
+
+TEST_F(SessionGui, ASavedSessionReopensAsItWas) {
+  QTemporaryDir dir;
+  const QString text = QStringLiteral("Precursor of the modern motion picture.");
+  const QString file = dir.filePath(QStringLiteral("figure.sinkscope"));
+  {
+    ui::MainWindow a;
+    ASSERT_TRUE(show_run(a, kModel, text));
+    a.selection()->setLayer(2);
+    a.selection()->setHead(1);
+    a.selection()->setQueryToken(3);
+    a.selection()->setThreshold(0.1);
+    a.selection()->setTopN(4);
+    a.findChild<QCheckBox*>(QStringLiteral("logScale"))->setChecked(true);
+    ui::Intervention ablate;
+    ablate.kind = ui::Intervention::Kind::AblateHeads;
+    ablate.layers = {1};
+    ablate.heads = {0};
+    QSignalSpy intervened(&a, &ui::MainWindow::interventionsFinished);
+    a.selection()->setInterventions({ablate});
+    ASSERT_TRUE(QTest::qWaitFor([&] { return intervened.count() >= 1; }, kTimeout));
+    ASSERT_TRUE(a.saveSession(file)) << a.jobStatus()->lastError().toStdString();
+    ASSERT_TRUE(a.exportPanel(a.attentionView(), dir.filePath(QStringLiteral("a.svg"))));
+  }
+  ui::MainWindow b;
+  b.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&b));
+  QSignalSpy applied(&b, &ui::MainWindow::sessionApplied);
+  QSignalSpy intervened(&b, &ui::MainWindow::interventionsFinished);
+  b.openSession(file);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return applied.count() == 1; }, kTimeout))
+      << b.jobStatus()->lastError().toStdString();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return intervened.count() >= 1; }, kTimeout));
+  EXPECT_EQ(b.sentence(), text);
+  EXPECT_EQ(QString::fromStdString(b.model()->model->folder().string()), kModel);
+  EXPECT_EQ(b.selection()->layer(), 2);
+  EXPECT_EQ(b.selection()->head(), 1);
+  EXPECT_EQ(b.selection()->queryToken(), 3);
+  EXPECT_DOUBLE_EQ(b.selection()->threshold(), 0.1);
+  EXPECT_EQ(b.selection()->topN(), 4);
+  ASSERT_EQ(b.selection()->interventions().size(), 1);
+  EXPECT_EQ(b.selection()->interventions().front().kind, ui::Intervention::Kind::AblateHeads);
+  EXPECT_TRUE(b.findChild<QCheckBox*>(QStringLiteral("logScale"))->isChecked());
+  EXPECT_TRUE(b.lastSessionWarning().isEmpty()) << b.lastSessionWarning().toStdString();
+  // The same figure: the attention map's SVG, byte for byte.
+  ASSERT_TRUE(b.exportPanel(b.attentionView(), dir.filePath(QStringLiteral("b.svg"))));
+  const QByteArray svgA = file_bytes(dir.filePath(QStringLiteral("a.svg")));
+  ASSERT_FALSE(svgA.isEmpty());
+  EXPECT_EQ(svgA, file_bytes(dir.filePath(QStringLiteral("b.svg"))));
+}
+
+TEST_F(SessionGui, AChangedModelOpensWithAWarningNamingTheChange) {
+  QTemporaryDir dir;
+  const fs::path copy = fs::path(dir.path().toStdString()) / "model";
+  fs::copy(kModel.toStdString(), copy, fs::copy_options::recursive);
+  const QString folder = QString::fromStdString(copy.string());
+  const QString file = dir.filePath(QStringLiteral("s.sinkscope"));
+  {
+    ui::MainWindow a;
+    ASSERT_TRUE(show_run(a, folder, QStringLiteral("A sentence.")));
+    ASSERT_TRUE(a.saveSession(file));
+  }
+  std::ofstream(copy / "config.json", std::ios::app) << "\n";  // same model, other bytes
+  ui::MainWindow b;
+  b.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&b));
+  QSignalSpy applied(&b, &ui::MainWindow::sessionApplied);
+  b.openSession(file);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return applied.count() == 1; }, kTimeout));
+  EXPECT_TRUE(b.lastSessionWarning().contains(QStringLiteral("config.json")))
+      << b.lastSessionWarning().toStdString();
+  EXPECT_TRUE(b.jobStatus()->lastError().contains(QStringLiteral("model changed")));
+  // A damaged session file: an error, and the window goes on as it was.
+  std::ofstream(dir.filePath(QStringLiteral("bad.sinkscope")).toStdString()) << "{\"format\": 3}";
+  b.openSession(dir.filePath(QStringLiteral("bad.sinkscope")));
+  EXPECT_TRUE(b.jobStatus()->lastError().contains(QStringLiteral("bad.sinkscope: format")))
+      << b.jobStatus()->lastError().toStdString();
+  EXPECT_EQ(b.sentence(), QStringLiteral("A sentence."));
+}
+
+TEST_F(SessionGui, TheLastSessionComesBack) {
+  const QString text = QStringLiteral("Move or progress freely as if in a stream.");
+  {
+    ui::MainWindow a;
+    ASSERT_TRUE(show_run(a, kModel, text));
+    a.selection()->setLayer(3);
+    a.close();  // remembers the session
+  }
+  ui::MainWindow b;
+  b.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&b));
+  QSignalSpy applied(&b, &ui::MainWindow::sessionApplied);
+  ASSERT_TRUE(b.restoreLastSession());
+  ASSERT_TRUE(QTest::qWaitFor([&] { return applied.count() == 1; }, kTimeout));
+  EXPECT_EQ(b.sentence(), text);
+  EXPECT_EQ(b.selection()->layer(), 3);
+}

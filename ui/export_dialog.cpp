@@ -1,0 +1,132 @@
+#include "ui/export_dialog.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QLabel>
+#include <QSettings>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace sinkscope::ui {
+
+namespace {
+const render::FigurePreset kPresets[] = {render::FigurePreset::Screen, render::FigurePreset::OneColumn,
+                                         render::FigurePreset::TwoColumns, render::FigurePreset::Slide};
+}  // namespace
+
+ExportDialog::ExportDialog(const QString& what, QWidget* parent) : QDialog(parent) {
+  setWindowTitle(tr("Export %1").arg(what));
+  auto* layout = new QVBoxLayout(this);
+  auto* heading = new QLabel(tr("Exports <b>%1</b>. PNG, PDF and SVG are the same drawing; CSV "
+                                "holds the numbers it draws.")
+                                 .arg(what.toHtmlEscaped()),
+                             this);
+  heading->setWordWrap(true);
+  layout->addWidget(heading);
+  auto* form = new QFormLayout;
+  preset_ = new QComboBox(this);
+  preset_->setObjectName(QStringLiteral("exportPreset"));
+  preset_->addItems({tr("The panel's size on screen"), tr("One column (85 mm)"),
+                     tr("Two columns (178 mm)"), tr("Slide (16:9)"), tr("Custom size")});
+  width_ = new QDoubleSpinBox(this);
+  height_ = new QDoubleSpinBox(this);
+  for (QDoubleSpinBox* box : {width_, height_}) {
+    box->setRange(20.0, 1000.0);
+    box->setSuffix(tr(" mm"));
+    box->setDecimals(1);
+  }
+  dpi_ = new QSpinBox(this);
+  dpi_->setObjectName(QStringLiteral("exportDpi"));
+  dpi_->setRange(72, 1200);
+  dpi_->setSuffix(tr(" DPI (PNG)"));
+  font_ = new QDoubleSpinBox(this);
+  font_->setObjectName(QStringLiteral("exportFont"));
+  font_->setRange(0.0, 48.0);
+  font_->setSingleStep(0.5);
+  font_->setSuffix(tr(" pt"));
+  font_->setSpecialValueText(tr("as on screen"));
+  transparent_ = new QCheckBox(tr("Transparent background"), this);
+  visibleSpaces_ = new QCheckBox(tr("Show spaces in tokens as \u2423"), this);
+  form->addRow(tr("Size"), preset_);
+  form->addRow(tr("Width"), width_);
+  form->addRow(tr("Height"), height_);
+  form->addRow(tr("Resolution"), dpi_);
+  form->addRow(tr("Text"), font_);
+  form->addRow(QString(), transparent_);
+  form->addRow(QString(), visibleSpaces_);
+  layout->addLayout(form);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+  connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+  connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  layout->addWidget(buttons);
+
+  connect(preset_, &QComboBox::currentIndexChanged, this, [this](int index) {
+    const bool custom = index == 4;
+    width_->setEnabled(custom || index > 0);
+    height_->setEnabled(custom || index > 0);
+    if (index >= 0 && index < 4) {
+      const render::FigureOptions o = render::figure_preset(kPresets[index], dpi_->value());
+      width_->setValue(o.widthMm > 0 ? o.widthMm : 141.1);
+      height_->setValue(o.heightMm > 0 ? o.heightMm : 105.8);
+      width_->setEnabled(false);
+      height_->setEnabled(false);
+      font_->setValue(o.fontPt);
+    }
+  });
+  const QSettings settings;
+  dpi_->setValue(settings.value(QStringLiteral("export/dpi"), 300).toInt());
+  preset_->setCurrentIndex(-1);
+  preset_->setCurrentIndex(std::clamp(settings.value(QStringLiteral("export/preset"), 0).toInt(), 0, 4));
+  if (preset_->currentIndex() == 4) {
+    width_->setValue(settings.value(QStringLiteral("export/widthMm"), 120.0).toDouble());
+    height_->setValue(settings.value(QStringLiteral("export/heightMm"), 90.0).toDouble());
+    font_->setValue(settings.value(QStringLiteral("export/fontPt"), 8.0).toDouble());
+  }
+  transparent_->setChecked(settings.value(QStringLiteral("export/transparent"), false).toBool());
+  visibleSpaces_->setChecked(settings.value(QStringLiteral("export/visibleSpaces"), false).toBool());
+}
+
+void ExportDialog::setPreset(render::FigurePreset preset) {
+  for (int k = 0; k < 4; ++k)
+    if (kPresets[k] == preset) preset_->setCurrentIndex(k);
+}
+
+render::FigureOptions ExportDialog::options() const {
+  render::FigureOptions o;
+  o.dpi = dpi_->value();
+  if (preset_->currentIndex() > 0) {
+    o.widthMm = width_->value();
+    o.heightMm = height_->value();
+  }
+  o.fontPt = font_->value();
+  o.transparent = transparent_->isChecked();
+  o.visibleSpaces = visibleSpaces_->isChecked();
+  return o;
+}
+
+void ExportDialog::remember() const {
+  QSettings settings;
+  settings.setValue(QStringLiteral("export/preset"), preset_->currentIndex());
+  settings.setValue(QStringLiteral("export/dpi"), dpi_->value());
+  settings.setValue(QStringLiteral("export/widthMm"), width_->value());
+  settings.setValue(QStringLiteral("export/heightMm"), height_->value());
+  settings.setValue(QStringLiteral("export/fontPt"), font_->value());
+  settings.setValue(QStringLiteral("export/transparent"), transparent_->isChecked());
+  settings.setValue(QStringLiteral("export/visibleSpaces"), visibleSpaces_->isChecked());
+}
+
+QString export_folder() {
+  const QString folder = QSettings().value(QStringLiteral("export/folder")).toString();
+  return !folder.isEmpty() && QFileInfo(folder).isDir() ? folder : QDir::homePath();
+}
+
+void export_folder_remember(const QString& file) {
+  QSettings().setValue(QStringLiteral("export/folder"), QFileInfo(file).absolutePath());
+}
+
+}  // namespace sinkscope::ui

@@ -1,0 +1,42 @@
+#pragma once
+// The figure options of an export (Ctrl+E, issue 16 items 1 and 7): which
+// view is exported (named, so the user knows), the size preset, DPI, font
+// size, transparent background and visible spaces. The choices are
+// remembered between exports, as is the folder.
+#include <QDialog>
+
+#include "render/panel_export.h"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QSpinBox;
+
+namespace sinkscope::ui {
+
+class ExportDialog : public QDialog {
+  Q_OBJECT
+
+ public:
+  // `what`: the exported view in words, e.g. "Attention map (attentionView)".
+  explicit ExportDialog(const QString& what, QWidget* parent = nullptr);
+  render::FigureOptions options() const;
+  void setPreset(render::FigurePreset preset);
+  // Saves the choices for the next export.
+  void remember() const;
+
+ private:
+  QComboBox* preset_ = nullptr;
+  QSpinBox* dpi_ = nullptr;
+  QDoubleSpinBox* width_ = nullptr;
+  QDoubleSpinBox* height_ = nullptr;
+  QDoubleSpinBox* font_ = nullptr;
+  QCheckBox* transparent_ = nullptr;
+  QCheckBox* visibleSpaces_ = nullptr;
+};
+
+// The folder the last export went to (the home folder at first), and remembering it.
+QString export_folder();
+void export_folder_remember(const QString& file);
+
+}  // namespace sinkscope::ui

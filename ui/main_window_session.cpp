@@ -1,0 +1,185 @@
+// MainWindow's session commands (issue 16, item 3): save, open, recent
+// sessions, and the last session restored on launch. A session is applied in
+// two steps: the model and the sentence first (opening the model when another
+// one is shown), then, once that run is on screen, the selection, the
+// interventions and the layout.
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QSettings>
+#include <filesystem>
+
+#include "models/model_identity.h"
+#include "ui/job_status.h"
+#include "ui/main_window.h"
+#include "ui/selection_model.h"
+
+namespace sinkscope::ui {
+
+namespace {
+const QString kRecentKey = QStringLiteral("sessions/recent");
+const QString kLastKey = QStringLiteral("sessions/last");
+constexpr int kRecentCount = 8;
+}  // namespace
+
+Session MainWindow::currentSession() const {
+  Session s;
+  if (model_) {
+    s.model = QString::fromStdString(model_->name);
+    s.modelFolder = QString::fromStdString(model_->model->folder().string());
+    try {
+      const models::ModelIdentity id = models::model_identity(model_->model->folder());
+      s.configSha256 = QString::fromStdString(id.configSha256);
+      s.tokenizerSha256 = QString::fromStdString(id.tokenizerSha256);
+    } catch (const std::exception&) {
+      // the folder changed under us: the session names it without hashes
+    }
+  }
+  s.text = sentence();
+  s.layer = selection_->layer();
+  s.head = selection_->head();
+  s.query = selection_->queryToken();
+  s.key = selection_->keyToken();
+  s.threshold = selection_->threshold();
+  s.topN = selection_->topN();
+  s.interventions = selection_->interventions();
+  if (auto* box = findChild<QCheckBox*>(QStringLiteral("logScale"))) s.logScale = box->isChecked();
+  if (auto* score = findChild<QComboBox*>(QStringLiteral("overviewScore")))
+    s.overviewScore = score->currentText();
+  s.layout = saveState();
+  return s;
+}
+
+bool MainWindow::saveSession(const QString& path) {
+  const Session s = currentSession();
+  if (s.model.isEmpty()) {
+    jobStatus_->showError(tr("Save session: no model is open"), QString());
+    return false;
+  }
+  try {
+    session_write(s, path);
+  } catch (const SessionError& e) {
+    jobStatus_->showError(tr("Save session failed"), QString::fromStdString(e.what()));
+    return false;
+  }
+  rememberSession(path);
+  return true;
+}
+
+void MainWindow::openSession(const QString& path) {
+  jobStatus_->clearError();
+  try {
+    applySession(session_read(path));
+  } catch (const SessionError& e) {
+    jobStatus_->showError(tr("Open session failed: %1").arg(QString::fromStdString(e.what())),
+                          QString::fromStdString(e.what()));
+    return;
+  }
+  rememberSession(path);
+}
+
+bool MainWindow::restoreLastSession() {
+  const QByteArray last = QSettings().value(kLastKey).toByteArray();
+  if (last.isEmpty()) return false;
+  try {
+    applySession(session_from_json(last, tr("the last session")));
+  } catch (const SessionError& e) {
+    jobStatus_->showError(tr("The last session could not be restored"),
+                          QString::fromStdString(e.what()));
+    return false;
+  }
+  return true;
+}
+
+void MainWindow::applySession(Session s) {
+  sessionWarning_.clear();
+  setSentence(s.text);
+  if (auto* box = findChild<QCheckBox*>(QStringLiteral("logScale"))) box->setChecked(s.logScale);
+  if (auto* score = findChild<QComboBox*>(QStringLiteral("overviewScore"))) {
+    const int at = score->findText(s.overviewScore);
+    if (at >= 0) score->setCurrentIndex(at);
+  }
+  const std::filesystem::path folder = s.modelFolder.toStdString();
+  const bool shown = model_ && ((!folder.empty() && model_->model->folder() == folder) ||
+                                QString::fromStdString(model_->name) == s.model);
+  std::error_code ec;
+  const QString open =
+      !folder.empty() && std::filesystem::is_directory(folder, ec) ? s.modelFolder : s.model;
+  pendingSession_ = std::move(s);
+  if (shown)
+    runSentence();
+  else
+    openModelFolder(open);  // runs the sentence once the model is open
+}
+
+void MainWindow::finishSession() {
+  if (!pendingSession_) return;
+  const Session s = std::move(*pendingSession_);
+  pendingSession_.reset();
+  selection_->setLayer(s.layer);
+  selection_->setHead(s.head);
+  selection_->setQueryToken(s.query);
+  selection_->setKeyToken(s.key);
+  selection_->setThreshold(s.threshold);
+  selection_->setTopN(s.topN);
+  selection_->setInterventions(s.interventions);
+  if (!s.layout.isEmpty()) restoreState(s.layout);
+  // A model that changed since the session was saved: say what differs.
+  if (model_) {
+    QString config, tokenizer;
+    try {
+      const models::ModelIdentity id = models::model_identity(model_->model->folder());
+      config = QString::fromStdString(id.configSha256);
+      tokenizer = QString::fromStdString(id.tokenizerSha256);
+    } catch (const std::exception&) {
+    }
+    const QStringList changes = session_model_changes(s, config, tokenizer);
+    if (!changes.isEmpty()) {
+      sessionWarning_ = tr("The model changed since this session was saved: %1. The numbers "
+                           "shown may differ from the session's figures.")
+                            .arg(changes.join(QStringLiteral("; ")));
+      jobStatus_->showError(sessionWarning_, changes.join(QLatin1Char('\n')));
+    }
+  }
+  Q_EMIT sessionApplied();
+}
+
+void MainWindow::chooseSessionToSave() {
+  QString path = QFileDialog::getSaveFileName(this, tr("Save session"), QString(),
+                                              tr("SinkScope sessions (*.sinkscope)"));
+  if (path.isEmpty()) return;
+  if (!path.endsWith(QLatin1String(".sinkscope"))) path += QLatin1String(".sinkscope");
+  saveSession(path);
+}
+
+void MainWindow::chooseSessionToOpen() {
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open session"), QString(),
+                                                    tr("SinkScope sessions (*.sinkscope)"));
+  if (!path.isEmpty()) openSession(path);
+}
+
+void MainWindow::rememberSession(const QString& path) {
+  QSettings settings;
+  QStringList recent = settings.value(kRecentKey).toStringList();
+  const QString absolute = QFileInfo(path).absoluteFilePath();
+  recent.removeAll(absolute);
+  recent.prepend(absolute);
+  while (recent.size() > kRecentCount) recent.removeLast();
+  settings.setValue(kRecentKey, recent);
+  refreshRecentSessions();
+}
+
+void MainWindow::refreshRecentSessions() {
+  if (!recentSessionsMenu_) return;
+  recentSessionsMenu_->clear();
+  const QStringList recent = QSettings().value(kRecentKey).toStringList();
+  if (recent.isEmpty()) recentSessionsMenu_->addAction(tr("(none yet)"))->setEnabled(false);
+  for (const QString& path : recent)
+    recentSessionsMenu_->addAction(QDir::toNativeSeparators(path), this,
+                                   [this, path] { openSession(path); });
+}
+
+}  // namespace sinkscope::ui

@@ -1,0 +1,274 @@
+#include "ui/session.h"
+
+#include <QFileInfo>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSaveFile>
+#include <cmath>
+#include <filesystem>
+
+namespace sinkscope::ui {
+
+namespace {
+
+constexpr qint64 kMaxSessionBytes = qint64{4} << 20;
+constexpr int kMaxIndex = 1 << 20;
+constexpr qsizetype kMaxText = 1 << 20;  // characters of the sentence
+constexpr qsizetype kMaxInterventions = 256;
+
+const char* kind_name(Intervention::Kind k) {
+  switch (k) {
+    case Intervention::Kind::DropFirstToken: return "drop_first_token";
+    case Intervention::Kind::RemoveSinks: return "remove_sinks";
+    case Intervention::Kind::MaskSinks: return "mask_sinks";
+    case Intervention::Kind::AblateHeads: return "ablate_heads";
+    case Intervention::Kind::RopeScale: return "rope_scale";
+  }
+  return "drop_first_token";
+}
+
+QJsonArray indices_json(const QList<int>& xs) {
+  QJsonArray a;
+  for (int x : xs) a.append(x);
+  return a;
+}
+
+// Field readers: each names the file and the field it refuses.
+class Reader {
+ public:
+  Reader(const QJsonObject& o, QString where) : o_(o), where_(std::move(where)) {}
+
+  [[noreturn]] void fail(const QString& field, const QString& problem) const {
+    throw SessionError((where_ + QStringLiteral(": ") + field + QStringLiteral(": ") + problem)
+                           .toStdString());
+  }
+  QString text(const char* field, qsizetype maxLength, bool required = true) const {
+    const QJsonValue v = o_.value(QLatin1String(field));
+    if (v.isUndefined() && !required) return {};
+    if (!v.isString()) fail(QLatin1String(field), QStringLiteral("expected text"));
+    const QString s = v.toString();
+    if (s.size() > maxLength)
+      fail(QLatin1String(field), QStringLiteral("longer than %1 characters").arg(maxLength));
+    return s;
+  }
+  int integer(const char* field, int lo, int hi, int otherwise) const {
+    const QJsonValue v = o_.value(QLatin1String(field));
+    if (v.isUndefined()) return otherwise;
+    const double d = v.toDouble(std::nan(""));
+    if (!v.isDouble() || d != std::floor(d) || d < lo || d > hi)
+      fail(QLatin1String(field), QStringLiteral("expected a whole number from %1 to %2").arg(lo).arg(hi));
+    return static_cast<int>(d);
+  }
+  double real(const char* field, double lo, double hi, double otherwise) const {
+    const QJsonValue v = o_.value(QLatin1String(field));
+    if (v.isUndefined()) return otherwise;
+    const double d = v.toDouble(std::nan(""));
+    if (!v.isDouble() || !(d >= lo && d <= hi))
+      fail(QLatin1String(field), QStringLiteral("expected a number from %1 to %2").arg(lo).arg(hi));
+    return d;
+  }
+  bool flag(const char* field, bool otherwise) const {
+    const QJsonValue v = o_.value(QLatin1String(field));
+    if (v.isUndefined()) return otherwise;
+    if (!v.isBool()) fail(QLatin1String(field), QStringLiteral("expected true or false"));
+    return v.toBool();
+  }
+  QJsonObject object(const char* field) const {
+    const QJsonValue v = o_.value(QLatin1String(field));
+    if (v.isUndefined()) return {};
+    if (!v.isObject()) fail(QLatin1String(field), QStringLiteral("expected an object"));
+    return v.toObject();
+  }
+  QList<int> indices(const char* field) const {
+    const QJsonValue v = o_.value(QLatin1String(field));
+    QList<int> out;
+    if (v.isUndefined()) return out;
+    if (!v.isArray() || v.toArray().size() > 4096)
+      fail(QLatin1String(field), QStringLiteral("expected a list of at most 4096 indices"));
+    for (const QJsonValue& x : v.toArray()) {
+      const double d = x.toDouble(std::nan(""));
+      if (!x.isDouble() || d != std::floor(d) || d < 0 || d > kMaxIndex)
+        fail(QLatin1String(field), QStringLiteral("expected indices from 0 to %1").arg(kMaxIndex));
+      out.append(static_cast<int>(d));
+    }
+    return out;
+  }
+  const QJsonObject& raw() const { return o_; }
+
+ private:
+  QJsonObject o_;
+  QString where_;
+};
+
+// JSON nesting deeper than any session has; checked before parsing, so a
+// hostile file cannot make the parser recurse deeply.
+bool nested_too_deep(const QByteArray& bytes, int maxDepth) {
+  int depth = 0;
+  bool inString = false, escaped = false;
+  for (const char c : bytes) {
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') inString = false;
+      continue;
+    }
+    if (c == '"') inString = true;
+    else if (c == '[' || c == '{') {
+      if (++depth > maxDepth) return true;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+QByteArray session_to_json(const Session& s) {
+  QJsonArray interventions;
+  for (const Intervention& i : s.interventions)
+    interventions.append(QJsonObject{{QStringLiteral("kind"), QLatin1String(kind_name(i.kind))},
+                                     {QStringLiteral("layers"), indices_json(i.layers)},
+                                     {QStringLiteral("heads"), indices_json(i.heads)},
+                                     {QStringLiteral("parameter"), i.parameter}});
+  QJsonObject root{
+      {QStringLiteral("format"), QStringLiteral("sinkscope-session")},
+      {QStringLiteral("version"), Session::kVersion},
+      {QStringLiteral("model"),
+       QJsonObject{{QStringLiteral("name"), s.model},
+                   {QStringLiteral("folder"), s.modelFolder},
+                   {QStringLiteral("config_sha256"), s.configSha256},
+                   {QStringLiteral("tokenizer_sha256"), s.tokenizerSha256}}},
+      {QStringLiteral("text"), s.text},
+      {QStringLiteral("selection"),
+       QJsonObject{{QStringLiteral("layer"), s.layer},
+                   {QStringLiteral("head"), s.head},
+                   {QStringLiteral("query"), s.query},
+                   {QStringLiteral("key"), s.key},
+                   {QStringLiteral("threshold"), s.threshold},
+                   {QStringLiteral("top_n"), s.topN}}},
+      {QStringLiteral("interventions"), interventions},
+      {QStringLiteral("panels"),
+       QJsonObject{{QStringLiteral("log_scale"), s.logScale},
+                   {QStringLiteral("overview_score"), s.overviewScore}}}};
+  if (!s.layout.isEmpty())
+    root.insert(QStringLiteral("layout"), QString::fromLatin1(s.layout.toBase64()));
+  return QJsonDocument(root).toJson(QJsonDocument::Indented);
+}
+
+Session session_from_json(const QByteArray& bytes, const QString& source) {
+  if (bytes.size() > kMaxSessionBytes)
+    throw SessionError((source + QStringLiteral(": larger than a session file can be")).toStdString());
+  if (nested_too_deep(bytes, 8))
+    throw SessionError((source + QStringLiteral(": JSON nested deeper than a session file")).toStdString());
+  QJsonParseError error{};
+  const QJsonDocument doc = QJsonDocument::fromJson(bytes, &error);
+  if (error.error != QJsonParseError::NoError || !doc.isObject())
+    throw SessionError((source + QStringLiteral(": not a JSON object (") + error.errorString() +
+                        QStringLiteral(" at byte %1)").arg(error.offset))
+                           .toStdString());
+  const Reader root(doc.object(), source);
+  if (root.text("format", 64, false) != QLatin1String("sinkscope-session"))
+    root.fail(QStringLiteral("format"), QStringLiteral("not a SinkScope session"));
+  const int version = root.integer("version", 1, 1 << 20, 0);
+  if (version != Session::kVersion)
+    root.fail(QStringLiteral("version"),
+              QStringLiteral("%1; this SinkScope reads version %2").arg(version).arg(Session::kVersion));
+  Session s;
+  const Reader model(root.object("model"), source + QStringLiteral(": model"));
+  s.model = model.text("name", 4096);
+  if (s.model.isEmpty()) model.fail(QStringLiteral("name"), QStringLiteral("empty"));
+  s.modelFolder = model.text("folder", 4096, false);
+  s.configSha256 = model.text("config_sha256", 64, false);
+  s.tokenizerSha256 = model.text("tokenizer_sha256", 64, false);
+  s.text = root.text("text", kMaxText);
+  const Reader selection(root.object("selection"), source + QStringLiteral(": selection"));
+  s.layer = selection.integer("layer", 0, kMaxIndex, 0);
+  s.head = selection.integer("head", -1, kMaxIndex, 0);
+  s.query = selection.integer("query", -1, kMaxIndex, -1);
+  s.key = selection.integer("key", -1, kMaxIndex, -1);
+  s.threshold = selection.real("threshold", 0.0, 1.0, 0.05);
+  s.topN = selection.integer("top_n", 1, kMaxIndex, 3);
+  const QJsonValue list = root.raw().value(QStringLiteral("interventions"));
+  if (!list.isUndefined()) {
+    if (!list.isArray() || list.toArray().size() > kMaxInterventions)
+      root.fail(QStringLiteral("interventions"), QStringLiteral("expected a list of at most 256"));
+    for (const QJsonValue& v : list.toArray()) {
+      if (!v.isObject()) root.fail(QStringLiteral("interventions"), QStringLiteral("expected objects"));
+      const Reader r(v.toObject(), source + QStringLiteral(": interventions"));
+      const QString kind = r.text("kind", 64);
+      Intervention i;
+      bool known = false;
+      for (auto k : {Intervention::Kind::DropFirstToken, Intervention::Kind::RemoveSinks,
+                     Intervention::Kind::MaskSinks, Intervention::Kind::AblateHeads,
+                     Intervention::Kind::RopeScale})
+        if (kind == QLatin1String(kind_name(k))) {
+          i.kind = k;
+          known = true;
+        }
+      if (!known) r.fail(QStringLiteral("kind"), QStringLiteral("\"%1\" is not an intervention").arg(kind));
+      i.layers = r.indices("layers");
+      i.heads = r.indices("heads");
+      i.parameter = r.real("parameter", -1e30, 1e30, 0.0);
+      s.interventions.append(i);
+    }
+  }
+  const Reader panels(root.object("panels"), source + QStringLiteral(": panels"));
+  s.logScale = panels.flag("log_scale", false);
+  s.overviewScore = panels.text("overview_score", 200, false);
+  const QString layout = root.text("layout", kMaxSessionBytes, false);
+  s.layout = QByteArray::fromBase64(layout.toLatin1());
+  return s;
+}
+
+Session session_read(const QString& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path.toStdString(), ec);
+  if (ec || !std::filesystem::exists(status))
+    throw SessionError((path + QStringLiteral(": missing")).toStdString());
+  // Never a FIFO or a device: reading one could block or never end.
+  if (!std::filesystem::is_regular_file(status))
+    throw SessionError((path + QStringLiteral(": not a regular file")).toStdString());
+  const QFileInfo info(path);
+  if (info.size() > kMaxSessionBytes)
+    throw SessionError((path + QStringLiteral(": %1 bytes, more than a session file can have")
+                                   .arg(info.size()))
+                           .toStdString());
+  QFile file(path);
+  if (!file.open(QIODevice::ReadOnly))
+    throw SessionError((path + QStringLiteral(": cannot be read (") + file.errorString() +
+                        QStringLiteral(")"))
+                           .toStdString());
+  return session_from_json(file.read(kMaxSessionBytes + 1), path);
+}
+
+void session_write(const Session& session, const QString& path) {
+  QSaveFile file(path);
+  if (!file.open(QIODevice::WriteOnly))
+    throw SessionError((path + QStringLiteral(": cannot write (") + file.errorString() +
+                        QStringLiteral(")"))
+                           .toStdString());
+  file.write(session_to_json(session));
+  if (!file.commit())
+    throw SessionError((path + QStringLiteral(": cannot write (") + file.errorString() +
+                        QStringLiteral(")"))
+                           .toStdString());
+}
+
+QStringList session_model_changes(const Session& s, const QString& configSha256,
+                                  const QString& tokenizerSha256) {
+  QStringList changes;
+  if (s.configSha256.isEmpty()) return changes;  // the session recorded no content to compare
+  if (s.configSha256 != configSha256)
+    changes << QStringLiteral("config.json (SHA-256 %1... now %2...)")
+                   .arg(s.configSha256.left(12), configSha256.left(12));
+  if (s.tokenizerSha256 != tokenizerSha256 && !(s.tokenizerSha256.isEmpty() && tokenizerSha256.isEmpty()))
+    changes << QStringLiteral("tokenizer.json (SHA-256 %1... now %2...)")
+                   .arg(s.tokenizerSha256.isEmpty() ? QStringLiteral("none") : s.tokenizerSha256.left(12),
+                        tokenizerSha256.isEmpty() ? QStringLiteral("none") : tokenizerSha256.left(12));
+  return changes;
+}
+
+}  // namespace sinkscope::ui

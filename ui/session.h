@@ -1,0 +1,59 @@
+#pragma once
+// A session (issue 16, item 3): what the window shows, saved as a versioned
+// JSON file (.sinkscope) so that a figure can be made again a month later:
+// the model (as opened, its folder, and the hashes of its config and
+// tokenizer, to tell when it changed), the sentence, the selection, the
+// interventions and the panel options, optionally the dock layout. Session
+// files are untrusted input: bounded size and depth, every field checked,
+// errors name the file and the field.
+#include <QByteArray>
+#include <QString>
+#include <QStringList>
+#include <optional>
+#include <stdexcept>
+
+#include "ui/intervention.h"
+
+namespace sinkscope::ui {
+
+class SessionError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Session {
+  static constexpr int kVersion = 1;
+  // The model: as the user opened it (folder or cache name), the folder it
+  // resolved to, and what identifies its content.
+  QString model;
+  QString modelFolder;
+  QString configSha256;
+  QString tokenizerSha256;
+  QString text;
+  // The selection (head -1: the head average; query, key -1: none).
+  int layer = 0, head = 0, query = -1, key = -1;
+  double threshold = 0.05;
+  int topN = 3;
+  InterventionList interventions;
+  // Panel options.
+  bool logScale = false;     // the attention map's colour scale
+  QString overviewScore;     // the overview's score, by its name in the chooser
+  QByteArray layout;         // QMainWindow::saveState, optional
+};
+
+// The file's bytes (UTF-8 JSON, "format": "sinkscope-session").
+QByteArray session_to_json(const Session& session);
+// Throws SessionError naming `source` (the file) and the problem.
+Session session_from_json(const QByteArray& bytes, const QString& source);
+// Reads a file of at most 4 MiB (a regular file, not a device or FIFO).
+Session session_read(const QString& path);
+// Written atomically; throws SessionError.
+void session_write(const Session& session, const QString& path);
+
+// What differs between the model a session names and the one opened for it
+// (config and tokenizer hashes); empty when nothing does, or when the session
+// recorded no hashes (a file written by hand).
+QStringList session_model_changes(const Session& session, const QString& configSha256,
+                                  const QString& tokenizerSha256);
+
+}  // namespace sinkscope::ui
