@@ -26,6 +26,11 @@ struct LineSeries {
   // Optional: each point's interval (e.g. a 95% bootstrap interval), drawn as
   // error bars; empty, or as long as x (NaN: no bar at that point).
   std::vector<double> lo = {}, hi = {};
+  // Optional: what each point stands for (a token string), as long as x;
+  // exported CSVs carry it in a "label" column.
+  std::vector<QString> labels = {};
+  // "before" or "after" when two runs are compared; exported CSVs carry a "run" column.
+  QString run = {};
 };
 
 struct LinePlotData {

@@ -8,8 +8,10 @@
 #include <QPdfWriter>
 #include <QSaveFile>
 #include <QSvgGenerator>
+#include <algorithm>
 #include <cmath>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 
 #include "render/colormap.h"
@@ -67,6 +69,7 @@ struct Style {
   QString family;
   bool transparent = false;
   bool visibleSpaces = false;
+  double titleIndent = 0.0;  // room left of a title for a sub-figure's letter
   double k() const { return fontPt / 8.0; }  // margins grow with the text
   QFont font(double extra = 0.0) const {
     QFont f(family);
@@ -140,7 +143,8 @@ void paint_heat_map(QPainter& p, const HeatMapData& d, double lo, double hi, int
                                              (h - top - bottom) / std::max(1, d.rows)));
   p.setPen(Qt::black);
   p.setFont(st.font(2));
-  p.drawText(QRectF(10, 5, w - 20, 24 * k), Qt::AlignLeft | Qt::AlignVCenter, d.title);
+  p.drawText(QRectF(10 + st.titleIndent, 5, w - 20 - st.titleIndent, 24 * k),
+             Qt::AlignLeft | Qt::AlignVCenter, d.title);
   p.setFont(font);
   p.setPen(Qt::NoPen);
   for (int r = 0; r < d.rows; ++r)
@@ -242,7 +246,8 @@ void paint_scene(QPainter& p, const SceneData& d, const SceneView::Projection& a
   }
   p.setPen(Qt::black);
   p.setFont(st.font(2));
-  p.drawText(QRectF(10, 5, w - 20, 20 * st.k()), Qt::AlignLeft | Qt::AlignVCenter, d.title);
+  p.drawText(QRectF(10 + st.titleIndent, 5, w - 20 - st.titleIndent, 20 * st.k()),
+             Qt::AlignLeft | Qt::AlignVCenter, d.title);
   p.setFont(st.font());
   p.drawText(QRectF(10, 24 * st.k(), w - 20, 16 * st.k()), Qt::AlignLeft | Qt::AlignVCenter,
              st.label(d.legend));
@@ -262,11 +267,21 @@ ExportFormat export_format_of(const QString& path) {
 
 QString line_plot_csv(const LinePlotData& d, const QStringList& comments) {
   QString s = header(QStringList{QStringLiteral("panel: ") + d.title} + comments);
-  s += QStringLiteral("series,x,y\n");
+  // A run column when two runs are compared, a label column when points stand for tokens.
+  const bool runs = std::any_of(d.series.begin(), d.series.end(),
+                                [](const LineSeries& x) { return !x.run.isEmpty(); });
+  const bool labels = std::any_of(d.series.begin(), d.series.end(),
+                                  [](const LineSeries& x) { return !x.labels.empty(); });
+  s += QStringLiteral("series,") + (runs ? QStringLiteral("run,") : QString()) + QStringLiteral("x,") +
+       (labels ? QStringLiteral("label,") : QString()) + QStringLiteral("y\n");
   for (const auto& series : d.series)
-    for (std::size_t k = 0; k < series.x.size(); ++k)
-      s += csv_field(series.name) + QLatin1Char(',') + number(series.x[k]) + QLatin1Char(',') +
-           number(series.y[k]) + QLatin1Char('\n');
+    for (std::size_t k = 0; k < series.x.size(); ++k) {
+      s += csv_field(series.name) + QLatin1Char(',');
+      if (runs) s += csv_field(series.run) + QLatin1Char(',');
+      s += number(series.x[k]) + QLatin1Char(',');
+      if (labels) s += csv_field(k < series.labels.size() ? series.labels[k] : QString()) + QLatin1Char(',');
+      s += number(series.y[k]) + QLatin1Char('\n');
+    }
   return s;
 }
 
@@ -274,11 +289,32 @@ QString heat_map_csv(const HeatMapData& d, const QStringList& comments) {
   QString s = header(
       QStringList{QStringLiteral("panel: ") + d.title, QStringLiteral("quantity: ") + d.quantity} +
       comments);
-  s += QStringLiteral("row,column,row_label,column_label,value\n");
+  // Side by side: each cell's run and its column within its own map; the
+  // right map's rows are labelled with its own tokens.
+  const bool sideBySide = d.sideBySideSplit >= 0;
+  s += sideBySide ? QStringLiteral("run,row,column,row_label,column_label,value\n")
+                  : QStringLiteral("row,column,row_label,column_label,value\n");
   for (int r = 0; r < d.rows; ++r)
     for (int c = 0; c < d.cols; ++c) {
       const std::size_t k = static_cast<std::size_t>(r) * d.cols + c;
       if (!d.hidden.empty() && d.hidden[k]) continue;  // not visible: no number drawn
+      if (sideBySide) {
+        const bool right = c > d.sideBySideSplit;
+        if (c == d.sideBySideSplit) continue;  // the gap
+        const std::vector<QString>& rows =
+            right && static_cast<int>(d.rightRowLabels.size()) == d.rows ? d.rightRowLabels
+                                                                         : d.rowLabels;
+        s += (right ? QStringLiteral("after,") : QStringLiteral("before,")) + QString::number(r) +
+             QLatin1Char(',') + QString::number(heat_map_own_column(d, c)) + QLatin1Char(',') +
+             csv_field(r < static_cast<int>(rows.size()) ? rows[static_cast<std::size_t>(r)]
+                                                         : QString()) +
+             QLatin1Char(',') +
+             csv_field(c < static_cast<int>(d.colLabels.size())
+                           ? d.colLabels[static_cast<std::size_t>(c)]
+                           : QString()) +
+             QLatin1Char(',') + number(d.values[k]) + QLatin1Char('\n');
+        continue;
+      }
       s += QString::number(r) + QLatin1Char(',') + QString::number(c) + QLatin1Char(',') +
            csv_field(r < static_cast<int>(d.rowLabels.size())
                          ? d.rowLabels[static_cast<std::size_t>(r)]
@@ -347,6 +383,27 @@ QByteArray figure_bytes(ExportFormat f, int w, int h, int dpi, bool transparent,
 
 }  // namespace
 
+namespace {
+
+// A plot of its own at the figure's size and fonts, so the screen's is left as it is.
+std::unique_ptr<LinePlotView> figure_plot(const LinePlotView& view, QSize size, const Style& st,
+                                          double fontPt) {
+  auto figure = std::make_unique<LinePlotView>();
+  figure->resize(size);
+  LinePlotData data = view.data();
+  for (auto& series : data.series) series.name = st.label(series.name);
+  figure->setData(std::move(data));
+  figure->setFigureFonts(st.family, fontPt);
+  if (st.transparent) figure->plot()->setBackground(Qt::transparent);
+  return figure;
+}
+
+QSize line_plot_size(const LinePlotView& view) {
+  return {std::max(view.plot()->width(), 400), std::max(view.plot()->height(), 300)};
+}
+
+}  // namespace
+
 void line_plot_export(const LinePlotView& view, const QString& path, const FigureOptions& options,
                       const QStringList& comments, bool overwrite) {
   const ExportFormat f = export_format_of(path);
@@ -354,19 +411,10 @@ void line_plot_export(const LinePlotView& view, const QString& path, const Figur
     write_atomic(path, line_plot_csv(view.data(), comments).toUtf8(), overwrite);
     return;
   }
-  const QCustomPlot* shown = view.plot();
-  const QSize size =
-      figure_size(options, {std::max(shown->width(), 400), std::max(shown->height(), 300)});
+  const QSize size = figure_size(options, line_plot_size(view));
   const Style st = style_of(options);
-  // A plot of its own at the figure's size and fonts: the screen's is left as it is.
-  LinePlotView figure;
-  figure.resize(size);
-  LinePlotData data = view.data();
-  for (auto& series : data.series) series.name = st.label(series.name);
-  figure.setData(std::move(data));
-  figure.setFigureFonts(st.family, options.fontPt > 0 ? options.fontPt : 0.0);
-  if (st.transparent) figure.plot()->setBackground(Qt::transparent);
-  QCustomPlot* plot = figure.plot();
+  const auto figure = figure_plot(view, size, st, options.fontPt);
+  QCustomPlot* plot = figure->plot();
   write_atomic(path,
                figure_bytes<QCPPainter>(f, size.width(), size.height(), options.dpi, st.transparent,
                                         view.data().title,
@@ -446,6 +494,87 @@ void heat_map_export(const HeatMapView& view, const QString& path, const FigureO
                                                        view.displayedMax(), size.width(),
                                                        size.height(), st);
                                       }),
+               overwrite);
+}
+
+bool figure_exportable(const QWidget* view) {
+  return qobject_cast<const HeatMapView*>(view) || qobject_cast<const LinePlotView*>(view) ||
+         qobject_cast<const SceneView*>(view);
+}
+
+void figure_export(const std::vector<QWidget*>& views, const QString& path,
+                   const FigureOptions& options, int columns, bool overwrite) {
+  const ExportFormat f = export_format_of(path);
+  if (f == ExportFormat::Csv)
+    throw std::invalid_argument(path.toStdString() +
+                                ": a figure of several views has no single CSV; export each "
+                                "view's numbers on its own");
+  if (views.empty() || views.size() > 26)
+    throw std::invalid_argument("figure: give 1 to 26 views");
+  for (QWidget* v : views)
+    if (!figure_exportable(v)) throw std::invalid_argument("figure: a view has nothing to draw");
+  const int n = static_cast<int>(views.size());
+  const int cols = columns > 0 ? std::min(columns, n) : n;
+  const int rows = (n + cols - 1) / cols;
+  // Each cell as large as the largest view's screen size; the options' size is shared out.
+  QSize cell(0, 0);
+  for (QWidget* v : views) {
+    QSize s = v->size();
+    if (auto* plot = qobject_cast<LinePlotView*>(v)) s = line_plot_size(*plot);
+    else if (qobject_cast<HeatMapView*>(v)) s = QSize(std::max(s.width(), 400), std::max(s.height(), 350));
+    cell = cell.expandedTo(QSize(std::max(s.width(), 200), std::max(s.height(), 150)));
+  }
+  const QSize total = figure_size(options, QSize(cell.width() * cols, cell.height() * rows));
+  cell = QSize(total.width() / cols, total.height() / rows);
+  const Style st = style_of(options);
+  std::vector<std::unique_ptr<LinePlotView>> plots;  // figure copies of the line plots
+  std::vector<SceneView::Projection> projections;
+  for (QWidget* v : views) {
+    if (auto* plot = qobject_cast<LinePlotView*>(v)) plots.push_back(figure_plot(*plot, cell, st, options.fontPt));
+    if (auto* scene = qobject_cast<SceneView*>(v)) projections.push_back(scene->project());
+  }
+  QString title;
+  for (QWidget* v : views)
+    if (auto* plot = qobject_cast<LinePlotView*>(v)) title += plot->data().title + QStringLiteral("; ");
+  auto paint = [&](QCPPainter& p) {
+    if (!st.transparent) p.fillRect(QRectF(0, 0, total.width(), total.height()), Qt::white);
+    QFont letter = st.font(2);
+    letter.setBold(true);
+    const QFontMetricsF letterMetrics(letter, p.device());
+    std::size_t plotIndex = 0, sceneIndex = 0;
+    for (int k = 0; k < n; ++k) {
+      QWidget* v = views[static_cast<std::size_t>(k)];
+      const QPointF origin((k % cols) * cell.width(), (k / cols) * cell.height());
+      p.save();
+      p.translate(origin);
+      p.setClipRect(QRectF(0, 0, cell.width(), cell.height()));
+      Style clear = st;
+      clear.transparent = true;  // the figure's background is painted once
+      clear.titleIndent = letterMetrics.horizontalAdvance(QStringLiteral("(m)")) + 4;
+      if (auto* heat = qobject_cast<HeatMapView*>(v)) {
+        paint_heat_map(p, heat->data(), heat->displayedMin(), heat->displayedMax(), cell.width(),
+                       cell.height(), clear);
+      } else if (qobject_cast<LinePlotView*>(v)) {
+        QCustomPlot* plot = plots[plotIndex++]->plot();
+        plot->setBackground(Qt::transparent);
+        plot->toPainter(&p, cell.width(), cell.height());
+      } else if (auto* scene = qobject_cast<SceneView*>(v)) {
+        paint_scene(p, scene->data(), projections[sceneIndex++],
+                    QSize(std::max(scene->width(), 200), std::max(scene->height(), 150)),
+                    cell.width(), cell.height(), clear);
+      }
+      // The sub-figure's letter, bold, at its top left.
+      p.setClipping(false);
+      p.setFont(letter);
+      p.setPen(Qt::black);
+      p.drawText(QPointF(4, letterMetrics.ascent() + 2),
+                 QStringLiteral("(%1)").arg(QChar(QLatin1Char('a').unicode() + k)));
+      p.restore();
+    }
+  };
+  write_atomic(path,
+               figure_bytes<QCPPainter>(f, total.width(), total.height(), options.dpi,
+                                        st.transparent, title, paint),
                overwrite);
 }
 

@@ -6,6 +6,9 @@
 // PDF and SVG are true vector figures at any size.
 #include <QString>
 #include <QStringList>
+#include <vector>
+
+class QWidget;
 
 namespace sinkscope::render {
 
@@ -56,6 +59,17 @@ void heat_map_export(const HeatMapView& view, const QString& path, const FigureO
 // coordinates.
 void scene_export(SceneView& view, const QString& path, const FigureOptions& options,
                   const QStringList& comments, bool overwrite);
+
+// Several views as one figure (a whole panel with its sub-plots, or views
+// from several panels): a grid of `columns` cells (0: one row), each view at
+// its size on screen (the figure's size when the options give one, shared out
+// in proportion), labelled (a), (b), ... at its top left. PNG, PDF or SVG only
+// (each view exports its own CSV). Throws std::runtime_error or
+// std::invalid_argument naming the problem.
+void figure_export(const std::vector<QWidget*>& views, const QString& path,
+                   const FigureOptions& options, int columns, bool overwrite);
+// The views of a figure that can be exported: heat maps, line plots and 3-D views.
+bool figure_exportable(const QWidget* view);
 
 // The same at `dpi` with the panel's own size and fonts.
 inline void line_plot_export(const LinePlotView& view, const QString& path, int dpi,

@@ -185,3 +185,37 @@ TEST(FigureExport, PresetsGivePaperSizesWithEmbeddedFontsAndPlainSpaces) {
   const std::string images = shell("pdfimages -list '" + mapPdf.toStdString() + "'").out;
   EXPECT_EQ(std::count(images.begin(), images.end(), '\n'), 2) << "only the header lines:\n" << images;
 }
+
+// Issue 16, item 7: CSVs of compared runs say which run each number belongs
+// to, and points that stand for tokens carry the token.
+TEST(FigureExport, CsvsNameTheRunAndTheTokens) {
+  LinePlotData plot;
+  plot.title = QStringLiteral("Key importance");
+  LineSeries after{QStringLiteral("alpha_k after"), {0, 1}, {0.5, 0.25}};
+  after.labels = {QStringLiteral("<s>"), QStringLiteral("\u2423the")};
+  after.run = QStringLiteral("after");
+  LineSeries before{QStringLiteral("alpha_k before"), {0, 1}, {0.625, 0.125}};
+  before.labels = after.labels;
+  before.run = QStringLiteral("before");
+  plot.series = {after, before};
+  const QString csv = line_plot_csv(plot, {});
+  EXPECT_TRUE(csv.contains(QStringLiteral("\nseries,run,x,label,y\n"))) << csv.toStdString();
+  EXPECT_TRUE(csv.contains(QStringLiteral("\nalpha_k before,before,1,\u2423the,0.125\n"))) << csv.toStdString();
+  // Without runs or labels: the plain columns.
+  LinePlotData plain;
+  plain.series = {LineSeries{QStringLiteral("s"), {0}, {1}}};
+  EXPECT_TRUE(line_plot_csv(plain, {}).contains(QStringLiteral("\nseries,x,y\ns,0,1\n")));
+
+  HeatMapData left, right;
+  left.rows = right.rows = 2;
+  left.cols = right.cols = 2;
+  left.values = {1, 0, 0.5f, 0.5f};
+  right.values = {1, 0, 0.25f, 0.75f};
+  left.rowLabels = left.colLabels = {QStringLiteral("<s>"), QStringLiteral("a")};
+  right.rowLabels = right.colLabels = {QStringLiteral("a"), QStringLiteral("b")};
+  const QString map = heat_map_csv(heat_map_side_by_side(left, right), {});
+  EXPECT_TRUE(map.contains(QStringLiteral("\nrun,row,column,row_label,column_label,value\n")))
+      << map.toStdString();
+  EXPECT_TRUE(map.contains(QStringLiteral("\nbefore,1,0,a,<s>,0.5\n"))) << map.toStdString();
+  EXPECT_TRUE(map.contains(QStringLiteral("\nafter,1,1,b,b,0.75\n"))) << map.toStdString();
+}

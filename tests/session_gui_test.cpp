@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <QCheckBox>
+#include <QDockWidget>
+#include <QImage>
 #include <QFile>
 #include <QSettings>
 #include <QSignalSpy>
@@ -14,6 +16,8 @@
 #include <fstream>
 
 #include "render/heat_map_view.h"
+#include "render/line_plot_view.h"
+#include "render/panel_export.h"
 #include "ui/job_status.h"
 #include "ui/main_window.h"
 #include "ui/selection_model.h"
@@ -41,6 +45,16 @@ class SessionGui : public ::testing::Test {
     w.openModelFolder(model);
     return QTest::qWaitFor(
         [&] { return w.lastRun() && w.lastRun()->sentence == text && w.lastRun()->analysis; }, kTimeout);
+  }
+  // Whether the persistence panel's plots show their results (not "computing").
+  static bool topology_shown(ui::MainWindow& w) {
+    for (const char* name : {"persistenceDiagram", "bettiCurves"}) {
+      auto* view = w.findChild<render::LinePlotView*>(QLatin1String(name));
+      if (!view || view->data().series.empty() ||
+          view->data().title.contains(QStringLiteral("computing")))
+        return false;
+    }
+    return true;
   }
   static QByteArray file_bytes(const QString& path) {
     QFile f(path);
@@ -71,8 +85,17 @@ TEST_F(SessionGui, ASavedSessionReopensAsItWas) {
     QSignalSpy intervened(&a, &ui::MainWindow::interventionsFinished);
     a.selection()->setInterventions({ablate});
     ASSERT_TRUE(QTest::qWaitFor([&] { return intervened.count() >= 1; }, kTimeout));
+    // A figure of several panels: its layout goes into the session.
+    a.setFigureLayout({QStringLiteral("attentionView"), QStringLiteral("persistenceDiagram"),
+                       QStringLiteral("bettiCurves")},
+                      2);
     ASSERT_TRUE(a.saveSession(file)) << a.jobStatus()->lastError().toStdString();
     ASSERT_TRUE(a.exportPanel(a.attentionView(), dir.filePath(QStringLiteral("a.svg"))));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return topology_shown(a); }, kTimeout));
+    // A preset size: the figure does not depend on how large the window's docks are.
+    ASSERT_TRUE(a.exportFigure(a.viewsNamed(a.figureViews()), dir.filePath(QStringLiteral("fa.svg")),
+                               render::figure_preset(render::FigurePreset::TwoColumns),
+                               a.figureColumns()));
   }
   ui::MainWindow b;
   b.show();
@@ -99,6 +122,52 @@ TEST_F(SessionGui, ASavedSessionReopensAsItWas) {
   const QByteArray svgA = file_bytes(dir.filePath(QStringLiteral("a.svg")));
   ASSERT_FALSE(svgA.isEmpty());
   EXPECT_EQ(svgA, file_bytes(dir.filePath(QStringLiteral("b.svg"))));
+  // The multi-panel figure's layout came back, and so does its heat-map part.
+  EXPECT_EQ(b.figureViews(), (QStringList{QStringLiteral("attentionView"),
+                                          QStringLiteral("persistenceDiagram"),
+                                          QStringLiteral("bettiCurves")}));
+  EXPECT_EQ(b.figureColumns(), 2);
+  ASSERT_EQ(b.viewsNamed(b.figureViews()).size(), 3u);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return topology_shown(b); }, kTimeout));
+  ASSERT_TRUE(b.exportFigure(b.viewsNamed(b.figureViews()), dir.filePath(QStringLiteral("fb.svg")),
+                             render::figure_preset(render::FigurePreset::TwoColumns),
+                             b.figureColumns()));
+  const QByteArray figureA = file_bytes(dir.filePath(QStringLiteral("fa.svg")));
+  QFile::remove(QStringLiteral(SINKSCOPE_ARTIFACT_DIR "/fa.svg"));
+  QFile::remove(QStringLiteral(SINKSCOPE_ARTIFACT_DIR "/fb.svg"));
+  QFile::copy(dir.filePath(QStringLiteral("fa.svg")), QStringLiteral(SINKSCOPE_ARTIFACT_DIR "/fa.svg"));
+  QFile::copy(dir.filePath(QStringLiteral("fb.svg")), QStringLiteral(SINKSCOPE_ARTIFACT_DIR "/fb.svg"));
+  for (const char* letter : {">(a)<", ">(b)<", ">(c)<"}) EXPECT_TRUE(figureA.contains(letter)) << letter;
+  EXPECT_EQ(figureA, file_bytes(dir.filePath(QStringLiteral("fb.svg"))));
+}
+
+TEST_F(SessionGui, AWholePanelExportsAsOneFigureWithLetters) {
+  ui::MainWindow w;
+  ASSERT_TRUE(show_run(w, kModel, QStringLiteral("Precursor of the modern motion picture.")));
+  QDockWidget* persistence = w.findChild<QDockWidget*>(QStringLiteral("persistenceDock"));
+  ASSERT_NE(persistence, nullptr);
+  persistence->raise();
+  QTest::qWait(200);
+  const auto views = w.dockViews(persistence);
+  ASSERT_EQ(views.size(), 3u);  // diagram, Betti curves, barcode
+  QTemporaryDir dir;
+  render::FigureOptions options = render::figure_preset(render::FigurePreset::TwoColumns, 150);
+  const QString svg = dir.filePath(QStringLiteral("panel.svg"));
+  const QString png = dir.filePath(QStringLiteral("panel.png"));
+  ASSERT_TRUE(w.exportFigure(views, svg, options)) << w.jobStatus()->lastError().toStdString();
+  ASSERT_TRUE(w.exportFigure(views, png, options));
+  const QByteArray text = file_bytes(svg);
+  for (const char* part : {">(a)<", ">(b)<", ">(c)<", "Persistence diagram", "Betti curves", "Barcode"})
+    EXPECT_TRUE(text.contains(part)) << part;
+  // 178 x 100 mm at 150 DPI.
+  const QImage image(png);
+  EXPECT_NEAR(image.width(), 178.0 / 25.4 * 150, 2.0);
+  EXPECT_NEAR(image.height(), 100.0 / 25.4 * 150, 2.0);
+  QFile::remove(QStringLiteral(SINKSCOPE_ARTIFACT_DIR "/figure-whole-persistence.png"));  // for a look
+  QFile::copy(png, QStringLiteral(SINKSCOPE_ARTIFACT_DIR "/figure-whole-persistence.png"));
+  // No single CSV for several views.
+  EXPECT_FALSE(w.exportFigure(views, dir.filePath(QStringLiteral("panel.csv")), options));
+  EXPECT_TRUE(w.jobStatus()->lastError().contains(QStringLiteral("no single CSV")));
 }
 
 TEST_F(SessionGui, AChangedModelOpensWithAWarningNamingTheChange) {

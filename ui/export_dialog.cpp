@@ -59,6 +59,10 @@ ExportDialog::ExportDialog(const QString& what, QWidget* parent) : QDialog(paren
   form->addRow(tr("Text"), font_);
   form->addRow(QString(), transparent_);
   form->addRow(QString(), visibleSpaces_);
+  wholePanel_ = new QCheckBox(this);
+  wholePanel_->setObjectName(QStringLiteral("exportWholePanel"));
+  wholePanel_->hide();
+  form->addRow(QString(), wholePanel_);
   layout->addLayout(form);
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
   connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
@@ -90,6 +94,13 @@ ExportDialog::ExportDialog(const QString& what, QWidget* parent) : QDialog(paren
   transparent_->setChecked(settings.value(QStringLiteral("export/transparent"), false).toBool());
   visibleSpaces_->setChecked(settings.value(QStringLiteral("export/visibleSpaces"), false).toBool());
 }
+
+void ExportDialog::offerWholePanel(int views) {
+  wholePanel_->setText(tr("The whole panel: its %1 views as (a), (b), ... (PNG, PDF, SVG)").arg(views));
+  wholePanel_->setVisible(views > 1);
+}
+
+bool ExportDialog::wholePanel() const { return wholePanel_->isVisible() && wholePanel_->isChecked(); }
 
 void ExportDialog::setPreset(render::FigurePreset preset) {
   for (int k = 0; k < 4; ++k)

@@ -24,6 +24,9 @@ class ExportDialog : public QDialog {
   void setPreset(render::FigurePreset preset);
   // Saves the choices for the next export.
   void remember() const;
+  // Offers to export the whole panel, its `views` sub-plots as (a), (b), ...
+  void offerWholePanel(int views);
+  bool wholePanel() const;
 
  private:
   QComboBox* preset_ = nullptr;
@@ -33,6 +36,7 @@ class ExportDialog : public QDialog {
   QDoubleSpinBox* font_ = nullptr;
   QCheckBox* transparent_ = nullptr;
   QCheckBox* visibleSpaces_ = nullptr;
+  QCheckBox* wholePanel_ = nullptr;
 };
 
 // The folder the last export went to (the home folder at first), and remembering it.

@@ -385,37 +385,6 @@ bool MainWindow::exportPanel(QWidget* view, const QString& path,
   return true;
 }
 
-void MainWindow::exportFocusedPanel() {
-  QWidget* view = nullptr;
-  for (QWidget* w = QApplication::focusWidget(); w && !view; w = w->parentWidget())
-    if (qobject_cast<render::HeatMapView*>(w) || qobject_cast<render::LinePlotView*>(w) ||
-        qobject_cast<render::SceneView*>(w))
-      view = w;
-  if (!view) view = attentionView_;
-  if (!view) return;
-  const QString name = QStringLiteral("%1-layer%2-head%3-%4.png")
-                           .arg(run_ ? run_->source : QStringLiteral("sinkscope"))
-                           .arg(selection_->layer())
-                           .arg(selection_->headAveraged() ? QStringLiteral("avg")
-                                                           : QString::number(selection_->head()))
-                           .arg(view->objectName());
-  // Say which view is exported: the dock it sits in and the view's own name.
-  QString dockTitle;
-  for (QWidget* w = view; w && dockTitle.isEmpty(); w = w->parentWidget())
-    if (auto* dock = qobject_cast<QDockWidget*>(w)) dockTitle = dock->windowTitle();
-  ExportDialog dialog(tr("%1: %2").arg(dockTitle.isEmpty() ? tr("panel") : dockTitle,
-                                       view->objectName()),
-                      this);
-  if (dialog.exec() != QDialog::Accepted) return;
-  dialog.remember();
-  const QString path = QFileDialog::getSaveFileName(
-      this, tr("Export %1").arg(dockTitle), QDir(export_folder()).filePath(name),
-      tr("PNG image (*.png);;PDF (*.pdf);;SVG (*.svg);;CSV of the numbers (*.csv)"));
-  if (path.isEmpty()) return;
-  export_folder_remember(path);
-  exportPanel(view, path, dialog.options());
-}
-
 void MainWindow::chooseRunTensorsFile() {
   const QString name = QStringLiteral("%1-run.npz").arg(run_ ? run_->source : QStringLiteral("sinkscope"));
   const QString path = QFileDialog::getSaveFileName(this, tr("Export run tensors"),
@@ -582,6 +551,7 @@ void MainWindow::buildActions() {
   QAction* exportAction =
       file->addAction(tr("&Export panel..."), this, &MainWindow::exportFocusedPanel);
   exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+  file->addAction(tr("Export &figure of several panels..."), this, &MainWindow::chooseFigureViews);
   file->addAction(tr("Export run &tensors (NPZ)..."), this, &MainWindow::chooseRunTensorsFile);
   file->addSeparator();
   QAction* saveSessionAction =
@@ -967,7 +937,10 @@ render::LineSeries MainWindow::keyImportanceSeries(const SentenceRun& run,
                                                    const analysis::AttentionMatrix& map,
                                                    const QString& name) const {
   render::LineSeries alpha{name, {}, analysis::sink_key_importance(map.view()), false};
-  for (int k = 0; k < run.tokenCount(); ++k) alpha.x.push_back(k);
+  for (int k = 0; k < run.tokenCount(); ++k) {
+    alpha.x.push_back(k);
+    alpha.labels.push_back(run.tokens.value(k));  // the CSV names each key's token
+  }
   return alpha;
 }
 
@@ -1033,7 +1006,9 @@ void MainWindow::refreshPanels() {
                             : std::vector<render::LineSeries>{alpha, eps};
   if (sideBySide) {
     alpha.name = tr("alpha_k after");
+    alpha.run = QStringLiteral("after");
     render::LineSeries plain = keyImportanceSeries(*run_, before, tr("alpha_k before"));
+    plain.run = QStringLiteral("before");
     plain.dashed = true;
     plain.color = QColor(110, 110, 110);
     plot.series = {alpha, plain, baseline, eps};

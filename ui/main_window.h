@@ -89,8 +89,24 @@ class MainWindow : public QMainWindow {
   // The same with the figure's size, fonts and background (render::FigureOptions).
   bool exportPanel(QWidget* view, const QString& path, const render::FigureOptions& options,
                    bool overwrite = true);
-  // Ctrl+E: asks for a file name and exports the focused panel.
+  // Ctrl+E: names the focused view, offers it alone or its whole panel, asks
+  // for the figure options and a file name, and exports.
   void exportFocusedPanel();
+  // Several views as one figure, (a), (b), ... in a grid of `columns` (0: one
+  // row); PNG, PDF or SVG. Errors go to the status bar.
+  bool exportFigure(const std::vector<QWidget*>& views, const QString& path,
+                    const render::FigureOptions& options, int columns = 0, bool overwrite = true);
+  // The exportable views of `dock` (a whole panel's sub-plots), in order.
+  std::vector<QWidget*> dockViews(QDockWidget* dock) const;
+  // File > Export figure of several panels: views chosen by object name, the
+  // layout kept in the session.
+  void chooseFigureViews();
+  // The views of the last multi-panel figure and its columns (saved in sessions).
+  const QStringList& figureViews() const { return figureViews_; }
+  int figureColumns() const { return figureColumns_; }
+  void setFigureLayout(const QStringList& views, int columns);
+  // The views with these object names, in this order (missing ones skipped).
+  std::vector<QWidget*> viewsNamed(const QStringList& names) const;
   // The shown run's tensors (attention, q, k, v, residuals, ids, tokens) as NPZ,
   // written in a job (models::trace_write_npz); the status bar says when done.
   void exportRunTensors(const QString& path, bool overwrite = true);
@@ -197,6 +213,8 @@ class MainWindow : public QMainWindow {
   std::optional<Session> pendingSession_;           // applied once the next run is shown
   QString sessionWarning_;
   QMenu* recentSessionsMenu_ = nullptr;
+  QStringList figureViews_;  // the multi-panel figure's views (object names)
+  int figureColumns_ = 0;
   std::optional<SentenceRun> intervened_;
 
   QLabel* modelStatus_ = nullptr;

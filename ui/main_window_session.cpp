@@ -50,6 +50,8 @@ Session MainWindow::currentSession() const {
   if (auto* score = findChild<QComboBox*>(QStringLiteral("overviewScore")))
     s.overviewScore = score->currentText();
   s.layout = saveState();
+  s.figureViews = figureViews_;
+  s.figureColumns = figureColumns_;
   return s;
 }
 
@@ -119,6 +121,7 @@ void MainWindow::finishSession() {
   if (!pendingSession_) return;
   const Session s = std::move(*pendingSession_);
   pendingSession_.reset();
+  setFigureLayout(s.figureViews, s.figureColumns);
   selection_->setLayer(s.layer);
   selection_->setHead(s.head);
   selection_->setQueryToken(s.query);

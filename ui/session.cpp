@@ -152,7 +152,10 @@ QByteArray session_to_json(const Session& s) {
       {QStringLiteral("interventions"), interventions},
       {QStringLiteral("panels"),
        QJsonObject{{QStringLiteral("log_scale"), s.logScale},
-                   {QStringLiteral("overview_score"), s.overviewScore}}}};
+                   {QStringLiteral("overview_score"), s.overviewScore}}},
+      {QStringLiteral("figure"),
+       QJsonObject{{QStringLiteral("views"), QJsonArray::fromStringList(s.figureViews)},
+                   {QStringLiteral("columns"), s.figureColumns}}}};
   if (!s.layout.isEmpty())
     root.insert(QStringLiteral("layout"), QString::fromLatin1(s.layout.toBase64()));
   return QJsonDocument(root).toJson(QJsonDocument::Indented);
@@ -218,6 +221,18 @@ Session session_from_json(const QByteArray& bytes, const QString& source) {
   const Reader panels(root.object("panels"), source + QStringLiteral(": panels"));
   s.logScale = panels.flag("log_scale", false);
   s.overviewScore = panels.text("overview_score", 200, false);
+  const Reader figure(root.object("figure"), source + QStringLiteral(": figure"));
+  s.figureColumns = figure.integer("columns", 0, 26, 0);
+  const QJsonValue views = figure.raw().value(QStringLiteral("views"));
+  if (!views.isUndefined()) {
+    if (!views.isArray() || views.toArray().size() > 26)
+      figure.fail(QStringLiteral("views"), QStringLiteral("expected a list of at most 26 names"));
+    for (const QJsonValue& v : views.toArray()) {
+      if (!v.isString() || v.toString().size() > 100)
+        figure.fail(QStringLiteral("views"), QStringLiteral("expected view names"));
+      s.figureViews << v.toString();
+    }
+  }
   const QString layout = root.text("layout", kMaxSessionBytes, false);
   s.layout = QByteArray::fromBase64(layout.toLatin1());
   return s;

@@ -39,6 +39,9 @@ struct Session {
   bool logScale = false;     // the attention map's colour scale
   QString overviewScore;     // the overview's score, by its name in the chooser
   QByteArray layout;         // QMainWindow::saveState, optional
+  // The multi-panel figure: its views (object names, in order) and columns.
+  QStringList figureViews;
+  int figureColumns = 0;
 };
 
 // The file's bytes (UTF-8 JSON, "format": "sinkscope-session").

@@ -1,0 +1,163 @@
+// MainWindow's figure commands (issue 16, items 1, 2 and 7): Ctrl+E on the
+// focused view or its whole panel, and figures of views from several panels,
+// whose layout is part of the session.
+#include <QApplication>
+#include <algorithm>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QLabel>
+#include <QListWidget>
+#include <QSpinBox>
+#include <QStatusBar>
+#include <QVBoxLayout>
+
+#include "render/heat_map_view.h"
+#include "render/line_plot_view.h"
+#include "render/scene_view.h"
+#include "ui/export_dialog.h"
+#include "ui/job_status.h"
+#include "ui/main_window.h"
+#include "ui/selection_model.h"
+
+namespace sinkscope::ui {
+
+namespace {
+
+// The dock a view sits in (null when none).
+QDockWidget* dock_of(QWidget* view) {
+  for (QWidget* w = view; w; w = w->parentWidget())
+    if (auto* dock = qobject_cast<QDockWidget*>(w)) return dock;
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<QWidget*> MainWindow::dockViews(QDockWidget* dock) const {
+  std::vector<QWidget*> views;
+  if (!dock) return views;
+  for (QWidget* w : dock->findChildren<QWidget*>())
+    if (render::figure_exportable(w) && !w->objectName().isEmpty()) views.push_back(w);
+  // As the panel shows them: top to bottom, left to right.
+  std::stable_sort(views.begin(), views.end(), [dock](QWidget* a, QWidget* b) {
+    const QPoint pa = a->mapTo(dock, QPoint(0, 0)), pb = b->mapTo(dock, QPoint(0, 0));
+    return pa.y() != pb.y() ? pa.y() < pb.y() : pa.x() < pb.x();
+  });
+  return views;
+}
+
+std::vector<QWidget*> MainWindow::viewsNamed(const QStringList& names) const {
+  std::vector<QWidget*> views;
+  for (const QString& name : names)
+    for (QWidget* w : findChildren<QWidget*>(name))
+      if (render::figure_exportable(w)) {
+        views.push_back(w);
+        break;
+      }
+  return views;
+}
+
+void MainWindow::setFigureLayout(const QStringList& views, int columns) {
+  figureViews_ = views;
+  figureColumns_ = std::clamp(columns, 0, 26);
+}
+
+bool MainWindow::exportFigure(const std::vector<QWidget*>& views, const QString& path,
+                              const render::FigureOptions& options, int columns, bool overwrite) {
+  try {
+    render::figure_export(views, path, options, columns, overwrite);
+  } catch (const std::exception& e) {
+    jobStatus_->showError(QString::fromUtf8(e.what()), QString::fromUtf8(e.what()));
+    return false;
+  }
+  statusBar()->showMessage(tr("Exported %1").arg(path), 5000);
+  return true;
+}
+
+void MainWindow::exportFocusedPanel() {
+  QWidget* view = nullptr;
+  for (QWidget* w = QApplication::focusWidget(); w && !view; w = w->parentWidget())
+    if (render::figure_exportable(w)) view = w;
+  if (!view) view = attentionView_;
+  if (!view) return;
+  QDockWidget* dock = dock_of(view);
+  const QString dockTitle = dock ? dock->windowTitle() : tr("panel");
+  const std::vector<QWidget*> whole = dockViews(dock);
+  // Say which view is exported: its panel and its own name.
+  ExportDialog dialog(tr("%1: %2").arg(dockTitle, view->objectName()), this);
+  dialog.offerWholePanel(static_cast<int>(whole.size()));
+  if (dialog.exec() != QDialog::Accepted) return;
+  dialog.remember();
+  const QString name = QStringLiteral("%1-layer%2-head%3-%4.png")
+                           .arg(run_ ? run_->source : QStringLiteral("sinkscope"))
+                           .arg(selection_->layer())
+                           .arg(selection_->headAveraged() ? QStringLiteral("avg")
+                                                           : QString::number(selection_->head()))
+                           .arg(dialog.wholePanel() && dock ? dock->objectName() : view->objectName());
+  const QString path = QFileDialog::getSaveFileName(
+      this, tr("Export %1").arg(dockTitle), QDir(export_folder()).filePath(name),
+      dialog.wholePanel()
+          ? tr("PNG image (*.png);;PDF (*.pdf);;SVG (*.svg)")
+          : tr("PNG image (*.png);;PDF (*.pdf);;SVG (*.svg);;CSV of the numbers (*.csv)"));
+  if (path.isEmpty()) return;
+  export_folder_remember(path);
+  if (dialog.wholePanel())
+    exportFigure(whole, path, dialog.options());
+  else
+    exportPanel(view, path, dialog.options());
+}
+
+void MainWindow::chooseFigureViews() {
+  QDialog chooser(this);
+  chooser.setWindowTitle(tr("Figure of several panels"));
+  auto* layout = new QVBoxLayout(&chooser);
+  layout->addWidget(new QLabel(tr("The views of the figure, as (a), (b), ... in this order:"), &chooser));
+  auto* list = new QListWidget(&chooser);
+  list->setDragDropMode(QAbstractItemView::InternalMove);  // drag to reorder
+  // The remembered views first, in their order, then every other one.
+  QStringList order = figureViews_;
+  for (QDockWidget* dock : findChildren<QDockWidget*>())
+    for (QWidget* v : dockViews(dock))
+      if (!order.contains(v->objectName())) order << v->objectName();
+  for (const QString& name : order) {
+    const auto found = viewsNamed({name});
+    if (found.empty()) continue;
+    QDockWidget* dock = dock_of(found.front());
+    auto* item = new QListWidgetItem(tr("%1: %2").arg(dock ? dock->windowTitle() : QString(), name));
+    item->setData(Qt::UserRole, name);
+    item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+    item->setCheckState(figureViews_.contains(name) ? Qt::Checked : Qt::Unchecked);
+    list->addItem(item);
+  }
+  layout->addWidget(list);
+  auto* columns = new QSpinBox(&chooser);
+  columns->setRange(0, 26);
+  columns->setSpecialValueText(tr("one row"));
+  columns->setPrefix(tr("columns: "));
+  columns->setValue(figureColumns_);
+  layout->addWidget(columns);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &chooser);
+  connect(buttons, &QDialogButtonBox::accepted, &chooser, &QDialog::accept);
+  connect(buttons, &QDialogButtonBox::rejected, &chooser, &QDialog::reject);
+  layout->addWidget(buttons);
+  if (chooser.exec() != QDialog::Accepted) return;
+  QStringList chosen;
+  for (int k = 0; k < list->count(); ++k)
+    if (list->item(k)->checkState() == Qt::Checked)
+      chosen << list->item(k)->data(Qt::UserRole).toString();
+  if (chosen.isEmpty()) return;
+  setFigureLayout(chosen, columns->value());
+  ExportDialog options(tr("a figure of %1 views").arg(chosen.size()), this);
+  if (options.exec() != QDialog::Accepted) return;
+  options.remember();
+  const QString path = QFileDialog::getSaveFileName(
+      this, tr("Export figure"), QDir(export_folder()).filePath(QStringLiteral("figure.pdf")),
+      tr("PDF (*.pdf);;SVG (*.svg);;PNG image (*.png)"));
+  if (path.isEmpty()) return;
+  export_folder_remember(path);
+  exportFigure(viewsNamed(chosen), path, options.options(), figureColumns_);
+}
+
+}  // namespace sinkscope::ui
