@@ -11,6 +11,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
@@ -870,6 +871,15 @@ SlurmShardStates study_slurm_states(const fs::path& dir) {
   } catch (const StudyError& e) {
     out.queueError = e.what();
   }
+  // Shards whose task left a work folder (".tmp-shard-I-of-N-host-pid"), listed once.
+  std::set<std::string> leftWork;
+  for (const auto& entry : fs::directory_iterator(dir / "shards", ec)) {
+    const std::string file = entry.path().filename().string();
+    if (file.rfind(".tmp-", 0) != 0) continue;
+    const auto of = file.find("-of-");
+    const auto end = of == std::string::npos ? of : file.find('-', of + 4);
+    if (end != std::string::npos) leftWork.insert(file.substr(5, end - 5));
+  }
   for (int i = 0; i < out.shards; ++i) {
     const std::string name = shard_folder_name({i, out.shards});
     if (finished.count(name)) {
@@ -884,11 +894,7 @@ SlurmShardStates study_slurm_states(const fs::path& dir) {
       out.pending.push_back(i);  // PENDING, CONFIGURING, REQUEUED, ...
     } else {
       out.failed.push_back(i);
-      for (const auto& entry : fs::directory_iterator(dir / "shards", ec))
-        if (entry.path().filename().string().rfind(".tmp-" + name + "-", 0) == 0) {
-          out.killedMidRun.push_back(i);
-          break;
-        }
+      if (leftWork.count(name)) out.killedMidRun.push_back(i);
     }
   }
   return out;

@@ -298,27 +298,17 @@ QString heat_map_csv(const HeatMapData& d, const QStringList& comments) {
     for (int c = 0; c < d.cols; ++c) {
       const std::size_t k = static_cast<std::size_t>(r) * d.cols + c;
       if (!d.hidden.empty() && d.hidden[k]) continue;  // not visible: no number drawn
-      if (sideBySide) {
-        const bool right = c > d.sideBySideSplit;
-        if (c == d.sideBySideSplit) continue;  // the gap
-        const std::vector<QString>& rows =
-            right && static_cast<int>(d.rightRowLabels.size()) == d.rows ? d.rightRowLabels
-                                                                         : d.rowLabels;
-        s += (right ? QStringLiteral("after,") : QStringLiteral("before,")) + QString::number(r) +
-             QLatin1Char(',') + QString::number(heat_map_own_column(d, c)) + QLatin1Char(',') +
-             csv_field(r < static_cast<int>(rows.size()) ? rows[static_cast<std::size_t>(r)]
-                                                         : QString()) +
-             QLatin1Char(',') +
-             csv_field(c < static_cast<int>(d.colLabels.size())
-                           ? d.colLabels[static_cast<std::size_t>(c)]
-                           : QString()) +
-             QLatin1Char(',') + number(d.values[k]) + QLatin1Char('\n');
-        continue;
-      }
-      s += QString::number(r) + QLatin1Char(',') + QString::number(c) + QLatin1Char(',') +
-           csv_field(r < static_cast<int>(d.rowLabels.size())
-                         ? d.rowLabels[static_cast<std::size_t>(r)]
-                         : QString()) +
+      // Side by side: the run, the column within its own map, its own row tokens.
+      const bool right = sideBySide && c > d.sideBySideSplit;
+      if (sideBySide && c == d.sideBySideSplit) continue;  // the gap
+      const std::vector<QString>& rows =
+          right && static_cast<int>(d.rightRowLabels.size()) == d.rows ? d.rightRowLabels
+                                                                       : d.rowLabels;
+      if (sideBySide) s += right ? QStringLiteral("after,") : QStringLiteral("before,");
+      s += QString::number(r) + QLatin1Char(',') +
+           QString::number(sideBySide ? heat_map_own_column(d, c) : c) + QLatin1Char(',') +
+           csv_field(r < static_cast<int>(rows.size()) ? rows[static_cast<std::size_t>(r)]
+                                                       : QString()) +
            QLatin1Char(',') +
            csv_field(c < static_cast<int>(d.colLabels.size())
                          ? d.colLabels[static_cast<std::size_t>(c)]

@@ -368,7 +368,7 @@ bool MainWindow::exportPanel(QWidget* view, const QString& path,
                   .arg(selection_->topN());
   for (const Intervention& i : selection_->interventions())
     comments << QStringLiteral("intervention: ") + i.label();
-  try {
+  return reportExport(path, [&] {
     if (auto* heat = qobject_cast<render::HeatMapView*>(view))
       render::heat_map_export(*heat, path, options, comments, overwrite);
     else if (auto* plot = qobject_cast<render::LinePlotView*>(view))
@@ -377,6 +377,12 @@ bool MainWindow::exportPanel(QWidget* view, const QString& path,
       render::scene_export(*scene, path, options, comments, overwrite);
     else
       throw std::invalid_argument("export: this panel has nothing to export");
+  });
+}
+
+bool MainWindow::reportExport(const QString& path, const std::function<void()>& write) {
+  try {
+    write();
   } catch (const std::exception& e) {
     jobStatus_->showError(QString::fromUtf8(e.what()), QString::fromUtf8(e.what()));
     return false;

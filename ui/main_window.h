@@ -3,6 +3,7 @@
 // selection bar on top, the attention map and the plots in docks that can be
 // floated, closed and restored; layout and recent models persist.
 #include <QMainWindow>
+#include <functional>
 #include <optional>
 
 #include "models/loaded_model.h"
@@ -156,6 +157,8 @@ class MainWindow : public QMainWindow {
   void showModel(models::LoadedModel loaded);
   void showStudy(StudyTables study);
   void applySession(Session session);
+  // Runs an export's `write`: its error to the status bar, or "Exported PATH".
+  bool reportExport(const QString& path, const std::function<void()>& write);
   // The session's selection, interventions and layout, once its run is shown.
   void finishSession();
   void rememberSession(const QString& path);

@@ -66,14 +66,7 @@ void MainWindow::setFigureLayout(const QStringList& views, int columns) {
 
 bool MainWindow::exportFigure(const std::vector<QWidget*>& views, const QString& path,
                               const render::FigureOptions& options, int columns, bool overwrite) {
-  try {
-    render::figure_export(views, path, options, columns, overwrite);
-  } catch (const std::exception& e) {
-    jobStatus_->showError(QString::fromUtf8(e.what()), QString::fromUtf8(e.what()));
-    return false;
-  }
-  statusBar()->showMessage(tr("Exported %1").arg(path), 5000);
-  return true;
+  return reportExport(path, [&] { render::figure_export(views, path, options, columns, overwrite); });
 }
 
 void MainWindow::exportFocusedPanel() {

@@ -199,6 +199,15 @@ def python_pipeline(folder, ids, out):
 
 # ---------------------------------------------------------------- the harness
 
+def ensure_folder(cli, folder):
+    """The GPT-2-small-shaped random-weight folder, written once."""
+    if not os.path.exists(os.path.join(folder, "model.safetensors")):
+        subprocess.run([cli, "random-model", "gpt2", folder, "--layers", "12", "--heads",
+                        "12", "--hidden", "768", "--intermediate", "3072", "--vocab", "50257",
+                        "--weight-std", "0.02", "--positions", "1024"], check=True,
+                       stdout=subprocess.DEVNULL)
+
+
 def run_measured(cmd):
     """Wall time and peak RSS (MiB) of one child process."""
     start = time.perf_counter()
@@ -321,11 +330,7 @@ def main():
                                            args.persistence_run[1], args.bench)))
         return
 
-    if not os.path.exists(os.path.join(args.folder, "model.safetensors")):
-        subprocess.run([args.cli, "random-model", "gpt2", args.folder, "--layers", "12", "--heads",
-                        "12", "--hidden", "768", "--intermediate", "3072", "--vocab", "50257",
-                        "--weight-std", "0.02", "--positions", "1024"], check=True,
-                       stdout=subprocess.DEVNULL)
+    ensure_folder(args.cli, args.folder)
     if args.print_text:
         print(text_of_length(args.cli, args.folder, args.print_text)[0])
         return

@@ -203,11 +203,7 @@ def main():
     if args.python_run:
         python_study(args.folder, json.load(open(args.python_run[0])), args.python_run[1])
         return
-    if not os.path.exists(os.path.join(args.folder, "model.safetensors")):
-        subprocess.run([args.cli, "random-model", "gpt2", args.folder, "--layers", "12", "--heads",
-                        "12", "--hidden", "768", "--intermediate", "3072", "--vocab", "50257",
-                        "--weight-std", "0.02", "--positions", "1024"], check=True,
-                       stdout=subprocess.DEVNULL)
+    pc.ensure_folder(args.cli, args.folder)
     work = tempfile.mkdtemp(prefix="sinkscope-study-compare-")
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} "
           f"{os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} at start")
