@@ -207,6 +207,8 @@ TEST_F(MainWindowGui, AClickInTheOverviewMovesEveryPanel) {
   EXPECT_TRUE(panels->diagramView()->data().title.contains(where));
   EXPECT_TRUE(panels->spectrumView()->data().title.contains(where));
   EXPECT_TRUE(panels->taxonomyView()->data().title.contains(QStringLiteral("layer 2, head 3")));
+  // A head class no layer has draws along 0: the axis must not hide it (issue 17, defect 13).
+  EXPECT_LT(panels->taxonomyCountsView()->plot()->yAxis->range().lower, 0.0);
   EXPECT_TRUE(overview->data().title.contains(where));
   EXPECT_EQ(overview->data().outlineRow, 2) << "the selected head is framed in the overview";
   EXPECT_EQ(overview->data().outlineCol, 3);

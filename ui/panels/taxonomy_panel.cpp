@@ -119,6 +119,7 @@ void TaxonomyPanel::drawTaxonomy() {
   counts.title = tr("Head classes per layer");
   counts.xLabel = tr("layer");
   counts.integerX = counts.integerY = true;
+  counts.airBelow = true;  // a class no layer has (a line along 0) stays above the axis (issue 17, defect 13)
   counts.yLabel = tr("heads");
   counts.series = {now.counts[0], now.counts[1], now.counts[2]};
   if (in_.before && in_.before->layers == a.layers) {
