@@ -1,0 +1,77 @@
+#pragma once
+// What every sinkscope-cli command shares: exit codes, the usage error,
+// option parsing, the input text, the model argument and the provenance
+// lines every table carries.
+#include <filesystem>
+#include <initializer_list>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/loaded_model.h"
+#include "models/model.h"
+
+namespace sinkscope::cli {
+
+// Exit codes: success, runtime failure, bad usage or bad input.
+constexpr int kOk = 0, kFailure = 1, kBadUsage = 2;
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Args {
+  std::map<std::string, std::string> options;
+  std::vector<std::string> positional;
+};
+
+// Options from argv[first..]: `flags` take no value, `valued` one.
+Args parse_args(int argc, char** argv, int first, const std::vector<std::string>& flags,
+                const std::vector<std::string>& valued);
+// A number option within [lo, hi]; bad text or range is a usage error naming the option.
+double parse_real(const std::string& option, const std::string& text, double lo, double hi);
+// A command's options; prints `help` and returns nothing for --help.
+std::optional<Args> parse_command(int argc, char** argv, const std::vector<std::string>& flags,
+                                  const std::vector<std::string>& valued, const char* help);
+int parse_int(const std::string& option, const std::string& text, int lo, int hi);
+// A seed: an integer from 0 to INT_MAX.
+unsigned long long parse_seed(const std::string& option, const std::string& text);
+// "L:H,L:H" as (layer, head) pairs.
+std::vector<std::pair<int, int>> parse_heads(const char* option, const std::string& text);
+
+std::string read_stdin();
+// The input text: valid UTF-8 without NUL (files and stdin can hold anything).
+std::string text_option(const Args& args);
+// Every option of `names` must be given.
+void require_options(const Args& args, const char* command,
+                     std::initializer_list<const char*> names);
+// --device, for the commands that run a model.
+models::LoadOptions load_options(const Args& args);
+std::string model_argument(const Args& args, const char* command);
+// The command as it was typed, quoted for a shell where needed.
+std::string command_line(int argc, char** argv);
+// Where an output's numbers came from: the full command, the model's config
+// and tokenizer hashes and its weight files.
+std::vector<std::pair<std::string, std::string>> provenance(const models::LoadedModel& m, int argc,
+                                                            char** argv);
+// A folder or cache name; not finding it is bad input.
+std::filesystem::path resolve_model(const std::string& spec);
+std::string gib(double bytes);
+
+// Bad model folders and files (every ModelInputError: config, index,
+// safetensors, tokenizer) and bad run input are exit 2, with their message.
+template <class F>
+auto on_model(F f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const sinkscope::models::ModelInputError& e) {
+    throw UsageError(e.what());
+  } catch (const sinkscope::models::ModelRunError& e) {
+    throw UsageError(e.what());
+  }
+}
+
+}  // namespace sinkscope::cli
