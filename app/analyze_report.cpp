@@ -179,26 +179,12 @@ using report::output_json;
 using report::sink_params;
 using report::sink_set_description;
 
-std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std::string& text,
-                                    const fs::path& dir, const AnalyzeParams& p, bool force,
-                                    const fs::path& jsonFile) {
-  // Nothing below reads the logits.
-  const models::SentenceTrace run =
-      models::loaded_model_run(loaded, text, models::RunOptions::attention_only());
-  const bool intervened = !p.intervention.empty();
-  const bool firstIsSpecial = !run.encoding.special.empty() && run.encoding.special.front();
-  const models::Trace trace = intervened ? models::intervention_run(*loaded.model, run.trace,
-                                                                    p.intervention, firstIsSpecial)
-                                         : run.trace;
-  std::vector<std::string> tokens = run.encoding.display;
-  if (p.intervention.dropFirstToken) tokens.erase(tokens.begin());
-  const int T = trace.tokens();
-  if (p.query >= T)
-    throw models::ModelRunError("--query " + std::to_string(p.query) + " is outside the " +
-                                std::to_string(T) + " tokens of the text (0.." +
-                                std::to_string(T - 1) + ")");
-  const int query = p.query < 0 ? T - 1 : p.query;
+namespace {
 
+// The "# key: value" lines every analyze table carries: the parameters and readings.
+std::vector<std::pair<std::string, std::string>> analyze_header(const models::LoadedModel& loaded,
+                                                                const std::string& text, int T,
+                                                                int query, const AnalyzeParams& p) {
   std::vector<std::pair<std::string, std::string>> header{
       {"tool", std::string("sinkscope-cli analyze ") + SINKSCOPE_VERSION},
       {"model", loaded.model->folder().string()},
@@ -242,7 +228,11 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
   for (const std::string& line : p.intervention.describe())
     header.emplace_back("intervention", line);
   header.insert(header.end(), p.provenance.begin(), p.provenance.end());
+  return header;
+}
 
+// Every table with its columns and no rows yet.
+Tables analyze_tables() {
   Tables t;
   t.sinks.columns = {"layer",   "head",      "key",   "key_token",
                      "is_sink", "frequency", "alpha", "uniform_baseline",
@@ -326,6 +316,187 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
                                "random_f_std", "inversions", "k_sink", "sink_selected"};
   t.weights.columns = {"layer", "matrix",     "rows",     "cols",          "sigma2",
                        "ratio", "upper_edge", "outliers", "max_eigenvalue"};
+
+  return t;
+}
+
+// One row of value_space.csv: the head's value space at the chosen query and N.
+std::vector<std::string> value_space_row(const std::string& L, const std::string& head,
+                                         const std::string& selected, const analysis::ValueSpace& vs) {
+  return {L,
+head,
+                                     std::to_string(vs.query),
+                                     std::to_string(vs.topN),
+                                     selected,
+                                     num(vs.scores.precision),
+                                     num(vs.scores.recall),
+                                     num(vs.scores.f),
+                                     num(vs.randomMean.f),
+                                     num(vs.randomStd.f),
+                                     std::to_string(vs.inversions),
+                                     num(vs.precisionBound),
+                                     num(vs.recallBound),
+                                     num(vs.rMax),
+                                     num(vs.rMin),
+                                     num(vs.lambda),
+                                     num(vs.normCv),
+                                     num(vs.coherenceMax),
+                                     num(vs.coherence95),
+                                     num(vs.sinkAlignmentRange),
+                                     vs.sinkSelected ? "1" : "0",
+                                     num(vs.looMargin),
+                                     std::to_string(vs.sinkBound.count),
+                                     num(vs.sinkBound.precisionBound),
+                                     num(vs.sinkBound.recallBound),
+                                     num(vs.sinkBound.mu),
+                                     num(vs.sinkBound.nuMinus),
+                                     num(vs.sinkBound.nuPlus),
+                                     opt(vs.sink.shareOfAggregate),
+                                     opt(vs.sink.directionChange),
+                                     opt(vs.sink.intrusion),
+                                     opt(vs.sink.invertedShare),
+                                     num(vs.sink.alignmentWithSelected)};
+}
+
+// Section 3 across layers: the sign-flip signature at the lowest and highest
+// threshold (per layer across its heads, and across layers for the model) and
+// the effectiveness of every threshold.
+void append_sign_flip_and_effectiveness(
+    Tables& t, const AnalyzeParams& p, int layerCount,
+    const std::vector<std::vector<analysis::GraphSpectrum>>& layerGraphs,
+    const std::vector<std::vector<std::vector<analysis::GraphSpectrum>>>& headGraphs) {
+  const std::size_t nThresholds = p.thresholds.size();
+  if (nThresholds > 0) {
+    const auto lowest = static_cast<std::size_t>(
+        std::min_element(p.thresholds.begin(), p.thresholds.end()) - p.thresholds.begin());
+    const auto highest = static_cast<std::size_t>(
+        std::max_element(p.thresholds.begin(), p.thresholds.end()) - p.thresholds.begin());
+    auto flipRows = [&](const std::string& scope, const std::string& across,
+                        const std::vector<analysis::GraphSpectrum>& low,
+                        const std::vector<analysis::GraphSpectrum>& high) {
+      const double rLow = analysis::fiedler_centralisation_correlation(low);
+      const double rHigh = analysis::fiedler_centralisation_correlation(high);
+      // Undefined (a constant series) is empty, and so is a flip it would decide.
+      const std::string flip =
+          std::isnan(rLow) || std::isnan(rHigh) ? "" : (rLow * rHigh < 0) ? "1" : "0";
+      t.signFlip.rows.push_back({scope, across, num(p.thresholds[lowest]), opt(rLow), flip});
+      t.signFlip.rows.push_back({scope, across, num(p.thresholds[highest]), opt(rHigh), flip});
+    };
+    for (int l = 0; l < layerCount; ++l)
+      flipRows(std::to_string(l), "heads", headGraphs[lowest][static_cast<std::size_t>(l)],
+               headGraphs[highest][static_cast<std::size_t>(l)]);
+    flipRows("model", "layers (head average)", layerGraphs[lowest], layerGraphs[highest]);
+    for (std::size_t ti = 0; ti < nThresholds; ++ti) {
+      const auto& layers = layerGraphs[ti];
+      const auto effective =
+          std::count_if(layers.begin(), layers.end(), [](const auto& g) { return g.effective; });
+      t.effectiveness.rows.push_back({num(p.thresholds[ti]), std::to_string(effective),
+                                      std::to_string(layers.size()),
+                                      num(analysis::threshold_effectiveness(layers))});
+    }
+  }
+
+}
+
+// Section 9: weight spectra, once per model (the cache keyed by the weights' hash).
+void append_weight_spectra(Tables& t, const models::LoadedModel& loaded) {
+  // Looked up by the weight files' stamp first: reading and hashing the
+  // weights only when the cache has not seen these files.
+  auto viewsOf = [](const std::vector<models::WeightMatrix>& matrices) {
+    std::vector<analysis::WeightMatrixView> views;
+    for (const auto& w : matrices) views.push_back({w.layer, w.name, w.rows, w.cols, w.values});
+    return views;
+  };
+  const std::vector<models::WeightMatrix> shapes = loaded.model->weightMatrices(false);
+  std::vector<models::WeightMatrix> matrices;
+  const std::vector<analysis::WeightMatrixView> views = viewsOf(shapes);
+  const std::vector<analysis::WeightSpectrum> spectra = analysis::weight_spectra_stamped(
+      views, models::weight_files_stamp(loaded.model->folder()),
+      [&] {
+        matrices = loaded.model->weightMatrices();
+        return viewsOf(matrices);
+      },
+      analysis::WeightSpectraCache(analysis::WeightSpectraCache::default_folder()));
+  for (std::size_t i = 0; i < views.size(); ++i) {
+    const analysis::WeightSpectrum& s = spectra[i];
+    t.weights.rows.push_back({std::to_string(views[i].layer), views[i].name,
+                              std::to_string(s.rows), std::to_string(s.cols), num(s.sigma2),
+                              num(s.ratio), num(s.upperEdge), std::to_string(s.outliers),
+                              num(s.eigenvalues.empty() ? 0.0 : s.eigenvalues.back())});
+  }
+}
+
+// Writes every table (and the JSON file) into `dir`, all or none.
+std::vector<fs::path> analyze_files_write(Tables& t, const std::vector<std::pair<std::string, std::string>>& header,
+                                          const fs::path& dir, const fs::path& jsonFile,
+                                          const AnalyzeParams& p, bool force,
+                                          const models::LoadedModel& loaded, const std::string& text,
+                                          const json& all) {
+  std::vector<fs::path> written;
+  std::vector<std::pair<fs::path, std::string>> contents;
+  const std::pair<const char*, analysis::CsvTable*> files[] = {
+      {"sinks.csv", &t.sinks},
+      {"sink_summary.csv", &t.summary},
+      {"diagnostics.csv", &t.diagnostics},
+      {"persistence.csv", &t.persistence},
+      {"persistence_summary.csv", &t.persistenceSummary},
+      {"layer_summary.csv", &t.layerSummary},
+      {"betti.csv", &t.betti},
+      {"spectra.csv", &t.spectra},
+      {"eigenvalues.csv", &t.eigenvalues},
+      {"sign_flip.csv", &t.signFlip},
+      {"effectiveness.csv", &t.effectiveness},
+      {"taxonomy.csv", &t.taxonomy},
+      {"weights.csv", p.weightSpectra ? &t.weights : nullptr},
+      {"value_space.csv", &t.valueSpace},
+      {"value_space_curve.csv", &t.valueSpaceCurve}};
+  for (const auto& [name, table] : files) {
+    if (!table) continue;  // not asked for
+    table->comments = header;
+    contents.emplace_back(dir / name, analysis::csv_render(*table));
+    written.push_back(dir / name);
+  }
+  if (!jsonFile.empty()) {
+    std::vector<std::pair<std::string, const analysis::CsvTable*>> named;
+    for (const auto& [name, table] : files)
+      if (table) named.emplace_back(fs::path(name).stem().string(), table);
+    json out = output_json("analyze", p, header, named);
+    out["model"] = loaded.model->folder().string();
+    out["text"] = text;
+    out["tokens"] = all["tokens"];
+    out["layers"] = all["layers"];
+    contents.emplace_back(jsonFile, out.dump(1));
+    written.push_back(jsonFile);
+  }
+  analysis::files_write_atomic(contents, force);  // all of them or none
+  return written;
+}
+
+}  // namespace
+
+std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std::string& text,
+                                    const fs::path& dir, const AnalyzeParams& p, bool force,
+                                    const fs::path& jsonFile) {
+  // Nothing below reads the logits.
+  const models::SentenceTrace run =
+      models::loaded_model_run(loaded, text, models::RunOptions::attention_only());
+  const bool intervened = !p.intervention.empty();
+  const bool firstIsSpecial = !run.encoding.special.empty() && run.encoding.special.front();
+  const models::Trace trace = intervened ? models::intervention_run(*loaded.model, run.trace,
+                                                                    p.intervention, firstIsSpecial)
+                                         : run.trace;
+  std::vector<std::string> tokens = run.encoding.display;
+  if (p.intervention.dropFirstToken) tokens.erase(tokens.begin());
+  const int T = trace.tokens();
+  if (p.query >= T)
+    throw models::ModelRunError("--query " + std::to_string(p.query) + " is outside the " +
+                                std::to_string(T) + " tokens of the text (0.." +
+                                std::to_string(T - 1) + ")");
+  const int query = p.query < 0 ? T - 1 : p.query;
+
+  const auto header = analyze_header(loaded, text, T, query, p);
+
+  Tables t = analyze_tables();
 
   // Per-head detail (sinks, alpha, bars, taxonomy, value space) beside the tables.
   json all = {{"tokens", tokens}, {"layers", json::array()}};
@@ -476,39 +647,7 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
         const analysis::ValueSpace& vs = *r.valueSpace;
         std::string selected;
         for (int k : vs.selected) selected += (selected.empty() ? "" : " ") + std::to_string(k);
-        t.valueSpace.rows.push_back({L,
-                                     head,
-                                     std::to_string(vs.query),
-                                     std::to_string(vs.topN),
-                                     selected,
-                                     num(vs.scores.precision),
-                                     num(vs.scores.recall),
-                                     num(vs.scores.f),
-                                     num(vs.randomMean.f),
-                                     num(vs.randomStd.f),
-                                     std::to_string(vs.inversions),
-                                     num(vs.precisionBound),
-                                     num(vs.recallBound),
-                                     num(vs.rMax),
-                                     num(vs.rMin),
-                                     num(vs.lambda),
-                                     num(vs.normCv),
-                                     num(vs.coherenceMax),
-                                     num(vs.coherence95),
-                                     num(vs.sinkAlignmentRange),
-                                     vs.sinkSelected ? "1" : "0",
-                                     num(vs.looMargin),
-                                     std::to_string(vs.sinkBound.count),
-                                     num(vs.sinkBound.precisionBound),
-                                     num(vs.sinkBound.recallBound),
-                                     num(vs.sinkBound.mu),
-                                     num(vs.sinkBound.nuMinus),
-                                     num(vs.sinkBound.nuPlus),
-                                     opt(vs.sink.shareOfAggregate),
-                                     opt(vs.sink.directionChange),
-                                     opt(vs.sink.intrusion),
-                                     opt(vs.sink.invertedShare),
-                                     num(vs.sink.alignmentWithSelected)});
+        t.valueSpace.rows.push_back(value_space_row(L, head, selected, vs));
         const analysis::ValueSpaceCurve& curve = nCurves[static_cast<std::size_t>(h + 1)];
         for (const analysis::ValueSpaceCurvePoint& c : curve.points)
           t.valueSpaceCurve.rows.push_back(
@@ -525,107 +664,13 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
     all["layers"].push_back(layerJson);
   }
 
-  // Section 3 across layers: the sign-flip signature at the lowest and highest
-  // threshold (per layer across its heads, and across layers for the model) and
-  // the effectiveness of every threshold.
-  if (nThresholds > 0) {
-    const auto lowest = static_cast<std::size_t>(
-        std::min_element(p.thresholds.begin(), p.thresholds.end()) - p.thresholds.begin());
-    const auto highest = static_cast<std::size_t>(
-        std::max_element(p.thresholds.begin(), p.thresholds.end()) - p.thresholds.begin());
-    auto flipRows = [&](const std::string& scope, const std::string& across,
-                        const std::vector<analysis::GraphSpectrum>& low,
-                        const std::vector<analysis::GraphSpectrum>& high) {
-      const double rLow = analysis::fiedler_centralisation_correlation(low);
-      const double rHigh = analysis::fiedler_centralisation_correlation(high);
-      // Undefined (a constant series) is empty, and so is a flip it would decide.
-      const std::string flip =
-          std::isnan(rLow) || std::isnan(rHigh) ? "" : (rLow * rHigh < 0) ? "1" : "0";
-      t.signFlip.rows.push_back({scope, across, num(p.thresholds[lowest]), opt(rLow), flip});
-      t.signFlip.rows.push_back({scope, across, num(p.thresholds[highest]), opt(rHigh), flip});
-    };
-    for (int l = 0; l < trace.layers(); ++l)
-      flipRows(std::to_string(l), "heads", headGraphs[lowest][static_cast<std::size_t>(l)],
-               headGraphs[highest][static_cast<std::size_t>(l)]);
-    flipRows("model", "layers (head average)", layerGraphs[lowest], layerGraphs[highest]);
-    for (std::size_t ti = 0; ti < nThresholds; ++ti) {
-      const auto& layers = layerGraphs[ti];
-      const auto effective =
-          std::count_if(layers.begin(), layers.end(), [](const auto& g) { return g.effective; });
-      t.effectiveness.rows.push_back({num(p.thresholds[ti]), std::to_string(effective),
-                                      std::to_string(layers.size()),
-                                      num(analysis::threshold_effectiveness(layers))});
-    }
-  }
+  append_sign_flip_and_effectiveness(t, p, trace.layers(), layerGraphs, headGraphs);
 
   t.layerSummary.rows.push_back(summary_row("model", modelHeads));
 
-  // Section 9: weight spectra, once per model (the cache keyed by the weights' hash).
-  if (p.weightSpectra) {
-    // Looked up by the weight files' stamp first: reading and hashing the
-    // weights only when the cache has not seen these files.
-    auto viewsOf = [](const std::vector<models::WeightMatrix>& matrices) {
-      std::vector<analysis::WeightMatrixView> views;
-      for (const auto& w : matrices) views.push_back({w.layer, w.name, w.rows, w.cols, w.values});
-      return views;
-    };
-    const std::vector<models::WeightMatrix> shapes = loaded.model->weightMatrices(false);
-    std::vector<models::WeightMatrix> matrices;
-    const std::vector<analysis::WeightMatrixView> views = viewsOf(shapes);
-    const std::vector<analysis::WeightSpectrum> spectra = analysis::weight_spectra_stamped(
-        views, models::weight_files_stamp(loaded.model->folder()),
-        [&] {
-          matrices = loaded.model->weightMatrices();
-          return viewsOf(matrices);
-        },
-        analysis::WeightSpectraCache(analysis::WeightSpectraCache::default_folder()));
-    for (std::size_t i = 0; i < views.size(); ++i) {
-      const analysis::WeightSpectrum& s = spectra[i];
-      t.weights.rows.push_back({std::to_string(views[i].layer), views[i].name,
-                                std::to_string(s.rows), std::to_string(s.cols), num(s.sigma2),
-                                num(s.ratio), num(s.upperEdge), std::to_string(s.outliers),
-                                num(s.eigenvalues.empty() ? 0.0 : s.eigenvalues.back())});
-    }
-  }
+  if (p.weightSpectra) append_weight_spectra(t, loaded);
 
-  std::vector<fs::path> written;
-  std::vector<std::pair<fs::path, std::string>> contents;
-  const std::pair<const char*, analysis::CsvTable*> files[] = {
-      {"sinks.csv", &t.sinks},
-      {"sink_summary.csv", &t.summary},
-      {"diagnostics.csv", &t.diagnostics},
-      {"persistence.csv", &t.persistence},
-      {"persistence_summary.csv", &t.persistenceSummary},
-      {"layer_summary.csv", &t.layerSummary},
-      {"betti.csv", &t.betti},
-      {"spectra.csv", &t.spectra},
-      {"eigenvalues.csv", &t.eigenvalues},
-      {"sign_flip.csv", &t.signFlip},
-      {"effectiveness.csv", &t.effectiveness},
-      {"taxonomy.csv", &t.taxonomy},
-      {"weights.csv", p.weightSpectra ? &t.weights : nullptr},
-      {"value_space.csv", &t.valueSpace},
-      {"value_space_curve.csv", &t.valueSpaceCurve}};
-  for (const auto& [name, table] : files) {
-    if (!table) continue;  // not asked for
-    table->comments = header;
-    contents.emplace_back(dir / name, analysis::csv_render(*table));
-    written.push_back(dir / name);
-  }
-  if (!jsonFile.empty()) {
-    std::vector<std::pair<std::string, const analysis::CsvTable*>> named;
-    for (const auto& [name, table] : files)
-      if (table) named.emplace_back(fs::path(name).stem().string(), table);
-    json out = output_json("analyze", p, header, named);
-    out["model"] = loaded.model->folder().string();
-    out["text"] = text;
-    out["tokens"] = all["tokens"];
-    out["layers"] = all["layers"];
-    contents.emplace_back(jsonFile, out.dump(1));
-    written.push_back(jsonFile);
-  }
-  analysis::files_write_atomic(contents, force);  // all of them or none
-  return written;
+  return analyze_files_write(t, header, dir, jsonFile, p, force, loaded, text, all);
 }
 
 
