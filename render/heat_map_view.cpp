@@ -456,6 +456,12 @@ void HeatMapView::mouseReleaseEvent(QMouseEvent* event) {
   if (row >= 0) Q_EMIT cellClicked(row, col);
 }
 
+void HeatMapView::leaveEvent(QEvent* event) {
+  VtkViewWidget::leaveEvent(event);
+  QToolTip::hideText();
+  Q_EMIT cellHovered(-1, -1);
+}
+
 void HeatMapView::mouseMoveEvent(QMouseEvent* event) {
   VtkViewWidget::mouseMoveEvent(event);
   if (event->buttons() != Qt::NoButton) return;

@@ -116,6 +116,13 @@ void LinePlotView::fitToSize() {
   }
 }
 
+void LinePlotView::leaveEvent(QEvent* event) {
+  QWidget::leaveEvent(event);
+  if (hovered_ == std::pair<int, int>{-1, -1}) return;
+  hovered_ = {-1, -1};
+  Q_EMIT pointHovered(-1, -1);
+}
+
 void LinePlotView::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
   fitToSize();

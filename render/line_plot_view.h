@@ -66,6 +66,8 @@ class LinePlotView : public QWidget {
 
  protected:
   void resizeEvent(QResizeEvent* event) override;
+  // The mouse left the plot: no point is hovered any more (issue 17, defect 9).
+  void leaveEvent(QEvent* event) override;
 
  private:
   void fitToSize();

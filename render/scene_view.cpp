@@ -268,6 +268,15 @@ void SceneView::mouseMoveEvent(QMouseEvent* event) {
   }
 }
 
+void SceneView::leaveEvent(QEvent* event) {
+  VtkViewWidget::leaveEvent(event);
+  QToolTip::hideText();
+  if (hoveredToken_ != -1) {
+    hoveredToken_ = -1;
+    Q_EMIT tokenHovered(-1);
+  }
+}
+
 void SceneView::resetView() {
   vtkRenderer* r = renderer();
   r->ResetCamera();

@@ -517,6 +517,13 @@ TEST_F(MainWindowGui, HoveringABarHighlightsItsTokensEverywhere) {
       },
       kTimeout))
       << "the map frames the cell (later token, earlier token) of the edge";
+  {  // Leaving the plot takes the highlight away (issue 17, defect 9) ...
+    QEvent leave(QEvent::Leave);
+    QApplication::sendEvent(diagram, &leave);
+    EXPECT_TRUE(w.selection()->highlightedTokens().isEmpty());
+    QApplication::sendEvent(plot, &move);  // ... and coming back brings it again
+    ASSERT_EQ(w.selection()->highlightedTokens(), expected);
+  }
   int litEdges = 0;
   for (const auto& e : panels->graphView()->data().edges)
     if (e.lit) {
@@ -554,6 +561,16 @@ TEST_F(MainWindowGui, HoveringABarHighlightsItsTokensEverywhere) {
   double cameraAfter[3];
   camera->GetPosition(cameraAfter);
   for (int k = 0; k < 3; ++k) EXPECT_DOUBLE_EQ(cameraAfter[k], cameraBefore[k]);
+  {  // The highlight goes when the mouse leaves the view (issue 17, defect 9).
+    QEvent leave(QEvent::Leave);
+    QApplication::sendEvent(graph, &leave);
+    EXPECT_TRUE(w.selection()->highlightedTokens().isEmpty());
+    QMouseEvent overCell(QEvent::MouseMove, QPointF(5, 5), w.attentionView()->mapToGlobal(QPointF(5, 5)),
+                         Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+    QApplication::sendEvent(w.attentionView(), &overCell);
+    QApplication::sendEvent(w.attentionView(), &leave);
+    EXPECT_TRUE(w.selection()->highlightedTokens().isEmpty());
+  }
 
   // The force-directed layout is flat and says so.
   panels->setGraphLayout(1);
