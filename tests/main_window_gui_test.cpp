@@ -323,6 +323,21 @@ TEST_F(MainWindowGui, AnInterventionChangesTheMapsItMustAndOnlyThose) {
   int dashed = 0;
   for (const auto& series : w.profileView()->data().series) dashed += series.dashed ? 1 : 0;
   EXPECT_EQ(dashed, 1) << "alpha_k before";
+  // "Before" and the uniform baseline are told apart: the one dashed in the
+  // after curve's colour, the other grey (issue 17, defect 11).
+  {
+    const QCustomPlot* plot = w.profileView()->plot();
+    const auto& series = w.profileView()->data().series;
+    QColor before, baseline, after;
+    for (std::size_t k = 0; k < series.size(); ++k) {
+      const QColor c = plot->graph(static_cast<int>(k))->pen().color();
+      if (series[k].dashed) before = c;
+      else if (series[k].reference) baseline = c;
+      else if (!series[k].threshold && after == QColor()) after = c;
+    }
+    EXPECT_EQ(before, after);
+    EXPECT_NE(before, baseline);
+  }
   dashed = 0;
   for (const auto& series : w.analysisPanels()->layerSinkView()->data().series)
     dashed += series.dashed ? 1 : 0;

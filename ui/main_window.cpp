@@ -1015,8 +1015,10 @@ void MainWindow::refreshPanels() {
     alpha.run = QStringLiteral("after");
     render::LineSeries plain = keyImportanceSeries(*run_, before, tr("alpha_k before"));
     plain.run = QStringLiteral("before");
+    // Dashed in the after curve's own colour: the grey dashed line is the
+    // uniform baseline, and the two must not look alike (issue 17, defect 11).
     plain.dashed = true;
-    plain.color = QColor(110, 110, 110);
+    plain.colourOf = 0;
     plot.series = {alpha, plain, baseline, eps};
   }
   profileView_->setData(std::move(plot));
