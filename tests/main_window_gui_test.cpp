@@ -457,16 +457,28 @@ TEST_F(MainWindowGui, ExperimentsFeedTheOverviewAndTheLayerProfiles) {
   QTemporaryDir dir;
   ui::MainWindow w;
   ASSERT_TRUE(show_with_model(w, dir, 2, 2));
+  ui::AnalysisPanels* panels = w.analysisPanels();
+  // Before the experiment: the dNLL score says "not computed" in words, on
+  // blank cells, not as a scale of zeros (issue 17, defect 10).
+  panels->setScore(ui::HeadScore::Dnll);
+  {
+    const auto& blank = panels->overviewView()->data();
+    EXPECT_TRUE(blank.quantity.contains(QStringLiteral("not computed"))) << blank.quantity.toStdString();
+    ASSERT_EQ(blank.hidden.size(), 4u);
+    for (bool hidden : blank.hidden) EXPECT_TRUE(hidden);
+    EXPECT_TRUE(std::isfinite(panels->overviewView()->displayedMin()));
+    EXPECT_TRUE(std::isfinite(panels->overviewView()->displayedMax()));
+  }
   QSignalSpy done(&w, &ui::MainWindow::experimentsFinished);
   w.computeHeadAblation();
   ASSERT_TRUE(done.wait(kTimeout));
-  ui::AnalysisPanels* panels = w.analysisPanels();
   ASSERT_EQ(panels->experiments().headDnll.size(), 4u);
   // The overview switched to dNLL and shows exactly those numbers.
   const auto& grid = panels->overviewView()->data();
   ASSERT_EQ(grid.values.size(), 4u);
   for (std::size_t k = 0; k < 4; ++k)
     EXPECT_FLOAT_EQ(grid.values[k], static_cast<float>(panels->experiments().headDnll[k]));
+  EXPECT_TRUE(grid.diverging) << "signed dNLL on a scale centred at 0";
   w.computeLayerFunction();
   ASSERT_TRUE(done.wait(kTimeout));
   EXPECT_EQ(panels->experiments().klPerLayer.size(), 2u);

@@ -127,17 +127,22 @@ render::HeatMapData OverviewPanel::scoreGrid(const RunAnalysis& a, bool before) 
           name = tr("sink attention");
           break;
         case HeadScore::Dnll:
+          // Not computed: blank cells and words, never a colour scale of zeros
+          // (issue 17, defect 10).
           v = in_.experiments.headDnll.size() == static_cast<std::size_t>(a.layers * a.heads)
                   ? in_.experiments.headDnll[static_cast<std::size_t>(l * a.heads + h)]
-                  : 0.0;
-          name = in_.experiments.headDnll.empty() ? tr("dNLL: not computed (Experiments menu)")
-                                                  : tr("dNLL of ablating the head (nats)");
+                  : std::numeric_limits<double>::quiet_NaN();
+          name = in_.experiments.headDnll.empty()
+                     ? tr("dNLL not computed yet (Experiments > Head ablation)")
+                     : tr("dNLL of ablating the head (nats)");
           break;
       }
       d.values.push_back(static_cast<float>(v));
       d.hidden.push_back(!std::isfinite(v));
     }
   if (score_ == HeadScore::SinkAttention) d.fixedRange = true, d.rangeMin = 0, d.rangeMax = 1;
+  // dNLL is signed (an ablation can help): a diverging scale centred at 0.
+  if (score_ == HeadScore::Dnll) d.diverging = true;
   if (score_ == HeadScore::Taxonomy) d.fixedRange = true, d.rangeMin = 0, d.rangeMax = 2;
   for (int l = 0; l < a.layers; ++l) d.rowLabels.push_back(tr("L%1").arg(l));
   for (int h = 0; h < a.heads; ++h) d.colLabels.push_back(tr("H%1").arg(h));
