@@ -18,6 +18,8 @@
 #include <QToolTip>
 #include <QWhatsThis>
 #include <QPushButton>
+#include <QLineEdit>
+#include <QListWidget>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSlider>
@@ -43,6 +45,7 @@
 #include "ui/deferred_results.h"
 #include "ui/interventions_panel.h"
 #include "ui/job_status.h"
+#include "ui/example_picker.h"
 #include "ui/main_window.h"
 #include "ui/run_analysis.h"
 #include "ui/selection_model.h"
@@ -1117,4 +1120,27 @@ TEST_F(MainWindowGui, AFailedRunOnANewModelDoesNotShowTheOldRun) {
       << w.jobStatus()->lastError().toStdString();
   EXPECT_EQ(w.lastRun()->tokenCount(), 11) << "the sentence's words, the uniform baseline";
   EXPECT_EQ(w.selection()->tokenCount(), 11);
+}
+
+// Issue 17, defect 8: the Examples button opens a search box over a short
+// list (not a menu of 500 sentences), and picking a sentence runs it.
+TEST_F(MainWindowGui, ExamplesAreSearchedAndAPickRuns) {
+  QTemporaryDir dir;
+  ui::MainWindow w;
+  ASSERT_TRUE(show_with_model(w, dir, 2, 2));
+  auto* picker = w.findChild<ui::ExamplePicker*>(QStringLiteral("examplePicker"));
+  ASSERT_NE(picker, nullptr);
+  EXPECT_GE(picker->list()->count(), 100) << "every example is there to search";
+  EXPECT_LE(picker->list()->height(), 400) << "a short list, not a screen-filling menu";
+  picker->searchBox()->setText(QStringLiteral("MOTION PICTURE"));
+  ASSERT_GE(picker->list()->count(), 1);
+  for (int k = 0; k < picker->list()->count(); ++k)
+    EXPECT_TRUE(picker->list()->item(k)->text().contains(QStringLiteral("motion picture"),
+                                                         Qt::CaseInsensitive));
+  const QString chosen = picker->list()->item(0)->text();
+  QSignalSpy ran(&w, &ui::MainWindow::runFinished);
+  Q_EMIT picker->list()->itemActivated(picker->list()->item(0));
+  EXPECT_EQ(w.sentence(), chosen);
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] { return ran.count() >= 1 && w.lastRun() && w.lastRun()->sentence == chosen; }, kTimeout));
 }

@@ -5,6 +5,7 @@
 #include "render/panel_export.h"
 #include "ui/analysis_panels.h"
 #include "ui/docks.h"
+#include "ui/example_picker.h"
 #include "ui/export_dialog.h"
 #include "ui/interventions_panel.h"
 #include "ui/run_analysis.h"
@@ -31,6 +32,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMimeData>
+#include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSettings>
@@ -40,6 +42,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <QWhatsThis>
+#include <QWidgetAction>
 
 #include "analysis/sink_metric.h"
 #include "models/loaded_model.h"
@@ -158,8 +161,17 @@ QWidget* MainWindow::buildModelPanel() {
   examples->setText(tr("Examples"));
   examples->setPopupMode(QToolButton::InstantPopup);
   examplesMenu_ = new QMenu(examples);
-  for (const QString& s : example_sentences())
-    examplesMenu_->addAction(s, this, [this, s] { setSentence(s); });
+  // A search box and a short list, not a screen-filling menu; a pick runs.
+  auto* picker = new ExamplePicker(example_sentences(), examplesMenu_);
+  auto* pickerAction = new QWidgetAction(examplesMenu_);
+  pickerAction->setDefaultWidget(picker);
+  examplesMenu_->addAction(pickerAction);
+  connect(examplesMenu_, &QMenu::aboutToShow, picker, [picker] { picker->searchBox()->setFocus(); });
+  connect(picker, &ExamplePicker::picked, this, [this](const QString& sentence) {
+    examplesMenu_->close();
+    setSentence(sentence);
+    runSentence();
+  });
   examples->setMenu(examplesMenu_);
   sentenceRow->addWidget(examples);
   layout->addLayout(sentenceRow);

@@ -1,0 +1,32 @@
+#pragma once
+// The Examples list (issue 17, defect 8): a search box over the example
+// sentences and a short list of the matches; picking one (click, Enter)
+// runs it. Replaces a menu of 500 entries that filled the screen.
+#include <QStringList>
+#include <QWidget>
+
+class QLineEdit;
+class QListWidget;
+
+namespace sinkscope::ui {
+
+class ExamplePicker : public QWidget {
+  Q_OBJECT
+
+ public:
+  ExamplePicker(QStringList sentences, QWidget* parent = nullptr);
+  QLineEdit* searchBox() const { return search_; }
+  QListWidget* list() const { return list_; }
+  // Shows the sentences containing `text` (any case; empty: all).
+  void filter(const QString& text);
+
+ Q_SIGNALS:
+  void picked(const QString& sentence);
+
+ private:
+  QStringList sentences_;
+  QLineEdit* search_ = nullptr;
+  QListWidget* list_ = nullptr;
+};
+
+}  // namespace sinkscope::ui
