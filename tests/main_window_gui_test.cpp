@@ -642,6 +642,19 @@ TEST_F(MainWindowGui, LongInputsComputeTheSelectedHeadsTopologyInTheBackground) 
   ASSERT_TRUE(QTest::qWaitFor([&] { return w.lastRun() && w.lastRun()->analysis; }, kTimeout));
   const int T = w.lastRun()->tokenCount();
   EXPECT_EQ(mapRowsAtRun, T);
+  // A long input's linear map is clipped at the 99th percentile, and says so
+  // (issue 17, defect 14).
+  {
+    const auto& map = w.attentionView()->data();
+    EXPECT_LT(map.rangeMax, 1.0);
+    EXPECT_TRUE(map.title.contains(QStringLiteral("99th percentile"))) << map.title.toStdString();
+    std::vector<float> visible;
+    for (std::size_t k = 0; k < map.values.size(); ++k)
+      if (!map.hidden[k]) visible.push_back(map.values[k]);
+    const auto above = std::count_if(visible.begin(), visible.end(),
+                                     [&](float v) { return v > map.rangeMax; });
+    EXPECT_LE(above, static_cast<long>(visible.size() / 100 + 1));
+  }
   EXPECT_TRUE(waitingTitle.contains(QStringLiteral("Analysing"))) << waitingTitle.toStdString();
   ASSERT_GT(T, ui::kTopologyForAllHeadsMaxTokens);
   ASSERT_LT(T, 1024);
@@ -1128,6 +1141,9 @@ TEST_F(MainWindowGui, ExamplesAreSearchedAndAPickRuns) {
   QTemporaryDir dir;
   ui::MainWindow w;
   ASSERT_TRUE(show_with_model(w, dir, 2, 2));
+  // The default layout has Key importance in front of its tabs (the hidden
+  // Study tab beside them must not change that).
+  EXPECT_TRUE(w.profileView()->isVisible());
   auto* picker = w.findChild<ui::ExamplePicker*>(QStringLiteral("examplePicker"));
   ASSERT_NE(picker, nullptr);
   EXPECT_GE(picker->list()->count(), 100) << "every example is there to search";

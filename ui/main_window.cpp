@@ -65,6 +65,9 @@
 namespace sinkscope::ui {
 
 namespace {
+// From this many tokens the attention map's linear scale is clipped at the
+// 99th percentile of the weights (issue 17, defect 14).
+constexpr int kClippedScaleFrom = 128;
 constexpr int kLayoutVersion = 2;       // bump when docks are added or renamed (2: Study)
 constexpr double kSinkMetricEps = 0.3;  // metrics.md s. 1 default
 
@@ -297,6 +300,7 @@ void MainWindow::buildDocks() {
   addDockWidget(Qt::RightDockWidgetArea, studyDock_);
   tabifyDockWidget(docks.back(), studyDock_);
   studyDock_->hide();
+  profileDock_->raise();  // hiding the newest tab would leave its neighbour in front
   connect(studyPanel_, &StudyPanel::headChosen, this, [this](int layer, int head) {
     if (!studyMatchesModel()) return;
     selection_->setLayer(layer);
@@ -948,6 +952,25 @@ render::HeatMapData MainWindow::attentionMapData(const SentenceRun& shown,
     data.framedCells.insert(data.framedCells.end(), {{a, b}, {b, a}});
   data.rangeMin = 0.0;
   data.rangeMax = 1.0;
+  // Long inputs: on a 0..1 scale almost every weight is near 0 and the map is
+  // uniformly dark. Clip the linear scale at the 99th percentile of the
+  // visible weights (the sink's larger weights share the top colour) and say
+  // so (issue 17, defect 14). The log scale box shows the whole range instead.
+  if (!subtract && !data.logScale && T > kClippedScaleFrom) {
+    std::vector<float> visible;
+    for (std::size_t k = 0; k < data.values.size(); ++k)
+      if (!data.hidden[k]) visible.push_back(data.values[k]);
+    if (!visible.empty()) {
+      const auto at = visible.begin() + static_cast<std::ptrdiff_t>(0.99 * (visible.size() - 1));
+      std::nth_element(visible.begin(), at, visible.end());
+      const double top = std::clamp(static_cast<double>(*at), 1e-4, 1.0);
+      if (top < 1.0) {
+        data.rangeMax = top;
+        data.quantity = tr("attention weight (clipped at %1)").arg(top, 0, 'g', 2);
+        data.title += tr(" | linear scale clipped at the 99th percentile, %1").arg(top, 0, 'g', 2);
+      }
+    }
+  }
   return data;
 }
 
