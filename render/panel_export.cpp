@@ -16,6 +16,7 @@
 
 #include "render/colormap.h"
 #include "render/heat_map_view.h"
+#include "render/label_layout.h"
 #include "render/line_plot_view.h"
 #include "render/qcustomplot_include.h"
 #include "render/scene_view.h"
@@ -231,19 +232,31 @@ void paint_scene(QPainter& p, const SceneData& d, const SceneView::Projection& a
     p.drawEllipse(place(at.ballCentres[i]), at.ballRadii[i] * scale, at.ballRadii[i] * scale);
   }
   p.setFont(st.font());
-  const bool labels = static_cast<int>(d.points.size()) <= kSceneMaxLabels;
   for (std::size_t i = 0; i < d.points.size(); ++i) {
     const double r = std::max(1.5, at.pointRadii[i] * scale);
     const QColor c = to_qcolor(d.points[i].color);
-    const QPointF centre = place(at.points[i]);
     p.setBrush(c);
     p.setPen(QPen(c.darker(160), 0.8));
-    p.drawEllipse(centre, r, r);
-    if (labels && !d.points[i].label.isEmpty()) {
-      p.setPen(QColor(40, 40, 40));
-      p.drawText(centre + QPointF(r + 2, -r), st.label(d.points[i].label));
-    }
+    p.drawEllipse(place(at.points[i]), r, r);
   }
+  // Labels as the view draws them: the scene's labelled points, none over another.
+  const QFontMetricsF metrics(st.font(), p.device());
+  const std::vector<std::size_t> labelled = scene_labelled_points(d.points);
+  std::vector<LabelBox> boxes;
+  std::vector<QPointF> anchors;
+  for (std::size_t i : labelled) {
+    const double r = std::max(1.5, at.pointRadii[i] * scale);
+    const QPointF anchor = place(at.points[i]) + QPointF(r + 2, -r);
+    const QString text = st.label(d.points[i].label);
+    anchors.push_back(anchor);
+    boxes.push_back({QRectF(anchor.x(), anchor.y() - metrics.ascent(), metrics.horizontalAdvance(text),
+                            metrics.height()),
+                     d.points[i].size});
+  }
+  const std::vector<bool> shown = label_layout(boxes);
+  p.setPen(QColor(40, 40, 40));
+  for (std::size_t k = 0; k < labelled.size(); ++k)
+    if (shown[k]) p.drawText(anchors[k], st.label(d.points[labelled[k]].label));
   p.setPen(Qt::black);
   p.setFont(st.font(2));
   p.drawText(QRectF(10 + st.titleIndent, 5, w - 20 - st.titleIndent, 20 * st.k()),

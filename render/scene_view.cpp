@@ -1,5 +1,10 @@
 #include "render/scene_view.h"
 
+#include <vtkCallbackCommand.h>
+#include <cstring>
+
+#include "render/label_layout.h"
+
 #include "render/text_wrap.h"
 
 #include <QMouseEvent>
@@ -45,6 +50,13 @@ SceneView::SceneView(QWidget* parent) : VtkViewWidget(parent) {
     t->GetPositionCoordinate()->SetCoordinateSystemToNormalizedViewport();
     overlayRenderer()->AddActor2D(t);
   }
+  // Every frame: leave out the labels that would overlap (the camera may have moved).
+  vtkNew<vtkCallbackCommand> beforeRender;
+  beforeRender->SetClientData(this);
+  beforeRender->SetCallback([](vtkObject*, unsigned long, void* self, void*) {
+    static_cast<SceneView*>(self)->placeLabels();
+  });
+  renderer()->AddObserver(vtkCommand::StartEvent, beforeRender);
   title_->GetTextProperty()->SetFontSize(14);
   legend_->GetTextProperty()->SetFontSize(11);
   for (vtkTextActor* t : {title_.Get(), legend_.Get()}) {
@@ -93,6 +105,7 @@ void SceneView::setData(SceneData data) {
   for (auto& l : labels_) renderer()->RemoveViewProp(l);
   actors_.clear();
   labels_.clear();
+  labelPoints_.clear();
   layoutTexts();
 
   // The scale of the scene, so glyphs and lines look alike whatever the units.
@@ -168,9 +181,8 @@ void SceneView::setData(SceneData data) {
       lineActor->GetProperty()->SetLineWidth(1.5);
       actors_.push_back(lineActor);
     }
-    if (static_cast<int>(data_.points.size()) <= kSceneMaxLabels)
-      for (const auto& p : data_.points) {
-        if (p.label.isEmpty()) continue;
+    for (std::size_t k : scene_labelled_points(data_.points)) {
+        const ScenePoint& p = data_.points[k];
         auto label = vtkSmartPointer<vtkBillboardTextActor3D>::New();
         label->SetInput(p.label.toUtf8().constData());
         label->SetPosition(p.position[0] + p.size * unit, p.position[1] + p.size * unit,
@@ -178,6 +190,7 @@ void SceneView::setData(SceneData data) {
         label->GetTextProperty()->SetFontSize(11);
         label->GetTextProperty()->SetColor(0.15, 0.15, 0.15);
         labels_.push_back(label);
+        labelPoints_.push_back(k);
         renderer()->AddViewProp(label);
       }
   }
@@ -266,6 +279,40 @@ void SceneView::mouseMoveEvent(QMouseEvent* event) {
     hoveredToken_ = token;
     Q_EMIT tokenHovered(token);
   }
+}
+
+std::vector<std::size_t> scene_labelled_points(const std::vector<ScenePoint>& points) {
+  std::vector<std::size_t> out;
+  for (std::size_t k = 0; k < points.size(); ++k)
+    if (!points[k].label.isEmpty()) out.push_back(k);
+  if (points.size() <= static_cast<std::size_t>(kSceneMaxLabels)) return out;
+  // Many points: only the largest ones (the tokens that matter most) get labels.
+  std::stable_sort(out.begin(), out.end(),
+                   [&](std::size_t a, std::size_t b) { return points[a].size > points[b].size; });
+  if (out.size() > static_cast<std::size_t>(kSceneTopLabels)) out.resize(kSceneTopLabels);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void SceneView::placeLabels() {
+  if (labels_.empty()) return;
+  vtkRenderer* r = renderer();
+  const double ratio = devicePixelRatioF();
+  std::vector<LabelBox> boxes;
+  for (std::size_t i = 0; i < labels_.size(); ++i) {
+    auto* label = static_cast<vtkBillboardTextActor3D*>(labels_[i].Get());
+    const double* at = label->GetPosition();
+    r->SetWorldPoint(at[0], at[1], at[2], 1.0);
+    r->WorldToDisplay();
+    const double* d = r->GetDisplayPoint();
+    // VTK's fonts are narrow: about 0.6 of the font size per character.
+    const double size = label->GetTextProperty()->GetFontSize() * ratio;
+    const double width = 0.6 * size * static_cast<double>(std::strlen(label->GetInput()));
+    const ScenePoint& p = data_.points[labelPoints_[i]];
+    boxes.push_back({QRectF(d[0], d[1], width, 1.2 * size), p.size});
+  }
+  const std::vector<bool> shown = label_layout(boxes);
+  for (std::size_t i = 0; i < labels_.size(); ++i) labels_[i]->SetVisibility(shown[i] ? 1 : 0);
 }
 
 void SceneView::leaveEvent(QEvent* event) {

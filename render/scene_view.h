@@ -93,11 +93,20 @@ class SceneView : public VtkViewWidget {
   double glyphUnit_ = 1.0;  // world length of a point of size 1
   std::vector<vtkSmartPointer<vtkActor>> actors_;
   std::vector<vtkSmartPointer<vtkProp>> labels_;
+  std::vector<std::size_t> labelPoints_;  // the point each label belongs to
+  // Hides the labels that would overlap larger points' labels in this frame.
+  void placeLabels();
   vtkNew<vtkTextActor> title_;
   vtkNew<vtkTextActor> legend_;
 };
 
-// Scenes with more points than this get no labels.
+// Scenes with up to this many points label every point; larger ones label
+// only their kSceneTopLabels largest points. Either way a label that would
+// overlap a larger point's label is left out (label_layout.h).
 inline constexpr int kSceneMaxLabels = 64;
+inline constexpr int kSceneTopLabels = 24;
+
+// The points of `points` that get a label (before overlaps are removed).
+std::vector<std::size_t> scene_labelled_points(const std::vector<ScenePoint>& points);
 
 }  // namespace sinkscope::render

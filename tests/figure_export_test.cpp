@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "render/heat_map_view.h"
+#include "render/label_layout.h"
+#include "render/scene_view.h"
 #include "render/line_plot_view.h"
 #include "render/panel_export.h"
 #include "render/qcustomplot_include.h"
@@ -218,4 +220,49 @@ TEST(FigureExport, CsvsNameTheRunAndTheTokens) {
       << map.toStdString();
   EXPECT_TRUE(map.contains(QStringLiteral("\nbefore,1,0,a,<s>,0.5\n"))) << map.toStdString();
   EXPECT_TRUE(map.contains(QStringLiteral("\nafter,1,1,b,b,0.75\n"))) << map.toStdString();
+}
+
+// Issue 17, defect 12: labels never overlap (the larger point's label wins),
+// and long scenes label only their largest points.
+TEST(FigureExport, LabelsDoNotOverlapAndLongScenesLabelTheirLargestPoints) {
+  const std::vector<LabelBox> boxes{{QRectF(0, 0, 10, 5), 1.0},    // overlaps the next, smaller
+                                    {QRectF(5, 2, 10, 5), 2.0},    // the largest: kept
+                                    {QRectF(40, 0, 10, 5), 0.5},   // alone: kept
+                                    {QRectF(41, 1, 3, 3), 0.5}};   // under the one before: left out
+  EXPECT_EQ(label_layout(boxes), (std::vector<bool>{false, true, true, false}));
+  EXPECT_EQ(label_layout(boxes, 1), (std::vector<bool>{false, true, false, false}));
+
+  std::vector<ScenePoint> many(100);
+  for (std::size_t k = 0; k < many.size(); ++k) {
+    many[k].label = QStringLiteral("t%1").arg(k);
+    many[k].size = static_cast<double>(k % 50);  // 49 and 48 ... largest twice each
+  }
+  const auto labelled = scene_labelled_points(many);
+  ASSERT_EQ(labelled.size(), static_cast<std::size_t>(kSceneTopLabels));
+  for (std::size_t k : labelled) EXPECT_GE(many[k].size, 37.0) << k;
+  std::vector<ScenePoint> few(many.begin(), many.begin() + 10);
+  EXPECT_EQ(scene_labelled_points(few).size(), 10u);
+
+  // A flat export of ten points in one place draws one label, not ten on top of each other.
+  QTemporaryDir dir;
+  SceneView view;
+  view.resize(400, 300);
+  SceneData scene;
+  scene.title = QStringLiteral("Spectral embedding");
+  for (int k = 0; k < 10; ++k) {
+    ScenePoint p;
+    p.position = {0.0, 0.0, 0.0};
+    p.label = QStringLiteral("label%1x").arg(k);
+    p.size = 1.0 + k;
+    scene.points.push_back(p);
+  }
+  view.setData(scene);
+  const QString svg = dir.filePath(QStringLiteral("scene.svg"));
+  scene_export(view, svg, FigureOptions{}, {}, true);
+  const std::string text = read_text(svg.toStdString());
+  int drawn = 0;
+  for (int k = 0; k < 10; ++k)
+    drawn += text.find(">label" + std::to_string(k) + "x<") != std::string::npos ? 1 : 0;
+  EXPECT_EQ(drawn, 1);
+  EXPECT_NE(text.find(">label9x<"), std::string::npos) << "the largest point's label";
 }

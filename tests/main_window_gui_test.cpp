@@ -655,6 +655,16 @@ TEST_F(MainWindowGui, LongInputsComputeTheSelectedHeadsTopologyInTheBackground) 
                                      [&](float v) { return v > map.rangeMax; });
     EXPECT_LE(above, static_cast<long>(visible.size() / 100 + 1));
   }
+  // The attention graph of a long input keeps each token's 3 strongest edges,
+  // not every edge above theta (issue 17, defect 12).
+  {
+    ui::AnalysisPanels* panels = w.analysisPanels();
+    ASSERT_TRUE(raise_dock(panels, "graphDock", panels->graphView()));
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] { return static_cast<int>(panels->graphView()->data().points.size()) == T; }, kTimeout));
+    EXPECT_LE(panels->graphView()->data().edges.size(), static_cast<std::size_t>(3 * T));
+    EXPECT_TRUE(panels->graphView()->data().legend.contains(QStringLiteral("strongest")));
+  }
   EXPECT_TRUE(waitingTitle.contains(QStringLiteral("Analysing"))) << waitingTitle.toStdString();
   ASSERT_GT(T, ui::kTopologyForAllHeadsMaxTokens);
   ASSERT_LT(T, 1024);

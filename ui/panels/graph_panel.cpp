@@ -22,6 +22,12 @@
 
 namespace sinkscope::ui {
 
+namespace {
+// From this many tokens the graph keeps each token's kEdgesPerToken strongest edges.
+constexpr int kThinGraphFrom = 64;
+constexpr std::size_t kEdgesPerToken = 3;
+}  // namespace
+
 GraphPanel::GraphPanel(PanelInputs& inputs, QMainWindow* window) : Panel(inputs, window) {
   // Highlights (a hovered persistence bar) redraw the graph alone.
   connect(in_.selection, &SelectionModel::highlightChanged, this, [this] { drawGraph(); });
@@ -133,9 +139,22 @@ void GraphPanel::drawGraph() {
     p.token = t;
     d.points.push_back(p);
   }
-  for (int i = 0; i < map.size; ++i)
+  // Long inputs: every edge above theta is a hairball; each token keeps its
+  // strongest few (issue 17, defect 12), and the legend says so.
+  const bool thinned = map.size > kThinGraphFrom;
+  for (int i = 0; i < map.size; ++i) {
+    std::vector<std::pair<double, int>> row;
     for (int j = 0; j < map.size; ++j)
-      if (i != j && map.view().at(i, j) >= theta) d.edges.push_back({i, j, map.view().at(i, j)});
+      if (i != j && map.view().at(i, j) >= theta) row.emplace_back(map.view().at(i, j), j);
+    if (thinned && row.size() > kEdgesPerToken) {
+      std::partial_sort(row.begin(), row.begin() + kEdgesPerToken, row.end(),
+                        [](const auto& a, const auto& b) { return a.first > b.first; });
+      row.resize(kEdgesPerToken);
+    }
+    for (const auto& [w, j] : row) d.edges.push_back({i, j, w});
+  }
+  if (thinned)
+    d.legend += tr("; each token's %1 strongest edges above theta").arg(kEdgesPerToken);
   // The hovered persistence bar's edges, drawn lit whatever their weight.
   for (const auto& [a, b] : in_.selection->highlightedEdges())
     if (a < map.size && b < map.size) d.edges.push_back({a, b, 1.0, true});
