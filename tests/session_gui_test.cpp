@@ -18,6 +18,7 @@
 #include "render/heat_map_view.h"
 #include "render/line_plot_view.h"
 #include "render/panel_export.h"
+#include "ui/export_dialog.h"
 #include "ui/job_status.h"
 #include "ui/main_window.h"
 #include "ui/selection_model.h"
@@ -215,4 +216,36 @@ TEST_F(SessionGui, TheLastSessionComesBack) {
   ASSERT_TRUE(QTest::qWaitFor([&] { return applied.count() == 1; }, kTimeout));
   EXPECT_EQ(b.sentence(), text);
   EXPECT_EQ(b.selection()->layer(), 3);
+}
+
+// Issue 16, items 1 and 7: the export dialog names the view, its presets give
+// the paper sizes, it offers the whole panel, and it remembers the choices.
+TEST_F(SessionGui, TheExportDialogOffersPresetsAndTheWholePanel) {
+  {
+    ui::ExportDialog dialog(QStringLiteral("Persistence: persistenceDiagram"));
+    EXPECT_TRUE(dialog.windowTitle().contains(QStringLiteral("persistenceDiagram")));
+    dialog.setPreset(render::FigurePreset::TwoColumns);
+    render::FigureOptions o = dialog.options();
+    EXPECT_DOUBLE_EQ(o.widthMm, 178.0);
+    EXPECT_DOUBLE_EQ(o.heightMm, 100.0);
+    EXPECT_DOUBLE_EQ(o.fontPt, 8.0);
+    dialog.setPreset(render::FigurePreset::Screen);
+    o = dialog.options();
+    EXPECT_EQ(o.widthMm, 0.0) << "the panel's own size";
+    dialog.setPreset(render::FigurePreset::Slide);
+    dialog.offerWholePanel(3);
+    dialog.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&dialog));
+    auto* whole = dialog.findChild<QCheckBox*>(QStringLiteral("exportWholePanel"));
+    ASSERT_NE(whole, nullptr);
+    EXPECT_TRUE(whole->isVisible());
+    whole->setChecked(true);
+    EXPECT_TRUE(dialog.wholePanel());
+    dialog.grab().save(QStringLiteral(SINKSCOPE_ARTIFACT_DIR "/export-dialog.png"));  // for a look
+    dialog.remember();
+  }
+  ui::ExportDialog again(QStringLiteral("Attention map: attentionView"));
+  EXPECT_DOUBLE_EQ(again.options().widthMm, 254.0) << "the slide preset was remembered";
+  again.offerWholePanel(1);
+  EXPECT_FALSE(again.wholePanel()) << "one view: nothing to offer";
 }
