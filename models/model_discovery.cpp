@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <cctype>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "models/input_files.h"
 
@@ -86,6 +88,33 @@ fs::path model_location_resolve(const std::string& spec, const fs::path& root) {
                              root.string());
   }
   throw std::runtime_error(spec + ": not a folder");
+}
+
+std::string model_display_name(const fs::path& given) {
+  const fs::path folder = given.filename().empty() ? given.parent_path() : given;
+  const fs::path snapshots = folder.parent_path(), repo = snapshots.parent_path();
+  const std::string repoName = repo.filename().string();
+  if (snapshots.filename() != "snapshots" || repoName.rfind("models--", 0) != 0)
+    return folder.filename().string();
+  std::string name = repoName.substr(8);
+  for (std::size_t at; (at = name.find("--")) != std::string::npos;) name.replace(at, 2, "/");
+  const std::string hash = folder.filename().string();
+  // The refs that point at this snapshot (small files, read as untrusted input).
+  std::error_code ec;
+  std::vector<std::string> refs;
+  for (const auto& entry : fs::directory_iterator(repo / "refs", ec)) {
+    if (refs.size() > 64) break;
+    try {
+      std::string target = input_file_read(entry.path(), 4096);
+      while (!target.empty() && std::isspace(static_cast<unsigned char>(target.back()))) target.pop_back();
+      if (target == hash) refs.push_back(entry.path().filename().string());
+    } catch (const std::exception&) {
+      // an unreadable ref names nothing
+    }
+  }
+  std::sort(refs.begin(), refs.end());
+  if (!refs.empty()) return name + " (" + refs.front() + ")";
+  return name + " (revision " + hash.substr(0, 7) + ")";
 }
 
 }  // namespace sinkscope::models

@@ -26,4 +26,11 @@ std::vector<CachedModel> hf_cache_models(const std::filesystem::path& root = hf_
 std::filesystem::path model_location_resolve(
     const std::string& folderOrName, const std::filesystem::path& cacheRoot = hf_cache_root());
 
+// How titles, the status bar and exports name a model folder: a Hugging Face
+// cache snapshot (.../models--ORG--NAME/snapshots/HASH) as "ORG/NAME (REF)"
+// with the ref (e.g. main) that points at it, or "ORG/NAME (revision HASH[0..7])"
+// when none does, never as the bare snapshot hash; any other folder by its
+// own name (issue 17, item 3).
+std::string model_display_name(const std::filesystem::path& folder);
+
 }  // namespace sinkscope::models

@@ -38,6 +38,11 @@ TEST(ModelDiscovery, FindsCacheSnapshotsByName) {
         std::string::npos);
   }
   EXPECT_TRUE(hf_cache_models(root / "missing").empty());
+  // Titles name the repository and the ref, never the snapshot hash (issue 17, item 3).
+  EXPECT_EQ(model_display_name(repo / "snapshots" / "abc123"), "acme/tiny-llm (main)");
+  EXPECT_EQ(model_display_name(repo / "snapshots" / "old999"), "acme/tiny-llm (revision old999)");
+  EXPECT_EQ(model_display_name(repo / "snapshots" / "abc123" / ""), "acme/tiny-llm (main)");
+  EXPECT_EQ(model_display_name(root / "plain-folder"), "plain-folder");
   fs::remove_all(root);
 }
 

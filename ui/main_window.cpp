@@ -351,10 +351,12 @@ bool MainWindow::exportPanel(QWidget* view, const QString& path,
                              const render::FigureOptions& options, bool overwrite) {
   QStringList comments{QStringLiteral("tool: sinkscope ") + QCoreApplication::applicationVersion()};
   if (run_) {
-    comments << QStringLiteral("model: ") +
-                    (model_ ? QString::fromStdString(model_->model->folder().string())
-                            : run_->source)
-             << QStringLiteral("text: ") + run_->sentence;
+    // The model by its name (a cache snapshot's repository and revision), and its folder.
+    comments << QStringLiteral("model: ") + run_->source;
+    if (model_)
+      comments << QStringLiteral("model_folder: ") +
+                      QString::fromStdString(model_->model->folder().string());
+    comments << QStringLiteral("text: ") + run_->sentence;
     // The model's identity (config and tokenizer hashes, weight files).
     if (model_) try {
         for (const auto& [k, v] : models::model_identity_header(
@@ -793,7 +795,7 @@ void MainWindow::showModel(models::LoadedModel loaded) {
   const QString folder = QString::fromStdString(model_->model->folder().string());
   RecentModels().remember(QString::fromStdString(model_->name));
   refreshRecentModels();
-  const QString name = QFileInfo(folder).fileName();
+  const QString name = QString::fromStdString(models::model_display_name(model_->model->folder()));
   const QString type = QString::fromStdString(c.model_type);
   modelStatus_->setText(tr("model: %1 (%2)").arg(name, type));
   modelSummary_->setText(

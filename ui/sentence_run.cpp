@@ -1,5 +1,7 @@
 #include "ui/sentence_run.h"
 
+#include "models/model_discovery.h"
+
 #include <QFileInfo>
 #include <QRegularExpression>
 #include <stdexcept>
@@ -32,7 +34,8 @@ SentenceRun sentence_run_model(const models::LoadedModel& model, const QString& 
                                const std::function<bool(double)>& progress) {
   SentenceRun run;
   run.sentence = sentence;
-  run.source = QFileInfo(QString::fromStdString(model.model->folder().string())).fileName();
+  // The repository and revision for a cache snapshot, never its hash (issue 17, item 3).
+  run.source = QString::fromStdString(models::model_display_name(model.model->folder()));
   run.model = model.model.get();
   if (sentence.trimmed().isEmpty())
     throw std::invalid_argument("sentence: nothing to run (type a sentence first)");
