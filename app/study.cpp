@@ -19,6 +19,7 @@
 
 #include "analysis/table_io.h"
 #include "app/corpus_pool.h"
+#include "models/input_files.h"
 #include "models/model_identity.h"
 
 namespace sinkscope::app {
@@ -34,22 +35,13 @@ constexpr std::uintmax_t kMaxSmallFile = 1 << 20;              // study.json, ma
 constexpr std::uintmax_t kMaxRecordsFile = std::uintmax_t{4} << 30;  // records.jsonl
 constexpr std::size_t kMaxRecordLine = std::size_t{64} << 20;
 
-// A study file, read as untrusted input: a regular file of bounded size.
+// A study file, read as untrusted input: a regular file of bounded size, no link.
 std::string read_study_file(const fs::path& file, std::uintmax_t maxBytes) {
-  std::error_code ec;
-  const auto status = fs::symlink_status(file, ec);
-  if (ec || !fs::exists(status)) throw StudyError(file.string() + ": missing");
-  if (!fs::is_regular_file(status)) throw StudyError(file.string() + ": not a regular file");
-  const std::uintmax_t size = fs::file_size(file, ec);
-  if (ec) throw StudyError(file.string() + ": cannot be read");
-  if (size > maxBytes)
-    throw StudyError(file.string() + ": " + std::to_string(size) + " bytes, more than the " +
-                     std::to_string(maxBytes) + " a study file may have");
-  std::ifstream in(file, std::ios::binary);
-  std::string text(static_cast<std::size_t>(size), '\0');
-  if (!in.read(text.data(), static_cast<std::streamsize>(size)))
-    throw StudyError(file.string() + ": cannot be read");
-  return text;
+  try {
+    return models::input_file_read_unlinked(file, static_cast<std::size_t>(maxBytes));
+  } catch (const models::ModelInputError& e) {
+    throw StudyError(e.what());
+  }
 }
 
 // Depth-bounded: a document nested deeper than any study file is refused

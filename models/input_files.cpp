@@ -77,6 +77,13 @@ fs::path input_file_confine(const fs::path& folder, const std::string& name) {
   fail(given, "points outside the model folder (to " + target.string() + "); refused");
 }
 
+std::string input_file_read_unlinked(const fs::path& file, std::size_t maxBytes) {
+  struct stat st {};
+  if (::lstat(file.c_str(), &st) == 0 && S_ISLNK(st.st_mode))
+    fail(file, "is a link, not a regular file (links are not followed here)");
+  return input_file_read(file, maxBytes);
+}
+
 std::string input_file_read(const fs::path& file, std::size_t maxBytes) {
   struct stat st {};
   if (::stat(file.c_str(), &st) != 0) {

@@ -45,6 +45,9 @@ bool input_file_present(const std::filesystem::path& folder, const std::string& 
 // `maxBytes` bytes. FIFOs, devices, sockets and folders are refused before
 // anything could block. Throws ModelInputError naming the file.
 std::string input_file_read(const std::filesystem::path& file, std::size_t maxBytes);
+// The same for a file that must lie where it is named: a symbolic link is
+// refused rather than followed (the files of a study folder).
+std::string input_file_read_unlinked(const std::filesystem::path& file, std::size_t maxBytes);
 
 // Whether `text` is valid UTF-8 (no overlongs, no surrogates, nothing above
 // U+10FFFF); when not, `badOffset` gets the byte offset of the first bad byte.

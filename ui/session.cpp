@@ -1,13 +1,12 @@
 #include "ui/session.h"
 
-#include <QFileInfo>
-#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSaveFile>
 #include <cmath>
-#include <filesystem>
+
+#include "models/input_files.h"
 
 namespace sinkscope::ui {
 
@@ -239,24 +238,13 @@ Session session_from_json(const QByteArray& bytes, const QString& source) {
 }
 
 Session session_read(const QString& path) {
-  std::error_code ec;
-  const auto status = std::filesystem::status(path.toStdString(), ec);
-  if (ec || !std::filesystem::exists(status))
-    throw SessionError((path + QStringLiteral(": missing")).toStdString());
-  // Never a FIFO or a device: reading one could block or never end.
-  if (!std::filesystem::is_regular_file(status))
-    throw SessionError((path + QStringLiteral(": not a regular file")).toStdString());
-  const QFileInfo info(path);
-  if (info.size() > kMaxSessionBytes)
-    throw SessionError((path + QStringLiteral(": %1 bytes, more than a session file can have")
-                                   .arg(info.size()))
-                           .toStdString());
-  QFile file(path);
-  if (!file.open(QIODevice::ReadOnly))
-    throw SessionError((path + QStringLiteral(": cannot be read (") + file.errorString() +
-                        QStringLiteral(")"))
-                           .toStdString());
-  return session_from_json(file.read(kMaxSessionBytes + 1), path);
+  // A regular file of bounded size (never a FIFO or a device), as every input file.
+  try {
+    return session_from_json(
+        QByteArray::fromStdString(models::input_file_read(path.toStdString(), kMaxSessionBytes)), path);
+  } catch (const models::ModelInputError& e) {
+    throw SessionError(e.what());
+  }
 }
 
 void session_write(const Session& session, const QString& path) {

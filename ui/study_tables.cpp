@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/table_io.h"
+#include "models/input_files.h"
 
 namespace sinkscope::ui {
 
@@ -23,20 +24,11 @@ constexpr std::size_t kMaxSentencesPerHead = 100;
 
 // A regular file inside the study folder (no link), of bounded size.
 std::string read_bounded(const fs::path& file, std::uintmax_t maxBytes) {
-  std::error_code ec;
-  const auto status = fs::symlink_status(file, ec);
-  if (ec || !fs::exists(status)) throw StudyReadError(file.string() + ": missing");
-  if (!fs::is_regular_file(status)) throw StudyReadError(file.string() + ": not a regular file");
-  const std::uintmax_t size = fs::file_size(file, ec);
-  if (ec) throw StudyReadError(file.string() + ": cannot be read");
-  if (size > maxBytes)
-    throw StudyReadError(file.string() + ": " + std::to_string(size) + " bytes, more than the " +
-                         std::to_string(maxBytes) + " a study table may have");
-  std::ifstream in(file, std::ios::binary);
-  std::string text(static_cast<std::size_t>(size), '\0');
-  if (!in.read(text.data(), static_cast<std::streamsize>(size)))
-    throw StudyReadError(file.string() + ": cannot be read");
-  return text;
+  try {
+    return models::input_file_read_unlinked(file, static_cast<std::size_t>(maxBytes));
+  } catch (const models::ModelInputError& e) {
+    throw StudyReadError(e.what());
+  }
 }
 
 // A table with named columns; cells are checked as they are read.

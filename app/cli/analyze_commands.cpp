@@ -166,10 +166,6 @@ int command_analyze(int argc, char** argv) {
   if (args.options.count("text") == args.options.count("sentences") || !args.options.count("out"))
     throw UsageError("analyze: give --out and one of --text or --sentences");
   sinkscope::app::AnalyzeParams p;
-  auto real = [&](const char* k, double lo, double hi) {
-    return parse_real(k, args.options.at(k), lo, hi);
-  };
-
   parse_pooling_options(args, p);
   p.weightSpectra = args.options.count("no-weight-spectra") == 0;
   if (args.options.count("sentences")) {
