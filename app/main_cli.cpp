@@ -55,6 +55,8 @@ const char* kMainHelp =
     "  experiment KIND MODEL --text TEXT --out DIR   sink removal, BOS removal, Fisher,\n"
     "                      perturbation, effective rank, head ablation, sparsification\n"
     "  study run|merge|status   a corpus study in shards (cluster job arrays), merged\n"
+    "  figure (--session FILE | MODEL --text TEXT) --panel NAME --out FILE   a figure of\n"
+    "                      any panel without a display (see figure --help)\n"
     "\n"
     "MODEL is a model folder or a Hugging Face cache name org/name.\n"
     "\n"
@@ -131,6 +133,7 @@ int run_command(int argc, char** argv) {
   if (command == "analyze") return command_analyze(argc, argv);
   if (command == "experiment") return command_experiment(argc, argv);
   if (command == "study") return command_study(argc, argv);
+  if (command == "figure") return command_figure(argc, argv);
   throw UsageError("unknown command \"" + command + "\" (see sinkscope-cli --help)");
 }
 

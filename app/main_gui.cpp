@@ -11,11 +11,17 @@
 #include <cstdio>
 #include <string>
 
+#include "app/figure_command.h"
+#include "app/gui_support.h"
 #include "models/cpu_runtime.h"
 #include "render/gl_support.h"
 #include "render/heat_map_view.h"
 #include "ui/job_runner.h"
 #include "ui/main_window.h"
+
+using sinkscope::app::builtin_models_dir;
+using sinkscope::app::default_model_folder;
+using sinkscope::app::name_application;
 
 namespace {
 
@@ -30,27 +36,6 @@ int save_screenshot(sinkscope::ui::MainWindow& window, const QString& path) {
   std::printf("Screenshot of the main window: %s\n",
               qPrintable(QFileInfo(path).absoluteFilePath()));
   return 0;
-}
-
-// Where the built-in models are: $SINKSCOPE_MODELS_DIR, the installed data
-// folder beside the executable, or the source tree this binary was built from.
-QString builtin_models_dir() {
-  const QStringList candidates{
-      qEnvironmentVariable("SINKSCOPE_MODELS_DIR"),
-      QCoreApplication::applicationDirPath() + QStringLiteral("/../share/sinkscope/models"),
-      QStringLiteral(SINKSCOPE_SOURCE_DIR "/resources/models")};
-  for (const QString& c : candidates)
-    if (!c.isEmpty() && QFileInfo(c).isDir()) return QDir(c).absolutePath();
-  return {};
-}
-
-constexpr const char* kDefaultModel =
-    "rope-decoder-bos-first";  // the clearest first-token sink (docs/sinks.md)
-
-void name_application() {
-  QCoreApplication::setOrganizationName(QStringLiteral("SinkScope"));
-  QCoreApplication::setApplicationName(QStringLiteral("sinkscope"));
-  QCoreApplication::setApplicationVersion(QStringLiteral(SINKSCOPE_VERSION));
 }
 
 // The command line, added to `parser` on construction.
@@ -112,6 +97,14 @@ bool asks_for_help_or_version(int argc, char** argv) {
 int main(int argc, char** argv) {
   // Before any matrix product: OpenBLAS's kernels, memory and threads (cpu_runtime.h).
   const std::string threadError = sinkscope::models::configure_cpu_runtime();
+  // `sinkscope figure ...`: a figure without a display (app/figure_command.h).
+  if (argc > 1 && std::string(argv[1]) == "figure") {
+    if (!threadError.empty()) {
+      std::fprintf(stderr, "sinkscope figure: %s\n", threadError.c_str());
+      return 2;
+    }
+    return sinkscope::app::figure_command(argc - 1, argv + 1);
+  }
   sinkscope::render::gl_configure_defaults();
   // Help and version need no display: answered by a core application, made
   // before the GUI one would abort without an X server.
@@ -147,8 +140,7 @@ int main(int argc, char** argv) {
   window.setDevice(parser.value(options.device));
   const QString builtins = builtin_models_dir();
   window.setBuiltinModelsDir(builtins);
-  const QString defaultModel =
-      builtins.isEmpty() ? QString() : QDir(builtins).filePath(QLatin1String(kDefaultModel));
+  const QString defaultModel = default_model_folder(builtins);
   if (parser.isSet(options.resetLayout)) window.resetLayout();
   if (parser.isSet(options.text)) window.setSentence(parser.value(options.text));
   window.show();

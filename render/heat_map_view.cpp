@@ -106,58 +106,29 @@ HeatMapView::HeatMapView(QWidget* parent) : VtkViewWidget(parent) {
 HeatMapView::~HeatMapView() = default;
 
 void HeatMapView::setData(HeatMapData data) {
+  heat_map_check(data);
   const auto cells = static_cast<std::size_t>(data.rows) * static_cast<std::size_t>(data.cols);
-  if (data.rows < 0 || data.cols < 0 || data.values.size() != cells)
-    throw std::invalid_argument("HeatMapView: values do not match rows x cols");
-  if (!data.hidden.empty() && data.hidden.size() != cells)
-    throw std::invalid_argument("HeatMapView: hidden mask does not match rows x cols");
   data_ = std::move(data);
 
   // VTK images grow upwards: row r of the matrix goes to image row rows-1-r.
   std::vector<float> shown(cells);  // hidden cells as NaN, in matrix order
   vtkNew<vtkFloatArray> scalars;
   scalars->SetNumberOfValues(static_cast<vtkIdType>(cells));
-  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
   for (int r = 0; r < data_.rows; ++r) {
     for (int c = 0; c < data_.cols; ++c) {
       const std::size_t src = static_cast<std::size_t>(r) * data_.cols + c;
       float v = data_.values[src];
       if (!data_.hidden.empty() && data_.hidden[src]) v = std::numeric_limits<float>::quiet_NaN();
-      if (std::isfinite(v)) {
-        lo = std::min(lo, static_cast<double>(v));
-        hi = std::max(hi, static_cast<double>(v));
-      }
       scalars->SetValue(static_cast<vtkIdType>(data_.rows - 1 - r) * data_.cols + c, v);
       shown[src] = v;
     }
   }
-  if (data_.fixedRange) {
-    lo = data_.rangeMin;
-    hi = data_.rangeMax;
-  }
-  if (!std::isfinite(lo) || !std::isfinite(hi)) lo = 0.0, hi = 1.0;
-  if (data_.logScale) {
-    // The smallest positive weight shown sets the bottom of the scale.
-    double smallest = std::numeric_limits<double>::infinity();
-    for (std::size_t k = 0; k < data_.values.size(); ++k)
-      if (data_.values[k] > 0 && (data_.hidden.empty() || !data_.hidden[k]))
-        smallest = std::min(smallest, static_cast<double>(data_.values[k]));
-    lo = std::isfinite(smallest) ? std::max(smallest, 1e-6) : 1e-6;
-    if (hi <= lo) hi = lo * 10;
-  }
-  if (hi <= lo) hi = lo + 1e-6;
+  const auto [lo, hi] = heat_map_range(data_);  // the exporter draws the same range
   lut_->SetScale(data_.logScale ? VTK_SCALE_LOG10 : VTK_SCALE_LINEAR);
-  if (data_.diverging) {
-    const double m = std::max({std::abs(lo), std::abs(hi), 1e-9});
-    lo = -m;
-    hi = m;
-  }
   lut_->ResetAnnotations();
   if (!data_.categories.empty()) {
     // One table entry per category, looked up by value; the bar lists names.
     const auto n = static_cast<int>(data_.categories.size());
-    if (data_.categoryColours.size() != data_.categories.size())
-      throw std::invalid_argument("HeatMapView: one colour per category needed");
     lut_->SetNumberOfTableValues(n);
     for (int k = 0; k < n; ++k) {
       const Rgb c = data_.categoryColours[static_cast<std::size_t>(k)];
@@ -167,8 +138,6 @@ void HeatMapView::setData(HeatMapData data) {
     }
     lut_->SetScale(VTK_SCALE_LINEAR);
     lut_->IndexedLookupOn();
-    lo = 0;
-    hi = n - 1;
   } else {
     lut_->IndexedLookupOff();
     lut_->SetNumberOfTableValues(kLutSize);
@@ -377,58 +346,6 @@ int HeatMapView::shownPoolingFactor() const {
   return shownLevel_ < 0 ? 1 : coarse_[static_cast<std::size_t>(shownLevel_)].factor;
 }
 
-HeatMapData heat_map_side_by_side(const HeatMapData& left, const HeatMapData& right) {
-  HeatMapData d = left;
-  d.rows = std::max(left.rows, right.rows);
-  d.cols = left.cols + 1 + right.cols;
-  const auto cells = static_cast<std::size_t>(d.rows) * static_cast<std::size_t>(d.cols);
-  d.values.assign(cells, 0.0f);
-  d.hidden.assign(cells, true);
-  auto place = [&](const HeatMapData& m, int offset) {
-    for (int r = 0; r < m.rows; ++r)
-      for (int c = 0; c < m.cols; ++c) {
-        const std::size_t from = static_cast<std::size_t>(r) * m.cols + c;
-        const std::size_t to = static_cast<std::size_t>(r) * d.cols + offset + c;
-        d.values[to] = m.values[from];
-        d.hidden[to] = !m.hidden.empty() && m.hidden[from];
-      }
-  };
-  place(left, 0);
-  place(right, left.cols + 1);
-  const bool labelled = left.rowLabels.size() == static_cast<std::size_t>(left.rows) &&
-                        right.rowLabels.size() == static_cast<std::size_t>(right.rows) &&
-                        left.colLabels.size() == static_cast<std::size_t>(left.cols) &&
-                        right.colLabels.size() == static_cast<std::size_t>(right.cols);
-  d.rowLabels.clear();
-  d.colLabels.clear();
-  if (labelled) {
-    // Each map keeps its own row labels (padding rows unlabelled): the left's
-    // on the left, the right's on the right.
-    d.rowLabels = left.rowLabels;
-    d.rowLabels.resize(static_cast<std::size_t>(d.rows));
-    d.rightRowLabels = right.rowLabels;
-    d.rightRowLabels.resize(static_cast<std::size_t>(d.rows));
-    d.colLabels = left.colLabels;
-    d.colLabels.push_back(QString());
-    d.colLabels.insert(d.colLabels.end(), right.colLabels.begin(), right.colLabels.end());
-  }
-  for (int c : right.markedCols) d.markedCols.push_back(left.cols + 1 + c);
-  for (const auto& [r, c] : right.framedCells) d.framedCells.push_back({r, left.cols + 1 + c});
-  d.sideBySideSplit = left.cols;
-  if (right.outlineRow >= 0 && left.outlineRow < 0) {
-    d.outlineRow = right.outlineRow;
-    d.outlineCol = left.cols + 1 + right.outlineCol;
-  }
-  return d;
-}
-
-int heat_map_own_column(const HeatMapData& data, int col) {
-  const int split = data.sideBySideSplit;
-  if (split < 0 || col < 0) return col;
-  if (col < split) return col;  // the left map
-  if (col == split) return -1;  // the gap
-  return col - split - 1;       // the right map
-}
 
 std::pair<int, int> HeatMapView::cellAt(const QPointF& widgetPoint) {
   const QPointF d = toDisplay(widgetPoint);

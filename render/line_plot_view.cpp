@@ -75,9 +75,13 @@ LinePlotView::LinePlotView(QWidget* parent) : QWidget(parent), plot_(new QCustom
 }
 
 void LinePlotView::setFigureFonts(const QString& family, double pointSize) {
+  // In pixels of the figure's page, where a pixel is a point: the layout
+  // (margins, legend columns, title lines) is measured in the units it is
+  // drawn in, whatever the screen's DPI.
   auto sized = [&](QFont f, double extra) {
     f.setFamily(family);
-    if (pointSize > 0) f.setPointSizeF(pointSize + extra);
+    const double size = pointSize > 0 ? pointSize + extra : f.pointSizeF();
+    if (size > 0) f.setPixelSize(std::max(1, static_cast<int>(std::lround(size))));
     return f;
   };
   if (auto* title = qobject_cast<QCPTextElement*>(plot_->plotLayout()->element(0, 0)))
@@ -87,6 +91,58 @@ void LinePlotView::setFigureFonts(const QString& family, double pointSize) {
     axis->setTickLabelFont(sized(axis->tickLabelFont(), 0));
     axis->setLabelFont(sized(axis->labelFont(), 1));
   }
+  fitToSize();
+}
+
+void LinePlotView::placeLegendInside() {
+  if (legendInside_ || data_.series.empty()) return;
+  QFont small = plot_->legend->font();
+  small.setPixelSize(std::max(4, small.pixelSize() > 0 ? small.pixelSize() - 1 : 7));
+  plot_->legend->setFont(small);
+  plot_->legend->setIconSize(16, 8);
+  // Only a legend small beside the axes goes inside; a long one stays below.
+  const QFontMetrics metrics(small);
+  int widest = 0;
+  for (const auto& series : data_.series) widest = std::max(widest, metrics.horizontalAdvance(series.name));
+  const double legendWidth = widest + 16 + 14, legendHeight = data_.series.size() * (metrics.height() + 1) + 6;
+  if (legendWidth > 0.5 * width() || legendHeight > 0.4 * height()) {
+    fitToSize();
+    return;
+  }
+  legendInside_ = true;
+  // The corner of the axes with the fewest points under it.
+  const QCPRange x = plot_->xAxis->range(), y = plot_->yAxis->range();
+  int counts[4] = {0, 0, 0, 0};  // top right, top left, bottom right, bottom left
+  for (const LineSeries& s : data_.series)
+    for (std::size_t k = 0; k < s.x.size() && k < s.y.size(); ++k) {
+      const double u = (s.x[k] - x.lower) / std::max(x.size(), 1e-300);
+      const double v = (s.y[k] - y.lower) / std::max(y.size(), 1e-300);
+      if (!std::isfinite(u) || !std::isfinite(v)) continue;
+      if (v > 0.5) ++counts[u > 0.5 ? 0 : 1];
+      else ++counts[u > 0.5 ? 2 : 3];
+    }
+  const int best = static_cast<int>(std::min_element(counts, counts + 4) - counts);
+  const Qt::Alignment corner[4] = {Qt::AlignTop | Qt::AlignRight, Qt::AlignTop | Qt::AlignLeft,
+                                   Qt::AlignBottom | Qt::AlignRight,
+                                   Qt::AlignBottom | Qt::AlignLeft};
+  plot_->plotLayout()->take(plot_->legend);
+  plot_->plotLayout()->simplify();
+  plot_->axisRect()->insetLayout()->addElement(plot_->legend, corner[best]);
+  plot_->legend->setBrush(QColor(255, 255, 255, 225));
+  plot_->legend->setBorderPen(QPen(QColor(200, 200, 200), 0.5));
+  plot_->legend->setWrap(1);
+  plot_->legend->setMargins(QMargins(4, 2, 4, 2));
+  fitToSize();
+}
+
+void LinePlotView::setTitleIndent(int indent) {
+  if (auto* title = qobject_cast<QCPTextElement*>(plot_->plotLayout()->element(0, 0))) {
+    QMargins m = title->margins();
+    m.setLeft(indent);
+    m.setRight(indent);  // the title stays centred
+    title->setMargins(m);
+  }
+  titleIndent_ = indent;
   fitToSize();
 }
 
@@ -102,7 +158,8 @@ void LinePlotView::fitToSize() {
     widest = std::max(widest, legendFont.horizontalAdvance(series.name));
   const int entry = widest + plot_->legend->iconSize().width() + 24;  // icon, padding, margins
   const int spacing = plot_->legend->columnSpacing();
-  const int columns = std::clamp((width() - 16 + spacing) / std::max(1, entry + spacing), 1, 4);
+  const int columns =
+      legendInside_ ? 1 : std::clamp((width() - 16 + spacing) / std::max(1, entry + spacing), 1, 4);
   if (plot_->legend->wrap() != columns) plot_->legend->setWrap(columns);
   plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
 
@@ -111,7 +168,7 @@ void LinePlotView::fitToSize() {
     const QFontMetrics titleFont(title->font());
     const QStringList lines = text_wrap(
         data_.title, [&](const QString& t) { return titleFont.horizontalAdvance(t); },
-        width() - 12);
+        width() - 12 - 2 * titleIndent_);
     title->setText(lines.join(QLatin1Char('\n')));
   }
 }

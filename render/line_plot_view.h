@@ -53,9 +53,15 @@ class LinePlotView : public QWidget {
 
   // Throws std::invalid_argument when a series' x and y (or lo and hi) differ in length.
   void setData(LinePlotData data);
-  // Figures: every text in `family`, and (pointSize > 0) ticks and legend at
-  // pointSize, axis titles 1 pt and the title 2 pt larger.
+  // Figures (a page of points): every text in `family`, ticks and legend at
+  // pointSize (> 0; else the screen's sizes), axis titles 1 pt and the title
+  // 2 pt larger, sized in page units so the layout is measured as drawn.
   void setFigureFonts(const QString& family, double pointSize);
+  // Figures: the legend inside the axes, in the corner with the fewest points
+  // (below the axes it takes most of a small figure's height).
+  void placeLegendInside();
+  // Figures: room left and right of the title (for a sub-figure's letter).
+  void setTitleIndent(int indent);
   const LinePlotData& data() const { return data_; }
   QCustomPlot* plot() const { return plot_; }
 
@@ -74,6 +80,8 @@ class LinePlotView : public QWidget {
   LinePlotData data_;
   QCustomPlot* plot_;
   std::pair<int, int> hovered_{-1, -1};
+  bool legendInside_ = false;
+  int titleIndent_ = 0;
 };
 
 }  // namespace sinkscope::render

@@ -15,11 +15,13 @@
 #include <stdexcept>
 
 #include "render/colormap.h"
+#include "render/figure_part.h"
 #include "render/heat_map_view.h"
 #include "render/label_layout.h"
 #include "render/line_plot_view.h"
 #include "render/qcustomplot_include.h"
 #include "render/scene_view.h"
+#include "render/text_wrap.h"
 
 namespace sinkscope::render {
 
@@ -125,27 +127,46 @@ void paint_heat_map(QPainter& p, const HeatMapData& d, double lo, double hi, int
       labels && static_cast<int>(d.rightRowLabels.size()) == d.rows;  // side by side
   // Margins from the labels' own widths, measured on the device drawn on.
   const QFontMetricsF metrics(font, p.device());
-  auto widest = [&](const std::vector<QString>& texts) {
+  auto widest_in = [&](const QFontMetricsF& m, const std::vector<QString>& texts) {
     double w = 0;
-    for (const QString& t : texts) w = std::max(w, metrics.horizontalAdvance(st.label(t)));
+    for (const QString& t : texts) w = std::max(w, m.horizontalAdvance(st.label(t)));
     return w;
   };
-  const double titleHeight = 30 * k;
-  const double left = labels ? widest(d.rowLabels) + 8 * k : 20;
-  const double top = titleHeight + (labels ? widest(d.colLabels) + 8 * k : 10 * k);
+  auto widest = [&](const std::vector<QString>& texts) { return widest_in(metrics, texts); };
+  // The title in as many lines as the width needs (breaking at " | ").
+  const QFont titleFont = st.font(2);
+  const QFontMetricsF titleMetrics(titleFont, p.device());
+  const double titleRoom = w - 20 - st.titleIndent;
+  const QStringList titleLines = text_wrap(
+      d.title, [&](const QString& t) { return titleMetrics.horizontalAdvance(t); }, titleRoom);
+  const double titleHeight =
+      10 + titleMetrics.lineSpacing() * std::max<qsizetype>(1, titleLines.size()) + 6 * k;
   const double barText = std::max(metrics.horizontalAdvance(QStringLiteral("0.0001")),
                                   std::max(metrics.horizontalAdvance(QString::number(hi, 'g', 3)),
                                            metrics.horizontalAdvance(QString::number(lo, 'g', 3))));
   const double barBlock = d.categories.empty() ? 20 * k + 14 * k + 4 * k + barText + 8 * k
                                                : 20 * k + 16 * k + widest(d.categories) + 8 * k;
-  const double right = (rightLabels ? widest(d.rightRowLabels) + 12 * k : 0) + barBlock,
-               bottom = 20;
-  const double cell = std::max(1.0, std::min((w - left - right) / std::max(1, d.cols),
-                                             (h - top - bottom) / std::max(1, d.rows)));
+  const double bottom = 20;
+  // Token labels as large as the text, smaller (down to 4 pt) when the cells
+  // are smaller than a line, so that neighbours never overlap.
+  QFont labelFont = font;
+  double left = 20, top = 0, rightLabelWidth = 0, cell = 1;
+  for (int pass = 0; pass < 4; ++pass) {
+    const QFontMetricsF labelMetrics(labelFont, p.device());
+    left = labels ? widest_in(labelMetrics, d.rowLabels) + 8 * k : 20;
+    top = titleHeight + (labels ? widest_in(labelMetrics, d.colLabels) + 8 * k : 10 * k);
+    rightLabelWidth = rightLabels ? widest_in(labelMetrics, d.rightRowLabels) : 0;
+    const double right = (rightLabels ? rightLabelWidth + 12 * k : 0) + barBlock;
+    cell = std::max(1.0, std::min((w - left - right) / std::max(1, d.cols),
+                                  (h - top - bottom) / std::max(1, d.rows)));
+    const double line = labelMetrics.height();
+    if (!labels || cell >= 0.95 * line || labelFont.pointSizeF() <= 4.0) break;
+    labelFont.setPointSizeF(std::max(4.0, labelFont.pointSizeF() * cell / line));
+  }
   p.setPen(Qt::black);
-  p.setFont(st.font(2));
-  p.drawText(QRectF(10 + st.titleIndent, 5, w - 20 - st.titleIndent, 24 * k),
-             Qt::AlignLeft | Qt::AlignVCenter, d.title);
+  p.setFont(titleFont);
+  p.drawText(QRectF(10 + st.titleIndent, 5, titleRoom, titleHeight - 5),
+             Qt::AlignLeft | Qt::AlignTop, titleLines.join(QLatin1Char('\n')));
   p.setFont(font);
   p.setPen(Qt::NoPen);
   for (int r = 0; r < d.rows; ++r)
@@ -158,6 +179,7 @@ void paint_heat_map(QPainter& p, const HeatMapData& d, double lo, double hi, int
       p.drawRect(QRectF(left + c * cell, top + r * cell, cell + 0.4, cell + 0.4));
     }
   p.setPen(Qt::black);
+  p.setFont(labelFont);
   if (labels) {
     for (int r = 0; r < d.rows; ++r)
       p.drawText(QRectF(0, top + r * cell, left - 4, cell), Qt::AlignRight | Qt::AlignVCenter,
@@ -173,11 +195,11 @@ void paint_heat_map(QPainter& p, const HeatMapData& d, double lo, double hi, int
   }
   if (rightLabels)
     for (int r = 0; r < d.rows; ++r)
-      p.drawText(QRectF(left + d.cols * cell + 4, top + r * cell, widest(d.rightRowLabels) + 4, cell),
+      p.drawText(QRectF(left + d.cols * cell + 4, top + r * cell, rightLabelWidth + 4, cell),
                  Qt::AlignLeft | Qt::AlignVCenter,
                  st.label(d.rightRowLabels[static_cast<std::size_t>(r)]));
-  const double barX =
-      left + d.cols * cell + (rightLabels ? widest(d.rightRowLabels) + 12 * k : 0) + 20 * k;
+  p.setFont(font);
+  const double barX = left + d.cols * cell + (rightLabels ? rightLabelWidth + 12 * k : 0) + 20 * k;
   const double barH = d.rows * cell;
   if (!d.categories.empty()) {  // a legend of named colours instead of a scale
     for (std::size_t c = 0; c < d.categories.size() && c < d.categoryColours.size(); ++c) {
@@ -206,38 +228,61 @@ void paint_heat_map(QPainter& p, const HeatMapData& d, double lo, double hi, int
   p.restore();
 }
 
-// The scene flat, as the camera shows it (projected for a view of `from`
-// pixels, fitted into w x h): edges, balls, points, labels, title.
-void paint_scene(QPainter& p, const SceneData& d, const SceneView::Projection& at, QSize from,
-                 int w, int h, const Style& st) {
+// A scene's title and legend broken into lines that fit the width.
+struct SceneTexts {
+  QFont titleFont;
+  QStringList title, legend;
+  double titleHeight = 0, legendHeight = 0;
+};
+
+SceneTexts scene_texts(QPainter& p, const SceneData& d, int w, const Style& st) {
+  SceneTexts t;
+  t.titleFont = st.font(2);
+  const QFontMetricsF titleMetrics(t.titleFont, p.device()), metrics(st.font(), p.device());
+  t.title = text_wrap(
+      d.title, [&](const QString& s) { return titleMetrics.horizontalAdvance(s); },
+      w - 20 - st.titleIndent);
+  t.legend = d.legend.isEmpty()
+                 ? QStringList{}
+                 : text_wrap(
+                       st.label(d.legend), [&](const QString& s) { return metrics.horizontalAdvance(s); },
+                       w - 20);
+  t.titleHeight = titleMetrics.lineSpacing() * std::max<qsizetype>(1, t.title.size()) + 2;
+  t.legendHeight = metrics.lineSpacing() * t.legend.size() + 2;
+  return t;
+}
+
+// The scene flat in a w x h logical area, from its camera: edges, balls,
+// points, labels, title (scene_projection places the scene below the title).
+void paint_scene(QPainter& p, const SceneData& d, const SceneCamera& camera, int w, int h,
+                 const Style& st) {
   if (!st.transparent) p.fillRect(QRectF(0, 0, w, h), Qt::white);
   p.setRenderHint(QPainter::Antialiasing, true);
-  // The camera's picture, scaled uniformly and centred in the figure.
-  const double scale = std::min(static_cast<double>(w) / std::max(1, from.width()),
-                                static_cast<double>(h) / std::max(1, from.height()));
-  const QPointF offset((w - from.width() * scale) / 2, (h - from.height() * scale) / 2);
-  auto place = [&](const QPointF& q) { return offset + q * scale; };
+  const SceneTexts texts = scene_texts(p, d, w, st);
+  const double titleBand = 10 + texts.titleHeight + texts.legendHeight;
+  const ScenePicture at =
+      scene_projection(d, camera, QSizeF(w, h), std::min(0.6, titleBand / std::max(1, h)));
   for (const SceneEdge& e : d.edges) {
     QColor c = e.lit ? to_qcolor(kSelectedHighlight) : QColor(70, 70, 70);
     c.setAlphaF(e.lit ? 1.0f : static_cast<float>(0.15 + 0.85 * std::clamp(e.weight, 0.0, 1.0)));
     p.setPen(QPen(c, e.lit ? 2.0 : 1.0));
-    p.drawLine(place(at.points[static_cast<std::size_t>(e.from)]),
-               place(at.points[static_cast<std::size_t>(e.to)]));
+    p.drawLine(at.points[static_cast<std::size_t>(e.from)],
+               at.points[static_cast<std::size_t>(e.to)]);
   }
   for (std::size_t i = 0; i < d.balls.size(); ++i) {
     QColor fill = to_qcolor(d.balls[i].color);
     fill.setAlphaF(0.12f);
     p.setBrush(fill);
     p.setPen(QPen(to_qcolor(d.balls[i].color), 1.0));
-    p.drawEllipse(place(at.ballCentres[i]), at.ballRadii[i] * scale, at.ballRadii[i] * scale);
+    p.drawEllipse(at.ballCentres[i], at.ballRadii[i], at.ballRadii[i]);
   }
   p.setFont(st.font());
   for (std::size_t i = 0; i < d.points.size(); ++i) {
-    const double r = std::max(1.5, at.pointRadii[i] * scale);
+    const double r = std::max(1.5, at.pointRadii[i]);
     const QColor c = to_qcolor(d.points[i].color);
     p.setBrush(c);
     p.setPen(QPen(c.darker(160), 0.8));
-    p.drawEllipse(place(at.points[i]), r, r);
+    p.drawEllipse(at.points[i], r, r);
   }
   // Labels as the view draws them: the scene's labelled points, none over another.
   const QFontMetricsF metrics(st.font(), p.device());
@@ -245,8 +290,8 @@ void paint_scene(QPainter& p, const SceneData& d, const SceneView::Projection& a
   std::vector<LabelBox> boxes;
   std::vector<QPointF> anchors;
   for (std::size_t i : labelled) {
-    const double r = std::max(1.5, at.pointRadii[i] * scale);
-    const QPointF anchor = place(at.points[i]) + QPointF(r + 2, -r);
+    const double r = std::max(1.5, at.pointRadii[i]);
+    const QPointF anchor = at.points[i] + QPointF(r + 2, -r);
     const QString text = st.label(d.points[i].label);
     anchors.push_back(anchor);
     boxes.push_back({QRectF(anchor.x(), anchor.y() - metrics.ascent(), metrics.horizontalAdvance(text),
@@ -258,12 +303,12 @@ void paint_scene(QPainter& p, const SceneData& d, const SceneView::Projection& a
   for (std::size_t k = 0; k < labelled.size(); ++k)
     if (shown[k]) p.drawText(anchors[k], st.label(d.points[labelled[k]].label));
   p.setPen(Qt::black);
-  p.setFont(st.font(2));
-  p.drawText(QRectF(10 + st.titleIndent, 5, w - 20 - st.titleIndent, 20 * st.k()),
-             Qt::AlignLeft | Qt::AlignVCenter, d.title);
+  p.setFont(texts.titleFont);
+  p.drawText(QRectF(10 + st.titleIndent, 5, w - 20 - st.titleIndent, texts.titleHeight),
+             Qt::AlignLeft | Qt::AlignTop, texts.title.join(QLatin1Char('\n')));
   p.setFont(st.font());
-  p.drawText(QRectF(10, 24 * st.k(), w - 20, 16 * st.k()), Qt::AlignLeft | Qt::AlignVCenter,
-             st.label(d.legend));
+  p.drawText(QRectF(10, 5 + texts.titleHeight, w - 20, texts.legendHeight),
+             Qt::AlignLeft | Qt::AlignTop, texts.legend.join(QLatin1Char('\n')));
 }
 
 }  // namespace
@@ -396,36 +441,49 @@ std::unique_ptr<LinePlotView> figure_plot(const LinePlotView& view, QSize size, 
   LinePlotData data = view.data();
   for (auto& series : data.series) series.name = st.label(series.name);
   figure->setData(std::move(data));
-  figure->setFigureFonts(st.family, fontPt);
+  figure->setFigureFonts(st.family, fontPt > 0 ? fontPt : st.fontPt);
+  figure->placeLegendInside();
+  figure->setTitleIndent(static_cast<int>(std::lround(st.titleIndent)));
   if (st.transparent) figure->plot()->setBackground(Qt::transparent);
   return figure;
 }
 
-QSize line_plot_size(const LinePlotView& view) {
-  return {std::max(view.plot()->width(), 400), std::max(view.plot()->height(), 300)};
+// A part's size for the Screen preset: its view's size, at least a readable one.
+QSize part_size(const FigurePart& part) {
+  const QSize s = part.screenSize;
+  if (part.plot) return {std::max(part.plot->plot()->width(), 400), std::max(part.plot->plot()->height(), 300)};
+  if (part.map) return {std::max(s.width(), 400), std::max(s.height(), 350)};
+  return {std::max(s.width(), 200), std::max(s.height(), 150)};
+}
+
+QString part_title(const FigurePart& part) {
+  if (part.plot) return part.plot->data().title;
+  if (part.map) return part.map->title;
+  if (part.scene) return part.scene->title;
+  return {};
+}
+
+// A part drawn in a w x h area; `plot` is the line plot's figure copy.
+void paint_part(QCPPainter& p, const FigurePart& part, LinePlotView* plot, int w, int h,
+                const Style& st) {
+  if (part.map) {
+    const auto [lo, hi] = heat_map_range(*part.map);
+    paint_heat_map(p, *part.map, lo, hi, w, h, st);
+  } else if (part.scene) {
+    paint_scene(p, *part.scene, part.camera, w, h, st);
+  } else if (plot) {
+    if (st.transparent) plot->plot()->setBackground(Qt::transparent);
+    plot->plot()->toPainter(&p, w, h);
+  }
+}
+
+FigurePart part_of(const QWidget* view) {
+  std::optional<FigurePart> part = figure_part(view);
+  if (!part) throw std::invalid_argument("export: this panel has nothing to export");
+  return std::move(*part);
 }
 
 }  // namespace
-
-void line_plot_export(const LinePlotView& view, const QString& path, const FigureOptions& options,
-                      const QStringList& comments, bool overwrite) {
-  const ExportFormat f = export_format_of(path);
-  if (f == ExportFormat::Csv) {
-    write_atomic(path, line_plot_csv(view.data(), comments).toUtf8(), overwrite);
-    return;
-  }
-  const QSize size = figure_size(options, line_plot_size(view));
-  const Style st = style_of(options);
-  const auto figure = figure_plot(view, size, st, options.fontPt);
-  QCustomPlot* plot = figure->plot();
-  write_atomic(path,
-               figure_bytes<QCPPainter>(f, size.width(), size.height(), options.dpi, st.transparent,
-                                        view.data().title,
-                                        [&](QCPPainter& p) {
-                                          plot->toPainter(&p, size.width(), size.height());
-                                        }),
-               overwrite);
-}
 
 QString scene_csv(const SceneData& d, const QStringList& comments) {
   QString s = header(comments);
@@ -458,114 +516,114 @@ QString scene_csv(const SceneData& d, const QStringList& comments) {
   return s;
 }
 
-void scene_export(SceneView& view, const QString& path, const FigureOptions& options,
-                  const QStringList& comments, bool overwrite) {
+QString figure_part_csv(const FigurePart& part, const QStringList& comments) {
+  if (part.plot) return line_plot_csv(part.plot->data(), comments);
+  if (part.map) return heat_map_csv(*part.map, comments);
+  if (part.scene) return scene_csv(*part.scene, comments);
+  throw std::invalid_argument("export: this panel has nothing to export");
+}
+
+void figure_part_export(const FigurePart& part, const QString& path, const FigureOptions& options,
+                        const QStringList& comments, bool overwrite) {
   const ExportFormat f = export_format_of(path);
   if (f == ExportFormat::Csv) {
-    write_atomic(path, scene_csv(view.data(), comments).toUtf8(), overwrite);
+    write_atomic(path, figure_part_csv(part, comments).toUtf8(), overwrite);
     return;
   }
-  const SceneView::Projection at = view.project();
-  const QSize from(std::max(view.width(), 200), std::max(view.height(), 150));
-  const QSize size = figure_size(options, from);
+  if (!part.plot && !part.map && !part.scene)
+    throw std::invalid_argument("export: this panel has nothing to export");
+  // A heat map's page is 800 x 700 unless a preset sizes it: its cells fit any shape.
+  const QSize size = figure_size(options, part.map ? QSize(800, 700) : part_size(part));
   const Style st = style_of(options);
+  const auto plot = part.plot ? figure_plot(*part.plot, size, st, options.fontPt) : nullptr;
   write_atomic(path,
-               figure_bytes<QPainter>(f, size.width(), size.height(), options.dpi, st.transparent,
-                                      view.data().title,
-                                      [&](QPainter& p) {
-                                        paint_scene(p, view.data(), at, from, size.width(),
-                                                    size.height(), st);
-                                      }),
+               figure_bytes<QCPPainter>(f, size.width(), size.height(), options.dpi, st.transparent,
+                                        part_title(part),
+                                        [&](QCPPainter& p) {
+                                          paint_part(p, part, plot.get(), size.width(),
+                                                     size.height(), st);
+                                        }),
                overwrite);
+}
+
+void line_plot_export(const LinePlotView& view, const QString& path, const FigureOptions& options,
+                      const QStringList& comments, bool overwrite) {
+  figure_part_export(part_of(&view), path, options, comments, overwrite);
+}
+
+void scene_export(SceneView& view, const QString& path, const FigureOptions& options,
+                  const QStringList& comments, bool overwrite) {
+  figure_part_export(part_of(&view), path, options, comments, overwrite);
 }
 
 void heat_map_export(const HeatMapView& view, const QString& path, const FigureOptions& options,
                      const QStringList& comments, bool overwrite) {
-  const ExportFormat f = export_format_of(path);
-  const HeatMapData& d = view.data();
-  if (f == ExportFormat::Csv) {
-    write_atomic(path, heat_map_csv(d, comments).toUtf8(), overwrite);
-    return;
-  }
-  const QSize size = figure_size(options, {800, 700});
-  const Style st = style_of(options);
-  write_atomic(path,
-               figure_bytes<QPainter>(f, size.width(), size.height(), options.dpi, st.transparent,
-                                      d.title,
-                                      [&](QPainter& p) {
-                                        paint_heat_map(p, d, view.displayedMin(),
-                                                       view.displayedMax(), size.width(),
-                                                       size.height(), st);
-                                      }),
-               overwrite);
+  figure_part_export(part_of(&view), path, options, comments, overwrite);
 }
 
-bool figure_exportable(const QWidget* view) {
-  return qobject_cast<const HeatMapView*>(view) || qobject_cast<const LinePlotView*>(view) ||
-         qobject_cast<const SceneView*>(view);
-}
+bool figure_exportable(const QWidget* view) { return figure_part(view).has_value(); }
 
 void figure_export(const std::vector<QWidget*>& views, const QString& path,
+                   const FigureOptions& options, int columns, bool overwrite) {
+  std::vector<FigurePart> parts;
+  for (QWidget* v : views) {
+    std::optional<FigurePart> part = figure_part(v);
+    if (!part) throw std::invalid_argument("figure: a view has nothing to draw");
+    parts.push_back(std::move(*part));
+  }
+  figure_export(parts, path, options, columns, overwrite);
+}
+
+void figure_export(const std::vector<FigurePart>& parts, const QString& path,
                    const FigureOptions& options, int columns, bool overwrite) {
   const ExportFormat f = export_format_of(path);
   if (f == ExportFormat::Csv)
     throw std::invalid_argument(path.toStdString() +
                                 ": a figure of several views has no single CSV; export each "
                                 "view's numbers on its own");
-  if (views.empty() || views.size() > 26)
+  if (parts.empty() || parts.size() > 26)
     throw std::invalid_argument("figure: give 1 to 26 views");
-  for (QWidget* v : views)
-    if (!figure_exportable(v)) throw std::invalid_argument("figure: a view has nothing to draw");
-  const int n = static_cast<int>(views.size());
-  const int cols = columns > 0 ? std::min(columns, n) : n;
+  for (const FigurePart& part : parts)
+    if (!part.plot && !part.map && !part.scene)
+      throw std::invalid_argument("figure: a view has nothing to draw");
+  const int n = static_cast<int>(parts.size());
+  const int cols = figure_columns(options, n, columns);
   const int rows = (n + cols - 1) / cols;
-  // Each cell as large as the largest view's screen size; the options' size is shared out.
+  // Each cell as large as the largest view's screen size; the options' width
+  // is shared out, their height is each row's (up to a page's text height).
   QSize cell(0, 0);
-  for (QWidget* v : views) {
-    QSize s = v->size();
-    if (auto* plot = qobject_cast<LinePlotView*>(v)) s = line_plot_size(*plot);
-    else if (qobject_cast<HeatMapView*>(v)) s = QSize(std::max(s.width(), 400), std::max(s.height(), 350));
-    cell = cell.expandedTo(QSize(std::max(s.width(), 200), std::max(s.height(), 150)));
-  }
-  const QSize total = figure_size(options, QSize(cell.width() * cols, cell.height() * rows));
+  for (const FigurePart& part : parts) cell = cell.expandedTo(part_size(part));
+  FigureOptions sized = options;
+  sized.heightMm = std::min(options.heightMm * rows, std::max(options.heightMm, kPageTextHeightMm));
+  const QSize total = figure_size(sized, QSize(cell.width() * cols, cell.height() * rows));
   cell = QSize(total.width() / cols, total.height() / rows);
   const Style st = style_of(options);
+  QFont letter = st.font(2);
+  letter.setBold(true);
+  // Titles leave room for the sub-figure's letter at the top left.
+  Style lettered = st;
+  lettered.transparent = true;  // the figure's background is painted once
+  QImage page(1, 1, QImage::Format_RGB32);  // a device of 72 dots per inch: one dot, one point
+  page.setDotsPerMeterX(static_cast<int>(std::lround(72.0 / 0.0254)));
+  page.setDotsPerMeterY(static_cast<int>(std::lround(72.0 / 0.0254)));
+  lettered.titleIndent =
+      QFontMetricsF(letter, &page).horizontalAdvance(QStringLiteral("(m)")) + 4;
   std::vector<std::unique_ptr<LinePlotView>> plots;  // figure copies of the line plots
-  std::vector<SceneView::Projection> projections;
-  for (QWidget* v : views) {
-    if (auto* plot = qobject_cast<LinePlotView*>(v)) plots.push_back(figure_plot(*plot, cell, st, options.fontPt));
-    if (auto* scene = qobject_cast<SceneView*>(v)) projections.push_back(scene->project());
-  }
   QString title;
-  for (QWidget* v : views)
-    if (auto* plot = qobject_cast<LinePlotView*>(v)) title += plot->data().title + QStringLiteral("; ");
+  for (const FigurePart& part : parts) {
+    plots.push_back(part.plot ? figure_plot(*part.plot, cell, lettered, options.fontPt) : nullptr);
+    if (part.plot) title += part_title(part) + QStringLiteral("; ");
+  }
   auto paint = [&](QCPPainter& p) {
     if (!st.transparent) p.fillRect(QRectF(0, 0, total.width(), total.height()), Qt::white);
-    QFont letter = st.font(2);
-    letter.setBold(true);
     const QFontMetricsF letterMetrics(letter, p.device());
-    std::size_t plotIndex = 0, sceneIndex = 0;
     for (int k = 0; k < n; ++k) {
-      QWidget* v = views[static_cast<std::size_t>(k)];
+      const auto i = static_cast<std::size_t>(k);
       const QPointF origin((k % cols) * cell.width(), (k / cols) * cell.height());
       p.save();
       p.translate(origin);
       p.setClipRect(QRectF(0, 0, cell.width(), cell.height()));
-      Style clear = st;
-      clear.transparent = true;  // the figure's background is painted once
-      clear.titleIndent = letterMetrics.horizontalAdvance(QStringLiteral("(m)")) + 4;
-      if (auto* heat = qobject_cast<HeatMapView*>(v)) {
-        paint_heat_map(p, heat->data(), heat->displayedMin(), heat->displayedMax(), cell.width(),
-                       cell.height(), clear);
-      } else if (qobject_cast<LinePlotView*>(v)) {
-        QCustomPlot* plot = plots[plotIndex++]->plot();
-        plot->setBackground(Qt::transparent);
-        plot->toPainter(&p, cell.width(), cell.height());
-      } else if (auto* scene = qobject_cast<SceneView*>(v)) {
-        paint_scene(p, scene->data(), projections[sceneIndex++],
-                    QSize(std::max(scene->width(), 200), std::max(scene->height(), 150)),
-                    cell.width(), cell.height(), clear);
-      }
+      paint_part(p, parts[i], plots[i].get(), cell.width(), cell.height(), lettered);
       // The sub-figure's letter, bold, at its top left.
       p.setClipping(false);
       p.setFont(letter);
@@ -579,6 +637,14 @@ void figure_export(const std::vector<QWidget*>& views, const QString& path,
                figure_bytes<QCPPainter>(f, total.width(), total.height(), options.dpi,
                                         st.transparent, title, paint),
                overwrite);
+}
+
+int figure_columns(const FigureOptions& options, int views, int columns) {
+  if (views < 1) return 1;
+  if (columns > 0) return std::min(columns, views);
+  // Automatic: a view per 85 mm (a column's width) of a sized figure, else one row.
+  if (options.widthMm <= 0) return views;
+  return std::clamp(static_cast<int>(std::lround(options.widthMm / 85.0)), 1, views);
 }
 
 FigureOptions figure_preset(FigurePreset preset, int dpi) {

@@ -18,6 +18,7 @@ class SceneView;
 struct HeatMapData;
 struct LinePlotData;
 struct SceneData;
+struct FigurePart;
 
 enum class ExportFormat { Png, Pdf, Svg, Csv };
 
@@ -49,26 +50,42 @@ QString heat_map_csv(const HeatMapData& data, const QStringList& comments);
 // One row per point (token, label, x, y, z, size), edge (from, to, weight) and ball.
 QString scene_csv(const SceneData& data, const QStringList& comments);
 
+// One view's figure (PNG, PDF, SVG) or its CSV, from its part (figure_part.h).
 // Throws std::runtime_error naming the file and the problem.
+void figure_part_export(const FigurePart& part, const QString& path, const FigureOptions& options,
+                        const QStringList& comments, bool overwrite);
+QString figure_part_csv(const FigurePart& part, const QStringList& comments);
+
+// The same for a view on screen. Throws std::runtime_error naming the file and the problem.
 void line_plot_export(const LinePlotView& view, const QString& path, const FigureOptions& options,
                       const QStringList& comments, bool overwrite);
 void heat_map_export(const HeatMapView& view, const QString& path, const FigureOptions& options,
                      const QStringList& comments, bool overwrite);
-// A 3-D view exports what its camera shows now, drawn flat (points as discs,
-// balls as circles), so PNG, PDF and SVG all work; the CSV has the 3-D
-// coordinates.
+// A 3-D view exports the scene from its camera's direction, fitted to the
+// figure and drawn flat (points as discs, balls as circles), so PNG, PDF and
+// SVG all work; the CSV has the 3-D coordinates.
 void scene_export(SceneView& view, const QString& path, const FigureOptions& options,
                   const QStringList& comments, bool overwrite);
 
 // Several views as one figure (a whole panel with its sub-plots, or views
-// from several panels): a grid of `columns` cells (0: one row), each view at
-// its size on screen (the figure's size when the options give one, shared out
-// in proportion), labelled (a), (b), ... at its top left. PNG, PDF or SVG only
+// from several panels): a grid of `columns` cells (0: automatic, see
+// figure_columns), each view at its size on screen; when the options give a
+// size, the width is shared out and the height is each row's (the figure
+// grows by rows up to kPageTextHeightMm). Labelled (a), (b), ... at the top left. PNG, PDF or SVG only
 // (each view exports its own CSV). Throws std::runtime_error or
 // std::invalid_argument naming the problem.
 void figure_export(const std::vector<QWidget*>& views, const QString& path,
                    const FigureOptions& options, int columns, bool overwrite);
-// The views of a figure that can be exported: heat maps, line plots and 3-D views.
+void figure_export(const std::vector<FigurePart>& parts, const QString& path,
+                   const FigureOptions& options, int columns, bool overwrite);
+// A journal page's text height: a figure of several rows grows up to it.
+inline constexpr double kPageTextHeightMm = 230.0;
+// The columns of a figure of `views` views: `columns` when given (> 0), else
+// one per 85 mm of the figure's width (one column: views stacked; two
+// columns: two per row), or one row when the figure has the screen's size.
+int figure_columns(const FigureOptions& options, int views, int columns);
+// The views of a figure that can be exported: heat maps, line plots and 3-D
+// views, and the stand-ins of the last two that hold data.
 bool figure_exportable(const QWidget* view);
 
 // The same at `dpi` with the panel's own size and fonts.

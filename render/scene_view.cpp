@@ -88,10 +88,7 @@ void SceneView::layoutTexts() {
 SceneView::~SceneView() = default;
 
 void SceneView::setData(SceneData data) {
-  for (const SceneEdge& e : data.edges)
-    if (e.from < 0 || e.to < 0 || e.from >= static_cast<int>(data.points.size()) ||
-        e.to >= static_cast<int>(data.points.size()))
-      throw std::invalid_argument("SceneView: an edge names a point that does not exist");
+  scene_check(data);
   auto samePlaces = [&] {
     if (data.points.size() != data_.points.size() || data.balls.size() != data_.balls.size())
       return false;
@@ -109,17 +106,7 @@ void SceneView::setData(SceneData data) {
   layoutTexts();
 
   // The scale of the scene, so glyphs and lines look alike whatever the units.
-  double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300};
-  for (const auto& p : data_.points)
-    for (int k = 0; k < 3; ++k) {
-      lo[k] = std::min(lo[k], p.position[static_cast<std::size_t>(k)]);
-      hi[k] = std::max(hi[k], p.position[static_cast<std::size_t>(k)]);
-    }
-  double extent = 0;
-  for (int k = 0; k < 3; ++k) extent = std::max(extent, hi[k] - lo[k]);
-  if (!(extent > 0)) extent = 1.0;
-  const double unit = extent / 40.0;
-  glyphUnit_ = unit;
+  const double unit = scene_glyph_unit(data_);
 
   if (!data_.points.empty()) {
     vtkNew<vtkPoints> points;
@@ -218,36 +205,6 @@ void SceneView::setData(SceneData data) {
     resetView();
 }
 
-SceneView::Projection SceneView::project() {
-  vtkRenderer* r = renderer();
-  const double ratio = devicePixelRatioF();
-  const double height = this->height();
-  double up[3];
-  r->GetActiveCamera()->GetViewUp(up);
-  auto toWidget = [&](const std::array<double, 3>& p) {
-    r->SetWorldPoint(p[0], p[1], p[2], 1.0);
-    r->WorldToDisplay();
-    const double* d = r->GetDisplayPoint();
-    return QPointF(d[0] / ratio, height - d[1] / ratio);
-  };
-  // A world length seen at `centre`, measured along the camera's up direction.
-  auto projectedLength = [&](const std::array<double, 3>& centre, double length) {
-    const std::array<double, 3> moved{centre[0] + length * up[0], centre[1] + length * up[1],
-                                      centre[2] + length * up[2]};
-    const QPointF a = toWidget(centre), b = toWidget(moved);
-    return std::hypot(a.x() - b.x(), a.y() - b.y());
-  };
-  Projection out;
-  for (const ScenePoint& p : data_.points) {
-    out.points.push_back(toWidget(p.position));
-    out.pointRadii.push_back(projectedLength(p.position, p.size * glyphUnit_));
-  }
-  for (const SceneBall& b : data_.balls) {
-    out.ballCentres.push_back(toWidget(b.center));
-    out.ballRadii.push_back(projectedLength(b.center, b.radius));
-  }
-  return out;
-}
 
 int SceneView::pointAt(const QPointF& widgetPoint) {
   const QPointF d = toDisplay(widgetPoint);
@@ -281,18 +238,6 @@ void SceneView::mouseMoveEvent(QMouseEvent* event) {
   }
 }
 
-std::vector<std::size_t> scene_labelled_points(const std::vector<ScenePoint>& points) {
-  std::vector<std::size_t> out;
-  for (std::size_t k = 0; k < points.size(); ++k)
-    if (!points[k].label.isEmpty()) out.push_back(k);
-  if (points.size() <= static_cast<std::size_t>(kSceneMaxLabels)) return out;
-  // Many points: only the largest ones (the tokens that matter most) get labels.
-  std::stable_sort(out.begin(), out.end(),
-                   [&](std::size_t a, std::size_t b) { return points[a].size > points[b].size; });
-  if (out.size() > static_cast<std::size_t>(kSceneTopLabels)) out.resize(kSceneTopLabels);
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 void SceneView::placeLabels() {
   if (labels_.empty()) return;
@@ -322,6 +267,26 @@ void SceneView::leaveEvent(QEvent* event) {
     hoveredToken_ = -1;
     Q_EMIT tokenHovered(-1);
   }
+}
+
+SceneCamera SceneView::camera() const {
+  vtkCamera* c = renderer()->GetActiveCamera();
+  double position[3], focal[3], up[3];
+  c->GetPosition(position);
+  c->GetFocalPoint(focal);
+  c->GetViewUp(up);
+  return scene_camera_normalised({{position[0] - focal[0], position[1] - focal[1],
+                                   position[2] - focal[2]},
+                                  {up[0], up[1], up[2]}});
+}
+
+void SceneView::setCamera(const SceneCamera& camera) {
+  const SceneCamera valid = scene_camera_normalised(camera);
+  vtkCamera* c = renderer()->GetActiveCamera();
+  c->SetFocalPoint(0.0, 0.0, 0.0);
+  c->SetPosition(valid.direction[0], valid.direction[1], valid.direction[2]);
+  c->SetViewUp(valid.up[0], valid.up[1], valid.up[2]);
+  resetView();  // keeps the direction, fits the distance
 }
 
 void SceneView::resetView() {

@@ -10,7 +10,7 @@
 #include <array>
 #include <vector>
 
-#include "render/colormap.h"
+#include "render/scene_data.h"
 #include "render/vtk_view_widget.h"
 
 class vtkActor;
@@ -18,34 +18,6 @@ class vtkProp;
 class vtkTextActor;
 
 namespace sinkscope::render {
-
-struct ScenePoint {
-  std::array<double, 3> position{};
-  Rgb color{0.5, 0.5, 0.5};
-  double size = 1.0;  // relative radius
-  QString label;      // drawn beside the point when the scene has few points
-  int token = -1;     // the token the point stands for (hover reports it), -1: none
-};
-
-struct SceneEdge {
-  int from = 0, to = 0;
-  double weight = 1.0;  // line opacity in [0, 1]
-  bool lit = false;     // drawn in the selection colour (a highlighted edge)
-};
-
-struct SceneBall {
-  std::array<double, 3> center{};
-  double radius = 1.0;
-  Rgb color{0.3, 0.3, 0.3};
-};
-
-struct SceneData {
-  QString title;
-  std::vector<ScenePoint> points;
-  std::vector<SceneEdge> edges;
-  std::vector<SceneBall> balls;
-  QString legend;  // one line under the title: what the colours mean
-};
 
 class SceneView : public VtkViewWidget {
   Q_OBJECT
@@ -61,16 +33,12 @@ class SceneView : public VtkViewWidget {
   // The point drawn nearest to a widget-space position, within 10 pixels; -1: none.
   int pointAt(const QPointF& widgetPoint);
 
-  // The scene as the camera shows it now, in widget coordinates (y down):
-  // what a 2-D export draws.
-  struct Projection {
-    std::vector<QPointF> points;
-    std::vector<double> pointRadii;
-    std::vector<QPointF> ballCentres;
-    std::vector<double> ballRadii;
-  };
-  Projection project();
   const SceneData& data() const { return data_; }
+  // Where the camera looks from and which way is up (what a figure of the
+  // view is drawn from, and what a session keeps).
+  SceneCamera camera() const;
+  // Looks from `camera` at the scene, fitted to the view.
+  void setCamera(const SceneCamera& camera);
   void resetView();
 
  Q_SIGNALS:
@@ -90,7 +58,6 @@ class SceneView : public VtkViewWidget {
 
   SceneData data_;
   int hoveredToken_ = -1;
-  double glyphUnit_ = 1.0;  // world length of a point of size 1
   std::vector<vtkSmartPointer<vtkActor>> actors_;
   std::vector<vtkSmartPointer<vtkProp>> labels_;
   std::vector<std::size_t> labelPoints_;  // the point each label belongs to
@@ -99,14 +66,5 @@ class SceneView : public VtkViewWidget {
   vtkNew<vtkTextActor> title_;
   vtkNew<vtkTextActor> legend_;
 };
-
-// Scenes with up to this many points label every point; larger ones label
-// only their kSceneTopLabels largest points. Either way a label that would
-// overlap a larger point's label is left out (label_layout.h).
-inline constexpr int kSceneMaxLabels = 64;
-inline constexpr int kSceneTopLabels = 24;
-
-// The points of `points` that get a label (before overlaps are removed).
-std::vector<std::size_t> scene_labelled_points(const std::vector<ScenePoint>& points);
 
 }  // namespace sinkscope::render

@@ -150,7 +150,7 @@ TEST_F(SessionGui, AWholePanelExportsAsOneFigureWithLetters) {
   persistence->raise();
   QTest::qWait(200);
   const auto views = w.dockViews(persistence);
-  ASSERT_EQ(views.size(), 3u);  // diagram, Betti curves, barcode
+  ASSERT_EQ(views.size(), 3u);  // diagram, barcode, Betti curves
   QTemporaryDir dir;
   render::FigureOptions options = render::figure_preset(render::FigurePreset::TwoColumns, 150);
   const QString svg = dir.filePath(QStringLiteral("panel.svg"));
@@ -160,10 +160,11 @@ TEST_F(SessionGui, AWholePanelExportsAsOneFigureWithLetters) {
   const QByteArray text = file_bytes(svg);
   for (const char* part : {">(a)<", ">(b)<", ">(c)<", "Persistence diagram", "Betti curves", "Barcode"})
     EXPECT_TRUE(text.contains(part)) << part;
-  // 178 x 100 mm at 150 DPI.
+  // Two columns: two views a row, so two rows of 178 x 100 mm at 150 DPI.
+  EXPECT_EQ(render::figure_columns(options, 3, 0), 2);
   const QImage image(png);
   EXPECT_NEAR(image.width(), 178.0 / 25.4 * 150, 2.0);
-  EXPECT_NEAR(image.height(), 100.0 / 25.4 * 150, 2.0);
+  EXPECT_NEAR(image.height(), 2 * 100.0 / 25.4 * 150, 2.0);
   QFile::remove(QStringLiteral(SINKSCOPE_ARTIFACT_DIR "/figure-whole-persistence.png"));  // for a look
   QFile::copy(png, QStringLiteral(SINKSCOPE_ARTIFACT_DIR "/figure-whole-persistence.png"));
   // No single CSV for several views.

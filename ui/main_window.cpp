@@ -51,6 +51,7 @@
 #include "models/model_discovery.h"
 #include "models/runtime_info.h"
 #include "render/gl_support.h"
+#include "render/figure_part.h"
 #include "render/heat_map_view.h"
 #include "render/line_plot_view.h"
 #include "render/scene_view.h"
@@ -200,7 +201,18 @@ void MainWindow::buildDocks() {
       dock_make(tr("Model and sentence"), QStringLiteral("modelDock"), buildModelPanel(), this);
   addDockWidget(Qt::LeftDockWidgetArea, modelDock_);
 
-  QWidget* attentionContent = nullptr;
+  // The map (or, without OpenGL, its stand-in keeping what it would draw)
+  // under a row of display options.
+  auto* attentionContent = new QWidget(this);
+  auto* column = new QVBoxLayout(attentionContent);
+  column->setContentsMargins(0, 0, 0, 0);
+  column->setSpacing(0);
+  logScaleBox_ = new QCheckBox(tr("log scale"), attentionContent);
+  logScaleBox_->setObjectName(QStringLiteral("logScale"));
+  logScaleBox_->setToolTip(
+      tr("Colour by log10 of the weight: small weights away from the sink become visible"));
+  connect(logScaleBox_, &QCheckBox::toggled, this, &MainWindow::refreshPanels);
+  column->addWidget(logScaleBox_);
   if (render::gl_panels_available()) {
     attentionView_ = new render::HeatMapView(this);
     attentionView_->setObjectName(QStringLiteral("attentionView"));
@@ -215,21 +227,10 @@ void MainWindow::buildDocks() {
            "coarser (each block its strongest cell) until you zoom in.");
     attentionView_->setToolTip(explanation);
     attentionView_->setWhatsThis(explanation);
-    // A row of display options above the map.
-    auto* box = new QWidget(this);
-    auto* column = new QVBoxLayout(box);
-    column->setContentsMargins(0, 0, 0, 0);
-    column->setSpacing(0);
-    logScaleBox_ = new QCheckBox(tr("log scale"), box);
-    logScaleBox_->setObjectName(QStringLiteral("logScale"));
-    logScaleBox_->setToolTip(
-        tr("Colour by log10 of the weight: small weights away from the sink become visible"));
-    connect(logScaleBox_, &QCheckBox::toggled, this, &MainWindow::refreshPanels);
-    column->addWidget(logScaleBox_);
     column->addWidget(attentionView_, 1);
-    attentionContent = box;
   } else {
-    attentionContent = gl_unavailable_label(this);
+    attentionStandIn_ = new render::FigureStandIn(QStringLiteral("attentionView"), attentionContent);
+    column->addWidget(attentionStandIn_, 1);
   }
   attentionDock_ =
       dock_make(tr("Attention map"), QStringLiteral("attentionDock"), attentionContent, this);
@@ -387,22 +388,19 @@ bool MainWindow::exportPanel(QWidget* view, const QString& path,
   for (const Intervention& i : selection_->interventions())
     comments << QStringLiteral("intervention: ") + i.label();
   return reportExport(path, [&] {
-    if (auto* heat = qobject_cast<render::HeatMapView*>(view))
-      render::heat_map_export(*heat, path, options, comments, overwrite);
-    else if (auto* plot = qobject_cast<render::LinePlotView*>(view))
-      render::line_plot_export(*plot, path, options, comments, overwrite);
-    else if (auto* scene = qobject_cast<render::SceneView*>(view))
-      render::scene_export(*scene, path, options, comments, overwrite);
-    else
-      throw std::invalid_argument("export: this panel has nothing to export");
+    const std::optional<render::FigurePart> part = render::figure_part(view);
+    if (!part) throw std::invalid_argument("export: this panel has nothing to export");
+    render::figure_part_export(*part, path, options, comments, overwrite);
   });
 }
 
 bool MainWindow::reportExport(const QString& path, const std::function<void()>& write) {
+  lastExportError_.clear();
   try {
     write();
   } catch (const std::exception& e) {
-    jobStatus_->showError(QString::fromUtf8(e.what()), QString::fromUtf8(e.what()));
+    lastExportError_ = QString::fromUtf8(e.what());
+    jobStatus_->showError(lastExportError_, lastExportError_);
     return false;
   }
   statusBar()->showMessage(tr("Exported %1").arg(path), 5000);
@@ -1016,7 +1014,7 @@ void MainWindow::refreshPanels() {
             .arg(run_->tokenCount())
             .arg(intervened_->tokenCount()),
         10000);
-  if (attentionView_) {
+  {
     render::HeatMapData data = attentionMapData(shown, map, difference ? &*run_ : nullptr);
     if (differenceRefused)
       data.title += tr(" | after (no difference: the runs have different tokens)");
@@ -1027,7 +1025,7 @@ void MainWindow::refreshPanels() {
       data = render::heat_map_side_by_side(left, data);
       data.title = title;
     }
-    attentionView_->setData(std::move(data));
+    render::show_or_keep(attentionView_, attentionStandIn_, std::move(data));
   }
   render::LinePlotData plot;
   plot.title =

@@ -9,6 +9,7 @@
 #include "models/loaded_model.h"
 #include "render/panel_export.h"
 #include "ui/sentence_run.h"
+#include "ui/figure_request.h"
 #include "ui/session.h"
 
 class QAction;
@@ -22,6 +23,7 @@ class QPushButton;
 
 namespace sinkscope::render {
 class HeatMapView;
+class FigureStandIn;
 class LinePlotView;
 struct HeatMapData;
 struct LineSeries;
@@ -108,6 +110,14 @@ class MainWindow : public QMainWindow {
   void setFigureLayout(const QStringList& views, int columns);
   // The views with these object names, in this order (missing ones skipped).
   std::vector<QWidget*> viewsNamed(const QStringList& names) const;
+  // A figure by names (ui/figure_request.h): applies the request's selection
+  // and camera, waits until the run and every background result the panels
+  // asked for are drawn, then writes the figure through the same code as
+  // Ctrl+E (one view: exportPanel, with its CSV; several: exportFigure).
+  // Emits figureWritten(true, path) or figureWritten(false, reason).
+  void writeFigureWhenReady(const FigureRequest& request);
+  // The reason the last export failed (empty after a success).
+  const QString& lastExportError() const { return lastExportError_; }
   // The shown run's tensors (attention, q, k, v, residuals, ids, tokens) as NPZ,
   // written in a job (models::trace_write_npz); the status bar says when done.
   void exportRunTensors(const QString& path, bool overwrite = true);
@@ -131,6 +141,8 @@ class MainWindow : public QMainWindow {
   // The last session the window had when it closed (File > Restore the last
   // session on launch decides whether main() calls this).
   bool restoreLastSession();
+  // Looks at the named 3-D views (graphView, spectralEmbedding, valueSpaceView) from these cameras.
+  void setSceneCameras(const std::vector<std::pair<QString, render::SceneCamera>>& cameras);
 
  Q_SIGNALS:
   void runFinished();       // the forward pass: the map is shown
@@ -139,7 +151,8 @@ class MainWindow : public QMainWindow {
   void experimentsFinished();
   void modelOpened(const QString& folder);
   void studyOpened(const QString& folder);
-  void sessionApplied();  // an opened session's model, sentence and selection are shown
+  void sessionApplied();
+  void figureWritten(bool ok, const QString& pathOrReason);  // an opened session's model, sentence and selection are shown
 
  protected:
   void showEvent(QShowEvent* event) override;
@@ -189,6 +202,7 @@ class MainWindow : public QMainWindow {
 
   SelectionModel* selection_;
   JobRunner* jobs_;
+  QString lastExportError_;
   quint64 runJob_ = 0;    // the newest Run sentence job
   quint64 modelJob_ = 0;  // the newest Open model job (its failure may need the baseline)
   JobStatus* jobStatus_ = nullptr;
@@ -205,6 +219,7 @@ class MainWindow : public QMainWindow {
   QDockWidget* attentionDock_ = nullptr;
   QDockWidget* profileDock_ = nullptr;
   render::HeatMapView* attentionView_ = nullptr;
+  render::FigureStandIn* attentionStandIn_ = nullptr;  // in its place without OpenGL
   QCheckBox* logScaleBox_ = nullptr;
   render::LinePlotView* profileView_ = nullptr;
   AnalysisPanels* panels_ = nullptr;

@@ -12,12 +12,16 @@
 #include <QListWidget>
 #include <QSpinBox>
 #include <QStatusBar>
+#include <QTimer>
+#include <memory>
 #include <QVBoxLayout>
 
+#include "render/figure_part.h"
 #include "render/heat_map_view.h"
 #include "render/line_plot_view.h"
 #include "render/scene_view.h"
 #include "ui/export_dialog.h"
+#include "ui/job_runner.h"
 #include "ui/job_status.h"
 #include "ui/main_window.h"
 #include "ui/selection_model.h"
@@ -38,6 +42,10 @@ QDockWidget* dock_of(QWidget* view) {
 std::vector<QWidget*> MainWindow::dockViews(QDockWidget* dock) const {
   std::vector<QWidget*> views;
   if (!dock) return views;
+  // The panels a figure names: their views in the panel's own order, so a
+  // whole panel is the same figure with and without a display.
+  if (const QStringList known = figure_views_of_dock(dock->objectName()); !known.isEmpty())
+    return viewsNamed(known);
   for (QWidget* w : dock->findChildren<QWidget*>())
     if (render::figure_exportable(w) && !w->objectName().isEmpty()) views.push_back(w);
   // As the panel shows them: top to bottom, left to right.
@@ -69,11 +77,70 @@ bool MainWindow::exportFigure(const std::vector<QWidget*>& views, const QString&
   return reportExport(path, [&] { render::figure_export(views, path, options, columns, overwrite); });
 }
 
+void MainWindow::writeFigureWhenReady(const FigureRequest& request) {
+  auto fail = [this](const QString& reason) { Q_EMIT figureWritten(false, reason); };
+  QStringList names;
+  try {
+    names = figure_views_of(request.names);
+  } catch (const std::invalid_argument& e) {
+    return fail(QString::fromUtf8(e.what()));
+  }
+  if (!run_) return fail(tr("no sentence has been run"));
+  // The selection asked for, checked against the model.
+  const int layers = selection_->layerCount(), heads = selection_->headCount(),
+            tokens = selection_->tokenCount();
+  if (request.layer && (*request.layer < 0 || *request.layer >= layers))
+    return fail(tr("--layer %1: the model has layers 0 to %2").arg(*request.layer).arg(layers - 1));
+  if (request.head && (*request.head < SelectionModel::kHeadAverage || *request.head >= heads))
+    return fail(tr("--head %1: the model has heads 0 to %2 (or avg)").arg(*request.head).arg(heads - 1));
+  for (const auto& [given, what] : {std::pair{request.query, QStringLiteral("--query")},
+                                    std::pair{request.key, QStringLiteral("--key")}})
+    if (given && (*given < -1 || *given >= tokens))
+      return fail(tr("%1 %2: the sentence has tokens 0 to %3").arg(what).arg(*given).arg(tokens - 1));
+  if (request.layer) selection_->setLayer(*request.layer);
+  if (request.head) selection_->setHead(*request.head);
+  if (request.query) selection_->setQueryToken(*request.query);
+  if (request.key) selection_->setKeyToken(*request.key);
+  if (request.threshold) selection_->setThreshold(*request.threshold);
+  if (request.topN) selection_->setTopN(*request.topN);
+  if (request.camera) {
+    std::vector<std::pair<QString, render::SceneCamera>> cameras;
+    for (const char* view : {"graphView", "spectralEmbedding", "valueSpaceView"})
+      cameras.emplace_back(QString::fromLatin1(view), *request.camera);
+    setSceneCameras(cameras);
+  }
+  // Ready when no job has run for two looks in a row: a result that arrives
+  // redraws the panels, which may ask for more (the topology of a head, the
+  // spectrum at a threshold).
+  auto* poll = new QTimer(this);
+  poll->setInterval(50);
+  auto quietLooks = std::make_shared<int>(0);
+  connect(poll, &QTimer::timeout, this, [this, poll, quietLooks, names, request] {
+    *quietLooks = jobs_->activeJobCount() == 0 ? *quietLooks + 1 : 0;
+    if (*quietLooks < 2) return;
+    poll->deleteLater();
+    const std::vector<QWidget*> views = viewsNamed(names);
+    if (views.size() != static_cast<std::size_t>(names.size())) {
+      QStringList missing;
+      for (const QString& name : names)
+        if (viewsNamed({name}).empty()) missing << name;
+      Q_EMIT figureWritten(false, tr("nothing to draw in %1 for this run")
+                                      .arg(missing.join(QStringLiteral(", "))));
+      return;
+    }
+    const bool ok = views.size() == 1
+                        ? exportPanel(views.front(), request.out, request.options)
+                        : exportFigure(views, request.out, request.options, request.columns);
+    Q_EMIT figureWritten(ok, ok ? request.out : lastExportError_);
+  });
+  poll->start();
+}
+
 void MainWindow::exportFocusedPanel() {
   QWidget* view = nullptr;
   for (QWidget* w = QApplication::focusWidget(); w && !view; w = w->parentWidget())
     if (render::figure_exportable(w)) view = w;
-  if (!view) view = attentionView_;
+  if (!view) view = attentionView_ ? static_cast<QWidget*>(attentionView_) : attentionStandIn_;
   if (!view) return;
   QDockWidget* dock = dock_of(view);
   const QString dockTitle = dock ? dock->windowTitle() : tr("panel");
@@ -127,7 +194,7 @@ void MainWindow::chooseFigureViews() {
   layout->addWidget(list);
   auto* columns = new QSpinBox(&chooser);
   columns->setRange(0, 26);
-  columns->setSpecialValueText(tr("one row"));
+  columns->setSpecialValueText(tr("automatic"));
   columns->setPrefix(tr("columns: "));
   columns->setValue(figureColumns_);
   layout->addWidget(columns);

@@ -13,6 +13,9 @@
 #include <filesystem>
 
 #include "models/model_identity.h"
+#include "render/figure_part.h"
+#include "render/scene_view.h"
+#include "ui/interventions_panel.h"
 #include "ui/job_status.h"
 #include "ui/main_window.h"
 #include "ui/selection_model.h"
@@ -20,6 +23,27 @@
 namespace sinkscope::ui {
 
 namespace {
+// The 3-D views whose cameras a session keeps.
+const QStringList kSceneViews{QStringLiteral("graphView"), QStringLiteral("spectralEmbedding"),
+                              QStringLiteral("valueSpaceView")};
+
+QString comparison_name(Comparison c) {
+  switch (c) {
+    case Comparison::Before: return QStringLiteral("before");
+    case Comparison::After: return QStringLiteral("after");
+    case Comparison::Difference: return QStringLiteral("difference");
+    case Comparison::SideBySide: return QStringLiteral("side_by_side");
+  }
+  return QStringLiteral("after");
+}
+
+Comparison comparison_of(const QString& name) {
+  for (Comparison c : {Comparison::Before, Comparison::After, Comparison::Difference,
+                       Comparison::SideBySide})
+    if (comparison_name(c) == name) return c;
+  return Comparison::After;
+}
+
 const QString kRecentKey = QStringLiteral("sessions/recent");
 const QString kLastKey = QStringLiteral("sessions/last");
 constexpr int kRecentCount = 8;
@@ -49,6 +73,14 @@ Session MainWindow::currentSession() const {
   if (auto* box = findChild<QCheckBox*>(QStringLiteral("logScale"))) s.logScale = box->isChecked();
   if (auto* score = findChild<QComboBox*>(QStringLiteral("overviewScore")))
     s.overviewScore = score->currentText();
+  s.comparison = comparison_name(interventionsPanel_->comparison());
+  if (auto* layout = findChild<QComboBox*>(QStringLiteral("graphLayout")))
+    s.graphLayout = layout->currentIndex();
+  if (auto* box = findChild<QCheckBox*>(QStringLiteral("normalisedLaplacian")))
+    s.normalisedLaplacian = box->isChecked();
+  for (const QString& view : kSceneViews)
+    if (const auto part = render::figure_part(findChild<QWidget*>(view)); part && part->scene)
+      s.cameras.emplace_back(view, part->camera);
   s.layout = saveState();
   s.figureViews = figureViews_;
   s.figureColumns = figureColumns_;
@@ -128,7 +160,13 @@ void MainWindow::finishSession() {
   selection_->setKeyToken(s.key);
   selection_->setThreshold(s.threshold);
   selection_->setTopN(s.topN);
+  if (!s.comparison.isEmpty()) interventionsPanel_->setComparison(comparison_of(s.comparison));
   selection_->setInterventions(s.interventions);
+  if (auto* layout = findChild<QComboBox*>(QStringLiteral("graphLayout")))
+    layout->setCurrentIndex(s.graphLayout);
+  if (auto* box = findChild<QCheckBox*>(QStringLiteral("normalisedLaplacian")))
+    box->setChecked(s.normalisedLaplacian);
+  setSceneCameras(s.cameras);
   if (!s.layout.isEmpty()) restoreState(s.layout);
   // A model that changed since the session was saved: say what differs.
   if (model_) {
@@ -148,6 +186,15 @@ void MainWindow::finishSession() {
     }
   }
   Q_EMIT sessionApplied();
+}
+
+void MainWindow::setSceneCameras(
+    const std::vector<std::pair<QString, render::SceneCamera>>& cameras) {
+  for (const auto& [name, camera] : cameras) {
+    if (!kSceneViews.contains(name)) continue;
+    if (auto* view = findChild<render::SceneView*>(name)) view->setCamera(camera);
+    if (auto* standIn = findChild<render::FigureStandIn*>(name)) standIn->setCamera(camera);
+  }
 }
 
 void MainWindow::chooseSessionToSave() {

@@ -34,6 +34,16 @@ QJsonArray indices_json(const QList<int>& xs) {
   return a;
 }
 
+QJsonArray vector_json(const std::array<double, 3>& v) { return QJsonArray{v[0], v[1], v[2]}; }
+
+QJsonObject cameras_json(const std::vector<std::pair<QString, render::SceneCamera>>& cameras) {
+  QJsonObject o;
+  for (const auto& [view, camera] : cameras)
+    o.insert(view, QJsonObject{{QStringLiteral("direction"), vector_json(camera.direction)},
+                               {QStringLiteral("up"), vector_json(camera.up)}});
+  return o;
+}
+
 // Field readers: each names the file and the field it refuses.
 class Reader {
  public:
@@ -94,6 +104,21 @@ class Reader {
     }
     return out;
   }
+  // Three finite numbers of magnitude at most 1e6.
+  std::array<double, 3> vector3(const char* field) const {
+    const QJsonValue v = o_.value(QLatin1String(field));
+    if (!v.isArray() || v.toArray().size() != 3)
+      fail(QLatin1String(field), QStringLiteral("expected a list of 3 numbers"));
+    std::array<double, 3> out{};
+    for (int k = 0; k < 3; ++k) {
+      const QJsonValue x = v.toArray().at(k);
+      const double d = x.toDouble(std::nan(""));
+      if (!x.isDouble() || !(std::abs(d) <= 1e6))
+        fail(QLatin1String(field), QStringLiteral("expected 3 numbers from -1e6 to 1e6"));
+      out[static_cast<std::size_t>(k)] = d;
+    }
+    return out;
+  }
   const QJsonObject& raw() const { return o_; }
 
  private:
@@ -151,7 +176,11 @@ QByteArray session_to_json(const Session& s) {
       {QStringLiteral("interventions"), interventions},
       {QStringLiteral("panels"),
        QJsonObject{{QStringLiteral("log_scale"), s.logScale},
-                   {QStringLiteral("overview_score"), s.overviewScore}}},
+                   {QStringLiteral("overview_score"), s.overviewScore},
+                   {QStringLiteral("comparison"), s.comparison},
+                   {QStringLiteral("graph_layout"), s.graphLayout},
+                   {QStringLiteral("normalised_laplacian"), s.normalisedLaplacian},
+                   {QStringLiteral("cameras"), cameras_json(s.cameras)}}},
       {QStringLiteral("figure"),
        QJsonObject{{QStringLiteral("views"), QJsonArray::fromStringList(s.figureViews)},
                    {QStringLiteral("columns"), s.figureColumns}}}};
@@ -220,6 +249,25 @@ Session session_from_json(const QByteArray& bytes, const QString& source) {
   const Reader panels(root.object("panels"), source + QStringLiteral(": panels"));
   s.logScale = panels.flag("log_scale", false);
   s.overviewScore = panels.text("overview_score", 200, false);
+  s.comparison = panels.text("comparison", 32, false);
+  if (!s.comparison.isEmpty() && !session_comparisons().contains(s.comparison))
+    panels.fail(QStringLiteral("comparison"),
+                QStringLiteral("expected one of %1").arg(session_comparisons().join(QStringLiteral(", "))));
+  s.graphLayout = panels.integer("graph_layout", 0, 1, 0);
+  s.normalisedLaplacian = panels.flag("normalised_laplacian", false);
+  const QJsonObject cameras = panels.object("cameras");
+  if (cameras.size() > 16)
+    panels.fail(QStringLiteral("cameras"), QStringLiteral("more than 16 views"));
+  for (auto it = cameras.begin(); it != cameras.end(); ++it) {
+    if (it.key().size() > 100 || !it.value().isObject())
+      panels.fail(QStringLiteral("cameras"), QStringLiteral("expected view names with a camera each"));
+    const Reader camera(it.value().toObject(),
+                        source + QStringLiteral(": panels: cameras: ") + it.key());
+    render::SceneCamera c{camera.vector3("direction"), camera.vector3("up")};
+    if (!render::scene_camera_valid(c))
+      camera.fail(QStringLiteral("direction"), QStringLiteral("no direction (zero, or along up)"));
+    s.cameras.emplace_back(it.key(), render::scene_camera_normalised(c));
+  }
   const Reader figure(root.object("figure"), source + QStringLiteral(": figure"));
   s.figureColumns = figure.integer("columns", 0, 26, 0);
   const QJsonValue views = figure.raw().value(QStringLiteral("views"));
@@ -258,6 +306,11 @@ void session_write(const Session& session, const QString& path) {
     throw SessionError((path + QStringLiteral(": cannot write (") + file.errorString() +
                         QStringLiteral(")"))
                            .toStdString());
+}
+
+QStringList session_comparisons() {
+  return {QStringLiteral("after"), QStringLiteral("before"), QStringLiteral("difference"),
+          QStringLiteral("side_by_side")};
 }
 
 QStringList session_model_changes(const Session& s, const QString& configSha256,

@@ -11,6 +11,10 @@
 #include <QStringList>
 #include <optional>
 #include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "render/scene_data.h"
 
 #include "ui/intervention.h"
 
@@ -38,6 +42,11 @@ struct Session {
   // Panel options.
   bool logScale = false;     // the attention map's colour scale
   QString overviewScore;     // the overview's score, by its name in the chooser
+  QString comparison;        // an intervention's comparison: after, before, difference, side_by_side
+  int graphLayout = 0;       // the attention graph's layout: 0 spectral, 1 force-directed
+  bool normalisedLaplacian = false;  // the spectrum panel's Laplacian
+  // The 3-D views' cameras, by view name (graphView, spectralEmbedding, valueSpaceView).
+  std::vector<std::pair<QString, render::SceneCamera>> cameras;
   QByteArray layout;         // QMainWindow::saveState, optional
   // The multi-panel figure: its views (object names, in order) and columns.
   QStringList figureViews;
@@ -52,6 +61,9 @@ Session session_from_json(const QByteArray& bytes, const QString& source);
 Session session_read(const QString& path);
 // Written atomically; throws SessionError.
 void session_write(const Session& session, const QString& path);
+
+// The names of the comparisons a session may give.
+QStringList session_comparisons();
 
 // What differs between the model a session names and the one opened for it
 // (config and tokenizer hashes); empty when nothing does, or when the session

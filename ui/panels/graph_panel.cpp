@@ -12,6 +12,7 @@
 
 #include "analysis/graph_layout.h"
 #include "render/colormap.h"
+#include "render/figure_part.h"
 #include "render/gl_support.h"
 #include "render/scene_view.h"
 #include "ui/deferred_results.h"
@@ -69,7 +70,8 @@ GraphPanel::GraphPanel(PanelInputs& inputs, QMainWindow* window) : Panel(inputs,
     graph_->setObjectName(QStringLiteral("graphView"));
     graphLayout->addWidget(graph_, 1);
   } else {
-    graphLayout->addWidget(gl_unavailable_label(graphBox), 1);
+    graphStandIn_ = new render::FigureStandIn(QStringLiteral("graphView"), graphBox);
+    graphLayout->addWidget(graphStandIn_, 1);
   }
   makeDock(window, tr("Attention graph"), QStringLiteral("graphDock"), graphBox,
            tr("Tokens as points placed by the spectral embedding of the attention graph "
@@ -82,11 +84,11 @@ GraphPanel::GraphPanel(PanelInputs& inputs, QMainWindow* window) : Panel(inputs,
 void GraphPanel::setLayout(int layout) { layoutChooser_->setCurrentIndex(layout); }
 
 void GraphPanel::drawNote(const QString& note) {
-  if (graph_) graph_->setData({note, {}, {}, {}, {}});
+  render::show_or_keep(graph_, graphStandIn_, render::SceneData{note, {}, {}, {}, {}});
 }
 
 void GraphPanel::drawGraph() {
-  if (!graph_ || !in_.run || !in_.selectionFits()) return;
+  if (!in_.run || !in_.selectionFits()) return;
   const int layer = in_.selection->layer(), head = in_.selection->head();
   const double theta = in_.selection->threshold();
   const bool force = layoutChooser_->currentIndex() == 1;
@@ -106,11 +108,10 @@ void GraphPanel::drawGraph() {
     positions = {spectrum, &spectrum->embedding};
   }
   if (!positions) {
-    graph_->setData({computing_title(tr("Attention graph"), layer, head, in_.analysis->tokens),
-                     {},
-                     {},
-                     {},
-                     {}});
+    render::show_or_keep(
+        graph_, graphStandIn_,
+        render::SceneData{computing_title(tr("Attention graph"), layer, head, in_.analysis->tokens),
+                          {}, {}, {}, {}});
     return;
   }
   const analysis::AttentionMatrix map = in_.run->attention(layer, head);
@@ -158,7 +159,7 @@ void GraphPanel::drawGraph() {
   // The hovered persistence bar's edges, drawn lit whatever their weight.
   for (const auto& [a, b] : in_.selection->highlightedEdges())
     if (a < map.size && b < map.size) d.edges.push_back({a, b, 1.0, true});
-  graph_->setData(std::move(d));
+  render::show_or_keep(graph_, graphStandIn_, std::move(d));
 }
 
 }  // namespace sinkscope::ui

@@ -7,6 +7,7 @@
 class QComboBox;
 class QSlider;
 namespace sinkscope::render {
+class FigureStandIn;
 class SceneView;
 }
 
@@ -28,6 +29,7 @@ class GraphPanel : public Panel {
   QComboBox* layoutChooser_ = nullptr;
   QSlider* thresholdSlider_ = nullptr;
   render::SceneView* graph_ = nullptr;
+  render::FigureStandIn* graphStandIn_ = nullptr;  // in its place without OpenGL
 };
 
 }  // namespace sinkscope::ui

@@ -9,6 +9,7 @@
 
 #include "analysis/sink_metric.h"
 #include "analysis/taxonomy.h"
+#include "render/figure_part.h"
 #include "render/gl_support.h"
 #include "render/heat_map_view.h"
 #include "ui/run_analysis.h"
@@ -45,6 +46,9 @@ OverviewPanel::OverviewPanel(PanelInputs& inputs, QMainWindow* window) : Panel(i
       if (col < 0) return;                                        // the gap
       select_head_cell(in_.selection, row, col, miniatureSide_ > 0 ? miniatureSide_ + 1 : 1);
     });
+  } else {
+    overviewStandIn_ = new render::FigureStandIn(QStringLiteral("overviewView"), overviewBox);
+    layout->addWidget(overviewStandIn_, 1);
   }
   connect(scoreChooser_, &QComboBox::currentIndexChanged, this, [this](int index) {
     setScore(static_cast<HeadScore>(scoreChooser_->itemData(index).toInt()));
@@ -66,10 +70,9 @@ void OverviewPanel::setScore(HeadScore score) {
 void OverviewPanel::draw() { drawOverview(); }
 
 void OverviewPanel::drawNote(const QString& note) {
-  if (!overview_) return;
   render::HeatMapData empty;
   empty.title = note;
-  overview_->setData(std::move(empty));
+  render::show_or_keep(overview_, overviewStandIn_, std::move(empty));
 }
 
 render::HeatMapData OverviewPanel::scoreGrid(const RunAnalysis& a, bool before) const {
@@ -158,7 +161,7 @@ render::HeatMapData OverviewPanel::scoreGrid(const RunAnalysis& a, bool before) 
 }
 
 void OverviewPanel::drawOverview() {
-  if (!overview_ || !in_.selectionFits()) return;
+  if (!in_.selectionFits()) return;
   if (score_ == HeadScore::MiniatureMaps && in_.run && in_.run->trace) {
     drawMiniatureMaps();
     return;
@@ -173,7 +176,7 @@ void OverviewPanel::drawOverview() {
     d = render::heat_map_side_by_side(left, d);
     d.title = title;
   }
-  overview_->setData(std::move(d));
+  render::show_or_keep(overview_, overviewStandIn_, std::move(d));
 }
 
 void OverviewPanel::drawMiniatureMaps() {
@@ -216,7 +219,7 @@ void OverviewPanel::drawMiniatureMaps() {
   d.title = tr("Every head's attention map | layer %1, %2 framed")
                 .arg(in_.selection->layer())
                 .arg(head_name(in_.selection->head()));
-  overview_->setData(std::move(d));
+  render::show_or_keep(overview_, overviewStandIn_, std::move(d));
 }
 
 }  // namespace sinkscope::ui

@@ -5,6 +5,7 @@
 
 class QComboBox;
 namespace sinkscope::render {
+class FigureStandIn;
 class HeatMapView;
 struct HeatMapData;
 }  // namespace sinkscope::render
@@ -43,6 +44,7 @@ class OverviewPanel : public Panel {
   int miniatureSide_ = 0;    // cell side of the miniature-map grid (0: plain grid)
   QComboBox* scoreChooser_ = nullptr;
   render::HeatMapView* overview_ = nullptr;
+  render::FigureStandIn* overviewStandIn_ = nullptr;  // in its place without OpenGL
 };
 
 }  // namespace sinkscope::ui

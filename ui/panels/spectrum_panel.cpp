@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "render/colormap.h"
+#include "render/figure_part.h"
 #include "render/gl_support.h"
 #include "render/line_plot_view.h"
 #include "render/scene_view.h"
@@ -47,6 +48,9 @@ SpectrumPanel::SpectrumPanel(PanelInputs& inputs, QMainWindow* window) : Panel(i
     });
     embedding_->setObjectName(QStringLiteral("spectralEmbedding"));
     spectrumBox->addWidget(embedding_);
+  } else {
+    embeddingStandIn_ = new render::FigureStandIn(QStringLiteral("spectralEmbedding"), spectrumBox);
+    spectrumBox->addWidget(embeddingStandIn_);
   }
   makeDock(window, tr("Spectrum"), QStringLiteral("spectrumDock"), spectrumBox,
            tr("Eigenvalues of the Laplacian of the graph 'query attends to key with weight >= "
@@ -59,7 +63,7 @@ SpectrumPanel::SpectrumPanel(PanelInputs& inputs, QMainWindow* window) : Panel(i
 
 void SpectrumPanel::drawNote(const QString& note) {
   spectrum_->setData({note, {}, {}, {}});
-  if (embedding_) embedding_->setData({note, {}, {}, {}, {}});
+  render::show_or_keep(embedding_, embeddingStandIn_, render::SceneData{note, {}, {}, {}, {}});
 }
 
 void SpectrumPanel::drawSpectrum() {
@@ -72,7 +76,7 @@ void SpectrumPanel::drawSpectrum() {
   const bool normalised = normalisedBox_->isChecked();
   const auto chosen =
       in_.spectrumAt(in_.selection->layer(), in_.selection->head(), true, normalised);
-  const auto full = embedding_ ? in_.selectedSpectrum() : nullptr;
+  const auto full = in_.selectedSpectrum();
   const QString waiting = computing_title(tr("Laplacian spectrum"), in_.selection->layer(),
                                           in_.selection->head(), a.tokens);
   if (!topology || !chosen) {
@@ -80,9 +84,9 @@ void SpectrumPanel::drawSpectrum() {
   } else {
     drawSpectrumPlot(*topology, *chosen);
   }
-  if (!embedding_ || !in_.run) return;
+  if (!in_.run) return;
   if (!full) {
-    embedding_->setData({waiting, {}, {}, {}, {}});
+    render::show_or_keep(embedding_, embeddingStandIn_, render::SceneData{waiting, {}, {}, {}, {}});
     return;
   }
   drawSpectralEmbedding(*full);
@@ -151,7 +155,7 @@ void SpectrumPanel::drawSpectralEmbedding(const analysis::GraphSpectrum& full) {
     p.token = t;
     scene.points.push_back(p);
   }
-  embedding_->setData(std::move(scene));
+  render::show_or_keep(embedding_, embeddingStandIn_, std::move(scene));
 }
 
 }  // namespace sinkscope::ui

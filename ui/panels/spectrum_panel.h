@@ -7,6 +7,7 @@
 class QCheckBox;
 
 namespace sinkscope::render {
+class FigureStandIn;
 class LinePlotView;
 class SceneView;
 }  // namespace sinkscope::render
@@ -29,6 +30,7 @@ class SpectrumPanel : public Panel {
   void drawSpectralEmbedding(const analysis::GraphSpectrum& full);
   render::LinePlotView* spectrum_ = nullptr;
   render::SceneView* embedding_ = nullptr;
+  render::FigureStandIn* embeddingStandIn_ = nullptr;  // in its place without OpenGL
   QCheckBox* normalisedBox_ = nullptr;
 };
 

@@ -6,6 +6,7 @@
 
 #include "analysis/taxonomy.h"
 #include "render/colormap.h"
+#include "render/figure_part.h"
 #include "render/gl_support.h"
 #include "render/heat_map_view.h"
 #include "render/line_plot_view.h"
@@ -23,8 +24,9 @@ TaxonomyPanel::TaxonomyPanel(PanelInputs& inputs, QMainWindow* window) : Panel(i
   }
   taxonomyCounts_ = new render::LinePlotView(window);
   taxonomyCounts_->setObjectName(QStringLiteral("taxonomyCounts"));
+  if (!gl) taxonomyStandIn_ = new render::FigureStandIn(QStringLiteral("taxonomyView"), window);
   QWidget* taxonomyTop =
-      taxonomy_ ? static_cast<QWidget*>(taxonomy_) : gl_unavailable_label(window);
+      taxonomy_ ? static_cast<QWidget*>(taxonomy_) : static_cast<QWidget*>(taxonomyStandIn_);
   if (taxonomy_)
     connect(taxonomy_, &render::HeatMapView::cellClicked, this, [this](int row, int col) {
       col = render::heat_map_own_column(taxonomy_->data(), col);  // before | after
@@ -44,10 +46,9 @@ TaxonomyPanel::TaxonomyPanel(PanelInputs& inputs, QMainWindow* window) : Panel(i
 
 void TaxonomyPanel::drawNote(const QString& note) {
   taxonomyCounts_->setData({note, {}, {}, {}});
-  if (!taxonomy_) return;
   render::HeatMapData empty;
   empty.title = note;
-  taxonomy_->setData(std::move(empty));
+  render::show_or_keep(taxonomy_, taxonomyStandIn_, std::move(empty));
 }
 
 namespace {
@@ -131,7 +132,7 @@ void TaxonomyPanel::drawTaxonomy() {
     for (auto& series : before.counts) counts.series.push_back(series);
     counts.title = tr("Head classes per layer | after (solid) and before (dashed)");
   }
-  if (taxonomy_) taxonomy_->setData(std::move(now.grid));
+  render::show_or_keep(taxonomy_, taxonomyStandIn_, std::move(now.grid));
   taxonomyCounts_->setData(std::move(counts));
 }
 

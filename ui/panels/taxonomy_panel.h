@@ -4,6 +4,7 @@
 #include "ui/panels/panel.h"
 
 namespace sinkscope::render {
+class FigureStandIn;
 class HeatMapView;
 class LinePlotView;
 }  // namespace sinkscope::render
@@ -23,6 +24,7 @@ class TaxonomyPanel : public Panel {
  private:
   void drawTaxonomy();
   render::HeatMapView* taxonomy_ = nullptr;
+  render::FigureStandIn* taxonomyStandIn_ = nullptr;  // in its place without OpenGL
   render::LinePlotView* taxonomyCounts_ = nullptr;
 };
 

@@ -13,6 +13,7 @@
 #include "analysis/value_space.h"
 #include "models/model.h"
 #include "render/colormap.h"
+#include "render/figure_part.h"
 #include "render/gl_support.h"
 #include "render/line_plot_view.h"
 #include "render/scene_view.h"
@@ -32,6 +33,9 @@ ValueSpacePanel::ValueSpacePanel(PanelInputs& inputs, QMainWindow* window) : Pan
     highlightHoveredTokens(valueSpace_);
     valueSpace_->setObjectName(QStringLiteral("valueSpaceView"));
     valueBox->addWidget(valueSpace_);
+  } else {
+    valueSpaceStandIn_ = new render::FigureStandIn(QStringLiteral("valueSpaceView"), valueBox);
+    valueBox->addWidget(valueSpaceStandIn_);
   }
   valueCurve_ = new render::LinePlotView(valueBox);
   valueCurve_->setObjectName(QStringLiteral("valueCurve"));
@@ -73,7 +77,7 @@ ValueSpacePanel::ValueSpacePanel(PanelInputs& inputs, QMainWindow* window) : Pan
 
 void ValueSpacePanel::drawNote(const QString& note) {
   valueCurve_->setData({note, {}, {}, {}});
-  if (valueSpace_) valueSpace_->setData({note, {}, {}, {}, {}});
+  render::show_or_keep(valueSpace_, valueSpaceStandIn_, render::SceneData{note, {}, {}, {}, {}});
 }
 
 void ValueSpacePanel::drawValueSpace() {
@@ -87,7 +91,8 @@ void ValueSpacePanel::drawValueSpace() {
   if (head == SelectionModel::kHeadAverage) {
     curve.title = tr("Value space needs one head (the average has no values of its own)");
     valueCurve_->setData(std::move(curve));
-    if (valueSpace_) valueSpace_->setData({curve.title, {}, {}, {}, {}});
+    render::show_or_keep(valueSpace_, valueSpaceStandIn_,
+                         render::SceneData{curve.title, {}, {}, {}, {}});
     return;
   }
   const auto capture = in_.run->layer(layer);  // the run's cached layer, not a fresh copy
@@ -99,7 +104,7 @@ void ValueSpacePanel::drawValueSpace() {
   p.query = query;
   const analysis::ValueSpace vs = analysis::value_space(A, cap.valuesOf(head), cap.head_dim, p);
 
-  if (valueSpace_) {
+  {
     render::SceneData d;
     d.title = tr("Value space | layer %1, head %2, query %3 | N = %4: P %5, R %6, F %7 (random %8)")
                   .arg(layer)
@@ -133,7 +138,7 @@ void ValueSpacePanel::drawValueSpace() {
     d.points.push_back(s);
     d.balls.push_back({s.position, vs.rMax, render::kSelectedHighlight});
     if (std::isfinite(vs.rMin)) d.balls.push_back({s.position, vs.rMin, {0.3, 0.3, 0.3}});
-    valueSpace_->setData(std::move(d));
+    render::show_or_keep(valueSpace_, valueSpaceStandIn_, std::move(d));
   }
 
   analysis::ValueSpaceParams cp = p;

@@ -7,6 +7,7 @@
 class QSlider;
 
 namespace sinkscope::render {
+class FigureStandIn;
 class LinePlotView;
 class SceneView;
 }  // namespace sinkscope::render
@@ -26,6 +27,7 @@ class ValueSpacePanel : public Panel {
  private:
   void drawValueSpace();
   render::SceneView* valueSpace_ = nullptr;
+  render::FigureStandIn* valueSpaceStandIn_ = nullptr;  // in its place without OpenGL
   render::LinePlotView* valueCurve_ = nullptr;
   QSlider* topNSlider_ = nullptr;
 };

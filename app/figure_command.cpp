@@ -1,0 +1,304 @@
+#include "app/figure_command.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QFileInfo>
+#include <QSettings>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+
+#include "app/gui_support.h"
+#include "models/cpu_runtime.h"
+#include "ui/figure_request.h"
+#include "ui/job_runner.h"
+#include "ui/main_window.h"
+#include "ui/selection_model.h"
+#include "ui/session.h"
+
+namespace sinkscope::app {
+
+namespace {
+
+struct FigureOptionsLine {
+  QCommandLineOption session{QStringLiteral("session"),
+                             QStringLiteral("Make the figure of the session FILE (.sinkscope)."),
+                             QStringLiteral("FILE")};
+  QCommandLineOption text{QStringLiteral("text"),
+                          QStringLiteral("The sentence (with MODEL; default: the window's)."),
+                          QStringLiteral("SENTENCE")};
+  QCommandLineOption panel{QStringLiteral("panel"),
+                           QStringLiteral("A panel or view of the figure; repeat for several "
+                                          "(a), (b), ... (see the list below)."),
+                           QStringLiteral("NAME")};
+  QCommandLineOption out{QStringLiteral("out"),
+                         QStringLiteral("The figure: .pdf, .svg, .png (one view: also .csv)."),
+                         QStringLiteral("FILE")};
+  QCommandLineOption format{QStringLiteral("format"),
+                            QStringLiteral("pdf, svg, png or csv: must match --out's suffix."),
+                            QStringLiteral("FORMAT")};
+  QCommandLineOption preset{
+      QStringLiteral("preset"),
+      QStringLiteral("one-column (85 mm, default), two-columns (178 mm), slide (16:9) or screen."),
+      QStringLiteral("PRESET"), QStringLiteral("one-column")};
+  QCommandLineOption widthMm{QStringLiteral("width-mm"),
+                             QStringLiteral("A custom width in mm (with --height-mm)."),
+                             QStringLiteral("MM")};
+  QCommandLineOption heightMm{QStringLiteral("height-mm"),
+                              QStringLiteral("A custom height in mm (with --width-mm)."),
+                              QStringLiteral("MM")};
+  QCommandLineOption dpi{QStringLiteral("dpi"), QStringLiteral("PNG resolution (300)."),
+                         QStringLiteral("DPI"), QStringLiteral("300")};
+  QCommandLineOption fontPt{QStringLiteral("font-pt"),
+                            QStringLiteral("Text size in points (the preset's by default)."),
+                            QStringLiteral("PT")};
+  QCommandLineOption transparent{QStringLiteral("transparent"),
+                                 QStringLiteral("No background.")};
+  QCommandLineOption visibleSpaces{QStringLiteral("visible-spaces"),
+                                   QStringLiteral("Token labels show spaces as \u2423.")};
+  QCommandLineOption columns{QStringLiteral("columns"),
+                             QStringLiteral("Views per row of a figure of several (default: one row)."),
+                             QStringLiteral("N"), QStringLiteral("0")};
+  QCommandLineOption layer{QStringLiteral("layer"), QStringLiteral("Select layer L."),
+                           QStringLiteral("L")};
+  QCommandLineOption head{QStringLiteral("head"), QStringLiteral("Select head H, or avg."),
+                          QStringLiteral("H")};
+  QCommandLineOption query{QStringLiteral("query"), QStringLiteral("Select query token Q."),
+                           QStringLiteral("Q")};
+  QCommandLineOption key{QStringLiteral("key"), QStringLiteral("Select key token K."),
+                         QStringLiteral("K")};
+  QCommandLineOption threshold{QStringLiteral("threshold"),
+                               QStringLiteral("The graph threshold theta (0 to 1)."),
+                               QStringLiteral("THETA")};
+  QCommandLineOption topN{QStringLiteral("top-n"), QStringLiteral("N, the top keys of value space."),
+                          QStringLiteral("N")};
+  QCommandLineOption azimuth{QStringLiteral("azimuth"),
+                             QStringLiteral("3-D views: turn the camera by DEG about the up axis."),
+                             QStringLiteral("DEG")};
+  QCommandLineOption elevation{QStringLiteral("elevation"),
+                               QStringLiteral("3-D views: raise the camera by DEG."),
+                               QStringLiteral("DEG")};
+  QCommandLineOption device{QStringLiteral("device"), QStringLiteral("cpu (default) or cuda."),
+                            QStringLiteral("DEVICE"), QStringLiteral("cpu")};
+  QCommandLineOption threads{QStringLiteral("threads"), QStringLiteral("Use N threads."),
+                             QStringLiteral("N")};
+  QCommandLineOption timeout{
+      QStringLiteral("timeout"),
+      QStringLiteral("Give up after SECONDS (default 1800) if the run has not finished."),
+      QStringLiteral("SECONDS"), QStringLiteral("1800")};
+
+  explicit FigureOptionsLine(QCommandLineParser& parser) {
+    QString panels;
+    for (const ui::FigurePanelName& p : ui::figure_panel_names())
+      panels += QStringLiteral("\n  %1: %2 (views: %3)")
+                    .arg(p.name, p.description, p.views.join(QStringLiteral(", ")));
+    parser.setApplicationDescription(
+        QStringLiteral("sinkscope figure: a figure of SinkScope's panels without a display.\n"
+                       "Usage: sinkscope figure (--session FILE | [MODEL] [--text SENTENCE]) "
+                       "--panel NAME [--panel NAME ...] --out FILE\nMODEL is a model folder or "
+                       "a Hugging Face cache name (default: the built-in model).\nPanels:") +
+        panels);
+    parser.addHelpOption();
+    parser.addOptions({session, text, panel, out, format, preset, widthMm, heightMm, dpi, fontPt,
+                       transparent, visibleSpaces, columns, layer, head, query, key, threshold,
+                       topN, azimuth, elevation, device, threads, timeout});
+    parser.addPositionalArgument(QStringLiteral("MODEL"),
+                                 QStringLiteral("A model folder or cache name."),
+                                 QStringLiteral("[MODEL]"));
+  }
+};
+
+// A command-line mistake: the message, exit status 2.
+struct BadLine {
+  QString message;
+};
+
+double real_option(const QCommandLineParser& parser, const QCommandLineOption& option, double lo,
+                   double hi) {
+  bool ok = false;
+  const double v = parser.value(option).toDouble(&ok);
+  if (!ok || !std::isfinite(v) || v < lo || v > hi)
+    throw BadLine{QStringLiteral("--%1: \"%2\" is not a number from %3 to %4")
+                      .arg(option.names().front(), parser.value(option))
+                      .arg(lo)
+                      .arg(hi)};
+  return v;
+}
+
+int int_option(const QCommandLineParser& parser, const QCommandLineOption& option, int lo, int hi) {
+  bool ok = false;
+  const int v = parser.value(option).toInt(&ok);
+  if (!ok || v < lo || v > hi)
+    throw BadLine{QStringLiteral("--%1: \"%2\" is not a whole number from %3 to %4")
+                      .arg(option.names().front(), parser.value(option))
+                      .arg(lo)
+                      .arg(hi)};
+  return v;
+}
+
+render::FigureOptions figure_options(const QCommandLineParser& parser, const FigureOptionsLine& o) {
+  const QString preset = parser.value(o.preset);
+  const int dpi = int_option(parser, o.dpi, 10, 2400);
+  render::FigureOptions options;
+  if (preset == QLatin1String("one-column"))
+    options = render::figure_preset(render::FigurePreset::OneColumn, dpi);
+  else if (preset == QLatin1String("two-columns"))
+    options = render::figure_preset(render::FigurePreset::TwoColumns, dpi);
+  else if (preset == QLatin1String("slide"))
+    options = render::figure_preset(render::FigurePreset::Slide, dpi);
+  else if (preset == QLatin1String("screen"))
+    options = render::figure_preset(render::FigurePreset::Screen, dpi);
+  else
+    throw BadLine{QStringLiteral("--preset: \"%1\" is not one-column, two-columns, slide or screen")
+                      .arg(preset)};
+  if (parser.isSet(o.widthMm) != parser.isSet(o.heightMm))
+    throw BadLine{QStringLiteral("--width-mm and --height-mm go together")};
+  if (parser.isSet(o.widthMm)) {
+    options.widthMm = real_option(parser, o.widthMm, 10, 2000);
+    options.heightMm = real_option(parser, o.heightMm, 10, 2000);
+    if (options.fontPt <= 0) options.fontPt = 8.0;
+  }
+  if (parser.isSet(o.fontPt)) options.fontPt = real_option(parser, o.fontPt, 4, 72);
+  options.transparent = parser.isSet(o.transparent);
+  options.visibleSpaces = parser.isSet(o.visibleSpaces);
+  return options;
+}
+
+ui::FigureRequest figure_request(const QCommandLineParser& parser, const FigureOptionsLine& o) {
+  ui::FigureRequest r;
+  r.names = parser.values(o.panel);
+  if (r.names.isEmpty()) throw BadLine{QStringLiteral("give the figure's panels with --panel NAME")};
+  try {
+    ui::figure_views_of(r.names);
+  } catch (const std::invalid_argument& e) {
+    throw BadLine{QString::fromUtf8(e.what())};
+  }
+  r.out = parser.value(o.out);
+  if (r.out.isEmpty()) throw BadLine{QStringLiteral("give the figure's file with --out FILE")};
+  const QString suffix = QFileInfo(r.out).suffix().toLower();
+  if (!QStringList{QStringLiteral("pdf"), QStringLiteral("svg"), QStringLiteral("png"),
+                   QStringLiteral("csv")}
+           .contains(suffix))
+    throw BadLine{QStringLiteral("--out %1: name a .pdf, .svg, .png or .csv file").arg(r.out)};
+  if (parser.isSet(o.format) && parser.value(o.format).toLower() != suffix)
+    throw BadLine{QStringLiteral("--format %1, but --out names a .%2 file")
+                      .arg(parser.value(o.format), suffix)};
+  r.options = figure_options(parser, o);
+  r.columns = int_option(parser, o.columns, 0, 26);
+  constexpr int kMaxIndex = 1 << 20;
+  if (parser.isSet(o.layer)) r.layer = int_option(parser, o.layer, 0, kMaxIndex);
+  if (parser.isSet(o.head))
+    r.head = parser.value(o.head) == QLatin1String("avg") ? ui::SelectionModel::kHeadAverage
+                                                          : int_option(parser, o.head, 0, kMaxIndex);
+  if (parser.isSet(o.query)) r.query = int_option(parser, o.query, 0, kMaxIndex);
+  if (parser.isSet(o.key)) r.key = int_option(parser, o.key, 0, kMaxIndex);
+  if (parser.isSet(o.threshold)) r.threshold = real_option(parser, o.threshold, 0, 1);
+  if (parser.isSet(o.topN)) r.topN = int_option(parser, o.topN, 1, kMaxIndex);
+  if (parser.isSet(o.azimuth) || parser.isSet(o.elevation))
+    r.camera = render::scene_camera_from_angles(
+        parser.isSet(o.azimuth) ? real_option(parser, o.azimuth, -360, 360) : 0.0,
+        parser.isSet(o.elevation) ? real_option(parser, o.elevation, -90, 90) : 0.0);
+  return r;
+}
+
+}  // namespace
+
+int figure_command(int argc, char** argv) {
+  // No display needed, and the figure never depends on one: 3-D views are
+  // drawn from their data by the exporter's flat projection.
+  qputenv("QT_QPA_PLATFORM", "offscreen");
+  // The user's settings (last session, recent files, layout) are neither read
+  // nor changed: this run keeps its settings (and Qt its runtime files) in a
+  // folder of its own.
+  QTemporaryDir settingsDir;
+  if (qEnvironmentVariableIsEmpty("XDG_RUNTIME_DIR"))
+    qputenv("XDG_RUNTIME_DIR", settingsDir.path().toLocal8Bit());
+  QApplication app(argc, argv);
+  name_application();
+  QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir.path());
+  QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settingsDir.path());
+  QCommandLineParser parser;
+  const FigureOptionsLine o(parser);
+  parser.process(app);  // --help prints and exits
+
+  ui::FigureRequest request;
+  std::optional<ui::Session> session;
+  int timeoutSeconds = 0;
+  try {
+    request = figure_request(parser, o);
+    timeoutSeconds = int_option(parser, o.timeout, 1, 7 * 24 * 3600);
+    if (parser.positionalArguments().size() > 1)
+      throw BadLine{QStringLiteral("give at most one MODEL")};
+    if (parser.isSet(o.session)) {
+      if (!parser.positionalArguments().isEmpty() || parser.isSet(o.text))
+        throw BadLine{QStringLiteral("--session names the model and the sentence: give no MODEL "
+                                     "or --text with it")};
+      try {
+        session = ui::session_read(parser.value(o.session));
+      } catch (const ui::SessionError& e) {
+        throw BadLine{QString::fromUtf8(e.what())};
+      }
+    }
+    if (parser.isSet(o.threads))
+      models::set_cpu_threads(int_option(parser, o.threads, 1, 1024));
+  } catch (const BadLine& bad) {
+    std::fprintf(stderr, "sinkscope figure: %s\n", qPrintable(bad.message));
+    return 2;
+  }
+
+  ui::MainWindow window;
+  window.setDevice(parser.value(o.device));
+  const QString builtins = builtin_models_dir();
+  window.setBuiltinModelsDir(builtins);
+  int exitCode = 1;
+  auto finish = [&](int code, const QString& message) {
+    exitCode = code;
+    if (!message.isEmpty())
+      std::fprintf(code == 0 ? stdout : stderr, "%s%s\n", code == 0 ? "" : "sinkscope figure: ",
+                   qPrintable(message));
+    app.exit(code);
+  };
+  QObject::connect(window.jobs(), &ui::JobRunner::jobFailed, &window,
+                   [&](quint64, const QString& name, const QString& message, const QString&) {
+                     finish(1, QStringLiteral("%1: %2").arg(name, message));
+                   });
+  QObject::connect(&window, &ui::MainWindow::figureWritten, &window,
+                   [&](bool ok, const QString& pathOrReason) {
+                     finish(ok ? 0 : 1, ok ? QStringLiteral("Figure: %1").arg(
+                                                 QFileInfo(pathOrReason).absoluteFilePath())
+                                           : pathOrReason);
+                   });
+  auto makeFigure = [&] {
+    if (!window.lastSessionWarning().isEmpty())
+      std::fprintf(stderr, "sinkscope figure: warning: %s\n",
+                   qPrintable(window.lastSessionWarning()));
+    window.writeFigureWhenReady(request);
+  };
+  if (session) {
+    QObject::connect(&window, &ui::MainWindow::sessionApplied, &window, makeFigure,
+                     Qt::SingleShotConnection);
+    window.openSession(parser.value(o.session));
+  } else {
+    QObject::connect(&window, &ui::MainWindow::analysisFinished, &window, makeFigure,
+                     Qt::SingleShotConnection);
+    if (parser.isSet(o.text)) window.setSentence(parser.value(o.text));
+    const QString model = parser.positionalArguments().isEmpty()
+                              ? default_model_folder(builtins)
+                              : parser.positionalArguments().front();
+    if (model.isEmpty()) {
+      std::fprintf(stderr, "sinkscope figure: no MODEL given and no built-in model found\n");
+      return 2;
+    }
+    window.openModelFolder(model);
+  }
+  QTimer::singleShot(timeoutSeconds * 1000, &window, [&] {
+    finish(1, QStringLiteral("the run did not finish within %1 s (--timeout)").arg(timeoutSeconds));
+  });
+  app.exec();
+  window.jobs()->cancelAll();
+  return exitCode;
+}
+
+}  // namespace sinkscope::app

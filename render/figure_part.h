@@ -1,0 +1,66 @@
+#pragma once
+// One view of a figure as the exporter draws it, whatever shows it on screen
+// (issue 16, item 4): a line plot, a heat map's data or a 3-D scene's data
+// with the camera it is seen from. Views and their stand-ins hand their
+// part to the exporter, so a figure made with a display (Ctrl+E) and one made
+// without (sinkscope --figure, Qt's offscreen platform) go through the same
+// drawing code.
+#include <QLabel>
+#include <QSize>
+#include <QString>
+#include <memory>
+#include <optional>
+
+#include "render/heat_map_data.h"
+#include "render/scene_data.h"
+
+namespace sinkscope::render {
+
+class LinePlotView;
+
+struct FigurePart {
+  QString name;       // the view's object name
+  QSize screenSize;   // its size on screen, in pixels (the Screen preset's size)
+  const LinePlotView* plot = nullptr;    // a line plot (QCustomPlot draws it)
+  std::shared_ptr<const HeatMapData> map;  // or a heat map
+  std::shared_ptr<const SceneData> scene;  // or a 3-D scene, seen from `camera`
+  SceneCamera camera;
+};
+
+// The part a widget exports: a HeatMapView, LinePlotView, SceneView or a
+// FigureStandIn holding data; nothing for any other widget.
+std::optional<FigurePart> figure_part(const QWidget* view);
+
+// Takes the place of a heat map or 3-D view where the Qt platform has no
+// OpenGL (offscreen, minimal): says so in words, and keeps what the view
+// would draw, under the view's object name, so that figures of it can be
+// made (Ctrl+E, sessions, sinkscope --figure).
+class FigureStandIn : public QLabel {
+  Q_OBJECT
+
+ public:
+  FigureStandIn(const QString& viewName, QWidget* parent);
+  // Throw std::invalid_argument as the views do (sizes, edges).
+  void setData(HeatMapData data);
+  void setData(SceneData data);
+  void setCamera(const SceneCamera& camera) { camera_ = scene_camera_normalised(camera); }
+  const SceneCamera& camera() const { return camera_; }
+  std::shared_ptr<const HeatMapData> heatMap() const { return map_; }
+  std::shared_ptr<const SceneData> scene() const { return scene_; }
+
+ private:
+  std::shared_ptr<const HeatMapData> map_;
+  std::shared_ptr<const SceneData> scene_;
+  SceneCamera camera_;
+};
+
+// Shows `data` in `view` when there is one, else keeps it in `standIn`.
+template <class View, class Data>
+void show_or_keep(View* view, FigureStandIn* standIn, Data data) {
+  if (view)
+    view->setData(std::move(data));
+  else if (standIn)
+    standIn->setData(std::move(data));
+}
+
+}  // namespace sinkscope::render

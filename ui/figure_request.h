@@ -1,0 +1,46 @@
+#pragma once
+// What a figure shows, by name (issue 16, items 4 and 6): the panels and
+// views a figure can be made of, under the names the command line takes
+// (`sinkscope --figure OUT --panel persistence`), and a figure request as one
+// command on the window: the same code draws Ctrl+E's figures and the ones
+// made without a display.
+#include <QString>
+#include <QStringList>
+#include <optional>
+#include <vector>
+
+#include "render/panel_export.h"
+#include "render/scene_data.h"
+
+namespace sinkscope::ui {
+
+struct FigurePanelName {
+  QString name;        // on the command line: "persistence"
+  QString dock;        // the panel's dock: "persistenceDock"
+  QStringList views;   // its views as the panel stacks them, top to bottom
+  QString description; // in words, for --help and errors
+};
+
+// Every panel a figure can show.
+const std::vector<FigurePanelName>& figure_panel_names();
+// The views of a figure from names: a panel's name gives all its views (in
+// order), a view's name (e.g. "bettiCurves") that view alone. Throws
+// std::invalid_argument naming the unknown name and listing the known ones.
+QStringList figure_views_of(const QStringList& names);
+// A panel's views by its dock's object name (empty when the dock is not one).
+QStringList figure_views_of_dock(const QString& dock);
+
+struct FigureRequest {
+  QStringList names;  // panels or views, as figure_views_of takes them
+  QString out;        // .pdf, .svg, .png; .csv for one view's numbers
+  render::FigureOptions options = render::figure_preset(render::FigurePreset::OneColumn);
+  int columns = 0;    // 0: one row
+  // The selection, when given (else the session's or the default).
+  std::optional<int> layer, head, query, key;
+  std::optional<double> threshold;
+  std::optional<int> topN;
+  // Every 3-D view is seen from this camera, when given (else the session's).
+  std::optional<render::SceneCamera> camera;
+};
+
+}  // namespace sinkscope::ui
