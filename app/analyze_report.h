@@ -33,6 +33,10 @@ struct AnalyzeParams {
   // Corpus mode: also the functional experiments of every sentence (KL of
   // sink removal per layer, BOS-removal NLL change): L + 2 more passes each.
   bool functional = false;
+  // Corpus mode: also every layer's curves (alpha_k by position, Betti
+  // curves, F_N against N and its random baseline), means over its heads:
+  // what a figure set draws (app/figure_set_data.h).
+  bool curves = false;
   // Corpus mode: sentences run in blocks of this many consecutive sentences,
   // those of one token count in a block as one batched forward pass (batching
   // moves numbers by float rounding, so the block size is a parameter of a

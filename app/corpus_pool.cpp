@@ -71,7 +71,45 @@ void record_functional(SentenceRecord& r, const models::Model& model, const mode
   r.bosDeltaNll = delta / static_cast<double>(bos.tokens.size());
 }
 
-// The record of one sentence's run.
+// Adds `values` to `sum` (growing it), counting into `counts`.
+void accumulate(std::vector<double>& sum, const std::vector<double>& values, double weight) {
+  if (sum.size() < values.size()) sum.resize(values.size(), 0.0);
+  for (std::size_t k = 0; k < values.size(); ++k) sum[k] += weight * values[k];
+}
+
+// Every layer's curves (a figure set's): means over the layer's heads of
+// alpha_k, the Betti curves and the F_N curve at the value-space query.
+void record_curves(SentenceRecord& r, const std::vector<models::LayerCapture>& captures,
+                   const std::vector<analysis::HeadAnalysis>& results,
+                   const analysis::HeadAnalysisParams& params, int H) {
+  const int L = static_cast<int>(captures.size());
+  std::vector<analysis::ValueSpaceCurve> fCurves(static_cast<std::size_t>(L * H));
+  analysis::parallel_for(L * H, [&](int k) {
+    const models::LayerCapture& cap = captures[static_cast<std::size_t>(k / H)];
+    fCurves[static_cast<std::size_t>(k)] = analysis::value_space_curve(
+        cap.attentionOf(k % H), cap.valuesOf(k % H), cap.head_dim, params.valueSpace);
+  });
+  const bool causal = captures.empty() || captures.front().causal;
+  for (int l = 0; l < L; ++l) {
+    LayerCurves c;
+    for (int k = 0; k < r.tokens; ++k)
+      c.alphaUniform.push_back(analysis::sink_uniform_baseline(r.tokens, k, causal));
+    for (int h = 0; h < H; ++h) {
+      const analysis::HeadAnalysis& a = results[static_cast<std::size_t>(l * (H + 1) + h + 1)];
+      accumulate(c.alpha, a.keyImportance, 1.0 / H);
+      c.bettiGrid = a.betti.grid;
+      accumulate(c.beta0, std::vector<double>(a.betti.beta0.begin(), a.betti.beta0.end()), 1.0 / H);
+      accumulate(c.beta1, std::vector<double>(a.betti.beta1.begin(), a.betti.beta1.end()), 1.0 / H);
+      std::vector<double> f, random;
+      for (const analysis::ValueSpaceCurvePoint& q : fCurves[static_cast<std::size_t>(l * H + h)].points)
+        f.push_back(q.scores.f), random.push_back(q.randomMean.f);
+      accumulate(c.fN, f, 1.0 / H);
+      accumulate(c.fNRandom, random, 1.0 / H);
+    }
+    r.curves.push_back(std::move(c));
+  }
+}
+
 // The record of one sentence's run: of its intervened run when the
 // parameters name interventions (the sinks' tokens then as that run has them).
 SentenceRecord record_of(const models::LoadedModel& loaded, const models::SentenceTrace& plain,
@@ -145,6 +183,7 @@ SentenceRecord record_of(const models::LoadedModel& loaded, const models::Senten
     }
     r.layers.push_back(std::move(figures));
   }
+  if (p.curves) record_curves(r, captures, results, params, H);
   if (p.functional) record_functional(r, *loaded.model, trace, firstIsSpecial, p);
   return r;
 }

@@ -27,6 +27,14 @@ struct LayerFigures {
   std::vector<double> fiedler, centralisation;  // per threshold
 };
 
+// One layer's curves in one sentence (AnalyzeParams::curves), means over its heads.
+struct LayerCurves {
+  std::vector<double> alpha;              // alpha_k, k = 0 .. T-1
+  std::vector<double> alphaUniform;       // the uniform head's alpha_k
+  std::vector<double> bettiGrid, beta0, beta1;  // Betti curves on the grid of e
+  std::vector<double> fN, fNRandom;       // F_N and its random-subset mean, N = 1 .. keys seen
+};
+
 // What every head saw in one sentence (index: its line in the sentence file).
 struct SentenceRecord {
   std::size_t index = 0;
@@ -40,6 +48,7 @@ struct SentenceRecord {
   std::vector<analysis::TaxonomyVotes> votes;
   std::vector<double> alpha0;  // the sink metric of the first token
   std::vector<LayerFigures> layers;
+  std::vector<LayerCurves> curves;  // with AnalyzeParams::curves, one per layer
   // With AnalyzeParams::functional (metrics.md s. 5): mean KL of sink removal
   // in each layer and then in every layer (layers + 1 entries), and the mean
   // NLL change of BOS removal (NaN without a special first token).

@@ -215,13 +215,17 @@ int figure_command(int argc, char** argv) {
   QTemporaryDir settingsDir;
   if (qEnvironmentVariableIsEmpty("XDG_RUNTIME_DIR"))
     qputenv("XDG_RUNTIME_DIR", settingsDir.path().toLocal8Bit());
+  // The arguments as given: QApplication takes some out of argv (X11's
+  // -session among them), and --session is ours.
+  QStringList arguments;
+  for (int i = 0; i < argc; ++i) arguments << QString::fromLocal8Bit(argv[i]);
   QApplication app(argc, argv);
   name_application();
   QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir.path());
   QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settingsDir.path());
   QCommandLineParser parser;
   const FigureOptionsLine o(parser);
-  parser.process(app);  // --help prints and exits
+  parser.process(arguments);  // --help prints and exits
 
   ui::FigureRequest request;
   std::optional<ui::Session> session;

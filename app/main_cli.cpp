@@ -57,6 +57,8 @@ const char* kMainHelp =
     "  study run|merge|status   a corpus study in shards (cluster job arrays), merged\n"
     "  figure (--session FILE | MODEL --text TEXT) --panel NAME --out FILE   a figure of\n"
     "                      any panel without a display (see figure --help)\n"
+    "  figure-set MODEL --sentences FILE --out DIR   the seed papers' figure kinds for a\n"
+    "                      sentence file, each as PDF with its CSV (see figure-set --help)\n"
     "\n"
     "MODEL is a model folder or a Hugging Face cache name org/name.\n"
     "\n"
@@ -133,7 +135,7 @@ int run_command(int argc, char** argv) {
   if (command == "analyze") return command_analyze(argc, argv);
   if (command == "experiment") return command_experiment(argc, argv);
   if (command == "study") return command_study(argc, argv);
-  if (command == "figure") return command_figure(argc, argv);
+  if (command == "figure" || command == "figure-set") return command_figure(argc, argv);
   throw UsageError("unknown command \"" + command + "\" (see sinkscope-cli --help)");
 }
 

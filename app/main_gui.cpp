@@ -12,9 +12,11 @@
 #include <string>
 
 #include "app/figure_command.h"
+#include "app/figure_set.h"
 #include "app/gui_support.h"
 #include "models/cpu_runtime.h"
 #include "render/gl_support.h"
+#include "render/panel_export.h"
 #include "render/heat_map_view.h"
 #include "ui/job_runner.h"
 #include "ui/main_window.h"
@@ -97,6 +99,7 @@ bool asks_for_help_or_version(int argc, char** argv) {
 int main(int argc, char** argv) {
   // Before any matrix product: OpenBLAS's kernels, memory and threads (cpu_runtime.h).
   const std::string threadError = sinkscope::models::configure_cpu_runtime();
+  sinkscope::render::figure_hash_seed();
   // `sinkscope figure ...`: a figure without a display (app/figure_command.h).
   if (argc > 1 && std::string(argv[1]) == "figure") {
     if (!threadError.empty()) {
@@ -104,6 +107,13 @@ int main(int argc, char** argv) {
       return 2;
     }
     return sinkscope::app::figure_command(argc - 1, argv + 1);
+  }
+  if (argc > 1 && std::string(argv[1]) == "figure-set") {
+    if (!threadError.empty()) {
+      std::fprintf(stderr, "sinkscope figure-set: %s\n", threadError.c_str());
+      return 2;
+    }
+    return sinkscope::app::figure_set_command(argc - 1, argv + 1);
   }
   sinkscope::render::gl_configure_defaults();
   // Help and version need no display: answered by a core application, made

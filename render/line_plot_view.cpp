@@ -241,9 +241,11 @@ void LinePlotView::setData(LinePlotData data) {
     } else {
       const QColor c = colours[k];
       g->setPen(QPen(c, s.dashed ? 1.5 : 2.0, s.dashed ? Qt::DashLine : Qt::SolidLine));
-      g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, c, c, s.scatter ? 7 : 5));
+      if (s.markers || s.scatter)
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, c, c, s.scatter ? 7 : 5));
       if (s.scatter) g->setLineStyle(QCPGraph::lsNone);
     }
+    if (!s.inLegend) g->removeFromLegend();
     if (!s.lo.empty()) {
       // Bars from lo to hi around each point (asymmetric errors); NaN: none.
       auto* bars = new QCPErrorBars(plot_->xAxis, plot_->yAxis);

@@ -31,6 +31,8 @@ struct LineSeries {
   std::vector<QString> labels = {};
   // "before" or "after" when two runs are compared; exported CSVs carry a "run" column.
   QString run = {};
+  bool markers = true;   // a circle at every point (dense curves: a plain line)
+  bool inLegend = true;  // listed in the legend (a layer's baseline may not be)
 };
 
 struct LinePlotData {

@@ -1,6 +1,8 @@
 #include "render/panel_export.h"
 
 #include <QBuffer>
+#include <QHashFunctions>
+#include <QDateTime>
 #include <QFileInfo>
 #include <QImage>
 #include <QFontMetricsF>
@@ -9,6 +11,7 @@
 #include <QSaveFile>
 #include <QSvgGenerator>
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <functional>
 #include <memory>
@@ -313,6 +316,8 @@ void paint_scene(QPainter& p, const SceneData& d, const SceneCamera& camera, int
 
 }  // namespace
 
+void figure_hash_seed() { QHashSeed::setDeterministicGlobalSeed(); }
+
 ExportFormat export_format_of(const QString& path) {
   const QString s = QFileInfo(path).suffix().toLower();
   if (s == QLatin1String("png")) return ExportFormat::Png;
@@ -378,6 +383,26 @@ QString heat_map_csv(const HeatMapData& d, const QStringList& comments) {
 
 namespace {
 
+// The same figure must be the same file (a session reproduces its figures
+// byte for byte): the PDF's creation date, the only thing that differs from
+// run to run, becomes $SOURCE_DATE_EPOCH's (the reproducible-builds
+// convention) or the epoch's, written over the same number of digits so the
+// file's offsets stay valid.
+void pdf_fix_creation_date(QByteArray& pdf) {
+  const QByteArray key = "/CreationDate (D:";
+  const qsizetype at = pdf.indexOf(key);
+  if (at < 0 || at + key.size() + 14 > pdf.size()) return;
+  bool ok = false;
+  const qint64 epoch = qEnvironmentVariable("SOURCE_DATE_EPOCH").toLongLong(&ok);
+  const QByteArray stamp = QDateTime::fromSecsSinceEpoch(ok && epoch >= 0 ? epoch : 0, Qt::UTC)
+                               .toString(QStringLiteral("yyyyMMddHHmmss"))
+                               .toLatin1();
+  if (stamp.size() != 14) return;
+  for (qsizetype k = 0; k < 14; ++k)
+    if (!std::isdigit(static_cast<unsigned char>(pdf[at + key.size() + k]))) return;
+  pdf.replace(at + key.size(), 14, stamp);
+}
+
 // A figure of w x h logical pixels, drawn by `paint` onto a PNG (scaled to
 // `dpi`), SVG or PDF page; returns the file's bytes.
 template <class Painter>
@@ -422,8 +447,13 @@ QByteArray figure_bytes(ExportFormat f, int w, int h, int dpi, bool transparent,
     pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
     pdf.setResolution(72);
     pdf.setTitle(title);
-    Painter p(&pdf);
-    paint(p);
+    {
+      Painter p(&pdf);
+      paint(p);
+    }
+    buffer.close();
+    pdf_fix_creation_date(bytes);
+    return bytes;
   }
   buffer.close();
   return bytes;

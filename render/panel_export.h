@@ -41,6 +41,11 @@ FigureOptions figure_preset(FigurePreset preset, int dpi = 300);
 // A token label as a figure shows it: "␣" (the screen's visible space) as a plain space.
 QString figure_label(const QString& label, bool visibleSpaces);
 
+// Makes Qt's hashing the same in every process (QHashSeed's deterministic
+// seed), so that a PDF lists its fonts in the same order and the same figure
+// is the same file. Call first in main(), before any QHash is filled.
+void figure_hash_seed();
+
 // From a file name's suffix (.png, .pdf, .svg, .csv); throws std::invalid_argument otherwise.
 ExportFormat export_format_of(const QString& path);
 

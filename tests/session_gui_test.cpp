@@ -19,9 +19,12 @@
 #include "render/line_plot_view.h"
 #include "render/panel_export.h"
 #include "ui/export_dialog.h"
+#include "ui/job_runner.h"
 #include "ui/job_status.h"
 #include "ui/main_window.h"
 #include "ui/selection_model.h"
+#include "support/render_compare.h"
+#include "support/shell_run.h"
 
 using namespace sinkscope;
 namespace fs = std::filesystem;
@@ -249,4 +252,57 @@ TEST_F(SessionGui, TheExportDialogOffersPresetsAndTheWholePanel) {
   EXPECT_DOUBLE_EQ(again.options().widthMm, 254.0) << "the slide preset was remembered";
   again.offerWholePanel(1);
   EXPECT_FALSE(again.wholePanel()) << "one view: nothing to offer";
+}
+
+// Issue 16, items 3 and 4: the window's figures (Ctrl+E's code, with OpenGL
+// views) and those a new process makes from the saved session without a
+// display (sinkscope-cli figure, offscreen, 3-D views drawn from their data)
+// are the same files: PDF and SVG byte for byte, PNG within the render tolerance.
+TEST_F(SessionGui, ANewProcessWithoutADisplayMakesTheWindowsFigures) {
+  QTemporaryDir dir;
+  const QString session = dir.filePath(QStringLiteral("figures.sinkscope"));
+  ui::MainWindow w;
+  ASSERT_TRUE(show_run(w, kModel, QStringLiteral("Precursor of the modern motion picture.")));
+  w.selection()->setLayer(1);
+  w.selection()->setHead(2);
+  w.selection()->setQueryToken(4);
+  // Every background result drawn: no job left twice in a row.
+  int quiet = 0;
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] {
+        quiet = w.jobs()->activeJobCount() == 0 && topology_shown(w) ? quiet + 1 : 0;
+        return quiet >= 3;
+      },
+      kTimeout));
+  ASSERT_TRUE(w.saveSession(session));
+  const render::FigureOptions options = render::figure_preset(render::FigurePreset::OneColumn, 100);
+  auto dock = [&](const char* name) {
+    return w.dockViews(w.findChild<QDockWidget*>(QLatin1String(name)));
+  };
+  ASSERT_TRUE(w.exportPanel(w.attentionView(), dir.filePath(QStringLiteral("gui-map.pdf")), options));
+  ASSERT_TRUE(w.exportPanel(w.findChild<QWidget*>(QStringLiteral("graphView")),
+                            dir.filePath(QStringLiteral("gui-graph.svg")), options));
+  ASSERT_TRUE(w.exportFigure(dock("persistenceDock"), dir.filePath(QStringLiteral("gui-persistence.pdf")), options));
+  ASSERT_TRUE(w.exportFigure(dock("valueSpaceDock"), dir.filePath(QStringLiteral("gui-value.png")), options));
+  ASSERT_TRUE(w.exportFigure(dock("spectrumDock"), dir.filePath(QStringLiteral("gui-spectrum.svg")), options));
+  const std::string base = "figure --session '" + session.toStdString() + "' --dpi 100 --out '" +
+                           dir.path().toStdString() + "/cli-";
+  for (const std::string& request :
+       {base + "map.pdf' --panel attention-map", base + "graph.svg' --panel graph",
+        base + "persistence.pdf' --panel persistence", base + "value.png' --panel value-space",
+        base + "spectrum.svg' --panel spectrum"}) {
+    const CliRun run = cli(request);
+    ASSERT_EQ(run.exit, 0) << request << "\n" << run.out;
+  }
+  for (const char* name : {"map.pdf", "graph.svg", "persistence.pdf", "spectrum.svg"}) {
+    const QByteArray gui = file_bytes(dir.filePath(QStringLiteral("gui-") + QLatin1String(name)));
+    EXPECT_FALSE(gui.isEmpty()) << name;
+    EXPECT_EQ(gui, file_bytes(dir.filePath(QStringLiteral("cli-") + QLatin1String(name)))) << name;
+  }
+  const QImage gui(dir.filePath(QStringLiteral("gui-value.png")));
+  const auto compared = test::render_compare(QImage(dir.filePath(QStringLiteral("cli-value.png"))),
+                                             dir.filePath(QStringLiteral("gui-value.png")),
+                                             dir.filePath(QStringLiteral("candidates")));
+  EXPECT_TRUE(compared.passed) << compared.message.toStdString();
+  EXPECT_TRUE(test::image_has_content(gui));
 }

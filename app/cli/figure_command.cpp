@@ -1,4 +1,4 @@
-// sinkscope-cli figure: the GUI binary's figure mode (app/figure_command.h),
+// sinkscope-cli figure and figure-set: the GUI binary's figure mode (app/figure_command.h),
 // run as its own process so that sinkscope-cli itself links no Qt or VTK and
 // starts as fast for every other command. Both programs take the same options.
 #include <unistd.h>
@@ -28,8 +28,9 @@ std::filesystem::path gui_program() {
 }  // namespace
 
 int command_figure(int argc, char** argv) {
-  // argv[1] is "figure": the rest goes as it is, with the thread count chosen here.
-  std::vector<std::string> args{"sinkscope", "figure"};
+  // argv[1] is "figure" or "figure-set": the rest goes as it is, with the
+  // thread count chosen here.
+  std::vector<std::string> args{"sinkscope", argv[1]};
   for (int i = 2; i < argc; ++i) args.emplace_back(argv[i]);
   std::vector<char*> raw;
   for (std::string& a : args) raw.push_back(a.data());

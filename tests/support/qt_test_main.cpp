@@ -5,9 +5,15 @@
 #include <QApplication>
 #include <QStandardPaths>
 
+#include "models/cpu_runtime.h"
 #include "render/gl_support.h"
+#include "render/panel_export.h"
 
 int main(int argc, char** argv) {
+  // As the programs do: OpenBLAS's kernels for this CPU (numbers equal to the
+  // programs' to the bit), and the same figure is the same file.
+  sinkscope::models::configure_cpu_runtime();
+  sinkscope::render::figure_hash_seed();
   ::testing::InitGoogleTest(&argc, argv);
   if (::testing::GTEST_FLAG(list_tests)) return RUN_ALL_TESTS();
 #ifdef SINKSCOPE_QT_PLATFORM

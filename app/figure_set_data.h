@@ -1,0 +1,66 @@
+#pragma once
+// The numbers of a figure set (issue 16, item 5): for a sentence file, the
+// figure kinds the seed papers show, pooled over the sentences, each with the
+// table behind it:
+//  - key importance alpha_k by position, per layer, with the uniform baseline (003, Gu et al.);
+//  - Betti curves beta_0 and beta_1 per layer, and the reference frame with its evidence (000);
+//  - F_N against N per layer with the random-subset baseline (004);
+//  - the head classes' shares per layer (004, Retriever / Mixer / Reset);
+//  - the sparsification curves, dNLL against the share of heads kept (004);
+//  - the NLL change of removing the BOS token, per sentence (003).
+// Pure numbers (no Qt): app/figure_set.cpp draws them.
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "analysis/table_io.h"
+#include "app/analyze_report.h"
+#include "models/experiments.h"
+#include "models/loaded_model.h"
+
+namespace sinkscope::app {
+
+struct SetCurve {
+  std::string name;
+  std::vector<double> x, y;
+  bool reference = false;  // a baseline (grey dashed)
+  bool dashed = false;
+  bool scatter = false;    // points only
+  int colourOf = -1;       // drawn in curve colourOf's colour (a layer's baseline)
+  bool markers = true;     // a circle at every point (false: a plain line)
+  bool inLegend = true;
+};
+
+struct SetFigure {
+  std::string file;  // the name without suffix: key_importance_by_layer
+  std::string title, xLabel, yLabel;
+  bool integerX = false, includeZero = false;
+  double xPadding = 0.0;  // air left and right of the data
+  std::vector<SetCurve> curves;
+  analysis::CsvTable table;  // every number the figure draws (and the layers it leaves out)
+};
+
+struct FigureSetParams {
+  AnalyzeParams analysis;          // sink set, distances, value space, ... (corpus mode)
+  int shownLayers = 8;             // curves per plot: this many layers, evenly spread
+  // Curves over positions (alpha_k, F_N) are drawn where at least this share
+  // of the sentences reach (the tables keep every position with its count).
+  double shownPositionShare = 0.25;
+  int sparsificationSentences = 2; // sentences whose head ablation feeds the sparsification curves
+  models::Sparsification sparsification;
+};
+
+// The figures of `sentences` on `model`. `done(k)` hears after each block of
+// sentences how many are analysed. Throws models::ModelRunError (a sentence
+// that cannot run, named) or std::invalid_argument (no sentences).
+std::vector<SetFigure> figure_set(const models::LoadedModel& model,
+                                  const std::vector<std::string>& sentences,
+                                  const FigureSetParams& params,
+                                  const std::function<void(std::size_t)>& done = {});
+
+// The layers a plot of `layers` shows when it shows at most `shown`: all, or
+// `shown` spread evenly from the first to the last.
+std::vector<int> shown_layers(int layers, int shown);
+
+}  // namespace sinkscope::app

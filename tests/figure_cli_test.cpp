@@ -1,0 +1,144 @@
+// Figures without a display (issue 16, item 4): `sinkscope-cli figure` runs
+// the GUI program on Qt's offscreen platform. Every panel is compared with a
+// golden image (tests/baselines/figure_*.png, made by this command and looked
+// at before they were accepted), PDFs are vectors with embedded fonts, SVG
+// text stays text, a PNG's pixels are the preset's size at the DPI, the same
+// request is the same file, and bad requests say what is wrong.
+#include <gtest/gtest.h>
+
+#include <QImage>
+#include <QString>
+#include <QTemporaryDir>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "render/panel_export.h"
+#include "support/render_compare.h"
+#include "support/shell_run.h"
+#include "ui/figure_request.h"
+
+using namespace sinkscope;
+
+namespace {
+
+const std::string kModel = SINKSCOPE_SOURCE_DIR "/resources/models/rope-decoder-bos-first";
+const std::string kText = "'The cat sat on the mat because it was tired.'";
+
+std::string figure_args(const std::string& panels, const std::string& out) {
+  return "figure '" + kModel + "' --text " + kText + " " + panels + " --out '" + out + "'";
+}
+
+// A page of `mm` millimetres at `dpi`, in pixels (the figure is whole points first).
+int pixels(double mm, int dpi) {
+  const double points = std::lround(mm / 25.4 * 72.0);
+  return static_cast<int>(std::lround(points * dpi / 72.0));
+}
+
+}  // namespace
+
+TEST(FigureCli, EveryPanelMatchesItsGoldenImageAtThePresetsSize) {
+  QTemporaryDir dir;
+  constexpr int kDpi = 100;
+  for (const ui::FigurePanelName& panel : ui::figure_panel_names()) {
+    SCOPED_TRACE(panel.name.toStdString());
+    const QString png = dir.filePath(panel.name + QStringLiteral(".png"));
+    const auto run = cli(figure_args("--panel " + panel.name.toStdString() + " --layer 1 --head 2",
+                                     png.toStdString()) +
+                         " --dpi " + std::to_string(kDpi));
+    ASSERT_EQ(run.exit, 0) << run.out;
+    EXPECT_NE(run.out.find("Figure: "), std::string::npos) << run.out;
+    const QImage image(png);
+    ASSERT_FALSE(image.isNull());
+    // One column: 85 mm wide, each row of views 64 mm high.
+    const render::FigureOptions preset = render::figure_preset(render::FigurePreset::OneColumn);
+    const int views = static_cast<int>(panel.views.size());
+    const int rows = (views + render::figure_columns(preset, views, 0) - 1) /
+                     render::figure_columns(preset, views, 0);
+    EXPECT_EQ(image.width(), pixels(85.0, kDpi));
+    EXPECT_EQ(image.height(), pixels(std::min(64.0 * rows, std::max(64.0, render::kPageTextHeightMm)), kDpi));
+    EXPECT_TRUE(test::image_has_content(image));
+    const auto compared = test::render_compare(
+        image, QStringLiteral(SINKSCOPE_BASELINE_DIR "/figure_") + panel.name + QStringLiteral(".png"),
+        QStringLiteral(SINKSCOPE_CANDIDATE_DIR));
+    EXPECT_TRUE(compared.passed) << compared.message.toStdString();
+  }
+}
+
+TEST(FigureCli, PdfsAreVectorsWithEmbeddedFontsAndSvgTextIsText) {
+  QTemporaryDir dir;
+  const std::string folder = dir.path().toStdString();
+  for (const std::string panel : {"attention-map", "persistence", "graph"}) {
+    SCOPED_TRACE(panel);
+    const std::string pdf = folder + "/" + panel + ".pdf";
+    const auto run = cli(figure_args("--panel " + panel, pdf));
+    ASSERT_EQ(run.exit, 0) << run.out;
+    // No raster image anywhere: cells, curves and the flat 3-D scene are vectors.
+    const auto images = shell("pdfimages -list '" + pdf + "' | tail -n +3 | wc -l");
+    EXPECT_EQ(std::stoi(images.out), 0) << images.out;
+    // Every font embedded (pdffonts' "emb" column), and at least one font.
+    const auto fonts = shell("pdffonts '" + pdf + "' | tail -n +3");
+    ASSERT_EQ(fonts.exit, 0);
+    EXPECT_NE(fonts.out.find("DejaVuSans"), std::string::npos) << fonts.out;
+    std::istringstream lines(fonts.out);
+    for (std::string line; std::getline(lines, line);)
+      if (!line.empty()) EXPECT_NE(line.find(" yes "), std::string::npos) << line;
+  }
+  const std::string svg = folder + "/graph.svg";
+  ASSERT_EQ(cli(figure_args("--panel graph", svg)).exit, 0);
+  const std::string text = read_text(svg);
+  EXPECT_NE(text.find(">Attention graph"), std::string::npos) << "the title as SVG text";
+  EXPECT_NE(text.find("mat<"), std::string::npos) << "token labels as SVG text";
+}
+
+TEST(FigureCli, TheSameRequestIsTheSameFileAndTheCameraTurnsTheScene) {
+  QTemporaryDir dir;
+  const std::string folder = dir.path().toStdString();
+  for (const std::string name : {"a", "b"}) {
+    ASSERT_EQ(cli(figure_args("--panel attention-map --panel persistence --panel value-space",
+                              folder + "/" + name + ".pdf")).exit, 0);
+    ASSERT_EQ(cli(figure_args("--panel graph", folder + "/" + name + ".svg")).exit, 0);
+  }
+  EXPECT_EQ(read_text(folder + "/a.pdf"), read_text(folder + "/b.pdf"));
+  EXPECT_EQ(read_text(folder + "/a.svg"), read_text(folder + "/b.svg"));
+  ASSERT_EQ(cli(figure_args("--panel graph --azimuth 90 --elevation 30", folder + "/turned.svg")).exit, 0);
+  EXPECT_NE(read_text(folder + "/a.svg"), read_text(folder + "/turned.svg"));
+  // A whole panel of several views in a two-column figure: two views a row, letters.
+  const std::string png = folder + "/two.png";
+  ASSERT_EQ(cli(figure_args("--panel persistence --preset two-columns --dpi 50", png)).exit, 0);
+  const QImage image(QString::fromStdString(png));
+  EXPECT_EQ(image.width(), pixels(178.0, 50));
+  EXPECT_EQ(image.height(), pixels(200.0, 50));
+  // One view's numbers as CSV, from the same command.
+  const std::string csv = folder + "/map.csv";
+  ASSERT_EQ(cli(figure_args("--panel attention-map --layer 1 --head 0", csv)).exit, 0);
+  EXPECT_NE(read_text(csv).find("row,column,row_label,column_label,value"), std::string::npos);
+}
+
+TEST(FigureCli, BadRequestsSayWhatIsWrong) {
+  QTemporaryDir dir;
+  const std::string out = dir.filePath(QStringLiteral("f.pdf")).toStdString();
+  auto expect = [](const CliRun& run, int status, const std::string& words) {
+    EXPECT_EQ(run.exit, status) << run.out;
+    EXPECT_NE(run.out.find(words), std::string::npos) << run.out;
+  };
+  expect(cli(figure_args("--panel nope", out)), 2, "no panel or view called \"nope\"");
+  expect(cli(figure_args("--panel graph", dir.filePath(QStringLiteral("f.gif")).toStdString())), 2,
+         "name a .pdf, .svg, .png or .csv file");
+  expect(cli(figure_args("--panel graph --format svg", out)), 2, "--format svg, but --out names a .pdf");
+  expect(cli("figure '" + kModel + "' --text " + kText + " --out '" + out + "'"), 2, "--panel");
+  expect(cli(figure_args("--panel graph --preset poster", out)), 2, "--preset: \"poster\"");
+  expect(cli(figure_args("--panel graph --layer 99", out)), 1, "--layer 99: the model has layers 0 to");
+  expect(cli(figure_args("--panel graph --head 40", out)), 1, "--head 40: the model has heads 0 to");
+  expect(cli(figure_args("--panel attention-map persistence", out)), 2, "at most one MODEL");
+  expect(cli("figure /nonexistent/model --panel graph --out '" + out + "'"), 1, "/nonexistent/model");
+  // A session file that is not one: named, with the problem.
+  const std::string bad = dir.filePath(QStringLiteral("bad.sinkscope")).toStdString();
+  std::ofstream(bad) << "{\"format\": \"sinkscope-session\", \"version\": 1, \"text\": 5}";
+  expect(cli("figure --session '" + bad + "' --panel graph --out '" + out + "'"), 2, "bad.sinkscope");
+  expect(cli("figure --session '" + bad + "' --text x --panel graph --out '" + out + "'"), 2,
+         "give no MODEL or --text");
+  EXPECT_FALSE(std::filesystem::exists(out)) << "no figure from a refused request";
+}

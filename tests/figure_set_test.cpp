@@ -1,0 +1,161 @@
+// Figure sets (issue 16, item 5): `sinkscope-cli figure-set` pools the seed
+// papers' figure kinds over a sentence file. For one sentence every pooled
+// curve must equal the mean over heads of the per-head tables `analyze --text`
+// writes (another code path: the single-sentence report), and pooling over
+// sentences of different lengths counts each position's sentences.
+#include <gtest/gtest.h>
+
+#include <QTemporaryDir>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include "analysis/table_io.h"
+#include "support/shell_run.h"
+
+namespace fs = std::filesystem;
+using sinkscope::analysis::CsvTable;
+using sinkscope::analysis::csv_parse;
+
+namespace {
+
+const std::string kModel = SINKSCOPE_SOURCE_DIR "/resources/models/rope-decoder-bos-first";
+
+CsvTable table(const fs::path& p) { return csv_parse(read_text(p)); }
+
+int column(const CsvTable& t, const std::string& name) {
+  for (std::size_t k = 0; k < t.columns.size(); ++k)
+    if (t.columns[k] == name) return static_cast<int>(k);
+  ADD_FAILURE() << "no column " << name;
+  return 0;
+}
+
+// Mean over the numbered heads (not "average") of `value`, by (layer, key column).
+std::map<std::pair<int, std::string>, double> head_means(const CsvTable& t, const std::string& key,
+                                                         const std::string& value) {
+  std::map<std::pair<int, std::string>, std::pair<double, int>> sums;
+  const int l = column(t, "layer"), h = column(t, "head"), k = column(t, key), v = column(t, value);
+  for (const auto& row : t.rows) {
+    if (row[static_cast<std::size_t>(h)] == "average") continue;
+    auto& s = sums[{std::stoi(row[static_cast<std::size_t>(l)]), row[static_cast<std::size_t>(k)]}];
+    s.first += std::stod(row[static_cast<std::size_t>(v)]);
+    ++s.second;
+  }
+  std::map<std::pair<int, std::string>, double> out;
+  for (const auto& [at, s] : sums) out[at] = s.first / s.second;
+  return out;
+}
+
+// Every row of the pooled table `t` (layer, x, value) equals the per-head mean.
+void expect_pooled(const CsvTable& t, const std::string& x, const std::string& value,
+                   const std::map<std::pair<int, std::string>, double>& expected) {
+  const int l = column(t, "layer"), xi = column(t, x), v = column(t, value);
+  ASSERT_FALSE(t.rows.empty());
+  std::size_t checked = 0;
+  for (const auto& row : t.rows) {
+    const double got = std::stod(row[static_cast<std::size_t>(v)]);
+    // The pooled x is a number; the per-head table's key may be written otherwise (0.01 vs 0.01).
+    for (const auto& [at, want] : expected)
+      if (at.first == std::stoi(row[static_cast<std::size_t>(l)]) &&
+          std::abs(std::stod(at.second) - std::stod(row[static_cast<std::size_t>(xi)])) < 1e-12) {
+        EXPECT_NEAR(got, want, 1e-9) << value << " at layer " << at.first << ", " << x << " " << at.second;
+        ++checked;
+      }
+  }
+  EXPECT_EQ(checked, t.rows.size()) << value << ": every pooled row has its per-head rows";
+}
+
+}  // namespace
+
+TEST(FigureSet, OneSentenceEqualsTheMeanOverHeadsOfTheSingleSentenceReport) {
+  QTemporaryDir dir;
+  const fs::path root = dir.path().toStdString();
+  const std::string text = "The old lighthouse keeper counted the ships at dawn.";
+  std::ofstream(root / "one.txt") << text << "\n";
+  const CliRun set = cli("figure-set '" + kModel + "' --sentences '" + (root / "one.txt").string() +
+                         "' --out '" + (root / "set").string() + "'");
+  ASSERT_EQ(set.exit, 0) << set.out;
+  const CliRun single = cli("analyze '" + kModel + "' --text '" + text + "' --out '" + (root / "single").string() + "'");
+  ASSERT_EQ(single.exit, 0) << single.out;
+
+  expect_pooled(table(root / "set/key_importance_by_layer.csv"), "position", "alpha_k",
+                head_means(table(root / "single/sinks.csv"), "key", "alpha"));
+  expect_pooled(table(root / "set/key_importance_by_layer.csv"), "position", "uniform_baseline",
+                head_means(table(root / "single/sinks.csv"), "key", "uniform_baseline"));
+  expect_pooled(table(root / "set/betti0_by_layer.csv"), "e", "beta_0",
+                head_means(table(root / "single/betti.csv"), "e", "beta0"));
+  expect_pooled(table(root / "set/betti1_by_layer.csv"), "e", "beta_1",
+                head_means(table(root / "single/betti.csv"), "e", "beta1"));
+  expect_pooled(table(root / "set/fn_against_n_by_layer.csv"), "n", "f_n",
+                head_means(table(root / "single/value_space_curve.csv"), "n", "f"));
+  expect_pooled(table(root / "set/fn_against_n_by_layer.csv"), "n", "f_n_random",
+                head_means(table(root / "single/value_space_curve.csv"), "n", "random_f_mean"));
+
+  // Head classes: the share of each label among a layer's heads.
+  const CsvTable labels = table(root / "single/taxonomy.csv");
+  std::map<std::pair<int, std::string>, double> share;
+  std::map<int, int> heads;
+  for (const auto& row : labels.rows) {
+    if (row[1] == "average") continue;
+    share[std::pair(std::stoi(row[0]), row.back())] += 1.0;
+    ++heads[std::stoi(row[0])];
+  }
+  const CsvTable classes = table(root / "set/taxonomy_by_layer.csv");
+  ASSERT_EQ(classes.rows.size(), heads.size());
+  for (const auto& row : classes.rows) {
+    const int l = std::stoi(row[0]);
+    const double h = heads[l];
+    EXPECT_NEAR(std::stod(row[1]), (share[std::pair(l, std::string("Retriever"))] / h), 1e-12) << l;
+    EXPECT_NEAR(std::stod(row[2]), (share[std::pair(l, std::string("Mixer"))] / h), 1e-12) << l;
+    EXPECT_NEAR(std::stod(row[3]), (share[std::pair(l, std::string("Reset"))] / h), 1e-12) << l;
+  }
+  // The functional figures (this model has an output head and a BOS token).
+  const CsvTable bos = table(root / "set/bos_removal.csv");
+  ASSERT_EQ(bos.rows.size(), 1u);
+  EXPECT_TRUE(std::isfinite(std::stod(bos.rows[0][2])));
+  const CsvTable sparse = table(root / "set/sparsification.csv");
+  EXPECT_EQ(sparse.rows.size(), 7u * 5u) << "7 rankings x 5 shares kept";
+  EXPECT_EQ(table(root / "set/reference_frame.csv").rows.size(), 1u);
+  // Every figure as a PDF beside its CSV, fonts embedded.
+  for (const char* name : {"key_importance_by_layer", "betti0_by_layer", "betti1_by_layer",
+                           "fn_against_n_by_layer", "taxonomy_by_layer", "bos_removal", "sparsification"}) {
+    const fs::path pdf = root / "set" / (std::string(name) + ".pdf");
+    ASSERT_TRUE(fs::exists(pdf)) << name;
+    EXPECT_NE(shell("pdffonts '" + pdf.string() + "'").out.find("DejaVuSans"), std::string::npos) << name;
+  }
+}
+
+TEST(FigureSet, SentencesOfEveryLengthPoolByPositionAndBadRequestsAreRefused) {
+  QTemporaryDir dir;
+  const fs::path root = dir.path().toStdString();
+  std::ofstream(root / "three.txt") << "A cat.\nThe dog ran to the far gate and back again.\nBirds sing.\n";
+  const std::string base = "figure-set '" + kModel + "' --sentences '" + (root / "three.txt").string() + "'";
+  const CliRun run = cli(base + " --out '" + (root / "set").string() + "' --sparsification-sentences 0");
+  ASSERT_EQ(run.exit, 0) << run.out;
+  const CsvTable alpha = table(root / "set/key_importance_by_layer.csv");
+  const int count = column(alpha, "sentences"), position = column(alpha, "position");
+  int first = 0, last = 0;
+  for (const auto& row : alpha.rows)
+    if (row[0] == "0") {
+      if (row[static_cast<std::size_t>(position)] == "0") first = std::stoi(row[static_cast<std::size_t>(count)]);
+      last = std::stoi(row[static_cast<std::size_t>(count)]);
+    }
+  EXPECT_EQ(first, 3) << "every sentence has a first token";
+  EXPECT_EQ(last, 1) << "only the longest sentence reaches its last position";
+  EXPECT_EQ(table(root / "set/sparsification.csv").rows.size(), 0u);
+
+  // Written files are never replaced without --force; bad requests exit 2 with the reason.
+  const CliRun again = cli(base + " --out '" + (root / "set").string() + "'");
+  EXPECT_NE(again.exit, 0);
+  EXPECT_NE(again.out.find("exists"), std::string::npos) << again.out;
+  const CliRun noOut = cli(base);
+  EXPECT_EQ(noOut.exit, 2);
+  EXPECT_NE(noOut.out.find("--out DIR"), std::string::npos) << noOut.out;
+  std::ofstream(root / "empty.txt") << "\n\n";
+  const CliRun empty = cli("figure-set '" + kModel + "' --sentences '" + (root / "empty.txt").string() +
+                           "' --out '" + (root / "e").string() + "'");
+  EXPECT_NE(empty.exit, 0);
+  EXPECT_NE(empty.out.find("empty.txt"), std::string::npos) << empty.out;
+}
