@@ -474,6 +474,140 @@ std::vector<fs::path> analyze_files_write(Tables& t, const std::vector<std::pair
 
 }  // namespace
 
+namespace {
+
+// Where a head's rows go: its layer and head as the tables write them, the
+// sentence's length and whether its map is causal.
+struct HeadRows {
+  std::string layer, head;
+  int tokens = 0;
+  bool causal = true;
+};
+
+// Section 1: sinks, the sink metric for every key, the summary and diagnostics.
+void append_sink_rows(Tables& t, const HeadRows& at, const analysis::HeadAnalysis& r,
+                      const std::vector<std::string>& tokens, int query, const AnalyzeParams& p,
+                      json& headJson) {
+  const analysis::SinkSet& set = r.sinks;
+  const auto& alpha = r.keyImportance;
+  std::vector<bool> isSink(static_cast<std::size_t>(at.tokens), false);
+  for (const auto& s : set.sinks) isSink[static_cast<std::size_t>(s.key)] = true;
+  for (int k = 0; k < at.tokens; ++k) {
+    const double base = analysis::sink_uniform_baseline(at.tokens, k, at.causal);
+    // The fraction for every key, sink or not (metrics.md s. 1).
+    t.sinks.rows.push_back({at.layer, at.head, std::to_string(k), tokens[static_cast<std::size_t>(k)],
+                            isSink[static_cast<std::size_t>(k)] ? "1" : "0",
+                            num(set.keysAll[static_cast<std::size_t>(k)].frequency),
+                            num(alpha[static_cast<std::size_t>(k)]), num(base),
+                            num(alpha[static_cast<std::size_t>(k)] / base)});
+  }
+  const double base0 = analysis::sink_uniform_baseline(at.tokens, 0, at.causal);
+  t.summary.rows.push_back({at.layer, at.head, num(set.tau), std::to_string(set.sinks.size()),
+                            num(r.sinkConcentration), num(alpha[0]), num(alpha[0] / base0),
+                            alpha[0] > p.eps ? "1" : "0"});
+  headJson["sinks"] = set.keys();
+  headJson["sink_concentration"] = r.sinkConcentration;
+  headJson["alpha"] = alpha;
+  for (const auto& [q, d] :
+       {std::pair<std::string, analysis::HeadDiagnostics>{std::to_string(query), r.atQuery},
+        std::pair<std::string, analysis::HeadDiagnostics>{"mean", r.meanOverQueries}})
+    t.diagnostics.rows.push_back({at.layer, at.head, q, num(d.entropy), num(d.top1),
+                                  num(d.sinkAttention), num(d.currentToken), num(d.topNMass)});
+}
+
+// Section 2: the bars, their summary and the Betti curves; returns the bars
+// above min_persistence in H0 and H1.
+std::pair<std::size_t, std::size_t> append_persistence_rows(Tables& t, const HeadRows& at,
+                                                            const analysis::HeadAnalysis& r,
+                                                            const AnalyzeParams& p, json& headJson) {
+  const analysis::PersistenceDiagram& diagram = r.persistence;
+  json bars = json::array();
+  for (const auto* list : {&diagram.h0, &diagram.h1})
+    for (const auto& b : *list) {
+      std::string triangle, cycle;
+      if (b.dimension == 1) {
+        triangle = std::to_string(b.triangle[0]) + " " + std::to_string(b.triangle[1]) + " " +
+                   std::to_string(b.triangle[2]);
+        for (const auto& e : b.cycle)
+          cycle += (cycle.empty() ? "" : " ") + std::to_string(e[0]) + "-" + std::to_string(e[1]);
+      }
+      t.persistence.rows.push_back({at.layer, at.head, std::to_string(b.dimension), num(b.birth),
+                                    num(b.death), num(b.persistence()), std::to_string(b.edge[0]),
+                                    std::to_string(b.edge[1]), triangle, cycle});
+      bars.push_back({b.dimension, b.birth, b.death});
+    }
+  headJson["bars"] = bars;
+  const std::size_t above0 = analysis::bars_above(diagram.h0, p.minPersistence);
+  const std::size_t above1 = analysis::bars_above(diagram.h1, p.minPersistence);
+  t.persistenceSummary.rows.push_back({at.layer, at.head, std::to_string(diagram.h0.size()),
+                                       std::to_string(diagram.h1.size()), std::to_string(above0),
+                                       std::to_string(above1)});
+  const analysis::BettiCurves& curves = r.betti;
+  for (std::size_t k = 0; k < curves.grid.size(); ++k)
+    t.betti.rows.push_back({at.layer, at.head, num(curves.grid[k]), std::to_string(curves.beta0[k]),
+                            std::to_string(curves.beta1[k])});
+  return {above0, above1};
+}
+
+// Section 3: the graph's spectra at each threshold.
+void append_spectra_rows(Tables& t, const HeadRows& at, const analysis::HeadAnalysis& r,
+                         const AnalyzeParams& p) {
+  for (std::size_t ti = 0; ti < p.thresholds.size(); ++ti) {
+    const std::string threshold = num(p.thresholds[ti]);
+    const analysis::GraphSpectrum& g = r.spectra[ti];
+    t.spectra.rows.push_back({at.layer, at.head, threshold, num(g.fiedlerValue),
+                              num(g.centralisation), num(g.starLikeness),
+                              num(g.starLikenessBlend), num(g.density),
+                              std::to_string(g.components), g.effective ? "1" : "0",
+                              num(r.normalisedSpectra[ti].fiedlerValue)});
+    for (std::size_t k = 0; k < g.eigenvalues.size(); ++k)
+      t.eigenvalues.rows.push_back(
+          {at.layer, at.head, threshold, "combinatorial", std::to_string(k), num(g.eigenvalues[k])});
+    const analysis::GraphSpectrum& gn = r.normalisedSpectra[ti];
+    for (std::size_t k = 0; k < gn.eigenvalues.size(); ++k)
+      t.eigenvalues.rows.push_back(
+          {at.layer, at.head, threshold, "normalised", std::to_string(k), num(gn.eigenvalues[k])});
+  }
+}
+
+// Sections 6 and 7 of one head: its taxonomy votes, value space at the
+// chosen query and its F_N curve over N; returns the head's summary figures.
+HeadFigures append_value_rows(Tables& t, const HeadRows& at, const analysis::HeadAnalysis& r,
+                              const analysis::ValueSpaceCurve& curve, std::size_t above0,
+                              std::size_t above1, json& headJson) {
+  const analysis::TaxonomyVotes& votes = *r.taxonomy;
+  const char* label = analysis::head_class_name(analysis::taxonomy_label(votes));
+  t.taxonomy.rows.push_back({at.layer, at.head, std::to_string(votes.sink),
+                             std::to_string(votes.current), std::to_string(votes.other), label});
+  headJson["taxonomy"] = label;
+  HeadFigures f;
+  f.alpha0 = r.keyImportance[0];
+  f.boost0 = r.keyImportance[0] / analysis::sink_uniform_baseline(at.tokens, 0, at.causal);
+  f.concentration = r.sinkConcentration;
+  f.sinkCount = static_cast<int>(r.sinks.sinks.size());
+  f.bars0 = r.persistence.h0.size();
+  f.bars1 = r.persistence.h1.size();
+  f.bars0Above = above0;
+  f.bars1Above = above1;
+  f.label = analysis::taxonomy_label(votes);
+
+  const analysis::ValueSpace& vs = *r.valueSpace;
+  std::string selected;
+  for (int k : vs.selected) selected += (selected.empty() ? "" : " ") + std::to_string(k);
+  t.valueSpace.rows.push_back(value_space_row(at.layer, at.head, selected, vs));
+  for (const analysis::ValueSpaceCurvePoint& c : curve.points)
+    t.valueSpaceCurve.rows.push_back(
+        {at.layer, at.head, std::to_string(curve.query), std::to_string(c.topN),
+         num(c.scores.precision), num(c.scores.recall), num(c.scores.f), num(c.randomMean.f),
+         num(c.randomStd.f), std::to_string(c.inversions), std::to_string(c.sinkAwareCount),
+         c.sinkSelected ? "1" : "0"});
+  headJson["value_space"] = {
+      {"precision", vs.scores.precision}, {"recall", vs.scores.recall}, {"f", vs.scores.f}};
+  return f;
+}
+
+}  // namespace
+
 std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std::string& text,
                                     const fs::path& dir, const AnalyzeParams& p, bool force,
                                     const fs::path& jsonFile) {
@@ -536,127 +670,25 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
             cap.attentionOf(h), cap.valuesOf(h), cap.head_dim, vsParams);
     });
     for (int h = -1; h < cap.heads; ++h) {
-      const analysis::AttentionView A = h < 0 ? average.view() : cap.attentionOf(h);
       const analysis::HeadAnalysis& r = results[static_cast<std::size_t>(h + 1)];
-      const std::string head = h < 0 ? "average" : std::to_string(h);
-      const std::string L = std::to_string(l);
-      json headJson = {{"head", head}};
-
-      // Section 1: sinks, the sink metric, diagnostics.
-      const analysis::SinkSet& set = r.sinks;
-      const auto& alpha = r.keyImportance;
-      std::vector<bool> isSink(static_cast<std::size_t>(T), false);
-      for (const auto& s : set.sinks) isSink[static_cast<std::size_t>(s.key)] = true;
-      for (int k = 0; k < T; ++k) {
-        const double base = analysis::sink_uniform_baseline(T, k, A.causal);
-        // The fraction for every key, sink or not (metrics.md s. 1).
-        t.sinks.rows.push_back({L, head, std::to_string(k), tokens[static_cast<std::size_t>(k)],
-                                isSink[static_cast<std::size_t>(k)] ? "1" : "0",
-                                num(set.keysAll[static_cast<std::size_t>(k)].frequency),
-                                num(alpha[static_cast<std::size_t>(k)]), num(base),
-                                num(alpha[static_cast<std::size_t>(k)] / base)});
-      }
-      const double concentration = r.sinkConcentration;
-      const double base0 = analysis::sink_uniform_baseline(T, 0, A.causal);
-      t.summary.rows.push_back({L, head, num(set.tau), std::to_string(set.sinks.size()),
-                                num(concentration), num(alpha[0]), num(alpha[0] / base0),
-                                alpha[0] > p.eps ? "1" : "0"});
-      headJson["sinks"] = set.keys();
-      headJson["sink_concentration"] = concentration;
-      headJson["alpha"] = alpha;
-      for (const auto& [q, d] :
-           {std::pair<std::string, analysis::HeadDiagnostics>{std::to_string(query), r.atQuery},
-            std::pair<std::string, analysis::HeadDiagnostics>{"mean", r.meanOverQueries}})
-        t.diagnostics.rows.push_back({L, head, q, num(d.entropy), num(d.top1), num(d.sinkAttention),
-                                      num(d.currentToken), num(d.topNMass)});
-
-      // Section 2: persistence.
-      const analysis::PersistenceDiagram& diagram = r.persistence;
-      json bars = json::array();
-      for (const auto* list : {&diagram.h0, &diagram.h1})
-        for (const auto& b : *list) {
-          std::string triangle, cycle;
-          if (b.dimension == 1) {
-            triangle = std::to_string(b.triangle[0]) + " " + std::to_string(b.triangle[1]) + " " +
-                       std::to_string(b.triangle[2]);
-            for (const auto& e : b.cycle)
-              cycle +=
-                  (cycle.empty() ? "" : " ") + std::to_string(e[0]) + "-" + std::to_string(e[1]);
-          }
-          t.persistence.rows.push_back({L, head, std::to_string(b.dimension), num(b.birth),
-                                        num(b.death), num(b.persistence()),
-                                        std::to_string(b.edge[0]), std::to_string(b.edge[1]),
-                                        triangle, cycle});
-          bars.push_back({b.dimension, b.birth, b.death});
-        }
-      headJson["bars"] = bars;
-      const std::size_t above0 = analysis::bars_above(diagram.h0, p.minPersistence);
-      const std::size_t above1 = analysis::bars_above(diagram.h1, p.minPersistence);
-      t.persistenceSummary.rows.push_back({L, head, std::to_string(diagram.h0.size()),
-                                           std::to_string(diagram.h1.size()),
-                                           std::to_string(above0), std::to_string(above1)});
-      const analysis::BettiCurves& curves = r.betti;
-      for (std::size_t k = 0; k < curves.grid.size(); ++k)
-        t.betti.rows.push_back({L, head, num(curves.grid[k]), std::to_string(curves.beta0[k]),
-                                std::to_string(curves.beta1[k])});
-
-      // Section 3: spectra at each threshold.
+      const HeadRows at{std::to_string(l), h < 0 ? "average" : std::to_string(h), T,
+                        h < 0 ? average.view().causal : cap.attentionOf(h).causal};
+      json headJson = {{"head", at.head}};
+      append_sink_rows(t, at, r, tokens, query, p, headJson);
+      const auto [above0, above1] = append_persistence_rows(t, at, r, p, headJson);
       for (std::size_t ti = 0; ti < nThresholds; ++ti) {
-        const double threshold = p.thresholds[ti];
-        const analysis::GraphSpectrum& g = r.spectra[ti];
         if (h < 0)
-          layerGraphs[ti].push_back(g);
+          layerGraphs[ti].push_back(r.spectra[ti]);
         else
-          headGraphs[ti][static_cast<std::size_t>(l)].push_back(g);
-        t.spectra.rows.push_back(
-            {L, head, num(threshold), num(g.fiedlerValue), num(g.centralisation),
-             num(g.starLikeness), num(g.starLikenessBlend), num(g.density),
-             std::to_string(g.components), g.effective ? "1" : "0",
-             num(r.normalisedSpectra[ti].fiedlerValue)});
-        for (std::size_t k = 0; k < g.eigenvalues.size(); ++k)
-          t.eigenvalues.rows.push_back(
-              {L, head, num(threshold), "combinatorial", std::to_string(k), num(g.eigenvalues[k])});
-        const analysis::GraphSpectrum& gn = r.normalisedSpectra[ti];
-        for (std::size_t k = 0; k < gn.eigenvalues.size(); ++k)
-          t.eigenvalues.rows.push_back(
-              {L, head, num(threshold), "normalised", std::to_string(k), num(gn.eigenvalues[k])});
+          headGraphs[ti][static_cast<std::size_t>(l)].push_back(r.spectra[ti]);
       }
-
-      // Section 7: taxonomy (per head; the average has no values of its own).
+      append_spectra_rows(t, at, r, p);
+      // Sections 6 and 7 need the head's values: the average has none.
       if (h >= 0) {
-        const analysis::TaxonomyVotes& votes = *r.taxonomy;
-        const char* label = analysis::head_class_name(analysis::taxonomy_label(votes));
-        t.taxonomy.rows.push_back({L, head, std::to_string(votes.sink),
-                                   std::to_string(votes.current), std::to_string(votes.other),
-                                   label});
-        headJson["taxonomy"] = label;
-        HeadFigures f;
-        f.alpha0 = alpha[0];
-        f.boost0 = alpha[0] / analysis::sink_uniform_baseline(T, 0, A.causal);
-        f.concentration = r.sinkConcentration;
-        f.sinkCount = static_cast<int>(set.sinks.size());
-        f.bars0 = diagram.h0.size();
-        f.bars1 = diagram.h1.size();
-        f.bars0Above = above0;
-        f.bars1Above = above1;
-        f.label = analysis::taxonomy_label(votes);
+        const HeadFigures f = append_value_rows(t, at, r, nCurves[static_cast<std::size_t>(h + 1)],
+                                                above0, above1, headJson);
         layerHeads.push_back(f);
         modelHeads.push_back(f);
-
-        // Section 6: value space at the chosen query, N = top-n, and its curve over N.
-        const analysis::ValueSpace& vs = *r.valueSpace;
-        std::string selected;
-        for (int k : vs.selected) selected += (selected.empty() ? "" : " ") + std::to_string(k);
-        t.valueSpace.rows.push_back(value_space_row(L, head, selected, vs));
-        const analysis::ValueSpaceCurve& curve = nCurves[static_cast<std::size_t>(h + 1)];
-        for (const analysis::ValueSpaceCurvePoint& c : curve.points)
-          t.valueSpaceCurve.rows.push_back(
-              {L, head, std::to_string(curve.query), std::to_string(c.topN),
-               num(c.scores.precision), num(c.scores.recall), num(c.scores.f), num(c.randomMean.f),
-               num(c.randomStd.f), std::to_string(c.inversions), std::to_string(c.sinkAwareCount),
-               c.sinkSelected ? "1" : "0"});
-        headJson["value_space"] = {
-            {"precision", vs.scores.precision}, {"recall", vs.scores.recall}, {"f", vs.scores.f}};
       }
       layerJson["heads"].push_back(headJson);
     }
