@@ -12,6 +12,7 @@
 #include "analysis/table_io.h"
 #include "app/figure_set_data.h"
 #include "app/gui_support.h"
+#include "app/study.h"
 #include "models/corpus.h"
 #include "models/loaded_model.h"
 #include "render/figure_part.h"
@@ -68,7 +69,9 @@ int figure_set_command(int argc, char** argv) {
       "  sparsification           dNLL against the share of heads kept, per ranking (004)\n"
       "  bos_removal              NLL change of removing the BOS token, per sentence (003)\n"
       "The last two need a model with an output head.\n"
-      "Usage: sinkscope figure-set [MODEL] --sentences FILE --out DIR"));
+      "Usage: sinkscope figure-set [MODEL] --sentences FILE --out DIR\n"
+      "       sinkscope figure-set --study DIR --out DIR   (a finished corpus study run with\n"
+      "       `study run --curves`: its records, no model run except for sparsification)"));
   parser.addHelpOption();
   const QCommandLineOption sentencesOption{QStringLiteral("sentences"),
                                            QStringLiteral("One sentence per line, or JSONL with \"text\"."),
@@ -91,14 +94,20 @@ int figure_set_command(int argc, char** argv) {
   const QCommandLineOption pngOption{QStringLiteral("png"), QStringLiteral("Also a PNG of every figure at DPI."),
                                      QStringLiteral("DPI")};
   const QCommandLineOption forceOption{QStringLiteral("force"), QStringLiteral("Replace existing files.")};
-  parser.addOptions({sentencesOption, outOption, maxOption, layersOption, sparsifyOption, presetOption,
+  const QCommandLineOption studyOption{QStringLiteral("study"),
+                                       QStringLiteral("A finished corpus study (study run --curves)."),
+                                       QStringLiteral("DIR")};
+  parser.addOptions({studyOption, sentencesOption, outOption, maxOption, layersOption, sparsifyOption, presetOption,
                      pngOption, forceOption});
   parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("A model folder or cache name."),
                                QStringLiteral("[MODEL]"));
   parser.process(arguments);
 
-  if (!parser.isSet(sentencesOption) || !parser.isSet(outOption))
-    return usage_error(QStringLiteral("give --sentences FILE and --out DIR"));
+  const bool fromStudy = parser.isSet(studyOption);
+  if (fromStudy && (parser.isSet(sentencesOption) || !parser.positionalArguments().isEmpty()))
+    return usage_error(QStringLiteral("--study names the model and the sentences: give no MODEL or --sentences"));
+  if ((!fromStudy && !parser.isSet(sentencesOption)) || !parser.isSet(outOption))
+    return usage_error(QStringLiteral("give --sentences FILE (or --study DIR) and --out DIR"));
   if (parser.positionalArguments().size() > 1) return usage_error(QStringLiteral("give at most one MODEL"));
   auto count = [&](const QCommandLineOption& o, int lo, int hi) {
     bool ok = false;
@@ -127,33 +136,62 @@ int figure_set_command(int argc, char** argv) {
   const std::filesystem::path out = parser.value(outOption).toStdString();
   const bool force = parser.isSet(forceOption);
   try {
-    std::vector<std::string> sentences =
-        models::corpus_read_sentences(parser.value(sentencesOption).toStdString());
-    if (sentences.empty())
-      return usage_error(parser.value(sentencesOption) + QStringLiteral(": no sentences (every line is empty)"));
-    if (sentences.size() > static_cast<std::size_t>(maxSentences)) sentences.resize(static_cast<std::size_t>(maxSentences));
-    const QString modelName = parser.positionalArguments().isEmpty()
-                                  ? default_model_folder(builtin_models_dir())
-                                  : parser.positionalArguments().front();
-    if (modelName.isEmpty()) return usage_error(QStringLiteral("no MODEL given and no built-in model found"));
-    const models::LoadedModel model = models::loaded_model_open(modelName.toStdString());
     FigureSetParams params;
     params.shownLayers = layersShown;
     params.sparsificationSentences = sparsify;
-    std::fprintf(stderr, "sinkscope figure-set: %zu sentences on %s\n", sentences.size(),
-                 model.name.c_str());
-    const std::vector<SetFigure> figures =
-        figure_set(model, sentences, params, [&](std::size_t done) {
-          std::fprintf(stderr, "  %zu / %zu sentences analysed\n", done, sentences.size());
-        });
+    std::vector<SetFigure> figures;
+    std::string modelName, sentencesName;
+    std::size_t sentenceCount = 0;
+    if (fromStudy) {
+      const StudyRecords study = study_records(parser.value(studyOption).toStdString());
+      if (!study.params.curves)
+        return usage_error(parser.value(studyOption) +
+                           QStringLiteral(": the study has no curves (run its shards with study run --curves)"));
+      figures = figure_set_of_records(study.records, study.layers, study.heads, study.encoder,
+                                      study.params, params);
+      modelName = study.model;
+      sentencesName = study.sentencesFile;
+      sentenceCount = study.records.size();
+      // Sparsification runs the model: the study's, when it can be opened.
+      if (sparsify > 0 && study.params.functional) {
+        std::vector<std::string> texts;
+        for (std::size_t k = 0; k < study.records.size() && k < static_cast<std::size_t>(sparsify); ++k)
+          texts.push_back(study.records[k].text);
+        try {
+          const std::string spec =
+              std::filesystem::is_directory(study.modelFolder) ? study.modelFolder : study.model;
+          figures.push_back(sparsification_figure(models::loaded_model_open(spec), texts, params));
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "sinkscope figure-set: no sparsification figure: %s\n", e.what());
+        }
+      }
+    } else {
+      std::vector<std::string> sentences =
+          models::corpus_read_sentences(parser.value(sentencesOption).toStdString());
+      if (sentences.empty())
+        return usage_error(parser.value(sentencesOption) + QStringLiteral(": no sentences (every line is empty)"));
+      if (sentences.size() > static_cast<std::size_t>(maxSentences)) sentences.resize(static_cast<std::size_t>(maxSentences));
+      const QString modelArg = parser.positionalArguments().isEmpty()
+                                   ? default_model_folder(builtin_models_dir())
+                                   : parser.positionalArguments().front();
+      if (modelArg.isEmpty()) return usage_error(QStringLiteral("no MODEL given and no built-in model found"));
+      const models::LoadedModel model = models::loaded_model_open(modelArg.toStdString());
+      std::fprintf(stderr, "sinkscope figure-set: %zu sentences on %s\n", sentences.size(),
+                   model.name.c_str());
+      figures = figure_set(model, sentences, params, [&](std::size_t done) {
+        std::fprintf(stderr, "  %zu / %zu sentences analysed\n", done, sentences.size());
+      });
+      modelName = model.name;
+      sentencesName = parser.value(sentencesOption).toStdString();
+      sentenceCount = sentences.size();
+    }
     std::filesystem::create_directories(out);
     for (const SetFigure& f : figures) {
       analysis::CsvTable table = f.table;
       table.comments.insert(table.comments.begin(),
                             {{"tool", "sinkscope figure-set " SINKSCOPE_VERSION},
-                             {"model", model.name},
-                             {"sentences", parser.value(sentencesOption).toStdString() + " (first " +
-                                               std::to_string(sentences.size()) + ")"},
+                             {"model", modelName},
+                             {"sentences", sentencesName + " (first " + std::to_string(sentenceCount) + ")"},
                              {"figure", f.title.empty() ? f.file : f.title}});
       const std::filesystem::path csv = out / (f.file + ".csv");
       analysis::output_check_replaceable(csv, force);
@@ -175,6 +213,9 @@ int figure_set_command(int argc, char** argv) {
       }
     }
   } catch (const models::ModelInputError& e) {
+    std::fprintf(stderr, "sinkscope figure-set: %s\n", e.what());
+    return 2;
+  } catch (const StudyError& e) {
     std::fprintf(stderr, "sinkscope figure-set: %s\n", e.what());
     return 2;
   } catch (const std::exception& e) {

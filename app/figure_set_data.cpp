@@ -123,14 +123,26 @@ std::vector<SetFigure> figure_set(const models::LoadedModel& model,
                                   const std::function<void(std::size_t)>& done) {
   if (sentences.empty()) throw std::invalid_argument("figure set: the sentence file has no sentences");
   const models::ModelConfig& config = model.model->config();
-  const int L = config.num_layers, H = config.num_heads;
   // The functional figures need token probabilities: a folder with an output head.
   const bool outputHead = !models::loaded_model_run(model, sentences.front()).trace.logits().empty();
   AnalyzeParams p = params.analysis;
   p.curves = true;
   p.functional = outputHead;
   const std::vector<SentenceRecord> records = corpus_records(model, sentences, 0, sentences.size(), p, done);
-  const bool encoder = !config.causal;
+  std::vector<SetFigure> figures =
+      figure_set_of_records(records, config.num_layers, config.num_heads, !config.causal, p, params);
+  if (outputHead) figures.push_back(sparsification_figure(model, sentences, params));
+  return figures;
+}
+
+std::vector<SetFigure> figure_set_of_records(const std::vector<SentenceRecord>& records, int L, int H,
+                                             bool encoder, const AnalyzeParams& p,
+                                             const FigureSetParams& params) {
+  if (records.empty()) throw std::invalid_argument("figure set: no sentences");
+  for (const SentenceRecord& r : records)
+    if (r.curves.size() != static_cast<std::size_t>(L))
+      throw std::invalid_argument("figure set: sentence " + std::to_string(r.index) +
+                                  " has no curves (recorded without them)");
   const CorpusTables tables = corpus_tables(records, L, H, encoder, p);
   const std::vector<int> shown = shown_layers(L, params.shownLayers);
   // Positions fewer sentences reach than this are in the tables, not the curves.
@@ -251,8 +263,8 @@ std::vector<SetFigure> figure_set(const models::LoadedModel& model,
     figures.push_back(std::move(fig));
   }
 
-  // What needs the model's token probabilities: BOS removal (003) and sparsification (004).
-  if (!outputHead) return figures;
+  // BOS removal (003) needs the model's token probabilities: recorded with the functional experiments.
+  if (!p.functional) return figures;
   {
     SetFigure fig;
     fig.file = "bos_removal";
@@ -288,6 +300,12 @@ std::vector<SetFigure> figure_set(const models::LoadedModel& model,
     }
     figures.push_back(std::move(fig));
   }
+  return figures;
+}
+
+SetFigure sparsification_figure(const models::LoadedModel& model,
+                                const std::vector<std::string>& sentences,
+                                const FigureSetParams& params) {
   {
     // dNLL against the share of heads kept, averaged over the first sentences.
     std::map<std::pair<int, double>, std::pair<double, int>> pooled;  // (ranking, retained) -> sum, n
@@ -324,9 +342,8 @@ std::vector<SetFigure> figure_set(const models::LoadedModel& model,
       curve.dashed = static_cast<models::HeadRanking>(ranking) == models::HeadRanking::Random;
       fig.curves.push_back(std::move(curve));
     }
-    figures.push_back(std::move(fig));
+    return fig;
   }
-  return figures;
 }
 
 }  // namespace sinkscope::app

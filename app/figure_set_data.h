@@ -16,6 +16,7 @@
 
 #include "analysis/table_io.h"
 #include "app/analyze_report.h"
+#include "app/corpus_pool.h"
 #include "models/experiments.h"
 #include "models/loaded_model.h"
 
@@ -58,6 +59,19 @@ std::vector<SetFigure> figure_set(const models::LoadedModel& model,
                                   const std::vector<std::string>& sentences,
                                   const FigureSetParams& params,
                                   const std::function<void(std::size_t)>& done = {});
+
+// The figures that need no model, from records made with AnalyzeParams::curves
+// (the BOS figure when they were made with ::functional too): a sentence
+// file's or a finished corpus study's. Throws std::invalid_argument when a
+// record has no curves.
+std::vector<SetFigure> figure_set_of_records(const std::vector<SentenceRecord>& records, int layers,
+                                             int heads, bool encoder, const AnalyzeParams& p,
+                                             const FigureSetParams& params);
+// The sparsification curves: head ablation and sparsification of the first
+// params.sparsificationSentences sentences, their dNLL averaged.
+SetFigure sparsification_figure(const models::LoadedModel& model,
+                                const std::vector<std::string>& sentences,
+                                const FigureSetParams& params);
 
 // The layers a plot of `layers` shows when it shows at most `shown`: all, or
 // `shown` spread evenly from the first to the last.

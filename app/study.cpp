@@ -186,6 +186,13 @@ json study_description(const StudyInputs& in, const models::LoadedModel& loaded)
             {"interventions", intervention_json(p.intervention)}}}};
 }
 
+// Studies that record the figure set's curves say so; others keep the
+// description (and study key) they had before curves existed.
+json with_curves(json description, const AnalyzeParams& p) {
+  if (p.curves) description["params"]["curves"] = true;
+  return description;
+}
+
 // The fields of two descriptions that differ (the file path and the model's
 // folder may move; what they hold may not).
 std::vector<std::string> differences(const json& stored, const json& now) {
@@ -255,6 +262,7 @@ StudyFile read_study(const fs::path& dir) {
       throw StudyError(file.string() + ": thresholds: 1 to 32 numbers");
     s.params.thresholds = parse_hex_doubles(thresholds, thresholds.size(), file.string() + ": thresholds");
     s.params.functional = p.at("functional").get<bool>();
+    s.params.curves = p.value("curves", false);
     s.params.batch = p.at("batch").get<int>();
     s.params.intervention = intervention_from_json(p.at("interventions"), file.string() + ": interventions");
     if (s.params.topN < 1 || s.params.topN > 100000 || s.params.randomSubsets < 0 ||
@@ -310,6 +318,18 @@ json record_to_json(const SentenceRecord& r) {
   if (!r.kl.empty()) {
     out["kl"] = hex_doubles(r.kl);
     out["bos"] = hex_double(r.bosDeltaNll);
+  }
+  if (!r.curves.empty()) {
+    json curves = json::array();
+    for (const LayerCurves& lc : r.curves)
+      curves.push_back({{"a", hex_doubles(lc.alpha)},
+                        {"u", hex_doubles(lc.alphaUniform)},
+                        {"e", hex_doubles(lc.bettiGrid)},
+                        {"b0", hex_doubles(lc.beta0)},
+                        {"b1", hex_doubles(lc.beta1)},
+                        {"f", hex_doubles(lc.fN)},
+                        {"fr", hex_doubles(lc.fNRandom)}});
+    out["curves"] = curves;
   }
   return out;
 }
@@ -373,6 +393,29 @@ SentenceRecord record_from_json(const json& j, const StudyFile& study, const std
       r.kl = parse_hex_doubles(j.at("kl"), static_cast<std::size_t>(study.layers) + 1,
                                where + ": kl", true);
       r.bosDeltaNll = parse_hex_double(j.at("bos"), where + ": bos", true);
+    }
+    if (study.params.curves) {
+      // Every layer's curves: alpha_k for each token, the Betti curves on the
+      // study's grid, F_N for N = 1 .. the keys the query sees (at most T).
+      const json& cs = j.at("curves");
+      if (!cs.is_array() || cs.size() != static_cast<std::size_t>(study.layers))
+        throw StudyError(where + ": curves for " + std::to_string(cs.is_array() ? cs.size() : 0) +
+                         " layers, the study has " + std::to_string(study.layers));
+      const auto T = static_cast<std::size_t>(r.tokens);
+      const auto grid = static_cast<std::size_t>(study.params.bettiPoints);
+      for (const json& l : cs) {
+        LayerCurves lc;
+        lc.alpha = parse_hex_doubles(l.at("a"), T, where + ": curves: alpha", true);
+        lc.alphaUniform = parse_hex_doubles(l.at("u"), T, where + ": curves: uniform alpha", true);
+        lc.bettiGrid = parse_hex_doubles(l.at("e"), grid, where + ": curves: Betti grid", true);
+        lc.beta0 = parse_hex_doubles(l.at("b0"), grid, where + ": curves: beta0", true);
+        lc.beta1 = parse_hex_doubles(l.at("b1"), grid, where + ": curves: beta1", true);
+        const std::size_t keys = l.at("f").is_array() ? l.at("f").size() : 0;
+        if (keys > T) throw StudyError(where + ": curves: F_N for more keys than tokens");
+        lc.fN = parse_hex_doubles(l.at("f"), keys, where + ": curves: F_N", true);
+        lc.fNRandom = parse_hex_doubles(l.at("fr"), keys, where + ": curves: random F_N", true);
+        r.curves.push_back(std::move(lc));
+      }
     }
   } catch (const json::exception& e) {
     throw StudyError(where + ": a field is missing or of the wrong type (" + e.what() + ")");
@@ -490,7 +533,7 @@ std::string shard_folder_name(ShardId shard) {
 std::string study_run(const fs::path& dir, const StudyInputs& inputs, ShardId shard,
                       const models::LoadedModel& loaded, std::ostream& progress) {
   if (inputs.sentences.empty()) throw StudyError(inputs.sentencesFile.string() + ": no sentence");
-  const json description = study_description(inputs, loaded);
+  const json description = with_curves(study_description(inputs, loaded), inputs.params);
   const fs::path studyFile = dir / "study.json";
   std::error_code ec;
   fs::create_directories(dir / "shards", ec);
@@ -586,11 +629,12 @@ StudyStatus study_status(const fs::path& dir) {
   return s;
 }
 
-std::vector<fs::path> study_merge(const fs::path& dir, bool partial, bool force, int bootstrap,
-                                  unsigned long long bootstrapSeed) {
-  StudyFile study = read_study(dir);
-  study.params.bootstrap = bootstrap;
-  study.params.bootstrapSeed = bootstrapSeed;
+namespace {
+
+// The finished shards' records in sentence order, each checked against the
+// study; the sentences without one in `missing`.
+std::vector<SentenceRecord> read_records(const fs::path& dir, const StudyFile& study,
+                                         std::vector<std::pair<std::size_t, std::size_t>>& missing) {
   std::vector<std::optional<SentenceRecord>> bySentence(study.sentences);
   for (const auto& [name, m] : finished_shards(dir, study)) {
     const fs::path file = dir / "shards" / name / "records.jsonl";
@@ -618,7 +662,37 @@ std::vector<fs::path> study_merge(const fs::path& dir, bool partial, bool force,
     covered[i] = bySentence[i].has_value();
     if (bySentence[i]) records.push_back(std::move(*bySentence[i]));
   }
-  const auto missing = uncovered(covered);
+  missing = uncovered(covered);
+  return records;
+}
+
+}  // namespace
+
+StudyRecords study_records(const fs::path& dir) {
+  const StudyFile study = read_study(dir);
+  StudyRecords out;
+  std::vector<std::pair<std::size_t, std::size_t>> missing;
+  out.records = read_records(dir, study, missing);
+  if (!missing.empty())
+    throw StudyError(dir.string() + ": sentences " + ranges_text(missing) +
+                     " have no finished shard (run the missing shards first)");
+  out.layers = study.layers;
+  out.heads = study.heads;
+  out.encoder = study.encoder;
+  out.params = study.params;
+  out.model = study.description.value("model", "");
+  out.modelFolder = study.description.value("model_folder", "");
+  out.sentencesFile = study.description.value("sentences_file", "");
+  return out;
+}
+
+std::vector<fs::path> study_merge(const fs::path& dir, bool partial, bool force, int bootstrap,
+                                  unsigned long long bootstrapSeed) {
+  StudyFile study = read_study(dir);
+  study.params.bootstrap = bootstrap;
+  study.params.bootstrapSeed = bootstrapSeed;
+  std::vector<std::pair<std::size_t, std::size_t>> missing;
+  std::vector<SentenceRecord> records = read_records(dir, study, missing);
   if (!missing.empty() && !partial)
     throw StudyError(dir.string() + ": sentences " + ranges_text(missing) +
                      " have no finished shard (run the missing shards, or merge with --partial)");
@@ -706,7 +780,7 @@ std::pair<fs::path, fs::path> study_slurm_write(const fs::path& dirIn, const Stu
   const fs::path dir = fs::absolute(dirIn, ec);
   const fs::path sentences = fs::absolute(inputs.sentencesFile, ec);
   // study.json now: a bad model or sentence file fails here, not in every task.
-  const json description = study_description(inputs, loaded);
+  const json description = with_curves(study_description(inputs, loaded), inputs.params);
   fs::create_directories(dir / "shards", ec);
   fs::create_directories(dir / "slurm" / "logs", ec);
   if (ec) throw StudyError(dir.string() + ": cannot create the study folder (" + ec.message() + ")");
@@ -733,6 +807,7 @@ std::pair<fs::path, fs::path> study_slurm_write(const fs::path& dirIn, const Stu
              std::to_string(p.batch);
   if (p.query >= 0) options += " --query " + std::to_string(p.query);
   if (p.functional) options += " --functional";
+  if (p.curves) options += " --curves";
   // Interventions, as the CLI gives them (sink removal at the study's percentile and gamma).
   const models::Intervention& iv = p.intervention;
   if (iv.dropFirstToken) options += " --drop-first";

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "app/analyze_report.h"
+#include "app/corpus_pool.h"
 #include "models/loaded_model.h"
 
 namespace sinkscope::app {
@@ -72,6 +73,18 @@ StudyStatus study_status(const std::filesystem::path& dir);
 std::vector<std::filesystem::path> study_merge(const std::filesystem::path& dir, bool partial,
                                                bool force, int bootstrap = 200,
                                                unsigned long long bootstrapSeed = 1);
+
+// Every sentence's record of a finished study (all shards complete), in
+// sentence order, checked as a merge checks them, with the study's shape and
+// parameters: what a figure set of the study draws. Throws StudyError.
+struct StudyRecords {
+  std::vector<SentenceRecord> records;
+  int layers = 0, heads = 0;
+  bool encoder = false;
+  AnalyzeParams params;
+  std::string model, modelFolder, sentencesFile;
+};
+StudyRecords study_records(const std::filesystem::path& dir);
 
 // Slurm: a job array of shard tasks and a merge job that runs when every task
 // has succeeded (afterok).

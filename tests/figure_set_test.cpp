@@ -159,3 +159,48 @@ TEST(FigureSet, SentencesOfEveryLengthPoolByPositionAndBadRequestsAreRefused) {
   EXPECT_NE(empty.exit, 0);
   EXPECT_NE(empty.out.find("empty.txt"), std::string::npos) << empty.out;
 }
+
+// A corpus study run with --curves in two shards draws the figure set of its
+// sentence file (every table equal, row for row); a study without curves, or
+// with damaged ones, is refused with the reason.
+TEST(FigureSet, AStudyFolderGivesTheFigureSetOfItsSentenceFile) {
+  QTemporaryDir dir;
+  const fs::path root = dir.path().toStdString();
+  {
+    std::ofstream out(root / "s.txt");
+    std::ifstream in(SINKSCOPE_SOURCE_DIR "/resources/examples/sentences.txt");
+    std::string line;
+    for (int k = 0; k < 20 && std::getline(in, line); ++k) out << line << "\n";
+  }
+  const std::string sentences = "--sentences '" + (root / "s.txt").string() + "'";
+  for (const char* shard : {"0/2", "1/2"}) {
+    const CliRun run = cli("study run '" + kModel + "' " + sentences + " --out '" + (root / "study").string() +
+                           "' --curves --functional --shard " + shard);
+    ASSERT_EQ(run.exit, 0) << run.out;
+  }
+  ASSERT_EQ(cli("figure-set --study '" + (root / "study").string() + "' --out '" + (root / "a").string() + "'").exit, 0);
+  ASSERT_EQ(cli("figure-set '" + kModel + "' " + sentences + " --out '" + (root / "b").string() + "'").exit, 0);
+  for (const char* name : {"key_importance_by_layer", "betti0_by_layer", "betti1_by_layer", "reference_frame",
+                           "fn_against_n_by_layer", "taxonomy_by_layer", "bos_removal", "sparsification"}) {
+    const std::string file = std::string(name) + ".csv";
+    EXPECT_EQ(csv_rows(root / "a" / file), csv_rows(root / "b" / file)) << name;
+    EXPECT_TRUE(fs::exists(root / "a" / (std::string(name) + ".pdf")) || std::string(name) == "reference_frame");
+  }
+
+  // Without --curves: refused, saying how to get them.
+  ASSERT_EQ(cli("study run '" + kModel + "' " + sentences + " --out '" + (root / "plain").string() + "'").exit, 0);
+  const CliRun plain = cli("figure-set --study '" + (root / "plain").string() + "' --out '" + (root / "c").string() + "'");
+  EXPECT_EQ(plain.exit, 2);
+  EXPECT_NE(plain.out.find("study run --curves"), std::string::npos) << plain.out;
+  // Damaged curves: the record's file and line are named.
+  const fs::path records = root / "study/shards/shard-0-of-2/records.jsonl";
+  std::string text = read_text(records);
+  const auto at = text.find("\"b0\":[");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 6, "\"b0\":[\"0x1p+0\",");
+  std::ofstream(records) << text;
+  const CliRun damaged = cli("figure-set --study '" + (root / "study").string() + "' --out '" + (root / "d").string() + "'");
+  EXPECT_EQ(damaged.exit, 2);
+  EXPECT_NE(damaged.out.find("records.jsonl:1"), std::string::npos) << damaged.out;
+  EXPECT_NE(damaged.out.find("beta0"), std::string::npos) << damaged.out;
+}

@@ -71,6 +71,8 @@ const char* kStudyHelp =
     "--sink-denominator all|visible, --top-n N --query Q --random-subsets K --seed S (F_N),\n"
     "--min-persistence M, --symmetrise mean|max, --thresholds a,b,.. (layer profiles),\n"
     "--functional (KL of sink removal and BOS removal, pooled into functional.csv), --batch B\n"
+    "--curves (every layer's alpha_k, Betti and F_N curves in the records: what\n"
+    "`figure-set --study DIR` draws)\n"
     "interventions, analysed instead of the plain run of every sentence: --drop-first,\n"
     "--remove-sinks, --ablate L:H,..., --rope-theta X, --ntk-scale S (as analyze).\n"
     "(16: blocks of B sentences, one batched pass per token count; shards are whole blocks).\n"
@@ -81,7 +83,8 @@ int command_study(int argc, char** argv) {
   namespace a = sinkscope::app;
   const auto parsed = parse_command(
       argc, argv,
-      {"help", "partial", "force", "submit", "gpu", "functional", "drop-first", "remove-sinks"},
+      {"help", "partial", "force", "submit", "gpu", "functional", "curves", "drop-first",
+       "remove-sinks"},
       {"sentences", "out", "shard", "percentile", "gamma", "eps", "specialised-share", "sink-mode",
        "sink-denominator", "shards", "partition", "time", "mem", "cpus", "bootstrap",
        "bootstrap-seed", "top-n", "query", "random-subsets", "seed", "min-persistence",
@@ -185,6 +188,7 @@ int command_study(int argc, char** argv) {
   inputs.modelSpec = args.positional[1];
   inputs.sentencesFile = args.options.at("sentences");
   parse_pooling_options(args, inputs.params);
+  inputs.params.curves = args.options.count("curves") > 0;
   a::ShardId shard;
   try {
     if (args.options.count("shard")) shard = a::parse_shard(args.options.at("shard"));
