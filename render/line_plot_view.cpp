@@ -106,6 +106,12 @@ void LinePlotView::placeLegendInside() {
   for (const auto& series : data_.series) widest = std::max(widest, metrics.horizontalAdvance(series.name));
   const double legendWidth = widest + 16 + 14, legendHeight = data_.series.size() * (metrics.height() + 1) + 6;
   if (legendWidth > 0.5 * width() || legendHeight > 0.4 * height()) {
+    // Below the axes, in a narrow figure: a smaller font rather than cut-off entries.
+    const double room = width() - 16.0;
+    if (legendWidth > room && small.pixelSize() > 5) {
+      small.setPixelSize(std::max(5, static_cast<int>(small.pixelSize() * room / legendWidth)));
+      plot_->legend->setFont(small);
+    }
     fitToSize();
     return;
   }
@@ -169,7 +175,11 @@ void LinePlotView::fitToSize() {
     const QStringList lines = text_wrap(
         data_.title, [&](const QString& t) { return titleFont.horizontalAdvance(t); },
         width() - 12 - 2 * titleIndent_);
-    title->setText(lines.join(QLatin1Char('\n')));
+    // A word longer than the line (a long model name) is shortened in its middle, not cut off.
+    QStringList fitted;
+    for (const QString& line : lines)
+      fitted << titleFont.elidedText(line, Qt::ElideMiddle, std::max(20, width() - 12 - 2 * titleIndent_));
+    title->setText(fitted.join(QLatin1Char('\n')));
   }
 }
 

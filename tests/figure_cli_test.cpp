@@ -142,3 +142,22 @@ TEST(FigureCli, BadRequestsSayWhatIsWrong) {
          "give no MODEL or --text");
   EXPECT_FALSE(std::filesystem::exists(out)) << "no figure from a refused request";
 }
+
+// A session whose model changed since it was saved still makes its figure, and
+// says what changed (config.json's hash) on stderr.
+TEST(FigureCli, ASessionWhoseModelChangedWarns) {
+  QTemporaryDir dir;
+  const std::string session = dir.filePath(QStringLiteral("old.sinkscope")).toStdString();
+  std::ofstream(session) << R"({"format": "sinkscope-session", "version": 1,
+    "model": {"name": ")" << kModel << R"(", "folder": ")" << kModel << R"(",
+              "config_sha256": "0000000000000000000000000000000000000000000000000000000000000000",
+              "tokenizer_sha256": ""},
+    "text": "A sentence to draw.", "selection": {"layer": 1, "head": 0}})";
+  const std::string out = dir.filePath(QStringLiteral("map.svg")).toStdString();
+  const CliRun run = cli("figure --session '" + session + "' --panel attention-map --out '" + out + "'");
+  ASSERT_EQ(run.exit, 0) << run.out;
+  EXPECT_NE(run.out.find("warning: The model changed since this session was saved"), std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("config.json (SHA-256 000000000000... now "), std::string::npos) << run.out;
+  EXPECT_NE(read_text(out).find("layer 1, head 0"), std::string::npos) << "the session's selection";
+}
