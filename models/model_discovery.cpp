@@ -1,6 +1,7 @@
 #include "models/model_discovery.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cctype>
 #include <stdexcept>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "models/input_files.h"
+#include "models/model_config.h"
 
 namespace sinkscope::models {
 
@@ -115,6 +117,38 @@ std::string model_display_name(const fs::path& given) {
   std::sort(refs.begin(), refs.end());
   if (!refs.empty()) return name + " (" + refs.front() + ")";
   return name + " (revision " + hash.substr(0, 7) + ")";
+}
+
+ModelFolderSummary model_folder_summary(const fs::path& folder) {
+  ModelFolderSummary s;
+  try {
+    s.family = model_config_read(folder / "config.json").model_type;
+  } catch (const std::exception&) {
+    s.family = "?";
+  }
+  if (s.family.empty()) s.family = "?";
+  std::error_code ec;
+  int seen = 0;
+  for (const auto& e : fs::directory_iterator(folder, ec)) {
+    if (++seen > 10000) break;  // a hostile folder of many files: what was counted so far
+    const std::string ext = e.path().extension().string();
+    if (ext != ".safetensors" && ext != ".bin") continue;
+    std::error_code sizeError;
+    if (!fs::is_regular_file(e.path(), sizeError)) continue;
+    const auto size = fs::file_size(e.path(), sizeError);
+    if (!sizeError) s.weightBytes += size;
+  }
+  return s;
+}
+
+std::string byte_size_text(std::uintmax_t bytes) {
+  const char* units[] = {"B", "kB", "MB", "GB", "TB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1000.0 && u < 4) v /= 1000.0, ++u;
+  char text[32];
+  std::snprintf(text, sizeof text, u == 0 || v >= 100 ? "%.0f %s" : "%.1f %s", v, units[u]);
+  return text;
 }
 
 }  // namespace sinkscope::models

@@ -2,6 +2,7 @@
 // Finding model folders: a path, or a Hugging Face cache name "org/name"
 // ($HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub, layout
 // models--ORG--NAME/snapshots/REV/).
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -32,5 +33,17 @@ std::filesystem::path model_location_resolve(
 // when none does, never as the bare snapshot hash; any other folder by its
 // own name (issue 17, item 3).
 std::string model_display_name(const std::filesystem::path& folder);
+
+// What the model chooser says about a folder beside its name (issue 17,
+// item 3): its family (config.json's model_type, "?" when unreadable) and the
+// bytes of its weight files (*.safetensors, *.bin; links followed for their
+// size only, as a cache snapshot's point into its blobs).
+struct ModelFolderSummary {
+  std::string family;
+  std::uintmax_t weightBytes = 0;
+};
+ModelFolderSummary model_folder_summary(const std::filesystem::path& folder);
+// "1.2 GB", "350 MB", "12 kB": a size as the chooser shows it.
+std::string byte_size_text(std::uintmax_t bytes);
 
 }  // namespace sinkscope::models

@@ -1172,3 +1172,31 @@ TEST_F(MainWindowGui, ExamplesAreSearchedAndAPickRuns) {
   ASSERT_TRUE(QTest::qWaitFor(
       [&] { return ran.count() >= 1 && w.lastRun() && w.lastRun()->sentence == chosen; }, kTimeout));
 }
+
+// Issue 17, item 3: the model chooser lists the Hugging Face cache's models by
+// repository and revision with their family and size, and opens one by name.
+TEST_F(MainWindowGui, TheModelChooserListsCacheModelsWithRevisionFamilyAndSize) {
+  QTemporaryDir dir;
+  const QString source = write_model_folder(dir, 1, 2);
+  const std::filesystem::path repo =
+      std::filesystem::path(dir.path().toStdString()) / "hub" / "models--acme--tiny-llama";
+  const std::filesystem::path snapshot = repo / "snapshots" / "0123456789abcdef";
+  std::filesystem::create_directories(repo / "refs");
+  std::filesystem::create_directories(snapshot);
+  std::filesystem::copy(source.toStdString(), snapshot, std::filesystem::copy_options::recursive);
+  std::ofstream(repo / "refs" / "main") << "0123456789abcdef";
+  qputenv("HF_HUB_CACHE", QByteArray::fromStdString((std::filesystem::path(dir.path().toStdString()) / "hub").string()));
+  ui::MainWindow w;
+  auto* chooser = w.findChild<QComboBox*>(QStringLiteral("modelChooser"));
+  qunsetenv("HF_HUB_CACHE");
+  ASSERT_NE(chooser, nullptr);
+  int at = -1;
+  for (int k = 0; k < chooser->count(); ++k)
+    if (chooser->itemText(k).startsWith(QStringLiteral("acme/tiny-llama (main) (cache)"))) at = k;
+  ASSERT_GE(at, 0);
+  const QString text = chooser->itemText(at);
+  EXPECT_TRUE(text.contains(QStringLiteral("llama"))) << text.toStdString();
+  EXPECT_TRUE(text.contains(QStringLiteral(" kB")) || text.contains(QStringLiteral(" MB"))) << text.toStdString();
+  EXPECT_FALSE(text.contains(QStringLiteral("0123456789abcdef"))) << "never the snapshot hash";
+  EXPECT_EQ(chooser->itemData(at).toString(), QStringLiteral("acme/tiny-llama")) << "opened by its name";
+}

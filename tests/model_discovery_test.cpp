@@ -54,3 +54,29 @@ TEST(ModelDiscovery, CacheRootFollowsTheEnvironment) {
   EXPECT_EQ(hf_cache_root(), fs::path("/y/hub"));
   unsetenv("HF_HOME");
 }
+
+// The model chooser's words for a folder: family and weights size (issue 17, item 3).
+TEST(ModelDiscovery, AFolderSummaryGivesFamilyAndWeightSize) {
+  const fs::path root = fs::temp_directory_path() / ("sinkscope-summary-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  const fs::path blobs = root / "models--acme--tiny" / "blobs";
+  const fs::path snapshot = root / "models--acme--tiny" / "snapshots" / "abc";
+  fs::create_directories(blobs);
+  fs::create_directories(snapshot);
+  std::ofstream(snapshot / "config.json")
+      << R"({"model_type": "llama", "hidden_size": 8, "num_hidden_layers": 1, "num_attention_heads": 2,
+             "intermediate_size": 16, "vocab_size": 10, "max_position_embeddings": 16})";
+  std::ofstream(blobs / "w1") << std::string(1500, 'x');
+  fs::create_symlink(blobs / "w1", snapshot / "model.safetensors");  // as the cache links them
+  std::ofstream(snapshot / "pytorch_model.bin") << std::string(500, 'y');
+  std::ofstream(snapshot / "notes.txt") << std::string(9000, 'z');  // not weights
+  const ModelFolderSummary s = model_folder_summary(snapshot);
+  EXPECT_EQ(s.family, "llama");
+  EXPECT_EQ(s.weightBytes, 2000u);
+  EXPECT_EQ(model_folder_summary(root / "missing").family, "?");
+  EXPECT_EQ(byte_size_text(2000), "2.0 kB");
+  EXPECT_EQ(byte_size_text(999), "999 B");
+  EXPECT_EQ(byte_size_text(1'234'000'000), "1.2 GB");
+  EXPECT_EQ(byte_size_text(350'000'000), "350 MB");
+  fs::remove_all(root);
+}

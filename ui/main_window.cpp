@@ -873,9 +873,28 @@ void MainWindow::refreshRecentModels() {
     const auto cached = models::hf_cache_models();
     if (recent.isEmpty() && cached.empty())
       modelChooser_->addItem(tr("(no recent models)"), QString());
+    // Each entry: its name (a cache snapshot's repository and revision), family and size.
+    auto add = [this](const QString& name, const QString& open, const std::filesystem::path& folder) {
+      const models::ModelFolderSummary s = models::model_folder_summary(folder);
+      modelChooser_->addItem(tr("%1 \u2014 %2, %3")
+                                 .arg(name, QString::fromStdString(s.family),
+                                      QString::fromStdString(models::byte_size_text(s.weightBytes))),
+                             open);
+      modelChooser_->setItemData(modelChooser_->count() - 1, QString::fromStdString(folder.string()),
+                                 Qt::ToolTipRole);
+    };
     for (const QString& folder : recent) {
-      modelChooser_->addItem(QFileInfo(folder).fileName(), folder);
-      modelChooser_->setItemData(modelChooser_->count() - 1, folder, Qt::ToolTipRole);
+      std::error_code ec;
+      std::filesystem::path path;
+      try {
+        path = models::model_location_resolve(folder.toStdString());
+      } catch (const std::exception&) {
+        path = folder.toStdString();  // gone: listed by its name, the open says why
+      }
+      add(std::filesystem::is_directory(path, ec)
+              ? QString::fromStdString(models::model_display_name(path))
+              : QFileInfo(folder).fileName(),
+          folder, path);
     }
     // SinkScope's built-in models.
     if (!builtinDir_.isEmpty()) {
@@ -886,8 +905,7 @@ void MainWindow::refreshRecentModels() {
         if (recent.contains(folder) ||
             !QFileInfo::exists(QDir(folder).filePath(QStringLiteral("config.json"))))
           continue;
-        modelChooser_->addItem(tr("%1 (built-in)").arg(b), folder);
-        modelChooser_->setItemData(modelChooser_->count() - 1, folder, Qt::ToolTipRole);
+        add(tr("%1 (built-in)").arg(b), folder, folder.toStdString());
       }
     }
     // Models in the Hugging Face cache, by their org/name.
@@ -896,9 +914,8 @@ void MainWindow::refreshRecentModels() {
     for (const auto& m : cached) {
       const QString name = QString::fromStdString(m.name);
       if (recent.contains(name)) continue;
-      modelChooser_->addItem(tr("%1 (cache)").arg(name), name);
-      modelChooser_->setItemData(modelChooser_->count() - 1,
-                                 QString::fromStdString(m.folder.string()), Qt::ToolTipRole);
+      add(tr("%1 (cache)").arg(QString::fromStdString(models::model_display_name(m.folder))), name,
+          m.folder);
     }
   }
   if (recentMenu_) {
