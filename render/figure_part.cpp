@@ -19,6 +19,8 @@ std::optional<FigurePart> figure_part(const QWidget* view) {
   } else if (auto* scene = qobject_cast<const SceneView*>(view)) {
     part.scene = std::make_shared<const SceneData>(scene->data());
     part.camera = scene->camera();
+  } else if (auto* head = qobject_cast<const HeadView*>(view)) {
+    part.headView = std::make_shared<const HeadViewData>(head->data());
   } else if (auto* standIn = qobject_cast<const FigureStandIn*>(view)) {
     if (!standIn->heatMap() && !standIn->scene()) return std::nullopt;
     part.map = standIn->heatMap();

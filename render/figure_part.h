@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 
+#include "render/head_view.h"
 #include "render/heat_map_data.h"
 #include "render/scene_data.h"
 
@@ -25,10 +26,11 @@ struct FigurePart {
   std::shared_ptr<const HeatMapData> map;  // or a heat map
   std::shared_ptr<const SceneData> scene;  // or a 3-D scene, seen from `camera`
   SceneCamera camera;
+  std::shared_ptr<const HeadViewData> headView;  // or the head view
 };
 
-// The part a widget exports: a HeatMapView, LinePlotView, SceneView or a
-// FigureStandIn holding data; nothing for any other widget.
+// The part a widget exports: a HeatMapView, LinePlotView, SceneView,
+// HeadView or a FigureStandIn holding data; nothing for any other widget.
 std::optional<FigurePart> figure_part(const QWidget* view);
 
 // Takes the place of a heat map or 3-D view where the Qt platform has no

@@ -490,6 +490,7 @@ QString part_title(const FigurePart& part) {
   if (part.plot) return part.plot->data().title;
   if (part.map) return part.map->title;
   if (part.scene) return part.scene->title;
+  if (part.headView) return part.headView->title;
   return {};
 }
 
@@ -501,6 +502,13 @@ void paint_part(QCPPainter& p, const FigurePart& part, LinePlotView* plot, int w
     paint_heat_map(p, *part.map, lo, hi, w, h, st);
   } else if (part.scene) {
     paint_scene(p, *part.scene, part.camera, w, h, st);
+  } else if (part.headView) {
+    if (!st.transparent) p.fillRect(QRectF(0, 0, w, h), Qt::white);
+    const double indent = st.titleIndent;
+    p.save();
+    p.translate(indent, 0);  // room for a sub-figure's letter
+    paint_head_view(p, *part.headView, w - indent, h, st.fontPt, st.family, st.visibleSpaces);
+    p.restore();
   } else if (plot) {
     if (st.transparent) plot->plot()->setBackground(Qt::transparent);
     plot->plot()->toPainter(&p, w, h);
@@ -546,10 +554,27 @@ QString scene_csv(const SceneData& d, const QStringList& comments) {
   return s;
 }
 
+QString head_view_csv(const HeadViewData& d, const QStringList& comments) {
+  QString s = header(QStringList{QStringLiteral("panel: ") + d.title} + comments);
+  s += QStringLiteral("head,query,key,query_token,key_token,weight\n");
+  const std::size_t n = d.tokens.size();
+  for (const HeadViewHead& head : d.heads)
+    for (std::size_t q = 0; q < n; ++q)
+      for (std::size_t k = 0; k < n; ++k) {
+        const float w = head.weights[q * n + k];
+        if (!std::isfinite(w)) continue;  // a key the query cannot see
+        s += csv_field(head.name) + QLatin1Char(',') + QString::number(q) + QLatin1Char(',') +
+             QString::number(k) + QLatin1Char(',') + csv_field(d.tokens[q]) + QLatin1Char(',') +
+             csv_field(d.tokens[k]) + QLatin1Char(',') + number(w) + QLatin1Char('\n');
+      }
+  return s;
+}
+
 QString figure_part_csv(const FigurePart& part, const QStringList& comments) {
   if (part.plot) return line_plot_csv(part.plot->data(), comments);
   if (part.map) return heat_map_csv(*part.map, comments);
   if (part.scene) return scene_csv(*part.scene, comments);
+  if (part.headView) return head_view_csv(*part.headView, comments);
   throw std::invalid_argument("export: this panel has nothing to export");
 }
 
@@ -560,7 +585,7 @@ void figure_part_export(const FigurePart& part, const QString& path, const Figur
     write_atomic(path, figure_part_csv(part, comments).toUtf8(), overwrite);
     return;
   }
-  if (!part.plot && !part.map && !part.scene)
+  if (!part.plot && !part.map && !part.scene && !part.headView)
     throw std::invalid_argument("export: this panel has nothing to export");
   // A heat map's page is 800 x 700 unless a preset sizes it: its cells fit any shape.
   const QSize size = figure_size(options, part.map ? QSize(800, 700) : part_size(part));
@@ -614,7 +639,7 @@ void figure_export(const std::vector<FigurePart>& parts, const QString& path,
   if (parts.empty() || parts.size() > 26)
     throw std::invalid_argument("figure: give 1 to 26 views");
   for (const FigurePart& part : parts)
-    if (!part.plot && !part.map && !part.scene)
+    if (!part.plot && !part.map && !part.scene && !part.headView)
       throw std::invalid_argument("figure: a view has nothing to draw");
   const int n = static_cast<int>(parts.size());
   const int cols = figure_columns(options, n, columns);

@@ -54,6 +54,9 @@ QString line_plot_csv(const LinePlotData& data, const QStringList& comments);
 QString heat_map_csv(const HeatMapData& data, const QStringList& comments);
 // One row per point (token, label, x, y, z, size), edge (from, to, weight) and ball.
 QString scene_csv(const SceneData& data, const QStringList& comments);
+// One row per head, query and key the query sees (head, query, key, their tokens, weight).
+struct HeadViewData;
+QString head_view_csv(const HeadViewData& data, const QStringList& comments);
 
 // One view's figure (PNG, PDF, SVG) or its CSV, from its part (figure_part.h).
 // Throws std::runtime_error naming the file and the problem.

@@ -4,7 +4,10 @@
 // Before, text in PNGs was drawn dpi / 72 times too large and clipped.
 #include <gtest/gtest.h>
 
+#include <QApplication>
 #include <QFile>
+#include <QMouseEvent>
+#include <QSignalSpy>
 #include <QImage>
 #include <QTest>
 #include <QTemporaryDir>
@@ -12,8 +15,11 @@
 #include <cstdlib>
 #include <algorithm>
 #include <sstream>
+#include <limits>
 #include <vector>
 
+#include "render/figure_part.h"
+#include "render/head_view.h"
 #include "render/heat_map_view.h"
 #include "render/label_layout.h"
 #include "render/scene_view.h"
@@ -265,4 +271,76 @@ TEST(FigureExport, LabelsDoNotOverlapAndLongScenesLabelTheirLargestPoints) {
     drawn += text.find(">label" + std::to_string(k) + "x<") != std::string::npos ? 1 : 0;
   EXPECT_EQ(drawn, 1);
   EXPECT_NE(text.find(">label9x<"), std::string::npos) << "the largest point's label";
+}
+
+// Issue 17, item 4: the head view draws a line per weight of at least 1%, as
+// opaque as the weight; a focused token keeps its own lines only; hovering
+// and clicking name tokens by side; the figure is vectors and its CSV every weight.
+TEST(HeadView, LinesFollowTheWeightsAndTheFocusedToken) {
+  HeadViewData d;
+  d.title = QStringLiteral("Head view | toy, layer 0, head 0");
+  d.tokens = {QStringLiteral("<s>"), QStringLiteral("a"), QStringLiteral("b")};
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  d.heads.push_back({QStringLiteral("head 0"), {0, 0, 1},
+                     {1.0f, nan, nan, 0.995f, 0.005f, nan, 0.6f, 0.3f, 0.1f}});
+  std::vector<HeadViewLine> lines = head_view_lines(d);
+  ASSERT_EQ(lines.size(), 5u) << "0.005 is under 1%, NaN is a key the query cannot see";
+  EXPECT_EQ(lines[0].query, 0);
+  EXPECT_DOUBLE_EQ(lines[0].opacity, 1.0);
+  EXPECT_NEAR(lines[4].opacity, 0.1, 1e-6);
+  d.focusQuery = 2;
+  lines = head_view_lines(d);
+  ASSERT_EQ(lines.size(), 3u);
+  for (const HeadViewLine& l : lines) EXPECT_EQ(l.query, 2);
+  d.focusQuery = -1;
+  d.focusKey = 0;
+  EXPECT_EQ(head_view_lines(d).size(), 3u) << "every query's line into key 0";
+  d.focusKey = -1;
+  d.heads.push_back({QStringLiteral("head 1"), {1, 0, 0}, std::vector<float>(4, 0.5f)});
+  EXPECT_THROW(head_view_check(d), std::invalid_argument);
+  d.heads.pop_back();
+
+  HeadView view;
+  view.resize(400, 300);
+  view.setData(d);
+  view.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+  QSignalSpy hovered(&view, &HeadView::tokenHovered), clicked(&view, &HeadView::tokenClicked);
+  // Find token rows through the view's own geometry: left of centre is a query, right a key.
+  QPoint left(-1, -1), right(-1, -1);
+  for (int y = 0; y < view.height() && (left.x() < 0 || right.x() < 0); ++y) {
+    if (head_view_token_at(d, 400, 300, 9.0, QPointF(40, y), view.font().family()) == std::pair{0, 2})
+      left = {40, y};
+    if (head_view_token_at(d, 400, 300, 9.0, QPointF(360, y), view.font().family()) == std::pair{1, 1})
+      right = {360, y};
+  }
+  ASSERT_GE(left.x(), 0);
+  ASSERT_GE(right.x(), 0);
+  QMouseEvent move(QEvent::MouseMove, QPointF(left), view.mapToGlobal(QPointF(left)), Qt::NoButton,
+                   Qt::NoButton, Qt::NoModifier);
+  QApplication::sendEvent(&view, &move);
+  ASSERT_GE(hovered.count(), 1);
+  EXPECT_EQ(hovered.last().at(0).toInt(), 0);
+  EXPECT_EQ(hovered.last().at(1).toInt(), 2);
+  QTest::mouseClick(&view, Qt::LeftButton, {}, right);
+  ASSERT_EQ(clicked.count(), 1);
+  EXPECT_EQ(clicked.last().at(0).toInt(), 1);
+  EXPECT_EQ(clicked.last().at(1).toInt(), 1);
+  QEvent leave(QEvent::Leave);
+  QApplication::sendEvent(&view, &leave);
+  EXPECT_EQ(hovered.last().at(1).toInt(), -1) << "leaving the view clears the hover";
+
+  QTemporaryDir dir;
+  const QString pdf = dir.filePath(QStringLiteral("head.pdf")), csv = dir.filePath(QStringLiteral("head.csv")),
+                svg = dir.filePath(QStringLiteral("head.svg"));
+  const FigurePart part = *figure_part(&view);
+  figure_part_export(part, pdf, figure_preset(FigurePreset::OneColumn), {}, true);
+  figure_part_export(part, svg, figure_preset(FigurePreset::OneColumn), {}, true);
+  figure_part_export(part, csv, FigureOptions{}, {QStringLiteral("model: toy")}, true);
+  EXPECT_EQ(std::stoi(shell("pdfimages -list '" + pdf.toStdString() + "' | tail -n +3 | wc -l").out), 0);
+  EXPECT_NE(read_text(svg.toStdString()).find(">2 b<"), std::string::npos) << "token labels as text";
+  const std::string rows = csv_rows(csv.toStdString());
+  EXPECT_NE(rows.find("head,query,key,query_token,key_token,weight\n"), std::string::npos);
+  EXPECT_NE(rows.find("head 0,1,1,a,a,0.004999999888241291"), std::string::npos) << rows;
+  EXPECT_EQ(std::count(rows.begin(), rows.end(), '\n'), 1 + 6) << "the visible weights";
 }

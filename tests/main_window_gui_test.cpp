@@ -36,6 +36,7 @@
 #include "analysis/attention_matrix.h"
 #include "models/model.h"
 #include "models/model_writer.h"
+#include "render/head_view.h"
 #include "render/heat_map_view.h"
 #include "render/line_plot_view.h"
 #include "render/qcustomplot_include.h"
@@ -1199,4 +1200,46 @@ TEST_F(MainWindowGui, TheModelChooserListsCacheModelsWithRevisionFamilyAndSize) 
   EXPECT_TRUE(text.contains(QStringLiteral(" kB")) || text.contains(QStringLiteral(" MB"))) << text.toStdString();
   EXPECT_FALSE(text.contains(QStringLiteral("0123456789abcdef"))) << "never the snapshot hash";
   EXPECT_EQ(chooser->itemData(at).toString(), QStringLiteral("acme/tiny-llama")) << "opened by its name";
+}
+
+// Issue 17, item 4: the head view follows the selection (one head, or every
+// head of the layer for the average or when ticked) and a click on a token
+// selects it as the query (left) or key (right) in every panel.
+TEST_F(MainWindowGui, TheHeadViewFollowsTheSelectionAndSelectsTokens) {
+  QTemporaryDir dir;
+  ui::MainWindow w;
+  ASSERT_TRUE(show_with_model(w, dir, 2, 3));
+  render::HeadView* view = w.analysisPanels()->headView();
+  ASSERT_NE(view, nullptr);
+  w.selection()->setLayer(1);
+  w.selection()->setHead(2);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return view->data().title.contains(QStringLiteral("layer 1, head 2")); }, kTimeout));
+  EXPECT_EQ(view->data().heads.size(), 1u);
+  EXPECT_EQ(view->data().tokens.size(), static_cast<std::size_t>(w.lastRun()->tokenCount()));
+  // The weights are the run's map of that head.
+  const analysis::AttentionMatrix map = w.lastRun()->attention(1, 2);
+  const std::size_t T = view->data().tokens.size();
+  EXPECT_FLOAT_EQ(view->data().heads[0].weights[(T - 1) * T], static_cast<float>(map.view().at(static_cast<int>(T) - 1, 0)));
+  w.selection()->setHead(ui::SelectionModel::kHeadAverage);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return view->data().heads.size() == 3u; }, kTimeout));
+  w.selection()->setHead(0);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return view->data().heads.size() == 1u; }, kTimeout));
+  auto* all = w.findChild<QCheckBox*>(QStringLiteral("headViewAllHeads"));
+  ASSERT_NE(all, nullptr);
+  all->setChecked(true);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return view->data().heads.size() == 3u; }, kTimeout));
+
+  // A click on the second query token on the left selects it.
+  for (QDockWidget* d : w.analysisPanels()->docks())
+    if (d->objectName() == QLatin1String("headViewDock")) d->raise();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return view->isVisible(); }, kTimeout));
+  QTest::qWait(100);
+  QPoint at(-1, -1);
+  for (int y = 0; y < view->height() && at.x() < 0; ++y)
+    if (render::head_view_token_at(view->data(), view->width(), view->height(), 9.0, QPointF(20, y),
+                                   view->font().family()) == std::pair{0, 1})
+      at = {20, y};
+  ASSERT_GE(at.x(), 0);
+  QTest::mouseClick(view, Qt::LeftButton, {}, at);
+  EXPECT_EQ(w.selection()->queryToken(), 1);
 }

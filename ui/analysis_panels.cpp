@@ -4,6 +4,7 @@
 
 #include "ui/deferred_results.h"
 #include "ui/panels/graph_panel.h"
+#include "ui/panels/head_view_panel.h"
 #include "ui/panels/layer_profiles_panel.h"
 #include "ui/panels/persistence_panel.h"
 #include "ui/panels/spectrum_panel.h"
@@ -27,7 +28,9 @@ AnalysisPanels::AnalysisPanels(QMainWindow* window, SelectionModel* selection, J
   profiles_ = new LayerProfilesPanel(inputs_, window);
   graph_ = new GraphPanel(inputs_, window);
   valueSpace_ = new ValueSpacePanel(inputs_, window);
-  panels_ = {overview_, persistence_, spectrum_, taxonomy_, profiles_, graph_, valueSpace_};
+  headView_ = new HeadViewPanel(inputs_, window);
+  panels_ = {overview_,  persistence_, spectrum_,  taxonomy_,
+             profiles_,  graph_,       valueSpace_, headView_};
   for (Panel* panel : panels_) docks_.push_back(panel->dock());
 
   connect(selection, &SelectionModel::changed, this, &AnalysisPanels::refresh);
@@ -52,6 +55,7 @@ render::SceneView* AnalysisPanels::graphView() const { return graph_->view(); }
 render::SceneView* AnalysisPanels::embeddingView() const { return spectrum_->embeddingView(); }
 render::SceneView* AnalysisPanels::valueSpaceView() const { return valueSpace_->sceneView(); }
 render::LinePlotView* AnalysisPanels::valueCurveView() const { return valueSpace_->curveView(); }
+render::HeadView* AnalysisPanels::headView() const { return headView_->view(); }
 
 void AnalysisPanels::setGraphLayout(int layout) { graph_->setLayout(layout); }
 

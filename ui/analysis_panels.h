@@ -16,6 +16,7 @@ class QDockWidget;
 class QMainWindow;
 
 namespace sinkscope::render {
+class HeadView;
 class HeatMapView;
 class LinePlotView;
 class SceneView;
@@ -25,6 +26,7 @@ namespace sinkscope::ui {
 
 class DeferredResults;
 class GraphPanel;
+class HeadViewPanel;
 class JobRunner;
 class LayerProfilesPanel;
 class PersistencePanel;
@@ -56,6 +58,7 @@ class AnalysisPanels : public QObject {
   render::SceneView* embeddingView() const;
   render::SceneView* valueSpaceView() const;
   render::LinePlotView* valueCurveView() const;
+  render::HeadView* headView() const;
   // 0: spectral embedding (3-D), 1: force-directed (2-D).
   void setGraphLayout(int layout);
 
@@ -80,6 +83,7 @@ class AnalysisPanels : public QObject {
   LayerProfilesPanel* profiles_;
   GraphPanel* graph_;
   ValueSpacePanel* valueSpace_;
+  HeadViewPanel* headView_;
   std::vector<Panel*> panels_;  // all of the above, in dock order
   std::vector<QDockWidget*> docks_;
 };

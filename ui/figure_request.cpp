@@ -30,6 +30,8 @@ const std::vector<FigurePanelName>& figure_panel_names() {
       {QStringLiteral("value-space"), QStringLiteral("valueSpaceDock"),
        {QStringLiteral("valueSpaceView"), QStringLiteral("valueCurve")},
        QStringLiteral("value contributions in 3-D and F_N against N")},
+      {QStringLiteral("head-view"), QStringLiteral("headViewDock"), {QStringLiteral("headView")},
+       QStringLiteral("lines from queries to keys, as BertViz's head view")},
   };
   return names;
 }

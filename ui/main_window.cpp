@@ -69,7 +69,7 @@ namespace {
 // From this many tokens the attention map's linear scale is clipped at the
 // 99th percentile of the weights (issue 17, defect 14).
 constexpr int kClippedScaleFrom = 128;
-constexpr int kLayoutVersion = 2;       // bump when docks are added or renamed (2: Study)
+constexpr int kLayoutVersion = 3;       // bump when docks are added or renamed (2: Study, 3: Head view)
 constexpr double kSinkMetricEps = 0.3;  // metrics.md s. 1 default
 
 QStringList example_sentences() {
