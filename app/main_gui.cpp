@@ -65,6 +65,11 @@ struct GuiOptions {
       QStringLiteral("Open the merged corpus study in DIR (sinkscope-cli study merge) in the "
                      "Study panel."),
       QStringLiteral("DIR")};
+  QCommandLineOption checkpoints{
+      QStringLiteral("checkpoints"),
+      QStringLiteral("Open the checkpoints of the training run in DIR (sinkscope-cli train "
+                     "--out DIR) in the Checkpoints panel."),
+      QStringLiteral("DIR")};
   QCommandLineOption threads{
       QStringLiteral("threads"),
       QStringLiteral("Use N threads for forward passes and analysis (default: every core; "
@@ -76,7 +81,7 @@ struct GuiOptions {
         QStringLiteral("SinkScope: explore attention sinks in transformer language models."));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addOptions({model, text, screenshot, device, resetLayout, show, study, threads});
+    parser.addOptions({model, text, screenshot, device, resetLayout, show, study, checkpoints, threads});
     parser.addPositionalArgument(QStringLiteral("session"),
                                  QStringLiteral("A session file (.sinkscope) to open."),
                                  QStringLiteral("[FILE.sinkscope]"));
@@ -173,10 +178,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   const bool restoreLast = QSettings().value(QStringLiteral("sessions/restoreOnLaunch"), true).toBool() &&
-                           !parser.isSet(options.model) && !parser.isSet(options.text);
+                           !parser.isSet(options.model) && !parser.isSet(options.text) &&
+                           !parser.isSet(options.checkpoints);
   // Opening a model runs the sentence on it; without one, run the baseline now.
   if (!positional.isEmpty())
     window.openSession(positional.front());
+  else if (parser.isSet(options.checkpoints))
+    window.openCheckpoints(parser.value(options.checkpoints));  // opens its last checkpoint
   else if (restoreLast && window.restoreLastSession())
     ;  // the session opens its model
   else if (parser.isSet(options.model))

@@ -96,8 +96,12 @@ std::string model_display_name(const fs::path& given) {
   const fs::path folder = given.filename().empty() ? given.parent_path() : given;
   const fs::path snapshots = folder.parent_path(), repo = snapshots.parent_path();
   const std::string repoName = repo.filename().string();
+  // A training checkpoint (RUN/checkpoints/step-N) by its run and step.
+  const std::string own = folder.filename().string();
+  if (snapshots.filename() == "checkpoints" && own.rfind("step-", 0) == 0 && !repoName.empty())
+    return repoName + " (step " + own.substr(5) + ")";
   if (snapshots.filename() != "snapshots" || repoName.rfind("models--", 0) != 0)
-    return folder.filename().string();
+    return own;
   std::string name = repoName.substr(8);
   for (std::size_t at; (at = name.find("--")) != std::string::npos;) name.replace(at, 2, "/");
   const std::string hash = folder.filename().string();
@@ -117,6 +121,26 @@ std::string model_display_name(const fs::path& given) {
   std::sort(refs.begin(), refs.end());
   if (!refs.empty()) return name + " (" + refs.front() + ")";
   return name + " (revision " + hash.substr(0, 7) + ")";
+}
+
+std::vector<Checkpoint> training_checkpoints(const fs::path& folder) {
+  std::error_code ec;
+  const fs::path dir = fs::is_directory(folder / "checkpoints", ec) ? folder / "checkpoints" : folder;
+  std::vector<Checkpoint> out;
+  std::size_t seen = 0;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (++seen > 100000) break;  // a hostile folder of many entries: what was found so far
+    const std::string name = e.path().filename().string();
+    if (name.rfind("step-", 0) != 0 || name.size() <= 5 || name.size() > 5 + 15) continue;
+    const std::string digits = name.substr(5);
+    if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
+    std::error_code fileError;
+    if (!fs::is_regular_file(e.path() / "config.json", fileError)) continue;
+    out.push_back({std::stoll(digits), e.path()});
+    if (out.size() >= kMaxCheckpoints) break;
+  }
+  std::sort(out.begin(), out.end(), [](const Checkpoint& a, const Checkpoint& b) { return a.step < b.step; });
+  return out;
 }
 
 ModelFolderSummary model_folder_summary(const fs::path& folder) {

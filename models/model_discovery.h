@@ -34,6 +34,17 @@ std::filesystem::path model_location_resolve(
 // own name (issue 17, item 3).
 std::string model_display_name(const std::filesystem::path& folder);
 
+// The checkpoints of a training run (issue 17, item 2): `folder` is what
+// `sinkscope-cli train --out DIR` wrote (its checkpoints/step-N folders) or
+// that checkpoints folder itself. Every step-N sub-folder with a config.json,
+// sorted by N; at most kMaxCheckpoints. Empty when there is none.
+struct Checkpoint {
+  long long step = 0;
+  std::filesystem::path folder;
+};
+inline constexpr std::size_t kMaxCheckpoints = 4096;
+std::vector<Checkpoint> training_checkpoints(const std::filesystem::path& folder);
+
 // What the model chooser says about a folder beside its name (issue 17,
 // item 3): its family (config.json's model_type, "?" when unreadable) and the
 // bytes of its weight files (*.safetensors, *.bin; links followed for their

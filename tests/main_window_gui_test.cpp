@@ -34,6 +34,9 @@
 #include <fstream>
 
 #include "analysis/attention_matrix.h"
+#include "analysis/sink_metric.h"
+#include "models/loaded_model.h"
+#include "ui/checkpoints_panel.h"
 #include "models/model.h"
 #include "models/model_writer.h"
 #include "render/head_view.h"
@@ -1242,4 +1245,55 @@ TEST_F(MainWindowGui, TheHeadViewFollowsTheSelectionAndSelectsTokens) {
   ASSERT_GE(at.x(), 0);
   QTest::mouseClick(view, Qt::LeftButton, {}, at);
   EXPECT_EQ(w.selection()->queryToken(), 1);
+}
+
+// Issue 17, item 2: a training run's checkpoints in the Checkpoints dock: the
+// last one opens, the slider opens any other (every panel follows), and the
+// emergence plot has alpha_0 per layer at every step, equal to each
+// checkpoint's own run of the sentence.
+TEST_F(MainWindowGui, CheckpointsPlayBackOverTraining) {
+  QTemporaryDir dir;
+  const std::filesystem::path root = std::filesystem::path(dir.path().toStdString()) / "run";
+  std::vector<std::filesystem::path> folders;
+  for (int step : {100, 200, 300}) {
+    models::RandomModelSpec spec = models::random_model_spec_for("llama");
+    spec.layers = 2;
+    spec.heads = 2;
+    spec.hidden = 16;
+    spec.seed = static_cast<std::uint64_t>(step);  // each checkpoint its own weights
+    spec.with_tokenizer = true;
+    folders.push_back(root / "checkpoints" / ("step-" + std::to_string(step)));
+    models::model_folder_write_random(folders.back(), spec);
+  }
+  ui::MainWindow w;
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  w.setSentence(QStringLiteral("A cat sat."));
+  QSignalSpy emerged(&w, &ui::MainWindow::emergenceFinished);
+  w.openCheckpoints(QString::fromStdString(root.string()));
+  ASSERT_TRUE(QTest::qWaitFor([&] { return w.model() && w.lastRun() && w.lastRun()->analysis; }, kTimeout));
+  EXPECT_EQ(w.model()->model->folder(), folders.back()) << "the last checkpoint opens first";
+  ASSERT_TRUE(QTest::qWaitFor([&] { return emerged.count() > 0; }, kTimeout));
+  const render::LinePlotData& plot = w.checkpointsPanel()->emergenceView()->data();
+  ASSERT_EQ(plot.series.size(), 2u) << "one curve per layer";
+  EXPECT_EQ(plot.series[0].x, (std::vector<double>{100, 200, 300}));
+  // Each point: that checkpoint's alpha_0, mean over its heads, recomputed here.
+  for (std::size_t c = 0; c < folders.size(); ++c) {
+    const models::LoadedModel model = models::loaded_model_open(folders[c].string());
+    const models::SentenceTrace run = models::loaded_model_run(model, "A cat sat.");
+    for (int l = 0; l < 2; ++l) {
+      const models::LayerCapture cap = run.trace.layer(l);
+      double sum = 0;
+      for (int h = 0; h < 2; ++h) sum += analysis::sink_key_importance(cap.attentionOf(h))[0];
+      EXPECT_NEAR(plot.series[static_cast<std::size_t>(l)].y[c], sum / 2, 1e-12) << "step " << c << " layer " << l;
+    }
+  }
+  // The slider opens another checkpoint; the panels show it.
+  w.checkpointsPanel()->choose(0);
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] { return w.model() && w.model()->model->folder() == folders.front() && w.lastRun() && w.lastRun()->analysis; },
+      kTimeout));
+  // A folder without checkpoints says so.
+  w.openCheckpoints(dir.path());
+  EXPECT_TRUE(w.jobStatus()->lastError().contains(QStringLiteral("no checkpoints")));
 }

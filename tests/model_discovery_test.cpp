@@ -80,3 +80,25 @@ TEST(ModelDiscovery, AFolderSummaryGivesFamilyAndWeightSize) {
   EXPECT_EQ(byte_size_text(350'000'000), "350 MB");
   fs::remove_all(root);
 }
+
+// A training run's checkpoints (issue 17, item 2): step-N folders with a
+// config.json, by step, from the run's folder or its checkpoints folder.
+TEST(ModelDiscovery, TrainingCheckpointsAreFoundInStepOrder) {
+  const fs::path root = fs::temp_directory_path() / ("sinkscope-ckpt-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  for (const char* step : {"step-1000", "step-250", "step-50", "step-x", "notes"}) {
+    fs::create_directories(root / "checkpoints" / step);
+    std::ofstream(root / "checkpoints" / step / "config.json") << "{}";
+  }
+  fs::create_directories(root / "checkpoints" / "step-75");  // no config.json: not a checkpoint
+  const auto steps = training_checkpoints(root);
+  ASSERT_EQ(steps.size(), 3u);
+  EXPECT_EQ(steps[0].step, 50);
+  EXPECT_EQ(steps[1].step, 250);
+  EXPECT_EQ(steps[2].step, 1000);
+  EXPECT_EQ(steps[2].folder, root / "checkpoints" / "step-1000");
+  EXPECT_EQ(training_checkpoints(root / "checkpoints").size(), 3u);
+  EXPECT_EQ(model_display_name(steps[1].folder), root.filename().string() + " (step 250)");
+  EXPECT_TRUE(training_checkpoints(root / "missing").empty());
+  fs::remove_all(root);
+}

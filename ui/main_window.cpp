@@ -5,6 +5,7 @@
 #include "render/panel_export.h"
 #include "ui/analysis_panels.h"
 #include "ui/docks.h"
+#include "ui/checkpoints_panel.h"
 #include "ui/example_picker.h"
 #include "ui/export_dialog.h"
 #include "ui/interventions_panel.h"
@@ -69,7 +70,7 @@ namespace {
 // From this many tokens the attention map's linear scale is clipped at the
 // 99th percentile of the weights (issue 17, defect 14).
 constexpr int kClippedScaleFrom = 128;
-constexpr int kLayoutVersion = 3;       // bump when docks are added or renamed (2: Study, 3: Head view)
+constexpr int kLayoutVersion = 4;  // bump when docks are added or renamed (2: Study, 3: Head view, 4: Checkpoints)
 constexpr double kSinkMetricEps = 0.3;  // metrics.md s. 1 default
 
 QStringList example_sentences() {
@@ -301,6 +302,19 @@ void MainWindow::buildDocks() {
   addDockWidget(Qt::RightDockWidgetArea, studyDock_);
   tabifyDockWidget(docks.back(), studyDock_);
   studyDock_->hide();
+
+  checkpointsPanel_ = new CheckpointsPanel(this);
+  checkpointsDock_ = dock_make(tr("Checkpoints"), QStringLiteral("checkpointsDock"), checkpointsPanel_, this);
+  checkpointsDock_->setWhatsThis(
+      tr("The checkpoints of a training run (sinkscope-cli train writes them as "
+         "checkpoints/step-N): the slider opens each one and every panel follows; the plot "
+         "shows the sentence's first-token attention alpha_0 per layer against the training "
+         "step, so you can see when the sink appears."));
+  addDockWidget(Qt::RightDockWidgetArea, checkpointsDock_);
+  tabifyDockWidget(studyDock_, checkpointsDock_);
+  checkpointsDock_->hide();
+  connect(checkpointsPanel_, &CheckpointsPanel::checkpointChosen, this, &MainWindow::openModelFolder);
+  connect(checkpointsPanel_, &CheckpointsPanel::emergenceRequested, this, &MainWindow::computeEmergence);
   profileDock_->raise();  // hiding the newest tab would leave its neighbour in front
   connect(studyPanel_, &StudyPanel::headChosen, this, [this](int layer, int head) {
     if (!studyMatchesModel()) return;
@@ -591,6 +605,7 @@ void MainWindow::buildActions() {
   });
   file->addSeparator();
   file->addAction(tr("Open &study..."), this, &MainWindow::chooseStudyFolder);
+  file->addAction(tr("Open training &checkpoints..."), this, &MainWindow::chooseCheckpointsFolder);
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
@@ -628,6 +643,7 @@ void MainWindow::buildActions() {
   for (QDockWidget* dock : panels_->docks()) view->addAction(dock->toggleViewAction());
   view->addAction(interventionsDock_->toggleViewAction());
   view->addAction(studyDock_->toggleViewAction());
+  view->addAction(checkpointsDock_->toggleViewAction());
   view->addAction(selectionBar_->toggleViewAction());
   view->addSeparator();
   view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout);
@@ -807,6 +823,50 @@ void MainWindow::showModel(models::LoadedModel loaded) {
           .arg(model_->tokenizer ? QString::fromStdString(model_->tokenizer->kind()) : tr("none")));
   Q_EMIT modelOpened(folder);
   runSentence();  // show the new model on the current sentence
+}
+
+void MainWindow::openCheckpoints(const QString& folder) {
+  std::vector<models::Checkpoint> steps = models::training_checkpoints(folder.toStdString());
+  if (steps.empty()) {
+    const QString message =
+        tr("%1: no checkpoints (step-N folders with a config.json, in the folder or its "
+           "checkpoints/ folder)")
+            .arg(folder);
+    jobStatus_->showError(message, message);
+    return;
+  }
+  const QString last = QString::fromStdString(steps.back().folder.string());
+  checkpointsPanel_->setCheckpoints(folder, std::move(steps));
+  checkpointsDock_->show();
+  checkpointsDock_->raise();
+  openModelFolder(last);  // every panel shows the last checkpoint
+  computeEmergence();
+}
+
+void MainWindow::chooseCheckpointsFolder() {
+  const QString folder = QFileDialog::getExistingDirectory(
+      this, tr("Open training checkpoints (the train --out folder, or its checkpoints/)"));
+  if (!folder.isEmpty()) openCheckpoints(folder);
+}
+
+void MainWindow::computeEmergence() {
+  const std::vector<models::Checkpoint> steps = checkpointsPanel_->checkpoints();
+  const QString text = sentence();
+  if (steps.empty() || text.trimmed().isEmpty()) return;
+  jobs_->submit<std::vector<std::vector<double>>>(
+      tr("Sink emergence over %1 checkpoints").arg(steps.size()),
+      [steps, text = text.toStdString()](const JobProgress& progress) {
+        try {
+          return checkpoint_alpha0(steps, text, progress);
+        } catch (const models::RunCancelled&) {
+          throw JobCancelled();
+        }
+      },
+      [this, steps, text](std::vector<std::vector<double>> alpha0) {
+        checkpointsPanel_->emergenceView()->setData(emergence_plot(steps, alpha0, text));
+        Q_EMIT emergenceFinished();
+      },
+      QStringLiteral("emergence"));
 }
 
 void MainWindow::chooseStudyFolder() {

@@ -38,6 +38,7 @@ class JobStatus;
 class SelectionBar;
 class SelectionModel;
 class StudyPanel;
+class CheckpointsPanel;
 struct StudyTables;
 
 class MainWindow : public QMainWindow {
@@ -58,6 +59,7 @@ class MainWindow : public QMainWindow {
   AnalysisPanels* analysisPanels() const { return panels_; }
   StudyPanel* studyPanel() const { return studyPanel_; }
   QDockWidget* studyDock() const { return studyDock_; }
+  CheckpointsPanel* checkpointsPanel() const { return checkpointsPanel_; }
   InterventionsPanel* interventionsPanel() const { return interventionsPanel_; }
   // The intervened run, when interventions are active and it has been computed.
   const std::optional<SentenceRun>& intervenedRun() const { return intervened_; }
@@ -127,6 +129,12 @@ class MainWindow : public QMainWindow {
   // status bar.
   void openStudy(const QString& folder);
   void chooseStudyFolder();
+  // File > Open training checkpoints: the step-N folders of a training run in
+  // the Checkpoints dock; the last one is opened and the sink-emergence plot
+  // computed for the sentence (errors go to the status bar).
+  void openCheckpoints(const QString& folder);
+  void chooseCheckpointsFolder();
+  void computeEmergence();
   // Runs `text` as the sentence with (layer, head) selected once it is shown,
   // opening the study's model first when another one is open.
   void openStudySentence(const QString& text, int layer, int head);
@@ -152,6 +160,7 @@ class MainWindow : public QMainWindow {
   void modelOpened(const QString& folder);
   void studyOpened(const QString& folder);
   void sessionApplied();
+  void emergenceFinished();  // the checkpoints' sink-emergence plot is drawn
   void figureWritten(bool ok, const QString& pathOrReason);  // an opened session's model, sentence and selection are shown
 
  protected:
@@ -227,6 +236,8 @@ class MainWindow : public QMainWindow {
   QDockWidget* interventionsDock_ = nullptr;
   StudyPanel* studyPanel_ = nullptr;
   QDockWidget* studyDock_ = nullptr;
+  CheckpointsPanel* checkpointsPanel_ = nullptr;
+  QDockWidget* checkpointsDock_ = nullptr;
   std::optional<std::pair<int, int>> pendingHead_;  // selected once the next run is shown
   std::optional<Session> pendingSession_;           // applied once the next run is shown
   QString sessionWarning_;
