@@ -70,6 +70,15 @@ struct GuiOptions {
       QStringLiteral("Open the checkpoints of the training run in DIR (sinkscope-cli train "
                      "--out DIR) in the Checkpoints panel."),
       QStringLiteral("DIR")};
+  QCommandLineOption compareSentence{
+      QStringLiteral("compare-sentence"),
+      QStringLiteral("Show SENTENCE (B) beside the sentence (A) in every panel."),
+      QStringLiteral("SENTENCE")};
+  QCommandLineOption compareModel{
+      QStringLiteral("compare-model"),
+      QStringLiteral("Run the sentence on the model DIR too and show both runs side by side "
+                     "(models of the same layers and heads, e.g. checkpoints)."),
+      QStringLiteral("DIR")};
   QCommandLineOption threads{
       QStringLiteral("threads"),
       QStringLiteral("Use N threads for forward passes and analysis (default: every core; "
@@ -81,7 +90,8 @@ struct GuiOptions {
         QStringLiteral("SinkScope: explore attention sinks in transformer language models."));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addOptions({model, text, screenshot, device, resetLayout, show, study, checkpoints, threads});
+    parser.addOptions({model, text, screenshot, device, resetLayout, show, study, checkpoints,
+                       compareSentence, compareModel, threads});
     parser.addPositionalArgument(QStringLiteral("session"),
                                  QStringLiteral("A session file (.sinkscope) to open."),
                                  QStringLiteral("[FILE.sinkscope]"));
@@ -171,6 +181,9 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "sinkscope: --show: no panel called \"%s\"\n", qPrintable(name));
   }
   if (parser.isSet(options.study)) window.openStudy(parser.value(options.study));
+  if (parser.isSet(options.compareSentence))
+    window.compareWithSentence(parser.value(options.compareSentence));
+  if (parser.isSet(options.compareModel)) window.compareWithModel(parser.value(options.compareModel));
   // A session file given, or the last session (a setting), else a model.
   const QStringList positional = parser.positionalArguments();
   if (positional.size() > 1) {

@@ -35,6 +35,7 @@ struct HeatMapData {
   int outlineRow = -1, outlineCol = -1;          // a cell drawn with a frame (the selection)
   std::vector<std::pair<int, int>> framedCells;  // (row, col) framed in orange (highlights)
   int sideBySideSplit = -1;  // two maps next to each other: the left one's columns, else -1
+  QString leftRun = QStringLiteral("before"), rightRun = QStringLiteral("after");  // their names (CSV "run")
   double rangeMin = 0.0;
   double rangeMax = 1.0;
 };

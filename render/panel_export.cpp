@@ -367,7 +367,7 @@ QString heat_map_csv(const HeatMapData& d, const QStringList& comments) {
       const std::vector<QString>& rows =
           right && static_cast<int>(d.rightRowLabels.size()) == d.rows ? d.rightRowLabels
                                                                        : d.rowLabels;
-      if (sideBySide) s += right ? QStringLiteral("after,") : QStringLiteral("before,");
+      if (sideBySide) s += csv_field(right ? d.rightRun : d.leftRun) + QLatin1Char(',');
       s += QString::number(r) + QLatin1Char(',') +
            QString::number(sideBySide ? heat_map_own_column(d, c) : c) + QLatin1Char(',') +
            csv_field(r < static_cast<int>(rows.size()) ? rows[static_cast<std::size_t>(r)]

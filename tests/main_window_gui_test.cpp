@@ -1297,3 +1297,81 @@ TEST_F(MainWindowGui, CheckpointsPlayBackOverTraining) {
   w.openCheckpoints(dir.path());
   EXPECT_TRUE(w.jobStatus()->lastError().contains(QStringLiteral("no checkpoints")));
 }
+
+// Issue 17, item 1: another sentence (same model) or another model (same
+// text, same shape: checkpoints) beside the current run in every panel, each
+// run with its own tokens, named A | B or by the models; a model of another
+// shape is refused with the reason; interventions end a comparison.
+TEST_F(MainWindowGui, TwoSentencesOrTwoModelsSideBySide) {
+  QTemporaryDir dir;
+  ui::MainWindow w;
+  ASSERT_TRUE(show_with_model(w, dir, 2, 2));
+  QSignalSpy compared(&w, &ui::MainWindow::comparisonFinished);
+  w.compareWithSentence(QStringLiteral("zz yy"));
+  ASSERT_TRUE(QTest::qWaitFor([&] { return compared.count() == 1; }, kTimeout));
+  EXPECT_EQ(w.leftRunName(), QStringLiteral("A"));
+  EXPECT_EQ(w.rightRunName(), QStringLiteral("B"));
+  ASSERT_TRUE(w.intervenedRun().has_value());
+  EXPECT_EQ(w.intervenedRun()->sentence, QStringLiteral("zz yy"));
+  EXPECT_EQ(w.interventionsPanel()->comparison(), ui::Comparison::SideBySide);
+  const render::HeatMapData& map = w.attentionView()->data();
+  ASSERT_GE(map.sideBySideSplit, 0);
+  EXPECT_EQ(map.rows, std::max(w.lastRun()->tokenCount(), w.intervenedRun()->tokenCount()));
+  EXPECT_TRUE(map.title.startsWith(QStringLiteral("A | B: ")));
+  EXPECT_EQ(map.rowLabels.front().section(QLatin1Char(' '), 1), w.lastRun()->tokens.front());
+  EXPECT_EQ(map.rightRowLabels.size(), map.rowLabels.size());
+  // Each run's CSV rows say which run they are.
+  const QString csv = render::heat_map_csv(map, {});
+  EXPECT_TRUE(csv.contains(QStringLiteral("\nA,0,0,"))) << csv.left(300).toStdString();
+  EXPECT_TRUE(csv.contains(QStringLiteral("\nB,0,0,")));
+  const auto& series = w.profileView()->data().series;
+  ASSERT_GE(series.size(), 2u);
+  EXPECT_EQ(series[0].run, QStringLiteral("B"));
+  EXPECT_EQ(series[1].run, QStringLiteral("A"));
+  // A new sentence A keeps comparing with B.
+  w.setSentence(QStringLiteral("a new first sentence"));
+  w.runSentence();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return compared.count() == 2; }, kTimeout));
+  EXPECT_EQ(w.intervenedRun()->sentence, QStringLiteral("zz yy"));
+  w.stopComparing();
+  EXPECT_FALSE(w.intervenedRun().has_value());
+  EXPECT_EQ(w.leftRunName(), QStringLiteral("before"));
+
+  // Another model of the same shape: the same sentence on both, named by the models.
+  const QString other = dir.filePath(QStringLiteral("other"));
+  {
+    models::RandomModelSpec spec = models::random_model_spec_for("llama");
+    spec.layers = 2;
+    spec.heads = 2;
+    spec.hidden = 16;
+    spec.kv_heads = 2;
+    spec.seed = 77;
+    spec.with_tokenizer = true;
+    models::model_folder_write_random(other.toStdString(), spec);
+  }
+  w.compareWithModel(other);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return compared.count() == 3; }, kTimeout));
+  EXPECT_EQ(w.leftRunName(), QStringLiteral("tiny-llama"));
+  EXPECT_EQ(w.rightRunName(), QStringLiteral("other"));
+  EXPECT_EQ(w.intervenedRun()->sentence, w.lastRun()->sentence);
+  EXPECT_TRUE(w.attentionView()->data().title.startsWith(QStringLiteral("tiny-llama | other: ")));
+  // Interventions end the comparison.
+  w.interventionsPanel()->dropFirstToken();
+  EXPECT_EQ(w.leftRunName(), QStringLiteral("before"));
+
+  // A model of another shape is refused, saying why.
+  const QString wide = dir.filePath(QStringLiteral("wide"));
+  {
+    models::RandomModelSpec spec = models::random_model_spec_for("llama");
+    spec.layers = 3;
+    spec.heads = 2;
+    spec.hidden = 16;
+    spec.with_tokenizer = true;
+    models::model_folder_write_random(wide.toStdString(), spec);
+  }
+  w.interventionsPanel()->clearAll();
+  w.compareWithModel(wide);
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] { return w.jobStatus()->lastError().contains(QStringLiteral("differ in shape")); }, kTimeout));
+  EXPECT_FALSE(w.intervenedRun().has_value() && w.leftRunName() != QStringLiteral("before"));
+}

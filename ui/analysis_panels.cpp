@@ -59,6 +59,11 @@ render::HeadView* AnalysisPanels::headView() const { return headView_->view(); }
 
 void AnalysisPanels::setGraphLayout(int layout) { graph_->setLayout(layout); }
 
+void AnalysisPanels::setRunNames(const QString& before, const QString& after) {
+  inputs_.beforeName = before;
+  inputs_.afterName = after;
+}
+
 void AnalysisPanels::setRun(std::shared_ptr<const SentenceRun> run,
                             std::shared_ptr<const RunAnalysis> before) {
   inputs_.run = std::move(run);

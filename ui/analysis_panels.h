@@ -65,6 +65,8 @@ class AnalysisPanels : public QObject {
   // The run the panels show (null: nothing); redraws. The panels share it, so
   // the window may replace its own runs at any time.
   // `before`: the plain run's analysis, for plots that overlay it (side by side).
+  // The names of the compared runs (before/after, A/B, two models).
+  void setRunNames(const QString& before, const QString& after);
   void setRun(std::shared_ptr<const SentenceRun> run,
               std::shared_ptr<const RunAnalysis> before = nullptr);
   void setScore(HeadScore score);

@@ -93,6 +93,13 @@ InterventionsPanel::InterventionsPanel(SelectionModel* selection, QWidget* paren
   refreshHeadButtons();
 }
 
+void InterventionsPanel::setRunNames(const QString& left, const QString& right) {
+  comparisonChooser_->setItemText(0, left);
+  comparisonChooser_->setItemText(1, right);
+  comparisonChooser_->setItemText(2, tr("difference (%1 - %2)").arg(right, left));
+  comparisonChooser_->setItemText(3, tr("side by side (%1 | %2)").arg(left, right));
+}
+
 void InterventionsPanel::setComparison(Comparison c) {
   if (c == comparison_) return;
   comparison_ = c;

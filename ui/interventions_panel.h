@@ -28,6 +28,9 @@ class InterventionsPanel : public QWidget {
   InterventionsPanel(SelectionModel* selection, QWidget* parent = nullptr);
   Comparison comparison() const { return comparison_; }
   void setComparison(Comparison c);
+  // The names of the two runs in the chooser: "before" and "after" for
+  // interventions, the sentences' or models' names for a comparison.
+  void setRunNames(const QString& left, const QString& right);
 
   // Named commands (buttons, tests).
   void dropFirstToken();

@@ -23,6 +23,7 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
+#include <QInputDialog>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -543,13 +544,156 @@ const SentenceRun* MainWindow::shownRun() const {
 
 void MainWindow::showAnalysis() {
   const SentenceRun* shown = shownRun();
+  panels_->setRunNames(leftName_, rightName_);
   const bool sideBySide =
       intervened_ && interventionsPanel_->comparison() == Comparison::SideBySide;
   panels_->setRun(shown ? std::make_shared<const SentenceRun>(*shown) : nullptr,
                   sideBySide && run_ ? run_->analysis : nullptr);
 }
 
+void MainWindow::setRunNames(const QString& left, const QString& right) {
+  leftName_ = left;
+  rightName_ = right;
+  interventionsPanel_->setRunNames(left, right);
+  panels_->setRunNames(left, right);
+}
+
+void MainWindow::compareWithSentence(const QString& text) {
+  if (text.trimmed().isEmpty()) return;
+  selection_->setInterventions({});
+  comparing_ = ComparisonSource{text, std::nullopt};
+  interventionsPanel_->setComparison(Comparison::SideBySide);
+  runComparison();
+}
+
+void MainWindow::compareWithModel(const QString& folderOrName) {
+  jobStatus_->clearError();
+  const std::string spec =
+      folderOrName.contains(QLatin1Char('/')) && QFileInfo(folderOrName).isDir()
+          ? QDir::cleanPath(folderOrName).toStdString()
+          : folderOrName.toStdString();
+  models::LoadOptions options;
+  options.device = device_.toStdString();
+  jobs_->submit<models::LoadedModel>(
+      tr("Open the compared model"),
+      [spec, options](const JobProgress& progress) {
+        models::LoadOptions withProgress = options;
+        withProgress.progress = [&progress](double f) { return progress(0.95 * f); };
+        try {
+          return models::loaded_model_open(spec, withProgress);
+        } catch (const models::RunCancelled&) {
+          throw JobCancelled();
+        }
+      },
+      [this](models::LoadedModel loaded) {
+        selection_->setInterventions({});
+        comparing_ = ComparisonSource{QString(), std::move(loaded)};
+        interventionsPanel_->setComparison(Comparison::SideBySide);
+        runComparison();
+      },
+      QStringLiteral("compare"));
+}
+
+void MainWindow::stopComparing() {
+  if (!comparing_) return;
+  comparing_.reset();
+  intervened_.reset();
+  setRunNames(tr("before"), tr("after"));
+  refreshPanels();
+  showAnalysis();
+}
+
+void MainWindow::chooseComparisonSentence() {
+  bool ok = false;
+  const QString text = QInputDialog::getMultiLineText(
+      this, tr("Compare with another sentence"),
+      tr("Sentence B (shown beside the current one, A, in every panel):"), QString(), &ok);
+  if (ok) compareWithSentence(text);
+}
+
+void MainWindow::chooseComparisonModel() {
+  QStringList names;
+  QStringList opens;
+  for (int k = 0; k < modelChooser_->count(); ++k)
+    if (!modelChooser_->itemData(k).toString().isEmpty()) {
+      names << modelChooser_->itemText(k);
+      opens << modelChooser_->itemData(k).toString();
+    }
+  names << tr("Another folder...");
+  bool ok = false;
+  const QString chosen = QInputDialog::getItem(
+      this, tr("Compare with another model"),
+      tr("Model B (the same layers and heads; the sentence runs on both):"), names, 0, false, &ok);
+  if (!ok) return;
+  const qsizetype at = names.indexOf(chosen);
+  if (at >= 0 && at < opens.size()) {
+    compareWithModel(opens[at]);
+    return;
+  }
+  const QString folder = QFileDialog::getExistingDirectory(this, tr("Model B: a Hugging Face model folder"));
+  if (!folder.isEmpty()) compareWithModel(folder);
+}
+
+void MainWindow::runComparison() {
+  if (!run_ || !comparing_) return;
+  if (!run_->trace || !model_) {
+    jobStatus_->showError(tr("Compare: open a model first"), QString());
+    comparing_.reset();
+    return;
+  }
+  const bool otherModel = comparing_->model.has_value();
+  setRunNames(otherModel ? QString::fromStdString(models::model_display_name(model_->model->folder()))
+                         : tr("A"),
+              otherModel ? QString::fromStdString(models::model_display_name(comparing_->model->model->folder()))
+                         : tr("B"));
+  const models::LoadedModel model = otherModel ? *comparing_->model : *model_;
+  const QString text = otherModel ? run_->sentence : comparing_->sentence;
+  const std::shared_ptr<const models::Trace> base = run_->trace;
+  jobs_->submit<SentenceRun>(
+      otherModel ? tr("Run the sentence on the compared model") : tr("Run the compared sentence"),
+      [model, text](const JobProgress& progress) {
+        SentenceRun run = sentence_run_model(model, text, progress);
+        try {
+          run.analysis = run_analysis_compute(*run.trace, progress);
+        } catch (const models::RunCancelled&) {
+          throw JobCancelled();
+        }
+        return run;
+      },
+      [this, base](SentenceRun b) {
+        if (!run_ || run_->trace != base || !comparing_) return;  // a newer run, or stopped
+        if (b.trace->layers() != base->layers() || b.trace->heads() != base->heads()) {
+          jobStatus_->showError(
+              tr("Compare: the models differ in shape (%1 x %2 heads and %3 x %4); compare "
+                 "models of the same layers and heads, e.g. checkpoints of one run")
+                  .arg(base->layers())
+                  .arg(base->heads())
+                  .arg(b.trace->layers())
+                  .arg(b.trace->heads()),
+              QString());
+          stopComparing();
+          return;
+        }
+        statusBar()->showMessage(tr("Comparing %1: \"%2\" with %3: \"%4\"")
+                                     .arg(leftName_, run_->sentence, rightName_, b.sentence),
+                                 10000);
+        intervened_ = std::move(b);
+        refreshPanels();
+        showAnalysis();
+        Q_EMIT comparisonFinished();
+      },
+      QStringLiteral("interventions"));
+}
+
 void MainWindow::runInterventions() {
+  if (comparing_ && selection_->interventions().isEmpty()) {
+    runComparison();  // a new sentence: its B again
+    return;
+  }
+  if (comparing_) {  // interventions end a comparison
+    comparing_.reset();
+    setRunNames(tr("before"), tr("after"));
+  }
   const InterventionList list = selection_->interventions();
   if (list.isEmpty() || !run_ || !run_->trace || !model_) {
     const bool had = intervened_.has_value();
@@ -615,6 +759,11 @@ void MainWindow::buildActions() {
   runAction->setObjectName(QStringLiteral("runAction"));
   runAction->setShortcuts(
       {QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter)});
+  run->addSeparator();
+  run->addAction(tr("Compare with another &sentence..."), this, &MainWindow::chooseComparisonSentence);
+  run->addAction(tr("Compare with another &model..."), this, &MainWindow::chooseComparisonModel);
+  run->addAction(tr("S&top comparing"), this, &MainWindow::stopComparing);
+  run->addSeparator();
   QAction* cancel = run->addAction(tr("&Cancel all jobs"), jobs_, &JobRunner::cancelAll);
   cancel->setShortcut(QKeySequence(Qt::Key_Escape));
 
@@ -1014,7 +1163,7 @@ render::HeatMapData MainWindow::attentionMapData(const SentenceRun& shown,
     data.rowLabels.push_back(label);
     data.colLabels.push_back(label);
   }
-  data.quantity = subtract ? tr("attention after - before") : tr("attention weight");
+  data.quantity = subtract ? tr("attention %1 - %2").arg(rightName_, leftName_) : tr("attention weight");
   data.rowTitle = tr("query");
   data.colTitle = tr("key");
   data.fixedRange = !subtract;
@@ -1086,21 +1235,24 @@ void MainWindow::refreshPanels() {
   const bool differenceRefused = intervened_ && comparison == Comparison::Difference && !difference;
   if (differenceRefused)
     statusBar()->showMessage(
-        tr("No difference map: the runs have different tokens (%1 and %2); showing \"after\". "
+        tr("No difference map: the runs have different tokens (%1 and %2); showing \"%3\". "
            "Side by side compares them.")
             .arg(run_->tokenCount())
-            .arg(intervened_->tokenCount()),
+            .arg(intervened_->tokenCount())
+            .arg(rightName_),
         10000);
   {
     render::HeatMapData data = attentionMapData(shown, map, difference ? &*run_ : nullptr);
     if (differenceRefused)
-      data.title += tr(" | after (no difference: the runs have different tokens)");
+      data.title += tr(" | %1 (no difference: the runs have different tokens)").arg(rightName_);
     if (sideBySide) {
       // Before on the left, after on the right; clicks and hovers map back.
       const render::HeatMapData left = attentionMapData(*run_, before, nullptr);
-      const QString title = tr("before | after: %1").arg(data.title);
+      const QString title = tr("%1 | %2: %3").arg(leftName_, rightName_, data.title);
       data = render::heat_map_side_by_side(left, data);
       data.title = title;
+      data.leftRun = leftName_;
+      data.rightRun = rightName_;
     }
     render::show_or_keep(attentionView_, attentionStandIn_, std::move(data));
   }
@@ -1123,10 +1275,10 @@ void MainWindow::refreshPanels() {
   plot.series = shown.trace ? std::vector<render::LineSeries>{alpha, baseline, eps}
                             : std::vector<render::LineSeries>{alpha, eps};
   if (sideBySide) {
-    alpha.name = tr("alpha_k after");
-    alpha.run = QStringLiteral("after");
-    render::LineSeries plain = keyImportanceSeries(*run_, before, tr("alpha_k before"));
-    plain.run = QStringLiteral("before");
+    alpha.name = tr("alpha_k %1").arg(rightName_);
+    alpha.run = rightName_;
+    render::LineSeries plain = keyImportanceSeries(*run_, before, tr("alpha_k %1").arg(leftName_));
+    plain.run = leftName_;
     // Dashed in the after curve's own colour: the grey dashed line is the
     // uniform baseline, and the two must not look alike (issue 17, defect 11).
     plain.dashed = true;

@@ -149,6 +149,21 @@ class MainWindow : public QMainWindow {
   // The last session the window had when it closed (File > Restore the last
   // session on launch decides whether main() calls this).
   bool restoreLastSession();
+  // Run > Compare with another sentence / model (issue 17, item 1): the
+  // current run (A) and a second one (B: another sentence on this model, or
+  // this sentence on another model of the same layers and heads, e.g. a
+  // checkpoint) in every panel, as an intervention's before and after are:
+  // A, B, their difference (same tokens) or side by side, each run with its
+  // own token labels. The comparison follows new sentences until stopped;
+  // interventions end it. Errors go to the status bar.
+  void compareWithSentence(const QString& text);
+  void compareWithModel(const QString& folderOrName);
+  void stopComparing();
+  void chooseComparisonSentence();
+  void chooseComparisonModel();
+  // The compared runs' names: before/after, A/B or the two models' names.
+  QString leftRunName() const { return leftName_; }
+  QString rightRunName() const { return rightName_; }
   // Looks at the named 3-D views (graphView, spectralEmbedding, valueSpaceView) from these cameras.
   void setSceneCameras(const std::vector<std::pair<QString, render::SceneCamera>>& cameras);
 
@@ -161,6 +176,7 @@ class MainWindow : public QMainWindow {
   void studyOpened(const QString& folder);
   void sessionApplied();
   void emergenceFinished();  // the checkpoints' sink-emergence plot is drawn
+  void comparisonFinished();  // the compared run (B) is shown
   void figureWritten(bool ok, const QString& pathOrReason);  // an opened session's model, sentence and selection are shown
 
  protected:
@@ -212,6 +228,15 @@ class MainWindow : public QMainWindow {
   SelectionModel* selection_;
   JobRunner* jobs_;
   QString lastExportError_;
+  // A comparison's second run: another sentence (model empty) or another model.
+  struct ComparisonSource {
+    QString sentence;
+    std::optional<models::LoadedModel> model;
+  };
+  std::optional<ComparisonSource> comparing_;
+  QString leftName_ = QStringLiteral("before"), rightName_ = QStringLiteral("after");
+  void setRunNames(const QString& left, const QString& right);
+  void runComparison();
   quint64 runJob_ = 0;    // the newest Run sentence job
   quint64 modelJob_ = 0;  // the newest Open model job (its failure may need the baseline)
   JobStatus* jobStatus_ = nullptr;

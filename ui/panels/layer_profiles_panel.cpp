@@ -85,13 +85,13 @@ void LayerProfilesPanel::drawLayerProfiles() {
   if (in_.before) {
     // Side by side: the plain run's sink measures dashed, in the same colours.
     const RunAnalysis& b = *in_.before;
-    render::LineSeries sinkBefore{tr("attention to position 0, before"), {}, {}};
-    render::LineSeries rateBefore{tr("sink rate, before"), {}, {}};
+    render::LineSeries sinkBefore{tr("attention to position 0, %1").arg(in_.beforeName), {}, {}};
+    render::LineSeries rateBefore{tr("sink rate, %1").arg(in_.beforeName), {}, {}};
     sink_measures(b, sinkBefore, rateBefore);
     sinkBefore.dashed = rateBefore.dashed = true;
     sinkBefore.colourOf = 0, rateBefore.colourOf = 1;  // of sink and rate
     top.series = {sink, rate, central, sinkBefore, rateBefore};
-    top.title = tr("Sinks by layer | after (solid) and before (dashed) | %1").arg(in_.source);
+    top.title = tr("Sinks by layer | %1 (solid) and %2 (dashed) | %3").arg(in_.afterName, in_.beforeName, in_.source);
   }
   layerSink_->setData(std::move(top));
   render::LinePlotData bottom;
@@ -105,7 +105,7 @@ void LayerProfilesPanel::drawLayerProfiles() {
   if (in_.before) {
     // Side by side: the plain run's effective rank, dashed (the rank is what
     // sink removal is said to change: Barbero et al., over-mixing).
-    render::LineSeries rankBefore{tr("effective rank, before"), {}, {}};
+    render::LineSeries rankBefore{tr("effective rank, %1").arg(in_.beforeName), {}, {}};
     for (std::size_t l = 0; l < in_.before->effectiveRank.size() && l < rank.x.size(); ++l)
       rankBefore.x.push_back(static_cast<double>(l)),
           rankBefore.y.push_back(in_.before->effectiveRank[l]);

@@ -172,7 +172,7 @@ void OverviewPanel::drawOverview() {
     // Side by side: the plain run's grid left of the intervened one, one colour scale.
     render::HeatMapData left = scoreGrid(*in_.before, true);
     left.outlineRow = -1;
-    const QString title = tr("before | after: %1").arg(d.title);
+    const QString title = tr("%1 | %2: %3").arg(in_.beforeName, in_.afterName, d.title);
     d = render::heat_map_side_by_side(left, d);
     d.title = title;
   }

@@ -47,6 +47,9 @@ struct PanelInputs {
   std::shared_ptr<const RunAnalysis> before;
   ExperimentResults experiments;
   QString source;  // the run's model name
+  // The two runs' names when `before` is set: "before" and "after" for an
+  // intervention, "A" and "B" (or the models' names) for a comparison.
+  QString beforeName = QStringLiteral("before"), afterName = QStringLiteral("after");
 
   // Whether the selection lies inside the shown run (the window updates the
   // selection's bounds and the run one after the other).

@@ -101,8 +101,8 @@ void PersistencePanel::drawPersistence() {
   if (in_.before && in_.before->topologyForAllHeads && layer < in_.before->layers &&
       head < in_.before->heads) {
     const analysis::BettiCurves& old = in_.before->at(layer, head).betti;
-    render::LineSeries a0{tr("beta_0 before"), old.grid, {}};
-    render::LineSeries a1{tr("beta_1 before"), old.grid, {}};
+    render::LineSeries a0{tr("beta_0 %1").arg(in_.beforeName), old.grid, {}};
+    render::LineSeries a1{tr("beta_1 %1").arg(in_.beforeName), old.grid, {}};
     for (int v : old.beta0) a0.y.push_back(v);
     for (int v : old.beta1) a1.y.push_back(v);
     a0.dashed = a1.dashed = true;

@@ -127,7 +127,7 @@ void SpectrumPanel::drawSpectrumPlot(const analysis::HeadAnalysis& r,
     const analysis::HeadAnalysis& plain = in_.before->at(layer, head);
     const analysis::GraphSpectrum& old =
         (normalised ? plain.normalisedSpectra : plain.spectra)[static_cast<std::size_t>(ti)];
-    render::LineSeries e{tr("theta %1 before").arg(old.threshold), {}, old.eigenvalues};
+    render::LineSeries e{tr("theta %1 %2").arg(old.threshold).arg(in_.beforeName), {}, old.eigenvalues};
     for (std::size_t k = 0; k < old.eigenvalues.size(); ++k) e.x.push_back(static_cast<double>(k));
     e.dashed = true;
     e.color = QColor(110, 110, 110);

@@ -68,7 +68,8 @@ struct Classes {
   render::LineSeries counts[3];  // Retriever, Mixer, Reset
 };
 
-Classes classes_of(const RunAnalysis& a, const SelectionModel& selection, bool before) {
+Classes classes_of(const RunAnalysis& a, const SelectionModel& selection, bool before,
+                   const QString& beforeName) {
   auto tr = [](const char* text) { return QObject::tr(text); };
   Classes out;
   render::HeatMapData& grid = out.grid;
@@ -83,7 +84,7 @@ Classes classes_of(const RunAnalysis& a, const SelectionModel& selection, bool b
     grid.outlineRow = selection.layer();
     grid.outlineCol = selection.head();
   }
-  const QString suffix = before ? tr(" before") : QString();
+  const QString suffix = before ? QStringLiteral(" ") + beforeName : QString();
   for (int c = 0; c < 3; ++c) {
     out.counts[c].name = grid.categories[static_cast<std::size_t>(c)] + suffix;
     out.counts[c].color = class_colour(c);
@@ -107,7 +108,7 @@ Classes classes_of(const RunAnalysis& a, const SelectionModel& selection, bool b
 
 void TaxonomyPanel::drawTaxonomy() {
   const RunAnalysis& a = *in_.analysis;
-  Classes now = classes_of(a, *in_.selection, false);
+  Classes now = classes_of(a, *in_.selection, false, in_.beforeName);
   const auto& sel = a.at(in_.selection->layer(), std::max(0, in_.selection->head())).taxonomy;
   const int total = sel ? std::max(1, sel->total()) : 1;
   now.grid.title = tr("Taxonomy | layer %1, head %2: sink %3%, current %4%, other %5%")
@@ -125,12 +126,12 @@ void TaxonomyPanel::drawTaxonomy() {
   counts.series = {now.counts[0], now.counts[1], now.counts[2]};
   if (in_.before && in_.before->layers == a.layers) {
     // Side by side: the plain run's grid on the left, its counts dashed.
-    Classes before = classes_of(*in_.before, *in_.selection, true);
-    const QString title = tr("before | after: %1").arg(now.grid.title);
+    Classes before = classes_of(*in_.before, *in_.selection, true, in_.beforeName);
+    const QString title = tr("%1 | %2: %3").arg(in_.beforeName, in_.afterName, now.grid.title);
     now.grid = render::heat_map_side_by_side(before.grid, now.grid);
     now.grid.title = title;
     for (auto& series : before.counts) counts.series.push_back(series);
-    counts.title = tr("Head classes per layer | after (solid) and before (dashed)");
+    counts.title = tr("Head classes per layer | %1 (solid) and %2 (dashed)").arg(in_.afterName, in_.beforeName);
   }
   render::show_or_keep(taxonomy_, taxonomyStandIn_, std::move(now.grid));
   taxonomyCounts_->setData(std::move(counts));
