@@ -47,6 +47,7 @@
 #include <QWidgetAction>
 
 #include "analysis/sink_metric.h"
+#include "analysis/token_alignment.h"
 #include "models/loaded_model.h"
 #include "models/model_identity.h"
 #include "models/trace_export.h"
@@ -549,6 +550,36 @@ void MainWindow::showAnalysis() {
       intervened_ && interventionsPanel_->comparison() == Comparison::SideBySide;
   panels_->setRun(shown ? std::make_shared<const SentenceRun>(*shown) : nullptr,
                   sideBySide && run_ ? run_->analysis : nullptr);
+}
+
+namespace {
+std::vector<std::string> std_strings(const QStringList& list) {
+  std::vector<std::string> out;
+  for (const QString& s : list) out.push_back(s.toStdString());
+  return out;
+}
+}  // namespace
+
+void MainWindow::markUnalignedTokens(render::HeatMapData& left, render::HeatMapData& right) {
+  if (!run_ || !intervened_) return;
+  // Two tokenizers' tokens of one sentence, aligned by the characters they cover.
+  const auto a = analysis::token_spans(run_->sentence.toStdString(), std_strings(run_->tokens), run_->special);
+  const auto b = analysis::token_spans(intervened_->sentence.toStdString(), std_strings(intervened_->tokens),
+                                       intervened_->special);
+  const std::vector<int> aToB = analysis::token_alignment(a, b), bToA = analysis::token_alignment(b, a);
+  auto mark = [](render::HeatMapData& d, const std::vector<int>& aligned) {
+    for (std::size_t k = 0; k < aligned.size(); ++k) {
+      if (aligned[k] >= 0) continue;
+      if (k < d.rowLabels.size()) d.rowLabels[k] += QStringLiteral(" \u2260");
+      if (k < d.colLabels.size()) d.colLabels[k] += QStringLiteral(" \u2260");
+    }
+  };
+  mark(left, aToB);
+  mark(right, bToA);
+  const auto alignedCount = std::count_if(aToB.begin(), aToB.end(), [](int j) { return j >= 0; });
+  right.title += tr(" | %1 of %2 tokens align by their characters (\u2260: not one to one)")
+                     .arg(alignedCount)
+                     .arg(aToB.size());
 }
 
 void MainWindow::setRunNames(const QString& left, const QString& right) {
@@ -1247,7 +1278,8 @@ void MainWindow::refreshPanels() {
       data.title += tr(" | %1 (no difference: the runs have different tokens)").arg(rightName_);
     if (sideBySide) {
       // Before on the left, after on the right; clicks and hovers map back.
-      const render::HeatMapData left = attentionMapData(*run_, before, nullptr);
+      render::HeatMapData left = attentionMapData(*run_, before, nullptr);
+      if (comparing_ && comparing_->model) markUnalignedTokens(left, data);
       const QString title = tr("%1 | %2: %3").arg(leftName_, rightName_, data.title);
       data = render::heat_map_side_by_side(left, data);
       data.title = title;

@@ -237,6 +237,10 @@ class MainWindow : public QMainWindow {
   QString leftName_ = QStringLiteral("before"), rightName_ = QStringLiteral("after");
   void setRunNames(const QString& left, const QString& right);
   void runComparison();
+  // Compared models: the labels of tokens of A with no token of B covering the
+  // same characters (and of B with none of A) get a "≠"; the title says how
+  // many align.
+  void markUnalignedTokens(render::HeatMapData& left, render::HeatMapData& right);
   quint64 runJob_ = 0;    // the newest Run sentence job
   quint64 modelJob_ = 0;  // the newest Open model job (its failure may need the baseline)
   JobStatus* jobStatus_ = nullptr;

@@ -48,6 +48,7 @@ SentenceRun sentence_run_model(const models::LoadedModel& model, const QString& 
   for (const auto& d : st.encoding.display) run.tokens << QString::fromStdString(d);
   run.causal = st.trace.causal();
   run.firstIsSpecial = !st.encoding.special.empty() && st.encoding.special.front();
+  run.special = st.encoding.special;
   run.trace = std::make_shared<const models::Trace>(std::move(st.trace));
   return run;
 }

@@ -30,6 +30,7 @@ struct SentenceRun {
   bool causal = true;
   std::shared_ptr<const models::Trace> trace;  // null: the uniform baseline
   bool firstIsSpecial = false;                 // the tokenizer put a BOS/CLS at position 0
+  std::vector<bool> special;                   // per token: added by the tokenizer (empty: unknown)
   // Every head's metrics (null without a trace, and until the window's
   // analysis job has delivered them: the map shows before they are in).
   std::shared_ptr<const RunAnalysis> analysis;
