@@ -1369,6 +1369,15 @@ TEST_F(MainWindowGui, TwoSentencesOrTwoModelsSideBySide) {
   EXPECT_TRUE(w.attentionView()->data().title.contains(
       QStringLiteral("%1 of %2 tokens align by their characters").arg(covering).arg(w.lastRun()->tokenCount())))
       << w.attentionView()->data().title.toStdString();
+  // The plot overlays the runs by token: B's points at A's positions.
+  const auto& overlaid = w.profileView()->data().series;
+  ASSERT_GE(overlaid.size(), 2u);
+  EXPECT_TRUE(overlaid[0].name.contains(QStringLiteral("at tiny-llama's tokens"))) << overlaid[0].name.toStdString();
+  EXPECT_EQ(overlaid[0].x.size(), static_cast<std::size_t>(covering));
+  // The same tokens: a difference map is allowed; another sentence's tokens: refused with a message.
+  w.interventionsPanel()->setComparison(ui::Comparison::Difference);
+  EXPECT_TRUE(w.attentionView()->data().diverging) << "same tokens: the difference is drawn";
+  w.interventionsPanel()->setComparison(ui::Comparison::SideBySide);
   // Interventions end the comparison.
   w.interventionsPanel()->dropFirstToken();
   EXPECT_EQ(w.leftRunName(), QStringLiteral("before"));

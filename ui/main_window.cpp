@@ -560,13 +560,18 @@ std::vector<std::string> std_strings(const QStringList& list) {
 }
 }  // namespace
 
-void MainWindow::markUnalignedTokens(render::HeatMapData& left, render::HeatMapData& right) {
-  if (!run_ || !intervened_) return;
+std::pair<std::vector<int>, std::vector<int>> MainWindow::comparedTokenAlignment() const {
+  if (!run_ || !intervened_) return {};
   // Two tokenizers' tokens of one sentence, aligned by the characters they cover.
   const auto a = analysis::token_spans(run_->sentence.toStdString(), std_strings(run_->tokens), run_->special);
   const auto b = analysis::token_spans(intervened_->sentence.toStdString(), std_strings(intervened_->tokens),
                                        intervened_->special);
-  const std::vector<int> aToB = analysis::token_alignment(a, b), bToA = analysis::token_alignment(b, a);
+  return {analysis::token_alignment(a, b), analysis::token_alignment(b, a)};
+}
+
+void MainWindow::markUnalignedTokens(render::HeatMapData& left, render::HeatMapData& right) {
+  if (!run_ || !intervened_) return;
+  const auto [aToB, bToA] = comparedTokenAlignment();
   auto mark = [](render::HeatMapData& d, const std::vector<int>& aligned) {
     for (std::size_t k = 0; k < aligned.size(); ++k) {
       if (aligned[k] >= 0) continue;
@@ -650,6 +655,11 @@ void MainWindow::chooseComparisonModel() {
       names << modelChooser_->itemText(k);
       opens << modelChooser_->itemData(k).toString();
     }
+  // The open training run's checkpoints: compare two points of training.
+  for (const models::Checkpoint& step : checkpointsPanel_->checkpoints()) {
+    names << QString::fromStdString(models::model_display_name(step.folder));
+    opens << QString::fromStdString(step.folder.string());
+  }
   names << tr("Another folder...");
   bool ok = false;
   const QString chosen = QInputDialog::getItem(
@@ -1246,8 +1256,9 @@ void MainWindow::refreshPanels() {
   if (!run_) return;
   const SentenceRun& shown = *shownRun();
   const Comparison comparison = interventionsPanel_->comparison();
+  // A difference needs the same tokens in both runs (not just as many).
   const bool difference = intervened_ && comparison == Comparison::Difference &&
-                          intervened_->tokenCount() == run_->tokenCount();
+                          intervened_->tokens == run_->tokens;
   const bool sideBySide = intervened_ && comparison == Comparison::SideBySide;
   const int T = shown.tokenCount();
   const int layer = selection_->layer();
@@ -1315,6 +1326,28 @@ void MainWindow::refreshPanels() {
     // uniform baseline, and the two must not look alike (issue 17, defect 11).
     plain.dashed = true;
     plain.colourOf = 0;
+    if (comparing_ && comparing_->model) {
+      // Two tokenizers: B's points at the positions of A's tokens covering the
+      // same characters (the others have no place on A's axis), A's baseline.
+      const std::vector<int> bToA = comparedTokenAlignment().second;
+      render::LineSeries byToken = alpha;
+      byToken.x.clear(), byToken.y.clear(), byToken.labels.clear();
+      for (std::size_t j = 0; j < bToA.size() && j < alpha.y.size(); ++j)
+        if (bToA[j] >= 0) {
+          byToken.x.push_back(bToA[j]);
+          byToken.y.push_back(alpha.y[j]);
+          byToken.labels.push_back(j < alpha.labels.size() ? alpha.labels[j] : QString());
+        }
+      byToken.name = tr("alpha_k %1, at %2's tokens").arg(rightName_, leftName_);
+      alpha = std::move(byToken);
+      baseline.x.clear(), baseline.y.clear();
+      for (int k = 0; k < run_->tokenCount(); ++k) {
+        baseline.x.push_back(k);
+        baseline.y.push_back(analysis::sink_uniform_baseline(run_->tokenCount(), k, before.causal));
+      }
+      eps.x = {0.0, static_cast<double>(std::max(run_->tokenCount() - 1, 1))};
+      plot.xLabel = tr("key position k (%1's tokens)").arg(leftName_);
+    }
     plot.series = {alpha, plain, baseline, eps};
   }
   profileView_->setData(std::move(plot));

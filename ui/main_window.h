@@ -241,6 +241,8 @@ class MainWindow : public QMainWindow {
   // same characters (and of B with none of A) get a "≠"; the title says how
   // many align.
   void markUnalignedTokens(render::HeatMapData& left, render::HeatMapData& right);
+  // For each token of A the token of B covering the same characters (-1: none), and back.
+  std::pair<std::vector<int>, std::vector<int>> comparedTokenAlignment() const;
   quint64 runJob_ = 0;    // the newest Run sentence job
   quint64 modelJob_ = 0;  // the newest Open model job (its failure may need the baseline)
   JobStatus* jobStatus_ = nullptr;
