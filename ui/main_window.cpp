@@ -603,31 +603,13 @@ void MainWindow::compareWithSentence(const QString& text) {
 }
 
 void MainWindow::compareWithModel(const QString& folderOrName) {
-  jobStatus_->clearError();
-  const std::string spec =
-      folderOrName.contains(QLatin1Char('/')) && QFileInfo(folderOrName).isDir()
-          ? QDir::cleanPath(folderOrName).toStdString()
-          : folderOrName.toStdString();
-  models::LoadOptions options;
-  options.device = device_.toStdString();
-  jobs_->submit<models::LoadedModel>(
-      tr("Open the compared model"),
-      [spec, options](const JobProgress& progress) {
-        models::LoadOptions withProgress = options;
-        withProgress.progress = [&progress](double f) { return progress(0.95 * f); };
-        try {
-          return models::loaded_model_open(spec, withProgress);
-        } catch (const models::RunCancelled&) {
-          throw JobCancelled();
-        }
-      },
-      [this](models::LoadedModel loaded) {
-        selection_->setInterventions({});
-        comparing_ = ComparisonSource{QString(), std::move(loaded)};
-        interventionsPanel_->setComparison(Comparison::SideBySide);
-        runComparison();
-      },
-      QStringLiteral("compare"));
+  loadModel(folderOrName, tr("Open the compared model"), QStringLiteral("compare"),
+            [this](models::LoadedModel loaded) {
+              selection_->setInterventions({});
+              comparing_ = ComparisonSource{QString(), std::move(loaded)};
+              interventionsPanel_->setComparison(Comparison::SideBySide);
+              runComparison();
+            });
 }
 
 void MainWindow::stopComparing() {
@@ -969,6 +951,12 @@ void MainWindow::chooseModelFolder() {
 }
 
 void MainWindow::openModelFolder(const QString& folderOrName) {
+  modelJob_ = loadModel(folderOrName, tr("Open model"), QStringLiteral("model"),
+                        [this](models::LoadedModel loaded) { showModel(std::move(loaded)); });
+}
+
+quint64 MainWindow::loadModel(const QString& folderOrName, const QString& jobName, const QString& group,
+                            std::function<void(models::LoadedModel)> onLoaded) {
   jobStatus_->clearError();
   const std::string spec =
       folderOrName.contains(QLatin1Char('/')) && QFileInfo(folderOrName).isDir()
@@ -978,8 +966,8 @@ void MainWindow::openModelFolder(const QString& folderOrName) {
   options.device = device_.toStdString();
   // Every file read of the load happens in the job (a hostile folder can make
   // reads slow, never the GUI); Cancel stops it between weight tensors.
-  modelJob_ = jobs_->submit<models::LoadedModel>(
-      tr("Open model"),
+  return jobs_->submit<models::LoadedModel>(
+      jobName,
       [spec, options](const JobProgress& progress) {
         models::LoadOptions withProgress = options;
         withProgress.progress = [&progress](double f) { return progress(0.95 * f); };
@@ -989,8 +977,7 @@ void MainWindow::openModelFolder(const QString& folderOrName) {
           throw JobCancelled();
         }
       },
-      [this](models::LoadedModel loaded) { showModel(std::move(loaded)); },
-      QStringLiteral("model"));
+      std::move(onLoaded), group);
 }
 
 void MainWindow::showModel(models::LoadedModel loaded) {

@@ -237,6 +237,9 @@ class MainWindow : public QMainWindow {
   QString leftName_ = QStringLiteral("before"), rightName_ = QStringLiteral("after");
   void setRunNames(const QString& left, const QString& right);
   void runComparison();
+  // Opens a model folder or cache name in a job (its id); `onLoaded` gets it.
+  quint64 loadModel(const QString& folderOrName, const QString& jobName, const QString& group,
+                  std::function<void(models::LoadedModel)> onLoaded);
   // Compared models: the labels of tokens of A with no token of B covering the
   // same characters (and of B with none of A) get a "≠"; the title says how
   // many align.
