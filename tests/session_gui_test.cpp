@@ -306,3 +306,40 @@ TEST_F(SessionGui, ANewProcessWithoutADisplayMakesTheWindowsFigures) {
   EXPECT_TRUE(compared.passed) << compared.message.toStdString();
   EXPECT_TRUE(test::image_has_content(gui));
 }
+
+// Issue 17 with 16: a comparison is part of the session: reopened in a window
+// it compares again, and the figure CLI draws both runs from the session.
+TEST_F(SessionGui, AComparisonIsPartOfTheSession) {
+  QTemporaryDir dir;
+  const QString file = dir.filePath(QStringLiteral("compare.sinkscope"));
+  {
+    ui::MainWindow a;
+    ASSERT_TRUE(show_run(a, kModel, QStringLiteral("The cat sat on the mat.")));
+    QSignalSpy compared(&a, &ui::MainWindow::comparisonFinished);
+    a.compareWithSentence(QStringLiteral("Birds sing at dawn."));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return compared.count() == 1; }, kTimeout));
+    ASSERT_TRUE(a.saveSession(file));
+  }
+  const ui::Session s = ui::session_read(file);
+  EXPECT_EQ(s.compareSentence, QStringLiteral("Birds sing at dawn."));
+  EXPECT_EQ(s.comparison, QStringLiteral("side_by_side"));
+  ui::MainWindow b;
+  b.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&b));
+  QSignalSpy compared(&b, &ui::MainWindow::comparisonFinished);
+  b.openSession(file);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return compared.count() >= 1; }, kTimeout));
+  ASSERT_TRUE(b.intervenedRun().has_value());
+  EXPECT_EQ(b.intervenedRun()->sentence, QStringLiteral("Birds sing at dawn."));
+  EXPECT_EQ(b.leftRunName(), QStringLiteral("A"));
+  // Without a display, from the session: the same two runs side by side.
+  const QString svg = dir.filePath(QStringLiteral("map.svg"));
+  const CliRun run = cli("figure --session '" + file.toStdString() + "' --panel attention-map --out '" +
+                         svg.toStdString() + "'");
+  ASSERT_EQ(run.exit, 0) << run.out;
+  EXPECT_TRUE(file_bytes(svg).contains(">A | B: ")) << "the side-by-side map's title";
+  // A session giving both a sentence and a model to compare with is refused.
+  QByteArray both = file_bytes(file);
+  both.replace("\"model\": \"\"", "\"model\": \"x\"");
+  EXPECT_THROW(ui::session_from_json(both, QStringLiteral("both.sinkscope")), ui::SessionError);
+}

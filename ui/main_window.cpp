@@ -1003,8 +1003,7 @@ void MainWindow::showModel(models::LoadedModel loaded) {
 }
 
 void MainWindow::openCheckpoints(const QString& folder) {
-  std::vector<models::Checkpoint> steps = models::training_checkpoints(folder.toStdString());
-  if (steps.empty()) {
+  if (!showCheckpoints(folder)) {
     const QString message =
         tr("%1: no checkpoints (step-N folders with a config.json, in the folder or its "
            "checkpoints/ folder)")
@@ -1012,12 +1011,19 @@ void MainWindow::openCheckpoints(const QString& folder) {
     jobStatus_->showError(message, message);
     return;
   }
-  const QString last = QString::fromStdString(steps.back().folder.string());
+  // Every panel shows the last checkpoint.
+  openModelFolder(QString::fromStdString(checkpointsPanel_->checkpoints().back().folder.string()));
+}
+
+bool MainWindow::showCheckpoints(const QString& folder) {
+  std::vector<models::Checkpoint> steps = models::training_checkpoints(folder.toStdString());
+  if (steps.empty()) return false;
+  checkpointsFolder_ = folder;
   checkpointsPanel_->setCheckpoints(folder, std::move(steps));
   checkpointsDock_->show();
   checkpointsDock_->raise();
-  openModelFolder(last);  // every panel shows the last checkpoint
   computeEmergence();
+  return true;
 }
 
 void MainWindow::chooseCheckpointsFolder() {

@@ -133,6 +133,8 @@ class MainWindow : public QMainWindow {
   // the Checkpoints dock; the last one is opened and the sink-emergence plot
   // computed for the sentence (errors go to the status bar).
   void openCheckpoints(const QString& folder);
+  // The dock and the emergence plot of a training run, without opening a checkpoint.
+  bool showCheckpoints(const QString& folder);
   void chooseCheckpointsFolder();
   void computeEmergence();
   // Runs `text` as the sentence with (layer, head) selected once it is shown,
@@ -272,6 +274,7 @@ class MainWindow : public QMainWindow {
   QDockWidget* studyDock_ = nullptr;
   CheckpointsPanel* checkpointsPanel_ = nullptr;
   QDockWidget* checkpointsDock_ = nullptr;
+  QString checkpointsFolder_;
   std::optional<std::pair<int, int>> pendingHead_;  // selected once the next run is shown
   std::optional<Session> pendingSession_;           // applied once the next run is shown
   QString sessionWarning_;

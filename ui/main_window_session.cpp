@@ -15,6 +15,7 @@
 #include "models/model_identity.h"
 #include "render/figure_part.h"
 #include "render/scene_view.h"
+#include "ui/checkpoints_panel.h"
 #include "ui/interventions_panel.h"
 #include "ui/job_status.h"
 #include "ui/main_window.h"
@@ -74,6 +75,13 @@ Session MainWindow::currentSession() const {
   if (auto* score = findChild<QComboBox*>(QStringLiteral("overviewScore")))
     s.overviewScore = score->currentText();
   s.comparison = comparison_name(interventionsPanel_->comparison());
+  if (comparing_) {
+    if (comparing_->model)
+      s.compareModel = QString::fromStdString(comparing_->model->model->folder().string());
+    else
+      s.compareSentence = comparing_->sentence;
+  }
+  if (!checkpointsPanel_->checkpoints().empty()) s.checkpoints = checkpointsFolder_;
   if (auto* layout = findChild<QComboBox*>(QStringLiteral("graphLayout")))
     s.graphLayout = layout->currentIndex();
   if (auto* box = findChild<QCheckBox*>(QStringLiteral("normalisedLaplacian")))
@@ -160,8 +168,11 @@ void MainWindow::finishSession() {
   selection_->setKeyToken(s.key);
   selection_->setThreshold(s.threshold);
   selection_->setTopN(s.topN);
-  if (!s.comparison.isEmpty()) interventionsPanel_->setComparison(comparison_of(s.comparison));
   selection_->setInterventions(s.interventions);
+  if (!s.compareSentence.isEmpty()) compareWithSentence(s.compareSentence);
+  if (!s.compareModel.isEmpty()) compareWithModel(s.compareModel);
+  if (!s.comparison.isEmpty()) interventionsPanel_->setComparison(comparison_of(s.comparison));
+  if (!s.checkpoints.isEmpty()) showCheckpoints(s.checkpoints);
   if (auto* layout = findChild<QComboBox*>(QStringLiteral("graphLayout")))
     layout->setCurrentIndex(s.graphLayout);
   if (auto* box = findChild<QCheckBox*>(QStringLiteral("normalisedLaplacian")))

@@ -174,6 +174,9 @@ QByteArray session_to_json(const Session& s) {
                    {QStringLiteral("threshold"), s.threshold},
                    {QStringLiteral("top_n"), s.topN}}},
       {QStringLiteral("interventions"), interventions},
+      {QStringLiteral("compare"), QJsonObject{{QStringLiteral("sentence"), s.compareSentence},
+                                              {QStringLiteral("model"), s.compareModel}}},
+      {QStringLiteral("checkpoints"), s.checkpoints},
       {QStringLiteral("panels"),
        QJsonObject{{QStringLiteral("log_scale"), s.logScale},
                    {QStringLiteral("overview_score"), s.overviewScore},
@@ -246,6 +249,12 @@ Session session_from_json(const QByteArray& bytes, const QString& source) {
       s.interventions.append(i);
     }
   }
+  const Reader compare(root.object("compare"), source + QStringLiteral(": compare"));
+  s.compareSentence = compare.text("sentence", kMaxText, false);
+  s.compareModel = compare.text("model", 4096, false);
+  if (!s.compareSentence.isEmpty() && !s.compareModel.isEmpty())
+    compare.fail(QStringLiteral("model"), QStringLiteral("give a sentence or a model to compare with, not both"));
+  s.checkpoints = root.text("checkpoints", 4096, false);
   const Reader panels(root.object("panels"), source + QStringLiteral(": panels"));
   s.logScale = panels.flag("log_scale", false);
   s.overviewScore = panels.text("overview_score", 200, false);

@@ -45,6 +45,10 @@ struct Session {
   QString comparison;        // an intervention's comparison: after, before, difference, side_by_side
   int graphLayout = 0;       // the attention graph's layout: 0 spectral, 1 force-directed
   bool normalisedLaplacian = false;  // the spectrum panel's Laplacian
+  // A comparison (issue 17): the second run's sentence, or its model (folder
+  // or cache name); at most one of the two. And an open training run's folder.
+  QString compareSentence, compareModel;
+  QString checkpoints;
   // The 3-D views' cameras, by view name (graphView, spectralEmbedding, valueSpaceView).
   std::vector<std::pair<QString, render::SceneCamera>> cameras;
   QByteArray layout;         // QMainWindow::saveState, optional
