@@ -1287,6 +1287,13 @@ TEST_F(MainWindowGui, CheckpointsPlayBackOverTraining) {
       double sum = 0;
       for (int h = 0; h < 2; ++h) sum += analysis::sink_key_importance(cap.attentionOf(h))[0];
       EXPECT_NEAR(plot.series[static_cast<std::size_t>(l)].y[c], sum / 2, 1e-12) << "step " << c << " layer " << l;
+      // The overview against training: every head at every step.
+      const render::HeatMapData& grid = w.checkpointsPanel()->emergenceGrid();
+      ASSERT_EQ(grid.rows, 4);
+      ASSERT_EQ(grid.cols, 3);
+      for (int h = 0; h < 2; ++h)
+        EXPECT_FLOAT_EQ(grid.values[static_cast<std::size_t>(l * 2 + h) * 3 + c],
+                        static_cast<float>(analysis::sink_key_importance(cap.attentionOf(h))[0]));
     }
   }
   // The slider opens another checkpoint; the panels show it.

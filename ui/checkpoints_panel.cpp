@@ -3,38 +3,46 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QSplitter>
+#include <algorithm>
+#include <stdexcept>
 #include <QSlider>
 #include <QVBoxLayout>
 
 #include "analysis/attention_matrix.h"
 #include "analysis/sink_metric.h"
 #include "models/loaded_model.h"
+#include "render/figure_part.h"
+#include "render/gl_support.h"
+#include "render/heat_map_view.h"
 #include "render/line_plot_view.h"
 
 namespace sinkscope::ui {
 
-std::vector<std::vector<double>> checkpoint_alpha0(const std::vector<models::Checkpoint>& checkpoints,
-                                                   const std::string& text, const JobProgress& progress) {
-  std::vector<std::vector<double>> out;
+CheckpointAlpha0 checkpoint_alpha0(const std::vector<models::Checkpoint>& checkpoints,
+                                   const std::string& text, const JobProgress& progress) {
+  CheckpointAlpha0 out;
   for (std::size_t c = 0; c < checkpoints.size(); ++c) {
     job_check(progress, static_cast<double>(c) / static_cast<double>(checkpoints.size()));
     const models::LoadedModel model = models::loaded_model_open(checkpoints[c].folder.string());
     const models::SentenceTrace run =
         models::loaded_model_run(model, text, models::RunOptions::attention_only());
-    std::vector<double> layers;
-    for (int l = 0; l < run.trace.layers(); ++l) {
+    if (c == 0) out.layers = run.trace.layers(), out.heads = run.trace.heads();
+    if (run.trace.layers() != out.layers || run.trace.heads() != out.heads)
+      throw std::invalid_argument(checkpoints[c].folder.string() +
+                                  ": another shape than the first checkpoint (layers x heads)");
+    std::vector<double> heads;
+    for (int l = 0; l < out.layers; ++l) {
       const models::LayerCapture cap = run.trace.layer(l);
-      double sum = 0.0;
-      for (int h = 0; h < cap.heads; ++h) sum += analysis::sink_key_importance(cap.attentionOf(h))[0];
-      layers.push_back(sum / cap.heads);
+      for (int h = 0; h < cap.heads; ++h) heads.push_back(analysis::sink_key_importance(cap.attentionOf(h))[0]);
     }
-    out.push_back(std::move(layers));
+    out.values.push_back(std::move(heads));
   }
   return out;
 }
 
 render::LinePlotData emergence_plot(const std::vector<models::Checkpoint>& checkpoints,
-                                    const std::vector<std::vector<double>>& alpha0, const QString& text) {
+                                    const CheckpointAlpha0& alpha0, const QString& text) {
   render::LinePlotData d;
   d.title = QObject::tr("Sink emergence | alpha_0 (first token, mean over heads) by training step | \"%1\"")
                 .arg(text.size() > 40 ? text.left(37) + QStringLiteral("...") : text);
@@ -42,16 +50,40 @@ render::LinePlotData emergence_plot(const std::vector<models::Checkpoint>& check
   d.yLabel = QObject::tr("alpha_0");
   d.includeZero = true;
   d.xPadding = 0.0;
-  const std::size_t layers = alpha0.empty() ? 0 : alpha0.front().size();
-  for (std::size_t l = 0; l < layers; ++l) {
+  for (int l = 0; l < alpha0.layers; ++l) {
     render::LineSeries s{QObject::tr("layer %1").arg(l), {}, {}};
-    for (std::size_t c = 0; c < alpha0.size() && c < checkpoints.size(); ++c)
-      if (l < alpha0[c].size()) {
-        s.x.push_back(static_cast<double>(checkpoints[c].step));
-        s.y.push_back(alpha0[c][l]);
-      }
+    for (std::size_t c = 0; c < alpha0.values.size() && c < checkpoints.size(); ++c) {
+      double sum = 0.0;
+      for (int h = 0; h < alpha0.heads; ++h)
+        sum += alpha0.values[c][static_cast<std::size_t>(l * alpha0.heads + h)];
+      s.x.push_back(static_cast<double>(checkpoints[c].step));
+      s.y.push_back(sum / alpha0.heads);
+    }
     d.series.push_back(std::move(s));
   }
+  return d;
+}
+
+render::HeatMapData emergence_grid(const std::vector<models::Checkpoint>& checkpoints,
+                                   const CheckpointAlpha0& alpha0) {
+  render::HeatMapData d;
+  d.rows = alpha0.layers * alpha0.heads;
+  d.cols = static_cast<int>(std::min(checkpoints.size(), alpha0.values.size()));
+  d.values.assign(static_cast<std::size_t>(d.rows) * static_cast<std::size_t>(d.cols), 0.0f);
+  for (int r = 0; r < d.rows; ++r)
+    for (int c = 0; c < d.cols; ++c)
+      d.values[static_cast<std::size_t>(r) * d.cols + c] =
+          static_cast<float>(alpha0.values[static_cast<std::size_t>(c)][static_cast<std::size_t>(r)]);
+  for (int l = 0; l < alpha0.layers; ++l)
+    for (int h = 0; h < alpha0.heads; ++h) d.rowLabels.push_back(QObject::tr("L%1 H%2").arg(l).arg(h));
+  for (int c = 0; c < d.cols; ++c) d.colLabels.push_back(QString::number(checkpoints[static_cast<std::size_t>(c)].step));
+  d.title = QObject::tr("alpha_0 of every head by training step");
+  d.quantity = QObject::tr("alpha_0");
+  d.rowTitle = QObject::tr("head");
+  d.colTitle = QObject::tr("step");
+  d.fixedRange = true;
+  d.rangeMin = 0.0;
+  d.rangeMax = 1.0;
   return d;
 }
 
@@ -76,9 +108,22 @@ CheckpointsPanel::CheckpointsPanel(QWidget* parent) : QWidget(parent) {
   recompute_->setEnabled(false);
   row->addWidget(recompute_);
   layout->addLayout(row);
-  emergence_ = new render::LinePlotView(this);
+  // The plot (layers' means) beside the grid (every head): the overview against training.
+  auto* views = new QSplitter(Qt::Horizontal, this);
+  emergence_ = new render::LinePlotView(views);
   emergence_->setObjectName(QStringLiteral("emergenceView"));
-  layout->addWidget(emergence_, 1);
+  views->addWidget(emergence_);
+  if (render::gl_panels_available()) {
+    gridView_ = new render::HeatMapView(views);
+    gridView_->setObjectName(QStringLiteral("emergenceGrid"));
+    views->addWidget(gridView_);
+  } else {
+    gridStandIn_ = new render::FigureStandIn(QStringLiteral("emergenceGrid"), views);
+    views->addWidget(gridStandIn_);
+  }
+  views->setStretchFactor(0, 3);
+  views->setStretchFactor(1, 2);
+  layout->addWidget(views, 1);
   // A checkpoint opens when the slider rests: keys and clicks at once, a drag
   // when it is released (not at every step it passes).
   connect(slider_, &QSlider::valueChanged, this, [this](int value) {
@@ -112,6 +157,12 @@ void CheckpointsPanel::showStep() {
 }
 
 int CheckpointsPanel::chosen() const { return slider_->value(); }
+
+void CheckpointsPanel::setEmergence(const CheckpointAlpha0& alpha0, const QString& text) {
+  emergence_->setData(emergence_plot(checkpoints_, alpha0, text));
+  grid_ = emergence_grid(checkpoints_, alpha0);
+  render::show_or_keep(gridView_, gridStandIn_, grid_);
+}
 
 void CheckpointsPanel::choose(int index) {
   if (index < 0 || index >= static_cast<int>(checkpoints_.size())) return;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/model_discovery.h"
+#include "render/heat_map_data.h"
 #include "ui/job_runner.h"
 
 class QLabel;
@@ -16,19 +17,28 @@ class QPushButton;
 class QSlider;
 
 namespace sinkscope::render {
+class FigureStandIn;
+class HeatMapView;
 class LinePlotView;
 struct LinePlotData;
 }  // namespace sinkscope::render
 
 namespace sinkscope::ui {
 
-// alpha_0 (the sink metric of the first token, mean over a layer's heads) of
-// `text` at every checkpoint: [checkpoint][layer]. Throws as models do.
-std::vector<std::vector<double>> checkpoint_alpha0(const std::vector<models::Checkpoint>& checkpoints,
-                                                   const std::string& text, const JobProgress& progress);
-// The emergence plot of those numbers: one curve per layer against the step.
+// alpha_0 (the sink metric of the first token) of every head for `text` at
+// every checkpoint. Throws as models do.
+struct CheckpointAlpha0 {
+  int layers = 0, heads = 0;
+  std::vector<std::vector<double>> values;  // [checkpoint][layer * heads + head]
+};
+CheckpointAlpha0 checkpoint_alpha0(const std::vector<models::Checkpoint>& checkpoints,
+                                   const std::string& text, const JobProgress& progress);
+// The emergence plot: each layer's mean over heads against the step.
 render::LinePlotData emergence_plot(const std::vector<models::Checkpoint>& checkpoints,
-                                    const std::vector<std::vector<double>>& alpha0, const QString& text);
+                                    const CheckpointAlpha0& alpha0, const QString& text);
+// The overview against training: every head (rows, layer by layer) at every step (columns).
+render::HeatMapData emergence_grid(const std::vector<models::Checkpoint>& checkpoints,
+                                   const CheckpointAlpha0& alpha0);
 
 class CheckpointsPanel : public QWidget {
   Q_OBJECT
@@ -41,6 +51,10 @@ class CheckpointsPanel : public QWidget {
   void choose(int index);
   int chosen() const;
   render::LinePlotView* emergenceView() const { return emergence_; }
+  // Shows the emergence numbers in the plot and the grid.
+  void setEmergence(const CheckpointAlpha0& alpha0, const QString& text);
+  // The grid's data (its view's, or its stand-in's without OpenGL).
+  const render::HeatMapData& emergenceGrid() const { return grid_; }
 
  Q_SIGNALS:
   // The user moved to a checkpoint: open its folder.
@@ -56,6 +70,9 @@ class CheckpointsPanel : public QWidget {
   QLabel* step_ = nullptr;
   QPushButton* recompute_ = nullptr;
   render::LinePlotView* emergence_ = nullptr;
+  render::HeatMapView* gridView_ = nullptr;
+  render::FigureStandIn* gridStandIn_ = nullptr;  // in its place without OpenGL
+  render::HeatMapData grid_;
 };
 
 }  // namespace sinkscope::ui

@@ -1036,7 +1036,7 @@ void MainWindow::computeEmergence() {
   const std::vector<models::Checkpoint> steps = checkpointsPanel_->checkpoints();
   const QString text = sentence();
   if (steps.empty() || text.trimmed().isEmpty()) return;
-  jobs_->submit<std::vector<std::vector<double>>>(
+  jobs_->submit<CheckpointAlpha0>(
       tr("Sink emergence over %1 checkpoints").arg(steps.size()),
       [steps, text = text.toStdString()](const JobProgress& progress) {
         try {
@@ -1045,8 +1045,9 @@ void MainWindow::computeEmergence() {
           throw JobCancelled();
         }
       },
-      [this, steps, text](std::vector<std::vector<double>> alpha0) {
-        checkpointsPanel_->emergenceView()->setData(emergence_plot(steps, alpha0, text));
+      [this, steps, text](CheckpointAlpha0 alpha0) {
+        if (steps.size() != checkpointsPanel_->checkpoints().size()) return;  // another run opened since
+        checkpointsPanel_->setEmergence(alpha0, text);
         Q_EMIT emergenceFinished();
       },
       QStringLiteral("emergence"));
