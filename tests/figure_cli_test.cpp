@@ -43,6 +43,7 @@ TEST(FigureCli, EveryPanelMatchesItsGoldenImageAtThePresetsSize) {
   QTemporaryDir dir;
   constexpr int kDpi = 100;
   for (const ui::FigurePanelName& panel : ui::figure_panel_names()) {
+    if (panel.needsCheckpoints) continue;  // FigureCli.TheEmergenceOfASessionsCheckpoints
     SCOPED_TRACE(panel.name.toStdString());
     const QString png = dir.filePath(panel.name + QStringLiteral(".png"));
     const auto run = cli(figure_args("--panel " + panel.name.toStdString() + " --layer 1 --head 2",
@@ -160,4 +161,31 @@ TEST(FigureCli, ASessionWhoseModelChangedWarns) {
       << run.out;
   EXPECT_NE(run.out.find("config.json (SHA-256 000000000000... now "), std::string::npos) << run.out;
   EXPECT_NE(read_text(out).find("layer 1, head 0"), std::string::npos) << "the session's selection";
+}
+
+// Issue 17, item 2 with 16: a session with a training run's checkpoints makes
+// the emergence figure without a display (alpha_0 per layer and every head
+// against the step).
+TEST(FigureCli, TheEmergenceOfASessionsCheckpoints) {
+  QTemporaryDir dir;
+  const std::string run = dir.filePath(QStringLiteral("run")).toStdString();
+  for (const char* step : {"step-10", "step-20"}) {
+    const CliRun made = cli("random-model llama '" + run + "/checkpoints/" + step + "'");
+    ASSERT_EQ(made.exit, 0) << made.out;
+  }
+  const std::string session = dir.filePath(QStringLiteral("ckpt.sinkscope")).toStdString();
+  std::ofstream(session) << R"({"format": "sinkscope-session", "version": 1,
+    "model": {"name": ")" << run << R"(/checkpoints/step-20"},
+    "text": "A cat sat.", "checkpoints": ")" << run << R"("})";
+  const std::string out = dir.filePath(QStringLiteral("emergence.svg")).toStdString();
+  const CliRun fig = cli("figure --session '" + session + "' --panel emergence --out '" + out + "'");
+  ASSERT_EQ(fig.exit, 0) << fig.out;
+  const std::string svg = read_text(out);
+  EXPECT_NE(svg.find("Sink emergence"), std::string::npos);
+  EXPECT_NE(svg.find("every head by training step"), std::string::npos);
+  // Without checkpoints there is nothing to draw, and the figure says so.
+  const CliRun none = cli(figure_args("--panel emergence", out));
+  EXPECT_EQ(none.exit, 1);
+  EXPECT_NE(none.out.find("--panel emergence needs a training run's checkpoints"), std::string::npos)
+      << none.out;
 }

@@ -32,6 +32,11 @@ const std::vector<FigurePanelName>& figure_panel_names() {
        QStringLiteral("value contributions in 3-D and F_N against N")},
       {QStringLiteral("head-view"), QStringLiteral("headViewDock"), {QStringLiteral("headView")},
        QStringLiteral("lines from queries to keys, as BertViz's head view")},
+      {QStringLiteral("emergence"), QStringLiteral("checkpointsDock"),
+       {QStringLiteral("emergenceView"), QStringLiteral("emergenceGrid")},
+       QStringLiteral("alpha_0 against training step, per layer and every head (a session with "
+                      "checkpoints)"),
+       true},
   };
   return names;
 }

@@ -19,6 +19,7 @@ struct FigurePanelName {
   QString dock;        // the panel's dock: "persistenceDock"
   QStringList views;   // its views as the panel stacks them, top to bottom
   QString description; // in words, for --help and errors
+  bool needsCheckpoints = false;  // drawn only with a training run open (a session's checkpoints)
 };
 
 // Every panel a figure can show.

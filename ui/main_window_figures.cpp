@@ -20,6 +20,7 @@
 #include "render/heat_map_view.h"
 #include "render/line_plot_view.h"
 #include "render/scene_view.h"
+#include "ui/checkpoints_panel.h"
 #include "ui/export_dialog.h"
 #include "ui/job_runner.h"
 #include "ui/job_status.h"
@@ -86,6 +87,11 @@ void MainWindow::writeFigureWhenReady(const FigureRequest& request) {
     return fail(QString::fromUtf8(e.what()));
   }
   if (!run_) return fail(tr("no sentence has been run"));
+  for (const FigurePanelName& panel : figure_panel_names())
+    if (panel.needsCheckpoints && request.names.contains(panel.name) &&
+        checkpointsPanel_->checkpoints().empty())
+      return fail(tr("--panel %1 needs a training run's checkpoints (a session that names them)")
+                      .arg(panel.name));
   // The selection asked for, checked against the model.
   const int layers = selection_->layerCount(), heads = selection_->headCount(),
             tokens = selection_->tokenCount();
