@@ -1296,6 +1296,25 @@ TEST_F(MainWindowGui, CheckpointsPlayBackOverTraining) {
                         static_cast<float>(analysis::sink_key_importance(cap.attentionOf(h))[0]));
     }
   }
+  // Other metrics from the same numbers: the mean boost, and the share of heads above eps.
+  {
+    const models::LoadedModel model = models::loaded_model_open(folders[1].string());
+    const models::SentenceTrace run = models::loaded_model_run(model, "A cat sat.");
+    const double uniform0 = analysis::sink_uniform_baseline(run.trace.tokens(), 0, run.trace.causal());
+    const models::LayerCapture cap = run.trace.layer(1);
+    double boost = 0, rate = 0;
+    for (int h = 0; h < 2; ++h) {
+      const double a = analysis::sink_key_importance(cap.attentionOf(h))[0];
+      boost += a / uniform0 / 2;
+      rate += (a > 0.3 ? 1.0 : 0.0) / 2;
+    }
+    w.checkpointsPanel()->setMetric(ui::EmergenceMetric::Boost);
+    EXPECT_NEAR(w.checkpointsPanel()->emergenceView()->data().series[1].y[1], boost, 1e-12);
+    EXPECT_TRUE(w.checkpointsPanel()->emergenceView()->data().title.contains(QStringLiteral("sink boost")));
+    w.checkpointsPanel()->setMetric(ui::EmergenceMetric::SinkRate);
+    EXPECT_NEAR(w.checkpointsPanel()->emergenceView()->data().series[1].y[1], rate, 1e-12);
+    w.checkpointsPanel()->setMetric(ui::EmergenceMetric::Alpha0);
+  }
   // The slider opens another checkpoint; the panels show it.
   w.checkpointsPanel()->choose(0);
   ASSERT_TRUE(QTest::qWaitFor(

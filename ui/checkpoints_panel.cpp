@@ -1,5 +1,6 @@
 #include "ui/checkpoints_panel.h"
 
+#include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -31,6 +32,7 @@ CheckpointAlpha0 checkpoint_alpha0(const std::vector<models::Checkpoint>& checkp
     if (run.trace.layers() != out.layers || run.trace.heads() != out.heads)
       throw std::invalid_argument(checkpoints[c].folder.string() +
                                   ": another shape than the first checkpoint (layers x heads)");
+    out.uniform0.push_back(analysis::sink_uniform_baseline(run.trace.tokens(), 0, run.trace.causal()));
     std::vector<double> heads;
     for (int l = 0; l < out.layers; ++l) {
       const models::LayerCapture cap = run.trace.layer(l);
@@ -42,20 +44,30 @@ CheckpointAlpha0 checkpoint_alpha0(const std::vector<models::Checkpoint>& checkp
 }
 
 render::LinePlotData emergence_plot(const std::vector<models::Checkpoint>& checkpoints,
-                                    const CheckpointAlpha0& alpha0, const QString& text) {
+                                    const CheckpointAlpha0& alpha0, const QString& text,
+                                    EmergenceMetric metric) {
   render::LinePlotData d;
-  d.title = QObject::tr("Sink emergence | alpha_0 (first token, mean over heads) by training step | \"%1\"")
-                .arg(text.size() > 40 ? text.left(37) + QStringLiteral("...") : text);
+  const QString what = metric == EmergenceMetric::Alpha0  ? QObject::tr("alpha_0 (first token, mean over heads)")
+                       : metric == EmergenceMetric::Boost ? QObject::tr("sink boost (alpha_0 / uniform, mean over heads)")
+                                                          : QObject::tr("sink rate (share of heads, alpha_0 > %1)").arg(kEmergenceSinkEps);
+  d.title = QObject::tr("Sink emergence | %1 by training step | \"%2\"")
+                .arg(what, text.size() > 40 ? text.left(37) + QStringLiteral("...") : text);
   d.xLabel = QObject::tr("training step");
-  d.yLabel = QObject::tr("alpha_0");
+  d.yLabel = metric == EmergenceMetric::Alpha0  ? QObject::tr("alpha_0")
+             : metric == EmergenceMetric::Boost ? QObject::tr("boost")
+                                                : QObject::tr("share of heads");
   d.includeZero = true;
   d.xPadding = 0.0;
   for (int l = 0; l < alpha0.layers; ++l) {
     render::LineSeries s{QObject::tr("layer %1").arg(l), {}, {}};
     for (std::size_t c = 0; c < alpha0.values.size() && c < checkpoints.size(); ++c) {
       double sum = 0.0;
-      for (int h = 0; h < alpha0.heads; ++h)
-        sum += alpha0.values[c][static_cast<std::size_t>(l * alpha0.heads + h)];
+      for (int h = 0; h < alpha0.heads; ++h) {
+        const double a = alpha0.values[c][static_cast<std::size_t>(l * alpha0.heads + h)];
+        sum += metric == EmergenceMetric::Alpha0  ? a
+               : metric == EmergenceMetric::Boost ? a / alpha0.uniform0[c]
+                                                  : (a > kEmergenceSinkEps ? 1.0 : 0.0);
+      }
       s.x.push_back(static_cast<double>(checkpoints[c].step));
       s.y.push_back(sum / alpha0.heads);
     }
@@ -102,6 +114,17 @@ CheckpointsPanel::CheckpointsPanel(QWidget* parent) : QWidget(parent) {
   step_ = new QLabel(this);
   step_->setMinimumWidth(110);
   row->addWidget(step_);
+  metric_ = new QComboBox(this);
+  metric_->setObjectName(QStringLiteral("emergenceMetric"));
+  metric_->addItem(tr("alpha_0"), static_cast<int>(EmergenceMetric::Alpha0));
+  metric_->addItem(tr("sink boost"), static_cast<int>(EmergenceMetric::Boost));
+  metric_->addItem(tr("sink rate"), static_cast<int>(EmergenceMetric::SinkRate));
+  metric_->setToolTip(tr("What the curves show per layer: the heads' mean alpha_0, their mean "
+                         "boost over a uniform head, or the share of heads with alpha_0 > 0.3"));
+  connect(metric_, &QComboBox::currentIndexChanged, this, [this] {
+    if (!last_.values.empty()) setEmergence(last_, lastText_);
+  });
+  row->addWidget(metric_);
   recompute_ = new QPushButton(tr("Plot for this sentence"), this);
   recompute_->setObjectName(QStringLiteral("emergenceRecompute"));
   recompute_->setToolTip(tr("Compute alpha_0 at every checkpoint for the sentence in the box"));
@@ -158,8 +181,15 @@ void CheckpointsPanel::showStep() {
 
 int CheckpointsPanel::chosen() const { return slider_->value(); }
 
+void CheckpointsPanel::setMetric(EmergenceMetric metric) {
+  metric_->setCurrentIndex(metric_->findData(static_cast<int>(metric)));
+}
+
 void CheckpointsPanel::setEmergence(const CheckpointAlpha0& alpha0, const QString& text) {
-  emergence_->setData(emergence_plot(checkpoints_, alpha0, text));
+  last_ = alpha0;
+  lastText_ = text;
+  emergence_->setData(emergence_plot(checkpoints_, alpha0, text,
+                                     static_cast<EmergenceMetric>(metric_->currentData().toInt())));
   grid_ = emergence_grid(checkpoints_, alpha0);
   render::show_or_keep(gridView_, gridStandIn_, grid_);
 }

@@ -12,6 +12,7 @@
 #include "render/heat_map_data.h"
 #include "ui/job_runner.h"
 
+class QComboBox;
 class QLabel;
 class QPushButton;
 class QSlider;
@@ -30,12 +31,19 @@ namespace sinkscope::ui {
 struct CheckpointAlpha0 {
   int layers = 0, heads = 0;
   std::vector<std::vector<double>> values;  // [checkpoint][layer * heads + head]
+  std::vector<double> uniform0;             // [checkpoint]: a uniform head's alpha_0 at that length
 };
+// What the emergence plot shows per layer: the heads' mean alpha_0, their mean
+// boost (alpha_0 over a uniform head's), or the share of heads with alpha_0 > eps
+// (the sink rate, metrics.md s. 1; eps 0.3).
+enum class EmergenceMetric { Alpha0, Boost, SinkRate };
+inline constexpr double kEmergenceSinkEps = 0.3;
 CheckpointAlpha0 checkpoint_alpha0(const std::vector<models::Checkpoint>& checkpoints,
                                    const std::string& text, const JobProgress& progress);
 // The emergence plot: each layer's mean over heads against the step.
 render::LinePlotData emergence_plot(const std::vector<models::Checkpoint>& checkpoints,
-                                    const CheckpointAlpha0& alpha0, const QString& text);
+                                    const CheckpointAlpha0& alpha0, const QString& text,
+                                    EmergenceMetric metric = EmergenceMetric::Alpha0);
 // The overview against training: every head (rows, layer by layer) at every step (columns).
 render::HeatMapData emergence_grid(const std::vector<models::Checkpoint>& checkpoints,
                                    const CheckpointAlpha0& alpha0);
@@ -53,6 +61,7 @@ class CheckpointsPanel : public QWidget {
   render::LinePlotView* emergenceView() const { return emergence_; }
   // Shows the emergence numbers in the plot and the grid.
   void setEmergence(const CheckpointAlpha0& alpha0, const QString& text);
+  void setMetric(EmergenceMetric metric);
   // The grid's data (its view's, or its stand-in's without OpenGL).
   const render::HeatMapData& emergenceGrid() const { return grid_; }
 
@@ -73,6 +82,9 @@ class CheckpointsPanel : public QWidget {
   render::HeatMapView* gridView_ = nullptr;
   render::FigureStandIn* gridStandIn_ = nullptr;  // in its place without OpenGL
   render::HeatMapData grid_;
+  QComboBox* metric_ = nullptr;
+  CheckpointAlpha0 last_;  // the numbers shown, redrawn for another metric
+  QString lastText_;
 };
 
 }  // namespace sinkscope::ui
