@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "app/command_options.h"
 #include "app/gui_support.h"
 #include "models/cpu_runtime.h"
 #include "ui/figure_request.h"
@@ -110,51 +111,10 @@ struct FigureOptionsLine {
   }
 };
 
-// A command-line mistake: the message, exit status 2.
-struct BadLine {
-  QString message;
-};
-
-double real_option(const QCommandLineParser& parser, const QCommandLineOption& option, double lo,
-                   double hi) {
-  bool ok = false;
-  const double v = parser.value(option).toDouble(&ok);
-  if (!ok || !std::isfinite(v) || v < lo || v > hi)
-    throw BadLine{QStringLiteral("--%1: \"%2\" is not a number from %3 to %4")
-                      .arg(option.names().front(), parser.value(option))
-                      .arg(lo)
-                      .arg(hi)};
-  return v;
-}
-
-int int_option(const QCommandLineParser& parser, const QCommandLineOption& option, int lo, int hi) {
-  bool ok = false;
-  const int v = parser.value(option).toInt(&ok);
-  if (!ok || v < lo || v > hi)
-    throw BadLine{QStringLiteral("--%1: \"%2\" is not a whole number from %3 to %4")
-                      .arg(option.names().front(), parser.value(option))
-                      .arg(lo)
-                      .arg(hi)};
-  return v;
-}
-
 render::FigureOptions figure_options(const QCommandLineParser& parser, const FigureOptionsLine& o) {
-  const QString preset = parser.value(o.preset);
-  const int dpi = int_option(parser, o.dpi, 10, 2400);
-  render::FigureOptions options;
-  if (preset == QLatin1String("one-column"))
-    options = render::figure_preset(render::FigurePreset::OneColumn, dpi);
-  else if (preset == QLatin1String("two-columns"))
-    options = render::figure_preset(render::FigurePreset::TwoColumns, dpi);
-  else if (preset == QLatin1String("slide"))
-    options = render::figure_preset(render::FigurePreset::Slide, dpi);
-  else if (preset == QLatin1String("screen"))
-    options = render::figure_preset(render::FigurePreset::Screen, dpi);
-  else
-    throw BadLine{QStringLiteral("--preset: \"%1\" is not one-column, two-columns, slide or screen")
-                      .arg(preset)};
+  render::FigureOptions options = preset_named(parser.value(o.preset), int_option(parser, o.dpi, 10, 2400));
   if (parser.isSet(o.widthMm) != parser.isSet(o.heightMm))
-    throw BadLine{QStringLiteral("--width-mm and --height-mm go together")};
+    throw BadCommandLine{QStringLiteral("--width-mm and --height-mm go together")};
   if (parser.isSet(o.widthMm)) {
     options.widthMm = real_option(parser, o.widthMm, 10, 2000);
     options.heightMm = real_option(parser, o.heightMm, 10, 2000);
@@ -169,21 +129,21 @@ render::FigureOptions figure_options(const QCommandLineParser& parser, const Fig
 ui::FigureRequest figure_request(const QCommandLineParser& parser, const FigureOptionsLine& o) {
   ui::FigureRequest r;
   r.names = parser.values(o.panel);
-  if (r.names.isEmpty()) throw BadLine{QStringLiteral("give the figure's panels with --panel NAME")};
+  if (r.names.isEmpty()) throw BadCommandLine{QStringLiteral("give the figure's panels with --panel NAME")};
   try {
     ui::figure_views_of(r.names);
   } catch (const std::invalid_argument& e) {
-    throw BadLine{QString::fromUtf8(e.what())};
+    throw BadCommandLine{QString::fromUtf8(e.what())};
   }
   r.out = parser.value(o.out);
-  if (r.out.isEmpty()) throw BadLine{QStringLiteral("give the figure's file with --out FILE")};
+  if (r.out.isEmpty()) throw BadCommandLine{QStringLiteral("give the figure's file with --out FILE")};
   const QString suffix = QFileInfo(r.out).suffix().toLower();
   if (!QStringList{QStringLiteral("pdf"), QStringLiteral("svg"), QStringLiteral("png"),
                    QStringLiteral("csv")}
            .contains(suffix))
-    throw BadLine{QStringLiteral("--out %1: name a .pdf, .svg, .png or .csv file").arg(r.out)};
+    throw BadCommandLine{QStringLiteral("--out %1: name a .pdf, .svg, .png or .csv file").arg(r.out)};
   if (parser.isSet(o.format) && parser.value(o.format).toLower() != suffix)
-    throw BadLine{QStringLiteral("--format %1, but --out names a .%2 file")
+    throw BadCommandLine{QStringLiteral("--format %1, but --out names a .%2 file")
                       .arg(parser.value(o.format), suffix)};
   r.options = figure_options(parser, o);
   r.columns = int_option(parser, o.columns, 0, 26);
@@ -234,20 +194,20 @@ int figure_command(int argc, char** argv) {
     request = figure_request(parser, o);
     timeoutSeconds = int_option(parser, o.timeout, 1, 7 * 24 * 3600);
     if (parser.positionalArguments().size() > 1)
-      throw BadLine{QStringLiteral("give at most one MODEL")};
+      throw BadCommandLine{QStringLiteral("give at most one MODEL")};
     if (parser.isSet(o.session)) {
       if (!parser.positionalArguments().isEmpty() || parser.isSet(o.text))
-        throw BadLine{QStringLiteral("--session names the model and the sentence: give no MODEL "
+        throw BadCommandLine{QStringLiteral("--session names the model and the sentence: give no MODEL "
                                      "or --text with it")};
       try {
         session = ui::session_read(parser.value(o.session));
       } catch (const ui::SessionError& e) {
-        throw BadLine{QString::fromUtf8(e.what())};
+        throw BadCommandLine{QString::fromUtf8(e.what())};
       }
     }
     if (parser.isSet(o.threads))
       models::set_cpu_threads(int_option(parser, o.threads, 1, 1024));
-  } catch (const BadLine& bad) {
+  } catch (const BadCommandLine& bad) {
     std::fprintf(stderr, "sinkscope figure: %s\n", qPrintable(bad.message));
     return 2;
   }

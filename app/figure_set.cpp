@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "analysis/table_io.h"
+#include "app/command_options.h"
 #include "app/figure_set_data.h"
 #include "app/gui_support.h"
 #include "app/study.h"
@@ -89,7 +90,7 @@ int figure_set_command(int argc, char** argv) {
       QStringLiteral("Sentences whose head ablation gives the sparsification curves (default 2)."),
       QStringLiteral("N"), QStringLiteral("2")};
   const QCommandLineOption presetOption{QStringLiteral("preset"),
-                                        QStringLiteral("one-column (default), two-columns or slide."),
+                                        QStringLiteral("one-column (default), two-columns, slide or screen."),
                                         QStringLiteral("PRESET"), QStringLiteral("one-column")};
   const QCommandLineOption pngOption{QStringLiteral("png"), QStringLiteral("Also a PNG of every figure at DPI."),
                                      QStringLiteral("DPI")};
@@ -109,29 +110,17 @@ int figure_set_command(int argc, char** argv) {
   if ((!fromStudy && !parser.isSet(sentencesOption)) || !parser.isSet(outOption))
     return usage_error(QStringLiteral("give --sentences FILE (or --study DIR) and --out DIR"));
   if (parser.positionalArguments().size() > 1) return usage_error(QStringLiteral("give at most one MODEL"));
-  auto count = [&](const QCommandLineOption& o, int lo, int hi) {
-    bool ok = false;
-    const int v = parser.value(o).toInt(&ok);
-    return ok && v >= lo && v <= hi ? v : -1;
-  };
-  const int maxSentences = count(maxOption, 1, 1000000), layersShown = count(layersOption, 1, 64),
-            sparsify = count(sparsifyOption, 0, 1000);
-  if (maxSentences < 0 || layersShown < 0 || sparsify < 0)
-    return usage_error(QStringLiteral("--max-sentences, --layers-shown and --sparsification-sentences "
-                                      "take whole numbers (1..1000000, 1..64, 0..1000)"));
+  int maxSentences = 0, layersShown = 0, sparsify = 0, pngDpi = 0;
   render::FigureOptions options;
-  const QString preset = parser.value(presetOption);
-  if (preset == QLatin1String("one-column"))
-    options = render::figure_preset(render::FigurePreset::OneColumn);
-  else if (preset == QLatin1String("two-columns"))
-    options = render::figure_preset(render::FigurePreset::TwoColumns);
-  else if (preset == QLatin1String("slide"))
-    options = render::figure_preset(render::FigurePreset::Slide);
-  else
-    return usage_error(QStringLiteral("--preset: \"%1\" is not one-column, two-columns or slide").arg(preset));
-  int pngDpi = 0;
-  if (parser.isSet(pngOption) && (pngDpi = count(pngOption, 10, 2400)) < 0)
-    return usage_error(QStringLiteral("--png: a DPI from 10 to 2400"));
+  try {
+    maxSentences = int_option(parser, maxOption, 1, 1000000);
+    layersShown = int_option(parser, layersOption, 1, 64);
+    sparsify = int_option(parser, sparsifyOption, 0, 1000);
+    if (parser.isSet(pngOption)) pngDpi = int_option(parser, pngOption, 10, 2400);
+    options = preset_named(parser.value(presetOption), 300);
+  } catch (const BadCommandLine& bad) {
+    return usage_error(bad.message);
+  }
 
   const std::filesystem::path out = parser.value(outOption).toStdString();
   const bool force = parser.isSet(forceOption);

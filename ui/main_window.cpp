@@ -293,28 +293,33 @@ void MainWindow::buildDocks() {
     showAnalysis();
   });
 
-  // The Study dock: hidden until a study is opened, then tabbed with the plots.
+  // Docks hidden until their content is opened, then tabbed with the plots.
+  auto hiddenTab = [this](const QString& title, const QString& name, QWidget* content,
+                          const QString& explanation, QDockWidget* beside) {
+    QDockWidget* dock = dock_make(title, name, content, this);
+    dock->setWhatsThis(explanation);
+    addDockWidget(Qt::RightDockWidgetArea, dock);
+    tabifyDockWidget(beside, dock);
+    dock->hide();
+    return dock;
+  };
   studyPanel_ = new StudyPanel(this);
-  studyDock_ = dock_make(tr("Study"), QStringLiteral("studyDock"), studyPanel_, this);
-  studyDock_->setWhatsThis(
+  studyDock_ = hiddenTab(
+      tr("Study"), QStringLiteral("studyDock"), studyPanel_,
       tr("A corpus study (sinkscope-cli study): numbers pooled over many sentences, each with "
          "its 95% bootstrap interval. The grid colours every head by a pooled number; the "
          "profiles show per-layer means; click a head to list the sentences where it sinks "
-         "hardest, double-click one to run it here with that head selected."));
-  addDockWidget(Qt::RightDockWidgetArea, studyDock_);
-  tabifyDockWidget(docks.back(), studyDock_);
-  studyDock_->hide();
-
+         "hardest, double-click one to run it here with that head selected."),
+      docks.back());
   checkpointsPanel_ = new CheckpointsPanel(this);
-  checkpointsDock_ = dock_make(tr("Checkpoints"), QStringLiteral("checkpointsDock"), checkpointsPanel_, this);
-  checkpointsDock_->setWhatsThis(
+  checkpointsDock_ = hiddenTab(
+      tr("Checkpoints"), QStringLiteral("checkpointsDock"), checkpointsPanel_,
       tr("The checkpoints of a training run (sinkscope-cli train writes them as "
          "checkpoints/step-N): the slider opens each one and every panel follows; the plot "
-         "shows the sentence's first-token attention alpha_0 per layer against the training "
-         "step, so you can see when the sink appears."));
-  addDockWidget(Qt::RightDockWidgetArea, checkpointsDock_);
-  tabifyDockWidget(studyDock_, checkpointsDock_);
-  checkpointsDock_->hide();
+         "shows the sentence's first-token attention alpha_0 (or its boost, or the sink "
+         "rate) per layer against the training step, the grid every head's alpha_0, so you "
+         "can see when the sink appears."),
+      studyDock_);
   connect(checkpointsPanel_, &CheckpointsPanel::checkpointChosen, this, &MainWindow::openModelFolder);
   connect(checkpointsPanel_, &CheckpointsPanel::emergenceRequested, this, &MainWindow::computeEmergence);
   profileDock_->raise();  // hiding the newest tab would leave its neighbour in front
@@ -569,9 +574,9 @@ std::pair<std::vector<int>, std::vector<int>> MainWindow::comparedTokenAlignment
   return {analysis::token_alignment(a, b), analysis::token_alignment(b, a)};
 }
 
-void MainWindow::markUnalignedTokens(render::HeatMapData& left, render::HeatMapData& right) {
-  if (!run_ || !intervened_) return;
-  const auto [aToB, bToA] = comparedTokenAlignment();
+void MainWindow::markUnalignedTokens(render::HeatMapData& left, render::HeatMapData& right,
+                                     const std::pair<std::vector<int>, std::vector<int>>& alignment) {
+  const auto& [aToB, bToA] = alignment;
   auto mark = [](render::HeatMapData& d, const std::vector<int>& aligned) {
     for (std::size_t k = 0; k < aligned.size(); ++k) {
       if (aligned[k] >= 0) continue;
@@ -1254,6 +1259,10 @@ void MainWindow::refreshPanels() {
   const bool difference = intervened_ && comparison == Comparison::Difference &&
                           intervened_->tokens == run_->tokens;
   const bool sideBySide = intervened_ && comparison == Comparison::SideBySide;
+  // Two models side by side: their tokens matched by characters, once per refresh.
+  const bool comparingModels = sideBySide && comparing_ && comparing_->model;
+  const auto alignment = comparingModels ? comparedTokenAlignment()
+                                         : std::pair<std::vector<int>, std::vector<int>>{};
   const int T = shown.tokenCount();
   const int layer = selection_->layer();
   const QString head =
@@ -1284,7 +1293,7 @@ void MainWindow::refreshPanels() {
     if (sideBySide) {
       // Before on the left, after on the right; clicks and hovers map back.
       render::HeatMapData left = attentionMapData(*run_, before, nullptr);
-      if (comparing_ && comparing_->model) markUnalignedTokens(left, data);
+      if (comparingModels) markUnalignedTokens(left, data, alignment);
       const QString title = tr("%1 | %2: %3").arg(leftName_, rightName_, data.title);
       data = render::heat_map_side_by_side(left, data);
       data.title = title;
@@ -1320,10 +1329,10 @@ void MainWindow::refreshPanels() {
     // uniform baseline, and the two must not look alike (issue 17, defect 11).
     plain.dashed = true;
     plain.colourOf = 0;
-    if (comparing_ && comparing_->model) {
+    if (comparingModels) {
       // Two tokenizers: B's points at the positions of A's tokens covering the
       // same characters (the others have no place on A's axis), A's baseline.
-      const std::vector<int> bToA = comparedTokenAlignment().second;
+      const std::vector<int>& bToA = alignment.second;
       render::LineSeries byToken = alpha;
       byToken.x.clear(), byToken.y.clear(), byToken.labels.clear();
       for (std::size_t j = 0; j < bToA.size() && j < alpha.y.size(); ++j)

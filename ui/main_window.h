@@ -245,7 +245,8 @@ class MainWindow : public QMainWindow {
   // Compared models: the labels of tokens of A with no token of B covering the
   // same characters (and of B with none of A) get a "≠"; the title says how
   // many align.
-  void markUnalignedTokens(render::HeatMapData& left, render::HeatMapData& right);
+  void markUnalignedTokens(render::HeatMapData& left, render::HeatMapData& right,
+                           const std::pair<std::vector<int>, std::vector<int>>& alignment);
   // For each token of A the token of B covering the same characters (-1: none), and back.
   std::pair<std::vector<int>, std::vector<int>> comparedTokenAlignment() const;
   quint64 runJob_ = 0;    // the newest Run sentence job

@@ -1,0 +1,24 @@
+#pragma once
+// What `sinkscope figure` and `sinkscope figure-set` read from their command
+// lines alike: bounded numbers and the figure size presets by name.
+#include <QCommandLineOption>
+#include <QCommandLineParser>
+#include <QString>
+
+#include "render/panel_export.h"
+
+namespace sinkscope::app {
+
+// A command-line mistake: the message (exit status 2).
+struct BadCommandLine {
+  QString message;
+};
+
+// The option's value, a number (a whole number) from lo to hi; throws BadCommandLine naming it.
+double real_option(const QCommandLineParser& parser, const QCommandLineOption& option, double lo,
+                   double hi);
+int int_option(const QCommandLineParser& parser, const QCommandLineOption& option, int lo, int hi);
+// one-column, two-columns, slide or screen at `dpi`; throws BadCommandLine for another name.
+render::FigureOptions preset_named(const QString& name, int dpi);
+
+}  // namespace sinkscope::app
