@@ -20,6 +20,7 @@
 #include "render/heat_map_view.h"
 #include "ui/job_runner.h"
 #include "ui/main_window.h"
+#include "ui/selection_model.h"
 
 using sinkscope::app::builtin_models_dir;
 using sinkscope::app::default_model_folder;
@@ -77,8 +78,18 @@ struct GuiOptions {
   QCommandLineOption compareModel{
       QStringLiteral("compare-model"),
       QStringLiteral("Run the sentence on the model DIR too and show both runs side by side "
-                     "(models of the same layers and heads, e.g. checkpoints)."),
+                     "(a model of another shape is compared layer by relative depth)."),
       QStringLiteral("DIR")};
+  QCommandLineOption compareLayer{
+      QStringLiteral("compare-layer"),
+      QStringLiteral("Pin the compared run B at its layer N (default: the selected layer's "
+                     "counterpart at the same relative depth)."),
+      QStringLiteral("N")};
+  QCommandLineOption compareHead{
+      QStringLiteral("compare-head"),
+      QStringLiteral("Pin the compared run B at its head N or 'avg' (default: the selected head "
+                     "when B's layers have as many heads, else B's head average)."),
+      QStringLiteral("N|avg")};
   QCommandLineOption threads{
       QStringLiteral("threads"),
       QStringLiteral("Use N threads for forward passes and analysis (default: every core; "
@@ -91,7 +102,7 @@ struct GuiOptions {
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addOptions({model, text, screenshot, device, resetLayout, show, study, checkpoints,
-                       compareSentence, compareModel, threads});
+                       compareSentence, compareModel, compareLayer, compareHead, threads});
     parser.addPositionalArgument(QStringLiteral("session"),
                                  QStringLiteral("A session file (.sinkscope) to open."),
                                  QStringLiteral("[FILE.sinkscope]"));
@@ -181,6 +192,27 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "sinkscope: --show: no panel called \"%s\"\n", qPrintable(name));
   }
   if (parser.isSet(options.study)) window.openStudy(parser.value(options.study));
+  if (parser.isSet(options.compareLayer) || parser.isSet(options.compareHead)) {
+    // B's pinned place; each is checked against B's shape when B's run is in.
+    using sinkscope::ui::SelectionModel;
+    bool layerOk = true, headOk = true;
+    int layer = SelectionModel::kAutomatic, head = SelectionModel::kAutomatic;
+    if (parser.isSet(options.compareLayer)) {
+      layer = parser.value(options.compareLayer).toInt(&layerOk);
+      layerOk = layerOk && layer >= 0;
+    }
+    if (parser.isSet(options.compareHead)) {
+      const QString text = parser.value(options.compareHead);
+      head = text == QLatin1String("avg") ? SelectionModel::kHeadAverage : text.toInt(&headOk);
+      headOk = headOk && (head >= 0 || head == SelectionModel::kHeadAverage);
+    }
+    if (!layerOk || !headOk) {
+      std::fprintf(stderr, "sinkscope: --compare-layer takes a layer number >= 0, --compare-head a head "
+                           "number >= 0 or avg\n");
+      return 2;
+    }
+    window.pinComparedRun(layer, head);
+  }
   if (parser.isSet(options.compareSentence))
     window.compareWithSentence(parser.value(options.compareSentence));
   if (parser.isSet(options.compareModel)) window.compareWithModel(parser.value(options.compareModel));

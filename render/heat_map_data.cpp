@@ -83,9 +83,11 @@ HeatMapData heat_map_side_by_side(const HeatMapData& left, const HeatMapData& ri
   for (int c : right.markedCols) d.markedCols.push_back(left.cols + 1 + c);
   for (const auto& [r, c] : right.framedCells) d.framedCells.push_back({r, left.cols + 1 + c});
   d.sideBySideSplit = left.cols;
-  if (right.outlineRow >= 0 && left.outlineRow < 0) {
-    d.outlineRow = right.outlineRow;
-    d.outlineCol = left.cols + 1 + right.outlineCol;
+  // A frame on the right map only (the head average has no cell: no frame).
+  if (left.outlineRow < 0 || left.outlineCol < 0) {
+    const bool framed = right.outlineRow >= 0 && right.outlineCol >= 0;
+    d.outlineRow = framed ? right.outlineRow : -1;
+    d.outlineCol = framed ? left.cols + 1 + right.outlineCol : -1;
   }
   return d;
 }

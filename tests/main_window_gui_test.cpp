@@ -28,6 +28,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
+#include <QToolBar>
 #include <sys/stat.h>
 
 #include <filesystem>
@@ -54,6 +55,7 @@
 #include "ui/main_window.h"
 #include "ui/run_analysis.h"
 #include "ui/selection_model.h"
+#include "ui/session.h"
 
 using namespace sinkscope;
 
@@ -1407,20 +1409,158 @@ TEST_F(MainWindowGui, TwoSentencesOrTwoModelsSideBySide) {
   // Interventions end the comparison.
   w.interventionsPanel()->dropFirstToken();
   EXPECT_EQ(w.leftRunName(), QStringLiteral("before"));
+}
 
-  // A model of another shape is refused, saying why.
-  const QString wide = dir.filePath(QStringLiteral("wide"));
+// Issue 17, item 1, "whatever differs": a model of another shape (layers x
+// heads) is compared layer by relative depth, its head average unless the
+// layers have as many heads; B's layer and head can be pinned anywhere.
+TEST_F(MainWindowGui, ModelsOfDifferentShapesCompareByRelativeDepth) {
+  constexpr int kGenerous = 120000;  // background runs on a busy machine
+  QTemporaryDir dir;
+  ui::MainWindow w;
+  ASSERT_TRUE(show_with_model(w, dir, 2, 2));
+  const QString deep = dir.filePath(QStringLiteral("deep"));
   {
     models::RandomModelSpec spec = models::random_model_spec_for("llama");
-    spec.layers = 3;
-    spec.heads = 2;
-    spec.hidden = 16;
+    spec.layers = 5;
+    spec.heads = 4;
+    spec.hidden = 32;
+    spec.kv_heads = 2;
+    spec.seed = 5;
     spec.with_tokenizer = true;
-    models::model_folder_write_random(wide.toStdString(), spec);
+    models::model_folder_write_random(deep.toStdString(), spec);
   }
-  w.interventionsPanel()->clearAll();
-  w.compareWithModel(wide);
-  ASSERT_TRUE(QTest::qWaitFor(
-      [&] { return w.jobStatus()->lastError().contains(QStringLiteral("differ in shape")); }, kTimeout));
-  EXPECT_FALSE(w.intervenedRun().has_value() && w.leftRunName() != QStringLiteral("before"));
+  ui::SelectionModel* sel = w.selection();
+  sel->setLayer(1);
+  sel->setHead(1);
+  QSignalSpy compared(&w, &ui::MainWindow::comparisonFinished);
+  w.compareWithModel(deep);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return compared.count() == 1; }, kGenerous))
+      << w.jobStatus()->lastError().toStdString();
+  ASSERT_TRUE(w.intervenedRun().has_value());
+  EXPECT_EQ(w.rightRunName(), QStringLiteral("deep"));
+  ASSERT_TRUE(sel->hasCounterpart());
+  // The last layer of A lands on the last of B; 2 heads against 4: B's average.
+  EXPECT_EQ(sel->counterpartLayer(), 4);
+  EXPECT_EQ(sel->counterpartHead(), ui::SelectionModel::kHeadAverage);
+  EXPECT_EQ(sel->layer(), 1) << "the selection stays A's";
+  EXPECT_EQ(w.interventionsPanel()->comparison(), ui::Comparison::SideBySide);
+
+  // The map: A's layer 1 head 1 on the left, B's layer 4 head average on the right.
+  auto mapShows = [&](int layerB, int headB) {
+    const render::HeatMapData& map = w.attentionView()->data();
+    const analysis::AttentionMatrix a = w.lastRun()->attention(1, 1);
+    const analysis::AttentionMatrix b = w.intervenedRun()->attention(layerB, headB);
+    if (map.sideBySideSplit != a.size) return ::testing::AssertionFailure() << "split " << map.sideBySideSplit;
+    for (int i = 0; i < b.size; ++i)
+      for (int j = 0; j < b.size; ++j) {
+        const float want = b.weights[static_cast<std::size_t>(i) * b.size + j];
+        const float got = map.values[static_cast<std::size_t>(i) * map.cols + a.size + 1 + j];
+        if (std::abs(want - got) > 1e-6f)
+          return ::testing::AssertionFailure() << "B's cell " << i << "," << j << ": " << got << " != " << want;
+      }
+    for (int i = 0; i < a.size; ++i)
+      for (int j = 0; j < a.size; ++j)
+        if (std::abs(a.weights[static_cast<std::size_t>(i) * a.size + j] -
+                     map.values[static_cast<std::size_t>(i) * map.cols + j]) > 1e-6f)
+          return ::testing::AssertionFailure() << "A's cell " << i << "," << j;
+    return ::testing::AssertionSuccess();
+  };
+  EXPECT_TRUE(mapShows(4, -1));
+  const QString title = w.attentionView()->data().title;
+  EXPECT_TRUE(title.contains(QStringLiteral("layer 4, head average"))) << title.toStdString();
+  EXPECT_TRUE(title.contains(QStringLiteral("tiny-llama at layer 1, head 1"))) << title.toStdString();
+
+  // Every panel draws B at its counterpart and says where A is.
+  ui::AnalysisPanels* panels = w.analysisPanels();
+  for (const QString& t : {panels->diagramView()->data().title, panels->spectrumView()->data().title,
+                           panels->graphView()->data().title, w.profileView()->data().title})
+    EXPECT_TRUE(t.contains(QStringLiteral("layer 4, head average")) &&
+                t.contains(QStringLiteral("tiny-llama at layer 1, head 1")))
+        << t.toStdString();
+  // The diagram is B's head average: one H0 bar per token of B.
+  EXPECT_EQ(panels->diagramView()->data().series.front().x.size(),
+            static_cast<std::size_t>(w.intervenedRun()->tokenCount()));
+  // The overview and the taxonomy: A's grid (2 x 2) beside B's (5 x 4).
+  const render::HeatMapData& overview = panels->overviewView()->data();
+  EXPECT_EQ(overview.rows, 5);
+  EXPECT_EQ(overview.cols, 2 + 1 + 4);
+  EXPECT_LT(overview.outlineCol, 0) << "B's head average has no cell to frame (not the gap)";
+  EXPECT_EQ(panels->taxonomyView()->data().cols, 2 + 1 + 4);
+  // Plots by layer overlay the runs by relative depth: both span 0..1.
+  const auto& sinks = panels->layerSinkView()->data();
+  EXPECT_TRUE(sinks.xLabel.contains(QStringLiteral("relative depth"))) << sinks.xLabel.toStdString();
+  ASSERT_GE(sinks.series.size(), 4u);
+  EXPECT_EQ(sinks.series[0].x, (std::vector<double>{0, 0.25, 0.5, 0.75, 1})) << "B's five layers";
+  EXPECT_EQ(sinks.series[3].x, (std::vector<double>{0, 1})) << "A's two layers, dashed";
+  const auto& counts = panels->taxonomyCountsView()->data();
+  EXPECT_TRUE(counts.yLabel.contains(QStringLiteral("share"))) << "2 and 4 heads: shares, not counts";
+  for (const auto& series : counts.series)
+    for (double y : series.y) EXPECT_LE(y, 1.0);
+
+  // A click on B's half of the overview pins B at that head; A's selection stays.
+  Q_EMIT panels->overviewView()->cellClicked(2, 2 + 1 + 3);
+  EXPECT_EQ(sel->counterpartLayer(), 2);
+  EXPECT_EQ(sel->counterpartHead(), 3);
+  EXPECT_EQ(sel->layer(), 1);
+  EXPECT_EQ(sel->head(), 1);
+  EXPECT_TRUE(QTest::qWaitFor([&] { return mapShows(2, 3); }, kGenerous));
+  EXPECT_EQ(panels->overviewView()->data().outlineRow, 2) << "B's pinned head framed in B's grid";
+  EXPECT_EQ(panels->overviewView()->data().outlineCol, 2 + 1 + 3);
+  EXPECT_TRUE(QTest::qWaitFor(
+      [&] { return panels->valueSpaceView()->data().title.contains(QStringLiteral("layer 2, head 3")); },
+      kGenerous))
+      << panels->valueSpaceView()->data().title.toStdString();
+  EXPECT_EQ(panels->headView()->data().heads.size(), 1u);
+  // A click on A's half selects A's head.
+  Q_EMIT panels->overviewView()->cellClicked(0, 0);
+  EXPECT_EQ(sel->layer(), 0);
+  EXPECT_EQ(sel->head(), 0);
+  EXPECT_EQ(sel->counterpartLayer(), 2) << "B stays pinned";
+
+  // The selection bar shows B's place and unpins it.
+  auto* bar = w.findChild<QToolBar*>(QStringLiteral("selectionBar"));
+  ASSERT_NE(bar, nullptr);
+  auto* layerB = bar->findChild<QComboBox*>(QStringLiteral("counterpartLayerBox"));
+  auto* headB = bar->findChild<QComboBox*>(QStringLiteral("counterpartHeadBox"));
+  ASSERT_TRUE(layerB && headB);
+  EXPECT_EQ(layerB->currentData().toInt(), 2);
+  EXPECT_EQ(headB->currentData().toInt(), 3);
+  EXPECT_EQ(layerB->count(), 1 + 5);
+  EXPECT_EQ(headB->count(), 2 + 4);
+  layerB->setCurrentIndex(0);
+  headB->setCurrentIndex(0);
+  EXPECT_EQ(sel->pinnedCounterpartLayer(), ui::SelectionModel::kAutomatic);
+  EXPECT_EQ(sel->counterpartLayer(), 0) << "auto again: A's layer 0 is B's layer 0";
+  EXPECT_TRUE(layerB->itemText(0).contains(QStringLiteral("0")));
+  headB->setCurrentIndex(headB->findData(1));
+
+  // A session keeps B's pinned head and brings it back.
+  const ui::Session saved = w.currentSession();
+  EXPECT_EQ(saved.compareModel, deep);
+  EXPECT_EQ(saved.compareLayer, ui::Session::kAutomatic);
+  EXPECT_EQ(saved.compareHead, 1);
+  const ui::Session read = ui::session_from_json(ui::session_to_json(saved), QStringLiteral("test"));
+  EXPECT_EQ(read.compareHead, 1);
+  EXPECT_EQ(read.compareLayer, ui::Session::kAutomatic);
+  const QString path = dir.filePath(QStringLiteral("deep.sinkscope"));
+  {
+    QFile f(path);
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    f.write(ui::session_to_json(saved));
+  }
+  ui::MainWindow again;
+  QSignalSpy applied(&again, &ui::MainWindow::sessionApplied);
+  QSignalSpy comparedAgain(&again, &ui::MainWindow::comparisonFinished);
+  again.show();
+  again.openSession(path);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return applied.count() == 1 && comparedAgain.count() >= 1; }, kGenerous))
+      << again.jobStatus()->lastError().toStdString();
+  EXPECT_EQ(again.selection()->pinnedCounterpartHead(), 1);
+  EXPECT_EQ(again.selection()->counterpartLayer(), 0);
+
+  // Stopping the comparison hides B's place.
+  w.stopComparing();
+  EXPECT_FALSE(sel->hasCounterpart());
+  EXPECT_EQ(sel->counterpartLayer(), sel->layer());
 }

@@ -91,3 +91,48 @@ TEST(SelectionModel, InterventionsAreAddedOnceAndListed) {
   EXPECT_EQ(s.interventions().size(), 1);
   EXPECT_EQ(spy.count(), 3);
 }
+
+TEST(SelectionModel, TheCounterpartInAComparedRunFollowsOrIsPinned) {
+  SelectionModel s;
+  s.setBounds(4, 8, 10);
+  s.setLayer(3);
+  s.setHead(5);
+  EXPECT_FALSE(s.hasCounterpart());
+  EXPECT_EQ(s.counterpartLayer(), 3) << "no B: the selection itself";
+  EXPECT_EQ(s.counterpartHead(), 5);
+  QSignalSpy changed(&s, &SelectionModel::changed);
+  QSignalSpy counterpart(&s, &SelectionModel::counterpartChanged);
+  s.setCounterpartLayer(1);  // no B to pin: ignored
+  EXPECT_EQ(changed.count(), 0);
+  // B of another shape: the last layer of A is B's last; 8 heads against 12: B's average.
+  s.setCounterpartBounds(12, 12);
+  EXPECT_EQ(counterpart.count(), 1);
+  EXPECT_EQ(changed.count(), 1);
+  EXPECT_EQ(s.counterpartLayer(), 11);
+  EXPECT_EQ(s.counterpartHead(), SelectionModel::kHeadAverage);
+  s.setLayer(1);
+  EXPECT_EQ(s.counterpartLayer(), 4) << "1/3 of the depth of 12 layers: 3.67 -> 4";
+  // Pinned: B's place no longer follows the selection; clamped to B's shape.
+  s.setCounterpartLayer(40);
+  s.setCounterpartHead(7);
+  EXPECT_EQ(s.pinnedCounterpartLayer(), 11);
+  EXPECT_EQ(s.counterpartLayer(), 11);
+  EXPECT_EQ(s.counterpartHead(), 7);
+  s.setLayer(0);
+  EXPECT_EQ(s.counterpartLayer(), 11);
+  const int before = changed.count();
+  s.setCounterpartHead(7);
+  EXPECT_EQ(changed.count(), before) << "unchanged: no signal";
+  // The same shape again keeps the pins; a new shape unpins; same shape: heads correspond.
+  s.setCounterpartBounds(12, 12);
+  EXPECT_EQ(s.counterpartHead(), 7);
+  s.setCounterpartBounds(4, 8);
+  EXPECT_EQ(s.pinnedCounterpartLayer(), SelectionModel::kAutomatic);
+  EXPECT_EQ(s.counterpartLayer(), 0);
+  EXPECT_EQ(s.counterpartHead(), 5) << "as many heads: the same head";
+  s.setCounterpartHead(SelectionModel::kHeadAverage);
+  EXPECT_EQ(s.counterpartHead(), SelectionModel::kHeadAverage);
+  s.setCounterpartBounds(0, 0);
+  EXPECT_FALSE(s.hasCounterpart());
+  EXPECT_EQ(s.counterpartHead(), 5);
+}

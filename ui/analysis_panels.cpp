@@ -65,9 +65,12 @@ void AnalysisPanels::setRunNames(const QString& before, const QString& after) {
 }
 
 void AnalysisPanels::setRun(std::shared_ptr<const SentenceRun> run,
-                            std::shared_ptr<const RunAnalysis> before) {
+                            std::shared_ptr<const RunAnalysis> before, bool runIsCounterpart,
+                            std::vector<int> tokenCounterparts) {
   inputs_.run = std::move(run);
   inputs_.before = std::move(before);
+  inputs_.runIsCounterpart = runIsCounterpart;
+  inputs_.tokenCounterparts = std::move(tokenCounterparts);
   inputs_.deferred->clear();
   inputs_.analysis = inputs_.run ? inputs_.run->analysis : nullptr;
   inputs_.source = inputs_.run ? inputs_.run->source : QString();

@@ -9,6 +9,7 @@
 #include "ui/example_picker.h"
 #include "ui/export_dialog.h"
 #include "ui/interventions_panel.h"
+#include "ui/panels/panel.h"
 #include "ui/run_analysis.h"
 #include "ui/study_panel.h"
 #include "ui/study_tables.h"
@@ -47,6 +48,7 @@
 #include <QWidgetAction>
 
 #include "analysis/sink_metric.h"
+#include "analysis/run_correspondence.h"
 #include "analysis/token_alignment.h"
 #include "models/loaded_model.h"
 #include "models/model_identity.h"
@@ -406,6 +408,15 @@ bool MainWindow::exportPanel(QWidget* view, const QString& path,
                            : QStringLiteral("head %1").arg(selection_->head()))
                   .arg(selection_->threshold())
                   .arg(selection_->topN());
+  if (comparing_ && selection_->hasCounterpart())
+    comments << QStringLiteral("compared run %1 at layer %2, %3 (%4)")
+                    .arg(rightName_)
+                    .arg(selection_->counterpartLayer())
+                    .arg(head_name(selection_->counterpartHead()))
+                    .arg(selection_->pinnedCounterpartLayer() == SelectionModel::kAutomatic &&
+                                 selection_->pinnedCounterpartHead() == SelectionModel::kAutomatic
+                             ? QStringLiteral("the selection's counterpart")
+                             : QStringLiteral("pinned"));
   for (const Intervention& i : selection_->interventions())
     comments << QStringLiteral("intervention: ") + i.label();
   return reportExport(path, [&] {
@@ -553,8 +564,13 @@ void MainWindow::showAnalysis() {
   panels_->setRunNames(leftName_, rightName_);
   const bool sideBySide =
       intervened_ && interventionsPanel_->comparison() == Comparison::SideBySide;
+  // B of a comparison: the panels draw it at the selection's counterpart, A's
+  // tokens through the two models' token correspondence.
+  const bool counterpart = comparing_ && intervened_ && shown == &*intervened_;
+  std::vector<int> tokens;
+  if (counterpart && comparing_->model) tokens = comparedTokenCounterparts();
   panels_->setRun(shown ? std::make_shared<const SentenceRun>(*shown) : nullptr,
-                  sideBySide && run_ ? run_->analysis : nullptr);
+                  sideBySide && run_ ? run_->analysis : nullptr, counterpart, std::move(tokens));
 }
 
 namespace {
@@ -565,13 +581,23 @@ std::vector<std::string> std_strings(const QStringList& list) {
 }
 }  // namespace
 
-std::pair<std::vector<int>, std::vector<int>> MainWindow::comparedTokenAlignment() const {
+std::pair<std::vector<analysis::TokenSpan>, std::vector<analysis::TokenSpan>>
+MainWindow::comparedTokenSpans() const {
   if (!run_ || !intervened_) return {};
+  return {analysis::token_spans(run_->sentence.toStdString(), std_strings(run_->tokens), run_->special),
+          analysis::token_spans(intervened_->sentence.toStdString(), std_strings(intervened_->tokens),
+                                intervened_->special)};
+}
+
+std::pair<std::vector<int>, std::vector<int>> MainWindow::comparedTokenAlignment() const {
   // Two tokenizers' tokens of one sentence, aligned by the characters they cover.
-  const auto a = analysis::token_spans(run_->sentence.toStdString(), std_strings(run_->tokens), run_->special);
-  const auto b = analysis::token_spans(intervened_->sentence.toStdString(), std_strings(intervened_->tokens),
-                                       intervened_->special);
+  const auto [a, b] = comparedTokenSpans();
   return {analysis::token_alignment(a, b), analysis::token_alignment(b, a)};
+}
+
+std::vector<int> MainWindow::comparedTokenCounterparts() const {
+  const auto [a, b] = comparedTokenSpans();
+  return analysis::token_counterparts(a, b);
 }
 
 void MainWindow::markUnalignedTokens(render::HeatMapData& left, render::HeatMapData& right,
@@ -617,10 +643,20 @@ void MainWindow::compareWithModel(const QString& folderOrName) {
             });
 }
 
+void MainWindow::pinComparedRun(int layer, int head) {
+  if (!selection_->hasCounterpart()) {
+    pendingCounterpart_ = {layer, head};  // for the comparison still running
+    return;
+  }
+  selection_->setCounterpartLayer(layer);
+  selection_->setCounterpartHead(head);
+}
+
 void MainWindow::stopComparing() {
   if (!comparing_) return;
   comparing_.reset();
   intervened_.reset();
+  selection_->setCounterpartBounds(0, 0);
   setRunNames(tr("before"), tr("after"));
   refreshPanels();
   showAnalysis();
@@ -651,7 +687,7 @@ void MainWindow::chooseComparisonModel() {
   bool ok = false;
   const QString chosen = QInputDialog::getItem(
       this, tr("Compare with another model"),
-      tr("Model B (the same layers and heads; the sentence runs on both):"), names, 0, false, &ok);
+      tr("Model B (the sentence runs on both; another shape is compared layer by relative depth):"), names, 0, false, &ok);
   if (!ok) return;
   const qsizetype at = names.indexOf(chosen);
   if (at >= 0 && at < opens.size()) {
@@ -690,21 +726,24 @@ void MainWindow::runComparison() {
       },
       [this, base](SentenceRun b) {
         if (!run_ || run_->trace != base || !comparing_) return;  // a newer run, or stopped
-        if (b.trace->layers() != base->layers() || b.trace->heads() != base->heads()) {
-          jobStatus_->showError(
-              tr("Compare: the models differ in shape (%1 x %2 heads and %3 x %4); compare "
-                 "models of the same layers and heads, e.g. checkpoints of one run")
-                  .arg(base->layers())
-                  .arg(base->heads())
-                  .arg(b.trace->layers())
-                  .arg(b.trace->heads()),
-              QString());
-          stopComparing();
-          return;
-        }
-        statusBar()->showMessage(tr("Comparing %1: \"%2\" with %3: \"%4\"")
-                                     .arg(leftName_, run_->sentence, rightName_, b.sentence),
+        QString shape;
+        if (b.trace->layers() != base->layers() || b.trace->heads() != base->heads())
+          shape = tr(" (%1 x %2 heads against %3 x %4: B's layer at the same relative depth, "
+                     "B's head average unless the layers have as many heads; pin B's layer and head "
+                     "in the selection bar)")
+                      .arg(base->layers())
+                      .arg(base->heads())
+                      .arg(b.trace->layers())
+                      .arg(b.trace->heads());
+        statusBar()->showMessage(tr("Comparing %1: \"%2\" with %3: \"%4\"%5")
+                                     .arg(leftName_, run_->sentence, rightName_, b.sentence, shape),
                                  10000);
+        selection_->setCounterpartBounds(b.trace->layers(), b.trace->heads());
+        if (pendingCounterpart_) {  // a session's pinned place in B
+          selection_->setCounterpartLayer(pendingCounterpart_->first);
+          selection_->setCounterpartHead(pendingCounterpart_->second);
+          pendingCounterpart_.reset();
+        }
         intervened_ = std::move(b);
         refreshPanels();
         showAnalysis();
@@ -720,6 +759,7 @@ void MainWindow::runInterventions() {
   }
   if (comparing_) {  // interventions end a comparison
     comparing_.reset();
+    selection_->setCounterpartBounds(0, 0);
     setRunNames(tr("before"), tr("after"));
   }
   const InterventionList list = selection_->interventions();
@@ -1175,20 +1215,25 @@ void MainWindow::refreshRecentModels() {
   }
 }
 
-render::HeatMapData MainWindow::attentionMapData(const SentenceRun& shown,
+std::pair<int, int> MainWindow::placeIn(const SentenceRun& run) const {
+  if (comparing_ && intervened_ && &run == &*intervened_)
+    return {selection_->counterpartLayer(), selection_->counterpartHead()};
+  return {selection_->layer(), selection_->head()};
+}
+
+render::HeatMapData MainWindow::attentionMapData(const SentenceRun& shown, std::pair<int, int> place,
                                                  const analysis::AttentionMatrix& map,
                                                  const SentenceRun* subtract) const {
   const int T = shown.tokenCount();
-  const int layer = selection_->layer();
-  const QString head =
-      selection_->headAveraged() ? tr("head average") : tr("head %1").arg(selection_->head());
+  const auto [layer, headIndex] = place;
+  const QString head = head_name(headIndex);
   const QString what =
       shown.trace ? tr("%1 tokens").arg(T) : tr("uniform causal baseline over %1 words").arg(T);
   render::HeatMapData data;
   data.rows = data.cols = T;
   data.values = map.weights;
   if (subtract) {
-    const analysis::AttentionMatrix before = subtract->attention(layer, selection_->head());
+    const analysis::AttentionMatrix before = subtract->attention(selection_->layer(), selection_->head());
     for (std::size_t k = 0; k < data.values.size(); ++k) data.values[k] -= before.weights[k];
   }
   data.hidden.resize(data.values.size());
@@ -1211,7 +1256,7 @@ render::HeatMapData MainWindow::attentionMapData(const SentenceRun& shown,
   data.logScale = !subtract && logScaleBox_ && logScaleBox_->isChecked();
   // Sinks of the shown head (metrics.md s. 1) have red column labels.
   if (shown.analysis && !subtract)
-    data.markedCols = shown.analysis->at(layer, selection_->head()).sinks.keys();
+    data.markedCols = shown.analysis->at(layer, headIndex).sinks.keys();
   for (int t : selection_->highlightedTokens()) data.highlighted.push_back(t);
   // A highlighted edge {a, b} frames its map cells (a, b) and (b, a).
   for (const auto& [a, b] : selection_->highlightedEdges())
@@ -1264,13 +1309,14 @@ void MainWindow::refreshPanels() {
   const auto alignment = comparingModels ? comparedTokenAlignment()
                                          : std::pair<std::vector<int>, std::vector<int>>{};
   const int T = shown.tokenCount();
-  const int layer = selection_->layer();
-  const QString head =
-      selection_->headAveraged() ? tr("head average") : tr("head %1").arg(selection_->head());
+  // B of a comparison is drawn at the selection's counterpart (another shape: the same relative depth).
+  const std::pair<int, int> place = placeIn(shown);
+  const int layer = place.first;
+  const QString head = head_name(place.second);
   analysis::AttentionMatrix map, before;
   try {
-    map = shown.attention(layer, selection_->head());
-    if (sideBySide) before = run_->attention(layer, selection_->head());
+    map = shown.attention(layer, place.second);
+    if (sideBySide) before = run_->attention(selection_->layer(), selection_->head());
   } catch (const std::exception& e) {
     jobStatus_->showError(QString::fromUtf8(e.what()), QString::fromUtf8(e.what()));
     return;
@@ -1287,12 +1333,13 @@ void MainWindow::refreshPanels() {
             .arg(rightName_),
         10000);
   {
-    render::HeatMapData data = attentionMapData(shown, map, difference ? &*run_ : nullptr);
+    render::HeatMapData data = attentionMapData(shown, place, map, difference ? &*run_ : nullptr);
+    data.title += place_note(leftName_, *selection_, place.first, place.second);
     if (differenceRefused)
       data.title += tr(" | %1 (no difference: the runs have different tokens)").arg(rightName_);
     if (sideBySide) {
       // Before on the left, after on the right; clicks and hovers map back.
-      render::HeatMapData left = attentionMapData(*run_, before, nullptr);
+      render::HeatMapData left = attentionMapData(*run_, placeIn(*run_), before, nullptr);
       if (comparingModels) markUnalignedTokens(left, data, alignment);
       const QString title = tr("%1 | %2: %3").arg(leftName_, rightName_, data.title);
       data = render::heat_map_side_by_side(left, data);
@@ -1303,8 +1350,8 @@ void MainWindow::refreshPanels() {
     render::show_or_keep(attentionView_, attentionStandIn_, std::move(data));
   }
   render::LinePlotData plot;
-  plot.title =
-      tr("Key importance alpha_k | %1, layer %2, %3").arg(shown.source).arg(layer).arg(head);
+  plot.title = tr("Key importance alpha_k | %1, layer %2, %3").arg(shown.source).arg(layer).arg(head) +
+               place_note(leftName_, *selection_, place.first, place.second);
   plot.xLabel = tr("key position k");
   plot.integerX = true;
   plot.yLabel = tr("alpha_k");

@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 
+#include "analysis/token_alignment.h"
 #include "models/loaded_model.h"
 #include "render/panel_export.h"
 #include "ui/sentence_run.h"
@@ -153,13 +154,16 @@ class MainWindow : public QMainWindow {
   bool restoreLastSession();
   // Run > Compare with another sentence / model (issue 17, item 1): the
   // current run (A) and a second one (B: another sentence on this model, or
-  // this sentence on another model of the same layers and heads, e.g. a
+  // this sentence on another model, of any shape, e.g. a
   // checkpoint) in every panel, as an intervention's before and after are:
   // A, B, their difference (same tokens) or side by side, each run with its
   // own token labels. The comparison follows new sentences until stopped;
   // interventions end it. Errors go to the status bar.
   void compareWithSentence(const QString& text);
   void compareWithModel(const QString& folderOrName);
+  // Pins B's layer and head (SelectionModel::kAutomatic: follow the selection,
+  // kHeadAverage: B's head average): now when B is shown, else when it arrives.
+  void pinComparedRun(int layer, int head);
   void stopComparing();
   void chooseComparisonSentence();
   void chooseComparisonModel();
@@ -207,10 +211,14 @@ class MainWindow : public QMainWindow {
   bool studyMatchesModel() const;
   void showRun(SentenceRun run);
   void refreshPanels();
-  // The attention map of `shown` as drawn (minus `subtract`'s when given).
-  render::HeatMapData attentionMapData(const SentenceRun& shown,
+  // The attention map of `shown` at its (layer, head) as drawn (minus
+  // `subtract`'s at the selection's when given).
+  render::HeatMapData attentionMapData(const SentenceRun& shown, std::pair<int, int> place,
                                        const analysis::AttentionMatrix& map,
                                        const SentenceRun* subtract) const;
+  // Where the selection (made on run A) lands in `run`: the selection itself,
+  // or for a comparison's run B the selection's counterpart in B.
+  std::pair<int, int> placeIn(const SentenceRun& run) const;
   render::LineSeries keyImportanceSeries(const SentenceRun& run,
                                          const analysis::AttentionMatrix& map,
                                          const QString& name) const;
@@ -236,6 +244,8 @@ class MainWindow : public QMainWindow {
     std::optional<models::LoadedModel> model;
   };
   std::optional<ComparisonSource> comparing_;
+  // A session's pinned layer and head of B, applied when B's run arrives.
+  std::optional<std::pair<int, int>> pendingCounterpart_;
   QString leftName_ = QStringLiteral("before"), rightName_ = QStringLiteral("after");
   void setRunNames(const QString& left, const QString& right);
   void runComparison();
@@ -247,8 +257,12 @@ class MainWindow : public QMainWindow {
   // many align.
   void markUnalignedTokens(render::HeatMapData& left, render::HeatMapData& right,
                            const std::pair<std::vector<int>, std::vector<int>>& alignment);
+  // The compared runs' token spans in their sentences (A's, B's).
+  std::pair<std::vector<analysis::TokenSpan>, std::vector<analysis::TokenSpan>> comparedTokenSpans() const;
   // For each token of A the token of B covering the same characters (-1: none), and back.
   std::pair<std::vector<int>, std::vector<int>> comparedTokenAlignment() const;
+  // For each token of A its place in B (analysis::token_counterparts).
+  std::vector<int> comparedTokenCounterparts() const;
   quint64 runJob_ = 0;    // the newest Run sentence job
   quint64 modelJob_ = 0;  // the newest Open model job (its failure may need the baseline)
   JobStatus* jobStatus_ = nullptr;

@@ -80,6 +80,8 @@ Session MainWindow::currentSession() const {
       s.compareModel = QString::fromStdString(comparing_->model->model->folder().string());
     else
       s.compareSentence = comparing_->sentence;
+    s.compareLayer = selection_->pinnedCounterpartLayer();
+    s.compareHead = selection_->pinnedCounterpartHead();
   }
   if (!checkpointsPanel_->checkpoints().empty()) s.checkpoints = checkpointsFolder_;
   if (auto* layout = findChild<QComboBox*>(QStringLiteral("graphLayout")))
@@ -169,6 +171,10 @@ void MainWindow::finishSession() {
   selection_->setThreshold(s.threshold);
   selection_->setTopN(s.topN);
   selection_->setInterventions(s.interventions);
+  // B's pinned layer and head apply once B's run (and shape) is in.
+  static_assert(Session::kAutomatic == SelectionModel::kAutomatic);
+  if (!s.compareSentence.isEmpty() || !s.compareModel.isEmpty())
+    pendingCounterpart_ = {s.compareLayer, s.compareHead};
   if (!s.compareSentence.isEmpty()) compareWithSentence(s.compareSentence);
   if (!s.compareModel.isEmpty()) compareWithModel(s.compareModel);
   if (!s.comparison.isEmpty()) interventionsPanel_->setComparison(comparison_of(s.comparison));

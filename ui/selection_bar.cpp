@@ -1,5 +1,6 @@
 #include "ui/selection_bar.h"
 
+#include <QAction>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLabel>
@@ -55,6 +56,22 @@ SelectionBar::SelectionBar(SelectionModel* selection, QWidget* parent)
   addWidget(new QLabel(tr("  Top-N "), this));
   addWidget(topN_);
 
+  // B of a comparison: by default at the same relative depth and the
+  // corresponding head; either can be pinned to compare any head with any.
+  counterpartLayer_ = new QComboBox(this);
+  counterpartLayer_->setObjectName(QStringLiteral("counterpartLayerBox"));
+  counterpartLayer_->setToolTip(
+      tr("The compared run B's layer: 'auto' follows the selection at the same relative depth "
+         "(first to first, last to last), or pin one of B's layers"));
+  counterpartHead_ = new QComboBox(this);
+  counterpartHead_->setObjectName(QStringLiteral("counterpartHeadBox"));
+  counterpartHead_->setToolTip(
+      tr("The compared run B's head: 'auto' is the selected head when B's layers have as many "
+         "heads, else B's head average (heads of different models share no order); or pin one"));
+  counterpartActions_ << addSeparator() << addWidget(new QLabel(tr(" B at layer "), this))
+                      << addWidget(counterpartLayer_) << addWidget(new QLabel(tr(" head "), this))
+                      << addWidget(counterpartHead_);
+
   connect(layer_, &QSpinBox::valueChanged, selection_, &SelectionModel::setLayer);
   connect(head_, &QComboBox::currentIndexChanged, this, [this](int index) {
     if (index >= 0) selection_->setHead(head_->itemData(index).toInt());
@@ -64,9 +81,19 @@ SelectionBar::SelectionBar(SelectionModel* selection, QWidget* parent)
   connect(threshold_, &QDoubleSpinBox::valueChanged, selection_, &SelectionModel::setThreshold);
   connect(topN_, &QSpinBox::valueChanged, selection_, &SelectionModel::setTopN);
 
+  connect(counterpartLayer_, &QComboBox::currentIndexChanged, this, [this](int index) {
+    if (index >= 0) selection_->setCounterpartLayer(counterpartLayer_->itemData(index).toInt());
+  });
+  connect(counterpartHead_, &QComboBox::currentIndexChanged, this, [this](int index) {
+    if (index >= 0) selection_->setCounterpartHead(counterpartHead_->itemData(index).toInt());
+  });
+
   connect(selection_, &SelectionModel::boundsChanged, this, &SelectionBar::rebuildHeadChoices);
+  connect(selection_, &SelectionModel::counterpartChanged, this,
+          &SelectionBar::rebuildCounterpartChoices);
   connect(selection_, &SelectionModel::changed, this, &SelectionBar::syncFromModel);
   rebuildHeadChoices();
+  rebuildCounterpartChoices();
   syncFromModel();
 }
 
@@ -75,6 +102,25 @@ void SelectionBar::rebuildHeadChoices() {
   head_->clear();
   head_->addItem(tr("average"), SelectionModel::kHeadAverage);
   for (int h = 0; h < selection_->headCount(); ++h) head_->addItem(QString::number(h), h);
+}
+
+void SelectionBar::rebuildCounterpartChoices() {
+  const QSignalBlocker b1(counterpartLayer_), b2(counterpartHead_);
+  for (QAction* a : counterpartActions_) a->setVisible(selection_->hasCounterpart());
+  // Only a new shape changes the choices; the current one follows in syncFromModel.
+  if (counterpartLayer_->count() != selection_->counterpartLayerCount() + 1 ||
+      counterpartHead_->count() != selection_->counterpartHeadCount() + 2) {
+    counterpartLayer_->clear();
+    counterpartLayer_->addItem(QString(), SelectionModel::kAutomatic);
+    for (int l = 0; l < selection_->counterpartLayerCount(); ++l)
+      counterpartLayer_->addItem(QString::number(l), l);
+    counterpartHead_->clear();
+    counterpartHead_->addItem(QString(), SelectionModel::kAutomatic);
+    counterpartHead_->addItem(tr("average"), SelectionModel::kHeadAverage);
+    for (int h = 0; h < selection_->counterpartHeadCount(); ++h)
+      counterpartHead_->addItem(QString::number(h), h);
+  }
+  syncFromModel();
 }
 
 void SelectionBar::syncFromModel() {
@@ -91,6 +137,16 @@ void SelectionBar::syncFromModel() {
   threshold_->setValue(selection_->threshold());
   topN_->setRange(1, std::max(1, selection_->tokenCount()));
   topN_->setValue(selection_->topN());
+  if (selection_->hasCounterpart()) {
+    // "auto" names where it lands now.
+    const QSignalBlocker b7(counterpartLayer_), b8(counterpartHead_);
+    const int head = selection_->counterpartHead();
+    counterpartLayer_->setItemText(0, tr("auto (%1)").arg(selection_->counterpartLayer()));
+    counterpartHead_->setItemText(
+        0, tr("auto (%1)").arg(head == SelectionModel::kHeadAverage ? tr("average") : QString::number(head)));
+    counterpartLayer_->setCurrentIndex(counterpartLayer_->findData(selection_->pinnedCounterpartLayer()));
+    counterpartHead_->setCurrentIndex(counterpartHead_->findData(selection_->pinnedCounterpartHead()));
+  }
 }
 
 }  // namespace sinkscope::ui

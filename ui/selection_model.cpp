@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "analysis/run_correspondence.h"
+
 namespace sinkscope::ui {
+
+static_assert(SelectionModel::kHeadAverage == analysis::kCounterpartHeadAverage);
 
 SelectionModel::SelectionModel(QObject* parent) : QObject(parent) {}
 
@@ -148,6 +152,49 @@ void SelectionModel::removeIntervention(const Intervention& intervention) {
   InterventionList next = interventions_;
   next.removeAll(intervention);
   setInterventions(next);
+}
+
+void SelectionModel::setCounterpartBounds(int layerCount, int headCount) {
+  layerCount = std::max(0, layerCount);
+  headCount = layerCount > 0 ? std::max(0, headCount) : 0;
+  if (layerCount == counterpartLayers_ && headCount == counterpartHeads_) return;
+  counterpartLayers_ = layerCount;
+  counterpartHeads_ = headCount;
+  pinnedLayer_ = pinnedHead_ = kAutomatic;  // a pin names a place in the old shape
+  Q_EMIT counterpartChanged();
+  Q_EMIT changed();
+}
+
+void SelectionModel::setCounterpartLayer(int layer) {
+  if (!hasCounterpart()) return;
+  if (layer != kAutomatic) layer = std::clamp(layer, 0, counterpartLayers_ - 1);
+  if (layer == pinnedLayer_) return;
+  pinnedLayer_ = layer;
+  Q_EMIT counterpartChanged();
+  Q_EMIT changed();
+}
+
+void SelectionModel::setCounterpartHead(int head) {
+  if (!hasCounterpart()) return;
+  if (head != kAutomatic && head != kHeadAverage)
+    head = counterpartHeads_ <= 0 ? kHeadAverage : std::clamp(head, 0, counterpartHeads_ - 1);
+  if (head == pinnedHead_) return;
+  pinnedHead_ = head;
+  Q_EMIT counterpartChanged();
+  Q_EMIT changed();
+}
+
+int SelectionModel::counterpartLayer() const {
+  if (!hasCounterpart()) return layer_;
+  if (pinnedLayer_ != kAutomatic) return pinnedLayer_;
+  return analysis::layer_at_same_depth(layer_, layerCount_, counterpartLayers_);
+}
+
+int SelectionModel::counterpartHead() const {
+  if (!hasCounterpart()) return head_;
+  if (pinnedHead_ != kAutomatic) return pinnedHead_;
+  // Heads correspond only between layers of as many heads.
+  return analysis::counterpart_head(head_, headCount_, counterpartHeads_);
 }
 
 void SelectionModel::stepLayer(int delta) { setLayer(layer_ + delta); }

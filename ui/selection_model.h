@@ -54,6 +54,24 @@ class SelectionModel : public QObject {
   void addIntervention(const Intervention& intervention);  // ignored when already active
   void removeIntervention(const Intervention& intervention);
 
+  // Comparing two runs (Run > Compare): where the selection lands in run B.
+  // Automatic: B's layer at the same relative depth, the same head when B's
+  // layers have as many heads, else B's head average
+  // (analysis/run_correspondence); the user may pin either instead.
+  static constexpr int kAutomatic = -2;
+  // B's shape; (0, 0) when no comparison is shown. A new shape unpins both.
+  void setCounterpartBounds(int layerCount, int headCount);
+  bool hasCounterpart() const { return counterpartLayers_ > 0; }
+  int counterpartLayerCount() const { return counterpartLayers_; }
+  int counterpartHeadCount() const { return counterpartHeads_; }
+  void setCounterpartLayer(int layer);  // kAutomatic or 0..counterpartLayerCount-1
+  void setCounterpartHead(int head);    // kAutomatic, kHeadAverage or 0..counterpartHeadCount-1
+  int pinnedCounterpartLayer() const { return pinnedLayer_; }  // kAutomatic when not pinned
+  int pinnedCounterpartHead() const { return pinnedHead_; }
+  // The resolved place in B (the selection's own layer and head without a B).
+  int counterpartLayer() const;
+  int counterpartHead() const;
+
   // Steps used by the keyboard commands; they stop at the ends.
   void stepLayer(int delta);
   void stepHead(int delta);  // walks average, 0, 1, ..., headCount-1
@@ -68,6 +86,7 @@ class SelectionModel : public QObject {
   void topNChanged(int n);
   void interventionsChanged(const sinkscope::ui::InterventionList& interventions);
   void highlightChanged(const QList<int>& tokens);
+  void counterpartChanged();
   // Emitted once after any of the above, for views that redraw on anything.
   void changed();
 
@@ -90,6 +109,10 @@ class SelectionModel : public QObject {
   QList<int> highlighted_;
   QList<QPair<int, int>> highlightedEdges_;
   InterventionList interventions_;
+  int counterpartLayers_ = 0;
+  int counterpartHeads_ = 0;
+  int pinnedLayer_ = kAutomatic;
+  int pinnedHead_ = kAutomatic;
 };
 
 }  // namespace sinkscope::ui

@@ -157,6 +157,11 @@ QByteArray session_to_json(const Session& s) {
                                      {QStringLiteral("layers"), indices_json(i.layers)},
                                      {QStringLiteral("heads"), indices_json(i.heads)},
                                      {QStringLiteral("parameter"), i.parameter}});
+  // B's layer and head only when pinned (absent: the selection's counterpart).
+  QJsonObject compare{{QStringLiteral("sentence"), s.compareSentence},
+                      {QStringLiteral("model"), s.compareModel}};
+  if (s.compareLayer != Session::kAutomatic) compare.insert(QStringLiteral("layer"), s.compareLayer);
+  if (s.compareHead != Session::kAutomatic) compare.insert(QStringLiteral("head"), s.compareHead);
   QJsonObject root{
       {QStringLiteral("format"), QStringLiteral("sinkscope-session")},
       {QStringLiteral("version"), Session::kVersion},
@@ -174,8 +179,7 @@ QByteArray session_to_json(const Session& s) {
                    {QStringLiteral("threshold"), s.threshold},
                    {QStringLiteral("top_n"), s.topN}}},
       {QStringLiteral("interventions"), interventions},
-      {QStringLiteral("compare"), QJsonObject{{QStringLiteral("sentence"), s.compareSentence},
-                                              {QStringLiteral("model"), s.compareModel}}},
+      {QStringLiteral("compare"), compare},
       {QStringLiteral("checkpoints"), s.checkpoints},
       {QStringLiteral("panels"),
        QJsonObject{{QStringLiteral("log_scale"), s.logScale},
@@ -254,6 +258,8 @@ Session session_from_json(const QByteArray& bytes, const QString& source) {
   s.compareModel = compare.text("model", 4096, false);
   if (!s.compareSentence.isEmpty() && !s.compareModel.isEmpty())
     compare.fail(QStringLiteral("model"), QStringLiteral("give a sentence or a model to compare with, not both"));
+  s.compareLayer = compare.integer("layer", 0, kMaxIndex, Session::kAutomatic);
+  s.compareHead = compare.integer("head", -1, kMaxIndex, Session::kAutomatic);
   s.checkpoints = root.text("checkpoints", 4096, false);
   const Reader panels(root.object("panels"), source + QStringLiteral(": panels"));
   s.logScale = panels.flag("log_scale", false);

@@ -48,6 +48,10 @@ struct Session {
   // A comparison (issue 17): the second run's sentence, or its model (folder
   // or cache name); at most one of the two. And an open training run's folder.
   QString compareSentence, compareModel;
+  // Run B's pinned layer and head (head -1: B's head average); kAutomatic
+  // (-2): the selection's counterpart (SelectionModel::counterpartLayer).
+  static constexpr int kAutomatic = -2;
+  int compareLayer = kAutomatic, compareHead = kAutomatic;
   QString checkpoints;
   // The 3-D views' cameras, by view name (graphView, spectralEmbedding, valueSpaceView).
   std::vector<std::pair<QString, render::SceneCamera>> cameras;

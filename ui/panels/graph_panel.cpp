@@ -89,7 +89,7 @@ void GraphPanel::drawNote(const QString& note) {
 
 void GraphPanel::drawGraph() {
   if (!in_.run || !in_.selectionFits()) return;
-  const int layer = in_.selection->layer(), head = in_.selection->head();
+  const int layer = in_.layer(), head = in_.head();
   const double theta = in_.selection->threshold();
   const bool force = layoutChooser_->currentIndex() == 1;
   std::shared_ptr<const std::vector<std::array<double, 3>>> positions;
@@ -118,7 +118,8 @@ void GraphPanel::drawGraph() {
   const analysis::HeadAnalysis& r = in_.analysis->at(layer, head);
   render::SceneData d;
   d.title =
-      tr("Attention graph | layer %1, %2 | theta %3").arg(layer).arg(head_name(head)).arg(theta);
+      tr("Attention graph | layer %1, %2 | theta %3").arg(layer).arg(head_name(head)).arg(theta) +
+      in_.placeNote();
   d.legend = tr("%1 layout; size: attention received; red: sinks (%2)")
                  .arg(force ? tr("force-directed") : tr("spectral"))
                  .arg(r.sinks.sinks.size());

@@ -65,14 +65,15 @@ void HeadViewPanel::drawNote(const QString& note) {
 
 void HeadViewPanel::draw() {
   if (!in_.run) return;
-  const int layer = in_.selection->layer(), selected = in_.selection->head();
-  const int heads = in_.selection->headCount();
+  const int layer = in_.layer(), selected = in_.head();
+  const int heads = in_.headCount();
   const bool all = allHeads_->isChecked() || selected == SelectionModel::kHeadAverage;
   const int T = in_.run->tokenCount();
   const int shown = std::min(T, render::kHeadViewMaxTokens);
   render::HeadViewData d;
   d.title = all ? tr("Head view | %1, layer %2, every head").arg(in_.source).arg(layer)
                 : tr("Head view | %1, layer %2, head %3").arg(in_.source).arg(layer).arg(selected);
+  d.title += in_.placeNote();
   if (shown < T)
     d.note = tr("the first %1 of %2 tokens (a longer view would be a wall of lines)").arg(shown).arg(T);
   for (int k = 0; k < shown; ++k) d.tokens.push_back(in_.run->tokens.value(k));
@@ -87,8 +88,8 @@ void HeadViewPanel::draw() {
                                      : std::numeric_limits<float>::quiet_NaN();
     d.heads.push_back(std::move(head));
   }
-  d.selectedQuery = in_.selection->queryToken();
-  d.selectedKey = in_.selection->keyToken();
+  d.selectedQuery = in_.queryToken();
+  d.selectedKey = in_.keyToken();
   view_->setData(std::move(d));
 }
 

@@ -3,6 +3,7 @@
 #include <QMainWindow>
 #include <QSplitter>
 #include <algorithm>
+#include <functional>
 #include <cmath>
 #include <limits>
 
@@ -38,15 +39,16 @@ void LayerProfilesPanel::drawNote(const QString& note) {
 
 namespace {
 // Per layer: the mean attention to position 0 over heads, and the share of
-// heads whose alpha_0 exceeds 0.3 (the sink rate).
-void sink_measures(const RunAnalysis& a, render::LineSeries& sink, render::LineSeries& rate) {
+// heads whose alpha_0 exceeds 0.3 (the sink rate), each layer at x(layer).
+void sink_measures(const RunAnalysis& a, render::LineSeries& sink, render::LineSeries& rate,
+                   const std::function<double(int)>& x) {
   for (int l = 0; l < a.layers; ++l) {
     double attention = 0, above = 0;
     for (int h = 0; h < a.heads; ++h) {
       attention += a.at(l, h).meanOverQueries.sinkAttention;
       above += a.at(l, h).keyImportance[0] > 0.3 ? 1 : 0;
     }
-    sink.x.push_back(l), rate.x.push_back(l);
+    sink.x.push_back(x(l)), rate.x.push_back(x(l));
     sink.y.push_back(attention / a.heads), rate.y.push_back(above / a.heads);
   }
 }
@@ -63,10 +65,12 @@ void LayerProfilesPanel::drawLayerProfiles() {
   render::LineSeries rank{tr("effective rank of the layer's input"), {}, {}};
   render::LineSeries fiedler{
       tr("Fiedler value (head average, theta %1)").arg(in_.selection->threshold()), {}, {}};
-  sink_measures(a, sink, rate);
+  // Two runs of different depths overlay by relative depth (the index otherwise).
+  const auto xOfShown = [&](int l) { return in_.layerX(l, a.layers); };
+  sink_measures(a, sink, rate, xOfShown);
   for (int l = 0; l < a.layers; ++l) {
     const auto& avg = a.at(l, SelectionModel::kHeadAverage);
-    for (auto* series : {&central, &h0, &h1, &rank, &fiedler}) series->x.push_back(l);
+    for (auto* series : {&central, &h0, &h1, &rank, &fiedler}) series->x.push_back(xOfShown(l));
     // Long inputs: the per-layer topology is left out (NaN: no point drawn).
     const double nan = std::numeric_limits<double>::quiet_NaN();
     const auto g = in_.cheap() ? in_.spectrumAt(l, SelectionModel::kHeadAverage) : nullptr;
@@ -78,8 +82,8 @@ void LayerProfilesPanel::drawLayerProfiles() {
   }
   render::LinePlotData top;
   top.title = tr("Sinks by layer | %1").arg(in_.source);
-  top.xLabel = tr("layer");
-  top.integerX = true;
+  top.xLabel = in_.layerAxisTitle();
+  top.integerX = !in_.overlayByDepth();
   top.yLabel = tr("share");
   top.series = {sink, rate, central};
   if (in_.before) {
@@ -87,7 +91,7 @@ void LayerProfilesPanel::drawLayerProfiles() {
     const RunAnalysis& b = *in_.before;
     render::LineSeries sinkBefore{tr("attention to position 0, %1").arg(in_.beforeName), {}, {}};
     render::LineSeries rateBefore{tr("sink rate, %1").arg(in_.beforeName), {}, {}};
-    sink_measures(b, sinkBefore, rateBefore);
+    sink_measures(b, sinkBefore, rateBefore, [&](int l) { return in_.layerX(l, b.layers); });
     sinkBefore.dashed = rateBefore.dashed = true;
     sinkBefore.colourOf = 0, rateBefore.colourOf = 1;  // of sink and rate
     top.series = {sink, rate, central, sinkBefore, rateBefore};
@@ -98,17 +102,18 @@ void LayerProfilesPanel::drawLayerProfiles() {
   bottom.title = in_.cheap() ? tr("Topology and rank by layer")
                              : tr("Rank by layer | topology per layer only up to T = %1")
                                    .arg(kTopologyForAllHeadsMaxTokens);
-  bottom.xLabel = tr("layer");
-  bottom.integerX = true;
+  bottom.xLabel = in_.layerAxisTitle();
+  bottom.integerX = !in_.overlayByDepth();
   bottom.yLabel = tr("count");
   bottom.series = {h0, h1, rank, fiedler};
   if (in_.before) {
     // Side by side: the plain run's effective rank, dashed (the rank is what
     // sink removal is said to change: Barbero et al., over-mixing).
     render::LineSeries rankBefore{tr("effective rank, %1").arg(in_.beforeName), {}, {}};
-    for (std::size_t l = 0; l < in_.before->effectiveRank.size() && l < rank.x.size(); ++l)
-      rankBefore.x.push_back(static_cast<double>(l)),
-          rankBefore.y.push_back(in_.before->effectiveRank[l]);
+    const auto& beforeRank = in_.before->effectiveRank;
+    for (std::size_t l = 0; l < beforeRank.size() && l < static_cast<std::size_t>(in_.before->layers); ++l)
+      rankBefore.x.push_back(in_.layerX(static_cast<int>(l), in_.before->layers)),
+          rankBefore.y.push_back(beforeRank[l]);
     rankBefore.dashed = true;
     rankBefore.colourOf = 2;  // of rank
     bottom.series = {h0, h1, rank, fiedler, rankBefore};

@@ -42,9 +42,7 @@ OverviewPanel::OverviewPanel(PanelInputs& inputs, QMainWindow* window) : Panel(i
     layout->addWidget(overview_, 1);
     connect(overview_, &render::HeatMapView::cellClicked, this, [this](int row, int col) {
       // In miniature-map mode every head occupies a block of (side + 1) cells.
-      col = render::heat_map_own_column(overview_->data(), col);  // before | after
-      if (col < 0) return;                                        // the gap
-      select_head_cell(in_.selection, row, col, miniatureSide_ > 0 ? miniatureSide_ + 1 : 1);
+      select_head_cell(in_, overview_->data(), row, col, miniatureSide_ > 0 ? miniatureSide_ + 1 : 1);
     });
   } else {
     overviewStandIn_ = new render::FigureStandIn(QStringLiteral("overviewView"), overviewBox);
@@ -107,7 +105,7 @@ render::HeatMapData OverviewPanel::scoreGrid(const RunAnalysis& a, bool before) 
                     : std::numeric_limits<double>::quiet_NaN();
           else if (const auto g = in_.spectrumAt(
                        l, h,
-                       in_.cheap() || (l == in_.selection->layer() && h == in_.selection->head())))
+                       in_.cheap() || (l == in_.layer() && h == in_.head())))
             v = g->fiedlerValue;
           else
             v = std::numeric_limits<double>::quiet_NaN();
@@ -153,10 +151,11 @@ render::HeatMapData OverviewPanel::scoreGrid(const RunAnalysis& a, bool before) 
   // In a paper's words: the model and the score; the frame marks the selected head.
   d.title = tr("%1 per head | layer %2, %3 framed")
                 .arg(name)
-                .arg(in_.selection->layer())
-                .arg(head_name(in_.selection->head()));
-  d.outlineRow = in_.selection->layer();
-  d.outlineCol = in_.selection->head();  // the head average (-1) has no cell
+                .arg(in_.layer())
+                .arg(head_name(in_.head()));
+  // The head average (-1) has no cell; A's grid beside B's frames A's own selection.
+  d.outlineRow = before ? in_.selection->layer() : in_.layer();
+  d.outlineCol = before ? in_.selection->head() : in_.head();
   return d;
 }
 
@@ -168,11 +167,11 @@ void OverviewPanel::drawOverview() {
   }
   miniatureSide_ = 0;
   render::HeatMapData d = scoreGrid(*in_.analysis, false);
-  if (in_.before && in_.before->layers == in_.analysis->layers) {
+  if (in_.before) {
     // Side by side: the plain run's grid left of the intervened one, one colour scale.
     render::HeatMapData left = scoreGrid(*in_.before, true);
     left.outlineRow = -1;
-    const QString title = tr("%1 | %2: %3").arg(in_.beforeName, in_.afterName, d.title);
+    const QString title = tr("%1 | %2: %3%4").arg(in_.beforeName, in_.afterName, d.title, in_.placeNote());
     d = render::heat_map_side_by_side(left, d);
     d.title = title;
   }
@@ -217,8 +216,8 @@ void OverviewPanel::drawMiniatureMaps() {
   d.rowTitle = tr("layer block");
   d.colTitle = tr("head block");
   d.title = tr("Every head's attention map | layer %1, %2 framed")
-                .arg(in_.selection->layer())
-                .arg(head_name(in_.selection->head()));
+                .arg(in_.layer())
+                .arg(head_name(in_.head()));
   render::show_or_keep(overview_, overviewStandIn_, std::move(d));
 }
 

@@ -4,6 +4,7 @@
 #include <QMainWindow>
 
 #include "models/model.h"
+#include "render/heat_map_data.h"
 #include "render/scene_view.h"
 #include "ui/deferred_results.h"
 #include "ui/docks.h"
@@ -14,8 +15,45 @@
 namespace sinkscope::ui {
 
 bool PanelInputs::selectionFits() const {
-  return analysis && selection->layer() < analysis->layers && selection->head() < analysis->heads &&
-         selection->queryToken() < analysis->tokens;
+  return analysis && layer() < analysis->layers && head() < analysis->heads &&
+         queryToken() < analysis->tokens;
+}
+
+int PanelInputs::layer() const {
+  return runIsCounterpart ? selection->counterpartLayer() : selection->layer();
+}
+
+int PanelInputs::head() const {
+  return runIsCounterpart ? selection->counterpartHead() : selection->head();
+}
+
+namespace {
+// A's token in B: through the two models' token correspondence, or by position.
+int counterpart_token(int token, const std::vector<int>& counterparts, int tokensB) {
+  if (token < 0) return token;
+  if (!counterparts.empty())
+    return token < static_cast<int>(counterparts.size()) ? counterparts[static_cast<std::size_t>(token)]
+                                                         : SelectionModel::kNoToken;
+  return token < tokensB ? token : SelectionModel::kNoToken;
+}
+}  // namespace
+
+int PanelInputs::queryToken() const {
+  if (!runIsCounterpart || !run) return selection->queryToken();
+  return counterpart_token(selection->queryToken(), tokenCounterparts, run->tokenCount());
+}
+
+int PanelInputs::keyToken() const {
+  if (!runIsCounterpart || !run) return selection->keyToken();
+  return counterpart_token(selection->keyToken(), tokenCounterparts, run->tokenCount());
+}
+
+int PanelInputs::headCount() const {
+  return run && run->trace ? run->trace->heads() : selection->headCount();
+}
+
+QString PanelInputs::placeNote() const {
+  return runIsCounterpart ? place_note(beforeName, *selection, layer(), head()) : QString();
 }
 
 bool PanelInputs::cheap() const { return !analysis || analysis->topologyForAllHeads; }
@@ -54,7 +92,7 @@ std::shared_ptr<const analysis::HeadAnalysis> PanelInputs::topologyOf(int layer,
 }
 
 std::shared_ptr<const analysis::GraphSpectrum> PanelInputs::selectedSpectrum() const {
-  const int layer = selection->layer(), head = selection->head();
+  const int layer = this->layer(), head = this->head();
   const double theta = selection->threshold();
   return deferred->get<analysis::GraphSpectrum>(
       QStringLiteral("spectral embedding of layer %1, %2, theta %3")
@@ -95,6 +133,19 @@ std::shared_ptr<const analysis::GraphSpectrum> PanelInputs::spectrumAt(int layer
       });
 }
 
+bool PanelInputs::overlayByDepth() const {
+  return before && analysis && before->layers != analysis->layers;
+}
+
+double PanelInputs::layerX(int layer, int layers) const {
+  if (!overlayByDepth()) return layer;
+  return layers > 1 ? static_cast<double>(layer) / (layers - 1) : 0.0;
+}
+
+QString PanelInputs::layerAxisTitle() const {
+  return overlayByDepth() ? QObject::tr("relative depth (layer / (layers - 1))") : QObject::tr("layer");
+}
+
 void Panel::makeDock(QMainWindow* window, const QString& title, const QString& objectName,
                      QWidget* content, const QString& explanation) {
   content->setToolTip(explanation);
@@ -113,6 +164,11 @@ QString head_name(int head) {
                                               : QObject::tr("head %1").arg(head);
 }
 
+QString place_note(const QString& runA, const SelectionModel& selection, int layer, int head) {
+  if (layer == selection.layer() && head == selection.head()) return {};
+  return QObject::tr(" | %1 at layer %2, %3").arg(runA).arg(selection.layer()).arg(head_name(selection.head()));
+}
+
 QString computing_title(const QString& what, int layer, int head, int tokens) {
   return QObject::tr("%1 | layer %2, %3 | computing in the background (T = %4)...")
       .arg(what)
@@ -121,9 +177,25 @@ QString computing_title(const QString& what, int layer, int head, int tokens) {
       .arg(tokens);
 }
 
-void select_head_cell(SelectionModel* selection, int row, int col, int block) {
-  selection->setLayer(row / block);
-  selection->setHead(col / block);
+void select_head_cell(const PanelInputs& in, const render::HeatMapData& grid, int row, int col,
+                      int block) {
+  const bool rightHalf = grid.sideBySideSplit >= 0 && col > grid.sideBySideSplit;
+  col = render::heat_map_own_column(grid, col);
+  if (col < 0 || row < 0) return;  // the gap
+  const int layer = row / block, head = col / block;
+  SelectionModel* s = in.selection;
+  const bool ofB = in.runIsCounterpart && (grid.sideBySideSplit < 0 || rightHalf);
+  const bool shapesDiffer = s->hasCounterpart() && (s->counterpartLayerCount() != s->layerCount() ||
+                                                    s->counterpartHeadCount() != s->headCount());
+  if (ofB && shapesDiffer) {
+    if (layer >= s->counterpartLayerCount() || head >= s->counterpartHeadCount()) return;  // padding
+    s->setCounterpartLayer(layer);
+    s->setCounterpartHead(head);
+    return;
+  }
+  if (layer >= s->layerCount() || head >= s->headCount()) return;  // padding below a shallower grid
+  s->setLayer(layer);
+  s->setHead(head);
 }
 
 }  // namespace sinkscope::ui

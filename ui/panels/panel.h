@@ -19,6 +19,7 @@ class QWidget;
 
 namespace sinkscope::render {
 class SceneView;
+struct HeatMapData;
 }
 
 namespace sinkscope::ui {
@@ -50,6 +51,29 @@ struct PanelInputs {
   // The two runs' names when `before` is set: "before" and "after" for an
   // intervention, "A" and "B" (or the models' names) for a comparison.
   QString beforeName = QStringLiteral("before"), afterName = QStringLiteral("after");
+  // Whether `run` is run B of a comparison (Run > Compare): the selection is
+  // made on A, so the panels draw `run` at its counterpart (layer(), head(),
+  // queryToken(), keyToken()) and `before` (A) at the selection itself.
+  bool runIsCounterpart = false;
+  // Two models' tokens: A's token k is B's tokenCounterparts[k]
+  // (analysis::token_counterparts); empty: the same positions.
+  std::vector<int> tokenCounterparts;
+
+  // The selection in the shown run: the selection's own values, or its
+  // counterpart in B (SelectionModel::counterpartLayer and -Head).
+  int layer() const;
+  int head() const;
+  int queryToken() const;  // SelectionModel::kNoToken when B has no such token
+  int keyToken() const;
+  int headCount() const;  // of the shown run
+  // " | A at layer 1, head 2" when the shown run is B at another place than
+  // the selection's (a side-by-side title names both places); else empty.
+  QString placeNote() const;
+  // Plots by layer that overlay A and B of different depths put both on
+  // relative depth, layer / (layers - 1); runs of one depth keep the index.
+  bool overlayByDepth() const;
+  double layerX(int layer, int layers) const;
+  QString layerAxisTitle() const;
 
   // Whether the selection lies inside the shown run (the window updates the
   // selection's bounds and the run one after the other).
@@ -101,10 +125,16 @@ class Panel : public QObject {
 
 // "head 3" or "head average".
 QString head_name(int head);
+// " | A at layer 1, head 2" when run B is drawn at (layer, head) and that is
+// not the selection's own place in run A (named `runA`); else empty.
+QString place_note(const QString& runA, const SelectionModel& selection, int layer, int head);
 // What a panel says while its numbers are computed in the background.
 QString computing_title(const QString& what, int layer, int head, int tokens);
-// Selects the head of cell (row, col) of a layers x heads grid whose heads
-// span `block` cells (1, or a miniature map's side plus a gap).
-void select_head_cell(SelectionModel* selection, int row, int col, int block);
+// A click on cell (row, col) of a layers x heads grid whose heads span
+// `block` cells (1, or a miniature map's side plus a gap); side by side, A's
+// grid | B's. Selects that head; on B's grid of another shape than A's, pins
+// B's counterpart instead (the selection's layers and heads are A's).
+void select_head_cell(const PanelInputs& in, const render::HeatMapData& grid, int row, int col,
+                      int block);
 
 }  // namespace sinkscope::ui

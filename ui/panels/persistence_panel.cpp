@@ -36,10 +36,10 @@ void PersistencePanel::drawNote(const QString& note) {
 }
 
 void PersistencePanel::drawPersistence() {
-  const auto topology = in_.topologyOf(in_.selection->layer(), in_.selection->head());
+  const auto topology = in_.topologyOf(in_.layer(), in_.head());
   if (!topology) {
-    const QString waiting = computing_title(tr("Persistence"), in_.selection->layer(),
-                                            in_.selection->head(), in_.analysis->tokens);
+    const QString waiting = computing_title(tr("Persistence"), in_.layer(),
+                                            in_.head(), in_.analysis->tokens);
     for (render::LinePlotView* view : {diagram_, barcode_, betti_})
       view->setData({waiting, {}, {}, {}});
     return;
@@ -48,8 +48,9 @@ void PersistencePanel::drawPersistence() {
   const double minP = 0.05;
   render::LinePlotData d;
   d.title = tr("Persistence diagram | layer %1, %2")
-                .arg(in_.selection->layer())
-                .arg(head_name(in_.selection->head()));
+                .arg(in_.layer())
+                .arg(head_name(in_.head())) +
+            in_.placeNote();
   d.xLabel = tr("birth (distance e)");
   d.yLabel = tr("death");
   render::LineSeries h0{tr("H0 (%1 bars)").arg(r.persistence.h0.size()), {}, {}};
@@ -65,7 +66,7 @@ void PersistencePanel::drawPersistence() {
   diagram_->setData(std::move(d));
 
   render::LinePlotData code;
-  code.title = tr("Barcode | layer %1, %2").arg(in_.selection->layer()).arg(head_name(in_.selection->head()));
+  code.title = tr("Barcode | layer %1, %2").arg(in_.layer()).arg(head_name(in_.head()));
   code.xLabel = tr("distance scale e");
   code.integerY = true;
   code.yLabel = tr("bar");
@@ -96,7 +97,7 @@ void PersistencePanel::drawPersistence() {
   for (int v : r.betti.beta0) b0.y.push_back(v);
   for (int v : r.betti.beta1) b1.y.push_back(v);
   b.series = {b0, b1};
-  // Side by side: the plain run's curves of the same head, dashed.
+  // Side by side: the plain run's curves of the same head (A's own selection), dashed.
   const int layer = in_.selection->layer(), head = in_.selection->head();
   if (in_.before && in_.before->topologyForAllHeads && layer < in_.before->layers &&
       head < in_.before->heads) {
@@ -118,7 +119,7 @@ void PersistencePanel::highlightBar(int series, int index) {
   QList<int> tokens;
   QList<QPair<int, int>> edges;
   const auto topology = in_.analysis && in_.selectionFits()
-                            ? in_.topologyOf(in_.selection->layer(), in_.selection->head(), false)
+                            ? in_.topologyOf(in_.layer(), in_.head(), false)
                             : nullptr;
   if (topology && index >= 0 && (series == 0 || series == 1)) {
     const auto& p = topology->persistence;

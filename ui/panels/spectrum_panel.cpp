@@ -71,14 +71,14 @@ void SpectrumPanel::drawSpectrum() {
   // Long inputs: only the chosen theta's spectrum (the others would cost as
   // much each); short ones plot every default threshold from the run's cache.
   const auto topology = a.topologyForAllHeads
-                            ? in_.topologyOf(in_.selection->layer(), in_.selection->head())
+                            ? in_.topologyOf(in_.layer(), in_.head())
                             : std::make_shared<const analysis::HeadAnalysis>();
   const bool normalised = normalisedBox_->isChecked();
   const auto chosen =
-      in_.spectrumAt(in_.selection->layer(), in_.selection->head(), true, normalised);
+      in_.spectrumAt(in_.layer(), in_.head(), true, normalised);
   const auto full = in_.selectedSpectrum();
-  const QString waiting = computing_title(tr("Laplacian spectrum"), in_.selection->layer(),
-                                          in_.selection->head(), a.tokens);
+  const QString waiting = computing_title(tr("Laplacian spectrum"), in_.layer(),
+                                          in_.head(), a.tokens);
   if (!topology || !chosen) {
     spectrum_->setData({waiting, {}, {}, {}});
   } else {
@@ -100,12 +100,13 @@ void SpectrumPanel::drawSpectrumPlot(const analysis::HeadAnalysis& r,
   d.title = tr("%1 spectrum | layer %2, %3 | theta %4: Fiedler %5, centralisation %6, "
                "star-likeness %7")
                 .arg(normalised ? tr("Normalised Laplacian") : tr("Laplacian"))
-                .arg(in_.selection->layer())
-                .arg(head_name(in_.selection->head()))
+                .arg(in_.layer())
+                .arg(head_name(in_.head()))
                 .arg(g.threshold)
                 .arg(g.fiedlerValue, 0, 'g', 3)
                 .arg(g.centralisation, 0, 'g', 3)
-                .arg(g.starLikeness, 0, 'g', 3);
+                .arg(g.starLikeness, 0, 'g', 3) +
+            in_.placeNote();
   d.xLabel = tr("eigenvalue index (ascending)");
   d.integerX = true;
   d.yLabel = tr("eigenvalue");
@@ -121,7 +122,7 @@ void SpectrumPanel::drawSpectrumPlot(const analysis::HeadAnalysis& r,
   }
   // Side by side: the plain run's eigenvalues at the chosen theta, dashed.
   const int ti = in_.before ? in_.before->thresholdIndex(in_.selection->threshold()) : -1;
-  const int layer = in_.selection->layer(), head = in_.selection->head();
+  const int layer = in_.selection->layer(), head = in_.selection->head();  // A's own
   if (ti >= 0 && in_.before->topologyForAllHeads && layer < in_.before->layers &&
       head < in_.before->heads) {
     const analysis::HeadAnalysis& plain = in_.before->at(layer, head);

@@ -3,6 +3,8 @@
 #include <QMainWindow>
 #include <QSplitter>
 #include <algorithm>
+#include <functional>
+#include <utility>
 
 #include "analysis/taxonomy.h"
 #include "render/colormap.h"
@@ -29,9 +31,7 @@ TaxonomyPanel::TaxonomyPanel(PanelInputs& inputs, QMainWindow* window) : Panel(i
       taxonomy_ ? static_cast<QWidget*>(taxonomy_) : static_cast<QWidget*>(taxonomyStandIn_);
   if (taxonomy_)
     connect(taxonomy_, &render::HeatMapView::cellClicked, this, [this](int row, int col) {
-      col = render::heat_map_own_column(taxonomy_->data(), col);  // before | after
-      if (col < 0) return;                                        // the gap
-      select_head_cell(in_.selection, row, col, 1);
+      select_head_cell(in_, taxonomy_->data(), row, col, 1);
     });
   QSplitter* stacked = panel_splitter();
   stacked->addWidget(taxonomyTop);
@@ -68,8 +68,10 @@ struct Classes {
   render::LineSeries counts[3];  // Retriever, Mixer, Reset
 };
 
-Classes classes_of(const RunAnalysis& a, const SelectionModel& selection, bool before,
-                   const QString& beforeName) {
+// `outline`: the selected (layer, head) to frame, or none; `x`: a layer's place on
+// the counts' axis; `shares`: counts as shares of the layer's heads.
+Classes classes_of(const RunAnalysis& a, std::pair<int, int> outline, bool before,
+                   const QString& beforeName, const std::function<double(int)>& x, bool shares) {
   auto tr = [](const char* text) { return QObject::tr(text); };
   Classes out;
   render::HeatMapData& grid = out.grid;
@@ -80,10 +82,8 @@ Classes classes_of(const RunAnalysis& a, const SelectionModel& selection, bool b
   grid.quantity = tr("head class");
   grid.categories = {tr("Retriever"), tr("Mixer"), tr("Reset")};
   grid.categoryColours = {kClassColours[0], kClassColours[1], kClassColours[2]};
-  if (!before) {
-    grid.outlineRow = selection.layer();
-    grid.outlineCol = selection.head();
-  }
+  grid.outlineRow = outline.first;
+  grid.outlineCol = outline.second;
   const QString suffix = before ? QStringLiteral(" ") + beforeName : QString();
   for (int c = 0; c < 3; ++c) {
     out.counts[c].name = grid.categories[static_cast<std::size_t>(c)] + suffix;
@@ -98,7 +98,9 @@ Classes classes_of(const RunAnalysis& a, const SelectionModel& selection, bool b
       ++n[c];
       grid.values.push_back(static_cast<float>(c));
     }
-    for (int c = 0; c < 3; ++c) out.counts[c].x.push_back(l), out.counts[c].y.push_back(n[c]);
+    for (int c = 0; c < 3; ++c)
+      out.counts[c].x.push_back(x(l)),
+          out.counts[c].y.push_back(shares ? static_cast<double>(n[c]) / std::max(1, a.heads) : n[c]);
     grid.rowLabels.push_back(tr("L%1").arg(l));
   }
   for (int h = 0; h < a.heads; ++h) grid.colLabels.push_back(tr("H%1").arg(h));
@@ -108,26 +110,32 @@ Classes classes_of(const RunAnalysis& a, const SelectionModel& selection, bool b
 
 void TaxonomyPanel::drawTaxonomy() {
   const RunAnalysis& a = *in_.analysis;
-  Classes now = classes_of(a, *in_.selection, false, in_.beforeName);
-  const auto& sel = a.at(in_.selection->layer(), std::max(0, in_.selection->head())).taxonomy;
+  // A and B of different shapes: counts as shares of each layer's heads, by relative depth.
+  const bool shares = in_.before && in_.before->heads != a.heads;
+  Classes now = classes_of(a, {in_.layer(), in_.head()}, false, in_.beforeName,
+                           [&](int l) { return in_.layerX(l, a.layers); }, shares);
+  const auto& sel = a.at(in_.layer(), std::max(0, in_.head())).taxonomy;
   const int total = sel ? std::max(1, sel->total()) : 1;
   now.grid.title = tr("Taxonomy | layer %1, head %2: sink %3%, current %4%, other %5%")
-                       .arg(in_.selection->layer())
-                       .arg(std::max(0, in_.selection->head()))
+                       .arg(in_.layer())
+                       .arg(std::max(0, in_.head()))
                        .arg(sel ? 100.0 * sel->sink / total : 0.0, 0, 'f', 0)
                        .arg(sel ? 100.0 * sel->current / total : 0.0, 0, 'f', 0)
                        .arg(sel ? 100.0 * sel->other / total : 0.0, 0, 'f', 0);
   render::LinePlotData counts;
   counts.title = tr("Head classes per layer");
-  counts.xLabel = tr("layer");
-  counts.integerX = counts.integerY = true;
+  counts.xLabel = in_.layerAxisTitle();
+  counts.integerX = !in_.overlayByDepth();
+  counts.integerY = !shares;
   counts.airBelow = true;  // a class no layer has (a line along 0) stays above the axis (issue 17, defect 13)
-  counts.yLabel = tr("heads");
+  counts.yLabel = shares ? tr("share of the layer's heads") : tr("heads");
   counts.series = {now.counts[0], now.counts[1], now.counts[2]};
-  if (in_.before && in_.before->layers == a.layers) {
+  if (in_.before) {
     // Side by side: the plain run's grid on the left, its counts dashed.
-    Classes before = classes_of(*in_.before, *in_.selection, true, in_.beforeName);
-    const QString title = tr("%1 | %2: %3").arg(in_.beforeName, in_.afterName, now.grid.title);
+    Classes before = classes_of(*in_.before, {-1, -1}, true, in_.beforeName,
+                                [&](int l) { return in_.layerX(l, in_.before->layers); }, shares);
+    const QString title =
+        tr("%1 | %2: %3%4").arg(in_.beforeName, in_.afterName, now.grid.title, in_.placeNote());
     now.grid = render::heat_map_side_by_side(before.grid, now.grid);
     now.grid.title = title;
     for (auto& series : before.counts) counts.series.push_back(series);
