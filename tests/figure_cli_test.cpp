@@ -189,3 +189,49 @@ TEST(FigureCli, TheEmergenceOfASessionsCheckpoints) {
   EXPECT_NE(none.out.find("--panel emergence needs a training run's checkpoints"), std::string::npos)
       << none.out;
 }
+
+// Issue 17, item 1: a session comparing a model of another shape, B's head
+// pinned, draws B at its place without a display and says so in the CSV.
+TEST(FigureCli, ASessionComparingModelsOfDifferentShapes) {
+  QTemporaryDir dir;
+  const std::string deep = dir.filePath(QStringLiteral("deep")).toStdString();
+  const CliRun made = cli("random-model llama '" + deep + "' --layers 6 --heads 2");
+  ASSERT_EQ(made.exit, 0) << made.out;
+  const std::string session = dir.filePath(QStringLiteral("shapes.sinkscope")).toStdString();
+  std::ofstream(session) << R"({"format": "sinkscope-session", "version": 1,
+    "model": {"name": ")" << kModel << R"("}, "text": "A cat sat.",
+    "selection": {"layer": 3, "head": 0},
+    "compare": {"model": ")" << deep << R"(", "head": 1},
+    "panels": {"comparison": "side_by_side"}})";
+  const std::string out = dir.filePath(QStringLiteral("map.csv")).toStdString();
+  const CliRun fig = cli("figure --session '" + session + "' --panel attention-map --out '" + out + "'");
+  ASSERT_EQ(fig.exit, 0) << fig.out;
+  const std::string csv = read_text(out);
+  // A's last layer (3 of 4) is B's last (5 of 6); B's head pinned at 1.
+  EXPECT_NE(csv.find("layer 5, head 1"), std::string::npos) << csv.substr(0, 400);
+  EXPECT_NE(csv.find("rope-decoder-bos-first at layer 3, head 0"), std::string::npos);
+  EXPECT_NE(csv.find("# compared run deep at layer 5 (same relative depth), head 1 (pinned)"), std::string::npos)
+      << csv.substr(0, 1200);
+  EXPECT_NE(csv.find("# compared_model_folder: " + deep), std::string::npos);
+  // B's rows are B's own map at layer 5, head 1 (drawn alone from B's folder).
+  const std::string single = dir.filePath(QStringLiteral("single.csv")).toStdString();
+  const CliRun alone = cli("figure '" + deep + "' --text 'A cat sat.' --layer 5 --head 1 --panel attention-map --out '" +
+                           single + "'");
+  ASSERT_EQ(alone.exit, 0) << alone.out;
+  // Row, column and value of each cell (the labels differ: B's unaligned ones are marked).
+  auto cells = [](const std::string& rows, const std::string& prefix) {
+    std::vector<std::string> out;
+    std::istringstream in(rows);
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind(prefix, 0) != 0 || line.rfind("row,", 0) == 0) continue;
+      line = line.substr(prefix.size());
+      const auto second = line.find(',', line.find(',') + 1);
+      out.push_back(line.substr(0, second) + "," + line.substr(line.rfind(',') + 1));
+    }
+    return out;
+  };
+  const std::vector<std::string> want = cells(csv_rows(single), "");
+  const std::vector<std::string> got = cells(csv_rows(out), "deep,");
+  EXPECT_FALSE(want.empty());
+  EXPECT_EQ(got, want);
+}

@@ -408,15 +408,23 @@ bool MainWindow::exportPanel(QWidget* view, const QString& path,
                            : QStringLiteral("head %1").arg(selection_->head()))
                   .arg(selection_->threshold())
                   .arg(selection_->topN());
-  if (comparing_ && selection_->hasCounterpart())
-    comments << QStringLiteral("compared run %1 at layer %2, %3 (%4)")
+  if (comparing_ && selection_->hasCounterpart()) {
+    // Where run B was drawn, and how that place was chosen.
+    auto how = [](bool pinned, const char* automatic) {
+      return pinned ? QStringLiteral("pinned") : QString::fromLatin1(automatic);
+    };
+    comments << QStringLiteral("compared run %1 at layer %2 (%3), %4 (%5)")
                     .arg(rightName_)
                     .arg(selection_->counterpartLayer())
+                    .arg(how(selection_->pinnedCounterpartLayer() != SelectionModel::kAutomatic,
+                             "same relative depth"))
                     .arg(head_name(selection_->counterpartHead()))
-                    .arg(selection_->pinnedCounterpartLayer() == SelectionModel::kAutomatic &&
-                                 selection_->pinnedCounterpartHead() == SelectionModel::kAutomatic
-                             ? QStringLiteral("the selection's counterpart")
-                             : QStringLiteral("pinned"));
+                    .arg(how(selection_->pinnedCounterpartHead() != SelectionModel::kAutomatic,
+                             "the same head when the layers have as many, else the average"));
+    if (comparing_->model)
+      comments << QStringLiteral("compared_model_folder: ") +
+                      QString::fromStdString(comparing_->model->model->folder().string());
+  }
   for (const Intervention& i : selection_->interventions())
     comments << QStringLiteral("intervention: ") + i.label();
   return reportExport(path, [&] {

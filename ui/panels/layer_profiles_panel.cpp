@@ -84,6 +84,7 @@ void LayerProfilesPanel::drawLayerProfiles() {
   top.title = tr("Sinks by layer | %1").arg(in_.source);
   top.xLabel = in_.layerAxisTitle();
   top.integerX = !in_.overlayByDepth();
+  top.xPadding = in_.overlayByDepth() ? 0.05 : 0.5;
   top.yLabel = tr("share");
   top.series = {sink, rate, central};
   if (in_.before) {
@@ -104,6 +105,7 @@ void LayerProfilesPanel::drawLayerProfiles() {
                                    .arg(kTopologyForAllHeadsMaxTokens);
   bottom.xLabel = in_.layerAxisTitle();
   bottom.integerX = !in_.overlayByDepth();
+  bottom.xPadding = in_.overlayByDepth() ? 0.05 : 0.5;
   bottom.yLabel = tr("count");
   bottom.series = {h0, h1, rank, fiedler};
   if (in_.before) {

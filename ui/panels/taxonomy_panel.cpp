@@ -126,6 +126,7 @@ void TaxonomyPanel::drawTaxonomy() {
   counts.title = tr("Head classes per layer");
   counts.xLabel = in_.layerAxisTitle();
   counts.integerX = !in_.overlayByDepth();
+  counts.xPadding = in_.overlayByDepth() ? 0.05 : 0.5;
   counts.integerY = !shares;
   counts.airBelow = true;  // a class no layer has (a line along 0) stays above the axis (issue 17, defect 13)
   counts.yLabel = shares ? tr("share of the layer's heads") : tr("heads");
