@@ -38,4 +38,12 @@ std::vector<int> token_counterparts(const std::vector<TokenSpan>& a, const std::
   return out;
 }
 
+std::vector<int> tokens_landing_on(const std::vector<int>& counterparts, int tokenB) {
+  std::vector<int> out;
+  if (tokenB < 0) return out;
+  for (std::size_t k = 0; k < counterparts.size(); ++k)
+    if (counterparts[k] == tokenB) out.push_back(static_cast<int>(k));
+  return out;
+}
+
 }  // namespace sinkscope::analysis

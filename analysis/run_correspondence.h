@@ -26,4 +26,7 @@ int counterpart_head(int head, int headsA, int headsB);
 // the same position when B's token there covers none either; else -1.
 std::vector<int> token_counterparts(const std::vector<TokenSpan>& a, const std::vector<TokenSpan>& b);
 
+// The tokens of A whose counterpart (above) is B's token `tokenB`, ascending.
+std::vector<int> tokens_landing_on(const std::vector<int>& counterparts, int tokenB);
+
 }  // namespace sinkscope::analysis

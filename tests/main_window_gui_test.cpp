@@ -1564,3 +1564,60 @@ TEST_F(MainWindowGui, ModelsOfDifferentShapesCompareByRelativeDepth) {
   EXPECT_FALSE(sel->hasCounterpart());
   EXPECT_EQ(sel->counterpartLayer(), sel->layer());
 }
+
+// Issue 17, item 1, "token by token": with B a model of another tokenizer
+// (and shape), every panel that draws B follows A's selection through the
+// characters the tokens cover, and what is pointed at in B selects in A.
+TEST_F(MainWindowGui, PanelsOfAModelWithAnotherTokenizerFollowTheSelectionByCharacters) {
+  constexpr int kGenerous = 120000;
+  QTemporaryDir dir;
+  ui::MainWindow w;
+  w.setSentence(QStringLiteral("The cat sat on the mat."));
+  ASSERT_TRUE(show_with_model(w, dir, 2, 2));
+  // A (the random model's byte-level BPE): <s> T he ␣cat ␣sat ␣on ␣the ␣mat .
+  ASSERT_EQ(w.lastRun()->tokens.size(), 9);
+  ASSERT_EQ(w.lastRun()->tokens[3], QStringLiteral("\u2423cat"));
+  QSignalSpy compared(&w, &ui::MainWindow::comparisonFinished);
+  w.compareWithModel(QStringLiteral(SINKSCOPE_SOURCE_DIR "/resources/models/learned-encoder"));
+  ASSERT_TRUE(QTest::qWaitFor([&] { return compared.count() == 1; }, kGenerous))
+      << w.jobStatus()->lastError().toStdString();
+  // B (the encoder's BPE): <s> The ␣cat ␣sat ␣on ␣the ␣mat . </s>
+  const ui::SentenceRun& b = *w.intervenedRun();
+  ASSERT_EQ(b.tokens.value(1), QStringLiteral("The"));
+  ASSERT_EQ(b.tokens.value(2), QStringLiteral("\u2423cat"));
+  w.interventionsPanel()->setComparison(ui::Comparison::After);  // B alone
+  ui::AnalysisPanels* panels = w.analysisPanels();
+  ui::SelectionModel* sel = w.selection();
+
+  // A's query "␣cat" (3) is B's "␣cat" (2) in the head view; "he" (2) lies in B's "The" (1).
+  sel->setHead(0);
+  sel->setQueryToken(3);
+  sel->setKeyToken(2);
+  EXPECT_TRUE(QTest::qWaitFor([&] { return panels->headView()->data().selectedQuery == 2; }, kGenerous));
+  EXPECT_EQ(panels->headView()->data().selectedKey, 1);
+  EXPECT_EQ(panels->headView()->data().tokens.size(), 9u) << "B's own tokens";
+  // Hovering B's "The" in the graph lights A's "T" and "he"; the graph lights B's token.
+  Q_EMIT panels->graphView()->tokenHovered(1);
+  EXPECT_EQ(sel->highlightedTokens(), (QList<int>{1, 2}));
+  sel->setHighlightedTokens({3});
+  EXPECT_TRUE(QTest::qWaitFor(
+      [&] {
+        const auto& points = panels->graphView()->data().points;
+        auto lit = [](const render::ScenePoint& p) { return p.color.r == render::kSelectedHighlight.r &&
+                                                            p.color.g == render::kSelectedHighlight.g &&
+                                                            p.color.b == render::kSelectedHighlight.b; };
+        return points.size() == 9u && lit(points[2]) && !lit(points[3]);
+      },
+      kGenerous))
+      << "A's ␣cat lights B's ␣cat (2), not B's position 3";
+  // B's map: a click on (␣sat, <s>) selects A's ␣sat (4) and <s> (0); B's </s> has no token in A.
+  Q_EMIT w.attentionView()->cellClicked(3, 0);
+  EXPECT_EQ(sel->queryToken(), 4);
+  EXPECT_EQ(sel->keyToken(), 0);
+  Q_EMIT w.attentionView()->cellClicked(8, 0);
+  EXPECT_EQ(sel->queryToken(), 4) << "nothing of A lands on </s>: the click selects nothing";
+  // The map lights B's labels where A's highlighted tokens land.
+  sel->setHighlightedTokens({1, 3});
+  EXPECT_TRUE(QTest::qWaitFor(
+      [&] { return w.attentionView()->data().highlighted == std::vector<int>{1, 2}; }, kGenerous));
+}

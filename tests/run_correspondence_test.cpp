@@ -57,4 +57,10 @@ TEST(RunCorrespondence, TokensMapByCharactersThenByCoverThenSpecialsByPosition) 
       << "<s> = [CLS] by position; 's starts where ' does; din and ner lie in dinner";
   EXPECT_EQ(token_counterparts(b, a), (std::vector<int>{0, 1, 2, 3, 3, 4, -1}))
       << "s lies in 's; dinner starts at din; [SEP] has no special token at its position in A";
+  // Back from B: din and ner both land on dinner; nothing lands on [SEP].
+  const std::vector<int> aToB = token_counterparts(a, b);
+  EXPECT_EQ(tokens_landing_on(aToB, 5), (std::vector<int>{4, 5}));
+  EXPECT_EQ(tokens_landing_on(aToB, 0), (std::vector<int>{0}));
+  EXPECT_TRUE(tokens_landing_on(aToB, 6).empty());
+  EXPECT_TRUE(tokens_landing_on(aToB, -1).empty());
 }

@@ -261,14 +261,14 @@ void MainWindow::buildDocks() {
   if (attentionView_) {
     connect(attentionView_, &render::HeatMapView::cellHovered, this, [this](int row, int col) {
       // The hovered query and key light up in every panel that shows tokens.
-      col = render::heat_map_own_column(attentionView_->data(), col);
-      selection_->setHighlightedTokens(row < 0 || col < 0 ? QList<int>{} : QList<int>{row, col});
+      const auto [query, key] = mapCellInA(row, col);
+      selection_->setHighlightedTokens(query < 0 || key < 0 ? QList<int>{} : QList<int>{query, key});
     });
     connect(attentionView_, &render::HeatMapView::cellClicked, this, [this](int row, int col) {
-      col = render::heat_map_own_column(attentionView_->data(), col);
-      if (col < 0) return;  // the gap between two maps
-      selection_->setQueryToken(row);
-      selection_->setKeyToken(col);
+      const auto [query, key] = mapCellInA(row, col);
+      if (query < 0 || key < 0) return;  // the gap between two maps, or no token of A
+      selection_->setQueryToken(query);
+      selection_->setKeyToken(key);
     });
   }
 
@@ -575,10 +575,9 @@ void MainWindow::showAnalysis() {
   // B of a comparison: the panels draw it at the selection's counterpart, A's
   // tokens through the two models' token correspondence.
   const bool counterpart = comparing_ && intervened_ && shown == &*intervened_;
-  std::vector<int> tokens;
-  if (counterpart && comparing_->model) tokens = comparedTokenCounterparts();
   panels_->setRun(shown ? std::make_shared<const SentenceRun>(*shown) : nullptr,
-                  sideBySide && run_ ? run_->analysis : nullptr, counterpart, std::move(tokens));
+                  sideBySide && run_ ? run_->analysis : nullptr, counterpart,
+                  counterpart ? comparedModelTokens() : std::vector<int>{});
 }
 
 namespace {
@@ -753,6 +752,8 @@ void MainWindow::runComparison() {
           pendingCounterpart_.reset();
         }
         intervened_ = std::move(b);
+        // Two tokenizers: where each token of A lands in B, once per pair of runs.
+        comparedTokens_ = comparing_->model ? comparedTokenCounterparts() : std::vector<int>{};
         refreshPanels();
         showAnalysis();
         Q_EMIT comparisonFinished();
@@ -1223,6 +1224,24 @@ void MainWindow::refreshRecentModels() {
   }
 }
 
+std::pair<int, int> MainWindow::mapCellInA(int row, int col) const {
+  const render::HeatMapData& map = attentionView_->data();
+  const bool ofB = map.sideBySideSplit >= 0 ? col > map.sideBySideSplit
+                                            : comparing_ && intervened_ && shownRun() == &*intervened_;
+  col = render::heat_map_own_column(map, col);
+  const std::vector<int>& tokens = comparedModelTokens();
+  if (row < 0 || col < 0 || !ofB || tokens.empty()) return {row, col};
+  // B's tokens of another tokenizer: the first token of A landing on each.
+  const std::vector<int> queries = analysis::tokens_landing_on(tokens, row);
+  const std::vector<int> keys = analysis::tokens_landing_on(tokens, col);
+  return {queries.empty() ? -1 : queries.front(), keys.empty() ? -1 : keys.front()};
+}
+
+const std::vector<int>& MainWindow::comparedModelTokens() const {
+  static const std::vector<int> none;
+  return comparing_ && comparing_->model && intervened_ ? comparedTokens_ : none;
+}
+
 std::pair<int, int> MainWindow::placeIn(const SentenceRun& run) const {
   if (comparing_ && intervened_ && &run == &*intervened_)
     return {selection_->counterpartLayer(), selection_->counterpartHead()};
@@ -1265,10 +1284,19 @@ render::HeatMapData MainWindow::attentionMapData(const SentenceRun& shown, std::
   // Sinks of the shown head (metrics.md s. 1) have red column labels.
   if (shown.analysis && !subtract)
     data.markedCols = shown.analysis->at(layer, headIndex).sinks.keys();
-  for (int t : selection_->highlightedTokens()) data.highlighted.push_back(t);
+  // Highlights are A's tokens; on B of another tokenizer, where they land.
+  const bool ofB = comparing_ && intervened_ && &shown == &*intervened_;
+  const std::vector<int>& lands = ofB ? comparedModelTokens() : std::vector<int>{};
+  auto inShown = [&](int t) {
+    if (lands.empty()) return t;
+    return t >= 0 && t < static_cast<int>(lands.size()) ? lands[static_cast<std::size_t>(t)] : -1;
+  };
+  for (int t : selection_->highlightedTokens())
+    if (inShown(t) >= 0) data.highlighted.push_back(inShown(t));
   // A highlighted edge {a, b} frames its map cells (a, b) and (b, a).
   for (const auto& [a, b] : selection_->highlightedEdges())
-    data.framedCells.insert(data.framedCells.end(), {{a, b}, {b, a}});
+    if (inShown(a) >= 0 && inShown(b) >= 0)
+      data.framedCells.insert(data.framedCells.end(), {{inShown(a), inShown(b)}, {inShown(b), inShown(a)}});
   data.rangeMin = 0.0;
   data.rangeMax = 1.0;
   // Long inputs: on a 0..1 scale almost every weight is near 0 and the map is

@@ -263,6 +263,13 @@ class MainWindow : public QMainWindow {
   std::pair<std::vector<int>, std::vector<int>> comparedTokenAlignment() const;
   // For each token of A its place in B (analysis::token_counterparts).
   std::vector<int> comparedTokenCounterparts() const;
+  // The same for the two models compared now; empty: no two models (a
+  // comparison of sentences keeps positions). comparedTokens_ is its cache.
+  const std::vector<int>& comparedModelTokens() const;
+  std::vector<int> comparedTokens_;
+  // A cell of the attention map as (query, key) tokens of A: B's half (or B
+  // shown alone) through the two models' tokens; -1 for the gap or no token.
+  std::pair<int, int> mapCellInA(int row, int col) const;
   quint64 runJob_ = 0;    // the newest Run sentence job
   quint64 modelJob_ = 0;  // the newest Open model job (its failure may need the baseline)
   JobStatus* jobStatus_ = nullptr;

@@ -132,7 +132,7 @@ void GraphPanel::drawGraph() {
     p.position = (*positions)[static_cast<std::size_t>(t)];
     const double alpha = r.keyImportance[static_cast<std::size_t>(t)];
     p.size = 0.6 + 1.6 * std::sqrt(alpha / maxAlpha);
-    const bool lit = in_.selection->highlightedTokens().contains(t);
+    const bool lit = in_.tokenLit(t);
     p.color = lit                                 ? render::kSelectedHighlight
               : sink[static_cast<std::size_t>(t)] ? render::kSinkHighlight
                                                   : render::Rgb{0.23, 0.32, 0.55};
@@ -158,7 +158,7 @@ void GraphPanel::drawGraph() {
   if (thinned)
     d.legend += tr("; each token's %1 strongest edges above theta").arg(kEdgesPerToken);
   // The hovered persistence bar's edges, drawn lit whatever their weight.
-  for (const auto& [a, b] : in_.selection->highlightedEdges())
+  for (const auto& [a, b] : in_.shownHighlightedEdges())
     if (a < map.size && b < map.size) d.edges.push_back({a, b, 1.0, true});
   render::show_or_keep(graph_, graphStandIn_, std::move(d));
 }

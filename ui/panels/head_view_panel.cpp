@@ -40,13 +40,16 @@ HeadViewPanel::HeadViewPanel(PanelInputs& inputs, QMainWindow* window) : Panel(i
   view_->setObjectName(QStringLiteral("headView"));
   layout->addWidget(view_, 1);
   connect(view_, &render::HeadView::tokenClicked, this, [this](int side, int token) {
+    // The view shows the shown run's tokens; the selection holds A's.
+    const QList<int> inA = in_.selectionTokensOf(token);
+    if (inA.isEmpty()) return;  // no token of A lands on it
     if (side == 0)
-      in_.selection->setQueryToken(token);
+      in_.selection->setQueryToken(inA.front());
     else
-      in_.selection->setKeyToken(token);
+      in_.selection->setKeyToken(inA.front());
   });
   connect(view_, &render::HeadView::tokenHovered, this, [this](int, int token) {
-    in_.selection->setHighlightedTokens(token >= 0 ? QList<int>{token} : QList<int>{});
+    in_.highlightShown(token >= 0 ? QList<int>{token} : QList<int>{}, {});
   });
   makeDock(window, tr("Head view"), QStringLiteral("headViewDock"), box,
            tr("The selected layer's attention for teaching, in the manner of BertViz's head "

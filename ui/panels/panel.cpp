@@ -3,6 +3,7 @@
 #include <QDockWidget>
 #include <QMainWindow>
 
+#include "analysis/run_correspondence.h"
 #include "models/model.h"
 #include "render/heat_map_data.h"
 #include "render/scene_view.h"
@@ -38,14 +39,48 @@ int counterpart_token(int token, const std::vector<int>& counterparts, int token
 }
 }  // namespace
 
-int PanelInputs::queryToken() const {
-  if (!runIsCounterpart || !run) return selection->queryToken();
-  return counterpart_token(selection->queryToken(), tokenCounterparts, run->tokenCount());
+int PanelInputs::shownToken(int selectionToken) const {
+  if (!runIsCounterpart || !run) return selectionToken;
+  return counterpart_token(selectionToken, tokenCounterparts, run->tokenCount());
 }
 
-int PanelInputs::keyToken() const {
-  if (!runIsCounterpart || !run) return selection->keyToken();
-  return counterpart_token(selection->keyToken(), tokenCounterparts, run->tokenCount());
+int PanelInputs::queryToken() const { return shownToken(selection->queryToken()); }
+
+int PanelInputs::keyToken() const { return shownToken(selection->keyToken()); }
+
+QList<int> PanelInputs::selectionTokensOf(int token) const {
+  if (token < 0) return {};
+  if (!runIsCounterpart || tokenCounterparts.empty())
+    return token < selection->tokenCount() ? QList<int>{token} : QList<int>{};
+  const std::vector<int> tokens = analysis::tokens_landing_on(tokenCounterparts, token);
+  return QList<int>(tokens.begin(), tokens.end());
+}
+
+bool PanelInputs::tokenLit(int token) const {
+  for (int t : selection->highlightedTokens())
+    if (shownToken(t) == token) return true;
+  return false;
+}
+
+std::vector<std::pair<int, int>> PanelInputs::shownHighlightedEdges() const {
+  std::vector<std::pair<int, int>> out;
+  for (const auto& [a, b] : selection->highlightedEdges()) {
+    const int sa = shownToken(a), sb = shownToken(b);
+    if (sa >= 0 && sb >= 0 && sa != sb) out.emplace_back(sa, sb);
+  }
+  return out;
+}
+
+void PanelInputs::highlightShown(const QList<int>& tokens, const QList<QPair<int, int>>& edges) const {
+  QList<int> inA;
+  for (int t : tokens) inA << selectionTokensOf(t);
+  QList<QPair<int, int>> edgesInA;
+  for (const auto& [a, b] : edges) {
+    // An edge of B lands on the first tokens of A its ends land on.
+    const QList<int> ea = selectionTokensOf(a), eb = selectionTokensOf(b);
+    if (!ea.isEmpty() && !eb.isEmpty()) edgesInA << QPair<int, int>{ea.front(), eb.front()};
+  }
+  selection->setHighlight(inA, edgesInA);
 }
 
 int PanelInputs::headCount() const {
@@ -155,7 +190,7 @@ void Panel::makeDock(QMainWindow* window, const QString& title, const QString& o
 
 void Panel::highlightHoveredTokens(render::SceneView* view) {
   connect(view, &render::SceneView::tokenHovered, this, [this](int token) {
-    in_.selection->setHighlightedTokens(token < 0 ? QList<int>{} : QList<int>{token});
+    in_.highlightShown(token < 0 ? QList<int>{} : QList<int>{token}, {});
   });
 }
 

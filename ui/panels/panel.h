@@ -3,7 +3,9 @@
 // shared base Panel. They all draw from one PanelInputs (the shown run, its
 // analysis, the selection and the per-selection results) and never call each
 // other; AnalysisPanels owns them and tells them when to draw.
+#include <QList>
 #include <QObject>
+#include <QPair>
 #include <QString>
 #include <functional>
 #include <memory>
@@ -63,9 +65,17 @@ struct PanelInputs {
   // counterpart in B (SelectionModel::counterpartLayer and -Head).
   int layer() const;
   int head() const;
+  int shownToken(int selectionToken) const;  // SelectionModel::kNoToken when B has none
   int queryToken() const;  // SelectionModel::kNoToken when B has no such token
   int keyToken() const;
   int headCount() const;  // of the shown run
+  // Tokens between the selection (A's tokens) and the shown run's: the
+  // shown token's tokens in A (none when no token of A lands on it), whether
+  // a shown token is highlighted, and a highlight given in shown tokens.
+  QList<int> selectionTokensOf(int shownToken) const;
+  bool tokenLit(int shownToken) const;
+  std::vector<std::pair<int, int>> shownHighlightedEdges() const;
+  void highlightShown(const QList<int>& tokens, const QList<QPair<int, int>>& edges) const;
   // " | A at layer 1, head 2" when the shown run is B at another place than
   // the selection's (a side-by-side title names both places); else empty.
   QString placeNote() const;

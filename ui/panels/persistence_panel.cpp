@@ -140,7 +140,7 @@ void PersistencePanel::highlightBar(int series, int index) {
       }
     }
   }
-  in_.selection->setHighlight(tokens, edges);
+  in_.highlightShown(tokens, edges);  // the shown run's tokens
 }
 
 }  // namespace sinkscope::ui

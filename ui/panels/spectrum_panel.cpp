@@ -150,7 +150,7 @@ void SpectrumPanel::drawSpectralEmbedding(const analysis::GraphSpectrum& full) {
         full.fiedlerVector.empty() ? 0.0
                                    : full.fiedlerVector[static_cast<std::size_t>(t)] / extent);
     p.size = 1.6;  // near-zero Fiedler entries are near white: large enough to see shaded
-    if (in_.selection->highlightedTokens().contains(t))
+    if (in_.tokenLit(t))
       p.color = render::kSelectedHighlight, p.size = 2.2;
     p.label = QStringLiteral("%1 %2").arg(t).arg(in_.run->tokens.value(t));
     p.token = t;
