@@ -37,6 +37,9 @@ Session example() {
   rope.kind = Intervention::Kind::RopeScale;
   rope.parameter = 4.0;
   s.interventions = {drop, ablate, rope};
+  s.compareModel = QStringLiteral("/models/deep");
+  s.compareLayer = 11;
+  s.compareHead = -1;  // B's head average, pinned
   s.logScale = true;
   s.overviewScore = QStringLiteral("entropy (mean over queries)");
   s.layout = QByteArray("\x00\x01layout\xff", 10);
@@ -69,6 +72,17 @@ TEST(Session, RoundTripKeepsEveryField) {
   EXPECT_EQ(back.threshold, 0.125);
   EXPECT_EQ(back.topN, 5);
   EXPECT_EQ(back.interventions, s.interventions);
+  EXPECT_EQ(back.compareModel, s.compareModel);
+  EXPECT_EQ(back.compareLayer, 11);
+  EXPECT_EQ(back.compareHead, -1);
+  // Not pinned: absent from the file, and automatic when read.
+  Session automatic = s;
+  automatic.compareLayer = automatic.compareHead = Session::kAutomatic;
+  const QByteArray json = session_to_json(automatic);
+  EXPECT_FALSE(json.contains("\"layer\": -2")) << json.toStdString();
+  const Session autoBack = session_from_json(json, QStringLiteral("test"));
+  EXPECT_EQ(autoBack.compareLayer, Session::kAutomatic);
+  EXPECT_EQ(autoBack.compareHead, Session::kAutomatic);
   EXPECT_TRUE(back.logScale);
   EXPECT_EQ(back.overviewScore, s.overviewScore);
   EXPECT_EQ(back.layout, s.layout);
@@ -89,6 +103,10 @@ TEST(Session, DamagedOrHostileFilesNameTheFieldAndProblem) {
             "s.sinkscope: format: not a SinkScope session");
   EXPECT_EQ(refusal(edited("\"layer\": 3", "\"layer\": -4")),
             "s.sinkscope: selection: layer: expected a whole number from 0 to 1048576");
+  EXPECT_EQ(refusal(edited("\"layer\": 11", "\"layer\": -2")),
+            "s.sinkscope: compare: layer: expected a whole number from 0 to 1048576");
+  EXPECT_EQ(refusal(edited("\"layer\": 11", "\"layer\": \"deep\"")),
+            "s.sinkscope: compare: layer: expected a whole number from 0 to 1048576");
   EXPECT_EQ(refusal(edited("\"threshold\": 0.125", "\"threshold\": \"high\"")),
             "s.sinkscope: selection: threshold: expected a number from 0 to 1");
   EXPECT_EQ(refusal(edited("\"ablate_heads\"", "\"explode\"")),
