@@ -4,6 +4,7 @@
 #include <QSignalSpy>
 
 #include "ui/selection_model.h"
+#include "ui/shown_place.h"
 
 using sinkscope::ui::Intervention;
 using sinkscope::ui::SelectionModel;
@@ -135,4 +136,39 @@ TEST(SelectionModel, TheCounterpartInAComparedRunFollowsOrIsPinned) {
   s.setCounterpartBounds(0, 0);
   EXPECT_FALSE(s.hasCounterpart());
   EXPECT_EQ(s.counterpartHead(), 5);
+}
+
+// Where the selection on A lands in the run a view draws (ui/shown_place).
+TEST(SelectionModel, AShownPlaceCarriesTheSelectionIntoRunBAndBack) {
+  SelectionModel s;
+  s.setBounds(2, 2, 4);  // A: 4 tokens
+  s.setLayer(1);
+  s.setHead(1);
+  s.setQueryToken(3);
+  s.setKeyToken(1);
+  s.setCounterpartBounds(5, 4);
+  const sinkscope::ui::ShownPlace a(&s);
+  EXPECT_EQ(a.layer(), 1);
+  EXPECT_EQ(a.queryToken(), 3);
+  EXPECT_TRUE(a.note(QStringLiteral("A")).isEmpty());
+  // B of another tokenizer: A's tokens 1 and 2 both lie in B's token 1.
+  const sinkscope::ui::ShownPlace b(&s, 3, {0, 1, 1, 2});
+  EXPECT_EQ(b.layer(), 4);
+  EXPECT_EQ(b.head(), SelectionModel::kHeadAverage);
+  EXPECT_EQ(b.queryToken(), 2);
+  EXPECT_EQ(b.keyToken(), 1);
+  EXPECT_EQ(b.note(QStringLiteral("A")), QStringLiteral(" | A at layer 1, head 1"));
+  EXPECT_EQ(b.tokensOfA(1), (QList<int>{1, 2}));
+  EXPECT_TRUE(b.tokensOfA(7).isEmpty());
+  b.highlight({1}, {{1, 2}});
+  EXPECT_EQ(s.highlightedTokens(), (QList<int>{1, 2}));
+  EXPECT_EQ(s.highlightedEdges(), (QList<QPair<int, int>>{{1, 3}}));
+  EXPECT_TRUE(b.lit(1));
+  EXPECT_FALSE(b.lit(0));
+  EXPECT_EQ(b.highlightedEdges(), (std::vector<std::pair<int, int>>{{1, 2}}));
+  // B of the same tokenizer (another sentence): by position, up to B's length.
+  const sinkscope::ui::ShownPlace shorter(&s, 2, {});
+  EXPECT_EQ(shorter.queryToken(), SelectionModel::kNoToken) << "B has no token 3";
+  EXPECT_EQ(shorter.keyToken(), 1);
+  EXPECT_EQ(shorter.tokensOfA(1), (QList<int>{1}));
 }

@@ -20,6 +20,7 @@ AnalysisPanels::AnalysisPanels(QMainWindow* window, SelectionModel* selection, J
     : QObject(window) {
   // The inputs come first: panels connect to the selection as they are made.
   inputs_.selection = selection;
+  inputs_.place = ShownPlace(selection);
   inputs_.deferred = new DeferredResults(jobs, this);
   overview_ = new OverviewPanel(inputs_, window);
   persistence_ = new PersistencePanel(inputs_, window);
@@ -65,12 +66,10 @@ void AnalysisPanels::setRunNames(const QString& before, const QString& after) {
 }
 
 void AnalysisPanels::setRun(std::shared_ptr<const SentenceRun> run,
-                            std::shared_ptr<const RunAnalysis> before, bool runIsCounterpart,
-                            std::vector<int> tokenCounterparts) {
+                            std::shared_ptr<const RunAnalysis> before, ShownPlace place) {
   inputs_.run = std::move(run);
   inputs_.before = std::move(before);
-  inputs_.runIsCounterpart = runIsCounterpart;
-  inputs_.tokenCounterparts = std::move(tokenCounterparts);
+  inputs_.place = std::move(place);
   inputs_.deferred->clear();
   inputs_.analysis = inputs_.run ? inputs_.run->analysis : nullptr;
   inputs_.source = inputs_.run ? inputs_.run->source : QString();

@@ -67,10 +67,9 @@ class AnalysisPanels : public QObject {
   // `before`: the plain run's analysis, for plots that overlay it (side by side).
   // The names of the compared runs (before/after, A/B, two models).
   void setRunNames(const QString& before, const QString& after);
-  // `runIsCounterpart`: `run` is B of a comparison (PanelInputs::runIsCounterpart).
-  void setRun(std::shared_ptr<const SentenceRun> run,
-              std::shared_ptr<const RunAnalysis> before = nullptr, bool runIsCounterpart = false,
-              std::vector<int> tokenCounterparts = {});
+  // `place`: where the selection lands in `run` (B of a comparison: its counterpart).
+  void setRun(std::shared_ptr<const SentenceRun> run, std::shared_ptr<const RunAnalysis> before,
+              ShownPlace place);
   void setScore(HeadScore score);
   void setExperiments(ExperimentResults results);
   const ExperimentResults& experiments() const { return inputs_.experiments; }

@@ -574,10 +574,9 @@ void MainWindow::showAnalysis() {
       intervened_ && interventionsPanel_->comparison() == Comparison::SideBySide;
   // B of a comparison: the panels draw it at the selection's counterpart, A's
   // tokens through the two models' token correspondence.
-  const bool counterpart = comparing_ && intervened_ && shown == &*intervened_;
   panels_->setRun(shown ? std::make_shared<const SentenceRun>(*shown) : nullptr,
-                  sideBySide && run_ ? run_->analysis : nullptr, counterpart,
-                  counterpart ? comparedModelTokens() : std::vector<int>{});
+                  sideBySide && run_ ? run_->analysis : nullptr,
+                  shown ? placeOf(*shown) : ShownPlace(selection_));
 }
 
 namespace {
@@ -1226,15 +1225,15 @@ void MainWindow::refreshRecentModels() {
 
 std::pair<int, int> MainWindow::mapCellInA(int row, int col) const {
   const render::HeatMapData& map = attentionView_->data();
-  const bool ofB = map.sideBySideSplit >= 0 ? col > map.sideBySideSplit
-                                            : comparing_ && intervened_ && shownRun() == &*intervened_;
+  if (!intervened_) return {row, col};
+  const bool ofB = map.sideBySideSplit >= 0 ? col > map.sideBySideSplit : shownRun() == &*intervened_;
   col = render::heat_map_own_column(map, col);
-  const std::vector<int>& tokens = comparedModelTokens();
-  if (row < 0 || col < 0 || !ofB || tokens.empty()) return {row, col};
-  // B's tokens of another tokenizer: the first token of A landing on each.
-  const std::vector<int> queries = analysis::tokens_landing_on(tokens, row);
-  const std::vector<int> keys = analysis::tokens_landing_on(tokens, col);
-  return {queries.empty() ? -1 : queries.front(), keys.empty() ? -1 : keys.front()};
+  if (row < 0 || col < 0) return {-1, -1};  // the gap
+  if (!ofB) return {row, col};
+  // B's tokens: the first token of A landing on each.
+  const ShownPlace b = placeOf(*intervened_);
+  const QList<int> queries = b.tokensOfA(row), keys = b.tokensOfA(col);
+  return {queries.isEmpty() ? -1 : queries.front(), keys.isEmpty() ? -1 : keys.front()};
 }
 
 const std::vector<int>& MainWindow::comparedModelTokens() const {
@@ -1242,17 +1241,17 @@ const std::vector<int>& MainWindow::comparedModelTokens() const {
   return comparing_ && comparing_->model && intervened_ ? comparedTokens_ : none;
 }
 
-std::pair<int, int> MainWindow::placeIn(const SentenceRun& run) const {
+ShownPlace MainWindow::placeOf(const SentenceRun& run) const {
   if (comparing_ && intervened_ && &run == &*intervened_)
-    return {selection_->counterpartLayer(), selection_->counterpartHead()};
-  return {selection_->layer(), selection_->head()};
+    return ShownPlace(selection_, run.tokenCount(), comparedModelTokens());
+  return ShownPlace(selection_);
 }
 
-render::HeatMapData MainWindow::attentionMapData(const SentenceRun& shown, std::pair<int, int> place,
+render::HeatMapData MainWindow::attentionMapData(const SentenceRun& shown, const ShownPlace& place,
                                                  const analysis::AttentionMatrix& map,
                                                  const SentenceRun* subtract) const {
   const int T = shown.tokenCount();
-  const auto [layer, headIndex] = place;
+  const int layer = place.layer(), headIndex = place.head();
   const QString head = head_name(headIndex);
   const QString what =
       shown.trace ? tr("%1 tokens").arg(T) : tr("uniform causal baseline over %1 words").arg(T);
@@ -1285,18 +1284,11 @@ render::HeatMapData MainWindow::attentionMapData(const SentenceRun& shown, std::
   if (shown.analysis && !subtract)
     data.markedCols = shown.analysis->at(layer, headIndex).sinks.keys();
   // Highlights are A's tokens; on B of another tokenizer, where they land.
-  const bool ofB = comparing_ && intervened_ && &shown == &*intervened_;
-  const std::vector<int>& lands = ofB ? comparedModelTokens() : std::vector<int>{};
-  auto inShown = [&](int t) {
-    if (lands.empty()) return t;
-    return t >= 0 && t < static_cast<int>(lands.size()) ? lands[static_cast<std::size_t>(t)] : -1;
-  };
   for (int t : selection_->highlightedTokens())
-    if (inShown(t) >= 0) data.highlighted.push_back(inShown(t));
+    if (place.token(t) >= 0) data.highlighted.push_back(place.token(t));
   // A highlighted edge {a, b} frames its map cells (a, b) and (b, a).
-  for (const auto& [a, b] : selection_->highlightedEdges())
-    if (inShown(a) >= 0 && inShown(b) >= 0)
-      data.framedCells.insert(data.framedCells.end(), {{inShown(a), inShown(b)}, {inShown(b), inShown(a)}});
+  for (const auto& [a, b] : place.highlightedEdges())
+    data.framedCells.insert(data.framedCells.end(), {{a, b}, {b, a}});
   data.rangeMin = 0.0;
   data.rangeMax = 1.0;
   // Long inputs: on a 0..1 scale almost every weight is near 0 and the map is
@@ -1346,12 +1338,12 @@ void MainWindow::refreshPanels() {
                                          : std::pair<std::vector<int>, std::vector<int>>{};
   const int T = shown.tokenCount();
   // B of a comparison is drawn at the selection's counterpart (another shape: the same relative depth).
-  const std::pair<int, int> place = placeIn(shown);
-  const int layer = place.first;
-  const QString head = head_name(place.second);
+  const ShownPlace place = placeOf(shown);
+  const int layer = place.layer();
+  const QString head = head_name(place.head());
   analysis::AttentionMatrix map, before;
   try {
-    map = shown.attention(layer, place.second);
+    map = shown.attention(layer, place.head());
     if (sideBySide) before = run_->attention(selection_->layer(), selection_->head());
   } catch (const std::exception& e) {
     jobStatus_->showError(QString::fromUtf8(e.what()), QString::fromUtf8(e.what()));
@@ -1370,12 +1362,12 @@ void MainWindow::refreshPanels() {
         10000);
   {
     render::HeatMapData data = attentionMapData(shown, place, map, difference ? &*run_ : nullptr);
-    data.title += place_note(leftName_, *selection_, place.first, place.second);
+    data.title += place.note(leftName_);
     if (differenceRefused)
       data.title += tr(" | %1 (no difference: the runs have different tokens)").arg(rightName_);
     if (sideBySide) {
       // Before on the left, after on the right; clicks and hovers map back.
-      render::HeatMapData left = attentionMapData(*run_, placeIn(*run_), before, nullptr);
+      render::HeatMapData left = attentionMapData(*run_, placeOf(*run_), before, nullptr);
       if (comparingModels) markUnalignedTokens(left, data, alignment);
       const QString title = tr("%1 | %2: %3").arg(leftName_, rightName_, data.title);
       data = render::heat_map_side_by_side(left, data);
@@ -1387,7 +1379,7 @@ void MainWindow::refreshPanels() {
   }
   render::LinePlotData plot;
   plot.title = tr("Key importance alpha_k | %1, layer %2, %3").arg(shown.source).arg(layer).arg(head) +
-               place_note(leftName_, *selection_, place.first, place.second);
+               place.note(leftName_);
   plot.xLabel = tr("key position k");
   plot.integerX = true;
   plot.yLabel = tr("alpha_k");

@@ -12,6 +12,7 @@
 #include "ui/sentence_run.h"
 #include "ui/figure_request.h"
 #include "ui/session.h"
+#include "ui/shown_place.h"
 
 class QAction;
 class QCheckBox;
@@ -213,12 +214,12 @@ class MainWindow : public QMainWindow {
   void refreshPanels();
   // The attention map of `shown` at its (layer, head) as drawn (minus
   // `subtract`'s at the selection's when given).
-  render::HeatMapData attentionMapData(const SentenceRun& shown, std::pair<int, int> place,
+  render::HeatMapData attentionMapData(const SentenceRun& shown, const ShownPlace& place,
                                        const analysis::AttentionMatrix& map,
                                        const SentenceRun* subtract) const;
   // Where the selection (made on run A) lands in `run`: the selection itself,
   // or for a comparison's run B the selection's counterpart in B.
-  std::pair<int, int> placeIn(const SentenceRun& run) const;
+  ShownPlace placeOf(const SentenceRun& run) const;
   render::LineSeries keyImportanceSeries(const SentenceRun& run,
                                          const analysis::AttentionMatrix& map,
                                          const QString& name) const;

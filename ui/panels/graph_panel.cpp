@@ -89,7 +89,7 @@ void GraphPanel::drawNote(const QString& note) {
 
 void GraphPanel::drawGraph() {
   if (!in_.run || !in_.selectionFits()) return;
-  const int layer = in_.layer(), head = in_.head();
+  const int layer = in_.place.layer(), head = in_.place.head();
   const double theta = in_.selection->threshold();
   const bool force = layoutChooser_->currentIndex() == 1;
   std::shared_ptr<const std::vector<std::array<double, 3>>> positions;
@@ -119,7 +119,7 @@ void GraphPanel::drawGraph() {
   render::SceneData d;
   d.title =
       tr("Attention graph | layer %1, %2 | theta %3").arg(layer).arg(head_name(head)).arg(theta) +
-      in_.placeNote();
+      in_.place.note(in_.beforeName);
   d.legend = tr("%1 layout; size: attention received; red: sinks (%2)")
                  .arg(force ? tr("force-directed") : tr("spectral"))
                  .arg(r.sinks.sinks.size());
@@ -132,7 +132,7 @@ void GraphPanel::drawGraph() {
     p.position = (*positions)[static_cast<std::size_t>(t)];
     const double alpha = r.keyImportance[static_cast<std::size_t>(t)];
     p.size = 0.6 + 1.6 * std::sqrt(alpha / maxAlpha);
-    const bool lit = in_.tokenLit(t);
+    const bool lit = in_.place.lit(t);
     p.color = lit                                 ? render::kSelectedHighlight
               : sink[static_cast<std::size_t>(t)] ? render::kSinkHighlight
                                                   : render::Rgb{0.23, 0.32, 0.55};
@@ -158,7 +158,7 @@ void GraphPanel::drawGraph() {
   if (thinned)
     d.legend += tr("; each token's %1 strongest edges above theta").arg(kEdgesPerToken);
   // The hovered persistence bar's edges, drawn lit whatever their weight.
-  for (const auto& [a, b] : in_.shownHighlightedEdges())
+  for (const auto& [a, b] : in_.place.highlightedEdges())
     if (a < map.size && b < map.size) d.edges.push_back({a, b, 1.0, true});
   render::show_or_keep(graph_, graphStandIn_, std::move(d));
 }

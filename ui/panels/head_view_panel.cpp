@@ -41,7 +41,7 @@ HeadViewPanel::HeadViewPanel(PanelInputs& inputs, QMainWindow* window) : Panel(i
   layout->addWidget(view_, 1);
   connect(view_, &render::HeadView::tokenClicked, this, [this](int side, int token) {
     // The view shows the shown run's tokens; the selection holds A's.
-    const QList<int> inA = in_.selectionTokensOf(token);
+    const QList<int> inA = in_.place.tokensOfA(token);
     if (inA.isEmpty()) return;  // no token of A lands on it
     if (side == 0)
       in_.selection->setQueryToken(inA.front());
@@ -49,7 +49,7 @@ HeadViewPanel::HeadViewPanel(PanelInputs& inputs, QMainWindow* window) : Panel(i
       in_.selection->setKeyToken(inA.front());
   });
   connect(view_, &render::HeadView::tokenHovered, this, [this](int, int token) {
-    in_.highlightShown(token >= 0 ? QList<int>{token} : QList<int>{}, {});
+    in_.place.highlight(token >= 0 ? QList<int>{token} : QList<int>{}, {});
   });
   makeDock(window, tr("Head view"), QStringLiteral("headViewDock"), box,
            tr("The selected layer's attention for teaching, in the manner of BertViz's head "
@@ -68,7 +68,7 @@ void HeadViewPanel::drawNote(const QString& note) {
 
 void HeadViewPanel::draw() {
   if (!in_.run) return;
-  const int layer = in_.layer(), selected = in_.head();
+  const int layer = in_.place.layer(), selected = in_.place.head();
   const int heads = in_.headCount();
   const bool all = allHeads_->isChecked() || selected == SelectionModel::kHeadAverage;
   const int T = in_.run->tokenCount();
@@ -76,7 +76,7 @@ void HeadViewPanel::draw() {
   render::HeadViewData d;
   d.title = all ? tr("Head view | %1, layer %2, every head").arg(in_.source).arg(layer)
                 : tr("Head view | %1, layer %2, head %3").arg(in_.source).arg(layer).arg(selected);
-  d.title += in_.placeNote();
+  d.title += in_.place.note(in_.beforeName);
   if (shown < T)
     d.note = tr("the first %1 of %2 tokens (a longer view would be a wall of lines)").arg(shown).arg(T);
   for (int k = 0; k < shown; ++k) d.tokens.push_back(in_.run->tokens.value(k));
@@ -91,8 +91,8 @@ void HeadViewPanel::draw() {
                                      : std::numeric_limits<float>::quiet_NaN();
     d.heads.push_back(std::move(head));
   }
-  d.selectedQuery = in_.queryToken();
-  d.selectedKey = in_.keyToken();
+  d.selectedQuery = in_.place.queryToken();
+  d.selectedKey = in_.place.keyToken();
   view_->setData(std::move(d));
 }
 

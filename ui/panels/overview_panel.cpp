@@ -105,7 +105,7 @@ render::HeatMapData OverviewPanel::scoreGrid(const RunAnalysis& a, bool before) 
                     : std::numeric_limits<double>::quiet_NaN();
           else if (const auto g = in_.spectrumAt(
                        l, h,
-                       in_.cheap() || (l == in_.layer() && h == in_.head())))
+                       in_.cheap() || (l == in_.place.layer() && h == in_.place.head())))
             v = g->fiedlerValue;
           else
             v = std::numeric_limits<double>::quiet_NaN();
@@ -151,11 +151,11 @@ render::HeatMapData OverviewPanel::scoreGrid(const RunAnalysis& a, bool before) 
   // In a paper's words: the model and the score; the frame marks the selected head.
   d.title = tr("%1 per head | layer %2, %3 framed")
                 .arg(name)
-                .arg(in_.layer())
-                .arg(head_name(in_.head()));
+                .arg(in_.place.layer())
+                .arg(head_name(in_.place.head()));
   // The head average (-1) has no cell; A's grid beside B's frames A's own selection.
-  d.outlineRow = before ? in_.selection->layer() : in_.layer();
-  d.outlineCol = before ? in_.selection->head() : in_.head();
+  d.outlineRow = before ? in_.selection->layer() : in_.place.layer();
+  d.outlineCol = before ? in_.selection->head() : in_.place.head();
   return d;
 }
 
@@ -171,7 +171,7 @@ void OverviewPanel::drawOverview() {
     // Side by side: the plain run's grid left of the intervened one, one colour scale.
     render::HeatMapData left = scoreGrid(*in_.before, true);
     left.outlineRow = -1;
-    const QString title = tr("%1 | %2: %3%4").arg(in_.beforeName, in_.afterName, d.title, in_.placeNote());
+    const QString title = tr("%1 | %2: %3%4").arg(in_.beforeName, in_.afterName, d.title, in_.place.note(in_.beforeName));
     d = render::heat_map_side_by_side(left, d);
     d.title = title;
   }
@@ -216,8 +216,8 @@ void OverviewPanel::drawMiniatureMaps() {
   d.rowTitle = tr("layer block");
   d.colTitle = tr("head block");
   d.title = tr("Every head's attention map | layer %1, %2 framed")
-                .arg(in_.layer())
-                .arg(head_name(in_.head()));
+                .arg(in_.place.layer())
+                .arg(head_name(in_.place.head()));
   render::show_or_keep(overview_, overviewStandIn_, std::move(d));
 }
 

@@ -3,7 +3,6 @@
 #include <QDockWidget>
 #include <QMainWindow>
 
-#include "analysis/run_correspondence.h"
 #include "models/model.h"
 #include "render/heat_map_data.h"
 #include "render/scene_view.h"
@@ -16,79 +15,12 @@
 namespace sinkscope::ui {
 
 bool PanelInputs::selectionFits() const {
-  return analysis && layer() < analysis->layers && head() < analysis->heads &&
-         queryToken() < analysis->tokens;
-}
-
-int PanelInputs::layer() const {
-  return runIsCounterpart ? selection->counterpartLayer() : selection->layer();
-}
-
-int PanelInputs::head() const {
-  return runIsCounterpart ? selection->counterpartHead() : selection->head();
-}
-
-namespace {
-// A's token in B: through the two models' token correspondence, or by position.
-int counterpart_token(int token, const std::vector<int>& counterparts, int tokensB) {
-  if (token < 0) return token;
-  if (!counterparts.empty())
-    return token < static_cast<int>(counterparts.size()) ? counterparts[static_cast<std::size_t>(token)]
-                                                         : SelectionModel::kNoToken;
-  return token < tokensB ? token : SelectionModel::kNoToken;
-}
-}  // namespace
-
-int PanelInputs::shownToken(int selectionToken) const {
-  if (!runIsCounterpart || !run) return selectionToken;
-  return counterpart_token(selectionToken, tokenCounterparts, run->tokenCount());
-}
-
-int PanelInputs::queryToken() const { return shownToken(selection->queryToken()); }
-
-int PanelInputs::keyToken() const { return shownToken(selection->keyToken()); }
-
-QList<int> PanelInputs::selectionTokensOf(int token) const {
-  if (token < 0) return {};
-  if (!runIsCounterpart || tokenCounterparts.empty())
-    return token < selection->tokenCount() ? QList<int>{token} : QList<int>{};
-  const std::vector<int> tokens = analysis::tokens_landing_on(tokenCounterparts, token);
-  return QList<int>(tokens.begin(), tokens.end());
-}
-
-bool PanelInputs::tokenLit(int token) const {
-  for (int t : selection->highlightedTokens())
-    if (shownToken(t) == token) return true;
-  return false;
-}
-
-std::vector<std::pair<int, int>> PanelInputs::shownHighlightedEdges() const {
-  std::vector<std::pair<int, int>> out;
-  for (const auto& [a, b] : selection->highlightedEdges()) {
-    const int sa = shownToken(a), sb = shownToken(b);
-    if (sa >= 0 && sb >= 0 && sa != sb) out.emplace_back(sa, sb);
-  }
-  return out;
-}
-
-void PanelInputs::highlightShown(const QList<int>& tokens, const QList<QPair<int, int>>& edges) const {
-  QList<int> inA;
-  for (int t : tokens) inA << selectionTokensOf(t);
-  QList<QPair<int, int>> edgesInA;
-  for (const auto& [a, b] : edges) {
-    // An edge of B lands on the first tokens of A its ends land on.
-    const QList<int> ea = selectionTokensOf(a), eb = selectionTokensOf(b);
-    if (!ea.isEmpty() && !eb.isEmpty()) edgesInA << QPair<int, int>{ea.front(), eb.front()};
-  }
-  selection->setHighlight(inA, edgesInA);
+  return analysis && place.layer() < analysis->layers && place.head() < analysis->heads &&
+         place.queryToken() < analysis->tokens;
 }
 
 int PanelInputs::headCount() const {
   return run && run->trace ? run->trace->heads() : selection->headCount();
-}
-
-QString PanelInputs::placeNote() const {
-  return runIsCounterpart ? place_note(beforeName, *selection, layer(), head()) : QString();
 }
 
 bool PanelInputs::cheap() const { return !analysis || analysis->topologyForAllHeads; }
@@ -127,7 +59,7 @@ std::shared_ptr<const analysis::HeadAnalysis> PanelInputs::topologyOf(int layer,
 }
 
 std::shared_ptr<const analysis::GraphSpectrum> PanelInputs::selectedSpectrum() const {
-  const int layer = this->layer(), head = this->head();
+  const int layer = place.layer(), head = place.head();
   const double theta = selection->threshold();
   return deferred->get<analysis::GraphSpectrum>(
       QStringLiteral("spectral embedding of layer %1, %2, theta %3")
@@ -190,18 +122,13 @@ void Panel::makeDock(QMainWindow* window, const QString& title, const QString& o
 
 void Panel::highlightHoveredTokens(render::SceneView* view) {
   connect(view, &render::SceneView::tokenHovered, this, [this](int token) {
-    in_.highlightShown(token < 0 ? QList<int>{} : QList<int>{token}, {});
+    in_.place.highlight(token < 0 ? QList<int>{} : QList<int>{token}, {});
   });
 }
 
 QString head_name(int head) {
   return head == SelectionModel::kHeadAverage ? QObject::tr("head average")
                                               : QObject::tr("head %1").arg(head);
-}
-
-QString place_note(const QString& runA, const SelectionModel& selection, int layer, int head) {
-  if (layer == selection.layer() && head == selection.head()) return {};
-  return QObject::tr(" | %1 at layer %2, %3").arg(runA).arg(selection.layer()).arg(head_name(selection.head()));
 }
 
 QString computing_title(const QString& what, int layer, int head, int tokens) {
@@ -219,7 +146,7 @@ void select_head_cell(const PanelInputs& in, const render::HeatMapData& grid, in
   if (col < 0 || row < 0) return;  // the gap
   const int layer = row / block, head = col / block;
   SelectionModel* s = in.selection;
-  const bool ofB = in.runIsCounterpart && (grid.sideBySideSplit < 0 || rightHalf);
+  const bool ofB = in.place.isCounterpart() && (grid.sideBySideSplit < 0 || rightHalf);
   const bool shapesDiffer = s->hasCounterpart() && (s->counterpartLayerCount() != s->layerCount() ||
                                                     s->counterpartHeadCount() != s->headCount());
   if (ofB && shapesDiffer) {

@@ -3,9 +3,7 @@
 // shared base Panel. They all draw from one PanelInputs (the shown run, its
 // analysis, the selection and the per-selection results) and never call each
 // other; AnalysisPanels owns them and tells them when to draw.
-#include <QList>
 #include <QObject>
-#include <QPair>
 #include <QString>
 #include <functional>
 #include <memory>
@@ -14,6 +12,7 @@
 #include "analysis/attention_matrix.h"
 #include "analysis/graph_spectrum.h"
 #include "analysis/head_analysis.h"
+#include "ui/shown_place.h"
 
 class QDockWidget;
 class QMainWindow;
@@ -53,32 +52,10 @@ struct PanelInputs {
   // The two runs' names when `before` is set: "before" and "after" for an
   // intervention, "A" and "B" (or the models' names) for a comparison.
   QString beforeName = QStringLiteral("before"), afterName = QStringLiteral("after");
-  // Whether `run` is run B of a comparison (Run > Compare): the selection is
-  // made on A, so the panels draw `run` at its counterpart (layer(), head(),
-  // queryToken(), keyToken()) and `before` (A) at the selection itself.
-  bool runIsCounterpart = false;
-  // Two models' tokens: A's token k is B's tokenCounterparts[k]
-  // (analysis::token_counterparts); empty: the same positions.
-  std::vector<int> tokenCounterparts;
-
-  // The selection in the shown run: the selection's own values, or its
-  // counterpart in B (SelectionModel::counterpartLayer and -Head).
-  int layer() const;
-  int head() const;
-  int shownToken(int selectionToken) const;  // SelectionModel::kNoToken when B has none
-  int queryToken() const;  // SelectionModel::kNoToken when B has no such token
-  int keyToken() const;
+  // Where the selection (made on run A) lands in `run`: the selection
+  // itself, or for run B of a comparison its counterpart (ShownPlace).
+  ShownPlace place;
   int headCount() const;  // of the shown run
-  // Tokens between the selection (A's tokens) and the shown run's: the
-  // shown token's tokens in A (none when no token of A lands on it), whether
-  // a shown token is highlighted, and a highlight given in shown tokens.
-  QList<int> selectionTokensOf(int shownToken) const;
-  bool tokenLit(int shownToken) const;
-  std::vector<std::pair<int, int>> shownHighlightedEdges() const;
-  void highlightShown(const QList<int>& tokens, const QList<QPair<int, int>>& edges) const;
-  // " | A at layer 1, head 2" when the shown run is B at another place than
-  // the selection's (a side-by-side title names both places); else empty.
-  QString placeNote() const;
   // Plots by layer that overlay A and B of different depths put both on
   // relative depth, layer / (layers - 1); runs of one depth keep the index.
   bool overlayByDepth() const;
@@ -135,9 +112,6 @@ class Panel : public QObject {
 
 // "head 3" or "head average".
 QString head_name(int head);
-// " | A at layer 1, head 2" when run B is drawn at (layer, head) and that is
-// not the selection's own place in run A (named `runA`); else empty.
-QString place_note(const QString& runA, const SelectionModel& selection, int layer, int head);
 // What a panel says while its numbers are computed in the background.
 QString computing_title(const QString& what, int layer, int head, int tokens);
 // A click on cell (row, col) of a layers x heads grid whose heads span

@@ -36,10 +36,10 @@ void PersistencePanel::drawNote(const QString& note) {
 }
 
 void PersistencePanel::drawPersistence() {
-  const auto topology = in_.topologyOf(in_.layer(), in_.head());
+  const auto topology = in_.topologyOf(in_.place.layer(), in_.place.head());
   if (!topology) {
-    const QString waiting = computing_title(tr("Persistence"), in_.layer(),
-                                            in_.head(), in_.analysis->tokens);
+    const QString waiting = computing_title(tr("Persistence"), in_.place.layer(),
+                                            in_.place.head(), in_.analysis->tokens);
     for (render::LinePlotView* view : {diagram_, barcode_, betti_})
       view->setData({waiting, {}, {}, {}});
     return;
@@ -48,9 +48,9 @@ void PersistencePanel::drawPersistence() {
   const double minP = 0.05;
   render::LinePlotData d;
   d.title = tr("Persistence diagram | layer %1, %2")
-                .arg(in_.layer())
-                .arg(head_name(in_.head())) +
-            in_.placeNote();
+                .arg(in_.place.layer())
+                .arg(head_name(in_.place.head())) +
+            in_.place.note(in_.beforeName);
   d.xLabel = tr("birth (distance e)");
   d.yLabel = tr("death");
   render::LineSeries h0{tr("H0 (%1 bars)").arg(r.persistence.h0.size()), {}, {}};
@@ -66,7 +66,7 @@ void PersistencePanel::drawPersistence() {
   diagram_->setData(std::move(d));
 
   render::LinePlotData code;
-  code.title = tr("Barcode | layer %1, %2").arg(in_.layer()).arg(head_name(in_.head()));
+  code.title = tr("Barcode | layer %1, %2").arg(in_.place.layer()).arg(head_name(in_.place.head()));
   code.xLabel = tr("distance scale e");
   code.integerY = true;
   code.yLabel = tr("bar");
@@ -119,7 +119,7 @@ void PersistencePanel::highlightBar(int series, int index) {
   QList<int> tokens;
   QList<QPair<int, int>> edges;
   const auto topology = in_.analysis && in_.selectionFits()
-                            ? in_.topologyOf(in_.layer(), in_.head(), false)
+                            ? in_.topologyOf(in_.place.layer(), in_.place.head(), false)
                             : nullptr;
   if (topology && index >= 0 && (series == 0 || series == 1)) {
     const auto& p = topology->persistence;
@@ -140,7 +140,7 @@ void PersistencePanel::highlightBar(int series, int index) {
       }
     }
   }
-  in_.highlightShown(tokens, edges);  // the shown run's tokens
+  in_.place.highlight(tokens, edges);  // the shown run's tokens
 }
 
 }  // namespace sinkscope::ui

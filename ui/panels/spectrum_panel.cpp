@@ -71,14 +71,14 @@ void SpectrumPanel::drawSpectrum() {
   // Long inputs: only the chosen theta's spectrum (the others would cost as
   // much each); short ones plot every default threshold from the run's cache.
   const auto topology = a.topologyForAllHeads
-                            ? in_.topologyOf(in_.layer(), in_.head())
+                            ? in_.topologyOf(in_.place.layer(), in_.place.head())
                             : std::make_shared<const analysis::HeadAnalysis>();
   const bool normalised = normalisedBox_->isChecked();
   const auto chosen =
-      in_.spectrumAt(in_.layer(), in_.head(), true, normalised);
+      in_.spectrumAt(in_.place.layer(), in_.place.head(), true, normalised);
   const auto full = in_.selectedSpectrum();
-  const QString waiting = computing_title(tr("Laplacian spectrum"), in_.layer(),
-                                          in_.head(), a.tokens);
+  const QString waiting = computing_title(tr("Laplacian spectrum"), in_.place.layer(),
+                                          in_.place.head(), a.tokens);
   if (!topology || !chosen) {
     spectrum_->setData({waiting, {}, {}, {}});
   } else {
@@ -100,13 +100,13 @@ void SpectrumPanel::drawSpectrumPlot(const analysis::HeadAnalysis& r,
   d.title = tr("%1 spectrum | layer %2, %3 | theta %4: Fiedler %5, centralisation %6, "
                "star-likeness %7")
                 .arg(normalised ? tr("Normalised Laplacian") : tr("Laplacian"))
-                .arg(in_.layer())
-                .arg(head_name(in_.head()))
+                .arg(in_.place.layer())
+                .arg(head_name(in_.place.head()))
                 .arg(g.threshold)
                 .arg(g.fiedlerValue, 0, 'g', 3)
                 .arg(g.centralisation, 0, 'g', 3)
                 .arg(g.starLikeness, 0, 'g', 3) +
-            in_.placeNote();
+            in_.place.note(in_.beforeName);
   d.xLabel = tr("eigenvalue index (ascending)");
   d.integerX = true;
   d.yLabel = tr("eigenvalue");
@@ -150,7 +150,7 @@ void SpectrumPanel::drawSpectralEmbedding(const analysis::GraphSpectrum& full) {
         full.fiedlerVector.empty() ? 0.0
                                    : full.fiedlerVector[static_cast<std::size_t>(t)] / extent);
     p.size = 1.6;  // near-zero Fiedler entries are near white: large enough to see shaded
-    if (in_.tokenLit(t))
+    if (in_.place.lit(t))
       p.color = render::kSelectedHighlight, p.size = 2.2;
     p.label = QStringLiteral("%1 %2").arg(t).arg(in_.run->tokens.value(t));
     p.token = t;

@@ -112,13 +112,13 @@ void TaxonomyPanel::drawTaxonomy() {
   const RunAnalysis& a = *in_.analysis;
   // A and B of different shapes: counts as shares of each layer's heads, by relative depth.
   const bool shares = in_.before && in_.before->heads != a.heads;
-  Classes now = classes_of(a, {in_.layer(), in_.head()}, false, in_.beforeName,
+  Classes now = classes_of(a, {in_.place.layer(), in_.place.head()}, false, in_.beforeName,
                            [&](int l) { return in_.layerX(l, a.layers); }, shares);
-  const auto& sel = a.at(in_.layer(), std::max(0, in_.head())).taxonomy;
+  const auto& sel = a.at(in_.place.layer(), std::max(0, in_.place.head())).taxonomy;
   const int total = sel ? std::max(1, sel->total()) : 1;
   now.grid.title = tr("Taxonomy | layer %1, head %2: sink %3%, current %4%, other %5%")
-                       .arg(in_.layer())
-                       .arg(std::max(0, in_.head()))
+                       .arg(in_.place.layer())
+                       .arg(std::max(0, in_.place.head()))
                        .arg(sel ? 100.0 * sel->sink / total : 0.0, 0, 'f', 0)
                        .arg(sel ? 100.0 * sel->current / total : 0.0, 0, 'f', 0)
                        .arg(sel ? 100.0 * sel->other / total : 0.0, 0, 'f', 0);
@@ -136,7 +136,7 @@ void TaxonomyPanel::drawTaxonomy() {
     Classes before = classes_of(*in_.before, {-1, -1}, true, in_.beforeName,
                                 [&](int l) { return in_.layerX(l, in_.before->layers); }, shares);
     const QString title =
-        tr("%1 | %2: %3%4").arg(in_.beforeName, in_.afterName, now.grid.title, in_.placeNote());
+        tr("%1 | %2: %3%4").arg(in_.beforeName, in_.afterName, now.grid.title, in_.place.note(in_.beforeName));
     now.grid = render::heat_map_side_by_side(before.grid, now.grid);
     now.grid.title = title;
     for (auto& series : before.counts) counts.series.push_back(series);

@@ -82,7 +82,7 @@ void ValueSpacePanel::drawNote(const QString& note) {
 
 void ValueSpacePanel::drawValueSpace() {
   if (!in_.run || !in_.analysis || !in_.run->trace) return;
-  const int layer = in_.layer(), head = in_.head();
+  const int layer = in_.place.layer(), head = in_.place.head();
   render::LinePlotData curve;
   curve.xLabel = tr("N (keys selected)");
   curve.integerX = true;
@@ -98,7 +98,7 @@ void ValueSpacePanel::drawValueSpace() {
   const auto capture = in_.run->layer(layer);  // the run's cached layer, not a fresh copy
   const models::LayerCapture& cap = *capture;
   const analysis::AttentionView A = cap.attentionOf(head);
-  const int query = in_.queryToken() >= 0 ? in_.queryToken() : A.size - 1;
+  const int query = in_.place.queryToken() >= 0 ? in_.place.queryToken() : A.size - 1;
   analysis::ValueSpaceParams p;
   p.topN = in_.selection->topN();
   p.query = query;
@@ -115,7 +115,7 @@ void ValueSpacePanel::drawValueSpace() {
                   .arg(vs.scores.recall, 0, 'f', 2)
                   .arg(vs.scores.f, 0, 'f', 2)
                   .arg(vs.randomMean.f, 0, 'f', 2) +
-              in_.placeNote();
+              in_.place.note(in_.beforeName);
     d.legend =
         tr("orange: top-N; red: first token; black: s_N; balls: r_max, r_min (full-space "
            "radii around the projected s_N)");
