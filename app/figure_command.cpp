@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
+#include <QMap>
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QTimer>
@@ -81,6 +82,28 @@ struct FigureOptionsLine {
   QCommandLineOption elevation{QStringLiteral("elevation"),
                                QStringLiteral("3-D views: raise the camera by DEG."),
                                QStringLiteral("DEG")};
+  QCommandLineOption compareSentence{
+      QStringLiteral("compare-sentence"),
+      QStringLiteral("Compare with SENTENCE (B) on the same model, side by side by default."),
+      QStringLiteral("SENTENCE")};
+  QCommandLineOption compareModel{
+      QStringLiteral("compare-model"),
+      QStringLiteral("Compare with the model DIR (B) on the same sentence (any shape: layers "
+                     "by relative depth)."),
+      QStringLiteral("DIR")};
+  QCommandLineOption compareLayer{QStringLiteral("compare-layer"),
+                                  QStringLiteral("Pin B at its layer N (default: the same relative depth)."),
+                                  QStringLiteral("N")};
+  QCommandLineOption compareHead{
+      QStringLiteral("compare-head"),
+      QStringLiteral("Pin B at its head N or avg (default: the selected head when B's layers have "
+                     "as many heads, else B's average)."),
+      QStringLiteral("N|avg")};
+  QCommandLineOption comparison{
+      QStringLiteral("comparison"),
+      QStringLiteral("What a comparison shows: a, b, difference (same tokens) or side-by-side "
+                     "(default)."),
+      QStringLiteral("WHAT")};
   QCommandLineOption device{QStringLiteral("device"), QStringLiteral("cpu (default) or cuda."),
                             QStringLiteral("DEVICE"), QStringLiteral("cpu")};
   QCommandLineOption threads{QStringLiteral("threads"), QStringLiteral("Use N threads."),
@@ -97,14 +120,16 @@ struct FigureOptionsLine {
                     .arg(p.name, p.description, p.views.join(QStringLiteral(", ")));
     parser.setApplicationDescription(
         QStringLiteral("sinkscope figure: a figure of SinkScope's panels without a display.\n"
-                       "Usage: sinkscope figure (--session FILE | [MODEL] [--text SENTENCE]) "
-                       "--panel NAME [--panel NAME ...] --out FILE\nMODEL is a model folder or "
-                       "a Hugging Face cache name (default: the built-in model).\nPanels:") +
+                       "Usage: sinkscope figure (--session FILE | [MODEL] [--text SENTENCE] "
+                       "[--compare-sentence S | --compare-model DIR]) --panel NAME [--panel NAME "
+                       "...] --out FILE\nMODEL is a model folder or a Hugging Face cache name "
+                       "(default: the built-in model).\nPanels:") +
         panels);
     parser.addHelpOption();
     parser.addOptions({session, text, panel, out, format, preset, widthMm, heightMm, dpi, fontPt,
                        transparent, visibleSpaces, columns, layer, head, query, key, threshold,
-                       topN, azimuth, elevation, device, threads, timeout});
+                       topN, azimuth, elevation, compareSentence, compareModel, compareLayer,
+                       compareHead, comparison, device, threads, timeout});
     parser.addPositionalArgument(QStringLiteral("MODEL"),
                                  QStringLiteral("A model folder or cache name."),
                                  QStringLiteral("[MODEL]"));
@@ -160,6 +185,23 @@ ui::FigureRequest figure_request(const QCommandLineParser& parser, const FigureO
     r.camera = render::scene_camera_from_angles(
         parser.isSet(o.azimuth) ? real_option(parser, o.azimuth, -360, 360) : 0.0,
         parser.isSet(o.elevation) ? real_option(parser, o.elevation, -90, 90) : 0.0);
+  if (parser.isSet(o.compareSentence) && parser.isSet(o.compareModel))
+    throw BadCommandLine{QStringLiteral("give --compare-sentence or --compare-model, not both")};
+  if (parser.isSet(o.compareLayer)) r.compareLayer = int_option(parser, o.compareLayer, 0, kMaxIndex);
+  if (parser.isSet(o.compareHead))
+    r.compareHead = parser.value(o.compareHead) == QLatin1String("avg")
+                        ? ui::SelectionModel::kHeadAverage
+                        : int_option(parser, o.compareHead, 0, kMaxIndex);
+  if (parser.isSet(o.comparison)) {
+    static const QMap<QString, QString> kNames{{QStringLiteral("a"), QStringLiteral("before")},
+                                               {QStringLiteral("b"), QStringLiteral("after")},
+                                               {QStringLiteral("difference"), QStringLiteral("difference")},
+                                               {QStringLiteral("side-by-side"), QStringLiteral("side_by_side")}};
+    r.comparison = kNames.value(parser.value(o.comparison).toLower());
+    if (r.comparison.isEmpty())
+      throw BadCommandLine{QStringLiteral("--comparison %1: give a, b, difference or side-by-side")
+                               .arg(parser.value(o.comparison))};
+  }
   return r;
 }
 
@@ -199,6 +241,9 @@ int figure_command(int argc, char** argv) {
       if (!parser.positionalArguments().isEmpty() || parser.isSet(o.text))
         throw BadCommandLine{QStringLiteral("--session names the model and the sentence: give no MODEL "
                                      "or --text with it")};
+      if (parser.isSet(o.compareSentence) || parser.isSet(o.compareModel))
+        throw BadCommandLine{QStringLiteral("--session names its comparison: give no --compare-sentence "
+                                            "or --compare-model with it")};
       try {
         session = ui::session_read(parser.value(o.session));
       } catch (const ui::SessionError& e) {
@@ -256,6 +301,8 @@ int figure_command(int argc, char** argv) {
       return 2;
     }
     window.openModelFolder(model);
+    if (parser.isSet(o.compareSentence)) window.compareWithSentence(parser.value(o.compareSentence));
+    if (parser.isSet(o.compareModel)) window.compareWithModel(parser.value(o.compareModel));
   }
   QTimer::singleShot(timeoutSeconds * 1000, &window, [&] {
     finish(1, QStringLiteral("the run did not finish within %1 s (--timeout)").arg(timeoutSeconds));

@@ -84,8 +84,11 @@ TEST(FigureCli, PdfsAreVectorsWithEmbeddedFontsAndSvgTextIsText) {
     ASSERT_EQ(fonts.exit, 0);
     EXPECT_NE(fonts.out.find("DejaVuSans"), std::string::npos) << fonts.out;
     std::istringstream lines(fonts.out);
-    for (std::string line; std::getline(lines, line);)
-      if (!line.empty()) EXPECT_NE(line.find(" yes "), std::string::npos) << line;
+    for (std::string line; std::getline(lines, line);) {
+      if (!line.empty()) {
+        EXPECT_NE(line.find(" yes "), std::string::npos) << line;
+      }
+    }
   }
   const std::string svg = folder + "/graph.svg";
   ASSERT_EQ(cli(figure_args("--panel graph", svg)).exit, 0);
@@ -234,4 +237,50 @@ TEST(FigureCli, ASessionComparingModelsOfDifferentShapes) {
   const std::vector<std::string> got = cells(csv_rows(out), "deep,");
   EXPECT_FALSE(want.empty());
   EXPECT_EQ(got, want);
+}
+
+// The same comparison from the command line, without a session: the same
+// file; and comparison requests that cannot be met say why.
+TEST(FigureCli, ComparisonsFromTheCommandLine) {
+  QTemporaryDir dir;
+  const std::string deep = dir.filePath(QStringLiteral("deep")).toStdString();
+  ASSERT_EQ(cli("random-model llama '" + deep + "' --layers 6 --heads 2").exit, 0);
+  const std::string session = dir.filePath(QStringLiteral("shapes.sinkscope")).toStdString();
+  std::ofstream(session) << R"({"format": "sinkscope-session", "version": 1,
+    "model": {"name": ")" << kModel << R"("}, "text": "A cat sat.",
+    "selection": {"layer": 3, "head": 0},
+    "compare": {"model": ")" << deep << R"(", "head": 1},
+    "panels": {"comparison": "side_by_side"}})";
+  const std::string fromSession = dir.filePath(QStringLiteral("session.csv")).toStdString();
+  const std::string fromOptions = dir.filePath(QStringLiteral("options.csv")).toStdString();
+  ASSERT_EQ(cli("figure --session '" + session + "' --panel attention-map --out '" + fromSession + "'").exit, 0);
+  const CliRun options = cli("figure '" + kModel + "' --text 'A cat sat.' --layer 3 --head 0 --compare-model '" +
+                             deep + "' --compare-head 1 --panel attention-map --out '" + fromOptions + "'");
+  ASSERT_EQ(options.exit, 0) << options.out;
+  EXPECT_EQ(read_text(fromOptions), read_text(fromSession));
+  // B alone (--comparison b) at a pinned layer: B's own map, titled with A's place.
+  const std::string bAlone = dir.filePath(QStringLiteral("b.csv")).toStdString();
+  const CliRun b = cli("figure '" + kModel + "' --text 'A cat sat.' --compare-model '" + deep +
+                       "' --compare-layer 2 --compare-head avg --comparison b --panel attention-map --out '" + bAlone + "'");
+  ASSERT_EQ(b.exit, 0) << b.out;
+  EXPECT_NE(read_text(bAlone).find("# panel: deep | layer 2, head average"), std::string::npos)
+      << read_text(bAlone).substr(0, 300);
+  // Requests that cannot be met.
+  const std::string out = dir.filePath(QStringLiteral("x.csv")).toStdString();
+  const CliRun tooDeep = cli(figure_args("--compare-model '" + deep + "' --compare-layer 6 --panel attention-map", out));
+  EXPECT_EQ(tooDeep.exit, 1);
+  EXPECT_NE(tooDeep.out.find("--compare-layer 6: deep has layers 0 to 5"), std::string::npos) << tooDeep.out;
+  const CliRun noB = cli(figure_args("--compare-head 1 --panel attention-map", out));
+  EXPECT_EQ(noB.exit, 1);
+  EXPECT_NE(noB.out.find("need a comparison"), std::string::npos) << noB.out;
+  const CliRun both = cli(figure_args("--compare-sentence 'x y' --compare-model '" + deep + "' --panel attention-map", out));
+  EXPECT_EQ(both.exit, 2);
+  EXPECT_NE(both.out.find("not both"), std::string::npos) << both.out;
+  const CliRun badWhat = cli(figure_args("--compare-sentence 'x y' --comparison sideways --panel attention-map", out));
+  EXPECT_EQ(badWhat.exit, 2);
+  EXPECT_NE(badWhat.out.find("--comparison sideways: give a, b, difference or side-by-side"), std::string::npos);
+  const CliRun withSession =
+      cli("figure --session '" + session + "' --compare-sentence 'x y' --panel attention-map --out '" + out + "'");
+  EXPECT_EQ(withSession.exit, 2);
+  EXPECT_NE(withSession.out.find("--session names its comparison"), std::string::npos) << withSession.out;
 }

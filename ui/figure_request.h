@@ -42,6 +42,11 @@ struct FigureRequest {
   std::optional<int> topN;
   // Every 3-D view is seen from this camera, when given (else the session's).
   std::optional<render::SceneCamera> camera;
+  // A comparison's run B (started by the caller, or a session's): B pinned at
+  // this layer and head (head -1: B's average), and what the panels show
+  // (comparison_name: before = A, after = B, difference, side_by_side).
+  std::optional<int> compareLayer, compareHead;
+  QString comparison;
 };
 
 }  // namespace sinkscope::ui

@@ -13,6 +13,23 @@
 
 namespace sinkscope::ui {
 
+QString comparison_name(Comparison c) {
+  switch (c) {
+    case Comparison::Before: return QStringLiteral("before");
+    case Comparison::After: return QStringLiteral("after");
+    case Comparison::Difference: return QStringLiteral("difference");
+    case Comparison::SideBySide: return QStringLiteral("side_by_side");
+  }
+  return QStringLiteral("after");
+}
+
+std::optional<Comparison> comparison_of(const QString& name) {
+  for (Comparison c : {Comparison::Before, Comparison::After, Comparison::Difference,
+                       Comparison::SideBySide})
+    if (comparison_name(c) == name) return c;
+  return std::nullopt;
+}
+
 InterventionsPanel::InterventionsPanel(SelectionModel* selection, QWidget* parent)
     : QWidget(parent), selection_(selection) {
   setObjectName(QStringLiteral("interventionsPanel"));

@@ -4,7 +4,9 @@
 // RoPE scaling; the list of active interventions is always visible, and a
 // chooser says whether the panels show the run before, after, or the
 // difference of the attention maps.
+#include <QString>
 #include <QWidget>
+#include <optional>
 
 class QComboBox;
 class QDoubleSpinBox;
@@ -20,6 +22,10 @@ struct Intervention;
 // attention map shows before | after, the plots overlay the plain run's
 // curves (dashed), the other panels show the intervened run.
 enum class Comparison { Before, After, Difference, SideBySide };
+// Its name in sessions and on the command line: before, after, difference,
+// side_by_side; comparison_of returns nothing for any other name.
+QString comparison_name(Comparison c);
+std::optional<Comparison> comparison_of(const QString& name);
 
 class InterventionsPanel : public QWidget {
   Q_OBJECT

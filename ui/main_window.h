@@ -268,6 +268,8 @@ class MainWindow : public QMainWindow {
   // comparison of sentences keeps positions). comparedTokens_ is its cache.
   const std::vector<int>& comparedModelTokens() const;
   std::vector<int> comparedTokens_;
+  // A figure request's pinned place in B and comparison mode; empty, or why not.
+  QString applyFigureComparison(const FigureRequest& request);
   // A cell of the attention map as (query, key) tokens of A: B's half (or B
   // shown alone) through the two models' tokens; -1 for the gap or no token.
   std::pair<int, int> mapCellInA(int row, int col) const;

@@ -25,6 +25,7 @@
 #include "ui/job_runner.h"
 #include "ui/job_status.h"
 #include "ui/main_window.h"
+#include "ui/interventions_panel.h"
 #include "ui/selection_model.h"
 
 namespace sinkscope::ui {
@@ -118,12 +119,24 @@ void MainWindow::writeFigureWhenReady(const FigureRequest& request) {
   // Ready when no job has run for two looks in a row: a result that arrives
   // redraws the panels, which may ask for more (the topology of a head, the
   // spectrum at a threshold).
+  // A comparison's run B (its model loads in the background) is set up once
+  // everything is quiet, then the panels get quiet again before the export.
   auto* poll = new QTimer(this);
   poll->setInterval(50);
   auto quietLooks = std::make_shared<int>(0);
-  connect(poll, &QTimer::timeout, this, [this, poll, quietLooks, names, request] {
+  auto comparisonSet = std::make_shared<bool>(false);
+  connect(poll, &QTimer::timeout, this, [this, poll, quietLooks, comparisonSet, names, request] {
     *quietLooks = jobs_->activeJobCount() == 0 ? *quietLooks + 1 : 0;
     if (*quietLooks < 2) return;
+    if (!*comparisonSet) {
+      *comparisonSet = true;
+      *quietLooks = 0;
+      const QString problem = applyFigureComparison(request);
+      if (problem.isEmpty()) return;
+      poll->deleteLater();
+      Q_EMIT figureWritten(false, problem);
+      return;
+    }
     poll->deleteLater();
     const std::vector<QWidget*> views = viewsNamed(names);
     if (views.size() != static_cast<std::size_t>(names.size())) {
@@ -140,6 +153,28 @@ void MainWindow::writeFigureWhenReady(const FigureRequest& request) {
     Q_EMIT figureWritten(ok, ok ? request.out : lastExportError_);
   });
   poll->start();
+}
+
+QString MainWindow::applyFigureComparison(const FigureRequest& request) {
+  const bool asked = request.compareLayer || request.compareHead || !request.comparison.isEmpty();
+  if (!asked) return {};
+  if (!comparing_ || !intervened_)
+    return tr("--compare-layer, --compare-head and --comparison need a comparison "
+              "(--compare-sentence, --compare-model, or a session that compares)");
+  const int layers = selection_->counterpartLayerCount(), heads = selection_->counterpartHeadCount();
+  if (request.compareLayer && (*request.compareLayer < 0 || *request.compareLayer >= layers))
+    return tr("--compare-layer %1: %2 has layers 0 to %3").arg(*request.compareLayer).arg(rightName_).arg(layers - 1);
+  if (request.compareHead &&
+      (*request.compareHead < SelectionModel::kHeadAverage || *request.compareHead >= heads))
+    return tr("--compare-head %1: %2 has heads 0 to %3 (or avg)").arg(*request.compareHead).arg(rightName_).arg(heads - 1);
+  if (request.compareLayer) selection_->setCounterpartLayer(*request.compareLayer);
+  if (request.compareHead) selection_->setCounterpartHead(*request.compareHead);
+  if (!request.comparison.isEmpty()) {
+    const auto c = comparison_of(request.comparison);
+    if (!c) return tr("--comparison %1: give a, b, difference or side-by-side").arg(request.comparison);
+    interventionsPanel_->setComparison(*c);
+  }
+  return {};
 }
 
 void MainWindow::exportFocusedPanel() {

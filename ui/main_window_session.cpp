@@ -28,23 +28,6 @@ namespace {
 const QStringList kSceneViews{QStringLiteral("graphView"), QStringLiteral("spectralEmbedding"),
                               QStringLiteral("valueSpaceView")};
 
-QString comparison_name(Comparison c) {
-  switch (c) {
-    case Comparison::Before: return QStringLiteral("before");
-    case Comparison::After: return QStringLiteral("after");
-    case Comparison::Difference: return QStringLiteral("difference");
-    case Comparison::SideBySide: return QStringLiteral("side_by_side");
-  }
-  return QStringLiteral("after");
-}
-
-Comparison comparison_of(const QString& name) {
-  for (Comparison c : {Comparison::Before, Comparison::After, Comparison::Difference,
-                       Comparison::SideBySide})
-    if (comparison_name(c) == name) return c;
-  return Comparison::After;
-}
-
 const QString kRecentKey = QStringLiteral("sessions/recent");
 const QString kLastKey = QStringLiteral("sessions/last");
 constexpr int kRecentCount = 8;
@@ -177,7 +160,7 @@ void MainWindow::finishSession() {
     pendingCounterpart_ = {s.compareLayer, s.compareHead};
   if (!s.compareSentence.isEmpty()) compareWithSentence(s.compareSentence);
   if (!s.compareModel.isEmpty()) compareWithModel(s.compareModel);
-  if (!s.comparison.isEmpty()) interventionsPanel_->setComparison(comparison_of(s.comparison));
+  if (const auto c = comparison_of(s.comparison)) interventionsPanel_->setComparison(*c);
   if (!s.checkpoints.isEmpty()) showCheckpoints(s.checkpoints);
   if (auto* layout = findChild<QComboBox*>(QStringLiteral("graphLayout")))
     layout->setCurrentIndex(s.graphLayout);
