@@ -80,6 +80,7 @@ HeatMapData heat_map_side_by_side(const HeatMapData& left, const HeatMapData& ri
     d.colLabels.push_back(QString());
     d.colLabels.insert(d.colLabels.end(), right.colLabels.begin(), right.colLabels.end());
   }
+  d.rightHighlighted = right.highlighted;
   for (int c : right.markedCols) d.markedCols.push_back(left.cols + 1 + c);
   for (const auto& [r, c] : right.framedCells) d.framedCells.push_back({r, left.cols + 1 + c});
   d.sideBySideSplit = left.cols;
@@ -90,6 +91,14 @@ HeatMapData heat_map_side_by_side(const HeatMapData& left, const HeatMapData& ri
     d.outlineCol = framed ? left.cols + 1 + right.outlineCol : -1;
   }
   return d;
+}
+
+bool heat_map_label_lit(const HeatMapData& data, bool column, bool right, int index) {
+  const bool ofRight = column ? data.sideBySideSplit >= 0 && index > data.sideBySideSplit : right;
+  if (column) index = heat_map_own_column(data, index);
+  if (index < 0) return false;
+  const std::vector<int>& lit = ofRight ? data.rightHighlighted : data.highlighted;
+  return std::find(lit.begin(), lit.end(), index) != lit.end();
 }
 
 int heat_map_own_column(const HeatMapData& data, int col) {

@@ -32,6 +32,7 @@ struct HeatMapData {
   std::vector<Rgb> categoryColours;
   std::vector<int> markedCols;   // columns drawn with the sink highlight (their labels in red)
   std::vector<int> highlighted;  // rows and columns whose labels are highlighted (orange)
+  std::vector<int> rightHighlighted;  // side by side: the same for the right map's own tokens
   int outlineRow = -1, outlineCol = -1;          // a cell drawn with a frame (the selection)
   std::vector<std::pair<int, int>> framedCells;  // (row, col) framed in orange (highlights)
   int sideBySideSplit = -1;  // two maps next to each other: the left one's columns, else -1
@@ -46,6 +47,9 @@ struct HeatMapData {
 // titles of `left` are kept. Column c of the result is column c of `left`
 // for c < left.cols and column c - left.cols - 1 of `right` after the gap.
 HeatMapData heat_map_side_by_side(const HeatMapData& left, const HeatMapData& right);
+// Whether a label is highlighted: row r's (on the right map's side when
+// `right`), or column c's as drawn (side by side: each map's own highlights).
+bool heat_map_label_lit(const HeatMapData& data, bool column, bool right, int index);
 // A column as drawn -> the column within its own map (the right map's start
 // after the gap); -1 for the gap or outside. Plain maps: the column itself.
 int heat_map_own_column(const HeatMapData& data, int col);

@@ -204,10 +204,9 @@ void HeatMapView::setData(HeatMapData data) {
                                               static_cast<int>(labels_.size()) - data_.rows) !=
                                         data_.markedCols.end();
       const int index = column  ? static_cast<int>(labels_.size()) - data_.rows
-                        : right ? -1
+                        : right ? static_cast<int>(labels_.size()) - data_.rows - data_.cols
                                 : static_cast<int>(labels_.size());
-      const bool lit = std::find(data_.highlighted.begin(), data_.highlighted.end(), index) !=
-                       data_.highlighted.end();
+      const bool lit = heat_map_label_lit(data_, column, right, index);
       if (lit)
         p->SetColor(kSelectedHighlight.r, kSelectedHighlight.g, kSelectedHighlight.b), p->BoldOn();
       else if (marked)

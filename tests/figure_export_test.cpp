@@ -226,6 +226,21 @@ TEST(FigureExport, CsvsNameTheRunAndTheTokens) {
       << map.toStdString();
   EXPECT_TRUE(map.contains(QStringLiteral("\nbefore,1,0,a,<s>,0.5\n"))) << map.toStdString();
   EXPECT_TRUE(map.contains(QStringLiteral("\nafter,1,1,b,b,0.75\n"))) << map.toStdString();
+  // Each map lights its own highlighted tokens (issue 17: B's own tokens on the right).
+  left.highlighted = {0};
+  right.highlighted = {1};
+  right.outlineRow = 0;
+  right.outlineCol = -1;  // the head average: no cell
+  const HeatMapData both = heat_map_side_by_side(left, right);
+  EXPECT_TRUE(heat_map_label_lit(both, false, false, 0)) << "A's row 0";
+  EXPECT_FALSE(heat_map_label_lit(both, false, false, 1));
+  EXPECT_TRUE(heat_map_label_lit(both, false, true, 1)) << "B's row 1";
+  EXPECT_FALSE(heat_map_label_lit(both, false, true, 0));
+  EXPECT_TRUE(heat_map_label_lit(both, true, false, 0)) << "A's column 0";
+  EXPECT_FALSE(heat_map_label_lit(both, true, false, 2)) << "the gap";
+  EXPECT_FALSE(heat_map_label_lit(both, true, false, 3)) << "B's column 0";
+  EXPECT_TRUE(heat_map_label_lit(both, true, false, 4)) << "B's column 1";
+  EXPECT_LT(both.outlineCol, 0) << "no frame in the gap for B's head average";
 }
 
 // Issue 17, defect 12: labels never overlap (the larger point's label wins),

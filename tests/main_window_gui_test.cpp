@@ -1620,4 +1620,13 @@ TEST_F(MainWindowGui, PanelsOfAModelWithAnotherTokenizerFollowTheSelectionByChar
   sel->setHighlightedTokens({1, 3});
   EXPECT_TRUE(QTest::qWaitFor(
       [&] { return w.attentionView()->data().highlighted == std::vector<int>{1, 2}; }, kGenerous));
+  // Side by side: A's labels light A's tokens, B's labels where they land in B.
+  w.interventionsPanel()->setComparison(ui::Comparison::SideBySide);
+  sel->setHighlightedTokens({2, 3});
+  EXPECT_TRUE(QTest::qWaitFor(
+      [&] {
+        const render::HeatMapData& d = w.attentionView()->data();
+        return d.highlighted == std::vector<int>{2, 3} && d.rightHighlighted == std::vector<int>{1, 2};
+      },
+      kGenerous));
 }
