@@ -1278,7 +1278,8 @@ TEST_F(MainWindowGui, CheckpointsPlayBackOverTraining) {
   EXPECT_EQ(w.model()->model->folder(), folders.back()) << "the last checkpoint opens first";
   ASSERT_TRUE(QTest::qWaitFor([&] { return emerged.count() > 0; }, kTimeout));
   const render::LinePlotData& plot = w.checkpointsPanel()->emergenceView()->data();
-  ASSERT_EQ(plot.series.size(), 2u) << "one curve per layer";
+  ASSERT_EQ(plot.series.size(), 3u) << "one curve per layer, and the model's (dashed)";
+  EXPECT_TRUE(plot.series[2].dashed);
   EXPECT_EQ(plot.series[0].x, (std::vector<double>{100, 200, 300}));
   // Each point: that checkpoint's alpha_0, mean over its heads, recomputed here.
   for (std::size_t c = 0; c < folders.size(); ++c) {
@@ -1304,17 +1305,27 @@ TEST_F(MainWindowGui, CheckpointsPlayBackOverTraining) {
     const models::SentenceTrace run = models::loaded_model_run(model, "A cat sat.");
     const double uniform0 = analysis::sink_uniform_baseline(run.trace.tokens(), 0, run.trace.causal());
     const models::LayerCapture cap = run.trace.layer(1);
-    double boost = 0, rate = 0;
+    double boost = 0, rate = 0, strong = 0, everyHead = 0;
     for (int h = 0; h < 2; ++h) {
       const double a = analysis::sink_key_importance(cap.attentionOf(h))[0];
       boost += a / uniform0 / 2;
       rate += (a > 0.3 ? 1.0 : 0.0) / 2;
+      strong += (a / uniform0 >= 3.0 ? 1.0 : 0.0) / 2;
     }
+    for (int l = 0; l < 2; ++l) {
+      const models::LayerCapture layer = run.trace.layer(l);
+      for (int h = 0; h < 2; ++h) everyHead += analysis::sink_key_importance(layer.attentionOf(h))[0] / 4;
+    }
+    EXPECT_NEAR(w.checkpointsPanel()->emergenceView()->data().series[2].y[1], everyHead, 1e-12)
+        << "the dashed curve: every head of the model";
     w.checkpointsPanel()->setMetric(ui::EmergenceMetric::Boost);
     EXPECT_NEAR(w.checkpointsPanel()->emergenceView()->data().series[1].y[1], boost, 1e-12);
     EXPECT_TRUE(w.checkpointsPanel()->emergenceView()->data().title.contains(QStringLiteral("sink boost")));
     w.checkpointsPanel()->setMetric(ui::EmergenceMetric::SinkRate);
     EXPECT_NEAR(w.checkpointsPanel()->emergenceView()->data().series[1].y[1], rate, 1e-12);
+    w.checkpointsPanel()->setMetric(ui::EmergenceMetric::StrongBoost);
+    EXPECT_NEAR(w.checkpointsPanel()->emergenceView()->data().series[1].y[1], strong, 1e-12);
+    EXPECT_TRUE(w.checkpointsPanel()->emergenceView()->data().title.contains(QStringLiteral("boost >= 3")));
     w.checkpointsPanel()->setMetric(ui::EmergenceMetric::Alpha0);
   }
   // The slider opens another checkpoint; the panels show it.

@@ -47,32 +47,57 @@ render::LinePlotData emergence_plot(const std::vector<models::Checkpoint>& check
                                     const CheckpointAlpha0& alpha0, const QString& text,
                                     EmergenceMetric metric) {
   render::LinePlotData d;
-  const QString what = metric == EmergenceMetric::Alpha0  ? QObject::tr("alpha_0 (first token, mean over heads)")
-                       : metric == EmergenceMetric::Boost ? QObject::tr("sink boost (alpha_0 / uniform, mean over heads)")
-                                                          : QObject::tr("sink rate (share of heads, alpha_0 > %1)").arg(kEmergenceSinkEps);
+  QString what, axis;
+  switch (metric) {
+    case EmergenceMetric::Alpha0:
+      what = QObject::tr("alpha_0 (first token, mean over heads)"), axis = QObject::tr("alpha_0");
+      break;
+    case EmergenceMetric::Boost:
+      what = QObject::tr("sink boost (alpha_0 / uniform, mean over heads)"), axis = QObject::tr("boost");
+      break;
+    case EmergenceMetric::SinkRate:
+      what = QObject::tr("sink rate (share of heads, alpha_0 > %1)").arg(kEmergenceSinkEps);
+      axis = QObject::tr("share of heads");
+      break;
+    case EmergenceMetric::StrongBoost:
+      what = QObject::tr("share of heads with boost >= %1").arg(kEmergenceStrongBoost);
+      axis = QObject::tr("share of heads");
+      break;
+  }
   d.title = QObject::tr("Sink emergence | %1 by training step | \"%2\"")
                 .arg(what, text.size() > 40 ? text.left(37) + QStringLiteral("...") : text);
   d.xLabel = QObject::tr("training step");
-  d.yLabel = metric == EmergenceMetric::Alpha0  ? QObject::tr("alpha_0")
-             : metric == EmergenceMetric::Boost ? QObject::tr("boost")
-                                                : QObject::tr("share of heads");
+  d.yLabel = axis;
   d.includeZero = true;
   d.xPadding = 0.0;
-  for (int l = 0; l < alpha0.layers; ++l) {
-    render::LineSeries s{QObject::tr("layer %1").arg(l), {}, {}};
-    for (std::size_t c = 0; c < alpha0.values.size() && c < checkpoints.size(); ++c) {
-      double sum = 0.0;
-      for (int h = 0; h < alpha0.heads; ++h) {
-        const double a = alpha0.values[c][static_cast<std::size_t>(l * alpha0.heads + h)];
-        sum += metric == EmergenceMetric::Alpha0  ? a
-               : metric == EmergenceMetric::Boost ? a / alpha0.uniform0[c]
-                                                  : (a > kEmergenceSinkEps ? 1.0 : 0.0);
-      }
-      s.x.push_back(static_cast<double>(checkpoints[c].step));
-      s.y.push_back(sum / alpha0.heads);
+  // One head's value; a layer's point is the mean over its heads.
+  auto value = [metric](double a, double uniform0) {
+    switch (metric) {
+      case EmergenceMetric::Alpha0: return a;
+      case EmergenceMetric::Boost: return a / uniform0;
+      case EmergenceMetric::SinkRate: return a > kEmergenceSinkEps ? 1.0 : 0.0;
+      case EmergenceMetric::StrongBoost: return a / uniform0 >= kEmergenceStrongBoost ? 1.0 : 0.0;
     }
-    d.series.push_back(std::move(s));
-  }
+    return a;
+  };
+  const std::size_t steps = std::min(alpha0.values.size(), checkpoints.size());
+  // Layers [first, last) at every checkpoint, as a curve.
+  auto curve = [&](const QString& name, int first, int last) {
+    render::LineSeries s{name, {}, {}};
+    for (std::size_t c = 0; c < steps; ++c) {
+      double sum = 0.0;
+      for (int k = first * alpha0.heads; k < last * alpha0.heads; ++k)
+        sum += value(alpha0.values[c][static_cast<std::size_t>(k)], alpha0.uniform0[c]);
+      s.x.push_back(static_cast<double>(checkpoints[c].step));
+      s.y.push_back(sum / std::max(1, (last - first) * alpha0.heads));
+    }
+    return s;
+  };
+  for (int l = 0; l < alpha0.layers; ++l) d.series.push_back(curve(QObject::tr("layer %1").arg(l), l, l + 1));
+  render::LineSeries model = curve(QObject::tr("every head of the model"), 0, alpha0.layers);
+  model.dashed = true;
+  model.color = QColor(90, 90, 90);
+  d.series.push_back(std::move(model));
   return d;
 }
 
@@ -119,8 +144,10 @@ CheckpointsPanel::CheckpointsPanel(QWidget* parent) : QWidget(parent) {
   metric_->addItem(tr("alpha_0"), static_cast<int>(EmergenceMetric::Alpha0));
   metric_->addItem(tr("sink boost"), static_cast<int>(EmergenceMetric::Boost));
   metric_->addItem(tr("sink rate"), static_cast<int>(EmergenceMetric::SinkRate));
-  metric_->setToolTip(tr("What the curves show per layer: the heads' mean alpha_0, their mean "
-                         "boost over a uniform head, or the share of heads with alpha_0 > 0.3"));
+  metric_->addItem(tr("heads with boost >= 3"), static_cast<int>(EmergenceMetric::StrongBoost));
+  metric_->setToolTip(tr("What the curves show per layer (dashed: every head of the model): the "
+                         "heads' mean alpha_0, their mean boost over a uniform head, the share of "
+                         "heads with alpha_0 > 0.3, or the share with a boost of 3 or more"));
   connect(metric_, &QComboBox::currentIndexChanged, this, [this] {
     if (!last_.values.empty()) setEmergence(last_, lastText_);
   });

@@ -33,11 +33,14 @@ struct CheckpointAlpha0 {
   std::vector<std::vector<double>> values;  // [checkpoint][layer * heads + head]
   std::vector<double> uniform0;             // [checkpoint]: a uniform head's alpha_0 at that length
 };
-// What the emergence plot shows per layer: the heads' mean alpha_0, their mean
-// boost (alpha_0 over a uniform head's), or the share of heads with alpha_0 > eps
-// (the sink rate, metrics.md s. 1; eps 0.3).
-enum class EmergenceMetric { Alpha0, Boost, SinkRate };
+// What the emergence plot shows per layer (and over every head of the model,
+// dashed): the heads' mean alpha_0, their mean boost (alpha_0 over a uniform
+// head's), the share of heads with alpha_0 > eps (the sink rate, metrics.md
+// s. 1; eps 0.3), or the share of heads with a boost of 3 or more (the
+// columns docs/sinks.md tabulates for a training run).
+enum class EmergenceMetric { Alpha0, Boost, SinkRate, StrongBoost };
 inline constexpr double kEmergenceSinkEps = 0.3;
+inline constexpr double kEmergenceStrongBoost = 3.0;
 CheckpointAlpha0 checkpoint_alpha0(const std::vector<models::Checkpoint>& checkpoints,
                                    const std::string& text, const JobProgress& progress);
 // The emergence plot: each layer's mean over heads against the step.
