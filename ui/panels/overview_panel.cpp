@@ -55,7 +55,9 @@ OverviewPanel::OverviewPanel(PanelInputs& inputs, QMainWindow* window) : Panel(i
            tr("Every head of the model at once: rows are layers, columns heads, the colour is "
               "the chosen score. Heads that dump their attention on the first token (sinks) "
               "stand out under 'sink attention'. Click a cell to select that layer and head in "
-              "every panel."));
+              "every panel. Comparing with a model of another shape, its grid stands beside "
+              "this one: a click there pins the compared model's head (the selection bar's 'B "
+              "at')."));
 }
 
 void OverviewPanel::setScore(HeadScore score) {
