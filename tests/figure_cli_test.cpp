@@ -37,6 +37,22 @@ int pixels(double mm, int dpi) {
   return static_cast<int>(std::lround(points * dpi / 72.0));
 }
 
+// A 6 x 2 random model in `dir` and a session comparing the built-in model
+// (4 x 4) with it at layer 3, head 0, B's head pinned at 1: {model, session};
+// the model's path is empty when it could not be written.
+std::pair<std::string, std::string> shapes_session(const QTemporaryDir& dir) {
+  const std::string deep = dir.filePath(QStringLiteral("deep")).toStdString();
+  const CliRun made = cli("random-model llama '" + deep + "' --layers 6 --heads 2");
+  EXPECT_EQ(made.exit, 0) << made.out;
+  const std::string session = dir.filePath(QStringLiteral("shapes.sinkscope")).toStdString();
+  std::ofstream(session) << R"({"format": "sinkscope-session", "version": 1,
+    "model": {"name": ")" << kModel << R"("}, "text": "A cat sat.",
+    "selection": {"layer": 3, "head": 0},
+    "compare": {"model": ")" << deep << R"(", "head": 1},
+    "panels": {"comparison": "side_by_side"}})";
+  return {made.exit == 0 ? deep : std::string(), session};
+}
+
 }  // namespace
 
 TEST(FigureCli, EveryPanelMatchesItsGoldenImageAtThePresetsSize) {
@@ -197,15 +213,8 @@ TEST(FigureCli, TheEmergenceOfASessionsCheckpoints) {
 // pinned, draws B at its place without a display and says so in the CSV.
 TEST(FigureCli, ASessionComparingModelsOfDifferentShapes) {
   QTemporaryDir dir;
-  const std::string deep = dir.filePath(QStringLiteral("deep")).toStdString();
-  const CliRun made = cli("random-model llama '" + deep + "' --layers 6 --heads 2");
-  ASSERT_EQ(made.exit, 0) << made.out;
-  const std::string session = dir.filePath(QStringLiteral("shapes.sinkscope")).toStdString();
-  std::ofstream(session) << R"({"format": "sinkscope-session", "version": 1,
-    "model": {"name": ")" << kModel << R"("}, "text": "A cat sat.",
-    "selection": {"layer": 3, "head": 0},
-    "compare": {"model": ")" << deep << R"(", "head": 1},
-    "panels": {"comparison": "side_by_side"}})";
+  const auto [deep, session] = shapes_session(dir);
+  ASSERT_FALSE(deep.empty());
   const std::string out = dir.filePath(QStringLiteral("map.csv")).toStdString();
   const CliRun fig = cli("figure --session '" + session + "' --panel attention-map --out '" + out + "'");
   ASSERT_EQ(fig.exit, 0) << fig.out;
@@ -243,14 +252,8 @@ TEST(FigureCli, ASessionComparingModelsOfDifferentShapes) {
 // file; and comparison requests that cannot be met say why.
 TEST(FigureCli, ComparisonsFromTheCommandLine) {
   QTemporaryDir dir;
-  const std::string deep = dir.filePath(QStringLiteral("deep")).toStdString();
-  ASSERT_EQ(cli("random-model llama '" + deep + "' --layers 6 --heads 2").exit, 0);
-  const std::string session = dir.filePath(QStringLiteral("shapes.sinkscope")).toStdString();
-  std::ofstream(session) << R"({"format": "sinkscope-session", "version": 1,
-    "model": {"name": ")" << kModel << R"("}, "text": "A cat sat.",
-    "selection": {"layer": 3, "head": 0},
-    "compare": {"model": ")" << deep << R"(", "head": 1},
-    "panels": {"comparison": "side_by_side"}})";
+  const auto [deep, session] = shapes_session(dir);
+  ASSERT_FALSE(deep.empty());
   const std::string fromSession = dir.filePath(QStringLiteral("session.csv")).toStdString();
   const std::string fromOptions = dir.filePath(QStringLiteral("options.csv")).toStdString();
   ASSERT_EQ(cli("figure --session '" + session + "' --panel attention-map --out '" + fromSession + "'").exit, 0);
