@@ -1489,6 +1489,10 @@ TEST_F(MainWindowGui, ModelsOfDifferentShapesCompareByRelativeDepth) {
     EXPECT_TRUE(t.contains(QStringLiteral("layer 4, head average")) &&
                 t.contains(QStringLiteral("tiny-llama at layer 1, head 1")))
         << t.toStdString();
+  // Value space needs one head: both its views say so, and how to pin one of B's.
+  EXPECT_TRUE(panels->valueSpaceView()->data().title.contains(QStringLiteral("pin one of its heads")))
+      << panels->valueSpaceView()->data().title.toStdString();
+  EXPECT_TRUE(panels->valueCurveView()->data().title.contains(QStringLiteral("pin one of its heads")));
   // The diagram is B's head average: one H0 bar per token of B.
   EXPECT_EQ(panels->diagramView()->data().series.front().x.size(),
             static_cast<std::size_t>(w.intervenedRun()->tokenCount()));

@@ -66,7 +66,8 @@ void PersistencePanel::drawPersistence() {
   diagram_->setData(std::move(d));
 
   render::LinePlotData code;
-  code.title = tr("Barcode | layer %1, %2").arg(in_.place.layer()).arg(head_name(in_.place.head()));
+  code.title = tr("Barcode | layer %1, %2").arg(in_.place.layer()).arg(head_name(in_.place.head())) +
+               in_.place.note(in_.beforeName);
   code.xLabel = tr("distance scale e");
   code.integerY = true;
   code.yLabel = tr("bar");

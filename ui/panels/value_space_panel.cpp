@@ -89,10 +89,16 @@ void ValueSpacePanel::drawValueSpace() {
   curve.yLabel = tr("score");
   curve.includeZero = true;
   if (head == SelectionModel::kHeadAverage) {
-    curve.title = tr("Value space needs one head (the average has no values of its own)");
+    // Both views say why (the scene's title is copied before the curve is handed over).
+    const QString why =
+        in_.place.isCounterpart()
+            ? tr("Value space needs one head: %1 is drawn at its head average (the models' heads "
+                 "do not correspond); pin one of its heads in the selection bar (B at ... head)")
+                  .arg(in_.afterName)
+            : tr("Value space needs one head (the average has no values of its own)");
+    curve.title = why;
     valueCurve_->setData(std::move(curve));
-    render::show_or_keep(valueSpace_, valueSpaceStandIn_,
-                         render::SceneData{curve.title, {}, {}, {}, {}});
+    render::show_or_keep(valueSpace_, valueSpaceStandIn_, render::SceneData{why, {}, {}, {}, {}});
     return;
   }
   const auto capture = in_.run->layer(layer);  // the run's cached layer, not a fresh copy
