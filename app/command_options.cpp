@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "ui/selection_model.h"
+
 namespace sinkscope::app {
 
 double real_option(const QCommandLineParser& parser, const QCommandLineOption& option, double lo,
@@ -25,6 +27,16 @@ int int_option(const QCommandLineParser& parser, const QCommandLineOption& optio
                              .arg(lo)
                              .arg(hi)};
   return v;
+}
+
+int head_option(const QCommandLineParser& parser, const QCommandLineOption& option, int hi) {
+  if (parser.value(option) == QLatin1String("avg")) return ui::SelectionModel::kHeadAverage;
+  try {
+    return int_option(parser, option, 0, hi);
+  } catch (BadCommandLine& bad) {
+    bad.message += QStringLiteral(", or avg");
+    throw;
+  }
 }
 
 render::FigureOptions preset_named(const QString& name, int dpi) {

@@ -1,6 +1,7 @@
 #pragma once
-// What `sinkscope figure` and `sinkscope figure-set` read from their command
-// lines alike: bounded numbers and the figure size presets by name.
+// What `sinkscope`, `sinkscope figure` and `sinkscope figure-set` read from
+// their command lines alike: bounded numbers, heads, and the figure size
+// presets by name.
 #include <QCommandLineOption>
 #include <QCommandLineParser>
 #include <QString>
@@ -18,6 +19,8 @@ struct BadCommandLine {
 double real_option(const QCommandLineParser& parser, const QCommandLineOption& option, double lo,
                    double hi);
 int int_option(const QCommandLineParser& parser, const QCommandLineOption& option, int lo, int hi);
+// A head: "avg" (SelectionModel::kHeadAverage) or a whole number from 0 to hi.
+int head_option(const QCommandLineParser& parser, const QCommandLineOption& option, int hi);
 // one-column, two-columns, slide or screen at `dpi`; throws BadCommandLine for another name.
 render::FigureOptions preset_named(const QString& name, int dpi);
 

@@ -175,8 +175,7 @@ ui::FigureRequest figure_request(const QCommandLineParser& parser, const FigureO
   constexpr int kMaxIndex = 1 << 20;
   if (parser.isSet(o.layer)) r.layer = int_option(parser, o.layer, 0, kMaxIndex);
   if (parser.isSet(o.head))
-    r.head = parser.value(o.head) == QLatin1String("avg") ? ui::SelectionModel::kHeadAverage
-                                                          : int_option(parser, o.head, 0, kMaxIndex);
+    r.head = head_option(parser, o.head, kMaxIndex);
   if (parser.isSet(o.query)) r.query = int_option(parser, o.query, 0, kMaxIndex);
   if (parser.isSet(o.key)) r.key = int_option(parser, o.key, 0, kMaxIndex);
   if (parser.isSet(o.threshold)) r.threshold = real_option(parser, o.threshold, 0, 1);
@@ -189,9 +188,7 @@ ui::FigureRequest figure_request(const QCommandLineParser& parser, const FigureO
     throw BadCommandLine{QStringLiteral("give --compare-sentence or --compare-model, not both")};
   if (parser.isSet(o.compareLayer)) r.compareLayer = int_option(parser, o.compareLayer, 0, kMaxIndex);
   if (parser.isSet(o.compareHead))
-    r.compareHead = parser.value(o.compareHead) == QLatin1String("avg")
-                        ? ui::SelectionModel::kHeadAverage
-                        : int_option(parser, o.compareHead, 0, kMaxIndex);
+    r.compareHead = head_option(parser, o.compareHead, kMaxIndex);
   if (parser.isSet(o.comparison)) {
     static const QMap<QString, QString> kNames{{QStringLiteral("a"), QStringLiteral("before")},
                                                {QStringLiteral("b"), QStringLiteral("after")},

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <string>
 
+#include "app/command_options.h"
 #include "app/figure_command.h"
 #include "app/figure_set.h"
 #include "app/gui_support.h"
@@ -193,22 +194,17 @@ int main(int argc, char** argv) {
   }
   if (parser.isSet(options.study)) window.openStudy(parser.value(options.study));
   if (parser.isSet(options.compareLayer) || parser.isSet(options.compareHead)) {
-    // B's pinned place; each is checked against B's shape when B's run is in.
+    // B's pinned place; each is clamped to B's shape when B's run is in.
     using sinkscope::ui::SelectionModel;
-    bool layerOk = true, headOk = true;
     int layer = SelectionModel::kAutomatic, head = SelectionModel::kAutomatic;
-    if (parser.isSet(options.compareLayer)) {
-      layer = parser.value(options.compareLayer).toInt(&layerOk);
-      layerOk = layerOk && layer >= 0;
-    }
-    if (parser.isSet(options.compareHead)) {
-      const QString text = parser.value(options.compareHead);
-      head = text == QLatin1String("avg") ? SelectionModel::kHeadAverage : text.toInt(&headOk);
-      headOk = headOk && (head >= 0 || head == SelectionModel::kHeadAverage);
-    }
-    if (!layerOk || !headOk) {
-      std::fprintf(stderr, "sinkscope: --compare-layer takes a layer number >= 0, --compare-head a head "
-                           "number >= 0 or avg\n");
+    try {
+      constexpr int kMaxIndex = 1 << 20;
+      if (parser.isSet(options.compareLayer))
+        layer = sinkscope::app::int_option(parser, options.compareLayer, 0, kMaxIndex);
+      if (parser.isSet(options.compareHead))
+        head = sinkscope::app::head_option(parser, options.compareHead, kMaxIndex);
+    } catch (const sinkscope::app::BadCommandLine& bad) {
+      std::fprintf(stderr, "sinkscope: %s\n", qPrintable(bad.message));
       return 2;
     }
     window.pinComparedRun(layer, head);

@@ -152,6 +152,8 @@ TEST(FigureCli, BadRequestsSayWhatIsWrong) {
   expect(cli(figure_args("--panel graph --preset poster", out)), 2, "--preset: \"poster\"");
   expect(cli(figure_args("--panel graph --layer 99", out)), 1, "--layer 99: the model has layers 0 to");
   expect(cli(figure_args("--panel graph --head 40", out)), 1, "--head 40: the model has heads 0 to");
+  expect(cli(figure_args("--panel graph --head first", out)), 2,
+         "--head: \"first\" is not a whole number from 0 to 1048576, or avg");
   expect(cli(figure_args("--panel attention-map persistence", out)), 2, "at most one MODEL");
   expect(cli("figure /nonexistent/model --panel graph --out '" + out + "'"), 1, "/nonexistent/model");
   // A session file that is not one: named, with the problem.

@@ -31,7 +31,9 @@
 #include <QToolBar>
 #include <sys/stat.h>
 
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <fstream>
 
 #include "analysis/attention_matrix.h"
@@ -62,13 +64,17 @@ using namespace sinkscope;
 namespace {
 constexpr int kTimeout = 10000;
 
-QString write_model_folder(const QTemporaryDir& dir, int layers, int heads) {
-  const QString folder = dir.filePath(QStringLiteral("tiny-llama"));
+// A random llama of `layers` x `heads` (8 dimensions per head) in dir/name.
+QString write_model_folder(const QTemporaryDir& dir, int layers, int heads,
+                           const QString& name = QStringLiteral("tiny-llama"),
+                           std::optional<std::uint64_t> seed = std::nullopt) {
+  const QString folder = dir.filePath(name);
   models::RandomModelSpec spec = models::random_model_spec_for("llama");
   spec.layers = layers;
   spec.heads = heads;
   spec.hidden = 8 * heads;
   spec.kv_heads = heads % 2 == 0 ? 2 : 1;
+  if (seed) spec.seed = *seed;
   spec.with_tokenizer = true;
   models::model_folder_write_random(folder.toStdString(), spec);
   return folder;
@@ -1378,17 +1384,7 @@ TEST_F(MainWindowGui, TwoSentencesOrTwoModelsSideBySide) {
   EXPECT_EQ(w.leftRunName(), QStringLiteral("before"));
 
   // Another model of the same shape: the same sentence on both, named by the models.
-  const QString other = dir.filePath(QStringLiteral("other"));
-  {
-    models::RandomModelSpec spec = models::random_model_spec_for("llama");
-    spec.layers = 2;
-    spec.heads = 2;
-    spec.hidden = 16;
-    spec.kv_heads = 2;
-    spec.seed = 77;
-    spec.with_tokenizer = true;
-    models::model_folder_write_random(other.toStdString(), spec);
-  }
+  const QString other = write_model_folder(dir, 2, 2, QStringLiteral("other"), 77);
   w.compareWithModel(other);
   ASSERT_TRUE(QTest::qWaitFor([&] { return compared.count() == 3; }, kTimeout));
   EXPECT_EQ(w.leftRunName(), QStringLiteral("tiny-llama"));
@@ -1430,17 +1426,7 @@ TEST_F(MainWindowGui, ModelsOfDifferentShapesCompareByRelativeDepth) {
   QTemporaryDir dir;
   ui::MainWindow w;
   ASSERT_TRUE(show_with_model(w, dir, 2, 2));
-  const QString deep = dir.filePath(QStringLiteral("deep"));
-  {
-    models::RandomModelSpec spec = models::random_model_spec_for("llama");
-    spec.layers = 5;
-    spec.heads = 4;
-    spec.hidden = 32;
-    spec.kv_heads = 2;
-    spec.seed = 5;
-    spec.with_tokenizer = true;
-    models::model_folder_write_random(deep.toStdString(), spec);
-  }
+  const QString deep = write_model_folder(dir, 5, 4, QStringLiteral("deep"), 5);
   ui::SelectionModel* sel = w.selection();
   sel->setLayer(1);
   sel->setHead(1);
