@@ -49,6 +49,11 @@ std::atomic<int> defaultThreads{0};  // 0: every core
 
 void set_default_thread_count(int threads) { defaultThreads = std::max(0, threads); }
 
+int thread_count() {
+  const int set = defaultThreads;
+  return set > 0 ? set : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 void parallel_for(int count, const std::function<void(int)>& fn, int threads) {
   if (count <= 0) return;
   if (threads <= 0) threads = defaultThreads;

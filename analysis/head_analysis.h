@@ -63,5 +63,7 @@ void parallel_for(int count, const std::function<void(int)>& fn, int threads = 0
 // The thread count parallel_for uses when given 0 (0 here: every core); the
 // runtime's thread setting (models::set_cpu_threads) sets it for the process.
 void set_default_thread_count(int threads);
+// The threads parallel_for uses when given 0.
+int thread_count();
 
 }  // namespace sinkscope::analysis

@@ -105,32 +105,48 @@ fs::path WeightSpectraCache::file_of(const std::string& key) const {
 namespace {
 
 // XXH3-128 over the routine, an optional stamp, and every matrix's layer,
-// name and shape, with its bytes when `withValues`.
-std::string matrices_key(const std::vector<WeightMatrixView>& matrices, const std::string* stamp,
-                         bool withValues) {
-  XXH3_state_t* state = XXH3_createState();
-  if (!state) throw std::bad_alloc();
-  XXH3_128bits_reset(state);
-  // The format's version and the routine are part of the key: a change in
-  // how spectra are computed must not reuse old files.
-  const std::string algorithm = std::string(kMagic) + " ssyevd-float";
-  XXH3_128bits_update(state, algorithm.data(), algorithm.size());
-  if (stamp) {
-    const std::string tag = "\nstamp\n" + *stamp;
-    XXH3_128bits_update(state, tag.data(), tag.size());
+// name and shape, with its bytes when they are given.
+class MatricesHash {
+ public:
+  explicit MatricesHash(const std::string* stamp) : state_(XXH3_createState()) {
+    if (!state_) throw std::bad_alloc();
+    XXH3_128bits_reset(state_);
+    // The format's version and the routine are part of the key: a change in
+    // how spectra are computed must not reuse old files.
+    const std::string algorithm = std::string(kMagic) + " ssyevd-float";
+    XXH3_128bits_update(state_, algorithm.data(), algorithm.size());
+    if (stamp) {
+      const std::string tag = "\nstamp\n" + *stamp;
+      XXH3_128bits_update(state_, tag.data(), tag.size());
+    }
   }
-  for (const WeightMatrixView& m : matrices) {
+  ~MatricesHash() { XXH3_freeState(state_); }
+  MatricesHash(const MatricesHash&) = delete;
+  MatricesHash& operator=(const MatricesHash&) = delete;
+
+  void add(const WeightMatrixView& m, std::span<const float> values) {
     const std::string head = std::to_string(m.layer) + ' ' + m.name + ' ' +
                              std::to_string(m.rows) + ' ' + std::to_string(m.cols) + '\n';
-    XXH3_128bits_update(state, head.data(), head.size());
-    if (withValues) XXH3_128bits_update(state, m.values.data(), m.values.size_bytes());
+    XXH3_128bits_update(state_, head.data(), head.size());
+    XXH3_128bits_update(state_, values.data(), values.size_bytes());
   }
-  const XXH128_hash_t h = XXH3_128bits_digest(state);
-  XXH3_freeState(state);
-  char hex[33];
-  std::snprintf(hex, sizeof hex, "%016llx%016llx", static_cast<unsigned long long>(h.high64),
-                static_cast<unsigned long long>(h.low64));
-  return hex;
+  std::string hex() const {
+    const XXH128_hash_t h = XXH3_128bits_digest(state_);
+    char text[33];
+    std::snprintf(text, sizeof text, "%016llx%016llx", static_cast<unsigned long long>(h.high64),
+                  static_cast<unsigned long long>(h.low64));
+    return text;
+  }
+
+ private:
+  XXH3_state_t* state_;
+};
+
+std::string matrices_key(const std::vector<WeightMatrixView>& matrices, const std::string* stamp,
+                         bool withValues) {
+  MatricesHash hash(stamp);
+  for (const WeightMatrixView& m : matrices) hash.add(m, withValues ? m.values : std::span<const float>());
+  return hash.hex();
 }
 
 std::vector<WeightSpectrum> spectra_of_stored(std::vector<std::vector<double>> stored,
@@ -233,18 +249,52 @@ std::vector<WeightSpectrum> weight_spectra(const std::vector<WeightMatrixView>& 
   return out;
 }
 
-std::vector<WeightSpectrum> weight_spectra_stamped(
-    const std::vector<WeightMatrixView>& shapes, const std::string& stamp,
-    const std::function<std::vector<WeightMatrixView>()>& matrices,
-    const WeightSpectraCache& cache, bool* fromCache) {
+std::vector<WeightSpectrum> weight_spectra_stamped(const std::vector<WeightMatrixView>& shapes,
+                                                   const std::string& stamp,
+                                                   const WeightMatrixValues& values,
+                                                   const WeightSpectraCache& cache,
+                                                   bool* fromCache) {
   const std::string stampKey = matrices_key(shapes, &stamp, false);
   if (auto stored = cache.load(stampKey, shapes)) {
     if (fromCache) *fromCache = true;
     return spectra_of_stored(std::move(*stored), shapes);
   }
-  const std::vector<WeightMatrixView> views = matrices();
-  std::vector<WeightSpectrum> out = weight_spectra(views, cache, fromCache);
-  cache.store(stampKey, views, out);
+  auto checked = [&](std::size_t i, std::vector<float>& scratch) {
+    const std::span<const float> v = values(i, scratch);
+    const WeightMatrixView& m = shapes[i];
+    if (v.size() != static_cast<std::size_t>(m.rows) * static_cast<std::size_t>(m.cols))
+      throw std::invalid_argument("weight spectra: matrix " + m.name + " of layer " +
+                                  std::to_string(m.layer) + " has the wrong size");
+    return v;
+  };
+  MatricesHash hash(nullptr);
+  std::vector<float> scratch;
+  for (std::size_t i = 0; i < shapes.size(); ++i) hash.add(shapes[i], checked(i, scratch));
+  const std::string key = hash.hex();
+  std::vector<WeightSpectrum> out;
+  if (auto stored = cache.load(key, shapes)) {
+    out = spectra_of_stored(std::move(*stored), shapes);
+    if (fromCache) *fromCache = true;
+  } else {
+    // A few matrices at a time, one per thread: their widened copies are all
+    // that is held, whatever the model's size.
+    out.resize(shapes.size());
+    const std::size_t group = static_cast<std::size_t>(std::max(1, thread_count()));
+    std::vector<std::vector<float>> scratches(group);
+    std::vector<std::span<const float>> views(group);
+    for (std::size_t first = 0; first < shapes.size(); first += group) {
+      const std::size_t n = std::min(group, shapes.size() - first);
+      for (std::size_t k = 0; k < n; ++k) views[k] = checked(first + k, scratches[k]);
+      parallel_for(static_cast<int>(n), [&](int k) {
+        const WeightMatrixView& m = shapes[first + static_cast<std::size_t>(k)];
+        out[first + static_cast<std::size_t>(k)] =
+            weight_spectrum(views[static_cast<std::size_t>(k)], m.rows, m.cols);
+      });
+    }
+    cache.store(key, shapes, out);
+    if (fromCache) *fromCache = false;
+  }
+  cache.store(stampKey, shapes, out);
   return out;
 }
 

@@ -75,16 +75,24 @@ std::vector<WeightSpectrum> weight_spectra(const std::vector<WeightMatrixView>& 
                                            const WeightSpectraCache& cache,
                                            bool* fromCache = nullptr);
 
+// Matrix `index`'s values (row-major, as the shapes list gives them): a view
+// of storage the caller keeps, or of `scratch` filled by the call. Called for
+// one matrix at a time, so a model is never widened whole.
+using WeightMatrixValues =
+    std::function<std::span<const float>(std::size_t index, std::vector<float>& scratch)>;
+
 // As weight_spectra(), looked up first by `stamp`, which identifies the weights
 // without reading them (models::weight_files_stamp: the files' paths, sizes,
 // modification times and inodes): a hit costs no hashing of the weights' bytes
 // (340 MB for GPT-2 small, a third of a second per run) and no conversion.
-// On a miss `matrices()` gives the matrices (views into storage the caller
-// keeps), the bytes' key is tried, and the result is stored under both keys.
-// `shapes` lists the same matrices by layer, name and shape (values empty).
-std::vector<WeightSpectrum> weight_spectra_stamped(
-    const std::vector<WeightMatrixView>& shapes, const std::string& stamp,
-    const std::function<std::vector<WeightMatrixView>()>& matrices,
-    const WeightSpectraCache& cache, bool* fromCache = nullptr);
+// On a miss `values` gives the matrices one at a time (hashed for the bytes'
+// key, then, unless that key is cached, again for the spectra, a few at a
+// time on every core), and the result is stored under both keys. `shapes`
+// lists the matrices by layer, name and shape (values empty).
+std::vector<WeightSpectrum> weight_spectra_stamped(const std::vector<WeightMatrixView>& shapes,
+                                                   const std::string& stamp,
+                                                   const WeightMatrixValues& values,
+                                                   const WeightSpectraCache& cache,
+                                                   bool* fromCache = nullptr);
 
 }  // namespace sinkscope::analysis

@@ -402,20 +402,18 @@ void append_sign_flip_and_effectiveness(
 void append_weight_spectra(Tables& t, const models::LoadedModel& loaded) {
   // Looked up by the weight files' stamp first: reading and hashing the
   // weights only when the cache has not seen these files.
-  auto viewsOf = [](const std::vector<models::WeightMatrix>& matrices) {
-    std::vector<analysis::WeightMatrixView> views;
-    for (const auto& w : matrices) views.push_back({w.layer, w.name, w.rows, w.cols, w.values});
-    return views;
+  std::vector<analysis::WeightMatrixView> views;
+  for (const auto& w : loaded.model->weightMatrices(false))
+    views.push_back({w.layer, w.name, w.rows, w.cols, {}});
+  // One matrix at a time: a BF16 model is never widened whole.
+  const auto values = [&](std::size_t i, std::vector<float>& scratch) {
+    models::WeightMatrix m = loaded.model->weightMatrix(views[i].layer, views[i].name);
+    if (m.converted.empty()) return m.values;  // F32, viewed in the memory map
+    scratch = std::move(m.converted);
+    return std::span<const float>(scratch);
   };
-  const std::vector<models::WeightMatrix> shapes = loaded.model->weightMatrices(false);
-  std::vector<models::WeightMatrix> matrices;
-  const std::vector<analysis::WeightMatrixView> views = viewsOf(shapes);
   const std::vector<analysis::WeightSpectrum> spectra = analysis::weight_spectra_stamped(
-      views, models::weight_files_stamp(loaded.model->folder()),
-      [&] {
-        matrices = loaded.model->weightMatrices();
-        return viewsOf(matrices);
-      },
+      views, models::weight_files_stamp(loaded.model->folder()), values,
       analysis::WeightSpectraCache(analysis::WeightSpectraCache::default_folder()));
   for (std::size_t i = 0; i < views.size(); ++i) {
     const analysis::WeightSpectrum& s = spectra[i];

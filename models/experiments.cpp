@@ -349,8 +349,9 @@ std::vector<double> head_importance(const Model& model, const Trace& base,
       break;
     }
     case HeadRanking::WeightMagnitude: {
-      for (const WeightMatrix& w : model.weightMatrices()) {
-        if (w.name != "o") continue;
+      for (int l = 0; l < model.config().num_layers; ++l) {
+        // One layer's output projection at a time (widened when stored in F16/BF16).
+        const WeightMatrix w = model.weightMatrix(l, "o");
         const int d = w.cols / H;  // the o projection reads [heads * head_dim]
         for (int h = 0; h < H; ++h) {
           double s = 0;

@@ -20,12 +20,16 @@ LoadedModel loaded_model_open(const std::string& folderOrName, const LoadOptions
   loaded.model = Model::load(folder, options);
   if (input_file_present(folder, "tokenizer.json")) {
     loaded.tokenizer = Tokenizer::load(folder);
-    // A token id beyond the embedding table would index outside it.
+    // Real folders list unused added tokens past the embedding (as Hugging
+    // Face, SinkScope refuses such an id only when a text encodes to it), but
+    // the ids the post-processor adds to every input must have a row.
     const int vocab = loaded.model->config().vocab_size;
-    if (loaded.tokenizer->vocabSize() > static_cast<std::size_t>(vocab))
-      throw TokenizerError((folder / "tokenizer.json").string() + ": uses token ids up to " +
-                           std::to_string(loaded.tokenizer->vocabSize() - 1) +
-                           ", beyond config.json's vocab_size of " + std::to_string(vocab));
+    for (const auto& [token, id] : loaded.tokenizer->alwaysAddedIds())
+      if (id >= vocab)
+        throw TokenizerError((folder / "tokenizer.json").string() + ": the post-processor adds \"" +
+                             token + "\" (id " + std::to_string(id) +
+                             ") to every input, beyond the embedding's " + std::to_string(vocab) +
+                             " rows (config.json's vocab_size)");
   }
   return loaded;
 }
@@ -38,6 +42,13 @@ Encoding loaded_model_encode(const LoadedModel& loaded, const std::string& text,
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw ModelRunError("text: empty");
   Encoding encoding = loaded.tokenizer->encode(text, addSpecialTokens);
   if (encoding.ids.empty()) throw ModelRunError("text: the tokenizer produced no tokens");
+  const int vocab = loaded.model->config().vocab_size;
+  for (std::size_t i = 0; i < encoding.ids.size(); ++i)
+    if (encoding.ids[i] < 0 || encoding.ids[i] >= vocab)
+      throw TokenizerError("text: token \"" + encoding.display[i] + "\" at position " +
+                           std::to_string(i) + " has id " + std::to_string(encoding.ids[i]) +
+                           ", beyond the model's embedding of " + std::to_string(vocab) +
+                           " rows (config.json's vocab_size)");
   return encoding;
 }
 

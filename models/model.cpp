@@ -36,19 +36,21 @@ std::string gib(double bytes) {
   return s.str();
 }
 
+using internal::weight_f32;
+
 at::Tensor linear(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b) {
-  return b.defined() ? at::linear(x, w, b) : at::linear(x, w);
+  return b.defined() ? at::linear(x, weight_f32(w), weight_f32(b)) : at::linear(x, weight_f32(w));
 }
 
 at::Tensor norm(const ModelConfig& c, const at::Tensor& x, const at::Tensor& w,
                 const at::Tensor& b) {
   switch (c.norm) {
     case NormKind::LayerNorm:
-      return at::layer_norm(x, {x.size(-1)}, w, b, c.norm_eps);
+      return at::layer_norm(x, {x.size(-1)}, weight_f32(w), weight_f32(b), c.norm_eps);
     case NormKind::RmsNorm:
-      return x * at::rsqrt(x.pow(2).mean(-1, true) + c.norm_eps) * w;
+      return x * at::rsqrt(x.pow(2).mean(-1, true) + c.norm_eps) * weight_f32(w);
     case NormKind::RmsNormPlusOne:
-      return x * at::rsqrt(x.pow(2).mean(-1, true) + c.norm_eps) * (w + 1.0);
+      return x * at::rsqrt(x.pow(2).mean(-1, true) + c.norm_eps) * (weight_f32(w) + 1.0);
   }
   return x;
 }
@@ -121,7 +123,7 @@ bool applies(const std::vector<int>& set, int value) {
 }
 
 std::vector<float> to_vector(const at::Tensor& t) {
-  const at::Tensor c = t.to(at::kCPU).contiguous();
+  const at::Tensor c = t.to(at::kCPU).to(at::kFloat).contiguous();
   const float* p = c.data_ptr<float>();
   return {p, p + c.numel()};
 }
@@ -301,7 +303,8 @@ at::Tensor embed_batch(const Model::Impl& m, const at::Tensor& idsIn, const at::
   const ModelWeights& W = m.weights;
   const at::Tensor ids = idsIn.to(m.device);
   const std::int64_t B = ids.size(0), T = ids.size(1);
-  at::Tensor x = W.embed.index_select(0, ids.reshape({-1})).view({B, T, -1});
+  // Rows gathered first, then widened: only the input's rows become float32.
+  at::Tensor x = weight_f32(W.embed.index_select(0, ids.reshape({-1}))).view({B, T, -1});
   if (c.embedding_scale != 1.0) x = x * static_cast<float>(c.embedding_scale);
   if (W.pos_embed.defined()) {
     at::Tensor pos;
@@ -313,14 +316,15 @@ at::Tensor embed_batch(const Model::Impl& m, const at::Tensor& idsIn, const at::
     } else {
       pos = (at::arange(T, ids.options()) + shift).unsqueeze(0).expand({B, T});
     }
-    x = x + W.pos_embed.index_select(0, pos.reshape({-1})).view({B, T, -1});
+    x = x + weight_f32(W.pos_embed.index_select(0, pos.reshape({-1}))).view({B, T, -1});
   }
   if (W.type_embed.defined()) {
     const at::Tensor t = types.defined() ? types.to(m.device) : at::zeros({B, T}, ids.options());
-    x = x + W.type_embed.index_select(0, t.reshape({-1})).view({B, T, -1});
+    x = x + weight_f32(W.type_embed.index_select(0, t.reshape({-1}))).view({B, T, -1});
   }
   if (W.emb_norm_w.defined())
-    x = at::layer_norm(x, {x.size(-1)}, W.emb_norm_w, W.emb_norm_b, c.norm_eps);
+    x = at::layer_norm(x, {x.size(-1)}, weight_f32(W.emb_norm_w), weight_f32(W.emb_norm_b),
+                       c.norm_eps);
   return x;
 }
 
@@ -364,6 +368,25 @@ at::Tensor embed(const Model::Impl& m, const std::vector<int>& ids, const RunOpt
   return x;
 }
 
+// h [.., D] times the output head [vocab, D]^T. A head kept in a reduced
+// dtype is widened a block of rows at a time: a 150k-word head as float32
+// would be 2 GB for a 7B model, a block is 64 MB.
+at::Tensor vocabulary_projection(const at::Tensor& h, const at::Tensor& w, const at::Tensor& b) {
+  if (w.scalar_type() == at::kFloat) return linear(h, w, b);
+  const std::int64_t V = w.size(0), D = w.size(1);
+  const std::int64_t rows = std::max<std::int64_t>(1, (std::int64_t{64} << 20) / (D * 4));
+  if (rows >= V) return linear(h, w, b);
+  std::vector<std::int64_t> shape(h.sizes().begin(), h.sizes().end());
+  shape.back() = V;
+  at::Tensor out = at::empty(shape, h.options());
+  for (std::int64_t first = 0; first < V; first += rows) {
+    const std::int64_t n = std::min(rows, V - first);
+    out.narrow(-1, first, n)
+        .copy_(linear(h, w.narrow(0, first, n), b.defined() ? b.narrow(0, first, n) : b));
+  }
+  return out;
+}
+
 at::Tensor output_logits(const Model::Impl& m, const at::Tensor& x) {
   const ModelConfig& c = m.config;
   const ModelWeights& W = m.weights;
@@ -373,9 +396,10 @@ at::Tensor output_logits(const Model::Impl& m, const at::Tensor& x) {
     h = norm(c, x, W.final_norm_w, W.final_norm_b);
   } else {
     h = activate(c.activation, linear(x, W.mlm_dense_w, W.mlm_dense_b));
-    h = at::layer_norm(h, {h.size(-1)}, W.mlm_norm_w, W.mlm_norm_b, c.norm_eps);
+    h = at::layer_norm(h, {h.size(-1)}, weight_f32(W.mlm_norm_w), weight_f32(W.mlm_norm_b),
+                       c.norm_eps);
   }
-  at::Tensor logits = linear(h, W.lm_head_w, W.lm_head_b);
+  at::Tensor logits = vocabulary_projection(h, W.lm_head_w, W.lm_head_b);
   if (c.final_softcap > 0.0) logits = at::tanh(logits / c.final_softcap) * c.final_softcap;
   return logits;
 }
@@ -417,14 +441,24 @@ class Recomputer : public LayerRecomputer {
   RunOptions options_;
 };
 
-std::size_t folder_float_bytes(const fs::path& folder) {
-  std::size_t bytes = 0;
+// What a load keeps resident: stored bytes where the weights stay mapped
+// (F32, F16, BF16 of an inference load), float32 where they are copied, plus
+// the largest matrix widened to float32 while it is used.
+std::size_t folder_resident_bytes(const fs::path& folder, bool trainable) {
+  std::size_t bytes = 0, widest = 0;
   for (const auto& f : model_weight_files(folder)) {
     const SafetensorsFile file = SafetensorsFile::open(f);
-    for (const auto& [name, t] : file.tensors())
-      bytes += static_cast<std::size_t>(t.numel()) * sizeof(float);
+    for (const auto& [name, t] : file.tensors()) {
+      const std::size_t asFloat = static_cast<std::size_t>(t.numel()) * sizeof(float);
+      const bool mapped = !trainable && (t.dtype == DType::F32 || t.dtype == DType::F16 ||
+                                         t.dtype == DType::BF16);
+      bytes += mapped ? t.bytes.size() : asFloat;
+      if (mapped && t.dtype != DType::F32) widest = std::max(widest, asFloat);
+    }
   }
-  return bytes;
+  // Embeddings are gathered by row and the output head widened in blocks, so
+  // no single widened buffer passes a large layer matrix's size.
+  return bytes + std::min(widest, std::size_t{512} << 20);
 }
 
 }  // namespace
@@ -453,8 +487,8 @@ std::size_t system_available_memory() {
   return 0;
 }
 
-std::size_t model_memory_estimate(const fs::path& folder) {
-  const std::size_t weights = folder_float_bytes(folder);
+std::size_t model_memory_estimate(const fs::path& folder, bool trainable) {
+  const std::size_t weights = folder_resident_bytes(folder, trainable);
   return weights + weights / 10 + (std::size_t{64} << 20);  // activations and allocator slack
 }
 
@@ -478,7 +512,7 @@ std::shared_ptr<Model> Model::load(const fs::path& folder, const LoadOptions& op
     throw ModelLoadError("device \"" + options.device + "\": use cpu or cuda");
   }
   impl->deviceName = options.device;
-  const std::size_t need = model_memory_estimate(folder);
+  const std::size_t need = model_memory_estimate(folder, options.trainable);
   const std::size_t limit =
       options.memory_limit_bytes ? options.memory_limit_bytes : system_available_memory();
   if (limit > 0 && need > limit)
@@ -500,38 +534,67 @@ const ModelConfig& Model::config() const { return impl_->config; }
 const fs::path& Model::folder() const { return impl_->folder; }
 const std::string& Model::device() const { return impl_->deviceName; }
 std::size_t Model::parameterCount() const { return impl_->weights.parameter_count; }
-std::size_t Model::weightBytes() const { return impl_->weights.float_bytes; }
+std::size_t Model::weightBytes() const { return impl_->weights.resident_bytes; }
+
+namespace {
+
+// The projection matrices of layer l, by the names WeightMatrix uses.
+std::vector<std::pair<const char*, const at::Tensor*>> projections(const LayerWeights& W) {
+  std::vector<std::pair<const char*, const at::Tensor*>> all = {
+      {"q", &W.q_w},       {"k", &W.k_w},   {"v", &W.v_w},      {"o", &W.o_w},
+      {"gate", &W.gate_w}, {"up", &W.up_w}, {"down", &W.down_w}};
+  std::erase_if(all, [](const auto& p) { return !p.second->defined(); });
+  return all;
+}
+
+// Fills m.values: F32 weights viewed where they lie (memory-mapped: no 300 MB
+// copy for GPT-2 small), others widened into m.converted.
+void fill_values(WeightMatrix& m, const at::Tensor& t) {
+  if (t.scalar_type() == at::kFloat && t.is_contiguous() && t.device().is_cpu()) {
+    m.values = std::span<const float>(t.data_ptr<float>(), static_cast<std::size_t>(t.numel()));
+  } else {
+    m.converted = to_vector(t.detach());
+    m.values = m.converted;
+  }
+}
+
+}  // namespace
 
 std::vector<WeightMatrix> Model::weightMatrices(bool values) const {
   c10::InferenceMode guard;
   std::vector<WeightMatrix> out;
   for (int l = 0; l < impl_->config.num_layers; ++l) {
-    const LayerWeights& W = impl_->weights.layers[static_cast<std::size_t>(l)];
-    const std::pair<const char*, const at::Tensor*> all[] = {
-        {"q", &W.q_w},       {"k", &W.k_w},   {"v", &W.v_w},      {"o", &W.o_w},
-        {"gate", &W.gate_w}, {"up", &W.up_w}, {"down", &W.down_w}};
-    for (const auto& [name, t] : all) {
-      if (!t->defined()) continue;
+    for (const auto& [name, t] : projections(impl_->weights.layers[static_cast<std::size_t>(l)])) {
       WeightMatrix m;
       m.name = name;
       m.layer = l;
       m.rows = static_cast<int>(t->size(0));
       m.cols = static_cast<int>(t->size(1));
-      // F32 weights are viewed where they lie (memory-mapped): no 300 MB copy for GPT-2 small.
       out.push_back(std::move(m));
       // A later move of the matrix keeps `converted`'s buffer, so the span stays valid.
-      WeightMatrix& added = out.back();
-      if (!values) continue;
-      if (t->scalar_type() == at::kFloat && t->is_contiguous() && t->device().is_cpu()) {
-        added.values =
-            std::span<const float>(t->data_ptr<float>(), static_cast<std::size_t>(t->numel()));
-      } else {
-        added.converted = to_vector(t->detach());
-        added.values = added.converted;
-      }
+      if (values) fill_values(out.back(), *t);
     }
   }
   return out;
+}
+
+WeightMatrix Model::weightMatrix(int layer, const std::string& name) const {
+  c10::InferenceMode guard;
+  if (layer < 0 || layer >= impl_->config.num_layers)
+    throw ModelRunError("weight matrix: layer " + std::to_string(layer) + " outside the model's " +
+                        std::to_string(impl_->config.num_layers) + " layers");
+  for (const auto& [n, t] : projections(impl_->weights.layers[static_cast<std::size_t>(layer)])) {
+    if (name != n) continue;
+    WeightMatrix m;
+    m.name = n;
+    m.layer = layer;
+    m.rows = static_cast<int>(t->size(0));
+    m.cols = static_cast<int>(t->size(1));
+    fill_values(m, *t);
+    return m;
+  }
+  throw ModelRunError("weight matrix: layer " + std::to_string(layer) + " has no \"" + name +
+                      "\" projection");
 }
 
 namespace {

@@ -175,12 +175,19 @@ class Model {
   const std::filesystem::path& folder() const;
   const std::string& device() const;
   std::size_t parameterCount() const;
-  // Bytes the loaded weights occupy as float32 (mapped bytes included).
+  // Bytes the loaded weights occupy: their stored size where memory-mapped
+  // (F32, F16, BF16), float32 where copied (other dtypes, trainable loads).
   std::size_t weightBytes() const;
   // The projection matrices of every layer as float32 (weight spectra): F32
   // weights viewed in place, others converted. Without `values`, names and
-  // shapes only (what a cache lookup needs, at no cost).
+  // shapes only (what a cache lookup needs, at no cost). With values, a
+  // reduced-precision model is widened whole: for large models take one
+  // matrix at a time with weightMatrix().
   std::vector<WeightMatrix> weightMatrices(bool values = true) const;
+  // One projection matrix ("q", "k", "v", "o", "gate", "up", "down") of a
+  // layer with its values as weightMatrices gives them. Throws ModelRunError
+  // for a layer or name the model does not have.
+  WeightMatrix weightMatrix(int layer, const std::string& name) const;
 
   // One forward pass over `ids`. Throws ModelRunError for bad input (empty,
   // longer than the model's positions, ids outside the vocabulary) and
@@ -222,9 +229,11 @@ class Model {
   std::shared_ptr<Impl> impl_;
 };
 
-// Bytes needed to load the folder's weights as float32 plus a working margin;
-// what Model::load compares with the memory limit.
-std::size_t model_memory_estimate(const std::filesystem::path& folder);
+// Bytes needed to load the folder's weights plus a working margin, what
+// Model::load compares with the memory limit: the stored size of weights that
+// stay memory-mapped (F32, F16, BF16), float32 for the others and for
+// trainable loads, and the largest matrix widened while it is used.
+std::size_t model_memory_estimate(const std::filesystem::path& folder, bool trainable = false);
 
 // MemAvailable of /proc/meminfo, in bytes (0 when unknown).
 std::size_t system_available_memory();

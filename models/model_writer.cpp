@@ -1,6 +1,10 @@
 #include "models/model_writer.h"
 
+#include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <fstream>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <stdexcept>
@@ -15,45 +19,106 @@ using nlohmann::json;
 
 namespace {
 
+// The tensors of a random folder, planned in order (name, shape and how the
+// values are drawn) and drawn only when written: in memory for the tiny
+// fixtures (one generator in plan order, so a spec always gives the same
+// values), or streamed for real sizes.
 class TensorSet {
  public:
-  TensorSet(const RandomModelSpec& s, std::string prefix)
-      : spec_(s), prefix_(std::move(prefix)), rng_(s.seed) {}
+  TensorSet(const RandomModelSpec& s, std::string prefix) : spec_(s), prefix_(std::move(prefix)) {}
 
   void normal(const std::string& name, std::vector<std::int64_t> shape, double stdev) {
-    std::normal_distribution<float> dist(0.0f, static_cast<float>(stdev));
-    add(name, std::move(shape), [&] { return dist(rng_); });
+    add(name, std::move(shape), 0.0, stdev);
   }
   void weight(const std::string& name, std::vector<std::int64_t> shape) {
     normal(name, std::move(shape), spec_.weight_std);
   }
-  void bias(const std::string& name, std::int64_t n) { normal(name, {n}, 0.1); }
+  void bias(const std::string& name, std::int64_t n) { normal(name, {n}, spec_.streamed ? spec_.weight_std : 0.1); }
   // Norm gains near 1 (or near 0 for Gemma's 1 + w convention).
   void gain(const std::string& name, std::int64_t n, double centre = 1.0) {
-    std::normal_distribution<float> dist(static_cast<float>(centre), 0.1f);
-    add(name, {n}, [&] { return dist(rng_); });
+    add(name, {n}, centre, 0.1);
   }
   // A buffer kept under its bare name (no prefix), e.g. the old GPT-2 mask.
-  void raw(TensorData t) { tensors_.push_back(std::move(t)); }
+  void raw(TensorData t) {
+    Planned p;
+    p.header = {t.name, t.dtype, t.shape};
+    p.raw = std::move(t);
+    plan_.push_back(std::move(p));
+  }
   const std::string& prefix() const { return prefix_; }
-  std::vector<TensorData>& tensors() { return tensors_; }
+
+  std::vector<TensorHeader> headers() const {
+    std::vector<TensorHeader> out;
+    for (const auto& p : plan_) out.push_back(p.header);
+    return out;
+  }
+
+  // Every tensor's values, drawn in plan order from one generator.
+  std::vector<TensorData> materialize() const {
+    std::mt19937_64 rng(spec_.seed);
+    std::vector<TensorData> out;
+    for (const auto& p : plan_) {
+      if (p.raw) {
+        out.push_back(*p.raw);
+        continue;
+      }
+      std::normal_distribution<float> dist(static_cast<float>(p.centre),
+                                           static_cast<float>(p.stdev));
+      std::vector<float> v(static_cast<std::size_t>(p.header.byteSize() / dtype_size(p.header.dtype)));
+      for (auto& x : v) x = dist(rng);
+      out.push_back(tensor_from_f32(p.header.name, p.header.shape, v, p.header.dtype));
+    }
+    return out;
+  }
+
+  // Bytes [first, first + out.size()) of tensor i, drawn from a generator of
+  // its own (uniform with the planned mean and deviation: real-size folders
+  // are fixtures of shape and speed, and billions of normal draws would take
+  // minutes), so any block can be made without the ones before it.
+  void fill(std::size_t i, std::uint64_t first, std::span<std::byte> out) const {
+    const Planned& p = plan_[i];
+    if (p.raw) {
+      std::memcpy(out.data(), p.raw->bytes.data() + first, out.size());
+      return;
+    }
+    const std::size_t size = dtype_size(p.header.dtype);
+    const std::uint64_t firstValue = first / size;
+    const std::size_t count = out.size() / size;
+    const float half = static_cast<float>(p.stdev * std::sqrt(3.0));
+    std::vector<float> v(count);
+    for (std::size_t k = 0; k < count; ++k) {
+      // SplitMix64 of (seed, tensor, index): one 64-bit draw per value.
+      std::uint64_t z = spec_.seed * 0x9e3779b97f4a7c15ull + (i + 1) * 0xbf58476d1ce4e5b9ull +
+                        (firstValue + k) * 0x94d049bb133111ebull;
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+      z ^= z >> 31;
+      const float unit = static_cast<float>(z >> 40) * (1.0f / 16777216.0f);  // [0, 1)
+      v[k] = static_cast<float>(p.centre) + (2.0f * unit - 1.0f) * half;
+    }
+    const TensorData packed = tensor_from_f32(p.header.name, {static_cast<std::int64_t>(count)},
+                                              v, p.header.dtype);
+    std::memcpy(out.data(), packed.bytes.data(), out.size());
+  }
 
  private:
-  template <class F>
-  void add(const std::string& name, std::vector<std::int64_t> shape, F next) {
-    std::size_t n = 1;
-    for (auto d : shape) n *= static_cast<std::size_t>(d);
-    std::vector<float> v(n);
-    for (auto& x : v) x = next();
+  struct Planned {
+    TensorHeader header;
+    double centre = 0.0, stdev = 0.0;
+    std::optional<TensorData> raw;
+  };
+  void add(const std::string& name, std::vector<std::int64_t> shape, double centre, double stdev) {
     const bool topLevel = name.rfind("lm_head", 0) == 0 || name.rfind("cls.", 0) == 0 ||
                           name.rfind("embed_out", 0) == 0;
-    tensors_.push_back(
-        tensor_from_f32(topLevel ? name : prefix_ + name, std::move(shape), v, spec_.dtype));
+    Planned p;
+    p.header = {topLevel ? name : prefix_ + name, spec_.dtype, std::move(shape)};
+    p.centre = centre;
+    p.stdev = stdev;
+    plan_.push_back(std::move(p));
   }
   const RandomModelSpec& spec_;
   std::string prefix_;
-  std::mt19937_64 rng_;
-  std::vector<TensorData> tensors_;
+  std::vector<Planned> plan_;
 };
 
 void write_text(const fs::path& file, const std::string& text) {
@@ -176,6 +241,73 @@ RandomModelSpec random_model_spec_for(const std::string& t) {
   }
   return s;
 }
+
+namespace {
+
+// Shard k of n as Hugging Face names it.
+std::string shard_name(int k, int n) {
+  char name[64];
+  std::snprintf(name, sizeof name, "model-%05d-of-%05d.safetensors", k, n);
+  return name;
+}
+
+// The weights as one model.safetensors or `shards` files with the index
+// save_pretrained writes: tensors in plan order, cut where a shard's share of
+// the bytes is reached.
+void write_weights(const fs::path& folder, const TensorSet& w, const RandomModelSpec& s) {
+  const int shards = s.shards > 0 ? s.shards : (s.sharded ? 2 : 1);
+  const std::vector<TensorHeader> headers = w.headers();
+  if (shards == 1) {
+    if (s.streamed)
+      safetensors_write_streamed(folder / "model.safetensors", headers,
+                                 [&](std::size_t i, std::uint64_t first, std::span<std::byte> out) {
+                                   w.fill(i, first, out);
+                                 });
+    else
+      safetensors_write(folder / "model.safetensors", w.materialize());
+    return;
+  }
+  std::uint64_t total = 0;
+  for (const auto& h : headers) total += h.byteSize();
+  // Shard of each tensor: by bytes for streamed folders, by count for the
+  // tiny ones (their two halves, as before).
+  std::vector<int> shardOf(headers.size());
+  std::uint64_t before = 0;
+  for (std::size_t i = 0; i < headers.size(); ++i) {
+    const double at = s.streamed ? static_cast<double>(before) / static_cast<double>(std::max<std::uint64_t>(total, 1))
+                                 : static_cast<double>(i) / static_cast<double>(headers.size());
+    shardOf[i] = std::min(shards - 1, static_cast<int>(at * shards));
+    before += headers[i].byteSize();
+  }
+  json map = json::object();
+  for (std::size_t i = 0; i < headers.size(); ++i)
+    map[headers[i].name] = shard_name(shardOf[i] + 1, shards);
+  const std::vector<TensorData> all = s.streamed ? std::vector<TensorData>() : w.materialize();
+  for (int k = 0; k < shards; ++k) {
+    std::vector<std::size_t> members;
+    for (std::size_t i = 0; i < headers.size(); ++i)
+      if (shardOf[i] == k) members.push_back(i);
+    const fs::path file = folder / shard_name(k + 1, shards);
+    if (s.streamed) {
+      std::vector<TensorHeader> part;
+      for (std::size_t i : members) part.push_back(headers[i]);
+      safetensors_write_streamed(file, part,
+                                 [&](std::size_t j, std::uint64_t first, std::span<std::byte> out) {
+                                   w.fill(members[j], first, out);
+                                 });
+    } else {
+      std::vector<TensorData> part;
+      for (std::size_t i : members) part.push_back(all[i]);
+      safetensors_write(file, part);
+    }
+  }
+  json metadata = json::object();
+  if (s.streamed) metadata["total_size"] = total;
+  write_text(folder / "model.safetensors.index.json",
+             json({{"metadata", metadata}, {"weight_map", map}}).dump(2));
+}
+
+}  // namespace
 
 void model_folder_write_random(const fs::path& folder, const RandomModelSpec& given) {
   RandomModelSpec s = given;
@@ -428,6 +560,7 @@ void model_folder_write_random(const fs::path& folder, const RandomModelSpec& gi
   }
 
   if (!s.config_extra.empty()) c.update(json::parse(s.config_extra));
+  if (!s.exact_config.empty()) c = json::parse(s.exact_config);
   fs::create_directories(folder);
   write_text(folder / "config.json", c.dump(2));
   if (!s.tokenizer_json.empty()) {
@@ -441,23 +574,7 @@ void model_folder_write_random(const fs::path& folder, const RandomModelSpec& gi
         json({{"bos_token", "<s>"}, {"eos_token", "</s>"}, {"model_max_length", s.max_positions}})
             .dump(2));
   }
-  auto& tensors = w.tensors();
-  if (!s.sharded) {
-    safetensors_write(folder / "model.safetensors", tensors);
-    return;
-  }
-  std::vector<TensorData> first, second;
-  json map = json::object();
-  for (std::size_t i = 0; i < tensors.size(); ++i) {
-    const bool inFirst = i < tensors.size() / 2;
-    map[tensors[i].name] =
-        inFirst ? "model-00001-of-00002.safetensors" : "model-00002-of-00002.safetensors";
-    (inFirst ? first : second).push_back(std::move(tensors[i]));
-  }
-  safetensors_write(folder / "model-00001-of-00002.safetensors", first);
-  safetensors_write(folder / "model-00002-of-00002.safetensors", second);
-  write_text(folder / "model.safetensors.index.json",
-             json({{"metadata", json::object()}, {"weight_map", map}}).dump(2));
+  write_weights(folder, w, s);
 }
 
 }  // namespace sinkscope::models

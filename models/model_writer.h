@@ -26,6 +26,13 @@ struct RandomModelSpec {
   bool prefixed = false;  // names as save_pretrained writes them for *ForCausalLM / *ForMaskedLM
   bool legacy_buffers = false;  // GPT-2 attn.bias/masked_bias, GPT-NeoX rotary buffers
   bool sharded = false;         // two shards and model.safetensors.index.json
+  int shards = 0;               // > 1: this many shards (cut by bytes when streamed)
+  // Draw and write the weights a block at a time (real sizes: never the whole
+  // model in memory); values are then uniform, per tensor seeded.
+  bool streamed = false;
+  // config.json's exact text (a real model's), written instead of the one
+  // derived from the fields above (which must describe the same shapes).
+  std::string exact_config;
   bool tie_embeddings = true;   // where the family allows a choice
   // Family extras (used where they apply).
   int sliding_window = 0;

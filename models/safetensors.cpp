@@ -368,48 +368,75 @@ TensorData tensor_from_f32(std::string name, std::vector<std::int64_t> shape,
   return t;
 }
 
-void safetensors_write(const fs::path& path, const std::vector<TensorData>& tensors,
-                       const std::map<std::string, std::string>& metadata) {
-  std::vector<const TensorData*> sorted;
-  for (const auto& t : tensors) sorted.push_back(&t);
-  std::sort(sorted.begin(), sorted.end(), [](auto a, auto b) { return a->name < b->name; });
+void safetensors_write_streamed(const fs::path& path, const std::vector<TensorHeader>& tensors,
+                                const TensorBytesFill& fill,
+                                const std::map<std::string, std::string>& metadata) {
+  std::vector<std::size_t> order(tensors.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return tensors[a].name < tensors[b].name; });
   json header = json::object();
   if (!metadata.empty()) header["__metadata__"] = metadata;
   std::uint64_t offset = 0;
-  for (const TensorData* t : sorted) {
-    std::uint64_t count = 1;
-    for (auto d : t->shape) count *= static_cast<std::uint64_t>(d);
-    if (count * dtype_size(t->dtype) != t->bytes.size())
-      throw SafetensorsError(path.string() + ": tensor \"" + t->name +
-                             "\" has bytes that do not match its shape");
-    header[t->name] = {{"dtype", dtype_name(t->dtype)},
-                       {"shape", t->shape},
-                       {"data_offsets", {offset, offset + t->bytes.size()}}};
-    offset += t->bytes.size();
+  for (std::size_t i : order) {
+    const TensorHeader& t = tensors[i];
+    const std::uint64_t bytes = t.byteSize();
+    header[t.name] = {{"dtype", dtype_name(t.dtype)},
+                      {"shape", t.shape},
+                      {"data_offsets", {offset, offset + bytes}}};
+    offset += bytes;
   }
   std::string text = header.dump();
   while ((8 + text.size()) % 8 != 0) text += ' ';  // data section starts 8-byte aligned
   std::random_device rd;
   const fs::path temp =
       path.parent_path() / ("." + path.filename().string() + ".tmp" + std::to_string(rd()));
+  auto fail = [&](const std::string& why) {
+    std::error_code ignored;
+    fs::remove(temp, ignored);
+    throw SafetensorsError(path.string() + ": " + why);
+  };
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) throw SafetensorsError(path.string() + ": cannot write");
+    if (!out) fail("cannot write");
     std::uint64_t n = text.size();
     char len[8];
     for (int i = 0; i < 8; ++i) len[i] = static_cast<char>((n >> (8 * i)) & 0xff);
     out.write(len, 8);
     out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    for (const TensorData* t : sorted)
-      out.write(reinterpret_cast<const char*>(t->bytes.data()),
-                static_cast<std::streamsize>(t->bytes.size()));
-    if (!out) {
-      std::error_code ignored;
-      fs::remove(temp, ignored);
-      throw SafetensorsError(path.string() + ": write failed");
+    // In blocks: a tensor of gigabytes is never held whole.
+    constexpr std::uint64_t kBlock = std::uint64_t{16} << 20;
+    std::vector<std::byte> block;
+    for (std::size_t i : order) {
+      const std::uint64_t bytes = tensors[i].byteSize();
+      for (std::uint64_t first = 0; first < bytes && out; first += kBlock) {
+        block.resize(static_cast<std::size_t>(std::min(kBlock, bytes - first)));
+        fill(i, first, block);
+        out.write(reinterpret_cast<const char*>(block.data()),
+                  static_cast<std::streamsize>(block.size()));
+      }
     }
+    out.flush();
+    if (!out) fail("write failed (disk full?)");
   }
   fs::rename(temp, path);
+}
+
+void safetensors_write(const fs::path& path, const std::vector<TensorData>& tensors,
+                       const std::map<std::string, std::string>& metadata) {
+  std::vector<TensorHeader> headers;
+  for (const auto& t : tensors) {
+    headers.push_back({t.name, t.dtype, t.shape});
+    if (headers.back().byteSize() != t.bytes.size())
+      throw SafetensorsError(path.string() + ": tensor \"" + t.name +
+                             "\" has bytes that do not match its shape");
+  }
+  safetensors_write_streamed(
+      path, headers,
+      [&](std::size_t i, std::uint64_t first, std::span<std::byte> out) {
+        std::memcpy(out.data(), tensors[i].bytes.data() + first, out.size());
+      },
+      metadata);
 }
 
 }  // namespace sinkscope::models

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -88,5 +89,27 @@ TensorData tensor_from_f32(std::string name, std::vector<std::int64_t> shape,
 // in name order, data 8-byte aligned. `metadata` goes under "__metadata__".
 void safetensors_write(const std::filesystem::path& path, const std::vector<TensorData>& tensors,
                        const std::map<std::string, std::string>& metadata = {});
+
+// A tensor's name, dtype and shape without its bytes.
+struct TensorHeader {
+  std::string name;
+  DType dtype = DType::F32;
+  std::vector<std::int64_t> shape;
+  std::uint64_t byteSize() const {
+    std::uint64_t n = dtype_size(dtype);
+    for (auto d : shape) n *= static_cast<std::uint64_t>(d);
+    return n;
+  }
+};
+// Fills `out` with bytes [first, first + out.size()) of tensor `index`.
+using TensorBytesFill =
+    std::function<void(std::size_t index, std::uint64_t first, std::span<std::byte> out)>;
+
+// As safetensors_write, asking `fill` for each tensor's bytes a block at a
+// time, so a file of any size is written in bounded memory.
+void safetensors_write_streamed(const std::filesystem::path& path,
+                                const std::vector<TensorHeader>& tensors,
+                                const TensorBytesFill& fill,
+                                const std::map<std::string, std::string>& metadata = {});
 
 }  // namespace sinkscope::models

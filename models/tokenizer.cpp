@@ -447,6 +447,15 @@ std::size_t Tokenizer::vocabSize() const {
   return n;
 }
 
+std::vector<std::pair<std::string, int>> Tokenizer::alwaysAddedIds() const {
+  std::vector<std::pair<std::string, int>> out;
+  for (const auto& processor : impl_->processors)
+    for (const auto& piece : processor)
+      for (std::size_t k = 0; k < piece.ids.size(); ++k)
+        out.emplace_back(k < piece.tokens.size() ? piece.tokens[k] : std::string(), piece.ids[k]);
+  return out;
+}
+
 std::optional<int> Tokenizer::tokenToId(const std::string& token) const {
   return impl_->idOf(token);
 }

@@ -55,6 +55,9 @@ class Tokenizer {
   // One past the largest id encode() can return: the model's vocabulary, added
   // tokens and the post-processor's special-token ids.
   std::size_t vocabSize() const;
+  // The (token, id) pairs the post-processor adds to every single input
+  // (BOS, [CLS], [SEP], ...), in template order.
+  std::vector<std::pair<std::string, int>> alwaysAddedIds() const;
   std::optional<int> tokenToId(const std::string& token) const;
   std::optional<std::string> idToToken(int id) const;
   const SpecialTokens& specialTokens() const;

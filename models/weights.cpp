@@ -2,6 +2,8 @@
 #include "models/model.h"
 #include "models/model_folder.h"
 
+#include <optional>
+
 namespace sinkscope::models::internal {
 
 namespace fs = std::filesystem;
@@ -69,25 +71,44 @@ class Lookup {
   at::Tensor convert(const TensorView& t) {
     at::Tensor result;
     const auto address = reinterpret_cast<std::uintptr_t>(t.bytes.data());
-    if (t.dtype == DType::F32 && address % alignof(float) == 0 && !trainable_) {
-      // Zero-copy: the tensor aliases the read-only memory map, which the
-      // model keeps alive; nothing writes to weights.
+    const std::optional<at::ScalarType> stored = mappable_type(t.dtype);
+    if (stored && !trainable_ && address % dtype_size(t.dtype) == 0) {
+      // Zero-copy in the stored dtype: the tensor aliases the read-only memory
+      // map, which the model keeps alive; nothing writes to weights. F16 and
+      // BF16 are widened to float32 where they are used (weight_f32), so a
+      // model needs its bytes on disk, not twice their size as float32.
       result = at::from_blob(const_cast<std::byte*>(t.bytes.data()), t.shape,
-                             at::TensorOptions().dtype(at::kFloat));
+                             at::TensorOptions().dtype(*stored));
+      out_.resident_bytes += t.bytes.size();
     } else {
       result = at::empty(t.shape, at::TensorOptions().dtype(at::kFloat));
       tensor_to_f32(
           t, std::span<float>(result.data_ptr<float>(), static_cast<std::size_t>(t.numel())));
+      out_.resident_bytes += static_cast<std::size_t>(t.numel()) * sizeof(float);
     }
     loadedBytes_ += t.bytes.size();
     if (progress_ && !progress_(totalBytes_ ? static_cast<double>(loadedBytes_) / totalBytes_ : 1.0))
       throw RunCancelled();
     out_.parameter_count += static_cast<std::size_t>(t.numel());
-    out_.float_bytes += static_cast<std::size_t>(t.numel()) * sizeof(float);
+    // Moved in the stored dtype: a device holds what the disk holds.
     if (device_.is_cuda()) result = result.to(device_);
     if (trainable_) result.requires_grad_(true);
     out_.named.emplace_back(t.name, result);
     return result;
+  }
+
+  // The dtypes a weight may keep as stored.
+  static std::optional<at::ScalarType> mappable_type(DType d) {
+    switch (d) {
+      case DType::F32:
+        return at::kFloat;
+      case DType::BF16:
+        return at::kBFloat16;
+      case DType::F16:
+        return at::kHalf;
+      default:
+        return std::nullopt;
+    }
   }
 
   const std::vector<SafetensorsFile>& files_;

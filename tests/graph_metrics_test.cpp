@@ -226,23 +226,23 @@ TEST(WeightSpectrum, AStampedLookupReadsTheWeightsOnlyOnAMiss) {
   const std::vector<WeightMatrixView> views{{0, "q", 30, 20, data[0]}, {1, "q", 30, 20, data[1]}};
   std::vector<WeightMatrixView> shapes = views;
   for (auto& s : shapes) s.values = {};
-  int reads = 0;
-  auto matrices = [&] {
-    ++reads;
-    return views;
+  int reads = 0;  // passes over the weights (each reads matrix 0 first)
+  auto matrices = [&](std::size_t i, std::vector<float>&) {
+    if (i == 0) ++reads;
+    return views[i].values;
   };
   const WeightSpectraCache cache(folder);
   bool fromCache = true;
   const auto fresh = weight_spectra_stamped(shapes, "files A", matrices, cache, &fromCache);
   EXPECT_FALSE(fromCache);
-  EXPECT_EQ(reads, 1);
+  EXPECT_EQ(reads, 2) << "a miss reads the weights to hash them, then to compute";
   const auto again = weight_spectra_stamped(shapes, "files A", matrices, cache, &fromCache);
   EXPECT_TRUE(fromCache);
-  EXPECT_EQ(reads, 1) << "a stamp hit reads no weights";
+  EXPECT_EQ(reads, 2) << "a stamp hit reads no weights";
   // Other files with the same bytes: read and hashed once, found by content.
   const auto moved = weight_spectra_stamped(shapes, "files B", matrices, cache, &fromCache);
   EXPECT_TRUE(fromCache);
-  EXPECT_EQ(reads, 2);
+  EXPECT_EQ(reads, 3) << "found by content: read once, to hash";
   for (const auto* result : {&again, &moved}) {
     ASSERT_EQ(result->size(), fresh.size());
     for (std::size_t i = 0; i < fresh.size(); ++i) {
@@ -256,13 +256,16 @@ TEST(WeightSpectrum, AStampedLookupReadsTheWeightsOnlyOnAMiss) {
   std::vector<float> widerData(30 * 21, 0.5f);
   const auto other = weight_spectra_stamped(
       wider, "files A",
-      [&] {
-        ++reads;
-        return std::vector<WeightMatrixView>{views[0], {1, "q", 30, 21, widerData}};
+      [&](std::size_t i, std::vector<float>& scratch) {
+        if (i == 0) ++reads;
+        if (i == 0) return views[0].values;
+        scratch = widerData;  // a widened copy, as a BF16 model's matrices come
+        return std::span<const float>(scratch);
       },
       cache, &fromCache);
   EXPECT_FALSE(fromCache);
-  EXPECT_EQ(reads, 3);
+  EXPECT_EQ(reads, 5);
+  EXPECT_EQ(other[1].eigenvalues, weight_spectrum(widerData, 30, 21).eigenvalues);
   fs::remove_all(folder);
 }
 

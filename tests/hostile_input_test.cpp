@@ -281,14 +281,42 @@ TEST_F(Hostile, HugeVocabularyIdsAreRefusedQuickly) {
     write(dir / "tokenizer.json", t.dump());
     expect_refused(dir, "must be a token id");
   }
-  // An added token beyond the model's embedding table.
+}
+
+TEST_F(Hostile, TokenIdsBeyondTheEmbeddingAreRefusedWhereTheyAreUsed) {
+  // As in real folders, an added token past the embedding table that no text
+  // uses loads: Hugging Face lists unused added tokens beyond vocab_size.
   const fs::path dir = copy("added-beyond-vocab");
   json t = read_json(dir / "tokenizer.json");
-  t["added_tokens"][0]["id"] = 5000;
+  const int vocab = read_json(dir / "config.json")["vocab_size"].get<int>();
+  t["added_tokens"].push_back({{"id", vocab + 40},
+                               {"content", "<|unused|>"},
+                               {"single_word", false},
+                               {"lstrip", false},
+                               {"rstrip", false},
+                               {"normalized", false},
+                               {"special", true}});
   write(dir / "tokenizer.json", t.dump());
-  const CliRun r = cli(attention_on(dir));
+  const CliRun fine = cli(attention_on(dir));
+  EXPECT_EQ(fine.exit, 0) << fine.err;
+  // A text that encodes to it is refused, naming the token, its id and the table's size.
+  const CliRun used = cli("attention " + quote(dir.string()) +
+                          " --text 'hello <|unused|> world' --layer 0 --head 0 --csv -");
+  EXPECT_EQ(used.exit, 2);
+  EXPECT_NE(used.err.find("\"<|unused|>\""), std::string::npos) << used.err;
+  EXPECT_NE(used.err.find("id " + std::to_string(vocab + 40)), std::string::npos) << used.err;
+  EXPECT_NE(used.err.find("embedding of " + std::to_string(vocab) + " rows"), std::string::npos)
+      << used.err;
+  // An id the post-processor adds to every input is checked at load.
+  const fs::path post = copy("post-processor-beyond-vocab");
+  json p = read_json(post / "tokenizer.json");
+  p["post_processor"]["special_tokens"]["<s>"]["ids"] = {vocab + 3};
+  write(post / "tokenizer.json", p.dump());
+  const CliRun r = cli(attention_on(post));
   EXPECT_EQ(r.exit, 2);
-  EXPECT_NE(r.err.find("beyond config.json's vocab_size"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("the post-processor adds \"<s>\" (id " + std::to_string(vocab + 3) + ")"),
+            std::string::npos)
+      << r.err;
 }
 
 TEST_F(Hostile, ALongWordIsTokenizedInNearLinearTime) {

@@ -336,6 +336,77 @@ TEST_P(EveryArchitecture, OverBudgetLayersAreRecomputedOnDemand) {
   EXPECT_TRUE(std::equal(r.begin(), r.end(), s.begin(), s.end()));
 }
 
+// A copy of `folder` with every floating-point tensor widened to F32: what
+// loading a reduced-precision folder used to build in memory (each value
+// converted once at load), the reference of the stored-dtype path.
+fs::path widened_copy(const fs::path& folder, const fs::path& out) {
+  fs::remove_all(out);
+  fs::create_directories(out);
+  for (const auto& e : fs::directory_iterator(folder)) {
+    if (e.path().extension() != ".safetensors") {
+      fs::copy_file(e.path(), out / e.path().filename());
+      continue;
+    }
+    const SafetensorsFile f = SafetensorsFile::open(e.path());
+    std::vector<TensorData> tensors;
+    for (const auto& [name, t] : f.tensors())
+      tensors.push_back(tensor_from_f32(name, t.shape, tensor_to_f32(t), DType::F32));
+    safetensors_write(out / e.path().filename(), tensors);
+  }
+  return out;
+}
+
+double worst_relative(std::span<const float> a, std::span<const float> b) {
+  EXPECT_EQ(a.size(), b.size());
+  double worst = 0;
+  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i)
+    worst = std::max(worst, std::abs(static_cast<double>(a[i]) - b[i]) /
+                                (1e-6 + std::abs(static_cast<double>(b[i]))));
+  return worst;
+}
+
+TEST_P(EveryArchitecture, ReducedPrecisionWeightsComputeAsTheirFloat32Expansion) {
+  for (const DType dtype : {DType::BF16, DType::F16}) {
+    const std::string tag = dtype == DType::BF16 ? "-stored-bf16" : "-stored-f16";
+    const fs::path reduced = write_fixture(GetParam(), tag, [&](RandomModelSpec& s) {
+      s.dtype = dtype;
+      s.sharded = true;
+    });
+    const fs::path widened = widened_copy(reduced, fixture_root() / (GetParam() + tag + "-as-f32"));
+    const auto small = Model::load(reduced), wide = Model::load(widened);
+    // The weights stay in the file's dtype: half the bytes of float32.
+    EXPECT_LT(small->weightBytes() * 10, wide->weightBytes() * 6) << tag;
+    EXPECT_EQ(small->parameterCount(), wide->parameterCount());
+    const auto ids = sample_ids(9, small->config().vocab_size);
+    const Trace a = small->run(ids), b = wide->run(ids);
+    for (int l = 0; l < a.layers(); ++l) {
+      EXPECT_LT(worst_relative(a.layer(l).attention, b.layer(l).attention), 1e-5) << tag << l;
+      EXPECT_LT(worst_relative(a.layer(l).values, b.layer(l).values), 1e-5) << tag << l;
+      EXPECT_LT(worst_relative(a.residual(l + 1), b.residual(l + 1)), 1e-5) << tag << l;
+    }
+    EXPECT_LT(worst_relative(a.logits(), b.logits()), 1e-5) << tag;
+    // The batched pass, a pass resumed at layer 1 and the head ablations as well.
+    const std::vector<Trace> batch = small->runBatch({ids, ids});
+    EXPECT_LT(worst_relative(batch[1].layer(0).attention, b.layer(0).attention), 1e-5) << tag;
+    const Trace resumed = small->runFrom(a, 1);
+    EXPECT_LT(worst_relative(resumed.logits(), b.logits()), 1e-5) << tag;
+    const auto ablatedSmall = small->headAblationLogits(a, 0), ablatedWide = wide->headAblationLogits(b, 0);
+    ASSERT_EQ(ablatedSmall.size(), ablatedWide.size());
+    for (std::size_t h = 0; h < ablatedSmall.size(); ++h)
+      EXPECT_LT(worst_relative(ablatedSmall[h], ablatedWide[h]), 1e-5) << tag << h;
+    // One matrix at a time, widened, equals the float32 folder's view of it.
+    for (const WeightMatrix& shape : small->weightMatrices(false)) {
+      const WeightMatrix m = small->weightMatrix(shape.layer, shape.name);
+      const WeightMatrix f = wide->weightMatrix(shape.layer, shape.name);
+      EXPECT_FALSE(m.converted.empty());
+      EXPECT_TRUE(std::equal(m.values.begin(), m.values.end(), f.values.begin(), f.values.end()))
+          << shape.layer << shape.name;
+    }
+  }
+  EXPECT_THROW(Model::load(write_fixture(GetParam()))->weightMatrix(99, "q"), ModelRunError);
+  EXPECT_THROW(Model::load(write_fixture(GetParam()))->weightMatrix(0, "nope"), ModelRunError);
+}
+
 INSTANTIATE_TEST_SUITE_P(Models, EveryArchitecture,
                          ::testing::Values("gpt2", "llama", "mistral", "qwen2", "gemma", "gemma2",
                                            "phi", "gpt_neox", "bert", "roberta", "xlm-roberta"),
@@ -367,7 +438,7 @@ TEST(ModelVariants, PrefixedShardedAndHalfPrecisionFoldersAgree) {
     EXPECT_LT(worst, 0.05) << reduced;
   }
   // Weight matrices are views of the model's float tensors (reduced-precision
-  // folders are widened at load), valid after the list is built and moved.
+  // ones are widened copies), valid after the list is built and moved.
   const auto plainModel = Model::load(plain), halfModel = Model::load(half);
   const std::vector<WeightMatrix> wf = plainModel->weightMatrices(),
                                   wh = halfModel->weightMatrices();

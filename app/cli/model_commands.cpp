@@ -29,6 +29,7 @@
 #include "models/loaded_model.h"
 #include "models/model_folder.h"
 #include "models/model_writer.h"
+#include "models/real_model_shapes.h"
 #include "models/cpu_runtime.h"
 #include "models/runtime_info.h"
 #include "models/safetensors.h"
@@ -395,6 +396,16 @@ const char* kRandomModelHelp =
     "usage: sinkscope-cli random-model TYPE DIR [--layers N] [--heads N] [--positions N]\n"
     "                                   [--hidden D] [--intermediate I] [--vocab V]\n"
     "                                   [--weight-std X] [--seed S] [--no-tokenizer]\n"
+    "       sinkscope-cli random-model --like NAME DIR [--layers N] [--dtype BF16|F16|F32]\n"
+    "                                   [--seed S]\n"
+    "       sinkscope-cli random-model --like      (lists the names)\n"
+    "\n"
+    "--like NAME writes a folder of a real model's shape with random weights: its published\n"
+    "config.json verbatim, the weights in BF16 (or --dtype) sharded and indexed as its\n"
+    "repository is (model-00001-of-00004.safetensors + model.safetensors.index.json), and\n"
+    "the small tokenizer (embedding rows beyond its ids stay unused). Written a block at a\n"
+    "time: a 7B folder (15 GB) needs disk, not memory. --layers N keeps the real per-layer\n"
+    "shapes with fewer layers (num_hidden_layers then says N).\n"
     "\n"
     "Writes a tiny random-weight model folder of model_type TYPE in the exact Hugging Face\n"
     "layout (config.json, model.safetensors, and a small byte-level tokenizer.json): a\n"
@@ -404,14 +415,87 @@ const char* kRandomModelHelp =
     "shapes: tests/benchmarks/pipeline_compare.py writes GPT-2 small's (12 x 12, 768, 3072,\n"
     "50257, 0.02); the tokenizer stays the small one.\n";
 
+namespace {
+
+std::string real_model_names() {
+  std::string names;
+  for (const auto& s : sinkscope::models::real_model_shapes())
+    names += (names.empty() ? "" : ", ") + s.name;
+  return names;
+}
+
+// random-model --like NAME DIR: a real model's shape.
+int random_model_like(const Args& args) {
+  namespace m = sinkscope::models;
+  const std::string& name = args.options.at("like");
+  if (name.empty()) {
+    for (const auto& s : m::real_model_shapes())
+      std::cout << s.name << "\t" << s.repository << "\t"
+                << (s.shards == 1 ? std::string("model.safetensors")
+                                  : std::to_string(s.shards) + " shards")
+                << "\n";
+    return kOk;
+  }
+  const m::RealModelShape* shape = m::real_model_shape(name);
+  if (!shape)
+    throw UsageError("option --like: no model shape \"" + name + "\" (one of " +
+                     real_model_names() + ")");
+  if (args.positional.size() != 1) throw UsageError("random-model --like NAME: give DIR");
+  for (const char* other : {"heads", "positions", "hidden", "intermediate", "vocab", "weight-std",
+                            "no-tokenizer"})
+    if (args.options.count(other))
+      throw UsageError(std::string("option --") + other + ": not with --like (the shape is the real one)");
+  const std::filesystem::path dir = args.positional[0];
+  if (std::filesystem::exists(dir))
+    throw UsageError("random-model: " + dir.string() + " already exists");
+  m::DType dtype = m::DType::BF16;
+  if (args.options.count("dtype")) {
+    const auto d = m::dtype_parse(args.options.at("dtype"));
+    if (!d || (*d != m::DType::F16 && *d != m::DType::BF16 && *d != m::DType::F32))
+      throw UsageError("option --dtype: use BF16, F16 or F32");
+    dtype = *d;
+  }
+  const int layers =
+      args.options.count("layers") ? parse_int("layers", args.options.at("layers"), 1, 256) : 0;
+  const auto seed = args.options.count("seed")
+                        ? static_cast<std::uint64_t>(parse_int("seed", args.options.at("seed"), 0, 1 << 30))
+                        : std::uint64_t{1};
+  // Written beside DIR, then renamed: a cancelled write leaves no half folder.
+  const std::filesystem::path temp = dir.string() + ".partial";
+  std::filesystem::remove_all(temp);
+  try {
+    m::model_folder_write_random(temp, m::real_model_spec(*shape, dtype, layers, seed));
+  } catch (...) {
+    std::error_code ignored;
+    std::filesystem::remove_all(temp, ignored);
+    throw;
+  }
+  std::filesystem::rename(temp, dir);
+  std::cout << dir.string() << "\n";
+  return kOk;
+}
+
+}  // namespace
+
 int command_random_model(int argc, char** argv) {
   namespace m = sinkscope::models;
-  const auto parsed = parse_command(argc, argv, {"help", "no-tokenizer"},
+  // A bare --like lists the names.
+  std::vector<char*> given(argv, argv + argc);
+  std::vector<std::string> storage;
+  for (std::size_t i = 0; i < given.size(); ++i)
+    if (std::string(given[i]) == "--like" &&
+        (i + 1 == given.size() || std::string(given[i + 1]).rfind("--", 0) == 0)) {
+      storage.push_back("--like=");
+      given[i] = storage.back().data();
+    }
+  const auto parsed = parse_command(static_cast<int>(given.size()), given.data(), {"help", "no-tokenizer"},
                                     {"layers", "heads", "positions", "seed", "hidden",
-                                     "intermediate", "vocab", "weight-std"},
+                                     "intermediate", "vocab", "weight-std", "like", "dtype"},
                                     kRandomModelHelp);
   if (!parsed) return kOk;  // --help was printed
   const Args& args = *parsed;
+  if (args.options.count("like")) return random_model_like(args);
+  if (args.options.count("dtype")) throw UsageError("option --dtype: only with --like");
   if (args.positional.size() != 2) throw UsageError("random-model: give TYPE and DIR");
   const std::string& type = args.positional[0];
   const auto& supported = m::model_types_supported();

@@ -1,7 +1,9 @@
 #pragma once
 // Internal to models/: the weights of a loaded model as ATen tensors, with
-// every family's names mapped onto one layout. F32 tensors alias the memory
-// map (zero-copy); F16/BF16 are converted to float32 once.
+// every family's names mapped onto one layout. F32, F16 and BF16 tensors
+// alias the memory map in their stored dtype (zero-copy); the forward pass
+// widens each to float32 right before use (weight_f32), so nothing is expanded
+// for the whole model. Trainable loads own float32 copies.
 #include <ATen/ATen.h>
 
 #include <filesystem>
@@ -41,8 +43,16 @@ struct ModelWeights {
   // above may be views of these). What a checkpoint writes back.
   std::vector<std::pair<std::string, at::Tensor>> named;
   std::size_t parameter_count = 0;
-  std::size_t float_bytes = 0;
+  // Bytes the weights occupy: stored bytes where mapped, float32 where copied.
+  std::size_t resident_bytes = 0;
 };
+
+// `w` as float32: itself when it is float32 (or undefined), else a widened
+// copy (exact for F16 and BF16). Every use of a weight in a computation goes
+// through this, so reduced-precision weights compute as float32 ones do.
+inline at::Tensor weight_f32(const at::Tensor& w) {
+  return (!w.defined() || w.scalar_type() == at::kFloat) ? w : w.to(at::kFloat);
+}
 
 // trainable: every tensor an owned copy that requires gradients.
 // `progress` (optional) gets the fraction of the weight bytes read; false stops

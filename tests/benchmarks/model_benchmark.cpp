@@ -6,6 +6,7 @@
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "models/cpu_runtime.h"
@@ -92,6 +93,33 @@ void BM_PeakMemoryBudget256MB(benchmark::State& state) {
   getrusage(RUSAGE_SELF, &usage);
   state.counters["peak_rss_MiB"] = static_cast<double>(usage.ru_maxrss) / 1024.0;
 }
+
+// A plain forward pass (logits at every position, as a Hugging Face forward
+// returns them) of the folder $SINKSCOPE_BENCH_MODEL, e.g. one written by
+// `sinkscope-cli random-model --like llama-3.2-3b DIR`; registered only when
+// that variable is set (tests/benchmarks/real_forward_compare.py sets it).
+void BM_ForwardFolder(benchmark::State& state) {
+  static const auto m = Model::load(std::getenv("SINKSCOPE_BENCH_MODEL"));
+  std::vector<int> input(static_cast<std::size_t>(state.range(0)));
+  for (std::size_t i = 0; i < input.size(); ++i)
+    input[i] = static_cast<int>((i * 7919 + 13) % 250);  // ids every shape's tokenizer has
+  RunOptions plain;
+  plain.capture = false;
+  for (auto _ : state) benchmark::DoNotOptimize(m->run(input, plain));
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  state.counters["peak_rss_MiB"] = static_cast<double>(usage.ru_maxrss) / 1024.0;
+}
+
+const bool folderBenchmark = [] {
+  if (std::getenv("SINKSCOPE_BENCH_MODEL"))
+    benchmark::RegisterBenchmark("BM_ForwardFolder", BM_ForwardFolder)
+        ->Arg(128)
+        ->Arg(512)
+        ->Unit(benchmark::kMillisecond)
+        ->Iterations(3);
+  return true;
+}();
 
 }  // namespace
 
