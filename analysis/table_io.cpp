@@ -38,6 +38,24 @@ std::string one_line(std::string s) {
 }
 }  // namespace
 
+namespace {
+
+void append_csv_row(std::string& out, const std::vector<std::string>& fields) {
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    if (i) out += ',';
+    out += csv_field(fields[i]);
+  }
+  out += '\n';
+}
+
+}  // namespace
+
+void csv_flush_rows(CsvTable& table) {
+  for (const auto& row : table.rows) append_csv_row(table.renderedRows, row);
+  table.rows.clear();
+  table.rows.shrink_to_fit();
+}
+
 std::string csv_render(const CsvTable& table) {
   std::string out;
   for (const auto& [key, value] : table.comments) {
@@ -47,15 +65,9 @@ std::string csv_render(const CsvTable& table) {
     out += one_line(value);
     out += '\n';
   }
-  auto append_row = [&out](const std::vector<std::string>& fields) {
-    for (std::size_t i = 0; i < fields.size(); ++i) {
-      if (i) out += ',';
-      out += csv_field(fields[i]);
-    }
-    out += '\n';
-  };
-  append_row(table.columns);
-  for (const auto& row : table.rows) append_row(row);
+  append_csv_row(out, table.columns);
+  out += table.renderedRows;
+  for (const auto& row : table.rows) append_csv_row(out, row);
   return out;
 }
 

@@ -13,7 +13,13 @@ struct CsvTable {
   std::vector<std::pair<std::string, std::string>> comments;  // "# key: value" lines
   std::vector<std::string> columns;
   std::vector<std::vector<std::string>> rows;
+  // Rows already rendered as CSV lines (csv_flush_rows), written before `rows`:
+  // a table of millions of rows kept as text takes a tenth of the memory.
+  std::string renderedRows;
 };
+
+// Moves `rows` into `renderedRows` (the same lines csv_render would write).
+void csv_flush_rows(CsvTable& table);
 
 // Full float precision: enough digits to read back the same double.
 std::string csv_number(double value);

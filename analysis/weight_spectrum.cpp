@@ -1,5 +1,6 @@
 #include "analysis/weight_spectrum.h"
 
+#include <cblas.h>
 #include <lapacke.h>
 #include <xxhash.h>
 
@@ -44,16 +45,16 @@ WeightSpectrum weight_spectrum(std::span<const float> w, int rows, int cols) {
       w.size() != static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols))
     throw std::invalid_argument("weight_spectrum: weights must be rows x cols");
   values_require_finite(w, "weight_spectrum");
-  // Row-major rows x cols; the Gram matrix is taken over the longer side so
-  // that it is n x n with n = min(rows, cols).
-  const Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> W(
-      w.data(), rows, cols);
+  // Row-major rows x cols is column-major Wc = W^T (cols x rows, leading
+  // dimension cols). The Gram matrix is taken over the longer side so that it
+  // is n x n with n = min(rows, cols): W^T W = Wc Wc^T, or W W^T = Wc^T Wc.
+  // BLAS's ssyrk (OpenBLAS's kernels for this CPU) writes its lower triangle,
+  // at several times the rate of a generic product: at real model sizes
+  // (8192 x 3072 MLP matrices) this is most of the spectra's time.
   const int m = std::max(rows, cols), n = std::min(rows, cols);
-  Eigen::MatrixXf gram(n, n);
-  if (rows >= cols)
-    gram.triangularView<Eigen::Lower>() = W.transpose() * W;
-  else
-    gram.triangularView<Eigen::Lower>() = W * W.transpose();
+  std::vector<float> gram(static_cast<std::size_t>(n) * static_cast<std::size_t>(n), 0.0f);
+  cblas_ssyrk(CblasColMajor, CblasLower, rows >= cols ? CblasNoTrans : CblasTrans, n, m, 1.0f,
+              w.data(), cols, 0.0f, gram.data(), n);
   std::vector<float> eig(static_cast<std::size_t>(n));
   // Column-major lower triangle = what LAPACK reads as 'L'.
   const lapack_int info =
@@ -113,7 +114,7 @@ class MatricesHash {
     XXH3_128bits_reset(state_);
     // The format's version and the routine are part of the key: a change in
     // how spectra are computed must not reuse old files.
-    const std::string algorithm = std::string(kMagic) + " ssyevd-float";
+    const std::string algorithm = std::string(kMagic) + " ssyrk-ssyevd-float";
     XXH3_128bits_update(state_, algorithm.data(), algorithm.size());
     if (stamp) {
       const std::string tag = "\nstamp\n" + *stamp;

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <nlohmann/json.hpp>
 
@@ -452,6 +453,7 @@ std::vector<fs::path> analyze_files_write(Tables& t, const std::vector<std::pair
     if (!table) continue;  // not asked for
     table->comments = header;
     contents.emplace_back(dir / name, analysis::csv_render(*table));
+    table->renderedRows = std::string();  // one copy of the text at a time
     written.push_back(dir / name);
   }
   if (!jsonFile.empty()) {
@@ -614,9 +616,13 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
       models::loaded_model_run(loaded, text, models::RunOptions::attention_only());
   const bool intervened = !p.intervention.empty();
   const bool firstIsSpecial = !run.encoding.special.empty() && run.encoding.special.front();
-  const models::Trace trace = intervened ? models::intervention_run(*loaded.model, run.trace,
-                                                                    p.intervention, firstIsSpecial)
-                                         : run.trace;
+  // The plain run is analysed where it lies: a copy would hold every layer's
+  // capture twice (1.2 GB for a 3B model at 512 tokens).
+  std::optional<models::Trace> intervenedTrace;
+  if (intervened)
+    intervenedTrace = models::intervention_run(*loaded.model, run.trace, p.intervention,
+                                               firstIsSpecial);
+  const models::Trace& trace = intervened ? *intervenedTrace : run.trace;
   std::vector<std::string> tokens = run.encoding.display;
   if (p.intervention.dropFirstToken) tokens.erase(tokens.begin());
   const int T = trace.tokens();
@@ -692,6 +698,13 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
     }
     t.layerSummary.rows.push_back(summary_row(std::to_string(l), layerHeads));
     all["layers"].push_back(layerJson);
+    // The per-key and per-N tables grow with heads x T rows: kept as CSV text
+    // from layer to layer (a 3B model at 512 tokens: 0.4 GB of text instead of
+    // about 4 GB of row vectors), unless --json needs the rows.
+    if (jsonFile.empty())
+      for (analysis::CsvTable* big : {&t.sinks, &t.persistence, &t.betti, &t.eigenvalues,
+                                      &t.valueSpaceCurve})
+        analysis::csv_flush_rows(*big);
   }
 
   append_sign_flip_and_effectiveness(t, p, trace.layers(), layerGraphs, headGraphs);

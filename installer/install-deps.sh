@@ -15,8 +15,9 @@ PACKAGES=(
   libeigen3-dev libboost-graph-dev nlohmann-json3-dev libpcre2-dev libicu-dev
   # NPZ exports (CRC-32 of the zip members); SHA-256 of model files in headers
   zlib1g-dev libssl-dev
-  # weight spectra: LAPACK eigenvalues (OpenBLAS's at run time), xxHash cache keys
-  liblapacke-dev libxxhash-dev
+  # weight spectra: BLAS Gram matrices and LAPACK eigenvalues (OpenBLAS's at run
+  # time), xxHash cache keys
+  libblas-dev liblapacke-dev libxxhash-dev
   # the training corpus (WordNet glosses and examples)
   wordnet-base
   # tests and benchmarks; numpy reads our NPZ files in the export tests
