@@ -48,15 +48,8 @@ void append_csv_row(std::string& out, const std::vector<std::string>& fields) {
   out += '\n';
 }
 
-}  // namespace
-
-void csv_flush_rows(CsvTable& table) {
-  for (const auto& row : table.rows) append_csv_row(table.renderedRows, row);
-  table.rows.clear();
-  table.rows.shrink_to_fit();
-}
-
-std::string csv_render(const CsvTable& table) {
+// The comment lines and the column names.
+std::string csv_head(const CsvTable& table) {
   std::string out;
   for (const auto& [key, value] : table.comments) {
     out += "# ";
@@ -66,10 +59,33 @@ std::string csv_render(const CsvTable& table) {
     out += '\n';
   }
   append_csv_row(out, table.columns);
+  return out;
+}
+
+}  // namespace
+
+void csv_flush_rows(CsvTable& table) {
+  for (const auto& row : table.rows) append_csv_row(table.renderedRows, row);
+  table.rows.clear();
+  table.rows.shrink_to_fit();
+}
+
+std::string csv_render(const CsvTable& table) {
+  std::string out = csv_head(table);
   out += table.renderedRows;
   for (const auto& row : table.rows) append_csv_row(out, row);
   return out;
 }
+
+std::string csv_render_taking(CsvTable& table) {
+  csv_flush_rows(table);
+  std::string out = std::move(table.renderedRows);
+  table.renderedRows = std::string();
+  out.insert(0, csv_head(table));
+  return out;
+}
+
+
 
 CsvTable csv_parse(const std::string& text) {
   CsvTable table;

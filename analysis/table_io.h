@@ -21,6 +21,10 @@ struct CsvTable {
 // Moves `rows` into `renderedRows` (the same lines csv_render would write).
 void csv_flush_rows(CsvTable& table);
 
+// csv_render's text, taking the table's rendered rows instead of copying
+// them (the table is left without rows): a table of gigabytes is held once.
+std::string csv_render_taking(CsvTable& table);
+
 // Full float precision: enough digits to read back the same double.
 std::string csv_number(double value);
 // The same, but an undefined or not-applicable value (NaN) as an empty field

@@ -452,8 +452,9 @@ std::vector<fs::path> analyze_files_write(Tables& t, const std::vector<std::pair
   for (const auto& [name, table] : files) {
     if (!table) continue;  // not asked for
     table->comments = header;
-    contents.emplace_back(dir / name, analysis::csv_render(*table));
-    table->renderedRows = std::string();  // one copy of the text at a time
+    // Taken, not copied, unless --json still reads the rows.
+    contents.emplace_back(dir / name, jsonFile.empty() ? analysis::csv_render_taking(*table)
+                                                       : analysis::csv_render(*table));
     written.push_back(dir / name);
   }
   if (!jsonFile.empty()) {

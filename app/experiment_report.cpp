@@ -98,6 +98,16 @@ std::vector<fs::path> experiment_write(const models::LoadedModel& loaded, const 
     summary.rows.push_back({std::to_string(r.tokens.size()), num(with / n), num(without / n),
                             num((without - with) / n)});
     auto& a = table("bos_attention.csv", {"run", "layer", "head", "query", "key", "weight"});
+    // One row per visible pair of every head of both runs: gigabytes of text
+    // for a real model. Reserved once (pages never written stay unmapped), so
+    // the text is never copied as it grows, and kept as text head by head.
+    std::size_t pairs = 0;
+    for (const m::Trace* trace : {&r.with, &r.without}) {
+      const auto n = static_cast<std::size_t>(trace->tokens());
+      pairs += static_cast<std::size_t>(trace->layers()) * static_cast<std::size_t>(trace->heads()) *
+               (trace->causal() ? n * (n + 1) / 2 : n * n);
+    }
+    a.renderedRows.reserve(pairs * 64);
     for (const auto& [name, trace, offset] :
          {std::tuple<const char*, const m::Trace*, int>{"with_first", &r.with, 0},
           std::tuple<const char*, const m::Trace*, int>{"without_first", &r.without, 1}})
@@ -111,6 +121,7 @@ std::vector<fs::path> experiment_write(const models::LoadedModel& loaded, const 
                 a.rows.push_back({name, std::to_string(l), std::to_string(h),
                                   std::to_string(i + offset), std::to_string(j + offset),
                                   num(A.at(i, j))});
+          analysis::csv_flush_rows(a);
         }
       }
     header.emplace_back("positions", "query and key are positions in the original input");
@@ -191,7 +202,7 @@ std::vector<fs::path> experiment_write(const models::LoadedModel& loaded, const 
   std::vector<std::pair<fs::path, std::string>> contents;
   for (auto& [name, t] : files) {
     t.comments = header;
-    contents.emplace_back(dir / name, analysis::csv_render(t));
+    contents.emplace_back(dir / name, analysis::csv_render_taking(t));
     written.push_back(dir / name);
   }
   analysis::files_write_atomic(contents, force);  // all of them or none

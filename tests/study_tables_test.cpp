@@ -40,6 +40,27 @@ TEST(CsvParse, IsTheInverseOfCsvRender) {
   EXPECT_EQ(csv_parse("a,b\r\n1,2\r\n").rows, (std::vector<std::vector<std::string>>{{"1", "2"}}));
 }
 
+TEST(CsvRender, RowsKeptAsTextRenderTheSameLines) {
+  CsvTable t;
+  t.comments = {{"tool", "sinkscope"}};
+  t.columns = {"token", "value"};
+  t.rows = {{"with, comma", "1"}, {"two\nlines", "2"}, {"plain", "3"}};
+  const std::string whole = sinkscope::analysis::csv_render(t);
+  // Rows flushed as text in two steps, then more rows: the same file.
+  CsvTable flushed = t;
+  flushed.rows = {t.rows[0]};
+  sinkscope::analysis::csv_flush_rows(flushed);
+  EXPECT_TRUE(flushed.rows.empty());
+  flushed.rows = {t.rows[1]};
+  sinkscope::analysis::csv_flush_rows(flushed);
+  flushed.rows = {t.rows[2]};
+  EXPECT_EQ(sinkscope::analysis::csv_render(flushed), whole);
+  EXPECT_EQ(sinkscope::analysis::csv_render_taking(flushed), whole);
+  EXPECT_TRUE(flushed.rows.empty());
+  EXPECT_TRUE(flushed.renderedRows.empty());
+  EXPECT_EQ(csv_parse(whole).rows, t.rows);
+}
+
 TEST(CsvParse, MalformedTablesNameTheLine) {
   auto message = [](const std::string& text) {
     try {
