@@ -129,6 +129,14 @@ TEST(RealShapes, Gpt2SmallIsWrittenWithItsConfigVerbatimInBf16) {
   EXPECT_EQ(bad.exit, 2);
   EXPECT_NE(bad.out.find("qwen2.5-7b"), std::string::npos) << bad.out;
   EXPECT_EQ(cli("random-model --like gpt2 " + q(scratch("x")) + " --hidden 64").exit, 2);
+  // A leftover DIR.partial is never removed on the user's behalf.
+  const fs::path other = scratch("gpt2-other");
+  fs::create_directories(other.string() + ".partial");
+  const CliRun leftover = cli("random-model --like gpt2 " + q(other) + " --layers 1");
+  EXPECT_EQ(leftover.exit, 2);
+  EXPECT_NE(leftover.out.find(".partial exists"), std::string::npos) << leftover.out;
+  EXPECT_TRUE(fs::exists(other.string() + ".partial"));
+  fs::remove_all(other.string() + ".partial");
   fs::remove_all(dir);
 }
 

@@ -462,7 +462,10 @@ int random_model_like(const Args& args) {
                         : std::uint64_t{1};
   // Written beside DIR, then renamed: a cancelled write leaves no half folder.
   const std::filesystem::path temp = dir.string() + ".partial";
-  std::filesystem::remove_all(temp);
+  std::error_code ec;
+  if (std::filesystem::exists(std::filesystem::symlink_status(temp, ec)))
+    throw UsageError("random-model: " + temp.string() +
+                     " exists (a write that was stopped?); remove it first");
   try {
     m::model_folder_write_random(temp, m::real_model_spec(*shape, dtype, layers, seed));
   } catch (...) {
