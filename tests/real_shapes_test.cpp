@@ -5,6 +5,9 @@
 #include <sys/resource.h>
 
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "models/model.h"
@@ -92,11 +95,8 @@ TEST(RealShapes, TheTableHoldsThePapersModelsWithTheirPublishedShapes) {
     EXPECT_TRUE(spec.streamed);
     EXPECT_EQ(spec.layers, 3);
     EXPECT_EQ(spec.vocab, e.vocab);
-    EXPECT_EQ(json::parse(spec.exact_config).value(e.layers == 12 && std::string(e.name) == "gpt2"
-                                                       ? "n_layer"
-                                                       : "num_hidden_layers",
-                                                   0),
-              3);
+    const char* layerKey = std::string(e.name) == "gpt2" ? "n_layer" : "num_hidden_layers";
+    EXPECT_EQ(json::parse(spec.exact_config).value(layerKey, 0), 3);
     fs::remove_all(dir);
   }
 }
@@ -129,6 +129,9 @@ TEST(RealShapes, Gpt2SmallIsWrittenWithItsConfigVerbatimInBf16) {
   EXPECT_EQ(bad.exit, 2);
   EXPECT_NE(bad.out.find("qwen2.5-7b"), std::string::npos) << bad.out;
   EXPECT_EQ(cli("random-model --like gpt2 " + q(scratch("x")) + " --hidden 64").exit, 2);
+  const CliRun dtype = cli("random-model --like gpt2 " + q(scratch("x")) + " --dtype F64");
+  EXPECT_EQ(dtype.exit, 2);
+  EXPECT_NE(dtype.out.find("option --dtype: use F16, BF16 or F32"), std::string::npos) << dtype.out;
   // A leftover DIR.partial is never removed on the user's behalf.
   const fs::path other = scratch("gpt2-other");
   fs::create_directories(other.string() + ".partial");

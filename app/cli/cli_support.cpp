@@ -109,6 +109,14 @@ int parse_int(const std::string& option, const std::string& text, int lo, int hi
   return static_cast<int>(v);
 }
 
+sinkscope::models::DType parse_weight_dtype(const std::string& option, const std::string& text) {
+  namespace m = sinkscope::models;
+  const auto d = m::dtype_parse(text);
+  if (!d || (*d != m::DType::F16 && *d != m::DType::BF16 && *d != m::DType::F32))
+    throw UsageError("option --" + option + ": use F16, BF16 or F32");
+  return *d;
+}
+
 // A seed: an integer from 0 to INT_MAX.
 unsigned long long parse_seed(const std::string& option, const std::string& text) {
   return static_cast<unsigned long long>(

@@ -13,6 +13,7 @@
 
 #include "models/loaded_model.h"
 #include "models/model.h"
+#include "models/safetensors.h"
 
 namespace sinkscope::cli {
 
@@ -37,6 +38,8 @@ double parse_real(const std::string& option, const std::string& text, double lo,
 std::optional<Args> parse_command(int argc, char** argv, const std::vector<std::string>& flags,
                                   const std::vector<std::string>& valued, const char* help);
 int parse_int(const std::string& option, const std::string& text, int lo, int hi);
+// A weight dtype a folder may be written in: F16, BF16 or F32.
+sinkscope::models::DType parse_weight_dtype(const std::string& option, const std::string& text);
 // A seed: an integer from 0 to INT_MAX.
 unsigned long long parse_seed(const std::string& option, const std::string& text);
 // "L:H,L:H" as (layer, head) pairs.

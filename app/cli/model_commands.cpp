@@ -448,13 +448,9 @@ int random_model_like(const Args& args) {
   const std::filesystem::path dir = args.positional[0];
   if (std::filesystem::exists(dir))
     throw UsageError("random-model: " + dir.string() + " already exists");
-  m::DType dtype = m::DType::BF16;
-  if (args.options.count("dtype")) {
-    const auto d = m::dtype_parse(args.options.at("dtype"));
-    if (!d || (*d != m::DType::F16 && *d != m::DType::BF16 && *d != m::DType::F32))
-      throw UsageError("option --dtype: use BF16, F16 or F32");
-    dtype = *d;
-  }
+  const m::DType dtype = args.options.count("dtype")
+                            ? parse_weight_dtype("dtype", args.options.at("dtype"))
+                            : m::DType::BF16;
   const int layers =
       args.options.count("layers") ? parse_int("layers", args.options.at("layers"), 1, 256) : 0;
   const auto seed = args.options.count("seed")

@@ -133,12 +133,7 @@ int command_train(int argc, char** argv) {
   if (has("checkpoint-every")) o.checkpoint_every = integer("checkpoint-every", 1, 10000000);
   if (has("log-every")) o.log_every = integer("log-every", 1, 10000000);
   if (has("seed")) o.seed = static_cast<std::uint64_t>(integer("seed", 0, 1 << 30));
-  if (has("save-dtype")) {
-    const auto d = m::dtype_parse(text("save-dtype"));
-    if (!d || (*d != m::DType::F16 && *d != m::DType::BF16 && *d != m::DType::F32))
-      throw UsageError("option --save-dtype: use F16, BF16 or F32");
-    o.save_dtype = *d;
-  }
+  if (has("save-dtype")) o.save_dtype = parse_weight_dtype("save-dtype", text("save-dtype"));
   if (has("resume")) o.resume = text("resume");
   const bool tty = isatty(2);
   try {
