@@ -64,6 +64,12 @@ std::string csv_head(const CsvTable& table) {
 
 }  // namespace
 
+std::string csv_render_head(const CsvTable& table) { return csv_head(table); }
+
+void csv_append_row(std::string& out, const std::vector<std::string>& fields) {
+  append_csv_row(out, fields);
+}
+
 void csv_flush_rows(CsvTable& table) {
   for (const auto& row : table.rows) append_csv_row(table.renderedRows, row);
   table.rows.clear();
@@ -199,26 +205,6 @@ std::string temp_name(const fs::path& path) {
   return "." + path.filename().string() + ".tmp" + std::to_string(rd());
 }
 
-// Writes `content` to a new temporary file beside `path`; returns its name.
-fs::path write_temp(const fs::path& path, const std::string& content) {
-  const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  const fs::path temp = folder / temp_name(path);
-  std::FILE* f = std::fopen(temp.c_str(), "wbx");
-  if (!f) throw std::runtime_error(path.string() + ": cannot write (" + std::strerror(errno) + ")");
-  const bool written = std::fwrite(content.data(), 1, content.size(), f) == content.size();
-  const int writeErrno = errno;
-  const bool flushed = std::fflush(f) == 0;
-  const int flushErrno = errno;
-  const bool closed = std::fclose(f) == 0;
-  if (!written || !flushed || !closed) {
-    std::error_code ignored;
-    fs::remove(temp, ignored);
-    throw std::runtime_error(path.string() + ": write failed (" +
-                             std::strerror(!written ? writeErrno : flushErrno) + ")");
-  }
-  return temp;
-}
-
 }  // namespace
 
 void file_write_atomic(const fs::path& path, const std::string& content, bool overwrite) {
@@ -227,50 +213,100 @@ void file_write_atomic(const fs::path& path, const std::string& content, bool ov
 
 void files_write_atomic(const std::vector<std::pair<fs::path, std::string>>& files,
                         bool overwrite) {
-  // 1. Refuse before writing anything: a refused set leaves no trace.
+  // Refused before anything is written: a refused set leaves no trace.
   for (const auto& [path, content] : files) check_replaceable(path, overwrite);
-  // 2. Folders that do not exist yet are made; undone when a write fails.
-  std::vector<fs::path> madeFolders;
-  std::vector<std::pair<fs::path, fs::path>> temps;  // (temporary, target)
-  auto undo = [&] {
-    std::error_code ignored;
-    for (const auto& [temp, target] : temps) fs::remove(temp, ignored);
-    for (auto it = madeFolders.rbegin(); it != madeFolders.rend(); ++it) fs::remove(*it, ignored);
-  };
-  try {
-    for (const auto& [path, content] : files) {
-      const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
-      std::vector<fs::path> missing;
-      for (fs::path f = folder; !f.empty() && !fs::exists(f); f = f.parent_path()) {
-        missing.push_back(f);
-        if (f == f.parent_path()) break;
-      }
-      for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
-        std::error_code ec;
-        if (!fs::create_directory(*it, ec) && ec)
-          throw std::runtime_error(path.string() + ": folder " + it->string() +
-                                   " cannot be made (" + ec.message() + ")");
-        madeFolders.push_back(*it);
-      }
-      if (!fs::is_directory(folder))
-        throw std::runtime_error(path.string() + ": " + folder.string() + " is not a folder");
-      // 3. Every file to a temporary sibling; a full disk fails here, before any rename.
-      temps.emplace_back(write_temp(path, content), path);
-    }
-  } catch (...) {
-    undo();
-    throw;
+  AtomicFileSet set(overwrite);
+  for (const auto& [path, content] : files) set.append(set.open(path), content);
+  set.commit();
+}
+
+struct AtomicFileSet::Pending {
+  fs::path target;
+  fs::path temp;
+  std::FILE* file = nullptr;
+};
+
+AtomicFileSet::AtomicFileSet(bool overwrite) : overwrite_(overwrite) {}
+
+AtomicFileSet::~AtomicFileSet() {
+  if (!committed_) undo();
+}
+
+void AtomicFileSet::undo() noexcept {
+  std::error_code ignored;
+  for (auto& p : pending_) {
+    if (p.file) std::fclose(p.file);
+    p.file = nullptr;
+    fs::remove(p.temp, ignored);
   }
-  // 4. Renames: atomic each, and nothing left that could run out of space.
-  for (std::size_t i = 0; i < temps.size(); ++i) {
+  for (auto it = madeFolders_.rbegin(); it != madeFolders_.rend(); ++it) fs::remove(*it, ignored);
+  pending_.clear();
+  madeFolders_.clear();
+}
+
+std::size_t AtomicFileSet::open(const fs::path& target) {
+  if (committed_) throw std::logic_error("AtomicFileSet: open after commit");
+  check_replaceable(target, overwrite_);
+  const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::vector<fs::path> missing;
+  for (fs::path f = folder; !f.empty() && !fs::exists(f); f = f.parent_path()) {
+    missing.push_back(f);
+    if (f == f.parent_path()) break;
+  }
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
     std::error_code ec;
-    check_replaceable(temps[i].second, true);  // nothing else appeared meanwhile
-    fs::rename(temps[i].first, temps[i].second, ec);
+    if (!fs::create_directory(*it, ec) && ec)
+      throw std::runtime_error(target.string() + ": folder " + it->string() +
+                               " cannot be made (" + ec.message() + ")");
+    madeFolders_.push_back(*it);
+  }
+  if (!fs::is_directory(folder))
+    throw std::runtime_error(target.string() + ": " + folder.string() + " is not a folder");
+  Pending p{target, folder / temp_name(target), nullptr};
+  p.file = std::fopen(p.temp.c_str(), "wbx");  // never an existing file
+  if (!p.file)
+    throw std::runtime_error(target.string() + ": cannot write (" + std::strerror(errno) + ")");
+  pending_.push_back(std::move(p));
+  return pending_.size() - 1;
+}
+
+void AtomicFileSet::append(std::size_t file, std::string_view text) {
+  if (file >= pending_.size() || !pending_[file].file)
+    throw std::logic_error("AtomicFileSet: append to a file that is not open");
+  Pending& p = pending_[file];
+  if (std::fwrite(text.data(), 1, text.size(), p.file) != text.size())
+    throw std::runtime_error(p.target.string() + ": write failed (" + std::strerror(errno) + ")");
+}
+
+void AtomicFileSet::commit() {
+  if (committed_) throw std::logic_error("AtomicFileSet: committed twice");
+  // Every temporary closed first: a full disk fails here, before any rename.
+  for (auto& p : pending_) {
+    const bool flushed = std::fflush(p.file) == 0;
+    const int flushErrno = errno;
+    const bool closed = std::fclose(p.file) == 0;
+    p.file = nullptr;
+    if (!flushed || !closed)
+      throw std::runtime_error(p.target.string() + ": write failed (" +
+                               std::strerror(flushed ? errno : flushErrno) + ")");
+  }
+  // Renames: atomic each, and nothing left that could run out of space.
+  committed_ = true;
+  for (std::size_t i = 0; i < pending_.size(); ++i) {
+    std::error_code ec;
+    try {
+      check_replaceable(pending_[i].target, true);  // nothing else appeared meanwhile
+    } catch (...) {
+      std::error_code ignored;
+      for (std::size_t k = i; k < pending_.size(); ++k) fs::remove(pending_[k].temp, ignored);
+      throw;
+    }
+    fs::rename(pending_[i].temp, pending_[i].target, ec);
     if (ec) {
       std::error_code ignored;
-      for (std::size_t k = i; k < temps.size(); ++k) fs::remove(temps[k].first, ignored);
-      throw std::runtime_error(temps[i].second.string() + ": cannot replace (" + ec.message() +
-                               ")");
+      for (std::size_t k = i; k < pending_.size(); ++k) fs::remove(pending_[k].temp, ignored);
+      throw std::runtime_error(pending_[i].target.string() + ": cannot replace (" +
+                               ec.message() + ")");
     }
   }
 }

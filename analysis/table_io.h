@@ -4,6 +4,7 @@
 // precision), always written atomically (temporary file, then rename).
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -33,6 +34,11 @@ std::string csv_number_or_empty(double value);
 
 std::string csv_render(const CsvTable& table);
 
+// The comment lines and the column names, as csv_render starts; and rows as it
+// writes them: for a table streamed to its file instead of held whole.
+std::string csv_render_head(const CsvTable& table);
+void csv_append_row(std::string& out, const std::vector<std::string>& fields);
+
 // The inverse of csv_render: "# key: value" lines first, then the header and
 // the rows (quoted fields with "" for a quote, newlines inside quotes). Throws
 // std::invalid_argument naming the line for an unterminated quote, text after
@@ -57,5 +63,33 @@ void output_check_replaceable(const std::filesystem::path& path, bool overwrite)
 // set, no temporary, no folder it made.
 void files_write_atomic(
     const std::vector<std::pair<std::filesystem::path, std::string>>& files, bool overwrite);
+
+// The same set written as it is made, for outputs too big to hold as text:
+// each file is streamed into its temporary sibling and commit() renames them
+// all into place. Destroyed uncommitted (an error, a cancel) it removes every
+// temporary and every folder it made. Throws std::runtime_error naming the
+// file and the problem.
+class AtomicFileSet {
+ public:
+  explicit AtomicFileSet(bool overwrite);
+  ~AtomicFileSet();
+  AtomicFileSet(const AtomicFileSet&) = delete;
+  AtomicFileSet& operator=(const AtomicFileSet&) = delete;
+
+  // Checks that `target` may be written (as output_check_replaceable), makes
+  // its missing folders and opens its temporary; returns the handle append takes.
+  std::size_t open(const std::filesystem::path& target);
+  void append(std::size_t file, std::string_view text);
+  // Closes every temporary (a full disk fails here at the latest), then renames.
+  void commit();
+
+ private:
+  struct Pending;
+  void undo() noexcept;
+  bool overwrite_;
+  bool committed_ = false;
+  std::vector<Pending> pending_;
+  std::vector<std::filesystem::path> madeFolders_;
+};
 
 }  // namespace sinkscope::analysis

@@ -1,5 +1,6 @@
 #include "analysis/taxonomy.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -33,20 +34,26 @@ TaxonomyVotes taxonomy_votes(const AttentionView& a, std::span<const float> valu
     norms[static_cast<std::size_t>(j)] = std::sqrt(s);
   }
   TaxonomyVotes votes;
+  std::vector<double> scores(static_cast<std::size_t>(T));
   for (int i = 1; i < T; ++i) {
-    int winner = 0;
-    double best = -1.0;
     // metrics.md s. 7: over the keys the query sees: 0 <= j <= i in a causal
     // model, every key in an encoder.
     const int last = a.causal ? i : T - 1;
+    double best = -1.0;
     for (int j = 0; j <= last; ++j) {
-      if (!a.visible(i, j)) continue;
-      const double score = a.at(i, j) * norms[static_cast<std::size_t>(j)];
-      if (score > best) {  // strict: ties stay with the lower index
-        best = score;
-        winner = j;
-      }
+      const double score = a.visible(i, j) ? a.at(i, j) * norms[static_cast<std::size_t>(j)] : -1.0;
+      scores[static_cast<std::size_t>(j)] = score;
+      best = std::max(best, score);
     }
+    // Scores equal as real numbers tie, and float rounding must not decide:
+    // the lowest index within the relative tolerance of the best wins.
+    int winner = 0;
+    for (int j = 0; j <= last; ++j)
+      if (scores[static_cast<std::size_t>(j)] >= 0.0 &&
+          scores[static_cast<std::size_t>(j)] >= best - kTieTolerance * best) {
+        winner = j;
+        break;
+      }
     if (winner == 0)
       ++votes.sink;
     else if (winner == i)

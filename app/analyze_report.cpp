@@ -1,5 +1,7 @@
 #include "app/analyze_report.h"
 
+#include "models/cpu_runtime.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -225,7 +227,8 @@ std::vector<std::pair<std::string, std::string>> analyze_header(const models::Lo
        "(undefined), and so is the flip it would decide"},
       {"taxonomy",
        "winner argmax_j A[i][j] ||v_j|| over the keys query i sees (j <= i causal, every key in "
-       "an encoder), ties to the lower index; queries i >= 1"}};
+       "an encoder); scores within a relative 1e-6 of the best tie and go to the lower "
+       "index (metrics.md s. 7); queries i >= 1"}};
   for (const std::string& line : p.intervention.describe())
     header.emplace_back("intervention", line);
   header.insert(header.end(), p.provenance.begin(), p.provenance.end());
@@ -612,6 +615,9 @@ HeadFigures append_value_rows(Tables& t, const HeadRows& at, const analysis::Hea
 std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std::string& text,
                                     const fs::path& dir, const AnalyzeParams& p, bool force,
                                     const fs::path& jsonFile) {
+  // The forward passes on one BLAS thread, as in corpus runs: the numbers are
+  // the same for every --threads and equal those a one-sentence corpus pools.
+  std::optional<models::SingleThreadedBlas> exactProducts(std::in_place);
   // Nothing below reads the logits.
   const models::SentenceTrace run =
       models::loaded_model_run(loaded, text, models::RunOptions::attention_only());
@@ -623,6 +629,7 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
   if (intervened)
     intervenedTrace = models::intervention_run(*loaded.model, run.trace, p.intervention,
                                                firstIsSpecial);
+  exactProducts.reset();
   const models::Trace& trace = intervened ? *intervenedTrace : run.trace;
   std::vector<std::string> tokens = run.encoding.display;
   if (p.intervention.dropFirstToken) tokens.erase(tokens.begin());

@@ -1,5 +1,7 @@
 #include "app/corpus_pool.h"
 
+#include "models/cpu_runtime.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -201,6 +203,9 @@ std::vector<SentenceRecord> corpus_records(const models::LoadedModel& loaded,
   // The functional experiments read the logits; nothing else does.
   const models::RunOptions options =
       p.functional ? models::RunOptions{} : models::RunOptions::attention_only();
+  // Pooled numbers are the same for every --threads (and each sentence's
+  // numbers those of its own run whatever the batch: Model::runBatch).
+  const models::SingleThreadedBlas exactProducts;
   std::vector<SentenceRecord> records;
   for (std::size_t block = first; block < end; block += batch) {
     const std::size_t blockEnd = std::min(end, block + batch);
@@ -645,7 +650,8 @@ std::vector<std::pair<std::string, std::string>> corpus_header(const AnalyzePara
            "distributed"},
           {"taxonomy",
            "winner argmax_j A[i][j] ||v_j|| over the keys query i sees (j <= i causal, every key "
-           "in an encoder), votes pooled over the sentences"},
+           "in an encoder; scores within a relative 1e-6 of the best tie and go to the lower "
+           "index), votes pooled over the sentences"},
           {"layer_profile",
            "per sentence the mean over the layer's heads of sink concentration (%), alpha_0, boost "
            "(alpha_0 / uniform baseline), bars above min_persistence " + num(p.minPersistence) +
@@ -657,7 +663,10 @@ std::vector<std::pair<std::string, std::string>> corpus_header(const AnalyzePara
           {"top_sentences", "per head, the 5 sentences with the highest alpha_0 (ties: earlier)"},
           {"batch", "blocks of " + std::to_string(p.batch) +
                         " consecutive sentences; those of one token count in a block run as one "
-                        "batched forward pass"},
+                        "batched forward pass whose matrix products are each sentence's own, on "
+                        "one BLAS thread: every number is that of the sentence's own run, bit for "
+                        "bit, whatever --batch and --threads (ties then fall as metrics.md says "
+                        "on the same values)"},
           {"functional",
            p.functional
                ? "per sentence: mean KL(P_base || P_removed) over positions with the sinks (same "

@@ -1,5 +1,7 @@
 #include "app/experiment_report.h"
 
+#include "models/cpu_runtime.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -41,6 +43,9 @@ std::vector<fs::path> experiment_write(const models::LoadedModel& loaded, const 
                                        const fs::path& dir, bool force,
                                        const models::ProgressFn& progress) {
   namespace m = models;
+  // On one BLAS thread, as analyze and corpus runs: the same numbers for every
+  // --threads, and those a one-sentence corpus pools.
+  const m::SingleThreadedBlas exactProducts;
   const m::SentenceTrace run = m::loaded_model_run(loaded, text);
   const m::Trace& base = run.trace;
   const m::Model& model = *loaded.model;
@@ -54,6 +59,7 @@ std::vector<fs::path> experiment_write(const models::LoadedModel& loaded, const 
       {"tokens", std::to_string(base.tokens())}};
   header.insert(header.end(), p.provenance.begin(), p.provenance.end());
   std::vector<std::pair<std::string, analysis::CsvTable>> files;
+  analysis::AtomicFileSet streamed(force);  // tables too big to hold, and then the rest
   auto table = [&](const std::string& name,
                    std::vector<std::string> columns) -> analysis::CsvTable& {
     files.emplace_back(name, analysis::CsvTable{});
@@ -97,17 +103,17 @@ std::vector<fs::path> experiment_write(const models::LoadedModel& loaded, const 
                                               "mean_nll_without_first", "mean_delta"});
     summary.rows.push_back({std::to_string(r.tokens.size()), num(with / n), num(without / n),
                             num((without - with) / n)});
-    auto& a = table("bos_attention.csv", {"run", "layer", "head", "query", "key", "weight"});
+    header.emplace_back("positions", "query and key are positions in the original input");
     // One row per visible pair of every head of both runs: gigabytes of text
-    // for a real model. Reserved once (pages never written stay unmapped), so
-    // the text is never copied as it grows, and kept as text head by head.
-    std::size_t pairs = 0;
-    for (const m::Trace* trace : {&r.with, &r.without}) {
-      const auto n = static_cast<std::size_t>(trace->tokens());
-      pairs += static_cast<std::size_t>(trace->layers()) * static_cast<std::size_t>(trace->heads()) *
-               (trace->causal() ? n * (n + 1) / 2 : n * n);
-    }
-    a.renderedRows.reserve(pairs * 64);
+    // for a real model, so streamed into its file head by head, never held.
+    for (const char* name : {"bos_nll.csv", "bos_summary.csv", "bos_attention.csv"})
+      analysis::output_check_replaceable(dir / name, force);
+    analysis::CsvTable head;
+    head.comments = header;
+    head.columns = {"run", "layer", "head", "query", "key", "weight"};
+    const std::size_t attention = streamed.open(dir / "bos_attention.csv");
+    streamed.append(attention, analysis::csv_render_head(head));
+    std::string rows;
     for (const auto& [name, trace, offset] :
          {std::tuple<const char*, const m::Trace*, int>{"with_first", &r.with, 0},
           std::tuple<const char*, const m::Trace*, int>{"without_first", &r.without, 1}})
@@ -115,16 +121,16 @@ std::vector<fs::path> experiment_write(const models::LoadedModel& loaded, const 
         const m::LayerCapture cap = trace->layer(l);
         for (int h = 0; h < cap.heads; ++h) {
           const auto A = cap.attentionOf(h);
+          rows.clear();
           for (int i = 0; i < A.size; ++i)
             for (int j = 0; j < A.size; ++j)
               if (A.visible(i, j))
-                a.rows.push_back({name, std::to_string(l), std::to_string(h),
-                                  std::to_string(i + offset), std::to_string(j + offset),
-                                  num(A.at(i, j))});
-          analysis::csv_flush_rows(a);
+                analysis::csv_append_row(
+                    rows, {name, std::to_string(l), std::to_string(h), std::to_string(i + offset),
+                           std::to_string(j + offset), num(A.at(i, j))});
+          streamed.append(attention, rows);
         }
       }
-    header.emplace_back("positions", "query and key are positions in the original input");
   } else if (kind == "fisher") {
     header.emplace_back("fisher",
                         "E_t ||grad_theta_l log p(x_t | context)||^2 over the input's "
@@ -199,13 +205,13 @@ std::vector<fs::path> experiment_write(const models::LoadedModel& loaded, const 
   }
 
   std::vector<fs::path> written;
-  std::vector<std::pair<fs::path, std::string>> contents;
   for (auto& [name, t] : files) {
     t.comments = header;
-    contents.emplace_back(dir / name, analysis::csv_render_taking(t));
+    streamed.append(streamed.open(dir / name), analysis::csv_render_taking(t));
     written.push_back(dir / name);
   }
-  analysis::files_write_atomic(contents, force);  // all of them or none
+  if (kind == "bos") written.push_back(dir / "bos_attention.csv");
+  streamed.commit();  // all of them or none
   return written;
 }
 

@@ -14,6 +14,7 @@
 #include "app/command_options.h"
 #include "app/gui_support.h"
 #include "models/cpu_runtime.h"
+#include "render/panel_export.h"
 #include "ui/figure_request.h"
 #include "ui/job_runner.h"
 #include "ui/main_window.h"
@@ -38,6 +39,8 @@ struct FigureOptionsLine {
   QCommandLineOption out{QStringLiteral("out"),
                          QStringLiteral("The figure: .pdf, .svg, .png (one view: also .csv)."),
                          QStringLiteral("FILE")};
+  QCommandLineOption force{QStringLiteral("force"),
+                           QStringLiteral("Replace --out when it exists (a regular file only).")};
   QCommandLineOption format{QStringLiteral("format"),
                             QStringLiteral("pdf, svg, png or csv: must match --out's suffix."),
                             QStringLiteral("FORMAT")};
@@ -126,7 +129,7 @@ struct FigureOptionsLine {
                        "(default: the built-in model).\nPanels:") +
         panels);
     parser.addHelpOption();
-    parser.addOptions({session, text, panel, out, format, preset, widthMm, heightMm, dpi, fontPt,
+    parser.addOptions({session, text, panel, out, force, format, preset, widthMm, heightMm, dpi, fontPt,
                        transparent, visibleSpaces, columns, layer, head, query, key, threshold,
                        topN, azimuth, elevation, compareSentence, compareModel, compareLayer,
                        compareHead, comparison, device, threads, timeout});
@@ -171,6 +174,18 @@ ui::FigureRequest figure_request(const QCommandLineParser& parser, const FigureO
     throw BadCommandLine{QStringLiteral("--format %1, but --out names a .%2 file")
                       .arg(parser.value(o.format), suffix)};
   r.options = figure_options(parser, o);
+  r.force = parser.isSet(o.force);
+  // Refused now, not after the model has run: what exists, links, FIFOs,
+  // devices, and a PNG too large to draw.
+  try {
+    render::figure_output_check(r.out, r.force);
+    constexpr double kPointsPerMm = 72.0 / 25.4;
+    if (suffix == QLatin1String("png") && r.options.widthMm > 0)
+      render::figure_check_pixels(r.options.widthMm * kPointsPerMm,
+                                  r.options.heightMm * kPointsPerMm, r.options.dpi);
+  } catch (const std::exception& e) {
+    throw BadCommandLine{QStringLiteral("--out %1: %2").arg(r.out, QString::fromUtf8(e.what()))};
+  }
   r.columns = int_option(parser, o.columns, 0, 26);
   constexpr int kMaxIndex = 1 << 20;
   if (parser.isSet(o.layer)) r.layer = int_option(parser, o.layer, 0, kMaxIndex);

@@ -174,7 +174,12 @@ int figure_set_command(int argc, char** argv) {
       sentencesName = parser.value(sentencesOption).toStdString();
       sentenceCount = sentences.size();
     }
-    std::filesystem::create_directories(out);
+    // Every file drawn first, then written all or none: a refused target, a
+    // full disk or a failed drawing leaves no partial set.
+    std::vector<std::pair<std::filesystem::path, std::string>> files;
+    auto add = [&](const std::filesystem::path& path, const QByteArray& bytes) {
+      files.emplace_back(path, bytes.toStdString());
+    };
     for (const SetFigure& f : figures) {
       analysis::CsvTable table = f.table;
       table.comments.insert(table.comments.begin(),
@@ -184,23 +189,21 @@ int figure_set_command(int argc, char** argv) {
                              {"figure", f.title.empty() ? f.file : f.title}});
       const std::filesystem::path csv = out / (f.file + ".csv");
       analysis::output_check_replaceable(csv, force);
-      analysis::file_write_atomic(csv, analysis::csv_render(table), force);
-      std::printf("%s\n", csv.string().c_str());
+      files.emplace_back(csv, analysis::csv_render(table));
       if (f.curves.empty() && f.title.empty()) continue;  // a table only
       render::LinePlotView view;
       view.resize(640, 480);
       view.setData(plot_data(f));
-      const QString pdf = QString::fromStdString((out / (f.file + ".pdf")).string());
-      render::figure_part_export(*render::figure_part(&view), pdf, options, {}, force);
-      std::printf("%s\n", qPrintable(pdf));
+      const render::FigurePart part = *render::figure_part(&view);
+      add(out / (f.file + ".pdf"), render::figure_part_bytes(part, render::ExportFormat::Pdf, options, {}));
       if (pngDpi > 0) {
         render::FigureOptions png = options;
         png.dpi = pngDpi;
-        const QString file = QString::fromStdString((out / (f.file + ".png")).string());
-        render::figure_part_export(*render::figure_part(&view), file, png, {}, force);
-        std::printf("%s\n", qPrintable(file));
+        add(out / (f.file + ".png"), render::figure_part_bytes(part, render::ExportFormat::Png, png, {}));
       }
     }
+    analysis::files_write_atomic(files, force);
+    for (const auto& [path, bytes] : files) std::printf("%s\n", path.string().c_str());
   } catch (const models::ModelInputError& e) {
     std::fprintf(stderr, "sinkscope figure-set: %s\n", e.what());
     return 2;

@@ -1,5 +1,7 @@
 #include "app/figure_set_data.h"
 
+#include "models/cpu_runtime.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <array>
@@ -122,6 +124,8 @@ std::vector<SetFigure> figure_set(const models::LoadedModel& model,
                                   const FigureSetParams& params,
                                   const std::function<void(std::size_t)>& done) {
   if (sentences.empty()) throw std::invalid_argument("figure set: the sentence file has no sentences");
+  // Every pass on one BLAS thread, as corpus runs: the same numbers for every --threads.
+  const models::SingleThreadedBlas exactProducts;
   const models::ModelConfig& config = model.model->config();
   // The functional figures need token probabilities: a folder with an output head.
   const bool outputHead = !models::loaded_model_run(model, sentences.front()).trace.logits().empty();
@@ -306,6 +310,7 @@ std::vector<SetFigure> figure_set_of_records(const std::vector<SentenceRecord>& 
 SetFigure sparsification_figure(const models::LoadedModel& model,
                                 const std::vector<std::string>& sentences,
                                 const FigureSetParams& params) {
+  const models::SingleThreadedBlas exactProducts;
   {
     // dNLL against the share of heads kept, averaged over the first sentences.
     std::map<std::pair<int, double>, std::pair<double, int>> pooled;  // (ranking, retained) -> sum, n

@@ -56,6 +56,11 @@ struct GuiOptions {
   QCommandLineOption device{QStringLiteral("device"),
                             QStringLiteral("Run models on DEVICE: cpu (default) or cuda."),
                             QStringLiteral("DEVICE"), QStringLiteral("cpu")};
+  QCommandLineOption precision{
+      QStringLiteral("precision"),
+      QStringLiteral("Compute BF16/F16 models in float32 (default) or in their stored dtype "
+                     "as Hugging Face's eager attention does (stored)."),
+      QStringLiteral("PRECISION"), QStringLiteral("float32")};
   QCommandLineOption resetLayout{QStringLiteral("reset-layout"),
                                  QStringLiteral("Start with the default dock layout.")};
   QCommandLineOption show{
@@ -102,7 +107,7 @@ struct GuiOptions {
         QStringLiteral("SinkScope: explore attention sinks in transformer language models."));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addOptions({model, text, screenshot, device, resetLayout, show, study, checkpoints,
+    parser.addOptions({model, text, screenshot, device, precision, resetLayout, show, study, checkpoints,
                        compareSentence, compareModel, compareLayer, compareHead, threads});
     parser.addPositionalArgument(QStringLiteral("session"),
                                  QStringLiteral("A session file (.sinkscope) to open."),
@@ -173,8 +178,17 @@ int main(int argc, char** argv) {
     sinkscope::models::set_cpu_threads(threads);
   }
 
+  const QString precision = parser.value(options.precision);
+  if (precision != QLatin1String("float32") && precision != QLatin1String("stored")) {
+    std::fprintf(stderr, "sinkscope: --precision: \"%s\": use float32 or stored\n",
+                 qPrintable(precision));
+    return 2;
+  }
   sinkscope::ui::MainWindow window;
   window.setDevice(parser.value(options.device));
+  window.setPrecision(precision == QLatin1String("stored")
+                          ? sinkscope::models::ComputePrecision::Stored
+                          : sinkscope::models::ComputePrecision::Float32);
   const QString builtins = builtin_models_dir();
   window.setBuiltinModelsDir(builtins);
   const QString defaultModel = default_model_folder(builtins);

@@ -75,6 +75,30 @@ json hex_doubles(const std::vector<double>& values) {
 
 // A number written by hex_double; NaN only where `allowNan` (a quantity a
 // sentence may lack).
+// A JSON integer from lo to hi. A float (0.5, 1e300) or a string is refused,
+// never truncated or wrapped into an int.
+long long whole(const json& j, long long lo, long long hi, const std::string& where) {
+  const bool fits = j.is_number_integer() &&
+                    (j.is_number_unsigned() ? j.get<unsigned long long>() <= static_cast<unsigned long long>(hi)
+                                            : j.get<long long>() >= lo && j.get<long long>() <= hi);
+  if (!fits)
+    throw StudyError(where + ": expected a whole number from " + std::to_string(lo) + " to " +
+                     std::to_string(hi) + ", found " + j.dump().substr(0, 40));
+  return j.get<long long>();
+}
+
+int whole_int(const json& j, int lo, int hi, const std::string& where) {
+  return static_cast<int>(whole(j, lo, hi, where));
+}
+
+std::vector<int> whole_ints(const json& j, std::size_t most, int hi, const std::string& where) {
+  if (!j.is_array() || j.size() > most)
+    throw StudyError(where + ": expected a list of at most " + std::to_string(most) + " indices");
+  std::vector<int> out;
+  for (const json& x : j) out.push_back(whole_int(x, 0, hi, where));
+  return out;
+}
+
 double parse_hex_double(const json& j, const std::string& where, bool allowNan = false) {
   if (!j.is_string()) throw StudyError(where + ": expected a number written as a string");
   const std::string s = j.get<std::string>();
@@ -124,13 +148,15 @@ models::Intervention intervention_from_json(const json& j, const std::string& wh
     removal.percentile = parse_hex_double(r.at("percentile"), where + ": percentile");
     removal.gamma = parse_hex_double(r.at("gamma"), where + ": gamma");
     removal.beforeSoftmax = r.at("before_softmax").get<bool>();
-    removal.layers = r.at("layers").get<std::vector<int>>();
-    removal.heads = r.at("heads").get<std::vector<int>>();
+    removal.layers = whole_ints(r.at("layers"), 4096, 4095, where + ": layers");
+    removal.heads = whole_ints(r.at("heads"), 4096, 4095, where + ": heads");
     iv.removeSinks.push_back(std::move(removal));
   }
   const json& ablate = j.at("ablate");
   if (!ablate.is_array() || ablate.size() > (1u << 20)) throw StudyError(where + ": ablate");
-  for (const json& pair : ablate) iv.ablateHeads.emplace_back(pair.at(0).get<int>(), pair.at(1).get<int>());
+  for (const json& pair : ablate)
+    iv.ablateHeads.emplace_back(whole_int(pair.at(0), 0, 4095, where + ": ablate"),
+                                whole_int(pair.at(1), 0, 4095, where + ": ablate"));
   if (!j.at("rope_theta").is_null())
     iv.ropeTheta = parse_hex_double(j.at("rope_theta"), where + ": rope_theta");
   iv.ntkScale = parse_hex_double(j.at("ntk_scale"), where + ": ntk_scale");
@@ -229,13 +255,14 @@ StudyFile read_study(const fs::path& dir) {
   try {
     if (!d.is_object() || d.value("format", "") != kFormat)
       throw StudyError(file.string() + ": not a SinkScope study (format)");
-    if (d.at("version").get<int>() != kVersion)
-      throw StudyError(file.string() + ": study format version " +
-                       std::to_string(d.at("version").get<int>()) + ", this tool reads " +
-                       std::to_string(kVersion));
-    s.sentences = d.at("sentences").get<std::size_t>();
-    s.layers = d.at("layers").get<int>();
-    s.heads = d.at("heads").get<int>();
+    const long long version = whole(d.at("version"), 0, 1 << 30, file.string() + ": version");
+    if (version != kVersion)
+      throw StudyError(file.string() + ": study format version " + std::to_string(version) +
+                       ", this tool reads " + std::to_string(kVersion));
+    s.sentences = static_cast<std::size_t>(
+        whole(d.at("sentences"), 0, 1LL << 32, file.string() + ": sentences"));
+    s.layers = whole_int(d.at("layers"), 1, 4096, file.string() + ": layers");
+    s.heads = whole_int(d.at("heads"), 1, 4096, file.string() + ": heads");
     s.encoder = d.at("encoder").get<bool>();
     if (s.layers < 1 || s.layers > 4096 || s.heads < 1 || s.heads > 4096 ||
         s.sentences > (std::size_t{1} << 32))
@@ -250,12 +277,13 @@ StudyFile read_study(const fs::path& dir) {
     s.params.sinkDenominator = p.at("sink_denominator").get<std::string>() == "all"
                                    ? analysis::SinkSetParams::Denominator::AllQueries
                                    : analysis::SinkSetParams::Denominator::VisibleQueries;
-    s.params.topN = p.at("top_n").get<int>();
-    s.params.query = p.at("query").get<int>();
-    s.params.randomSubsets = p.at("random_subsets").get<int>();
+    s.params.topN = whole_int(p.at("top_n"), 1, 100000, file.string() + ": top_n");
+    s.params.query = whole_int(p.at("query"), -1, 1 << 24, file.string() + ": query");
+    s.params.randomSubsets =
+        whole_int(p.at("random_subsets"), 0, 100000, file.string() + ": random_subsets");
     s.params.seed = std::stoull(p.at("seed").get<std::string>());
     s.params.minPersistence = parse_hex_double(p.at("min_persistence"), file.string() + ": min_persistence");
-    s.params.bettiPoints = p.at("betti_points").get<int>();
+    s.params.bettiPoints = whole_int(p.at("betti_points"), 2, 100000, file.string() + ": betti_points");
     s.params.symmetriseByMax = p.at("symmetrise").get<std::string>() == "max";
     const json& thresholds = p.at("thresholds");
     if (!thresholds.is_array() || thresholds.empty() || thresholds.size() > 32)
@@ -263,7 +291,7 @@ StudyFile read_study(const fs::path& dir) {
     s.params.thresholds = parse_hex_doubles(thresholds, thresholds.size(), file.string() + ": thresholds");
     s.params.functional = p.at("functional").get<bool>();
     s.params.curves = p.value("curves", false);
-    s.params.batch = p.at("batch").get<int>();
+    s.params.batch = whole_int(p.at("batch"), 1, 4096, file.string() + ": batch");
     s.params.intervention = intervention_from_json(p.at("interventions"), file.string() + ": interventions");
     if (s.params.topN < 1 || s.params.topN > 100000 || s.params.randomSubsets < 0 ||
         s.params.randomSubsets > 100000 || s.params.bettiPoints < 2 || s.params.bettiPoints > 100000 ||
@@ -341,9 +369,9 @@ SentenceRecord record_from_json(const json& j, const StudyFile& study, const std
   const std::size_t thresholds = study.params.thresholds.size();
   SentenceRecord r;
   try {
-    r.index = j.at("i").get<std::size_t>();
+    r.index = static_cast<std::size_t>(whole(j.at("i"), 0, 1LL << 32, where + ": i"));
     r.text = j.at("text").get<std::string>();
-    r.tokens = j.at("T").get<int>();
+    r.tokens = whole_int(j.at("T"), 1, 1 << 24, where + ": T");
     if (r.tokens < 1 || r.tokens > (1 << 24)) throw StudyError(where + ": token count out of range");
     r.firstSpecial = j.at("first").get<std::string>();
     r.lastSpecial = j.at("last").get<std::string>();
@@ -356,7 +384,7 @@ SentenceRecord record_from_json(const json& j, const StudyFile& study, const std
     for (const json& h : hs) {
       std::vector<analysis::SinkOccurrence> sinks;
       for (const json& s : h.at("s")) {
-        const int position = s.at(1).get<int>();
+        const int position = whole_int(s.at(1), 0, 1 << 24, where + ": sink position");
         if (position < 0 || position >= r.tokens)
           throw StudyError(where + ": a sink position outside the sentence");
         sinks.push_back({s.at(0).get<std::string>(), position});
@@ -364,9 +392,9 @@ SentenceRecord record_from_json(const json& j, const StudyFile& study, const std
       r.sinks.push_back(std::move(sinks));
       const json& v = h.at("v");
       analysis::TaxonomyVotes votes;
-      votes.sink = v.at(0).get<int>();
-      votes.current = v.at(1).get<int>();
-      votes.other = v.at(2).get<int>();
+      votes.sink = whole_int(v.at(0), 0, 1 << 24, where + ": taxonomy votes");
+      votes.current = whole_int(v.at(1), 0, 1 << 24, where + ": taxonomy votes");
+      votes.other = whole_int(v.at(2), 0, 1 << 24, where + ": taxonomy votes");
       if (votes.sink < 0 || votes.current < 0 || votes.other < 0 || votes.total() > r.tokens)
         throw StudyError(where + ": taxonomy votes out of range");
       r.votes.push_back(votes);
@@ -449,10 +477,10 @@ Manifest read_manifest(const fs::path& folder, const StudyFile& study) {
     if (m.at("study_key").get<std::string>() != study.key)
       throw StudyError(file.string() +
                        ": made for a study with other inputs or parameters (study_key differs)");
-    out.shard.index = m.at("shard").get<int>();
-    out.shard.count = m.at("shards").get<int>();
-    out.first = m.at("first").get<std::size_t>();
-    out.end = m.at("end").get<std::size_t>();
+    out.shard.index = whole_int(m.at("shard"), 0, 100000, file.string() + ": shard");
+    out.shard.count = whole_int(m.at("shards"), 1, 100000, file.string() + ": shards");
+    out.first = static_cast<std::size_t>(whole(m.at("first"), 0, 1LL << 32, file.string() + ": first"));
+    out.end = static_cast<std::size_t>(whole(m.at("end"), 0, 1LL << 32, file.string() + ": end"));
   } catch (const json::exception& e) {
     throw StudyError(file.string() + ": a field is missing or of the wrong type (" + e.what() + ")");
   }
@@ -724,6 +752,20 @@ std::string shell_quote(const std::string& text) {
   return out + "'";
 }
 
+// The study folder as #SBATCH directives name it, inside double quotes (Slurm
+// strips them, so spaces are fine). A line break would end the comment and run
+// the rest as a command; a quote or backslash would end the quoting; '%' is
+// Slurm's file-name pattern: all refused, naming the folder.
+std::string directive_folder(const fs::path& dir) {
+  const std::string text = dir.string();
+  for (unsigned char c : text)
+    if (c < 0x20 || c == 0x7f || c == '"' || c == '\\' || c == '%')
+      throw StudyError("--out \"" + text +
+                       "\": a Slurm batch script cannot name a folder with a line break, "
+                       "control character, '\"', '\\' or '%'; use another folder");
+  return text;
+}
+
 std::string exact(double v) {
   char buffer[40];
   std::snprintf(buffer, sizeof buffer, "%.17g", v);
@@ -754,7 +796,7 @@ int slurm_shard_count(const fs::path& dir) {
   const fs::path file = dir / "slurm" / "slurm.json";
   const json j = parse_json(read_study_file(file, kMaxSmallFile), file);
   try {
-    const int n = j.at("shards").get<int>();
+    const int n = whole_int(j.at("shards"), 1, 100000, file.string() + ": shards");
     if (n < 1 || n > 100000) throw StudyError(file.string() + ": shards out of range");
     return n;
   } catch (const json::exception& e) {
@@ -779,6 +821,7 @@ std::pair<fs::path, fs::path> study_slurm_write(const fs::path& dirIn, const Stu
   std::error_code ec;
   const fs::path dir = fs::absolute(dirIn, ec);
   const fs::path sentences = fs::absolute(inputs.sentencesFile, ec);
+  const std::string folder = directive_folder(dir);  // before anything is written
   // study.json now: a bad model or sentence file fails here, not in every task.
   const json description = with_curves(study_description(inputs, loaded), inputs.params);
   fs::create_directories(dir / "shards", ec);
@@ -831,7 +874,7 @@ std::pair<fs::path, fs::path> study_slurm_write(const fs::path& dirIn, const Stu
   const std::string array =
       head + directive("--job-name=sinkscope-study") +
       directive("--array=0-" + std::to_string(o.shards - 1)) +
-      directive("--output=" + (dir / "slurm" / "logs" / "shard-%a-of-").string() + n + ".out") +
+      directive("--output=\"" + folder + "/slurm/logs/shard-%a-of-" + n + ".out\"") +
       common +
       "# One shard of the study per task (sinkscope-cli study --help). Written by\n"
       "# sinkscope-cli study slurm; submit with sbatch, or with study resubmit.\n"
@@ -841,7 +884,7 @@ std::pair<fs::path, fs::path> study_slurm_write(const fs::path& dirIn, const Stu
       options + "\n";
   const std::string merge =
       head + directive("--job-name=sinkscope-study-merge") +
-      directive("--output=" + (dir / "slurm" / "logs" / "merge.out").string()) + common +
+      directive("--output=\"" + folder + "/slurm/logs/merge.out\"") + common +
       "# The merge of every shard, after the array succeeded (afterok).\n"
       "exec " + shell_quote(o.cli.string()) + " study merge " + shell_quote(dir.string()) +
       " --force\n";

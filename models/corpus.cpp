@@ -123,8 +123,14 @@ std::vector<std::string> corpus_read_lines(const fs::path& file) {
   return lines;
 }
 
+bool corpus_is_json_lines(const fs::path& file) {
+  std::string ext = file.extension().string();
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ext == ".jsonl" || ext == ".json";
+}
+
 std::vector<std::string> corpus_read_sentences(const fs::path& file) {
-  if (file.extension() != ".jsonl") return corpus_read_lines(file);
+  if (!corpus_is_json_lines(file)) return corpus_read_lines(file);
   std::vector<std::string> sentences;
   for_each_line(input_file_read(file, kTextFileMaxBytes), [&](std::string line, std::size_t number) {
     const std::string where = file.string() + ": line " + std::to_string(number);

@@ -29,10 +29,11 @@ CorpusSplit corpus_split(std::vector<std::string> sentences, int heldoutCount, i
 std::vector<std::string> corpus_read_lines(const std::filesystem::path& file);
 
 // The sentences of a sentence file: its non-blank lines, or for a file named
-// *.jsonl the string field "text" of the JSON object on each non-blank line
-// (other fields ignored). Bounded as above; throws ModelInputError naming the
-// file, the line and the problem.
+// *.jsonl or *.json (any case) the string field "text" of the JSON object on
+// each non-blank line (other fields ignored). Bounded as above; throws
+// ModelInputError naming the file, the line and the problem.
 std::vector<std::string> corpus_read_sentences(const std::filesystem::path& file);
+bool corpus_is_json_lines(const std::filesystem::path& file);
 void corpus_write_lines(const std::filesystem::path& file, const std::vector<std::string>& lines);
 
 }  // namespace sinkscope::models

@@ -2,6 +2,7 @@
 
 #include <ATen/Parallel.h>
 #include <dlfcn.h>
+#include <link.h>
 #include <malloc.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <limits>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "analysis/head_analysis.h"
 
@@ -17,11 +19,43 @@ namespace sinkscope::models {
 
 namespace {
 
-// OpenBLAS's entry points, looked up at run time: another BLAS (Debian's
-// alternatives) has none of them, and then nothing is changed.
-template <class F>
-F* openblas_symbol(const char* name) {
-  return reinterpret_cast<F*>(dlsym(RTLD_DEFAULT, name));
+// OpenBLAS's entry points in one loaded copy of it.
+struct OpenBlas {
+  char* (*corename)() = nullptr;
+  void (*quit)() = nullptr;
+  void (*init)() = nullptr;
+  void (*setThreads)(int) = nullptr;
+};
+
+// Every OpenBLAS in the process, looked up at run time: Debian loads two
+// copies side by side (libblas.so.3, the BLAS alternative libtorch calls, and
+// libopenblas.so.0, which LAPACK links), each with its own kernels and
+// threads. Another BLAS has none of these entry points: the list is empty.
+std::vector<OpenBlas> openblas_copies() {
+  std::vector<std::string> names;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* data) {
+        const std::string name = info->dlpi_name ? info->dlpi_name : "";
+        if (name.find("blas") != std::string::npos)
+          static_cast<std::vector<std::string>*>(data)->push_back(name);
+        return 0;
+      },
+      &names);
+  std::vector<OpenBlas> copies;
+  for (const std::string& name : names) {
+    void* handle = dlopen(name.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+    if (!handle) continue;
+    OpenBlas b;
+    b.corename = reinterpret_cast<char* (*)()>(dlsym(handle, "openblas_get_corename"));
+    b.quit = reinterpret_cast<void (*)()>(dlsym(handle, "gotoblas_dynamic_quit"));
+    b.init = reinterpret_cast<void (*)()>(dlsym(handle, "gotoblas_dynamic_init"));
+    b.setThreads = reinterpret_cast<void (*)(int)>(dlsym(handle, "openblas_set_num_threads"));
+    dlclose(handle);  // still loaded: the process linked it
+    const bool known = std::any_of(copies.begin(), copies.end(),
+                                   [&](const OpenBlas& c) { return c.corename == b.corename; });
+    if (b.corename && !known) copies.push_back(b);
+  }
+  return copies;
 }
 
 }  // namespace
@@ -34,27 +68,38 @@ void keep_freed_memory() {
 void release_freed_memory() { malloc_trim(0); }
 
 std::string blas_core_name() {
-  auto* corename = openblas_symbol<char*()>("openblas_get_corename");
-  return corename ? std::string(corename()) : std::string();
+  std::string names;
+  for (const OpenBlas& b : openblas_copies()) {
+    const std::string name = b.corename();
+    if (names.find(name) == std::string::npos) names += (names.empty() ? "" : ", ") + name;
+  }
+  return names;
 }
 
 std::string fix_blas_core() {
   if (std::getenv("OPENBLAS_CORETYPE")) return {};  // the user's choice stands
-  const std::string before = blas_core_name();
-  if (before != "Prescott") return {};  // detection worked (or not OpenBLAS)
   __builtin_cpu_init();
-  const char* core = __builtin_cpu_supports("avx512f")  ? "SkylakeX"
-                     : __builtin_cpu_supports("avx2")   ? "Haswell"
-                                                         : nullptr;
-  auto* quit = openblas_symbol<void()>("gotoblas_dynamic_quit");
-  auto* init = openblas_symbol<void()>("gotoblas_dynamic_init");
-  if (!core || !quit || !init) return {};
-  // OpenBLAS reads OPENBLAS_CORETYPE in its core selection; set only for it.
-  setenv("OPENBLAS_CORETYPE", core, 1);
-  quit();
-  init();
-  unsetenv("OPENBLAS_CORETYPE");
-  return before + " -> " + blas_core_name();
+  // SkylakeX's kernels use AVX-512 F, BW, DQ and VL.
+  const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+  const char* core = avx512 ? "SkylakeX" : __builtin_cpu_supports("avx2") ? "Haswell" : nullptr;
+  if (!core) return {};
+  std::string done;
+  for (const OpenBlas& b : openblas_copies()) {
+    const std::string before = b.corename();
+    const bool fallback =
+        before == "Prescott" ||
+        (avx512 && (before == "Haswell" || before == "Zen" || before == "Sandybridge"));
+    if (!fallback || !b.quit || !b.init) continue;  // detection worked
+    // OpenBLAS reads OPENBLAS_CORETYPE in its core selection; set only for it.
+    setenv("OPENBLAS_CORETYPE", core, 1);
+    b.quit();
+    b.init();
+    unsetenv("OPENBLAS_CORETYPE");
+    const std::string now = before + " -> " + b.corename();
+    if (done.find(now) == std::string::npos) done += (done.empty() ? "" : ", ") + now;
+  }
+  return done;
 }
 
 namespace {
@@ -71,12 +116,34 @@ void set_cpu_threads(int threads) {
   // makes the two pools fight for the cores (GPT-2 small at T = 64: 111 ms
   // with one libtorch thread, 340 ms with two, on two cores). Any other BLAS
   // gets libtorch's threads.
-  if (auto* setBlasThreads = openblas_symbol<void(int)>("openblas_set_num_threads")) {
-    setBlasThreads(n);
+  const std::vector<OpenBlas> copies = openblas_copies();
+  const bool openblas = std::any_of(copies.begin(), copies.end(),
+                                    [](const OpenBlas& b) { return b.setThreads != nullptr; });
+  if (openblas) {
+    for (const OpenBlas& b : copies)
+      if (b.setThreads) b.setThreads(n);
     at::set_num_threads(1);
   } else {
     at::set_num_threads(n);
   }
+}
+
+namespace {
+std::atomic<int> singleThreadedDepth{0};  // scopes may nest (a figure set runs a corpus)
+}  // namespace
+
+SingleThreadedBlas::SingleThreadedBlas() {
+  if (singleThreadedDepth++ > 0) return;
+  for (const OpenBlas& b : openblas_copies())
+    if (b.setThreads) b.setThreads(1);
+}
+
+SingleThreadedBlas::~SingleThreadedBlas() {
+  if (--singleThreadedDepth > 0) return;
+  const int set = threadSetting.load();
+  const int n = set > 0 ? set : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  for (const OpenBlas& b : openblas_copies())
+    if (b.setThreads) b.setThreads(n);
 }
 
 int cpu_threads() {

@@ -5,14 +5,16 @@
 
 namespace sinkscope::models {
 
-// OpenBLAS 0.3.21 (Debian 12's) does not recognise some newer Intel CPUs and
-// falls back to its Prescott (SSE3) kernels, which run GPT-2 small's forward
-// pass 2.7x slower than its AVX-512 ones on the same machine. When the user
-// has not chosen a core (OPENBLAS_CORETYPE) and that fallback is active on a
-// CPU with AVX-512 (or AVX2), OpenBLAS's own core selection is run again with
-// the matching core named. Must run before any BLAS call. Returns what it did
-// ("Prescott -> SkylakeX"), or an empty string when nothing was needed or the
-// BLAS in use is not OpenBLAS.
+// OpenBLAS 0.3.21 (Debian 12's) does not recognise some newer CPUs: some
+// Intel ones get its Prescott (SSE3) kernels, which run GPT-2 small's forward
+// pass 2.7x slower than its AVX-512 ones; AMD's Zen 4 gets its AVX2 (Haswell)
+// kernels although it has AVX-512, and those give numbers that change with
+// the thread count. When the user has not chosen a core (OPENBLAS_CORETYPE)
+// and such a fallback is active, OpenBLAS's own core selection is run again
+// with the matching core named (SkylakeX on every AVX-512 machine, so that
+// every such machine computes the same numbers). Must run before any BLAS
+// call. Returns what it did ("Haswell -> SkylakeX"), or an empty string when
+// nothing was needed or the BLAS in use is not OpenBLAS.
 std::string fix_blas_core();
 
 // Large temporaries of a forward pass (a [H, T, T] score tensor is 48 MB at
@@ -29,7 +31,8 @@ void keep_freed_memory();
 // process (the GUI) between runs.
 void release_freed_memory();
 
-// The OpenBLAS core in use ("SkylakeX"), or "" when the BLAS is not OpenBLAS.
+// The OpenBLAS core in use ("SkylakeX"; several names when the process holds
+// copies on different cores), or "" when the BLAS is not OpenBLAS.
 std::string blas_core_name();
 
 // Threads for the forward pass (libtorch's intra-op pool) and for per-head
@@ -37,6 +40,18 @@ std::string blas_core_name();
 // SINKSCOPE_THREADS in the environment sets it for any command.
 void set_cpu_threads(int threads);
 int cpu_threads();
+
+// While it lives, OpenBLAS runs each product on one thread (per-head analysis
+// keeps its threads): some kernels (OpenBLAS's AVX2 ones among them) round a
+// product differently when its work is split between threads, and numbers
+// pooled over a corpus must not depend on --threads.
+class SingleThreadedBlas {
+ public:
+  SingleThreadedBlas();
+  ~SingleThreadedBlas();
+  SingleThreadedBlas(const SingleThreadedBlas&) = delete;
+  SingleThreadedBlas& operator=(const SingleThreadedBlas&) = delete;
+};
 
 // Every core, or SINKSCOPE_THREADS (a positive integer) when set: what both
 // programs apply at start (Debian's libtorch alone starts with one intra-op

@@ -38,19 +38,46 @@ std::string gib(double bytes) {
 
 using internal::weight_f32;
 
+using internal::weight_like;
+
+// In the activations' dtype: float32, or the stored one (ComputePrecision::Stored).
+// A batch of runs is multiplied one sequence at a time: BLAS kernels round a
+// row by where it falls in the product (edge tiles), so one product over the
+// whole batch would give a sentence other last bits than its own run, and
+// results pooled over sentences would depend on the batch size. Training
+// (gradients on) keeps the one product.
 at::Tensor linear(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b) {
-  return b.defined() ? at::linear(x, weight_f32(w), weight_f32(b)) : at::linear(x, weight_f32(w));
+  if (x.dim() == 3 && x.size(0) > 1 && !at::GradMode::is_enabled()) {
+    std::vector<at::Tensor> rows;
+    rows.reserve(static_cast<std::size_t>(x.size(0)));
+    for (std::int64_t k = 0; k < x.size(0); ++k) rows.push_back(linear(x[k], w, b));
+    return at::stack(rows);
+  }
+  return b.defined() ? at::linear(x, weight_like(w, x), weight_like(b, x))
+                     : at::linear(x, weight_like(w, x));
 }
 
+at::Tensor layer_norm_f32(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b,
+                          double eps) {
+  return at::layer_norm(x.to(at::kFloat), {x.size(-1)}, weight_f32(w), weight_f32(b), eps)
+      .to(x.scalar_type());
+}
+
+// Norms compute in float32 whatever the activations are in, and return to
+// their dtype, as Hugging Face's do (Llama's RMSNorm scales after the cast
+// back; Gemma's before).
 at::Tensor norm(const ModelConfig& c, const at::Tensor& x, const at::Tensor& w,
                 const at::Tensor& b) {
+  const at::Tensor xf = x.to(at::kFloat);
   switch (c.norm) {
     case NormKind::LayerNorm:
-      return at::layer_norm(x, {x.size(-1)}, weight_f32(w), weight_f32(b), c.norm_eps);
+      return layer_norm_f32(x, w, b, c.norm_eps);
     case NormKind::RmsNorm:
-      return x * at::rsqrt(x.pow(2).mean(-1, true) + c.norm_eps) * weight_f32(w);
+      return (xf * at::rsqrt(xf.pow(2).mean(-1, true) + c.norm_eps)).to(x.scalar_type()) *
+             weight_like(w, x);
     case NormKind::RmsNormPlusOne:
-      return x * at::rsqrt(x.pow(2).mean(-1, true) + c.norm_eps) * (weight_f32(w) + 1.0);
+      return (xf * at::rsqrt(xf.pow(2).mean(-1, true) + c.norm_eps) * (weight_f32(w) + 1.0))
+          .to(x.scalar_type());
   }
   return x;
 }
@@ -113,7 +140,8 @@ at::Tensor rope_apply(const Rope& r, const at::Tensor& x) {
   const int half = r.dims / 2;
   const at::Tensor rot = x.slice(-1, 0, r.dims);
   const at::Tensor rotated = at::cat({-rot.slice(-1, half, r.dims), rot.slice(-1, 0, half)}, -1);
-  const at::Tensor out = rot * r.cos + rotated * r.sin;
+  const at::Tensor out =
+      rot * r.cos.to(x.scalar_type()) + rotated * r.sin.to(x.scalar_type());
   if (r.dims == x.size(-1)) return out;
   return at::cat({out, x.slice(-1, r.dims, x.size(-1))}, -1);
 }
@@ -233,7 +261,8 @@ AttentionResult attention(const Model::Impl& m, int l, const at::Tensor& h, cons
     }
   }
 
-  at::Tensor out = at::matmul(probs, v);  // [B, H, T, d]
+  // Softmax in float32 (captured as such); the mixing in the pass's dtype.
+  at::Tensor out = at::matmul(probs.to(v.scalar_type()), v);  // [B, H, T, d]
   if (ablatedPerBatch)
     for (std::int64_t b = 0; b < B; ++b) out[b][(*ablatedPerBatch)[static_cast<std::size_t>(b)]].zero_();
   for (const AttentionEdit& e : o.edits) {
@@ -304,7 +333,8 @@ at::Tensor embed_batch(const Model::Impl& m, const at::Tensor& idsIn, const at::
   const at::Tensor ids = idsIn.to(m.device);
   const std::int64_t B = ids.size(0), T = ids.size(1);
   // Rows gathered first, then widened: only the input's rows become float32.
-  at::Tensor x = weight_f32(W.embed.index_select(0, ids.reshape({-1}))).view({B, T, -1});
+  at::Tensor x =
+      internal::weight_as(W.embed.index_select(0, ids.reshape({-1})), m.compute).view({B, T, -1});
   if (c.embedding_scale != 1.0) x = x * static_cast<float>(c.embedding_scale);
   if (W.pos_embed.defined()) {
     at::Tensor pos;
@@ -316,15 +346,14 @@ at::Tensor embed_batch(const Model::Impl& m, const at::Tensor& idsIn, const at::
     } else {
       pos = (at::arange(T, ids.options()) + shift).unsqueeze(0).expand({B, T});
     }
-    x = x + weight_f32(W.pos_embed.index_select(0, pos.reshape({-1}))).view({B, T, -1});
+    x = x + weight_like(W.pos_embed.index_select(0, pos.reshape({-1})), x).view({B, T, -1});
   }
   if (W.type_embed.defined()) {
     const at::Tensor t = types.defined() ? types.to(m.device) : at::zeros({B, T}, ids.options());
-    x = x + weight_f32(W.type_embed.index_select(0, t.reshape({-1}))).view({B, T, -1});
+    x = x + weight_like(W.type_embed.index_select(0, t.reshape({-1})), x).view({B, T, -1});
   }
   if (W.emb_norm_w.defined())
-    x = at::layer_norm(x, {x.size(-1)}, weight_f32(W.emb_norm_w), weight_f32(W.emb_norm_b),
-                       c.norm_eps);
+    x = layer_norm_f32(x, W.emb_norm_w, W.emb_norm_b, c.norm_eps);
   return x;
 }
 
@@ -372,7 +401,7 @@ at::Tensor embed(const Model::Impl& m, const std::vector<int>& ids, const RunOpt
 // dtype is widened a block of rows at a time: a 150k-word head as float32
 // would be 2 GB for a 7B model, a block is 64 MB.
 at::Tensor vocabulary_projection(const at::Tensor& h, const at::Tensor& w, const at::Tensor& b) {
-  if (w.scalar_type() == at::kFloat) return linear(h, w, b);
+  if (w.scalar_type() == h.scalar_type()) return linear(h, w, b);
   const std::int64_t V = w.size(0), D = w.size(1);
   const std::int64_t rows = std::max<std::int64_t>(1, (std::int64_t{64} << 20) / (D * 4));
   if (rows >= V) return linear(h, w, b);
@@ -396,8 +425,7 @@ at::Tensor output_logits(const Model::Impl& m, const at::Tensor& x) {
     h = norm(c, x, W.final_norm_w, W.final_norm_b);
   } else {
     h = activate(c.activation, linear(x, W.mlm_dense_w, W.mlm_dense_b));
-    h = at::layer_norm(h, {h.size(-1)}, weight_f32(W.mlm_norm_w), weight_f32(W.mlm_norm_b),
-                       c.norm_eps);
+    h = layer_norm_f32(h, W.mlm_norm_w, W.mlm_norm_b, c.norm_eps);
   }
   at::Tensor logits = vocabulary_projection(h, W.lm_head_w, W.lm_head_b);
   if (c.final_softcap > 0.0) logits = at::tanh(logits / c.final_softcap) * c.final_softcap;
@@ -430,7 +458,8 @@ class Recomputer : public LayerRecomputer {
     const at::Tensor x = at::from_blob(const_cast<float*>(r.data()),
                                        {1, trace.tokens(), trace.hiddenSize()}, at::kFloat)
                              .clone()
-                             .to(impl_->device);
+                             .to(impl_->device)
+                             .to(impl_->compute);
     const Rope rope = rope_tables(impl_->config, options_, trace.tokens(), impl_->device);
     const AttentionResult a = attention(*impl_, l, attention_input(*impl_, l, x), options_, rope);
     return capture_of(impl_->config, l, a);
@@ -526,6 +555,26 @@ std::shared_ptr<Model> Model::load(const fs::path& folder, const LoadOptions& op
     c10::InferenceMode guard;
     impl->weights =
         internal::weights_load(folder, impl->config, impl->device, false, options.progress);
+    // Stored precision: the dtype of the layers' weights, when reduced.
+    if (options.precision == ComputePrecision::Stored && !impl->weights.layers.empty()) {
+      const at::Tensor& q = impl->weights.layers.front().q_w;
+      if (q.defined() && (q.scalar_type() == at::kBFloat16 || q.scalar_type() == at::kHalf))
+        impl->compute = q.scalar_type();
+      // Some builds lack a dtype's kernels on a device (Debian's libtorch 1.13
+      // has no float16 matrix product on the CPU): refuse now, not mid-pass.
+      if (impl->compute != at::kFloat) {
+        try {
+          const at::Tensor probe = at::ones({2, 2}, at::TensorOptions()
+                                                        .dtype(impl->compute)
+                                                        .device(impl->device));
+          (void)at::linear(probe, probe);
+        } catch (const c10::Error&) {
+          throw ModelLoadError(folder.string() + ": --precision stored: the linked libtorch "
+                               "cannot compute in " + std::string(c10::toString(impl->compute)) +
+                               " on " + options.device + " (use float32)");
+        }
+      }
+    }
   }
   return ModelAccess::wrap(std::move(impl));
 }
@@ -533,6 +582,13 @@ std::shared_ptr<Model> Model::load(const fs::path& folder, const LoadOptions& op
 const ModelConfig& Model::config() const { return impl_->config; }
 const fs::path& Model::folder() const { return impl_->folder; }
 const std::string& Model::device() const { return impl_->deviceName; }
+std::string Model::computeDtype() const {
+  switch (impl_->compute) {
+    case at::kBFloat16: return "bfloat16";
+    case at::kHalf: return "float16";
+    default: return "float32";
+  }
+}
 std::size_t Model::parameterCount() const { return impl_->weights.parameter_count; }
 std::size_t Model::weightBytes() const { return impl_->weights.resident_bytes; }
 
@@ -621,6 +677,7 @@ void finish_run(const std::shared_ptr<Model::Impl>& impl, const std::vector<Trac
                 const ProgressFn& progress) {
   const ModelConfig& c = impl->config;
   const int B = static_cast<int>(traces.size());
+  x = x.to(impl->compute);  // a resumed pass starts from a float32 residual
   const Rope rope = rope_tables(c, options, traces.front()->tokens(), impl->device);
   for (int l = from; l < c.num_layers; ++l) {
     if (options.capture)
@@ -712,7 +769,8 @@ std::vector<std::vector<float>> Model::headAblationLogits(const Trace& base, int
   const std::span<const float> start = base.residual(layer);
   const at::Tensor x0 = at::from_blob(const_cast<float*>(start.data()), {1, T, c.hidden_size},
                                       at::kFloat)
-                            .to(impl_->device);
+                            .to(impl_->device)
+                            .to(impl_->compute);
   // Heads per batch: every head, unless the batch's logits would pass 256 MB.
   const std::size_t logitBytes =
       static_cast<std::size_t>(T) * static_cast<std::size_t>(c.vocab_size) * sizeof(float);

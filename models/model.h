@@ -36,8 +36,18 @@ class RunCancelled : public std::runtime_error {
   RunCancelled() : std::runtime_error("cancelled") {}
 };
 
+// The precision layers compute in. Float32 (the default): every weight is
+// widened to float32 right before use, so BF16 and F16 folders give the
+// numbers of their float32 expansion. Stored: as Hugging Face's eager
+// attention runs a model loaded in its stored dtype (torch_dtype = BF16 or
+// F16): projections, the MLP and the residual stream in that dtype, norms and
+// softmax in float32; the captured attention is the float32 softmax. The same
+// as Float32 for F32 folders and for trainable loads.
+enum class ComputePrecision { Float32, Stored };
+
 struct LoadOptions {
   std::string device = "cpu";  // "cpu" or "cuda" (when the linked libtorch has CUDA)
+  ComputePrecision precision = ComputePrecision::Float32;
   // Refuse to load when the estimate exceeds this many bytes (0 = the
   // machine's available memory).
   std::size_t memory_limit_bytes = 0;
@@ -174,6 +184,9 @@ class Model {
   const ModelConfig& config() const;
   const std::filesystem::path& folder() const;
   const std::string& device() const;
+  // The dtype layers compute in: "float32", or "bfloat16" / "float16" for a
+  // reduced-precision folder loaded with ComputePrecision::Stored.
+  std::string computeDtype() const;
   std::size_t parameterCount() const;
   // Bytes the loaded weights occupy: their stored size where memory-mapped
   // (F32, F16, BF16), float32 where copied (other dtypes, trainable loads).
@@ -195,9 +208,9 @@ class Model {
   Trace run(const std::vector<int>& ids, const RunOptions& options = {},
             const ProgressFn& progress = {}) const;
 
-  // Several inputs of one length as one batched pass (the matrix products see
-  // B x T rows instead of T): element b is run(inputs[b], options) up to float
-  // rounding (tests/model_batch_test.cpp). Plain passes only: edits, noise,
+  // Several inputs of one length as one batched pass: element b is
+  // run(inputs[b], options) bit for bit (each sequence's matrix products are
+  // its own; tests/model_batch_test.cpp). Plain passes only: edits, noise,
   // token types and dropped tokens throw ModelRunError, as do inputs of
   // different lengths and everything run() refuses.
   std::vector<Trace> runBatch(const std::vector<std::vector<int>>& inputs,

@@ -51,6 +51,80 @@ void validate(const TrainOptions& o) {
   if (o.steps < 1 || o.layers < 1 || o.heads < 1)
     bad("--steps, --layers and --heads must be positive");
   if (o.corpus.empty() || o.out.empty()) bad("--corpus and --out are required");
+  // Out-of-range numbers give NaN losses or silently different recipes.
+  auto within = [](double x, double lo, double hi) { return std::isfinite(x) && x >= lo && x <= hi; };
+  if (!within(o.learning_rate, 0.0, 1.0) || o.learning_rate <= 0.0)
+    bad("--lr must be a number above 0 and at most 1");
+  if (!within(o.weight_decay, 0.0, 1.0)) bad("--weight-decay must be a number from 0 to 1");
+  if (!within(o.ntk_scale, 1.0, 1e4)) bad("--ntk-scale must be a number from 1 to 10000");
+  if (o.warmup_steps < 0 || o.checkpoint_every < 1 || o.log_every < 1)
+    bad("--warmup must be 0 or more, --checkpoint-every and --log-every 1 or more");
+  if (o.eval_inputs < 1 || o.eval_tokens < 8) bad("the evaluation needs inputs of 8 tokens or more");
+}
+
+// A folder the run writes into: made when missing, never a link (it would
+// send the model somewhere else) and never a file.
+void require_output_folder(const fs::path& folder) {
+  std::error_code ec;
+  const fs::file_status st = fs::symlink_status(folder, ec);
+  if (st.type() == fs::file_type::not_found) {
+    fs::create_directories(folder);
+    return;
+  }
+  if (st.type() == fs::file_type::symlink)
+    throw std::invalid_argument(folder.string() + ": is a link; SinkScope writes only into real folders");
+  if (st.type() != fs::file_type::directory)
+    throw std::invalid_argument(folder.string() + ": exists and is not a folder");
+}
+
+// --out holds a model already: replaced only with --force.
+void require_replaceable_run(const TrainOptions& o) {
+  require_output_folder(o.out);
+  if (o.force) return;
+  for (const char* name : {"config.json", "model.safetensors", "log.csv", "checkpoints"}) {
+    std::error_code ec;
+    if (fs::symlink_status(o.out / name, ec).type() != fs::file_type::not_found)
+      throw std::invalid_argument(o.out.string() + ": holds a model or a run already (" + name +
+                                  "); use --force to replace it");
+  }
+}
+
+// trainer_state.json of the run being resumed: every field checked against this run.
+struct ResumedState {
+  int step = 0;
+  long long tokens = 0;
+};
+ResumedState resumed_state(const json& state, const TrainOptions& o) {
+  const std::string where = (o.resume / "trainer_state.json").string();
+  if (!state.is_object()) throw std::invalid_argument(where + ": not a JSON object");
+  for (const char* key : {"step", "tokens"})
+    if (!state.contains(key) || !state.at(key).is_number_integer())
+      throw std::invalid_argument(where + ": \"" + key + "\" must be a whole number");
+  const json& step = state.at("step");
+  const json& tokens = state.at("tokens");
+  if ((step.is_number_unsigned() ? step.get<std::uint64_t>() >= static_cast<std::uint64_t>(o.steps)
+                                 : step.get<std::int64_t>() < 0 ||
+                                       step.get<std::int64_t>() >= o.steps))
+    throw std::invalid_argument(where + ": \"step\" " + step.dump() + " must be from 0 to " +
+                                std::to_string(o.steps - 1) + " (below --steps " +
+                                std::to_string(o.steps) + ")");
+  ResumedState r;
+  r.step = static_cast<int>(step.get<std::int64_t>());
+  constexpr long long kMostTokensPerStep = 1LL << 22;  // --batch-tokens' limit
+  const long long most = static_cast<long long>(r.step) * kMostTokensPerStep;
+  if (!tokens.is_number_unsigned() && tokens.get<std::int64_t>() < 0)
+    throw std::invalid_argument(where + ": \"tokens\" " + tokens.dump() + " is negative");
+  if (tokens.is_number_unsigned() && tokens.get<std::uint64_t>() > static_cast<std::uint64_t>(most))
+    throw std::invalid_argument(where + ": \"tokens\" " + tokens.dump() +
+                                " is more than " + std::to_string(r.step) + " steps can have seen");
+  r.tokens = tokens.get<long long>();
+  return r;
+}
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
 }
 
 // Sentences turned into one token stream and cut into training sequences.
@@ -300,7 +374,7 @@ TrainResult train_model(const TrainOptions& given, const ProgressFn& progress,
   const auto tokenizer = Tokenizer::fromJson(tokenizerJson);
   o.vocab_size = static_cast<int>(tokenizer->vocabSize());
 
-  fs::create_directories(o.out);
+  require_replaceable_run(o);
   std::shared_ptr<Model> model;
   json state;
   if (!o.resume.empty()) {
@@ -341,8 +415,8 @@ TrainResult train_model(const TrainOptions& given, const ProgressFn& progress,
     LoadOptions lo;
     lo.trainable = true;
     model = Model::load(init, lo);
-    fs::copy_file(init / "config.json", o.out / "config.json",
-                  fs::copy_options::overwrite_existing);
+    // Written, not copied: a copy follows a link at the destination.
+    analysis::file_write_atomic(o.out / "config.json", read_text(init / "config.json"), true);
     fs::remove_all(init);  // the trainable weights are owned copies
   }
   auto impl = ModelAccess::impl(*model);
@@ -358,15 +432,24 @@ TrainResult train_model(const TrainOptions& given, const ProgressFn& progress,
   long long tokens = 0;
   std::vector<TrainLogRow> rows;
   if (!state.is_null()) {
-    firstStep = state.at("step").get<int>();
-    tokens = state.at("tokens").get<long long>();
+    const ResumedState resumed = resumed_state(state, o);
+    firstStep = resumed.step;
+    tokens = resumed.tokens;
     adam.step = firstStep;
-    const auto opt = SafetensorsFile::open(o.resume / "optimizer.safetensors");
+    const fs::path optimizerFile = o.resume / "optimizer.safetensors";
+    const auto opt = SafetensorsFile::open(optimizerFile);
     for (std::size_t i = 0; i < names.size(); ++i) {
       const auto* m = opt.find("m." + names[i]);
       const auto* v = opt.find("v." + names[i]);
       if (!m || !v)
         throw std::invalid_argument(o.resume.string() + ": optimizer state lacks " + names[i]);
+      // Each moment is read into its parameter's buffer: the shapes must agree.
+      const std::vector<std::int64_t> want(adam.m[i].sizes().begin(), adam.m[i].sizes().end());
+      for (const TensorView* t : {m, v})
+        if (t->shape != want)
+          throw std::invalid_argument(optimizerFile.string() + ": " + t->name + " has shape " +
+                                      shape_text(t->shape) + ", the model's " + names[i] +
+                                      " has " + shape_text(want));
       adam.m[i].copy_(at::from_blob(tensor_to_f32(*m).data(), adam.m[i].sizes(), at::kFloat));
       adam.v[i].copy_(at::from_blob(tensor_to_f32(*v).data(), adam.v[i].sizes(), at::kFloat));
     }
@@ -381,8 +464,7 @@ TrainResult train_model(const TrainOptions& given, const ProgressFn& progress,
           comma >> r.sink_rate >> comma >> r.sink_concentration;
       rows.push_back(r);
     }
-    fs::copy_file(o.resume / "config.json", o.out / "config.json",
-                  fs::copy_options::overwrite_existing);
+    analysis::file_write_atomic(o.out / "config.json", read_text(o.resume / "config.json"), true);
   }
 
   Packer packer(o, *tokenizer, sentences);
@@ -390,11 +472,13 @@ TrainResult train_model(const TrainOptions& given, const ProgressFn& progress,
   const int batch = std::max(1, o.batch_tokens / o.context);
   const bool encoder = o.architecture == "encoder";
 
+  fs::path lastCheckpoint;
   auto save = [&](const fs::path& folder, bool withOptimizer) {
-    fs::create_directories(folder);
-    if (folder != o.out)
-      fs::copy_file(o.out / "config.json", folder / "config.json",
-                    fs::copy_options::overwrite_existing);
+    if (folder != o.out) {
+      require_output_folder(folder.parent_path());  // checkpoints/ is no link either
+      require_output_folder(folder);
+      analysis::file_write_atomic(folder / "config.json", read_text(o.out / "config.json"), true);
+    }
     analysis::file_write_atomic(folder / "tokenizer.json", tokenizerJson, true);
     safetensors_write(folder / "model.safetensors", tensors_of(params, names, o.save_dtype),
                       {{"format", "pt"}, {"sinkscope", "trainer"}});
@@ -449,10 +533,18 @@ TrainResult train_model(const TrainOptions& given, const ProgressFn& progress,
     const at::Tensor loss = at::cross_entropy_loss(logits.reshape({-1, c.vocab_size}),
                                                    targets.reshape({-1}).to(impl->device), {},
                                                    at::Reduction::Mean, -100);
+    lastLoss = loss.item<double>();
+    // Diverged: the weights are about to become NaN; the last checkpoint stays good.
+    if (!std::isfinite(lastLoss))
+      throw std::runtime_error(
+          "step " + std::to_string(step) + ": the loss is " + std::to_string(lastLoss) +
+          "; training stopped (try a lower --lr). " +
+          (lastCheckpoint.empty() ? std::string("No checkpoint was saved before it.")
+                                  : "The last good checkpoint is " + lastCheckpoint.string() +
+                                        " (--resume it)."));
     loss.backward();
     clip_gradients(params, 1.0);
     adam.update(lr, o.weight_decay);
-    lastLoss = loss.item<double>();
     tokens += static_cast<long long>(batch) * o.context;
 
     if (step % o.log_every == 0 || step == o.steps || step % o.checkpoint_every == 0) {
@@ -470,8 +562,10 @@ TrainResult train_model(const TrainOptions& given, const ProgressFn& progress,
       clock = std::chrono::steady_clock::now();
       tokensAtClock = tokens;
     }
-    if (step % o.checkpoint_every == 0 && step < o.steps)
-      save(o.out / "checkpoints" / ("step-" + std::to_string(step)), true);
+    if (step % o.checkpoint_every == 0 && step < o.steps) {
+      lastCheckpoint = o.out / "checkpoints" / ("step-" + std::to_string(step));
+      save(lastCheckpoint, true);
+    }
     if (progress && !progress(static_cast<double>(step) / o.steps)) {
       save(o.out / "checkpoints" / ("step-" + std::to_string(step)), true);
       throw RunCancelled();

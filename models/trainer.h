@@ -42,6 +42,7 @@ struct TrainOptions {
   std::filesystem::path out;        // the final model folder; checkpoints under out/checkpoints/
   std::filesystem::path tokenizer;  // optional: use this tokenizer.json instead of training one
   std::filesystem::path resume;     // optional: a checkpoint folder to continue from
+  bool force = false;               // replace the model or run `out` holds already
   int eval_inputs = 8;              // held-out inputs of eval_tokens tokens (sink_eval_inputs)
   int eval_tokens = 64;
 };

@@ -1,5 +1,7 @@
 #include "render/heat_map_view.h"
 
+#include "render/label_layout.h"
+
 #include <QMouseEvent>
 #include <QHelpEvent>
 #include <QToolTip>
@@ -189,6 +191,7 @@ void HeatMapView::setData(HeatMapData data) {
 
   for (auto& label : labels_) renderer()->RemoveActor2D(label);
   labels_.clear();
+  labelSlots_.clear();
   if (hasLabels()) {
     auto make = [&](const QString& text, double x, double y, bool column, bool right = false) {
       vtkNew<vtkTextActor> label;
@@ -207,6 +210,7 @@ void HeatMapView::setData(HeatMapData data) {
                         : right ? static_cast<int>(labels_.size()) - data_.rows - data_.cols
                                 : static_cast<int>(labels_.size());
       const bool lit = heat_map_label_lit(data_, column, right, index);
+      labelSlots_.push_back({column ? 1 : right ? 2 : 0, index, lit || marked});
       if (lit)
         p->SetColor(kSelectedHighlight.r, kSelectedHighlight.g, kSelectedHighlight.b), p->BoldOn();
       else if (marked)
@@ -339,6 +343,43 @@ void HeatMapView::chooseLevelOfDetail() {
   actor_->SetVisibility(shownLevel_ < 0);
   for (std::size_t k = 0; k < coarse_.size(); ++k)
     coarse_[k].actor->SetVisibility(static_cast<int>(k) == shownLevel_);
+  fitLabels(cellsPerPixel > 0.0 ? 1.0 / cellsPerPixel : 0.0);
+}
+
+void HeatMapView::fitLabels(double pixelsPerCell) {
+  // Labels live in world coordinates but keep their pixel size: zoomed out
+  // they would overlap, so the font follows the cells and then labels thin out.
+  const GridLabelPlan plan = grid_label_plan(pixelsPerCell);
+  for (int axis = 0; axis < 3; ++axis) {
+    int count = 0;
+    std::vector<int> lit;
+    for (const LabelSlot& s : labelSlots_)
+      if (s.axis == axis) {
+        count = std::max(count, s.index + 1);
+        if (s.lit) lit.push_back(s.index);
+      }
+    const std::vector<bool> shown = grid_labels_shown(count, plan.stride, lit);
+    for (std::size_t k = 0; k < labelSlots_.size() && k < labels_.size(); ++k) {
+      const LabelSlot& s = labelSlots_[k];
+      if (s.axis != axis) continue;
+      labels_[k]->SetVisibility(shown[static_cast<std::size_t>(s.index)]);
+      labels_[k]->GetTextProperty()->SetFontSize(plan.fontPx);
+    }
+  }
+}
+
+int HeatMapView::shownLabelFontPx() const {
+  for (std::size_t k = 0; k < labels_.size(); ++k)
+    if (labels_[k]->GetVisibility()) return labels_[k]->GetTextProperty()->GetFontSize();
+  return 0;
+}
+
+std::vector<int> HeatMapView::shownLabels(int axis) const {
+  std::vector<int> shown;
+  for (std::size_t k = 0; k < labelSlots_.size() && k < labels_.size(); ++k)
+    if (labelSlots_[k].axis == axis && labels_[k]->GetVisibility())
+      shown.push_back(labelSlots_[k].index);
+  return shown;
 }
 
 int HeatMapView::shownPoolingFactor() const {

@@ -47,6 +47,10 @@ class HeatMapView : public VtkViewWidget {
   std::pair<int, int> cellAt(const QPointF& widgetPoint);
   // What hovering the cell (row, col) says: its labels and value.
   QString cellText(int row, int col) const;
+  // The labels drawn at the current zoom along an axis (0: rows, 1: columns,
+  // 2: the right map's rows) and their font size in pixels (0: none drawn).
+  std::vector<int> shownLabels(int axis) const;
+  int shownLabelFontPx() const;
 
  Q_SIGNALS:
   // A click (press and release without dragging) on cell (row, col).
@@ -77,6 +81,8 @@ class HeatMapView : public VtkViewWidget {
   // zoom: the full image once a cell covers a pixel.
   void buildCoarseLevels(const std::vector<float>& shown);
   void chooseLevelOfDetail();
+  // Sizes the labels to the cells on screen and hides those that would touch.
+  void fitLabels(double pixelsPerCell);
   // One actor framing each of `cells` (row, col).
   vtkSmartPointer<vtkActor> frameActor(const std::vector<std::pair<int, int>>& cells,
                                        const Rgb& color, double width) const;
@@ -99,6 +105,12 @@ class HeatMapView : public VtkViewWidget {
   vtkSmartPointer<vtkActor> frames_;
   std::vector<vtkSmartPointer<vtkTextActor>>
       labels_;  // in world coordinates: they pan and zoom with the map
+  struct LabelSlot {
+    int axis = 0;  // 0: rows, 1: columns, 2: the right map's rows
+    int index = 0;
+    bool lit = false;  // selected or marked: drawn whatever the zoom
+  };
+  std::vector<LabelSlot> labelSlots_;  // one per label, in the same order
 };
 
 }  // namespace sinkscope::render

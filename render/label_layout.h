@@ -1,8 +1,9 @@
 #pragma once
-// Which labels of a picture to draw so that none overlaps another (issue 17,
-// defect 12): the labels are taken in priority order (larger first, ties by
-// index) and one is kept when its box meets no box kept before it. Used by
-// the 3-D views on every frame and by their flat exports.
+// Which labels of a picture to draw so that none overlaps another: the
+// labels are taken in priority order (larger first, ties by index) and one is
+// kept when its box meets no box kept before it. Used by the 3-D views on
+// every frame and by their flat exports. And the labels along a grid's axis
+// (tokens of a map, layers and heads of the overview) at any cell size.
 #include <QRectF>
 #include <vector>
 
@@ -15,5 +16,20 @@ struct LabelBox {
 
 // true for the labels to draw; `at most` keeps at most that many (0: no limit).
 std::vector<bool> label_layout(const std::vector<LabelBox>& labels, std::size_t atMost = 0);
+
+// How the labels along one axis of a grid are drawn when a cell is
+// `pixelsPerCell` tall: the font follows the cells down to `smallestFontPx`;
+// below that every `stride`-th label is kept so that no two touch.
+struct GridLabelPlan {
+  int fontPx = 11;
+  int stride = 1;
+};
+GridLabelPlan grid_label_plan(double pixelsPerCell, int largestFontPx = 11,
+                              int smallestFontPx = 7);
+
+// Which of `count` labels to draw, `stride` apart from the first; a `lit`
+// label (the selection) is always drawn and the kept labels closer to it than
+// `stride` give way.
+std::vector<bool> grid_labels_shown(int count, int stride, const std::vector<int>& lit = {});
 
 }  // namespace sinkscope::render

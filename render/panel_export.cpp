@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <stdexcept>
@@ -28,6 +29,39 @@
 
 namespace sinkscope::render {
 
+void figure_output_check(const QString& path, bool overwrite) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::symlink_status(fs::path(path.toStdString()), ec);
+  if (st.type() == fs::file_type::not_found) return;
+  if (ec)
+    throw std::runtime_error(path.toStdString() + ": cannot be checked (" + ec.message() + ")");
+  // A link, a FIFO or a device is never written through or replaced.
+  if (st.type() != fs::file_type::regular)
+    throw std::runtime_error(path.toStdString() +
+                             ": exists and is not a regular file; SinkScope only replaces "
+                             "regular files");
+  if (!overwrite)
+    throw std::runtime_error(path.toStdString() + ": already exists (use --force to replace it)");
+}
+
+void figure_check_pixels(double widthPt, double heightPt, int dpi) {
+  const double scale = dpi / 72.0;
+  const double w = std::round(widthPt * scale), h = std::round(heightPt * scale);
+  if (w * h <= kFigureMaxPixels && w <= kFigureMaxSide && h <= kFigureMaxSide) return;
+  throw std::invalid_argument(
+      QStringLiteral("a PNG of %1 x %2 mm at %3 dpi would be %4 x %5 pixels; the most is %6 "
+                     "million pixels and %7 on a side (lower --dpi or the size)")
+          .arg(widthPt * 25.4 / 72.0, 0, 'f', 0)
+          .arg(heightPt * 25.4 / 72.0, 0, 'f', 0)
+          .arg(dpi)
+          .arg(w, 0, 'f', 0)
+          .arg(h, 0, 'f', 0)
+          .arg(kFigureMaxPixels / 1e6, 0, 'f', 0)
+          .arg(kFigureMaxSide, 0, 'f', 0)
+          .toStdString());
+}
+
 namespace {
 
 QString csv_field(const QString& s) {
@@ -42,13 +76,18 @@ QString csv_field(const QString& s) {
 QString number(double v) { return QString::number(v, 'g', 17); }
 
 void write_atomic(const QString& path, const QByteArray& bytes, bool overwrite) {
-  if (!overwrite && QFileInfo::exists(path))
-    throw std::runtime_error(path.toStdString() + ": exists (choose another name or replace it)");
+  figure_output_check(path, overwrite);
   QSaveFile file(path);
   if (!file.open(QIODevice::WriteOnly))
     throw std::runtime_error(path.toStdString() + ": cannot write (" +
                              file.errorString().toStdString() + ")");
-  file.write(bytes);
+  // A short write (a full disk) must never be renamed into place as the figure.
+  if (file.write(bytes) != bytes.size()) {
+    const std::string why = file.errorString().toStdString();
+    file.cancelWriting();
+    throw std::runtime_error(path.toStdString() + ": write failed (" + why + ")");
+  }
+  figure_output_check(path, overwrite);  // nothing else appeared meanwhile
   if (!file.commit())
     throw std::runtime_error(path.toStdString() + ": cannot write (" +
                              file.errorString().toStdString() + ")");
@@ -416,9 +455,14 @@ QByteArray figure_bytes(ExportFormat f, int w, int h, int dpi, bool transparent,
     // the image is scaled by dpi / 72 and painted at 72 logical dots per inch,
     // where a font's point size equals its size in the figure's units (as on
     // the PDF page). The file then says `dpi`.
+    figure_check_pixels(w, h, dpi);
     const double scale = dpi / 72.0;
     QImage image(static_cast<int>(std::lround(w * scale)), static_cast<int>(std::lround(h * scale)),
                  transparent ? QImage::Format_ARGB32_Premultiplied : QImage::Format_RGB32);
+    if (image.isNull())
+      throw std::runtime_error("the figure's image could not be allocated (" +
+                               std::to_string(image.width()) + " x " +
+                               std::to_string(image.height()) + " pixels)");
     image.fill(transparent ? Qt::transparent : Qt::white);
     const int pointsPerMetre = static_cast<int>(std::lround(72.0 / 0.0254));
     image.setDotsPerMeterX(pointsPerMetre);
@@ -432,7 +476,7 @@ QByteArray figure_bytes(ExportFormat f, int w, int h, int dpi, bool transparent,
     }
     image.setDotsPerMeterX(static_cast<int>(std::lround(dpi / 0.0254)));
     image.setDotsPerMeterY(static_cast<int>(std::lround(dpi / 0.0254)));
-    image.save(&buffer, "PNG");
+    if (!image.save(&buffer, "PNG")) throw std::runtime_error("the PNG could not be encoded");
   } else if (f == ExportFormat::Svg) {
     QSvgGenerator svg;
     svg.setOutputDevice(&buffer);
@@ -578,27 +622,25 @@ QString figure_part_csv(const FigurePart& part, const QStringList& comments) {
   throw std::invalid_argument("export: this panel has nothing to export");
 }
 
-void figure_part_export(const FigurePart& part, const QString& path, const FigureOptions& options,
-                        const QStringList& comments, bool overwrite) {
-  const ExportFormat f = export_format_of(path);
-  if (f == ExportFormat::Csv) {
-    write_atomic(path, figure_part_csv(part, comments).toUtf8(), overwrite);
-    return;
-  }
+QByteArray figure_part_bytes(const FigurePart& part, ExportFormat f, const FigureOptions& options,
+                             const QStringList& comments) {
+  if (f == ExportFormat::Csv) return figure_part_csv(part, comments).toUtf8();
   if (!part.plot && !part.map && !part.scene && !part.headView)
     throw std::invalid_argument("export: this panel has nothing to export");
   // A heat map's page is 800 x 700 unless a preset sizes it: its cells fit any shape.
   const QSize size = figure_size(options, part.map ? QSize(800, 700) : part_size(part));
   const Style st = style_of(options);
   const auto plot = part.plot ? figure_plot(*part.plot, size, st, options.fontPt) : nullptr;
-  write_atomic(path,
-               figure_bytes<QCPPainter>(f, size.width(), size.height(), options.dpi, st.transparent,
-                                        part_title(part),
-                                        [&](QCPPainter& p) {
-                                          paint_part(p, part, plot.get(), size.width(),
-                                                     size.height(), st);
-                                        }),
-               overwrite);
+  return figure_bytes<QCPPainter>(f, size.width(), size.height(), options.dpi, st.transparent,
+                                  part_title(part), [&](QCPPainter& p) {
+                                    paint_part(p, part, plot.get(), size.width(), size.height(), st);
+                                  });
+}
+
+void figure_part_export(const FigurePart& part, const QString& path, const FigureOptions& options,
+                        const QStringList& comments, bool overwrite) {
+  figure_output_check(path, overwrite);  // before the drawing
+  write_atomic(path, figure_part_bytes(part, export_format_of(path), options, comments), overwrite);
 }
 
 void line_plot_export(const LinePlotView& view, const QString& path, const FigureOptions& options,

@@ -4,6 +4,7 @@
 // Every file is written atomically; an existing file is replaced only when
 // asked. Heat maps are drawn for export with QPainter, cell by cell, so the
 // PDF and SVG are true vector figures at any size.
+#include <QByteArray>
 #include <QString>
 #include <QStringList>
 #include <vector>
@@ -46,6 +47,18 @@ QString figure_label(const QString& label, bool visibleSpaces);
 // is the same file. Call first in main(), before any QHash is filled.
 void figure_hash_seed();
 
+// The rules every output keeps: throws std::runtime_error naming the path when
+// it is a link, a folder, a FIFO or a device (never written through or
+// replaced) or a file that exists while `overwrite` is false.
+void figure_output_check(const QString& path, bool overwrite);
+
+// A PNG is at most this many pixels (4 bytes each while it is drawn) and this
+// many on a side; figure_check_pixels throws std::invalid_argument naming the
+// size, the DPI and the limit for a larger one (widths and heights in points).
+inline constexpr double kFigureMaxPixels = 150e6;
+inline constexpr double kFigureMaxSide = 32767;
+void figure_check_pixels(double widthPt, double heightPt, int dpi);
+
 // From a file name's suffix (.png, .pdf, .svg, .csv); throws std::invalid_argument otherwise.
 ExportFormat export_format_of(const QString& path);
 
@@ -63,6 +76,10 @@ QString head_view_csv(const HeadViewData& data, const QStringList& comments);
 void figure_part_export(const FigurePart& part, const QString& path, const FigureOptions& options,
                         const QStringList& comments, bool overwrite);
 QString figure_part_csv(const FigurePart& part, const QStringList& comments);
+// The file figure_part_export writes, as bytes: for sets of files written all
+// or none (analysis::files_write_atomic).
+QByteArray figure_part_bytes(const FigurePart& part, ExportFormat format,
+                             const FigureOptions& options, const QStringList& comments);
 
 // The same for a view on screen. Throws std::runtime_error naming the file and the problem.
 void line_plot_export(const LinePlotView& view, const QString& path, const FigureOptions& options,

@@ -26,8 +26,8 @@ namespace fs = std::filesystem;
 namespace {
 
 // The recomputation runs the model here with the kernels sinkscope-cli runs it
-// with (its main() picks OpenBLAS's core for this CPU): 1e-9 agreement needs
-// the same matrix-product kernels on both sides.
+// with (its main() picks OpenBLAS's core for this CPU) and on one BLAS thread
+// as analyze does: 1e-9 agreement needs the same matrix products on both sides.
 const std::string runtimeSetup = sinkscope::models::configure_cpu_runtime();
 
 const char* kText = "the cat sat on the mat, and the dog slept";
@@ -107,7 +107,11 @@ TEST(AnalyzeRecompute, CsvNumbersMatchAPlainRecomputation) {
             0);
 
   const auto loaded = sinkscope::models::loaded_model_open(model);
-  const auto run = sinkscope::models::loaded_model_run(loaded, kText);
+  // On one BLAS thread, as analyze runs its passes.
+  const auto run = [&] {
+    const sinkscope::models::SingleThreadedBlas exactProducts;
+    return sinkscope::models::loaded_model_run(loaded, kText);
+  }();
   const int T = run.trace.tokens();
   ASSERT_GT(T, 6);
 

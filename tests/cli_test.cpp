@@ -492,6 +492,20 @@ TEST(Cli, ExperimentsWriteTheirTablesAndRefuseBadRequests) {
     const std::string line = summary.substr(row + 1, summary.find('\n', row + 1) - row - 1);
     EXPECT_NEAR(std::stod(line.substr(line.rfind(',') + 1)), sum / count, 1e-9) << summary;
   }
+  // Both attention maps, streamed into their file: every visible pair of every head.
+  {
+    std::istringstream attention(read_text(dir / "out/bos_attention.csv"));
+    std::map<std::string, int> rows;
+    std::string line;
+    while (std::getline(attention, line) && line[0] == '#') {
+    }
+    EXPECT_EQ(line, "run,layer,head,query,key,weight");
+    while (std::getline(attention, line)) ++rows[line.substr(0, line.find(','))];
+    // random-model llama: 2 layers, 4 heads; "the cat sat on the mat" has 7 tokens with <s>.
+    EXPECT_EQ(rows["with_first"], 2 * 4 * 7 * 8 / 2);
+    EXPECT_EQ(rows["without_first"], 2 * 4 * 6 * 7 / 2);
+    EXPECT_EQ(rows.size(), 2u);
+  }
   const CliRun noBos = cli("experiment bos '" + gpt2 + "'" + text + " --force");
   EXPECT_EQ(noBos.exit, 2);
   EXPECT_NE(noBos.out.find("does not start with a special token"), std::string::npos) << noBos.out;

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -165,6 +166,55 @@ TEST(FigureCli, BadRequestsSayWhatIsWrong) {
   EXPECT_FALSE(std::filesystem::exists(out)) << "no figure from a refused request";
 }
 
+// --out keeps the rules of every other output: what exists is replaced only
+// with --force and only when it is a regular file, a link is never written
+// through, a PNG too large to draw is refused before the run, and a write that
+// fails (here the file-size limit, as a full disk) leaves no file and exit 1.
+TEST(FigureCli, TheFigureKeepsTheOutputRules) {
+  QTemporaryDir dir;
+  const std::string folder = dir.path().toStdString();
+  auto expect = [](const CliRun& run, int status, const std::string& words) {
+    EXPECT_EQ(run.exit, status) << run.out;
+    EXPECT_NE(run.out.find(words), std::string::npos) << run.out;
+  };
+  const std::string csv = folder + "/map.csv";
+  std::ofstream(csv) << "mine\n";
+  expect(cli(figure_args("--panel attention-map", csv)), 2, "already exists (use --force");
+  EXPECT_EQ(read_text(csv), "mine\n");
+  ASSERT_EQ(cli(figure_args("--panel attention-map --force", csv)).exit, 0);
+  EXPECT_NE(read_text(csv).find("row,column"), std::string::npos);
+
+  const std::string outside = folder + "/outside.csv";
+  std::ofstream(outside) << "keep\n";
+  const std::string link = folder + "/link.csv";
+  std::filesystem::create_symlink(outside, link);
+  expect(cli(figure_args("--panel attention-map --force", link)), 2, "not a regular file");
+  EXPECT_EQ(read_text(outside), "keep\n");
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  const std::string fifo = folder + "/fifo.svg";
+  ASSERT_EQ(shell("mkfifo '" + fifo + "'").exit, 0);
+  expect(cli(figure_args("--panel graph --force", fifo)), 2, "not a regular file");
+  EXPECT_TRUE(std::filesystem::is_fifo(fifo));
+
+  const std::string big = folder + "/big.png";
+  expect(cli(figure_args("--panel attention-map --width-mm 2000 --height-mm 2000 --dpi 2400", big)),
+         2, "million pixels");
+  EXPECT_FALSE(std::filesystem::exists(big));
+
+  // Files beyond 64 KiB cannot be written (SIGXFSZ ignored: the write fails instead).
+  const std::string cut = folder + "/cut.png";
+  const CliRun limited = shell("trap '' XFSZ; ulimit -f 64; '" SINKSCOPE_CLI "' " +
+                               figure_args("--panel attention-map --dpi 600", cut) + " 2>&1");
+  EXPECT_EQ(limited.exit, 1) << limited.out;
+  EXPECT_NE(limited.out.find("write failed"), std::string::npos) << limited.out;
+  EXPECT_EQ(limited.out.find("Figure: "), std::string::npos) << limited.out;
+  EXPECT_FALSE(std::filesystem::exists(cut));
+  std::set<std::string> left;
+  for (const auto& e : std::filesystem::directory_iterator(folder))
+    left.insert(e.path().filename().string());
+  EXPECT_EQ(left, (std::set<std::string>{"fifo.svg", "link.csv", "map.csv", "outside.csv"}));
+}
+
 // A session whose model changed since it was saved still makes its figure, and
 // says what changed (config.json's hash) on stderr.
 TEST(FigureCli, ASessionWhoseModelChangedWarns) {
@@ -205,7 +255,7 @@ TEST(FigureCli, TheEmergenceOfASessionsCheckpoints) {
   EXPECT_NE(svg.find("Sink emergence"), std::string::npos);
   EXPECT_NE(svg.find("every head by training step"), std::string::npos);
   // Without checkpoints there is nothing to draw, and the figure says so.
-  const CliRun none = cli(figure_args("--panel emergence", out));
+  const CliRun none = cli(figure_args("--panel emergence --force", out));
   EXPECT_EQ(none.exit, 1);
   EXPECT_NE(none.out.find("--panel emergence needs a training run's checkpoints"), std::string::npos)
       << none.out;

@@ -243,6 +243,33 @@ TEST(FigureExport, CsvsNameTheRunAndTheTokens) {
   EXPECT_LT(both.outlineCol, 0) << "no frame in the gap for B's head average";
 }
 
+// A grid's labels along one axis: the font follows the cells down to its floor,
+// then labels thin out so that two drawn ones are at least a label apart, and a
+// selected label is always drawn with its too-close neighbours left out.
+TEST(FigureExport, GridLabelsShrinkThenThinOutAndKeepTheSelection) {
+  EXPECT_EQ(grid_label_plan(40.0).fontPx, 11);
+  EXPECT_EQ(grid_label_plan(40.0).stride, 1);
+  EXPECT_EQ(grid_label_plan(9.5).fontPx, 9);
+  EXPECT_EQ(grid_label_plan(9.5).stride, 1);
+  // The 28 layers of a 7B model in a 130-pixel overview: 4.6 px a cell.
+  const GridLabelPlan small = grid_label_plan(130.0 / 28);
+  EXPECT_EQ(small.fontPx, 7);
+  EXPECT_EQ(small.stride, 2);
+  for (double cell : {0.5, 1.0, 2.5, 4.0, 6.0, 6.99, 7.0, 8.3, 9.0, 13.0, 30.0}) {
+    const GridLabelPlan p = grid_label_plan(cell);
+    EXPECT_GE(p.stride * cell, p.fontPx - 1e-9) << cell;      // no two overlap
+    EXPECT_LT((p.stride - 1) * cell, p.fontPx) << cell;       // none left out needlessly
+    EXPECT_GE(p.fontPx, 7);
+    EXPECT_LE(p.fontPx, 11);
+  }
+  EXPECT_EQ(grid_labels_shown(7, 3), (std::vector<bool>{true, false, false, true, false, false, true}));
+  // Label 4 selected: 3 and 6 are closer than the stride and give way.
+  EXPECT_EQ(grid_labels_shown(7, 3, {4}),
+            (std::vector<bool>{true, false, false, false, true, false, false}));
+  EXPECT_EQ(grid_labels_shown(3, 1, {-1, 9}), (std::vector<bool>{true, true, true}));
+  EXPECT_TRUE(grid_labels_shown(0, 2).empty());
+}
+
 // Issue 17, defect 12: labels never overlap (the larger point's label wins),
 // and long scenes label only their largest points.
 TEST(FigureExport, LabelsDoNotOverlapAndLongScenesLabelTheirLargestPoints) {

@@ -150,6 +150,14 @@ TEST(FigureSet, SentencesOfEveryLengthPoolByPositionAndBadRequestsAreRefused) {
   const CliRun again = cli(base + " --out '" + (root / "set").string() + "'");
   EXPECT_NE(again.exit, 0);
   EXPECT_NE(again.out.find("exists"), std::string::npos) << again.out;
+  // A set is written all or none: one PNG beyond the file-size limit (a full
+  // disk) leaves no file of the set, no temporary and no folder.
+  const fs::path cut = root / "cut";
+  const CliRun limited = shell("trap '' XFSZ; ulimit -f 24; '" SINKSCOPE_CLI "' " + base +
+                               " --out '" + cut.string() + "' --sparsification-sentences 0 --png 300 2>&1");
+  EXPECT_EQ(limited.exit, 1) << limited.out;
+  EXPECT_NE(limited.out.find("write failed"), std::string::npos) << limited.out;
+  EXPECT_FALSE(fs::exists(cut)) << "a partial set";
   const CliRun noOut = cli(base);
   EXPECT_EQ(noOut.exit, 2);
   EXPECT_NE(noOut.out.find("--out DIR"), std::string::npos) << noOut.out;

@@ -130,6 +130,27 @@ TEST(Taxonomy, WinnersWeighAttentionByValueNorm) {
   EXPECT_EQ(taxonomy_label({0, 0, 5}), HeadClass::Reset);
 }
 
+// metrics.md s. 7: scores equal as real numbers tie whatever float rounding
+// did to them; the lower index wins. Beyond the tolerance the larger wins.
+TEST(Taxonomy, TiesWithinTheToleranceGoToTheLowerIndex) {
+  const std::vector<float> values{1.0f, 1.0f, 1.0f};
+  auto votes = [&](float toOne, float toTwo) {
+    AttentionMatrix m{std::vector<float>(9, 0.0f), 3, true};
+    m.weights[0] = 1.0f;
+    m.weights[3] = 0.5f, m.weights[4] = 0.5f;  // query 1: sink and itself tie exactly
+    m.weights[6] = 1.0f - toOne - toTwo, m.weights[7] = toOne, m.weights[8] = toTwo;
+    return taxonomy_votes(m.view(), values, 1);
+  };
+  // Query 2: keys 1 and 2 hold 0.4 each, key 2 one float step above (rounding).
+  const float step = std::nextafter(0.4f, 1.0f);
+  TaxonomyVotes v = votes(0.4f, step);
+  EXPECT_EQ(v.sink, 1) << "query 1: the exact tie goes to the sink (index 0)";
+  EXPECT_EQ(v.other, 1) << "query 2: key 1 wins the rounding tie against the current token";
+  EXPECT_EQ(v.current, 0);
+  v = votes(0.3f, 0.45f);
+  EXPECT_EQ(v.current, 1) << "a real difference still decides";
+}
+
 // metrics.md s. 7: in an encoder every key competes, later ones included
 // (the old reading stopped at j <= i and called query 1 a sink vote here).
 TEST(Taxonomy, EncoderQueriesWeighEveryKey) {

@@ -407,6 +407,70 @@ TEST_P(EveryArchitecture, ReducedPrecisionWeightsComputeAsTheirFloat32Expansion)
   EXPECT_THROW(Model::load(write_fixture(GetParam()))->weightMatrix(0, "nope"), ModelRunError);
 }
 
+// ComputePrecision::Stored runs the layers in the folder's dtype (Hugging
+// Face's eager attention on a model loaded in BF16 or F16): within that
+// dtype's rounding of the float32 path, and not equal to it (it is in effect);
+// the attention stays a float32 softmax whose rows sum to 1.
+TEST_P(EveryArchitecture, StoredPrecisionComputesInTheFoldersDtype) {
+  LoadOptions stored;
+  stored.precision = ComputePrecision::Stored;
+  for (const DType dtype : {DType::BF16, DType::F16}) {
+    const std::string tag = dtype == DType::BF16 ? "-bf16" : "-f16";
+    const fs::path folder =
+        write_fixture(GetParam(), tag, [&](RandomModelSpec& s) { s.dtype = dtype; });
+    const auto exact = Model::load(folder);
+    std::shared_ptr<Model> reduced;
+    try {
+      reduced = Model::load(folder, stored);
+    } catch (const ModelLoadError& e) {
+      // Debian's libtorch has no float16 matrix product on the CPU: refused at load, by name.
+      EXPECT_EQ(dtype, DType::F16) << e.what();
+      EXPECT_NE(std::string(e.what()).find("cannot compute in Half on cpu"), std::string::npos)
+          << e.what();
+      continue;
+    }
+    EXPECT_EQ(exact->computeDtype(), "float32");
+    EXPECT_EQ(reduced->computeDtype(), dtype == DType::BF16 ? "bfloat16" : "float16");
+    const auto ids = sample_ids(9, exact->config().vocab_size);
+    const Trace a = exact->run(ids), b = reduced->run(ids);
+    double worst = 0, differ = 0;
+    for (int l = 0; l < a.layers(); ++l) {
+      const LayerCapture x = a.layer(l), y = b.layer(l);
+      ASSERT_EQ(x.attention.size(), y.attention.size());
+      for (std::size_t i = 0; i < x.attention.size(); ++i) {
+        const double d = std::abs(static_cast<double>(x.attention[i]) - y.attention[i]);
+        worst = std::max(worst, d);
+        differ += d;
+      }
+      const auto map = y.attentionOf(0);
+      for (int i = 0; i < map.size; ++i) {
+        double row = 0;
+        for (int j = 0; j < map.size; ++j) row += map.at(i, j);
+        EXPECT_NEAR(row, 1.0, 1e-5) << tag << " layer " << l << " query " << i;
+      }
+    }
+    EXPECT_LT(worst, 0.05) << tag;
+    EXPECT_GT(differ, 0.0) << tag << ": the stored precision changed nothing";
+    double scale = 0, logitWorst = 0;
+    for (std::size_t i = 0; i < a.logits().size(); ++i) {
+      scale = std::max(scale, std::abs(static_cast<double>(a.logits()[i])));
+      logitWorst = std::max(logitWorst, std::abs(static_cast<double>(a.logits()[i]) - b.logits()[i]));
+    }
+    EXPECT_LT(logitWorst, 0.05 * scale + 1e-3) << tag;
+    // A resumed pass continues in the same dtype: equal to the whole pass to its rounding.
+    const Trace resumed = reduced->runFrom(b, 1);
+    for (std::size_t i = 0; i < b.logits().size(); ++i)
+      EXPECT_NEAR(resumed.logits()[i], b.logits()[i], 1e-6 * scale + 1e-6) << tag << i;
+  }
+  // A float32 folder computes as it always did.
+  const fs::path f32 = write_fixture(GetParam());
+  const auto ids = sample_ids(9, 96);
+  const Trace plain = Model::load(f32)->run(ids);
+  const auto asStored = Model::load(f32, stored);
+  EXPECT_EQ(asStored->computeDtype(), "float32");
+  EXPECT_EQ(asStored->run(ids).logits(), plain.logits());
+}
+
 INSTANTIATE_TEST_SUITE_P(Models, EveryArchitecture,
                          ::testing::Values("gpt2", "llama", "mistral", "qwen2", "gemma", "gemma2",
                                            "phi", "gpt_neox", "bert", "roberta", "xlm-roberta"),
@@ -616,9 +680,9 @@ TEST(ModelErrors, MissingOrMisshapenTensorsAreNamed) {
 TEST(ModelDevices, CudaMatchesCpuWhenAvailable) {
   const fs::path folder = write_fixture("llama");
   std::shared_ptr<Model> gpu;
+  LoadOptions cuda;
+  cuda.device = "cuda";
   try {
-    LoadOptions cuda;
-    cuda.device = "cuda";
     gpu = Model::load(folder, cuda);
   } catch (const ModelLoadError& e) {
     GTEST_SKIP() << e.what();
@@ -631,4 +695,23 @@ TEST(ModelDevices, CudaMatchesCpuWhenAvailable) {
   const LayerCapture x = a.layer(1), y = b.layer(1);
   for (std::size_t i = 0; i < x.attention.size(); ++i)
     EXPECT_NEAR(x.attention[i], y.attention[i], 1e-5);
+  // A BF16 folder on the device: its weights stay BF16 there; in float32 it
+  // equals the CPU's float32 pass, in its stored dtype the CPU's stored pass
+  // to BF16 rounding (the kernels differ).
+  const fs::path bf16 =
+      write_fixture("llama", "-bf16", [](RandomModelSpec& s) { s.dtype = DType::BF16; });
+  LoadOptions stored = cuda;
+  stored.precision = ComputePrecision::Stored;
+  LoadOptions cpuStored;
+  cpuStored.precision = ComputePrecision::Stored;
+  const Trace cpuExact = Model::load(bf16)->run(ids), gpuExact = Model::load(bf16, cuda)->run(ids);
+  const Trace cpuReduced = Model::load(bf16, cpuStored)->run(ids);
+  const Trace gpuReduced = Model::load(bf16, stored)->run(ids);
+  for (std::size_t i = 0; i < cpuExact.logits().size(); ++i) {
+    EXPECT_NEAR(cpuExact.logits()[i], gpuExact.logits()[i], 1e-4);
+    EXPECT_NEAR(cpuReduced.logits()[i], gpuReduced.logits()[i], 0.05);
+  }
+  const LayerCapture p = cpuReduced.layer(1), q = gpuReduced.layer(1);
+  for (std::size_t i = 0; i < p.attention.size(); ++i)
+    EXPECT_NEAR(p.attention[i], q.attention[i], 0.02);
 }

@@ -102,6 +102,53 @@ TEST(PanelsRender, HeatMapWithTokenLabelsMatchesBaseline) {
   EXPECT_TRUE(r.passed) << r.message.toStdString();
 }
 
+// The overview of a 28 x 28 model in a small dock: labels shrink to the cells
+// and thin out instead of overlapping, and come back as the wheel zooms in.
+TEST(PanelsRender, GridLabelsNeverOverlapAndReturnWhenZoomedIn) {
+  const int n = 28;
+  render::HeatMapData d;
+  d.rows = d.cols = n;
+  d.values.assign(n * n, 0.25f);
+  d.hidden.assign(n * n, false);
+  for (int k = 0; k < n; ++k) {
+    d.rowLabels.push_back(QStringLiteral("L%1").arg(k));
+    d.colLabels.push_back(QStringLiteral("H%1").arg(k));
+  }
+  d.quantity = QStringLiteral("sink attention");
+  render::HeatMapView view;
+  view.resize(300, 220);
+  view.setData(d);
+  view.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+  ASSERT_TRUE(QTest::qWaitFor([&] { return view.renderedFrameCount() > 0; }, 5000));
+  const auto pixelsPerCell = [&] {
+    return view.renderer()->GetSize()[1] /
+           (2.0 * view.renderer()->GetActiveCamera()->GetParallelScale());
+  };
+  for (int axis : {0, 1}) {
+    const std::vector<int> shown = view.shownLabels(axis);
+    ASSERT_GE(shown.size(), 4u) << axis;
+    EXPECT_LT(shown.size(), static_cast<std::size_t>(n)) << axis << ": " << pixelsPerCell();
+    for (std::size_t k = 1; k < shown.size(); ++k)
+      EXPECT_GE((shown[k] - shown[k - 1]) * pixelsPerCell(), view.shownLabelFontPx() - 1e-6)
+          << "labels " << shown[k - 1] << " and " << shown[k] << " touch";
+  }
+  EXPECT_GE(view.shownLabelFontPx(), 7);
+  view.grabFramebuffer().save(QStringLiteral(SINKSCOPE_ARTIFACT_DIR "/overview_28_labels.png"));
+  const QPointF centre(180, 120);
+  for (int k = 0; k < 8; ++k) {
+    QWheelEvent wheel(centre, view.mapToGlobal(centre), QPoint(), QPoint(0, 120), Qt::NoButton,
+                      Qt::NoModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(&view, &wheel);
+  }
+  const int frames = view.renderedFrameCount();
+  view.update();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return view.renderedFrameCount() > frames; }, 5000));
+  EXPECT_GT(pixelsPerCell(), 12.0);
+  EXPECT_EQ(view.shownLabels(0).size(), static_cast<std::size_t>(n)) << "zoomed in, every label";
+  EXPECT_EQ(view.shownLabelFontPx(), 11);
+}
+
 // T = 2048: 4 M cells on a few hundred pixels. Zoomed out, a coarse level of
 // detail is drawn whose blocks keep their strongest cell, so a one-token
 // column of weight 0.5 is still on screen; zoomed in, the full image returns.

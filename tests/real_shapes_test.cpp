@@ -123,6 +123,18 @@ TEST(RealShapes, Gpt2SmallIsWrittenWithItsConfigVerbatimInBf16) {
   EXPECT_NEAR(std::sqrt(sum2 / static_cast<double>(w.size())), 0.02, 0.002);
   const CliRun run = cli("attention " + q(dir) + " --text 'The cat sat on the mat.' --layer 1 --head 3 --csv -");
   EXPECT_EQ(run.exit, 0) << run.out;
+  EXPECT_NE(run.out.find("# compute_dtype: float32\n"), std::string::npos) << run.out;
+  // The same map computed in the folder's BF16, as Hugging Face's eager attention does.
+  const CliRun stored = cli("attention " + q(dir) +
+                            " --text 'The cat sat on the mat.' --layer 1 --head 3 --csv - "
+                            "--precision stored");
+  EXPECT_EQ(stored.exit, 0) << stored.out;
+  EXPECT_NE(stored.out.find("# compute_dtype: bfloat16\n"), std::string::npos) << stored.out;
+  const CliRun precision = cli("attention " + q(dir) + " --text 'x' --layer 0 --head 0 --csv - "
+                               "--precision half");
+  EXPECT_EQ(precision.exit, 2);
+  EXPECT_NE(precision.out.find("--precision \"half\": use float32 or stored"), std::string::npos)
+      << precision.out;
   // An existing folder is never replaced; a bad name lists the good ones.
   EXPECT_EQ(cli("random-model --like gpt2 " + q(dir)).exit, 2);
   const CliRun bad = cli("random-model --like gpt5 " + q(scratch("gpt5")));

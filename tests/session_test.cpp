@@ -6,8 +6,13 @@
 
 #include <QByteArray>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 
+#include "models/experiments.h"
+#include "ui/intervention.h"
 #include "ui/session.h"
 
 using namespace sinkscope::ui;
@@ -110,11 +115,50 @@ TEST(Session, DamagedOrHostileFilesNameTheFieldAndProblem) {
   EXPECT_EQ(refusal(edited("\"threshold\": 0.125", "\"threshold\": \"high\"")),
             "s.sinkscope: selection: threshold: expected a number from 0 to 1");
   EXPECT_EQ(refusal(edited("\"ablate_heads\"", "\"explode\"")),
-            "s.sinkscope: interventions: kind: \"explode\" is not an intervention");
+            "s.sinkscope: interventions[1]: kind: \"explode\" is not an intervention");
   EXPECT_EQ(refusal(edited("\"log_scale\": true", "\"log_scale\": 1")),
             "s.sinkscope: panels: log_scale: expected true or false");
   EXPECT_EQ(refusal(QByteArray(100000, '[')), "s.sinkscope: JSON nested deeper than a session file");
   EXPECT_EQ(refusal(QByteArray(5 << 20, ' ')), "s.sinkscope: larger than a session file can be");
+}
+
+// A small session cannot ask for millions of (layer, head) pairs: repeated
+// indices collapse as the file is read, and the pairs an ablation makes are
+// bounded by the model's layers x heads; indices beyond the model are refused.
+TEST(Session, AnAblationListIsBoundedByTheModel) {
+  QJsonArray zeros;
+  for (int k = 0; k < 4096; ++k) zeros.append(0);
+  QJsonObject root = QJsonDocument::fromJson(session_to_json(example())).object();
+  QJsonArray list = root.value(QStringLiteral("interventions")).toArray();
+  QJsonObject ablate = list.at(1).toObject();
+  ASSERT_EQ(ablate.value(QStringLiteral("kind")).toString(), QStringLiteral("ablate_heads"));
+  ablate.insert(QStringLiteral("layers"), zeros);
+  ablate.insert(QStringLiteral("heads"), zeros);
+  list.replace(1, ablate);
+  root.insert(QStringLiteral("interventions"), list);
+  const QByteArray b = QJsonDocument(root).toJson();
+  const Session s = session_from_json(b, QStringLiteral("s.sinkscope"));
+  EXPECT_EQ(s.interventions.at(1).layers, QList<int>{0});
+  EXPECT_EQ(s.interventions.at(1).heads, QList<int>{0});
+
+  Intervention all;
+  all.kind = Intervention::Kind::AblateHeads;
+  EXPECT_EQ(intervention_for_model({all}, 3, 4).ablateHeads.size(), 12u);
+  Intervention some = all;
+  some.layers = {2, 0, 2};
+  some.heads = {1, 1};
+  EXPECT_EQ(intervention_for_model({some}, 3, 4).ablateHeads,
+            (std::vector<std::pair<int, int>>{{0, 1}, {2, 1}}));
+  Intervention beyond = all;
+  beyond.layers = {0, 4000};
+  try {
+    intervention_for_model({beyond}, 3, 4);
+    ADD_FAILURE() << "layer 4000 accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("layer 4000 is not in this model (layers 0 to 2)"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(Session, OnlyRegularFilesOfBoundedSizeAreRead) {

@@ -21,6 +21,8 @@
 #include <string>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "support/shell_run.h"
 
 namespace fs = std::filesystem;
@@ -199,6 +201,15 @@ TEST_F(Study, JsonLinesGiveTheSameStudyAsPlainLines) {
   EXPECT_NE(bad.out.find("bad.jsonl: line 2: not a JSON object with a string field \"text\""),
             std::string::npos)
       << bad.out;
+  // Named in capitals, or .json, it is still JSON lines: never braces read as a sentence.
+  for (const char* name : {"BAD.JSONL", "bad.json"}) {
+    std::ofstream(dir / name) << "{\"text\": \"fine\"}\n{\"txt\": \"no\"}\n";
+    const CliResult named = cli("analyze '" + kModel + "' --sentences '" + (dir / name).string() +
+                                "' --out '" + (dir / "named").string() + "'");
+    EXPECT_EQ(named.exit, 2) << named.out;
+    EXPECT_NE(named.out.find(std::string(name) + ": line 2: not a JSON object"), std::string::npos)
+        << named.out;
+  }
   std::ofstream(dir / "deep.jsonl") << std::string(10000, '[') << "\n";
   const CliResult deep = cli("analyze '" + kModel + "' --sentences '" + (dir / "deep.jsonl").string() +
                              "' --out '" + (dir / "deep").string() + "'");
@@ -434,4 +445,94 @@ TEST_F(Study, InterventionsApplyToEverySentence) {
   const CliResult both = cli(run("0/2", "--functional --drop-first"));
   EXPECT_EQ(both.exit, 2) << both.out;
   EXPECT_NE(both.out.find("--functional measures the plain model"), std::string::npos) << both.out;
+}
+
+// The study folder is written into the batch scripts' #SBATCH lines: a folder
+// whose name holds a line break (the rest of the name would run as a command
+// when the job starts), a quote, a backslash or Slurm's '%' is refused before
+// anything is written; spaces and shell characters stay inside the quotes.
+TEST_F(Study, SlurmScriptsNeverRunAFoldersName) {
+  const std::string slurm = "study slurm '" + kModel + "' --sentences '" + (dir / "s.txt").string() +
+                            "' --shards 2 --batch 4 --out ";
+  for (const std::string name : {"a\ntouch /tmp/sinkscope-pwned", "quote\"d", "back\\slash", "100%"}) {
+    const fs::path hostile = dir / name;
+    const CliResult refused = cli(slurm + "'" + hostile.string() + "'");
+    EXPECT_EQ(refused.exit, 2) << refused.out;
+    EXPECT_NE(refused.out.find("a Slurm batch script cannot name a folder"), std::string::npos)
+        << refused.out;
+    EXPECT_FALSE(fs::exists(hostile)) << name;
+  }
+  const fs::path spaced = dir / "my studies $(touch x) `y`";
+  const CliResult ok = cli(slurm + "'" + spaced.string() + "'");
+  ASSERT_EQ(ok.exit, 0) << ok.out;
+  const std::string script = read_text(spaced / "slurm/array.sbatch");
+  EXPECT_NE(script.find("#SBATCH --output=\"" + fs::absolute(spaced).string() +
+                        "/slurm/logs/shard-%a-of-2.out\"\n"),
+            std::string::npos)
+      << script;
+  // Every line is a comment or the one exec line.
+  std::istringstream lines(script);
+  int commands = 0;
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty() && line[0] != '#') {
+      ++commands;
+      EXPECT_EQ(line.rfind("exec ", 0), 0u) << line;
+    }
+  EXPECT_EQ(commands, 1);
+}
+
+// Integers of a study's files are JSON integers within range: a float is never
+// truncated (a manifest's "shard": 0.5 is not shard 0) nor wrapped ("version":
+// 1e300 is not -2147483648).
+TEST_F(Study, NumbersThatAreNotWholeAreRefusedByName) {
+  ASSERT_EQ(cli(run("0/2")).exit, 0);
+  ASSERT_EQ(cli(run("1/2")).exit, 0);
+  const fs::path studyFile = dir / "study/study.json";
+  const fs::path manifest = dir / "study/shards/shard-0-of-2/manifest.json";
+  const std::string study = read_text(studyFile), shard = read_text(manifest);
+  auto edited = [](const std::string& text, const char* key, const nlohmann::json& value) {
+    nlohmann::json j = nlohmann::json::parse(text);
+    j[key] = value;
+    return j.dump(1);
+  };
+  auto merge = [&] { return cli("study merge '" + (dir / "study").string() + "' --force"); };
+  for (const nlohmann::json& version : {nlohmann::json(1e300), nlohmann::json(2.5), nlohmann::json("2")}) {
+    std::ofstream(studyFile) << edited(study, "version", version);
+    const CliResult r = merge();
+    EXPECT_EQ(r.exit, 2) << r.out;
+    EXPECT_NE(r.out.find("study.json: version: expected a whole number"), std::string::npos) << r.out;
+  }
+  std::ofstream(studyFile) << study;
+  std::ofstream(manifest) << edited(shard, "shard", 0.5);
+  const CliResult half = merge();
+  EXPECT_NE(half.exit, 0) << half.out;
+  EXPECT_NE(half.out.find("manifest.json: shard: expected a whole number"), std::string::npos) << half.out;
+  std::ofstream(manifest) << shard;
+  EXPECT_EQ(merge().exit, 0);
+}
+
+// Pooled numbers are those of each sentence's own run, bit for bit, whatever
+// the batch and the thread count: a NoPE model seeing a token twice gives
+// exactly equal contributions, and the ties then fall the same way.
+TEST_F(Study, PooledTablesDoNotDependOnTheBatchOrTheThreads) {
+  const std::string nope = std::string(SINKSCOPE_SOURCE_DIR) + "/resources/models/nope-decoder";
+  {
+    std::ifstream in(kSentences);
+    std::ofstream out(dir / "30.txt");
+    std::string line;
+    for (int k = 0; k < 30 && std::getline(in, line); ++k) out << line << "\n";
+  }
+  auto analyze = [&](const std::string& name, const std::string& extra) {
+    const CliResult r = cli("analyze '" + nope + "' --sentences '" + (dir / "30.txt").string() +
+                            "' --out '" + (dir / name).string() + "' " + extra);
+    EXPECT_EQ(r.exit, 0) << r.out;
+  };
+  analyze("b16", "--batch 16");
+  analyze("b1", "--batch 1 --threads 1");
+  analyze("b7", "--batch 7 --threads 2");
+  for (const char* table : {"specialisation.csv", "token_specialisation.csv", "taxonomy_pooled.csv",
+                            "sink_rate.csv", "frame.csv", "layer_profile.csv", "top_sentences.csv"}) {
+    EXPECT_EQ(csv_rows(dir / "b1" / table), csv_rows(dir / "b16" / table)) << table;
+    EXPECT_EQ(csv_rows(dir / "b7" / table), csv_rows(dir / "b16" / table)) << table;
+  }
 }

@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <string>
@@ -59,6 +61,76 @@ TEST(CsvRender, RowsKeptAsTextRenderTheSameLines) {
   EXPECT_TRUE(flushed.rows.empty());
   EXPECT_TRUE(flushed.renderedRows.empty());
   EXPECT_EQ(csv_parse(whole).rows, t.rows);
+}
+
+TEST(CsvRender, AStreamedTableIsTheSameFile) {
+  CsvTable t;
+  t.comments = {{"tool", "sinkscope"}, {"text", "two\nlines"}};
+  t.columns = {"token", "value"};
+  t.rows = {{"with, comma", "1"}, {"plain", "2"}};
+  std::string streamed = sinkscope::analysis::csv_render_head(t);
+  for (const auto& row : t.rows) sinkscope::analysis::csv_append_row(streamed, row);
+  EXPECT_EQ(streamed, csv_render(t));
+}
+
+namespace {
+std::string read_all(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+std::vector<std::string> entries(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    names.push_back(fs::relative(e.path(), dir).string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+}  // namespace
+
+TEST(AtomicFileSet, FilesAppearOnlyAtCommitAndAnAbandonedSetLeavesNothing) {
+  using sinkscope::analysis::AtomicFileSet;
+  const fs::path root =
+      fs::temp_directory_path() / ("sinkscope-fileset-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root);
+  {
+    AtomicFileSet set(false);
+    const auto big = set.open(root / "new/deeper/big.csv");
+    const auto small = set.open(root / "small.csv");
+    set.append(big, "a,");
+    set.append(small, "x\n");
+    set.append(big, "b\n");
+    // Nothing under its own name yet: only temporaries (and the folders made).
+    EXPECT_FALSE(fs::exists(root / "new/deeper/big.csv"));
+    EXPECT_FALSE(fs::exists(root / "small.csv"));
+    set.commit();
+  }
+  EXPECT_EQ(read_all(root / "new/deeper/big.csv"), "a,b\n");
+  EXPECT_EQ(read_all(root / "small.csv"), "x\n");
+  EXPECT_EQ(entries(root), (std::vector<std::string>{"new", "new/deeper", "new/deeper/big.csv",
+                                                     "small.csv"}));
+  // Abandoned (an error, a cancel): no temporary, no folder it made, the old file kept.
+  {
+    AtomicFileSet set(true);
+    set.append(set.open(root / "small.csv"), "replaced\n");
+    set.append(set.open(root / "other/made.csv"), "y\n");
+  }
+  EXPECT_EQ(read_all(root / "small.csv"), "x\n");
+  EXPECT_EQ(entries(root), (std::vector<std::string>{"new", "new/deeper", "new/deeper/big.csv",
+                                                     "small.csv"}));
+  // An existing file is refused without --force; a folder never replaced.
+  {
+    AtomicFileSet set(false);
+    EXPECT_THROW(set.open(root / "small.csv"), std::runtime_error);
+    AtomicFileSet forced(true);
+    try {
+      forced.open(root / "new");
+      ADD_FAILURE() << "a folder was accepted as a target";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
+    }
+  }
+  fs::remove_all(root);
 }
 
 TEST(CsvParse, MalformedTablesNameTheLine) {
@@ -204,7 +276,13 @@ TEST_F(StudyTablesRead, DamagedOrHostileStudiesAreRefusedWithTheFileAndProblem) 
     ASSERT_NE(at, std::string::npos);
     description.replace(at, 11, "\"layers\": 0");
     std::ofstream(f / "study.json") << description;
-    EXPECT_NE(refusal(f).find("study.json: layers or heads out of range"), std::string::npos)
+    EXPECT_NE(refusal(f).find("study.json: layers: expected a whole number from 1 to 4096"),
+              std::string::npos)
+        << refusal(f);
+    // A float is never truncated into a layer count.
+    description.replace(at, 11, "\"layers\": 4.5");
+    std::ofstream(f / "study.json") << description;
+    EXPECT_NE(refusal(f).find("study.json: layers: expected a whole number"), std::string::npos)
         << refusal(f);
   }
   {  // a class that is not one

@@ -3,7 +3,10 @@
 // its definition says on the same weights.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <functional>
+#include <limits>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -103,6 +106,162 @@ TEST(Trainer, BadOptionsAreNamed) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("--position-encoding"), std::string::npos);
   }
+}
+
+// Numbers that would give NaN losses or a recipe other than the one asked
+// for are refused before anything is written.
+TEST(Trainer, OptionsOutOfTheirRangeAreRefused) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<std::pair<std::function<void(TrainOptions&)>, std::string>> cases{
+      {[&](TrainOptions& o) { o.learning_rate = nan; }, "--lr"},
+      {[](TrainOptions& o) { o.learning_rate = 1e30; }, "--lr"},
+      {[](TrainOptions& o) { o.learning_rate = -1; }, "--lr"},
+      {[](TrainOptions& o) { o.weight_decay = 1e30; }, "--weight-decay"},
+      {[](TrainOptions& o) { o.weight_decay = -1e30; }, "--weight-decay"},
+      {[](TrainOptions& o) { o.ntk_scale = -4; }, "--ntk-scale"},
+      {[](TrainOptions& o) { o.ntk_scale = 1e300; }, "--ntk-scale"}};
+  for (const auto& [change, option] : cases) {
+    TrainOptions o = tiny(scratch("range"));
+    change(o);
+    try {
+      train_model(o);
+      ADD_FAILURE() << option << " accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(option), std::string::npos) << e.what();
+    }
+    EXPECT_FALSE(fs::exists(o.out)) << option << ": nothing written";
+  }
+}
+
+namespace {
+// Overwrites the F32 data of the first tensor of `file` whose name starts with
+// `prefix` with `value` (safetensors: 8-byte header length, JSON header, data).
+void overwrite_tensor(const fs::path& file, const std::string& prefix, float value) {
+  std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+  std::uint64_t n = 0;
+  f.read(reinterpret_cast<char*>(&n), 8);
+  std::string header(n, ' ');
+  f.read(header.data(), static_cast<std::streamsize>(n));
+  const auto h = nlohmann::json::parse(header);
+  for (const auto& [name, info] : h.items()) {
+    if (name.rfind(prefix, 0) != 0) continue;
+    const auto begin = info.at("data_offsets")[0].get<std::uint64_t>();
+    const auto end = info.at("data_offsets")[1].get<std::uint64_t>();
+    f.seekp(static_cast<std::streamoff>(8 + n + begin));
+    for (std::uint64_t k = begin; k < end; k += 4) f.write(reinterpret_cast<const char*>(&value), 4);
+    return;
+  }
+  ADD_FAILURE() << "no tensor " << prefix << "* in " << file;
+}
+
+// Gives the first `prefix`* tensor of `file` the shape [1] and one value,
+// keeping the file valid (data packed again, offsets moved).
+void misshape_tensor(const fs::path& file, const std::string& prefix) {
+  std::ifstream in(file, std::ios::binary);
+  std::uint64_t n = 0;
+  in.read(reinterpret_cast<char*>(&n), 8);
+  std::string header(n, ' ');
+  in.read(header.data(), static_cast<std::streamsize>(n));
+  const std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  in.close();
+  auto h = nlohmann::json::parse(header);
+  std::vector<std::pair<std::uint64_t, std::string>> order;
+  for (const auto& [name, info] : h.items())
+    if (name != "__metadata__") order.emplace_back(info.at("data_offsets")[0].get<std::uint64_t>(), name);
+  std::sort(order.begin(), order.end());
+  bool changed = false;
+  std::string packed;
+  for (const auto& [begin, name] : order) {
+    auto& info = h[name];
+    const auto end = info.at("data_offsets")[1].get<std::uint64_t>();
+    std::uint64_t size = end - begin;
+    if (!changed && name.rfind(prefix, 0) == 0) {
+      info["shape"] = {1};
+      size = 4;
+      changed = true;
+    }
+    info["data_offsets"] = {packed.size(), packed.size() + size};
+    packed += data.substr(begin, size);
+  }
+  ASSERT_TRUE(changed) << "no tensor " << prefix << "* in " << file;
+  std::string text = h.dump();
+  while (text.size() % 8) text += ' ';
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  const std::uint64_t m = text.size();
+  out.write(reinterpret_cast<const char*>(&m), 8);
+  out << text << packed;
+}
+
+std::string train_error(const TrainOptions& o) {
+  try {
+    train_model(o);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+}  // namespace
+
+// A resumed run trusts nothing of the checkpoint: optimizer moments of another
+// shape and impossible steps are refused by name, and a run whose loss turns
+// NaN stops with the reason instead of saving NaN weights.
+TEST(Trainer, AHostileCheckpointIsRefusedAndADivergingRunStops) {
+  TrainOptions first = tiny(scratch("hostile-a"));
+  first.steps = 12;
+  train_model(first);
+  const fs::path checkpoint = first.out / "checkpoints/step-10";
+  auto copy = [&](const std::string& name) {
+    const fs::path to = scratch(name);
+    fs::copy(checkpoint, to, fs::copy_options::recursive);
+    return to;
+  };
+  TrainOptions more = tiny(scratch("hostile-b"));
+  more.steps = 14;
+
+  more.resume = copy("misshapen");
+  misshape_tensor(more.resume / "optimizer.safetensors", "m.");
+  std::string e = train_error(more);
+  EXPECT_NE(e.find("optimizer.safetensors: m."), std::string::npos) << e;
+  EXPECT_NE(e.find("has shape [1], the model's"), std::string::npos) << e;
+
+  for (const std::string step : {"-1000000", "3000000000", "1e300", "14", "\"3\""}) {
+    more.resume = copy("state");
+    std::ofstream(more.resume / "trainer_state.json")
+        << R"({"step": )" << step << R"(, "tokens": 100, "recipe": {}})";
+    e = train_error(more);
+    EXPECT_NE(e.find("trainer_state.json: \"step\""), std::string::npos) << step << ": " << e;
+  }
+  more.resume = copy("tokens");
+  std::ofstream(more.resume / "trainer_state.json") << R"({"step": 10, "tokens": -5})";
+  EXPECT_NE(train_error(more).find("\"tokens\" -5 is negative"), std::string::npos);
+
+  // NaN moments make the weights NaN at the first update: the next loss is NaN.
+  more.resume = copy("nan");
+  overwrite_tensor(more.resume / "optimizer.safetensors", "m.", std::numeric_limits<float>::quiet_NaN());
+  more.force = true;
+  e = train_error(more);
+  EXPECT_NE(e.find("step 12: the loss is"), std::string::npos) << e;
+  EXPECT_NE(e.find("training stopped"), std::string::npos) << e;
+  EXPECT_FALSE(fs::exists(more.out / "model.safetensors")) << "no model of NaNs saved";
+}
+
+// --out keeps the rules of every output: a run already there is replaced only
+// with force, and a link is never written through.
+TEST(Trainer, ARunInOutIsReplacedOnlyWithForceAndLinksAreRefused) {
+  TrainOptions o = tiny(scratch("out"));
+  o.steps = 2;
+  train_model(o);
+  EXPECT_NE(train_error(o).find("use --force to replace it"), std::string::npos);
+  o.force = true;
+  EXPECT_EQ(train_error(o), "(accepted)");
+  const fs::path elsewhere = scratch("elsewhere");
+  fs::create_directories(elsewhere);
+  TrainOptions linked = tiny(scratch("linked"));
+  linked.steps = 2;
+  linked.force = true;
+  fs::create_directory_symlink(elsewhere, linked.out);
+  EXPECT_NE(train_error(linked).find("is a link"), std::string::npos);
+  EXPECT_TRUE(fs::is_empty(elsewhere));
 }
 
 TEST(PositionEncodings, BehaveAsDefinedOnTheSameWeights) {

@@ -34,6 +34,7 @@ QStringList figure_views_of_dock(const QString& dock);
 struct FigureRequest {
   QStringList names;  // panels or views, as figure_views_of takes them
   QString out;        // .pdf, .svg, .png; .csv for one view's numbers
+  bool force = false;  // replace `out` when it exists (a regular file only)
   render::FigureOptions options = render::figure_preset(render::FigurePreset::OneColumn);
   int columns = 0;    // 0: one row
   // The selection, when given (else the session's or the default).

@@ -1,6 +1,9 @@
 #include "ui/intervention.h"
 
 #include <QStringList>
+#include <algorithm>
+#include <stdexcept>
+#include <string>
 
 #include "models/experiments.h"
 
@@ -28,8 +31,17 @@ QString scope(const Intervention& i) {
 
 models::Intervention intervention_for_model(const InterventionList& list, int layers, int heads) {
   models::Intervention iv;
-  auto indices = [](const QList<int>& given, int count) {
+  // Each index once and within the model (a session may come from another
+  // model): so an ablation has at most layers x heads pairs.
+  auto indices = [](const Intervention& i, const QList<int>& given, int count, const char* what) {
     std::vector<int> v(given.begin(), given.end());
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    if (!v.empty() && (v.front() < 0 || v.back() >= count))
+      throw std::invalid_argument(i.label().toStdString() + ": " + what + " " +
+                                  std::to_string(v.back() >= count ? v.back() : v.front()) +
+                                  " is not in this model (" + what + "s 0 to " +
+                                  std::to_string(count - 1) + ")");
     if (v.empty())
       for (int k = 0; k < count; ++k) v.push_back(k);
     return v;
@@ -42,15 +54,15 @@ models::Intervention intervention_for_model(const InterventionList& list, int la
       case Intervention::Kind::RemoveSinks:
       case Intervention::Kind::MaskSinks: {
         models::SinkRemoval r;
-        r.layers.assign(i.layers.begin(), i.layers.end());
-        r.heads.assign(i.heads.begin(), i.heads.end());
+        if (!i.layers.isEmpty()) r.layers = indices(i, i.layers, layers, "layer");
+        if (!i.heads.isEmpty()) r.heads = indices(i, i.heads, heads, "head");
         r.beforeSoftmax = i.kind == Intervention::Kind::MaskSinks;
         iv.removeSinks.push_back(r);
         break;
       }
       case Intervention::Kind::AblateHeads:
-        for (int l : indices(i.layers, layers))
-          for (int h : indices(i.heads, heads)) iv.ablateHeads.emplace_back(l, h);
+        for (int l : indices(i, i.layers, layers, "layer"))
+          for (int h : indices(i, i.heads, heads, "head")) iv.ablateHeads.emplace_back(l, h);
         break;
       case Intervention::Kind::RopeScale:
         iv.ntkScale = i.parameter;

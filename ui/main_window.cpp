@@ -1017,6 +1017,7 @@ quint64 MainWindow::loadModel(const QString& folderOrName, const QString& jobNam
           : folderOrName.toStdString();
   models::LoadOptions options;
   options.device = device_.toStdString();
+  options.precision = precision_;
   // Every file read of the load happens in the job (a hostile folder can make
   // reads slow, never the GUI); Cancel stops it between weight tensors.
   return jobs_->submit<models::LoadedModel>(

@@ -72,6 +72,7 @@ class MainWindow : public QMainWindow {
   const QString& lastSessionWarning() const { return sessionWarning_; }
   // "cpu" or "cuda": where models opened from now on run.
   void setDevice(const QString& device) { device_ = device; }
+  void setPrecision(models::ComputePrecision precision) { precision_ = precision; }
   // The folder of SinkScope's built-in models (one sub-folder each), listed
   // in the model chooser.
   void setBuiltinModelsDir(const QString& dir);
@@ -316,6 +317,7 @@ class MainWindow : public QMainWindow {
   QByteArray defaultLayout_;
   bool layoutInitialised_ = false;
   QString device_ = QStringLiteral("cpu");
+  models::ComputePrecision precision_ = models::ComputePrecision::Float32;
   QString builtinDir_;
   std::optional<models::LoadedModel> model_;
   std::optional<SentenceRun> run_;

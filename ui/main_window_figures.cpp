@@ -148,8 +148,9 @@ void MainWindow::writeFigureWhenReady(const FigureRequest& request) {
       return;
     }
     const bool ok = views.size() == 1
-                        ? exportPanel(views.front(), request.out, request.options)
-                        : exportFigure(views, request.out, request.options, request.columns);
+                        ? exportPanel(views.front(), request.out, request.options, request.force)
+                        : exportFigure(views, request.out, request.options, request.columns,
+                                       request.force);
     Q_EMIT figureWritten(ok, ok ? request.out : lastExportError_);
   });
   poll->start();

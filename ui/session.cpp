@@ -4,6 +4,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSaveFile>
+#include <algorithm>
 #include <cmath>
 
 #include "models/input_files.h"
@@ -102,6 +103,9 @@ class Reader {
         fail(QLatin1String(field), QStringLiteral("expected indices from 0 to %1").arg(kMaxIndex));
       out.append(static_cast<int>(d));
     }
+    // A repeated index means nothing more: thousands of zeros are one layer.
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
   }
   // Three finite numbers of magnitude at most 1e6.
@@ -233,9 +237,10 @@ Session session_from_json(const QByteArray& bytes, const QString& source) {
   if (!list.isUndefined()) {
     if (!list.isArray() || list.toArray().size() > kMaxInterventions)
       root.fail(QStringLiteral("interventions"), QStringLiteral("expected a list of at most 256"));
-    for (const QJsonValue& v : list.toArray()) {
+    for (qsizetype k = 0; k < list.toArray().size(); ++k) {
+      const QJsonValue v = list.toArray().at(k);
       if (!v.isObject()) root.fail(QStringLiteral("interventions"), QStringLiteral("expected objects"));
-      const Reader r(v.toObject(), source + QStringLiteral(": interventions"));
+      const Reader r(v.toObject(), source + QStringLiteral(": interventions[%1]").arg(k));
       const QString kind = r.text("kind", 64);
       Intervention i;
       bool known = false;

@@ -114,6 +114,12 @@ void read_description(StudyTables& s) {
       throw StudyReadError(file.string() + ": not a SinkScope study (format)");
     s.model = d.at("model").get<std::string>();
     s.modelFolder = d.value("model_folder", "");
+    // Whole numbers only: get<int> would truncate 0.5 or wrap 1e300.
+    for (const char* key : {"layers", "heads"})
+      if (!d.at(key).is_number_integer() || d.at(key).get<long long>() < 1 ||
+          d.at(key).get<long long>() > kMaxDimension)
+        throw StudyReadError(file.string() + ": " + key + ": expected a whole number from 1 to " +
+                             std::to_string(kMaxDimension));
     s.layers = d.at("layers").get<int>();
     s.heads = d.at("heads").get<int>();
     s.encoder = d.at("encoder").get<bool>();

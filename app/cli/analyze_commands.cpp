@@ -67,7 +67,7 @@ const char* kAnalyzeHelp =
     "at --percentile/--gamma, zeroed after softmax), --ablate L:H,... (heads' outputs zeroed),\n"
     "--rope-theta X (RoPE base), --ntk-scale S (NTK-aware scaling).\n"
     "\n"
-    "--sentences FILE (one sentence per line; FILE.jsonl: a JSON object with a \"text\" field per\n"
+    "--sentences FILE (one sentence per line; FILE.jsonl or .json: a JSON object with a \"text\" field per\n"
     "line) pools over the sentences instead: "
     "specialisation.csv\n"
     "(specialised heads, s. 1; --specialised-share S, default 0.8), token_specialisation.csv,\n"

@@ -156,10 +156,19 @@ void require_options(const Args& args, const char* command,
       throw UsageError(std::string(command) + ": option --" + required + " is required");
 }
 
-// --device, for the commands that run a model.
+// --device and --precision, for the commands that run a model.
 sinkscope::models::LoadOptions load_options(const Args& args) {
   sinkscope::models::LoadOptions load;
   if (args.options.count("device")) load.device = args.options.at("device");
+  if (args.options.count("precision")) {
+    const std::string& p = args.options.at("precision");
+    if (p == "float32")
+      load.precision = sinkscope::models::ComputePrecision::Float32;
+    else if (p == "stored")
+      load.precision = sinkscope::models::ComputePrecision::Stored;
+    else
+      throw UsageError("--precision \"" + p + "\": use float32 or stored");
+  }
   return load;
 }
 

@@ -131,12 +131,15 @@ const char* kTokensHelp =
 
 const char* kAttentionHelp =
     "usage: sinkscope-cli attention MODEL --text TEXT --layer L --head H --csv FILE\n"
-    "                                [--device cpu|cuda] [--force]\n"
+    "                                [--device cpu|cuda] [--precision float32|stored] [--force]\n"
     "\n"
     "Runs MODEL on TEXT and writes the attention map of layer L, head H (or --head average,\n"
     "the mean over the layer's heads) as CSV in long format: layer, head, query, key,\n"
     "query_token, key_token, weight. --layer all and --head all write every layer's and\n"
-    "head's map of the one run. --csv - writes to stdout.\n";
+    "head's map of the one run. --csv - writes to stdout.\n"
+    "--precision: float32 (default) widens BF16/F16 weights before use; stored computes\n"
+    "in the folder's dtype as Hugging Face's eager attention does (norms and softmax in\n"
+    "float32).\n";
 
 int command_inspect(int argc, char** argv) {
   namespace m = sinkscope::models;
@@ -264,7 +267,8 @@ int command_tokens(int argc, char** argv) {
 int command_attention(int argc, char** argv) {
   namespace m = sinkscope::models;
   const auto parsed = parse_command(argc, argv, {"help", "force"},
-                                    {"text", "layer", "head", "csv", "device"}, kAttentionHelp);
+                                    {"text", "layer", "head", "csv", "device", "precision"},
+                                    kAttentionHelp);
   if (!parsed) return kOk;  // --help was printed
   const Args& args = *parsed;
   const std::string spec = model_argument(args, "attention");
@@ -296,7 +300,8 @@ int command_attention(int argc, char** argv) {
                       {"layer", layerText},
                       {"head", average ? "average" : allHeads ? "all" : std::to_string(head)},
                       {"tokens", std::to_string(run.trace.tokens())},
-                      {"device", loaded.model->device()}};
+                      {"device", loaded.model->device()},
+                      {"compute_dtype", loaded.model->computeDtype()}};
     for (auto& line : provenance(loaded, argc, argv)) table.comments.push_back(line);
     table.columns = {"layer", "head", "query", "key", "query_token", "key_token", "weight"};
     // One run, every map asked for (--layer all --head all: the whole model).
@@ -335,7 +340,7 @@ int command_attention(int argc, char** argv) {
 
 const char* kTensorsHelp =
     "usage: sinkscope-cli tensors MODEL --text TEXT --out FILE.npz [--logits] [--force]\n"
-    "                              [--device cpu|cuda]\n"
+    "                              [--device cpu|cuda] [--precision float32|stored]\n"
     "\n"
     "Runs MODEL on TEXT once and writes its tensors as NPZ (numpy.load(FILE) gives a dict):\n"
     "attention [L, H, T, T], queries, keys, values [L, H, T, d] (after RoPE; keys and values\n"
@@ -346,7 +351,8 @@ const char* kTensorsHelp =
 int command_tensors(int argc, char** argv) {
   namespace m = sinkscope::models;
   const auto parsed = parse_command(argc, argv, {"help", "force", "logits"},
-                                    {"text", "out", "device"}, kTensorsHelp);
+                                    {"text", "out", "device", "precision"},
+                                    kTensorsHelp);
   if (!parsed) return kOk;  // --help was printed
   const Args& args = *parsed;
   const std::string spec = model_argument(args, "tensors");
@@ -372,6 +378,7 @@ int command_tensors(int argc, char** argv) {
         {"hidden_size", c.hidden_size},
         {"causal", c.causal},
         {"device", loaded.model->device()},
+        {"compute_dtype", loaded.model->computeDtype()},
         {"arrays",
          {{"attention", "[L, H, T, T] probabilities, row = query"},
           {"queries", "[L, H, T, d] after RoPE"},

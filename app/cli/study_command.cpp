@@ -65,7 +65,7 @@ const char* kStudyHelp =
     "            --gpu (--gres=gpu:1; the default when this libtorch sees CUDA).\n"
     "  resubmit  submits the array's unfinished shards again, and a merge after them.\n"
     "\n"
-    "FILE: one sentence per line, or FILE.jsonl: a JSON object with a \"text\" field per line.\n"
+    "FILE: one sentence per line, or FILE.jsonl (or .json): a JSON object with a \"text\" field per line.\n"
     "options of run (as analyze --sentences): --percentile P --gamma G (sink set), --eps E\n"
     "(sink metric), --specialised-share S, --sink-mode percentile|column-sum,\n"
     "--sink-denominator all|visible, --top-n N --query Q --random-subsets K --seed S (F_N),\n"

@@ -31,16 +31,17 @@
 namespace sinkscope::cli {
 
 const char* kCorpusHelp =
-    "usage: sinkscope-cli corpus --out DIR [--wordnet DIR] [--heldout N]\n"
+    "usage: sinkscope-cli corpus --out DIR [--wordnet DIR] [--heldout N] [--force]\n"
     "\n"
     "Builds the training corpus from Debian's wordnet-base: every gloss's definitions and\n"
     "example sentences, deduplicated and shuffled with a fixed seed. Writes DIR/train.txt and\n"
-    "DIR/heldout.txt (N sentences of 6-50 words, default 500), one sentence per line.\n";
+    "DIR/heldout.txt (N sentences of 6-50 words, default 500), one sentence per line;\n"
+    "--force replaces them when they exist.\n";
 
 int command_corpus(int argc, char** argv) {
   namespace m = sinkscope::models;
   const auto parsed =
-      parse_command(argc, argv, {"help"}, {"out", "wordnet", "heldout"}, kCorpusHelp);
+      parse_command(argc, argv, {"help", "force"}, {"out", "wordnet", "heldout"}, kCorpusHelp);
   if (!parsed) return kOk;  // --help was printed
   const Args& args = *parsed;
   if (!args.options.count("out")) throw UsageError("corpus: option --out is required");
@@ -56,9 +57,22 @@ int command_corpus(int argc, char** argv) {
   }
   const auto split = m::corpus_split(std::move(sentences), heldout, 6, 50);
   const std::filesystem::path out = args.options.at("out");
-  std::filesystem::create_directories(out);
-  m::corpus_write_lines(out / "train.txt", split.train);
-  m::corpus_write_lines(out / "heldout.txt", split.heldout);
+  std::error_code ec;
+  if (std::filesystem::is_symlink(out, ec))
+    throw UsageError("--out " + out.string() + ": is a link; SinkScope writes only into real folders");
+  auto lines = [](const std::vector<std::string>& sentences) {
+    std::string text;
+    for (const auto& s : sentences) text += s + "\n";
+    return text;
+  };
+  // Both files or neither; what exists is replaced only with --force.
+  try {
+    sinkscope::analysis::files_write_atomic(
+        {{out / "train.txt", lines(split.train)}, {out / "heldout.txt", lines(split.heldout)}},
+        args.options.count("force") > 0);
+  } catch (const std::runtime_error& e) {
+    throw UsageError(e.what());
+  }
   std::cout << split.train.size() << " training sentences, " << split.heldout.size()
             << " held out: " << out.string() << "\n";
   return kOk;
@@ -85,12 +99,13 @@ const char* kTrainHelp =
     "  --heldout FILE                          sentences for the sink measurements\n"
     "  --checkpoint-every N --log-every N      (250, 25)\n"
     "  --seed N --save-dtype F16|BF16|F32      (1, F16)\n"
-    "  --resume DIR                            continue from a checkpoint folder\n";
+    "  --resume DIR                            continue from a checkpoint folder\n"
+    "  --force                                 replace the model or run DIR holds already\n";
 
 int command_train(int argc, char** argv) {
   namespace m = sinkscope::models;
   const auto parsed = parse_command(
-      argc, argv, {"help"}, {"corpus",    "out",          "architecture", "position-encoding",
+      argc, argv, {"help", "force"}, {"corpus",    "out",          "architecture", "position-encoding",
                              "ntk-scale", "bos",          "layers",       "heads",
                              "hidden",    "intermediate", "vocab",        "tokenizer",
                              "context",   "batch-tokens", "steps",        "lr",
@@ -135,6 +150,7 @@ int command_train(int argc, char** argv) {
   if (has("seed")) o.seed = static_cast<std::uint64_t>(integer("seed", 0, 1 << 30));
   if (has("save-dtype")) o.save_dtype = parse_weight_dtype("save-dtype", text("save-dtype"));
   if (has("resume")) o.resume = text("resume");
+  o.force = args.options.count("force") > 0;
   const bool tty = isatty(2);
   try {
     const auto result = m::train_model(o, {}, [&](const m::TrainLogRow& r) {

@@ -15,6 +15,8 @@ struct Model::Impl {
   std::filesystem::path folder;
   std::string deviceName;
   at::Device device{at::kCPU};
+  // What activations and weights are in during a pass (LoadOptions::precision).
+  at::ScalarType compute = at::kFloat;
   internal::ModelWeights weights;
 };
 

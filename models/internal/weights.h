@@ -54,6 +54,16 @@ inline at::Tensor weight_f32(const at::Tensor& w) {
   return (!w.defined() || w.scalar_type() == at::kFloat) ? w : w.to(at::kFloat);
 }
 
+// `w` in `dtype` (itself when it is already, or undefined).
+inline at::Tensor weight_as(const at::Tensor& w, at::ScalarType dtype) {
+  return (!w.defined() || w.scalar_type() == dtype) ? w : w.to(dtype);
+}
+
+// `w` in the dtype the pass computes in (that of the activations `x`).
+inline at::Tensor weight_like(const at::Tensor& w, const at::Tensor& x) {
+  return weight_as(w, x.scalar_type());
+}
+
 // trainable: every tensor an owned copy that requires gradients.
 // `progress` (optional) gets the fraction of the weight bytes read; false stops
 // the load with RunCancelled.

@@ -98,8 +98,15 @@ void BM_PeakMemoryBudget256MB(benchmark::State& state) {
 // returns them) of the folder $SINKSCOPE_BENCH_MODEL, e.g. one written by
 // `sinkscope-cli random-model --like llama-3.2-3b DIR`; registered only when
 // that variable is set (tests/benchmarks/real_forward_compare.py sets it).
+// range(1): 0 computes in float32, 1 in the folder's stored dtype (--precision stored).
 void BM_ForwardFolder(benchmark::State& state) {
-  static const auto m = Model::load(std::getenv("SINKSCOPE_BENCH_MODEL"));
+  static const auto exact = Model::load(std::getenv("SINKSCOPE_BENCH_MODEL"));
+  static const auto stored = [] {
+    LoadOptions o;
+    o.precision = ComputePrecision::Stored;
+    return Model::load(std::getenv("SINKSCOPE_BENCH_MODEL"), o);
+  }();
+  const auto& m = state.range(1) == 1 ? stored : exact;
   std::vector<int> input(static_cast<std::size_t>(state.range(0)));
   for (std::size_t i = 0; i < input.size(); ++i)
     input[i] = static_cast<int>((i * 7919 + 13) % 250);  // ids every shape's tokenizer has
@@ -109,13 +116,13 @@ void BM_ForwardFolder(benchmark::State& state) {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   state.counters["peak_rss_MiB"] = static_cast<double>(usage.ru_maxrss) / 1024.0;
+  state.SetLabel("compute " + m->computeDtype());
 }
 
 const bool folderBenchmark = [] {
   if (std::getenv("SINKSCOPE_BENCH_MODEL"))
     benchmark::RegisterBenchmark("BM_ForwardFolder", BM_ForwardFolder)
-        ->Arg(128)
-        ->Arg(512)
+        ->ArgsProduct({{128, 512}, {0, 1}})
         ->Unit(benchmark::kMillisecond)
         ->Iterations(3);
   return true;

@@ -4,8 +4,9 @@
 The folder is a Llama-layout one written by `sinkscope-cli random-model --like
 llama-3.2-3b DIR` (or llama-3.2-1b, mistral-7b-v0.1, qwen2.5-7b: any Llama-layout
 shape). SinkScope is model_benchmark's BM_ForwardFolder (weights kept in BF16 in
-the memory map, each layer widened to float32 where it is used; logits at every
-position), 3 passes after the load. Torch eager is the Llama forward a
+the memory map; logits at every position), 3 passes after the load, once
+computing in float32 (each layer widened where it is used, the default) and
+once in bfloat16 (--precision stored). Torch eager is the Llama forward a
 researcher writes with Debian's python3-torch (no transformers here): the
 weights read from the same safetensors files, loaded as a researcher would,
 once in float32 (`torch_dtype=torch.float32`: the whole model widened) and once
@@ -153,13 +154,14 @@ def main():
           f"OpenBLAS core: {core or 'n/a'}; folder {args.folder}")
     env = dict(os.environ, SINKSCOPE_BENCH_MODEL=args.folder)
     names = "|".join(str(T) for T in lengths)
-    res = subprocess.run([args.bench, f"--benchmark_filter=BM_ForwardFolder/({names})/",
+    res = subprocess.run([args.bench, f"--benchmark_filter=BM_ForwardFolder/({names})/[01]/",
                           "--benchmark_format=json"], check=True, capture_output=True, text=True,
                          env=env).stdout
     ours, ours_rss = {}, 0.0
     for b in json.loads(res)["benchmarks"]:
         scale = {"ms": 1e-3, "us": 1e-6, "ns": 1e-9, "s": 1.0}[b["time_unit"]]
-        ours[int(b["name"].split("/")[1])] = b["real_time"] * scale
+        parts = b["name"].split("/")
+        ours[(int(parts[1]), int(parts[2]))] = b["real_time"] * scale
         ours_rss = max(ours_rss, b.get("peak_rss_MiB", 0.0))
     theirs = {}
     tenv = dict(os.environ)
@@ -173,10 +175,14 @@ def main():
     print(f"SinkScope peak RSS {ours_rss:.0f} MiB; torch float32 {theirs['float32']['peak_rss_mib']:.0f} MiB "
           f"(load {theirs['float32']['load_s']:.1f} s); torch bfloat16 {theirs['bfloat16']['peak_rss_mib']:.0f} MiB "
           f"(load {theirs['bfloat16']['load_s']:.1f} s)")
-    print("T | SinkScope (BF16 stored, float32 compute) | torch eager float32 | ratio | torch eager bfloat16 | ratio")
+    print("T | SinkScope float32 compute | torch eager float32 | ratio | "
+          "SinkScope bfloat16 compute | torch eager bfloat16 | ratio")
     for T in lengths:
-        o, f, b = ours[T], theirs["float32"][str(T)], theirs["bfloat16"][str(T)]
-        print(f"{T} | {o:.2f} s | {f:.2f} s | {f / o:.2f}x | {b:.2f} s | {b / o:.2f}x", flush=True)
+        o, f = ours[(T, 0)], theirs["float32"][str(T)]
+        ob, b = ours[(T, 1)], theirs["bfloat16"][str(T)]
+        print(f"{T} | {o:.2f} s | {f:.2f} s | {f / o:.2f}x | {ob:.2f} s | {b:.2f} s | {b / ob:.2f}x",
+              flush=True)
+    print("ratio: torch's time over SinkScope's (above 1: SinkScope faster)")
     la = os.getloadavg()
     print(f"load average at end {la[0]:.2f}")
 
