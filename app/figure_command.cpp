@@ -14,6 +14,7 @@
 #include "app/command_options.h"
 #include "app/gui_support.h"
 #include "models/cpu_runtime.h"
+#include "models/input_files.h"
 #include "render/panel_export.h"
 #include "ui/figure_request.h"
 #include "ui/job_runner.h"
@@ -201,6 +202,8 @@ ui::FigureRequest figure_request(const QCommandLineParser& parser, const FigureO
         parser.isSet(o.elevation) ? real_option(parser, o.elevation, -90, 90) : 0.0);
   if (parser.isSet(o.compareSentence) && parser.isSet(o.compareModel))
     throw BadCommandLine{QStringLiteral("give --compare-sentence or --compare-model, not both")};
+  if (parser.isSet(o.compareSentence) && parser.value(o.compareSentence).trimmed().isEmpty())
+    throw BadCommandLine{QStringLiteral("--compare-sentence: nothing to compare with (the sentence is blank)")};
   if (parser.isSet(o.compareLayer)) r.compareLayer = int_option(parser, o.compareLayer, 0, kMaxIndex);
   if (parser.isSet(o.compareHead))
     r.compareHead = head_option(parser, o.compareHead, kMaxIndex);
@@ -233,6 +236,21 @@ int figure_command(int argc, char** argv) {
   // -session among them), and --session is ours.
   QStringList arguments;
   for (int i = 0; i < argc; ++i) arguments << QString::fromLocal8Bit(argv[i]);
+  // Sentences as given, byte for byte: Qt would put U+FFFD for a bad byte.
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    for (const std::string name : {"--text", "--compare-sentence"}) {
+      const bool joined = a.rfind(name + "=", 0) == 0;
+      if (a != name && !joined) continue;
+      const std::string value = joined ? a.substr(name.size() + 1) : (i + 1 < argc ? argv[i + 1] : "");
+      try {
+        models::input_text_check(value, name);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "sinkscope figure: %s\n", e.what());
+        return 2;
+      }
+    }
+  }
   QApplication app(argc, argv);
   name_application();
   QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir.path());

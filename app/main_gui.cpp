@@ -223,8 +223,13 @@ int main(int argc, char** argv) {
     }
     window.pinComparedRun(layer, head);
   }
-  if (parser.isSet(options.compareSentence))
+  if (parser.isSet(options.compareSentence)) {
+    if (parser.value(options.compareSentence).trimmed().isEmpty()) {
+      std::fprintf(stderr, "sinkscope: --compare-sentence: nothing to compare with (the sentence is blank)\n");
+      return 2;
+    }
     window.compareWithSentence(parser.value(options.compareSentence));
+  }
   if (parser.isSet(options.compareModel)) window.compareWithModel(parser.value(options.compareModel));
   // A session file given, or the last session (a setting), else a model.
   const QStringList positional = parser.positionalArguments();

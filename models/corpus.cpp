@@ -66,8 +66,11 @@ std::vector<std::string> corpus_wordnet_sentences(const fs::path& dir) {
   std::vector<std::string> out;
   for (const char* name : {"data.noun", "data.verb", "data.adj", "data.adv"}) {
     const fs::path file = dir / name;
-    std::ifstream in(file);
-    if (!in) throw std::runtime_error(file.string() + ": missing (install Debian's wordnet-base)");
+    std::error_code ec;
+    if (!fs::exists(file, ec))
+      throw std::runtime_error(file.string() + ": missing (install Debian's wordnet-base)");
+    // Bounded, regular files only: a FIFO would block for ever, /dev/zero never end.
+    std::istringstream in(input_file_read(file, kTextFileMaxBytes));
     for (std::string line; std::getline(in, line);) {
       if (line.empty() || line[0] == ' ') continue;  // the licence header
       const auto bar = line.find(" | ");

@@ -140,10 +140,15 @@ SingleThreadedBlas::SingleThreadedBlas() {
 
 SingleThreadedBlas::~SingleThreadedBlas() {
   if (--singleThreadedDepth > 0) return;
-  const int set = threadSetting.load();
-  const int n = set > 0 ? set : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int n = blas_thread_count();
   for (const OpenBlas& b : openblas_copies())
     if (b.setThreads) b.setThreads(n);
+}
+
+int blas_thread_count() {
+  if (singleThreadedDepth.load() > 0) return 1;
+  const int set = threadSetting.load();
+  return set > 0 ? set : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 int cpu_threads() {

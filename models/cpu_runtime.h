@@ -53,6 +53,10 @@ class SingleThreadedBlas {
   SingleThreadedBlas& operator=(const SingleThreadedBlas&) = delete;
 };
 
+// The threads OpenBLAS runs a product on now: 1 inside SingleThreadedBlas,
+// else the thread setting.
+int blas_thread_count();
+
 // Every core, or SINKSCOPE_THREADS (a positive integer) when set: what both
 // programs apply at start (Debian's libtorch alone starts with one intra-op
 // thread). Returns an error message for a bad value, "" otherwise.

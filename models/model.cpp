@@ -2,6 +2,7 @@
 // Attention is computed eagerly (explicit softmax in float32), so the
 // captured probabilities are exactly the ones the model used.
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 
 #include <cmath>
 #include <algorithm>
@@ -39,6 +40,27 @@ std::string gib(double bytes) {
 using internal::weight_f32;
 
 using internal::weight_like;
+
+// Products in BF16/F16 run in libtorch's own kernels on its intra-op threads,
+// not OpenBLAS's (which the float32 path uses while libtorch keeps one thread,
+// so that the two pools never fight): such a pass lends libtorch the BLAS's
+// thread count, and gives it back after.
+class ComputeThreads {
+ public:
+  explicit ComputeThreads(at::ScalarType compute) {
+    if (compute == at::kFloat) return;
+    previous_ = at::get_num_threads();
+    at::set_num_threads(blas_thread_count());
+  }
+  ~ComputeThreads() {
+    if (previous_ > 0) at::set_num_threads(previous_);
+  }
+  ComputeThreads(const ComputeThreads&) = delete;
+  ComputeThreads& operator=(const ComputeThreads&) = delete;
+
+ private:
+  int previous_ = 0;
+};
 
 // In the activations' dtype: float32, or the stored one (ComputePrecision::Stored).
 // A batch of runs is multiplied one sequence at a time: BLAS kernels round a
@@ -454,6 +476,7 @@ class Recomputer : public LayerRecomputer {
 
   LayerCapture recompute(const Trace& trace, int l) const override {
     c10::InferenceMode guard;
+    const ComputeThreads computeThreads(impl_->compute);
     const std::span<const float> r = trace.residual(l);
     const at::Tensor x = at::from_blob(const_cast<float*>(r.data()),
                                        {1, trace.tokens(), trace.hiddenSize()}, at::kFloat)
@@ -740,6 +763,7 @@ Trace Model::runFrom(const Trace& base, int layer, const RunOptions& options,
   const std::vector<int>& ids = base.ids();
   const int T = static_cast<int>(ids.size());
   c10::InferenceMode guard;
+  const ComputeThreads computeThreads(impl_->compute);
   Trace trace =
       TraceBuilder::make(c.num_layers, c.num_heads, c.hidden_size, c.vocab_size, c.causal, ids);
   const bool keepAll = captures_fit(c, T, options);
@@ -764,6 +788,7 @@ std::vector<std::vector<float>> Model::headAblationLogits(const Trace& base, int
   std::vector<std::vector<float>> out(static_cast<std::size_t>(H));
   if (!impl_->weights.lm_head_w.defined()) return out;
   c10::InferenceMode guard;
+  const ComputeThreads computeThreads(impl_->compute);
   const RunOptions plain;
   const Rope rope = rope_tables(c, plain, T, impl_->device);
   const std::span<const float> start = base.residual(layer);
@@ -834,6 +859,7 @@ Trace Model::run(const std::vector<int>& given, const RunOptions& givenOptions,
   const int T = static_cast<int>(ids.size());
 
   c10::InferenceMode guard;
+  const ComputeThreads computeThreads(impl_->compute);
   Trace trace =
       TraceBuilder::make(c.num_layers, c.num_heads, c.hidden_size, c.vocab_size, c.causal, ids);
   const bool keepAll = captures_fit(c, T, options);
@@ -856,6 +882,7 @@ std::vector<Trace> Model::runBatch(const std::vector<std::vector<int>>& inputs,
   }
   const auto B = static_cast<std::int64_t>(inputs.size());
   c10::InferenceMode guard;
+  const ComputeThreads computeThreads(impl_->compute);
   at::Tensor idx = at::empty({B, static_cast<std::int64_t>(T)}, at::kLong);
   auto* out = idx.data_ptr<std::int64_t>();
   for (const auto& ids : inputs)

@@ -18,6 +18,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "analysis/table_io.h"
 #include "render/colormap.h"
 #include "render/figure_part.h"
 #include "render/heat_map_view.h"
@@ -30,19 +31,7 @@
 namespace sinkscope::render {
 
 void figure_output_check(const QString& path, bool overwrite) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::file_status st = fs::symlink_status(fs::path(path.toStdString()), ec);
-  if (st.type() == fs::file_type::not_found) return;
-  if (ec)
-    throw std::runtime_error(path.toStdString() + ": cannot be checked (" + ec.message() + ")");
-  // A link, a FIFO or a device is never written through or replaced.
-  if (st.type() != fs::file_type::regular)
-    throw std::runtime_error(path.toStdString() +
-                             ": exists and is not a regular file; SinkScope only replaces "
-                             "regular files");
-  if (!overwrite)
-    throw std::runtime_error(path.toStdString() + ": already exists (use --force to replace it)");
+  analysis::output_check_replaceable(std::filesystem::path(path.toStdString()), overwrite);
 }
 
 void figure_check_pixels(double widthPt, double heightPt, int dpi) {

@@ -171,6 +171,37 @@ TEST(Cli, RandomModelTakesHeadsAndPositions) {
   fs::remove_all(dir);
 }
 
+// corpus reads WordNet's files bounded and regular only (a FIFO used to block
+// for ever), and writes train.txt and heldout.txt both or neither, replacing
+// them only with --force.
+TEST(Cli, CorpusKeepsTheInputAndOutputRules) {
+  const fs::path dir = fs::temp_directory_path() / ("sinkscope-cli-corpus-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "wordnet");
+  const std::string line =
+      "00001740 03 n 01 entity 0 000 | that which is perceived to have its own distinct existence; "
+      "\"the cat sat on the warm mat in the old house\"\n";
+  for (const char* name : {"data.verb", "data.adj", "data.adv"}) std::ofstream(dir / "wordnet" / name) << line;
+  ASSERT_EQ(shell("mkfifo '" + (dir / "wordnet/data.noun").string() + "'").exit, 0);
+  const std::string corpus = "corpus --wordnet '" + (dir / "wordnet").string() + "' --heldout 1 --out '" +
+                             (dir / "out").string() + "'";
+  const CliRun fifo = shell("timeout 60 '" SINKSCOPE_CLI "' " + corpus + " 2>&1");
+  EXPECT_EQ(fifo.exit, 2) << fifo.out;
+  EXPECT_NE(fifo.out.find("data.noun"), std::string::npos) << fifo.out;
+  EXPECT_FALSE(fs::exists(dir / "out"));
+  fs::remove(dir / "wordnet/data.noun");
+  std::ofstream(dir / "wordnet/data.noun") << line;
+  ASSERT_EQ(cli(corpus).exit, 0);
+  std::ofstream(dir / "out/train.txt") << "mine\n";
+  const CliRun again = cli(corpus);
+  EXPECT_EQ(again.exit, 2) << again.out;
+  EXPECT_NE(again.out.find("already exists (use --force"), std::string::npos) << again.out;
+  EXPECT_EQ(read_text(dir / "out/train.txt"), "mine\n");
+  EXPECT_EQ(cli(corpus + " --force").exit, 0);
+  EXPECT_NE(read_text(dir / "out/train.txt"), "mine\n");
+  fs::remove_all(dir);
+}
+
 TEST(Cli, TrainAndSinksOnATinyCorpus) {
   const fs::path dir =
       fs::temp_directory_path() / ("sinkscope-cli-train-" + std::to_string(::getpid()));

@@ -157,6 +157,11 @@ TEST(FigureCli, BadRequestsSayWhatIsWrong) {
          "--head: \"first\" is not a whole number from 0 to 1048576, or avg");
   expect(cli(figure_args("--panel attention-map persistence", out)), 2, "at most one MODEL");
   expect(cli("figure /nonexistent/model --panel graph --out '" + out + "'"), 1, "/nonexistent/model");
+  // Never a silent substitution: a blank comparison, a bad byte in a sentence.
+  expect(cli(figure_args("--panel attention-map --compare-sentence '   '", out)), 2,
+         "--compare-sentence: nothing to compare with");
+  expect(cli("figure '" + kModel + "' --text \"$(printf 'caf\\351')\" --panel graph --out '" + out + "'"),
+         2, "--text: not valid UTF-8 (bad byte at offset 3");
   // A session file that is not one: named, with the problem.
   const std::string bad = dir.filePath(QStringLiteral("bad.sinkscope")).toStdString();
   std::ofstream(bad) << "{\"format\": \"sinkscope-session\", \"version\": 1, \"text\": 5}";
