@@ -72,8 +72,9 @@ json table_json(const analysis::CsvTable& t) {
   return {{"columns", t.columns}, {"rows", std::move(rows)}};
 }
 
-// Every parameter of the analysis, typed, as --json's "params" holds them.
-json params_json(const AnalyzeParams& p) {
+}  // namespace
+
+json report::params_json(const AnalyzeParams& p) {
   json intervention = json::array();
   for (const auto& line : p.intervention.describe()) intervention.push_back(line);
   return {{"percentile", p.percentile},
@@ -94,14 +95,12 @@ json params_json(const AnalyzeParams& p) {
           {"interventions", intervention}};
 }
 
-}  // namespace
-
 // The whole output as one JSON document (schema 1): typed parameters, the
 // header's readings, and every table of the CSVs.
 json report::output_json(const std::string& command, const AnalyzeParams& p,
                  const std::vector<std::pair<std::string, std::string>>& header,
                  const std::vector<std::pair<std::string, const analysis::CsvTable*>>& tables) {
-  json out = {{"schema_version", 1}, {"command", command}, {"params", params_json(p)}};
+  json out = {{"schema_version", 1}, {"command", command}, {"params", report::params_json(p)}};
   json readings = json::object();
   for (const auto& [k, v] : header) {
     if (readings.contains(k))

@@ -641,7 +641,13 @@ CorpusTables corpus_tables(const std::vector<SentenceRecord>& records, int L, in
 }
 
 std::vector<std::pair<std::string, std::string>> corpus_header(const AnalyzeParams& p) {
-  return {{"sink_set", sink_set_description(p)},
+  nlohmann::json params = report::params_json(p);
+  params["batch"] = p.batch;
+  params["bootstrap"] = p.bootstrap;
+  params["bootstrap_seed"] = p.bootstrapSeed;
+  params["functional"] = p.functional;
+  return {{"params", params.dump()},
+          {"sink_set", sink_set_description(p)},
           {"specialised", "a sink in >= " + num(p.specialisedShare) + " of the samples"},
           {"sink_metric_eps", num(p.eps)},
           {"frame_rule",

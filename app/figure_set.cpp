@@ -16,6 +16,9 @@
 #include "app/study.h"
 #include "models/corpus.h"
 #include "models/loaded_model.h"
+#include "models/input_files.h"
+#include "models/model_identity.h"
+#include "app/report_parts.h"
 #include "render/figure_part.h"
 #include "render/line_plot_view.h"
 #include "render/panel_export.h"
@@ -131,6 +134,20 @@ int figure_set_command(int argc, char** argv) {
     std::vector<SetFigure> figures;
     std::string modelName, sentencesName;
     std::size_t sentenceCount = 0;
+    // What every CSV records of how it was made: the command, every parameter,
+    // the model's and the sentences' hashes.
+    std::vector<std::pair<std::string, std::string>> provenance{
+        {"command", arguments.join(QLatin1Char(' ')).toStdString()}};
+    auto paramsLine = [&](const AnalyzeParams& analysis) {
+      nlohmann::json j = report::params_json(analysis);
+      j["layers_shown"] = params.shownLayers;
+      j["position_share"] = params.shownPositionShare;
+      j["sparsification_sentences"] = params.sparsificationSentences;
+      j["sparsification_retained"] = params.sparsification.retained;
+      j["sparsification_random_seeds"] = params.sparsification.randomSeeds;
+      j["sparsification_seed"] = params.sparsification.seed;
+      provenance.emplace_back("params", j.dump());
+    };
     if (fromStudy) {
       const StudyRecords study = study_records(parser.value(studyOption).toStdString());
       if (!study.params.curves)
@@ -141,6 +158,9 @@ int figure_set_command(int argc, char** argv) {
       modelName = study.model;
       sentencesName = study.sentencesFile;
       sentenceCount = study.records.size();
+      paramsLine(study.params);
+      for (const char* key : {"model_config_sha256", "tokenizer_sha256", "sentences_sha256"})
+        provenance.emplace_back(key, study.hashes.count(key) ? study.hashes.at(key) : "");
       // Sparsification runs the model: the study's, when it can be opened.
       if (sparsify > 0 && study.params.functional) {
         std::vector<std::string> texts;
@@ -173,6 +193,11 @@ int figure_set_command(int argc, char** argv) {
       modelName = model.name;
       sentencesName = parser.value(sentencesOption).toStdString();
       sentenceCount = sentences.size();
+      paramsLine(params.analysis);
+      for (const auto& line : models::model_identity_header(models::model_identity(model.model->folder())))
+        provenance.push_back(line);
+      provenance.emplace_back("sentences_sha256",
+                              models::sha256_hex(models::input_file_read(sentencesName, models::kTextFileMaxBytes)));
     }
     // Every file drawn first, then written all or none: a refused target, a
     // full disk or a failed drawing leaves no partial set.
@@ -187,6 +212,7 @@ int figure_set_command(int argc, char** argv) {
                              {"model", modelName},
                              {"sentences", sentencesName + " (first " + std::to_string(sentenceCount) + ")"},
                              {"figure", f.title.empty() ? f.file : f.title}});
+      table.comments.insert(table.comments.end(), provenance.begin(), provenance.end());
       const std::filesystem::path csv = out / (f.file + ".csv");
       analysis::output_check_replaceable(csv, force);
       files.emplace_back(csv, analysis::csv_render(table));

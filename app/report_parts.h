@@ -24,6 +24,10 @@ nlohmann::json output_json(
     const std::vector<std::pair<std::string, std::string>>& header,
     const std::vector<std::pair<std::string, const analysis::CsvTable*>>& tables);
 
+// Every parameter of an analysis, typed: --json's "params", and one header
+// line of every pooled table (with the batch and the bootstrap settings).
+nlohmann::json params_json(const AnalyzeParams& p);
+
 analysis::SinkSetParams sink_params(const AnalyzeParams& p);
 // The sink-set reading, as every header states it.
 std::string sink_set_description(const AnalyzeParams& p);

@@ -711,11 +711,15 @@ StudyRecords study_records(const fs::path& dir) {
   out.model = study.description.value("model", "");
   out.modelFolder = study.description.value("model_folder", "");
   out.sentencesFile = study.description.value("sentences_file", "");
+  for (const char* key : {"model_config_sha256", "tokenizer_sha256", "sentences_sha256"}) {
+    const auto it = study.description.find(key);
+    if (it != study.description.end() && it->is_string()) out.hashes[key] = it->get<std::string>();
+  }
   return out;
 }
 
 std::vector<fs::path> study_merge(const fs::path& dir, bool partial, bool force, int bootstrap,
-                                  unsigned long long bootstrapSeed) {
+                                  unsigned long long bootstrapSeed, const std::string& command) {
   StudyFile study = read_study(dir);
   study.params.bootstrap = bootstrap;
   study.params.bootstrapSeed = bootstrapSeed;
@@ -732,6 +736,7 @@ std::vector<fs::path> study_merge(const fs::path& dir, bool partial, bool force,
       {"model", d.value("model", "")},
       {"sentences", std::to_string(records.size())},
       {"sentences_missing", missing.empty() ? "none" : ranges_text(missing)}};
+  if (!command.empty()) header.emplace_back("command", command);
   for (const auto& line : corpus_header(study.params)) header.push_back(line);
   header.emplace_back("model_config_sha256", d.value("model_config_sha256", ""));
   header.emplace_back("tokenizer_sha256", d.value("tokenizer_sha256", ""));

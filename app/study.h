@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <iosfwd>
 #include <stdexcept>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -70,9 +71,11 @@ StudyStatus study_status(const std::filesystem::path& dir);
 // sentences is refused with the list; with it, what exists is merged and the
 // headers say what is missing. Returns the files written.
 // `bootstrap` resamples (seeded) give the 95% intervals, as for analyze --sentences.
+// `command` (the command line that asked) goes into the headers.
 std::vector<std::filesystem::path> study_merge(const std::filesystem::path& dir, bool partial,
                                                bool force, int bootstrap = 200,
-                                               unsigned long long bootstrapSeed = 1);
+                                               unsigned long long bootstrapSeed = 1,
+                                               const std::string& command = {});
 
 // Every sentence's record of a finished study (all shards complete), in
 // sentence order, checked as a merge checks them, with the study's shape and
@@ -83,6 +86,7 @@ struct StudyRecords {
   bool encoder = false;
   AnalyzeParams params;
   std::string model, modelFolder, sentencesFile;
+  std::map<std::string, std::string> hashes;  // model_config_sha256, tokenizer_sha256, sentences_sha256
 };
 StudyRecords study_records(const std::filesystem::path& dir);
 

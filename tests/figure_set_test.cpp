@@ -145,6 +145,12 @@ TEST(FigureSet, SentencesOfEveryLengthPoolByPositionAndBadRequestsAreRefused) {
   EXPECT_EQ(first, 3) << "every sentence has a first token";
   EXPECT_EQ(last, 1) << "only the longest sentence reaches its last position";
   EXPECT_EQ(table(root / "set/sparsification.csv").rows.size(), 0u);
+  // Every table says how it was made: the command, every parameter, the hashes.
+  const std::string head = read_text(root / "set/key_importance_by_layer.csv");
+  for (const char* line : {"# command: ", "# params: {", "\"symmetrise\":", "\"seed\":",
+                           "\"min_persistence\":", "\"thresholds\":", "\"sparsification_retained\":",
+                           "# model_config_sha256: ", "# sentences_sha256: "})
+    EXPECT_NE(head.find(line), std::string::npos) << line << "\n" << head.substr(0, 1500);
 
   // Written files are never replaced without --force; bad requests exit 2 with the reason.
   const CliRun again = cli(base + " --out '" + (root / "set").string() + "'");

@@ -82,6 +82,13 @@ TEST_F(Study, ShardsMergeToTheNumbersOfOneProcess) {
   const std::string header = read_text(dir / "study/merged/frame.csv");
   EXPECT_NE(header.find("# sentences: 13\n"), std::string::npos) << header;
   EXPECT_NE(header.find("# sentences_missing: none\n"), std::string::npos) << header;
+  // Every parameter the numbers were computed with, and the command that merged them.
+  EXPECT_NE(header.find("# command: "), std::string::npos) << header;
+  EXPECT_NE(header.find("study merge"), std::string::npos) << header;
+  for (const char* key : {"\"symmetrise\":\"", "\"seed\":", "\"query\":", "\"thresholds\":",
+                          "\"bootstrap\":", "\"bootstrap_seed\":", "\"batch\":4", "\"min_persistence\":"})
+    EXPECT_NE(header.find(key), std::string::npos) << key << "\n" << header;
+  EXPECT_NE(read_text(dir / "single/frame.csv").find("\"symmetrise\":\""), std::string::npos);
   // A rerun skips the finished shard; the study's status lists the shards.
   const CliResult again = cli(run("1/3", "--functional"));
   ASSERT_EQ(again.exit, 0) << again.out;

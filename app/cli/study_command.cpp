@@ -132,7 +132,7 @@ int command_study(int argc, char** argv) {
         parse_pooling_options(args, p);
         for (const auto& f : a::study_merge(dir, args.options.count("partial") > 0,
                                             args.options.count("force") > 0, p.bootstrap,
-                                            p.bootstrapSeed))
+                                            p.bootstrapSeed, command_line(argc, argv)))
           std::cout << f.string() << "\n";
         return kOk;
       });
