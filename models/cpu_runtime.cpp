@@ -2,7 +2,6 @@
 
 #include <ATen/Parallel.h>
 #include <dlfcn.h>
-#include <link.h>
 #include <malloc.h>
 
 #include <algorithm>
@@ -11,7 +10,6 @@
 #include <limits>
 #include <string>
 #include <thread>
-#include <vector>
 
 #include "analysis/head_analysis.h"
 
@@ -19,43 +17,17 @@ namespace sinkscope::models {
 
 namespace {
 
-// OpenBLAS's entry points in one loaded copy of it.
-struct OpenBlas {
-  char* (*corename)() = nullptr;
-  void (*quit)() = nullptr;
-  void (*init)() = nullptr;
-  void (*setThreads)(int) = nullptr;
-};
+// OpenBLAS's entry points, looked up at run time: another BLAS (Debian's
+// alternatives) has none of them, and then nothing is changed. (Debian's
+// libblas.so.3 and libopenblas.so.0 are one OpenBLAS: the first forwards to
+// the second, so one lookup reaches the kernels libtorch calls.)
+template <class F>
+F* openblas_symbol(const char* name) {
+  return reinterpret_cast<F*>(dlsym(RTLD_DEFAULT, name));
+}
 
-// Every OpenBLAS in the process, looked up at run time: Debian loads two
-// copies side by side (libblas.so.3, the BLAS alternative libtorch calls, and
-// libopenblas.so.0, which LAPACK links), each with its own kernels and
-// threads. Another BLAS has none of these entry points: the list is empty.
-std::vector<OpenBlas> openblas_copies() {
-  std::vector<std::string> names;
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, std::size_t, void* data) {
-        const std::string name = info->dlpi_name ? info->dlpi_name : "";
-        if (name.find("blas") != std::string::npos)
-          static_cast<std::vector<std::string>*>(data)->push_back(name);
-        return 0;
-      },
-      &names);
-  std::vector<OpenBlas> copies;
-  for (const std::string& name : names) {
-    void* handle = dlopen(name.c_str(), RTLD_LAZY | RTLD_NOLOAD);
-    if (!handle) continue;
-    OpenBlas b;
-    b.corename = reinterpret_cast<char* (*)()>(dlsym(handle, "openblas_get_corename"));
-    b.quit = reinterpret_cast<void (*)()>(dlsym(handle, "gotoblas_dynamic_quit"));
-    b.init = reinterpret_cast<void (*)()>(dlsym(handle, "gotoblas_dynamic_init"));
-    b.setThreads = reinterpret_cast<void (*)(int)>(dlsym(handle, "openblas_set_num_threads"));
-    dlclose(handle);  // still loaded: the process linked it
-    const bool known = std::any_of(copies.begin(), copies.end(),
-                                   [&](const OpenBlas& c) { return c.corename == b.corename; });
-    if (b.corename && !known) copies.push_back(b);
-  }
-  return copies;
+void blas_threads_set(int n) {
+  if (auto* set = openblas_symbol<void(int)>("openblas_set_num_threads")) set(n);
 }
 
 }  // namespace
@@ -68,38 +40,30 @@ void keep_freed_memory() {
 void release_freed_memory() { malloc_trim(0); }
 
 std::string blas_core_name() {
-  std::string names;
-  for (const OpenBlas& b : openblas_copies()) {
-    const std::string name = b.corename();
-    if (names.find(name) == std::string::npos) names += (names.empty() ? "" : ", ") + name;
-  }
-  return names;
+  auto* corename = openblas_symbol<char*()>("openblas_get_corename");
+  return corename ? std::string(corename()) : std::string();
 }
 
 std::string fix_blas_core() {
   if (std::getenv("OPENBLAS_CORETYPE")) return {};  // the user's choice stands
+  const std::string before = blas_core_name();
   __builtin_cpu_init();
   // SkylakeX's kernels use AVX-512 F, BW, DQ and VL.
   const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                       __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
   const char* core = avx512 ? "SkylakeX" : __builtin_cpu_supports("avx2") ? "Haswell" : nullptr;
-  if (!core) return {};
-  std::string done;
-  for (const OpenBlas& b : openblas_copies()) {
-    const std::string before = b.corename();
-    const bool fallback =
-        before == "Prescott" ||
-        (avx512 && (before == "Haswell" || before == "Zen" || before == "Sandybridge"));
-    if (!fallback || !b.quit || !b.init) continue;  // detection worked
-    // OpenBLAS reads OPENBLAS_CORETYPE in its core selection; set only for it.
-    setenv("OPENBLAS_CORETYPE", core, 1);
-    b.quit();
-    b.init();
-    unsetenv("OPENBLAS_CORETYPE");
-    const std::string now = before + " -> " + b.corename();
-    if (done.find(now) == std::string::npos) done += (done.empty() ? "" : ", ") + now;
-  }
-  return done;
+  const bool fallback =
+      before == "Prescott" ||
+      (avx512 && (before == "Haswell" || before == "Zen" || before == "Sandybridge"));
+  auto* quit = openblas_symbol<void()>("gotoblas_dynamic_quit");
+  auto* init = openblas_symbol<void()>("gotoblas_dynamic_init");
+  if (!fallback || !core || !quit || !init) return {};  // detection worked (or not OpenBLAS)
+  // OpenBLAS reads OPENBLAS_CORETYPE in its core selection; set only for it.
+  setenv("OPENBLAS_CORETYPE", core, 1);
+  quit();
+  init();
+  unsetenv("OPENBLAS_CORETYPE");
+  return before + " -> " + blas_core_name();
 }
 
 namespace {
@@ -116,12 +80,8 @@ void set_cpu_threads(int threads) {
   // makes the two pools fight for the cores (GPT-2 small at T = 64: 111 ms
   // with one libtorch thread, 340 ms with two, on two cores). Any other BLAS
   // gets libtorch's threads.
-  const std::vector<OpenBlas> copies = openblas_copies();
-  const bool openblas = std::any_of(copies.begin(), copies.end(),
-                                    [](const OpenBlas& b) { return b.setThreads != nullptr; });
-  if (openblas) {
-    for (const OpenBlas& b : copies)
-      if (b.setThreads) b.setThreads(n);
+  if (openblas_symbol<void(int)>("openblas_set_num_threads")) {
+    blas_threads_set(n);
     at::set_num_threads(1);
   } else {
     at::set_num_threads(n);
@@ -134,15 +94,12 @@ std::atomic<int> singleThreadedDepth{0};  // scopes may nest (a figure set runs 
 
 SingleThreadedBlas::SingleThreadedBlas() {
   if (singleThreadedDepth++ > 0) return;
-  for (const OpenBlas& b : openblas_copies())
-    if (b.setThreads) b.setThreads(1);
+  blas_threads_set(1);
 }
 
 SingleThreadedBlas::~SingleThreadedBlas() {
   if (--singleThreadedDepth > 0) return;
-  const int n = blas_thread_count();
-  for (const OpenBlas& b : openblas_copies())
-    if (b.setThreads) b.setThreads(n);
+  blas_threads_set(blas_thread_count());
 }
 
 int blas_thread_count() {

@@ -31,8 +31,7 @@ void keep_freed_memory();
 // process (the GUI) between runs.
 void release_freed_memory();
 
-// The OpenBLAS core in use ("SkylakeX"; several names when the process holds
-// copies on different cores), or "" when the BLAS is not OpenBLAS.
+// The OpenBLAS core in use ("SkylakeX"), or "" when the BLAS is not OpenBLAS.
 std::string blas_core_name();
 
 // Threads for the forward pass (libtorch's intra-op pool) and for per-head

@@ -41,6 +41,18 @@ render::HeatMapData sink_map() {
   d.fixedRange = true;
   return d;
 }
+
+// Shows `view` at `size` with `data` and waits for its first frame.
+::testing::AssertionResult shown_with(render::HeatMapView& view, QSize size,
+                                      render::HeatMapData data) {
+  view.resize(size);
+  view.setData(std::move(data));
+  view.show();
+  if (!QTest::qWaitForWindowExposed(&view)) return ::testing::AssertionFailure() << "not exposed";
+  if (!QTest::qWaitFor([&] { return view.renderedFrameCount() > 0; }, 5000))
+    return ::testing::AssertionFailure() << "no frame drawn";
+  return ::testing::AssertionSuccess();
+}
 }  // namespace
 
 TEST(PanelsRender, HeatMapMatchesBaseline) {
@@ -116,11 +128,7 @@ TEST(PanelsRender, GridLabelsNeverOverlapAndReturnWhenZoomedIn) {
   }
   d.quantity = QStringLiteral("sink attention");
   render::HeatMapView view;
-  view.resize(300, 220);
-  view.setData(d);
-  view.show();
-  ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
-  ASSERT_TRUE(QTest::qWaitFor([&] { return view.renderedFrameCount() > 0; }, 5000));
+  ASSERT_TRUE(shown_with(view, QSize(300, 220), d));
   const auto pixelsPerCell = [&] {
     return view.renderer()->GetSize()[1] /
            (2.0 * view.renderer()->GetActiveCamera()->GetParallelScale());
@@ -165,11 +173,7 @@ TEST(PanelsRender, LargeMapsKeepThinColumnsVisibleAtEveryZoom) {
   d.quantity = QStringLiteral("attention weight");
 
   render::HeatMapView view;
-  view.resize(520, 400);
-  view.setData(d);
-  view.show();
-  ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
-  ASSERT_TRUE(QTest::qWaitFor([&] { return view.renderedFrameCount() > 0; }, 5000));
+  ASSERT_TRUE(shown_with(view, QSize(520, 400), d));
   EXPECT_GE(view.shownPoolingFactor(), 4) << "zoomed out, a coarse level is drawn";
   view.grabFramebuffer().save(QStringLiteral(SINKSCOPE_ARTIFACT_DIR "/large_map_zoomed_out.png"));
 
