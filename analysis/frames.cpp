@@ -13,14 +13,24 @@ HeadSpecialisation head_specialisation(const std::vector<std::vector<SinkOccurre
   struct Tally {
     int samples = 0;
     int firstPosition = std::numeric_limits<int>::max();
+    std::size_t firstSample = 0;  // the first sample holding the token
+    int positionInFirstSample = 0;
   };
   std::map<std::string, Tally> counts;
   int withSink = 0;
-  for (const auto& sample : sinks) {
+  for (std::size_t k = 0; k < sinks.size(); ++k) {
+    const auto& sample = sinks[k];
     if (!sample.empty()) ++withSink;
     std::set<std::string> seen;
     for (const auto& s : sample) {
+      const bool isNew = counts.find(s.token) == counts.end();
       Tally& t = counts[s.token];
+      if (isNew) {
+        t.firstSample = k;
+        t.positionInFirstSample = s.position;
+      } else if (t.firstSample == k) {
+        t.positionInFirstSample = std::min(t.positionInFirstSample, s.position);
+      }
       t.firstPosition = std::min(t.firstPosition, s.position);
       if (seen.insert(s.token).second) ++t.samples;  // once per sample
     }
@@ -28,9 +38,10 @@ HeadSpecialisation head_specialisation(const std::vector<std::vector<SinkOccurre
   h.sampleShare = static_cast<double>(withSink) / static_cast<double>(sinks.size());
   h.specialised = h.sampleShare >= params.sampleShare;
   const Tally* best = nullptr;
-  for (const auto& [token, t] : counts)  // map order: the last resort is the smaller string
-    if (!best || t.samples > best->samples ||
-        (t.samples == best->samples && t.firstPosition < best->firstPosition)) {
+  for (const auto& [token, t] : counts)
+    if (!best || top_token_before(t.samples, t.firstPosition, t.firstSample, t.positionInFirstSample,
+                                  best->samples, best->firstPosition, best->firstSample,
+                                  best->positionInFirstSample)) {
       best = &t;
       h.topToken = token;
     }
@@ -72,7 +83,11 @@ FrameEvidence reference_frame(const std::vector<HeadSpecialisation>& heads,
   if (lastToken != firstToken)
     if (auto it = e.tokenShares.find(lastToken); it != e.tokenShares.end())
       e.lastTokenShare = it->second;
-  e.otherShare = e.specialisedHeads > 0 ? 1.0 - e.firstTokenShare - e.lastTokenShare : 0.0;
+  // Counted, not 1 - first - last: a share that is 0 is written as 0.
+  int others = 0;
+  for (const auto& h : heads)
+    if (h.specialised && h.topToken != firstToken && h.topToken != lastToken) ++others;
+  e.otherShare = e.specialisedHeads > 0 ? static_cast<double>(others) / e.specialisedHeads : 0.0;
   if (e.specialisedHeads > 0 && e.firstTokenShare >= params.centralisedShare)
     e.frame = ReferenceFrame::Centralised;
   else if (encoder && e.firstTokenShare >= params.bidirectionalShare &&

@@ -1,6 +1,7 @@
 #pragma once
 // Corpus-mode sink summaries (metrics.md section 1: specialised heads and
 // token specialisation) and the reference-frame classifier (section 4).
+#include <cstddef>
 #include <map>
 #include <string>
 #include <vector>
@@ -16,9 +17,21 @@ struct HeadSpecialisation {
   double sampleShare = 0.0;  // share of samples in which the head has at least one sink
   // Its most frequent sink token (by string, counted once per sample); ties go
   // to the token whose first sink occurrence has the lowest position (so <s>
-  // at 0 beats "." at 9), then to the smaller string; never alphabetical first.
+  // at 0 beats "." at 9), then to the one in the earlier sample, then to the
+  // lower position in that sample: never to string order (metrics.md s. 1).
   std::string topToken;
 };
+
+// The order of that tie rule: does token a (its sample count, lowest
+// position, first sample and its position there) come before token b?
+inline bool top_token_before(long long samplesA, int firstPositionA, std::size_t firstSampleA,
+                             int positionInFirstA, long long samplesB, int firstPositionB,
+                             std::size_t firstSampleB, int positionInFirstB) {
+  if (samplesA != samplesB) return samplesA > samplesB;
+  if (firstPositionA != firstPositionB) return firstPositionA < firstPositionB;
+  if (firstSampleA != firstSampleB) return firstSampleA < firstSampleB;
+  return positionInFirstA < positionInFirstB;
+}
 
 // A sink of one sample: its token string and its position in that sample.
 struct SinkOccurrence {

@@ -208,6 +208,35 @@ void NpzWriter::addInt32(const std::string& name, const std::vector<std::int64_t
   endArray();
 }
 
+void NpzWriter::addUint8(const std::string& name, std::span<const std::uint8_t> values) {
+  begin(name, "|u1", {static_cast<std::int64_t>(values.size())}, 1);
+  appendBytes(values.data(), values.size());
+  endArray();
+}
+
+void NpzWriter::addInt64(const std::string& name, std::span<const std::int64_t> values) {
+  begin(name, "<i8", {static_cast<std::int64_t>(values.size())}, 8);
+  appendBytes(values.data(), values.size_bytes());
+  endArray();
+}
+
+std::uint64_t NpzWriter::fixedWidthBytes(const std::vector<std::string>& values) {
+  std::uint64_t width = 1;
+  for (const auto& v : values) width = std::max<std::uint64_t>(width, utf32_of(v).size());
+  return 4 * width * values.size();
+}
+
+void NpzWriter::addPackedStrings(const std::string& name, const std::vector<std::string>& values) {
+  std::vector<std::uint8_t> bytes;
+  std::vector<std::int64_t> offsets{0};
+  for (const auto& v : values) {
+    bytes.insert(bytes.end(), v.begin(), v.end());
+    offsets.push_back(static_cast<std::int64_t>(bytes.size()));
+  }
+  addUint8(name + "_utf8", bytes);
+  addInt64(name + "_offsets", offsets);
+}
+
 void NpzWriter::addStrings(const std::string& name, const std::vector<std::string>& values) {
   std::vector<std::u32string> wide;
   std::size_t width = 1;

@@ -36,8 +36,17 @@ class NpzWriter {
                   std::span<const float> values);
   void addInt32(const std::string& name, const std::vector<std::int64_t>& shape,
                 std::span<const std::int32_t> values);
-  // A 1-D array of Unicode strings ('<Un', UTF-8 in, UTF-32 stored).
+  void addUint8(const std::string& name, std::span<const std::uint8_t> values);  // 1-D '|u1'
+  void addInt64(const std::string& name, std::span<const std::int64_t> values);  // 1-D '<i8'
+  // A 1-D array of Unicode strings ('<Un', UTF-8 in, UTF-32 stored): every
+  // cell is as wide as the longest string.
   void addStrings(const std::string& name, const std::vector<std::string>& values);
+  // The bytes of a fixed-width array of these strings (what addStrings writes).
+  static std::uint64_t fixedWidthBytes(const std::vector<std::string>& values);
+  // The same strings without padding: NAME_utf8 ('|u1', the UTF-8 bytes one
+  // after another) and NAME_offsets ('<i8', n + 1 entries; string k is bytes
+  // offsets[k] to offsets[k + 1]).
+  void addPackedStrings(const std::string& name, const std::vector<std::string>& values);
   // A 0-d Unicode string (numpy: arr[()] or str(arr)), e.g. JSON parameters.
   void addString(const std::string& name, const std::string& value);
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analysis/attention_matrix.h"
+#include "analysis/ties.h"
 
 namespace sinkscope::analysis {
 
@@ -24,10 +25,6 @@ struct TaxonomyVotes {
     return *this;
   }
 };
-
-// Two winners' scores within this relative tolerance are equal (metrics.md
-// s. 7): the lower index wins, so float rounding never decides a tie.
-inline constexpr double kTieTolerance = 1e-6;
 
 // Votes of queries i >= 1. `values` is the head's [T][headDim] value vectors.
 TaxonomyVotes taxonomy_votes(const AttentionView& attention, std::span<const float> values,

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "analysis/sinks.h"
+#include "analysis/ties.h"
 
 namespace sinkscope::analysis {
 
@@ -186,6 +187,36 @@ SelectionScores scores_of(int inClosed, int selectedInClosed, int selectedInOpen
   return s;
 }
 
+// How far apart two squared distances to s may lie and still be equal as real
+// numbers: the tie tolerance relative to the largest terms they are computed
+// from (||y_j||^2 and ||s||^2), since D_j itself may cancel to near zero.
+double distance_tie(double largestNorm2, double sumNorm2) {
+  return kTieTolerance * (largestNorm2 + sumNorm2);
+}
+
+// Precision in the closed ball of radius r_max, recall in the open ball of
+// radius r_min (metrics.md s. 6), a distance within `tie` of a radius counting
+// as equal to it, so float rounding never moves a key across a ball's edge.
+template <class Selected>
+SelectionScores ball_scores(const std::vector<double>& D, Selected selected, int N, double tie) {
+  double dMax = 0.0, dMin = std::numeric_limits<double>::infinity();
+  for (std::size_t j = 0; j < D.size(); ++j) {
+    if (selected(j))
+      dMax = std::max(dMax, D[j]);
+    else
+      dMin = std::min(dMin, D[j]);
+  }
+  int inClosed = 0, selectedInClosed = 0, selectedInOpen = 0;
+  for (std::size_t j = 0; j < D.size(); ++j) {
+    if (D[j] <= dMax + tie) {
+      ++inClosed;
+      selectedInClosed += selected(j) ? 1 : 0;
+    }
+    if (selected(j) && D[j] < dMin - tie) ++selectedInOpen;
+  }
+  return scores_of(inClosed, selectedInClosed, selectedInOpen, N);
+}
+
 // The checks every entry point makes; the visible keys of the query.
 int value_space_query(const AttentionView& a, std::span<const float> values, int headDim,
                       const ValueSpaceParams& p, std::vector<int>& keys) {
@@ -213,30 +244,19 @@ SelectionScores selection_scores(const std::vector<std::vector<double>>& y,
   const std::size_t d = y.front().size();
   std::vector<double> sum(d, 0.0);
   int N = 0;
-  for (std::size_t j = 0; j < n; ++j)
+  double largest = 0.0;
+  for (std::size_t j = 0; j < n; ++j) {
+    largest = std::max(largest, norm2(y[j]));
     if (in[j]) {
       ++N;
       for (std::size_t k = 0; k < d; ++k) sum[k] += y[j][k];
     }
+  }
   if (N == 0) return s;
   std::vector<double> D(n);
-  double dMax = 0.0, dMin = std::numeric_limits<double>::infinity();
-  for (std::size_t j = 0; j < n; ++j) {
-    D[j] = distance2(y[j], sum);
-    if (in[j])
-      dMax = std::max(dMax, D[j]);
-    else
-      dMin = std::min(dMin, D[j]);
-  }
-  int inClosed = 0, selectedInClosed = 0, selectedInOpen = 0;
-  for (std::size_t j = 0; j < n; ++j) {
-    if (D[j] <= dMax) {
-      ++inClosed;
-      selectedInClosed += in[j] ? 1 : 0;
-    }
-    if (in[j] && D[j] < dMin) ++selectedInOpen;
-  }
-  return scores_of(inClosed, selectedInClosed, selectedInOpen, N);
+  for (std::size_t j = 0; j < n; ++j) D[j] = distance2(y[j], sum);
+  return ball_scores(D, [&](std::size_t j) { return static_cast<bool>(in[j]); }, N,
+                     distance_tie(largest, norm2(sum)));
 }
 
 namespace {
@@ -253,8 +273,10 @@ class GrowingSelection {
         dot_(static_cast<std::size_t>(gram.rows()), 0.0),
         in_(static_cast<std::size_t>(gram.rows()), 0),
         D_(static_cast<std::size_t>(gram.rows()), 0.0) {
-    for (std::size_t j = 0; j < diagonal_.size(); ++j)
+    for (std::size_t j = 0; j < diagonal_.size(); ++j) {
       diagonal_[j] = gram(static_cast<Eigen::Index>(j), static_cast<Eigen::Index>(j));
+      largest_ = std::max(largest_, diagonal_[j]);
+    }
   }
 
   // Back to the empty selection (one object serves every random subset).
@@ -276,26 +298,12 @@ class GrowingSelection {
 
   // Fills the distances and returns the selection's scores (as selection_scores()).
   SelectionScores scores() {
-    const std::size_t n = dot_.size();
-    double dMax = 0.0, dMin = std::numeric_limits<double>::infinity();
-    for (std::size_t j = 0; j < n; ++j) {
-      const double D = diagonal_[j] - 2 * dot_[j] + ss_;
-      D_[j] = D;
-      if (in_[j])
-        dMax = std::max(dMax, D);
-      else
-        dMin = std::min(dMin, D);
-    }
-    int inClosed = 0, selectedInClosed = 0, selectedInOpen = 0;
-    for (std::size_t j = 0; j < n; ++j) {
-      if (D_[j] <= dMax) {
-        ++inClosed;
-        selectedInClosed += in_[j];
-      }
-      if (in_[j] && D_[j] < dMin) ++selectedInOpen;
-    }
-    return scores_of(inClosed, selectedInClosed, selectedInOpen, size_);
+    for (std::size_t j = 0; j < dot_.size(); ++j) D_[j] = diagonal_[j] - 2 * dot_[j] + ss_;
+    return ball_scores(D_, [&](std::size_t j) { return in_[j] != 0; }, size_, tie());
   }
+
+  // Two distances closer than this are equal (see distance_tie).
+  double tie() const { return distance_tie(largest_, ss_); }
 
   const std::vector<double>& distances() const { return D_; }
   bool selected(int j) const { return in_[static_cast<std::size_t>(j)] != 0; }
@@ -307,6 +315,7 @@ class GrowingSelection {
   std::vector<char> in_;
   std::vector<double> D_;
   double ss_ = 0.0;
+  double largest_ = 0.0;
   int size_ = 0;
 };
 
@@ -334,12 +343,8 @@ ValueSpace value_space(const AttentionView& a, std::span<const float> values, in
       y[static_cast<std::size_t>(k)][static_cast<std::size_t>(c)] =
           w * v[static_cast<std::size_t>(c)];
   }
-  std::vector<int> order(static_cast<std::size_t>(n));
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int x, int z) {
-    return a.at(r.query, r.keys[static_cast<std::size_t>(x)]) >
-           a.at(r.query, r.keys[static_cast<std::size_t>(z)]);
-  });
+  const std::vector<int> order = descending_order_with_ties(
+      n, [&](int k) { return a.at(r.query, r.keys[static_cast<std::size_t>(k)]); });
   std::vector<bool> in(static_cast<std::size_t>(n), false);
   for (int k = 0; k < r.topN; ++k) {
     in[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])] = true;
@@ -364,12 +369,15 @@ ValueSpace value_space(const AttentionView& a, std::span<const float> values, in
   r.rMax = std::sqrt(dMax);
   r.rMin = std::sqrt(dMin);
   r.scores = selection_scores(y, in);
+  double largest = 0.0;
+  for (const auto& yk : y) largest = std::max(largest, norm2(yk));
+  const double tie = distance_tie(largest, norm2(r.sN));
 
-  // Inversions and the bounds they give.
+  // Inversions (D_j <= D_i counts equal distances within the tie) and the bounds they give.
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j)
       if (in[static_cast<std::size_t>(i)] && !in[static_cast<std::size_t>(j)] &&
-          r.distance2[static_cast<std::size_t>(j)] <= r.distance2[static_cast<std::size_t>(i)])
+          r.distance2[static_cast<std::size_t>(j)] <= r.distance2[static_cast<std::size_t>(i)] + tie)
         ++r.inversions;
   r.precisionBound = static_cast<double>(r.topN) / (r.topN + r.inversions);
   r.recallBound = 1.0 - static_cast<double>(r.inversions) / r.topN;
@@ -454,10 +462,10 @@ ValueSpace value_space(const AttentionView& a, std::span<const float> values, in
     } else {
       d.shareOfAggregate = d.directionChange = kNaN;
       const double D0 = r.distance2[0];
-      d.intrusion = D0 <= dMax ? 1.0 : 0.0;
+      d.intrusion = D0 <= dMax + tie ? 1.0 : 0.0;
       int above = 0;
       for (int k = 0; k < n; ++k)
-        if (in[static_cast<std::size_t>(k)] && r.distance2[static_cast<std::size_t>(k)] > D0)
+        if (in[static_cast<std::size_t>(k)] && r.distance2[static_cast<std::size_t>(k)] > D0 + tie)
           ++above;
       d.invertedShare = static_cast<double>(above) / r.topN;
     }
@@ -569,11 +577,8 @@ ValueSpaceCurve value_space_curve(const AttentionView& a, std::span<const float>
   constexpr double kSlack = 1e-12;  // as in sink_aware_bound
 
   // The top-N sweep (ties to the lower index, as value_space()).
-  std::vector<int> order(static_cast<std::size_t>(n));
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int x, int z) {
-    return weight[static_cast<std::size_t>(x)] > weight[static_cast<std::size_t>(z)];
-  });
+  const std::vector<int> order =
+      descending_order_with_ties(n, [&](int k) { return weight[static_cast<std::size_t>(k)]; });
   GrowingSelection top(G);
   double aPlus = 0.0, mu = 0.0;
   std::vector<double> outside, inside, P, Q;
@@ -593,7 +598,7 @@ ValueSpaceCurve value_space_curve(const AttentionView& a, std::span<const float>
     // Inversions: pairs (selected i, unselected j) with D_j <= D_i.
     int inv = 0;
     for (double Di : inside)
-      inv += static_cast<int>(std::upper_bound(outside.begin(), outside.end(), Di) -
+      inv += static_cast<int>(std::upper_bound(outside.begin(), outside.end(), Di + top.tie()) -
                               outside.begin());
     pt.inversions = inv;
     pt.precisionBound = static_cast<double>(N) / (N + inv);

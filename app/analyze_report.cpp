@@ -199,7 +199,10 @@ std::vector<std::pair<std::string, std::string>> analyze_header(const models::Lo
       {"value_space", "query " + std::to_string(query) + ", N = " + std::to_string(p.topN) +
                           " (value_space_curve.csv: every N), random baseline " +
                           std::to_string(p.randomSubsets) + " subsets, seed " +
-                          std::to_string(p.seed)},
+                          std::to_string(p.seed) +
+                          "; weights and squared distances equal within a relative 1e-6 (of the "
+                          "largest ||y_j||^2 + ||s_N||^2) tie: I_N takes the lower index, a "
+                          "distance tied with a radius is on the ball's edge (metrics.md s. 6)"},
       {"k_sink",
        "reading: beta_j = A[i][j] ||v_j|| / C with C = median_{j>0} ||v_j||, beta_0 = lambda "
        "A[i][0]; mu over selected non-sink x non-sink pairs, nu over all k > 0; empty fields: "

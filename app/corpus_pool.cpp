@@ -19,6 +19,7 @@
 #include "analysis/sinks.h"
 #include "analysis/table_io.h"
 #include "analysis/taxonomy.h"
+#include "analysis/intervals.h"
 #include "analysis/value_space.h"
 #include "app/report_parts.h"
 #include "models/experiments.h"
@@ -171,7 +172,12 @@ SentenceRecord record_of(const models::LoadedModel& loaded, const models::Senten
     for (int h = 0; h < H; ++h) {
       const analysis::HeadAnalysis& a = results[static_cast<std::size_t>(l * (H + 1) + h + 1)];
       std::vector<analysis::SinkOccurrence> sinks;
-      for (int k : a.sinks.keys()) sinks.push_back({tokens[static_cast<std::size_t>(k)], k});
+      // Without a special first token the inputs' first words differ; a sink
+      // there is a sink on the position-0 token all the same (metrics.md s. 4).
+      for (int k : a.sinks.keys())
+        sinks.push_back({k == 0 && !firstIsSpecial ? std::string(kFirstTokenLabel)
+                                                   : tokens[static_cast<std::size_t>(k)],
+                         k});
       r.sinks.push_back(std::move(sinks));
       r.votes.push_back(*a.taxonomy);
       r.alpha0.push_back(a.keyImportance[0]);
@@ -255,14 +261,14 @@ class CorpusResampler {
     for (std::size_t r = 0; r < records.size(); ++r)
       for (std::size_t k = 0; k < heads; ++k) {
         auto& set = tokens_[k * records_ + r];
-        for (const auto& s : records[r].sinks[k]) {
-          const int id = ids.emplace(s.token, static_cast<int>(ids.size())).first->second;
-          auto it = std::find_if(set.begin(), set.end(), [&](const auto& e) { return e.first == id; });
-          if (it == set.end())
-            set.emplace_back(id, s.position);
-          else
-            it->second = std::min(it->second, s.position);
-        }
+        for (const auto& s : records[r].sinks[k])
+          set.emplace_back(ids.emplace(s.token, static_cast<int>(ids.size())).first->second, s.position);
+        // One entry per token, at its lowest position: sorted, not searched
+        // (a record may list many distinct tokens).
+        std::sort(set.begin(), set.end());
+        set.erase(std::unique(set.begin(), set.end(),
+                              [](const auto& a, const auto& b) { return a.first == b.first; }),
+                  set.end());
       }
     names_.resize(ids.size());
     for (const auto& [name, id] : ids) names_[static_cast<std::size_t>(id)] = name;
@@ -279,6 +285,8 @@ class CorpusResampler {
     for (int x : w) n += x;
     std::vector<long long> count(names_.size(), 0);
     std::vector<int> first(names_.size(), std::numeric_limits<int>::max());
+    std::vector<std::size_t> firstRecord(names_.size(), 0);
+    std::vector<int> positionInFirstRecord(names_.size(), 0);
     std::vector<int> touched;
     for (std::size_t k = 0; k < heads_; ++k) {
       long long withSink = 0;
@@ -288,22 +296,26 @@ class CorpusResampler {
         const auto& set = tokens_[k * records_ + r];
         withSink += set.empty() ? 0 : w[r];
         for (const auto& [id, position] : set) {
-          if (count[static_cast<std::size_t>(id)] == 0) touched.push_back(id);
-          count[static_cast<std::size_t>(id)] += w[r];
-          first[static_cast<std::size_t>(id)] = std::min(first[static_cast<std::size_t>(id)], position);
+          const auto i = static_cast<std::size_t>(id);
+          if (count[i] == 0) {
+            touched.push_back(id);
+            firstRecord[i] = r;
+            positionInFirstRecord[i] = position;
+          }
+          count[i] += w[r];
+          first[i] = std::min(first[i], position);
         }
       }
       analysis::HeadSpecialisation h;
       h.sampleShare = n > 0 ? static_cast<double>(withSink) / static_cast<double>(n) : 0.0;
       h.specialised = h.sampleShare >= specialisedShare;
       int best = -1;
-      for (int id : touched) {  // most samples, then earliest position, then the smaller string
+      for (int id : touched) {  // the tie rule of analysis::head_specialisation
         const auto i = static_cast<std::size_t>(id);
-        if (best < 0 || count[i] > count[static_cast<std::size_t>(best)] ||
-            (count[i] == count[static_cast<std::size_t>(best)] &&
-             (first[i] < first[static_cast<std::size_t>(best)] ||
-              (first[i] == first[static_cast<std::size_t>(best)] &&
-               names_[i] < names_[static_cast<std::size_t>(best)]))))
+        const auto b = static_cast<std::size_t>(best);
+        if (best < 0 || analysis::top_token_before(count[i], first[i], firstRecord[i],
+                                                   positionInFirstRecord[i], count[b], first[b],
+                                                   firstRecord[b], positionInFirstRecord[b]))
           best = id;
       }
       if (best >= 0) h.topToken = names_[static_cast<std::size_t>(best)];
@@ -501,30 +513,27 @@ analysis::CsvTable top_sentences_table(const std::vector<SentenceRecord>& record
   return table;
 }
 
-// Appends the 95% bootstrap interval of every share and rate as _lo and _hi
-// columns: p.bootstrap resamples of the sentences, with replacement, seeded.
+// Appends the 95% interval of every share and rate as _lo and _hi columns.
+// Proportions of trials (sentences with a sink, taxonomy votes, sink cells)
+// get the clustered Clopper-Pearson interval over the sentences, which keeps
+// its coverage at 0 and 1; the mean boost and the shares of heads by top token
+// (decided on the pooled sample, no per-sentence trials) get the percentile
+// interval of p.bootstrap resamples of the sentences, with replacement, seeded.
 void add_intervals(CorpusTables& t, const std::vector<SentenceRecord>& records, std::size_t heads,
                    const std::string& firstToken, const std::string& lastToken, bool encoder,
                    const AnalyzeParams& p) {
   const CorpusResampler resampler(records, heads);
-  std::vector<std::vector<double>> sample(heads), sink(heads), current(heads);
   std::map<std::string, std::vector<double>> token;
-  std::vector<double> rate, boost, first, last, other;
+  std::vector<double> boost, first, last, other;
   for (const auto& row : t.tokenSpecialisation.rows) token[row[0]];
   for (int b = 0; b < p.bootstrap; ++b) {
     const auto s = resampler.stats(resample_weights(records.size(), p.bootstrapSeed, b), p.eps,
                                    p.specialisedShare);
-    for (std::size_t k = 0; k < heads; ++k) {
-      sample[k].push_back(s.heads[k].sampleShare);
-      sink[k].push_back(s.sinkShare[k]);
-      current[k].push_back(s.currentShare[k]);
-    }
     const analysis::FrameEvidence e = analysis::reference_frame(s.heads, firstToken, lastToken, encoder);
     for (auto& [name, values] : token) {
       const auto it = e.tokenShares.find(name);
       values.push_back(it == e.tokenShares.end() ? 0.0 : it->second);
     }
-    rate.push_back(s.sinkRatePercent);
     boost.push_back(s.meanBoost);
     first.push_back(e.firstTokenShare);
     last.push_back(e.lastTokenShare);
@@ -535,20 +544,42 @@ void add_intervals(CorpusTables& t, const std::vector<SentenceRecord>& records, 
     table.rows[row].push_back(num(lo));
     table.rows[row].push_back(num(hi));
   };
+  // Per sentence: successes and trials of one proportion, then its interval.
+  const std::size_t n = records.size();
+  std::vector<double> x(n), m(n);
+  auto appendProportion = [&](analysis::CsvTable& table, std::size_t row, double scale) {
+    const analysis::ProportionInterval w = analysis::clustered_proportion95(x, m);
+    table.rows[row].push_back(num(scale * w.lo));
+    table.rows[row].push_back(num(scale * w.hi));
+  };
   t.specialisation.columns.insert(t.specialisation.columns.end(), {"sample_share_lo", "sample_share_hi"});
   t.taxonomy.columns.insert(t.taxonomy.columns.end(),
                             {"sink_share_lo", "sink_share_hi", "current_share_lo", "current_share_hi"});
   for (std::size_t k = 0; k < heads; ++k) {
-    append(t.specialisation, k, sample[k]);
-    append(t.taxonomy, k, sink[k]);
-    append(t.taxonomy, k, current[k]);
+    for (std::size_t r = 0; r < n; ++r) {
+      x[r] = records[r].sinks[k].empty() ? 0.0 : 1.0;
+      m[r] = 1.0;
+    }
+    appendProportion(t.specialisation, k, 1.0);
+    for (std::size_t r = 0; r < n; ++r) {
+      x[r] = records[r].votes[k].sink;
+      m[r] = records[r].votes[k].total();
+    }
+    appendProportion(t.taxonomy, k, 1.0);
+    for (std::size_t r = 0; r < n; ++r) x[r] = records[r].votes[k].current;
+    appendProportion(t.taxonomy, k, 1.0);
   }
   t.tokenSpecialisation.columns.insert(t.tokenSpecialisation.columns.end(), {"share_lo", "share_hi"});
   for (std::size_t row = 0; row < t.tokenSpecialisation.rows.size(); ++row)
     append(t.tokenSpecialisation, row, token[t.tokenSpecialisation.rows[row][0]]);
   t.sinkRate.columns.insert(t.sinkRate.columns.end(), {"sink_rate_percent_lo", "sink_rate_percent_hi",
                                                        "mean_boost_lo", "mean_boost_hi"});
-  append(t.sinkRate, 0, rate);
+  for (std::size_t r = 0; r < n; ++r) {
+    x[r] = static_cast<double>(std::count_if(records[r].alpha0.begin(), records[r].alpha0.end(),
+                                             [&](double a) { return a > p.eps; }));
+    m[r] = static_cast<double>(heads);
+  }
+  appendProportion(t.sinkRate, 0, 100.0);
   append(t.sinkRate, 0, boost);
   t.frame.columns.insert(t.frame.columns.end(),
                          {"first_token_share_lo", "first_token_share_hi", "last_token_share_lo",
@@ -594,7 +625,7 @@ CorpusTables corpus_tables(const std::vector<SentenceRecord>& records, int L, in
       boostSum += r.alpha0[k] / r.uniformBaseline0;
     }
   }
-  if (firstToken.empty()) firstToken = "(first token)";
+  if (firstToken.empty()) firstToken = kFirstTokenLabel;
 
   CorpusTables t;
   t.specialisation.columns = {"layer", "head", "specialised", "sample_share", "top_token"};
@@ -651,9 +682,12 @@ std::vector<std::pair<std::string, std::string>> corpus_header(const AnalyzePara
           {"specialised", "a sink in >= " + num(p.specialisedShare) + " of the samples"},
           {"sink_metric_eps", num(p.eps)},
           {"frame_rule",
-           "centralised: >= 0.9 of specialised heads on the first token; bidirectional: encoder "
+           "centralised: >= 0.9 of specialised heads on the position-0 token (special or not: "
+           "without a special first token, e.g. after --drop-first, sinks at position 0 count "
+           "as the one token \"(first token)\" whatever the word); bidirectional: encoder "
            "with >= 0.2 on each of the first and last special token (reading); otherwise "
-           "distributed"},
+           "distributed; a head's top token: most samples, then the lowest first position, then "
+           "the lower position in the first sample holding either (never string order)"},
           {"taxonomy",
            "winner argmax_j A[i][j] ||v_j|| over the keys query i sees (j <= i causal, every key "
            "in an encoder; scores within a relative 1e-6 of the best tie and go to the lower "
@@ -663,7 +697,8 @@ std::vector<std::pair<std::string, std::string>> corpus_header(const AnalyzePara
            "(alpha_0 / uniform baseline), bars above min_persistence " + num(p.minPersistence) +
                ", F_N at the last token (or --query) with N = " + std::to_string(p.topN) +
                " and its mean over " + std::to_string(p.randomSubsets) +
-               " random subsets (f_n_excess = f_n - f_n_random); Fiedler value and degree "
+               " random subsets (f_n_excess = f_n - f_n_random; weights and distances within a "
+               "relative 1e-6 tie, I_N to the lower index, metrics.md s. 6); Fiedler value and degree "
                "centralisation of the head-averaged map's graph at each threshold; then the mean "
                "over the sentences"},
           {"top_sentences", "per head, the 5 sentences with the highest alpha_0 (ties: earlier)"},
@@ -685,7 +720,15 @@ std::vector<std::pair<std::string, std::string>> corpus_header(const AnalyzePara
            p.bootstrap > 0
                ? std::to_string(p.bootstrap) + " resamples of the sentences with replacement (seed " +
                      std::to_string(p.bootstrapSeed) +
-                     "); columns _lo and _hi: the 95% percentile interval"
+                     "); columns _lo and _hi: 95% intervals. Proportions of trials "
+                     "(sample_share, sink_share, current_share, sink_rate_percent): "
+                     "Clopper-Pearson at Korn and Graubard's effective size, the sentences as "
+                     "clusters: n = p (1 - p) / V (z / t_{sentences-1})^2, V the between-sentence "
+                     "variance of p, at most the trial count; with fewer than 5 sentences "
+                     "holding a success (or a failure), Kish's (sum m)^2 / sum m^2; it keeps "
+                     "its coverage at 0 and 1 (simulated: >= 92.8% from p = 0.003 to 0.99). "
+                     "mean_boost and the shares of heads by top token (share, first/last/"
+                     "other_token_share): the percentile interval of the resamples"
                : std::string("none")}};
 }
 

@@ -36,6 +36,10 @@ struct LayerCurves {
 };
 
 // What every head saw in one sentence (index: its line in the sentence file).
+// The sink token of a sink at position 0 when the first token is no special
+// token (the inputs' first words differ; the frame rule counts them as one).
+inline constexpr const char* kFirstTokenLabel = "(first token)";
+
 struct SentenceRecord {
   std::size_t index = 0;
   std::string text;

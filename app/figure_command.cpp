@@ -310,6 +310,10 @@ int figure_command(int argc, char** argv) {
                                            : pathOrReason);
                    });
   auto makeFigure = [&] {
+    if (!window.lastSessionPlacesOutside().isEmpty()) {
+      finish(2, window.lastSessionPlacesOutside());  // a figure of another place than asked
+      return;
+    }
     if (!window.lastSessionWarning().isEmpty())
       std::fprintf(stderr, "sinkscope figure: warning: %s\n",
                    qPrintable(window.lastSessionWarning()));

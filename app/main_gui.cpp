@@ -3,12 +3,14 @@
 #include <QApplication>
 #include <QSettings>
 #include <QCommandLineParser>
+#include <QBuffer>
 #include <QDir>
 #include <QDockWidget>
 #include <QFileInfo>
-#include <QSaveFile>
 #include <QTimer>
 #include <cstdio>
+#include <filesystem>
+#include <stdexcept>
 #include <string>
 
 #include "app/command_options.h"
@@ -20,6 +22,7 @@
 #include "render/panel_export.h"
 #include "render/heat_map_view.h"
 #include "ui/job_runner.h"
+#include "analysis/table_io.h"
 #include "ui/main_window.h"
 #include "ui/selection_model.h"
 
@@ -29,12 +32,20 @@ using sinkscope::app::name_application;
 
 namespace {
 
+// The window as a PNG, by the output rules of every command: written whole or
+// not at all, replacing only a regular file (never a link, a FIFO or a device).
 int save_screenshot(sinkscope::ui::MainWindow& window, const QString& path) {
   const QImage image = window.grab().toImage();
-  QDir().mkpath(QFileInfo(path).absolutePath());
-  QSaveFile file(path);  // written atomically: temporary file, then rename
-  if (!file.open(QIODevice::WriteOnly) || !image.save(&file, "PNG") || !file.commit()) {
-    std::fprintf(stderr, "sinkscope: --screenshot %s: cannot write the file\n", qPrintable(path));
+  QByteArray png;
+  QBuffer buffer(&png);
+  try {
+    if (!buffer.open(QIODevice::WriteOnly) || !image.save(&buffer, "PNG"))
+      throw std::runtime_error("the image could not be encoded");
+    QDir().mkpath(QFileInfo(path).absolutePath());
+    sinkscope::analysis::file_write_atomic(std::filesystem::path(path.toStdString()),
+                                           png.toStdString(), true);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sinkscope: --screenshot %s: %s\n", qPrintable(path), e.what());
     return 1;
   }
   std::printf("Screenshot of the main window: %s\n",

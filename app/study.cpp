@@ -19,6 +19,7 @@
 
 #include "analysis/table_io.h"
 #include "app/corpus_pool.h"
+#include "models/json_bounded.h"
 #include "models/input_files.h"
 #include "models/model_identity.h"
 
@@ -49,14 +50,9 @@ std::string read_study_file(const fs::path& file, std::uintmax_t maxBytes) {
 json parse_json(const std::string& text, const fs::path& file) {
   constexpr int kMaxDepth = 16;
   try {
-    return json::parse(text, [&](int depth, json::parse_event_t, json&) {
-      if (depth > kMaxDepth)
-        throw StudyError(file.string() + ": JSON nested deeper than " + std::to_string(kMaxDepth) +
-                         " levels");
-      return true;
-    });
-  } catch (const json::exception& e) {
-    throw StudyError(file.string() + ": not valid JSON (" + e.what() + ")");
+    return models::json_parse_bounded(text, file.string(), kMaxDepth);
+  } catch (const models::ModelInputError& e) {
+    throw StudyError(e.what());
   }
 }
 
@@ -492,10 +488,24 @@ Manifest read_manifest(const fs::path& folder, const StudyFile& study) {
 }
 
 // The finished shards of a study: folder -> manifest.
+// A folder of a study must be a real folder (or absent): a link would read
+// records from, or write tables to, somewhere outside the study.
+void refuse_linked_folder(const fs::path& folder) {
+  std::error_code ec;
+  const fs::file_status st = fs::symlink_status(folder, ec);
+  if (st.type() == fs::file_type::not_found) return;
+  if (st.type() == fs::file_type::symlink)
+    throw StudyError(folder.string() + ": is a link; every folder of a study must be a real folder "
+                     "inside it");
+  if (st.type() != fs::file_type::directory)
+    throw StudyError(folder.string() + ": exists and is not a folder");
+}
+
 std::map<std::string, Manifest> finished_shards(const fs::path& dir, const StudyFile& study,
                                                 std::vector<std::string>* unfinished = nullptr) {
   std::map<std::string, Manifest> out;
   const fs::path shards = dir / "shards";
+  refuse_linked_folder(shards);
   std::error_code ec;
   if (!fs::is_directory(shards, ec)) return out;
   for (const auto& entry : fs::directory_iterator(shards, ec)) {
@@ -510,19 +520,20 @@ std::map<std::string, Manifest> finished_shards(const fs::path& dir, const Study
   return out;
 }
 
+// The ranges [first, end) of [0, total) that no range of `covered` holds.
+// Sized by the ranges, never by `total`: a study.json may claim 2^32
+// sentences, and nothing is allocated for that claim.
 std::vector<std::pair<std::size_t, std::size_t>> uncovered(
-    const std::vector<bool>& covered) {
+    std::vector<std::pair<std::size_t, std::size_t>> covered, std::size_t total) {
+  std::sort(covered.begin(), covered.end());
   std::vector<std::pair<std::size_t, std::size_t>> out;
-  for (std::size_t i = 0; i < covered.size();) {
-    if (covered[i]) {
-      ++i;
-      continue;
-    }
-    std::size_t end = i;
-    while (end < covered.size() && !covered[end]) ++end;
-    out.emplace_back(i, end);
-    i = end;
+  std::size_t next = 0;  // the first sentence not known to be covered
+  for (const auto& [first, end] : covered) {
+    if (first > next) out.emplace_back(next, std::min(first, total));
+    next = std::max(next, end);
+    if (next >= total) break;
   }
+  if (next < total) out.emplace_back(next, total);
   return out;
 }
 
@@ -564,6 +575,7 @@ std::string study_run(const fs::path& dir, const StudyInputs& inputs, ShardId sh
   const json description = with_curves(study_description(inputs, loaded), inputs.params);
   const fs::path studyFile = dir / "study.json";
   std::error_code ec;
+  refuse_linked_folder(dir / "shards");
   fs::create_directories(dir / "shards", ec);
   if (ec) throw StudyError(dir.string() + ": cannot create the study folder (" + ec.message() + ")");
   if (fs::exists(fs::symlink_status(studyFile, ec))) {
@@ -648,12 +660,12 @@ StudyStatus study_status(const fs::path& dir) {
   const StudyFile study = read_study(dir);
   StudyStatus s;
   s.sentences = study.sentences;
-  std::vector<bool> covered(study.sentences, false);
+  std::vector<std::pair<std::size_t, std::size_t>> covered;
   for (const auto& [name, m] : finished_shards(dir, study, &s.unfinished)) {
     s.complete.push_back(name);
-    for (std::size_t i = m.first; i < m.end; ++i) covered[i] = true;
+    covered.emplace_back(m.first, m.end);
   }
-  s.missing = uncovered(covered);
+  s.missing = uncovered(std::move(covered), study.sentences);
   return s;
 }
 
@@ -663,7 +675,8 @@ namespace {
 // study; the sentences without one in `missing`.
 std::vector<SentenceRecord> read_records(const fs::path& dir, const StudyFile& study,
                                          std::vector<std::pair<std::size_t, std::size_t>>& missing) {
-  std::vector<std::optional<SentenceRecord>> bySentence(study.sentences);
+  std::map<std::size_t, SentenceRecord> bySentence;  // by what the shards hold, not the claim
+  std::vector<std::pair<std::size_t, std::size_t>> covered;
   for (const auto& [name, m] : finished_shards(dir, study)) {
     const fs::path file = dir / "shards" / name / "records.jsonl";
     std::istringstream lines(read_study_file(file, kMaxRecordsFile));
@@ -677,20 +690,23 @@ std::vector<SentenceRecord> read_records(const fs::path& dir, const StudyFile& s
       if (r.index < m.first || r.index >= m.end)
         throw StudyError(where + ": sentence " + std::to_string(r.index) +
                          " outside the shard's range");
-      if (!bySentence[r.index]) bySentence[r.index] = std::move(r);
+      bySentence.try_emplace(r.index, std::move(r));
       ++count;
     }
     if (count != m.end - m.first)
       throw StudyError(file.string() + ": " + std::to_string(count) + " records, the manifest says " +
                        std::to_string(m.end - m.first));
   }
-  std::vector<bool> covered(study.sentences);
   std::vector<SentenceRecord> records;
-  for (std::size_t i = 0; i < bySentence.size(); ++i) {
-    covered[i] = bySentence[i].has_value();
-    if (bySentence[i]) records.push_back(std::move(*bySentence[i]));
+  records.reserve(bySentence.size());
+  for (auto& [index, record] : bySentence) {
+    if (!covered.empty() && covered.back().second == index)
+      ++covered.back().second;
+    else
+      covered.emplace_back(index, index + 1);
+    records.push_back(std::move(record));
   }
-  missing = uncovered(covered);
+  missing = uncovered(std::move(covered), study.sentences);
   return records;
 }
 
@@ -723,6 +739,7 @@ std::vector<fs::path> study_merge(const fs::path& dir, bool partial, bool force,
   StudyFile study = read_study(dir);
   study.params.bootstrap = bootstrap;
   study.params.bootstrapSeed = bootstrapSeed;
+  refuse_linked_folder(dir / "merged");
   std::vector<std::pair<std::size_t, std::size_t>> missing;
   std::vector<SentenceRecord> records = read_records(dir, study, missing);
   if (!missing.empty() && !partial)
@@ -829,6 +846,8 @@ std::pair<fs::path, fs::path> study_slurm_write(const fs::path& dirIn, const Stu
   const std::string folder = directive_folder(dir);  // before anything is written
   // study.json now: a bad model or sentence file fails here, not in every task.
   const json description = with_curves(study_description(inputs, loaded), inputs.params);
+  for (const fs::path& folder : {dir / "shards", dir / "slurm", dir / "slurm" / "logs"})
+    refuse_linked_folder(folder);
   fs::create_directories(dir / "shards", ec);
   fs::create_directories(dir / "slurm" / "logs", ec);
   if (ec) throw StudyError(dir.string() + ": cannot create the study folder (" + ec.message() + ")");

@@ -8,7 +8,10 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
 #include "models/input_files.h"
+#include "models/json_bounded.h"
 #include "models/model_config.h"
 
 namespace sinkscope::models {
@@ -123,24 +126,79 @@ std::string model_display_name(const fs::path& given) {
   return name + " (revision " + hash.substr(0, 7) + ")";
 }
 
-std::vector<Checkpoint> training_checkpoints(const fs::path& folder) {
+namespace {
+
+// The step a run's final model was trained to: recipe.json's "steps", when it
+// is a whole number in range; nothing otherwise.
+std::optional<long long> final_step(const fs::path& run) {
+  try {
+    const auto j = json_parse_bounded(input_file_read_unlinked(run / "recipe.json", 1 << 20),
+                                      (run / "recipe.json").string());
+    const auto& steps = j.at("steps");
+    if (!steps.is_number_integer()) return std::nullopt;
+    const long long n = steps.get<long long>();
+    if (n < 1 || n > 1'000'000'000'000LL) return std::nullopt;
+    return n;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+constexpr std::size_t kMostEntriesRead = 100000;
+
+}  // namespace
+
+std::string CheckpointList::note() const {
+  std::string text;
+  if (found > steps.size())
+    text += std::to_string(steps.size()) + " of " + std::to_string(found) +
+            " checkpoints shown, evenly spread (the first and the last kept)";
+  if (linksLeftOut > 0)
+    text += std::string(text.empty() ? "" : "; ") + std::to_string(linksLeftOut) +
+            " step folder(s) that are links left out";
+  if (scanCut)
+    text += std::string(text.empty() ? "" : "; ") + "only the first " +
+            std::to_string(kMostEntriesRead) + " entries of the folder were read";
+  return text;
+}
+
+CheckpointList training_checkpoints(const fs::path& folder) {
+  CheckpointList list;
   std::error_code ec;
-  const fs::path dir = fs::is_directory(folder / "checkpoints", ec) ? folder / "checkpoints" : folder;
-  std::vector<Checkpoint> out;
+  const bool isRun = fs::is_directory(fs::symlink_status(folder / "checkpoints", ec));
+  const fs::path dir = isRun ? folder / "checkpoints" : folder;
+  std::vector<Checkpoint> all;
   std::size_t seen = 0;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
-    if (++seen > 100000) break;  // a hostile folder of many entries: what was found so far
+    if (++seen > kMostEntriesRead) {  // a hostile folder of many entries
+      list.scanCut = true;
+      break;
+    }
     const std::string name = e.path().filename().string();
     if (name.rfind("step-", 0) != 0 || name.size() <= 5 || name.size() > 5 + 15) continue;
     const std::string digits = name.substr(5);
     if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
     std::error_code fileError;
-    if (!fs::is_regular_file(e.path() / "config.json", fileError)) continue;
-    out.push_back({std::stoll(digits), e.path()});
-    if (out.size() >= kMaxCheckpoints) break;
+    if (e.is_symlink(fileError)) {
+      ++list.linksLeftOut;
+      continue;
+    }
+    if (!fs::is_regular_file(fs::symlink_status(e.path() / "config.json", fileError))) continue;
+    all.push_back({std::stoll(digits), e.path(), false});
   }
-  std::sort(out.begin(), out.end(), [](const Checkpoint& a, const Checkpoint& b) { return a.step < b.step; });
-  return out;
+  std::sort(all.begin(), all.end(), [](const Checkpoint& a, const Checkpoint& b) { return a.step < b.step; });
+  // The final model, when it was trained beyond the last checkpoint.
+  if (isRun && fs::is_regular_file(fs::symlink_status(folder / "config.json", ec)))
+    if (const auto last = final_step(folder); last && (all.empty() || *last > all.back().step))
+      all.push_back({*last, folder, true});
+  list.found = all.size();
+  if (all.size() <= kMaxCheckpoints) {
+    list.steps = std::move(all);
+    return list;
+  }
+  for (std::size_t k = 0; k < kMaxCheckpoints; ++k)
+    list.steps.push_back(all[k * (all.size() - 1) / (kMaxCheckpoints - 1)]);
+  return list;
 }
 
 ModelFolderSummary model_folder_summary(const fs::path& folder) {

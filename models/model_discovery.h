@@ -34,16 +34,27 @@ std::filesystem::path model_location_resolve(
 // own name (issue 17, item 3).
 std::string model_display_name(const std::filesystem::path& folder);
 
-// The checkpoints of a training run (issue 17, item 2): `folder` is what
-// `sinkscope-cli train --out DIR` wrote (its checkpoints/step-N folders) or
-// that checkpoints folder itself. Every step-N sub-folder with a config.json,
-// sorted by N; at most kMaxCheckpoints. Empty when there is none.
+// The checkpoints of a training run: `folder` is what `sinkscope-cli train
+// --out DIR` wrote (its checkpoints/step-N folders, and the final model DIR
+// itself at the step its recipe.json names) or that checkpoints folder
+// itself. Every step-N sub-folder with a config.json, sorted by N. A step-N
+// that is a link is left out (never followed: it could lead anywhere). Of
+// more than kMaxCheckpoints, an even spread keeping the first and the last.
 struct Checkpoint {
   long long step = 0;
   std::filesystem::path folder;
+  bool final = false;  // the run's final model (DIR itself)
 };
 inline constexpr std::size_t kMaxCheckpoints = 4096;
-std::vector<Checkpoint> training_checkpoints(const std::filesystem::path& folder);
+struct CheckpointList {
+  std::vector<Checkpoint> steps;
+  std::size_t found = 0;         // checkpoints found (steps holds them all when <= kMaxCheckpoints)
+  std::size_t linksLeftOut = 0;  // step-N entries that are links
+  bool scanCut = false;          // the folder held more entries than are read
+  // What was left out, in words; empty when nothing was.
+  std::string note() const;
+};
+CheckpointList training_checkpoints(const std::filesystem::path& folder);
 
 // What the model chooser says about a folder beside its name (issue 17,
 // item 3): its family (config.json's model_type, "?" when unreadable) and the

@@ -41,7 +41,11 @@ void trace_write_npz(const Trace& trace, const std::vector<std::string>& tokens,
   npz.endArray();
   std::vector<std::int32_t> ids(trace.ids().begin(), trace.ids().end());
   npz.addInt32("ids", {T}, ids);
-  npz.addStrings("tokens", tokens);
+  // The tokens unpadded always; as a numpy string array too unless padding
+  // every cell to the longest token would make it huge (one 10^6-character
+  // added token at 8,192 positions: 32 GB).
+  npz.addPackedStrings("tokens", tokens);
+  if (analysis::NpzWriter::fixedWidthBytes(tokens) <= kMaxFixedWidthTokenBytes) npz.addStrings("tokens", tokens);
   if (options.logits) {
     if (trace.logits().empty())
       throw std::runtime_error("npz export: the model has no output head, so no logits");

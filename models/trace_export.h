@@ -10,6 +10,10 @@
 
 namespace sinkscope::models {
 
+// `tokens` as a numpy string array ('<Un', every cell as wide as the longest
+// token) only up to this size; tokens_utf8 and tokens_offsets always.
+inline constexpr std::uint64_t kMaxFixedWidthTokenBytes = 64ull << 20;
+
 struct TraceExportOptions {
   bool logits = false;  // [T, vocab] can be large; only when asked
   bool overwrite = false;

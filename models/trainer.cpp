@@ -249,7 +249,8 @@ std::vector<TensorData> tensors_of(const std::vector<at::Tensor>& tensors,
   return out;
 }
 
-std::string log_csv(const std::vector<TrainLogRow>& rows, const TrainOptions& o) {
+std::string log_csv(const std::vector<TrainLogRow>& rows, const TrainOptions& o,
+                    const std::string& evaluation) {
   analysis::CsvTable t;
   t.comments = {
       {"tool", "sinkscope-cli train"},
@@ -257,8 +258,7 @@ std::string log_csv(const std::vector<TrainLogRow>& rows, const TrainOptions& o)
       {"position_encoding", o.position_encoding},
       {"bos_mode", o.bos_mode},
       {"context", std::to_string(o.context)},
-      {"eval", std::to_string(o.eval_inputs) + " held-out inputs of " +
-                   std::to_string(o.eval_tokens) + " tokens"},
+      {"eval", evaluation},
       {"metrics",
        "alpha0 = mean attention to position 0 over heads; boost = alpha0 / uniform baseline "
        "(metrics.md s. 1); heads_boost3 = share of heads with boost >= 3; sink_rate = share "
@@ -269,10 +269,12 @@ std::string log_csv(const std::vector<TrainLogRow>& rows, const TrainOptions& o)
   for (const auto& r : rows)
     t.rows.push_back({std::to_string(r.step), std::to_string(r.tokens),
                       analysis::csv_number(r.loss), analysis::csv_number(r.learning_rate),
-                      analysis::csv_number(r.tokens_per_second), analysis::csv_number(r.alpha0),
-                      analysis::csv_number(r.boost), analysis::csv_number(r.heads_boost3),
-                      analysis::csv_number(r.sink_rate),
-                      analysis::csv_number(r.sink_concentration)});
+                      analysis::csv_number(r.tokens_per_second),
+                      analysis::csv_number_or_empty(r.alpha0),
+                      analysis::csv_number_or_empty(r.boost),
+                      analysis::csv_number_or_empty(r.heads_boost3),
+                      analysis::csv_number_or_empty(r.sink_rate),
+                      analysis::csv_number_or_empty(r.sink_concentration)});
   return analysis::csv_render(t);
 }
 
@@ -319,6 +321,8 @@ std::vector<std::vector<int>> sink_eval_inputs(const Tokenizer& tok,
 
 TrainLogRow sink_measure(const Model& model, const std::vector<std::vector<int>>& inputs) {
   TrainLogRow row;
+  if (inputs.empty()) return row;  // nothing measured
+  row.alpha0 = row.boost = row.heads_boost3 = row.sink_rate = row.sink_concentration = 0.0;
   int heads = 0;
   for (const auto& ids : inputs) {
     const Trace trace = model.run(ids);
@@ -353,9 +357,22 @@ TrainResult train_model(const TrainOptions& given, const ProgressFn& progress,
   TrainOptions o = given;
   validate(o);
   at::manual_seed(o.seed);
-  const auto sentences = corpus_read_lines(o.corpus);
-  const auto heldout =
-      o.heldout.empty() ? std::vector<std::string>() : corpus_read_lines(o.heldout);
+  auto sentences = corpus_read_lines(o.corpus);
+  // Without --heldout, the corpus's last tenth is held out of training and
+  // measured, so the sink columns always come from text the model never saw.
+  std::vector<std::string> heldout;
+  std::string heldoutSource;
+  if (!o.heldout.empty()) {
+    heldout = corpus_read_lines(o.heldout);
+    heldoutSource = o.heldout.filename().string();
+  } else if (sentences.size() >= 10) {
+    const auto keep = sentences.size() - sentences.size() / 10;
+    heldout.assign(std::make_move_iterator(sentences.begin() + static_cast<std::ptrdiff_t>(keep)),
+                   std::make_move_iterator(sentences.end()));
+    sentences.resize(keep);
+    heldoutSource = "the corpus's last " + std::to_string(heldout.size()) +
+                    " sentences, held out of training (no --heldout)";
+  }
 
   // Tokenizer: given, from the checkpoint being resumed, or learned here.
   std::string tokenizerJson;
@@ -455,13 +472,35 @@ TrainResult train_model(const TrainOptions& given, const ProgressFn& progress,
     }
     const auto old = corpus_read_lines(o.resume / "log.csv");  // keep the rows so far
     for (const auto& line : old) {
-      if (line[0] == '#' || line.rfind("step,", 0) == 0) continue;
+      if (line.empty() || line[0] == '#' || line.rfind("step,", 0) == 0) continue;
+      std::vector<std::string> cells;
       std::stringstream ss(line);
+      for (std::string cell; std::getline(ss, cell, ',');) cells.push_back(cell);
+      if (!line.empty() && line.back() == ',') cells.emplace_back();
+      if (cells.size() != 10)
+        throw std::invalid_argument((o.resume / "log.csv").string() + ": a row of " +
+                                    std::to_string(cells.size()) + " cells, not 10");
+      auto number = [&](std::size_t k) {
+        return cells[k].empty() ? TrainLogRow::kNotMeasured : std::strtod(cells[k].c_str(), nullptr);
+      };
+      auto whole = [&](std::size_t k, double most) {
+        const double x = number(k);
+        if (!(x >= 0 && x <= most) || x != std::floor(x))
+          throw std::invalid_argument((o.resume / "log.csv").string() + ": '" + cells[k] +
+                                      "' is not a whole number of " + (k == 0 ? "steps" : "tokens"));
+        return x;
+      };
       TrainLogRow r;
-      char comma;
-      ss >> r.step >> comma >> r.tokens >> comma >> r.loss >> comma >> r.learning_rate >> comma >>
-          r.tokens_per_second >> comma >> r.alpha0 >> comma >> r.boost >> comma >> r.heads_boost3 >>
-          comma >> r.sink_rate >> comma >> r.sink_concentration;
+      r.step = static_cast<int>(whole(0, 2147483647.0));
+      r.tokens = static_cast<long long>(whole(1, 9.0e18));
+      r.loss = number(2);
+      r.learning_rate = number(3);
+      r.tokens_per_second = number(4);
+      r.alpha0 = number(5);
+      r.boost = number(6);
+      r.heads_boost3 = number(7);
+      r.sink_rate = number(8);
+      r.sink_concentration = number(9);
       rows.push_back(r);
     }
     analysis::file_write_atomic(o.out / "config.json", read_text(o.resume / "config.json"), true);
@@ -469,6 +508,14 @@ TrainResult train_model(const TrainOptions& given, const ProgressFn& progress,
 
   Packer packer(o, *tokenizer, sentences);
   const auto evalInputs = packer.evalInputs(*tokenizer, heldout);
+  const std::string evaluation =
+      evalInputs.empty()
+          ? "none: " + (heldoutSource.empty() ? std::string("no --heldout and a corpus under 10 sentences")
+                                              : heldoutSource + " hold(s) no input of " +
+                                                    std::to_string(o.eval_tokens) + " tokens") +
+                "; the sink columns are empty"
+          : std::to_string(evalInputs.size()) + " held-out inputs of " +
+                std::to_string(o.eval_tokens) + " tokens from " + heldoutSource;
   const int batch = std::max(1, o.batch_tokens / o.context);
   const bool encoder = o.architecture == "encoder";
 
@@ -482,7 +529,7 @@ TrainResult train_model(const TrainOptions& given, const ProgressFn& progress,
     analysis::file_write_atomic(folder / "tokenizer.json", tokenizerJson, true);
     safetensors_write(folder / "model.safetensors", tensors_of(params, names, o.save_dtype),
                       {{"format", "pt"}, {"sinkscope", "trainer"}});
-    analysis::file_write_atomic(folder / "log.csv", log_csv(rows, o), true);
+    analysis::file_write_atomic(folder / "log.csv", log_csv(rows, o, evaluation), true);
     analysis::file_write_atomic(folder / "recipe.json", recipe_of(o).dump(2), true);
     if (withOptimizer) {
       std::vector<at::Tensor> mv;
@@ -550,7 +597,7 @@ TrainResult train_model(const TrainOptions& given, const ProgressFn& progress,
     if (step % o.log_every == 0 || step == o.steps || step % o.checkpoint_every == 0) {
       const auto now = std::chrono::steady_clock::now();
       const double seconds = std::chrono::duration<double>(now - clock).count();
-      TrainLogRow row = evalInputs.empty() ? TrainLogRow{} : sink_measure(*model, evalInputs);
+      TrainLogRow row = sink_measure(*model, evalInputs);
       row.step = step;
       row.tokens = tokens;
       row.loss = lastLoss;

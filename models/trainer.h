@@ -4,7 +4,9 @@
 // loss), on a sentence corpus, with checkpoints that are ordinary Hugging
 // Face model folders and a training log of loss and first-token sink metrics.
 #include <cstdint>
+#include <cmath>
 #include <filesystem>
+#include <limits>
 #include <functional>
 #include <string>
 
@@ -56,9 +58,13 @@ struct TrainLogRow {
   // Over every (layer, head), on held-out inputs: mean attention to position 0
   // (alpha_0), its mean boost over the uniform baseline, the share of heads with
   // boost >= 3, and the sink rate (share with alpha_0 > 0.3; metrics.md s. 1).
-  double alpha0 = 0.0, boost = 0.0, heads_boost3 = 0.0, sink_rate = 0.0;
+  // NaN when nothing was measured (no held-out text long enough for one input).
+  double alpha0 = kNotMeasured, boost = kNotMeasured, heads_boost3 = kNotMeasured,
+         sink_rate = kNotMeasured;
   // Mean over heads of the sink concentration (%, percentile mode, p = 90, gamma = 0.3).
-  double sink_concentration = 0.0;
+  double sink_concentration = kNotMeasured;
+  static constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();
+  bool measured() const { return !std::isnan(alpha0); }
 };
 
 struct TrainResult {

@@ -377,6 +377,9 @@ rows = [row for row in csv.reader(l for l in open(sys.argv[2]) if not l.startswi
 header, rows = rows[0], rows[1:]
 assert len(rows) == L * H * T * (T + 1) // 2, len(rows)
 tokens = list(d["tokens"])
+b, o = d["tokens_utf8"], d["tokens_offsets"]
+assert b.dtype == np.uint8 and o.dtype == np.int64 and o.shape == (T + 1,), (b.dtype, o.shape)
+assert [bytes(b[o[i]:o[i + 1]]).decode("utf-8") for i in range(T)] == tokens
 for layer, head, query, key, qt, kt, w in rows:
     assert abs(a[int(layer), int(head), int(query), int(key)] - float(w)) <= 1e-7, (layer, head)
     assert tokens[int(query)] == qt and tokens[int(key)] == kt
@@ -583,4 +586,26 @@ TEST(GuiCommandLine, HelpAndVersionNeedNoDisplay) {
   const CliRun version = shell(noDisplay + "--version 2>&1");
   EXPECT_EQ(version.exit, 0) << version.out;
   EXPECT_NE(version.out.find("sinkscope"), std::string::npos) << version.out;
+}
+
+// --screenshot keeps the output rules: it replaces a regular file, never
+// writes through a link (the link's target stays as it was) or into a FIFO.
+TEST(GuiCommandLine, AScreenshotNeverWritesThroughALink) {
+  const fs::path dir = fs::temp_directory_path() / ("sinkscope-shot-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "target.png") << "the user's file";
+  fs::create_symlink(dir / "target.png", dir / "link.png");
+  const std::string gui = "'" + std::string(SINKSCOPE_GUI) + "' --model '" +
+                          SINKSCOPE_SOURCE_DIR + "/resources/models/rope-decoder-bos-first' --text 'A cat.'";
+  const CliRun linked = shell(gui + " --screenshot '" + (dir / "link.png").string() + "' 2>&1");
+  EXPECT_EQ(linked.exit, 1) << linked.out;
+  EXPECT_NE(linked.out.find("is not a regular file"), std::string::npos) << linked.out;
+  std::ifstream in(dir / "target.png");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "the user's file");
+  EXPECT_TRUE(fs::is_symlink(dir / "link.png"));
+  const CliRun plain = shell(gui + " --screenshot '" + (dir / "shot.png").string() + "' 2>&1");
+  EXPECT_EQ(plain.exit, 0) << plain.out;
+  EXPECT_GT(fs::file_size(dir / "shot.png"), 1000u);
+  fs::remove_all(dir);
 }

@@ -344,3 +344,31 @@ TEST(FigureCli, ComparisonsFromTheCommandLine) {
   EXPECT_EQ(withSession.exit, 2);
   EXPECT_NE(withSession.out.find("--session names its comparison"), std::string::npos) << withSession.out;
 }
+
+// A session's places beyond the model or sentence, or a checkpoints folder
+// without checkpoints: the figure is refused, naming the field and its bound,
+// never drawn at a clamped place.
+TEST(FigureCli, ASessionsPlacesOutsideTheModelAreRefused) {
+  QTemporaryDir dir;
+  const std::string out = dir.filePath(QStringLiteral("map.svg")).toStdString();
+  auto session = [&](const std::string& name, const std::string& extra) {
+    const std::string file = dir.filePath(QString::fromStdString(name)).toStdString();
+    std::ofstream(file) << R"({"format": "sinkscope-session", "version": 1,
+      "model": {"name": ")" << kModel << R"("}, "text": "A sentence to draw.")" << extra << "}";
+    return cli("figure --session '" + file + "' --panel attention-map --out '" + out + "'");
+  };
+  const CliRun layer = session("layer.sinkscope", R"(, "selection": {"layer": 40, "head": 0})");
+  EXPECT_EQ(layer.exit, 2) << layer.out;
+  EXPECT_NE(layer.out.find("selection.layer 40 (the model has 4 layers)"), std::string::npos) << layer.out;
+  const CliRun query = session("query.sinkscope", R"(, "selection": {"layer": 0, "head": 9, "query": 300})");
+  EXPECT_EQ(query.exit, 2) << query.out;
+  EXPECT_NE(query.out.find("selection.head 9 (the model has 4 heads)"), std::string::npos) << query.out;
+  EXPECT_NE(query.out.find("selection.query 300 (the sentence has"), std::string::npos) << query.out;
+  const std::string empty = dir.filePath(QStringLiteral("empty-run")).toStdString();
+  std::filesystem::create_directories(empty);
+  const CliRun none = session("none.sinkscope", R"(, "checkpoints": ")" + empty + "\"");
+  EXPECT_EQ(none.exit, 2) << none.out;
+  EXPECT_NE(none.out.find("holds no checkpoint"), std::string::npos) << none.out;
+  EXPECT_FALSE(std::filesystem::exists(out)) << "no figure of another place";
+  EXPECT_EQ(session("fine.sinkscope", R"(, "selection": {"layer": 3, "head": 3})").exit, 0);
+}

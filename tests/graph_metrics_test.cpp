@@ -360,6 +360,36 @@ TEST(ReferenceFrames, SpecialisationTiesGoToTheEarliestPosition) {
   EXPECT_EQ(later.topToken, "b") << "b first sinks at position 2, a at 5";
   const HeadSpecialisation more = head_specialisation({{{".", 9}}, {{".", 9}}, {{"<s>", 0}}});
   EXPECT_EQ(more.topToken, ".") << "a plain majority still wins";
+  // Equal counts and equal first positions: the token of the earlier sample,
+  // then the lower position in it; never string order.
+  const HeadSpecialisation sample = head_specialisation({{{"zeta", 3}}, {{"alpha", 3}}});
+  EXPECT_EQ(sample.topToken, "zeta") << "zeta sinks in the first sample";
+  const HeadSpecialisation inFirst =
+      head_specialisation({{{"zeta", 4}, {"alpha", 6}}, {{"alpha", 4}, {"zeta", 6}}});
+  EXPECT_EQ(inFirst.topToken, "zeta") << "both in sample 0, zeta at the lower position";
+  const HeadSpecialisation swapped =
+      head_specialisation({{{"alpha", 4}, {"zeta", 6}}, {{"zeta", 4}, {"alpha", 6}}});
+  EXPECT_EQ(swapped.topToken, "alpha");
+}
+
+TEST(ReferenceFrames, TheOtherShareIsCountedSoZeroIsZero) {
+  // Ten specialised heads split 0.7 / 0.2 / 0.1 between [CLS], [SEP] and ",":
+  // 1 - 0.7 - 0.2 is 0.10000000000000003 in floating point, and with no
+  // other token it would be 5.55e-17, not 0.
+  std::vector<HeadSpecialisation> heads(10);
+  for (auto& h : heads) {
+    h.specialised = true;
+    h.topToken = "[CLS]";
+  }
+  heads[0].topToken = heads[1].topToken = "[SEP]";
+  heads[2].topToken = ",";
+  FrameEvidence e = reference_frame(heads, "[CLS]", "[SEP]", true);
+  EXPECT_EQ(e.otherShare, 0.1);
+  heads[2].topToken = "[SEP]";
+  for (int k = 3; k < 10; ++k) heads[static_cast<std::size_t>(k)].topToken = k < 6 ? "[SEP]" : "[CLS]";
+  e = reference_frame(heads, "[CLS]", "[SEP]", true);
+  EXPECT_EQ(e.otherShare, 0.0);
+  EXPECT_EQ(e.firstTokenShare + e.lastTokenShare, 1.0);
 }
 
 TEST(ReferenceFrames, SpecialisationAndTheRule) {

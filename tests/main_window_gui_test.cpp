@@ -1631,3 +1631,29 @@ TEST_F(MainWindowGui, PanelsOfAModelWithAnotherTokenizerFollowTheSelectionByChar
       },
       kGenerous));
 }
+
+// A session from a colleague names a model this machine lacks, with a
+// 20,000-word sentence: the window says why the model did not open and draws
+// no 20,000 x 20,000 uniform baseline (1.6 GB per matrix, on the GUI thread);
+// asked to run without a model it says the baseline's limit.
+TEST_F(MainWindowGui, AMissingModelWithAHugeSentenceIsSaidNotDrawn) {
+  ui::MainWindow w;
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  QString words;
+  for (int k = 0; k < 20000; ++k) words += QStringLiteral("word ");
+  w.setSentence(words);
+  w.openModelFolder(QStringLiteral("/nonexistent/colleagues-model"));
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] { return w.jobStatus()->lastError().contains(QStringLiteral("colleagues-model")); }, kTimeout))
+      << w.jobStatus()->lastError().toStdString();
+  QTest::qWait(500);  // a baseline run would have started by now
+  EXPECT_FALSE(w.lastRun().has_value());
+  EXPECT_TRUE(w.jobStatus()->lastError().contains(QStringLiteral("colleagues-model")))
+      << "the model's error stays: " << w.jobStatus()->lastError().toStdString();
+  w.runSentence();
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] { return w.jobStatus()->lastError().contains(QStringLiteral("20000 words")); }, kTimeout))
+      << w.jobStatus()->lastError().toStdString();
+  EXPECT_FALSE(w.lastRun().has_value());
+}

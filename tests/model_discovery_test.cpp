@@ -91,14 +91,74 @@ TEST(ModelDiscovery, TrainingCheckpointsAreFoundInStepOrder) {
     std::ofstream(root / "checkpoints" / step / "config.json") << "{}";
   }
   fs::create_directories(root / "checkpoints" / "step-75");  // no config.json: not a checkpoint
-  const auto steps = training_checkpoints(root);
+  const auto steps = training_checkpoints(root).steps;
   ASSERT_EQ(steps.size(), 3u);
   EXPECT_EQ(steps[0].step, 50);
   EXPECT_EQ(steps[1].step, 250);
   EXPECT_EQ(steps[2].step, 1000);
   EXPECT_EQ(steps[2].folder, root / "checkpoints" / "step-1000");
-  EXPECT_EQ(training_checkpoints(root / "checkpoints").size(), 3u);
+  EXPECT_EQ(training_checkpoints(root / "checkpoints").steps.size(), 3u);
   EXPECT_EQ(model_display_name(steps[1].folder), root.filename().string() + " (step 250)");
-  EXPECT_TRUE(training_checkpoints(root / "missing").empty());
+  EXPECT_TRUE(training_checkpoints(root / "missing").steps.empty());
+  EXPECT_EQ(training_checkpoints(root).note(), "");
+  fs::remove_all(root);
+}
+
+TEST(ModelDiscovery, TheFinalModelClosesTheRunAndLinksAreLeftOut) {
+  const fs::path root = fs::temp_directory_path() / ("sinkscope-final-" + std::to_string(::getpid()));
+  const fs::path elsewhere = root.string() + "-elsewhere";
+  fs::remove_all(root);
+  fs::remove_all(elsewhere);
+  for (const char* step : {"step-25", "step-450"}) {
+    fs::create_directories(root / "checkpoints" / step);
+    std::ofstream(root / "checkpoints" / step / "config.json") << "{}";
+  }
+  // A step that links to a model folder anywhere is never opened as a step.
+  fs::create_directories(elsewhere);
+  std::ofstream(elsewhere / "config.json") << "{}";
+  fs::create_directory_symlink(elsewhere, root / "checkpoints" / "step-300");
+  // The run's own folder is the final model, at recipe.json's step.
+  std::ofstream(root / "config.json") << "{}";
+  std::ofstream(root / "recipe.json") << R"({"steps": 500})";
+  CheckpointList list = training_checkpoints(root);
+  ASSERT_EQ(list.steps.size(), 3u);
+  EXPECT_EQ(list.steps[1].step, 450);
+  EXPECT_EQ(list.steps[2].step, 500);
+  EXPECT_EQ(list.steps[2].folder, root);
+  EXPECT_TRUE(list.steps[2].final);
+  EXPECT_EQ(list.linksLeftOut, 1u);
+  EXPECT_EQ(list.note(), "1 step folder(s) that are links left out");
+  // A final step that is no later than the last checkpoint, or a recipe that
+  // is not a whole number, adds nothing.
+  for (const char* recipe : {R"({"steps": 450})", R"({"steps": 5e2})", R"({"steps": -1})", "{"}) {
+    std::ofstream(root / "recipe.json") << recipe;
+    list = training_checkpoints(root);
+    ASSERT_EQ(list.steps.size(), 2u) << recipe;
+    EXPECT_FALSE(list.steps.back().final) << recipe;
+  }
+  fs::remove_all(root);
+  fs::remove_all(elsewhere);
+}
+
+TEST(ModelDiscovery, ManyCheckpointsAreSpreadEvenlyAndSaySo) {
+  const fs::path root = fs::temp_directory_path() / ("sinkscope-many-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  const int total = static_cast<int>(kMaxCheckpoints) + 904;
+  for (int k = 1; k <= total; ++k) {
+    const fs::path step = root / "checkpoints" / ("step-" + std::to_string(10 * k));
+    fs::create_directories(step);
+    std::ofstream(step / "config.json") << "{}";
+  }
+  const CheckpointList list = training_checkpoints(root);
+  ASSERT_EQ(list.steps.size(), kMaxCheckpoints);
+  EXPECT_EQ(list.found, static_cast<std::size_t>(total));
+  EXPECT_EQ(list.steps.front().step, 10);
+  EXPECT_EQ(list.steps.back().step, 10LL * total) << "the slider's last checkpoint is the last step";
+  for (std::size_t k = 1; k < list.steps.size(); ++k) {
+    const long long gap = list.steps[k].step - list.steps[k - 1].step;
+    ASSERT_TRUE(gap == 10 || gap == 20) << "evenly spread, at " << k;
+  }
+  EXPECT_EQ(list.note(), "4096 of " + std::to_string(total) +
+                             " checkpoints shown, evenly spread (the first and the last kept)");
   fs::remove_all(root);
 }

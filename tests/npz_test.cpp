@@ -52,6 +52,7 @@ TEST(Npz, NumpyReadsStreamedArraysStringsAndScalars) {
     const std::vector<std::int32_t> ids{5, -1, 2147483647};
     npz.addInt32("ids", {3}, ids);
     npz.addStrings("tokens", {"<s>", "caf\xc3\xa9", "\xe2\x98\x83", ""});
+    npz.addPackedStrings("tokens", {"<s>", "caf\xc3\xa9", "\xe2\x98\x83", ""});
     npz.addString("params", R"({"model": "m", "t": 4})");
     npz.addFloat32("empty", {0, 5}, {});
     npz.commit();
@@ -60,12 +61,16 @@ TEST(Npz, NumpyReadsStreamedArraysStringsAndScalars) {
 import json, sys
 import numpy as np
 d = np.load(sys.argv[1])
-assert sorted(d.files) == ["cube", "empty", "ids", "params", "tokens"], d.files
+assert sorted(d.files) == ["cube", "empty", "ids", "params", "tokens", "tokens_offsets",
+                           "tokens_utf8"], d.files
 c = d["cube"]
 assert c.shape == (3, 2, 4) and c.dtype == np.float32
 assert np.array_equal(c.ravel(), np.arange(24, dtype=np.float32) / 4)
 assert list(d["ids"]) == [5, -1, 2147483647] and d["ids"].dtype == np.int32
 assert list(d["tokens"]) == ["<s>", "café", "☃", ""], list(d["tokens"])
+b, o = d["tokens_utf8"], d["tokens_offsets"]
+assert b.dtype == np.uint8 and o.dtype == np.int64 and list(o) == [0, 3, 8, 11, 11], list(o)
+assert [bytes(b[o[i]:o[i + 1]]).decode() for i in range(4)] == ["<s>", "café", "☃", ""]
 assert json.loads(str(d["params"])) == {"model": "m", "t": 4}
 assert d["empty"].shape == (0, 5)
 print("OK")
@@ -73,6 +78,15 @@ print("OK")
   EXPECT_EQ(code, 0) << out;
   EXPECT_EQ(out, "OK\n");
   fs::remove_all(dir);
+}
+
+TEST(Npz, AFixedWidthStringArrayIsSizedByItsLongestString) {
+  // One 10^6-character token among 8,192 positions would pad every cell to
+  // 4 MB: 32 GB, which is why tensors writes it only below a cap.
+  std::vector<std::string> tokens(8192, "a");
+  tokens[7] = std::string(1000000, 'x');
+  EXPECT_EQ(NpzWriter::fixedWidthBytes(tokens), 4ull * 1000000 * 8192);
+  EXPECT_EQ(NpzWriter::fixedWidthBytes({"caf\xc3\xa9", ""}), 4u * 4 * 2) << "counted in code points";
 }
 
 TEST(Npz, AnAbandonedWriteLeavesNothingAndFilesAreReplacedOnlyWhenAsked) {

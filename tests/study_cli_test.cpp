@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <map>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -224,10 +225,12 @@ TEST_F(Study, JsonLinesGiveTheSameStudyAsPlainLines) {
   EXPECT_NE(deep.out.find("deep.jsonl: line 1"), std::string::npos) << deep.out;
 }
 
-// Issue 15, item 3: every pooled share and rate carries a seeded bootstrap
-// interval over the sentences. On a corpus of one sentence repeated, every
-// resample is the corpus itself, so each interval collapses onto its point
-// estimate; on varied sentences the intervals bracket it and a seed repeats them.
+// Every pooled share and rate carries a 95% interval over the sentences. On a
+// corpus of one sentence repeated, every bootstrap resample is the corpus
+// itself, so the percentile intervals collapse onto their point estimates,
+// while the intervals of proportions keep the width of nine sentences (at 0
+// or 1: Clopper-Pearson's bounds for 0 or 9 of 9 trials); on varied sentences
+// the intervals bracket the point and a seed repeats them.
 TEST_F(Study, BootstrapIntervalsAreSeededAndCollapseOnARepeatedSentence) {
   {
     std::ofstream out(dir / "same.txt");
@@ -238,7 +241,10 @@ TEST_F(Study, BootstrapIntervalsAreSeededAndCollapseOnARepeatedSentence) {
                (dir / out).string() + "' " + extra);
   };
   ASSERT_EQ(analyze("same.txt", "same", "--bootstrap 50").exit, 0);
-  // Every table's _lo and _hi equal the column they bound (mean_boost to rounding).
+  const std::set<std::string> proportions{"sample_share", "sink_share", "current_share",
+                                          "sink_rate_percent"};
+  const double edge = std::pow(0.025, 1.0 / 9);  // (1 - p)^9 = 0.025 or p^9 = 0.025
+  int atBoundary = 0;
   for (const char* table : {"specialisation.csv", "token_specialisation.csv",
                             "taxonomy_pooled.csv", "sink_rate.csv", "frame.csv",
                             "layer_profile.csv"}) {
@@ -260,16 +266,33 @@ TEST_F(Study, BootstrapIntervalsAreSeededAndCollapseOnARepeatedSentence) {
         if (n.size() < 4 || (n.substr(n.size() - 3) != "_lo" && n.substr(n.size() - 3) != "_hi"))
           continue;
         const std::string base = n.substr(0, n.size() - 3);
+        const bool low = n.substr(n.size() - 3) == "_lo";
         const auto at = std::find(names.begin(), names.end(),
                                   base == "share" ? std::string("share_of_specialised_heads") : base);
         ASSERT_NE(at, names.end()) << table << ": " << n;
         const double point = std::stod(cells[static_cast<std::size_t>(at - names.begin())]);
-        EXPECT_NEAR(std::stod(cells[c]), point, 1e-12 * (1.0 + std::abs(point))) << table << ": " << n;
+        const double bound = std::stod(cells[c]);
         ++bounded;
+        if (!proportions.count(base)) {
+          EXPECT_NEAR(bound, point, 1e-12 * (1.0 + std::abs(point))) << table << ": " << n;
+          continue;
+        }
+        const double scale = base == "sink_rate_percent" ? 100.0 : 1.0;
+        EXPECT_TRUE(low ? bound <= point : bound >= point) << table << ": " << n;
+        if (point == 0.0 && !low) {
+          EXPECT_NEAR(bound, scale * (1 - edge), 1e-9 * scale) << table << ": " << n;
+          ++atBoundary;
+        } else if (point == scale && low) {
+          EXPECT_NEAR(bound, scale * edge, 1e-9 * scale) << table << ": " << n;
+          ++atBoundary;
+        } else if (point > 0.0 && point < scale) {
+          EXPECT_NE(bound, point) << table << ": " << n << " never collapses";
+        }
       }
     }
     EXPECT_GT(bounded, 0) << table << " has interval columns";
   }
+  EXPECT_GT(atBoundary, 0) << "some head shares sit at 0 or 1";
   // Varied sentences: lo <= point <= hi for the sink rate; the seed decides the draws.
   ASSERT_EQ(analyze("s.txt", "a", "--bootstrap 100 --bootstrap-seed 3").exit, 0);
   ASSERT_EQ(analyze("s.txt", "b", "--bootstrap 100 --bootstrap-seed 3").exit, 0);
@@ -542,4 +565,30 @@ TEST_F(Study, PooledTablesDoNotDependOnTheBatchOrTheThreads) {
     EXPECT_EQ(csv_rows(dir / "b1" / table), csv_rows(dir / "b16" / table)) << table;
     EXPECT_EQ(csv_rows(dir / "b7" / table), csv_rows(dir / "b16" / table)) << table;
   }
+}
+
+// No folder of a study may be a link: shards/ linked elsewhere would merge
+// records from outside the study, merged/ linked elsewhere would write the
+// tables there (with --force, replacing files there).
+TEST_F(Study, FoldersOfAStudyThatAreLinksAreRefused) {
+  ASSERT_EQ(cli(run("0/1")).exit, 0);
+  const fs::path study = dir / "study", elsewhere = dir / "elsewhere";
+  fs::create_directories(elsewhere / "merged");
+  fs::create_directory_symlink(elsewhere / "merged", study / "merged");
+  for (const char* force : {"", " --force"}) {
+    const CliResult merged = cli("study merge '" + study.string() + "'" + force);
+    EXPECT_EQ(merged.exit, 2) << merged.out;
+    EXPECT_NE(merged.out.find("merged: is a link"), std::string::npos) << merged.out;
+  }
+  EXPECT_TRUE(fs::is_empty(elsewhere / "merged")) << "nothing written through the link";
+  fs::remove(study / "merged");
+  fs::rename(study / "shards", elsewhere / "shards");
+  fs::create_directory_symlink(elsewhere / "shards", study / "shards");
+  const CliResult merge = cli("study merge '" + study.string() + "'");
+  EXPECT_EQ(merge.exit, 2) << merge.out;
+  EXPECT_NE(merge.out.find("shards: is a link"), std::string::npos) << merge.out;
+  const CliResult again = cli(run("0/1"));
+  EXPECT_EQ(again.exit, 2) << again.out;
+  EXPECT_NE(again.out.find("shards: is a link"), std::string::npos) << again.out;
+  EXPECT_FALSE(fs::exists(study / "merged"));
 }

@@ -298,3 +298,72 @@ TEST(PositionEncodings, BehaveAsDefinedOnTheSameWeights) {
   EXPECT_GT(max_diff(attention("rope", 0), attention("none", 0)), 1e-3);
   EXPECT_GT(max_diff(attention("alibi", 0), attention("none", 0)), 1e-3);
 }
+
+namespace {
+std::string read_all(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+}  // namespace
+
+TEST(Trainer, WithoutHeldoutTheCorpusTailIsMeasuredOrNothingIs) {
+  // No --heldout: the corpus's last tenth is held out and measured (the sink
+  // columns hold real, positive numbers and the header says where they came
+  // from); a corpus too small to spare a tenth measures nothing and leaves
+  // the columns empty instead of writing zeros. A resume keeps both kinds.
+  TrainOptions o = tiny(scratch("no-heldout"));
+  o.heldout.clear();
+  o.steps = 3;
+  std::vector<TrainLogRow> rows;
+  train_model(o, {}, [&](const TrainLogRow& row) { rows.push_back(row); });
+  ASSERT_EQ(rows.size(), 3u);
+  for (const TrainLogRow& r : rows) {
+    ASSERT_TRUE(r.measured());
+    EXPECT_GT(r.alpha0, 0.0);
+    EXPECT_GT(r.boost, 0.0);
+  }
+  const std::string log = read_all(o.out / "log.csv");
+  EXPECT_NE(log.find("# eval: 1 held-out inputs of 24 tokens from the corpus's last 50 sentences, "
+                     "held out of training (no --heldout)"),
+            std::string::npos)
+      << log;
+
+  const fs::path small = scratch("small-corpus.txt");
+  fs::create_directories(small.parent_path());
+  {
+    std::ofstream out(small);
+    std::ifstream in(kSentences);
+    std::string line;
+    for (int k = 0; k < 9 && std::getline(in, line); ++k) out << line << "\n";
+  }
+  TrainOptions tinyCorpus = tiny(scratch("no-heldout-small"));
+  tinyCorpus.corpus = small;
+  tinyCorpus.heldout.clear();
+  tinyCorpus.vocab_size = 300;
+  tinyCorpus.steps = 2;
+  tinyCorpus.checkpoint_every = 1;
+  rows.clear();
+  train_model(tinyCorpus, {}, [&](const TrainLogRow& row) { rows.push_back(row); });
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_FALSE(rows[0].measured());
+  const std::string empty = read_all(tinyCorpus.out / "log.csv");
+  EXPECT_NE(empty.find("# eval: none: no --heldout and a corpus under 10 sentences; the sink "
+                       "columns are empty"),
+            std::string::npos)
+      << empty;
+  EXPECT_NE(empty.find("\n1,"), std::string::npos);
+  EXPECT_EQ(empty.find(",0,0,0,0,0"), std::string::npos) << "no zeros for what was not measured";
+  const std::size_t row = empty.find("\n1,");
+  EXPECT_EQ(empty.substr(row, empty.find('\n', row + 1) - row).back(), ',') << "empty last cell";
+
+  TrainOptions more = tiny(scratch("no-heldout-small-resumed"));
+  more.corpus = small;
+  more.heldout.clear();
+  more.vocab_size = 300;
+  more.steps = 3;
+  more.resume = tinyCorpus.out / "checkpoints/step-1";
+  rows.clear();
+  train_model(more, {}, [&](const TrainLogRow& row) { rows.push_back(row); });
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(read_all(more.out / "log.csv").find("nan"), std::string::npos);
+}

@@ -306,3 +306,90 @@ TEST(ValueSpace, RandomBaselineDrawsUniformSubsets) {
   const ValueSpaceCurve curve = value_space_curve(h.a.view(), h.v, 4, {N, 7, K, 7, false});
   EXPECT_NEAR(curve.points[N - 1].randomMean.f, s.randomMean.f, 1e-12);
 }
+
+namespace {
+
+// A head where some keys repeat an earlier key exactly (a NoPE model seeing
+// the same token twice: the same weight, the same value), with every repeated
+// weight and value then moved by `ulps` units in the last place, as a batched
+// or multi-threaded pass may round them.
+RandomHead head_with_repeats(std::mt19937& rng, int T, int d, int ulps) {
+  RandomHead h = random_head(rng, T, d);
+  const int query = T - 1;
+  for (int j = 2; j < T; ++j) {
+    if (rng() % 3 != 0) continue;
+    const int twin = 1 + static_cast<int>(rng() % static_cast<unsigned>(j - 1));
+    float& w = h.a.weights[static_cast<std::size_t>(query * T + j)];
+    w = h.a.weights[static_cast<std::size_t>(query * T + twin)];
+    for (int c = 0; c < d; ++c)
+      h.v[static_cast<std::size_t>(j * d + c)] = h.v[static_cast<std::size_t>(twin * d + c)];
+    const auto nudge = [&](float x) {
+      for (int u = 0; u < std::abs(ulps); ++u)
+        x = std::nextafter(x, ulps > 0 ? std::numeric_limits<float>::infinity()
+                                       : -std::numeric_limits<float>::infinity());
+      return x;
+    };
+    w = nudge(w);
+    for (int c = 0; c < d; ++c)
+      h.v[static_cast<std::size_t>(j * d + c)] = nudge(h.v[static_cast<std::size_t>(j * d + c)]);
+  }
+  return h;
+}
+
+}  // namespace
+
+TEST(ValueSpace, RoundingNeverDecidesTiesOfRepeatedKeys) {
+  // metrics.md s. 6: keys equal as real numbers tie (I_N to the lower index,
+  // ball memberships and the random baseline included). The same instances
+  // with the repeats rounded up, exact and rounded down must give the same
+  // selection and the same scores, inversions and baseline.
+  int instances = 0, withTieInSelection = 0;
+  for (int instance = 0; instance < 400; ++instance) {
+    const int T = 3 + instance % 20, d = 1 + instance % 7;
+    std::vector<RandomHead> heads;
+    for (int ulps : {0, 2, -2}) {
+      std::mt19937 rng(static_cast<unsigned>(1000 + instance));
+      heads.push_back(head_with_repeats(rng, T, d, ulps));
+    }
+    for (int N = 1; N <= T; ++N) {
+      const ValueSpaceParams params{N, T - 1, 16, 11, false};
+      const ValueSpace exact = value_space(heads[0].a.view(), heads[0].v, d, params);
+      const ValueSpaceCurve curve = value_space_curve(heads[0].a.view(), heads[0].v, d, params);
+      for (std::size_t k = 1; k < heads.size(); ++k) {
+        const std::string what = "instance " + std::to_string(instance) + ", N = " +
+                                 std::to_string(N) + ", rounding " + std::to_string(k);
+        const ValueSpace s = value_space(heads[k].a.view(), heads[k].v, d, params);
+        ASSERT_EQ(s.selected, exact.selected) << what;
+        ASSERT_EQ(s.scores.precision, exact.scores.precision) << what;
+        ASSERT_EQ(s.scores.recall, exact.scores.recall) << what;
+        ASSERT_EQ(s.inversions, exact.inversions) << what;
+        ASSERT_EQ(s.randomMean.f, exact.randomMean.f) << what;
+        ASSERT_EQ(s.randomStd.f, exact.randomStd.f) << what;
+        const ValueSpaceCurve c = value_space_curve(heads[k].a.view(), heads[k].v, d, params);
+        const auto& p = c.points[static_cast<std::size_t>(N - 1)];
+        const auto& q = curve.points[static_cast<std::size_t>(N - 1)];
+        ASSERT_EQ(p.scores.f, q.scores.f) << what;
+        ASSERT_EQ(p.inversions, q.inversions) << what;
+        ASSERT_EQ(p.randomMean.f, q.randomMean.f) << what;
+        ASSERT_EQ(p.randomMean.f, exact.randomMean.f) << what;
+      }
+      // A repeated key beside its twin at the selection's edge: the lower index is in.
+      for (std::size_t j = 1; j < exact.keys.size(); ++j)
+        for (std::size_t t = 0; t < j; ++t) {
+          const float wj = heads[0].a.weights[static_cast<std::size_t>((T - 1) * T) + j];
+          const float wt = heads[0].a.weights[static_cast<std::size_t>((T - 1) * T) + t];
+          const bool jIn = std::count(exact.selected.begin(), exact.selected.end(),
+                                      static_cast<int>(j)) > 0;
+          const bool tIn = std::count(exact.selected.begin(), exact.selected.end(),
+                                      static_cast<int>(t)) > 0;
+          if (wj == wt && jIn != tIn) {
+            ASSERT_TRUE(tIn) << "instance " << instance << ": key " << j << " taken before " << t;
+            ++withTieInSelection;
+          }
+        }
+    }
+    ++instances;
+  }
+  EXPECT_EQ(instances, 400);
+  EXPECT_GT(withTieInSelection, 50);
+}

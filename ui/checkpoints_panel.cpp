@@ -184,13 +184,15 @@ CheckpointsPanel::CheckpointsPanel(QWidget* parent) : QWidget(parent) {
   connect(recompute_, &QPushButton::clicked, this, &CheckpointsPanel::emergenceRequested);
 }
 
-void CheckpointsPanel::setCheckpoints(const QString& folder, std::vector<models::Checkpoint> checkpoints) {
-  checkpoints_ = std::move(checkpoints);
-  folder_->setText(tr("%1: %2 checkpoints, steps %3 to %4")
+void CheckpointsPanel::setCheckpoints(const QString& folder, models::CheckpointList list) {
+  checkpoints_ = std::move(list.steps);
+  const QString note = QString::fromStdString(list.note());
+  folder_->setText(tr("%1: %2 checkpoints, steps %3 to %4%5")
                        .arg(folder)
                        .arg(checkpoints_.size())
                        .arg(checkpoints_.empty() ? 0 : checkpoints_.front().step)
-                       .arg(checkpoints_.empty() ? 0 : checkpoints_.back().step));
+                       .arg(checkpoints_.empty() ? 0 : checkpoints_.back().step)
+                       .arg(note.isEmpty() ? QString() : QStringLiteral(" (") + note + QStringLiteral(")")));
   const QSignalBlocker quiet(slider_);
   slider_->setRange(0, std::max(0, static_cast<int>(checkpoints_.size()) - 1));
   slider_->setValue(slider_->maximum());
@@ -202,7 +204,12 @@ void CheckpointsPanel::setCheckpoints(const QString& folder, std::vector<models:
 void CheckpointsPanel::showStep() {
   const int k = slider_->value();
   step_->setText(k >= 0 && k < static_cast<int>(checkpoints_.size())
-                     ? tr("step %1 (%2 of %3)").arg(checkpoints_[static_cast<std::size_t>(k)].step).arg(k + 1).arg(checkpoints_.size())
+                     ? tr("step %1%2 (%3 of %4)")
+                           .arg(checkpoints_[static_cast<std::size_t>(k)].step)
+                           .arg(checkpoints_[static_cast<std::size_t>(k)].final ? tr(", the final model")
+                                                                               : QString())
+                           .arg(k + 1)
+                           .arg(checkpoints_.size())
                      : QString());
 }
 

@@ -56,7 +56,7 @@ class CheckpointsPanel : public QWidget {
 
  public:
   explicit CheckpointsPanel(QWidget* parent = nullptr);
-  void setCheckpoints(const QString& folder, std::vector<models::Checkpoint> checkpoints);
+  void setCheckpoints(const QString& folder, models::CheckpointList list);
   const std::vector<models::Checkpoint>& checkpoints() const { return checkpoints_; }
   // Moves the slider to checkpoint `index` (and opens it, as a user's move does).
   void choose(int index);

@@ -350,7 +350,10 @@ void MainWindow::buildDocks() {
   connect(jobs_, &JobRunner::jobFailed, this, [this](quint64 id, const QString&, const QString&,
                                                      const QString&) {
     if (id == modelJob_ || id == runJob_) pendingSession_.reset();  // its model or run failed
-    if (id == modelJob_ && !run_ && !model_) runSentence();
+    // The baseline only where it can be drawn: a failed baseline would hide
+    // the model's error, which is the one the user needs.
+    if (id == modelJob_ && !run_ && !model_ && sentence_words(sentence()).size() <= kMaxBaselineWords)
+      runSentence();
     // The sentence failed on a newly opened model (too long for it, say): the
     // panels must not go on showing the previous model's run under the new
     // model's name (issue 17, defect 5). Show the sentence's uniform baseline;
@@ -1070,8 +1073,8 @@ void MainWindow::openCheckpoints(const QString& folder) {
 }
 
 bool MainWindow::showCheckpoints(const QString& folder) {
-  std::vector<models::Checkpoint> steps = models::training_checkpoints(folder.toStdString());
-  if (steps.empty()) return false;
+  models::CheckpointList steps = models::training_checkpoints(folder.toStdString());
+  if (steps.steps.empty()) return false;
   checkpointsFolder_ = folder;
   checkpointsPanel_->setCheckpoints(folder, std::move(steps));
   checkpointsDock_->show();

@@ -70,6 +70,8 @@ class MainWindow : public QMainWindow {
   // What the window shows, as a session (the dock layout included).
   Session currentSession() const;
   const QString& lastSessionWarning() const { return sessionWarning_; }
+  // The last session's places that the model or sentence shown lacks (empty: none).
+  const QString& lastSessionPlacesOutside() const { return sessionPlacesOutside_; }
   // "cpu" or "cuda": where models opened from now on run.
   void setDevice(const QString& device) { device_ = device; }
   void setPrecision(models::ComputePrecision precision) { precision_ = precision; }
@@ -304,6 +306,7 @@ class MainWindow : public QMainWindow {
   std::optional<std::pair<int, int>> pendingHead_;  // selected once the next run is shown
   std::optional<Session> pendingSession_;           // applied once the next run is shown
   QString sessionWarning_;
+  QString sessionPlacesOutside_;
   QMenu* recentSessionsMenu_ = nullptr;
   QStringList figureViews_;  // the multi-panel figure's views (object names)
   int figureColumns_ = 0;

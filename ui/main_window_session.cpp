@@ -123,6 +123,7 @@ bool MainWindow::restoreLastSession() {
 
 void MainWindow::applySession(Session s) {
   sessionWarning_.clear();
+  sessionPlacesOutside_.clear();
   setSentence(s.text);
   if (auto* box = findChild<QCheckBox*>(QStringLiteral("logScale"))) box->setChecked(s.logScale);
   if (auto* score = findChild<QComboBox*>(QStringLiteral("overviewScore"))) {
@@ -147,6 +148,9 @@ void MainWindow::finishSession() {
   const Session s = std::move(*pendingSession_);
   pendingSession_.reset();
   setFigureLayout(s.figureViews, s.figureColumns);
+  // A place the model or sentence does not have is said, never moved silently.
+  QStringList outside = session_places_outside(s, selection_->layerCount(),
+                                               selection_->headCount(), selection_->tokenCount());
   selection_->setLayer(s.layer);
   selection_->setHead(s.head);
   selection_->setQueryToken(s.query);
@@ -161,7 +165,9 @@ void MainWindow::finishSession() {
   if (!s.compareSentence.isEmpty()) compareWithSentence(s.compareSentence);
   if (!s.compareModel.isEmpty()) compareWithModel(s.compareModel);
   if (const auto c = comparison_of(s.comparison)) interventionsPanel_->setComparison(*c);
-  if (!s.checkpoints.isEmpty()) showCheckpoints(s.checkpoints);
+  if (!s.checkpoints.isEmpty() && !showCheckpoints(s.checkpoints))
+    outside << tr("checkpoints: %1 holds no checkpoint (step-N folders with a config.json)")
+                   .arg(s.checkpoints);
   if (auto* layout = findChild<QComboBox*>(QStringLiteral("graphLayout")))
     layout->setCurrentIndex(s.graphLayout);
   if (auto* box = findChild<QCheckBox*>(QStringLiteral("normalisedLaplacian")))
@@ -185,6 +191,15 @@ void MainWindow::finishSession() {
       jobStatus_->showError(sessionWarning_, changes.join(QLatin1Char('\n')));
     }
   }
+  if (!outside.isEmpty())
+    sessionPlacesOutside_ = tr("This session names what the model, sentence or folders shown "
+                               "lack: %1. The nearest places are shown.")
+                                .arg(outside.join(QStringLiteral("; ")));
+  if (!sessionPlacesOutside_.isEmpty())
+    jobStatus_->showError(
+        sessionWarning_.isEmpty() ? sessionPlacesOutside_
+                                  : sessionPlacesOutside_ + QLatin1Char(' ') + sessionWarning_,
+        outside.join(QLatin1Char('\n')));
   Q_EMIT sessionApplied();
 }
 

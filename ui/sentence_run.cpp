@@ -27,6 +27,11 @@ SentenceRun sentence_run_baseline(const QString& sentence) {
   run.tokens = sentence_words(sentence);
   if (run.tokens.isEmpty())
     throw std::invalid_argument("sentence: nothing to run (type a sentence first)");
+  if (run.tokens.size() > kMaxBaselineWords)
+    throw std::invalid_argument("sentence: " + std::to_string(run.tokens.size()) +
+                                " words; without a model the uniform baseline is drawn for at "
+                                "most " + std::to_string(kMaxBaselineWords) +
+                                " (open a model to run it)");
   return run;
 }
 

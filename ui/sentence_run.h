@@ -59,8 +59,14 @@ SentenceRun sentence_run_intervened(const models::LoadedModel& model, const Sent
 // Words of `sentence` split on white space.
 QStringList sentence_words(const QString& sentence);
 
+// Without a model the panels show a uniform map of T x T over the words; its
+// matrices (and each panel's copies) grow with T^2, so it is drawn for at most
+// this many words (a 2,048-word map is 16 MB; 20,000 words would be 1.6 GB
+// per matrix).
+inline constexpr int kMaxBaselineWords = 2048;
+
 // Throws std::invalid_argument (with a message for the status bar) when the
-// sentence has no word.
+// sentence has no word, or more than kMaxBaselineWords.
 SentenceRun sentence_run_baseline(const QString& sentence);
 
 // Tokenizes and runs the sentence through the model (the trace only; its

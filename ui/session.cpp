@@ -333,6 +333,19 @@ QStringList session_comparisons() {
           QStringLiteral("side_by_side")};
 }
 
+QStringList session_places_outside(const Session& s, int layers, int heads, int tokens) {
+  QStringList out;
+  if (s.layer >= layers)
+    out << QStringLiteral("selection.layer %1 (the model has %2 layers)").arg(s.layer).arg(layers);
+  if (s.head >= heads)
+    out << QStringLiteral("selection.head %1 (the model has %2 heads)").arg(s.head).arg(heads);
+  if (s.query >= tokens)
+    out << QStringLiteral("selection.query %1 (the sentence has %2 tokens)").arg(s.query).arg(tokens);
+  if (s.key >= tokens)
+    out << QStringLiteral("selection.key %1 (the sentence has %2 tokens)").arg(s.key).arg(tokens);
+  return out;
+}
+
 QStringList session_model_changes(const Session& s, const QString& configSha256,
                                   const QString& tokenizerSha256) {
   QStringList changes;

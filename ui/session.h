@@ -76,6 +76,11 @@ QStringList session_comparisons();
 // What differs between the model a session names and the one opened for it
 // (config and tokenizer hashes); empty when nothing does, or when the session
 // recorded no hashes (a file written by hand).
+// The places of the session's selection that the model and sentence shown do
+// not have (layer, head, query, key beyond layers x heads x tokens), each
+// named with its value and the bound; empty when every place exists.
+QStringList session_places_outside(const Session& session, int layers, int heads, int tokens);
+
 QStringList session_model_changes(const Session& session, const QString& configSha256,
                                   const QString& tokenizerSha256);
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/table_io.h"
+#include "models/json_bounded.h"
 #include "models/input_files.h"
 
 namespace sinkscope::ui {
@@ -106,10 +107,11 @@ void read_description(StudyTables& s) {
   const fs::path file = s.folder / "study.json";
   json d;
   try {
-    d = json::parse(read_bounded(file, kMaxJson), [&](int depth, json::parse_event_t, json&) {
-      if (depth > 16) throw StudyReadError(file.string() + ": JSON nested deeper than 16 levels");
-      return true;
-    });
+    try {
+      d = models::json_parse_bounded(read_bounded(file, kMaxJson), file.string(), 16);
+    } catch (const models::ModelInputError& e) {
+      throw StudyReadError(e.what());
+    }
     if (!d.is_object() || d.value("format", "") != "sinkscope-study")
       throw StudyReadError(file.string() + ": not a SinkScope study (format)");
     s.model = d.at("model").get<std::string>();

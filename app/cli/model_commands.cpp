@@ -26,6 +26,7 @@
 #include "analysis/sink_metric.h"
 #include "analysis/table_io.h"
 #include "models/input_files.h"
+#include "models/json_bounded.h"
 #include "models/loaded_model.h"
 #include "models/model_folder.h"
 #include "models/model_writer.h"
@@ -244,8 +245,8 @@ int command_tokens(int argc, char** argv) {
       if (line.empty()) continue;
       nlohmann::json text;
       try {
-        text = nlohmann::json::parse(line);
-      } catch (const nlohmann::json::exception&) {
+        text = sinkscope::models::json_parse_bounded(line, "--batch " + file, 4);
+      } catch (const sinkscope::models::ModelInputError&) {
         throw UsageError("--batch " + file + ": line " + std::to_string(number) +
                          " is not a JSON string");
       }

@@ -96,7 +96,8 @@ const char* kTrainHelp =
     "  --tokenizer FILE                        use this tokenizer.json instead\n"
     "  --context T --batch-tokens N            (128, 2048)\n"
     "  --steps N --lr X --warmup N --weight-decay X   (1000, 1e-3, 50, 0.1)\n"
-    "  --heldout FILE                          sentences for the sink measurements\n"
+    "  --heldout FILE                          sentences for the sink measurements (without\n"
+    "                                          it: the corpus's last tenth, not trained on)\n"
     "  --checkpoint-every N --log-every N      (250, 25)\n"
     "  --seed N --save-dtype F16|BF16|F32      (1, F16)\n"
     "  --resume DIR                            continue from a checkpoint folder\n"
@@ -154,11 +155,12 @@ int command_train(int argc, char** argv) {
   const bool tty = isatty(2);
   try {
     const auto result = m::train_model(o, {}, [&](const m::TrainLogRow& r) {
-      std::fprintf(stderr,
-                   "%sstep %d  tokens %lld  loss %.4f  lr %.2e  %.0f tok/s  alpha0 %.3f  boost "
-                   "%.2f  heads>=3x %.2f%s",
-                   tty ? "\r" : "", r.step, r.tokens, r.loss, r.learning_rate, r.tokens_per_second,
-                   r.alpha0, r.boost, r.heads_boost3, tty ? "  " : "\n");
+      std::fprintf(stderr, "%sstep %d  tokens %lld  loss %.4f  lr %.2e  %.0f tok/s", tty ? "\r" : "",
+                   r.step, r.tokens, r.loss, r.learning_rate, r.tokens_per_second);
+      if (r.measured())
+        std::fprintf(stderr, "  alpha0 %.3f  boost %.2f  heads>=3x %.2f", r.alpha0, r.boost,
+                     r.heads_boost3);
+      std::fprintf(stderr, "%s", tty ? "  " : "\n");
     });
     if (tty) std::fprintf(stderr, "\n");
     std::cout << result.folder.string() << "\n";

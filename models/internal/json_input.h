@@ -8,13 +8,11 @@
 #include <string_view>
 
 #include "models/input_files.h"
+#include "models/json_bounded.h"
 
 namespace sinkscope::models::internal {
 
-// Parses `text`; throws ModelInputError("SOURCE: not valid JSON (...)") or
-// ("SOURCE: nested deeper than N levels").
-nlohmann::json json_parse_bounded(std::string_view text, const std::string& source,
-                                  int maxDepth = kJsonMaxDepth);
+using models::json_parse_bounded;
 
 // Runs `f` and returns what it returns; a ModelInputError it throws (from the
 // readers above) comes out as `E`, the error type the caller documents, with
