@@ -117,6 +117,7 @@ CsvTable csv_parse(const std::string& text) {
   }
   // Records: fields separated by commas, ended by a newline outside quotes.
   bool header = true;
+  std::size_t cells = 0;
   while (at < n) {
     std::vector<std::string> fields;
     std::string field;
@@ -151,6 +152,10 @@ CsvTable csv_parse(const std::string& text) {
       if (at < n && text[at] == '\r') ++at;
       fields.push_back(std::move(field));
       field.clear();
+      // Bounded by what a table holds, not by the file: each empty field
+      // costs a string (32 bytes) for one byte of file.
+      if (fields.size() > kCsvMaxColumns) fail("more than " + std::to_string(kCsvMaxColumns) + " fields");
+      if (++cells > kCsvMaxCells) fail("more than " + std::to_string(kCsvMaxCells) + " fields in all");
       if (at < n && text[at] == ',') {
         ++at;
         continue;

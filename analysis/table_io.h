@@ -43,6 +43,11 @@ void csv_append_row(std::string& out, const std::vector<std::string>& fields);
 // the rows (quoted fields with "" for a quote, newlines inside quotes). Throws
 // std::invalid_argument naming the line for an unterminated quote, text after
 // a closing quote, or a row whose field count differs from the header's.
+// At most kCsvMaxColumns fields a record and kCsvMaxCells in all (about
+// 250 MB of strings), whatever the text's length; std::invalid_argument
+// ("line N: ...") beyond, or on a malformed record.
+inline constexpr std::size_t kCsvMaxColumns = 65536;
+inline constexpr std::size_t kCsvMaxCells = std::size_t{1} << 22;
 CsvTable csv_parse(const std::string& text);
 
 // Writes `content` to `path` through a temporary file in the same folder and a

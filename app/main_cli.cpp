@@ -68,6 +68,15 @@ const char* kMainHelp =
 
 // An error message as one printable line: bytes a model file put there
 // (invalid UTF-8, control characters) are shown as \xNN.
+// A libtorch error's message without the C++ backtrace it carries (kilobytes
+// of frames that mean nothing to a user): what precedes "Exception raised
+// from", without the trailing line breaks.
+std::string without_backtrace(std::string message) {
+  if (const auto at = message.find("Exception raised from"); at != std::string::npos) message.erase(at);
+  while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
+  return message;
+}
+
 std::string printable(const std::string& message) {
   std::string out;
   for (std::size_t i = 0; i < message.size();) {
@@ -192,7 +201,7 @@ int main(int argc, char** argv) {
     std::cerr << "sinkscope-cli: out of memory\n";
     code = kFailure;
   } catch (const std::exception& e) {
-    std::cerr << "sinkscope-cli: " << printable(e.what()) << "\n";
+    std::cerr << "sinkscope-cli: " << printable(without_backtrace(e.what())) << "\n";
     code = kFailure;
   }
   if (!stdout_ok()) {

@@ -22,6 +22,7 @@
 #include "render/panel_export.h"
 #include "render/heat_map_view.h"
 #include "ui/job_runner.h"
+#include "ui/job_status.h"
 #include "analysis/table_io.h"
 #include "ui/main_window.h"
 #include "ui/selection_model.h"
@@ -276,11 +277,19 @@ int main(int argc, char** argv) {
     if (grabbing) return;
     grabbing = true;
     QTimer::singleShot(400, &window, [&] {
+      // What the status bar says (a refused session, model or folder) is
+      // said here too: the picture alone would hide it.
+      const QString error = window.jobStatus()->lastError();
+      if (!error.isEmpty()) std::fprintf(stderr, "sinkscope: %s\n", qPrintable(error));
       exitCode = save_screenshot(window, path);
       app.quit();
     });
   };
   QObject::connect(window.jobs(), &sinkscope::ui::JobRunner::idle, &window, grabWhenReady);
+  // Nothing started (a session or folder refused before any job): grab now.
+  QTimer::singleShot(0, &window, [&] {
+    if (window.jobs()->activeJobCount() == 0) grabWhenReady();
+  });
   QTimer::singleShot(60000, &app, [&] {
     if (window.lastRun() && (window.lastRun()->analysis || !window.lastRun()->trace)) {
       // Long inputs: per-head topology may still be computing in the background;
@@ -291,7 +300,9 @@ int main(int argc, char** argv) {
       grabWhenReady();
       return;
     }
-    std::fprintf(stderr, "sinkscope: --screenshot: the window did not finish within 60 s\n");
+    std::fprintf(stderr, "sinkscope: --screenshot: the window did not finish within 60 s%s%s\n",
+                 window.jobStatus()->lastError().isEmpty() ? "" : "; ",
+                 qPrintable(window.jobStatus()->lastError()));
     app.exit(1);
   });
   app.exec();

@@ -243,9 +243,16 @@ ModelConfig parse(const json& j, const std::string& source) {
   c.num_kv_heads = r.integer({"num_key_value_heads"}, c.num_heads, 1, kMaxHeads);
   if (c.num_heads % c.num_kv_heads != 0)
     r.fail("num_key_value_heads", "must divide num_attention_heads");
-  if (!r.find({"head_dim"}) && c.hidden_size % c.num_heads != 0)
+  // Only the families whose Hugging Face code reads "head_dim" honour it;
+  // GPT-2, GPT-NeoX and the BERT family always split hidden_size by the
+  // heads, whatever else the file says.
+  const bool readsHeadDim = c.family != Family::Gpt2 && c.family != Family::GptNeoX &&
+                            c.family != Family::Bert && c.family != Family::Roberta &&
+                            c.family != Family::XlmRoberta;
+  if (!(readsHeadDim && r.find({"head_dim"})) && c.hidden_size % c.num_heads != 0)
     r.fail("hidden_size", "must be a multiple of num_attention_heads");
-  c.head_dim = r.integer({"head_dim"}, c.hidden_size / c.num_heads, 1, kMaxHeadDim);
+  c.head_dim = readsHeadDim ? r.integer({"head_dim"}, c.hidden_size / c.num_heads, 1, kMaxHeadDim)
+                            : c.hidden_size / c.num_heads;
   c.max_positions =
       r.integer({"max_position_embeddings", "n_positions", "n_ctx"}, 2048, 1, kMaxPositions);
   c.pad_token_id = r.optionalId("pad_token_id");

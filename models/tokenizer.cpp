@@ -231,6 +231,7 @@ struct Tokenizer::Impl {
     std::string text;
     const AddedToken* token = nullptr;
     bool atStart = false;
+    std::size_t begin = 0;  // of text (an added token: of its content) in the input
   };
   std::vector<Segment> splitAdded(const std::string& text) const {
     std::vector<Segment> out;
@@ -265,11 +266,11 @@ struct Tokenizer::Impl {
         while (end < text.size() && tok::is_whitespace(static_cast<unsigned char>(text[end])))
           ++end;
       if (start > pending)
-        out.push_back({text.substr(pending, start - pending), nullptr, pending == 0});
-      out.push_back({best->content, best, false});
+        out.push_back({text.substr(pending, start - pending), nullptr, pending == 0, pending});
+      out.push_back({best->content, best, false, pos});
       pos = pending = end;
     }
-    if (pending < text.size()) out.push_back({text.substr(pending), nullptr, pending == 0});
+    if (pending < text.size()) out.push_back({text.substr(pending), nullptr, pending == 0, pending});
     (void)chars;
     return out;
   }
@@ -294,7 +295,165 @@ struct Tokenizer::Impl {
     for (std::size_t p; (p = text.find("\u2581")) != std::string::npos;) text.replace(p, 3, " ");
     return render_text(text);
   }
+
+  // The normalized text a model token stands for: its bytes (byte-level),
+  // its byte (<0xNN>), its text with "▁" as a space and without WordPiece's
+  // "##". Nothing for an added token or a byte-level string off the table.
+  std::optional<std::string> surface(int id, const std::string& token) const {
+    if (addedById.count(id)) return std::nullopt;
+    if (byteLevel) {
+      std::string bytes;
+      for (char32_t c : tok::utf8_decode(token)) {
+        const int b = tok::char_to_byte(c);
+        if (b < 0) return std::nullopt;
+        bytes += static_cast<char>(b);
+      }
+      return bytes;
+    }
+    unsigned byte = 0;
+    if (model->byteFallback() && token.size() == 6 && std::sscanf(token.c_str(), "<0x%2X>", &byte) == 1)
+      return std::string(1, static_cast<char>(byte));
+    std::string text = token;
+    if (const std::string prefix = model->continuingPrefix();
+        !prefix.empty() && text.size() > prefix.size() && text.rfind(prefix, 0) == 0)
+      text.erase(0, prefix.size());
+    for (std::size_t p; (p = text.find("\u2581")) != std::string::npos;) text.replace(p, 3, " ");
+    return text;
+  }
 };
+
+namespace {
+
+bool is_space_byte(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+const std::string kMetaspace = "\u2581";
+
+// What a piece or token string stands for in the normalized text: bytes
+// for a byte-level tokenizer; otherwise the text with "▁" as a space.
+std::optional<std::string> piece_surface(const Tokenizer::Impl& m, const std::string& piece) {
+  if (m.byteLevel) {
+    std::string bytes;
+    for (char32_t c : tok::utf8_decode(piece)) {
+      const int b = tok::char_to_byte(c);
+      if (b < 0) return std::nullopt;
+      bytes += static_cast<char>(b);
+    }
+    return bytes;
+  }
+  std::string text = piece;
+  for (std::size_t p; (p = text.find(kMetaspace)) != std::string::npos;) text.replace(p, 3, " ");
+  return text;
+}
+
+// The normalized text as tokens are matched against it: a normalizer's "▁"
+// (SentencePiece's space, Llama 2's Replace) reads as the space it stands for.
+tok::AlignedText matching_view(const Tokenizer::Impl& m, const tok::AlignedText& n) {
+  if (m.byteLevel || n.text.find(kMetaspace) == std::string::npos) return n;
+  tok::AlignedText v;
+  for (std::size_t i = 0; i < n.text.size();) {
+    if (n.text.compare(i, 3, kMetaspace) == 0) {
+      v.text += ' ';
+      v.origin.push_back({std::min({n.origin[i].first, n.origin[i + 1].first, n.origin[i + 2].first}),
+                          std::max({n.origin[i].second, n.origin[i + 1].second, n.origin[i + 2].second})});
+      i += 3;
+    } else {
+      v.text += n.text[i];
+      v.origin.push_back(n.origin[i]);
+      ++i;
+    }
+  }
+  return v;
+}
+
+// Places strings in a text in order, from a cursor: a string is found where
+// the cursor stands, past white space only, with or without its own leading
+// white space (a space the pre-tokenizer inserted may be absent). With
+// `searchAhead` (after a token whose text is unknown) it may be found further
+// on, up to `end`.
+struct Placer {
+  const tok::AlignedText& text;
+  const std::string& input;  // the original text the origins point into
+  std::size_t cursor = 0;
+
+  std::size_t skipSpace(std::size_t p, std::size_t end) const {
+    while (p < end && is_space_byte(text.text[p])) ++p;
+    return p;
+  }
+  // [at, at + length) of `s`, or nothing.
+  std::optional<std::pair<std::size_t, std::size_t>> find(const std::string& s, std::size_t end,
+                                                          bool searchAhead) const {
+    std::string trimmed = s;
+    trimmed.erase(0, std::min(trimmed.size(), trimmed.find_first_not_of(" \t\n\r\f\v")));
+    const std::string_view t(text.text.data(), end);
+    for (std::size_t p = cursor; p <= end; ++p) {
+      if (!s.empty() && t.substr(p).starts_with(s)) return std::pair{p, s.size()};
+      if (!trimmed.empty() && t.substr(p).starts_with(trimmed)) return std::pair{p, trimmed.size()};
+      if (p >= end || (!searchAhead && !is_space_byte(t[p]))) break;
+    }
+    return std::nullopt;
+  }
+  // The original bytes of [b, e), white space at either end left out
+  // (unless it is all white space).
+  std::pair<int, int> original(std::size_t b, std::size_t e) const {
+    std::size_t x = b, y = e;
+    while (x < y && is_space_byte(text.text[x])) ++x;
+    while (y > x && is_space_byte(text.text[y - 1])) --y;
+    if (x < y) b = x, e = y;
+    std::pair<int, int> u{-1, -1};
+    for (std::size_t i = b; i < e; ++i) {
+      const auto [x, y] = text.origin[i];
+      if (x < 0) continue;
+      u.first = u.first < 0 ? x : std::min(u.first, x);
+      u.second = std::max(u.second, y);
+    }
+    // A token of some bytes of a character (byte fallback, byte-level BPE)
+    // covers the character, as offsets in characters would say.
+    auto continuation = [&](int i) {
+      return (static_cast<unsigned char>(input[static_cast<std::size_t>(i)]) & 0xc0) == 0x80;
+    };
+    if (u.first >= 0) {
+      while (u.first > 0 && continuation(u.first)) --u.first;
+      while (u.second < static_cast<int>(input.size()) && continuation(u.second)) ++u.second;
+    }
+    return u;
+  }
+};
+
+// Places the tokens [first, last) of one pre-tokenized piece, which covers
+// [begin, end) of the text: each token at the cursor; a token whose text is
+// unknown ([UNK], <unk>) takes what lies between its neighbours, so the
+// next token is looked for further on, never beyond the piece.
+void place_piece_tokens(const Tokenizer::Impl& m, Placer& at, std::size_t end,
+                        const std::vector<int>& ids, std::size_t first, std::size_t last,
+                        std::vector<std::pair<int, int>>& offsets) {
+  std::vector<std::size_t> pending;
+  auto settle = [&](std::size_t until) {
+    if (pending.size() == 1) offsets[pending.front()] = at.original(at.skipSpace(at.cursor, until), until);
+    pending.clear();
+  };
+  for (std::size_t k = first; k < last; ++k) {
+    const auto id = static_cast<std::size_t>(ids[k]);
+    const auto s = id < m.model->idToToken.size() ? m.surface(ids[k], m.model->idToToken[id])
+                                                   : std::nullopt;
+    if (!s || s->empty()) {
+      pending.push_back(k);  // unknown text
+      continue;
+    }
+    const auto found = at.find(*s, end, !pending.empty());
+    if (!found && s->find_first_not_of(" \t\n\r\f\v") == std::string::npos)
+      continue;  // white space the pre-tokenizer inserted: it covers nothing
+    if (!found) {
+      pending.push_back(k);
+      continue;
+    }
+    settle(found->first);
+    offsets[k] = at.original(found->first, found->first + found->second);
+    at.cursor = found->first + found->second;
+  }
+  settle(end);
+}
+
+}  // namespace
 
 Tokenizer::Tokenizer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Tokenizer::~Tokenizer() = default;
@@ -394,16 +553,33 @@ Encoding Tokenizer::encode(const std::string& text, bool addSpecialTokens) const
   // make sure it is, and that no NUL hides the rest from C libraries.
   internal::rethrow_as<TokenizerError>([&] { input_text_check(text, "text"); });
   std::vector<int> ids;
+  std::vector<std::pair<int, int>> offsets;
   try {
     for (const auto& seg : m.splitAdded(text)) {
       if (seg.token) {
         ids.push_back(seg.token->id);
+        offsets.emplace_back(static_cast<int>(seg.begin), static_cast<int>(seg.begin + seg.text.size()));
         continue;
       }
-      const std::string normalized = m.normalizer ? m.normalizer->apply(seg.text) : seg.text;
-      std::vector<std::string> pieces{normalized};
+      const tok::AlignedText normalized =
+          m.normalizer ? m.normalizer->applyAligned(tok::aligned_identity(seg.text, static_cast<int>(seg.begin)))
+                       : tok::aligned_identity(seg.text, static_cast<int>(seg.begin));
+      std::vector<std::string> pieces{normalized.text};
       if (m.preTokenizer) pieces = m.preTokenizer->apply(pieces, seg.atStart);
-      for (const auto& p : pieces) m.model->tokenize(p, ids);
+      // Each piece is found in the normalized text in order, then its tokens in it.
+      const tok::AlignedText view = matching_view(m, normalized);
+      Placer place{view, text};
+      for (const auto& p : pieces) {
+        const std::size_t first = ids.size();
+        m.model->tokenize(p, ids);
+        offsets.resize(ids.size(), {-1, -1});
+        const auto surface = piece_surface(m, p);
+        const auto found = surface ? place.find(*surface, view.text.size(), false) : std::nullopt;
+        if (!found) continue;  // not placed: its tokens cover nothing known
+        Placer inPiece{view, text, found->first};
+        place_piece_tokens(m, inPiece, found->first + found->second, ids, first, ids.size(), offsets);
+        place.cursor = found->first + found->second;
+      }
     }
   } catch (const std::invalid_argument& e) {  // e.g. an unknown character and no unk token
     throw TokenizerError(m.source + ": " + e.what());
@@ -411,13 +587,21 @@ Encoding Tokenizer::encode(const std::string& text, bool addSpecialTokens) const
   if (addSpecialTokens)
     for (const auto& processor : m.processors) {
       std::vector<int> next;
-      for (const auto& piece : processor)
+      std::vector<std::pair<int, int>> nextOffsets;
+      for (const auto& piece : processor) {
         next.insert(next.end(), piece.sequence ? ids.begin() : piece.ids.begin(),
                     piece.sequence ? ids.end() : piece.ids.end());
+        if (piece.sequence)
+          nextOffsets.insert(nextOffsets.end(), offsets.begin(), offsets.end());
+        else
+          nextOffsets.insert(nextOffsets.end(), piece.ids.size(), {-1, -1});
+      }
       ids = std::move(next);
+      offsets = std::move(nextOffsets);
     }
   Encoding e;
   e.ids = ids;
+  e.offsets = std::move(offsets);
   for (int id : ids) {
     const std::string token = idToToken(id).value_or("<" + std::to_string(id) + ">");
     e.tokens.push_back(token);

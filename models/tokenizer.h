@@ -24,6 +24,11 @@ struct Encoding {
   std::vector<std::string> tokens;   // vocabulary strings
   std::vector<std::string> display;  // readable: spaces, bytes and markers rendered
   std::vector<bool> special;         // added special tokens (BOS, [CLS], ...)
+  // Bytes [begin, end) of the encoded text each token covers, through the
+  // normalizer's alignment (as Hugging Face's offsets, by byte, white space
+  // at either end left out); {-1, -1}: none (a token the post-processor
+  // adds, or one whose characters cannot be placed).
+  std::vector<std::pair<int, int>> offsets;
 };
 
 struct SpecialTokens {

@@ -257,6 +257,8 @@ class WordPiece : public TokenModel {
     out.insert(out.end(), pieces.begin(), pieces.end());
   }
 
+  std::string continuingPrefix() const override { return prefix_; }
+
  private:
   std::string unk_, prefix_;
   long long maxChars_ = 100;

@@ -208,6 +208,81 @@ std::string strip_accents(const std::string& text) {
   return utf8_encode(kept);
 }
 
+}  // namespace
+
+AlignedText aligned_identity(const std::string& text, int offset) {
+  AlignedText a;
+  a.text = text;
+  a.origin.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i)
+    a.origin.emplace_back(offset + static_cast<int>(i), offset + static_cast<int>(i) + 1);
+  return a;
+}
+
+namespace {
+
+// The input bytes [b, e) as one origin: from the first's start to the last's end.
+std::pair<int, int> origin_union(const AlignedText& in, std::size_t b, std::size_t e) {
+  std::pair<int, int> u{-1, -1};
+  for (std::size_t i = b; i < e; ++i) {
+    const auto [x, y] = in.origin[i];
+    if (x < 0) continue;
+    u.first = u.first < 0 ? x : std::min(u.first, x);
+    u.second = std::max(u.second, y);
+  }
+  return u;
+}
+
+std::size_t utf8_length(unsigned char lead) {
+  return lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xe ? 3 : (lead >> 3) == 0x1e ? 4 : 1;
+}
+
+// Byte ranges of the input's chunks: single characters, or maximal runs of
+// white space and of other characters.
+std::vector<std::pair<std::size_t, std::size_t>> chunks_of(const std::string& text, bool runs) {
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  bool lastSpace = false;
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t n = std::min(utf8_length(static_cast<unsigned char>(text[i])), text.size() - i);
+    const auto cs = utf8_decode(text.substr(i, n));
+    const bool space = !cs.empty() && is_whitespace(cs.front());
+    if (runs && !out.empty() && space == lastSpace)
+      out.back().second = i + n;
+    else
+      out.emplace_back(i, i + n);
+    lastSpace = space;
+    i += n;
+  }
+  return out;
+}
+
+}  // namespace
+
+AlignedText Normalizer::applyAligned(const AlignedText& in) const {
+  AlignedText r;
+  r.text = apply(in.text);
+  for (const bool runs : {false, true}) {
+    AlignedText built;
+    for (const auto& [b, e] : chunks_of(in.text, runs)) {
+      const std::string piece = apply(in.text.substr(b, e - b));
+      built.text += piece;
+      built.origin.insert(built.origin.end(), piece.size(), origin_union(in, b, e));
+      if (built.text.size() > r.text.size()) break;
+    }
+    if (built.text == r.text) return built;
+  }
+  if (const std::size_t at = r.text.empty() ? std::string::npos : in.text.find(r.text);
+      at != std::string::npos) {
+    r.origin.assign(in.origin.begin() + static_cast<std::ptrdiff_t>(at),
+                    in.origin.begin() + static_cast<std::ptrdiff_t>(at + r.text.size()));
+    return r;
+  }
+  r.origin.assign(r.text.size(), origin_union(in, 0, in.text.size()));
+  return r;
+}
+
+namespace {
+
 class UnicodeForm : public Normalizer {
  public:
   UnicodeForm(const char* name, UNormalization2Mode mode) : name_(name), mode_(mode) {}
@@ -250,6 +325,32 @@ class Replace : public Normalizer {
     }
     return out + t.substr(last);
   }
+  // The replacement's bytes come from the match, the rest from where they stood.
+  AlignedText applyAligned(const AlignedText& in) const override {
+    std::vector<std::pair<std::size_t, std::size_t>> matches;
+    if (regex_) {
+      matches = regex_->findAll(in.text);
+    } else if (!literal_.empty()) {
+      for (std::size_t pos = 0; (pos = in.text.find(literal_, pos)) != std::string::npos;
+           pos += literal_.size())
+        matches.emplace_back(pos, pos + literal_.size());
+    }
+    AlignedText r;
+    std::size_t last = 0;
+    for (const auto& [b, e] : matches) {
+      r.text.append(in.text, last, b - last);
+      r.origin.insert(r.origin.end(), in.origin.begin() + static_cast<std::ptrdiff_t>(last),
+                      in.origin.begin() + static_cast<std::ptrdiff_t>(b));
+      r.text += content_;
+      r.origin.insert(r.origin.end(), content_.size(),
+                      origin_union(in, b, std::max(e, std::min(b + 1, in.text.size()))));
+      last = e;
+    }
+    r.text.append(in.text, last);
+    r.origin.insert(r.origin.end(), in.origin.begin() + static_cast<std::ptrdiff_t>(last), in.origin.end());
+    if (r.text != apply(in.text)) return Normalizer::applyAligned(in);  // matched otherwise
+    return r;
+  }
 
  private:
   std::string literal_, content_;
@@ -260,6 +361,16 @@ class Prepend : public Normalizer {
  public:
   explicit Prepend(std::string p) : prefix_(std::move(p)) {}
   std::string apply(const std::string& t) const override { return t.empty() ? t : prefix_ + t; }
+  // The prefix stands for the first character (as Hugging Face aligns it).
+  AlignedText applyAligned(const AlignedText& in) const override {
+    if (in.text.empty()) return in;
+    AlignedText r;
+    r.text = prefix_ + in.text;
+    const std::size_t first = std::min(utf8_length(static_cast<unsigned char>(in.text[0])), in.text.size());
+    r.origin.assign(prefix_.size(), origin_union(in, 0, first));
+    r.origin.insert(r.origin.end(), in.origin.begin(), in.origin.end());
+    return r;
+  }
 
  private:
   std::string prefix_;
@@ -319,6 +430,11 @@ class Sequence : public Normalizer {
     std::string s = t;
     for (const auto& p : parts_) s = p->apply(s);
     return s;
+  }
+  AlignedText applyAligned(const AlignedText& in) const override {
+    AlignedText a = in;
+    for (const auto& p : parts_) a = p->applyAligned(a);
+    return a;
   }
 
  private:

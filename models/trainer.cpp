@@ -428,12 +428,18 @@ TrainResult train_model(const TrainOptions& given, const ProgressFn& progress,
     spec.config_extra = extra.dump();
     const fs::path init = o.out / ".init";
     fs::remove_all(init);
-    model_folder_write_random(init, spec);
-    LoadOptions lo;
-    lo.trainable = true;
-    model = Model::load(init, lo);
-    // Written, not copied: a copy follows a link at the destination.
-    analysis::file_write_atomic(o.out / "config.json", read_text(init / "config.json"), true);
+    try {
+      model_folder_write_random(init, spec);
+      LoadOptions lo;
+      lo.trainable = true;
+      model = Model::load(init, lo);
+      // Written, not copied: a copy follows a link at the destination.
+      analysis::file_write_atomic(o.out / "config.json", read_text(init / "config.json"), true);
+    } catch (...) {
+      std::error_code ignored;
+      fs::remove_all(init, ignored);  // a full disk leaves nothing behind
+      throw;
+    }
     fs::remove_all(init);  // the trainable weights are owned copies
   }
   auto impl = ModelAccess::impl(*model);

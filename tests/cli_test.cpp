@@ -237,6 +237,14 @@ TEST(Cli, TrainAndSinksOnATinyCorpus) {
   fs::remove(table);
   fs::remove(doc);
   fs::remove_all(dir);
+  // A full disk (files beyond 64 KiB fail to write) is a failed write, exit 1,
+  // not bad input, and leaves no half-written initial model behind.
+  const CliRun full = shell("trap '' XFSZ; ulimit -f 64; '" SINKSCOPE_CLI "' train --corpus '" +
+                            sentences + "' --out '" + dir.string() + "' --vocab 400 --steps 2 2>&1");
+  EXPECT_EQ(full.exit, 1) << full.out;
+  EXPECT_NE(full.out.find("write failed"), std::string::npos) << full.out;
+  EXPECT_FALSE(fs::exists(dir / ".init")) << full.out;
+  fs::remove_all(dir);
 }
 
 TEST(Cli, AnalyzeWritesEveryFamily) {
@@ -607,5 +615,19 @@ TEST(GuiCommandLine, AScreenshotNeverWritesThroughALink) {
   const CliRun plain = shell(gui + " --screenshot '" + (dir / "shot.png").string() + "' 2>&1");
   EXPECT_EQ(plain.exit, 0) << plain.out;
   EXPECT_GT(fs::file_size(dir / "shot.png"), 1000u);
+  fs::remove_all(dir);
+}
+
+// A refused session is said by --screenshot at once (it used to wait 60 s
+// and say only that the window did not finish).
+TEST(GuiCommandLine, AScreenshotSaysWhyASessionWasRefused) {
+  const fs::path dir = fs::temp_directory_path() / ("sinkscope-shot-refused-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "bad.sinkscope") << R"({"format": "sinkscope-session", "version": 1, "text": 5})";
+  const CliRun run = shell("'" + std::string(SINKSCOPE_GUI) + "' --screenshot '" + (dir / "shot.png").string() +
+                           "' '" + (dir / "bad.sinkscope").string() + "' 2>&1");
+  EXPECT_NE(run.out.find("bad.sinkscope"), std::string::npos) << run.out;
+  EXPECT_EQ(run.out.find("did not finish"), std::string::npos) << run.out;
   fs::remove_all(dir);
 }

@@ -47,7 +47,7 @@ class Hostile : public ::testing::Test {
     root_ = fs::temp_directory_path() / ("sinkscope-hostile-" + std::to_string(::getpid()));
     fs::remove_all(root_);
     fs::create_directories(root_);
-    for (const char* type : {"llama", "roberta"})
+    for (const char* type : {"llama", "roberta", "gpt2"})
       ASSERT_EQ(std::system((std::string(quote(SINKSCOPE_CLI)) + " random-model " + type + " " +
                              quote((root_ / (std::string("base-") + type)).string()) +
                              " >/dev/null")
@@ -481,4 +481,28 @@ TEST_F(Hostile, AFailedAnalyzeLeavesNothingAndForceReplacesOnlyRegularFiles) {
   EXPECT_TRUE(S_ISCHR(st.st_mode)) << "/dev/full must still be a device";
   EXPECT_TRUE(fs::is_fifo(root_ / "fifo.csv"));
   EXPECT_TRUE(fs::is_symlink(root_ / "link.csv"));
+}
+
+// A "head_dim" that families which never read it carry (GPT-2, GPT-NeoX, the
+// BERT family split hidden_size by the heads) is ignored as Hugging Face
+// ignores it; in a family that reads it, a head_dim the weights do not have
+// is refused naming the tensor. Never a libtorch message or backtrace.
+TEST_F(Hostile, AHeadDimIsReadOnlyWhereTheFamilyReadsIt) {
+  for (const char* type : {"gpt2", "roberta"}) {
+    const fs::path dir = copy(std::string("head-dim-") + type, type);
+    json c = read_json(dir / "config.json");
+    c["head_dim"] = 7;
+    write(dir / "config.json", c.dump());
+    const CliRun r = cli(attention_on(dir));
+    EXPECT_EQ(r.exit, 0) << type << ": " << r.err;
+    EXPECT_EQ(r.err.find("is invalid for input"), std::string::npos) << r.err;
+  }
+  const fs::path dir = copy("head-dim-llama");
+  json c = read_json(dir / "config.json");
+  c["head_dim"] = 7;
+  write(dir / "config.json", c.dump());
+  const CliRun r = cli(attention_on(dir));  // the weights are read here, not by inspect
+  EXPECT_EQ(r.exit, 2) << r.err;
+  EXPECT_NE(r.err.find("q_proj.weight\" has shape"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }

@@ -47,12 +47,11 @@ TEST(RunCorrespondence, HeadsCorrespondOnlyBetweenLayersOfAsManyHeads) {
 }
 
 TEST(RunCorrespondence, TokensMapByCharactersThenByCoverThenSpecialsByPosition) {
-  const std::string text = "The cat's dinner";
-  // A: a byte-level BPE with a BOS; B: an uncased WordPiece with [CLS] ... [SEP].
-  const auto a = token_spans(text, {"<s>", "The", "\u2423cat", "'s", "\u2423din", "ner"},
-                             {true, false, false, false, false, false});
-  const auto b = token_spans(text, {"[CLS]", "the", "cat", "'", "s", "dinner", "[SEP]"},
-                             {true, false, false, false, false, false, true});
+  // "The cat's dinner" by its tokenizers' offsets. A: a byte-level BPE with
+  // a BOS (<s> The ␣cat 's ␣din ner); B: an uncased WordPiece ([CLS] the cat
+  // ' s dinner [SEP]).
+  const std::vector<TokenSpan> a{{-1, -1}, {0, 3}, {4, 7}, {7, 9}, {10, 13}, {13, 16}};
+  const std::vector<TokenSpan> b{{-1, -1}, {0, 3}, {4, 7}, {7, 8}, {8, 9}, {10, 16}, {-1, -1}};
   EXPECT_EQ(token_counterparts(a, b), (std::vector<int>{0, 1, 2, 3, 5, 5}))
       << "<s> = [CLS] by position; 's starts where ' does; din and ner lie in dinner";
   EXPECT_EQ(token_counterparts(b, a), (std::vector<int>{0, 1, 2, 3, 3, 4, -1}))

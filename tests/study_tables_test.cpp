@@ -42,6 +42,22 @@ TEST(CsvParse, IsTheInverseOfCsvRender) {
   EXPECT_EQ(csv_parse("a,b\r\n1,2\r\n").rows, (std::vector<std::vector<std::string>>{{"1", "2"}}));
 }
 
+TEST(CsvParse, FieldsAreBoundedByTheTableNotByTheFile) {
+  // 64 Mi commas (the size cap of a merged table) would be 64 Mi strings,
+  // about 50 times the file's size in memory: refused after 65,536 fields.
+  try {
+    csv_parse(std::string(64u << 20, ','));
+    ADD_FAILURE() << "64 Mi commas accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("line 1: more than 65536 fields"), std::string::npos) << e.what();
+  }
+  // As many one-field lines: refused past the total.
+  std::string lines = "a\n";
+  for (std::size_t k = 0; k <= sinkscope::analysis::kCsvMaxCells; ++k) lines += "1\n";
+  EXPECT_THROW(csv_parse(lines), std::invalid_argument);
+  EXPECT_EQ(csv_parse("a\n1\n2\n").rows.size(), 2u);
+}
+
 TEST(CsvRender, RowsKeptAsTextRenderTheSameLines) {
   CsvTable t;
   t.comments = {{"tool", "sinkscope"}};

@@ -16,6 +16,11 @@ using namespace sinkscope::models;
 namespace fs = std::filesystem;
 
 namespace {
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
 std::shared_ptr<const Tokenizer> wordpiece() {
   return Tokenizer::fromJson(R"({
     "added_tokens": [{"id": 0, "content": "[UNK]", "special": true}, {"id": 1, "content": "[CLS]", "special": true},
@@ -208,4 +213,72 @@ TEST(Tokenizer, PostProcessorIdsCountInTheVocabularySize) {
     "model": {"type": "WordPiece", "unk_token": "[UNK]", "vocab": {"[UNK]": 0, "a": 1}}})");
   EXPECT_EQ(t->encode("a").ids, (std::vector<int>{900, 1}));
   EXPECT_EQ(t->vocabSize(), 901u);
+}
+
+// Offsets (as Hugging Face's, by byte): each token covers the characters of
+// the input it came from, through every normaliser's change of the text, with
+// white space at either end left out; tokens the post-processor adds cover none.
+TEST(TokenizerOffsets, WordPieceTokensCoverTheirWordsThroughLowercaseAndAccents) {
+  const auto t = wordpiece();
+  using Span = std::pair<int, int>;
+  // "Café, SINKS café": é is two bytes.
+  const Encoding e = t->encode("Caf\xc3\xa9, SINKS caf\xc3\xa9");
+  EXPECT_EQ(e.display, (std::vector<std::string>{"[CLS]", "cafe", ",", "sink", "##s", "cafe", "[SEP]"}));
+  EXPECT_EQ(e.offsets, (std::vector<Span>{{-1, -1}, {0, 5}, {5, 6}, {7, 11}, {11, 12}, {13, 18}, {-1, -1}}));
+  // An unknown word: [UNK] covers it, and the next word still finds its own.
+  EXPECT_EQ(t->encode("sinkx cafe", false).offsets, (std::vector<Span>{{0, 5}, {6, 10}}));
+  // Repeated words each cover their own place.
+  EXPECT_EQ(t->encode("sink sink  sink", false).offsets, (std::vector<Span>{{0, 4}, {5, 9}, {11, 15}}));
+  // An added token found in the text covers its own bytes.
+  EXPECT_EQ(t->encode("sink [SEP] sink", false).offsets, (std::vector<Span>{{0, 4}, {5, 10}, {11, 15}}));
+}
+
+TEST(TokenizerOffsets, NfkcReplaceAndMetaspaceKeepTheOriginalPlaces) {
+  const auto t = Tokenizer::fromJson(read_file(fs::path(SINKSCOPE_SOURCE_DIR) / "tests/fuzz/tokenizers/unigram.json"));
+  // NFKC makes the full-width "ｈｅｌｌｏ" (15 bytes) "hello"; Replace makes two spaces one.
+  const Encoding e = t->encode("\xef\xbd\x88\xef\xbd\x85\xef\xbd\x8c\xef\xbd\x8c\xef\xbd\x8f  the", false);
+  EXPECT_EQ(e.display, (std::vector<std::string>{"\u2423hello", "\u2423the"}));
+  EXPECT_EQ(e.offsets, (std::vector<std::pair<int, int>>{{0, 15}, {17, 20}}));
+}
+
+namespace {
+// The words of `text` (runs without an ASCII space) as byte ranges.
+std::vector<std::pair<int, int>> word_ranges(const std::string& text) {
+  std::vector<std::pair<int, int>> out;
+  for (std::size_t i = 0; i < text.size();) {
+    if (text[i] == ' ') {
+      ++i;
+      continue;
+    }
+    const std::size_t b = i;
+    while (i < text.size() && text[i] != ' ') ++i;
+    out.emplace_back(static_cast<int>(b), static_cast<int>(i));
+  }
+  return out;
+}
+}  // namespace
+
+TEST(TokenizerOffsets, SentencePieceBytesAndPiecesTileEveryWord) {
+  // Prepend "▁" and Replace " " by "▁" (Llama 2's normaliser), byte fallback
+  // for characters the vocabulary lacks: every token lies in one word, in
+  // order, and the tokens of a word cover it without a gap (the bytes of é
+  // both cover é).
+  const auto t = Tokenizer::fromJson(read_file(fs::path(SINKSCOPE_SOURCE_DIR) / "tests/fuzz/tokenizers/metaspace-bpe.json"));
+  for (const std::string text : {"hello world", "the  cat sat", "h\xc3\xa9llo \xe2\x98\x83 world"}) {
+    const Encoding e = t->encode(text, false);
+    ASSERT_EQ(e.offsets.size(), e.ids.size());
+    for (const auto& [b, end] : word_ranges(text)) {
+      int covered = b;
+      for (std::size_t k = 0; k < e.ids.size(); ++k) {
+        const auto [x, y] = e.offsets[k];
+        if (x < b || x >= end) continue;
+        // No gap; the bytes of one character share it (as character offsets do).
+        EXPECT_LE(x, covered) << text << ": token " << k << " (" << e.display[k] << ")";
+        EXPECT_GE(y, covered) << text << ": token " << k;
+        EXPECT_LE(y, end) << text << ": token " << k;
+        covered = y;
+      }
+      EXPECT_EQ(covered, end) << text << ": the word at " << b << " is covered";
+    }
+  }
 }

@@ -582,20 +582,10 @@ void MainWindow::showAnalysis() {
                   shown ? placeOf(*shown) : ShownPlace(selection_));
 }
 
-namespace {
-std::vector<std::string> std_strings(const QStringList& list) {
-  std::vector<std::string> out;
-  for (const QString& s : list) out.push_back(s.toStdString());
-  return out;
-}
-}  // namespace
-
 std::pair<std::vector<analysis::TokenSpan>, std::vector<analysis::TokenSpan>>
 MainWindow::comparedTokenSpans() const {
   if (!run_ || !intervened_) return {};
-  return {analysis::token_spans(run_->sentence.toStdString(), std_strings(run_->tokens), run_->special),
-          analysis::token_spans(intervened_->sentence.toStdString(), std_strings(intervened_->tokens),
-                                intervened_->special)};
+  return {run_->offsets, intervened_->offsets};
 }
 
 std::pair<std::vector<int>, std::vector<int>> MainWindow::comparedTokenAlignment() const {

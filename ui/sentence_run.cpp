@@ -25,6 +25,19 @@ SentenceRun sentence_run_baseline(const QString& sentence) {
   run.sentence = sentence;
   run.source = QStringLiteral("no model");
   run.tokens = sentence_words(sentence);
+  // The words' bytes in the sentence (as the tokenizer's offsets would be).
+  const std::string text = sentence.toStdString();
+  for (std::size_t at = 0; at < text.size();) {
+    if (std::isspace(static_cast<unsigned char>(text[at]))) {
+      ++at;
+      continue;
+    }
+    const std::size_t begin = at;
+    while (at < text.size() && !std::isspace(static_cast<unsigned char>(text[at]))) ++at;
+    run.offsets.emplace_back(static_cast<int>(begin), static_cast<int>(at));
+  }
+  if (run.offsets.size() != static_cast<std::size_t>(run.tokens.size()))
+    run.offsets.assign(static_cast<std::size_t>(run.tokens.size()), {-1, -1});  // Unicode spaces
   if (run.tokens.isEmpty())
     throw std::invalid_argument("sentence: nothing to run (type a sentence first)");
   if (run.tokens.size() > kMaxBaselineWords)
@@ -54,6 +67,7 @@ SentenceRun sentence_run_model(const models::LoadedModel& model, const QString& 
   run.causal = st.trace.causal();
   run.firstIsSpecial = !st.encoding.special.empty() && st.encoding.special.front();
   run.special = st.encoding.special;
+  run.offsets = st.encoding.offsets;
   run.trace = std::make_shared<const models::Trace>(std::move(st.trace));
   return run;
 }
@@ -68,7 +82,11 @@ SentenceRun sentence_run_intervened(const models::LoadedModel& model, const Sent
   run.sentence = base.sentence;
   run.source = base.source + QStringLiteral(" (intervened)");
   run.tokens = base.tokens;
-  if (iv.dropFirstToken && !run.tokens.isEmpty()) run.tokens.removeFirst();
+  run.offsets = base.offsets;
+  if (iv.dropFirstToken && !run.tokens.isEmpty()) {
+    run.tokens.removeFirst();
+    if (!run.offsets.empty()) run.offsets.erase(run.offsets.begin());
+  }
   run.causal = base.causal;
   try {
     run.trace = std::make_shared<const models::Trace>(

@@ -31,6 +31,9 @@ struct SentenceRun {
   std::shared_ptr<const models::Trace> trace;  // null: the uniform baseline
   bool firstIsSpecial = false;                 // the tokenizer put a BOS/CLS at position 0
   std::vector<bool> special;                   // per token: added by the tokenizer (empty: unknown)
+  // Per token: the bytes [begin, end) of `sentence` it covers, from the
+  // tokenizer's offsets; {-1, -1}: none (a special token the tokenizer adds).
+  std::vector<std::pair<int, int>> offsets;
   // Every head's metrics (null without a trace, and until the window's
   // analysis job has delivered them: the map shows before they are in).
   std::shared_ptr<const RunAnalysis> analysis;

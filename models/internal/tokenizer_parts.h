@@ -56,10 +56,26 @@ class Regex {
 };
 
 // ---- stages ----
+
+// Text with, for each of its bytes, the bytes [first, second) of the original
+// input it came from (Hugging Face's NormalizedString alignments, by byte).
+struct AlignedText {
+  std::string text;
+  std::vector<std::pair<int, int>> origin;  // one per byte of text
+};
+// `text` as it stands, its bytes at offset, offset + 1, ... of the original.
+AlignedText aligned_identity(const std::string& text, int offset);
+
 class Normalizer {
  public:
   virtual ~Normalizer() = default;
   virtual std::string apply(const std::string& text) const = 0;
+  // apply() with the alignment of every output byte to the input's origin.
+  // The text is always apply()'s; the alignment is as fine as can be shown
+  // right: per character where normalising each character alone gives the
+  // same text, else per run of white space or of other characters, else
+  // (a stripped text) by its place in the input, else the whole input.
+  virtual AlignedText applyAligned(const AlignedText& in) const;
 };
 
 class PreTokenizer {
@@ -79,6 +95,8 @@ class TokenModel {
   virtual void tokenize(const std::string& piece, std::vector<int>& out) const = 0;
   virtual std::string kind() const = 0;
   virtual bool byteFallback() const { return false; }
+  // WordPiece's marker of a token that continues a word ("##"); "" for others.
+  virtual std::string continuingPrefix() const { return {}; }
 
   std::unordered_map<std::string, int> vocab;
   std::vector<std::string> idToToken;
