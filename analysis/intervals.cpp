@@ -58,13 +58,11 @@ ProportionInterval clustered_proportion95(std::span<const double> successes,
     for (std::size_t i = 0; i < trials.size(); ++i)
       if (trials[i] > 0) ss += (successes[i] - p * trials[i]) * (successes[i] - p * trials[i]);
     const double variance = ss / (M * M) * clusters / (clusters - 1.0);
-    if (variance > 0.0) {
-      const boost::math::students_t t(clusters - 1.0);
-      const double ratio = kZ / boost::math::quantile(t, 0.975);
-      n = std::min(M, p * (1 - p) / variance) * ratio * ratio;
-    } else {
-      n = M;
-    }
+    // Scaled for the few clusters V rests on, also where V is 0 (every
+    // sentence alike), so that case is no narrower than its neighbours.
+    const boost::math::students_t t(clusters - 1.0);
+    const double ratio = kZ / boost::math::quantile(t, 0.975);
+    n = (variance > 0.0 ? std::min(M, p * (1 - p) / variance) : M) * ratio * ratio;
   }
   return clopper_pearson95(p * n, n);
 }

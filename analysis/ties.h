@@ -19,10 +19,11 @@ inline bool tied(double a, double b, double scale) {
   return std::abs(a - b) <= kTieTolerance * scale;
 }
 
-// Indices 0..n-1 by descending value, values tied within the relative
-// tolerance ordered by index. A run of tied values is grouped around its
-// largest member, so the order does not depend on rounding below the
-// tolerance.
+// Indices 0..n-1 by descending value; values within the relative tolerance
+// of a group's largest member form a group, ordered by index. Values equal
+// as real numbers and apart only by rounding (far below the tolerance) so
+// always go to the lower index; a chain of values each within the tolerance
+// of the next but not of the largest is split where it leaves the tolerance.
 template <class ValueOf>
 std::vector<int> descending_order_with_ties(int n, ValueOf value) {
   std::vector<int> order(static_cast<std::size_t>(std::max(0, n)));

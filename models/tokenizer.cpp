@@ -326,6 +326,18 @@ namespace {
 
 bool is_space_byte(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 
+// The bytes of the white-space character at `p` of `t` (Unicode White_Space,
+// as the pre-tokenizers drop it: U+00A0, U+3000, ...), 0 when there is none.
+std::size_t space_at(std::string_view t, std::size_t p) {
+  if (p >= t.size()) return 0;
+  const auto lead = static_cast<unsigned char>(t[p]);
+  if (lead < 0x80) return is_space_byte(t[p]) ? 1 : 0;
+  const std::size_t n = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+  if (p + n > t.size()) return 0;
+  const auto cs = tok::utf8_decode(std::string(t.substr(p, n)));
+  return cs.size() == 1 && tok::is_whitespace(cs.front()) ? n : 0;
+}
+
 const std::string kMetaspace = "\u2581";
 
 // What a piece or token string stands for in the normalized text: bytes
@@ -368,15 +380,16 @@ tok::AlignedText matching_view(const Tokenizer::Impl& m, const tok::AlignedText&
 // Places strings in a text in order, from a cursor: a string is found where
 // the cursor stands, past white space only, with or without its own leading
 // white space (a space the pre-tokenizer inserted may be absent). With
-// `searchAhead` (after a token whose text is unknown) it may be found further
-// on, up to `end`.
+// `searchAhead` (after a token whose text is unknown, or a piece after text a
+// pre-tokenizer removed) it may be found further on, up to `end`.
 struct Placer {
   const tok::AlignedText& text;
   const std::string& input;  // the original text the origins point into
   std::size_t cursor = 0;
 
   std::size_t skipSpace(std::size_t p, std::size_t end) const {
-    while (p < end && is_space_byte(text.text[p])) ++p;
+    const std::string_view t(text.text.data(), end);
+    for (std::size_t n; (n = space_at(t, p)) > 0;) p += n;
     return p;
   }
   // [at, at + length) of `s`, or nothing.
@@ -385,10 +398,13 @@ struct Placer {
     std::string trimmed = s;
     trimmed.erase(0, std::min(trimmed.size(), trimmed.find_first_not_of(" \t\n\r\f\v")));
     const std::string_view t(text.text.data(), end);
-    for (std::size_t p = cursor; p <= end; ++p) {
+    for (std::size_t p = cursor; p <= end;) {
       if (!s.empty() && t.substr(p).starts_with(s)) return std::pair{p, s.size()};
       if (!trimmed.empty() && t.substr(p).starts_with(trimmed)) return std::pair{p, trimmed.size()};
-      if (p >= end || (!searchAhead && !is_space_byte(t[p]))) break;
+      if (p >= end) break;
+      const std::size_t space = space_at(t, p);
+      if (space == 0 && !searchAhead) break;
+      p += std::max<std::size_t>(space, 1);
     }
     return std::nullopt;
   }
@@ -552,6 +568,9 @@ Encoding Tokenizer::encode(const std::string& text, bool addSpecialTokens) const
   // The regex engine is told the text is valid UTF-8 (PCRE2_NO_UTF_CHECK):
   // make sure it is, and that no NUL hides the rest from C libraries.
   internal::rethrow_as<TokenizerError>([&] { input_text_check(text, "text"); });
+  if (text.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw TokenizerError(m.source + ": a text of " + std::to_string(text.size()) +
+                         " bytes; offsets count bytes in an int (at most 2 GiB)");
   std::vector<int> ids;
   std::vector<std::pair<int, int>> offsets;
   try {
@@ -574,7 +593,12 @@ Encoding Tokenizer::encode(const std::string& text, bool addSpecialTokens) const
         m.model->tokenize(p, ids);
         offsets.resize(ids.size(), {-1, -1});
         const auto surface = piece_surface(m, p);
-        const auto found = surface ? place.find(*surface, view.text.size(), false) : std::nullopt;
+        // Past white space; else further on (a Split that removed its matches).
+        auto found = surface ? place.find(*surface, view.text.size(), false) : std::nullopt;
+        // (Within a window: removed text is short, and a piece never found must
+        // not make every later piece scan the rest of the text.)
+        if (!found && surface)
+          found = place.find(*surface, std::min(view.text.size(), place.cursor + 4096 + surface->size()), true);
         if (!found) continue;  // not placed: its tokens cover nothing known
         Placer inPiece{view, text, found->first};
         place_piece_tokens(m, inPiece, found->first + found->second, ids, first, ids.size(), offsets);

@@ -44,10 +44,12 @@ TEST(Intervals, ClusteredIntervalNeverCollapsesAtTheBoundary) {
   const ProportionInterval k =
       clustered_proportion95(std::vector<double>{0, 0, 0}, std::vector<double>{1, 2, 3});
   EXPECT_NEAR(k.effectiveSize, 36.0 / 14.0, 1e-12);
-  // Every sentence alike inside (0, 1): no between-sentence variance, n = the trial count.
+  // Every sentence alike inside (0, 1): no between-sentence variance, n = the
+  // trial count, scaled as every estimated n is by (z / t_4)^2.
   const ProportionInterval same =
       clustered_proportion95(std::vector<double>(5, 3.0), std::vector<double>(5, 12.0));
-  EXPECT_NEAR(same.effectiveSize, 60.0, 1e-9);
+  const double t4 = 2.7764451051977987;  // the 97.5% quantile of Student's t with 4 degrees
+  EXPECT_NEAR(same.effectiveSize, 60.0 * std::pow(1.959963984540054 / t4, 2), 1e-6);
   EXPECT_NEAR(same.estimate, 0.25, 1e-15);
   // Empty sentences are left out; none at all gives NaN; bad counts are refused.
   EXPECT_TRUE(std::isnan(clustered_proportion95(std::vector<double>{0.0}, std::vector<double>{0.0}).lo));

@@ -282,3 +282,22 @@ TEST(TokenizerOffsets, SentencePieceBytesAndPiecesTileEveryWord) {
     }
   }
 }
+
+TEST(TokenizerOffsets, UnicodeWhiteSpaceAndRemovedTextDoNotLoseTheWordsAfter) {
+  // A pre-tokenizer that drops a no-break space (Unicode White_Space), and a
+  // Split that removes its matches: the words after still find their places.
+  const std::string vocab = R"("vocab": {"[UNK]": 0, "a": 1, "b": 2, "c": 3})";
+  for (const std::string& pre :
+       {std::string(R"({"type": "WhitespaceSplit"})"), std::string(R"({"type": "Whitespace"})")}) {
+    const auto t = Tokenizer::fromJson(R"({"pre_tokenizer": )" + pre +
+                                       R"(, "model": {"type": "WordPiece", "unk_token": "[UNK]", )" + vocab + "}}");
+    EXPECT_EQ(t->encode("a\xc2\xa0" "b c", false).offsets,
+              (std::vector<std::pair<int, int>>{{0, 1}, {3, 4}, {5, 6}}))
+        << pre;
+  }
+  const auto split = Tokenizer::fromJson(
+      R"({"pre_tokenizer": {"type": "Split", "pattern": {"String": "-"}, "behavior": "Removed"},
+          "model": {"type": "WordPiece", "unk_token": "[UNK]", )" + vocab + "}}");
+  EXPECT_EQ(split->encode("a-b-c", false).offsets,
+            (std::vector<std::pair<int, int>>{{0, 1}, {2, 3}, {4, 5}}));
+}

@@ -187,12 +187,12 @@ CheckpointsPanel::CheckpointsPanel(QWidget* parent) : QWidget(parent) {
 void CheckpointsPanel::setCheckpoints(const QString& folder, models::CheckpointList list) {
   checkpoints_ = std::move(list.steps);
   const QString note = QString::fromStdString(list.note());
+  // One arg() call: a "%3" in the folder's name is not a place marker.
   folder_->setText(tr("%1: %2 checkpoints, steps %3 to %4%5")
-                       .arg(folder)
-                       .arg(checkpoints_.size())
-                       .arg(checkpoints_.empty() ? 0 : checkpoints_.front().step)
-                       .arg(checkpoints_.empty() ? 0 : checkpoints_.back().step)
-                       .arg(note.isEmpty() ? QString() : QStringLiteral(" (") + note + QStringLiteral(")")));
+                       .arg(folder, QString::number(checkpoints_.size()),
+                            QString::number(checkpoints_.empty() ? 0 : checkpoints_.front().step),
+                            QString::number(checkpoints_.empty() ? 0 : checkpoints_.back().step),
+                            note.isEmpty() ? QString() : QStringLiteral(" (") + note + QStringLiteral(")")));
   const QSignalBlocker quiet(slider_);
   slider_->setRange(0, std::max(0, static_cast<int>(checkpoints_.size()) - 1));
   slider_->setValue(slider_->maximum());

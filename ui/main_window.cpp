@@ -347,9 +347,16 @@ void MainWindow::buildDocks() {
   connect(selection_, &SelectionModel::interventionsChanged, this, &MainWindow::runInterventions);
   // A model that fails to open before anything is shown leaves the uniform
   // baseline on screen, as with no model at all (issue 17, defect 6).
-  connect(jobs_, &JobRunner::jobFailed, this, [this](quint64 id, const QString&, const QString&,
+  connect(jobs_, &JobRunner::jobFailed, this, [this](quint64 id, const QString&, const QString& message,
                                                      const QString&) {
     if (id == modelJob_ || id == runJob_) pendingSession_.reset();  // its model or run failed
+    // A refused study says why in its own dock, where a later run's clearing
+    // of the status bar does not reach.
+    if (id == studyJob_) {
+      studyPanel_->showRefusal(studyFolder_, message);
+      studyDock_->show();
+      studyDock_->raise();
+    }
     // The baseline only where it can be drawn: a failed baseline would hide
     // the model's error, which is the one the user needs.
     if (id == modelJob_ && !run_ && !model_ && sentence_words(sentence()).size() <= kMaxBaselineWords)
@@ -1109,7 +1116,8 @@ void MainWindow::chooseStudyFolder() {
 void MainWindow::openStudy(const QString& folder) {
   jobStatus_->clearError();
   const std::filesystem::path path = folder.toStdString();
-  jobs_->submit<StudyTables>(
+  studyFolder_ = folder;
+  studyJob_ = jobs_->submit<StudyTables>(
       tr("Open study"), [path](const JobProgress&) { return study_tables_read(path); },
       [this, folder](StudyTables study) {
         showStudy(std::move(study));

@@ -278,6 +278,8 @@ class MainWindow : public QMainWindow {
   std::pair<int, int> mapCellInA(int row, int col) const;
   quint64 runJob_ = 0;    // the newest Run sentence job
   quint64 modelJob_ = 0;  // the newest Open model job (its failure may need the baseline)
+  quint64 studyJob_ = 0;  // the newest Open study job (its refusal stays in the Study dock)
+  QString studyFolder_;   // the folder that job reads
   JobStatus* jobStatus_ = nullptr;
   SelectionBar* selectionBar_ = nullptr;
 

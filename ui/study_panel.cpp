@@ -165,6 +165,13 @@ StudyPanel::StudyPanel(QWidget* parent) : QWidget(parent) {
   layout->addWidget(views, 1);
 }
 
+void StudyPanel::showRefusal(const QString& folder, const QString& reason) {
+  const QString refused = tr("%1 could not be opened: %2").arg(folder, reason);
+  summary_->setTextFormat(Qt::PlainText);  // a folder or message is never markup
+  summary_->setText(study_ ? refused + tr(" The study shown is the one opened before.")
+                           : tr("No study open. ") + refused);
+}
+
 void StudyPanel::setStudy(StudyTables study) {
   study_ = std::move(study);
   const StudyTables& s = *study_;

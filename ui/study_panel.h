@@ -29,6 +29,9 @@ class StudyPanel : public QWidget {
 
   // Shows `study` (replacing what was shown) with (layer, head) chosen.
   void setStudy(StudyTables study);
+  // A study folder that could not be opened: the reason stays here (the study
+  // shown before, if any, stays open).
+  void showRefusal(const QString& folder, const QString& reason);
   const std::optional<StudyTables>& study() const { return study_; }
   // The head whose sentences the list shows; the grid frames it.
   void chooseHead(int layer, int head);
