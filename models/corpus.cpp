@@ -9,6 +9,7 @@
 
 #include "analysis/table_io.h"
 #include "models/input_files.h"
+#include "models/sentence_file.h"
 #include "models/internal/json_input.h"
 
 namespace sinkscope::models {
@@ -99,31 +100,8 @@ CorpusSplit corpus_split(std::vector<std::string> sentences, int heldoutCount, i
   return split;
 }
 
-namespace {
-
-// Calls fn(line, number) for every line of `text` (1-based; a final "\r" dropped).
-template <class F>
-void for_each_line(const std::string& text, F fn) {
-  std::size_t number = 0;
-  for (std::size_t begin = 0; begin < text.size();) {
-    std::size_t end = text.find('\n', begin);
-    if (end == std::string::npos) end = text.size();
-    std::string line = text.substr(begin, end - begin);
-    begin = end + 1;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    fn(std::move(line), ++number);
-  }
-}
-
-}  // namespace
-
 std::vector<std::string> corpus_read_lines(const fs::path& file) {
-  std::vector<std::string> lines;
-  for_each_line(input_file_read(file, kTextFileMaxBytes), [&](std::string line, std::size_t number) {
-    input_text_check(line, file.string() + ": line " + std::to_string(number));
-    if (!trim(line).empty()) lines.push_back(std::move(line));
-  });
-  return lines;
+  return sentences_parse(input_file_read(file, kTextFileMaxBytes), false, file.string());
 }
 
 bool corpus_is_json_lines(const fs::path& file) {
@@ -133,19 +111,8 @@ bool corpus_is_json_lines(const fs::path& file) {
 }
 
 std::vector<std::string> corpus_read_sentences(const fs::path& file) {
-  if (!corpus_is_json_lines(file)) return corpus_read_lines(file);
-  std::vector<std::string> sentences;
-  for_each_line(input_file_read(file, kTextFileMaxBytes), [&](std::string line, std::size_t number) {
-    const std::string where = file.string() + ": line " + std::to_string(number);
-    if (trim(line).empty()) return;
-    const nlohmann::json j = internal::json_parse_bounded(line, where);
-    if (!j.is_object() || !j.contains("text") || !j.at("text").is_string())
-      throw ModelInputError(where + ": not a JSON object with a string field \"text\"");
-    std::string sentence = j.at("text").get<std::string>();
-    input_text_check(sentence, where + ": text");
-    if (!trim(sentence).empty()) sentences.push_back(std::move(sentence));
-  });
-  return sentences;
+  return sentences_parse(input_file_read(file, kTextFileMaxBytes), corpus_is_json_lines(file),
+                         file.string());
 }
 
 void corpus_write_lines(const fs::path& file, const std::vector<std::string>& lines) {

@@ -82,6 +82,23 @@ TEST(FuzzCorpus, CaseFilesAreRefusedOrAcceptedAsExpected) {
   EXPECT_FALSE(run("encode", "nul-tokenizer-1"));
   EXPECT_TRUE(run("encode", "long-word-100000-tokenizer-0"));
   EXPECT_TRUE(run("encode", "mixed-scripts-tokenizer-5"));
+  // Files a user receives: sentence files, sessions, merged study folders.
+  for (const char* accepted : {"plain-lines", "plain-blank-lines-crlf", "plain-unicode",
+                               "jsonl-valid", "jsonl-many-entries"})
+    EXPECT_TRUE(run("sentences", accepted)) << accepted;
+  for (const char* refused : {"plain-bad-utf8", "plain-nul", "jsonl-missing-text",
+                              "jsonl-text-not-string", "jsonl-not-object", "jsonl-bad-json",
+                              "jsonl-deep", "jsonl-escaped-nul"})
+    EXPECT_FALSE(run("sentences", refused)) << refused;
+  for (const char* accepted : {"valid-full", "valid-minimal", "zeros-4096"})
+    EXPECT_TRUE(run("session", accepted)) << accepted << " (4,096 zeros collapse to one)";
+  for (const char* refused : {"version-1e300", "text-number", "layer-negative",
+                              "interventions-300", "camera-zero", "deep", "not-json"})
+    EXPECT_FALSE(run("session", refused)) << refused;
+  EXPECT_TRUE(run("study", "valid-merged"));
+  for (const char* refused : {"study-json-only", "bad-study-json", "layers-float", "many-commas",
+                              "truncated-specialisation"})
+    EXPECT_FALSE(run("study", refused)) << refused;
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, FuzzCorpus, ::testing::ValuesIn(fuzz_target_names()));

@@ -42,6 +42,10 @@ void encode_checked(const m::Tokenizer& t, const std::string& text, bool mayRefu
         if (id < 0 || static_cast<std::size_t>(id) >= t.vocabSize()) __builtin_trap();
       for (const auto& d : e.display)
         if (!m::utf8_valid(d)) __builtin_trap();  // display strings go into CSV and the GUI
+      if (e.offsets.size() != e.ids.size()) __builtin_trap();
+      for (const auto& [b, end] : e.offsets)  // none, or bytes of the text
+        if (!(b == -1 && end == -1) && !(0 <= b && b < end && end <= static_cast<int>(text.size())))
+          __builtin_trap();
     }
   } catch (const m::TokenizerError&) {
     if (valid && !mayRefuse) __builtin_trap();
@@ -152,8 +156,8 @@ bool fuzz_encode(const std::uint8_t* data, std::size_t size) {
 }
 
 const std::vector<std::string>& fuzz_target_names() {
-  static const std::vector<std::string> names{"safetensors", "config", "index", "tokenizer",
-                                              "encode"};
+  static const std::vector<std::string> names{"safetensors", "config",   "index",   "tokenizer",
+                                              "encode",      "sentences", "session", "study"};
   return names;
 }
 
@@ -163,6 +167,9 @@ FuzzTarget fuzz_target_named(const std::string& name) {
   if (name == "index") return fuzz_index;
   if (name == "tokenizer") return fuzz_tokenizer;
   if (name == "encode") return fuzz_encode;
+  if (name == "sentences") return fuzz_sentences;
+  if (name == "session") return fuzz_session;
+  if (name == "study") return fuzz_study;
   return nullptr;
 }
 

@@ -23,6 +23,13 @@ bool fuzz_tokenizer(const std::uint8_t* data, std::size_t size);
 // the rest is encoded.
 bool fuzz_encode(const std::uint8_t* data, std::size_t size);
 
+// Files a user receives (tests/fuzz/fuzz_file_targets.cpp). First byte's
+// lowest bit: JSON lines; the rest is the sentence file's text.
+bool fuzz_sentences(const std::uint8_t* data, std::size_t size);
+bool fuzz_session(const std::uint8_t* data, std::size_t size);  // a .sinkscope file
+// study.json and the merged tables, cut at "\n\x01\n" (see the .cpp).
+bool fuzz_study(const std::uint8_t* data, std::size_t size);
+
 // The tokenizer.json files fuzz_encode uses: every built-in model's and the
 // hand-written ones in tests/fuzz/tokenizers/ (WordPiece, Unigram, Metaspace).
 std::vector<std::string> fuzz_encode_tokenizers();

@@ -3,7 +3,11 @@
 
 Made with:
     build/app/sinkscope-cli random-model llama /tmp/fuzz-seed
-    python3 tests/fuzz/make_corpus.py /tmp/fuzz-seed
+    head -6 resources/examples/sentences.txt > /tmp/fuzz-six.txt
+    build/app/sinkscope-cli study run resources/models/rope-decoder-bos-first \
+        --sentences /tmp/fuzz-six.txt --out /tmp/fuzz-study --shard 0/1
+    build/app/sinkscope-cli study merge /tmp/fuzz-study
+    python3 tests/fuzz/make_corpus.py /tmp/fuzz-seed /tmp/fuzz-study
 
 Every case of issue 12 that a parser sees is here (the folder-level cases -
 FIFOs, links, shards outside the folder, full disks - are in
@@ -217,7 +221,92 @@ def main(seed_folder):
             put("encode", "%s-tokenizer-%d" % (name, i), bytes([i]) + text)
 
 
+def deep_object(depth):
+    return "{\"a\": " * depth + "1" + "}" * depth
+
+
+def file_corpora(study_folder):
+    """Seeds of the readers of files a user receives: sentence files, sessions
+    and merged study folders (tests/fuzz/fuzz_file_targets.cpp)."""
+    # ---- sentences: first byte even = plain lines, odd = JSON lines ----
+    plain = {
+        "lines": "The cat sat.\nA second sentence.\n",
+        "blank-lines-crlf": "one\r\n\r\n   \r\ntwo\r\n",
+        "no-final-newline": "only one line",
+        "unicode": "Caf\u00e9 r\u00e9sum\u00e9 \u4e2d\u6587 \U0001F642\n",
+    }
+    for name, text in plain.items():
+        put("sentences", "plain-" + name, b"\x00" + text.encode())
+    put("sentences", "plain-bad-utf8", b"\x00ok\nbad \xff byte\n")
+    put("sentences", "plain-nul", b"\x00a\x00b\n")
+    jsonl = {
+        "valid": '{"text": "The cat sat."}\n{"text": "Another.", "id": 3}\n\n',
+        "missing-text": '{"sentence": "x"}\n',
+        "text-not-string": '{"text": 5}\n',
+        "not-object": '["text"]\n',
+        "bad-json": '{"text": "a",}\n',
+        "deep": '{"text": "a", "x": ' + "[" * 100 + "]" * 100 + "}\n",
+        "escaped-nul": '{"text": "a\\u0000b"}\n',
+        "many-entries": '{"text": "a", "x": [' + ",".join(["{}"] * 2000) + ']}\n',
+    }
+    for name, text in jsonl.items():
+        put("sentences", "jsonl-" + name, b"\x01" + text.encode())
+
+    # ---- sessions ----
+    session = {
+        "format": "sinkscope-session", "version": 1,
+        "model": {"name": "/models/tiny", "folder": "/models/tiny",
+                  "config_sha256": "a" * 64, "tokenizer_sha256": "b" * 64},
+        "text": "The sink, it seems, sinks.",
+        "selection": {"layer": 1, "head": -1, "query": 3, "key": 0, "threshold": 0.1, "top_n": 3},
+        "interventions": [{"kind": "drop_first_token", "layers": [], "heads": [], "parameter": 0},
+                          {"kind": "ablate_heads", "layers": [1, 2], "heads": [0], "parameter": 0},
+                          {"kind": "rope_scale", "layers": [], "heads": [], "parameter": 4}],
+        "compare": {"sentence": "", "model": "/models/deep", "layer": 2, "head": -1},
+        "checkpoints": "",
+        "panels": {"log_scale": True, "overview_score": "entropy", "comparison": "after",
+                   "graph_layout": 1, "normalised_laplacian": False,
+                   "cameras": {"graphView": {"direction": [0, 0, 1], "up": [0, 1, 0]}}},
+        "figure": {"views": ["attentionView"], "columns": 2}}
+    put("session", "valid-full", json.dumps(session, indent=1))
+    put("session", "valid-minimal",
+        '{"format": "sinkscope-session", "version": 1, "model": {"name": "m"}, "text": "a"}')
+    for name, edit in {
+        "version-1e300": ("version", 1e300),
+        "text-number": ("text", 5),
+        "layer-negative": ("selection", {"layer": -3}),
+        "zeros-4096": ("interventions", [{"kind": "ablate_heads", "layers": [0] * 4096,
+                                          "heads": [0] * 4096, "parameter": 0}]),
+        "interventions-300": ("interventions", [{"kind": "drop_first_token"}] * 300),
+        "camera-zero": ("panels", {"cameras": {"graphView": {"direction": [0, 0, 0], "up": [0, 0, 0]}}}),
+    }.items():
+        bad = dict(session)
+        bad[edit[0]] = edit[1]
+        put("session", name, json.dumps(bad))
+    put("session", "deep", '{"format": "sinkscope-session", "version": 1, "x": ' + deep_object(2000) + "}")
+    put("session", "not-json", "format: sinkscope-session")
+
+    # ---- study folders: study.json and merged/*.csv cut at SEP ----
+    order = ["study.json", "merged/specialisation.csv", "merged/taxonomy_pooled.csv",
+             "merged/layer_profile.csv", "merged/frame.csv", "merged/token_specialisation.csv",
+             "merged/sink_rate.csv", "merged/top_sentences.csv", "merged/functional.csv"]
+    parts = []
+    for name in order:
+        path = os.path.join(study_folder, name)
+        parts.append(open(path, "rb").read() if os.path.exists(path) else None)
+    present = [p for p in parts if p is not None]
+    put("study", "valid-merged", SEP.join(present))
+    put("study", "study-json-only", present[0])
+    put("study", "bad-study-json", SEP.join([b"{"] + present[1:]))
+    put("study", "layers-float", SEP.join([present[0].replace(b'"layers": ', b'"layers": 0.5, "x": ')]
+                                          + present[1:]))
+    put("study", "many-commas", SEP.join(present[:1] + [b"," * 70000] + present[2:]))
+    put("study", "truncated-specialisation",
+        SEP.join(present[:1] + [present[1][: len(present[1]) // 2]] + present[2:]))
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: make_corpus.py RANDOM_MODEL_FOLDER")
+    if len(sys.argv) != 3:
+        sys.exit("usage: make_corpus.py RANDOM_MODEL_FOLDER MERGED_STUDY_FOLDER")
     main(sys.argv[1])
+    file_corpora(sys.argv[2])

@@ -12,7 +12,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 runs="${1:-1000000}"
 shift || true
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(safetensors config index encode tokenizer)
+[[ ${#targets[@]} -gt 0 ]] || targets=(safetensors config index encode tokenizer sentences session study)
 bin=build-fuzz/tests/fuzz
 work=build-fuzz/corpus
 findings=build-fuzz/findings
@@ -22,6 +22,7 @@ for t in "${targets[@]}"; do
   case "$t" in
     tokenizer) max_len=8192 ;;  # a whole small tokenizer.json (the seeds are 2-12 KB)
     encode) max_len=512 ;;      # a paragraph; long words are in the committed corpus
+    study) max_len=65536 ;;     # study.json and seven tables (the valid seed is ~50 KB)
     *) max_len=4096 ;;
   esac
   mkdir -p "$work/$t"
