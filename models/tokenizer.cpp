@@ -301,15 +301,7 @@ struct Tokenizer::Impl {
   // "##". Nothing for an added token or a byte-level string off the table.
   std::optional<std::string> surface(int id, const std::string& token) const {
     if (addedById.count(id)) return std::nullopt;
-    if (byteLevel) {
-      std::string bytes;
-      for (char32_t c : tok::utf8_decode(token)) {
-        const int b = tok::char_to_byte(c);
-        if (b < 0) return std::nullopt;
-        bytes += static_cast<char>(b);
-      }
-      return bytes;
-    }
+    if (byteLevel) return tok::byte_level_bytes(token);
     unsigned byte = 0;
     if (model->byteFallback() && token.size() == 6 && std::sscanf(token.c_str(), "<0x%2X>", &byte) == 1)
       return std::string(1, static_cast<char>(byte));
@@ -343,15 +335,7 @@ const std::string kMetaspace = "\u2581";
 // What a piece or token string stands for in the normalized text: bytes
 // for a byte-level tokenizer; otherwise the text with "▁" as a space.
 std::optional<std::string> piece_surface(const Tokenizer::Impl& m, const std::string& piece) {
-  if (m.byteLevel) {
-    std::string bytes;
-    for (char32_t c : tok::utf8_decode(piece)) {
-      const int b = tok::char_to_byte(c);
-      if (b < 0) return std::nullopt;
-      bytes += static_cast<char>(b);
-    }
-    return bytes;
-  }
+  if (m.byteLevel) return tok::byte_level_bytes(piece);
   std::string text = piece;
   for (std::size_t p; (p = text.find(kMetaspace)) != std::string::npos;) text.replace(p, 3, " ");
   return text;
@@ -415,13 +399,7 @@ struct Placer {
     while (x < y && is_space_byte(text.text[x])) ++x;
     while (y > x && is_space_byte(text.text[y - 1])) --y;
     if (x < y) b = x, e = y;
-    std::pair<int, int> u{-1, -1};
-    for (std::size_t i = b; i < e; ++i) {
-      const auto [x, y] = text.origin[i];
-      if (x < 0) continue;
-      u.first = u.first < 0 ? x : std::min(u.first, x);
-      u.second = std::max(u.second, y);
-    }
+    std::pair<int, int> u = tok::origin_union(text, b, e);
     // A token of some bytes of a character (byte fallback, byte-level BPE)
     // covers the character, as offsets in characters would say.
     auto continuation = [&](int i) {

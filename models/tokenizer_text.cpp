@@ -210,18 +210,6 @@ std::string strip_accents(const std::string& text) {
 
 }  // namespace
 
-AlignedText aligned_identity(const std::string& text, int offset) {
-  AlignedText a;
-  a.text = text;
-  a.origin.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i)
-    a.origin.emplace_back(offset + static_cast<int>(i), offset + static_cast<int>(i) + 1);
-  return a;
-}
-
-namespace {
-
-// The input bytes [b, e) as one origin: from the first's start to the last's end.
 std::pair<int, int> origin_union(const AlignedText& in, std::size_t b, std::size_t e) {
   std::pair<int, int> u{-1, -1};
   for (std::size_t i = b; i < e; ++i) {
@@ -232,6 +220,27 @@ std::pair<int, int> origin_union(const AlignedText& in, std::size_t b, std::size
   }
   return u;
 }
+
+std::optional<std::string> byte_level_bytes(const std::string& token) {
+  std::string bytes;
+  for (char32_t c : utf8_decode(token)) {
+    const int b = char_to_byte(c);
+    if (b < 0) return std::nullopt;
+    bytes += static_cast<char>(b);
+  }
+  return bytes;
+}
+
+AlignedText aligned_identity(const std::string& text, int offset) {
+  AlignedText a;
+  a.text = text;
+  a.origin.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i)
+    a.origin.emplace_back(offset + static_cast<int>(i), offset + static_cast<int>(i) + 1);
+  return a;
+}
+
+namespace {
 
 std::size_t utf8_length(unsigned char lead) {
   return lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xe ? 3 : (lead >> 3) == 0x1e ? 4 : 1;

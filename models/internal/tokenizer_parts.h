@@ -39,6 +39,8 @@ bool is_cjk(char32_t c);
 // ---- the GPT-2 byte <-> character table ----
 const std::vector<char32_t>& byte_to_char();
 int char_to_byte(char32_t c);  // -1 when c is not in the table
+// A byte-level token's bytes; nothing when a character is off the table.
+std::optional<std::string> byte_level_bytes(const std::string& token);
 
 // ---- regex with Unicode classes (PCRE2, UTF + UCP) ----
 class Regex {
@@ -65,6 +67,9 @@ struct AlignedText {
 };
 // `text` as it stands, its bytes at offset, offset + 1, ... of the original.
 AlignedText aligned_identity(const std::string& text, int offset);
+// The origins of bytes [b, e) of `in` as one range (first start to last end);
+// {-1, -1} when none has an origin.
+std::pair<int, int> origin_union(const AlignedText& in, std::size_t b, std::size_t e);
 
 class Normalizer {
  public:
