@@ -17,16 +17,21 @@ constexpr double kZ = 1.959963984540054;  // the 97.5% normal quantile
 constexpr int kFewestClustersForVariance = 5;
 }  // namespace
 
-ProportionInterval clopper_pearson95(double x, double n) {
+ProportionInterval clopper_pearson(double x, double n, double confidence) {
   if (!(n > 0) || !(x >= 0) || x > n || !std::isfinite(n))
-    throw std::invalid_argument("clopper_pearson95: need 0 <= successes <= trials and trials > 0");
+    throw std::invalid_argument("clopper_pearson: need 0 <= successes <= trials and trials > 0");
+  if (!(confidence > 0.0 && confidence < 1.0))
+    throw std::invalid_argument("clopper_pearson: the confidence must lie in (0, 1)");
+  const double tail = (1.0 - confidence) / 2.0;
   ProportionInterval r;
   r.estimate = x / n;
   r.effectiveSize = n;
-  r.lo = x > 0 ? boost::math::ibeta_inv(x, n - x + 1, 0.025) : 0.0;
-  r.hi = x < n ? boost::math::ibeta_inv(x + 1, n - x, 0.975) : 1.0;
+  r.lo = x > 0 ? boost::math::ibeta_inv(x, n - x + 1, tail) : 0.0;
+  r.hi = x < n ? boost::math::ibeta_inv(x + 1, n - x, 1.0 - tail) : 1.0;
   return r;
 }
+
+ProportionInterval clopper_pearson95(double x, double n) { return clopper_pearson(x, n, 0.95); }
 
 ProportionInterval clustered_proportion95(std::span<const double> successes,
                                           std::span<const double> trials) {

@@ -15,6 +15,10 @@ struct ProportionInterval {
 // may be fractional (beta quantiles), as an effective sample size gives them.
 ProportionInterval clopper_pearson95(double x, double n);
 
+// The same at another two-sided confidence in (0, 1), e.g. 1 - 0.05 / m for
+// one of m simultaneous (Bonferroni) intervals.
+ProportionInterval clopper_pearson(double x, double n, double confidence);
+
 // The 95% interval of p = sum(successes) / sum(trials) where the trials come
 // in clusters (sentence i holds trials[i] of them, successes[i] of which
 // succeeded) and trials within a cluster may be correlated: Clopper-Pearson

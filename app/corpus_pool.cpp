@@ -15,6 +15,7 @@
 #include "analysis/frames.h"
 #include "analysis/head_analysis.h"
 #include "analysis/persistence.h"
+#include "analysis/share_intervals.h"
 #include "analysis/sink_metric.h"
 #include "analysis/sinks.h"
 #include "analysis/table_io.h"
@@ -243,121 +244,6 @@ std::vector<SentenceRecord> corpus_records(const models::LoadedModel& loaded,
 
 namespace {
 
-// The pooled statistics of a weighted multiset of the records (weight w[r]:
-// how often record r was drawn), from per-head, per-record tallies built
-// once: what each bootstrap resample needs, without copying any record. With
-// every weight 1 it gives the point estimates corpus_tables computes.
-class CorpusResampler {
- public:
-  struct Stats {
-    std::vector<analysis::HeadSpecialisation> heads;
-    std::vector<double> sinkShare, currentShare;  // taxonomy, per head
-    double sinkRatePercent = 0.0, meanBoost = 0.0;
-  };
-
-  CorpusResampler(const std::vector<SentenceRecord>& records, std::size_t heads)
-      : records_(records.size()), heads_(heads), tokens_(heads * records.size()) {
-    std::map<std::string, int> ids;
-    for (std::size_t r = 0; r < records.size(); ++r)
-      for (std::size_t k = 0; k < heads; ++k) {
-        auto& set = tokens_[k * records_ + r];
-        for (const auto& s : records[r].sinks[k])
-          set.emplace_back(ids.emplace(s.token, static_cast<int>(ids.size())).first->second, s.position);
-        // One entry per token, at its lowest position: sorted, not searched
-        // (a record may list many distinct tokens).
-        std::sort(set.begin(), set.end());
-        set.erase(std::unique(set.begin(), set.end(),
-                              [](const auto& a, const auto& b) { return a.first == b.first; }),
-                  set.end());
-      }
-    names_.resize(ids.size());
-    for (const auto& [name, id] : ids) names_[static_cast<std::size_t>(id)] = name;
-    for (const auto& rec : records) {
-      votes_.insert(votes_.end(), rec.votes.begin(), rec.votes.end());
-      alpha0_.insert(alpha0_.end(), rec.alpha0.begin(), rec.alpha0.end());
-      baseline_.push_back(rec.uniformBaseline0);
-    }
-  }
-
-  Stats stats(const std::vector<int>& w, double eps, double specialisedShare) const {
-    Stats out;
-    long long n = 0;
-    for (int x : w) n += x;
-    std::vector<long long> count(names_.size(), 0);
-    std::vector<int> first(names_.size(), std::numeric_limits<int>::max());
-    std::vector<std::size_t> firstRecord(names_.size(), 0);
-    std::vector<int> positionInFirstRecord(names_.size(), 0);
-    std::vector<int> touched;
-    for (std::size_t k = 0; k < heads_; ++k) {
-      long long withSink = 0;
-      touched.clear();
-      for (std::size_t r = 0; r < records_; ++r) {
-        if (w[r] == 0) continue;
-        const auto& set = tokens_[k * records_ + r];
-        withSink += set.empty() ? 0 : w[r];
-        for (const auto& [id, position] : set) {
-          const auto i = static_cast<std::size_t>(id);
-          if (count[i] == 0) {
-            touched.push_back(id);
-            firstRecord[i] = r;
-            positionInFirstRecord[i] = position;
-          }
-          count[i] += w[r];
-          first[i] = std::min(first[i], position);
-        }
-      }
-      analysis::HeadSpecialisation h;
-      h.sampleShare = n > 0 ? static_cast<double>(withSink) / static_cast<double>(n) : 0.0;
-      h.specialised = h.sampleShare >= specialisedShare;
-      int best = -1;
-      for (int id : touched) {  // the tie rule of analysis::head_specialisation
-        const auto i = static_cast<std::size_t>(id);
-        const auto b = static_cast<std::size_t>(best);
-        if (best < 0 || analysis::top_token_before(count[i], first[i], firstRecord[i],
-                                                   positionInFirstRecord[i], count[b], first[b],
-                                                   firstRecord[b], positionInFirstRecord[b]))
-          best = id;
-      }
-      if (best >= 0) h.topToken = names_[static_cast<std::size_t>(best)];
-      for (int id : touched) {
-        count[static_cast<std::size_t>(id)] = 0;
-        first[static_cast<std::size_t>(id)] = std::numeric_limits<int>::max();
-      }
-      out.heads.push_back(std::move(h));
-      long long sink = 0, current = 0, total = 0;
-      for (std::size_t r = 0; r < records_; ++r) {
-        const analysis::TaxonomyVotes& v = votes_[r * heads_ + k];
-        sink += static_cast<long long>(w[r]) * v.sink;
-        current += static_cast<long long>(w[r]) * v.current;
-        total += static_cast<long long>(w[r]) * v.total();
-      }
-      const double t = static_cast<double>(std::max<long long>(1, total));
-      out.sinkShare.push_back(static_cast<double>(sink) / t);
-      out.currentShare.push_back(static_cast<double>(current) / t);
-    }
-    long long above = 0;
-    double boost = 0.0;
-    for (std::size_t r = 0; r < records_; ++r)
-      for (std::size_t k = 0; k < heads_; ++k) {
-        const double a = alpha0_[r * heads_ + k];
-        above += a > eps ? w[r] : 0;
-        boost += w[r] * (a / baseline_[r]);
-      }
-    const double cells = static_cast<double>(std::max<long long>(1, n * static_cast<long long>(heads_)));
-    out.sinkRatePercent = 100.0 * static_cast<double>(above) / cells;
-    out.meanBoost = boost / cells;
-    return out;
-  }
-
- private:
-  std::size_t records_, heads_;
-  std::vector<std::vector<std::pair<int, int>>> tokens_;  // [head][record]: (token, first position)
-  std::vector<std::string> names_;
-  std::vector<analysis::TaxonomyVotes> votes_;  // [record][head]
-  std::vector<double> alpha0_;                  // [record][head]
-  std::vector<double> baseline_;                // [record]
-};
-
 // The 2.5% and 97.5% quantiles (linear interpolation between order statistics).
 std::pair<double, double> interval95(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -516,33 +402,43 @@ analysis::CsvTable top_sentences_table(const std::vector<SentenceRecord>& record
 // Appends the 95% interval of every share and rate as _lo and _hi columns.
 // Proportions of trials (sentences with a sink, taxonomy votes, sink cells)
 // get the clustered Clopper-Pearson interval over the sentences, which keeps
-// its coverage at 0 and 1; the mean boost and the shares of heads by top token
-// (decided on the pooled sample, no per-sentence trials) get the percentile
-// interval of p.bootstrap resamples of the sentences, with replacement, seeded.
+// its coverage at 0 and 1; the shares of heads by top token (decided on the
+// pooled sample, no per-sentence trials) the range over the heads' plausible
+// classes (analysis/share_intervals.h), which does too; the mean boost the
+// percentile interval of p.bootstrap resamples of the sentences, seeded.
 void add_intervals(CorpusTables& t, const std::vector<SentenceRecord>& records, std::size_t heads,
-                   const std::string& firstToken, const std::string& lastToken, bool encoder,
-                   const AnalyzeParams& p) {
-  const CorpusResampler resampler(records, heads);
-  std::map<std::string, std::vector<double>> token;
-  std::vector<double> boost, first, last, other;
-  for (const auto& row : t.tokenSpecialisation.rows) token[row[0]];
+                   const std::string& firstToken, const std::string& lastToken, const AnalyzeParams& p) {
+  // The mean boost of a resample: each record's sum over the heads, weighted
+  // by how often the resample draws the record.
+  std::vector<double> boostSums;
+  for (const SentenceRecord& r : records) {
+    double sum = 0.0;
+    for (double a : r.alpha0) sum += a / r.uniformBaseline0;
+    boostSums.push_back(sum);
+  }
+  std::vector<double> boost;
   for (int b = 0; b < p.bootstrap; ++b) {
-    const auto s = resampler.stats(resample_weights(records.size(), p.bootstrapSeed, b), p.eps,
-                                   p.specialisedShare);
-    const analysis::FrameEvidence e = analysis::reference_frame(s.heads, firstToken, lastToken, encoder);
-    for (auto& [name, values] : token) {
-      const auto it = e.tokenShares.find(name);
-      values.push_back(it == e.tokenShares.end() ? 0.0 : it->second);
-    }
-    boost.push_back(s.meanBoost);
-    first.push_back(e.firstTokenShare);
-    last.push_back(e.lastTokenShare);
-    other.push_back(e.otherShare);
+    const std::vector<int> w = resample_weights(records.size(), p.bootstrapSeed, b);
+    double sum = 0.0;
+    for (std::size_t r = 0; r < records.size(); ++r) sum += w[r] * boostSums[r];
+    boost.push_back(sum / static_cast<double>(records.size() * heads));
   }
   auto append = [](analysis::CsvTable& table, std::size_t row, const std::vector<double>& values) {
     const auto [lo, hi] = interval95(values);
     table.rows[row].push_back(num(lo));
     table.rows[row].push_back(num(hi));
+  };
+  std::vector<analysis::HeadSinkTally> tallies(heads);
+  for (std::size_t k = 0; k < heads; ++k) {
+    std::vector<std::vector<analysis::SinkOccurrence>> sinks;
+    sinks.reserve(records.size());
+    for (const SentenceRecord& r : records) sinks.push_back(r.sinks[k]);
+    tallies[k] = analysis::head_sink_tally(sinks);
+  }
+  const analysis::PlausibleHeadClasses classes(tallies, p.specialisedShare);
+  auto appendShare = [](analysis::CsvTable& table, std::size_t row, analysis::ShareInterval i) {
+    table.rows[row].push_back(num(i.lo));
+    table.rows[row].push_back(num(i.hi));
   };
   // Per sentence: successes and trials of one proportion, then its interval.
   const std::size_t n = records.size();
@@ -571,7 +467,7 @@ void add_intervals(CorpusTables& t, const std::vector<SentenceRecord>& records, 
   }
   t.tokenSpecialisation.columns.insert(t.tokenSpecialisation.columns.end(), {"share_lo", "share_hi"});
   for (std::size_t row = 0; row < t.tokenSpecialisation.rows.size(); ++row)
-    append(t.tokenSpecialisation, row, token[t.tokenSpecialisation.rows[row][0]]);
+    appendShare(t.tokenSpecialisation, row, classes.share({t.tokenSpecialisation.rows[row][0]}));
   t.sinkRate.columns.insert(t.sinkRate.columns.end(), {"sink_rate_percent_lo", "sink_rate_percent_hi",
                                                        "mean_boost_lo", "mean_boost_hi"});
   for (std::size_t r = 0; r < n; ++r) {
@@ -584,9 +480,12 @@ void add_intervals(CorpusTables& t, const std::vector<SentenceRecord>& records, 
   t.frame.columns.insert(t.frame.columns.end(),
                          {"first_token_share_lo", "first_token_share_hi", "last_token_share_lo",
                           "last_token_share_hi", "other_share_lo", "other_share_hi"});
-  append(t.frame, 0, first);
-  append(t.frame, 0, last);
-  append(t.frame, 0, other);
+  // As analysis::reference_frame counts them: the last token only where the
+  // model has one other than the first, every other token in the other share.
+  const bool hasLast = !lastToken.empty() && lastToken != firstToken;
+  appendShare(t.frame, 0, classes.share({firstToken}));
+  appendShare(t.frame, 0, hasLast ? classes.share({lastToken}) : analysis::ShareInterval{});
+  appendShare(t.frame, 0, classes.share({firstToken, lastToken}, true));
 }
 
 }  // namespace
@@ -664,7 +563,7 @@ CorpusTables corpus_tables(const std::vector<SentenceRecord>& records, int L, in
   t.frame.rows.push_back({analysis::reference_frame_name(e.frame),
                           std::to_string(e.specialisedHeads), firstToken, num(e.firstTokenShare),
                           lastToken, num(e.lastTokenShare), num(e.otherShare)});
-  if (p.bootstrap > 0 && !records.empty()) add_intervals(t, records, heads, firstToken, lastToken, encoder, p);
+  if (p.bootstrap > 0 && !records.empty()) add_intervals(t, records, heads, firstToken, lastToken, p);
   t.layerProfile = layer_profile_table(records, L, p);
   t.topSentences = top_sentences_table(records, L, H);
   if (p.functional) t.functional = functional_table(records, L, p);
@@ -727,8 +626,13 @@ std::vector<std::pair<std::string, std::string>> corpus_header(const AnalyzePara
                      "variance of p, at most the trial count; with fewer than 5 sentences "
                      "holding a success (or a failure), Kish's (sum m)^2 / sum m^2; it keeps "
                      "its coverage at 0 and 1 (simulated: >= 92.8% from p = 0.003 to 0.99). "
-                     "mean_boost and the shares of heads by top token (share, first/last/"
-                     "other_token_share): the percentile interval of the resamples"
+                     "Shares of specialised heads by top token (share, first/last/other_token_share): "
+                     "the least and most the share can be over every classification of the heads "
+                     "their Clopper-Pearson intervals allow (each head's sink share against "
+                     "--specialised-share, each token's share against the best token's lower "
+                     "bound), all intervals simultaneous at 95% (Bonferroni over heads and "
+                     "tokens); it is the point only where every head is clear-cut. mean_boost: "
+                     "the percentile interval of the resamples"
                : std::string("none")}};
 }
 

@@ -227,10 +227,11 @@ TEST_F(Study, JsonLinesGiveTheSameStudyAsPlainLines) {
 
 // Every pooled share and rate carries a 95% interval over the sentences. On a
 // corpus of one sentence repeated, every bootstrap resample is the corpus
-// itself, so the percentile intervals collapse onto their point estimates,
+// itself, so the percentile interval (mean boost) collapses onto its point,
 // while the intervals of proportions keep the width of nine sentences (at 0
-// or 1: Clopper-Pearson's bounds for 0 or 9 of 9 trials); on varied sentences
-// the intervals bracket the point and a seed repeats them.
+// or 1: Clopper-Pearson's bounds for 0 or 9 of 9 trials), and so do the
+// shares of heads by top token (nine sentences cannot make a head clear-cut);
+// on varied sentences the intervals bracket the point and a seed repeats them.
 TEST_F(Study, BootstrapIntervalsAreSeededAndCollapseOnARepeatedSentence) {
   {
     std::ofstream out(dir / "same.txt");
@@ -243,8 +244,10 @@ TEST_F(Study, BootstrapIntervalsAreSeededAndCollapseOnARepeatedSentence) {
   ASSERT_EQ(analyze("same.txt", "same", "--bootstrap 50").exit, 0);
   const std::set<std::string> proportions{"sample_share", "sink_share", "current_share",
                                           "sink_rate_percent"};
+  const std::set<std::string> headShares{"share", "first_token_share", "last_token_share",
+                                          "other_share"};
   const double edge = std::pow(0.025, 1.0 / 9);  // (1 - p)^9 = 0.025 or p^9 = 0.025
-  int atBoundary = 0;
+  int atBoundary = 0, headShareBounds = 0;
   for (const char* table : {"specialisation.csv", "token_specialisation.csv",
                             "taxonomy_pooled.csv", "sink_rate.csv", "frame.csv",
                             "layer_profile.csv"}) {
@@ -273,6 +276,16 @@ TEST_F(Study, BootstrapIntervalsAreSeededAndCollapseOnARepeatedSentence) {
         const double point = std::stod(cells[static_cast<std::size_t>(at - names.begin())]);
         const double bound = std::stod(cells[c]);
         ++bounded;
+        if (headShares.count(base)) {
+          EXPECT_TRUE(low ? bound <= point : bound >= point) << table << ": " << n;
+          // Never a point: the bound away from 0 or 1 moves off it.
+          const bool pinned = (point == 0.0 && low) || (point == 1.0 && !low);
+          if (base != "last_token_share" && !pinned) {
+            EXPECT_NE(bound, point) << table << ": " << n;
+          }
+          ++headShareBounds;
+          continue;
+        }
         if (!proportions.count(base)) {
           EXPECT_NEAR(bound, point, 1e-12 * (1.0 + std::abs(point))) << table << ": " << n;
           continue;
@@ -293,6 +306,7 @@ TEST_F(Study, BootstrapIntervalsAreSeededAndCollapseOnARepeatedSentence) {
     EXPECT_GT(bounded, 0) << table << " has interval columns";
   }
   EXPECT_GT(atBoundary, 0) << "some head shares sit at 0 or 1";
+  EXPECT_GE(headShareBounds, 8) << "token and frame shares have intervals";
   // Varied sentences: lo <= point <= hi for the sink rate; the seed decides the draws.
   ASSERT_EQ(analyze("s.txt", "a", "--bootstrap 100 --bootstrap-seed 3").exit, 0);
   ASSERT_EQ(analyze("s.txt", "b", "--bootstrap 100 --bootstrap-seed 3").exit, 0);

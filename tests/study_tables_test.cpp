@@ -311,5 +311,21 @@ TEST_F(StudyTablesRead, DamagedOrHostileStudiesAreRefusedWithTheFileAndProblem) 
     EXPECT_NE(refusal(f).find("label \"Sinker\" is not Retriever, Mixer or Reset"), std::string::npos)
         << refusal(f);
   }
+  {  // a table cut in half: at a line end, rows are missing; inside a line, a number may still parse
+    const fs::path f = copy("cut");
+    const std::string text = read_text(dir_ / "study/merged/taxonomy_pooled.csv");
+    const std::size_t half = text.find('\n', text.size() / 2) + 1;
+    std::ofstream(f / "merged/taxonomy_pooled.csv") << text.substr(0, half);
+    EXPECT_NE(refusal(f).find("taxonomy_pooled.csv: no row for layer "), std::string::npos)
+        << refusal(f);
+    std::ofstream(f / "merged/taxonomy_pooled.csv") << text.substr(0, text.size() - 3);
+    EXPECT_NE(refusal(f).find("taxonomy_pooled.csv: ends in the middle of a line (the file is cut short)"),
+              std::string::npos)
+        << refusal(f);
+    std::ofstream(f / "merged/taxonomy_pooled.csv") << text;
+    const std::string profile = read_text(dir_ / "study/merged/layer_profile.csv");
+    std::ofstream(f / "merged/layer_profile.csv") << profile.substr(0, profile.find('\n', profile.size() / 2) + 1);
+    EXPECT_NE(refusal(f).find("layer_profile.csv: no row for layer "), std::string::npos) << refusal(f);
+  }
   EXPECT_NE(refusal(dir_ / "no-such-folder").find("not a folder"), std::string::npos);
 }

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "analysis/table_io.h"
@@ -38,8 +39,13 @@ class Table {
   Table(const fs::path& file, bool required = true) : file_(file) {
     std::error_code ec;
     if (!required && !fs::exists(fs::symlink_status(file, ec))) return;
+    const std::string text = read_bounded(file, kMaxCsv);
+    // Every table a merge writes ends its last row with a newline; without
+    // one the file was cut short, possibly inside a number that still parses.
+    if (text.empty() || text.back() != '\n')
+      throw StudyReadError(file.string() + ": ends in the middle of a line (the file is cut short)");
     try {
-      table_ = analysis::csv_parse(read_bounded(file, kMaxCsv));
+      table_ = analysis::csv_parse(text);
     } catch (const std::invalid_argument& e) {
       throw StudyReadError(file.string() + ": " + e.what());
     }
@@ -133,6 +139,18 @@ void read_description(StudyTables& s) {
     throw StudyReadError(file.string() + ": layers or heads out of range");
 }
 
+// Tables with a row per head (or per layer) must have every one: a file cut
+// at a line end parses, and its missing rows would be drawn as nothing.
+void require_every(const std::vector<bool>& seen, const fs::path& file, int heads,
+                   const std::string& what = "") {
+  for (std::size_t k = 0; k < seen.size(); ++k)
+    if (!seen[k])
+      throw StudyReadError(file.string() + ": no row for layer " +
+                           std::to_string(heads > 0 ? k / static_cast<std::size_t>(heads) : k) +
+                           (heads > 0 ? ", head " + std::to_string(k % static_cast<std::size_t>(heads)) : "") +
+                           what + " (the file is cut short or damaged)");
+}
+
 // The (layer, head) of a row, checked against the study's shape.
 std::size_t head_index(const Table& t, std::size_t row, const StudyTables& s) {
   const auto l = t.integer(row, "layer", 0, s.layers - 1);
@@ -153,9 +171,13 @@ void read_heads(StudyTables& s, const fs::path& merged) {
     h.topToken = spec.text(r, "top_token");
     seen[k] = true;
   }
+  require_every(seen, merged / "specialisation.csv", s.heads);
   const Table tax(merged / "taxonomy_pooled.csv");
+  seen.assign(count, false);
   for (std::size_t r = 0; r < tax.rows(); ++r) {
-    StudyHead& h = s.perHead[head_index(tax, r, s)];
+    const std::size_t k = head_index(tax, r, s);
+    seen[k] = true;
+    StudyHead& h = s.perHead[k];
     h.sinkShare = tax.interval(r, "sink_share");
     h.currentShare = tax.interval(r, "current_share");
     h.label = tax.text(r, "label");
@@ -164,11 +186,7 @@ void read_heads(StudyTables& s, const fs::path& merged) {
                            std::to_string(r + 1) + ": label \"" + h.label.substr(0, 40) +
                            "\" is not Retriever, Mixer or Reset");
   }
-  for (std::size_t k = 0; k < count; ++k)
-    if (!seen[k])
-      throw StudyReadError((merged / "specialisation.csv").string() + ": no row for layer " +
-                           std::to_string(k / static_cast<std::size_t>(s.heads)) + ", head " +
-                           std::to_string(k % static_cast<std::size_t>(s.heads)));
+  require_every(seen, merged / "taxonomy_pooled.csv", s.heads);
   s.sentences = static_cast<std::size_t>(std::strtoull(spec.comment("sentences").c_str(), nullptr, 10));
   s.sentencesMissing = spec.comment("sentences_missing");
   if (s.sentencesMissing.empty()) s.sentencesMissing = "none";
@@ -177,6 +195,7 @@ void read_heads(StudyTables& s, const fs::path& merged) {
 
 void read_profiles(StudyTables& s, const fs::path& merged) {
   const Table t(merged / "layer_profile.csv");
+  std::map<std::string, std::vector<bool>> seen;
   for (std::size_t r = 0; r < t.rows(); ++r) {
     const auto l = static_cast<std::size_t>(t.integer(r, "layer", 0, s.layers - 1));
     std::string metric = t.text(r, "metric");
@@ -193,7 +212,14 @@ void read_profiles(StudyTables& s, const fs::path& merged) {
       s.profileOrder.push_back(metric);
     }
     it->second[l] = t.interval(r, "mean");
+    auto& layers = seen[metric];
+    layers.resize(static_cast<std::size_t>(s.layers), false);
+    layers[l] = true;
   }
+  if (s.profiles.empty())
+    throw StudyReadError((merged / "layer_profile.csv").string() + ": no rows (the file is cut short or damaged)");
+  for (const auto& [metric, layers] : seen)
+    require_every(layers, merged / "layer_profile.csv", 0, " of " + metric.substr(0, 64));
 }
 
 void read_frame(StudyTables& s, const fs::path& merged) {

@@ -2,8 +2,11 @@
 # Runs every libFuzzer target of the fuzz preset for RUNS executions each
 # (default 1,000,000), one after the other on one core, starting from the
 # committed corpus and growing a work corpus beside the build. Prints one
-# summary line per target (executions, coverage, features, corpus, time) and
-# exits non-zero at the first finding (the crash file lands in build-fuzz/findings/).
+# summary line per target (executions, executions per second, coverage,
+# features, corpus, time) and exits non-zero at the first finding: a crash, a
+# leak, a timeout, or an input that took a second or more (every reader must be
+# near-linear, so a slow input is a finding too). The input lands in
+# build-fuzz/findings/.
 #
 #   cmake --preset fuzz && cmake --build --preset fuzz
 #   tests/fuzz/run_fuzzers.sh [RUNS] [TARGET...]
@@ -28,7 +31,7 @@ for t in "${targets[@]}"; do
   mkdir -p "$work/$t"
   log="$findings/$t.log"
   start=$(date +%s)
-  if ! "$bin/fuzz_$t" -runs="$runs" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
+  if ! "$bin/fuzz_$t" -runs="$runs" -max_len="$max_len" -timeout=10 -report_slow_units=1 -rss_limit_mb=2048 \
       -print_final_stats=1 -artifact_prefix="$findings/$t-" "$work/$t" "tests/fuzz/corpus/$t" \
       >"$log" 2>&1; then
     echo "fuzz_$t: FINDING (see $log)"
@@ -36,7 +39,13 @@ for t in "${targets[@]}"; do
     exit 1
   fi
   end=$(date +%s)
+  if grep -qE '^Slowest unit: [1-9][0-9]* s' "$log"; then
+    echo "fuzz_$t: FINDING, inputs slower than 1 s (see $log and $findings/$t-slow-unit-*):"
+    grep -E '^Slowest unit' "$log"
+    exit 1
+  fi
   done_line=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1)
   execs=$(grep -E '^stat::number_of_executed_units' "$log" | awk '{print $2}')
-  echo "fuzz_$t: $execs executions in $((end - start)) s; ${done_line#*DONE}"
+  secs=$((end - start > 0 ? end - start : 1))
+  echo "fuzz_$t: $execs executions in $secs s ($((execs / secs)) per s); ${done_line#*DONE}"
 done
