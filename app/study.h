@@ -1,11 +1,9 @@
 #pragma once
 // `sinkscope-cli study`: a corpus study as a folder that runs on one core, on
 // every core, or as the tasks of a cluster job array, and always merges to the
-// same numbers (issue 15).
+// same numbers.
 //
-//   DIR/study.json                    inputs (model and sentence hashes) and parameters
-//   DIR/shards/shard-I-of-N/          one finished shard: records.jsonl + manifest.json
-//   DIR/merged/                       the pooled tables of `analyze --sentences`
+// Its files: app/study_files.h.
 //
 // A shard is written into a temporary folder and renamed into place when it
 // is complete, so a task killed mid-shard leaves no shard behind.
@@ -19,27 +17,10 @@
 
 #include "app/analyze_report.h"
 #include "app/corpus_pool.h"
+#include "app/study_files.h"
 #include "models/loaded_model.h"
 
 namespace sinkscope::app {
-
-// A study that cannot go on as asked (other inputs, missing shards, a damaged
-// file); the message names the file and the problem.
-class StudyError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-// Shard I of N (0 <= I < N): blocks [floor(I K / N), floor((I + 1) K / N)) of
-// the K blocks of AnalyzeParams::batch consecutive sentences (whole blocks, so
-// that every split runs the same batched passes).
-struct ShardId {
-  int index = 0;
-  int count = 1;
-};
-// "I/N"; throws std::invalid_argument.
-ShardId parse_shard(const std::string& text);
-std::string shard_folder_name(ShardId shard);  // "shard-I-of-N"
 
 // What a study is: the model, the sentences and the analysis parameters.
 struct StudyInputs {
@@ -57,15 +38,6 @@ struct StudyInputs {
 std::string study_run(const std::filesystem::path& dir, const StudyInputs& inputs, ShardId shard,
                       const models::LoadedModel& model, std::ostream& progress);
 
-// Which sentences the finished shards cover.
-struct StudyStatus {
-  std::size_t sentences = 0;
-  std::vector<std::string> complete;                          // shard folder names
-  std::vector<std::pair<std::size_t, std::size_t>> missing;  // [first, end) of uncovered sentences
-  std::vector<std::string> unfinished;  // temporary folders of shards that are running or were killed
-};
-StudyStatus study_status(const std::filesystem::path& dir);
-
 // Merges the finished shards into DIR/merged/ (atomically; replacing an
 // earlier merge only with `force`). Without `partial`, a study with missing
 // sentences is refused with the list; with it, what exists is merged and the
@@ -76,19 +48,6 @@ std::vector<std::filesystem::path> study_merge(const std::filesystem::path& dir,
                                                bool force, int bootstrap = 200,
                                                unsigned long long bootstrapSeed = 1,
                                                const std::string& command = {});
-
-// Every sentence's record of a finished study (all shards complete), in
-// sentence order, checked as a merge checks them, with the study's shape and
-// parameters: what a figure set of the study draws. Throws StudyError.
-struct StudyRecords {
-  std::vector<SentenceRecord> records;
-  int layers = 0, heads = 0;
-  bool encoder = false;
-  AnalyzeParams params;
-  std::string model, modelFolder, sentencesFile;
-  std::map<std::string, std::string> hashes;  // model_config_sha256, tokenizer_sha256, sentences_sha256
-};
-StudyRecords study_records(const std::filesystem::path& dir);
 
 // Slurm: a job array of shard tasks and a merge job that runs when every task
 // has succeeded (afterok).
