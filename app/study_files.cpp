@@ -297,6 +297,21 @@ json record_to_json(const SentenceRecord& r) {
   return out;
 }
 
+// A recorded number inside the range its definition allows (metrics.md),
+// within a relative 1e-6 for rounding; NaN (a quantity the sentence lacks)
+// passes. Finite but impossible values (2^1000, a negative share) would
+// otherwise pool into inf or nonsense.
+void check_range(double v, double lo, double hi, const std::string& where) {
+  const double slack = 1e-6 * (1.0 + std::max(std::abs(lo), std::abs(hi)));
+  if (std::isnan(v) || (v >= lo - slack && v <= hi + slack)) return;
+  char text[160];
+  std::snprintf(text, sizeof text, ": %g is outside its range [%g, %g]", v, lo, hi);
+  throw StudyError(where + text);
+}
+void check_ranges(const std::vector<double>& values, double lo, double hi, const std::string& where) {
+  for (double v : values) check_range(v, lo, hi, where);
+}
+
 // One line of records.jsonl, checked against the study's shape: `heads` of
 // every layer, one figure per threshold, the functional results when asked.
 SentenceRecord record_from_json(const json& j, const StudyFile& study, const std::string& where) {
@@ -311,7 +326,10 @@ SentenceRecord record_from_json(const json& j, const StudyFile& study, const std
     r.firstSpecial = j.at("first").get<std::string>();
     r.lastSpecial = j.at("last").get<std::string>();
     r.uniformBaseline0 = parse_hex_double(j.at("u0"), where + ": u0");
+    // The uniform head's alpha_0 lies between 1/T (every query sees every
+    // key) and 1 (a causal sentence of one token).
     if (!(r.uniformBaseline0 > 0)) throw StudyError(where + ": u0 must be positive");
+    check_range(r.uniformBaseline0, 1.0 / r.tokens, 1.0, where + ": u0");
     const json& hs = j.at("heads");
     if (!hs.is_array() || hs.size() != heads)
       throw StudyError(where + ": " + std::to_string(hs.is_array() ? hs.size() : 0) +
@@ -334,6 +352,7 @@ SentenceRecord record_from_json(const json& j, const StudyFile& study, const std
         throw StudyError(where + ": taxonomy votes out of range");
       r.votes.push_back(votes);
       r.alpha0.push_back(parse_hex_double(h.at("a"), where + ": alpha0"));
+      check_range(r.alpha0.back(), 0.0, 1.0, where + ": alpha0");
     }
     const json& ls = j.at("layers");
     if (!ls.is_array() || ls.size() != static_cast<std::size_t>(study.layers))
@@ -350,12 +369,28 @@ SentenceRecord record_from_json(const json& j, const StudyFile& study, const std
       f.fNRandom = parse_hex_double(l.at("fr"), where + ": random F_N", true);
       f.fiedler = parse_hex_doubles(l.at("fiedler"), thresholds, where + ": fiedler", true);
       f.centralisation = parse_hex_doubles(l.at("cz"), thresholds, where + ": centralisation", true);
+      // Shares and their means in [0, 1] (concentration in %), boost at most
+      // 1 / u0 <= T, bar counts at most the edges, a Laplacian's eigenvalue at
+      // most n, Freeman's centralisation at most 1 (a star).
+      const double T = static_cast<double>(r.tokens);
+      check_range(f.sinkConcentration, 0.0, 100.0, where + ": sink concentration");
+      check_range(f.alpha0, 0.0, 1.0, where + ": layer alpha0");
+      check_range(f.boost, 0.0, T, where + ": boost");
+      check_range(f.bars0, 0.0, T * T, where + ": bars0");
+      check_range(f.bars1, 0.0, T * T, where + ": bars1");
+      check_range(f.fN, 0.0, 1.0, where + ": F_N");
+      check_range(f.fNRandom, 0.0, 1.0, where + ": random F_N");
+      check_ranges(f.fiedler, 0.0, T, where + ": fiedler");
+      check_ranges(f.centralisation, 0.0, 1.0, where + ": centralisation");
       r.layers.push_back(std::move(f));
     }
     if (study.params.functional) {
       r.kl = parse_hex_doubles(j.at("kl"), static_cast<std::size_t>(study.layers) + 1,
                                where + ": kl", true);
       r.bosDeltaNll = parse_hex_double(j.at("bos"), where + ": bos", true);
+      // KL is never negative; a change of mean NLL in nats stays far below 1e6.
+      check_ranges(r.kl, 0.0, 1e6, where + ": kl");
+      check_range(r.bosDeltaNll, -1e6, 1e6, where + ": bos");
     }
     if (study.params.curves) {
       // Every layer's curves: alpha_k for each token, the Betti curves on the
@@ -377,6 +412,13 @@ SentenceRecord record_from_json(const json& j, const StudyFile& study, const std
         if (keys > T) throw StudyError(where + ": curves: F_N for more keys than tokens");
         lc.fN = parse_hex_doubles(l.at("f"), keys, where + ": curves: F_N", true);
         lc.fNRandom = parse_hex_doubles(l.at("fr"), keys, where + ": curves: random F_N", true);
+        check_ranges(lc.alpha, 0.0, 1.0, where + ": curves: alpha");
+        check_ranges(lc.alphaUniform, 0.0, 1.0, where + ": curves: uniform alpha");
+        check_ranges(lc.bettiGrid, 0.0, 1e6, where + ": curves: Betti grid");
+        check_ranges(lc.beta0, 0.0, static_cast<double>(T) * static_cast<double>(T), where + ": curves: beta0");
+        check_ranges(lc.beta1, 0.0, static_cast<double>(T) * static_cast<double>(T), where + ": curves: beta1");
+        check_ranges(lc.fN, 0.0, 1.0, where + ": curves: F_N");
+        check_ranges(lc.fNRandom, 0.0, 1.0, where + ": curves: random F_N");
         r.curves.push_back(std::move(lc));
       }
     }

@@ -217,4 +217,17 @@ TEST(FigureSet, AStudyFolderGivesTheFigureSetOfItsSentenceFile) {
   EXPECT_EQ(damaged.exit, 2);
   EXPECT_NE(damaged.out.find("records.jsonl:1"), std::string::npos) << damaged.out;
   EXPECT_NE(damaged.out.find("beta0"), std::string::npos) << damaged.out;
+  // Finite but impossible: a head's alpha_0 of 2^1000 would pool into inf.
+  text = read_text(records);
+  const auto head = text.find("\"heads\":[{\"a\":\"");
+  ASSERT_NE(head, std::string::npos);
+  const auto value = head + 15;
+  text.replace(value, text.find('"', value) - value, "0x1p+1000");
+  std::ofstream(records) << text;
+  const CliRun impossible =
+      cli("figure-set --study '" + (root / "study").string() + "' --out '" + (root / "e").string() + "'");
+  EXPECT_EQ(impossible.exit, 2);
+  EXPECT_NE(impossible.out.find("records.jsonl:1: alpha0: 1.07151e+301 is outside its range [0, 1]"),
+            std::string::npos)
+      << impossible.out;
 }

@@ -99,6 +99,13 @@ TEST(FuzzCorpus, CaseFilesAreRefusedOrAcceptedAsExpected) {
   for (const char* refused : {"study-json-only", "bad-study-json", "layers-float", "many-commas",
                               "truncated-specialisation"})
     EXPECT_FALSE(run("study", refused)) << refused;
+  // Study shards as a merge reads and pools them.
+  for (const char* accepted : {"valid-one-shard", "many-sink-tokens"})
+    EXPECT_TRUE(run("shards", accepted)) << accepted;
+  for (const char* refused : {"records-cut-in-half", "same-shard-twice", "manifest-shard-float",
+                              "sentences-2-to-the-32", "record-heads-cut", "alpha-2-to-the-1000",
+                              "index-float"})
+    EXPECT_FALSE(run("shards", refused)) << refused;
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, FuzzCorpus, ::testing::ValuesIn(fuzz_target_names()));

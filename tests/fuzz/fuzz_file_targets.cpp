@@ -5,11 +5,14 @@
 
 #include <QByteArray>
 #include <QString>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
+#include "app/corpus_pool.h"
+#include "app/study_files.h"
 #include "fuzz/fuzz_targets.h"
 #include "models/input_files.h"
 #include "models/sentence_file.h"
@@ -88,6 +91,48 @@ bool fuzz_study(const std::uint8_t* data, std::size_t size) {
     if (t.layers < 1 || t.heads < 1) __builtin_trap();
     return true;
   } catch (const ui::StudyReadError&) {
+    return false;
+  }
+}
+
+// study.json, then up to two shards, each as its folder name (letters,
+// digits and '-' kept, e.g. shard-0-of-2), manifest.json and records.jsonl;
+// read as `study merge --partial` reads them, then pooled (20 resamples).
+bool fuzz_shards(const std::uint8_t* data, std::size_t size) {
+  namespace sf = app::study_format;
+  static const fs::path folder =
+      fs::temp_directory_path() / ("sinkscope-fuzz-shards-" + std::to_string(::getpid()));
+  std::error_code ec;
+  fs::remove_all(folder, ec);
+  fs::create_directories(folder / "shards", ec);
+  const std::vector<std::string> parts = parts_of(data, size);
+  std::ofstream(folder / "study.json", std::ios::binary) << parts[0];
+  for (std::size_t k = 1; k + 2 < parts.size() && k < 7; k += 3) {
+    std::string name;
+    for (char c : parts[k].substr(0, 64))
+      if (std::isalnum(static_cast<unsigned char>(c)) || c == '-') name += c;
+    if (name.empty()) continue;
+    fs::create_directories(folder / "shards" / name, ec);
+    std::ofstream(folder / "shards" / name / "manifest.json", std::ios::binary) << parts[k + 1];
+    std::ofstream(folder / "shards" / name / "records.jsonl", std::ios::binary) << parts[k + 2];
+  }
+  try {
+    sf::StudyFile study = sf::read_study(folder);
+    std::vector<std::pair<std::size_t, std::size_t>> missing;
+    const std::vector<app::SentenceRecord> records = sf::read_records(folder, study, missing);
+    // What the reader promises: records in order, inside the study, of its shape.
+    for (std::size_t r = 0; r < records.size(); ++r)
+      if (records[r].index >= study.sentences || (r > 0 && records[r].index <= records[r - 1].index) ||
+          records[r].sinks.size() != static_cast<std::size_t>(study.layers * study.heads))
+        __builtin_trap();
+    if (records.empty()) return false;
+    study.params.bootstrap = 20;
+    const app::CorpusTables t =
+        app::corpus_tables(records, study.layers, study.heads, study.encoder, study.params);
+    if (t.specialisation.rows.size() != static_cast<std::size_t>(study.layers * study.heads))
+      __builtin_trap();
+    return true;
+  } catch (const app::StudyError&) {
     return false;
   }
 }

@@ -157,7 +157,8 @@ bool fuzz_encode(const std::uint8_t* data, std::size_t size) {
 
 const std::vector<std::string>& fuzz_target_names() {
   static const std::vector<std::string> names{"safetensors", "config",   "index",   "tokenizer",
-                                              "encode",      "sentences", "session", "study"};
+                                              "encode",      "sentences", "session", "study",
+                                              "shards"};
   return names;
 }
 
@@ -170,6 +171,7 @@ FuzzTarget fuzz_target_named(const std::string& name) {
   if (name == "sentences") return fuzz_sentences;
   if (name == "session") return fuzz_session;
   if (name == "study") return fuzz_study;
+  if (name == "shards") return fuzz_shards;
   return nullptr;
 }
 

@@ -29,6 +29,9 @@ bool fuzz_sentences(const std::uint8_t* data, std::size_t size);
 bool fuzz_session(const std::uint8_t* data, std::size_t size);  // a .sinkscope file
 // study.json and the merged tables, cut at "\n\x01\n" (see the .cpp).
 bool fuzz_study(const std::uint8_t* data, std::size_t size);
+// study.json and up to two shards (folder name, manifest, records), cut at
+// "\n\x01\n"; read and pooled as `study merge --partial` does.
+bool fuzz_shards(const std::uint8_t* data, std::size_t size);
 
 // The tokenizer.json files fuzz_encode uses: every built-in model's and the
 // hand-written ones in tests/fuzz/tokenizers/ (WordPiece, Unigram, Metaspace).

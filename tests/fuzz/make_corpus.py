@@ -305,8 +305,43 @@ def file_corpora(study_folder):
         SEP.join(present[:1] + [present[1][: len(present[1]) // 2]] + present[2:]))
 
 
+def shard_corpora(study_folder):
+    """Seeds of the study shard reader and the merge's pooling (fuzz_shards):
+    study.json, then per shard its folder name, manifest.json and records.jsonl."""
+    study = open(os.path.join(study_folder, "study.json"), "rb").read()
+    shard = os.path.join(study_folder, "shards", "shard-0-of-1")
+    manifest = open(os.path.join(shard, "manifest.json"), "rb").read()
+    records = open(os.path.join(shard, "records.jsonl"), "rb").read()
+    lines = records.decode().splitlines()
+
+    def with_record(edit):
+        first = json.loads(lines[0])
+        edit(first)
+        return SEP.join([study, b"shard-0-of-1", manifest,
+                         ("\n".join([json.dumps(first)] + lines[1:]) + "\n").encode()])
+
+    put("shards", "valid-one-shard", SEP.join([study, b"shard-0-of-1", manifest, records]))
+    put("shards", "records-cut-in-half", SEP.join([study, b"shard-0-of-1", manifest,
+                                                   records[: len(records) // 2]]))
+    put("shards", "same-shard-twice", SEP.join([study, b"shard-0-of-1", manifest, records,
+                                                b"shard-0-of-2", manifest, records]))
+    put("shards", "manifest-shard-float",
+        SEP.join([study, b"shard-0-of-1", manifest.replace(b'"shard": 0', b'"shard": 0.5'), records]))
+    put("shards", "sentences-2-to-the-32",
+        SEP.join([study.replace(b'"sentences": 6', b'"sentences": 4294967296'), b"shard-0-of-1",
+                  manifest, records]))
+    put("shards", "record-heads-cut", with_record(lambda r: r.__setitem__("heads", r["heads"][:3])))
+    put("shards", "alpha-2-to-the-1000",
+        with_record(lambda r: r["heads"][0].__setitem__("a", "0x1p+1000")))
+    put("shards", "index-float", with_record(lambda r: r.__setitem__("i", 0.5)))
+    # Many distinct sink tokens in one head: pooling stays near-linear.
+    put("shards", "many-sink-tokens",
+        with_record(lambda r: r["heads"][0].__setitem__("s", [["t%d" % k, 1] for k in range(3000)])))
+
+
 if __name__ == "__main__":
     if len(sys.argv) != 3:
         sys.exit("usage: make_corpus.py RANDOM_MODEL_FOLDER MERGED_STUDY_FOLDER")
     main(sys.argv[1])
     file_corpora(sys.argv[2])
+    shard_corpora(sys.argv[2])

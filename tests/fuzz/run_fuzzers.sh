@@ -15,7 +15,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 runs="${1:-1000000}"
 shift || true
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(safetensors config index encode tokenizer sentences session study)
+[[ ${#targets[@]} -gt 0 ]] || targets=(safetensors config index encode tokenizer sentences session study shards)
 bin=build-fuzz/tests/fuzz
 work=build-fuzz/corpus
 findings=build-fuzz/findings
@@ -26,6 +26,7 @@ for t in "${targets[@]}"; do
     tokenizer) max_len=8192 ;;  # a whole small tokenizer.json (the seeds are 2-12 KB)
     encode) max_len=512 ;;      # a paragraph; long words are in the committed corpus
     study) max_len=65536 ;;     # study.json and seven tables (the valid seed is ~50 KB)
+    shards) max_len=65536 ;;    # study.json and a shard of six records (~30 KB)
     *) max_len=4096 ;;
   esac
   mkdir -p "$work/$t"
