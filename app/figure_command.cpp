@@ -1,5 +1,7 @@
 #include "app/figure_command.h"
 
+#include <algorithm>
+
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -62,6 +64,12 @@ struct FigureOptionsLine {
                             QStringLiteral("PT")};
   QCommandLineOption transparent{QStringLiteral("transparent"),
                                  QStringLiteral("No background.")};
+  QCommandLineOption title{
+      QStringLiteral("title"),
+      QStringLiteral("A title drawn above the figure. Paper presets draw none otherwise (a "
+                     "caption says what a figure is); the views' own titles, with the model and "
+                     "place, are in the file's metadata and the CSV."),
+      QStringLiteral("TEXT")};
   QCommandLineOption visibleSpaces{QStringLiteral("visible-spaces"),
                                    QStringLiteral("Token labels show spaces as \u2423.")};
   QCommandLineOption columns{QStringLiteral("columns"),
@@ -131,7 +139,7 @@ struct FigureOptionsLine {
         panels);
     parser.addHelpOption();
     parser.addOptions({session, text, panel, out, force, format, preset, widthMm, heightMm, dpi, fontPt,
-                       transparent, visibleSpaces, columns, layer, head, query, key, threshold,
+                       transparent, title, visibleSpaces, columns, layer, head, query, key, threshold,
                        topN, azimuth, elevation, compareSentence, compareModel, compareLayer,
                        compareHead, comparison, device, threads, timeout});
     parser.addPositionalArgument(QStringLiteral("MODEL"),
@@ -152,6 +160,12 @@ render::FigureOptions figure_options(const QCommandLineParser& parser, const Fig
   if (parser.isSet(o.fontPt)) options.fontPt = real_option(parser, o.fontPt, 4, 72);
   options.transparent = parser.isSet(o.transparent);
   options.visibleSpaces = parser.isSet(o.visibleSpaces);
+  if (parser.isSet(o.title)) {
+    options.title = parser.value(o.title);
+    if (options.title.size() > 300 ||
+        std::any_of(options.title.begin(), options.title.end(), [](QChar c) { return c.category() == QChar::Other_Control; }))
+      throw BadCommandLine{QStringLiteral("--title: at most 300 characters, no control characters")};
+  }
   return options;
 }
 

@@ -43,4 +43,19 @@ Rgb colormap_viridis(double t) {
   return {a.r + f * (b.r - a.r), a.g + f * (b.g - a.g), a.b + f * (b.b - a.b)};
 }
 
+Rgb colormap_categorical(int k) {
+  static constexpr std::array<Rgb, 8> kOkabeIto{{{0.000, 0.447, 0.698},    // blue
+                                                 {0.835, 0.369, 0.000},    // vermillion
+                                                 {0.000, 0.620, 0.451},    // bluish green
+                                                 {0.800, 0.475, 0.655},    // reddish purple
+                                                 {0.902, 0.624, 0.000},    // orange
+                                                 {0.337, 0.706, 0.914},    // sky blue
+                                                 {0.000, 0.000, 0.000},    // black
+                                                 {0.941, 0.894, 0.259}}};  // yellow
+  const int n = static_cast<int>(kOkabeIto.size());
+  return kOkabeIto[static_cast<std::size_t>(((k % n) + n) % n)];
+}
+
+int categorical_dash(int k) { return ((k % 4) + 4) % 4; }
+
 }  // namespace sinkscope::render

@@ -16,6 +16,14 @@ Rgb colormap_viridis(double t);
 // negative, white at 0, red for positive; t in [-1, 1] (clamped).
 Rgb colormap_diverging(double t);
 
+// The categorical palette (Okabe and Ito, readable by every kind of colour
+// vision) for series told apart by name (layers, rankings): colour k of 8,
+// repeating. The yellow comes last, being the faintest on white.
+Rgb colormap_categorical(int k);
+// The second cue beside the colour, so that series stay apart in grey print:
+// 0 solid, 1 dashed, 2 dotted, 3 dash-dot, repeating.
+int categorical_dash(int k);
+
 // The highlight colour of sink tokens, used in every panel.
 inline constexpr Rgb kSinkHighlight{0.894, 0.102, 0.110};
 // The colour of selected (top-N) tokens.

@@ -15,14 +15,10 @@
 namespace sinkscope::render {
 
 namespace {
-QColor series_color(std::size_t index, std::size_t count) {
-  // Spread data series over the dark two thirds of viridis (the yellow end is
-  // too light on white).
-  const double t = count <= 1 ? 0.0 : 0.66 * static_cast<double>(index) / (count - 1);
-  const Rgb c = colormap_viridis(t);
-  return QColor::fromRgbF(static_cast<float>(c.r), static_cast<float>(c.g),
-                          static_cast<float>(c.b));
+QColor to_colour(const Rgb& c) {
+  return QColor::fromRgbF(static_cast<float>(c.r), static_cast<float>(c.g), static_cast<float>(c.b));
 }
+constexpr Qt::PenStyle kDashes[4] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine};
 }  // namespace
 
 LinePlotView::LinePlotView(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
@@ -84,78 +80,88 @@ void LinePlotView::setFigureFonts(const QString& family, double pointSize) {
     if (size > 0) f.setPixelSize(std::max(1, static_cast<int>(std::lround(size))));
     return f;
   };
-  if (auto* title = qobject_cast<QCPTextElement*>(plot_->plotLayout()->element(0, 0)))
-    title->setFont(sized(title->font(), 2));
+  if (auto* title = qobject_cast<QCPTextElement*>(plot_->plotLayout()->element(0, 0))) {
+    QFont bold = sized(title->font(), 0);  // the text's size, told apart by weight
+    bold.setBold(true);
+    title->setFont(bold);
+  }
   plot_->legend->setFont(sized(plot_->legend->font(), 0));
   for (QCPAxis* axis : {plot_->xAxis, plot_->yAxis}) {
     axis->setTickLabelFont(sized(axis->tickLabelFont(), 0));
-    axis->setLabelFont(sized(axis->labelFont(), 1));
+    axis->setLabelFont(sized(axis->labelFont(), 0));
+    axis->setTickLabelPadding(3);
+    axis->setLabelPadding(3);
+  }
+  // Print weights: thinner lines, markers about half the text's height.
+  const double scale = pointSize > 0 ? pointSize / 8.0 : 1.0;
+  for (int k = 0; k < plot_->graphCount(); ++k) {
+    QCPGraph* g = plot_->graph(k);
+    QPen pen = g->pen();
+    pen.setWidthF(pen.widthF() * 0.75 * scale);
+    g->setPen(pen);
+    QCPScatterStyle marker = g->scatterStyle();
+    if (!marker.isNone()) {
+      marker.setSize((g->lineStyle() == QCPGraph::lsNone ? 4.5 : 3.5) * scale);
+      g->setScatterStyle(marker);
+    }
   }
   fitToSize();
 }
 
-void LinePlotView::placeLegendInside() {
-  if (legendInside_ || data_.series.empty()) return;
-  QFont small = plot_->legend->font();
-  small.setPixelSize(std::max(4, small.pixelSize() > 0 ? small.pixelSize() - 1 : 7));
-  plot_->legend->setFont(small);
-  plot_->legend->setIconSize(16, 8);
-  // Only a legend small beside the axes goes inside; a long one stays below.
-  const QFontMetrics metrics(small);
-  int widest = 0;
-  for (const auto& series : data_.series) widest = std::max(widest, metrics.horizontalAdvance(series.name));
-  const double legendWidth = widest + 16 + 14, legendHeight = data_.series.size() * (metrics.height() + 1) + 6;
-  if (legendWidth > 0.5 * width() || legendHeight > 0.4 * height()) {
-    // Below the axes, in a narrow figure: a smaller font rather than cut-off entries.
-    const double room = width() - 16.0;
-    if (legendWidth > room && small.pixelSize() > 5) {
-      small.setPixelSize(std::max(5, static_cast<int>(small.pixelSize() * room / legendWidth)));
-      plot_->legend->setFont(small);
-    }
-    fitToSize();
-    return;
-  }
-  legendInside_ = true;
-  // The corner of the axes with the fewest points under it.
-  const QCPRange x = plot_->xAxis->range(), y = plot_->yAxis->range();
-  int counts[4] = {0, 0, 0, 0};  // top right, top left, bottom right, bottom left
-  for (const LineSeries& s : data_.series)
-    for (std::size_t k = 0; k < s.x.size() && k < s.y.size(); ++k) {
-      const double u = (s.x[k] - x.lower) / std::max(x.size(), 1e-300);
-      const double v = (s.y[k] - y.lower) / std::max(y.size(), 1e-300);
-      if (!std::isfinite(u) || !std::isfinite(v)) continue;
-      if (v > 0.5) ++counts[u > 0.5 ? 0 : 1];
-      else ++counts[u > 0.5 ? 2 : 3];
-    }
-  const int best = static_cast<int>(std::min_element(counts, counts + 4) - counts);
-  const Qt::Alignment corner[4] = {Qt::AlignTop | Qt::AlignRight, Qt::AlignTop | Qt::AlignLeft,
-                                   Qt::AlignBottom | Qt::AlignRight,
-                                   Qt::AlignBottom | Qt::AlignLeft};
-  plot_->plotLayout()->take(plot_->legend);
-  plot_->plotLayout()->simplify();
-  plot_->axisRect()->insetLayout()->addElement(plot_->legend, corner[best]);
-  plot_->legend->setBrush(QColor(255, 255, 255, 225));
-  plot_->legend->setBorderPen(QPen(QColor(200, 200, 200), 0.5));
-  plot_->legend->setWrap(1);
-  plot_->legend->setMargins(QMargins(4, 2, 4, 2));
-  fitToSize();
-}
-
-void LinePlotView::setTitleIndent(int indent) {
-  if (auto* title = qobject_cast<QCPTextElement*>(plot_->plotLayout()->element(0, 0))) {
-    QMargins m = title->margins();
-    m.setLeft(indent);
-    m.setRight(indent);  // the title stays centred
-    title->setMargins(m);
-  }
+void LinePlotView::setFigureTitle(const QString& title, int indent) {
   titleIndent_ = indent;
+  auto* element = qobject_cast<QCPTextElement*>(plot_->plotLayout()->element(0, 0));
+  if (!element) return;
+  // No title: a blank line keeps the room of a sub-figure's letter, or none.
+  data_.title = title.isEmpty() ? (indent > 0 ? QStringLiteral(" ") : QString()) : title;
+  element->setText(data_.title);
+  element->setVisible(!title.isEmpty() || indent > 0);
+  QMargins m = element->margins();
+  m.setLeft(indent);
+  m.setRight(indent);
+  element->setMargins(m);
+  if (!element->visible()) {
+    plot_->plotLayout()->take(element);
+    plot_->plotLayout()->simplify();
+    delete element;
+  }
   fitToSize();
+}
+
+std::vector<LegendEntry> LinePlotView::takeLegend() {
+  std::vector<LegendEntry> entries;
+  for (int k = 0; k < plot_->graphCount(); ++k) {
+    QCPGraph* g = plot_->graph(k);
+    if (!plot_->legend->hasItemWithPlottable(g)) continue;
+    LegendEntry e;
+    e.text = g->name();
+    e.pen = g->lineStyle() == QCPGraph::lsNone ? QPen(Qt::NoPen) : g->pen();
+    if (!g->scatterStyle().isNone()) {
+      e.markerSize = g->scatterStyle().size();
+      e.markerColour = g->scatterStyle().brush().color();
+    }
+    entries.push_back(std::move(e));
+  }
+  plot_->legend->setVisible(false);
+  if (plot_->plotLayout()->hasElement(plot_->plotLayout()->rowCount() - 1, 0) &&
+      plot_->plotLayout()->element(plot_->plotLayout()->rowCount() - 1, 0) == plot_->legend) {
+    plot_->plotLayout()->take(plot_->legend);
+    plot_->plotLayout()->simplify();
+  }
+  return entries;
 }
 
 void LinePlotView::fitToSize() {
-  // As many ticks as fit without overlapping labels.
+  // As many ticks as fit without crowding their labels: on y, two and a half
+  // label lines apart within the height the axes get (the widget's less the
+  // x axis's labels and title, and the title and legend rows).
+  const QFontMetrics tickFont(plot_->yAxis->tickLabelFont());
+  const int axesHeight = height() - 5 * tickFont.height();
   plot_->xAxis->ticker()->setTickCount(std::clamp(width() / 90, 2, 8));
-  plot_->yAxis->ticker()->setTickCount(std::clamp(height() / 50, 2, 8));
+  // QCustomPlot's readable steps (1, 2, 2.5, 5) may give half again as many
+  // ticks as asked: ask for two thirds of what fits.
+  const int fit = axesHeight / std::max(1, static_cast<int>(2.5 * tickFont.height()));
+  plot_->yAxis->ticker()->setTickCount(std::clamp(fit * 2 / 3, 2, 8));
 
   // As many legend entries per row as the widest one allows.
   const QFontMetrics legendFont(plot_->legend->font());
@@ -164,8 +170,7 @@ void LinePlotView::fitToSize() {
     widest = std::max(widest, legendFont.horizontalAdvance(series.name));
   const int entry = widest + plot_->legend->iconSize().width() + 24;  // icon, padding, margins
   const int spacing = plot_->legend->columnSpacing();
-  const int columns =
-      legendInside_ ? 1 : std::clamp((width() - 16 + spacing) / std::max(1, entry + spacing), 1, 4);
+  const int columns = std::clamp((width() - 16 + spacing) / std::max(1, entry + spacing), 1, 4);
   if (plot_->legend->wrap() != columns) plot_->legend->setWrap(columns);
   plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
 
@@ -180,6 +185,21 @@ void LinePlotView::fitToSize() {
     for (const QString& line : lines)
       fitted << titleFont.elidedText(line, Qt::ElideMiddle, std::max(20, width() - 12 - 2 * titleIndent_));
     title->setText(fitted.join(QLatin1Char('\n')));
+  }
+}
+
+void LinePlotView::thinTicks() {
+  const double line = QFontMetricsF(plot_->yAxis->tickLabelFont()).height();
+  for (int pass = 0; pass < 8; ++pass) {
+    plot_->replot(QCustomPlot::rpImmediateRefresh);
+    const QVector<double> ticks = plot_->yAxis->tickVector();
+    double closest = std::numeric_limits<double>::infinity();
+    for (int k = 1; k < ticks.size(); ++k)
+      closest = std::min(closest, std::abs(plot_->yAxis->coordToPixel(ticks[k]) -
+                                           plot_->yAxis->coordToPixel(ticks[k - 1])));
+    const int count = plot_->yAxis->ticker()->tickCount();
+    if (closest >= 1.4 * line || count <= 1) return;
+    plot_->yAxis->ticker()->setTickCount(count - 1);
   }
 }
 
@@ -211,24 +231,24 @@ void LinePlotView::setData(LinePlotData data) {
   plot_->xAxis->setLabel(data_.xLabel);
   plot_->yAxis->setLabel(data_.yLabel);
 
-  // Data series share out viridis; one that borrows another's colour (a
-  // "before" curve) takes no share, so the others look as they do alone.
-  auto spreads = [](const LineSeries& s) { return !s.reference && !s.threshold && s.colourOf < 0; };
-  std::size_t dataSeries = 0;
-  for (const auto& s : data_.series) dataSeries += spreads(s) ? 1 : 0;
+  // Data series take the categorical palette in turn, with a line style as
+  // a second cue; one that borrows another's colour (a "before" curve, drawn
+  // dashed) takes no turn, and then the styles stay solid, dashes meaning
+  // "before".
+  auto takesTurn = [](const LineSeries& s) { return !s.reference && !s.threshold && s.colourOf < 0; };
+  const bool comparison = std::any_of(data_.series.begin(), data_.series.end(),
+                                      [](const LineSeries& s) { return s.dashed || s.colourOf >= 0; });
   std::vector<QColor> colours(data_.series.size());
-  for (std::size_t k = 0, dataIndex = 0; k < data_.series.size(); ++k)
-    if (spreads(data_.series[k])) {
-      const QColor spread = series_color(dataIndex++, dataSeries);
-      colours[k] = data_.series[k].color.isValid() ? data_.series[k].color : spread;
+  std::vector<Qt::PenStyle> styles(data_.series.size(), Qt::SolidLine);
+  for (std::size_t k = 0, turn = 0; k < data_.series.size(); ++k)
+    if (takesTurn(data_.series[k])) {
+      const int t = static_cast<int>(turn++);
+      colours[k] = data_.series[k].color.isValid() ? data_.series[k].color : to_colour(colormap_categorical(t));
+      // Points and bars (diagrams, barcodes) are told apart by colour alone.
+      const LineSeries& s = data_.series[k];
+      if (!comparison && !s.color.isValid() && !s.scatter && !s.segments)
+        styles[k] = kDashes[categorical_dash(t)];
     }
-  for (std::size_t k = 0; k < data_.series.size(); ++k) {
-    const int from = data_.series[k].colourOf;
-    if (from >= 0 && from < static_cast<int>(colours.size()))
-      colours[k] = colours[static_cast<std::size_t>(from)];
-    else if (!colours[k].isValid())
-      colours[k] = data_.series[k].color.isValid() ? data_.series[k].color : QColor(110, 110, 110);
-  }
   for (std::size_t k = 0; k < data_.series.size(); ++k) {
     const LineSeries& s = data_.series[k];
     QCPGraph* g = plot_->addGraph();
@@ -250,7 +270,7 @@ void LinePlotView::setData(LinePlotData data) {
       g->setPen(QPen(QColor(120, 120, 120), 1.5, Qt::DashLine));
     } else {
       const QColor c = colours[k];
-      g->setPen(QPen(c, s.dashed ? 1.5 : 2.0, s.dashed ? Qt::DashLine : Qt::SolidLine));
+      g->setPen(QPen(c, s.dashed ? 1.5 : 2.0, s.dashed ? Qt::DashLine : styles[k]));
       if (s.markers || s.scatter)
         g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, c, c, s.scatter ? 7 : 5));
       if (s.scatter) g->setLineStyle(QCPGraph::lsNone);

@@ -5,6 +5,8 @@
 #include <QColor>
 #include <QString>
 #include <QWidget>
+
+#include "render/figure_legend.h"
 #include <utility>
 #include <vector>
 
@@ -55,15 +57,23 @@ class LinePlotView : public QWidget {
 
   // Throws std::invalid_argument when a series' x and y (or lo and hi) differ in length.
   void setData(LinePlotData data);
-  // Figures (a page of points): every text in `family`, ticks and legend at
-  // pointSize (> 0; else the screen's sizes), axis titles 1 pt and the title
-  // 2 pt larger, sized in page units so the layout is measured as drawn.
+  // Figures (a page of points): every text in `family` at pointSize (> 0;
+  // else the screen's sizes), the title in bold, sized in page units so the
+  // layout is measured as drawn; lines and markers at print weights.
   void setFigureFonts(const QString& family, double pointSize);
-  // Figures: the legend inside the axes, in the corner with the fewest points
-  // (below the axes it takes most of a small figure's height).
-  void placeLegendInside();
-  // Figures: room left and right of the title (for a sub-figure's letter).
-  void setTitleIndent(int indent);
+  // Figures: the title shown (or none, with no room kept for it but `indent`'s
+  // line for a sub-figure's letter), with room left and right of it.
+  void setFigureTitle(const QString& title, int indent);
+  // Figures: the legend's entries as drawn (pen and marker of every series it
+  // lists); the plot's own legend is then hidden (figure_legend.h draws it
+  // beside or below the axes).
+  std::vector<struct LegendEntry> takeLegend();
+  // Lays out ticks, legend columns and the title for the current size (a
+  // widget never shown gets no resize event).
+  void refit() { fitToSize(); }
+  // Figures: fewer y ticks while any two labels are closer than 1.4 lines
+  // (a low plot in a multi-panel figure), after laying the plot out.
+  void thinTicks();
   const LinePlotData& data() const { return data_; }
   QCustomPlot* plot() const { return plot_; }
 
@@ -82,7 +92,6 @@ class LinePlotView : public QWidget {
   LinePlotData data_;
   QCustomPlot* plot_;
   std::pair<int, int> hovered_{-1, -1};
-  bool legendInside_ = false;
   int titleIndent_ = 0;
 };
 

@@ -104,6 +104,10 @@ struct Style {
   bool transparent = false;
   bool visibleSpaces = false;
   double titleIndent = 0.0;  // room left of a title for a sub-figure's letter
+  // Screen-sized figures draw each view's own title; a paper's figures none
+  // (its caption says what the figure is) unless the options give one.
+  bool viewTitles = true;
+  QString title;
   double k() const { return fontPt / 8.0; }  // margins grow with the text
   QFont font(double extra = 0.0) const {
     QFont f(family);
@@ -119,7 +123,27 @@ Style style_of(const FigureOptions& o) {
   s.family = o.fontFamily.isEmpty() ? QStringLiteral("DejaVu Sans") : o.fontFamily;
   s.transparent = o.transparent;
   s.visibleSpaces = o.visibleSpaces;
+  s.viewTitles = o.widthMm <= 0 || o.heightMm <= 0;
+  s.title = o.title;
   return s;
+}
+
+// The title a view draws in a figure: its own on screen-sized figures, the
+// options' on a paper's, else none.
+QString drawn_title(const QString& viewTitle, const Style& st) {
+  return st.viewTitles ? viewTitle : st.title;
+}
+
+// A device of 72 dots per inch (one dot, one point): the figure's units, for
+// measuring text before there is a page to draw on.
+const QPaintDevice* figure_units() {
+  static QImage page = [] {
+    QImage image(1, 1, QImage::Format_RGB32);
+    image.setDotsPerMeterX(static_cast<int>(std::lround(72.0 / 0.0254)));
+    image.setDotsPerMeterY(static_cast<int>(std::lround(72.0 / 0.0254)));
+    return image;
+  }();
+  return &page;
 }
 
 // The figure's size in points: the options' millimetres, else `fallback`.
@@ -128,6 +152,51 @@ QSize figure_size(const FigureOptions& o, QSize fallback) {
   return {static_cast<int>(std::lround(o.widthMm / kMmPerPoint)),
           static_cast<int>(std::lround(o.heightMm / kMmPerPoint))};
 }
+
+}  // namespace
+
+// The ticks of a colour bar from lo to hi: round numbers (1, 2, 2.5 or 5
+// times a power of ten) on a linear scale, at least 4 of them; on a log scale
+// the decades, with 2 and 5 times them where fewer than two decades show.
+std::vector<double> colour_bar_ticks(double lo, double hi, bool logScale) {
+  std::vector<double> out;
+  if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi)) return out;
+  if (logScale && lo > 0) {
+    const int first = static_cast<int>(std::ceil(std::log10(lo) - 1e-9));
+    const int last = static_cast<int>(std::floor(std::log10(hi) + 1e-9));
+    const bool fine = last - first < 1;
+    for (int e = first - 1; e <= last; ++e)
+      for (double m : fine ? std::vector<double>{1, 2, 5} : std::vector<double>{1}) {
+        const double v = m * std::pow(10.0, e);
+        if (v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9)) out.push_back(v);
+      }
+    return out;
+  }
+  const double span = hi - lo;
+  const double base = std::pow(10.0, std::floor(std::log10(span)));
+  double step = base;
+  for (double m : {2.0, 1.0, 0.5, 0.25, 0.2, 0.1}) {  // the largest step giving 4 ticks
+    step = base * m;
+    if (std::floor(hi / step + 1e-9) - std::ceil(lo / step - 1e-9) + 1 >= 4) break;
+  }
+  // Whole multiples of the step, written back through 12 digits: 0.6, not
+  // 3 x 0.2 = 0.6000000000000001.
+  const auto first = static_cast<long long>(std::ceil(lo / step - 1e-9));
+  const auto last = static_cast<long long>(std::floor(hi / step + 1e-9));
+  for (long long i = first; i <= last; ++i)
+    out.push_back(std::stod(QString::number(static_cast<double>(i) * step, 'g', 12).toStdString()));
+  return out;
+}
+
+namespace {
+
+// Where a tick sits on the bar, 0 (bottom) to 1 (top).
+double colour_bar_position(double v, double lo, double hi, bool logScale) {
+  if (logScale && lo > 0 && hi > lo) return (std::log10(v) - std::log10(lo)) / (std::log10(hi) - std::log10(lo));
+  return (v - lo) / std::max(hi - lo, 1e-300);
+}
+
+QString tick_text(double v) { return QString::number(v, 'g', 3); }
 
 // A cell's colour as the view draws it: categories, log or linear scale, the
 // diverging map for differences.
@@ -145,59 +214,68 @@ QColor heat_map_colour(const HeatMapData& d, float value, double lo, double hi) 
   return d.diverging ? to_qcolor(colormap_diverging(2 * t - 1)) : viridis(t);
 }
 
-// The heat map on a painter, in a w x h logical area: title, labels, cells, colour bar.
+// The heat map on a painter, in a w x h logical area: title, axis titles,
+// token labels, cells, marks, colour bar with its ticks. Every text is at the
+// figure's size: where cells are smaller than a line, every k-th label is
+// shown (as a plot's ticks), never a smaller font.
 void paint_heat_map(QPainter& p, const HeatMapData& d, double lo, double hi, int w, int h,
                     const Style& st) {
   if (!st.transparent) p.fillRect(QRectF(0, 0, w, h), Qt::white);
-  const bool labels = !d.rowLabels.empty() && !d.colLabels.empty() && d.rows <= kHeatMapMaxLabels &&
-                      d.cols <= kHeatMapMaxLabels;
+  const bool labels = !d.rowLabels.empty() && !d.colLabels.empty();
   const QFont font = st.font();
   p.setFont(font);
   const double k = st.k();
-  const bool rightLabels =
-      labels && static_cast<int>(d.rightRowLabels.size()) == d.rows;  // side by side
-  // Margins from the labels' own widths, measured on the device drawn on.
+  const bool rightLabels = labels && static_cast<int>(d.rightRowLabels.size()) == d.rows;  // side by side
   const QFontMetricsF metrics(font, p.device());
-  auto widest_in = [&](const QFontMetricsF& m, const std::vector<QString>& texts) {
+  const double line = metrics.height();
+  auto widest = [&](const std::vector<QString>& texts) {
     double w = 0;
-    for (const QString& t : texts) w = std::max(w, m.horizontalAdvance(st.label(t)));
+    for (const QString& t : texts) w = std::max(w, metrics.horizontalAdvance(st.label(t)));
     return w;
   };
-  auto widest = [&](const std::vector<QString>& texts) { return widest_in(metrics, texts); };
   // The title in as many lines as the width needs (breaking at " | ").
-  const QFont titleFont = st.font(2);
+  QFont titleFont = st.font();
+  titleFont.setBold(true);
   const QFontMetricsF titleMetrics(titleFont, p.device());
   const double titleRoom = w - 20 - st.titleIndent;
-  const QStringList titleLines = text_wrap(
-      d.title, [&](const QString& t) { return titleMetrics.horizontalAdvance(t); }, titleRoom);
+  const QString title = drawn_title(d.title, st);
+  const QStringList titleLines =
+      title.isEmpty() ? QStringList{}
+                      : text_wrap(title, [&](const QString& t) { return titleMetrics.horizontalAdvance(t); },
+                                  titleRoom);
+  // Without a title, room for a sub-figure's letter only where there is one.
   const double titleHeight =
-      10 + titleMetrics.lineSpacing() * std::max<qsizetype>(1, titleLines.size()) + 6 * k;
-  const double barText = std::max(metrics.horizontalAdvance(QStringLiteral("0.0001")),
-                                  std::max(metrics.horizontalAdvance(QString::number(hi, 'g', 3)),
-                                           metrics.horizontalAdvance(QString::number(lo, 'g', 3))));
-  const double barBlock = d.categories.empty() ? 20 * k + 14 * k + 4 * k + barText + 8 * k
-                                               : 20 * k + 16 * k + widest(d.categories) + 8 * k;
-  const double bottom = 20;
-  // Token labels as large as the text, smaller (down to 4 pt) when the cells
-  // are smaller than a line, so that neighbours never overlap.
-  QFont labelFont = font;
-  double left = 20, top = 0, rightLabelWidth = 0, cell = 1;
-  for (int pass = 0; pass < 4; ++pass) {
-    const QFontMetricsF labelMetrics(labelFont, p.device());
-    left = labels ? widest_in(labelMetrics, d.rowLabels) + 8 * k : 20;
-    top = titleHeight + (labels ? widest_in(labelMetrics, d.colLabels) + 8 * k : 10 * k);
-    rightLabelWidth = rightLabels ? widest_in(labelMetrics, d.rightRowLabels) : 0;
-    const double right = (rightLabels ? rightLabelWidth + 12 * k : 0) + barBlock;
-    cell = std::max(1.0, std::min((w - left - right) / std::max(1, d.cols),
-                                  (h - top - bottom) / std::max(1, d.rows)));
-    const double line = labelMetrics.height();
-    if (!labels || cell >= 0.95 * line || labelFont.pointSizeF() <= 4.0) break;
-    labelFont.setPointSizeF(std::max(4.0, labelFont.pointSizeF() * cell / line));
-  }
+      !titleLines.isEmpty() ? 6 * k + titleMetrics.lineSpacing() * titleLines.size() + 4 * k
+                            : (st.titleIndent > 0 ? titleMetrics.lineSpacing() + 6 * k : 4 * k);
+  const bool categorical = !d.categories.empty();
+  const std::vector<double> ticks = categorical ? std::vector<double>{} : colour_bar_ticks(lo, hi, d.logScale);
+  double tickWidth = 0;
+  for (double t : ticks) tickWidth = std::max(tickWidth, metrics.horizontalAdvance(tick_text(t)));
+  const double barWidth = 10 * k;
+  const double barBlock =
+      categorical ? 12 * k + 12 * k + 4 * k + widest(d.categories) + 4 * k
+                  : 12 * k + barWidth + 3 * k + tickWidth + 4 * k + (d.quantity.isEmpty() ? 0 : line + 2 * k);
+  // Axis titles: the columns' above their labels, the rows' left of theirs.
+  const bool colTitle = labels && !d.colTitle.isEmpty(), rowTitle = labels && !d.rowTitle.isEmpty();
+  const double rowLabelWidth = labels ? widest(d.rowLabels) : 0;
+  const double left = (rowTitle ? line + 4 * k : 0) + (labels ? rowLabelWidth + 5 * k : 6 * k);
+  const double top = titleHeight + (colTitle ? line + 2 * k : 0) + (labels ? widest(d.colLabels) + 5 * k : 2 * k);
+  const double rightLabelWidth = rightLabels ? widest(d.rightRowLabels) : 0;
+  const double right = (rightLabels ? rightLabelWidth + 8 * k : 0) + barBlock;
+  const double bottom = categorical ? 4 * k : line / 2 + 2 * k;  // the lowest tick's label
+  const double cell = std::max(0.05, std::min((w - left - right) / std::max(1, d.cols),
+                                              (h - top - bottom) / std::max(1, d.rows)));
+  // The map centred in the room it leaves.
+  const double x0 = left + std::max(0.0, (w - left - right - d.cols * cell) / 2);
+  const double mapWidth = d.cols * cell, mapHeight = d.rows * cell;
+  // One label per `step` rows or columns: each label's line fits its cells.
+  const int step = std::max(1, static_cast<int>(std::ceil(line * 1.05 / cell - 1e-9)));
   p.setPen(Qt::black);
-  p.setFont(titleFont);
-  p.drawText(QRectF(10 + st.titleIndent, 5, titleRoom, titleHeight - 5),
-             Qt::AlignLeft | Qt::AlignTop, titleLines.join(QLatin1Char('\n')));
+  if (!titleLines.isEmpty()) {
+    p.setFont(titleFont);
+    p.drawText(QRectF(10 + st.titleIndent, 4 * k, titleRoom, titleHeight - 4 * k),
+               Qt::AlignLeft | Qt::AlignTop, titleLines.join(QLatin1Char('\n')));
+  }
   p.setFont(font);
   p.setPen(Qt::NoPen);
   for (int r = 0; r < d.rows; ++r)
@@ -207,56 +285,97 @@ void paint_heat_map(QPainter& p, const HeatMapData& d, double lo, double hi, int
       const QColor color = hidden ? QColor(225, 225, 225) : heat_map_colour(d, d.values[i], lo, hi);
       p.setBrush(color);
       // A hair wider than the cell: no seams between neighbours at any scale.
-      p.drawRect(QRectF(left + c * cell, top + r * cell, cell + 0.4, cell + 0.4));
+      p.drawRect(QRectF(x0 + c * cell, top + r * cell, cell + 0.4, cell + 0.4));
     }
-  p.setPen(Qt::black);
-  p.setFont(labelFont);
+  // Marks: framed cells (highlights) in orange, the selected cell in red, as on screen.
+  p.setBrush(Qt::NoBrush);
+  auto frame = [&](int r, int c, const Rgb& colour, double width) {
+    if (r < 0 || r >= d.rows || c < 0 || c >= d.cols) return;
+    p.setPen(QPen(to_qcolor(colour), width * k));
+    p.drawRect(QRectF(x0 + c * cell, top + r * cell, cell, cell));
+  };
+  for (const auto& [r, c] : d.framedCells) frame(r, c, kSelectedHighlight, 1.0);
+  frame(d.outlineRow, d.outlineCol, kSinkHighlight, 1.5);
+  // Labels: sink columns in red, highlighted tokens in orange.
+  auto labelPen = [&](bool column, bool rightSide, int index) {
+    const bool marked = column && std::find(d.markedCols.begin(), d.markedCols.end(),
+                                            heat_map_own_column(d, index)) != d.markedCols.end();
+    if (heat_map_label_lit(d, column, rightSide, index)) return to_qcolor(kSelectedHighlight);
+    if (marked) return to_qcolor(kSinkHighlight);
+    return QColor(Qt::black);
+  };
   if (labels) {
-    for (int r = 0; r < d.rows; ++r)
-      p.drawText(QRectF(0, top + r * cell, left - 4, cell), Qt::AlignRight | Qt::AlignVCenter,
-                 st.label(d.rowLabels[static_cast<std::size_t>(r)]));
-    for (int c = 0; c < d.cols; ++c) {
+    for (int r = 0; r < d.rows; r += step) {
+      p.setPen(labelPen(false, false, r));
+      p.drawText(QRectF(x0 - rowLabelWidth - 3 * k, top + (r + 0.5) * cell - line / 2, rowLabelWidth, line),
+                 Qt::AlignRight | Qt::AlignVCenter, st.label(d.rowLabels[static_cast<std::size_t>(r)]));
+    }
+    const double colLabelRoom = top - titleHeight - (colTitle ? line + 2 * k : 0) - 3 * k;
+    for (int c = 0; c < d.cols; c += step) {
       p.save();
-      p.translate(left + (c + 0.5) * cell, top - 4);
+      p.setPen(labelPen(true, false, c));
+      p.translate(x0 + (c + 0.5) * cell, top - 3 * k);
       p.rotate(-90);
-      p.drawText(QRectF(0, -cell / 2, top - titleHeight, cell), Qt::AlignLeft | Qt::AlignVCenter,
+      p.drawText(QRectF(0, -line / 2, colLabelRoom, line), Qt::AlignLeft | Qt::AlignVCenter,
                  st.label(d.colLabels[static_cast<std::size_t>(c)]));
       p.restore();
     }
+    if (rightLabels)
+      for (int r = 0; r < d.rows; r += step) {
+        p.setPen(labelPen(false, true, r));
+        p.drawText(QRectF(x0 + mapWidth + 3 * k, top + (r + 0.5) * cell - line / 2, rightLabelWidth + 4 * k, line),
+                   Qt::AlignLeft | Qt::AlignVCenter, st.label(d.rightRowLabels[static_cast<std::size_t>(r)]));
+      }
+    p.setPen(Qt::black);
+    if (colTitle)
+      p.drawText(QRectF(x0, titleHeight, mapWidth, line), Qt::AlignHCenter | Qt::AlignTop, d.colTitle);
+    if (rowTitle) {
+      p.save();
+      p.translate(x0 - rowLabelWidth - 3 * k - 4 * k - line, top + mapHeight / 2);
+      p.rotate(-90);
+      p.drawText(QRectF(-mapHeight / 2, 0, mapHeight, line), Qt::AlignHCenter | Qt::AlignTop, d.rowTitle);
+      p.restore();
+    }
   }
-  if (rightLabels)
-    for (int r = 0; r < d.rows; ++r)
-      p.drawText(QRectF(left + d.cols * cell + 4, top + r * cell, rightLabelWidth + 4, cell),
-                 Qt::AlignLeft | Qt::AlignVCenter,
-                 st.label(d.rightRowLabels[static_cast<std::size_t>(r)]));
   p.setFont(font);
-  const double barX = left + d.cols * cell + (rightLabels ? rightLabelWidth + 12 * k : 0) + 20 * k;
-  const double barH = d.rows * cell;
-  if (!d.categories.empty()) {  // a legend of named colours instead of a scale
+  const double barX = x0 + mapWidth + (rightLabels ? rightLabelWidth + 8 * k : 0) + 12 * k;
+  if (categorical) {  // a legend of named colours instead of a scale
     for (std::size_t c = 0; c < d.categories.size() && c < d.categoryColours.size(); ++c) {
+      const double y = top + (line + 3 * k) * static_cast<double>(c);
       p.setPen(Qt::NoPen);
       p.setBrush(to_qcolor(d.categoryColours[c]));
-      p.drawRect(QRectF(barX, top + 18.0 * k * c, 12 * k, 12 * k));
+      p.drawRect(QRectF(barX, y + (line - 9 * k) / 2, 9 * k, 9 * k));
       p.setPen(Qt::black);
-      p.drawText(QPointF(barX + 16 * k, top + 18.0 * k * c + 10 * k), d.categories[c]);
+      p.drawText(QRectF(barX + 12 * k, y, w - barX - 12 * k, line), Qt::AlignLeft | Qt::AlignVCenter,
+                 d.categories[c]);
     }
     return;
   }
-  // Colour bar with its quantity and range.
+  // Colour bar beside the map, as tall as it, with ticks and its quantity.
+  const double barH = mapHeight;
   for (int i = 0; i < 100; ++i) {
     p.setPen(Qt::NoPen);
-    p.setBrush(d.diverging ? to_qcolor(colormap_diverging(1.0 - 2.0 * i / 99.0))
-                           : viridis(1.0 - i / 99.0));
-    p.drawRect(QRectF(barX, top + i * barH / 100.0, 14 * k, barH / 100.0 + 0.5));
+    p.setBrush(d.diverging ? to_qcolor(colormap_diverging(1.0 - 2.0 * i / 99.0)) : viridis(1.0 - i / 99.0));
+    p.drawRect(QRectF(barX, top + i * barH / 100.0, barWidth, barH / 100.0 + 0.5));
   }
-  p.setPen(Qt::black);
-  p.drawText(QPointF(barX + 18 * k, top + 8 * k), QString::number(hi, 'g', 3));
-  p.drawText(QPointF(barX + 18 * k, top + barH), QString::number(lo, 'g', 3));
-  p.save();
-  p.translate(barX - 4, top + barH);
-  p.rotate(-90);
-  p.drawText(QPointF(0, 0), d.quantity);
-  p.restore();
+  p.setPen(QPen(Qt::black, 0.5 * k));
+  p.setBrush(Qt::NoBrush);
+  p.drawRect(QRectF(barX, top, barWidth, barH));
+  for (double t : ticks) {
+    const double y = top + barH * (1.0 - colour_bar_position(t, lo, hi, d.logScale));
+    p.drawLine(QPointF(barX + barWidth, y), QPointF(barX + barWidth + 2 * k, y));
+    p.drawText(QRectF(barX + barWidth + 3 * k, y - line / 2, tickWidth + 2, line),
+               Qt::AlignLeft | Qt::AlignVCenter, tick_text(t));
+  }
+  if (!d.quantity.isEmpty()) {
+    // Read bottom to top, right of the tick labels (clear of the top tick).
+    p.save();
+    p.translate(barX + barWidth + 3 * k + tickWidth + 4 * k, top + barH);
+    p.rotate(-90);
+    p.drawText(QRectF(0, 0, barH, line), Qt::AlignHCenter | Qt::AlignTop,
+               metrics.elidedText(d.quantity, Qt::ElideRight, barH));
+    p.restore();
+  }
 }
 
 // A scene's title and legend broken into lines that fit the width.
@@ -268,17 +387,21 @@ struct SceneTexts {
 
 SceneTexts scene_texts(QPainter& p, const SceneData& d, int w, const Style& st) {
   SceneTexts t;
-  t.titleFont = st.font(2);
+  t.titleFont = st.font();
+  t.titleFont.setBold(true);
   const QFontMetricsF titleMetrics(t.titleFont, p.device()), metrics(st.font(), p.device());
-  t.title = text_wrap(
-      d.title, [&](const QString& s) { return titleMetrics.horizontalAdvance(s); },
-      w - 20 - st.titleIndent);
+  const QString title = drawn_title(d.title, st);
+  if (!title.isEmpty())
+    t.title = text_wrap(
+        title, [&](const QString& s) { return titleMetrics.horizontalAdvance(s); }, w - 20 - st.titleIndent);
   t.legend = d.legend.isEmpty()
                  ? QStringList{}
                  : text_wrap(
                        st.label(d.legend), [&](const QString& s) { return metrics.horizontalAdvance(s); },
                        w - 20);
-  t.titleHeight = titleMetrics.lineSpacing() * std::max<qsizetype>(1, t.title.size()) + 2;
+  t.titleHeight = t.title.isEmpty() && st.titleIndent <= 0
+                      ? 0
+                      : titleMetrics.lineSpacing() * std::max<qsizetype>(1, t.title.size()) + 2;
   t.legendHeight = metrics.lineSpacing() * t.legend.size() + 2;
   return t;
 }
@@ -294,11 +417,14 @@ void paint_scene(QPainter& p, const SceneData& d, const SceneCamera& camera, int
   const ScenePicture at =
       scene_projection(d, camera, QSizeF(w, h), std::min(0.6, titleBand / std::max(1, h)));
   for (const SceneEdge& e : d.edges) {
+    const QPointF from = at.points[static_cast<std::size_t>(e.from)], to = at.points[static_cast<std::size_t>(e.to)];
+    // A line of no length (a self-loop, or two tokens seen one behind the
+    // other) strokes an empty path, which a PDF reader rejects.
+    if (QLineF(from, to).length() < 1e-3) continue;
     QColor c = e.lit ? to_qcolor(kSelectedHighlight) : QColor(70, 70, 70);
     c.setAlphaF(e.lit ? 1.0f : static_cast<float>(0.15 + 0.85 * std::clamp(e.weight, 0.0, 1.0)));
     p.setPen(QPen(c, e.lit ? 2.0 : 1.0));
-    p.drawLine(at.points[static_cast<std::size_t>(e.from)],
-               at.points[static_cast<std::size_t>(e.to)]);
+    p.drawLine(from, to);
   }
   for (std::size_t i = 0; i < d.balls.size(); ++i) {
     QColor fill = to_qcolor(d.balls[i].color);
@@ -496,18 +622,39 @@ QByteArray figure_bytes(ExportFormat f, int w, int h, int dpi, bool transparent,
 
 namespace {
 
-// A plot of its own at the figure's size and fonts, so the screen's is left as it is.
-std::unique_ptr<LinePlotView> figure_plot(const LinePlotView& view, QSize size, const Style& st,
-                                          double fontPt) {
-  auto figure = std::make_unique<LinePlotView>();
-  figure->resize(size);
+// A line plot as a figure draws it: a plot of its own at the figure's fonts
+// (the screen's is left as it is) in the area its legend leaves.
+struct FigurePlot {
+  std::unique_ptr<LinePlotView> view;
+  std::vector<LegendEntry> legend;
+  LegendLayout layout;
+  QFont font;
+};
+
+std::unique_ptr<FigurePlot> figure_plot(const LinePlotView& view, QSize size, const Style& st,
+                                        double fontPt) {
+  auto figure = std::make_unique<FigurePlot>();
+  figure->view = std::make_unique<LinePlotView>();
+  LinePlotView& plot = *figure->view;
+  plot.resize(size);
   LinePlotData data = view.data();
   for (auto& series : data.series) series.name = st.label(series.name);
-  figure->setData(std::move(data));
-  figure->setFigureFonts(st.family, fontPt > 0 ? fontPt : st.fontPt);
-  figure->placeLegendInside();
-  figure->setTitleIndent(static_cast<int>(std::lround(st.titleIndent)));
-  if (st.transparent) figure->plot()->setBackground(Qt::transparent);
+  plot.setData(std::move(data));
+  const double pt = fontPt > 0 ? fontPt : st.fontPt;
+  plot.setFigureFonts(st.family, pt);
+  // A plot with nothing to draw keeps its title: it says why ("not computed").
+  const QString title = view.data().series.empty() ? view.data().title : drawn_title(view.data().title, st);
+  plot.setFigureTitle(title, static_cast<int>(std::lround(st.titleIndent)));
+  figure->legend = plot.takeLegend();
+  figure->font = QFont(st.family);
+  figure->font.setPixelSize(std::max(1, static_cast<int>(std::lround(pt))));
+  std::vector<QString> texts;
+  for (const LegendEntry& e : figure->legend) texts.push_back(e.text);
+  figure->layout = legend_layout(texts, QFontMetricsF(figure->font, figure_units()), QSizeF(size));
+  plot.resize(figure->layout.plotArea.toSize());
+  plot.refit();  // ticks and title for the axes' own size
+  plot.thinTicks();
+  if (st.transparent) plot.plot()->setBackground(Qt::transparent);
   return figure;
 }
 
@@ -528,7 +675,7 @@ QString part_title(const FigurePart& part) {
 }
 
 // A part drawn in a w x h area; `plot` is the line plot's figure copy.
-void paint_part(QCPPainter& p, const FigurePart& part, LinePlotView* plot, int w, int h,
+void paint_part(QCPPainter& p, const FigurePart& part, FigurePlot* plot, int w, int h,
                 const Style& st) {
   if (part.map) {
     const auto [lo, hi] = heat_map_range(*part.map);
@@ -540,11 +687,17 @@ void paint_part(QCPPainter& p, const FigurePart& part, LinePlotView* plot, int w
     const double indent = st.titleIndent;
     p.save();
     p.translate(indent, 0);  // room for a sub-figure's letter
-    paint_head_view(p, *part.headView, w - indent, h, st.fontPt, st.family, st.visibleSpaces);
+    HeadViewData shown = *part.headView;
+    shown.title = drawn_title(shown.title, st);
+    paint_head_view(p, shown, w - indent, h, st.fontPt, st.family, st.visibleSpaces);
     p.restore();
   } else if (plot) {
-    if (st.transparent) plot->plot()->setBackground(Qt::transparent);
-    plot->plot()->toPainter(&p, w, h);
+    QCustomPlot* axes = plot->view->plot();
+    if (st.transparent) axes->setBackground(Qt::transparent);
+    const QSize area = plot->layout.plotArea.toSize();
+    if (!st.transparent) p.fillRect(QRectF(0, 0, w, h), Qt::white);
+    axes->toPainter(&p, area.width(), area.height());
+    legend_paint(p, plot->layout, plot->legend, plot->font);
   }
 }
 
@@ -680,32 +833,43 @@ void figure_export(const std::vector<FigurePart>& parts, const QString& path,
   QSize cell(0, 0);
   for (const FigurePart& part : parts) cell = cell.expandedTo(part_size(part));
   FigureOptions sized = options;
-  sized.heightMm = std::min(options.heightMm * rows, std::max(options.heightMm, kPageTextHeightMm));
+  sized.heightMm = figure_height_mm(options, rows);
   const QSize total = figure_size(sized, QSize(cell.width() * cols, cell.height() * rows));
-  cell = QSize(total.width() / cols, total.height() / rows);
   const Style st = style_of(options);
+  // A title asked for goes above the whole figure, once.
+  const bool figureTitle = !st.viewTitles && !st.title.isEmpty();
+  QFont titleFont = st.font();
+  titleFont.setBold(true);
+  const double titleBand = figureTitle ? QFontMetricsF(titleFont, figure_units()).lineSpacing() + 6 : 0;
+  cell = QSize(total.width() / cols, static_cast<int>((total.height() - titleBand) / rows));
   QFont letter = st.font(2);
   letter.setBold(true);
   // Titles leave room for the sub-figure's letter at the top left.
   Style lettered = st;
   lettered.transparent = true;  // the figure's background is painted once
+  lettered.title.clear();
   QImage page(1, 1, QImage::Format_RGB32);  // a device of 72 dots per inch: one dot, one point
   page.setDotsPerMeterX(static_cast<int>(std::lround(72.0 / 0.0254)));
   page.setDotsPerMeterY(static_cast<int>(std::lround(72.0 / 0.0254)));
   lettered.titleIndent =
       QFontMetricsF(letter, &page).horizontalAdvance(QStringLiteral("(m)")) + 4;
-  std::vector<std::unique_ptr<LinePlotView>> plots;  // figure copies of the line plots
+  std::vector<std::unique_ptr<FigurePlot>> plots;  // figure copies of the line plots
   QString title;
   for (const FigurePart& part : parts) {
     plots.push_back(part.plot ? figure_plot(*part.plot, cell, lettered, options.fontPt) : nullptr);
-    if (part.plot) title += part_title(part) + QStringLiteral("; ");
+    title += (title.isEmpty() ? QString() : QStringLiteral("; ")) + part_title(part);
   }
   auto paint = [&](QCPPainter& p) {
     if (!st.transparent) p.fillRect(QRectF(0, 0, total.width(), total.height()), Qt::white);
     const QFontMetricsF letterMetrics(letter, p.device());
+    if (figureTitle) {
+      p.setFont(titleFont);
+      p.setPen(Qt::black);
+      p.drawText(QRectF(0, 3, total.width(), titleBand - 3), Qt::AlignHCenter | Qt::AlignTop, st.title);
+    }
     for (int k = 0; k < n; ++k) {
       const auto i = static_cast<std::size_t>(k);
-      const QPointF origin((k % cols) * cell.width(), (k / cols) * cell.height());
+      const QPointF origin((k % cols) * cell.width(), titleBand + (k / cols) * cell.height());
       p.save();
       p.translate(origin);
       p.setClipRect(QRectF(0, 0, cell.width(), cell.height()));
@@ -723,6 +887,11 @@ void figure_export(const std::vector<FigurePart>& parts, const QString& path,
                figure_bytes<QCPPainter>(f, total.width(), total.height(), options.dpi,
                                         st.transparent, title, paint),
                overwrite);
+}
+
+double figure_height_mm(const FigureOptions& options, int rows) {
+  const double rowMm = rows > 1 ? std::max(0.7 * options.heightMm, 44.0) : options.heightMm;
+  return std::min(rowMm * rows, std::max(options.heightMm, kPageTextHeightMm));
 }
 
 int figure_columns(const FigureOptions& options, int views, int columns) {

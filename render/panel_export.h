@@ -33,6 +33,10 @@ struct FigureOptions {
   QString fontFamily;        // empty: DejaVu Sans (a Debian font, embedded in PDFs)
   bool transparent = false;  // no white background (PNG, SVG, PDF)
   bool visibleSpaces = false;  // token labels keep "␣" for spaces (plain spaces otherwise)
+  // The title drawn on a sized (paper) figure; empty: none, as a caption says
+  // what the figure is. Screen-sized figures draw each view's own title. The
+  // view's title always goes into the file's metadata.
+  QString title;
 };
 
 // Paper sizes: one column 85 x 64 mm, two columns 178 x 100 mm (text 8 pt),
@@ -58,6 +62,11 @@ void figure_output_check(const QString& path, bool overwrite);
 inline constexpr double kFigureMaxPixels = 150e6;
 inline constexpr double kFigureMaxSide = 32767;
 void figure_check_pixels(double widthPt, double heightPt, int dpi);
+
+// The ticks of a colour bar from lo to hi: round numbers (1, 2, 2.5 or 5
+// times a power of ten), at least 4, on a linear scale; the decades on a log
+// scale (with 2 and 5 times them where fewer than two decades show).
+std::vector<double> colour_bar_ticks(double lo, double hi, bool logScale);
 
 // From a file name's suffix (.png, .pdf, .svg, .csv); throws std::invalid_argument otherwise.
 ExportFormat export_format_of(const QString& path);
@@ -95,8 +104,8 @@ void scene_export(SceneView& view, const QString& path, const FigureOptions& opt
 // Several views as one figure (a whole panel with its sub-plots, or views
 // from several panels): a grid of `columns` cells (0: automatic, see
 // figure_columns), each view at its size on screen; when the options give a
-// size, the width is shared out and the height is each row's (the figure
-// grows by rows up to kPageTextHeightMm). Labelled (a), (b), ... at the top left. PNG, PDF or SVG only
+// size, the width is shared out and the height grows by rows
+// (figure_height_mm). Labelled (a), (b), ... at the top left. PNG, PDF or SVG only
 // (each view exports its own CSV). Throws std::runtime_error or
 // std::invalid_argument naming the problem.
 void figure_export(const std::vector<QWidget*>& views, const QString& path,
@@ -105,6 +114,10 @@ void figure_export(const std::vector<FigurePart>& parts, const QString& path,
                    const FigureOptions& options, int columns, bool overwrite);
 // A journal page's text height: a figure of several rows grows up to it.
 inline constexpr double kPageTextHeightMm = 230.0;
+// The height of a sized figure of `rows` rows: the options' for one row;
+// for more, each row 0.7 of it (at least 44 mm, so a one-column figure of
+// three views stays a column's figure, not a page), up to kPageTextHeightMm.
+double figure_height_mm(const FigureOptions& options, int rows);
 // The columns of a figure of `views` views: `columns` when given (> 0), else
 // one per 85 mm of the figure's width (one column: views stacked; two
 // columns: two per row), or one row when the figure has the screen's size.

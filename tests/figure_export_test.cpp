@@ -386,3 +386,18 @@ TEST(HeadView, LinesFollowTheWeightsAndTheFocusedToken) {
   EXPECT_NE(rows.find("head 0,1,1,a,a,0.004999999888241291"), std::string::npos) << rows;
   EXPECT_EQ(std::count(rows.begin(), rows.end(), '\n'), 1 + 6) << "the visible weights";
 }
+
+TEST(FigureExport, ColourBarsTickAtRoundNumbersAndDecades) {
+  using sinkscope::render::colour_bar_ticks;
+  EXPECT_EQ(colour_bar_ticks(0, 1, false), (std::vector<double>{0, 0.25, 0.5, 0.75, 1}));
+  EXPECT_EQ(colour_bar_ticks(0, 0.99, false), (std::vector<double>{0, 0.2, 0.4, 0.6, 0.8}));
+  const std::vector<double> small = colour_bar_ticks(0.0021, 0.0133, false);
+  ASSERT_GE(small.size(), 4u);
+  for (double t : small) EXPECT_NEAR(t * 2000, std::round(t * 2000), 1e-9) << t;  // 0.0025, 0.005, ...
+  // A log scale: the decades, never 0.204 or 0.0414.
+  EXPECT_EQ(colour_bar_ticks(0.0005, 1, true), (std::vector<double>{0.001, 0.01, 0.1, 1}));
+  const std::vector<double> narrow = colour_bar_ticks(0.15, 0.9, true);
+  EXPECT_EQ(narrow, (std::vector<double>{0.2, 0.5}));
+  EXPECT_TRUE(colour_bar_ticks(1, 1, false).empty());
+}
+

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "analysis/table_io.h"
+#include "support/pdf_text.h"
 #include "support/shell_run.h"
 
 namespace fs = std::filesystem;
@@ -200,6 +201,16 @@ TEST(FigureSet, AStudyFolderGivesTheFigureSetOfItsSentenceFile) {
     EXPECT_EQ(csv_rows(root / "a" / file), csv_rows(root / "b" / file)) << name;
     EXPECT_TRUE(fs::exists(root / "a" / (std::string(name) + ".pdf")) || std::string(name) == "reference_frame");
   }
+  // Read back by poppler: every word of every figure on the page, at the
+  // one-column preset's 8 pt, on no other word; no title drawn.
+  if (shell("command -v pdftotext").exit == 0)
+    for (const char* name : {"key_importance_by_layer", "betti0_by_layer", "betti1_by_layer",
+                             "fn_against_n_by_layer", "taxonomy_by_layer", "bos_removal", "sparsification"}) {
+      const PdfText text = pdf_text((root / "a" / (std::string(name) + ".pdf")).string());
+      ASSERT_TRUE(text.readable) << name;
+      EXPECT_NEAR(text.width, 241, 1) << name;  // 85 mm
+      for (const std::string& problem : pdf_text_problems(text, 8.0)) ADD_FAILURE() << name << ": " << problem;
+    }
 
   // Without --curves: refused, saying how to get them.
   ASSERT_EQ(cli("study run '" + kModel + "' " + sentences + " --out '" + (root / "plain").string() + "'").exit, 0);

@@ -73,6 +73,7 @@ void PersistencePanel::drawPersistence() {
   code.yLabel = tr("bar");
   render::LineSeries c0{tr("H0"), {}, {}}, c1{tr("H1"), {}, {}};
   c0.segments = c1.segments = true;
+  c0.markers = c1.markers = false;  // bars, not points: ends would merge in a dense barcode
   int row = 0;
   for (const auto* list : {&r.persistence.h0, &r.persistence.h1})
     for (const auto& bar : *list) {
@@ -83,6 +84,7 @@ void PersistencePanel::drawPersistence() {
     }
   code.series = {c0, c1};
   code.xPadding = 0.02;
+  code.airBelow = true;  // bar 0 lies at y = 0: clear of the axis
   barcode_->setData(std::move(code));
 
   render::LinePlotData b;
@@ -97,6 +99,7 @@ void PersistencePanel::drawPersistence() {
   render::LineSeries b1{tr("beta_1 (loops)"), r.betti.grid, {}};
   for (int v : r.betti.beta0) b0.y.push_back(v);
   for (int v : r.betti.beta1) b1.y.push_back(v);
+  b0.markers = b1.markers = false;  // a dense grid: markers would hide the steps
   b.series = {b0, b1};
   // Side by side: the plain run's curves of the same head (A's own selection), dashed.
   const int layer = in_.selection->layer(), head = in_.selection->head();
@@ -108,6 +111,7 @@ void PersistencePanel::drawPersistence() {
     for (int v : old.beta0) a0.y.push_back(v);
     for (int v : old.beta1) a1.y.push_back(v);
     a0.dashed = a1.dashed = true;
+    a0.markers = a1.markers = false;
     a0.colourOf = 0, a1.colourOf = 1;  // of beta_0 and beta_1
     b.series = {b0, b1, a0, a1};
   }

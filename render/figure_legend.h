@@ -1,0 +1,43 @@
+#pragma once
+// A figure's legend beside or below its axes, never on the data: each entry a
+// line sample (with its marker) and its text, in the figure's font. The
+// placement is whichever of the two leaves the axes the larger area; a
+// legend too wide for either goes below, one entry per row, its texts
+// shortened in the middle.
+#include <QColor>
+#include <QFont>
+#include <QFontMetricsF>
+#include <QPen>
+#include <QRectF>
+#include <QSizeF>
+#include <QString>
+#include <vector>
+
+class QPainter;
+
+namespace sinkscope::render {
+
+struct LegendEntry {
+  QString text;
+  QPen pen;                 // the line (Qt::NoPen: markers only)
+  double markerSize = 0.0;  // a filled circle's diameter; 0: none
+  QColor markerColour;
+};
+
+struct LegendLayout {
+  bool beside = false;         // right of the axes (else below them)
+  QRectF box;                  // in the area's coordinates
+  std::vector<QRectF> samples;  // where each entry's line sample goes
+  std::vector<QRectF> texts;    // and its text
+  std::vector<QString> shown;   // each text as drawn (shortened if it had to be)
+  QSizeF plotArea;              // what is left for the axes, at the area's top left
+};
+
+// The legend of `texts` in a `area`-sized figure, measured with `metrics`.
+LegendLayout legend_layout(const std::vector<QString>& texts, const QFontMetricsF& metrics, QSizeF area);
+
+// Draws the entries where `layout` put them.
+void legend_paint(QPainter& p, const LegendLayout& layout, const std::vector<LegendEntry>& entries,
+                  const QFont& font);
+
+}  // namespace sinkscope::render
