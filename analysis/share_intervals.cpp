@@ -41,16 +41,22 @@ PlausibleHeadClasses::PlausibleHeadClasses(const std::vector<HeadSinkTally>& hea
     const ProportionInterval sink = clopper_pearson(static_cast<double>(tally.withSink), n, each);
     h.maySpecialise = sink.hi >= specialisedShare;
     h.mayNotSpecialise = sink.lo < specialisedShare;
-    double bestLo = 0.0;
-    std::vector<std::pair<std::string, double>> highs;
+    // The bounds grow with the count: the best lower bound is the most
+    // frequent token's, and each count's upper bound is computed once (a head
+    // may list thousands of tokens, of at most samples + 1 counts).
+    long long most = 0;
+    for (const auto& [token, count] : tally.tokenSamples) most = std::max(most, count);
+    const double bestLo =
+        most > 0 ? clopper_pearson(static_cast<double>(std::min(most, tally.samples)), n, each).lo : 0.0;
+    std::map<long long, double> highOf;
     for (const auto& [token, count] : tally.tokenSamples) {
-      const ProportionInterval t = clopper_pearson(static_cast<double>(count), n, each);
-      bestLo = std::max(bestLo, t.lo);
-      highs.emplace_back(token, t.hi);
       h.seen.insert(token);
+      auto it = highOf.find(count);
+      if (it == highOf.end())
+        it = highOf.emplace(count, clopper_pearson(static_cast<double>(std::min(count, tally.samples)), n, each).hi)
+                 .first;
+      if (it->second >= bestLo) h.possibleTops.insert(token);
     }
-    for (const auto& [token, hi] : highs)
-      if (hi >= bestLo) h.possibleTops.insert(token);
     h.unseenMayTop = clopper_pearson(0.0, n, each).hi >= bestLo;
     heads_.push_back(std::move(h));
   }

@@ -228,6 +228,7 @@ void LinePlotView::setData(LinePlotData data) {
   data_ = std::move(data);
 
   plot_->clearPlottables();  // graphs and their error bars
+  plot_->clearItems();       // the selection's line
   plot_->xAxis->setLabel(data_.xLabel);
   plot_->yAxis->setLabel(data_.yLabel);
 
@@ -249,6 +250,13 @@ void LinePlotView::setData(LinePlotData data) {
       if (!comparison && !s.color.isValid() && !s.scatter && !s.segments)
         styles[k] = kDashes[categorical_dash(t)];
     }
+  for (std::size_t k = 0; k < data_.series.size(); ++k) {
+    const int from = data_.series[k].colourOf;
+    if (from >= 0 && from < static_cast<int>(colours.size()))
+      colours[k] = colours[static_cast<std::size_t>(from)];
+    else if (!colours[k].isValid())
+      colours[k] = data_.series[k].color.isValid() ? data_.series[k].color : QColor(110, 110, 110);
+  }
   for (std::size_t k = 0; k < data_.series.size(); ++k) {
     const LineSeries& s = data_.series[k];
     QCPGraph* g = plot_->addGraph();
@@ -303,6 +311,13 @@ void LinePlotView::setData(LinePlotData data) {
     } else if (qSharedPointerDynamicCast<QCPAxisTickerFixed>(axis->ticker())) {
       axis->setTicker(QSharedPointer<QCPAxisTicker>::create());
     }
+  }
+  if (std::isfinite(data_.markedX)) {
+    auto* mark = new QCPItemStraightLine(plot_);
+    mark->point1->setCoords(data_.markedX, 0.0);
+    mark->point2->setCoords(data_.markedX, 1.0);
+    mark->setPen(QPen(to_colour(kSelectedHighlight), 1.5, Qt::DashLine));
+    mark->setSelectable(false);
   }
   // A plot with nothing to draw shows its title only (e.g. "not computed").
   const bool empty = data_.series.empty();

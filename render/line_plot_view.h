@@ -5,6 +5,7 @@
 #include <QColor>
 #include <QString>
 #include <QWidget>
+#include <limits>
 
 #include "render/figure_legend.h"
 #include <utility>
@@ -47,6 +48,9 @@ struct LinePlotData {
   bool integerX = false;    // ticks only at whole numbers (layers, indices, N)
   bool integerY = false;    // (counts)
   bool airBelow = false;    // a little air under the lowest value: a curve along 0 is not hidden by the axis
+  // The selection on the x axis (a key, a layer, a training step), drawn as
+  // an orange line; NaN: none.
+  double markedX = std::numeric_limits<double>::quiet_NaN();
 };
 
 class LinePlotView : public QWidget {

@@ -196,6 +196,20 @@ TEST_F(MainWindowGui, SelectionDrivesThePanels) {
   auto* headBox = w.findChild<QComboBox*>(QStringLiteral("headBox"));
   ASSERT_NE(headBox, nullptr);
   EXPECT_EQ(headBox->currentText(), QStringLiteral("average"));
+
+  // Every view marks the selection: the map frames the (query, key) cell, key
+  // importance marks the key, the layer profiles mark the layer.
+  w.selection()->setHead(1);
+  w.selection()->setQueryToken(3);
+  w.selection()->setKeyToken(1);
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] { return w.attentionView()->data().outlineRow == 3 && w.attentionView()->data().outlineCol == 1; },
+      kTimeout));
+  ASSERT_TRUE(QTest::qWaitFor([&] { return w.profileView()->data().markedX == 1.0; }, kTimeout));
+  auto* layerSink = w.findChild<render::LinePlotView*>(QStringLiteral("layerSinkProfile"));
+  ASSERT_NE(layerSink, nullptr);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return layerSink->data().markedX == 3.0; }, kTimeout))
+      << layerSink->data().markedX;
 }
 
 TEST_F(MainWindowGui, AClickInTheOverviewMovesEveryPanel) {
@@ -1339,6 +1353,17 @@ TEST_F(MainWindowGui, CheckpointsPlayBackOverTraining) {
   ASSERT_TRUE(QTest::qWaitFor(
       [&] { return w.model() && w.model()->model->folder() == folders.front() && w.lastRun() && w.lastRun()->analysis; },
       kTimeout));
+  // The emergence plot marks the checkpoint open now; visiting it with the
+  // slider does not add it to Recent models.
+  EXPECT_TRUE(w.checkpointsPanel()->isIntermediateStep(folders.front()));
+  EXPECT_EQ(w.checkpointsPanel()->emergenceView()->data().markedX,
+            w.checkpointsPanel()->emergenceView()->data().series[0].x.front());
+  auto* chooser = w.findChild<QComboBox*>(QStringLiteral("modelChooser"));
+  ASSERT_NE(chooser, nullptr);
+  for (int k = 0; k < chooser->count(); ++k)
+    EXPECT_NE(QDir::cleanPath(chooser->itemData(k).toString()),
+              QDir::cleanPath(QString::fromStdString(folders.front().string())))
+        << "a visited step is not a recent model";
   // A folder without checkpoints says so.
   w.openCheckpoints(dir.path());
   EXPECT_TRUE(w.jobStatus()->lastError().contains(QStringLiteral("no checkpoints")));
@@ -1391,17 +1416,21 @@ TEST_F(MainWindowGui, TwoSentencesOrTwoModelsSideBySide) {
   EXPECT_EQ(w.rightRunName(), QStringLiteral("other"));
   EXPECT_EQ(w.intervenedRun()->sentence, w.lastRun()->sentence);
   EXPECT_TRUE(w.attentionView()->data().title.startsWith(QStringLiteral("tiny-llama | other: ")));
-  // Same tokenizer, same text: every token covering characters aligns with its twin.
-  int covering = 0;
-  for (const auto& s : w.lastRun()->offsets) covering += s.first >= 0 ? 1 : 0;
+  // Same tokenizer, same text: every token aligns with its twin, the special
+  // first token (which covers no characters) by its string.
+  const int T = w.lastRun()->tokenCount();
+  ASSERT_LT(w.lastRun()->offsets.front().first, 0) << "the model adds a special first token";
   EXPECT_TRUE(w.attentionView()->data().title.contains(
-      QStringLiteral("%1 of %2 tokens align by their characters").arg(covering).arg(w.lastRun()->tokenCount())))
+      QStringLiteral("%1 of %2 tokens align by their characters").arg(T).arg(T)))
       << w.attentionView()->data().title.toStdString();
-  // The plot overlays the runs by token: B's points at A's positions.
+  EXPECT_FALSE(w.attentionView()->data().rowLabels.front().contains(QChar(0x2260)));
+  // The plot overlays the runs by token: B's points at A's positions, from k = 0
+  // (the first token's value is what a sink comparison is about).
   const auto& overlaid = w.profileView()->data().series;
   ASSERT_GE(overlaid.size(), 2u);
   EXPECT_TRUE(overlaid[0].name.contains(QStringLiteral("at tiny-llama's tokens"))) << overlaid[0].name.toStdString();
-  EXPECT_EQ(overlaid[0].x.size(), static_cast<std::size_t>(covering));
+  ASSERT_EQ(overlaid[0].x.size(), static_cast<std::size_t>(T));
+  EXPECT_EQ(overlaid[0].x.front(), 0.0);
   // The same tokens: a difference map is allowed; another sentence's tokens: refused with a message.
   w.interventionsPanel()->setComparison(ui::Comparison::Difference);
   EXPECT_TRUE(w.attentionView()->data().diverging) << "same tokens: the difference is drawn";

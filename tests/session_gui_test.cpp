@@ -163,11 +163,11 @@ TEST_F(SessionGui, AWholePanelExportsAsOneFigureWithLetters) {
   const QByteArray text = file_bytes(svg);
   for (const char* part : {">(a)<", ">(b)<", ">(c)<", "Persistence diagram", "Betti curves", "Barcode"})
     EXPECT_TRUE(text.contains(part)) << part;
-  // Two columns: two views a row, so two rows of 178 x 100 mm at 150 DPI.
+  // Two columns: two views a row, so two rows of 0.7 x 100 mm, 178 mm wide, at 150 DPI.
   EXPECT_EQ(render::figure_columns(options, 3, 0), 2);
   const QImage image(png);
   EXPECT_NEAR(image.width(), 178.0 / 25.4 * 150, 2.0);
-  EXPECT_NEAR(image.height(), 2 * 100.0 / 25.4 * 150, 2.0);
+  EXPECT_NEAR(image.height(), 2 * 70.0 / 25.4 * 150, 2.0);
   QFile::remove(QStringLiteral(SINKSCOPE_ARTIFACT_DIR "/figure-whole-persistence.png"));  // for a look
   QFile::copy(png, QStringLiteral(SINKSCOPE_ARTIFACT_DIR "/figure-whole-persistence.png"));
   // No single CSV for several views.

@@ -20,3 +20,19 @@ TEST(TokenAlignment, TokensPairWhenTheyCoverTheSameCharacters) {
       << "dinner is two BPE tokens; [CLS] and [SEP] cover nothing";
   EXPECT_TRUE(token_alignment({}, wp).empty());
 }
+
+TEST(TokenAlignment, SpecialTokensPairWithTheirTwinsByString) {
+  // Two models of one tokenizer: <s> covers nothing in both and is the same
+  // token; a second <s> pairs with the second; [SEP] has no twin in A.
+  const std::vector<TokenSpan> a{{-1, -1}, {0, 3}, {4, 7}, {-1, -1}, {8, 11}};
+  const std::vector<TokenSpan> b{{-1, -1}, {0, 3}, {4, 7}, {-1, -1}, {8, 11}, {-1, -1}};
+  const std::vector<std::string> ta{"<s>", "The", "cat", "<s>", "sat"};
+  const std::vector<std::string> tb{"<s>", "The", "cat", "<s>", "sat", "[SEP]"};
+  EXPECT_EQ(token_alignment(a, b, ta, tb), (std::vector<int>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(token_alignment(b, a, tb, ta), (std::vector<int>{0, 1, 2, 3, 4, -1}));
+  // A special token of another string does not pair (BOS against [CLS]).
+  const std::vector<std::string> cls{"[CLS]", "The", "cat", "[CLS]", "sat", "[SEP]"};
+  EXPECT_EQ(token_alignment(a, b, ta, cls), (std::vector<int>{-1, 1, 2, -1, 4}));
+  // Without strings (or of another length), spanless tokens pair with none.
+  EXPECT_EQ(token_alignment(a, b, {}, {}), (std::vector<int>{-1, 1, 2, -1, 4}));
+}

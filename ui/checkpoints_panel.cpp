@@ -211,9 +211,27 @@ void CheckpointsPanel::showStep() {
                            .arg(k + 1)
                            .arg(checkpoints_.size())
                      : QString());
+  drawEmergence();
 }
 
 int CheckpointsPanel::chosen() const { return slider_->value(); }
+
+bool CheckpointsPanel::isIntermediateStep(const std::filesystem::path& folder) const {
+  std::error_code ec;
+  for (const models::Checkpoint& c : checkpoints_)
+    if (!c.final && (c.folder == folder || std::filesystem::equivalent(c.folder, folder, ec))) return true;
+  return false;
+}
+
+void CheckpointsPanel::drawEmergence() {
+  if (last_.values.empty()) return;
+  render::LinePlotData d = emergence_plot(checkpoints_, last_, lastText_,
+                                          static_cast<EmergenceMetric>(metric_->currentData().toInt()));
+  const int k = slider_->value();
+  if (k >= 0 && k < static_cast<int>(checkpoints_.size()))  // the checkpoint open now
+    d.markedX = static_cast<double>(checkpoints_[static_cast<std::size_t>(k)].step);
+  emergence_->setData(std::move(d));
+}
 
 void CheckpointsPanel::setMetric(EmergenceMetric metric) {
   metric_->setCurrentIndex(metric_->findData(static_cast<int>(metric)));
@@ -222,8 +240,7 @@ void CheckpointsPanel::setMetric(EmergenceMetric metric) {
 void CheckpointsPanel::setEmergence(const CheckpointAlpha0& alpha0, const QString& text) {
   last_ = alpha0;
   lastText_ = text;
-  emergence_->setData(emergence_plot(checkpoints_, alpha0, text,
-                                     static_cast<EmergenceMetric>(metric_->currentData().toInt())));
+  drawEmergence();
   grid_ = emergence_grid(checkpoints_, alpha0);
   render::show_or_keep(gridView_, gridStandIn_, grid_);
 }

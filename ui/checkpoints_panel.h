@@ -61,6 +61,9 @@ class CheckpointsPanel : public QWidget {
   // Moves the slider to checkpoint `index` (and opens it, as a user's move does).
   void choose(int index);
   int chosen() const;
+  // Whether `folder` is one of the run's intermediate checkpoints (not the
+  // final model): those are visited, not opened, and stay out of Recent models.
+  bool isIntermediateStep(const std::filesystem::path& folder) const;
   render::LinePlotView* emergenceView() const { return emergence_; }
   // Shows the emergence numbers in the plot and the grid.
   void setEmergence(const CheckpointAlpha0& alpha0, const QString& text);
@@ -76,6 +79,8 @@ class CheckpointsPanel : public QWidget {
 
  private:
   void showStep();
+  // The emergence plot of the last sentence, the open checkpoint marked.
+  void drawEmergence();
   std::vector<models::Checkpoint> checkpoints_;
   QLabel* folder_ = nullptr;
   QSlider* slider_ = nullptr;

@@ -8,6 +8,7 @@
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QSettings>
 #include <QSpinBox>
 #include <QVBoxLayout>
@@ -52,11 +53,18 @@ ExportDialog::ExportDialog(const QString& what, QWidget* parent) : QDialog(paren
   font_->setSpecialValueText(tr("as on screen"));
   transparent_ = new QCheckBox(tr("Transparent background"), this);
   visibleSpaces_ = new QCheckBox(tr("Show spaces in tokens as \u2423"), this);
+  title_ = new QLineEdit(this);
+  title_->setObjectName(QStringLiteral("exportTitle"));
+  title_->setMaxLength(300);
+  title_->setPlaceholderText(tr("none (a paper's caption says what a figure is)"));
+  title_->setToolTip(tr("Drawn above a paper-sized figure. Without one the figure has no title; "
+                        "the view's own title (model, layer, head) is always in the file's metadata."));
   form->addRow(tr("Size"), preset_);
   form->addRow(tr("Width"), width_);
   form->addRow(tr("Height"), height_);
   form->addRow(tr("Resolution"), dpi_);
   form->addRow(tr("Text"), font_);
+  form->addRow(tr("Title"), title_);
   form->addRow(QString(), transparent_);
   form->addRow(QString(), visibleSpaces_);
   wholePanel_ = new QCheckBox(this);
@@ -117,6 +125,7 @@ render::FigureOptions ExportDialog::options() const {
   o.fontPt = font_->value();
   o.transparent = transparent_->isChecked();
   o.visibleSpaces = visibleSpaces_->isChecked();
+  o.title = title_->text().simplified();
   return o;
 }
 

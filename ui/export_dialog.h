@@ -8,6 +8,7 @@
 #include "render/panel_export.h"
 
 class QCheckBox;
+class QLineEdit;
 class QComboBox;
 class QDoubleSpinBox;
 class QSpinBox;
@@ -36,6 +37,7 @@ class ExportDialog : public QDialog {
   QDoubleSpinBox* font_ = nullptr;
   QCheckBox* transparent_ = nullptr;
   QCheckBox* visibleSpaces_ = nullptr;
+  QLineEdit* title_ = nullptr;
   QCheckBox* wholePanel_ = nullptr;
 };
 

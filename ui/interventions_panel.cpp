@@ -42,16 +42,16 @@ InterventionsPanel::InterventionsPanel(SelectionModel* selection, QWidget* paren
     return b;
   };
   button(tr("Drop first token"),
-         tr("Run without position 0 (BOS removal, 003): refused when the tokenizer added no "
+         tr("Run without position 0 (BOS removal, Barbero et al.): refused when the tokenizer added no "
             "special first token"),
          0, 0, [this] { dropFirstToken(); });
   ablateHead_ = button(tr("Ablate selected head"),
-                       tr("Zero the selected head's output (metrics.md s. 8)"), 0, 1,
+                       tr("Zero the selected head's output"), 0, 1,
                        [this] { ablateSelectedHead(); });
   ablateHead_->setObjectName(QStringLiteral("ablateHeadButton"));
   removeHeadSinks_ = button(
       tr("Remove sinks: head"),
-      tr("Zero the selected head's sink keys after softmax and renormalise (metrics.md s. 5)"), 1,
+      tr("Zero the selected head's sink keys after softmax and renormalise"), 1,
       0, [this] { removeSinks(0); });
   removeHeadSinks_->setObjectName(QStringLiteral("removeHeadSinksButton"));
   button(tr("Remove sinks: layer"), tr("The same for every head of the selected layer"), 1, 1,
@@ -143,10 +143,10 @@ void InterventionsPanel::refreshHeadButtons() {
   const bool head = !selection_->headAveraged();
   const QString why = tr("Select a head first: the head average is not a head of its own");
   ablateHead_->setEnabled(head);
-  ablateHead_->setToolTip(head ? tr("Zero the selected head's output (metrics.md s. 8)") : why);
+  ablateHead_->setToolTip(head ? tr("Zero the selected head's output") : why);
   removeHeadSinks_->setEnabled(head);
   removeHeadSinks_->setToolTip(
-      head ? tr("Zero the selected head's sink keys after softmax and renormalise (metrics.md s. 5)")
+      head ? tr("Zero the selected head's sink keys after softmax and renormalise")
            : why);
 }
 

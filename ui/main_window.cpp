@@ -227,7 +227,7 @@ void MainWindow::buildDocks() {
            "layer and head. Grey cells are future keys a causal model cannot see. A bright "
            "first column is a sink: most tokens dump their attention there whatever it says "
            "(red labels mark sinks: keys that get at least the head's 90th-percentile weight "
-           "from at least 30% of all queries, metrics.md s. 1). Hover a cell for its weight, click to select that query "
+           "from at least 30% of all queries). Hover a cell for its weight, click to select that query "
            "and key. Drag to pan, wheel to zoom, 'r' to reset; long inputs are drawn "
            "coarser (each block its strongest cell) until you zoom in.");
     attentionView_->setToolTip(explanation);
@@ -245,11 +245,11 @@ void MainWindow::buildDocks() {
   profileView_->setObjectName(QStringLiteral("profileView"));
   profileView_->setToolTip(
       tr("Key importance alpha_k: the mean attention key k receives from the queries that "
-         "can see it (Gu et al.'s sink metric, metrics.md s. 1). A key is counted as a sink "
+         "can see it (Gu et al.'s sink metric). A key is counted as a sink "
          "when alpha_k > eps."));
   profileView_->setWhatsThis(
       tr("How much attention each token receives, on average, from the tokens after it "
-         "(alpha_k, metrics.md s. 1). The dashed grey curve is what a head that spreads its "
+         "(alpha_k). The dashed grey curve is what a head that spreads its "
          "attention evenly would give; the red line is the sink threshold eps. A token far "
          "above both, usually the first, is an attention sink."));
   profileDock_ = dock_make(tr("Key importance"), QStringLiteral("profileDock"), profileView_, this);
@@ -404,7 +404,7 @@ bool MainWindow::exportPanel(QWidget* view, const QString& path,
         run_->analysis ? run_->analysis->params.sinks : analysis::SinkSetParams{};
     comments << QStringLiteral(
                     "sink_set: percentile mode, p = %1, gamma = %2 (reading: A >= tau and A > 0); "
-                    "frequency over %3 queries (metrics.md s. 1)")
+                    "frequency over %3 queries")
                     .arg(sinks.percentile)
                     .arg(sinks.gamma)
                     .arg(sinks.denominator == analysis::SinkSetParams::Denominator::AllQueries
@@ -598,7 +598,15 @@ MainWindow::comparedTokenSpans() const {
 std::pair<std::vector<int>, std::vector<int>> MainWindow::comparedTokenAlignment() const {
   // Two tokenizers' tokens of one sentence, aligned by the characters they cover.
   const auto [a, b] = comparedTokenSpans();
-  return {analysis::token_alignment(a, b), analysis::token_alignment(b, a)};
+  if (!run_ || !intervened_) return {};
+  // Special tokens (<s>, [CLS]) cover no characters: they pair by string.
+  auto strings = [](const QStringList& tokens) {
+    std::vector<std::string> out;
+    for (const QString& t : tokens) out.push_back(t.toStdString());
+    return out;
+  };
+  const std::vector<std::string> ta = strings(run_->tokens), tb = strings(intervened_->tokens);
+  return {analysis::token_alignment(a, b, ta, tb), analysis::token_alignment(b, a, tb, ta)};
 }
 
 std::vector<int> MainWindow::comparedTokenCounterparts() const {
@@ -1038,8 +1046,11 @@ void MainWindow::showModel(models::LoadedModel loaded) {
   model_ = std::move(loaded);
   const models::ModelConfig& c = model_->model->config();
   const QString folder = QString::fromStdString(model_->model->folder().string());
-  RecentModels().remember(QString::fromStdString(model_->name));
-  refreshRecentModels();
+  // A training checkpoint visited with the slider is not a model the user opened.
+  if (!checkpointsPanel_ || !checkpointsPanel_->isIntermediateStep(model_->model->folder())) {
+    RecentModels().remember(QString::fromStdString(model_->name));
+    refreshRecentModels();
+  }
   const QString name = QString::fromStdString(models::model_display_name(model_->model->folder()));
   const QString type = QString::fromStdString(c.model_type);
   modelStatus_->setText(tr("model: %1 (%2)").arg(name, type));
@@ -1279,6 +1290,9 @@ render::HeatMapData MainWindow::attentionMapData(const SentenceRun& shown, const
   data.quantity = subtract ? tr("attention %1 - %2").arg(rightName_, leftName_) : tr("attention weight");
   data.rowTitle = tr("query");
   data.colTitle = tr("key");
+  // The selected cell (query, key) is framed where the user clicked it.
+  if (place.queryToken() >= 0 && place.keyToken() >= 0)
+    data.outlineRow = place.queryToken(), data.outlineCol = place.keyToken();
   data.fixedRange = !subtract;
   data.diverging = subtract != nullptr;
   data.logScale = !subtract && logScaleBox_ && logScaleBox_->isChecked();
@@ -1397,6 +1411,8 @@ void MainWindow::refreshPanels() {
   eps.y = {kSinkMetricEps, kSinkMetricEps};
   plot.series = shown.trace ? std::vector<render::LineSeries>{alpha, baseline, eps}
                             : std::vector<render::LineSeries>{alpha, eps};
+  // The selected key, on the shown run's axis.
+  if (place.keyToken() >= 0) plot.markedX = place.keyToken();
   if (sideBySide) {
     alpha.name = tr("alpha_k %1").arg(rightName_);
     alpha.run = rightName_;
@@ -1427,6 +1443,7 @@ void MainWindow::refreshPanels() {
       }
       eps.x = {0.0, static_cast<double>(std::max(run_->tokenCount() - 1, 1))};
       plot.xLabel = tr("key position k (%1's tokens)").arg(leftName_);
+      plot.markedX = selection_->keyToken() >= 0 ? selection_->keyToken() : std::numeric_limits<double>::quiet_NaN();
     }
     plot.series = {alpha, plain, baseline, eps};
   }

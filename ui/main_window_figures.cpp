@@ -178,6 +178,24 @@ QString MainWindow::applyFigureComparison(const FigureRequest& request) {
   return {};
 }
 
+namespace {
+
+// A view's name in words, for dialogs: "persistenceDiagram" -> "persistence
+// diagram", "attentionView" -> "attention" (the object name is for files and
+// the command line).
+QString view_words(const QWidget* view) {
+  const QString name = view->objectName();
+  QString words;
+  for (QChar c : name) {
+    if (c.isUpper() && !words.isEmpty()) words += QLatin1Char(' ');
+    words += c.toLower();
+  }
+  if (words.endsWith(QLatin1String(" view")) && words.size() > 5) words.chop(5);
+  return words;
+}
+
+}  // namespace
+
 void MainWindow::exportFocusedPanel() {
   QWidget* view = nullptr;
   for (QWidget* w = QApplication::focusWidget(); w && !view; w = w->parentWidget())
@@ -188,7 +206,7 @@ void MainWindow::exportFocusedPanel() {
   const QString dockTitle = dock ? dock->windowTitle() : tr("panel");
   const std::vector<QWidget*> whole = dockViews(dock);
   // Say which view is exported: its panel and its own name.
-  ExportDialog dialog(tr("%1: %2").arg(dockTitle, view->objectName()), this);
+  ExportDialog dialog(tr("%1: %2").arg(dockTitle, view_words(view)), this);
   dialog.offerWholePanel(static_cast<int>(whole.size()));
   if (dialog.exec() != QDialog::Accepted) return;
   dialog.remember();
@@ -227,7 +245,7 @@ void MainWindow::chooseFigureViews() {
     const auto found = viewsNamed({name});
     if (found.empty()) continue;
     QDockWidget* dock = dock_of(found.front());
-    auto* item = new QListWidgetItem(tr("%1: %2").arg(dock ? dock->windowTitle() : QString(), name));
+    auto* item = new QListWidgetItem(tr("%1: %2").arg(dock ? dock->windowTitle() : QString(), view_words(found.front())));
     item->setData(Qt::UserRole, name);
     item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
     item->setCheckState(figureViews_.contains(name) ? Qt::Checked : Qt::Unchecked);

@@ -38,7 +38,7 @@ SelectionBar::SelectionBar(SelectionModel* selection, QWidget* parent)
   threshold_->setRange(0.0, 1.0);
   threshold_->setSingleStep(0.01);
   threshold_->setToolTip(
-      tr("Graph threshold theta: an edge i-j exists when A[i][j] >= theta (metrics.md s. 3)"));
+      tr("Graph threshold theta: an edge i-j exists when A[i][j] >= theta"));
   topN_ = new QSpinBox(this);
   topN_->setRange(1, 1);
   topN_->setToolTip(tr("N: the number of top-attended keys selected in value space (s. 6)"));

@@ -98,6 +98,7 @@ void LayerProfilesPanel::drawLayerProfiles() {
     top.series = {sink, rate, central, sinkBefore, rateBefore};
     top.title = tr("Sinks by layer | %1 (solid) and %2 (dashed) | %3").arg(in_.afterName, in_.beforeName, in_.source);
   }
+  top.markedX = in_.place.layer();  // the selected layer
   layerSink_->setData(std::move(top));
   render::LinePlotData bottom;
   bottom.title = in_.cheap() ? tr("Topology and rank by layer")
@@ -120,6 +121,7 @@ void LayerProfilesPanel::drawLayerProfiles() {
     rankBefore.colourOf = 2;  // of rank
     bottom.series = {h0, h1, rank, fiedler, rankBefore};
   }
+  bottom.markedX = in_.place.layer();  // the selected layer
   layerTopology_->setData(std::move(bottom));
 
   render::LinePlotData function;
@@ -147,6 +149,7 @@ void LayerProfilesPanel::drawLayerProfiles() {
                          .arg(fisherMax, 0, 'g', 3);
     function.series = {kl, fisher};
   }
+  function.markedX = in_.place.layer();  // the selected layer
   layerFunction_->setData(std::move(function));
 }
 

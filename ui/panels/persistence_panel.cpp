@@ -23,7 +23,7 @@ PersistencePanel::PersistencePanel(PanelInputs& inputs, QMainWindow* window)
   persistence->addWidget(barcode_);
   persistence->addWidget(betti_);
   makeDock(window, tr("Persistence"), QStringLiteral("persistenceDock"), persistence,
-           tr("Topology of the attention graph (metrics.md s. 2): tokens are points at distance "
+           tr("Topology of the attention graph: tokens are points at distance "
               "1 - (A_ij + A_ji)/2. As the distance scale e grows, tokens join into components "
               "(H0) and close loops (H1). Each dot is one feature, born and dying at the plotted "
               "scales; dots far from the diagonal last long. A sink joins everything through "

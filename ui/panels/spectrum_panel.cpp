@@ -29,7 +29,7 @@ SpectrumPanel::SpectrumPanel(PanelInputs& inputs, QMainWindow* window) : Panel(i
   normalisedBox_->setObjectName(QStringLiteral("normalisedLaplacian"));
   normalisedBox_->setToolTip(
       tr("Eigenvalues of the normalised Laplacian lie in [0, 2] whatever the degrees, so heads "
-         "and thresholds compare on one scale (metrics.md s. 3)"));
+         "and thresholds compare on one scale"));
   connect(normalisedBox_, &QCheckBox::toggled, this, [this] {
     if (in_.selectionFits()) drawSpectrum();
   });
@@ -54,7 +54,7 @@ SpectrumPanel::SpectrumPanel(PanelInputs& inputs, QMainWindow* window) : Panel(i
   }
   makeDock(window, tr("Spectrum"), QStringLiteral("spectrumDock"), spectrumBox,
            tr("Eigenvalues of the Laplacian of the graph 'query attends to key with weight >= "
-              "theta' (metrics.md s. 3), one series per threshold. The second smallest, the "
+              "theta', one series per threshold. The second smallest, the "
               "Fiedler value, measures how well connected the graph is; a star into one sink "
               "gives centralisation 1. Below: the tokens placed by eigenvectors 2-4 (the "
               "spectral embedding), coloured by the Fiedler vector (blue negative, red "

@@ -37,8 +37,8 @@ TaxonomyPanel::TaxonomyPanel(PanelInputs& inputs, QMainWindow* window) : Panel(i
   stacked->addWidget(taxonomyTop);
   stacked->addWidget(taxonomyCounts_);
   makeDock(window, tr("Taxonomy"), QStringLiteral("taxonomyDock"), stacked,
-           tr("For each query the key with the largest A[i][j] * ||v_j|| wins (004, metrics.md "
-              "s. 7), among the keys the query sees: earlier ones in a decoder, every key in an "
+           tr("For each query the key with the largest A[i][j] * ||v_j|| wins (Mudarisov et al.), "
+              "among the keys the query sees: earlier ones in a decoder, every key in an "
               "encoder. A head whose winners are mostly the current token is a Retriever, mostly "
               "the first token (the sink) a Mixer, otherwise a Reset. Below: how many heads of "
               "each kind every layer has."));

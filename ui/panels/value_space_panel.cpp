@@ -66,7 +66,7 @@ ValueSpacePanel::ValueSpacePanel(PanelInputs& inputs, QMainWindow* window) : Pan
   connect(in_.selection, &SelectionModel::boundsChanged, this, showTopN);
   connect(topNSlider_, &QSlider::valueChanged, this, [this](int n) { in_.selection->setTopN(n); });
   makeDock(window, tr("Value space"), QStringLiteral("valueSpaceDock"), valueDock,
-           tr("What the selected head adds up for one query (004): each key's value vector "
+           tr("What the selected head adds up for one query (Mudarisov et al.): each key's value vector "
               "scaled by its attention, y_j = A[i][j] v_j, projected on its three main axes "
               "(PCA). Orange: the top-N keys, whose sum s_N (black) is what the head mostly "
               "returns; red: the first token. The balls have radius r_max (every selected key "
