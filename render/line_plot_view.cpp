@@ -53,6 +53,23 @@ LinePlotView::LinePlotView(QWidget* parent) : QWidget(parent), plot_(new QCustom
     for (std::size_t s = 0; s < data_.series.size(); ++s) {
       const LineSeries& series = data_.series[s];
       if (series.reference || series.threshold) continue;
+      if (series.segments) {  // a bar is hovered anywhere along it: its first point's index
+        for (std::size_t k = 0; k + 1 < series.x.size(); k += 2) {
+          const QPointF a(plot_->xAxis->coordToPixel(series.x[k]), plot_->yAxis->coordToPixel(series.y[k]));
+          const QPointF b(plot_->xAxis->coordToPixel(series.x[k + 1]),
+                          plot_->yAxis->coordToPixel(series.y[k + 1]));
+          const QPointF ab = b - a, am = event->position() - a;
+          const double length2 = QPointF::dotProduct(ab, ab);
+          const double t = length2 > 0 ? std::clamp(QPointF::dotProduct(am, ab) / length2, 0.0, 1.0) : 0.0;
+          const QPointF nearest = a + t * ab;
+          const double d = std::hypot(nearest.x() - event->position().x(), nearest.y() - event->position().y());
+          if (d < bestDistance) {
+            bestDistance = d;
+            best = {static_cast<int>(s), static_cast<int>(k)};
+          }
+        }
+        continue;
+      }
       for (std::size_t k = 0; k < series.x.size(); ++k) {
         const double px = plot_->xAxis->coordToPixel(series.x[k]);
         const double py = plot_->yAxis->coordToPixel(series.y[k]);

@@ -83,7 +83,8 @@ class LinePlotView : public QWidget {
 
  Q_SIGNALS:
   // The mouse is over point `index` of series `series` (-1, -1: over none);
-  // within 8 pixels of a plotted point.
+  // within 8 pixels of a plotted point, or of a segment of a `segments`
+  // series (then `index` is the segment's first point, 2k for bar k).
   void pointHovered(int series, int index);
 
  protected:

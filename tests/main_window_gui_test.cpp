@@ -581,6 +581,23 @@ TEST_F(MainWindowGui, HoveringABarHighlightsItsTokensEverywhere) {
     QApplication::sendEvent(plot, &move);  // ... and coming back brings it again
     ASSERT_EQ(w.selection()->highlightedTokens(), expected);
   }
+  {  // The barcode: the same bar hovered anywhere along it lights the same tokens.
+    render::LinePlotView* barcode = panels->barcodeView();
+    QEvent leave(QEvent::Leave);
+    QApplication::sendEvent(diagram, &leave);
+    ASSERT_TRUE(w.selection()->highlightedTokens().isEmpty());
+    QCustomPlot* codePlot = barcode->plot();
+    const QPointF middle(codePlot->xAxis->coordToPixel((bar.birth + bar.death) / 2),
+                         codePlot->yAxis->coordToPixel(static_cast<double>(chosen)));  // bar k on row k
+    QMouseEvent overBar(QEvent::MouseMove, middle, codePlot->mapToGlobal(middle), Qt::NoButton,
+                        Qt::NoButton, Qt::NoModifier);
+    QApplication::sendEvent(codePlot, &overBar);
+    EXPECT_EQ(w.selection()->highlightedTokens(), expected);
+    QApplication::sendEvent(barcode, &leave);
+    EXPECT_TRUE(w.selection()->highlightedTokens().isEmpty());
+    QApplication::sendEvent(plot, &move);  // the diagram's hover again, for what follows
+    ASSERT_EQ(w.selection()->highlightedTokens(), expected);
+  }
   int litEdges = 0;
   for (const auto& e : panels->graphView()->data().edges)
     if (e.lit) {

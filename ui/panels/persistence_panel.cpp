@@ -29,6 +29,9 @@ PersistencePanel::PersistencePanel(PanelInputs& inputs, QMainWindow* window)
               "scales; dots far from the diagonal last long. A sink joins everything through "
               "itself early, leaving no loops."));
   connect(diagram_, &render::LinePlotView::pointHovered, this, &PersistencePanel::highlightBar);
+  // A barcode's bar k is points 2k and 2k + 1 of its series.
+  connect(barcode_, &render::LinePlotView::pointHovered, this,
+          [this](int series, int index) { highlightBar(series, index < 0 ? -1 : index / 2); });
 }
 
 void PersistencePanel::drawNote(const QString& note) {
