@@ -206,6 +206,8 @@ void LinePlotView::fitToSize() {
 }
 
 void LinePlotView::thinTicks() {
+  // A widget never shown has not laid out its plot: measure at the figure's size.
+  plot_->resize(size());
   const double line = QFontMetricsF(plot_->yAxis->tickLabelFont()).height();
   for (int pass = 0; pass < 8; ++pass) {
     plot_->replot(QCustomPlot::rpImmediateRefresh);
@@ -215,7 +217,7 @@ void LinePlotView::thinTicks() {
       closest = std::min(closest, std::abs(plot_->yAxis->coordToPixel(ticks[k]) -
                                            plot_->yAxis->coordToPixel(ticks[k - 1])));
     const int count = plot_->yAxis->ticker()->tickCount();
-    if (closest >= 1.4 * line || count <= 1) return;
+    if (closest >= 1.4 * line || count <= 2) return;  // two ticks: at least the scale
     plot_->yAxis->ticker()->setTickCount(count - 1);
   }
 }
