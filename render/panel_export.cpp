@@ -848,11 +848,8 @@ void figure_export(const std::vector<FigurePart>& parts, const QString& path,
   Style lettered = st;
   lettered.transparent = true;  // the figure's background is painted once
   lettered.title.clear();
-  QImage page(1, 1, QImage::Format_RGB32);  // a device of 72 dots per inch: one dot, one point
-  page.setDotsPerMeterX(static_cast<int>(std::lround(72.0 / 0.0254)));
-  page.setDotsPerMeterY(static_cast<int>(std::lround(72.0 / 0.0254)));
   lettered.titleIndent =
-      QFontMetricsF(letter, &page).horizontalAdvance(QStringLiteral("(m)")) + 4;
+      QFontMetricsF(letter, figure_units()).horizontalAdvance(QStringLiteral("(m)")) + 4;
   std::vector<std::unique_ptr<FigurePlot>> plots;  // figure copies of the line plots
   QString title;
   for (const FigurePart& part : parts) {
