@@ -251,7 +251,8 @@ int main(int argc, char** argv) {
   }
   const bool restoreLast = QSettings().value(QStringLiteral("sessions/restoreOnLaunch"), true).toBool() &&
                            !parser.isSet(options.model) && !parser.isSet(options.text) &&
-                           !parser.isSet(options.checkpoints);
+                           !parser.isSet(options.checkpoints) && !parser.isSet(options.compareSentence) &&
+                           !parser.isSet(options.compareModel);
   // Opening a model runs the sentence on it; without one, run the baseline now.
   if (!positional.isEmpty())
     window.openSession(positional.front());

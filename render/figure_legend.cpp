@@ -106,7 +106,7 @@ void legend_paint(QPainter& p, const LegendLayout& layout, const std::vector<Leg
       p.drawLine(QPointF(s.left(), y), QPointF(s.right(), y));
     }
     if (e.markerSize > 0) {
-      p.setPen(Qt::NoPen);
+      p.setPen(e.markerEdge.isValid() ? QPen(e.markerEdge, 0.8) : QPen(Qt::NoPen));
       p.setBrush(e.markerColour);
       p.drawEllipse(QPointF(s.center().x(), y), e.markerSize / 2, e.markerSize / 2);
     }

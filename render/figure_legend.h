@@ -21,7 +21,8 @@ struct LegendEntry {
   QString text;
   QPen pen;                 // the line (Qt::NoPen: markers only)
   double markerSize = 0.0;  // a filled circle's diameter; 0: none
-  QColor markerColour;
+  QColor markerColour;      // its fill
+  QColor markerEdge = {};   // its outline (invalid: none)
 };
 
 struct LegendLayout {

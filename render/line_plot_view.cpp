@@ -1,6 +1,9 @@
 #include "render/line_plot_view.h"
 
+#include <QList>
 #include <QMouseEvent>
+#include <QPair>
+#include <QToolTip>
 #include <QResizeEvent>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -50,6 +53,7 @@ LinePlotView::LinePlotView(QWidget* parent) : QWidget(parent), plot_(new QCustom
   connect(plot_, &QCustomPlot::mouseMove, this, [this](QMouseEvent* event) {
     std::pair<int, int> best{-1, -1};
     double bestDistance = 8.0;  // pixels
+    std::vector<std::pair<double, std::pair<int, int>>> near;  // distance, (series, index)
     for (std::size_t s = 0; s < data_.series.size(); ++s) {
       const LineSeries& series = data_.series[s];
       if (series.reference || series.threshold) continue;
@@ -74,17 +78,46 @@ LinePlotView::LinePlotView(QWidget* parent) : QWidget(parent), plot_(new QCustom
         const double px = plot_->xAxis->coordToPixel(series.x[k]);
         const double py = plot_->yAxis->coordToPixel(series.y[k]);
         const double d = std::hypot(px - event->position().x(), py - event->position().y());
+        if (d < 8.0) near.push_back({d, {static_cast<int>(s), static_cast<int>(k)}});
         if (d < bestDistance) {
           bestDistance = d;
           best = {static_cast<int>(s), static_cast<int>(k)};
         }
       }
     }
+    std::stable_sort(near.begin(), near.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    QList<QPair<int, int>> under;
+    for (const auto& [d, point] : near) under << QPair<int, int>{point.first, point.second};
     if (best != hovered_) {
       hovered_ = best;
       Q_EMIT pointHovered(best.first, best.second);
     }
+    if (under != under_) {
+      under_ = under;
+      showTips(event->globalPosition().toPoint());
+      Q_EMIT pointsHovered(under_);
+    }
   });
+}
+
+// The tips of the points under the mouse, one line each, at most a dozen.
+void LinePlotView::showTips(const QPoint& where) {
+  QStringList lines;
+  int more = 0;
+  for (const auto& [series, index] : under_) {
+    const LineSeries& s = data_.series[static_cast<std::size_t>(series)];
+    if (index >= static_cast<int>(s.tips.size())) continue;
+    if (lines.size() < 12)
+      lines << s.tips[static_cast<std::size_t>(index)];
+    else
+      ++more;
+  }
+  if (more > 0) lines << tr("... and %1 more").arg(more);
+  if (lines.isEmpty())
+    QToolTip::hideText();
+  else
+    QToolTip::showText(where, lines.join(QLatin1Char('\n')), plot_);
 }
 
 void LinePlotView::setFigureFonts(const QString& family, double pointSize) {
@@ -156,6 +189,7 @@ std::vector<LegendEntry> LinePlotView::takeLegend() {
     if (!g->scatterStyle().isNone()) {
       e.markerSize = g->scatterStyle().size();
       e.markerColour = g->scatterStyle().brush().color();
+      if (g->scatterStyle().pen().style() != Qt::NoPen) e.markerEdge = g->scatterStyle().pen().color();
     }
     entries.push_back(std::move(e));
   }
@@ -224,6 +258,11 @@ void LinePlotView::thinTicks() {
 
 void LinePlotView::leaveEvent(QEvent* event) {
   QWidget::leaveEvent(event);
+  if (!under_.isEmpty()) {
+    under_.clear();
+    QToolTip::hideText();
+    Q_EMIT pointsHovered(under_);
+  }
   if (hovered_ == std::pair<int, int>{-1, -1}) return;
   hovered_ = {-1, -1};
   Q_EMIT pointHovered(-1, -1);
@@ -245,6 +284,7 @@ void LinePlotView::setData(LinePlotData data) {
                                   "\" has an interval of another length");
   }
   data_ = std::move(data);
+  under_.clear();  // the points it listed belong to the old data
 
   plot_->clearPlottables();  // graphs and their error bars
   plot_->clearItems();       // the selection's line
@@ -298,8 +338,12 @@ void LinePlotView::setData(LinePlotData data) {
     } else {
       const QColor c = colours[k];
       g->setPen(QPen(c, s.dashed ? 1.5 : 2.0, s.dashed ? Qt::DashLine : styles[k]));
+      // Scattered points are filled half-transparent: points stacked on one
+      // spot read darker than one alone.
+      QColor fill = c;
+      if (s.scatter) fill.setAlphaF(0.45);
       if (s.markers || s.scatter)
-        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, c, c, s.scatter ? 7 : 5));
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, c, fill, s.scatter ? 7 : 5));
       if (s.scatter) g->setLineStyle(QCPGraph::lsNone);
     }
     if (!s.inLegend) g->removeFromLegend();

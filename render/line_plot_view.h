@@ -3,6 +3,9 @@
 // legend; drag pans and the wheel zooms. Raster only, so it works on every
 // Qt platform, offscreen included.
 #include <QColor>
+#include <QList>
+#include <QPair>
+#include <QPoint>
 #include <QString>
 #include <QWidget>
 #include <limits>
@@ -36,6 +39,9 @@ struct LineSeries {
   QString run = {};
   bool markers = true;   // a circle at every point (dense curves: a plain line)
   bool inLegend = true;  // listed in the legend (a layer's baseline may not be)
+  // Optional: what hovering each point says (a tooltip), as long as x; not
+  // exported. Points under the cursor together are all listed.
+  std::vector<QString> tips = {};
 };
 
 struct LinePlotData {
@@ -86,6 +92,10 @@ class LinePlotView : public QWidget {
   // within 8 pixels of a plotted point, or of a segment of a `segments`
   // series (then `index` is the segment's first point, 2k for bar k).
   void pointHovered(int series, int index);
+  // Every point within 8 pixels of the mouse, nearest first, as (series,
+  // index) pairs (empty: over none); points stacked on one spot (a
+  // diagram's H0 points at birth 0) come together. Segments are not listed.
+  void pointsHovered(const QList<QPair<int, int>>& points);
 
  protected:
   void resizeEvent(QResizeEvent* event) override;
@@ -94,9 +104,11 @@ class LinePlotView : public QWidget {
 
  private:
   void fitToSize();
+  void showTips(const QPoint& where);
   LinePlotData data_;
   QCustomPlot* plot_;
   std::pair<int, int> hovered_{-1, -1};
+  QList<QPair<int, int>> under_;
   int titleIndent_ = 0;
 };
 

@@ -5,12 +5,15 @@
 #include <vtkRenderer.h>
 #include <QApplication>
 #include <QTest>
+#include <QToolTip>
 #include <QWheelEvent>
+#include <algorithm>
 #include <cmath>
 
 #include "render/colormap.h"
 #include "render/heat_map_view.h"
 #include "render/line_plot_view.h"
+#include "render/qcustomplot_include.h"
 #include "render/scene_view.h"
 #include "support/render_compare.h"
 
@@ -302,4 +305,48 @@ TEST(PanelsRender, ScatterDiagramMatchesBaseline) {
   ASSERT_TRUE(test::image_has_content(image));
   const auto r = test::render_compare(image, baseline("line_plot_scatter_diagram"), kCandidates);
   EXPECT_TRUE(r.passed) << r.message.toStdString();
+}
+
+// Points stacked on one spot (a diagram's H0 points at birth 0 dying together)
+// are hovered together: every one is reported and its tip listed.
+TEST(PanelsRender, StackedPointsAreHoveredTogetherWithTheirTips) {
+  render::LinePlotView view;
+  view.resize(520, 360);
+  render::LinePlotData d;
+  d.xLabel = QStringLiteral("birth");
+  d.yLabel = QStringLiteral("death");
+  render::LineSeries h0{QStringLiteral("H0"), {0, 0, 0, 0}, {0.5, 0.5, 0.5001, 0.9}};
+  h0.scatter = true;
+  h0.tips = {QStringLiteral("bar a"), QStringLiteral("bar b"), QStringLiteral("bar c"),
+             QStringLiteral("bar far")};
+  d.series = {h0, {QStringLiteral("birth = death"), {0, 1}, {0, 1}, true}};
+  d.xPadding = 0.04;
+  view.setData(d);
+  view.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+  QCustomPlot* plot = view.plot();
+  // The stack sits clear of the y axis.
+  EXPECT_GT(plot->xAxis->coordToPixel(0.0) - plot->axisRect()->left(), 8.0);
+  QList<QList<QPair<int, int>>> reports;
+  QObject::connect(&view, &render::LinePlotView::pointsHovered,
+                   [&](const QList<QPair<int, int>>& points) { reports << points; });
+  const QPointF spot(plot->xAxis->coordToPixel(0.0), plot->yAxis->coordToPixel(0.5));
+  QMouseEvent move(QEvent::MouseMove, spot, plot->mapToGlobal(spot), Qt::NoButton, Qt::NoButton,
+                   Qt::NoModifier);
+  QApplication::sendEvent(plot, &move);
+  ASSERT_EQ(reports.size(), 1);
+  QList<int> indices;
+  for (const auto& [series, index] : reports.back()) {
+    EXPECT_EQ(series, 0);
+    indices << index;
+  }
+  std::sort(indices.begin(), indices.end());
+  EXPECT_EQ(indices, (QList<int>{0, 1, 2})) << "the far point is not under the mouse";
+  EXPECT_TRUE(QToolTip::isVisible());
+  for (const char* tip : {"bar a", "bar b", "bar c"}) EXPECT_TRUE(QToolTip::text().contains(QLatin1String(tip)));
+  EXPECT_FALSE(QToolTip::text().contains(QLatin1String("far")));
+  QEvent leave(QEvent::Leave);
+  QApplication::sendEvent(&view, &leave);
+  ASSERT_EQ(reports.size(), 2);
+  EXPECT_TRUE(reports.back().isEmpty());
 }

@@ -6,6 +6,7 @@
 #include "render/line_plot_view.h"
 #include "ui/docks.h"
 #include "ui/run_analysis.h"
+#include "ui/sentence_run.h"
 #include "ui/selection_model.h"
 
 namespace sinkscope::ui {
@@ -28,10 +29,26 @@ PersistencePanel::PersistencePanel(PanelInputs& inputs, QMainWindow* window)
               "(H0) and close loops (H1). Each dot is one feature, born and dying at the plotted "
               "scales; dots far from the diagonal last long. A sink joins everything through "
               "itself early, leaving no loops."));
-  connect(diagram_, &render::LinePlotView::pointHovered, this, &PersistencePanel::highlightBar);
+  // Every point under the mouse: H0 points stacked at birth 0 light together.
+  connect(diagram_, &render::LinePlotView::pointsHovered, this, &PersistencePanel::highlightBars);
   // A barcode's bar k is points 2k and 2k + 1 of its series.
-  connect(barcode_, &render::LinePlotView::pointHovered, this,
-          [this](int series, int index) { highlightBar(series, index < 0 ? -1 : index / 2); });
+  connect(barcode_, &render::LinePlotView::pointHovered, this, [this](int series, int index) {
+    QList<QPair<int, int>> bars;
+    if (index >= 0) bars << QPair<int, int>{series, index / 2};
+    highlightBars(bars);
+  });
+}
+
+// "H0: born 0, dies 0.702 (edge cat–<s>)": a bar's scales and the edge that
+// ends it (H0) or closes its loop (H1).
+QString PersistencePanel::barTip(const analysis::PersistenceBar& bar) const {
+  const QStringList& tokens = in_.run->tokens;
+  auto token = [&](int t) { return QStringLiteral("%1 %2").arg(t).arg(tokens.value(t)); };
+  return tr("H%1: born %2, dies %3 (edge %4 \u2013 %5)")
+      .arg(bar.dimension)
+      .arg(bar.birth, 0, 'g', 4)
+      .arg(bar.death, 0, 'g', 4)
+      .arg(token(bar.edge[0]), token(bar.edge[1]));
 }
 
 void PersistencePanel::drawNote(const QString& note) {
@@ -56,16 +73,19 @@ void PersistencePanel::drawPersistence() {
             in_.place.note(in_.beforeName);
   d.xLabel = tr("birth (distance e)");
   d.yLabel = tr("death");
-  render::LineSeries h0{tr("H0 (%1 bars)").arg(r.persistence.h0.size()), {}, {}};
-  render::LineSeries h1{tr("H1 (%1 bars)").arg(r.persistence.h1.size()), {}, {}};
+  auto bars = [](std::size_t n) { return n == 1 ? tr("1 bar") : tr("%1 bars").arg(n); };
+  render::LineSeries h0{tr("H0 (%1)").arg(bars(r.persistence.h0.size())), {}, {}};
+  render::LineSeries h1{tr("H1 (%1)").arg(bars(r.persistence.h1.size())), {}, {}};
   h0.scatter = h1.scatter = true;
-  for (const auto& b : r.persistence.h0) h0.x.push_back(b.birth), h0.y.push_back(b.death);
-  for (const auto& b : r.persistence.h1) h1.x.push_back(b.birth), h1.y.push_back(b.death);
+  for (const auto& b : r.persistence.h0)
+    h0.x.push_back(b.birth), h0.y.push_back(b.death), h0.tips.push_back(barTip(b));
+  for (const auto& b : r.persistence.h1)
+    h1.x.push_back(b.birth), h1.y.push_back(b.death), h1.tips.push_back(barTip(b));
   render::LineSeries diagonal{tr("birth = death"), {0, 1}, {0, 1}, true};
   render::LineSeries minLine{
       tr("min persistence %1").arg(minP), {0, 1 - minP}, {minP, 1}, false, true};
   d.series = {h0, h1, diagonal, minLine};
-  d.xPadding = 0.02;
+  d.xPadding = 0.04;  // H0 points sit at birth 0: clear of the y axis
   diagram_->setData(std::move(d));
 
   render::LinePlotData code;
@@ -122,30 +142,31 @@ void PersistencePanel::drawPersistence() {
   betti_->setData(std::move(b));
 }
 
-// Hovering a bar of the diagram highlights the tokens and edges that create and kill it.
-void PersistencePanel::highlightBar(int series, int index) {
+// Hovering bars (points of the diagram, bars of the barcode) highlights the
+// tokens and edges that create and kill them.
+void PersistencePanel::highlightBars(const QList<QPair<int, int>>& bars) {
   QList<int> tokens;
   QList<QPair<int, int>> edges;
   const auto topology = in_.analysis && in_.selectionFits()
                             ? in_.topologyOf(in_.place.layer(), in_.place.head(), false)
                             : nullptr;
-  if (topology && index >= 0 && (series == 0 || series == 1)) {
+  for (const auto& [series, index] : bars) {
+    if (!topology || index < 0 || (series != 0 && series != 1)) continue;
     const auto& p = topology->persistence;
-    const auto& bars = series == 0 ? p.h0 : p.h1;
-    if (index < static_cast<int>(bars.size())) {
-      const analysis::PersistenceBar& b = bars[static_cast<std::size_t>(index)];
-      // H0: the edge whose merge kills the component; H1: the edge that
-      // closes the loop, the loop itself and the triangle that fills it.
-      for (int t : b.edge) tokens << t;
-      edges << QPair<int, int>{b.edge[0], b.edge[1]};
-      if (b.dimension == 1) {
-        for (int t : b.triangle) tokens << t;
-        for (const auto& e : b.cycle) tokens << e[0] << e[1], edges << QPair<int, int>{e[0], e[1]};
-        const auto& f = b.triangle;
-        if (f[0] >= 0)
-          edges << QPair<int, int>{f[0], f[1]} << QPair<int, int>{f[1], f[2]}
-                << QPair<int, int>{f[0], f[2]};
-      }
+    const auto& list = series == 0 ? p.h0 : p.h1;
+    if (index >= static_cast<int>(list.size())) continue;
+    const analysis::PersistenceBar& b = list[static_cast<std::size_t>(index)];
+    // H0: the edge whose merge kills the component; H1: the edge that
+    // closes the loop, the loop itself and the triangle that fills it.
+    for (int t : b.edge) tokens << t;
+    edges << QPair<int, int>{b.edge[0], b.edge[1]};
+    if (b.dimension == 1) {
+      for (int t : b.triangle) tokens << t;
+      for (const auto& e : b.cycle) tokens << e[0] << e[1], edges << QPair<int, int>{e[0], e[1]};
+      const auto& f = b.triangle;
+      if (f[0] >= 0)
+        edges << QPair<int, int>{f[0], f[1]} << QPair<int, int>{f[1], f[2]}
+              << QPair<int, int>{f[0], f[2]};
     }
   }
   in_.place.highlight(tokens, edges);  // the shown run's tokens

@@ -1,8 +1,16 @@
 #pragma once
 // Persistence: the diagram (H0, H1) with the minimum-persistence line, the
-// barcode and the Betti curves of the selected head; hovering a point of the
-// diagram highlights the tokens and edges that create and kill that bar.
+// barcode and the Betti curves of the selected head; hovering points of the
+// diagram (or a bar) highlights the tokens and edges that create and kill
+// those bars, and a tip lists them.
+#include <QList>
+#include <QPair>
+
 #include "ui/panels/panel.h"
+
+namespace sinkscope::analysis {
+struct PersistenceBar;
+}
 
 namespace sinkscope::render {
 class LinePlotView;
@@ -23,7 +31,9 @@ class PersistencePanel : public Panel {
 
  private:
   void drawPersistence();
-  void highlightBar(int series, int index);
+  // (series, index) pairs: H0 is series 0, H1 series 1.
+  void highlightBars(const QList<QPair<int, int>>& bars);
+  QString barTip(const analysis::PersistenceBar& bar) const;
   render::LinePlotView* diagram_ = nullptr;
   render::LinePlotView* barcode_ = nullptr;
   render::LinePlotView* betti_ = nullptr;
