@@ -21,10 +21,26 @@ std::vector<std::array<double, 3>> graph_layout_force(const AttentionView& a,
   using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS,
                                       boost::property<boost::vertex_index_t, int>>;
   Graph g(static_cast<std::size_t>(n));
+  std::vector<bool> linked(static_cast<std::size_t>(n) * n, false);  // (min, max) pairs added
+  auto link = [&](int i, int j) {
+    const auto key = static_cast<std::size_t>(std::min(i, j)) * n + std::max(i, j);
+    if (i == j || linked[key]) return;
+    linked[key] = true;
+    boost::add_edge(static_cast<std::size_t>(i), static_cast<std::size_t>(j), g);
+  };
   for (int i = 0; i < n; ++i)
     for (int j = i + 1; j < n; ++j)
-      if (a.at(i, j) >= p.threshold || a.at(j, i) >= p.threshold)
-        boost::add_edge(static_cast<std::size_t>(i), static_cast<std::size_t>(j), g);
+      if (a.at(i, j) >= p.threshold || a.at(j, i) >= p.threshold) link(i, j);
+  // Each token is also pulled to the key it attends to most (itself aside):
+  // in a diffuse head of a long input most weights miss the threshold, and
+  // free tokens, pushed apart with nothing holding them, would end on the
+  // square's border. In a causal map these links join every token to the first.
+  for (int i = 0; i < n; ++i) {
+    int best = -1;
+    for (int j = 0; j < n; ++j)
+      if (j != i && a.visible(i, j) && (best < 0 || a.at(i, j) > a.at(i, best))) best = j;
+    if (best >= 0 && a.at(i, best) > 0) link(i, best);
+  }
   boost::mt19937 rng(static_cast<boost::mt19937::result_type>(p.seed));
   const double side = 100.0;
   Topology topology(rng, side);

@@ -16,7 +16,10 @@ struct ForceLayoutParams {
   std::uint64_t seed = 1;
 };
 
-// 2-D positions in [-1, 1]^2 (z = 0), one per token.
+// 2-D positions in [-1, 1]^2 (z = 0), one per token: Fruchterman-Reingold on
+// the edges at `threshold`, and from each token to the key it attends to most
+// (so that no token floats free: a long input's diffuse heads have few edges
+// at the threshold).
 std::vector<std::array<double, 3>> graph_layout_force(const AttentionView& attention,
                                                       const ForceLayoutParams& params = {});
 

@@ -2,6 +2,8 @@
 
 #include "render/label_layout.h"
 
+#include <QFont>
+#include <QFontMetricsF>
 #include <QMouseEvent>
 #include <QHelpEvent>
 #include <QToolTip>
@@ -36,6 +38,7 @@
 
 #include "render/colormap.h"
 #include "render/pan_zoom_style.h"
+#include "render/text_wrap.h"
 
 namespace sinkscope::render {
 
@@ -43,6 +46,16 @@ namespace {
 constexpr int kLutSize = 256;
 // The image takes the left part of the window; the colour bar and title the rest.
 constexpr double kImageViewport[4] = {0.0, 0.02, 0.82, 0.90};
+// The pixels a band of token labels needs: its longest label at the
+// largest label font (11 px) and a margin, at most 90.
+double labelBand(const std::vector<QString>& labels) {
+  QFont font(QStringLiteral("Arial"));
+  font.setPixelSize(11);
+  const QFontMetricsF metrics(font);
+  double widest = 0;
+  for (const QString& label : labels) widest = std::max(widest, metrics.horizontalAdvance(label));
+  return std::min(90.0, widest + 14.0);
+}
 }  // namespace
 
 HeatMapView::HeatMapView(QWidget* parent) : VtkViewWidget(parent) {
@@ -103,6 +116,17 @@ HeatMapView::HeatMapView(QWidget* parent) : VtkViewWidget(parent) {
 
   overlayRenderer()->AddActor2D(colorBar_);
   overlayRenderer()->AddActor2D(title_);
+  for (vtkTextActor* name : {leftRunName_.Get(), rightRunName_.Get()}) {
+    vtkTextProperty* p = name->GetTextProperty();
+    p->SetColor(0.1, 0.1, 0.1);
+    p->SetFontSize(13);
+    p->BoldOn();
+    p->SetJustificationToCentered();
+    p->SetVerticalJustificationToTop();
+    name->GetPositionCoordinate()->SetCoordinateSystemToWorld();
+    name->VisibilityOff();
+    renderer()->AddActor2D(name);
+  }
 }
 
 HeatMapView::~HeatMapView() = default;
@@ -187,7 +211,17 @@ void HeatMapView::setData(HeatMapData data) {
   }
   colorBar_->SetTitle(titleLines.join(QLatin1Char('\n')).toUtf8().constData());
   colorBar_->SetVisibility(cells > 0);
-  title_->SetInput(data_.title.toUtf8().constData());
+  fitTitle();
+  // Side by side: which run is which, under each half (world coordinates:
+  // they follow the map when it pans).
+  const bool sideBySide = data_.sideBySideSplit >= 0 && data_.sideBySideSplit < data_.cols;
+  leftRunName_->SetVisibility(sideBySide);
+  rightRunName_->SetVisibility(sideBySide);
+  if (sideBySide) {
+    const int split = data_.sideBySideSplit;
+    leftRunName_->GetPositionCoordinate()->SetValue(0.5 * (split - 1), -0.7, 0.0);
+    rightRunName_->GetPositionCoordinate()->SetValue(0.5 * (split + 1 + data_.cols - 1), -0.7, 0.0);
+  }
 
   for (auto& label : labels_) renderer()->RemoveActor2D(label);
   labels_.clear();
@@ -474,7 +508,47 @@ bool HeatMapView::hasLabels() const {
 
 void HeatMapView::resizeGL(int w, int h) {
   VtkViewWidget::resizeGL(w, h);
+  fitTitle();
   resetView();  // a resized panel shows the whole matrix again
+}
+
+void HeatMapView::fitTitle() {
+  // VTK draws the title at its font size in pixels; Qt's metrics of a sans
+  // font of that size measure it closely enough, with a tenth to spare.
+  QFont font(QStringLiteral("Arial"));
+  font.setPixelSize(title_->GetTextProperty()->GetFontSize());
+  const QFontMetricsF metrics(font);
+  const double room = 0.9 * std::max(1, width()) - 10;
+  QStringList lines =
+      text_wrap(data_.title, [&](const QString& t) { return metrics.horizontalAdvance(t); }, room);
+  if (lines.size() > 2) {
+    const QString rest = lines.mid(1).join(QLatin1Char(' '));
+    lines = {lines.front(), metrics.elidedText(rest, Qt::ElideRight, room)};
+  }
+  title_->SetInput(lines.join(QLatin1Char('\n')).toUtf8().constData());
+}
+
+void HeatMapView::fitRunNames(double pixelsPerCell) {
+  if (data_.sideBySideSplit < 0) return;
+  // Each name shortened in the middle to its half and half the gap.
+  QFont font(QStringLiteral("Arial"));
+  font.setPixelSize(leftRunName_->GetTextProperty()->GetFontSize());
+  font.setBold(true);
+  const QFontMetricsF metrics(font);
+  const int split = data_.sideBySideSplit;
+  auto fit = [&](vtkTextActor* actor, const QString& name, int cells) {
+    const QString shown = metrics.elidedText(name, Qt::ElideMiddle, (cells + 1) * pixelsPerCell);
+    actor->SetInput(shown.toUtf8().constData());
+  };
+  fit(leftRunName_, data_.leftRun, split);
+  fit(rightRunName_, data_.rightRun, data_.cols - split - 1);
+}
+
+QString HeatMapView::shownTitle() const { return QString::fromUtf8(title_->GetInput()); }
+
+std::pair<QString, QString> HeatMapView::shownRunNames() const {
+  if (!leftRunName_->GetVisibility()) return {};
+  return {QString::fromUtf8(leftRunName_->GetInput()), QString::fromUtf8(rightRunName_->GetInput())};
 }
 
 void HeatMapView::keyPressEvent(QKeyEvent* event) {
@@ -499,7 +573,11 @@ void HeatMapView::resetView() {
   const double halfHeight = 0.5 * std::max<double>(data_.rows, 1);
   const double halfWidth = 0.5 * std::max<double>(data_.cols, 1);
   if (!hasLabels()) {
-    camera->SetParallelScale(1.05 * std::max(halfHeight, halfWidth / aspect));
+    // Side by side: room under the map for the runs' names.
+    const double margin = data_.sideBySideSplit >= 0 ? 1.14 : 1.05;
+    camera->SetParallelScale(margin * std::max(halfHeight, halfWidth / aspect));
+    const int* size = renderWindow()->GetSize();
+    fitRunNames(size[1] * (kImageViewport[3] - kImageViewport[1]) / (2 * camera->GetParallelScale()));
     requestRender();
     return;
   }
@@ -507,16 +585,22 @@ void HeatMapView::resetView() {
   const int* size = renderWindow()->GetSize();
   const double W = std::max(1.0, size[0] * (kImageViewport[2] - kImageViewport[0]));
   const double H = std::max(1.0, size[1] * (kImageViewport[3] - kImageViewport[1]));
-  const double band = 90.0, pad = 6.0;
+  // Bands as wide as the longest label in each (at most 90 px): short
+  // labels (a head grid's "L0", "H0") leave the cells the room.
+  const double leftBand = labelBand(data_.rowLabels), topBand = labelBand(data_.colLabels);
+  const double pad = 6.0;
   // Side by side with the right map's own row labels: a band right of the map too.
-  const double rightBand =
-      static_cast<int>(data_.rightRowLabels.size()) == data_.rows ? band : 0.0;
-  const double unitsPerPixel = std::max(data_.rows / std::max(1.0, H - band - pad),
-                                        data_.cols / std::max(1.0, W - band - rightBand - pad));
-  const double blockWidth = band + data_.cols / unitsPerPixel + rightBand;  // labels and map
+  const double rightBand = static_cast<int>(data_.rightRowLabels.size()) == data_.rows
+                               ? labelBand(data_.rightRowLabels)
+                               : 0.0;
+  // Side by side: a line under the map for the runs' names.
+  const double bottomBand = data_.sideBySideSplit >= 0 ? 22.0 : 0.0;
+  const double unitsPerPixel = std::max(data_.rows / std::max(1.0, H - topBand - pad - bottomBand),
+                                        data_.cols / std::max(1.0, W - leftBand - rightBand - pad));
+  const double blockWidth = leftBand + data_.cols / unitsPerPixel + rightBand;  // labels and map
   const double offset = std::max(0.0, 0.5 * (W - blockWidth));
-  const double cx = -0.5 - (band + offset) * unitsPerPixel + 0.5 * W * unitsPerPixel;
-  const double cy = (data_.rows - 0.5) + band * unitsPerPixel - 0.5 * H * unitsPerPixel;
+  const double cx = -0.5 - (leftBand + offset) * unitsPerPixel + 0.5 * W * unitsPerPixel;
+  const double cy = (data_.rows - 0.5) + topBand * unitsPerPixel - 0.5 * H * unitsPerPixel;
   double position[3], focal[3];
   camera->GetPosition(position);
   camera->GetFocalPoint(focal);
@@ -524,6 +608,7 @@ void HeatMapView::resetView() {
   camera->SetFocalPoint(cx, cy, focal[2]);
   camera->SetPosition(cx, cy, focal[2] + distance);
   camera->SetParallelScale(0.5 * H * unitsPerPixel);
+  fitRunNames(1.0 / unitsPerPixel);
   requestRender();
 }
 

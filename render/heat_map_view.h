@@ -51,6 +51,10 @@ class HeatMapView : public VtkViewWidget {
   // 2: the right map's rows) and their font size in pixels (0: none drawn).
   std::vector<int> shownLabels(int axis) const;
   int shownLabelFontPx() const;
+  // The title as drawn (wrapped to the view's width), and the runs' names
+  // under the halves of a side-by-side map (empty when not side by side).
+  QString shownTitle() const;
+  std::pair<QString, QString> shownRunNames() const;
 
  Q_SIGNALS:
   // A click (press and release without dragging) on cell (row, col).
@@ -83,6 +87,10 @@ class HeatMapView : public VtkViewWidget {
   void chooseLevelOfDetail();
   // Sizes the labels to the cells on screen and hides those that would touch.
   void fitLabels(double pixelsPerCell);
+  // Side by side: the runs' names, each shortened to its half at this scale.
+  void fitRunNames(double pixelsPerCell);
+  // The title on at most two lines of the view's width (the rest elided).
+  void fitTitle();
   // One actor framing each of `cells` (row, col).
   vtkSmartPointer<vtkActor> frameActor(const std::vector<std::pair<int, int>>& cells,
                                        const Rgb& color, double width) const;
@@ -101,6 +109,8 @@ class HeatMapView : public VtkViewWidget {
   int shownLevel_ = -1;  // -1: the full image
   vtkNew<vtkScalarBarActor> colorBar_;
   vtkNew<vtkTextActor> title_;
+  // Side by side: each run's name under its half of the map.
+  vtkNew<vtkTextActor> leftRunName_, rightRunName_;
   vtkSmartPointer<vtkActor> outline_;
   vtkSmartPointer<vtkActor> frames_;
   std::vector<vtkSmartPointer<vtkTextActor>>

@@ -18,6 +18,11 @@
 namespace sinkscope::render {
 
 namespace {
+// `c` mixed with white: a lighter shade of the same hue.
+QColor tint(const QColor& c, double white) {
+  auto mix = [&](int v) { return static_cast<int>(std::lround(v + (255 - v) * white)); };
+  return QColor(mix(c.red()), mix(c.green()), mix(c.blue()), c.alpha());
+}
 QColor to_colour(const Rgb& c) {
   return QColor::fromRgbF(static_cast<float>(c.r), static_cast<float>(c.g), static_cast<float>(c.b));
 }
@@ -309,10 +314,16 @@ void LinePlotView::setData(LinePlotData data) {
       if (!comparison && !s.color.isValid() && !s.scatter && !s.segments)
         styles[k] = kDashes[categorical_dash(t)];
     }
+  // A compared run's curve (colourOf: the same quantity in the other run) is
+  // told apart by colour as well as by its dashes: with one quantity the
+  // palette's next hue, with several a light tint of its twin's hue (the
+  // quantities keep their hues).
+  const auto turns = std::count_if(data_.series.begin(), data_.series.end(), takesTurn);
   for (std::size_t k = 0; k < data_.series.size(); ++k) {
     const int from = data_.series[k].colourOf;
     if (from >= 0 && from < static_cast<int>(colours.size()))
-      colours[k] = colours[static_cast<std::size_t>(from)];
+      colours[k] = turns == 1 ? to_colour(colormap_categorical(1))
+                              : tint(colours[static_cast<std::size_t>(from)], 0.5);
     else if (!colours[k].isValid())
       colours[k] = data_.series[k].color.isValid() ? data_.series[k].color : QColor(110, 110, 110);
   }

@@ -262,7 +262,9 @@ void paint_heat_map(QPainter& p, const HeatMapData& d, double lo, double hi, int
   const double top = titleHeight + (colTitle ? line + 2 * k : 0) + (labels ? widest(d.colLabels) + 5 * k : 2 * k);
   const double rightLabelWidth = rightLabels ? widest(d.rightRowLabels) : 0;
   const double right = (rightLabels ? rightLabelWidth + 8 * k : 0) + barBlock;
-  const double bottom = categorical ? 4 * k : line / 2 + 2 * k;  // the lowest tick's label
+  const bool sideBySide = d.sideBySideSplit >= 0 && d.sideBySideSplit < d.cols;
+  // The lowest tick's label; side by side, a line for the runs' names under the halves.
+  const double bottom = std::max(categorical ? 4 * k : line / 2 + 2 * k, sideBySide ? line + 4 * k : 0.0);
   const double cell = std::max(0.05, std::min((w - left - right) / std::max(1, d.cols),
                                               (h - top - bottom) / std::max(1, d.rows)));
   // The map centred in the room it leaves.
@@ -336,6 +338,23 @@ void paint_heat_map(QPainter& p, const HeatMapData& d, double lo, double hi, int
       p.drawText(QRectF(-mapHeight / 2, 0, mapHeight, line), Qt::AlignHCenter | Qt::AlignTop, d.rowTitle);
       p.restore();
     }
+  }
+  if (sideBySide) {
+    QFont bold = font;
+    bold.setBold(true);
+    p.setFont(bold);
+    p.setPen(Qt::black);
+    // Each name centred under its half, shortened in the middle to the half
+    // and half the gap between the maps.
+    const QFontMetricsF boldMetrics(bold, p.device());
+    auto name = [&](const QString& text, double from, double to) {
+      const double room = to - from;
+      p.drawText(QRectF(from, top + mapHeight + 2 * k, room, line), Qt::AlignHCenter | Qt::AlignTop,
+                 boldMetrics.elidedText(text, Qt::ElideMiddle, room));
+    };
+    const int split = d.sideBySideSplit;
+    name(d.leftRun, x0 - 0.5 * cell, x0 + (split + 0.5) * cell);
+    name(d.rightRun, x0 + (split + 0.5) * cell, x0 + mapWidth + 0.5 * cell);
   }
   p.setFont(font);
   const double barX = x0 + mapWidth + (rightLabels ? rightLabelWidth + 8 * k : 0) + 12 * k;

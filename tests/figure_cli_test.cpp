@@ -312,7 +312,7 @@ TEST(FigureCli, ASessionComparingModelsOfDifferentShapes) {
   const std::string csv = read_text(out);
   // A's last layer (3 of 4) is B's last (5 of 6); B's head pinned at 1.
   EXPECT_NE(csv.find("layer 5, head 1"), std::string::npos) << csv.substr(0, 400);
-  EXPECT_NE(csv.find("rope-decoder-bos-first at layer 3, head 0"), std::string::npos);
+  EXPECT_NE(csv.find("rope-decoder-bos-first: layer 3, head 0 | deep: layer 5, head 1"), std::string::npos);
   EXPECT_NE(csv.find("# compared run deep at layer 5 (same relative depth), head 1 (pinned)"), std::string::npos)
       << csv.substr(0, 1200);
   EXPECT_NE(csv.find("# compared_model_folder: " + deep), std::string::npos);

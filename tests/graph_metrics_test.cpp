@@ -443,6 +443,29 @@ TEST(GraphLayout, ForceLayoutOfAStarPutsTheHubInTheMiddleAndIsSeeded) {
   EXPECT_EQ(graph_layout_force(m.view(), {0.1, 200, 3}), a) << "the same seed, the same figure";
 }
 
+// A long input's diffuse head: few weights reach the threshold, so most
+// tokens have no edge. Free tokens must not be pushed onto the layout's
+// border (Fruchterman-Reingold in a bounded square parks them on its edges):
+// every token is also pulled to the key it attends to most.
+TEST(GraphLayout, ALongDiffuseHeadDoesNotCollapseOntoTheBorder) {
+  const int T = 415;
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(0.5f, 1.5f);
+  AttentionMatrix m{std::vector<float>(static_cast<std::size_t>(T) * T, 0.0f), T, true};
+  for (int i = 0; i < T; ++i) {
+    float sum = 0;
+    for (int j = 0; j <= i; ++j) sum += m.weights[static_cast<std::size_t>(i) * T + j] = (j == 0 ? 3.0f : u(rng));
+    for (int j = 0; j <= i; ++j) m.weights[static_cast<std::size_t>(i) * T + j] /= sum;
+  }
+  const auto a = graph_layout_force(m.view(), {0.05, 100, 1});
+  int onBorder = 0;
+  for (const auto& p : a)
+    if (std::max(std::abs(p[0]), std::abs(p[1])) > 0.97) ++onBorder;
+  EXPECT_LT(onBorder, T / 10) << onBorder << " of " << T << " tokens on the border";
+  // The sink every token attends to most sits inside, not on the edge.
+  EXPECT_LT(std::max(std::abs(a[0][0]), std::abs(a[0][1])), 0.5);
+}
+
 TEST(GraphSpectrum, LongInputsEigenvaluesEqualTheEigenvectorPath) {
   // The eigenvalues-only path (what summaries over every head compute) and
   // the path with eigenvectors: the same spectrum, both Laplacians.

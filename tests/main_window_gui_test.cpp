@@ -40,6 +40,7 @@
 #include "analysis/sink_metric.h"
 #include "analysis/token_alignment.h"
 #include "models/loaded_model.h"
+#include "ui/comparison_chooser.h"
 #include "ui/checkpoints_panel.h"
 #include "models/model.h"
 #include "models/model_writer.h"
@@ -298,7 +299,7 @@ TEST_F(MainWindowGui, AnInterventionChangesTheMapsItMustAndOnlyThose) {
   EXPECT_TRUE(QTest::qWaitFor([&] { return shownTitle().contains(QStringLiteral("(intervened)")); },
                               kTimeout))
       << shownTitle().toStdString();
-  w.interventionsPanel()->setComparison(ui::Comparison::Difference);
+  w.comparisonChooser()->setComparison(ui::Comparison::Difference);
   auto largest = [&](int layer) {
     w.selection()->setLayer(layer);
     EXPECT_TRUE(QTest::qWaitFor(
@@ -323,9 +324,9 @@ TEST_F(MainWindowGui, AnInterventionChangesTheMapsItMustAndOnlyThose) {
 
   // Side by side: before | gap | after in one map, clicks mapped back to keys,
   // the plain run's curves dashed in the plots.
-  w.interventionsPanel()->setComparison(ui::Comparison::SideBySide);
+  w.comparisonChooser()->setComparison(ui::Comparison::SideBySide);
   ASSERT_TRUE(QTest::qWaitFor(
-      [&] { return shownTitle().startsWith(QStringLiteral("before | after")); }, kTimeout))
+      [&] { return shownTitle().startsWith(QStringLiteral("before: layer 2, head 0 | after: layer 2, head 0")); }, kTimeout))
       << shownTitle().toStdString();
   const int T = w.lastRun()->tokenCount();
   const render::HeatMapData& both = w.attentionView()->data();
@@ -353,8 +354,8 @@ TEST_F(MainWindowGui, AnInterventionChangesTheMapsItMustAndOnlyThose) {
   int dashed = 0;
   for (const auto& series : w.profileView()->data().series) dashed += series.dashed ? 1 : 0;
   EXPECT_EQ(dashed, 1) << "alpha_k before";
-  // "Before" and the uniform baseline are told apart: the one dashed in the
-  // after curve's colour, the other grey (issue 17, defect 11).
+  // "Before", "after" and the uniform baseline are told apart: before dashed
+  // in a hue of its own, the baseline grey.
   {
     const QCustomPlot* plot = w.profileView()->plot();
     const auto& series = w.profileView()->data().series;
@@ -365,8 +366,9 @@ TEST_F(MainWindowGui, AnInterventionChangesTheMapsItMustAndOnlyThose) {
       else if (series[k].reference) baseline = c;
       else if (!series[k].threshold && after == QColor()) after = c;
     }
-    EXPECT_EQ(before, after);
+    EXPECT_NE(before, after);
     EXPECT_NE(before, baseline);
+    EXPECT_NE(after, baseline);
   }
   dashed = 0;
   for (const auto& series : w.analysisPanels()->layerSinkView()->data().series)
@@ -846,7 +848,7 @@ TEST_F(MainWindowGui, SideBySideCopesWithRunsOfDifferentLengths) {
   ASSERT_TRUE(show_with_model(w, dir, 2, 2));
   const int T = w.lastRun()->tokenCount();
   QSignalSpy finished(&w, &ui::MainWindow::interventionsFinished);
-  w.interventionsPanel()->setComparison(ui::Comparison::SideBySide);
+  w.comparisonChooser()->setComparison(ui::Comparison::SideBySide);
   w.interventionsPanel()->dropFirstToken();
   ASSERT_TRUE(finished.wait(kTimeout)) << w.jobStatus()->lastError().toStdString();
   ASSERT_EQ(w.intervenedRun()->tokenCount(), T - 1);
@@ -1112,7 +1114,7 @@ TEST_F(MainWindowGui, DifferenceOfRunsOfDifferentLengthsIsRefusedVisibly) {
   ui::MainWindow w;
   ASSERT_TRUE(show_with_model(w, dir, 2, 2));
   QSignalSpy finished(&w, &ui::MainWindow::interventionsFinished);
-  w.interventionsPanel()->setComparison(ui::Comparison::Difference);
+  w.comparisonChooser()->setComparison(ui::Comparison::Difference);
   w.interventionsPanel()->dropFirstToken();
   ASSERT_TRUE(finished.wait(60000)) << w.jobStatus()->lastError().toStdString();
   ASSERT_TRUE(QTest::qWaitFor(
@@ -1401,11 +1403,27 @@ TEST_F(MainWindowGui, TwoSentencesOrTwoModelsSideBySide) {
   EXPECT_EQ(w.rightRunName(), QStringLiteral("B"));
   ASSERT_TRUE(w.intervenedRun().has_value());
   EXPECT_EQ(w.intervenedRun()->sentence, QStringLiteral("zz yy"));
-  EXPECT_EQ(w.interventionsPanel()->comparison(), ui::Comparison::SideBySide);
+  EXPECT_EQ(w.comparisonChooser()->comparison(), ui::Comparison::SideBySide);
   const render::HeatMapData& map = w.attentionView()->data();
   ASSERT_GE(map.sideBySideSplit, 0);
   EXPECT_EQ(map.rows, std::max(w.lastRun()->tokenCount(), w.intervenedRun()->tokenCount()));
-  EXPECT_TRUE(map.title.startsWith(QStringLiteral("A | B: ")));
+  // Each run named once in the title, and under its half of the map.
+  EXPECT_TRUE(map.title.startsWith(QStringLiteral("A: layer 0, head 0 | B: layer 0, head 0 | ")))
+      << map.title.toStdString();
+  EXPECT_EQ(w.attentionView()->shownRunNames(), (std::pair{QStringLiteral("A"), QStringLiteral("B")}));
+  EXPECT_EQ(w.analysisPanels()->overviewView()->shownRunNames(), (std::pair{QStringLiteral("A"), QStringLiteral("B")}));
+  // The chooser of what the panels show sits in the selection bar while there are two runs.
+  QComboBox* chooser = w.comparisonChooser()->box();
+  // (Visible in the bar: its action there; a narrow window moves it to the bar's overflow menu.)
+  auto inBar = [&] {
+    auto* bar = qobject_cast<QToolBar*>(chooser->parentWidget());
+    if (!bar) return false;
+    for (QAction* a : bar->actions())
+      if (bar->widgetForAction(a) == chooser) return a->isVisible();
+    return false;
+  };
+  EXPECT_TRUE(inBar() && chooser->isEnabled());
+  EXPECT_EQ(chooser->currentText(), QStringLiteral("side by side (A | B)"));
   EXPECT_EQ(map.rowLabels.front().section(QLatin1Char(' '), 1), w.lastRun()->tokens.front());
   EXPECT_EQ(map.rightRowLabels.size(), map.rowLabels.size());
   // Each run's CSV rows say which run they are.
@@ -1416,6 +1434,13 @@ TEST_F(MainWindowGui, TwoSentencesOrTwoModelsSideBySide) {
   ASSERT_GE(series.size(), 2u);
   EXPECT_EQ(series[0].run, QStringLiteral("B"));
   EXPECT_EQ(series[1].run, QStringLiteral("A"));
+  // A's curve is told from B's by its colour as well as its dashes.
+  {
+    QCustomPlot* plot = w.profileView()->plot();
+    ASSERT_GE(plot->graphCount(), 2);
+    EXPECT_NE(plot->graph(0)->pen().color(), plot->graph(1)->pen().color());
+    EXPECT_EQ(plot->graph(1)->pen().style(), Qt::DashLine);
+  }
   // A new sentence A keeps comparing with B.
   w.setSentence(QStringLiteral("a new first sentence"));
   w.runSentence();
@@ -1424,6 +1449,8 @@ TEST_F(MainWindowGui, TwoSentencesOrTwoModelsSideBySide) {
   w.stopComparing();
   EXPECT_FALSE(w.intervenedRun().has_value());
   EXPECT_EQ(w.leftRunName(), QStringLiteral("before"));
+  EXPECT_FALSE(inBar()) << "one run: nothing to choose";
+  EXPECT_TRUE(w.attentionView()->shownRunNames().first.isEmpty());
 
   // Another model of the same shape: the same sentence on both, named by the models.
   const QString other = write_model_folder(dir, 2, 2, QStringLiteral("other"), 77);
@@ -1432,7 +1459,9 @@ TEST_F(MainWindowGui, TwoSentencesOrTwoModelsSideBySide) {
   EXPECT_EQ(w.leftRunName(), QStringLiteral("tiny-llama"));
   EXPECT_EQ(w.rightRunName(), QStringLiteral("other"));
   EXPECT_EQ(w.intervenedRun()->sentence, w.lastRun()->sentence);
-  EXPECT_TRUE(w.attentionView()->data().title.startsWith(QStringLiteral("tiny-llama | other: ")));
+  EXPECT_TRUE(w.attentionView()->data().title.startsWith(
+      QStringLiteral("tiny-llama: layer 0, head 0 | other: layer 0, head 0 | ")))
+      << w.attentionView()->data().title.toStdString();
   // Same tokenizer, same text: every token aligns with its twin, the special
   // first token (which covers no characters) by its string.
   const int T = w.lastRun()->tokenCount();
@@ -1449,9 +1478,9 @@ TEST_F(MainWindowGui, TwoSentencesOrTwoModelsSideBySide) {
   ASSERT_EQ(overlaid[0].x.size(), static_cast<std::size_t>(T));
   EXPECT_EQ(overlaid[0].x.front(), 0.0);
   // The same tokens: a difference map is allowed; another sentence's tokens: refused with a message.
-  w.interventionsPanel()->setComparison(ui::Comparison::Difference);
+  w.comparisonChooser()->setComparison(ui::Comparison::Difference);
   EXPECT_TRUE(w.attentionView()->data().diverging) << "same tokens: the difference is drawn";
-  w.interventionsPanel()->setComparison(ui::Comparison::SideBySide);
+  w.comparisonChooser()->setComparison(ui::Comparison::SideBySide);
   // Interventions end the comparison.
   w.interventionsPanel()->dropFirstToken();
   EXPECT_EQ(w.leftRunName(), QStringLiteral("before"));
@@ -1480,7 +1509,7 @@ TEST_F(MainWindowGui, ModelsOfDifferentShapesCompareByRelativeDepth) {
   EXPECT_EQ(sel->counterpartLayer(), 4);
   EXPECT_EQ(sel->counterpartHead(), ui::SelectionModel::kHeadAverage);
   EXPECT_EQ(sel->layer(), 1) << "the selection stays A's";
-  EXPECT_EQ(w.interventionsPanel()->comparison(), ui::Comparison::SideBySide);
+  EXPECT_EQ(w.comparisonChooser()->comparison(), ui::Comparison::SideBySide);
 
   // The map: A's layer 1 head 1 on the left, B's layer 4 head average on the right.
   auto mapShows = [&](int layerB, int headB) {
@@ -1505,7 +1534,8 @@ TEST_F(MainWindowGui, ModelsOfDifferentShapesCompareByRelativeDepth) {
   EXPECT_TRUE(mapShows(4, -1));
   const QString title = w.attentionView()->data().title;
   EXPECT_TRUE(title.contains(QStringLiteral("layer 4, head average"))) << title.toStdString();
-  EXPECT_TRUE(title.contains(QStringLiteral("tiny-llama at layer 1, head 1"))) << title.toStdString();
+  EXPECT_TRUE(title.startsWith(QStringLiteral("tiny-llama: layer 1, head 1 | deep: layer 4, head average")))
+      << title.toStdString();
 
   // Every panel draws B at its counterpart and says where A is.
   ui::AnalysisPanels* panels = w.analysisPanels();
@@ -1625,7 +1655,7 @@ TEST_F(MainWindowGui, PanelsOfAModelWithAnotherTokenizerFollowTheSelectionByChar
   const ui::SentenceRun& b = *w.intervenedRun();
   ASSERT_EQ(b.tokens.value(1), QStringLiteral("The"));
   ASSERT_EQ(b.tokens.value(2), QStringLiteral("\u2423cat"));
-  w.interventionsPanel()->setComparison(ui::Comparison::After);  // B alone
+  w.comparisonChooser()->setComparison(ui::Comparison::After);  // B alone
   ui::AnalysisPanels* panels = w.analysisPanels();
   ui::SelectionModel* sel = w.selection();
 
@@ -1661,7 +1691,7 @@ TEST_F(MainWindowGui, PanelsOfAModelWithAnotherTokenizerFollowTheSelectionByChar
   EXPECT_TRUE(QTest::qWaitFor(
       [&] { return w.attentionView()->data().highlighted == std::vector<int>{1, 2}; }, kGenerous));
   // Side by side: A's labels light A's tokens, B's labels where they land in B.
-  w.interventionsPanel()->setComparison(ui::Comparison::SideBySide);
+  w.comparisonChooser()->setComparison(ui::Comparison::SideBySide);
   sel->setHighlightedTokens({2, 3});
   EXPECT_TRUE(QTest::qWaitFor(
       [&] {

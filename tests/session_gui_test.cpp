@@ -337,7 +337,9 @@ TEST_F(SessionGui, AComparisonIsPartOfTheSession) {
   const CliRun run = cli("figure --session '" + file.toStdString() + "' --panel attention-map --out '" +
                          svg.toStdString() + "'");
   ASSERT_EQ(run.exit, 0) << run.out;
-  EXPECT_TRUE(file_bytes(svg).contains(">A | B: ")) << "the side-by-side map's title";
+  EXPECT_TRUE(file_bytes(svg).contains(">A: layer 0, head 0 | B: layer 0, head 0 | "))
+      << "the side-by-side map's title";
+  EXPECT_TRUE(file_bytes(svg).contains(">B</text>")) << "B's name under its half of the map";
   // A session giving both a sentence and a model to compare with is refused.
   QByteArray both = file_bytes(file);
   both.replace("\"model\": \"\"", "\"model\": \"x\"");

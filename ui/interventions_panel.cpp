@@ -13,23 +13,6 @@
 
 namespace sinkscope::ui {
 
-QString comparison_name(Comparison c) {
-  switch (c) {
-    case Comparison::Before: return QStringLiteral("before");
-    case Comparison::After: return QStringLiteral("after");
-    case Comparison::Difference: return QStringLiteral("difference");
-    case Comparison::SideBySide: return QStringLiteral("side_by_side");
-  }
-  return QStringLiteral("after");
-}
-
-std::optional<Comparison> comparison_of(const QString& name) {
-  for (Comparison c : {Comparison::Before, Comparison::After, Comparison::Difference,
-                       Comparison::SideBySide})
-    if (comparison_name(c) == name) return c;
-  return std::nullopt;
-}
-
 InterventionsPanel::InterventionsPanel(SelectionModel* selection, QWidget* parent)
     : QWidget(parent), selection_(selection) {
   setObjectName(QStringLiteral("interventionsPanel"));
@@ -83,46 +66,15 @@ InterventionsPanel::InterventionsPanel(SelectionModel* selection, QWidget* paren
   });
   button(tr("Clear all"), tr("Switch every intervention off"), 5, 1, [this] { clearAll(); });
 
-  grid->addWidget(new QLabel(tr("Panels show"), this), 6, 0);
-  comparisonChooser_ = new QComboBox(this);
-  comparisonChooser_->setObjectName(QStringLiteral("comparisonChooser"));
-  comparisonChooser_->addItem(tr("before"), int(Comparison::Before));
-  comparisonChooser_->addItem(tr("after"), int(Comparison::After));
-  comparisonChooser_->addItem(tr("difference (after - before)"), int(Comparison::Difference));
-  comparisonChooser_->addItem(tr("side by side (before | after)"), int(Comparison::SideBySide));
-  comparisonChooser_->setCurrentIndex(1);
-  comparisonChooser_->setToolTip(
-      tr("Which run the panels draw when interventions are active: the plain run, the "
-         "intervened run, (attention map) the intervened map minus the plain one, or both: "
-         "the maps next to each other and the plain run's curves dashed in the plots"));
-  connect(comparisonChooser_, &QComboBox::currentIndexChanged, this, [this](int index) {
-    setComparison(static_cast<Comparison>(comparisonChooser_->itemData(index).toInt()));
-  });
-  grid->addWidget(comparisonChooser_, 6, 1);
   grid->setRowStretch(4, 1);
   setToolTip(
       tr("Change the model and compare: each intervention produces a second run, and every "
-         "panel can show it instead of the first (or, for the attention map, the difference)."));
+         "panel can show it instead of the first, or both (the chooser in the selection bar)."));
   connect(selection_, &SelectionModel::interventionsChanged, this, [this] { refreshList(); });
   connect(selection_, &SelectionModel::headChanged, this, [this] { refreshHeadButtons(); });
   connect(selection_, &SelectionModel::boundsChanged, this, [this] { refreshHeadButtons(); });
   refreshList();
   refreshHeadButtons();
-}
-
-void InterventionsPanel::setRunNames(const QString& left, const QString& right) {
-  comparisonChooser_->setItemText(0, left);
-  comparisonChooser_->setItemText(1, right);
-  comparisonChooser_->setItemText(2, tr("difference (%1 - %2)").arg(right, left));
-  comparisonChooser_->setItemText(3, tr("side by side (%1 | %2)").arg(left, right));
-}
-
-void InterventionsPanel::setComparison(Comparison c) {
-  if (c == comparison_) return;
-  comparison_ = c;
-  const int index = comparisonChooser_->findData(int(c));
-  if (comparisonChooser_->currentIndex() != index) comparisonChooser_->setCurrentIndex(index);
-  Q_EMIT comparisonChanged(c);
 }
 
 void InterventionsPanel::dropFirstToken() {

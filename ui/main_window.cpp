@@ -1,3 +1,4 @@
+#include "ui/comparison_chooser.h"
 #include "ui/main_window.h"
 
 #include "models/experiments.h"
@@ -290,10 +291,6 @@ void MainWindow::buildDocks() {
   addDockWidget(Qt::LeftDockWidgetArea, interventionsDock_);
   tabifyDockWidget(docks[0], interventionsDock_);
   docks[0]->raise();
-  connect(interventionsPanel_, &InterventionsPanel::comparisonChanged, this, [this] {
-    refreshPanels();
-    showAnalysis();
-  });
 
   // Docks hidden until their content is opened, then tabbed with the plots.
   auto hiddenTab = [this](const QString& title, const QString& name, QWidget* content,
@@ -573,15 +570,16 @@ void MainWindow::computeLayerFunction() {
 
 const SentenceRun* MainWindow::shownRun() const {
   if (!run_) return nullptr;
-  if (intervened_ && interventionsPanel_->comparison() != Comparison::Before) return &*intervened_;
+  if (intervened_ && comparisonChooser_->comparison() != Comparison::Before) return &*intervened_;
   return &*run_;
 }
 
 void MainWindow::showAnalysis() {
+  comparisonChooser_->setAvailable(intervened_.has_value());
   const SentenceRun* shown = shownRun();
   panels_->setRunNames(leftName_, rightName_);
   const bool sideBySide =
-      intervened_ && interventionsPanel_->comparison() == Comparison::SideBySide;
+      intervened_ && comparisonChooser_->comparison() == Comparison::SideBySide;
   // B of a comparison: the panels draw it at the selection's counterpart, A's
   // tokens through the two models' token correspondence.
   panels_->setRun(shown ? std::make_shared<const SentenceRun>(*shown) : nullptr,
@@ -614,7 +612,7 @@ std::vector<int> MainWindow::comparedTokenCounterparts() const {
   return analysis::token_counterparts(a, b);
 }
 
-void MainWindow::markUnalignedTokens(render::HeatMapData& left, render::HeatMapData& right,
+QString MainWindow::markUnalignedTokens(render::HeatMapData& left, render::HeatMapData& right,
                                      const std::pair<std::vector<int>, std::vector<int>>& alignment) {
   const auto& [aToB, bToA] = alignment;
   auto mark = [](render::HeatMapData& d, const std::vector<int>& aligned) {
@@ -627,15 +625,15 @@ void MainWindow::markUnalignedTokens(render::HeatMapData& left, render::HeatMapD
   mark(left, aToB);
   mark(right, bToA);
   const auto alignedCount = std::count_if(aToB.begin(), aToB.end(), [](int j) { return j >= 0; });
-  right.title += tr(" | %1 of %2 tokens align by their characters (\u2260: not one to one)")
-                     .arg(alignedCount)
-                     .arg(aToB.size());
+  return tr("%1 of %2 tokens align by their characters (\u2260: not one to one)")
+      .arg(alignedCount)
+      .arg(aToB.size());
 }
 
 void MainWindow::setRunNames(const QString& left, const QString& right) {
   leftName_ = left;
   rightName_ = right;
-  interventionsPanel_->setRunNames(left, right);
+  if (comparisonChooser_) comparisonChooser_->setRunNames(left, right);
   panels_->setRunNames(left, right);
 }
 
@@ -643,7 +641,7 @@ void MainWindow::compareWithSentence(const QString& text) {
   if (text.trimmed().isEmpty()) return;
   selection_->setInterventions({});
   comparing_ = ComparisonSource{text, std::nullopt};
-  interventionsPanel_->setComparison(Comparison::SideBySide);
+  comparisonChooser_->setComparison(Comparison::SideBySide);
   runComparison();
 }
 
@@ -652,7 +650,7 @@ void MainWindow::compareWithModel(const QString& folderOrName) {
             [this](models::LoadedModel loaded) {
               selection_->setInterventions({});
               comparing_ = ComparisonSource{QString(), std::move(loaded)};
-              interventionsPanel_->setComparison(Comparison::SideBySide);
+              comparisonChooser_->setComparison(Comparison::SideBySide);
               runComparison();
             });
 }
@@ -847,6 +845,13 @@ void MainWindow::buildActions() {
   run->addAction(tr("Compare with another &sentence..."), this, &MainWindow::chooseComparisonSentence);
   run->addAction(tr("Compare with another &model..."), this, &MainWindow::chooseComparisonModel);
   run->addAction(tr("S&top comparing"), this, &MainWindow::stopComparing);
+  comparisonChooser_ = new ComparisonChooser(selectionBar_, run->addMenu(tr("Show compared r&uns")));
+  comparisonChooser_->placeIn(selectionBar_);
+  comparisonChooser_->setRunNames(leftName_, rightName_);
+  connect(comparisonChooser_, &ComparisonChooser::comparisonChanged, this, [this] {
+    refreshPanels();
+    showAnalysis();
+  });
   run->addSeparator();
   QAction* cancel = run->addAction(tr("&Cancel all jobs"), jobs_, &JobRunner::cancelAll);
   cancel->setShortcut(QKeySequence(Qt::Key_Escape));
@@ -1343,7 +1348,7 @@ render::LineSeries MainWindow::keyImportanceSeries(const SentenceRun& run,
 void MainWindow::refreshPanels() {
   if (!run_) return;
   const SentenceRun& shown = *shownRun();
-  const Comparison comparison = interventionsPanel_->comparison();
+  const Comparison comparison = comparisonChooser_->comparison();
   // A difference needs the same tokens in both runs (not just as many).
   const bool difference = intervened_ && comparison == Comparison::Difference &&
                           intervened_->tokens == run_->tokens;
@@ -1384,8 +1389,20 @@ void MainWindow::refreshPanels() {
     if (sideBySide) {
       // Before on the left, after on the right; clicks and hovers map back.
       render::HeatMapData left = attentionMapData(*run_, placeOf(*run_), before, nullptr);
-      if (comparingModels) markUnalignedTokens(left, data, alignment);
-      const QString title = tr("%1 | %2: %3").arg(leftName_, rightName_, data.title);
+      // Each run's name and place once (the names also stand under the halves).
+      QString title = tr("%1: layer %2, %3 | %4: layer %5, %6")
+                          .arg(leftName_)
+                          .arg(selection_->layer())
+                          .arg(head_name(selection_->head()))
+                          .arg(rightName_)
+                          .arg(layer)
+                          .arg(head);
+      if (comparingModels)
+        title += QStringLiteral(" | ") + markUnalignedTokens(left, data, alignment);
+      else if (run_->tokenCount() == T)
+        title += tr(" | %1 tokens").arg(T);
+      else
+        title += tr(" | %1 and %2 tokens").arg(run_->tokenCount()).arg(T);
       data = render::heat_map_side_by_side(left, data);
       data.title = title;
       data.leftRun = leftName_;

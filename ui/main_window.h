@@ -35,6 +35,7 @@ namespace sinkscope::ui {
 
 class AnalysisPanels;
 class InterventionsPanel;
+class ComparisonChooser;
 class JobRunner;
 class JobStatus;
 class SelectionBar;
@@ -63,6 +64,7 @@ class MainWindow : public QMainWindow {
   QDockWidget* studyDock() const { return studyDock_; }
   CheckpointsPanel* checkpointsPanel() const { return checkpointsPanel_; }
   InterventionsPanel* interventionsPanel() const { return interventionsPanel_; }
+  ComparisonChooser* comparisonChooser() const { return comparisonChooser_; }
   // The intervened run, when interventions are active and it has been computed.
   const std::optional<SentenceRun>& intervenedRun() const { return intervened_; }
   const std::optional<SentenceRun>& lastRun() const { return run_; }
@@ -257,10 +259,10 @@ class MainWindow : public QMainWindow {
   quint64 loadModel(const QString& folderOrName, const QString& jobName, const QString& group,
                   std::function<void(models::LoadedModel)> onLoaded);
   // Compared models: the labels of tokens of A with no token of B covering the
-  // same characters (and of B with none of A) get a "≠"; the title says how
-  // many align.
-  void markUnalignedTokens(render::HeatMapData& left, render::HeatMapData& right,
-                           const std::pair<std::vector<int>, std::vector<int>>& alignment);
+  // same characters (and of B with none of A) get a "≠"; returns how many
+  // align, for the title.
+  QString markUnalignedTokens(render::HeatMapData& left, render::HeatMapData& right,
+                              const std::pair<std::vector<int>, std::vector<int>>& alignment);
   // The compared runs' token spans in their sentences (A's, B's).
   std::pair<std::vector<analysis::TokenSpan>, std::vector<analysis::TokenSpan>> comparedTokenSpans() const;
   // For each token of A the token of B covering the same characters (-1: none), and back.
@@ -299,6 +301,7 @@ class MainWindow : public QMainWindow {
   render::LinePlotView* profileView_ = nullptr;
   AnalysisPanels* panels_ = nullptr;
   InterventionsPanel* interventionsPanel_ = nullptr;
+  ComparisonChooser* comparisonChooser_ = nullptr;  // which of two runs the panels draw
   QDockWidget* interventionsDock_ = nullptr;
   StudyPanel* studyPanel_ = nullptr;
   QDockWidget* studyDock_ = nullptr;

@@ -20,6 +20,7 @@
 #include "render/heat_map_view.h"
 #include "render/line_plot_view.h"
 #include "render/scene_view.h"
+#include "ui/comparison_chooser.h"
 #include "ui/checkpoints_panel.h"
 #include "ui/export_dialog.h"
 #include "ui/job_runner.h"
@@ -173,7 +174,7 @@ QString MainWindow::applyFigureComparison(const FigureRequest& request) {
   if (!request.comparison.isEmpty()) {
     const auto c = comparison_of(request.comparison);
     if (!c) return tr("--comparison %1: give a, b, difference or side-by-side").arg(request.comparison);
-    interventionsPanel_->setComparison(*c);
+    comparisonChooser_->setComparison(*c);
   }
   return {};
 }

@@ -15,6 +15,7 @@
 #include "models/model_identity.h"
 #include "render/figure_part.h"
 #include "render/scene_view.h"
+#include "ui/comparison_chooser.h"
 #include "ui/checkpoints_panel.h"
 #include "ui/interventions_panel.h"
 #include "ui/job_status.h"
@@ -57,7 +58,7 @@ Session MainWindow::currentSession() const {
   if (auto* box = findChild<QCheckBox*>(QStringLiteral("logScale"))) s.logScale = box->isChecked();
   if (auto* score = findChild<QComboBox*>(QStringLiteral("overviewScore")))
     s.overviewScore = score->currentText();
-  s.comparison = comparison_name(interventionsPanel_->comparison());
+  s.comparison = comparison_name(comparisonChooser_->comparison());
   if (comparing_) {
     if (comparing_->model)
       s.compareModel = QString::fromStdString(comparing_->model->model->folder().string());
@@ -164,7 +165,7 @@ void MainWindow::finishSession() {
     pendingCounterpart_ = {s.compareLayer, s.compareHead};
   if (!s.compareSentence.isEmpty()) compareWithSentence(s.compareSentence);
   if (!s.compareModel.isEmpty()) compareWithModel(s.compareModel);
-  if (const auto c = comparison_of(s.comparison)) interventionsPanel_->setComparison(*c);
+  if (const auto c = comparison_of(s.comparison)) comparisonChooser_->setComparison(*c);
   if (!s.checkpoints.isEmpty() && !showCheckpoints(s.checkpoints))
     outside << tr("checkpoints: %1 holds no checkpoint (step-N folders with a config.json)")
                    .arg(s.checkpoints);

@@ -74,11 +74,15 @@ GraphPanel::GraphPanel(PanelInputs& inputs, QMainWindow* window) : Panel(inputs,
     graphLayout->addWidget(graphStandIn_, 1);
   }
   makeDock(window, tr("Attention graph"), QStringLiteral("graphDock"), graphBox,
-           tr("Tokens as points placed by the spectral embedding of the attention graph "
-              "(eigenvectors 2-4 of its Laplacian at the selected threshold), an edge where a "
-              "query gives a key at least theta. Point size: mean attention the token "
-              "receives; red: sinks. A sink pulls the graph into a star around itself. Drag to "
-              "rotate."));
+           tr("The attention graph: an edge where a query gives a key at least theta. Tokens "
+              "are placed by one of two layouts. Spectral embedding (3-D): eigenvectors 2-4 of "
+              "the graph's Laplacian at theta; drag to rotate. Force-directed (2-D): edges pull "
+              "like springs and tokens push each other apart (Fruchterman-Reingold, seeded), "
+              "each token also pulled to the key it attends to most. Point size: mean attention "
+              "the token receives; red: sinks. A sink pulls the graph into a star around itself."));
+  layoutChooser_->setToolTip(
+      tr("Spectral: Laplacian eigenvectors 2-4 (3-D). Force-directed: springs along the edges at "
+         "theta and to each token's strongest key, repulsion between all tokens (2-D)."));
 }
 
 void GraphPanel::setLayout(int layout) { layoutChooser_->setCurrentIndex(layout); }

@@ -173,9 +173,12 @@ void OverviewPanel::drawOverview() {
     // Side by side: the plain run's grid left of the intervened one, one colour scale.
     render::HeatMapData left = scoreGrid(*in_.before, true);
     left.outlineRow = -1;
-    const QString title = tr("%1 | %2: %3%4").arg(in_.beforeName, in_.afterName, d.title, in_.place.note(in_.beforeName));
+    // The runs' names stand under their grids.
+    const QString title = d.title + in_.place.note(in_.beforeName);
     d = render::heat_map_side_by_side(left, d);
     d.title = title;
+    d.leftRun = in_.beforeName;
+    d.rightRun = in_.afterName;
   }
   render::show_or_keep(overview_, overviewStandIn_, std::move(d));
 }

@@ -1,0 +1,96 @@
+#include "ui/comparison_chooser.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QComboBox>
+#include <QKeySequence>
+#include <QLabel>
+#include <QToolBar>
+#include <QMenu>
+
+namespace sinkscope::ui {
+
+namespace {
+constexpr Comparison kAll[] = {Comparison::Before, Comparison::After, Comparison::Difference,
+                               Comparison::SideBySide};
+}
+
+QString comparison_name(Comparison c) {
+  switch (c) {
+    case Comparison::Before: return QStringLiteral("before");
+    case Comparison::After: return QStringLiteral("after");
+    case Comparison::Difference: return QStringLiteral("difference");
+    case Comparison::SideBySide: return QStringLiteral("side_by_side");
+  }
+  return {};
+}
+
+std::optional<Comparison> comparison_of(const QString& name) {
+  for (Comparison c : kAll)
+    if (comparison_name(c) == name) return c;
+  return std::nullopt;
+}
+
+ComparisonChooser::ComparisonChooser(QWidget* boxParent, QMenu* menu) : QObject(boxParent) {
+  box_ = new QComboBox(boxParent);
+  box_->setObjectName(QStringLiteral("comparisonChooser"));
+  box_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  box_->setToolTip(
+      tr("Which run the panels draw when there are two (interventions, or a comparison): one "
+         "or the other, (attention map) the right-hand map minus the left-hand one, or both: "
+         "the maps next to each other and both runs' curves in the plots"));
+  group_ = new QActionGroup(this);
+  group_->setExclusive(true);
+  for (Comparison c : kAll) {
+    box_->addItem(QString(), int(c));
+    QAction* action = menu->addAction(QString());
+    action->setCheckable(true);
+    action->setObjectName(QStringLiteral("show_") + comparison_name(c));
+    group_->addAction(action);
+    actions_ << action;
+    connect(action, &QAction::triggered, this, [this, c] { setComparison(c); });
+  }
+  // Keys that step through the four views while presenting.
+  actions_[0]->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_1));
+  actions_[1]->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_2));
+  actions_[2]->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_3));
+  actions_[3]->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_4));
+  box_->setCurrentIndex(int(comparison_));
+  actions_[int(comparison_)]->setChecked(true);
+  connect(box_, &QComboBox::currentIndexChanged, this, [this](int index) {
+    if (index >= 0) setComparison(static_cast<Comparison>(box_->itemData(index).toInt()));
+  });
+  setRunNames(tr("before"), tr("after"));
+  setAvailable(false);
+}
+
+void ComparisonChooser::setRunNames(const QString& left, const QString& right) {
+  const QString texts[] = {left, right,
+                           tr("difference (%1 - %2)").arg(right, left),
+                           tr("side by side (%1 | %2)").arg(left, right)};
+  for (int k = 0; k < 4; ++k) {
+    box_->setItemText(k, texts[k]);
+    actions_[k]->setText(texts[k]);
+  }
+}
+
+void ComparisonChooser::placeIn(QToolBar* bar) {
+  inBar_ << bar->addSeparator() << bar->addWidget(new QLabel(tr(" Show "), bar)) << bar->addWidget(box_);
+  setAvailable(box_->isEnabled());
+}
+
+void ComparisonChooser::setAvailable(bool available) {
+  box_->setEnabled(available);
+  for (QAction* a : actions_) a->setEnabled(available);
+  for (QAction* a : inBar_) a->setVisible(available);
+}
+
+void ComparisonChooser::setComparison(Comparison c) {
+  if (c == comparison_) return;
+  comparison_ = c;
+  if (box_->currentIndex() != int(c)) box_->setCurrentIndex(int(c));
+  actions_[int(c)]->setChecked(true);
+  Q_EMIT comparisonChanged(c);
+}
+
+}  // namespace sinkscope::ui
