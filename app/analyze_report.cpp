@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <map>
@@ -642,7 +643,13 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
                                 std::to_string(T - 1) + ")");
   const int query = p.query < 0 ? T - 1 : p.query;
 
-  const auto header = analyze_header(loaded, text, T, query, p);
+  auto header = analyze_header(loaded, text, T, query, p);
+  // The run itself (the first token kept) against the context it was trained on.
+  if (const std::string beyond = models::beyond_trained_context(loaded.model->config(), run.trace.tokens());
+      !beyond.empty()) {
+    header.push_back({"warning", beyond});
+    std::fprintf(stderr, "sinkscope-cli analyze: warning: %s\n", beyond.c_str());
+  }
 
   Tables t = analyze_tables();
 

@@ -255,6 +255,15 @@ ModelConfig parse(const json& j, const std::string& source) {
                             : c.hidden_size / c.num_heads;
   c.max_positions =
       r.integer({"max_position_embeddings", "n_positions", "n_ctx"}, 2048, 1, kMaxPositions);
+  c.trained_context = r.find({"max_position_embeddings", "n_positions", "n_ctx"}) ? c.max_positions : 0;
+  if (const json* recipe = r.find({"sinkscope_recipe"})) {
+    if (!recipe->is_object()) r.fail("sinkscope_recipe", "must be an object");
+    const Reader rr(*recipe, r.source(), "sinkscope_recipe");
+    if (rr.find({"context"})) {
+      c.trained_context = rr.integer({"context"}, std::nullopt, 1, kMaxPositions);
+      c.trained_context_from_recipe = true;
+    }
+  }
   c.pad_token_id = r.optionalId("pad_token_id");
   c.bos_token_id = r.optionalId("bos_token_id");
   c.eos_token_id = r.optionalId("eos_token_id");
@@ -413,6 +422,16 @@ ModelConfig model_config_read(const std::filesystem::path& file) {
   const std::string text = internal::rethrow_as<ModelConfigError>(
       [&] { return input_file_read(file, kConfigMaxBytes); });
   return model_config_parse(text, file.string());
+}
+
+std::string beyond_trained_context(const ModelConfig& config, int tokens) {
+  if (config.trained_context <= 0 || tokens <= config.trained_context) return {};
+  const std::string limit =
+      config.trained_context_from_recipe
+          ? "the " + std::to_string(config.trained_context) + " tokens it was trained on"
+          : "its position limit of " + std::to_string(config.trained_context) + " tokens (max_position_embeddings)";
+  return std::to_string(tokens) + " tokens exceed " + limit +
+         ": its attention, sinks included, may not behave as in training";
 }
 
 }  // namespace sinkscope::models

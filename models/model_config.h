@@ -54,6 +54,12 @@ struct ModelConfig {
   int head_dim = 0;
   int intermediate_size = 0;
   int max_positions = 0;
+  // The longest input the model saw in training: SinkScope's own recipe
+  // (sinkscope_recipe.context) when SinkScope trained it, else the config's
+  // position limit. Beyond it attention, sinks included, may stop behaving
+  // as trained (beyond_trained_context says so).
+  int trained_context = 0;
+  bool trained_context_from_recipe = false;
   bool causal = true;
 
   NormKind norm = NormKind::LayerNorm;
@@ -118,5 +124,9 @@ ModelConfig model_config_read(const std::filesystem::path& configJson);
 ModelConfig model_config_parse(const std::string& jsonText, const std::string& sourceName);
 
 const char* family_name(Family family);
+
+// Empty when `tokens` fit the context `config` was trained on; else one
+// sentence saying by how much they exceed it and what that means.
+std::string beyond_trained_context(const ModelConfig& config, int tokens);
 
 }  // namespace sinkscope::models

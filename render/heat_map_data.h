@@ -54,8 +54,10 @@ bool heat_map_label_lit(const HeatMapData& data, bool column, bool right, int in
 // after the gap); -1 for the gap or outside. Plain maps: the column itself.
 int heat_map_own_column(const HeatMapData& data, int col);
 
-// Maps with more rows or columns than this get no token labels (they would overlap).
-inline constexpr int kHeatMapMaxLabels = 64;
+// Maps with more rows or columns than this get no token labels on screen
+// (the view thins labels to the zoom; beyond this, a label per token is of
+// no use even zoomed in, and the hover says each cell's tokens).
+inline constexpr int kHeatMapMaxLabels = 4096;
 // Maps with more rows or columns than this also get coarse levels of detail,
 // each block showing its strongest cell (so a one-token sink column stays
 // visible), drawn while a cell is smaller than a pixel.

@@ -223,56 +223,37 @@ void HeatMapView::setData(HeatMapData data) {
     rightRunName_->GetPositionCoordinate()->SetValue(0.5 * (split + 1 + data_.cols - 1), -0.7, 0.0);
   }
 
-  for (auto& label : labels_) renderer()->RemoveActor2D(label);
+  for (auto& label : labels_)
+    if (label) renderer()->RemoveActor2D(label);
   labels_.clear();
   labelSlots_.clear();
   if (hasLabels()) {
-    auto make = [&](const QString& text, double x, double y, bool column, bool right = false) {
-      vtkNew<vtkTextActor> label;
-      // VTK's built-in fonts lack the visible-space and control pictures.
-      QString shown = text;
-      shown.replace(QChar(0x2423), QChar(0x00B7)).replace(QChar(0x21B5), QStringLiteral("\\n"));
-      shown.replace(QChar(0x21E5), QStringLiteral("\\t"))
-          .replace(QChar(0x240D), QStringLiteral("\\r"));
-      label->SetInput(shown.toUtf8().constData());
-      vtkTextProperty* p = label->GetTextProperty();
-      p->SetFontSize(11);
-      const bool marked = column && std::find(data_.markedCols.begin(), data_.markedCols.end(),
-                                              static_cast<int>(labels_.size()) - data_.rows) !=
+    // Slots only: a label's actor is made the first time it is shown (a long
+    // input shows every k-th label until zoomed in).
+    auto slot = [&](const QString& text, double x, double y, int axis, int index) {
+      const bool column = axis == 1, right = axis == 2;
+      const bool marked = column && std::find(data_.markedCols.begin(), data_.markedCols.end(), index) !=
                                         data_.markedCols.end();
-      const int index = column  ? static_cast<int>(labels_.size()) - data_.rows
-                        : right ? static_cast<int>(labels_.size()) - data_.rows - data_.cols
-                                : static_cast<int>(labels_.size());
       const bool lit = heat_map_label_lit(data_, column, right, index);
-      labelSlots_.push_back({column ? 1 : right ? 2 : 0, index, lit || marked});
-      if (lit)
-        p->SetColor(kSelectedHighlight.r, kSelectedHighlight.g, kSelectedHighlight.b), p->BoldOn();
-      else if (marked)
-        p->SetColor(kSinkHighlight.r, kSinkHighlight.g, kSinkHighlight.b), p->BoldOn();
-      else
-        p->SetColor(0.15, 0.15, 0.15);
-      p->SetVerticalJustificationToCentered();
-      if (column) {
-        p->SetOrientation(90.0);
-        p->SetJustificationToLeft();
-      } else if (right) {
-        p->SetJustificationToLeft();
-      } else {
-        p->SetJustificationToRight();
-      }
-      label->GetPositionCoordinate()->SetCoordinateSystemToWorld();
-      label->GetPositionCoordinate()->SetValue(x, y, 0.0);
-      renderer()->AddActor2D(label);
-      labels_.push_back(label);
+      LabelSlot s;
+      s.axis = axis;
+      s.index = index;
+      s.lit = lit || marked;
+      s.selected = lit;
+      s.text = text;
+      s.x = x;
+      s.y = y;
+      labelSlots_.push_back(std::move(s));
     };
     for (int r = 0; r < data_.rows; ++r)
-      make(data_.rowLabels[static_cast<std::size_t>(r)], -0.65, data_.rows - 1 - r, false);
+      slot(data_.rowLabels[static_cast<std::size_t>(r)], -0.65, data_.rows - 1 - r, 0, r);
     for (int c = 0; c < data_.cols; ++c)
-      make(data_.colLabels[static_cast<std::size_t>(c)], c, data_.rows - 1 + 0.65, true);
+      slot(data_.colLabels[static_cast<std::size_t>(c)], c, data_.rows - 1 + 0.65, 1, c);
     if (static_cast<int>(data_.rightRowLabels.size()) == data_.rows)
       for (int r = 0; r < data_.rows; ++r)
-        make(data_.rightRowLabels[static_cast<std::size_t>(r)], data_.cols - 1 + 0.65,
-             data_.rows - 1 - r, false, true);
+        slot(data_.rightRowLabels[static_cast<std::size_t>(r)], data_.cols - 1 + 0.65,
+             data_.rows - 1 - r, 2, r);
+    labels_.resize(labelSlots_.size());
   }
   resetView();
 }
@@ -396,22 +377,55 @@ void HeatMapView::fitLabels(double pixelsPerCell) {
     for (std::size_t k = 0; k < labelSlots_.size() && k < labels_.size(); ++k) {
       const LabelSlot& s = labelSlots_[k];
       if (s.axis != axis) continue;
-      labels_[k]->SetVisibility(shown[static_cast<std::size_t>(s.index)]);
+      const bool show = shown[static_cast<std::size_t>(s.index)];
+      if (!show && !labels_[k]) continue;
+      if (!labels_[k]) labels_[k] = makeLabel(s);
+      labels_[k]->SetVisibility(show);
       labels_[k]->GetTextProperty()->SetFontSize(plan.fontPx);
     }
   }
 }
 
+vtkSmartPointer<vtkTextActor> HeatMapView::makeLabel(const LabelSlot& s) {
+  auto label = vtkSmartPointer<vtkTextActor>::New();
+  // VTK's built-in fonts lack the visible-space and control pictures.
+  QString shown = s.text;
+  shown.replace(QChar(0x2423), QChar(0x00B7)).replace(QChar(0x21B5), QStringLiteral("\\n"));
+  shown.replace(QChar(0x21E5), QStringLiteral("\\t")).replace(QChar(0x240D), QStringLiteral("\\r"));
+  label->SetInput(shown.toUtf8().constData());
+  vtkTextProperty* p = label->GetTextProperty();
+  p->SetFontSize(11);
+  if (s.selected)
+    p->SetColor(kSelectedHighlight.r, kSelectedHighlight.g, kSelectedHighlight.b), p->BoldOn();
+  else if (s.lit)
+    p->SetColor(kSinkHighlight.r, kSinkHighlight.g, kSinkHighlight.b), p->BoldOn();
+  else
+    p->SetColor(0.15, 0.15, 0.15);
+  p->SetVerticalJustificationToCentered();
+  if (s.axis == 1) {
+    p->SetOrientation(90.0);
+    p->SetJustificationToLeft();
+  } else if (s.axis == 2) {
+    p->SetJustificationToLeft();
+  } else {
+    p->SetJustificationToRight();
+  }
+  label->GetPositionCoordinate()->SetCoordinateSystemToWorld();
+  label->GetPositionCoordinate()->SetValue(s.x, s.y, 0.0);
+  renderer()->AddActor2D(label);
+  return label;
+}
+
 int HeatMapView::shownLabelFontPx() const {
   for (std::size_t k = 0; k < labels_.size(); ++k)
-    if (labels_[k]->GetVisibility()) return labels_[k]->GetTextProperty()->GetFontSize();
+    if (labels_[k] && labels_[k]->GetVisibility()) return labels_[k]->GetTextProperty()->GetFontSize();
   return 0;
 }
 
 std::vector<int> HeatMapView::shownLabels(int axis) const {
   std::vector<int> shown;
   for (std::size_t k = 0; k < labelSlots_.size() && k < labels_.size(); ++k)
-    if (labelSlots_[k].axis == axis && labels_[k]->GetVisibility())
+    if (labelSlots_[k].axis == axis && labels_[k] && labels_[k]->GetVisibility())
       shown.push_back(labelSlots_[k].index);
   return shown;
 }

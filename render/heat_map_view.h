@@ -113,14 +113,18 @@ class HeatMapView : public VtkViewWidget {
   vtkNew<vtkTextActor> leftRunName_, rightRunName_;
   vtkSmartPointer<vtkActor> outline_;
   vtkSmartPointer<vtkActor> frames_;
-  std::vector<vtkSmartPointer<vtkTextActor>>
-      labels_;  // in world coordinates: they pan and zoom with the map
+  // In world coordinates (they pan and zoom with the map); null until first shown.
+  std::vector<vtkSmartPointer<vtkTextActor>> labels_;
   struct LabelSlot {
     int axis = 0;  // 0: rows, 1: columns, 2: the right map's rows
     int index = 0;
-    bool lit = false;  // selected or marked: drawn whatever the zoom
+    bool lit = false;       // selected or marked: drawn whatever the zoom
+    bool selected = false;  // highlighted (orange; else a marked sink column, red)
+    QString text;
+    double x = 0, y = 0;  // world coordinates
   };
   std::vector<LabelSlot> labelSlots_;  // one per label, in the same order
+  vtkSmartPointer<vtkTextActor> makeLabel(const LabelSlot& slot);
 };
 
 }  // namespace sinkscope::render

@@ -7,6 +7,8 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QJsonObject>
+#include <QJsonDocument>
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
@@ -657,6 +659,51 @@ TEST_F(MainWindowGui, HoveringABarHighlightsItsTokensEverywhere) {
 // Above kTopologyForAllHeadsMaxTokens the run leaves per-head topology out and
 // the panels compute the selected head's in the background: they say so
 // while it runs, then draw it; heads never visited stay blank in the overview.
+// Beyond the context a model was trained on (here 8 tokens, as SinkScope's
+// recipe records it) the window says so where T is shown and in the map's title.
+TEST_F(MainWindowGui, AnInputBeyondTheTrainedContextIsSaidSo) {
+  QTemporaryDir dir;
+  const QString folder = dir.filePath(QStringLiteral("short-llama"));
+  models::RandomModelSpec spec = models::random_model_spec_for("llama");
+  spec.layers = 1;
+  spec.heads = 2;
+  spec.hidden = 16;
+  spec.kv_heads = 1;
+  spec.max_positions = 64;
+  spec.with_tokenizer = true;
+  models::model_folder_write_random(folder.toStdString(), spec);
+  {
+    QFile file(folder + QStringLiteral("/config.json"));
+    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+    QJsonObject config = QJsonDocument::fromJson(file.readAll()).object();
+    file.close();
+    config[QStringLiteral("sinkscope_recipe")] = QJsonObject{{QStringLiteral("context"), 8}};
+    ASSERT_TRUE(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    file.write(QJsonDocument(config).toJson());
+  }
+  ui::MainWindow w;
+  w.setSentence(QStringLiteral("a b"));
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  w.openModelFolder(folder);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return w.lastRun() && w.lastRun()->trace; }, kTimeout));
+  auto* status = w.findChild<QLabel*>(QStringLiteral("tokenStatus"));
+  ASSERT_NE(status, nullptr);
+  ASSERT_LE(w.lastRun()->tokenCount(), 8);
+  EXPECT_FALSE(status->text().contains(QStringLiteral("beyond")));
+  EXPECT_FALSE(w.attentionView()->data().title.contains(QStringLiteral("beyond")));
+  QSignalSpy ran(&w, &ui::MainWindow::runFinished);
+  w.setSentence(QStringLiteral("one two three four five six seven eight nine ten eleven twelve"));
+  w.runSentence();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return ran.count() >= 1; }, kTimeout));
+  const int T = w.lastRun()->tokenCount();
+  ASSERT_GT(T, 8);
+  EXPECT_EQ(status->text(), QStringLiteral("T = %1 (beyond the trained context)").arg(T));
+  EXPECT_TRUE(status->toolTip().contains(QStringLiteral("exceed the 8 tokens it was trained on")))
+      << status->toolTip().toStdString();
+  EXPECT_TRUE(w.attentionView()->data().title.contains(QStringLiteral("(beyond the trained context)")));
+}
+
 TEST_F(MainWindowGui, LongInputsComputeTheSelectedHeadsTopologyInTheBackground) {
   QTemporaryDir dir;
   const QString folder = dir.filePath(QStringLiteral("long-llama"));

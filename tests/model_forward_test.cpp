@@ -715,3 +715,29 @@ TEST(ModelDevices, CudaMatchesCpuWhenAvailable) {
   for (std::size_t i = 0; i < p.attention.size(); ++i)
     EXPECT_NEAR(p.attention[i], q.attention[i], 0.02);
 }
+
+// The context a model was trained on: SinkScope's recipe says it, else the
+// config's position limit; beyond it, one sentence says so.
+TEST(ModelConfigContext, TheTrainedContextComesFromTheRecipeOrThePositionLimit) {
+  const std::string base = R"({"model_type": "llama", "vocab_size": 16, "hidden_size": 8,
+    "intermediate_size": 16, "num_attention_heads": 2, "num_hidden_layers": 1)";
+  const ModelConfig ours = model_config_parse(
+      base + R"(, "max_position_embeddings": 512, "sinkscope_recipe": {"context": 128}})", "ours.json");
+  EXPECT_EQ(ours.trained_context, 128);
+  EXPECT_EQ(beyond_trained_context(ours, 128), "");
+  const std::string beyond = beyond_trained_context(ours, 129);
+  EXPECT_NE(beyond.find("129 tokens exceed the 128 tokens it was trained on"), std::string::npos) << beyond;
+  const ModelConfig hf = model_config_parse(base + R"(, "max_position_embeddings": 512})", "hf.json");
+  EXPECT_EQ(hf.trained_context, 512);
+  EXPECT_NE(beyond_trained_context(hf, 600).find("position limit of 512"), std::string::npos);
+  const ModelConfig unknown = model_config_parse(base + "}", "unknown.json");
+  EXPECT_EQ(unknown.trained_context, 0) << "no position field: unknown, no warning";
+  EXPECT_EQ(beyond_trained_context(unknown, 100000), "");
+  try {
+    model_config_parse(base + R"(, "sinkscope_recipe": {"context": -3}})", "bad.json");
+    FAIL();
+  } catch (const ModelConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("\"sinkscope_recipe.context\""), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(model_config_parse(base + R"(, "sinkscope_recipe": 7})", "bad.json"), ModelConfigError);
+}

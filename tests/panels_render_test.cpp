@@ -160,6 +160,37 @@ TEST(PanelsRender, GridLabelsNeverOverlapAndReturnWhenZoomedIn) {
   EXPECT_EQ(view.shownLabelFontPx(), 11);
 }
 
+// A long input (414 tokens) keeps token labels: every k-th at first, each
+// token's once zoomed in; only the labels shown get made.
+TEST(PanelsRender, LongInputsKeepTokenLabelsAndShowEveryTokenZoomedIn) {
+  const int n = 414;
+  render::HeatMapData d;
+  d.rows = d.cols = n;
+  d.values.assign(static_cast<std::size_t>(n) * n, 0.25f);
+  d.hidden.assign(static_cast<std::size_t>(n) * n, false);
+  for (int k = 0; k < n; ++k) {
+    d.rowLabels.push_back(QStringLiteral("%1 tok").arg(k));
+    d.colLabels.push_back(QStringLiteral("%1 tok").arg(k));
+  }
+  render::HeatMapView view;
+  ASSERT_TRUE(shown_with(view, QSize(600, 500), d));
+  const std::vector<int> first = view.shownLabels(0);
+  ASSERT_GE(first.size(), 4u) << "labels at the whole map's zoom";
+  EXPECT_LT(first.size(), static_cast<std::size_t>(n));
+  const QPointF centre(200, 250);
+  for (int k = 0; k < 30 && view.shownLabelFontPx() < 11; ++k) {
+    QWheelEvent wheel(centre, view.mapToGlobal(centre), QPoint(), QPoint(0, 120), Qt::NoButton,
+                      Qt::NoModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(&view, &wheel);
+    const int frames = view.renderedFrameCount();
+    view.update();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return view.renderedFrameCount() > frames; }, 5000));
+  }
+  const std::vector<int> zoomed = view.shownLabels(0);
+  ASSERT_EQ(zoomed.size(), static_cast<std::size_t>(n)) << "zoomed in, every token's label";
+  EXPECT_EQ(view.shownLabelFontPx(), 11);
+}
+
 // T = 2048: 4 M cells on a few hundred pixels. Zoomed out, a coarse level of
 // detail is drawn whose blocks keep their strongest cell, so a one-token
 // column of weight 0.5 is still on screen; zoomed in, the full image returns.

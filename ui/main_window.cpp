@@ -982,6 +982,15 @@ void MainWindow::showRun(SentenceRun run) {
   run_ = std::move(run);
   const int T = run_->tokenCount();
   tokenStatus_->setText(tr("T = %1").arg(T));
+  // Beyond the trained context a model's sink may vanish: say so where T is
+  // shown (it stays) and in the status bar.
+  const bool beyond = !run_->beyondTrainedContext.isEmpty();
+  tokenStatus_->setStyleSheet(beyond ? QStringLiteral("color: #b35806; font-weight: bold;") : QString());
+  tokenStatus_->setToolTip(beyond ? run_->beyondTrainedContext : QString());
+  if (beyond) {
+    tokenStatus_->setText(tr("T = %1 (beyond the trained context)").arg(T));
+    statusBar()->showMessage(run_->beyondTrainedContext, 20000);
+  }
   const int layers = run_->trace ? run_->trace->layers() : 1;
   const int heads = run_->trace ? run_->trace->heads() : 1;
   selection_->setBounds(layers, heads, T);
@@ -1285,6 +1294,7 @@ render::HeatMapData MainWindow::attentionMapData(const SentenceRun& shown, const
     for (int j = 0; j < T; ++j)
       data.hidden[static_cast<std::size_t>(i) * T + j] = map.causal && j > i;
   data.title = tr("%1 | layer %2, %3 | %4").arg(shown.source).arg(layer).arg(head, what);
+  if (!shown.beyondTrainedContext.isEmpty()) data.title += tr(" (beyond the trained context)");
   if (subtract) data.title += tr(" | difference to the plain run");
   for (int t = 0; t < T; ++t) {
     // Index and display string, so repeated tokens stay distinguishable.

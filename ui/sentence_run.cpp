@@ -69,6 +69,8 @@ SentenceRun sentence_run_model(const models::LoadedModel& model, const QString& 
   run.special = st.encoding.special;
   run.offsets = st.encoding.offsets;
   run.trace = std::make_shared<const models::Trace>(std::move(st.trace));
+  run.beyondTrainedContext = QString::fromStdString(
+      models::beyond_trained_context(model.model->config(), run.trace->tokens()));
   return run;
 }
 
@@ -81,6 +83,7 @@ SentenceRun sentence_run_intervened(const models::LoadedModel& model, const Sent
   SentenceRun run;
   run.sentence = base.sentence;
   run.source = base.source + QStringLiteral(" (intervened)");
+  run.beyondTrainedContext = base.beyondTrainedContext;
   run.tokens = base.tokens;
   run.offsets = base.offsets;
   if (iv.dropFirstToken && !run.tokens.isEmpty()) {

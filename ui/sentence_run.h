@@ -30,6 +30,8 @@ struct SentenceRun {
   bool causal = true;
   std::shared_ptr<const models::Trace> trace;  // null: the uniform baseline
   bool firstIsSpecial = false;                 // the tokenizer put a BOS/CLS at position 0
+  // Empty, or why this many tokens exceed what the model was trained on.
+  QString beyondTrainedContext;
   std::vector<bool> special;                   // per token: added by the tokenizer (empty: unknown)
   // Per token: the bytes [begin, end) of `sentence` it covers, from the
   // tokenizer's offsets; {-1, -1}: none (a special token the tokenizer adds).
