@@ -940,10 +940,12 @@ void MainWindow::buildStatusBar() {
   interventionStatus_ = new QLabel(this);
   interventionStatus_->setObjectName(QStringLiteral("interventionStatus"));
   jobStatus_ = new JobStatus(jobs_, this);
-  statusBar()->addWidget(modelStatus_);
-  statusBar()->addWidget(tokenStatus_);
-  statusBar()->addWidget(deviceStatus_);
-  statusBar()->addWidget(interventionStatus_);
+  // All on the right, never hidden: the bar's messages (a comparison's
+  // sentences, a warning) take the left and are not drawn over them.
+  statusBar()->addPermanentWidget(modelStatus_);
+  statusBar()->addPermanentWidget(tokenStatus_);
+  statusBar()->addPermanentWidget(deviceStatus_);
+  statusBar()->addPermanentWidget(interventionStatus_);
   statusBar()->addPermanentWidget(jobStatus_);
   updateInterventionsLabel();
 }
