@@ -70,4 +70,31 @@ HeadClass taxonomy_label(const TaxonomyVotes& v) {
   return HeadClass::Reset;
 }
 
+SinkVoteReason sink_vote_reason(const AttentionView& a, std::span<const float> values, int headDim) {
+  const int T = a.size;
+  if (values.size() != static_cast<std::size_t>(T) * static_cast<std::size_t>(headDim))
+    throw std::invalid_argument("sink_vote_reason: values must be T x head_dim");
+  attention_require_usable(a, "sink_vote_reason");
+  values_require_finite(values, "sink_vote_reason");
+  SinkVoteReason r;
+  if (T < 2) return r;
+  auto norm = [&](int j) {
+    double s = 0;
+    for (int k = 0; k < headDim; ++k) {
+      const double v = values[static_cast<std::size_t>(j) * headDim + k];
+      s += v * v;
+    }
+    return std::sqrt(s);
+  };
+  for (int i = 1; i < T; ++i) r.sinkAttention += a.at(i, 0) / (T - 1);
+  std::vector<double> others;
+  for (int j = 1; j < T; ++j) others.push_back(norm(j));
+  // The median: the middle value, or the mean of the two middle ones.
+  std::sort(others.begin(), others.end());
+  const std::size_t m = others.size() / 2;
+  const double median = others.size() % 2 == 1 ? others[m] : 0.5 * (others[m - 1] + others[m]);
+  r.sinkValueRatio = median > 0 ? norm(0) / median : 0.0;
+  return r;
+}
+
 }  // namespace sinkscope::analysis

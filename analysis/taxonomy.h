@@ -33,4 +33,15 @@ TaxonomyVotes taxonomy_votes(const AttentionView& attention, std::span<const flo
 // Retriever when "current" is the strict plurality, Mixer when "sink" is, Reset otherwise.
 HeadClass taxonomy_label(const TaxonomyVotes& votes);
 
+// Why the sink wins the votes it does: the attention it gets and the length
+// of its value. A sink can take most of the attention and still lose the
+// A[i][j] * ||v_j|| vote when its value is short (the usual case: sinks
+// carry little), which makes a head with a strong sink a Reset.
+struct SinkVoteReason {
+  double sinkAttention = 0.0;     // mean A[i][0] over the voting queries i >= 1
+  double sinkValueRatio = 0.0;    // ||v_0|| / median_{j >= 1} ||v_j|| (0 when T < 2)
+};
+SinkVoteReason sink_vote_reason(const AttentionView& attention, std::span<const float> values,
+                                int headDim);
+
 }  // namespace sinkscope::analysis

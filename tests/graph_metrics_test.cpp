@@ -539,3 +539,25 @@ TEST(GraphSpectrum, TwinReductionEqualsTheDenseSpectrum) {
     }
   }
 }
+
+// A sink taking most of the attention with a short value: the reason the
+// taxonomy's A[i][j] * ||v_j|| vote goes elsewhere, in closed form.
+TEST(Taxonomy, TheSinksVoteReasonIsItsAttentionAndItsValuesLength) {
+  // T = 4, causal: queries 1..3 give 0.8, 0.7, 0.6 to token 0.
+  const int T = 4;
+  AttentionMatrix m{std::vector<float>(T * T, 0.0f), T, true};
+  m.weights[0] = 1.0f;
+  const float sink[] = {0.8f, 0.7f, 0.6f};
+  for (int i = 1; i < T; ++i) {
+    m.weights[static_cast<std::size_t>(i * T)] = sink[i - 1];
+    for (int j = 1; j <= i; ++j) m.weights[static_cast<std::size_t>(i * T + j)] = (1.0f - sink[i - 1]) / i;
+  }
+  // Values of length 0.1 (the sink), 1, 2, 4: the median of the others is 2.
+  const std::vector<float> values{0.1f, 0.0f, 0.0f, 1.0f, 2.0f, 0.0f, 0.0f, 4.0f};
+  const SinkVoteReason r = sink_vote_reason(m.view(), values, 2);
+  EXPECT_NEAR(r.sinkAttention, (0.8 + 0.7 + 0.6) / 3, 1e-6);
+  EXPECT_NEAR(r.sinkValueRatio, 0.1 / 2.0, 1e-6);
+  // And the vote agrees: the sink's 0.8 * 0.1 loses to the others, no sink winner.
+  EXPECT_EQ(taxonomy_votes(m.view(), values, 2).sink, 0);
+  EXPECT_THROW(sink_vote_reason(m.view(), std::vector<float>(3, 1.0f), 2), std::invalid_argument);
+}

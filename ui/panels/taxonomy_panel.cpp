@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "analysis/taxonomy.h"
+#include "models/model.h"
 #include "render/colormap.h"
 #include "render/figure_part.h"
 #include "render/gl_support.h"
@@ -14,6 +15,7 @@
 #include "render/line_plot_view.h"
 #include "ui/docks.h"
 #include "ui/run_analysis.h"
+#include "ui/sentence_run.h"
 #include "ui/selection_model.h"
 
 namespace sinkscope::ui {
@@ -40,8 +42,10 @@ TaxonomyPanel::TaxonomyPanel(PanelInputs& inputs, QMainWindow* window) : Panel(i
            tr("For each query the key with the largest A[i][j] * ||v_j|| wins (Mudarisov et al.), "
               "among the keys the query sees: earlier ones in a decoder, every key in an "
               "encoder. A head whose winners are mostly the current token is a Retriever, mostly "
-              "the first token (the sink) a Mixer, otherwise a Reset. Below: how many heads of "
-              "each kind every layer has."));
+              "the first token (the sink) a Mixer, otherwise a Reset. A sink with most of the "
+              "attention but a short value (sinks usually carry little) loses the vote: such a "
+              "head is a Reset, and the title says so with the sink's attention and value length. "
+              "Below: how many heads of each kind every layer has."));
 }
 
 void TaxonomyPanel::drawNote(const QString& note) {
@@ -108,6 +112,26 @@ Classes classes_of(const RunAnalysis& a, std::pair<int, int> outline, bool befor
 }
 }  // namespace
 
+// Why the selected head's sink wins the votes it does, on screen rather than
+// in the help: a sink taking most of the attention loses the A[i][j] * ||v_j||
+// vote when its value is short, and the head is then a Reset.
+QString TaxonomyPanel::sinkReason() const {
+  const int layer = in_.place.layer(), head = in_.place.head();
+  if (head < 0 || !in_.run || !in_.run->trace) return {};
+  try {
+    const auto capture = in_.run->layer(layer);
+    const analysis::SinkVoteReason r =
+        analysis::sink_vote_reason(capture->attentionOf(head), capture->valuesOf(head), capture->head_dim);
+    QString text = tr(" | sink: %1% of attention, value %2x median length")
+                       .arg(100.0 * r.sinkAttention, 0, 'f', 0)
+                       .arg(r.sinkValueRatio, 0, 'f', 2);
+    if (r.sinkAttention >= 0.5 && r.sinkValueRatio < 1.0) text += tr(": too short to win");
+    return text;
+  } catch (const std::exception&) {
+    return {};  // a map the analysis refuses has no reason to give
+  }
+}
+
 void TaxonomyPanel::drawTaxonomy() {
   const RunAnalysis& a = *in_.analysis;
   // A and B of different shapes: counts as shares of each layer's heads, by relative depth.
@@ -116,12 +140,15 @@ void TaxonomyPanel::drawTaxonomy() {
                            [&](int l) { return in_.layerX(l, a.layers); }, shares);
   const auto& sel = a.at(in_.place.layer(), std::max(0, in_.place.head())).taxonomy;
   const int total = sel ? std::max(1, sel->total()) : 1;
-  now.grid.title = tr("Taxonomy | layer %1, head %2: sink %3%, current %4%, other %5%")
-                       .arg(in_.place.layer())
-                       .arg(std::max(0, in_.place.head()))
-                       .arg(sel ? 100.0 * sel->sink / total : 0.0, 0, 'f', 0)
-                       .arg(sel ? 100.0 * sel->current / total : 0.0, 0, 'f', 0)
-                       .arg(sel ? 100.0 * sel->other / total : 0.0, 0, 'f', 0);
+  now.grid.title =
+      tr("Layer %1, head %2: %3 (winners: sink %4%, current %5%, other %6%)")
+          .arg(in_.place.layer())
+          .arg(std::max(0, in_.place.head()))
+          .arg(sel ? QString::fromUtf8(analysis::head_class_name(analysis::taxonomy_label(*sel))) : tr("none"))
+          .arg(sel ? 100.0 * sel->sink / total : 0.0, 0, 'f', 0)
+          .arg(sel ? 100.0 * sel->current / total : 0.0, 0, 'f', 0)
+          .arg(sel ? 100.0 * sel->other / total : 0.0, 0, 'f', 0);
+  now.grid.title += sinkReason();
   render::LinePlotData counts;
   counts.title = tr("Head classes per layer");
   counts.xLabel = in_.layerAxisTitle();

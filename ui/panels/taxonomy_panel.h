@@ -23,6 +23,7 @@ class TaxonomyPanel : public Panel {
 
  private:
   void drawTaxonomy();
+  QString sinkReason() const;
   render::HeatMapView* taxonomy_ = nullptr;
   render::FigureStandIn* taxonomyStandIn_ = nullptr;  // in its place without OpenGL
   render::LinePlotView* taxonomyCounts_ = nullptr;
