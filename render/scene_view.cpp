@@ -25,6 +25,7 @@
 #include <vtkProp.h>
 #include <vtkProperty.h>
 #include <vtkRenderer.h>
+#include <vtkPolyDataSilhouette.h>
 #include <vtkSphereSource.h>
 #include <vtkTextActor.h>
 #include <vtkTextProperty.h>
@@ -185,8 +186,10 @@ void SceneView::setData(SceneData data) {
     vtkNew<vtkSphereSource> sphere;
     sphere->SetCenter(b.center.data());
     sphere->SetRadius(b.radius);
-    // A faint shaded shell: the points inside stay visible, and the ball's
-    // edge reads as a rim (a wireframe's many lines drowned the points).
+    // The ball's far half only, faint, and its outline as the camera sees
+    // it: nothing of the ball is ever in front of a point inside or behind it
+    // (a whole shaded shell covered them twice; a wireframe's many lines
+    // drowned them).
     sphere->SetThetaResolution(48);
     sphere->SetPhiResolution(32);
     vtkNew<vtkPolyDataMapper> mapper;
@@ -194,9 +197,23 @@ void SceneView::setData(SceneData data) {
     auto actor = vtkSmartPointer<vtkActor>::New();
     actor->SetMapper(mapper);
     actor->GetProperty()->SetColor(b.color.r, b.color.g, b.color.b);
-    actor->GetProperty()->SetOpacity(0.12);
+    actor->GetProperty()->SetOpacity(0.10);
     actor->GetProperty()->SetSpecular(0.0);
+    actor->GetProperty()->FrontfaceCullingOn();
     actors_.push_back(actor);
+    vtkNew<vtkPolyDataSilhouette> outline;
+    outline->SetInputConnection(sphere->GetOutputPort());
+    outline->SetCamera(renderer()->GetActiveCamera());
+    outline->SetDirectionToCameraOrigin();
+    vtkNew<vtkPolyDataMapper> outlineMapper;
+    outlineMapper->SetInputConnection(outline->GetOutputPort());
+    auto rim = vtkSmartPointer<vtkActor>::New();
+    rim->SetMapper(outlineMapper);
+    rim->GetProperty()->SetColor(b.color.r, b.color.g, b.color.b);
+    rim->GetProperty()->SetLineWidth(1.5);
+    rim->GetProperty()->SetOpacity(0.8);
+    rim->GetProperty()->LightingOff();
+    actors_.push_back(rim);
   }
   for (auto& a : actors_) renderer()->AddActor(a);
   if (keepCamera)
