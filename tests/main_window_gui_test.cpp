@@ -888,7 +888,8 @@ TEST_F(MainWindowGui, EveryFamilyDrivesEveryPanel) {
 }
 
 // Dropping the first token makes the two runs differ in length: side by side
-// still lines them up from the top, and every panel keeps drawing.
+// still lines the maps up from the top, every panel keeps drawing, and
+// plots and the selection pair each token with itself.
 TEST_F(MainWindowGui, SideBySideCopesWithRunsOfDifferentLengths) {
   QTemporaryDir dir;
   ui::MainWindow w;
@@ -928,6 +929,26 @@ TEST_F(MainWindowGui, SideBySideCopesWithRunsOfDifferentLengths) {
     }
   EXPECT_FALSE(w.analysisPanels()->diagramView()->data().series.empty());
   EXPECT_EQ(w.analysisPanels()->graphView()->data().points.size(), static_cast<std::size_t>(T - 1));
+  // Key importance overlays the runs by token: the intervened run's key j is
+  // the plain run's token j + 1 (not the old first token against the new one).
+  w.selection()->setLayer(0);
+  w.selection()->setHead(0);
+  QApplication::processEvents();
+  const auto& series = w.profileView()->data().series;
+  ASSERT_GE(series.size(), 2u);
+  ASSERT_EQ(series[0].x.size(), static_cast<std::size_t>(T - 1));
+  for (int j = 0; j + 1 < T; ++j) {
+    EXPECT_EQ(series[0].x[static_cast<std::size_t>(j)], j + 1.0);
+    EXPECT_EQ(series[0].labels[static_cast<std::size_t>(j)], w.intervenedRun()->tokens[j]);
+  }
+  // The selection follows its token: A's query 2 is the intervened run's query 1,
+  // and clicking the right map's row 1 selects A's token 2.
+  w.selection()->setQueryToken(2);
+  QApplication::processEvents();
+  const int right = w.attentionView()->data().sideBySideSplit + 1;
+  Q_EMIT w.attentionView()->cellClicked(1, right + 0);
+  EXPECT_EQ(w.selection()->queryToken(), 2);
+  EXPECT_EQ(w.selection()->keyToken(), 1) << "the right map's key 0 is A's token 1";
 }
 
 // The spectrum panel shows either Laplacian (metrics.md s. 3: the normalised

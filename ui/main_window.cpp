@@ -1273,7 +1273,25 @@ const std::vector<int>& MainWindow::comparedModelTokens() const {
 ShownPlace MainWindow::placeOf(const SentenceRun& run) const {
   if (comparing_ && intervened_ && &run == &*intervened_)
     return ShownPlace(selection_, run.tokenCount(), comparedModelTokens());
+  // Without its first token the run's tokens are A's shifted by one: the
+  // selection follows its token, not its position.
+  if (intervened_ && &run == &*intervened_)
+    if (const auto dropped = droppedFirstAlignment())
+      return ShownPlace(selection_, run.tokenCount(), dropped->first, true);
   return ShownPlace(selection_);
+}
+
+std::optional<std::pair<std::vector<int>, std::vector<int>>> MainWindow::droppedFirstAlignment() const {
+  if (comparing_ || !run_ || !intervened_ || intervened_->tokenCount() != run_->tokenCount() - 1)
+    return std::nullopt;
+  const auto& list = selection_->interventions();
+  if (std::none_of(list.begin(), list.end(),
+                   [](const Intervention& i) { return i.kind == Intervention::Kind::DropFirstToken; }))
+    return std::nullopt;
+  std::vector<int> aToB(static_cast<std::size_t>(run_->tokenCount())), bToA(static_cast<std::size_t>(intervened_->tokenCount()));
+  for (std::size_t k = 0; k < aToB.size(); ++k) aToB[k] = static_cast<int>(k) - 1;
+  for (std::size_t j = 0; j < bToA.size(); ++j) bToA[j] = static_cast<int>(j) + 1;
+  return std::pair{std::move(aToB), std::move(bToA)};
 }
 
 render::HeatMapData MainWindow::attentionMapData(const SentenceRun& shown, const ShownPlace& place,
@@ -1367,7 +1385,10 @@ void MainWindow::refreshPanels() {
   const bool sideBySide = intervened_ && comparison == Comparison::SideBySide;
   // Two models side by side: their tokens matched by characters, once per refresh.
   const bool comparingModels = sideBySide && comparing_ && comparing_->model;
-  const auto alignment = comparingModels ? comparedTokenAlignment()
+  // Without its first token, the intervened run's tokens are A's shifted by one.
+  const auto dropped = sideBySide ? droppedFirstAlignment() : std::nullopt;
+  const bool byToken = comparingModels || dropped.has_value();
+  const auto alignment = dropped ? *dropped : comparingModels ? comparedTokenAlignment()
                                          : std::pair<std::vector<int>, std::vector<int>>{};
   const int T = shown.tokenCount();
   // B of a comparison is drawn at the selection's counterpart (another shape: the same relative depth).
@@ -1451,9 +1472,10 @@ void MainWindow::refreshPanels() {
     // uniform baseline, and the two must not look alike (issue 17, defect 11).
     plain.dashed = true;
     plain.colourOf = 0;
-    if (comparingModels) {
+    if (byToken) {
       // Two tokenizers: B's points at the positions of A's tokens covering the
-      // same characters (the others have no place on A's axis), A's baseline.
+      // same characters (the others have no place on A's axis), A's baseline;
+      // without the first token, each point at its own token's place in A.
       const std::vector<int>& bToA = alignment.second;
       render::LineSeries byToken = alpha;
       byToken.x.clear(), byToken.y.clear(), byToken.labels.clear();

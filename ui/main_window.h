@@ -272,6 +272,9 @@ class MainWindow : public QMainWindow {
   // The same for the two models compared now; empty: no two models (a
   // comparison of sentences keeps positions). comparedTokens_ is its cache.
   const std::vector<int>& comparedModelTokens() const;
+  // A run with interventions that dropped the first token: A's token k is its
+  // token k - 1 (A to B, B to A); none otherwise.
+  std::optional<std::pair<std::vector<int>, std::vector<int>>> droppedFirstAlignment() const;
   std::vector<int> comparedTokens_;
   // A figure request's pinned place in B and comparison mode; empty, or why not.
   QString applyFigureComparison(const FigureRequest& request);

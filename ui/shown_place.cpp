@@ -6,14 +6,21 @@
 
 namespace sinkscope::ui {
 
-ShownPlace::ShownPlace(SelectionModel* selection, int tokenCountB, std::vector<int> tokensInB)
-    : selection_(selection), counterpart_(true), tokenCountB_(tokenCountB), tokensInB_(std::move(tokensInB)) {}
+ShownPlace::ShownPlace(SelectionModel* selection, int tokenCountB, std::vector<int> tokensInB,
+                       bool ownLayerAndHead)
+    : selection_(selection),
+      counterpart_(true),
+      ownLayerAndHead_(ownLayerAndHead),
+      tokenCountB_(tokenCountB),
+      tokensInB_(std::move(tokensInB)) {}
 
 int ShownPlace::layer() const {
-  return counterpart_ ? selection_->counterpartLayer() : selection_->layer();
+  return counterpart_ && !ownLayerAndHead_ ? selection_->counterpartLayer() : selection_->layer();
 }
 
-int ShownPlace::head() const { return counterpart_ ? selection_->counterpartHead() : selection_->head(); }
+int ShownPlace::head() const {
+  return counterpart_ && !ownLayerAndHead_ ? selection_->counterpartHead() : selection_->head();
+}
 
 int ShownPlace::token(int tokenOfA) const {
   if (!counterpart_ || tokenOfA < 0) return tokenOfA;

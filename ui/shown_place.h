@@ -21,8 +21,11 @@ class ShownPlace {
   // The selection's own place (run A, or no comparison).
   explicit ShownPlace(SelectionModel* selection = nullptr) : selection_(selection) {}
   // Run B of `tokenCountB` tokens; `tokensInB[k]`: A's token k in B (empty:
-  // the same positions).
-  ShownPlace(SelectionModel* selection, int tokenCountB, std::vector<int> tokensInB);
+  // the same positions). `ownLayerAndHead`: B is drawn at the selection's own
+  // layer and head (a run with interventions that dropped tokens), not at
+  // the selection's counterpart in another model.
+  ShownPlace(SelectionModel* selection, int tokenCountB, std::vector<int> tokensInB,
+             bool ownLayerAndHead = false);
 
   bool isCounterpart() const { return counterpart_; }
   int layer() const;
@@ -46,6 +49,7 @@ class ShownPlace {
  private:
   SelectionModel* selection_ = nullptr;
   bool counterpart_ = false;
+  bool ownLayerAndHead_ = false;
   int tokenCountB_ = 0;
   std::vector<int> tokensInB_;
 };
