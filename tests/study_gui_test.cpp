@@ -64,6 +64,7 @@ TEST_F(StudyGui, APooledNumberLeadsToTheSentencesBehindIt) {
   ASSERT_EQ(cli("study merge '" + study.string() + "'").exit, 0);
 
   ui::MainWindow w;
+  w.resize(1400, 900);
   w.show();
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
   w.openModelFolder(QString::fromStdString(kModel));
@@ -74,6 +75,23 @@ TEST_F(StudyGui, APooledNumberLeadsToTheSentencesBehindIt) {
   ui::StudyPanel* panel = w.studyPanel();
   EXPECT_TRUE(w.studyDock()->isVisible());
   ASSERT_TRUE(panel->study());
+  // The study shares the column with the map instead of squeezing it.
+  EXPECT_TRUE(QTest::qWaitFor(
+      [&] { return w.attentionView()->height() >= 0.6 * w.studyDock()->height(); }, kTimeout))
+      << "map " << w.attentionView()->height() << " px, study " << w.studyDock()->height() << " px";
+  // A session keeps the study: a new window opens it again.
+  {
+    const QString file = QString::fromStdString((dir_ / "with-study.sinkscope").string());
+    ASSERT_TRUE(w.saveSession(file));
+    ui::MainWindow again;
+    again.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&again));
+    QSignalSpy reopened(&again, &ui::MainWindow::studyOpened);
+    again.openSession(file);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return reopened.count() == 1; }, kTimeout));
+    EXPECT_EQ(reopened.front().front().toString().toStdString(), study.string());
+    EXPECT_TRUE(again.studyPanel()->study());
+  }
 
   // The grid shows the pooled share of every head as specialisation.csv has it.
   const auto spec = analysis::csv_parse(read_text(study / "merged/specialisation.csv"));

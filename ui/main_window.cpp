@@ -1163,8 +1163,16 @@ void MainWindow::showStudy(StudyTables study) {
   studyPanel_->setStudy(std::move(study));
   if (studyMatchesModel() && selection_->head() >= 0)
     studyPanel_->chooseHead(selection_->layer(), selection_->head());
+  const bool wasHidden = studyDock_->isHidden();
   studyDock_->show();
   studyDock_->raise();
+  // The study's tables and plots would take the map's height: the two share
+  // the column evenly once the dock has its size.
+  if (wasHidden)
+    QTimer::singleShot(0, this, [this] {
+      const int both = attentionDock_->height() + studyDock_->height();
+      resizeDocks({attentionDock_, studyDock_}, {both / 2, both - both / 2}, Qt::Vertical);
+    });
 }
 
 void MainWindow::openStudySentence(const QString& text, int layer, int head) {

@@ -17,6 +17,7 @@
 #include "render/scene_view.h"
 #include "ui/comparison_chooser.h"
 #include "ui/checkpoints_panel.h"
+#include "ui/study_panel.h"
 #include "ui/interventions_panel.h"
 #include "ui/job_status.h"
 #include "ui/main_window.h"
@@ -68,6 +69,7 @@ Session MainWindow::currentSession() const {
     s.compareHead = selection_->pinnedCounterpartHead();
   }
   if (!checkpointsPanel_->checkpoints().empty()) s.checkpoints = checkpointsFolder_;
+  if (studyPanel_->study()) s.study = studyFolder_;
   if (auto* layout = findChild<QComboBox*>(QStringLiteral("graphLayout")))
     s.graphLayout = layout->currentIndex();
   if (auto* box = findChild<QCheckBox*>(QStringLiteral("normalisedLaplacian")))
@@ -169,6 +171,9 @@ void MainWindow::finishSession() {
   if (!s.checkpoints.isEmpty() && !showCheckpoints(s.checkpoints))
     outside << tr("checkpoints: %1 holds no checkpoint (step-N folders with a config.json)")
                    .arg(s.checkpoints);
+  // The study opens in a job of its own; a study that is gone or damaged
+  // says so in its dock, as when opened by hand.
+  if (!s.study.isEmpty()) openStudy(s.study);
   if (auto* layout = findChild<QComboBox*>(QStringLiteral("graphLayout")))
     layout->setCurrentIndex(s.graphLayout);
   if (auto* box = findChild<QCheckBox*>(QStringLiteral("normalisedLaplacian")))

@@ -185,6 +185,7 @@ QByteArray session_to_json(const Session& s) {
       {QStringLiteral("interventions"), interventions},
       {QStringLiteral("compare"), compare},
       {QStringLiteral("checkpoints"), s.checkpoints},
+      {QStringLiteral("study"), s.study},
       {QStringLiteral("panels"),
        QJsonObject{{QStringLiteral("log_scale"), s.logScale},
                    {QStringLiteral("overview_score"), s.overviewScore},
@@ -266,6 +267,7 @@ Session session_from_json(const QByteArray& bytes, const QString& source) {
   s.compareLayer = compare.integer("layer", 0, kMaxIndex, Session::kAutomatic);
   s.compareHead = compare.integer("head", -1, kMaxIndex, Session::kAutomatic);
   s.checkpoints = root.text("checkpoints", 4096, false);
+  s.study = root.text("study", 4096, false);
   const Reader panels(root.object("panels"), source + QStringLiteral(": panels"));
   s.logScale = panels.flag("log_scale", false);
   s.overviewScore = panels.text("overview_score", 200, false);

@@ -53,6 +53,7 @@ struct Session {
   static constexpr int kAutomatic = -2;
   int compareLayer = kAutomatic, compareHead = kAutomatic;
   QString checkpoints;
+  QString study;  // an open corpus study's folder (sinkscope-cli study), or empty
   // The 3-D views' cameras, by view name (graphView, spectralEmbedding, valueSpaceView).
   std::vector<std::pair<QString, render::SceneCamera>> cameras;
   QByteArray layout;         // QMainWindow::saveState, optional
