@@ -108,6 +108,17 @@ struct GuiOptions {
       QStringLiteral("Pin the compared run B at its head N or 'avg' (default: the selected head "
                      "when B's layers have as many heads, else B's head average)."),
       QStringLiteral("N|avg")};
+  QCommandLineOption layer{
+      QStringLiteral("layer"), QStringLiteral("Select layer N once the sentence has run."),
+      QStringLiteral("N")};
+  QCommandLineOption head{
+      QStringLiteral("head"),
+      QStringLiteral("Select head N, or 'avg' (the head average), once the sentence has run."),
+      QStringLiteral("N|avg")};
+  QCommandLineOption present{
+      QStringLiteral("present"),
+      QStringLiteral("Start in the classroom mode (View > Present): the map and one panel (the "
+                     "one --show names) full screen in large text; Esc leaves.")};
   QCommandLineOption threads{
       QStringLiteral("threads"),
       QStringLiteral("Use N threads for forward passes and analysis (default: every core; "
@@ -120,7 +131,8 @@ struct GuiOptions {
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addOptions({model, text, screenshot, device, precision, resetLayout, show, study, checkpoints,
-                       compareSentence, compareModel, compareLayer, compareHead, threads});
+                       compareSentence, compareModel, compareLayer, compareHead, layer, head,
+                       present, threads});
     parser.addPositionalArgument(QStringLiteral("session"),
                                  QStringLiteral("A session file (.sinkscope) to open."),
                                  QStringLiteral("[FILE.sinkscope]"));
@@ -218,6 +230,8 @@ int main(int argc, char** argv) {
     if (!found)
       std::fprintf(stderr, "sinkscope: --show: no panel called \"%s\"\n", qPrintable(name));
   }
+  // The classroom mode, with the panel --show brought to the front beside the map.
+  if (parser.isSet(options.present)) window.setPresenting(true);
   if (parser.isSet(options.study)) window.openStudy(parser.value(options.study));
   if (parser.isSet(options.compareLayer) || parser.isSet(options.compareHead)) {
     // B's pinned place; each is clamped to B's shape when B's run is in.
@@ -234,6 +248,18 @@ int main(int argc, char** argv) {
       return 2;
     }
     window.pinComparedRun(layer, head);
+  }
+  if (parser.isSet(options.layer) || parser.isSet(options.head)) {
+    int layer = -1, head = sinkscope::ui::SelectionModel::kAutomatic;
+    try {
+      constexpr int kMaxIndex = 1 << 20;
+      if (parser.isSet(options.layer)) layer = sinkscope::app::int_option(parser, options.layer, 0, kMaxIndex);
+      if (parser.isSet(options.head)) head = sinkscope::app::head_option(parser, options.head, kMaxIndex);
+    } catch (const sinkscope::app::BadCommandLine& bad) {
+      std::fprintf(stderr, "sinkscope: %s\n", qPrintable(bad.message));
+      return 2;
+    }
+    window.selectAfterNextRun(layer, head);
   }
   if (parser.isSet(options.compareSentence)) {
     if (parser.value(options.compareSentence).trimmed().isEmpty()) {

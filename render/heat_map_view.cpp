@@ -39,6 +39,7 @@
 #include "render/colormap.h"
 #include "render/pan_zoom_style.h"
 #include "render/text_wrap.h"
+#include "render/vtk_text.h"
 
 namespace sinkscope::render {
 
@@ -47,14 +48,15 @@ constexpr int kLutSize = 256;
 // The image takes the left part of the window; the colour bar and title the rest.
 constexpr double kImageViewport[4] = {0.0, 0.02, 0.82, 0.90};
 // The pixels a band of token labels needs: its longest label at the
-// largest label font (11 px) and a margin, at most 90.
-double labelBand(const std::vector<QString>& labels) {
-  QFont font(QStringLiteral("Arial"));
-  font.setPixelSize(11);
+// largest label font (11 px times the view's text scale) and a margin, at most
+// 90 (scaled alike).
+double labelBand(const std::vector<QString>& labels, double scale) {
+  QFont font(QStringLiteral("DejaVu Sans"));  // the labels' font (vtk_text.h)
+  font.setPixelSize(static_cast<int>(std::lround(11 * scale)));
   const QFontMetricsF metrics(font);
   double widest = 0;
   for (const QString& label : labels) widest = std::max(widest, metrics.horizontalAdvance(label));
-  return std::min(90.0, widest + 14.0);
+  return std::min(90.0 * scale, widest + 14.0);
 }
 }  // namespace
 
@@ -118,6 +120,7 @@ HeatMapView::HeatMapView(QWidget* parent) : VtkViewWidget(parent) {
   overlayRenderer()->AddActor2D(title_);
   for (vtkTextActor* name : {leftRunName_.Get(), rightRunName_.Get()}) {
     vtkTextProperty* p = name->GetTextProperty();
+    vtk_text_use_unicode_font(p, true);
     p->SetColor(0.1, 0.1, 0.1);
     p->SetFontSize(13);
     p->BoldOn();
@@ -364,7 +367,7 @@ void HeatMapView::chooseLevelOfDetail() {
 void HeatMapView::fitLabels(double pixelsPerCell) {
   // Labels live in world coordinates but keep their pixel size: zoomed out
   // they would overlap, so the font follows the cells and then labels thin out.
-  const GridLabelPlan plan = grid_label_plan(pixelsPerCell);
+  const GridLabelPlan plan = grid_label_plan(pixelsPerCell, scaled(11));
   for (int axis = 0; axis < 3; ++axis) {
     int count = 0;
     std::vector<int> lit;
@@ -388,12 +391,10 @@ void HeatMapView::fitLabels(double pixelsPerCell) {
 
 vtkSmartPointer<vtkTextActor> HeatMapView::makeLabel(const LabelSlot& s) {
   auto label = vtkSmartPointer<vtkTextActor>::New();
-  // VTK's built-in fonts lack the visible-space and control pictures.
-  QString shown = s.text;
-  shown.replace(QChar(0x2423), QChar(0x00B7)).replace(QChar(0x21B5), QStringLiteral("\\n"));
-  shown.replace(QChar(0x21E5), QStringLiteral("\\t")).replace(QChar(0x240D), QStringLiteral("\\r"));
-  label->SetInput(shown.toUtf8().constData());
+  // Spelled as every other view spells tokens ("␣" for a space).
+  label->SetInput(vtk_text_drawable(s.text).toUtf8().constData());
   vtkTextProperty* p = label->GetTextProperty();
+  vtk_text_use_unicode_font(p, s.lit);
   p->SetFontSize(11);
   if (s.selected)
     p->SetColor(kSelectedHighlight.r, kSelectedHighlight.g, kSelectedHighlight.b), p->BoldOn();
@@ -545,17 +546,31 @@ void HeatMapView::fitTitle() {
 void HeatMapView::fitRunNames(double pixelsPerCell) {
   if (data_.sideBySideSplit < 0) return;
   // Each name shortened in the middle to its half and half the gap.
-  QFont font(QStringLiteral("Arial"));
+  QFont font(QStringLiteral("DejaVu Sans"));
   font.setPixelSize(leftRunName_->GetTextProperty()->GetFontSize());
   font.setBold(true);
   const QFontMetricsF metrics(font);
   const int split = data_.sideBySideSplit;
   auto fit = [&](vtkTextActor* actor, const QString& name, int cells) {
     const QString shown = metrics.elidedText(name, Qt::ElideMiddle, (cells + 1) * pixelsPerCell);
-    actor->SetInput(shown.toUtf8().constData());
+    actor->SetInput(vtk_text_drawable(shown).toUtf8().constData());
   };
   fit(leftRunName_, data_.leftRun, split);
   fit(rightRunName_, data_.rightRun, data_.cols - split - 1);
+}
+
+int HeatMapView::scaled(int px) const { return static_cast<int>(std::lround(px * textScale_)); }
+
+void HeatMapView::setTextScale(double scale) {
+  textScale_ = std::clamp(scale, 0.5, 4.0);
+  title_->GetTextProperty()->SetFontSize(scaled(14));
+  for (vtkTextProperty* p : {colorBar_->GetTitleTextProperty(), colorBar_->GetLabelTextProperty(),
+                             colorBar_->GetAnnotationTextProperty()})
+    p->SetFontSize(scaled(12));
+  for (vtkTextActor* name : {leftRunName_.Get(), rightRunName_.Get()})
+    name->GetTextProperty()->SetFontSize(scaled(13));
+  fitTitle();
+  resetView();  // the label bands and the labels' sizes follow
 }
 
 QString HeatMapView::shownTitle() const { return QString::fromUtf8(title_->GetInput()); }
@@ -601,14 +616,14 @@ void HeatMapView::resetView() {
   const double H = std::max(1.0, size[1] * (kImageViewport[3] - kImageViewport[1]));
   // Bands as wide as the longest label in each (at most 90 px): short
   // labels (a head grid's "L0", "H0") leave the cells the room.
-  const double leftBand = labelBand(data_.rowLabels), topBand = labelBand(data_.colLabels);
+  const double leftBand = labelBand(data_.rowLabels, textScale_), topBand = labelBand(data_.colLabels, textScale_);
   const double pad = 6.0;
   // Side by side with the right map's own row labels: a band right of the map too.
   const double rightBand = static_cast<int>(data_.rightRowLabels.size()) == data_.rows
-                               ? labelBand(data_.rightRowLabels)
+                               ? labelBand(data_.rightRowLabels, textScale_)
                                : 0.0;
   // Side by side: a line under the map for the runs' names.
-  const double bottomBand = data_.sideBySideSplit >= 0 ? 22.0 : 0.0;
+  const double bottomBand = data_.sideBySideSplit >= 0 ? 22.0 * textScale_ : 0.0;
   const double unitsPerPixel = std::max(data_.rows / std::max(1.0, H - topBand - pad - bottomBand),
                                         data_.cols / std::max(1.0, W - leftBand - rightBand - pad));
   const double blockWidth = leftBand + data_.cols / unitsPerPixel + rightBand;  // labels and map

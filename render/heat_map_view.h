@@ -51,6 +51,10 @@ class HeatMapView : public VtkViewWidget {
   // 2: the right map's rows) and their font size in pixels (0: none drawn).
   std::vector<int> shownLabels(int axis) const;
   int shownLabelFontPx() const;
+  // Every text at `scale` times its screen size (1: the screen's; a
+  // classroom's projector: larger), labels still thinned to the cells.
+  void setTextScale(double scale);
+  double textScale() const { return textScale_; }
   // The title as drawn (wrapped to the view's width), and the runs' names
   // under the halves of a side-by-side map (empty when not side by side).
   QString shownTitle() const;
@@ -77,6 +81,8 @@ class HeatMapView : public VtkViewWidget {
 
  private:
   HeatMapData data_;
+  double textScale_ = 1.0;
+  int scaled(int px) const;
   double shownMin_ = 0.0;
   double shownMax_ = 1.0;
   QPointF pressedAt_{-1000, -1000};

@@ -125,6 +125,24 @@ void LinePlotView::showTips(const QPoint& where) {
     QToolTip::showText(where, lines.join(QLatin1Char('\n')), plot_);
 }
 
+void LinePlotView::setTextScale(double scale) {
+  // The screen's sizes (see the constructor) times `scale`.
+  const double k = std::clamp(scale, 0.5, 4.0);
+  auto sized = [k](QFont f, double points) {
+    f.setPointSizeF(points * k);
+    return f;
+  };
+  if (auto* title = qobject_cast<QCPTextElement*>(plot_->plotLayout()->element(0, 0)))
+    title->setFont(sized(title->font(), 11));
+  plot_->legend->setFont(sized(plot_->legend->font(), 8));
+  for (QCPAxis* axis : {plot_->xAxis, plot_->yAxis}) {
+    axis->setTickLabelFont(sized(axis->tickLabelFont(), 8));
+    axis->setLabelFont(sized(axis->labelFont(), 9));
+  }
+  fitToSize();
+  plot_->replot();
+}
+
 void LinePlotView::setFigureFonts(const QString& family, double pointSize) {
   // In pixels of the figure's page, where a pixel is a point: the layout
   // (margins, legend columns, title lines) is measured in the units it is

@@ -67,6 +67,9 @@ class LinePlotView : public QWidget {
 
   // Throws std::invalid_argument when a series' x and y (or lo and hi) differ in length.
   void setData(LinePlotData data);
+  // The screen: every text at `scale` times its usual size (a classroom's
+  // projector: larger).
+  void setTextScale(double scale);
   // Figures (a page of points): every text in `family` at pointSize (> 0;
   // else the screen's sizes), the title in bold, sized in page units so the
   // layout is measured as drawn; lines and markers at print weights.

@@ -1,4 +1,5 @@
 #include "render/scene_view.h"
+#include "render/vtk_text.h"
 
 #include <vtkCallbackCommand.h>
 #include <cstring>
@@ -74,19 +75,32 @@ void SceneView::layoutTexts() {
     return text_wrap(
         text, [charWidth](const QString& t) { return t.size() * charWidth; }, w - 16.0);
   };
-  const QStringList title = wrapped(data_.title, 8.0);
-  const QStringList legend = wrapped(data_.legend, 6.2);
+  const double k = textScale_;
+  const QStringList title = wrapped(data_.title, 8.0 * k);
+  const QStringList legend = wrapped(data_.legend, 6.2 * k);
   const double ratio = devicePixelRatioF();
   title_->SetInput(title.join(QLatin1Char('\n')).toUtf8().constData());
   legend_->SetInput(legend.join(QLatin1Char('\n')).toUtf8().constData());
+  title_->GetTextProperty()->SetFontSize(static_cast<int>(std::lround(14 * k)));
+  legend_->GetTextProperty()->SetFontSize(static_cast<int>(std::lround(11 * k)));
   title_->SetPosition(8 * ratio, (h - 6) * ratio);
-  legend_->SetPosition(8 * ratio, (h - 8 - 18 * title.size()) * ratio);
+  legend_->SetPosition(8 * ratio, (h - 8 - 18 * k * title.size()) * ratio);
   // The 3-D scene gets the space below the texts.
-  const double top = 1.0 - (10.0 + 18.0 * title.size() + 14.0 * legend.size()) / h;
+  const double top = 1.0 - (10.0 + k * (18.0 * title.size() + 14.0 * legend.size())) / h;
   renderer()->SetViewport(0.0, 0.0, 1.0, std::clamp(top, 0.3, 1.0));
 }
 
 SceneView::~SceneView() = default;
+
+void SceneView::setTextScale(double scale) {
+  textScale_ = std::clamp(scale, 0.5, 4.0);
+  for (auto& label : labels_)
+    static_cast<vtkBillboardTextActor3D*>(label.Get())
+        ->GetTextProperty()
+        ->SetFontSize(static_cast<int>(std::lround(11 * textScale_)));
+  layoutTexts();
+  requestRender();
+}
 
 void SceneView::setData(SceneData data) {
   scene_check(data);
@@ -172,10 +186,11 @@ void SceneView::setData(SceneData data) {
     for (std::size_t k : scene_labelled_points(data_.points)) {
         const ScenePoint& p = data_.points[k];
         auto label = vtkSmartPointer<vtkBillboardTextActor3D>::New();
-        label->SetInput(p.label.toUtf8().constData());
+        label->SetInput(vtk_text_drawable(p.label).toUtf8().constData());
         label->SetPosition(p.position[0] + p.size * unit, p.position[1] + p.size * unit,
                            p.position[2]);
-        label->GetTextProperty()->SetFontSize(11);
+        vtk_text_use_unicode_font(label->GetTextProperty());
+        label->GetTextProperty()->SetFontSize(static_cast<int>(std::lround(11 * textScale_)));
         label->GetTextProperty()->SetColor(0.15, 0.15, 0.15);
         labels_.push_back(label);
         labelPoints_.push_back(k);

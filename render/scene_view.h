@@ -30,6 +30,8 @@ class SceneView : public VtkViewWidget {
   // Keeps the camera when the points stay where they were (a highlight or a
   // colour changed), so a redraw does not undo the user's rotation.
   void setData(SceneData data);
+  // Every text at `scale` times its screen size (a classroom's projector: larger).
+  void setTextScale(double scale);
   // The point drawn nearest to a widget-space position, within 10 pixels; -1: none.
   int pointAt(const QPointF& widgetPoint);
 
@@ -54,6 +56,7 @@ class SceneView : public VtkViewWidget {
   void resizeGL(int w, int h) override;  // refits the scene to the new size
 
  private:
+  double textScale_ = 1.0;
   void layoutTexts();
 
   SceneData data_;

@@ -11,6 +11,7 @@
 #include <QJsonDocument>
 #include <QDir>
 #include <QDockWidget>
+#include <QLabel>
 #include <QFile>
 #include <QImage>
 #include <QLineF>
@@ -43,6 +44,7 @@
 #include "analysis/token_alignment.h"
 #include "models/loaded_model.h"
 #include "ui/comparison_chooser.h"
+#include "ui/export_dialog.h"
 #include "ui/checkpoints_panel.h"
 #include "models/model.h"
 #include "models/model_writer.h"
@@ -702,6 +704,98 @@ TEST_F(MainWindowGui, AnInputBeyondTheTrainedContextIsSaidSo) {
   EXPECT_TRUE(status->toolTip().contains(QStringLiteral("exceed the 8 tokens it was trained on")))
       << status->toolTip().toStdString();
   EXPECT_TRUE(w.attentionView()->data().title.contains(QStringLiteral("(beyond the trained context)")));
+}
+
+// --layer/--head (selectAfterNextRun) select a place once the sentence has
+// run; one the model lacks is reported and the selection stays.
+TEST_F(MainWindowGui, APlaceGivenAtLaunchIsSelectedOrReported) {
+  QTemporaryDir dir;
+  ui::MainWindow w;
+  w.selectAfterNextRun(1, ui::SelectionModel::kHeadAverage);
+  ASSERT_TRUE(show_with_model(w, dir, 2, 2));
+  EXPECT_TRUE(QTest::qWaitFor([&] { return w.selection()->layer() == 1; }, kTimeout));
+  EXPECT_TRUE(w.selection()->headAveraged());
+  QSignalSpy ran(&w, &ui::MainWindow::runFinished);
+  w.selectAfterNextRun(5, 0);
+  w.runSentence();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return ran.count() >= 1; }, kTimeout));
+  EXPECT_EQ(w.selection()->layer(), 1) << "no layer 5: the selection stays";
+  EXPECT_TRUE(w.jobStatus()->lastError().contains(QStringLiteral("Layer 5, head 0: the model has 2 layers")))
+      << w.jobStatus()->lastError().toStdString();
+}
+
+// A wider window gives its extra width to the map, not to the model dock.
+TEST_F(MainWindowGui, ExtraWidthGoesToTheMap) {
+  QTemporaryDir dir;
+  ui::MainWindow w;
+  w.resize(1200, 800);
+  ASSERT_TRUE(show_with_model(w, dir, 1, 1));
+  QApplication::processEvents();
+  const int modelDock = w.findChild<QDockWidget*>(QStringLiteral("modelDock"))->width();
+  const int map = w.attentionView()->width();
+  w.resize(1500, 800);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return w.attentionView()->width() > map + 200; }, kTimeout))
+      << "map " << map << " -> " << w.attentionView()->width() << ", window " << w.width() << ", model dock "
+      << modelDock << " -> " << w.findChild<QDockWidget*>(QStringLiteral("modelDock"))->width();
+  EXPECT_NEAR(w.findChild<QDockWidget*>(QStringLiteral("modelDock"))->width(), modelDock, 10);
+}
+
+// The classroom mode: the map and the panel in front alone, text larger, the
+// red labels explained; keys go to the strongest sink and step through the
+// demonstration sentences; leaving brings the layout back.
+TEST_F(MainWindowGui, TheClassroomModeShowsTheMapAndOnePanelLarge) {
+  QTemporaryDir dir;
+  ui::MainWindow w;
+  w.resize(1400, 900);
+  ASSERT_TRUE(show_with_model(w, dir, 3, 4));
+  auto* model = w.findChild<QDockWidget*>(QStringLiteral("modelDock"));
+  ASSERT_TRUE(model->isVisible());
+  auto* legend = w.findChild<QLabel*>(QStringLiteral("presentLegend"));
+  ASSERT_NE(legend, nullptr);
+  EXPECT_FALSE(legend->isVisible());
+  w.findChild<QDockWidget*>(QStringLiteral("persistenceDock"))->raise();
+  QApplication::processEvents();
+  w.setPresenting(true);
+  EXPECT_TRUE(w.presenting());
+  EXPECT_EQ(w.presentedDock(), QStringLiteral("persistenceDock"));
+  EXPECT_FALSE(model->isVisible());
+  EXPECT_TRUE(w.findChild<QDockWidget*>(QStringLiteral("persistenceDock"))->isVisible());
+  EXPECT_TRUE(legend->isVisible());
+  EXPECT_TRUE(legend->text().contains(QStringLiteral("Red token labels")));
+  EXPECT_DOUBLE_EQ(w.attentionView()->textScale(), 1.6);
+  EXPECT_GE(w.analysisPanels()->diagramView()->plot()->xAxis->tickLabelFont().pointSizeF(), 12.0);
+  // S: the head whose queries give the first token the most attention.
+  const ui::RunAnalysis& a = *w.lastRun()->analysis;
+  double best = -1;
+  int bestLayer = -1, bestHead = -1;
+  for (int l = 0; l < a.layers; ++l)
+    for (int h = 0; h < a.heads; ++h)
+      if (a.at(l, h).meanOverQueries.sinkAttention > best)
+        best = a.at(l, h).meanOverQueries.sinkAttention, bestLayer = l, bestHead = h;
+  QTest::keyClick(&w, Qt::Key_S);
+  EXPECT_EQ(w.selection()->layer(), bestLayer);
+  EXPECT_EQ(w.selection()->head(), bestHead);
+  // N: the first demonstration sentence runs.
+  QSignalSpy ran(&w, &ui::MainWindow::runFinished);
+  QTest::keyClick(&w, Qt::Key_N);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return ran.count() >= 1; }, kTimeout));
+  EXPECT_EQ(w.lastRun()->sentence, QStringLiteral("The cat sat on the mat because it was tired."));
+  // Esc leaves: the layout and the sizes come back.
+  QTest::keyClick(&w, Qt::Key_Escape);
+  EXPECT_FALSE(w.presenting());
+  EXPECT_TRUE(QTest::qWaitFor([&] { return model->isVisible(); }, kTimeout));
+  EXPECT_FALSE(legend->isVisible());
+  EXPECT_DOUBLE_EQ(w.attentionView()->textScale(), 1.0);
+}
+
+// Save dialogs never start inside a model's folder.
+TEST_F(MainWindowGui, SaveDialogsStartOutsideModelFolders) {
+  QTemporaryDir dir;
+  const QString model = write_model_folder(dir, 1, 1);
+  EXPECT_EQ(ui::user_folder(model), QDir::homePath()) << "a folder with a config.json";
+  EXPECT_EQ(ui::user_folder(dir.path()), dir.path());
+  EXPECT_EQ(ui::user_folder(dir.filePath(QStringLiteral("gone"))), QDir::homePath());
+  EXPECT_EQ(ui::user_folder(QString()), QDir::homePath());
 }
 
 TEST_F(MainWindowGui, LongInputsComputeTheSelectedHeadsTopologyInTheBackground) {

@@ -140,9 +140,16 @@ void ExportDialog::remember() const {
   settings.setValue(QStringLiteral("export/visibleSpaces"), visibleSpaces_->isChecked());
 }
 
+QString user_folder(const QString& remembered) {
+  // Never a model's own folder (the built-in models, a checkpoint): a figure
+  // or session saved there would sit among the weights.
+  const bool usable = !remembered.isEmpty() && QFileInfo(remembered).isDir() &&
+                      !QFileInfo::exists(QDir(remembered).filePath(QStringLiteral("config.json")));
+  return usable ? remembered : QDir::homePath();
+}
+
 QString export_folder() {
-  const QString folder = QSettings().value(QStringLiteral("export/folder")).toString();
-  return !folder.isEmpty() && QFileInfo(folder).isDir() ? folder : QDir::homePath();
+  return user_folder(QSettings().value(QStringLiteral("export/folder")).toString());
 }
 
 void export_folder_remember(const QString& file) {

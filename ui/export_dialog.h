@@ -41,6 +41,10 @@ class ExportDialog : public QDialog {
   QCheckBox* wholePanel_ = nullptr;
 };
 
+// A folder to offer in a save dialog: `remembered` (the last one used) when it
+// is a folder and not a model's own folder (one holding a config.json), else
+// the home folder.
+QString user_folder(const QString& remembered);
 // The folder the last export went to (the home folder at first), and remembering it.
 QString export_folder();
 void export_folder_remember(const QString& file);

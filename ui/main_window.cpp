@@ -42,6 +42,7 @@
 #include <QSettings>
 #include <QShowEvent>
 #include <QStatusBar>
+#include <QResizeEvent>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -75,7 +76,6 @@ namespace {
 // From this many tokens the attention map's linear scale is clipped at the
 // 99th percentile of the weights (issue 17, defect 14).
 constexpr int kClippedScaleFrom = 128;
-constexpr int kLayoutVersion = 4;  // bump when docks are added or renamed (2: Study, 3: Head view, 4: Checkpoints)
 constexpr double kSinkMetricEps = 0.3;  // metrics.md s. 1 default
 
 QStringList example_sentences() {
@@ -99,6 +99,7 @@ MainWindow::MainWindow(QWidget* parent)
   setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowNestedDocks |
                  QMainWindow::AllowTabbedDocks);
 
+  baseFontPoints_ = font().pointSizeF();
   selectionBar_ = new SelectionBar(selection_, this);
   addToolBar(Qt::TopToolBarArea, selectionBar_);
   buildDocks();
@@ -133,6 +134,38 @@ void MainWindow::showEvent(QShowEvent* event) {
               Qt::Vertical);
   defaultLayout_ = saveState(kLayoutVersion);
   restoreLayout();
+  modelDock_->installEventFilter(this);  // its width as the user leaves it (eventFilter)
+  QTimer::singleShot(0, this, [this] {
+    lastWindowSize_ = size();
+    modelDockWidth_ = modelDock_->width();
+  });
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+  // The model dock's width as the user leaves it: its resizes while the
+  // window keeps its size (a dragged separator), not those a resize of the
+  // window causes.
+  if (watched == modelDock_ && event->type() == QEvent::Resize && size() == lastWindowSize_)
+    modelDockWidth_ = modelDock_->width();
+  return QMainWindow::eventFilter(watched, event);
+}
+
+void MainWindow::resizeEvent(QResizeEvent* event) {
+  QMainWindow::resizeEvent(event);
+  if (!layoutInitialised_) return;
+  // Extra width goes to the map and the plots: the model dock on the left
+  // keeps its width (Qt shares the change among the dock areas), once the
+  // dock layout has applied the new size.
+  QTimer::singleShot(0, this, [this] {
+    const bool keepLeft = modelDock_->isVisible() && !modelDock_->isFloating() &&
+                          dockWidgetArea(modelDock_) == Qt::LeftDockWidgetArea && modelDockWidth_ > 0;
+    const int extra = modelDock_->width() - modelDockWidth_;
+    if (keepLeft && extra != 0)
+      resizeDocks({modelDock_, attentionDock_}, {modelDockWidth_, attentionDock_->width() + extra},
+                  Qt::Horizontal);
+    lastWindowSize_ = size();
+    modelDockWidth_ = modelDock_->width();
+  });
 }
 
 MainWindow::~MainWindow() { jobs_->cancelAll(); }
@@ -213,6 +246,17 @@ void MainWindow::buildDocks() {
   auto* column = new QVBoxLayout(attentionContent);
   column->setContentsMargins(0, 0, 0, 0);
   column->setSpacing(0);
+  // The classroom mode's key to the map (hidden otherwise).
+  presentLegend_ = new QLabel(
+      tr("<b><font color='#b2182b'>Red token labels</font></b>: sinks, the tokens that take a large "
+         "share of every query's attention whatever they mean. Keys: \u2191 \u2193 layer, "
+         "\u2190 \u2192 head, S the strongest sink, N / P the next / previous sentence, Esc leaves."),
+      attentionContent);
+  presentLegend_->setObjectName(QStringLiteral("presentLegend"));
+  presentLegend_->setWordWrap(true);
+  presentLegend_->setContentsMargins(8, 4, 8, 4);
+  presentLegend_->hide();
+  column->addWidget(presentLegend_);
   logScaleBox_ = new QCheckBox(tr("log scale"), attentionContent);
   logScaleBox_->setObjectName(QStringLiteral("logScale"));
   logScaleBox_->setToolTip(
@@ -337,9 +381,26 @@ void MainWindow::buildDocks() {
   connect(this, &MainWindow::runFinished, this, [this] {
     finishSession();
     if (!pendingHead_) return;
-    selection_->setLayer(pendingHead_->first);
-    selection_->setHead(pendingHead_->second);
+    const auto [layer, head] = *pendingHead_;
     pendingHead_.reset();
+    // A place the model does not have is said, never clamped silently.
+    if (layer >= selection_->layerCount() || head >= selection_->headCount()) {
+      QStringList place;
+      if (layer >= 0) place << tr("Layer %1").arg(layer);
+      if (head != SelectionModel::kAutomatic) place << head_name(head);
+      jobStatus_->showError(
+          tr("%1: the model has %2 layers of %3 heads (0..%4, 0..%5); the selection stays where "
+             "it was")
+              .arg(place.join(QStringLiteral(", ")))
+              .arg(selection_->layerCount())
+              .arg(selection_->headCount())
+              .arg(selection_->layerCount() - 1)
+              .arg(selection_->headCount() - 1),
+          QString());
+      return;
+    }
+    if (layer >= 0) selection_->setLayer(layer);
+    if (head != SelectionModel::kAutomatic) selection_->setHead(head);
   });
   connect(selection_, &SelectionModel::interventionsChanged, this, &MainWindow::runInterventions);
   // A model that fails to open before anything is shown leaves the uniform
@@ -853,8 +914,11 @@ void MainWindow::buildActions() {
     showAnalysis();
   });
   run->addSeparator();
-  QAction* cancel = run->addAction(tr("&Cancel all jobs"), jobs_, &JobRunner::cancelAll);
-  cancel->setShortcut(QKeySequence(Qt::Key_Escape));
+  run->addAction(tr("Next demonstration sentence\tN"), this, [this] { stepDemonstration(+1); });
+  run->addAction(tr("Previous demonstration sentence\tP"), this, [this] { stepDemonstration(-1); });
+  run->addSeparator();
+  cancelAction_ = run->addAction(tr("&Cancel all jobs"), jobs_, &JobRunner::cancelAll);
+  cancelAction_->setShortcut(QKeySequence(Qt::Key_Escape));
 
   QMenu* experiments = menuBar()->addMenu(tr("E&xperiments"));
   experiments->addAction(tr("Head ablation: dNLL of every head"), this,
@@ -862,13 +926,14 @@ void MainWindow::buildActions() {
   experiments->addAction(tr("KL after sink removal and Fisher trace per layer"), this,
                          &MainWindow::computeLayerFunction);
 
-  // Navigation commands. Their keys (arrows, A, Home/End) reach the window
+  // Navigation commands. Their keys (arrows, A, S, N, P, Home/End) reach the window
   // only when no text field has focus; see keyPressEvent.
   QMenu* nav = menuBar()->addMenu(tr("&Navigate"));
   nav->addAction(tr("Previous layer\tUp"), this, [this] { selection_->stepLayer(-1); });
   nav->addAction(tr("Next layer\tDown"), this, [this] { selection_->stepLayer(+1); });
   nav->addAction(tr("Previous head\tLeft"), this, [this] { selection_->stepHead(-1); });
   nav->addAction(tr("Next head\tRight"), this, [this] { selection_->stepHead(+1); });
+  nav->addAction(tr("Head with the strongest sink\tS"), this, &MainWindow::goToStrongestSink);
   nav->addAction(tr("Head average\tA"), this,
                  [this] { selection_->setHead(SelectionModel::kHeadAverage); });
   nav->addAction(tr("First query token\tHome"), this, [this] { selection_->setQueryToken(0); });
@@ -884,6 +949,11 @@ void MainWindow::buildActions() {
   view->addAction(checkpointsDock_->toggleViewAction());
   view->addAction(selectionBar_->toggleViewAction());
   view->addSeparator();
+  presentAction_ = view->addAction(tr("&Present (classroom mode)"));
+  presentAction_->setObjectName(QStringLiteral("presentAction"));
+  presentAction_->setCheckable(true);
+  presentAction_->setShortcut(QKeySequence(Qt::Key_F5));
+  connect(presentAction_, &QAction::triggered, this, [this](bool on) { setPresenting(on); });
   view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout);
 
   // Every panel carries a plain-words "what am I looking at" text.
@@ -909,6 +979,15 @@ void MainWindow::keyPressEvent(QKeyEvent* event) {
       break;
     case Qt::Key_A:
       selection_->setHead(SelectionModel::kHeadAverage);
+      break;
+    case Qt::Key_S:
+      goToStrongestSink();
+      break;
+    case Qt::Key_N:
+      stepDemonstration(+1);
+      break;
+    case Qt::Key_P:
+      stepDemonstration(-1);
       break;
     case Qt::Key_Home:
       selection_->setQueryToken(0);
@@ -1174,6 +1253,8 @@ void MainWindow::showStudy(StudyTables study) {
       resizeDocks({attentionDock_, studyDock_}, {both / 2, both - both / 2}, Qt::Vertical);
     });
 }
+
+void MainWindow::selectAfterNextRun(int layer, int head) { pendingHead_ = std::make_pair(layer, head); }
 
 void MainWindow::openStudySentence(const QString& text, int layer, int head) {
   const auto& study = studyPanel_->study();

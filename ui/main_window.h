@@ -170,7 +170,21 @@ class MainWindow : public QMainWindow {
   // Pins B's layer and head (SelectionModel::kAutomatic: follow the selection,
   // kHeadAverage: B's head average): now when B is shown, else when it arrives.
   void pinComparedRun(int layer, int head);
+  // Selects `layer` (-1: keep) and `head` (SelectionModel::kHeadAverage, or
+  // SelectionModel::kAutomatic: keep) once the next run is shown; a place the
+  // model lacks is reported, not clamped.
+  void selectAfterNextRun(int layer, int head);
   void stopComparing();
+  // The classroom mode (View > Present, F5; Esc leaves): the map and the
+  // panel in front full screen, text 1.6 times larger, a line explaining the
+  // red labels; the layout comes back on leaving.
+  void setPresenting(bool on);
+  bool presenting() const { return presenting_; }
+  QString presentedDock() const { return presentedDock_; }  // the panel shown with the map
+  // Selects the head whose queries give the first token the most attention.
+  void goToStrongestSink();
+  // Runs the next (+1) or previous (-1) demonstration sentence.
+  void stepDemonstration(int step);
   void chooseComparisonSentence();
   void chooseComparisonModel();
   // The compared runs' names: before/after, A/B or the two models' names.
@@ -181,6 +195,7 @@ class MainWindow : public QMainWindow {
 
  Q_SIGNALS:
   void runFinished();       // the forward pass: the map is shown
+  void presentingChanged(bool on);
   void analysisFinished();  // every head analysed: the analysis panels are drawn
   void interventionsFinished();
   void experimentsFinished();
@@ -192,6 +207,8 @@ class MainWindow : public QMainWindow {
   void figureWritten(bool ok, const QString& pathOrReason);  // an opened session's model, sentence and selection are shown
 
  protected:
+  void resizeEvent(QResizeEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
   void showEvent(QShowEvent* event) override;
   void closeEvent(QCloseEvent* event) override;
   void keyPressEvent(QKeyEvent* event) override;
@@ -305,6 +322,8 @@ class MainWindow : public QMainWindow {
   AnalysisPanels* panels_ = nullptr;
   InterventionsPanel* interventionsPanel_ = nullptr;
   ComparisonChooser* comparisonChooser_ = nullptr;  // which of two runs the panels draw
+  int modelDockWidth_ = 0;  // as the user left it (eventFilter)
+  QSize lastWindowSize_;
   QDockWidget* interventionsDock_ = nullptr;
   StudyPanel* studyPanel_ = nullptr;
   QDockWidget* studyDock_ = nullptr;
@@ -325,7 +344,20 @@ class MainWindow : public QMainWindow {
   QLabel* deviceStatus_ = nullptr;
   QLabel* interventionStatus_ = nullptr;
 
+  // Of saved dock layouts: bump when docks are added or renamed (2: Study,
+  // 3: Head view, 4: Checkpoints).
+  static constexpr int kLayoutVersion = 4;
   QByteArray defaultLayout_;
+  QDockWidget* frontPlotDock() const;
+  bool presenting_ = false;
+  QByteArray beforePresenting_;  // the layout to come back to
+  bool wasFullScreen_ = false;
+  QString presentedDock_;
+  QAction* presentAction_ = nullptr;
+  QAction* cancelAction_ = nullptr;  // Esc, given to the classroom mode while it lasts
+  QLabel* presentLegend_ = nullptr;
+  double baseFontPoints_ = 0;
+  int demonstration_ = -1;  // the demonstration sentence shown last
   bool layoutInitialised_ = false;
   QString device_ = QStringLiteral("cpu");
   models::ComputePrecision precision_ = models::ComputePrecision::Float32;

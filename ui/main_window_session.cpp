@@ -16,6 +16,7 @@
 #include "render/figure_part.h"
 #include "render/scene_view.h"
 #include "ui/comparison_chooser.h"
+#include "ui/export_dialog.h"
 #include "ui/checkpoints_panel.h"
 #include "ui/study_panel.h"
 #include "ui/interventions_panel.h"
@@ -219,16 +220,20 @@ void MainWindow::setSceneCameras(
 }
 
 void MainWindow::chooseSessionToSave() {
-  QString path = QFileDialog::getSaveFileName(this, tr("Save session"), QString(),
+  const QString folder = user_folder(QSettings().value(QStringLiteral("sessions/folder")).toString());
+  QString path = QFileDialog::getSaveFileName(this, tr("Save session"),
+                                              QDir(folder).filePath(QStringLiteral("session.sinkscope")),
                                               tr("SinkScope sessions (*.sinkscope)"));
   if (path.isEmpty()) return;
+  QSettings().setValue(QStringLiteral("sessions/folder"), QFileInfo(path).absolutePath());
   if (!path.endsWith(QLatin1String(".sinkscope"))) path += QLatin1String(".sinkscope");
   saveSession(path);
 }
 
 void MainWindow::chooseSessionToOpen() {
-  const QString path = QFileDialog::getOpenFileName(this, tr("Open session"), QString(),
-                                                    tr("SinkScope sessions (*.sinkscope)"));
+  const QString path = QFileDialog::getOpenFileName(
+      this, tr("Open session"), user_folder(QSettings().value(QStringLiteral("sessions/folder")).toString()),
+      tr("SinkScope sessions (*.sinkscope)"));
   if (!path.isEmpty()) openSession(path);
 }
 

@@ -141,7 +141,7 @@ void TaxonomyPanel::drawTaxonomy() {
   const auto& sel = a.at(in_.place.layer(), std::max(0, in_.place.head())).taxonomy;
   const int total = sel ? std::max(1, sel->total()) : 1;
   now.grid.title =
-      tr("Layer %1, head %2: %3 (winners: sink %4%, current %5%, other %6%)")
+      tr("layer %1, head %2: %3 (winners: sink %4%, current %5%, other %6%)")
           .arg(in_.place.layer())
           .arg(std::max(0, in_.place.head()))
           .arg(sel ? QString::fromUtf8(analysis::head_class_name(analysis::taxonomy_label(*sel))) : tr("none"))
