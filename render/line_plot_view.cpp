@@ -247,6 +247,11 @@ void LinePlotView::fitToSize() {
   const int columns = std::clamp((width() - 16 + spacing) / std::max(1, entry + spacing), 1, 4);
   if (plot_->legend->wrap() != columns) plot_->legend->setWrap(columns);
   plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+  // Room under each entry: an underscore ("beta_0") lies below the font's
+  // descent at some sizes, and an entry clips what leaves its rectangle.
+  for (int i = 0; i < plot_->legend->itemCount(); ++i)
+    if (QCPAbstractLegendItem* item = plot_->legend->item(i))
+      item->setMargins(QMargins(0, 0, 0, std::max(1, legendFont.descent() / 2)));
 
   // A title too long for one line breaks at its " | " separators.
   if (auto* title = qobject_cast<QCPTextElement*>(plot_->plotLayout()->element(0, 0))) {
@@ -404,7 +409,7 @@ void LinePlotView::setData(LinePlotData data) {
       axis->setTicker(QSharedPointer<QCPAxisTicker>::create());
     }
   }
-  if (std::isfinite(data_.markedX)) {
+  if (std::isfinite(data_.markedX) && !data_.series.empty()) {  // an empty plot marks nothing
     auto* mark = new QCPItemStraightLine(plot_);
     mark->point1->setCoords(data_.markedX, 0.0);
     mark->point2->setCoords(data_.markedX, 1.0);

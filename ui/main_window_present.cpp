@@ -7,6 +7,7 @@
 #include <QKeySequence>
 #include <QLabel>
 #include <QStatusBar>
+#include <QTimer>
 
 #include "render/heat_map_view.h"
 #include "render/line_plot_view.h"
@@ -57,6 +58,12 @@ void MainWindow::setPresenting(bool on) {
       if (dock != attentionDock_ && dock != chosen) dock->hide();
     chosen->show();
     chosen->raise();
+    // The map takes the larger part of the screen once the docks have their sizes.
+    QTimer::singleShot(0, this, [this, chosen] {
+      if (!presenting_ || dockWidgetArea(chosen) != dockWidgetArea(attentionDock_)) return;
+      const int both = attentionDock_->height() + chosen->height();
+      resizeDocks({attentionDock_, chosen}, {both * 3 / 5, both - both * 3 / 5}, Qt::Vertical);
+    });
     // Esc leaves the classroom mode (it cancels jobs otherwise).
     cancelAction_->setShortcut(QKeySequence());
     presentAction_->setShortcuts({QKeySequence(Qt::Key_F5), QKeySequence(Qt::Key_Escape)});
