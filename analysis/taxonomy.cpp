@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 namespace sinkscope::analysis {
 
@@ -18,12 +19,16 @@ const char* head_class_name(HeadClass c) {
   return "?";
 }
 
-TaxonomyVotes taxonomy_votes(const AttentionView& a, std::span<const float> values, int headDim) {
+namespace {
+// The length of every key's value, after checking the shapes and numbers
+// (`who` names the caller in errors).
+std::vector<double> checked_value_norms(const AttentionView& a, std::span<const float> values, int headDim,
+                                        const char* who) {
   const int T = a.size;
   if (values.size() != static_cast<std::size_t>(T) * static_cast<std::size_t>(headDim))
-    throw std::invalid_argument("taxonomy_votes: values must be T x head_dim");
-  attention_require_usable(a, "taxonomy_votes");
-  values_require_finite(values, "taxonomy_votes");
+    throw std::invalid_argument(std::string(who) + ": values must be T x head_dim");
+  attention_require_usable(a, who);
+  values_require_finite(values, who);
   std::vector<double> norms(static_cast<std::size_t>(T), 0.0);
   for (int j = 0; j < T; ++j) {
     double s = 0;
@@ -33,6 +38,13 @@ TaxonomyVotes taxonomy_votes(const AttentionView& a, std::span<const float> valu
     }
     norms[static_cast<std::size_t>(j)] = std::sqrt(s);
   }
+  return norms;
+}
+}  // namespace
+
+TaxonomyVotes taxonomy_votes(const AttentionView& a, std::span<const float> values, int headDim) {
+  const int T = a.size;
+  const std::vector<double> norms = checked_value_norms(a, values, headDim, "taxonomy_votes");
   TaxonomyVotes votes;
   std::vector<double> scores(static_cast<std::size_t>(T));
   for (int i = 1; i < T; ++i) {
@@ -72,28 +84,16 @@ HeadClass taxonomy_label(const TaxonomyVotes& v) {
 
 SinkVoteReason sink_vote_reason(const AttentionView& a, std::span<const float> values, int headDim) {
   const int T = a.size;
-  if (values.size() != static_cast<std::size_t>(T) * static_cast<std::size_t>(headDim))
-    throw std::invalid_argument("sink_vote_reason: values must be T x head_dim");
-  attention_require_usable(a, "sink_vote_reason");
-  values_require_finite(values, "sink_vote_reason");
+  const std::vector<double> norms = checked_value_norms(a, values, headDim, "sink_vote_reason");
   SinkVoteReason r;
   if (T < 2) return r;
-  auto norm = [&](int j) {
-    double s = 0;
-    for (int k = 0; k < headDim; ++k) {
-      const double v = values[static_cast<std::size_t>(j) * headDim + k];
-      s += v * v;
-    }
-    return std::sqrt(s);
-  };
   for (int i = 1; i < T; ++i) r.sinkAttention += a.at(i, 0) / (T - 1);
-  std::vector<double> others;
-  for (int j = 1; j < T; ++j) others.push_back(norm(j));
+  std::vector<double> others(norms.begin() + 1, norms.end());
   // The median: the middle value, or the mean of the two middle ones.
   std::sort(others.begin(), others.end());
   const std::size_t m = others.size() / 2;
   const double median = others.size() % 2 == 1 ? others[m] : 0.5 * (others[m - 1] + others[m]);
-  r.sinkValueRatio = median > 0 ? norm(0) / median : 0.0;
+  r.sinkValueRatio = median > 0 ? norms[0] / median : 0.0;
   return r;
 }
 

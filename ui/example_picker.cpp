@@ -1,11 +1,22 @@
 #include "ui/example_picker.h"
 
+#include <QFile>
+
 #include <QKeyEvent>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QVBoxLayout>
 
 namespace sinkscope::ui {
+
+QStringList resource_lines(const QString& path) {
+  QFile file(path);
+  QStringList lines;
+  if (!file.open(QIODevice::ReadOnly | QIODevice::Text)) return lines;
+  for (const QString& line : QString::fromUtf8(file.readAll()).split(QLatin1Char('\n')))
+    if (!line.trimmed().isEmpty()) lines << line.trimmed();
+  return lines;
+}
 
 ExamplePicker::ExamplePicker(QStringList sentences, QWidget* parent)
     : QWidget(parent), sentences_(std::move(sentences)) {

@@ -10,6 +10,10 @@ class QListWidget;
 
 namespace sinkscope::ui {
 
+// The non-blank lines of a compiled-in text file (":/examples/sentences.txt"),
+// trimmed; none when it cannot be read.
+QStringList resource_lines(const QString& path);
+
 class ExamplePicker : public QWidget {
   Q_OBJECT
 

@@ -78,14 +78,7 @@ namespace {
 constexpr int kClippedScaleFrom = 128;
 constexpr double kSinkMetricEps = 0.3;  // metrics.md s. 1 default
 
-QStringList example_sentences() {
-  QFile file(QStringLiteral(":/examples/sentences.txt"));
-  QStringList lines;
-  if (!file.open(QIODevice::ReadOnly | QIODevice::Text)) return lines;
-  for (const QString& line : QString::fromUtf8(file.readAll()).split(QLatin1Char('\n')))
-    if (!line.trimmed().isEmpty()) lines << line.trimmed();
-  return lines;
-}
+QStringList example_sentences() { return resource_lines(QStringLiteral(":/examples/sentences.txt")); }
 
 }  // namespace
 

@@ -3,7 +3,6 @@
 // mean, and keys step through layers, heads and demonstration sentences.
 #include <QAction>
 #include <QDockWidget>
-#include <QFile>
 #include <QKeySequence>
 #include <QLabel>
 #include <QStatusBar>
@@ -13,6 +12,7 @@
 #include "render/line_plot_view.h"
 #include "render/scene_view.h"
 #include "ui/analysis_panels.h"
+#include "ui/example_picker.h"
 #include "ui/job_status.h"
 #include "ui/main_window.h"
 #include "ui/run_analysis.h"
@@ -26,14 +26,11 @@ namespace {
 constexpr double kPresentTextScale = 1.6;
 }  // namespace
 
+namespace {
 QStringList demonstration_sentences() {
-  QFile file(QStringLiteral(":/examples/demonstrations.txt"));
-  QStringList lines;
-  if (!file.open(QIODevice::ReadOnly | QIODevice::Text)) return lines;
-  for (const QString& line : QString::fromUtf8(file.readAll()).split(QLatin1Char('\n')))
-    if (!line.trimmed().isEmpty()) lines << line.trimmed();
-  return lines;
+  return resource_lines(QStringLiteral(":/examples/demonstrations.txt"));
 }
+}  // namespace
 
 QDockWidget* MainWindow::frontPlotDock() const {
   // The plots' tab in front: the one of them that is on screen.
