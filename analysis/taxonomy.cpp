@@ -1,5 +1,7 @@
 #include "analysis/taxonomy.h"
 
+#include "analysis/sinks.h"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -88,11 +90,8 @@ SinkVoteReason sink_vote_reason(const AttentionView& a, std::span<const float> v
   SinkVoteReason r;
   if (T < 2) return r;
   for (int i = 1; i < T; ++i) r.sinkAttention += a.at(i, 0) / (T - 1);
-  std::vector<double> others(norms.begin() + 1, norms.end());
-  // The median: the middle value, or the mean of the two middle ones.
-  std::sort(others.begin(), others.end());
-  const std::size_t m = others.size() / 2;
-  const double median = others.size() % 2 == 1 ? others[m] : 0.5 * (others[m - 1] + others[m]);
+  // The 50th percentile interpolated: the median (the middle two's mean for an even count).
+  const double median = percentile_linear(std::vector<double>(norms.begin() + 1, norms.end()), 50.0);
   r.sinkValueRatio = median > 0 ? norms[0] / median : 0.0;
   return r;
 }

@@ -45,8 +45,11 @@ std::pair<double, double> heat_map_range(const HeatMapData& data) {
   return {lo, hi};
 }
 
-HeatMapData heat_map_side_by_side(const HeatMapData& left, const HeatMapData& right) {
+HeatMapData heat_map_side_by_side(const HeatMapData& left, const HeatMapData& right,
+                                  const QString& leftRun, const QString& rightRun) {
   HeatMapData d = left;
+  d.leftRun = leftRun;
+  d.rightRun = rightRun;
   d.rows = std::max(left.rows, right.rows);
   d.cols = left.cols + 1 + right.cols;
   const auto cells = static_cast<std::size_t>(d.rows) * static_cast<std::size_t>(d.cols);

@@ -46,7 +46,10 @@ struct HeatMapData {
 // Labels, marked and framed cells follow their map; the colour settings and
 // titles of `left` are kept. Column c of the result is column c of `left`
 // for c < left.cols and column c - left.cols - 1 of `right` after the gap.
-HeatMapData heat_map_side_by_side(const HeatMapData& left, const HeatMapData& right);
+// The runs' names (drawn under the halves, the CSV's "run") are `leftRun`
+// and `rightRun`.
+HeatMapData heat_map_side_by_side(const HeatMapData& left, const HeatMapData& right,
+                                  const QString& leftRun, const QString& rightRun);
 // Whether a label is highlighted: row r's (on the right map's side when
 // `right`), or column c's as drawn (side by side: each map's own highlights).
 bool heat_map_label_lit(const HeatMapData& data, bool column, bool right, int index);

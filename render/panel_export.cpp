@@ -387,12 +387,17 @@ void paint_heat_map(QPainter& p, const HeatMapData& d, double lo, double hi, int
                Qt::AlignLeft | Qt::AlignVCenter, tick_text(t));
   }
   if (!d.quantity.isEmpty()) {
-    // Read bottom to top, right of the tick labels (clear of the top tick).
+    // Read bottom to top, right of the tick labels (clear of the top tick),
+    // centred on the bar; a title longer than a short bar (a wide map) may
+    // run past its ends, within the page, before it is shortened.
+    const double room = std::max(barH, h - titleHeight - 4 * k);
+    const double length = std::min(metrics.horizontalAdvance(d.quantity), room);
+    const double bottomEnd = std::clamp(top + barH / 2 + length / 2, titleHeight + 2 * k + length, h - 2 * k);
     p.save();
-    p.translate(barX + barWidth + 3 * k + tickWidth + 4 * k, top + barH);
+    p.translate(barX + barWidth + 3 * k + tickWidth + 4 * k, bottomEnd);
     p.rotate(-90);
-    p.drawText(QRectF(0, 0, barH, line), Qt::AlignHCenter | Qt::AlignTop,
-               metrics.elidedText(d.quantity, Qt::ElideRight, barH));
+    p.drawText(QRectF(0, 0, length, line), Qt::AlignHCenter | Qt::AlignTop,
+               metrics.elidedText(d.quantity, Qt::ElideRight, length));
     p.restore();
   }
 }

@@ -221,7 +221,7 @@ TEST(FigureExport, CsvsNameTheRunAndTheTokens) {
   right.values = {1, 0, 0.25f, 0.75f};
   left.rowLabels = left.colLabels = {QStringLiteral("<s>"), QStringLiteral("a")};
   right.rowLabels = right.colLabels = {QStringLiteral("a"), QStringLiteral("b")};
-  const QString map = heat_map_csv(heat_map_side_by_side(left, right), {});
+  const QString map = heat_map_csv(heat_map_side_by_side(left, right, QStringLiteral("before"), QStringLiteral("after")), {});
   EXPECT_TRUE(map.contains(QStringLiteral("\nrun,row,column,row_label,column_label,value\n")))
       << map.toStdString();
   EXPECT_TRUE(map.contains(QStringLiteral("\nbefore,1,0,a,<s>,0.5\n"))) << map.toStdString();
@@ -231,7 +231,7 @@ TEST(FigureExport, CsvsNameTheRunAndTheTokens) {
   right.highlighted = {1};
   right.outlineRow = 0;
   right.outlineCol = -1;  // the head average: no cell
-  const HeatMapData both = heat_map_side_by_side(left, right);
+  const HeatMapData both = heat_map_side_by_side(left, right, QStringLiteral("before"), QStringLiteral("after"));
   EXPECT_TRUE(heat_map_label_lit(both, false, false, 0)) << "A's row 0";
   EXPECT_FALSE(heat_map_label_lit(both, false, false, 1));
   EXPECT_TRUE(heat_map_label_lit(both, false, true, 1)) << "B's row 1";

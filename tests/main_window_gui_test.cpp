@@ -7,8 +7,7 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
-#include <QJsonObject>
-#include <QJsonDocument>
+#include <functional>
 #include <QDir>
 #include <QDockWidget>
 #include <QLabel>
@@ -69,10 +68,12 @@ using namespace sinkscope;
 namespace {
 constexpr int kTimeout = 10000;
 
-// A random llama of `layers` x `heads` (8 dimensions per head) in dir/name.
+// A random llama of `layers` x `heads` (8 dimensions per head) in dir/name;
+// `adjust` changes the spec further (positions, config fields).
 QString write_model_folder(const QTemporaryDir& dir, int layers, int heads,
                            const QString& name = QStringLiteral("tiny-llama"),
-                           std::optional<std::uint64_t> seed = std::nullopt) {
+                           std::optional<std::uint64_t> seed = std::nullopt,
+                           const std::function<void(models::RandomModelSpec&)>& adjust = {}) {
   const QString folder = dir.filePath(name);
   models::RandomModelSpec spec = models::random_model_spec_for("llama");
   spec.layers = layers;
@@ -81,6 +82,7 @@ QString write_model_folder(const QTemporaryDir& dir, int layers, int heads,
   spec.kv_heads = heads % 2 == 0 ? 2 : 1;
   if (seed) spec.seed = *seed;
   spec.with_tokenizer = true;
+  if (adjust) adjust(spec);
   models::model_folder_write_random(folder.toStdString(), spec);
   return folder;
 }
@@ -658,31 +660,15 @@ TEST_F(MainWindowGui, HoveringABarHighlightsItsTokensEverywhere) {
   for (const auto& p : panels->graphView()->data().points) EXPECT_EQ(p.position[2], 0.0);
 }
 
-// Above kTopologyForAllHeadsMaxTokens the run leaves per-head topology out and
-// the panels compute the selected head's in the background: they say so
-// while it runs, then draw it; heads never visited stay blank in the overview.
 // Beyond the context a model was trained on (here 8 tokens, as SinkScope's
 // recipe records it) the window says so where T is shown and in the map's title.
 TEST_F(MainWindowGui, AnInputBeyondTheTrainedContextIsSaidSo) {
   QTemporaryDir dir;
-  const QString folder = dir.filePath(QStringLiteral("short-llama"));
-  models::RandomModelSpec spec = models::random_model_spec_for("llama");
-  spec.layers = 1;
-  spec.heads = 2;
-  spec.hidden = 16;
-  spec.kv_heads = 1;
-  spec.max_positions = 64;
-  spec.with_tokenizer = true;
-  models::model_folder_write_random(folder.toStdString(), spec);
-  {
-    QFile file(folder + QStringLiteral("/config.json"));
-    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
-    QJsonObject config = QJsonDocument::fromJson(file.readAll()).object();
-    file.close();
-    config[QStringLiteral("sinkscope_recipe")] = QJsonObject{{QStringLiteral("context"), 8}};
-    ASSERT_TRUE(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
-    file.write(QJsonDocument(config).toJson());
-  }
+  const QString folder = write_model_folder(dir, 1, 2, QStringLiteral("short-llama"), std::nullopt,
+                                            [](models::RandomModelSpec& spec) {
+                                              spec.max_positions = 64;
+                                              spec.config_extra = R"({"sinkscope_recipe": {"context": 8}})";
+                                            });
   ui::MainWindow w;
   w.setSentence(QStringLiteral("a b"));
   w.show();
@@ -798,17 +784,16 @@ TEST_F(MainWindowGui, SaveDialogsStartOutsideModelFolders) {
   EXPECT_EQ(ui::user_folder(QString()), QDir::homePath());
 }
 
+// Above kTopologyForAllHeadsMaxTokens the run leaves per-head topology out and
+// the panels compute the selected head's in the background: they say so
+// while it runs, then draw it; heads never visited stay blank in the overview.
 TEST_F(MainWindowGui, LongInputsComputeTheSelectedHeadsTopologyInTheBackground) {
   QTemporaryDir dir;
-  const QString folder = dir.filePath(QStringLiteral("long-llama"));
-  models::RandomModelSpec spec = models::random_model_spec_for("llama");
-  spec.layers = 2;
-  spec.heads = 2;
-  spec.hidden = 16;
-  spec.kv_heads = 1;
-  spec.max_positions = 1024;
-  spec.with_tokenizer = true;
-  models::model_folder_write_random(folder.toStdString(), spec);
+  const QString folder = write_model_folder(dir, 2, 2, QStringLiteral("long-llama"), std::nullopt,
+                                            [](models::RandomModelSpec& spec) {
+                                              spec.kv_heads = 1;
+                                              spec.max_positions = 1024;
+                                            });
   ui::MainWindow w;
   w.resize(1400, 900);
   QString text;
@@ -1574,6 +1559,7 @@ TEST_F(MainWindowGui, TwoSentencesOrTwoModelsSideBySide) {
       << map.title.toStdString();
   EXPECT_EQ(w.attentionView()->shownRunNames(), (std::pair{QStringLiteral("A"), QStringLiteral("B")}));
   EXPECT_EQ(w.analysisPanels()->overviewView()->shownRunNames(), (std::pair{QStringLiteral("A"), QStringLiteral("B")}));
+  EXPECT_EQ(w.analysisPanels()->taxonomyView()->shownRunNames(), (std::pair{QStringLiteral("A"), QStringLiteral("B")}));
   // The chooser of what the panels show sits in the selection bar while there are two runs.
   QComboBox* chooser = w.comparisonChooser()->box();
   // (Visible in the bar: its action there; a narrow window moves it to the bar's overflow menu.)

@@ -49,12 +49,9 @@ ComparisonChooser::ComparisonChooser(QWidget* boxParent, QMenu* menu) : QObject(
     group_->addAction(action);
     actions_ << action;
     connect(action, &QAction::triggered, this, [this, c] { setComparison(c); });
+    // Ctrl+Shift+1..4: the four views in their order.
+    action->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | static_cast<Qt::Key>(Qt::Key_1 + int(c))));
   }
-  // Keys that step through the four views while presenting.
-  actions_[0]->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_1));
-  actions_[1]->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_2));
-  actions_[2]->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_3));
-  actions_[3]->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_4));
   box_->setCurrentIndex(int(comparison_));
   actions_[int(comparison_)]->setChecked(true);
   connect(box_, &QComboBox::currentIndexChanged, this, [this](int index) {

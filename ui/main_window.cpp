@@ -1055,16 +1055,13 @@ void MainWindow::showRun(SentenceRun run) {
   panels_->setExperiments({});  // they belonged to the previous run
   run_ = std::move(run);
   const int T = run_->tokenCount();
-  tokenStatus_->setText(tr("T = %1").arg(T));
   // Beyond the trained context a model's sink may vanish: say so where T is
   // shown (it stays) and in the status bar.
   const bool beyond = !run_->beyondTrainedContext.isEmpty();
+  tokenStatus_->setText(beyond ? tr("T = %1 (beyond the trained context)").arg(T) : tr("T = %1").arg(T));
   tokenStatus_->setStyleSheet(beyond ? QStringLiteral("color: #b35806; font-weight: bold;") : QString());
   tokenStatus_->setToolTip(beyond ? run_->beyondTrainedContext : QString());
-  if (beyond) {
-    tokenStatus_->setText(tr("T = %1 (beyond the trained context)").arg(T));
-    statusBar()->showMessage(run_->beyondTrainedContext, 20000);
-  }
+  if (beyond) statusBar()->showMessage(run_->beyondTrainedContext, 20000);
   const int layers = run_->trace ? run_->trace->layers() : 1;
   const int heads = run_->trace ? run_->trace->heads() : 1;
   selection_->setBounds(layers, heads, T);
@@ -1518,10 +1515,8 @@ void MainWindow::refreshPanels() {
         title += tr(" | %1 tokens").arg(T);
       else
         title += tr(" | %1 and %2 tokens").arg(run_->tokenCount()).arg(T);
-      data = render::heat_map_side_by_side(left, data);
+      data = render::heat_map_side_by_side(left, data, leftName_, rightName_);
       data.title = title;
-      data.leftRun = leftName_;
-      data.rightRun = rightName_;
     }
     render::show_or_keep(attentionView_, attentionStandIn_, std::move(data));
   }

@@ -24,9 +24,7 @@ namespace sinkscope::ui {
 namespace {
 // Text on a projector: 1.6 times the screen's sizes.
 constexpr double kPresentTextScale = 1.6;
-}  // namespace
 
-namespace {
 QStringList demonstration_sentences() {
   return resource_lines(QStringLiteral(":/examples/demonstrations.txt"));
 }

@@ -175,10 +175,8 @@ void OverviewPanel::drawOverview() {
     left.outlineRow = -1;
     // The runs' names stand under their grids.
     const QString title = d.title + in_.place.note(in_.beforeName);
-    d = render::heat_map_side_by_side(left, d);
+    d = render::heat_map_side_by_side(left, d, in_.beforeName, in_.afterName);
     d.title = title;
-    d.leftRun = in_.beforeName;
-    d.rightRun = in_.afterName;
   }
   render::show_or_keep(overview_, overviewStandIn_, std::move(d));
 }

@@ -162,9 +162,9 @@ void TaxonomyPanel::drawTaxonomy() {
     // Side by side: the plain run's grid on the left, its counts dashed.
     Classes before = classes_of(*in_.before, {-1, -1}, true, in_.beforeName,
                                 [&](int l) { return in_.layerX(l, in_.before->layers); }, shares);
-    const QString title =
-        tr("%1 | %2: %3%4").arg(in_.beforeName, in_.afterName, now.grid.title, in_.place.note(in_.beforeName));
-    now.grid = render::heat_map_side_by_side(before.grid, now.grid);
+    // The runs' names stand under their grids.
+    const QString title = now.grid.title + in_.place.note(in_.beforeName);
+    now.grid = render::heat_map_side_by_side(before.grid, now.grid, in_.beforeName, in_.afterName);
     now.grid.title = title;
     for (auto& series : before.counts) counts.series.push_back(series);
     counts.title = tr("Head classes per layer | %1 (solid) and %2 (dashed)").arg(in_.afterName, in_.beforeName);
