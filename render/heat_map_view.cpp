@@ -619,9 +619,12 @@ void HeatMapView::resetView() {
   const double leftBand = labelBand(data_.rowLabels, textScale_), topBand = labelBand(data_.colLabels, textScale_);
   const double pad = 6.0;
   // Side by side with the right map's own row labels: a band right of the map too.
-  const double rightBand = static_cast<int>(data_.rightRowLabels.size()) == data_.rows
-                               ? labelBand(data_.rightRowLabels, textScale_)
-                               : 0.0;
+  // A categorical bar writes its names left of itself, into the image's
+  // right edge: room for them too.
+  const double rightBand = std::max(static_cast<int>(data_.rightRowLabels.size()) == data_.rows
+                                        ? labelBand(data_.rightRowLabels, textScale_)
+                                        : 0.0,
+                                    data_.categories.empty() ? 0.0 : labelBand(data_.categories, textScale_));
   // Side by side: a line under the map for the runs' names.
   const double bottomBand = data_.sideBySideSplit >= 0 ? 22.0 * textScale_ : 0.0;
   const double unitsPerPixel = std::max(data_.rows / std::max(1.0, H - topBand - pad - bottomBand),
