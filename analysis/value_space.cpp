@@ -1,5 +1,7 @@
 #include "analysis/value_space.h"
 
+#include "analysis/random.h"
+
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
@@ -134,22 +136,6 @@ SinkAwareBound sink_aware_bound(const std::vector<int>& keys, const std::vector<
 }  // namespace
 
 namespace {
-
-// SplitMix64 (Steele, Lea and Flood 2014): a generator that is cheap to seed,
-// one per subset, with good statistical quality for shuffling.
-class SplitMix64 {
- public:
-  explicit SplitMix64(std::uint64_t state) : state_(state) {}
-  std::uint64_t operator()() {
-    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-
- private:
-  std::uint64_t state_;
-};
 
 // Subset s of the random baseline: the first `length` keys of the s-th seeded
 // ordering of n keys (a Fisher-Yates shuffle with its own generator, so every

@@ -12,6 +12,7 @@
 #include <set>
 #include <nlohmann/json.hpp>
 
+#include "analysis/first_token_sink.h"
 #include "analysis/frames.h"
 #include "analysis/graph_spectrum.h"
 #include "analysis/head_analysis.h"
@@ -126,7 +127,7 @@ struct Tables {
 
 // Per-head numbers that layer_summary.csv averages (heads only, not the average map).
 struct HeadFigures {
-  double alpha0 = 0, boost0 = 0, concentration = 0;
+  double alpha0 = 0, uniform0 = 1, concentration = 0;  // uniform0: alpha_0's uniform baseline
   int sinkCount = 0;
   std::size_t bars0 = 0, bars1 = 0, bars0Above = 0, bars1Above = 0;
   analysis::HeadClass label = analysis::HeadClass::Reset;
@@ -135,13 +136,11 @@ struct HeadFigures {
 // One row of layer_summary.csv over `heads` (a layer's, or every head of the model).
 std::vector<std::string> summary_row(const std::string& scope, const std::vector<HeadFigures>& heads) {
   const double n = std::max<std::size_t>(1, heads.size());
-  double alpha = 0, boost = 0, boost3 = 0, conc = 0, sinks = 0, b0 = 0, b1 = 0, a0 = 0, a1 = 0;
+  analysis::FirstTokenSinkTally first;
+  double sinks = 0, b0 = 0, b1 = 0, a0 = 0, a1 = 0;
   double retriever = 0, mixer = 0, reset = 0;
   for (const HeadFigures& f : heads) {
-    alpha += f.alpha0;
-    boost += f.boost0;
-    boost3 += f.boost0 >= 3.0 ? 1 : 0;
-    conc += f.concentration;
+    first.add(f.alpha0, f.uniform0, f.concentration);
     sinks += f.sinkCount;
     b0 += static_cast<double>(f.bars0);
     b1 += static_cast<double>(f.bars1);
@@ -151,10 +150,21 @@ std::vector<std::string> summary_row(const std::string& scope, const std::vector
     mixer += f.label == analysis::HeadClass::Mixer;
     reset += f.label == analysis::HeadClass::Reset;
   }
-  return {scope,           std::to_string(heads.size()), num(alpha / n), num(boost / n),
-          num(boost3 / n), num(conc / n),                num(sinks / n), num(b0 / n),
-          num(b1 / n),     num(a0 / n),                  num(a1 / n),    num(retriever / n),
-          num(mixer / n),  num(reset / n)};
+  const analysis::FirstTokenSinkSummary s = first.summary();
+  return {scope,
+          std::to_string(heads.size()),
+          num(s.alpha0),
+          num(s.boost),
+          num(s.strongShare),
+          num(s.concentration),
+          num(sinks / n),
+          num(b0 / n),
+          num(b1 / n),
+          num(a0 / n),
+          num(a1 / n),
+          num(retriever / n),
+          num(mixer / n),
+          num(reset / n)};
 }
 
 }  // namespace
@@ -589,7 +599,7 @@ HeadFigures append_value_rows(Tables& t, const HeadRows& at, const analysis::Hea
   headJson["taxonomy"] = label;
   HeadFigures f;
   f.alpha0 = r.keyImportance[0];
-  f.boost0 = r.keyImportance[0] / analysis::sink_uniform_baseline(at.tokens, 0, at.causal);
+  f.uniform0 = analysis::sink_uniform_baseline(at.tokens, 0, at.causal);
   f.concentration = r.sinkConcentration;
   f.sinkCount = static_cast<int>(r.sinks.sinks.size());
   f.bars0 = r.persistence.h0.size();

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/first_token_sink.h"
 #include "analysis/sinks.h"
 #include "models/experiments.h"
 #include "models/loaded_model.h"
@@ -15,7 +16,7 @@ namespace sinkscope::app {
 struct AnalyzeParams {
   double percentile = 90.0;  // sink set (s. 1)
   double gamma = 0.3;
-  double eps = 0.3;        // sink metric threshold
+  double eps = analysis::kDefaultSinkMetricEps;  // sink metric threshold
   int topN = 3;            // head diagnostics and value space (N)
   int query = -1;          // value-space query; negative: the last position
   int randomSubsets = 64;  // value-space random baseline: K subsets, seeded

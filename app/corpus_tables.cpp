@@ -8,6 +8,7 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "analysis/bootstrap.h"
 #include "analysis/frames.h"
 #include "analysis/intervals.h"
 #include "analysis/share_intervals.h"
@@ -23,32 +24,6 @@ using analysis::csv_number;
 
 namespace {
 
-// The 2.5% and 97.5% quantiles (linear interpolation between order statistics).
-std::pair<double, double> interval95(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  auto q = [&](double p) {
-    const double x = p * static_cast<double>(v.size() - 1);
-    const auto i = static_cast<std::size_t>(x);
-    const double f = x - static_cast<double>(i);
-    return i + 1 < v.size() ? v[i] + f * (v[i + 1] - v[i]) : v[i];
-  };
-  return {q(0.025), q(0.975)};
-}
-
-// Bootstrap draws of record indices: resample b of n, seeded.
-std::vector<int> resample_weights(std::size_t n, unsigned long long seed, int b) {
-  std::uint64_t state = seed * 0x9e3779b97f4a7c15ull + static_cast<std::uint64_t>(b) + 1;
-  auto next = [&state] {  // SplitMix64
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  };
-  std::vector<int> w(n, 0);
-  for (std::size_t i = 0; i < n; ++i) ++w[next() % n];
-  return w;
-}
-
 // A quantity with one value per record (NaN: the sentence has none), pooled
 // as the mean over the records that have it.
 struct Series {
@@ -62,7 +37,8 @@ struct Series {
 void append_pooled_means(analysis::CsvTable& table, const std::vector<Series>& series,
                          std::size_t records, const AnalyzeParams& p) {
   std::vector<std::vector<int>> draws;
-  for (int b = 0; b < p.bootstrap; ++b) draws.push_back(resample_weights(records, p.bootstrapSeed, b));
+  for (int b = 0; b < p.bootstrap; ++b)
+    draws.push_back(analysis::bootstrap_resample_counts(records, p.bootstrapSeed, b));
   for (const Series& s : series) {
     auto mean = [&](const std::vector<int>* w) {
       double sum = 0.0, weight = 0.0;
@@ -84,7 +60,8 @@ void append_pooled_means(analysis::CsvTable& table, const std::vector<Series>& s
       std::vector<double> means;
       for (const auto& w : draws)
         if (const double m = mean(&w); !std::isnan(m)) means.push_back(m);
-      const auto [lo, hi] = means.empty() ? std::pair{std::nan(""), std::nan("")} : interval95(means);
+      const auto [lo, hi] = means.empty() ? std::pair{std::nan(""), std::nan("")}
+                                          : analysis::percentile_interval95(means);
       row.push_back(analysis::csv_number_or_empty(lo));
       row.push_back(analysis::csv_number_or_empty(hi));
     }
@@ -197,13 +174,14 @@ void add_intervals(CorpusTables& t, const std::vector<SentenceRecord>& records, 
   }
   std::vector<double> boost;
   for (int b = 0; b < p.bootstrap; ++b) {
-    const std::vector<int> w = resample_weights(records.size(), p.bootstrapSeed, b);
+    const std::vector<int> w =
+        analysis::bootstrap_resample_counts(records.size(), p.bootstrapSeed, b);
     double sum = 0.0;
     for (std::size_t r = 0; r < records.size(); ++r) sum += w[r] * boostSums[r];
     boost.push_back(sum / static_cast<double>(records.size() * heads));
   }
   auto append = [](analysis::CsvTable& table, std::size_t row, const std::vector<double>& values) {
-    const auto [lo, hi] = interval95(values);
+    const auto [lo, hi] = analysis::percentile_interval95(values);
     table.rows[row].push_back(csv_number(lo));
     table.rows[row].push_back(csv_number(hi));
   };

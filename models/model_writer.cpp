@@ -9,6 +9,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "analysis/random.h"
 #include "models/internal/tokenizer_parts.h"
 #include "models/model_config.h"
 
@@ -88,11 +89,9 @@ class TensorSet {
     std::vector<float> v(count);
     for (std::size_t k = 0; k < count; ++k) {
       // SplitMix64 of (seed, tensor, index): one 64-bit draw per value.
-      std::uint64_t z = spec_.seed * 0x9e3779b97f4a7c15ull + (i + 1) * 0xbf58476d1ce4e5b9ull +
-                        (firstValue + k) * 0x94d049bb133111ebull;
-      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-      z ^= z >> 31;
+      const std::uint64_t z = analysis::splitmix64_mix(spec_.seed * analysis::kSplitMix64Increment +
+                                                       (i + 1) * 0xbf58476d1ce4e5b9ull +
+                                                       (firstValue + k) * 0x94d049bb133111ebull);
       const float unit = static_cast<float>(z >> 40) * (1.0f / 16777216.0f);  // [0, 1)
       v[k] = static_cast<float>(p.centre) + (2.0f * unit - 1.0f) * half;
     }

@@ -11,6 +11,7 @@
 #include <random>
 #include <sstream>
 
+#include "analysis/first_token_sink.h"
 #include "analysis/sink_metric.h"
 #include "analysis/sinks.h"
 #include "analysis/table_io.h"
@@ -322,8 +323,7 @@ std::vector<std::vector<int>> sink_eval_inputs(const Tokenizer& tok,
 TrainLogRow sink_measure(const Model& model, const std::vector<std::vector<int>>& inputs) {
   TrainLogRow row;
   if (inputs.empty()) return row;  // nothing measured
-  row.alpha0 = row.boost = row.heads_boost3 = row.sink_rate = row.sink_concentration = 0.0;
-  int heads = 0;
+  analysis::FirstTokenSinkTally tally;
   for (const auto& ids : inputs) {
     const Trace trace = model.run(ids);
     const int T = trace.tokens();
@@ -331,24 +331,19 @@ TrainLogRow sink_measure(const Model& model, const std::vector<std::vector<int>>
     for (int l = 0; l < trace.layers(); ++l) {
       const LayerCapture cap = trace.layer(l);
       for (int h = 0; h < cap.heads; ++h) {
-        const double alpha0 = analysis::sink_key_importance(cap.attentionOf(h))[0];
-        row.alpha0 += alpha0;
-        row.boost += alpha0 / baseline;
-        row.heads_boost3 += alpha0 / baseline >= 3.0 ? 1.0 : 0.0;
-        row.sink_rate += alpha0 > 0.3 ? 1.0 : 0.0;
         const auto map = cap.attentionOf(h);
-        row.sink_concentration += analysis::sink_concentration(map, analysis::sink_set(map).keys());
-        ++heads;
+        tally.add(analysis::sink_key_importance(map)[0], baseline,
+                  analysis::sink_concentration(map, analysis::sink_set(map).keys()));
       }
     }
   }
-  if (heads > 0) {
-    row.alpha0 /= heads;
-    row.boost /= heads;
-    row.heads_boost3 /= heads;
-    row.sink_rate /= heads;
-    row.sink_concentration /= heads;
-  }
+  const analysis::FirstTokenSinkSummary s = tally.summary();
+  if (s.heads == 0) return row;
+  row.alpha0 = s.alpha0;
+  row.boost = s.boost;
+  row.heads_boost3 = s.strongShare;
+  row.sink_rate = s.sinkRate;
+  row.sink_concentration = s.concentration;
   return row;
 }
 

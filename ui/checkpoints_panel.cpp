@@ -11,6 +11,7 @@
 #include <QVBoxLayout>
 
 #include "analysis/attention_matrix.h"
+#include "analysis/first_token_sink.h"
 #include "analysis/sink_metric.h"
 #include "models/loaded_model.h"
 #include "render/figure_part.h"
@@ -56,11 +57,12 @@ render::LinePlotData emergence_plot(const std::vector<models::Checkpoint>& check
       what = QObject::tr("sink boost (alpha_0 / uniform, mean over heads)"), axis = QObject::tr("boost");
       break;
     case EmergenceMetric::SinkRate:
-      what = QObject::tr("sink rate (share of heads, alpha_0 > %1)").arg(kEmergenceSinkEps);
+      what = QObject::tr("sink rate (share of heads, alpha_0 > %1)")
+                 .arg(analysis::kDefaultSinkMetricEps);
       axis = QObject::tr("share of heads");
       break;
     case EmergenceMetric::StrongBoost:
-      what = QObject::tr("share of heads with boost >= %1").arg(kEmergenceStrongBoost);
+      what = QObject::tr("share of heads with boost >= %1").arg(analysis::kStrongSinkBoost);
       axis = QObject::tr("share of heads");
       break;
   }
@@ -75,8 +77,10 @@ render::LinePlotData emergence_plot(const std::vector<models::Checkpoint>& check
     switch (metric) {
       case EmergenceMetric::Alpha0: return a;
       case EmergenceMetric::Boost: return a / uniform0;
-      case EmergenceMetric::SinkRate: return a > kEmergenceSinkEps ? 1.0 : 0.0;
-      case EmergenceMetric::StrongBoost: return a / uniform0 >= kEmergenceStrongBoost ? 1.0 : 0.0;
+      case EmergenceMetric::SinkRate:
+        return analysis::is_sink_rate_head(a) ? 1.0 : 0.0;
+      case EmergenceMetric::StrongBoost:
+        return analysis::is_strong_sink(a / uniform0) ? 1.0 : 0.0;
     }
     return a;
   };

@@ -36,11 +36,9 @@ struct CheckpointAlpha0 {
 // What the emergence plot shows per layer (and over every head of the model,
 // dashed): the heads' mean alpha_0, their mean boost (alpha_0 over a uniform
 // head's), the share of heads with alpha_0 > eps (the sink rate, metrics.md
-// s. 1; eps 0.3), or the share of heads with a boost of 3 or more (the
-// columns docs/sinks.md tabulates for a training run).
+// s. 1; analysis/first_token_sink.h), or the share of heads with a strong
+// sink (the columns docs/sinks.md tabulates for a training run).
 enum class EmergenceMetric { Alpha0, Boost, SinkRate, StrongBoost };
-inline constexpr double kEmergenceSinkEps = 0.3;
-inline constexpr double kEmergenceStrongBoost = 3.0;
 CheckpointAlpha0 checkpoint_alpha0(const std::vector<models::Checkpoint>& checkpoints,
                                    const std::string& text, const JobProgress& progress);
 // The emergence plot: each layer's mean over heads against the step.

@@ -49,16 +49,17 @@
 #include <QWhatsThis>
 #include <QWidgetAction>
 
-#include "analysis/sink_metric.h"
+#include "analysis/first_token_sink.h"
 #include "analysis/run_correspondence.h"
+#include "analysis/sink_metric.h"
 #include "analysis/token_alignment.h"
 #include "models/loaded_model.h"
-#include "models/model_identity.h"
-#include "models/trace_export.h"
 #include "models/model_discovery.h"
+#include "models/model_identity.h"
 #include "models/runtime_info.h"
-#include "render/gl_support.h"
+#include "models/trace_export.h"
 #include "render/figure_part.h"
+#include "render/gl_support.h"
 #include "render/heat_map_view.h"
 #include "render/line_plot_view.h"
 #include "render/scene_view.h"
@@ -76,7 +77,6 @@ namespace {
 // From this many tokens the attention map's linear scale is clipped at the
 // 99th percentile of the weights (issue 17, defect 14).
 constexpr int kClippedScaleFrom = 128;
-constexpr double kSinkMetricEps = 0.3;  // metrics.md s. 1 default
 
 QStringList example_sentences() { return resource_lines(QStringLiteral(":/examples/sentences.txt")); }
 
@@ -1529,13 +1529,14 @@ void MainWindow::refreshPanels() {
   render::LineSeries alpha =
       keyImportanceSeries(shown, map, shown.trace ? tr("alpha_k") : tr("alpha_k (uniform head)"));
   render::LineSeries baseline{tr("uniform baseline"), {}, {}, true};
-  render::LineSeries eps{tr("eps = %1 (sink threshold)").arg(kSinkMetricEps), {}, {}, false, true};
+  render::LineSeries eps{
+      tr("eps = %1 (sink threshold)").arg(analysis::kDefaultSinkMetricEps), {}, {}, false, true};
   for (int k = 0; k < T; ++k) {
     baseline.x.push_back(k);
     baseline.y.push_back(analysis::sink_uniform_baseline(T, k, map.causal));
   }
   eps.x = {0.0, static_cast<double>(std::max(T - 1, 1))};
-  eps.y = {kSinkMetricEps, kSinkMetricEps};
+  eps.y = {analysis::kDefaultSinkMetricEps, analysis::kDefaultSinkMetricEps};
   plot.series = shown.trace ? std::vector<render::LineSeries>{alpha, baseline, eps}
                             : std::vector<render::LineSeries>{alpha, eps};
   // The selected key, on the shown run's axis.

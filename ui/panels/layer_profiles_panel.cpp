@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "analysis/first_token_sink.h"
 #include "render/line_plot_view.h"
 #include "ui/docks.h"
 #include "ui/run_analysis.h"
@@ -46,7 +47,7 @@ void sink_measures(const RunAnalysis& a, render::LineSeries& sink, render::LineS
     double attention = 0, above = 0;
     for (int h = 0; h < a.heads; ++h) {
       attention += a.at(l, h).meanOverQueries.sinkAttention;
-      above += a.at(l, h).keyImportance[0] > 0.3 ? 1 : 0;
+      above += analysis::is_sink_rate_head(a.at(l, h).keyImportance[0]) ? 1 : 0;
     }
     sink.x.push_back(x(l)), rate.x.push_back(x(l));
     sink.y.push_back(attention / a.heads), rate.y.push_back(above / a.heads);
@@ -57,7 +58,8 @@ void sink_measures(const RunAnalysis& a, render::LineSeries& sink, render::LineS
 void LayerProfilesPanel::drawLayerProfiles() {
   const RunAnalysis& a = *in_.analysis;
   render::LineSeries sink{tr("attention to position 0 (mean over heads)"), {}, {}};
-  render::LineSeries rate{tr("sink rate (share of heads, alpha_0 > 0.3)"), {}, {}};
+  render::LineSeries rate{
+      tr("sink rate (share of heads, alpha_0 > %1)").arg(analysis::kDefaultSinkMetricEps), {}, {}};
   render::LineSeries central{
       tr("centralisation (head average, theta %1)").arg(in_.selection->threshold()), {}, {}};
   render::LineSeries h0{tr("H0 bars > 0.05 (head average)"), {}, {}};
