@@ -25,6 +25,8 @@
 #include "analysis/value_space.h"
 #include "analysis/weight_spectrum.h"
 #include "app/report_parts.h"
+#include "models/document/sentence_run.h"
+#include "models/document/trace_analysis.h"
 #include "models/model_identity.h"
 
 namespace sinkscope::app {
@@ -76,33 +78,13 @@ json table_json(const analysis::CsvTable& t) {
 
 }  // namespace
 
-json report::params_json(const AnalyzeParams& p) {
-  json intervention = json::array();
-  for (const auto& line : p.intervention.describe()) intervention.push_back(line);
-  return {{"percentile", p.percentile},
-          {"gamma", p.gamma},
-          {"sink_mode", p.columnSumSinks ? "column-sum" : "percentile"},
-          {"sink_denominator", analysis::sink_denominator_name(p.sinkDenominator)},
-          {"sink_metric_eps", p.eps},
-          {"top_n", p.topN},
-          {"query", p.query < 0 ? json(nullptr) : json(p.query)},
-          {"random_subsets", p.randomSubsets},
-          {"seed", p.seed},
-          {"min_persistence", p.minPersistence},
-          {"betti_points", p.bettiPoints},
-          {"symmetrise", p.symmetriseByMax ? "max" : "mean"},
-          {"thresholds", p.thresholds},
-          {"specialised_share", p.specialisedShare},
-          {"weight_spectra", p.weightSpectra},
-          {"interventions", intervention}};
-}
-
 // The whole output as one JSON document (schema 1): typed parameters, the
 // header's readings, and every table of the CSVs.
-json report::output_json(const std::string& command, const AnalyzeParams& p,
-                 const std::vector<std::pair<std::string, std::string>>& header,
-                 const std::vector<std::pair<std::string, const analysis::CsvTable*>>& tables) {
-  json out = {{"schema_version", 1}, {"command", command}, {"params", report::params_json(p)}};
+json report::output_json(
+    const std::string& command, const document::AnalysisSettings& p,
+    const std::vector<std::pair<std::string, std::string>>& header,
+    const std::vector<std::pair<std::string, const analysis::CsvTable*>>& tables) {
+  json out = {{"schema_version", 1}, {"command", command}, {"params", document::settings_json(p)}};
   json readings = json::object();
   for (const auto& [k, v] : header) {
     if (readings.contains(k))
@@ -169,42 +151,21 @@ std::vector<std::string> summary_row(const std::string& scope, const std::vector
 
 }  // namespace
 
-analysis::SinkSetParams report::sink_params(const AnalyzeParams& p) {
-  analysis::SinkSetParams params;
-  params.percentile = p.percentile;
-  params.gamma = p.gamma;
-  params.denominator = p.sinkDenominator;
-  if (p.columnSumSinks) params.mode = analysis::SinkSetParams::Mode::ColumnSum;
-  return params;
-}
-
-// The sink-set reading, as every header states it.
-std::string report::sink_set_description(const AnalyzeParams& p) {
-  if (p.columnSumSinks) return "column-sum mode (the released code), p = " + num(p.percentile);
-  const bool all = p.sinkDenominator == analysis::SinkSetParams::Denominator::AllQueries;
-  return "percentile mode, p = " + num(p.percentile) + ", gamma = " + num(p.gamma) +
-         " (reading: A >= tau and A > 0); frequency over " +
-         (all ? std::string("all T queries (metrics.md s. 1)")
-              : std::string("the queries that see the key (--sink-denominator visible)"));
-}
-
 using report::output_json;
-using report::sink_params;
-using report::sink_set_description;
 
 namespace {
 
 // The "# key: value" lines every analyze table carries: the parameters and readings.
-std::vector<std::pair<std::string, std::string>> analyze_header(const models::LoadedModel& loaded,
-                                                                const std::string& text, int T,
-                                                                int query, const AnalyzeParams& p) {
+std::vector<std::pair<std::string, std::string>> analyze_header(
+    const models::LoadedModel& loaded, const std::string& text, int T, int query,
+    const document::AnalysisSettings& p) {
   std::vector<std::pair<std::string, std::string>> header{
       {"tool", std::string("sinkscope-cli analyze ") + SINKSCOPE_VERSION},
       {"model", loaded.model->folder().string()},
       {"model_type", loaded.model->config().model_type},
       {"text", text},
       {"tokens", std::to_string(T)},
-      {"sink_set", sink_set_description(p)},
+      {"sink_set", document::sink_set_description(p)},
       {"sink_metric_eps", num(p.eps)},
       {"top_n", std::to_string(p.topN)},
       {"value_space", "query " + std::to_string(query) + ", N = " + std::to_string(p.topN) +
@@ -379,7 +340,7 @@ head,
 // threshold (per layer across its heads, and across layers for the model) and
 // the effectiveness of every threshold.
 void append_sign_flip_and_effectiveness(
-    Tables& t, const AnalyzeParams& p, int layerCount,
+    Tables& t, const document::AnalysisSettings& p, int layerCount,
     const std::vector<std::vector<analysis::GraphSpectrum>>& layerGraphs,
     const std::vector<std::vector<std::vector<analysis::GraphSpectrum>>>& headGraphs) {
   const std::size_t nThresholds = p.thresholds.size();
@@ -412,7 +373,6 @@ void append_sign_flip_and_effectiveness(
                                       num(analysis::threshold_effectiveness(layers))});
     }
   }
-
 }
 
 // Section 9: weight spectra, once per model (the cache keyed by the weights' hash).
@@ -442,11 +402,10 @@ void append_weight_spectra(Tables& t, const models::LoadedModel& loaded) {
 }
 
 // Writes every table (and the JSON file) into `dir`, all or none.
-std::vector<fs::path> analyze_files_write(Tables& t, const std::vector<std::pair<std::string, std::string>>& header,
-                                          const fs::path& dir, const fs::path& jsonFile,
-                                          const AnalyzeParams& p, bool force,
-                                          const models::LoadedModel& loaded, const std::string& text,
-                                          const json& all) {
+std::vector<fs::path> analyze_files_write(
+    Tables& t, const std::vector<std::pair<std::string, std::string>>& header, const fs::path& dir,
+    const fs::path& jsonFile, const document::AnalysisSettings& p, bool force,
+    const models::LoadedModel& loaded, const std::string& text, const json& all) {
   std::vector<fs::path> written;
   std::vector<std::pair<fs::path, std::string>> contents;
   const std::pair<const char*, analysis::CsvTable*> files[] = {
@@ -503,8 +462,8 @@ struct HeadRows {
 
 // Section 1: sinks, the sink metric for every key, the summary and diagnostics.
 void append_sink_rows(Tables& t, const HeadRows& at, const analysis::HeadAnalysis& r,
-                      const std::vector<std::string>& tokens, int query, const AnalyzeParams& p,
-                      json& headJson) {
+                      const std::vector<std::string>& tokens, int query,
+                      const document::AnalysisSettings& p, json& headJson) {
   const analysis::SinkSet& set = r.sinks;
   const auto& alpha = r.keyImportance;
   std::vector<bool> isSink(static_cast<std::size_t>(at.tokens), false);
@@ -536,7 +495,8 @@ void append_sink_rows(Tables& t, const HeadRows& at, const analysis::HeadAnalysi
 // above min_persistence in H0 and H1.
 std::pair<std::size_t, std::size_t> append_persistence_rows(Tables& t, const HeadRows& at,
                                                             const analysis::HeadAnalysis& r,
-                                                            const AnalyzeParams& p, json& headJson) {
+                                                            const document::AnalysisSettings& p,
+                                                            json& headJson) {
   const analysis::PersistenceDiagram& diagram = r.persistence;
   json bars = json::array();
   for (const auto* list : {&diagram.h0, &diagram.h1})
@@ -568,7 +528,7 @@ std::pair<std::size_t, std::size_t> append_persistence_rows(Tables& t, const Hea
 
 // Section 3: the graph's spectra at each threshold.
 void append_spectra_rows(Tables& t, const HeadRows& at, const analysis::HeadAnalysis& r,
-                         const AnalyzeParams& p) {
+                         const document::AnalysisSettings& p) {
   for (std::size_t ti = 0; ti < p.thresholds.size(); ++ti) {
     const std::string threshold = num(p.thresholds[ti]);
     const analysis::GraphSpectrum& g = r.spectra[ti];
@@ -626,26 +586,19 @@ HeadFigures append_value_rows(Tables& t, const HeadRows& at, const analysis::Hea
 }  // namespace
 
 std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std::string& text,
-                                    const fs::path& dir, const AnalyzeParams& p, bool force,
-                                    const fs::path& jsonFile) {
+                                    const fs::path& dir, const document::AnalysisSettings& p,
+                                    bool force, const fs::path& jsonFile) {
   // The forward passes on one BLAS thread, as in corpus runs: the numbers are
   // the same for every --threads and equal those a one-sentence corpus pools.
   std::optional<models::SingleThreadedBlas> exactProducts(std::in_place);
-  // Nothing below reads the logits.
-  const models::SentenceTrace run =
-      models::loaded_model_run(loaded, text, models::RunOptions::attention_only());
-  const bool intervened = !p.intervention.empty();
-  const bool firstIsSpecial = !run.encoding.special.empty() && run.encoding.special.front();
-  // The plain run is analysed where it lies: a copy would hold every layer's
-  // capture twice (1.2 GB for a 3B model at 512 tokens).
-  std::optional<models::Trace> intervenedTrace;
-  if (intervened)
-    intervenedTrace = models::intervention_run(*loaded.model, run.trace, p.intervention,
-                                               firstIsSpecial);
+  // Nothing below reads the logits. The plain run is shared, not copied, when
+  // it is the one analysed (a copy of a 3B model's captures at 512 tokens: 1.2 GB).
+  const document::SentenceRun plain =
+      document::sentence_run(loaded, text, models::RunOptions::attention_only());
+  const document::SentenceRun run = document::sentence_run_analysed(loaded, plain, p.intervention);
   exactProducts.reset();
-  const models::Trace& trace = intervened ? *intervenedTrace : run.trace;
-  std::vector<std::string> tokens = run.encoding.display;
-  if (p.intervention.dropFirstToken) tokens.erase(tokens.begin());
+  const models::Trace& trace = *run.trace;
+  const std::vector<std::string>& tokens = run.tokens.display;
   const int T = trace.tokens();
   if (p.query >= T)
     throw models::ModelRunError("--query " + std::to_string(p.query) + " is outside the " +
@@ -655,8 +608,7 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
 
   auto header = analyze_header(loaded, text, T, query, p);
   // The run itself (the first token kept) against the context it was trained on.
-  if (const std::string beyond = models::beyond_trained_context(loaded.model->config(), run.trace.tokens());
-      !beyond.empty()) {
+  if (const std::string& beyond = plain.beyondTrainedContext; !beyond.empty()) {
     header.push_back({"warning", beyond});
     std::fprintf(stderr, "sinkscope-cli analyze: warning: %s\n", beyond.c_str());
   }
@@ -666,15 +618,7 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
   // Per-head detail (sinks, alpha, bars, taxonomy, value space) beside the tables.
   json all = {{"tokens", tokens}, {"layers", json::array()}};
 
-  const analysis::SinkSetParams sinkParams = sink_params(p);
-  const analysis::ValueSpaceParams vsParams{p.topN, query, p.randomSubsets, p.seed, false};
-  analysis::HeadAnalysisParams headParams;
-  headParams.sinks = sinkParams;
-  headParams.topN = p.topN;
-  headParams.distance = {p.symmetriseByMax};
-  headParams.bettiPoints = p.bettiPoints;
-  headParams.thresholds = p.thresholds;
-  headParams.valueSpace = vsParams;
+  const analysis::HeadAnalysisParams headParams = document::head_analysis_params(p, T);
   // Graphs per threshold: the head-averaged graph of every layer, and each layer's heads.
   const std::size_t nThresholds = p.thresholds.size();
   std::vector<std::vector<analysis::GraphSpectrum>> layerGraphs(nThresholds);
@@ -682,28 +626,14 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
       nThresholds,
       std::vector<std::vector<analysis::GraphSpectrum>>(static_cast<std::size_t>(trace.layers())));
   std::vector<HeadFigures> modelHeads;
-  for (int l = 0; l < trace.layers(); ++l) {
-    const models::LayerCapture cap = trace.layer(l);
-    const analysis::AttentionMatrix average = cap.headAverage();
+  const bool causal = trace.causal();
+  auto writeLayer = [&](document::LayerAnalysis&& layer) {
+    const int l = layer.layer;
     json layerJson = {{"layer", l}, {"heads", json::array()}};
     std::vector<HeadFigures> layerHeads;
-    // Every head of the layer (and the average, index 0) analysed in parallel;
-    // the rows are written in order afterwards.
-    std::vector<analysis::HeadAnalysis> results(static_cast<std::size_t>(cap.heads + 1));
-    std::vector<analysis::ValueSpaceCurve> nCurves(results.size());
-    analysis::parallel_for(cap.heads + 1, [&](int k) {
-      const int h = k - 1;
-      results[static_cast<std::size_t>(k)] = analysis::analyse_head(
-          h < 0 ? average.view() : cap.attentionOf(h),
-          h < 0 ? std::span<const float>() : cap.valuesOf(h), cap.head_dim, headParams);
-      if (h >= 0)
-        nCurves[static_cast<std::size_t>(k)] = analysis::value_space_curve(
-            cap.attentionOf(h), cap.valuesOf(h), cap.head_dim, vsParams);
-    });
-    for (int h = -1; h < cap.heads; ++h) {
-      const analysis::HeadAnalysis& r = results[static_cast<std::size_t>(h + 1)];
-      const HeadRows at{std::to_string(l), h < 0 ? "average" : std::to_string(h), T,
-                        h < 0 ? average.view().causal : cap.attentionOf(h).causal};
+    for (int h = -1; h < trace.heads(); ++h) {
+      const analysis::HeadAnalysis& r = layer.heads[static_cast<std::size_t>(h + 1)];
+      const HeadRows at{std::to_string(l), h < 0 ? "average" : std::to_string(h), T, causal};
       json headJson = {{"head", at.head}};
       append_sink_rows(t, at, r, tokens, query, p, headJson);
       const auto [above0, above1] = append_persistence_rows(t, at, r, p, headJson);
@@ -716,8 +646,8 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
       append_spectra_rows(t, at, r, p);
       // Sections 6 and 7 need the head's values: the average has none.
       if (h >= 0) {
-        const HeadFigures f = append_value_rows(t, at, r, nCurves[static_cast<std::size_t>(h + 1)],
-                                                above0, above1, headJson);
+        const HeadFigures f = append_value_rows(
+            t, at, r, layer.valueCurves[static_cast<std::size_t>(h + 1)], above0, above1, headJson);
         layerHeads.push_back(f);
         modelHeads.push_back(f);
       }
@@ -732,7 +662,8 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
       for (analysis::CsvTable* big : {&t.sinks, &t.persistence, &t.betti, &t.eigenvalues,
                                       &t.valueSpaceCurve})
         analysis::csv_flush_rows(*big);
-  }
+  };
+  document::analyse_trace_layers(trace, headParams, {.valueSpaceCurves = true}, writeLayer);
 
   append_sign_flip_and_effectiveness(t, p, trace.layers(), layerGraphs, headGraphs);
 
@@ -742,6 +673,5 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
 
   return analyze_files_write(t, header, dir, jsonFile, p, force, loaded, text, all);
 }
-
 
 }  // namespace sinkscope::app

@@ -27,7 +27,7 @@ struct LayerFigures {
   std::vector<double> fiedler, centralisation;  // per threshold
 };
 
-// One layer's curves in one sentence (AnalyzeParams::curves), means over its heads.
+// One layer's curves in one sentence (document::AnalysisSettings::curves), means over its heads.
 struct LayerCurves {
   std::vector<double> alpha;              // alpha_k, k = 0 .. T-1
   std::vector<double> alphaUniform;       // the uniform head's alpha_k
@@ -52,8 +52,8 @@ struct SentenceRecord {
   std::vector<analysis::TaxonomyVotes> votes;
   std::vector<double> alpha0;  // the sink metric of the first token
   std::vector<LayerFigures> layers;
-  std::vector<LayerCurves> curves;  // with AnalyzeParams::curves, one per layer
-  // With AnalyzeParams::functional (metrics.md s. 5): mean KL of sink removal
+  std::vector<LayerCurves> curves;  // with document::AnalysisSettings::curves, one per layer
+  // With document::AnalysisSettings::functional (metrics.md s. 5): mean KL of sink removal
   // in each layer and then in every layer (layers + 1 entries), and the mean
   // NLL change of BOS removal (NaN without a special first token).
   std::vector<double> kl;
@@ -69,28 +69,29 @@ struct SentenceRecord {
 std::vector<SentenceRecord> corpus_records(const models::LoadedModel& model,
                                            const std::vector<std::string>& sentences,
                                            std::size_t first, std::size_t end,
-                                           const AnalyzeParams& params,
+                                           const document::AnalysisSettings& params,
                                            const std::function<void(std::size_t)>& done = {});
 
 // specialisation, token_specialisation, taxonomy_pooled, sink_rate, frame,
-// layer_profile, top_sentences and (with AnalyzeParams::functional) functional,
+// layer_profile, top_sentences and (with document::AnalysisSettings::functional) functional,
 // without header lines; the same for any split of `records` into shards.
 struct CorpusTables {
   analysis::CsvTable specialisation, tokenSpecialisation, taxonomy, sinkRate, frame, layerProfile,
       topSentences, functional;
 };
 CorpusTables corpus_tables(const std::vector<SentenceRecord>& records, int layers, int heads,
-                           bool encoder, const AnalyzeParams& params);
+                           bool encoder, const document::AnalysisSettings& params);
 
 // The header lines every pooled table carries (definitions and readings).
-std::vector<std::pair<std::string, std::string>> corpus_header(const AnalyzeParams& params);
+std::vector<std::pair<std::string, std::string>> corpus_header(
+    const document::AnalysisSettings& params);
 
 // Writes the tables (and optionally the JSON file) into `dir`, atomically,
 // with `header` as each file's comment lines. Returns the files written.
 std::vector<std::filesystem::path> corpus_write(
     const CorpusTables& tables, const std::filesystem::path& dir,
-    const std::vector<std::pair<std::string, std::string>>& header, const AnalyzeParams& params,
-    bool force, const std::filesystem::path& jsonFile, const std::string& model,
-    std::size_t sentences);
+    const std::vector<std::pair<std::string, std::string>>& header,
+    const document::AnalysisSettings& params, bool force, const std::filesystem::path& jsonFile,
+    const std::string& model, std::size_t sentences);
 
 }  // namespace sinkscope::app

@@ -35,7 +35,7 @@ struct Series {
 // value, the mean and (with p.bootstrap) the 95% interval of the mean over the
 // same seeded resamples of the sentences as every other corpus table.
 void append_pooled_means(analysis::CsvTable& table, const std::vector<Series>& series,
-                         std::size_t records, const AnalyzeParams& p) {
+                         std::size_t records, const document::AnalysisSettings& p) {
   std::vector<std::vector<int>> draws;
   for (int b = 0; b < p.bootstrap; ++b)
     draws.push_back(analysis::bootstrap_resample_counts(records, p.bootstrapSeed, b));
@@ -69,7 +69,8 @@ void append_pooled_means(analysis::CsvTable& table, const std::vector<Series>& s
   }
 }
 
-std::vector<std::string> mean_columns(std::vector<std::string> leading, const AnalyzeParams& p) {
+std::vector<std::string> mean_columns(std::vector<std::string> leading,
+                                      const document::AnalysisSettings& p) {
   leading.insert(leading.end(), {"sentences", "mean"});
   if (p.bootstrap > 0) leading.insert(leading.end(), {"mean_lo", "mean_hi"});
   return leading;
@@ -77,7 +78,7 @@ std::vector<std::string> mean_columns(std::vector<std::string> leading, const An
 
 // layer_profile.csv: each layer's figures (LayerFigures) pooled over the sentences.
 analysis::CsvTable layer_profile_table(const std::vector<SentenceRecord>& records, int L,
-                                       const AnalyzeParams& p) {
+                                       const document::AnalysisSettings& p) {
   using Field = double LayerFigures::*;
   const std::pair<const char*, Field> scalars[] = {
       {"sink_concentration_percent", &LayerFigures::sinkConcentration},
@@ -111,7 +112,7 @@ analysis::CsvTable layer_profile_table(const std::vector<SentenceRecord>& record
 
 // functional.csv: KL of sink removal per layer and in all layers, BOS-removal NLL change.
 analysis::CsvTable functional_table(const std::vector<SentenceRecord>& records, int L,
-                                    const AnalyzeParams& p) {
+                                    const document::AnalysisSettings& p) {
   std::vector<Series> series;
   for (int scope = 0; scope <= L; ++scope) {
     Series s{{"kl_sink_removal", scope < L ? std::to_string(scope) : "all"}, {}};
@@ -163,7 +164,8 @@ analysis::CsvTable top_sentences_table(const std::vector<SentenceRecord>& record
 // classes (analysis/share_intervals.h), which does too; the mean boost the
 // percentile interval of p.bootstrap resamples of the sentences, seeded.
 void add_intervals(CorpusTables& t, const std::vector<SentenceRecord>& records, std::size_t heads,
-                   const std::string& firstToken, const std::string& lastToken, const AnalyzeParams& p) {
+                   const std::string& firstToken, const std::string& lastToken,
+                   const document::AnalysisSettings& p) {
   // The mean boost of a resample: each record's sum over the heads, weighted
   // by how often the resample draws the record.
   std::vector<double> boostSums;
@@ -248,7 +250,7 @@ void add_intervals(CorpusTables& t, const std::vector<SentenceRecord>& records, 
 }  // namespace
 
 CorpusTables corpus_tables(const std::vector<SentenceRecord>& records, int L, int H, bool encoder,
-                           const AnalyzeParams& p) {
+                           const document::AnalysisSettings& p) {
   const auto heads = static_cast<std::size_t>(L * H);
   std::vector<std::vector<std::vector<analysis::SinkOccurrence>>> sinkTokens(heads);
   std::vector<analysis::TaxonomyVotes> votes(heads);

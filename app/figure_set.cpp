@@ -138,8 +138,8 @@ int figure_set_command(int argc, char** argv) {
     // the model's and the sentences' hashes.
     std::vector<std::pair<std::string, std::string>> provenance{
         {"command", arguments.join(QLatin1Char(' ')).toStdString()}};
-    auto paramsLine = [&](const AnalyzeParams& analysis) {
-      nlohmann::json j = report::params_json(analysis);
+    auto paramsLine = [&](const document::AnalysisSettings& analysis) {
+      nlohmann::json j = document::settings_json(analysis);
       j["layers_shown"] = params.shownLayers;
       j["position_share"] = params.shownPositionShare;
       j["sparsification_sentences"] = params.sparsificationSentences;

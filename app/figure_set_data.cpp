@@ -129,7 +129,7 @@ std::vector<SetFigure> figure_set(const models::LoadedModel& model,
   const models::ModelConfig& config = model.model->config();
   // The functional figures need token probabilities: a folder with an output head.
   const bool outputHead = !models::loaded_model_run(model, sentences.front()).trace.logits().empty();
-  AnalyzeParams p = params.analysis;
+  document::AnalysisSettings p = params.analysis;
   p.curves = true;
   p.functional = outputHead;
   const std::vector<SentenceRecord> records = corpus_records(model, sentences, 0, sentences.size(), p, done);
@@ -139,8 +139,9 @@ std::vector<SetFigure> figure_set(const models::LoadedModel& model,
   return figures;
 }
 
-std::vector<SetFigure> figure_set_of_records(const std::vector<SentenceRecord>& records, int L, int H,
-                                             bool encoder, const AnalyzeParams& p,
+std::vector<SetFigure> figure_set_of_records(const std::vector<SentenceRecord>& records, int L,
+                                             int H, bool encoder,
+                                             const document::AnalysisSettings& p,
                                              const FigureSetParams& params) {
   if (records.empty()) throw std::invalid_argument("figure set: no sentences");
   for (const SentenceRecord& r : records)

@@ -43,7 +43,7 @@ struct SetFigure {
 };
 
 struct FigureSetParams {
-  AnalyzeParams analysis;          // sink set, distances, value space, ... (corpus mode)
+  document::AnalysisSettings analysis;  // sink set, distances, value space, ... (corpus mode)
   int shownLayers = 8;             // curves per plot: this many layers, evenly spread
   // Curves over positions (alpha_k, F_N) are drawn where at least this share
   // of the sentences reach (the tables keep every position with its count).
@@ -60,12 +60,13 @@ std::vector<SetFigure> figure_set(const models::LoadedModel& model,
                                   const FigureSetParams& params,
                                   const std::function<void(std::size_t)>& done = {});
 
-// The figures that need no model, from records made with AnalyzeParams::curves
+// The figures that need no model, from records made with document::AnalysisSettings::curves
 // (the BOS figure when they were made with ::functional too): a sentence
 // file's or a finished corpus study's. Throws std::invalid_argument when a
 // record has no curves.
 std::vector<SetFigure> figure_set_of_records(const std::vector<SentenceRecord>& records, int layers,
-                                             int heads, bool encoder, const AnalyzeParams& p,
+                                             int heads, bool encoder,
+                                             const document::AnalysisSettings& p,
                                              const FigureSetParams& params);
 // The sparsification curves: head ablation and sparsification of the first
 // params.sparsificationSentences sentences, their dNLL averaged.

@@ -38,7 +38,7 @@ json study_description(const StudyInputs& in, const models::LoadedModel& loaded)
   const models::ModelIdentity id = models::model_identity(loaded.model->folder());
   json weights = json::array();
   for (const auto& [name, bytes] : id.weightFiles) weights.push_back({name, bytes});
-  const AnalyzeParams& p = in.params;
+  const document::AnalysisSettings& p = in.params;
   return {{"format", kFormat},
           {"version", kVersion},
           {"tool", std::string("sinkscope-cli ") + SINKSCOPE_VERSION},
@@ -303,7 +303,7 @@ std::pair<fs::path, fs::path> study_slurm_write(const fs::path& dirIn, const Stu
   } else {
     analysis::files_write_atomic({{studyFile, description.dump(1) + "\n"}}, false);
   }
-  const AnalyzeParams& p = inputs.params;
+  const document::AnalysisSettings& p = inputs.params;
   std::string options;
   options += " --percentile " + exact(p.percentile) + " --gamma " + exact(p.gamma) + " --eps " +
              exact(p.eps) + " --specialised-share " + exact(p.specialisedShare) +

@@ -28,7 +28,7 @@ struct StudyInputs {
   std::filesystem::path sentencesFile;
   std::vector<std::string> sentences;     // its lines
   std::string sentencesSha256;
-  AnalyzeParams params;
+  document::AnalysisSettings params;
 };
 
 // Runs one shard. Creates DIR/study.json on first use; refuses (StudyError) a

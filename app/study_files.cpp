@@ -148,17 +148,16 @@ models::Intervention intervention_from_json(const json& j, const std::string& wh
   return iv;
 }
 
-std::string sink_mode_name(const AnalyzeParams& p) {
+std::string sink_mode_name(const document::AnalysisSettings& p) {
   return p.columnSumSinks ? "column-sum" : "percentile";
 }
-std::string denominator_name(const AnalyzeParams& p) {
+std::string denominator_name(const document::AnalysisSettings& p) {
   return p.sinkDenominator == analysis::SinkSetParams::Denominator::AllQueries ? "all" : "visible";
 }
 
-
 // Studies that record the figure set's curves say so; others keep the
 // description (and study key) they had before curves existed.
-json with_curves(json description, const AnalyzeParams& p) {
+json with_curves(json description, const document::AnalysisSettings& p) {
   if (p.curves) description["params"]["curves"] = true;
   return description;
 }

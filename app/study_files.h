@@ -28,7 +28,7 @@ class StudyError : public std::runtime_error {
 };
 
 // Shard I of N (0 <= I < N): blocks [floor(I K / N), floor((I + 1) K / N)) of
-// the K blocks of AnalyzeParams::batch consecutive sentences (whole blocks, so
+// the K blocks of document::AnalysisSettings::batch consecutive sentences (whole blocks, so
 // that every split runs the same batched passes).
 struct ShardId {
   int index = 0;
@@ -54,7 +54,7 @@ struct StudyRecords {
   std::vector<SentenceRecord> records;
   int layers = 0, heads = 0;
   bool encoder = false;
-  AnalyzeParams params;
+  document::AnalysisSettings params;
   std::string model, modelFolder, sentencesFile;
   std::map<std::string, std::string> hashes;  // model_config_sha256, tokenizer_sha256, sentences_sha256
 };
@@ -80,11 +80,11 @@ long long whole(const nlohmann::json& j, long long lo, long long hi, const std::
 int whole_int(const nlohmann::json& j, int lo, int hi, const std::string& where);
 
 nlohmann::json intervention_json(const models::Intervention& iv);
-std::string sink_mode_name(const AnalyzeParams& p);
-std::string denominator_name(const AnalyzeParams& p);
+std::string sink_mode_name(const document::AnalysisSettings& p);
+std::string denominator_name(const document::AnalysisSettings& p);
 
 // Studies that record the figure set's curves say so in their description.
-nlohmann::json with_curves(nlohmann::json description, const AnalyzeParams& p);
+nlohmann::json with_curves(nlohmann::json description, const document::AnalysisSettings& p);
 // The fields of two descriptions that differ (the file path and the model's
 // folder may move; what they hold may not).
 std::vector<std::string> differences(const nlohmann::json& stored, const nlohmann::json& now);
@@ -98,7 +98,7 @@ struct StudyFile {
   std::size_t sentences = 0;
   int layers = 0, heads = 0;
   bool encoder = false;
-  AnalyzeParams params;
+  document::AnalysisSettings params;
 };
 StudyFile read_study(const std::filesystem::path& dir);
 

@@ -32,6 +32,20 @@ TEST(IncludeRules, ModelsKeepTorchOutOfHeadersAndQtOut) {
   EXPECT_EQ(include_violations("ui/x.cpp", "#include \"models/internal/w.h\"\n").size(), 1u);
 }
 
+TEST(IncludeRules, TheDocumentLayerStandsOnPublicHeadersOnly) {
+  EXPECT_EQ(include_violations("models/document/d.cpp", "#include <ATen/ATen.h>\n").size(), 1u);
+  EXPECT_EQ(
+      include_violations("models/document/d.cpp", "#include \"models/internal/w.h\"\n").size(), 1u);
+  EXPECT_EQ(include_violations("models/document/d.cpp", "#include <QObject>\n").size(), 1u);
+  EXPECT_TRUE(include_violations("models/document/d.cpp",
+                                 "#include \"models/model.h\"\n#include \"analysis/sinks.h\"\n")
+                  .empty());
+  EXPECT_EQ(include_violations("models/model.cpp", "#include \"models/document/d.h\"\n").size(),
+            1u);
+  EXPECT_EQ(include_violations("analysis/a.cpp", "#include \"models/document/d.h\"\n").size(), 1u);
+  EXPECT_TRUE(include_violations("ui/w.cpp", "#include \"models/document/d.h\"\n").empty());
+}
+
 TEST(IncludeRules, TorchStaysInsideModels) {
   for (const char* path : {"ui/w.cpp", "render/v.cpp", "app/main.cpp", "tests/t.cpp"})
     EXPECT_EQ(include_violations(path, "#include <c10/util/Half.h>\n").size(), 1u) << path;

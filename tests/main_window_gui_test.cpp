@@ -751,7 +751,7 @@ TEST_F(MainWindowGui, TheClassroomModeShowsTheMapAndOnePanelLarge) {
   EXPECT_DOUBLE_EQ(w.attentionView()->textScale(), 1.6);
   EXPECT_GE(w.analysisPanels()->diagramView()->plot()->xAxis->tickLabelFont().pointSizeF(), 12.0);
   // S: the head whose queries give the first token the most attention.
-  const ui::RunAnalysis& a = *w.lastRun()->analysis;
+  const ui::TraceAnalysis& a = *w.lastRun()->analysis;
   double best = -1;
   int bestLayer = -1, bestHead = -1;
   for (int l = 0; l < a.layers; ++l)

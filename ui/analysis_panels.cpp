@@ -66,7 +66,7 @@ void AnalysisPanels::setRunNames(const QString& before, const QString& after) {
 }
 
 void AnalysisPanels::setRun(std::shared_ptr<const SentenceRun> run,
-                            std::shared_ptr<const RunAnalysis> before, ShownPlace place) {
+                            std::shared_ptr<const TraceAnalysis> before, ShownPlace place) {
   inputs_.run = std::move(run);
   inputs_.before = std::move(before);
   inputs_.place = std::move(place);

@@ -68,7 +68,7 @@ class AnalysisPanels : public QObject {
   // The names of the compared runs (before/after, A/B, two models).
   void setRunNames(const QString& before, const QString& after);
   // `place`: where the selection lands in `run` (B of a comparison: its counterpart).
-  void setRun(std::shared_ptr<const SentenceRun> run, std::shared_ptr<const RunAnalysis> before,
+  void setRun(std::shared_ptr<const SentenceRun> run, std::shared_ptr<const TraceAnalysis> before,
               ShownPlace place);
   void setScore(HeadScore score);
   void setExperiments(ExperimentResults results);

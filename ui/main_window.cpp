@@ -1076,10 +1076,10 @@ void MainWindow::showRun(SentenceRun run) {
 void MainWindow::analyseRun() {
   if (!run_ || !run_->trace || run_->analysis) return;
   const std::shared_ptr<const models::Trace> trace = run_->trace;
-  jobs_->submit<std::shared_ptr<const RunAnalysis>>(
+  jobs_->submit<std::shared_ptr<const TraceAnalysis>>(
       tr("Analyse every head"),
       [trace](const JobProgress& progress) { return run_analysis_compute(*trace, progress); },
-      [this, trace](std::shared_ptr<const RunAnalysis> analysis) {
+      [this, trace](std::shared_ptr<const TraceAnalysis> analysis) {
         if (!run_ || run_->trace != trace) return;  // a newer run is shown
         run_->analysis = std::move(analysis);
         refreshPanels();  // the map marks the sinks now

@@ -253,7 +253,7 @@ class MainWindow : public QMainWindow {
   // comparison asks for it and it exists.
   const SentenceRun* shownRun() const;
   void showAnalysis();
-  // Computes the shown run's RunAnalysis in a job; the panels draw when it is in.
+  // Computes the shown run's TraceAnalysis in a job; the panels draw when it is in.
   void analyseRun();
   void saveLayout() const;
   void restoreLayout();

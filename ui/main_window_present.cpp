@@ -87,7 +87,7 @@ void MainWindow::goToStrongestSink() {
     return;
   }
   // The head whose queries give the first token the most attention on average.
-  const RunAnalysis& a = *run_->analysis;
+  const TraceAnalysis& a = *run_->analysis;
   int bestLayer = 0, bestHead = 0;
   double best = -1;
   for (int l = 0; l < a.layers; ++l)

@@ -6,6 +6,7 @@
 #include <QRegularExpression>
 #include <stdexcept>
 
+#include "models/document/sentence_run.h"
 #include "models/experiments.h"
 #include "models/loaded_model.h"
 #include "ui/intervention.h"
@@ -14,6 +15,33 @@
 #include "ui/selection_model.h"
 
 namespace sinkscope::ui {
+
+namespace {
+
+// The document layer's run in the window's terms, and back.
+void take_document_run(SentenceRun& run, document::SentenceRun&& from) {
+  run.tokens.clear();
+  for (const auto& d : from.tokens.display) run.tokens << QString::fromStdString(d);
+  run.causal = from.trace->causal();
+  run.firstIsSpecial = from.tokens.firstIsSpecial();
+  run.special = std::move(from.tokens.special);
+  run.offsets = std::move(from.tokens.offsets);
+  run.trace = std::move(from.trace);
+  run.beyondTrainedContext = QString::fromStdString(from.beyondTrainedContext);
+}
+
+document::SentenceRun document_run_of(const SentenceRun& run) {
+  document::SentenceRun d;
+  d.text = run.sentence.toStdString();
+  for (const QString& t : run.tokens) d.tokens.display.push_back(t.toStdString());
+  d.tokens.special = run.special;
+  d.tokens.offsets = run.offsets;
+  d.trace = run.trace;
+  d.beyondTrainedContext = run.beyondTrainedContext.toStdString();
+  return d;
+}
+
+}  // namespace
 
 QStringList sentence_words(const QString& sentence) {
   static const QRegularExpression space(QStringLiteral("\\s+"));
@@ -57,20 +85,13 @@ SentenceRun sentence_run_model(const models::LoadedModel& model, const QString& 
   run.model = model.model.get();
   if (sentence.trimmed().isEmpty())
     throw std::invalid_argument("sentence: nothing to run (type a sentence first)");
-  models::SentenceTrace st;
+  document::SentenceRun plain;
   try {
-    st = models::loaded_model_run(model, sentence.toStdString(), {}, progress);
+    plain = document::sentence_run(model, sentence.toStdString(), {}, progress);
   } catch (const models::RunCancelled&) {
     throw JobCancelled();  // the runner's own way of saying "stopped on request"
   }
-  for (const auto& d : st.encoding.display) run.tokens << QString::fromStdString(d);
-  run.causal = st.trace.causal();
-  run.firstIsSpecial = !st.encoding.special.empty() && st.encoding.special.front();
-  run.special = st.encoding.special;
-  run.offsets = st.encoding.offsets;
-  run.trace = std::make_shared<const models::Trace>(std::move(st.trace));
-  run.beyondTrainedContext = QString::fromStdString(
-      models::beyond_trained_context(model.model->config(), run.trace->tokens()));
+  take_document_run(run, std::move(plain));
   return run;
 }
 
@@ -83,17 +104,9 @@ SentenceRun sentence_run_intervened(const models::LoadedModel& model, const Sent
   SentenceRun run;
   run.sentence = base.sentence;
   run.source = base.source + QStringLiteral(" (intervened)");
-  run.beyondTrainedContext = base.beyondTrainedContext;
-  run.tokens = base.tokens;
-  run.offsets = base.offsets;
-  if (iv.dropFirstToken && !run.tokens.isEmpty()) {
-    run.tokens.removeFirst();
-    if (!run.offsets.empty()) run.offsets.erase(run.offsets.begin());
-  }
-  run.causal = base.causal;
   try {
-    run.trace = std::make_shared<const models::Trace>(
-        models::intervention_run(*model.model, *base.trace, iv, base.firstIsSpecial, progress));
+    take_document_run(
+        run, document::sentence_run_intervened(model, document_run_of(base), iv, progress));
     run.analysis = run_analysis_compute(*run.trace, progress);
   } catch (const models::RunCancelled&) {
     throw JobCancelled();

@@ -18,9 +18,13 @@ struct LayerCapture;
 struct LoadedModel;
 }  // namespace sinkscope::models
 
+namespace sinkscope::document {
+struct TraceAnalysis;
+}
+
 namespace sinkscope::ui {
 
-struct RunAnalysis;
+using document::TraceAnalysis;
 
 struct SentenceRun {
   QString sentence;
@@ -38,7 +42,7 @@ struct SentenceRun {
   std::vector<std::pair<int, int>> offsets;
   // Every head's metrics (null without a trace, and until the window's
   // analysis job has delivered them: the map shows before they are in).
-  std::shared_ptr<const RunAnalysis> analysis;
+  std::shared_ptr<const TraceAnalysis> analysis;
 
   int tokenCount() const { return static_cast<int>(tokens.size()); }
   // The map of `layer` and `head` (SelectionModel::kHeadAverage for the mean

@@ -87,7 +87,7 @@ const char* kAnalyzeHelp =
 // The options that decide the pooled corpus tables (sink set, sink metric,
 // specialisation, the analysis behind the layer profiles, functional
 // experiments), shared by analyze and study.
-void parse_pooling_options(const Args& args, sinkscope::app::AnalyzeParams& p) {
+void parse_pooling_options(const Args& args, sinkscope::document::AnalysisSettings& p) {
   auto real = [&](const char* k, double lo, double hi) {
     return parse_real(k, args.options.at(k), lo, hi);
   };
@@ -165,7 +165,7 @@ int command_analyze(int argc, char** argv) {
   const std::string spec = model_argument(args, "analyze");
   if (args.options.count("text") == args.options.count("sentences") || !args.options.count("out"))
     throw UsageError("analyze: give --out and one of --text or --sentences");
-  sinkscope::app::AnalyzeParams p;
+  sinkscope::document::AnalysisSettings p;
   parse_pooling_options(args, p);
   p.weightSpectra = args.options.count("no-weight-spectra") == 0;
   if (args.options.count("sentences")) {

@@ -22,6 +22,6 @@ int command_study(int argc, char** argv);
 int command_figure(int argc, char** argv);
 
 // The options that decide the pooled corpus tables (analyze --sentences and study).
-void parse_pooling_options(const Args& args, app::AnalyzeParams& p);
+void parse_pooling_options(const Args& args, document::AnalysisSettings& p);
 
 }  // namespace sinkscope::cli

@@ -128,7 +128,7 @@ int command_study(int argc, char** argv) {
     const std::filesystem::path dir = args.positional[1];
     if (action == "merge")
       return studyErrors([&] {
-        a::AnalyzeParams p;
+        sinkscope::document::AnalysisSettings p;
         parse_pooling_options(args, p);
         for (const auto& f : a::study_merge(dir, args.options.count("partial") > 0,
                                             args.options.count("force") > 0, p.bootstrap,

@@ -6,7 +6,7 @@
 namespace sinkscope::test {
 
 namespace {
-enum class Kind { Qt, Torch, Vtk, Models, ModelsInternal, Render, Ui };
+enum class Kind { Qt, Torch, Vtk, Models, ModelsInternal, Document, Render, Ui };
 
 const std::regex kInclude(R"(^\s*#\s*include\s*[<"]([^>"]+)[>"])");
 
@@ -25,6 +25,8 @@ bool is_kind(const std::string& header, Kind kind) {
       return header.rfind("models/", 0) == 0;
     case Kind::ModelsInternal:
       return header.rfind("models/internal/", 0) == 0;
+    case Kind::Document:
+      return header.rfind("models/document/", 0) == 0;
     case Kind::Render:
       return header.rfind("render/", 0) == 0;
     case Kind::Ui:
@@ -45,6 +47,8 @@ const char* kind_name(Kind k) {
       return "a models/ header";
     case Kind::ModelsInternal:
       return "an internal models/ header";
+    case Kind::Document:
+      return "a document-layer header";
     case Kind::Render:
       return "a render/ header";
     case Kind::Ui:
@@ -59,8 +63,12 @@ std::vector<Kind> forbidden_for(const std::string& path) {
   if (in("analysis/"))
     return {Kind::Qt,     Kind::Torch, Kind::Vtk, Kind::Models, Kind::ModelsInternal,
             Kind::Render, Kind::Ui};
+  // The document layer stands on the public models/ API: no torch at all.
+  if (in("models/document/"))
+    return {Kind::Qt, Kind::Torch, Kind::Vtk, Kind::ModelsInternal, Kind::Render, Kind::Ui};
   if (in("models/")) {
-    std::vector<Kind> k{Kind::Qt, Kind::Vtk, Kind::Render, Kind::Ui};
+    // The layers below the document layer never reach up into it.
+    std::vector<Kind> k{Kind::Qt, Kind::Vtk, Kind::Render, Kind::Ui, Kind::Document};
     // Public headers stay torch-free; models/internal/ holds the torch-facing
     // headers that only models/ itself includes.
     if (header && !in("models/internal/")) k.push_back(Kind::Torch);

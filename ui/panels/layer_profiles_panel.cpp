@@ -41,7 +41,7 @@ void LayerProfilesPanel::drawNote(const QString& note) {
 namespace {
 // Per layer: the mean attention to position 0 over heads, and the share of
 // heads whose alpha_0 exceeds 0.3 (the sink rate), each layer at x(layer).
-void sink_measures(const RunAnalysis& a, render::LineSeries& sink, render::LineSeries& rate,
+void sink_measures(const TraceAnalysis& a, render::LineSeries& sink, render::LineSeries& rate,
                    const std::function<double(int)>& x) {
   for (int l = 0; l < a.layers; ++l) {
     double attention = 0, above = 0;
@@ -56,7 +56,7 @@ void sink_measures(const RunAnalysis& a, render::LineSeries& sink, render::LineS
 }  // namespace
 
 void LayerProfilesPanel::drawLayerProfiles() {
-  const RunAnalysis& a = *in_.analysis;
+  const TraceAnalysis& a = *in_.analysis;
   render::LineSeries sink{tr("attention to position 0 (mean over heads)"), {}, {}};
   render::LineSeries rate{
       tr("sink rate (share of heads, alpha_0 > %1)").arg(analysis::kDefaultSinkMetricEps), {}, {}};
@@ -91,7 +91,7 @@ void LayerProfilesPanel::drawLayerProfiles() {
   top.series = {sink, rate, central};
   if (in_.before) {
     // Side by side: the plain run's sink measures dashed, in the same colours.
-    const RunAnalysis& b = *in_.before;
+    const TraceAnalysis& b = *in_.before;
     render::LineSeries sinkBefore{tr("attention to position 0, %1").arg(in_.beforeName), {}, {}};
     render::LineSeries rateBefore{tr("sink rate, %1").arg(in_.beforeName), {}, {}};
     sink_measures(b, sinkBefore, rateBefore, [&](int l) { return in_.layerX(l, b.layers); });

@@ -75,7 +75,7 @@ void OverviewPanel::drawNote(const QString& note) {
   render::show_or_keep(overview_, overviewStandIn_, std::move(empty));
 }
 
-render::HeatMapData OverviewPanel::scoreGrid(const RunAnalysis& a, bool before) const {
+render::HeatMapData OverviewPanel::scoreGrid(const TraceAnalysis& a, bool before) const {
   render::HeatMapData d;
   d.rows = a.layers;
   d.cols = a.heads;
@@ -182,7 +182,7 @@ void OverviewPanel::drawOverview() {
 }
 
 void OverviewPanel::drawMiniatureMaps() {
-  const RunAnalysis& a = *in_.analysis;
+  const TraceAnalysis& a = *in_.analysis;
   // Each map shrunk to at most 24 x 24 cells (block means), one empty cell between maps.
   const int T = a.tokens, side = std::min(T, 24), block = side + 1;
   miniatureSide_ = side;

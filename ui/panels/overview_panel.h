@@ -38,7 +38,7 @@ class OverviewPanel : public Panel {
   void drawOverview();
   // The layers x heads grid of the chosen score for `a` (`before`: the plain
   // run beside an intervened one, which has no background results).
-  render::HeatMapData scoreGrid(const RunAnalysis& a, bool before) const;
+  render::HeatMapData scoreGrid(const TraceAnalysis& a, bool before) const;
   void drawMiniatureMaps();
   HeadScore score_ = HeadScore::SinkAttention;
   int miniatureSide_ = 0;    // cell side of the miniature-map grid (0: plain grid)

@@ -23,11 +23,15 @@ class SceneView;
 struct HeatMapData;
 }
 
+namespace sinkscope::document {
+struct TraceAnalysis;
+}
+
 namespace sinkscope::ui {
 
+using document::TraceAnalysis;
 class DeferredResults;
 class SelectionModel;
-struct RunAnalysis;
 struct SentenceRun;
 
 // Results of the functional experiments (metrics.md s. 5 and 8) for the plain
@@ -43,10 +47,10 @@ struct PanelInputs {
   SelectionModel* selection = nullptr;
   DeferredResults* deferred = nullptr;
   std::shared_ptr<const SentenceRun> run;
-  std::shared_ptr<const RunAnalysis> analysis;
+  std::shared_ptr<const TraceAnalysis> analysis;
   // The plain run's analysis when the panels compare it side by side with an
   // intervened run (the one above); null otherwise.
-  std::shared_ptr<const RunAnalysis> before;
+  std::shared_ptr<const TraceAnalysis> before;
   ExperimentResults experiments;
   QString source;  // the run's model name
   // The two runs' names when `before` is set: "before" and "after" for an

@@ -67,7 +67,7 @@ void SpectrumPanel::drawNote(const QString& note) {
 }
 
 void SpectrumPanel::drawSpectrum() {
-  const RunAnalysis& a = *in_.analysis;
+  const TraceAnalysis& a = *in_.analysis;
   // Long inputs: only the chosen theta's spectrum (the others would cost as
   // much each); short ones plot every default threshold from the run's cache.
   const auto topology = a.topologyForAllHeads
@@ -94,7 +94,7 @@ void SpectrumPanel::drawSpectrum() {
 
 void SpectrumPanel::drawSpectrumPlot(const analysis::HeadAnalysis& r,
                                      const analysis::GraphSpectrum& g) {
-  const RunAnalysis& a = *in_.analysis;
+  const TraceAnalysis& a = *in_.analysis;
   render::LinePlotData d;
   const bool normalised = normalisedBox_->isChecked();
   d.title = tr("%1 spectrum | layer %2, %3 | theta %4: Fiedler %5, centralisation %6, "

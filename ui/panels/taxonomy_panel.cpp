@@ -74,7 +74,7 @@ struct Classes {
 
 // `outline`: the selected (layer, head) to frame, or none; `x`: a layer's place on
 // the counts' axis; `shares`: counts as shares of the layer's heads.
-Classes classes_of(const RunAnalysis& a, std::pair<int, int> outline, bool before,
+Classes classes_of(const TraceAnalysis& a, std::pair<int, int> outline, bool before,
                    const QString& beforeName, const std::function<double(int)>& x, bool shares) {
   auto tr = [](const char* text) { return QObject::tr(text); };
   Classes out;
@@ -133,7 +133,7 @@ QString TaxonomyPanel::sinkReason() const {
 }
 
 void TaxonomyPanel::drawTaxonomy() {
-  const RunAnalysis& a = *in_.analysis;
+  const TraceAnalysis& a = *in_.analysis;
   // A and B of different shapes: counts as shares of each layer's heads, by relative depth.
   const bool shares = in_.before && in_.before->heads != a.heads;
   Classes now = classes_of(a, {in_.place.layer(), in_.place.head()}, false, in_.beforeName,

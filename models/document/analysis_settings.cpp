@@ -1,0 +1,61 @@
+#include "models/document/analysis_settings.h"
+
+#include "analysis/table_io.h"
+
+namespace sinkscope::document {
+
+using analysis::csv_number;
+using nlohmann::json;
+
+analysis::SinkSetParams sink_set_params(const AnalysisSettings& s) {
+  analysis::SinkSetParams params;
+  params.percentile = s.percentile;
+  params.gamma = s.gamma;
+  params.denominator = s.sinkDenominator;
+  if (s.columnSumSinks) params.mode = analysis::SinkSetParams::Mode::ColumnSum;
+  return params;
+}
+
+analysis::HeadAnalysisParams head_analysis_params(const AnalysisSettings& s, int tokens) {
+  analysis::HeadAnalysisParams params;
+  params.sinks = sink_set_params(s);
+  params.topN = s.topN;
+  params.distance = {s.symmetriseByMax};
+  params.bettiPoints = s.bettiPoints;
+  params.thresholds = s.thresholds;
+  params.valueSpace = {s.topN, s.query < tokens ? s.query : -1, s.randomSubsets, s.seed, false};
+  return params;
+}
+
+std::string sink_set_description(const AnalysisSettings& s) {
+  if (s.columnSumSinks)
+    return "column-sum mode (the released code), p = " + csv_number(s.percentile);
+  const bool all = s.sinkDenominator == analysis::SinkSetParams::Denominator::AllQueries;
+  return "percentile mode, p = " + csv_number(s.percentile) + ", gamma = " + csv_number(s.gamma) +
+         " (reading: A >= tau and A > 0); frequency over " +
+         (all ? std::string("all T queries (metrics.md s. 1)")
+              : std::string("the queries that see the key (--sink-denominator visible)"));
+}
+
+json settings_json(const AnalysisSettings& s) {
+  json intervention = json::array();
+  for (const auto& line : s.intervention.describe()) intervention.push_back(line);
+  return {{"percentile", s.percentile},
+          {"gamma", s.gamma},
+          {"sink_mode", s.columnSumSinks ? "column-sum" : "percentile"},
+          {"sink_denominator", analysis::sink_denominator_name(s.sinkDenominator)},
+          {"sink_metric_eps", s.eps},
+          {"top_n", s.topN},
+          {"query", s.query < 0 ? json(nullptr) : json(s.query)},
+          {"random_subsets", s.randomSubsets},
+          {"seed", s.seed},
+          {"min_persistence", s.minPersistence},
+          {"betti_points", s.bettiPoints},
+          {"symmetrise", s.symmetriseByMax ? "max" : "mean"},
+          {"thresholds", s.thresholds},
+          {"specialised_share", s.specialisedShare},
+          {"weight_spectra", s.weightSpectra},
+          {"interventions", intervention}};
+}
+
+}  // namespace sinkscope::document

@@ -1,0 +1,71 @@
+#pragma once
+// The one per-head analysis loop: every head of a trace and each layer's head
+// average through analysis::analyse_head, on every core, layer by layer. The
+// GUI keeps the whole result for its panels; `analyze` writes each layer's
+// rows as it arrives; corpus records reduce each sentence's layers to figures.
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "analysis/head_analysis.h"
+#include "analysis/value_space.h"
+
+namespace sinkscope::models {
+class Trace;
+}
+
+namespace sinkscope::document {
+
+struct TraceAnalysisOptions {
+  // Also every head's value-space curve (F_N against every N, metrics.md s. 6)
+  // at params.valueSpace's query: what analyze and figure sets report.
+  bool valueSpaceCurves = false;
+  // Also the effective rank of the residual stream entering each layer.
+  bool effectiveRank = false;
+};
+
+// One layer's analyses: index 0 the layer's head average (it has no values:
+// no value space, no taxonomy), then its heads in order.
+struct LayerAnalysis {
+  int layer = 0;
+  std::vector<analysis::HeadAnalysis> heads;           // heads + 1
+  std::vector<analysis::ValueSpaceCurve> valueCurves;  // heads + 1 with valueSpaceCurves (0: empty)
+};
+
+// Analyses `trace` layer by layer and hands each layer to `onLayer` in order.
+// As many layers at once as keep every thread busy (and no more: each holds
+// its capture). `progress` as everywhere (fraction of layers; false stops):
+// a stop, also inside a head's persistence, throws analysis::AnalysisStopped.
+void analyse_trace_layers(const models::Trace& trace, const analysis::HeadAnalysisParams& params,
+                          const TraceAnalysisOptions& options,
+                          const std::function<void(LayerAnalysis&&)>& onLayer,
+                          const std::function<bool(double)>& progress = {});
+
+// Every layer of a trace, kept.
+struct TraceAnalysis {
+  int layers = 0, heads = 0, tokens = 0;
+  bool causal = true;
+  // Whether persistence, Betti curves and spectra were computed for every
+  // head (params.topology).
+  bool topologyForAllHeads = true;
+  analysis::HeadAnalysisParams params;  // without its progress callback
+  // [layer][head + 1]; index 0 is the layer's head average.
+  std::vector<std::vector<analysis::HeadAnalysis>> perHead;
+  // [layer][head + 1] with TraceAnalysisOptions::valueSpaceCurves.
+  std::vector<std::vector<analysis::ValueSpaceCurve>> valueCurves;
+  // With TraceAnalysisOptions::effectiveRank: the residual stream entering
+  // each layer, and the output.
+  std::vector<double> effectiveRank;
+
+  const analysis::HeadAnalysis& at(int layer, int head) const {
+    return perHead[static_cast<std::size_t>(layer)][static_cast<std::size_t>(head + 1)];
+  }
+  // The index of `threshold` among params.thresholds, or -1.
+  int thresholdIndex(double threshold) const;
+};
+
+std::shared_ptr<const TraceAnalysis> analyse_trace(
+    const models::Trace& trace, const analysis::HeadAnalysisParams& params,
+    const TraceAnalysisOptions& options, const std::function<bool(double)>& progress = {});
+
+}  // namespace sinkscope::document
