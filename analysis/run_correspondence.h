@@ -1,6 +1,6 @@
 #pragma once
 // Where a selection made on run A lands in run B when the panels compare two
-// runs of different shapes (issue 17, item 1: "whatever differs"). Layers
+// runs of different shapes (layers, heads or tokenizer: whatever differs). Layers
 // correspond by relative depth, first layer to first and last to last; heads
 // by index only when both layers have as many heads (checkpoints of one
 // training run, one model on two sentences), otherwise A's head lands on B's

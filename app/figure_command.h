@@ -1,6 +1,6 @@
 #pragma once
 // `sinkscope figure` (and `sinkscope-cli figure`, which runs it): a figure of
-// any panel without a display (issue 16, item 4). The window is made on Qt's
+// any panel without a display. The window is made on Qt's
 // offscreen platform and never shown; a session file, or a model and a
 // sentence, is opened as the GUI opens it; the selection and camera asked for
 // are applied; once every panel has drawn, the figure is written by the same

@@ -11,19 +11,24 @@
 
 #include "analysis/table_io.h"
 #include "app/command_options.h"
-#include "app/figure_set_data.h"
 #include "app/gui_support.h"
-#include "app/study.h"
 #include "models/corpus.h"
-#include "models/loaded_model.h"
+#include "models/document/figure_set_data.h"
+#include "models/document/report_parts.h"
+#include "models/document/study.h"
 #include "models/input_files.h"
+#include "models/loaded_model.h"
 #include "models/model_identity.h"
-#include "app/report_parts.h"
 #include "render/figure_part.h"
 #include "render/line_plot_view.h"
 #include "render/panel_export.h"
 
 namespace sinkscope::app {
+
+using document::FigureSetParams;
+using document::SetCurve;
+using document::SetFigure;
+using document::StudyRecords;
 
 namespace {
 
@@ -149,12 +154,12 @@ int figure_set_command(int argc, char** argv) {
       provenance.emplace_back("params", j.dump());
     };
     if (fromStudy) {
-      const StudyRecords study = study_records(parser.value(studyOption).toStdString());
+      const StudyRecords study = document::study_records(parser.value(studyOption).toStdString());
       if (!study.params.curves)
         return usage_error(parser.value(studyOption) +
                            QStringLiteral(": the study has no curves (run its shards with study run --curves)"));
-      figures = figure_set_of_records(study.records, study.layers, study.heads, study.encoder,
-                                      study.params, params);
+      figures = document::figure_set_of_records(study.records, study.layers, study.heads,
+                                                study.encoder, study.params, params);
       modelName = study.model;
       sentencesName = study.sentencesFile;
       sentenceCount = study.records.size();
@@ -169,7 +174,8 @@ int figure_set_command(int argc, char** argv) {
         try {
           const std::string spec =
               std::filesystem::is_directory(study.modelFolder) ? study.modelFolder : study.model;
-          figures.push_back(sparsification_figure(models::loaded_model_open(spec), texts, params));
+          figures.push_back(
+              document::sparsification_figure(models::loaded_model_open(spec), texts, params));
         } catch (const std::exception& e) {
           std::fprintf(stderr, "sinkscope figure-set: no sparsification figure: %s\n", e.what());
         }
@@ -187,7 +193,7 @@ int figure_set_command(int argc, char** argv) {
       const models::LoadedModel model = models::loaded_model_open(modelArg.toStdString());
       std::fprintf(stderr, "sinkscope figure-set: %zu sentences on %s\n", sentences.size(),
                    model.name.c_str());
-      figures = figure_set(model, sentences, params, [&](std::size_t done) {
+      figures = document::figure_set(model, sentences, params, [&](std::size_t done) {
         std::fprintf(stderr, "  %zu / %zu sentences analysed\n", done, sentences.size());
       });
       modelName = model.name;
@@ -233,7 +239,7 @@ int figure_set_command(int argc, char** argv) {
   } catch (const models::ModelInputError& e) {
     std::fprintf(stderr, "sinkscope figure-set: %s\n", e.what());
     return 2;
-  } catch (const StudyError& e) {
+  } catch (const document::StudyError& e) {
     std::fprintf(stderr, "sinkscope figure-set: %s\n", e.what());
     return 2;
   } catch (const std::exception& e) {

@@ -31,7 +31,7 @@ std::filesystem::path model_location_resolve(
 // cache snapshot (.../models--ORG--NAME/snapshots/HASH) as "ORG/NAME (REF)"
 // with the ref (e.g. main) that points at it, or "ORG/NAME (revision HASH[0..7])"
 // when none does, never as the bare snapshot hash; any other folder by its
-// own name (issue 17, item 3).
+// own name.
 std::string model_display_name(const std::filesystem::path& folder);
 
 // The checkpoints of a training run: `folder` is what `sinkscope-cli train
@@ -56,8 +56,8 @@ struct CheckpointList {
 };
 CheckpointList training_checkpoints(const std::filesystem::path& folder);
 
-// What the model chooser says about a folder beside its name (issue 17,
-// item 3): its family (config.json's model_type, "?" when unreadable) and the
+// What the model chooser says about a folder beside its name: its family
+// (config.json's model_type, "?" when unreadable) and the
 // bytes of its weight files (*.safetensors, *.bin; links followed for their
 // size only, as a cache snapshot's point into its blobs).
 struct ModelFolderSummary {

@@ -1,6 +1,6 @@
 #pragma once
-// One view of a figure as the exporter draws it, whatever shows it on screen
-// (issue 16, item 4): a line plot, a heat map's data or a 3-D scene's data
+// One view of a figure as the exporter draws it, whatever shows it on screen:
+// a line plot, a heat map's data or a 3-D scene's data
 // with the camera it is seen from. Views and their stand-ins hand their
 // part to the exporter, so a figure made with a display (Ctrl+E) and one made
 // without (sinkscope --figure, Qt's offscreen platform) go through the same

@@ -200,7 +200,7 @@ void HeadView::mousePressEvent(QMouseEvent* event) {
 
 void HeadView::leaveEvent(QEvent* event) {
   QWidget::leaveEvent(event);
-  setHover(-1, -1);  // nothing hovered: every line again (as every view, issue 17 defect 9)
+  setHover(-1, -1);  // nothing hovered: every line again (as every view does)
 }
 
 }  // namespace sinkscope::render

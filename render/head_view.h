@@ -1,5 +1,5 @@
 #pragma once
-// The head view for teaching (issue 17, item 4), in the manner of BertViz's:
+// The head view for teaching, in the manner of BertViz's:
 // the tokens in two columns, queries on the left and keys on the right, a
 // line from each query to each key it attends to, as opaque as the weight;
 // several heads at once, each in its colour; hovering a token shows its lines

@@ -73,10 +73,10 @@ class HeatMapView : public VtkViewWidget {
   void mousePressEvent(QMouseEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
   void mouseMoveEvent(QMouseEvent* event) override;
-  // The mouse left the view: nothing is hovered any more (issue 17, defect 9).
+  // The mouse left the view: nothing is hovered any more.
   void leaveEvent(QEvent* event) override;
   // A tooltip request over a cell shows the cell (not the widget's help text,
-  // which would otherwise win once the pointer rests: issue 17, defect 1).
+  // which would otherwise win once the pointer rests).
   bool event(QEvent* event) override;
 
  private:

@@ -102,7 +102,7 @@ class LinePlotView : public QWidget {
 
  protected:
   void resizeEvent(QResizeEvent* event) override;
-  // The mouse left the plot: no point is hovered any more (issue 17, defect 9).
+  // The mouse left the plot: no point is hovered any more.
   void leaveEvent(QEvent* event) override;
 
  private:

@@ -23,7 +23,7 @@ struct FigurePart;
 
 enum class ExportFormat { Png, Pdf, Svg, Csv };
 
-// How a figure is made (issue 16, item 1). The figure is the same drawing in
+// How a figure is made. The figure is the same drawing in
 // every format: PNG is the PDF's page at `dpi`.
 struct FigureOptions {
   int dpi = 300;             // PNG only

@@ -51,7 +51,7 @@ class SceneView : public VtkViewWidget {
   void keyPressEvent(QKeyEvent* event) override;
   // Hovering a point shows its label and reports its token.
   void mouseMoveEvent(QMouseEvent* event) override;
-  // The mouse left the view: no token is hovered any more (issue 17, defect 9).
+  // The mouse left the view: no token is hovered any more.
   void leaveEvent(QEvent* event) override;
   void resizeGL(int w, int h) override;  // refits the scene to the new size
 

@@ -1,4 +1,4 @@
-// Bad input to the analysis core (issue 5, item 10): NaN or Inf in a map, rows
+// Bad input to the analysis core: NaN or Inf in a map, rows
 // that do not sum to 1, T = 0 or 1, N > T. Each gives a clear error or the
 // documented result, never undefined behaviour.
 #include <gtest/gtest.h>

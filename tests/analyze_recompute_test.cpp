@@ -1,5 +1,5 @@
 // The numbers `sinkscope-cli analyze` writes, checked against a plain
-// re-implementation inside this test (issue 5, item 9): the CLI runs a model
+// re-implementation inside this test: the CLI runs a model
 // folder, this test runs the same folder and text through the runtime and
 // recomputes every checked number with straightforward loops, sharing no code
 // with analysis/.
@@ -235,7 +235,7 @@ TEST(AnalyzeRecompute, CsvNumbersMatchAPlainRecomputation) {
   }
   EXPECT_EQ(checkedHeads, run.trace.layers() * run.trace.layer(0).heads);
 
-  // layer_summary.csv: means over the heads of the per-head tables (issue 13, item 10).
+  // layer_summary.csv: means over the heads of the per-head tables.
   const auto layerSummary = read_csv(fs::path(out) / "layer_summary.csv");
   auto scopeRow = [&](const std::string& scope) {
     for (const auto& r : layerSummary)

@@ -227,7 +227,7 @@ TEST(Cli, TrainAndSinksOnATinyCorpus) {
   ASSERT_EQ(sinks.exit, 0) << sinks.out;
   EXPECT_NE(sinks.out.find("inputs: 2 x 24 tokens"), std::string::npos) << sinks.out;
   EXPECT_NE(sinks.out.find("sink_concentration: "), std::string::npos);
-  // Issue 13, item 9: the table with its parameters, not only stdout.
+  // The table with its parameters, not only stdout.
   const std::string csv = read_text(table);
   EXPECT_NE(csv.find("# heldout: " + sentences + "\n"), std::string::npos) << csv;
   EXPECT_NE(csv.find("\ninputs,tokens,alpha0,boost,heads_boost3,sink_rate,sink_concentration\n2,24,"),
@@ -262,7 +262,7 @@ TEST(Cli, AnalyzeWritesEveryFamily) {
     const std::string text = read_text(dir / "out" / f);
     EXPECT_NE(text.find("# text: the cat sat on the mat\n"), std::string::npos) << f;
     EXPECT_NE(text.find("# thresholds: 0.05 0.2\n"), std::string::npos) << f;
-    // Issue 13, item 5: the readings are stated where the numbers are.
+    // The readings are stated where the numbers are.
     EXPECT_NE(text.find("(the networkx convention)"), std::string::npos) << f;
     EXPECT_NE(text.find("empty when a series is constant"), std::string::npos) << f;
     EXPECT_NE(text.find("every key in an encoder"), std::string::npos) << f;
@@ -319,7 +319,7 @@ TEST(Cli, AnalyzePoolsOverSentences) {
   fs::remove_all(dir);
 }
 
-// Issue 13: with the sink frequency over all T queries and ties to the
+// With the sink frequency over all T queries and ties to the
 // earliest position, the default model (its heads sink on <s>) is a
 // centralised frame on three held-out sentences (it came out distributed when
 // the last key could be a sink by its one observer and "." beat "<s>").
@@ -353,7 +353,7 @@ TEST(Cli, TheDefaultModelPoolsIntoACentralisedFrame) {
   fs::remove_all(dir);
 }
 
-// Issue 13, item 7: one run's tensors as NPZ, read by Debian's numpy, equal
+// One run's tensors as NPZ, read by Debian's numpy, equal
 // to the attention CSV of the same run (every layer and head in one call).
 TEST(Cli, TensorsAreAnNpzNumpyReadsAndTheyEqualTheCsv) {
   const fs::path dir = folder_with_model("npz", "qwen2");
@@ -398,7 +398,7 @@ print("OK", L, H, T)
   fs::remove_all(dir);
 }
 
-// Issue 13, item 6: --json holds every table of the CSVs, typed (numbers as
+// --json holds every table of the CSVs, typed (numbers as
 // numbers, empty fields as null), with typed parameters and a schema version;
 // for --text and for --sentences.
 TEST(Cli, JsonHoldsTheCsvsTyped) {
@@ -445,7 +445,7 @@ print("OK")
   fs::remove_all(dir);
 }
 
-// Issue 13, item 8: every header names the model by its config and tokenizer
+// Every header names the model by its config and tokenizer
 // hashes (checked against sha256sum) and weight files, the full command, and
 // pooled outputs their sentences file by name, hash and count.
 TEST(Cli, HeadersNameTheModelAndInputsByHash) {
@@ -584,7 +584,7 @@ TEST(Cli, AnalyzeRunsOnAnInterventionWhenAsked) {
 }
 
 TEST(GuiCommandLine, HelpAndVersionNeedNoDisplay) {
-  // Issue 17, defect 7: `sinkscope --help` aborted where there is no X server.
+  // `sinkscope --help` used to abort where there is no X server.
   const std::string noDisplay =
       "env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM '" + std::string(SINKSCOPE_GUI) + "' ";
   const CliRun help = shell(noDisplay + "--help 2>&1");

@@ -1,4 +1,4 @@
-// Interventions and functional experiments (issue 6): the definitional
+// Interventions and functional experiments: the definitional
 // properties each must satisfy on small random models.
 #include <gtest/gtest.h>
 
@@ -270,7 +270,7 @@ TEST(Experiments, BatchedHeadAblationEqualsOneRunPerHeadInEveryFamily) {
   }
 }
 
-// Issue 15, item 4: corpus studies run sentences of one length as one
+// Corpus studies run sentences of one length as one
 // batched pass. Every element must be the pass run() gives for that input
 // alone, to the bit: attention, values, residual streams and logits, in every
 // family.

@@ -1,4 +1,4 @@
-// Figures without a display (issue 16, item 4): `sinkscope-cli figure` runs
+// Figures without a display: `sinkscope-cli figure` runs
 // the GUI program on Qt's offscreen platform. Every panel is compared with a
 // golden image (tests/baselines/figure_*.png, made by this command and looked
 // at before they were accepted), PDFs are vectors with embedded fonts, SVG
@@ -273,7 +273,7 @@ TEST(FigureCli, ASessionWhoseModelChangedWarns) {
   EXPECT_NE(read_text(out).find("layer 1, head 0"), std::string::npos) << "the session's selection";
 }
 
-// Issue 17, item 2 with 16: a session with a training run's checkpoints makes
+// A session with a training run's checkpoints makes
 // the emergence figure without a display (alpha_0 per layer and every head
 // against the step).
 TEST(FigureCli, TheEmergenceOfASessionsCheckpoints) {
@@ -300,7 +300,7 @@ TEST(FigureCli, TheEmergenceOfASessionsCheckpoints) {
       << none.out;
 }
 
-// Issue 17, item 1: a session comparing a model of another shape, B's head
+// A session comparing a model of another shape, B's head
 // pinned, draws B at its place without a display and says so in the CSV.
 TEST(FigureCli, ASessionComparingModelsOfDifferentShapes) {
   QTemporaryDir dir;

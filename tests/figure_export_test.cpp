@@ -1,4 +1,4 @@
-// Issue 16, item 1: a PNG export is the PDF's drawing at the chosen DPI: the
+// A PNG export is the PDF's drawing at the chosen DPI: the
 // figure is w x h points, the PNG w x h x dpi / 72 pixels, and a PNG at 72 DPI
 // matches the PDF rasterised by poppler (pdftoppm) at 72 DPI, text included.
 // Before, text in PNGs was drawn dpi / 72 times too large and clipped.
@@ -127,7 +127,7 @@ TEST(FigureExport, HeatMapPngMatchesItsPdf) {
   EXPECT_LT(differing_share(ours, reference), 0.01);
 }
 
-// Presets, fonts, spaces and background (issue 16, item 1).
+// Presets, fonts, spaces and background.
 TEST(FigureExport, PresetsGivePaperSizesWithEmbeddedFontsAndPlainSpaces) {
   QTemporaryDir dir;
   LinePlotView view;
@@ -194,7 +194,7 @@ TEST(FigureExport, PresetsGivePaperSizesWithEmbeddedFontsAndPlainSpaces) {
   EXPECT_EQ(std::count(images.begin(), images.end(), '\n'), 2) << "only the header lines:\n" << images;
 }
 
-// Issue 16, item 7: CSVs of compared runs say which run each number belongs
+// CSVs of compared runs say which run each number belongs
 // to, and points that stand for tokens carry the token.
 TEST(FigureExport, CsvsNameTheRunAndTheTokens) {
   LinePlotData plot;
@@ -226,7 +226,7 @@ TEST(FigureExport, CsvsNameTheRunAndTheTokens) {
       << map.toStdString();
   EXPECT_TRUE(map.contains(QStringLiteral("\nbefore,1,0,a,<s>,0.5\n"))) << map.toStdString();
   EXPECT_TRUE(map.contains(QStringLiteral("\nafter,1,1,b,b,0.75\n"))) << map.toStdString();
-  // Each map lights its own highlighted tokens (issue 17: B's own tokens on the right).
+  // Each map lights its own highlighted tokens (B's own tokens on the right).
   left.highlighted = {0};
   right.highlighted = {1};
   right.outlineRow = 0;
@@ -270,7 +270,7 @@ TEST(FigureExport, GridLabelsShrinkThenThinOutAndKeepTheSelection) {
   EXPECT_TRUE(grid_labels_shown(0, 2).empty());
 }
 
-// Issue 17, defect 12: labels never overlap (the larger point's label wins),
+// Labels never overlap (the larger point's label wins),
 // and long scenes label only their largest points.
 TEST(FigureExport, LabelsDoNotOverlapAndLongScenesLabelTheirLargestPoints) {
   const std::vector<LabelBox> boxes{{QRectF(0, 0, 10, 5), 1.0},    // overlaps the next, smaller
@@ -315,7 +315,7 @@ TEST(FigureExport, LabelsDoNotOverlapAndLongScenesLabelTheirLargestPoints) {
   EXPECT_NE(text.find(">label9x<"), std::string::npos) << "the largest point's label";
 }
 
-// Issue 17, item 4: the head view draws a line per weight of at least 1%, as
+// The head view draws a line per weight of at least 1%, as
 // opaque as the weight; a focused token keeps its own lines only; hovering
 // and clicking name tokens by side; the figure is vectors and its CSV every weight.
 TEST(HeadView, LinesFollowTheWeightsAndTheFocusedToken) {

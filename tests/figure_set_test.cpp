@@ -1,4 +1,4 @@
-// Figure sets (issue 16, item 5): `sinkscope-cli figure-set` pools the seed
+// Figure sets: `sinkscope-cli figure-set` pools the seed
 // papers' figure kinds over a sentence file. For one sentence every pooled
 // curve must equal the mean over heads of the per-head tables `analyze --text`
 // writes (another code path: the single-sentence report), and pooling over

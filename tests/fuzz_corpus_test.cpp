@@ -1,5 +1,5 @@
 // Replays every file of tests/fuzz/corpus/TARGET/ (the seeds, every hostile
-// case of issue 12 that a parser sees, and what the fuzzers found) through
+// case that a parser sees, and what the fuzzers found) through
 // the release build's parsers: each must be accepted or refused with a
 // ModelInputError; anything else - another exception, a crash, a trap in the
 // targets' consistency checks - fails the test, naming the file.

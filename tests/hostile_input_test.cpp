@@ -1,4 +1,4 @@
-// Hostile model folders and odd input, as issue 12 found them, through the
+// Hostile model folders and odd input through the
 // release CLI: every case ends with exit 1 or 2 and one line naming the file
 // and the problem (or succeeds where the input is valid), never a signal, a
 // hang (each command runs under `timeout`) or a file read outside the folder.

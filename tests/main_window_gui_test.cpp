@@ -244,7 +244,7 @@ TEST_F(MainWindowGui, AClickInTheOverviewMovesEveryPanel) {
   EXPECT_TRUE(panels->diagramView()->data().title.contains(where));
   EXPECT_TRUE(panels->spectrumView()->data().title.contains(where));
   EXPECT_TRUE(panels->taxonomyView()->data().title.contains(QStringLiteral("layer 2, head 3")));
-  // A head class no layer has draws along 0: the axis must not hide it (issue 17, defect 13).
+  // A head class no layer has draws along 0: the axis must not hide it.
   EXPECT_LT(panels->taxonomyCountsView()->plot()->yAxis->range().lower, 0.0);
   EXPECT_TRUE(overview->data().title.contains(where));
   EXPECT_EQ(overview->data().outlineRow, 2) << "the selected head is framed in the overview";
@@ -497,7 +497,7 @@ TEST_F(MainWindowGui, ExperimentsFeedTheOverviewAndTheLayerProfiles) {
   ASSERT_TRUE(show_with_model(w, dir, 2, 2));
   ui::AnalysisPanels* panels = w.analysisPanels();
   // Before the experiment: the dNLL score says "not computed" in words, on
-  // blank cells, not as a scale of zeros (issue 17, defect 10).
+  // blank cells, not as a scale of zeros.
   panels->setScore(ui::HeadScore::Dnll);
   {
     const auto& blank = panels->overviewView()->data();
@@ -582,7 +582,7 @@ TEST_F(MainWindowGui, HoveringABarHighlightsItsTokensEverywhere) {
       },
       kTimeout))
       << "the map frames the cell (later token, earlier token) of the edge";
-  {  // Leaving the plot takes the highlight away (issue 17, defect 9) ...
+  {  // Leaving the plot takes the highlight away ...
     QEvent leave(QEvent::Leave);
     QApplication::sendEvent(diagram, &leave);
     EXPECT_TRUE(w.selection()->highlightedTokens().isEmpty());
@@ -643,7 +643,7 @@ TEST_F(MainWindowGui, HoveringABarHighlightsItsTokensEverywhere) {
   double cameraAfter[3];
   camera->GetPosition(cameraAfter);
   for (int k = 0; k < 3; ++k) EXPECT_DOUBLE_EQ(cameraAfter[k], cameraBefore[k]);
-  {  // The highlight goes when the mouse leaves the view (issue 17, defect 9).
+  {  // The highlight goes when the mouse leaves the view.
     QEvent leave(QEvent::Leave);
     QApplication::sendEvent(graph, &leave);
     EXPECT_TRUE(w.selection()->highlightedTokens().isEmpty());
@@ -814,8 +814,7 @@ TEST_F(MainWindowGui, LongInputsComputeTheSelectedHeadsTopologyInTheBackground) 
   ASSERT_TRUE(QTest::qWaitFor([&] { return w.lastRun() && w.lastRun()->analysis; }, kTimeout));
   const int T = w.lastRun()->tokenCount();
   EXPECT_EQ(mapRowsAtRun, T);
-  // A long input's linear map is clipped at the 99th percentile, and says so
-  // (issue 17, defect 14).
+  // A long input's linear map is clipped at the 99th percentile, and says so.
   {
     const auto& map = w.attentionView()->data();
     EXPECT_LT(map.rangeMax, 1.0);
@@ -828,7 +827,7 @@ TEST_F(MainWindowGui, LongInputsComputeTheSelectedHeadsTopologyInTheBackground) 
     EXPECT_LE(above, static_cast<long>(visible.size() / 100 + 1));
   }
   // The attention graph of a long input keeps each token's 3 strongest edges,
-  // not every edge above theta (issue 17, defect 12).
+  // not every edge above theta.
   {
     ui::AnalysisPanels* panels = w.analysisPanels();
     ASSERT_TRUE(raise_dock(panels, "graphDock", panels->graphView()));
@@ -983,7 +982,7 @@ TEST_F(MainWindowGui, SideBySideCopesWithRunsOfDifferentLengths) {
       QTest::qWaitFor([&] { return w.attentionView()->data().cols == T + 1 + (T - 1); }, kTimeout));
   const render::HeatMapData& both = w.attentionView()->data();
   EXPECT_EQ(both.rows, T);
-  // Issue 17, defect 2: each map keeps its own row labels (the right one's
+  // Each map keeps its own row labels (the right one's
   // first row is the intervened run's first token, not the plain run's).
   ASSERT_EQ(both.rowLabels.size(), static_cast<std::size_t>(T));
   ASSERT_EQ(both.rightRowLabels.size(), static_cast<std::size_t>(T));
@@ -1149,7 +1148,7 @@ TEST_F(MainWindowGui, BadInputIsReportedNotFatal) {
       QTest::qWaitFor([&] { return w.lastRun() && w.lastRun()->tokens.size() >= 4; }, kTimeout));
 }
 
-// Issue 12: a hostile folder ends in a status-bar error that names the file
+// A hostile folder ends in a status-bar error that names the file
 // and the problem; the window keeps the model it had and stays usable.
 TEST_F(MainWindowGui, HostileModelFoldersAreReportedAndTheWindowStaysUsable) {
   namespace fs = std::filesystem;
@@ -1213,7 +1212,7 @@ TEST_F(MainWindowGui, HostileModelFoldersAreReportedAndTheWindowStaysUsable) {
                               60000));
 }
 
-// Issue 13, item 7: the shown run's tensors as NPZ from the GUI, read by numpy.
+// The shown run's tensors as NPZ from the GUI, read by numpy.
 TEST_F(MainWindowGui, TheShownRunExportsItsTensorsAsNpz) {
   QTemporaryDir dir;
   ui::MainWindow w;
@@ -1234,7 +1233,7 @@ TEST_F(MainWindowGui, TheShownRunExportsItsTensorsAsNpz) {
   EXPECT_EQ(std::string(buf, n), std::to_string(w.lastRun()->tokenCount()) + "\n");
 }
 
-// Issue 17, defect 4: with the head average selected, the head-specific
+// With the head average selected, the head-specific
 // interventions are disabled and say why, instead of doing nothing silently.
 TEST_F(MainWindowGui, HeadInterventionsNeedAHead) {
   QTemporaryDir dir;
@@ -1254,7 +1253,7 @@ TEST_F(MainWindowGui, HeadInterventionsNeedAHead) {
   EXPECT_EQ(w.selection()->interventions().front().heads, (QList<int>{2}));
 }
 
-// Issue 17, defect 3: "Difference" after "Drop first token" (runs of different
+// "Difference" after "Drop first token" (runs of different
 // lengths) says that no difference can be drawn, in the map and the status bar.
 TEST_F(MainWindowGui, DifferenceOfRunsOfDifferentLengthsIsRefusedVisibly) {
   QTemporaryDir dir;
@@ -1274,7 +1273,7 @@ TEST_F(MainWindowGui, DifferenceOfRunsOfDifferentLengthsIsRefusedVisibly) {
       << w.statusBar()->currentMessage().toStdString();
 }
 
-// Issue 17, defect 6: a model folder that cannot be opened at start leaves the
+// A model folder that cannot be opened at start leaves the
 // uniform baseline over the sentence's words on screen, not a blank map.
 TEST_F(MainWindowGui, ABadModelAtStartShowsTheUniformBaseline) {
   QTemporaryDir dir;
@@ -1291,7 +1290,7 @@ TEST_F(MainWindowGui, ABadModelAtStartShowsTheUniformBaseline) {
   EXPECT_EQ(w.attentionView()->data().rows, 6);
 }
 
-// Issue 17, defect 1: a tooltip request over a map cell shows the cell, not
+// A tooltip request over a map cell shows the cell, not
 // the panel's help text (which used to win after What's This? was used).
 TEST_F(MainWindowGui, CellTooltipsShowTheCellNotTheHelpText) {
   QTemporaryDir dir;
@@ -1311,7 +1310,7 @@ TEST_F(MainWindowGui, CellTooltipsShowTheCellNotTheHelpText) {
       << QToolTip::text().toStdString();
 }
 
-// Issue 17, defect 5: a model that opens but cannot run the sentence (more
+// A model that opens but cannot run the sentence (more
 // tokens than its positions) must not leave the previous model's run on
 // screen under the new name: the panels show the sentence's uniform baseline
 // and the error stays reported.
@@ -1338,7 +1337,7 @@ TEST_F(MainWindowGui, AFailedRunOnANewModelDoesNotShowTheOldRun) {
   EXPECT_EQ(w.selection()->tokenCount(), 11);
 }
 
-// Issue 17, defect 8: the Examples button opens a search box over a short
+// The Examples button opens a search box over a short
 // list (not a menu of 500 sentences), and picking a sentence runs it.
 TEST_F(MainWindowGui, ExamplesAreSearchedAndAPickRuns) {
   QTemporaryDir dir;
@@ -1366,7 +1365,7 @@ TEST_F(MainWindowGui, ExamplesAreSearchedAndAPickRuns) {
       [&] { return ran.count() >= 1 && w.lastRun() && w.lastRun()->sentence == chosen; }, kTimeout));
 }
 
-// Issue 17, item 3: the model chooser lists the Hugging Face cache's models by
+// The model chooser lists the Hugging Face cache's models by
 // repository and revision with their family and size, and opens one by name.
 TEST_F(MainWindowGui, TheModelChooserListsCacheModelsWithRevisionFamilyAndSize) {
   QTemporaryDir dir;
@@ -1394,7 +1393,7 @@ TEST_F(MainWindowGui, TheModelChooserListsCacheModelsWithRevisionFamilyAndSize) 
   EXPECT_EQ(chooser->itemData(at).toString(), QStringLiteral("acme/tiny-llama")) << "opened by its name";
 }
 
-// Issue 17, item 4: the head view follows the selection (one head, or every
+// The head view follows the selection (one head, or every
 // head of the layer for the average or when ticked) and a click on a token
 // selects it as the query (left) or key (right) in every panel.
 TEST_F(MainWindowGui, TheHeadViewFollowsTheSelectionAndSelectsTokens) {
@@ -1436,7 +1435,7 @@ TEST_F(MainWindowGui, TheHeadViewFollowsTheSelectionAndSelectsTokens) {
   EXPECT_EQ(w.selection()->queryToken(), 1);
 }
 
-// Issue 17, item 2: a training run's checkpoints in the Checkpoints dock: the
+// A training run's checkpoints in the Checkpoints dock: the
 // last one opens, the slider opens any other (every panel follows), and the
 // emergence plot has alpha_0 per layer at every step, equal to each
 // checkpoint's own run of the sentence.
@@ -1535,7 +1534,7 @@ TEST_F(MainWindowGui, CheckpointsPlayBackOverTraining) {
   EXPECT_TRUE(w.jobStatus()->lastError().contains(QStringLiteral("no checkpoints")));
 }
 
-// Issue 17, item 1: another sentence (same model) or another model (same
+// Another sentence (same model) or another model (same
 // text, same shape: checkpoints) beside the current run in every panel, each
 // run with its own tokens, named A | B or by the models; a model of another
 // shape is refused with the reason; interventions end a comparison.
@@ -1634,7 +1633,7 @@ TEST_F(MainWindowGui, TwoSentencesOrTwoModelsSideBySide) {
   EXPECT_EQ(w.leftRunName(), QStringLiteral("before"));
 }
 
-// Issue 17, item 1, "whatever differs": a model of another shape (layers x
+// Comparing whatever differs: a model of another shape (layers x
 // heads) is compared layer by relative depth, its head average unless the
 // layers have as many heads; B's layer and head can be pinned anywhere.
 TEST_F(MainWindowGui, ModelsOfDifferentShapesCompareByRelativeDepth) {
@@ -1783,7 +1782,7 @@ TEST_F(MainWindowGui, ModelsOfDifferentShapesCompareByRelativeDepth) {
   EXPECT_EQ(sel->counterpartLayer(), sel->layer());
 }
 
-// Issue 17, item 1, "token by token": with B a model of another tokenizer
+// Comparing token by token: with B a model of another tokenizer
 // (and shape), every panel that draws B follows A's selection through the
 // characters the tokens cover, and what is pointed at in B selects in A.
 TEST_F(MainWindowGui, PanelsOfAModelWithAnotherTokenizerFollowTheSelectionByCharacters) {

@@ -38,7 +38,7 @@ TEST(ModelDiscovery, FindsCacheSnapshotsByName) {
         std::string::npos);
   }
   EXPECT_TRUE(hf_cache_models(root / "missing").empty());
-  // Titles name the repository and the ref, never the snapshot hash (issue 17, item 3).
+  // Titles name the repository and the ref, never the snapshot hash.
   EXPECT_EQ(model_display_name(repo / "snapshots" / "abc123"), "acme/tiny-llm (main)");
   EXPECT_EQ(model_display_name(repo / "snapshots" / "old999"), "acme/tiny-llm (revision old999)");
   EXPECT_EQ(model_display_name(repo / "snapshots" / "abc123" / ""), "acme/tiny-llm (main)");
@@ -55,7 +55,7 @@ TEST(ModelDiscovery, CacheRootFollowsTheEnvironment) {
   unsetenv("HF_HOME");
 }
 
-// The model chooser's words for a folder: family and weights size (issue 17, item 3).
+// The model chooser's words for a folder: family and weights size.
 TEST(ModelDiscovery, AFolderSummaryGivesFamilyAndWeightSize) {
   const fs::path root = fs::temp_directory_path() / ("sinkscope-summary-" + std::to_string(::getpid()));
   fs::remove_all(root);
@@ -81,7 +81,7 @@ TEST(ModelDiscovery, AFolderSummaryGivesFamilyAndWeightSize) {
   fs::remove_all(root);
 }
 
-// A training run's checkpoints (issue 17, item 2): step-N folders with a
+// A training run's checkpoints: step-N folders with a
 // config.json, by step, from the run's folder or its checkpoints folder.
 TEST(ModelDiscovery, TrainingCheckpointsAreFoundInStepOrder) {
   const fs::path root = fs::temp_directory_path() / ("sinkscope-ckpt-" + std::to_string(::getpid()));

@@ -113,7 +113,7 @@ TEST(Persistence, MatchesGudhiOnRandomAttentionMaps) {
 }
 
 TEST(Persistence, MatchesGudhiOnAThousandRandomMatrices) {
-  // Issue 5's acceptance: at least 1,000 random distance matrices of up to 128
+  // Acceptance: at least 1,000 random distance matrices of up to 128
   // points. Sizes are drawn so that a quarter are large (65-128 points); half the
   // matrices come from random attention maps (with and without a sink), half are
   // arbitrary symmetric matrices in [0, 1] (not even metric).

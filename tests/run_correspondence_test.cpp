@@ -1,4 +1,4 @@
-// Where a selection on run A lands in a run B of another shape (issue 17, item 1).
+// Where a selection on run A lands in a run B of another shape.
 #include <gtest/gtest.h>
 
 #include "analysis/run_correspondence.h"

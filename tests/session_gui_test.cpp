@@ -1,4 +1,4 @@
-// Issue 16, item 3: sessions in the window. A saved session opened in a new
+// Sessions in the window. A saved session opened in a new
 // window shows the same model, sentence, selection, interventions and panel
 // options, and exports the same figure; a session whose model has changed
 // opens with a warning naming the change; the last session comes back.
@@ -222,7 +222,7 @@ TEST_F(SessionGui, TheLastSessionComesBack) {
   EXPECT_EQ(b.selection()->layer(), 3);
 }
 
-// Issue 16, items 1 and 7: the export dialog names the view, its presets give
+// The export dialog names the view, its presets give
 // the paper sizes, it offers the whole panel, and it remembers the choices.
 TEST_F(SessionGui, TheExportDialogOffersPresetsAndTheWholePanel) {
   {
@@ -254,7 +254,7 @@ TEST_F(SessionGui, TheExportDialogOffersPresetsAndTheWholePanel) {
   EXPECT_FALSE(again.wholePanel()) << "one view: nothing to offer";
 }
 
-// Issue 16, items 3 and 4: the window's figures (Ctrl+E's code, with OpenGL
+// The window's figures (Ctrl+E's code, with OpenGL
 // views) and those a new process makes from the saved session without a
 // display (sinkscope-cli figure, offscreen, 3-D views drawn from their data)
 // are the same files: PDF and SVG byte for byte, PNG within the render tolerance.
@@ -307,7 +307,7 @@ TEST_F(SessionGui, ANewProcessWithoutADisplayMakesTheWindowsFigures) {
   EXPECT_TRUE(test::image_has_content(gui));
 }
 
-// Issue 17 with 16: a comparison is part of the session: reopened in a window
+// A comparison is part of the session: reopened in a window
 // it compares again, and the figure CLI draws both runs from the session.
 TEST_F(SessionGui, AComparisonIsPartOfTheSession) {
   QTemporaryDir dir;

@@ -1,4 +1,4 @@
-// Issue 16, item 3: session files. The JSON round trip keeps every field;
+// Session files. The JSON round trip keeps every field;
 // hostile or damaged files are refused with the file and the field, never a
 // crash, a hang (FIFO) or a deep recursion.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Issue 15: a corpus study on a real Slurm cluster of one node. The test
+// A corpus study on a real Slurm cluster of one node. The test
 // starts munge, slurmctld and slurmd itself (the recipe of
 // ../shared/notes/slurm-local.md), submits a 4-task array with its merge job
 // over the 500 held-out sentences of the default model, kills one task while it

@@ -1,4 +1,4 @@
-// Issue 15: corpus studies in shards, through the CLI. A study run in shards
+// Corpus studies in shards, through the CLI. A study run in shards
 // and merged equals analyze --sentences over the same file, row for row; a
 // finished shard is skipped, a study folder made with other inputs refused,
 // an incomplete study merged only with --partial, a killed shard leaves no
@@ -359,7 +359,7 @@ std::vector<std::map<std::string, std::string>> csv_records(const fs::path& file
 
 }  // namespace
 
-// Issue 15, item 3: the layer profiles and functional experiments of a corpus
+// The layer profiles and functional experiments of a corpus
 // of one sentence are that sentence's own numbers, as analyze --text (layer
 // summary, the head-averaged graph's spectra, value space) and the experiment
 // command (KL of sink removal, BOS removal) compute them on their own paths.
@@ -436,7 +436,7 @@ TEST_F(Study, LayerProfilesOfOneSentenceAreItsOwnNumbers) {
   EXPECT_NEAR(functional.at("bos_removal_delta_nll all"), delta / tokens, 1e-12);
 }
 
-// Issue 15, item 1: a study's optional interventions are applied to every
+// A study's optional interventions are applied to every
 // sentence, and the intervened runs are what is pooled: a one-sentence corpus
 // gives analyze --text's numbers with the same interventions, shards merge to
 // one process, the Slurm tasks get the same interventions.

@@ -1,4 +1,4 @@
-// Issue 15, item 7: File > Open study shows a merged corpus study in the
+// File > Open study shows a merged corpus study in the
 // Study dock; a click on a head selects it in every panel and lists the
 // sentences where it sinks hardest; opening one runs it with that head
 // selected. A damaged study is an error in the status bar, nothing more.

@@ -1,4 +1,4 @@
-// Issue 15, item 7: a merged study read back for the GUI. csv_parse is the
+// A merged study read back for the GUI. csv_parse is the
 // inverse of csv_render; study_tables_read gives the numbers of the CSVs the
 // CLI wrote, and refuses damaged or hostile study folders with the file and
 // the problem, never reading outside the folder.
@@ -15,15 +15,15 @@
 #include <string>
 
 #include "analysis/table_io.h"
+#include "models/document/study_tables.h"
 #include "support/shell_run.h"
-#include "ui/study_tables.h"
 
 namespace fs = std::filesystem;
-using sinkscope::analysis::CsvTable;
 using sinkscope::analysis::csv_parse;
 using sinkscope::analysis::csv_render;
-using sinkscope::ui::study_tables_read;
-using sinkscope::ui::StudyReadError;
+using sinkscope::analysis::CsvTable;
+using sinkscope::document::study_tables_read;
+using sinkscope::document::StudyReadError;
 
 TEST(CsvParse, IsTheInverseOfCsvRender) {
   CsvTable t;

@@ -1,5 +1,5 @@
 #pragma once
-// Checkpoints over training (issue 17, item 2): the step-N folders a training
+// Checkpoints over training: the step-N folders a training
 // run wrote, a slider that opens each one (every panel follows, as for any
 // model), and sink emergence: the sentence's first-token attention alpha_0
 // per layer (mean over heads) against the training step, computed over every

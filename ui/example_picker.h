@@ -1,5 +1,5 @@
 #pragma once
-// The Examples list (issue 17, defect 8): a search box over the example
+// The Examples list: a search box over the example
 // sentences and a short list of the matches; picking one (click, Enter)
 // runs it. Replaces a menu of 500 entries that filled the screen.
 #include <QStringList>

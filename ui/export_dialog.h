@@ -1,5 +1,5 @@
 #pragma once
-// The figure options of an export (Ctrl+E, issue 16 items 1 and 7): which
+// The figure options of an export (Ctrl+E): which
 // view is exported (named, so the user knows), the size preset, DPI, font
 // size, transparent background and visible spaces. The choices are
 // remembered between exports, as is the folder.

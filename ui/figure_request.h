@@ -1,5 +1,5 @@
 #pragma once
-// What a figure shows, by name (issue 16, items 4 and 6): the panels and
+// What a figure shows, by name: the panels and
 // views a figure can be made of, under the names the command line takes
 // (`sinkscope --figure OUT --panel persistence`), and a figure request as one
 // command on the window: the same code draws Ctrl+E's figures and the ones

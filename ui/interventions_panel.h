@@ -31,7 +31,7 @@ class InterventionsPanel : public QWidget {
  private:
   void refreshList();
   // Head-specific edits need a head: with the head average selected they are
-  // disabled and say why (issue 17: ablating "the average" did nothing, silently).
+  // disabled and say why (ablating "the average" would do nothing, silently).
   void refreshHeadButtons();
 
   SelectionModel* selection_;

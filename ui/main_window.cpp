@@ -1,19 +1,19 @@
 #include "ui/comparison_chooser.h"
 #include "ui/main_window.h"
 
+#include "models/document/study_tables.h"
 #include "models/experiments.h"
 #include "models/fisher.h"
 #include "render/panel_export.h"
 #include "ui/analysis_panels.h"
-#include "ui/docks.h"
 #include "ui/checkpoints_panel.h"
+#include "ui/docks.h"
 #include "ui/example_picker.h"
 #include "ui/export_dialog.h"
 #include "ui/interventions_panel.h"
 #include "ui/panels/panel.h"
 #include "ui/run_analysis.h"
 #include "ui/study_panel.h"
-#include "ui/study_tables.h"
 
 #include <QAction>
 #include <QApplication>
@@ -53,6 +53,7 @@
 #include "analysis/run_correspondence.h"
 #include "analysis/sink_metric.h"
 #include "analysis/token_alignment.h"
+#include "models/document/study_tables.h"
 #include "models/loaded_model.h"
 #include "models/model_discovery.h"
 #include "models/model_identity.h"
@@ -69,13 +70,12 @@
 #include "ui/selection_bar.h"
 #include "ui/selection_model.h"
 #include "ui/study_panel.h"
-#include "ui/study_tables.h"
 
 namespace sinkscope::ui {
 
 namespace {
 // From this many tokens the attention map's linear scale is clipped at the
-// 99th percentile of the weights (issue 17, defect 14).
+// 99th percentile of the weights.
 constexpr int kClippedScaleFrom = 128;
 
 QStringList example_sentences() { return resource_lines(QStringLiteral(":/examples/sentences.txt")); }
@@ -397,7 +397,7 @@ void MainWindow::buildDocks() {
   });
   connect(selection_, &SelectionModel::interventionsChanged, this, &MainWindow::runInterventions);
   // A model that fails to open before anything is shown leaves the uniform
-  // baseline on screen, as with no model at all (issue 17, defect 6).
+  // baseline on screen, as with no model at all.
   connect(jobs_, &JobRunner::jobFailed, this, [this](quint64 id, const QString&, const QString& message,
                                                      const QString&) {
     if (id == modelJob_ || id == runJob_) pendingSession_.reset();  // its model or run failed
@@ -414,7 +414,7 @@ void MainWindow::buildDocks() {
       runSentence();
     // The sentence failed on a newly opened model (too long for it, say): the
     // panels must not go on showing the previous model's run under the new
-    // model's name (issue 17, defect 5). Show the sentence's uniform baseline;
+    // model's name. Show the sentence's uniform baseline;
     // the error stays in the status bar.
     if (id == runJob_ && run_ && run_->model && model_ && run_->model != model_->model.get()) {
       try {
@@ -1214,7 +1214,7 @@ void MainWindow::openStudy(const QString& folder) {
   const std::filesystem::path path = folder.toStdString();
   studyFolder_ = folder;
   studyJob_ = jobs_->submit<StudyTables>(
-      tr("Open study"), [path](const JobProgress&) { return study_tables_read(path); },
+      tr("Open study"), [path](const JobProgress&) { return document::study_tables_read(path); },
       [this, folder](StudyTables study) {
         showStudy(std::move(study));
         Q_EMIT studyOpened(folder);
@@ -1424,7 +1424,7 @@ render::HeatMapData MainWindow::attentionMapData(const SentenceRun& shown, const
   // Long inputs: on a 0..1 scale almost every weight is near 0 and the map is
   // uniformly dark. Clip the linear scale at the 99th percentile of the
   // visible weights (the sink's larger weights share the top colour) and say
-  // so (issue 17, defect 14). The log scale box shows the whole range instead.
+  // so. The log scale box shows the whole range instead.
   if (!subtract && !data.logScale && T > kClippedScaleFrom) {
     std::vector<float> visible;
     for (std::size_t k = 0; k < data.values.size(); ++k)
@@ -1483,7 +1483,7 @@ void MainWindow::refreshPanels() {
     return;
   }
   // A difference needs the same tokens in both runs: say so instead of
-  // silently showing the "after" map (issue 17, defect 3).
+  // silently showing the "after" map.
   const bool differenceRefused = intervened_ && comparison == Comparison::Difference && !difference;
   if (differenceRefused)
     statusBar()->showMessage(
@@ -1547,7 +1547,7 @@ void MainWindow::refreshPanels() {
     render::LineSeries plain = keyImportanceSeries(*run_, before, tr("alpha_k %1").arg(leftName_));
     plain.run = leftName_;
     // Dashed in the after curve's own colour: the grey dashed line is the
-    // uniform baseline, and the two must not look alike (issue 17, defect 11).
+    // uniform baseline, and the two must not look alike.
     plain.dashed = true;
     plain.colourOf = 0;
     if (byToken) {

@@ -31,8 +31,13 @@ struct HeatMapData;
 struct LineSeries;
 }  // namespace sinkscope::render
 
+namespace sinkscope::document {
+struct StudyTables;
+}
+
 namespace sinkscope::ui {
 
+using document::StudyTables;
 class AnalysisPanels;
 class InterventionsPanel;
 class ComparisonChooser;
@@ -42,7 +47,6 @@ class SelectionBar;
 class SelectionModel;
 class StudyPanel;
 class CheckpointsPanel;
-struct StudyTables;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -158,7 +162,7 @@ class MainWindow : public QMainWindow {
   // The last session the window had when it closed (File > Restore the last
   // session on launch decides whether main() calls this).
   bool restoreLastSession();
-  // Run > Compare with another sentence / model (issue 17, item 1): the
+  // Run > Compare with another sentence / model: the
   // current run (A) and a second one (B: another sentence on this model, or
   // this sentence on another model, of any shape, e.g. a
   // checkpoint) in every panel, as an intervention's before and after are:

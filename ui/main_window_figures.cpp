@@ -1,4 +1,4 @@
-// MainWindow's figure commands (issue 16, items 1, 2 and 7): Ctrl+E on the
+// MainWindow's figure commands: Ctrl+E on the
 // focused view or its whole panel, and figures of views from several panels,
 // whose layout is part of the session.
 #include <QApplication>

@@ -1,4 +1,4 @@
-// MainWindow's session commands (issue 16, item 3): save, open, recent
+// MainWindow's session commands: save, open, recent
 // sessions, and the last session restored on launch. A session is applied in
 // two steps: the model and the sentence first (opening the model when another
 // one is shown), then, once that run is on screen, the selection, the

@@ -80,7 +80,7 @@ SentenceRun sentence_run_model(const models::LoadedModel& model, const QString& 
                                const std::function<bool(double)>& progress) {
   SentenceRun run;
   run.sentence = sentence;
-  // The repository and revision for a cache snapshot, never its hash (issue 17, item 3).
+  // The repository and revision for a cache snapshot, never its hash.
   run.source = QString::fromStdString(models::model_display_name(model.model->folder()));
   run.model = model.model.get();
   if (sentence.trimmed().isEmpty())

@@ -1,5 +1,5 @@
 #pragma once
-// A session (issue 16, item 3): what the window shows, saved as a versioned
+// A session: what the window shows, saved as a versioned
 // JSON file (.sinkscope) so that a figure can be made again a month later:
 // the model (as opened, its folder, and the hashes of its config and
 // tokenizer, to tell when it changed), the sentence, the selection, the
@@ -45,7 +45,7 @@ struct Session {
   QString comparison;        // an intervention's comparison: after, before, difference, side_by_side
   int graphLayout = 0;       // the attention graph's layout: 0 spectral, 1 force-directed
   bool normalisedLaplacian = false;  // the spectrum panel's Laplacian
-  // A comparison (issue 17): the second run's sentence, or its model (folder
+  // A comparison: the second run's sentence, or its model (folder
   // or cache name); at most one of the two. And an open training run's folder.
   QString compareSentence, compareModel;
   // Run B's pinned layer and head (head -1: B's head average); kAutomatic

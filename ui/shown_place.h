@@ -1,6 +1,6 @@
 #pragma once
-// Where the selection, made on run A, lands in the run a view draws (issue
-// 17): for A itself the selection as it is; for run B of a comparison the
+// Where the selection, made on run A, lands in the run a view draws:
+// for A itself the selection as it is; for run B of a comparison the
 // selection's counterpart (SelectionModel::counterpartLayer and -Head: the
 // same relative depth, or pinned) and A's tokens through the two models'
 // token correspondence (analysis::token_counterparts), or by position when

@@ -1,5 +1,5 @@
 #pragma once
-// The Study dock (issue 15, item 7): a merged corpus study read back from its
+// The Study dock: a merged corpus study read back from its
 // folder. A layers x heads grid coloured by a pooled number, the layer
 // profiles with their 95% intervals, the pooled head classes per layer, the
 // reference frame with its evidence, and, for the chosen head, the sentences
@@ -7,7 +7,7 @@
 #include <QWidget>
 #include <optional>
 
-#include "ui/study_tables.h"
+#include "models/document/study_tables.h"
 
 class QComboBox;
 class QLabel;
@@ -20,6 +20,11 @@ struct HeatMapData;
 }  // namespace sinkscope::render
 
 namespace sinkscope::ui {
+
+using document::Interval;
+using document::StudyHead;
+using document::StudySentence;
+using document::StudyTables;
 
 class StudyPanel : public QWidget {
   Q_OBJECT

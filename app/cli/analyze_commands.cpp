@@ -23,9 +23,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "app/analyze_report.h"
-#include "app/experiment_report.h"
 #include "models/corpus.h"
+#include "models/document/analyze_report.h"
+#include "models/document/experiment_report.h"
 #include "models/input_files.h"
 #include "models/loaded_model.h"
 #include "models/model_identity.h"
@@ -183,7 +183,7 @@ int command_analyze(int argc, char** argv) {
       p.provenance.emplace_back("sentences_file", file);
       p.provenance.emplace_back("sentences_sha256",
                                 m::sha256_hex(m::input_file_read(file, m::kTextFileMaxBytes)));
-      for (const auto& f : sinkscope::app::analyze_corpus_write(
+      for (const auto& f : sinkscope::document::analyze_corpus_write(
                loaded, sentences, args.options.at("out"), p, args.options.count("force") > 0,
                args.options.count("json") ? args.options.at("json") : ""))
         std::cout << f.string() << "\n";
@@ -194,7 +194,7 @@ int command_analyze(int argc, char** argv) {
   return on_model([&] {
     const m::LoadedModel loaded = m::loaded_model_open(spec);
     p.provenance = provenance(loaded, argc, argv);
-    const auto files = sinkscope::app::analyze_write(
+    const auto files = sinkscope::document::analyze_write(
         loaded, text, args.options.at("out"), p, args.options.count("force") > 0,
         args.options.count("json") ? args.options.at("json") : "");
     for (const auto& f : files) std::cout << f.string() << "\n";
@@ -219,7 +219,7 @@ const char* kExperimentHelp =
 int command_experiment(int argc, char** argv) {
   namespace m = sinkscope::models;
   std::string kinds;
-  for (const auto& [k, line] : sinkscope::app::experiment_kinds())
+  for (const auto& [k, line] : sinkscope::document::experiment_kinds())
     kinds += "  " + k + std::string(std::max<std::size_t>(1, 10 - k.size()), ' ') + line + "\n";
   std::string help = kExperimentHelp;
   help.replace(help.find("%KINDS%"), 7, kinds);
@@ -234,11 +234,11 @@ int command_experiment(int argc, char** argv) {
     throw UsageError("experiment: give KIND and MODEL (see experiment --help)");
   const std::string kind = args.positional[0], spec = args.positional[1];
   bool known = false;
-  for (const auto& [k, line] : sinkscope::app::experiment_kinds()) known = known || k == kind;
+  for (const auto& [k, line] : sinkscope::document::experiment_kinds()) known = known || k == kind;
   if (!known) throw UsageError("experiment: unknown KIND \"" + kind + "\" (see experiment --help)");
   if (!args.options.count("text") || !args.options.count("out"))
     throw UsageError("experiment: give --text and --out");
-  sinkscope::app::ExperimentParams p;
+  sinkscope::document::ExperimentParams p;
   auto real = [&](const char* k, double lo, double hi) {
     return parse_real(k, args.options.at(k), lo, hi);
   };
@@ -274,7 +274,7 @@ int command_experiment(int argc, char** argv) {
   return on_model([&] {
     const m::LoadedModel loaded = m::loaded_model_open(spec);
     p.provenance = provenance(loaded, argc, argv);
-    for (const auto& f : sinkscope::app::experiment_write(
+    for (const auto& f : sinkscope::document::experiment_write(
              loaded, text, kind, p, args.options.at("out"), args.options.count("force") > 0))
       std::cout << f.string() << "\n";
     return kOk;

@@ -1,7 +1,7 @@
 #pragma once
 // The sinkscope-cli commands, one function each (argv[1] is the command).
-#include "app/analyze_report.h"
 #include "app/cli/cli_support.h"
+#include "models/document/analyze_report.h"
 
 namespace sinkscope::cli {
 

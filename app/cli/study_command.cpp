@@ -1,4 +1,4 @@
-// sinkscope-cli study: run, merge, status, slurm, resubmit (issue 15).
+// sinkscope-cli study: run, merge, status, slurm, resubmit.
 #include "app/cli/commands.h"
 
 #include <algorithm>
@@ -23,9 +23,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "app/analyze_report.h"
-#include "app/study.h"
 #include "models/corpus.h"
+#include "models/document/analyze_report.h"
+#include "models/document/study.h"
 #include "models/input_files.h"
 #include "models/loaded_model.h"
 #include "models/model_identity.h"
@@ -80,7 +80,7 @@ const char* kStudyHelp =
 
 int command_study(int argc, char** argv) {
   namespace m = sinkscope::models;
-  namespace a = sinkscope::app;
+  namespace a = sinkscope::document;
   const auto parsed = parse_command(
       argc, argv,
       {"help", "partial", "force", "submit", "gpu", "functional", "curves", "drop-first",

@@ -1,4 +1,4 @@
-// The analysis core on a whole model (issue 5, item 11): every per-head metric
+// The analysis core on a whole model: every per-head metric
 // of metrics.md sections 1, 2, 3, 6 and 7 for all 144 heads of a 12 x 12 model,
 // on one core and on every core, and exact persistence against GUDHI on the
 // same matrices. Run by hand (targets belong here, never in tests):
@@ -86,7 +86,7 @@ BENCHMARK(BM_AllHeadsOneCore)
     ->Unit(benchmark::kMillisecond)
     ->MinTime(0.5);
 
-// The same with the F_N curve of every head (the issue's goal counts it).
+// The same with the F_N curve of every head (the benchmark goal counts it).
 void BM_AllHeadsWithCurveOneCore(benchmark::State& state) {
   const Model& m = model_at(static_cast<int>(state.range(0)));
   for (auto _ : state) analyse_model(m, 1, true);

@@ -144,7 +144,7 @@ BENCHMARK(BM_ForwardFullCapture)
     ->Arg(1024)
     ->Unit(benchmark::kMillisecond)
     ->MinTime(2.0);
-// The single-head ablation sweep (issue 6): all 144 heads at T = 64, each run
+// The single-head ablation sweep: all 144 heads at T = 64, each run
 // starting at the head's layer from the captured residual stream, against full
 // re-runs (goal: >= 1.8x faster).
 // Arguments: reuse (0 or 1), vocabulary.
@@ -165,7 +165,7 @@ BENCHMARK(BM_AblationSweep)
     ->Repetitions(2)
     ->ReportAggregatesOnly(true);
 
-// Corpus studies (issue 15, item 4): 16 sentences of one length, attention
+// Corpus studies: 16 sentences of one length, attention
 // captured without the output head, one pass each against one batched pass.
 // Arguments: T, batched (0 or 1). Time per 16 sentences.
 void BM_SixteenSentences(benchmark::State& state) {

@@ -1,7 +1,7 @@
-// The linked-selection update path (issue 7, item 11): the time from a change
+// The linked-selection update path: the time from a change
 // of head in the selection to every panel drawn again from the run's cache,
 // for a 12 x 12 model at T = 128 (goal: under 100 ms); and the attention map's
-// responsiveness at T = 2048 (item 1): a run shown, a head change, a hover, a
+// responsiveness at T = 2048: a run shown, a head change, a hover, a
 // zoom. Needs a display:
 //   xvfb-run -a -s '-screen 0 1600x1000x24' build/tests/panels_benchmark
 #include <benchmark/benchmark.h>

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Corpus-study throughput: `sinkscope-cli study run` + `study merge` against the
-Python study a researcher would write, in sentences per second (issue 15, item 4).
+Python study a researcher would write, in sentences per second.
 
 Both run on the GPT-2-small-shaped folder of pipeline_compare.py (12 x 12 heads,
 d = 768, 50,257 words, random weights) over the same sentences of exactly

@@ -11,13 +11,13 @@
 #include <string>
 #include <vector>
 
-#include "app/corpus_pool.h"
-#include "app/study_files.h"
 #include "fuzz/fuzz_targets.h"
+#include "models/document/corpus_pool.h"
+#include "models/document/study_files.h"
+#include "models/document/study_tables.h"
 #include "models/input_files.h"
 #include "models/sentence_file.h"
 #include "ui/session.h"
-#include "ui/study_tables.h"
 
 namespace sinkscope::fuzz {
 
@@ -87,10 +87,10 @@ bool fuzz_study(const std::uint8_t* data, std::size_t size) {
   for (std::size_t k = 0; k < parts.size() && k < std::size(kFiles); ++k)
     std::ofstream(folder / kFiles[k], std::ios::binary) << parts[k];
   try {
-    const ui::StudyTables t = ui::study_tables_read(folder);
+    const document::StudyTables t = document::study_tables_read(folder);
     if (t.layers < 1 || t.heads < 1) __builtin_trap();
     return true;
-  } catch (const ui::StudyReadError&) {
+  } catch (const document::StudyReadError&) {
     return false;
   }
 }
@@ -99,7 +99,7 @@ bool fuzz_study(const std::uint8_t* data, std::size_t size) {
 // digits and '-' kept, e.g. shard-0-of-2), manifest.json and records.jsonl;
 // read as `study merge --partial` reads them, then pooled (20 resamples).
 bool fuzz_shards(const std::uint8_t* data, std::size_t size) {
-  namespace sf = app::study_format;
+  namespace sf = document::study_format;
   static const fs::path folder =
       fs::temp_directory_path() / ("sinkscope-fuzz-shards-" + std::to_string(::getpid()));
   std::error_code ec;
@@ -119,7 +119,7 @@ bool fuzz_shards(const std::uint8_t* data, std::size_t size) {
   try {
     sf::StudyFile study = sf::read_study(folder);
     std::vector<std::pair<std::size_t, std::size_t>> missing;
-    const std::vector<app::SentenceRecord> records = sf::read_records(folder, study, missing);
+    const std::vector<document::SentenceRecord> records = sf::read_records(folder, study, missing);
     // What the reader promises: records in order, inside the study, of its shape.
     for (std::size_t r = 0; r < records.size(); ++r)
       if (records[r].index >= study.sentences || (r > 0 && records[r].index <= records[r - 1].index) ||
@@ -127,12 +127,12 @@ bool fuzz_shards(const std::uint8_t* data, std::size_t size) {
         __builtin_trap();
     if (records.empty()) return false;
     study.params.bootstrap = 20;
-    const app::CorpusTables t =
-        app::corpus_tables(records, study.layers, study.heads, study.encoder, study.params);
+    const document::CorpusTables t =
+        document::corpus_tables(records, study.layers, study.heads, study.encoder, study.params);
     if (t.specialisation.rows.size() != static_cast<std::size_t>(study.layers * study.heads))
       __builtin_trap();
     return true;
-  } catch (const app::StudyError&) {
+  } catch (const document::StudyError&) {
     return false;
   }
 }

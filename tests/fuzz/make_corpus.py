@@ -9,7 +9,7 @@ Made with:
     build/app/sinkscope-cli study merge /tmp/fuzz-study
     python3 tests/fuzz/make_corpus.py /tmp/fuzz-seed /tmp/fuzz-study
 
-Every case of issue 12 that a parser sees is here (the folder-level cases -
+Every hostile case that a parser sees is here (the folder-level cases -
 FIFOs, links, shards outside the folder, full disks - are in
 tests/hostile_input_test.cpp). Files are named after what they hold; the
 fuzzers add their own findings next to them (crash-*, minimised)."""

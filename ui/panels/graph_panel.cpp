@@ -146,7 +146,7 @@ void GraphPanel::drawGraph() {
     d.points.push_back(p);
   }
   // Long inputs: every edge above theta is a hairball; each token keeps its
-  // strongest few (issue 17, defect 12), and the legend says so.
+  // strongest few, and the legend says so.
   const bool thinned = map.size > kThinGraphFrom;
   for (int i = 0; i < map.size; ++i) {
     std::vector<std::pair<double, int>> row;

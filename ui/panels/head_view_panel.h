@@ -1,5 +1,5 @@
 #pragma once
-// Head view (issue 17, item 4): for teaching, the selected layer's attention
+// Head view: for teaching, the selected layer's attention
 // as lines from each query (left) to the keys it attends to (right), as
 // opaque as the weight, in the manner of BertViz's head view: the selected
 // head, or every head of the layer in its colour (the head average selected,

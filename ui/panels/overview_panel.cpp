@@ -130,8 +130,7 @@ render::HeatMapData OverviewPanel::scoreGrid(const TraceAnalysis& a, bool before
           name = tr("sink attention");
           break;
         case HeadScore::Dnll:
-          // Not computed: blank cells and words, never a colour scale of zeros
-          // (issue 17, defect 10).
+          // Not computed: blank cells and words, never a colour scale of zeros.
           v = in_.experiments.headDnll.size() == static_cast<std::size_t>(a.layers * a.heads)
                   ? in_.experiments.headDnll[static_cast<std::size_t>(l * a.heads + h)]
                   : std::numeric_limits<double>::quiet_NaN();

@@ -155,7 +155,7 @@ void TaxonomyPanel::drawTaxonomy() {
   counts.integerX = !in_.overlayByDepth();
   counts.xPadding = in_.overlayByDepth() ? 0.05 : 0.5;
   counts.integerY = !shares;
-  counts.airBelow = true;  // a class no layer has (a line along 0) stays above the axis (issue 17, defect 13)
+  counts.airBelow = true;  // a class no layer has (a line along 0) stays above the axis
   counts.yLabel = shares ? tr("share of the layer's heads") : tr("heads");
   counts.series = {now.counts[0], now.counts[1], now.counts[2]};
   if (in_.before) {

@@ -1,27 +1,27 @@
-#include "app/study.h"
+#include "models/document/study.h"
 
 #include <unistd.h>
 
 #include <algorithm>
-#include <cmath>
-#include <ctime>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <limits>
 #include <map>
-#include <set>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <sstream>
 
 #include "analysis/table_io.h"
-#include "app/corpus_pool.h"
+#include "models/document/corpus_pool.h"
 #include "models/model_identity.h"
 
-namespace sinkscope::app {
+namespace sinkscope::document {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -29,7 +29,6 @@ using json = nlohmann::json;
 namespace {
 
 using namespace study_format;
-
 
 // Everything that decides a study's numbers; a shard made under another
 // description is never merged with this one.
@@ -73,7 +72,6 @@ json study_description(const StudyInputs& in, const models::LoadedModel& loaded)
             {"interventions", intervention_json(p.intervention)}}}};
 }
 
-
 std::string host_name() {
   char name[256] = {};
   return gethostname(name, sizeof name - 1) == 0 ? std::string(name) : std::string("unknown");
@@ -88,7 +86,6 @@ std::string utc_now() {
 
 }  // namespace
 
-
 std::string study_run(const fs::path& dir, const StudyInputs& inputs, ShardId shard,
                       const models::LoadedModel& loaded, std::ostream& progress) {
   if (inputs.sentences.empty()) throw StudyError(inputs.sentencesFile.string() + ": no sentence");
@@ -97,7 +94,8 @@ std::string study_run(const fs::path& dir, const StudyInputs& inputs, ShardId sh
   std::error_code ec;
   refuse_linked_folder(dir / "shards");
   fs::create_directories(dir / "shards", ec);
-  if (ec) throw StudyError(dir.string() + ": cannot create the study folder (" + ec.message() + ")");
+  if (ec)
+    throw StudyError(dir.string() + ": cannot create the study folder (" + ec.message() + ")");
   if (fs::exists(fs::symlink_status(studyFile, ec))) {
     const json stored = parse_json(read_study_file(studyFile, kMaxSmallFile), studyFile);
     const auto differ = differences(stored, description);
@@ -128,11 +126,12 @@ std::string study_run(const fs::path& dir, const StudyInputs& inputs, ShardId sh
   // in a folder of its own and renames it into place when it is done.
   for (const auto& entry : fs::directory_iterator(dir / "shards", ec)) {
     const std::string name = entry.path().filename().string();
-    if (name.rfind(".tmp-" + shard_folder_name(shard) + "-", 0) == 0) fs::remove_all(entry.path(), ec);
+    if (name.rfind(".tmp-" + shard_folder_name(shard) + "-", 0) == 0)
+      fs::remove_all(entry.path(), ec);
   }
-  const fs::path work = dir / "shards" /
-                        (".tmp-" + shard_folder_name(shard) + "-" + host_name() + "-" +
-                         std::to_string(::getpid()));
+  const fs::path work =
+      dir / "shards" /
+      (".tmp-" + shard_folder_name(shard) + "-" + host_name() + "-" + std::to_string(::getpid()));
   fs::create_directories(work, ec);
   if (ec) throw StudyError(work.string() + ": cannot be created (" + ec.message() + ")");
 
@@ -150,7 +149,8 @@ std::string study_run(const fs::path& dir, const StudyInputs& inputs, ShardId sh
     progress << line << std::flush;
   };
   std::string records;
-  for (const SentenceRecord& r : corpus_records(loaded, inputs.sentences, first, end, inputs.params, report)) {
+  for (const SentenceRecord& r :
+       corpus_records(loaded, inputs.sentences, first, end, inputs.params, report)) {
     records += record_to_json(r).dump();
     records += '\n';
   }
@@ -167,7 +167,8 @@ std::string study_run(const fs::path& dir, const StudyInputs& inputs, ShardId sh
                       {"tool", std::string("sinkscope-cli ") + SINKSCOPE_VERSION},
                       {"finished", utc_now()}};
   analysis::files_write_atomic(
-      {{work / "records.jsonl", records}, {work / "manifest.json", manifest.dump(1) + "\n"}}, false);
+      {{work / "records.jsonl", records}, {work / "manifest.json", manifest.dump(1) + "\n"}},
+      false);
   fs::rename(work, final, ec);
   if (ec) {  // another task finished this shard first
     fs::remove_all(work, ec);
@@ -175,7 +176,6 @@ std::string study_run(const fs::path& dir, const StudyInputs& inputs, ShardId sh
   }
   return "written";
 }
-
 
 std::vector<fs::path> study_merge(const fs::path& dir, bool partial, bool force, int bootstrap,
                                   unsigned long long bootstrapSeed, const std::string& command) {
@@ -203,9 +203,9 @@ std::vector<fs::path> study_merge(const fs::path& dir, bool partial, bool force,
   header.emplace_back("sentences_file", d.value("sentences_file", ""));
   header.emplace_back("sentences_sha256", d.value("sentences_sha256", ""));
   header.emplace_back("study_key", study.key);
-  return corpus_write(corpus_tables(records, study.layers, study.heads, study.encoder, study.params),
-                      dir / "merged", header, study.params, force, {}, d.value("model", ""),
-                      records.size());
+  return corpus_write(
+      corpus_tables(records, study.layers, study.heads, study.encoder, study.params),
+      dir / "merged", header, study.params, force, {}, d.value("model", ""), records.size());
 }
 
 namespace {
@@ -265,7 +265,8 @@ int slurm_shard_count(const fs::path& dir) {
     if (n < 1 || n > 100000) throw StudyError(file.string() + ": shards out of range");
     return n;
   } catch (const json::exception& e) {
-    throw StudyError(file.string() + ": a field is missing or of the wrong type (" + e.what() + ")");
+    throw StudyError(file.string() + ": a field is missing or of the wrong type (" + e.what() +
+                     ")");
   }
 }
 
@@ -293,7 +294,8 @@ std::pair<fs::path, fs::path> study_slurm_write(const fs::path& dirIn, const Stu
     refuse_linked_folder(folder);
   fs::create_directories(dir / "shards", ec);
   fs::create_directories(dir / "slurm" / "logs", ec);
-  if (ec) throw StudyError(dir.string() + ": cannot create the study folder (" + ec.message() + ")");
+  if (ec)
+    throw StudyError(dir.string() + ": cannot create the study folder (" + ec.message() + ")");
   const fs::path studyFile = dir / "study.json";
   if (fs::exists(fs::symlink_status(studyFile, ec))) {
     const json stored = parse_json(read_study_file(studyFile, kMaxSmallFile), studyFile);
@@ -306,8 +308,8 @@ std::pair<fs::path, fs::path> study_slurm_write(const fs::path& dirIn, const Stu
   const document::AnalysisSettings& p = inputs.params;
   std::string options;
   options += " --percentile " + exact(p.percentile) + " --gamma " + exact(p.gamma) + " --eps " +
-             exact(p.eps) + " --specialised-share " + exact(p.specialisedShare) +
-             " --sink-mode " + sink_mode_name(p) + " --sink-denominator " + denominator_name(p);
+             exact(p.eps) + " --specialised-share " + exact(p.specialisedShare) + " --sink-mode " +
+             sink_mode_name(p) + " --sink-denominator " + denominator_name(p);
   std::string thresholds;
   for (double t : p.thresholds) thresholds += (thresholds.empty() ? "" : ",") + exact(t);
   options += " --top-n " + std::to_string(p.topN) + " --random-subsets " +
@@ -341,22 +343,23 @@ std::pair<fs::path, fs::path> study_slurm_write(const fs::path& dirIn, const Stu
   const std::string array =
       head + directive("--job-name=sinkscope-study") +
       directive("--array=0-" + std::to_string(o.shards - 1)) +
-      directive("--output=\"" + folder + "/slurm/logs/shard-%a-of-" + n + ".out\"") +
-      common +
+      directive("--output=\"" + folder + "/slurm/logs/shard-%a-of-" + n + ".out\"") + common +
       "# One shard of the study per task (sinkscope-cli study --help). Written by\n"
       "# sinkscope-cli study slurm; submit with sbatch, or with study resubmit.\n"
-      "exec " + shell_quote(o.cli.string()) + " study run " + shell_quote(inputs.modelSpec) +
+      "exec " +
+      shell_quote(o.cli.string()) + " study run " + shell_quote(inputs.modelSpec) +
       " --sentences " + shell_quote(sentences.string()) + " --out " + shell_quote(dir.string()) +
       " --shard \"${SLURM_ARRAY_TASK_ID}/" + n + "\" --threads " + std::to_string(o.cpus) +
       options + "\n";
-  const std::string merge =
-      head + directive("--job-name=sinkscope-study-merge") +
-      directive("--output=\"" + folder + "/slurm/logs/merge.out\"") + common +
-      "# The merge of every shard, after the array succeeded (afterok).\n"
-      "exec " + shell_quote(o.cli.string()) + " study merge " + shell_quote(dir.string()) +
-      " --force\n";
+  const std::string merge = head + directive("--job-name=sinkscope-study-merge") +
+                            directive("--output=\"" + folder + "/slurm/logs/merge.out\"") + common +
+                            "# The merge of every shard, after the array succeeded (afterok).\n"
+                            "exec " +
+                            shell_quote(o.cli.string()) + " study merge " +
+                            shell_quote(dir.string()) + " --force\n";
   const json slurm{{"shards", o.shards}};
-  const fs::path arrayFile = dir / "slurm" / "array.sbatch", mergeFile = dir / "slurm" / "merge.sbatch";
+  const fs::path arrayFile = dir / "slurm" / "array.sbatch",
+                 mergeFile = dir / "slurm" / "merge.sbatch";
   analysis::files_write_atomic({{arrayFile, array},
                                 {mergeFile, merge},
                                 {dir / "slurm" / "slurm.json", slurm.dump(1) + "\n"}},
@@ -381,9 +384,9 @@ std::pair<std::string, std::string> study_slurm_submit(const fs::path& dir,
   // --parsable prints "JOBID" or "JOBID;CLUSTER".
   std::string arrayJob = trimmed(run_program(array));
   arrayJob = arrayJob.substr(0, arrayJob.find(';'));
-  std::string mergeJob = trimmed(run_program({"sbatch", "--parsable",
-                                              "--dependency=afterok:" + arrayJob,
-                                              "--kill-on-invalid-dep=yes", mergeFile.string()}));
+  std::string mergeJob =
+      trimmed(run_program({"sbatch", "--parsable", "--dependency=afterok:" + arrayJob,
+                           "--kill-on-invalid-dep=yes", mergeFile.string()}));
   mergeJob = mergeJob.substr(0, mergeJob.find(';'));
   // The job ids, for study status to ask squeue about them.
   const fs::path jobsFile = dir / "slurm" / "jobs.json";
@@ -477,5 +480,4 @@ SlurmShardStates study_slurm_states(const fs::path& dir) {
   return out;
 }
 
-
-}  // namespace sinkscope::app
+}  // namespace sinkscope::document

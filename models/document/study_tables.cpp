@@ -1,4 +1,4 @@
-#include "ui/study_tables.h"
+#include "models/document/study_tables.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -8,10 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/table_io.h"
-#include "models/json_bounded.h"
 #include "models/input_files.h"
+#include "models/json_bounded.h"
 
-namespace sinkscope::ui {
+namespace sinkscope::document {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -43,7 +43,8 @@ class Table {
     // Every table a merge writes ends its last row with a newline; without
     // one the file was cut short, possibly inside a number that still parses.
     if (text.empty() || text.back() != '\n')
-      throw StudyReadError(file.string() + ": ends in the middle of a line (the file is cut short)");
+      throw StudyReadError(file.string() +
+                           ": ends in the middle of a line (the file is cut short)");
     try {
       table_ = analysis::csv_parse(text);
     } catch (const std::invalid_argument& e) {
@@ -75,17 +76,17 @@ class Table {
     char* end = nullptr;
     const double v = std::strtod(cell.c_str(), &end);
     if (cell.empty() || end != cell.c_str() + cell.size() || !std::isfinite(v))
-      throw StudyReadError(file_.string() + ": row " + std::to_string(row + 1) + ", column " + name +
-                           ": \"" + cell.substr(0, 40) + "\" is not a number");
+      throw StudyReadError(file_.string() + ": row " + std::to_string(row + 1) + ", column " +
+                           name + ": \"" + cell.substr(0, 40) + "\" is not a number");
     return v;
   }
   // An integer in [lo, hi].
   long long integer(std::size_t row, const std::string& name, long long lo, long long hi) const {
     const double v = number(row, name);
     if (v != std::floor(v) || v < static_cast<double>(lo) || v > static_cast<double>(hi))
-      throw StudyReadError(file_.string() + ": row " + std::to_string(row + 1) + ", column " + name +
-                           ": " + text(row, name) + " is outside " + std::to_string(lo) + ".." +
-                           std::to_string(hi));
+      throw StudyReadError(file_.string() + ": row " + std::to_string(row + 1) + ", column " +
+                           name + ": " + text(row, name) + " is outside " + std::to_string(lo) +
+                           ".." + std::to_string(hi));
     return static_cast<long long>(v);
   }
   // The value and, where the file has them, its _lo and _hi columns.
@@ -145,10 +146,11 @@ void require_every(const std::vector<bool>& seen, const fs::path& file, int head
                    const std::string& what = "") {
   for (std::size_t k = 0; k < seen.size(); ++k)
     if (!seen[k])
-      throw StudyReadError(file.string() + ": no row for layer " +
-                           std::to_string(heads > 0 ? k / static_cast<std::size_t>(heads) : k) +
-                           (heads > 0 ? ", head " + std::to_string(k % static_cast<std::size_t>(heads)) : "") +
-                           what + " (the file is cut short or damaged)");
+      throw StudyReadError(
+          file.string() + ": no row for layer " +
+          std::to_string(heads > 0 ? k / static_cast<std::size_t>(heads) : k) +
+          (heads > 0 ? ", head " + std::to_string(k % static_cast<std::size_t>(heads)) : "") +
+          what + " (the file is cut short or damaged)");
 }
 
 // The (layer, head) of a row, checked against the study's shape.
@@ -187,7 +189,8 @@ void read_heads(StudyTables& s, const fs::path& merged) {
                            "\" is not Retriever, Mixer or Reset");
   }
   require_every(seen, merged / "taxonomy_pooled.csv", s.heads);
-  s.sentences = static_cast<std::size_t>(std::strtoull(spec.comment("sentences").c_str(), nullptr, 10));
+  s.sentences =
+      static_cast<std::size_t>(std::strtoull(spec.comment("sentences").c_str(), nullptr, 10));
   s.sentencesMissing = spec.comment("sentences_missing");
   if (s.sentencesMissing.empty()) s.sentencesMissing = "none";
   s.interventions = spec.comment("interventions").substr(0, 1000);
@@ -199,14 +202,15 @@ void read_profiles(StudyTables& s, const fs::path& merged) {
   for (std::size_t r = 0; r < t.rows(); ++r) {
     const auto l = static_cast<std::size_t>(t.integer(r, "layer", 0, s.layers - 1));
     std::string metric = t.text(r, "metric");
-    if (metric.empty() || metric.size() > 64) throw StudyReadError("layer_profile.csv: bad metric name");
+    if (metric.empty() || metric.size() > 64)
+      throw StudyReadError("layer_profile.csv: bad metric name");
     if (!t.text(r, "threshold").empty()) {
       t.number(r, "threshold");  // checked
       metric += "@" + t.text(r, "threshold");
     }
-    auto [it, added] = s.profiles.try_emplace(metric, std::vector<Interval>(
-                                                          static_cast<std::size_t>(s.layers),
-                                                          Interval{std::nan(""), std::nan(""), std::nan("")}));
+    auto [it, added] = s.profiles.try_emplace(
+        metric, std::vector<Interval>(static_cast<std::size_t>(s.layers),
+                                      Interval{std::nan(""), std::nan(""), std::nan("")}));
     if (added) {
       if (s.profiles.size() > 256) throw StudyReadError("layer_profile.csv: more than 256 metrics");
       s.profileOrder.push_back(metric);
@@ -217,14 +221,16 @@ void read_profiles(StudyTables& s, const fs::path& merged) {
     layers[l] = true;
   }
   if (s.profiles.empty())
-    throw StudyReadError((merged / "layer_profile.csv").string() + ": no rows (the file is cut short or damaged)");
+    throw StudyReadError((merged / "layer_profile.csv").string() +
+                         ": no rows (the file is cut short or damaged)");
   for (const auto& [metric, layers] : seen)
     require_every(layers, merged / "layer_profile.csv", 0, " of " + metric.substr(0, 64));
 }
 
 void read_frame(StudyTables& s, const fs::path& merged) {
   const Table frame(merged / "frame.csv");
-  if (frame.rows() != 1) throw StudyReadError((merged / "frame.csv").string() + ": expected one row");
+  if (frame.rows() != 1)
+    throw StudyReadError((merged / "frame.csv").string() + ": expected one row");
   s.frame = frame.text(0, "frame");
   s.specialisedHeads = static_cast<int>(frame.integer(0, "specialised_heads", 0, 1 << 30));
   s.firstToken = frame.text(0, "first_token");
@@ -242,7 +248,8 @@ void read_frame(StudyTables& s, const fs::path& merged) {
     s.tokenShares.emplace_back(tokens.text(r, "token"), i);
   }
   const Table rate(merged / "sink_rate.csv");
-  if (rate.rows() != 1) throw StudyReadError((merged / "sink_rate.csv").string() + ": expected one row");
+  if (rate.rows() != 1)
+    throw StudyReadError((merged / "sink_rate.csv").string() + ": expected one row");
   s.sinkRatePercent = rate.interval(0, "sink_rate_percent");
   s.meanBoost = rate.interval(0, "mean_boost");
   s.meanUniformBaseline = rate.number(0, "mean_uniform_baseline");
@@ -265,8 +272,9 @@ void read_sentences(StudyTables& s, const fs::path& merged) {
   const Table functional(merged / "functional.csv", false);
   if (functional.present())
     for (std::size_t r = 0; r < functional.rows() && r < 4096; ++r)
-      s.functional.emplace_back(functional.text(r, "experiment") + " " + functional.text(r, "layers"),
-                                functional.interval(r, "mean"));
+      s.functional.emplace_back(
+          functional.text(r, "experiment") + " " + functional.text(r, "layers"),
+          functional.interval(r, "mean"));
 }
 
 }  // namespace
@@ -289,4 +297,4 @@ StudyTables study_tables_read(const fs::path& studyFolder) {
   return s;
 }
 
-}  // namespace sinkscope::ui
+}  // namespace sinkscope::document

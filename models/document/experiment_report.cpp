@@ -1,4 +1,4 @@
-#include "app/experiment_report.h"
+#include "models/document/experiment_report.h"
 
 #include "models/cpu_runtime.h"
 
@@ -8,7 +8,7 @@
 #include "analysis/table_io.h"
 #include "models/fisher.h"
 
-namespace sinkscope::app {
+namespace sinkscope::document {
 
 namespace fs = std::filesystem;
 using analysis::csv_number;
@@ -215,4 +215,4 @@ std::vector<fs::path> experiment_write(const models::LoadedModel& loaded, const 
   return written;
 }
 
-}  // namespace sinkscope::app
+}  // namespace sinkscope::document

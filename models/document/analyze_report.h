@@ -9,7 +9,7 @@
 #include "models/document/analysis_settings.h"
 #include "models/loaded_model.h"
 
-namespace sinkscope::app {
+namespace sinkscope::document {
 
 // Writes DIR/{sinks,sink_summary,diagnostics,persistence,persistence_summary,betti,spectra,
 // eigenvalues,layer_summary,
@@ -32,4 +32,4 @@ std::vector<std::filesystem::path> analyze_corpus_write(const models::LoadedMode
                                                         bool force,
                                                         const std::filesystem::path& jsonFile = {});
 
-}  // namespace sinkscope::app
+}  // namespace sinkscope::document

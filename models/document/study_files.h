@@ -15,10 +15,10 @@
 #include <utility>
 #include <vector>
 
-#include "app/analyze_report.h"
-#include "app/corpus_pool.h"
+#include "models/document/analyze_report.h"
+#include "models/document/corpus_pool.h"
 
-namespace sinkscope::app {
+namespace sinkscope::document {
 
 // A study that cannot go on as asked (other inputs, missing shards, a damaged
 // file); the message names the file and the problem.
@@ -41,9 +41,10 @@ std::string shard_folder_name(ShardId shard);  // "shard-I-of-N"
 // Which sentences the finished shards cover.
 struct StudyStatus {
   std::size_t sentences = 0;
-  std::vector<std::string> complete;                          // shard folder names
+  std::vector<std::string> complete;                         // shard folder names
   std::vector<std::pair<std::size_t, std::size_t>> missing;  // [first, end) of uncovered sentences
-  std::vector<std::string> unfinished;  // temporary folders of shards that are running or were killed
+  std::vector<std::string>
+      unfinished;  // temporary folders of shards that are running or were killed
 };
 StudyStatus study_status(const std::filesystem::path& dir);
 
@@ -56,7 +57,8 @@ struct StudyRecords {
   bool encoder = false;
   document::AnalysisSettings params;
   std::string model, modelFolder, sentencesFile;
-  std::map<std::string, std::string> hashes;  // model_config_sha256, tokenizer_sha256, sentences_sha256
+  std::map<std::string, std::string>
+      hashes;  // model_config_sha256, tokenizer_sha256, sentences_sha256
 };
 StudyRecords study_records(const std::filesystem::path& dir);
 
@@ -107,7 +109,8 @@ std::pair<std::size_t, std::size_t> shard_range(ShardId shard, std::size_t sente
 
 // One line of records.jsonl, and back (checked against the study's shape).
 nlohmann::json record_to_json(const SentenceRecord& r);
-SentenceRecord record_from_json(const nlohmann::json& j, const StudyFile& study, const std::string& where);
+SentenceRecord record_from_json(const nlohmann::json& j, const StudyFile& study,
+                                const std::string& where);
 
 // A finished shard's manifest, checked against the study.
 struct Manifest {
@@ -122,7 +125,8 @@ void refuse_linked_folder(const std::filesystem::path& folder);
 
 // The finished shards of a study: folder name -> manifest; the temporary
 // folders of unfinished ones in `unfinished`.
-std::map<std::string, Manifest> finished_shards(const std::filesystem::path& dir, const StudyFile& study,
+std::map<std::string, Manifest> finished_shards(const std::filesystem::path& dir,
+                                                const StudyFile& study,
                                                 std::vector<std::string>* unfinished = nullptr);
 
 // The ranges [first, end) of [0, total) that no range of `covered` holds.
@@ -137,4 +141,4 @@ std::vector<SentenceRecord> read_records(const std::filesystem::path& dir, const
 
 }  // namespace study_format
 
-}  // namespace sinkscope::app
+}  // namespace sinkscope::document

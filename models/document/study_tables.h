@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-namespace sinkscope::ui {
+namespace sinkscope::document {
 
 class StudyReadError : public std::runtime_error {
  public:
@@ -27,8 +27,8 @@ struct Interval {
 
 struct StudyHead {
   bool specialised = false;
-  Interval sampleShare;  // share of sentences with a sink in this head
-  std::string topToken;  // its most frequent sink token
+  Interval sampleShare;              // share of sentences with a sink in this head
+  std::string topToken;              // its most frequent sink token
   Interval sinkShare, currentShare;  // taxonomy vote shares
   std::string label;                 // Retriever, Mixer or Reset
 };
@@ -46,9 +46,9 @@ struct StudyTables {
   std::string modelFolder;  // where it was loaded from
   int layers = 0, heads = 0;
   bool encoder = false;
-  std::size_t sentences = 0;     // pooled
-  std::string sentencesMissing;  // "none" or ranges (merge --partial)
-  std::string interventions;     // as the headers list them ("none (...)" for plain runs)
+  std::size_t sentences = 0;       // pooled
+  std::string sentencesMissing;    // "none" or ranges (merge --partial)
+  std::string interventions;       // as the headers list them ("none (...)" for plain runs)
   std::vector<StudyHead> perHead;  // [layer * heads + head]
   // layer_profile.csv: metric (with "@threshold" for graph metrics) -> per layer.
   std::map<std::string, std::vector<Interval>> profiles;
@@ -74,4 +74,4 @@ struct StudyTables {
 // Reads DIR/study.json and DIR/merged/*.csv. Throws StudyReadError.
 StudyTables study_tables_read(const std::filesystem::path& studyFolder);
 
-}  // namespace sinkscope::ui
+}  // namespace sinkscope::document

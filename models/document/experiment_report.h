@@ -10,7 +10,7 @@
 #include "models/experiments.h"
 #include "models/loaded_model.h"
 
-namespace sinkscope::app {
+namespace sinkscope::document {
 
 struct ExperimentParams {
   models::SinkRemoval removal;            // kl
@@ -34,4 +34,4 @@ std::vector<std::filesystem::path> experiment_write(const models::LoadedModel& m
                                                     const std::filesystem::path& dir, bool force,
                                                     const models::ProgressFn& progress = {});
 
-}  // namespace sinkscope::app
+}  // namespace sinkscope::document

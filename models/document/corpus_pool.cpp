@@ -1,4 +1,4 @@
-#include "app/corpus_pool.h"
+#include "models/document/corpus_pool.h"
 
 #include "models/cpu_runtime.h"
 
@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <numeric>
 #include <optional>
-#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "analysis/frames.h"
@@ -20,12 +20,12 @@
 #include "analysis/table_io.h"
 #include "analysis/taxonomy.h"
 #include "analysis/value_space.h"
-#include "app/report_parts.h"
+#include "models/document/report_parts.h"
 #include "models/document/sentence_run.h"
 #include "models/document/trace_analysis.h"
 #include "models/experiments.h"
 
-namespace sinkscope::app {
+namespace sinkscope::document {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -301,7 +301,8 @@ std::vector<fs::path> analyze_corpus_write(const models::LoadedModel& loaded,
                                            bool force, const fs::path& jsonFile) {
   if (sentences.empty()) throw models::ModelRunError("--sentences: no sentence to run");
   const models::ModelConfig& c = loaded.model->config();
-  const std::vector<SentenceRecord> records = corpus_records(loaded, sentences, 0, sentences.size(), p);
+  const std::vector<SentenceRecord> records =
+      corpus_records(loaded, sentences, 0, sentences.size(), p);
   std::vector<std::pair<std::string, std::string>> header{
       {"tool", std::string("sinkscope-cli analyze --sentences ") + SINKSCOPE_VERSION},
       {"model", loaded.model->folder().string()},
@@ -312,4 +313,4 @@ std::vector<fs::path> analyze_corpus_write(const models::LoadedModel& loaded,
                       p, force, jsonFile, loaded.model->folder().string(), sentences.size());
 }
 
-}  // namespace sinkscope::app
+}  // namespace sinkscope::document

@@ -11,17 +11,17 @@
 #include "analysis/frames.h"
 #include "analysis/table_io.h"
 #include "analysis/taxonomy.h"
-#include "app/analyze_report.h"
+#include "models/document/analyze_report.h"
 #include "models/loaded_model.h"
 
-namespace sinkscope::app {
+namespace sinkscope::document {
 
 // One layer of one sentence: means over the layer's heads (metrics.md s. 1,
 // 2, 6) and the graph of its head-averaged map at each threshold (s. 3).
 struct LayerFigures {
-  double sinkConcentration = 0.0;  // % of the attention mass on sink keys
-  double alpha0 = 0.0;             // sink metric of the first token
-  double boost = 0.0;              // alpha_0 / its uniform baseline
+  double sinkConcentration = 0.0;   // % of the attention mass on sink keys
+  double alpha0 = 0.0;              // sink metric of the first token
+  double boost = 0.0;               // alpha_0 / its uniform baseline
   double bars0 = 0.0, bars1 = 0.0;  // bars above min_persistence, H0 and H1
   double fN = 0.0, fNRandom = 0.0;  // F_N at the value-space query and its random-subset mean
   std::vector<double> fiedler, centralisation;  // per threshold
@@ -29,10 +29,10 @@ struct LayerFigures {
 
 // One layer's curves in one sentence (document::AnalysisSettings::curves), means over its heads.
 struct LayerCurves {
-  std::vector<double> alpha;              // alpha_k, k = 0 .. T-1
-  std::vector<double> alphaUniform;       // the uniform head's alpha_k
+  std::vector<double> alpha;                    // alpha_k, k = 0 .. T-1
+  std::vector<double> alphaUniform;             // the uniform head's alpha_k
   std::vector<double> bettiGrid, beta0, beta1;  // Betti curves on the grid of e
-  std::vector<double> fN, fNRandom;       // F_N and its random-subset mean, N = 1 .. keys seen
+  std::vector<double> fN, fNRandom;  // F_N and its random-subset mean, N = 1 .. keys seen
 };
 
 // What every head saw in one sentence (index: its line in the sentence file).
@@ -44,8 +44,8 @@ struct SentenceRecord {
   std::size_t index = 0;
   std::string text;
   int tokens = 0;
-  std::string firstSpecial;  // the first token's display text when it is special, else ""
-  std::string lastSpecial;   // the same for the last token
+  std::string firstSpecial;       // the first token's display text when it is special, else ""
+  std::string lastSpecial;        // the same for the last token
   double uniformBaseline0 = 0.0;  // alpha_0 of a uniform head at this length
   // [layer * heads + head]:
   std::vector<std::vector<analysis::SinkOccurrence>> sinks;
@@ -94,4 +94,4 @@ std::vector<std::filesystem::path> corpus_write(
     const document::AnalysisSettings& params, bool force, const std::filesystem::path& jsonFile,
     const std::string& model, std::size_t sentences);
 
-}  // namespace sinkscope::app
+}  // namespace sinkscope::document

@@ -10,23 +10,23 @@
 #include <cstddef>
 #include <filesystem>
 #include <iosfwd>
-#include <stdexcept>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "app/analyze_report.h"
-#include "app/corpus_pool.h"
-#include "app/study_files.h"
+#include "models/document/analyze_report.h"
+#include "models/document/corpus_pool.h"
+#include "models/document/study_files.h"
 #include "models/loaded_model.h"
 
-namespace sinkscope::app {
+namespace sinkscope::document {
 
 // What a study is: the model, the sentences and the analysis parameters.
 struct StudyInputs {
-  std::string modelSpec;                  // as the user gave it (folder or cache name)
+  std::string modelSpec;  // as the user gave it (folder or cache name)
   std::filesystem::path sentencesFile;
-  std::vector<std::string> sentences;     // its lines
+  std::vector<std::string> sentences;  // its lines
   std::string sentencesSha256;
   document::AnalysisSettings params;
 };
@@ -53,7 +53,7 @@ std::vector<std::filesystem::path> study_merge(const std::filesystem::path& dir,
 // has succeeded (afterok).
 struct SlurmOptions {
   int shards = 4;
-  std::string partition;        // empty: the cluster's default
+  std::string partition;          // empty: the cluster's default
   std::string time = "01:00:00";  // per task
   std::string memory = "4G";      // per task
   int cpus = 2;                   // per task (also its --threads)
@@ -88,5 +88,4 @@ struct SlurmShardStates {
 };
 SlurmShardStates study_slurm_states(const std::filesystem::path& dir);
 
-
-}  // namespace sinkscope::app
+}  // namespace sinkscope::document

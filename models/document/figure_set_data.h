@@ -15,21 +15,21 @@
 #include <vector>
 
 #include "analysis/table_io.h"
-#include "app/analyze_report.h"
-#include "app/corpus_pool.h"
+#include "models/document/analyze_report.h"
+#include "models/document/corpus_pool.h"
 #include "models/experiments.h"
 #include "models/loaded_model.h"
 
-namespace sinkscope::app {
+namespace sinkscope::document {
 
 struct SetCurve {
   std::string name;
   std::vector<double> x, y;
   bool reference = false;  // a baseline (grey dashed)
   bool dashed = false;
-  bool scatter = false;    // points only
-  int colourOf = -1;       // drawn in curve colourOf's colour (a layer's baseline)
-  bool markers = true;     // a circle at every point (false: a plain line)
+  bool scatter = false;  // points only
+  int colourOf = -1;     // drawn in curve colourOf's colour (a layer's baseline)
+  bool markers = true;   // a circle at every point (false: a plain line)
   bool inLegend = true;
 };
 
@@ -44,11 +44,11 @@ struct SetFigure {
 
 struct FigureSetParams {
   document::AnalysisSettings analysis;  // sink set, distances, value space, ... (corpus mode)
-  int shownLayers = 8;             // curves per plot: this many layers, evenly spread
+  int shownLayers = 8;                  // curves per plot: this many layers, evenly spread
   // Curves over positions (alpha_k, F_N) are drawn where at least this share
   // of the sentences reach (the tables keep every position with its count).
   double shownPositionShare = 0.25;
-  int sparsificationSentences = 2; // sentences whose head ablation feeds the sparsification curves
+  int sparsificationSentences = 2;  // sentences whose head ablation feeds the sparsification curves
   models::Sparsification sparsification;
 };
 
@@ -78,4 +78,4 @@ SetFigure sparsification_figure(const models::LoadedModel& model,
 // `shown` spread evenly from the first to the last.
 std::vector<int> shown_layers(int layers, int shown);
 
-}  // namespace sinkscope::app
+}  // namespace sinkscope::document

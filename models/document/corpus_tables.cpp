@@ -1,4 +1,4 @@
-#include "app/corpus_pool.h"
+#include "models/document/corpus_pool.h"
 
 #include <algorithm>
 #include <cmath>
@@ -18,7 +18,7 @@
 // The pooled tables of a corpus from its sentences' records: plain data in,
 // tables out (no model, no files), so that a study's merge and its readers
 // can be checked on their own.
-namespace sinkscope::app {
+namespace sinkscope::document {
 
 using analysis::csv_number;
 
@@ -51,8 +51,8 @@ void append_pooled_means(analysis::CsvTable& table, const std::vector<Series>& s
       }
       return weight > 0 ? sum / weight : std::numeric_limits<double>::quiet_NaN();
     };
-    const auto present = std::count_if(s.values.begin(), s.values.end(),
-                                       [](double x) { return !std::isnan(x); });
+    const auto present =
+        std::count_if(s.values.begin(), s.values.end(), [](double x) { return !std::isnan(x); });
     std::vector<std::string> row = s.key;
     row.push_back(std::to_string(present));
     row.push_back(analysis::csv_number_or_empty(mean(nullptr)));
@@ -91,7 +91,8 @@ analysis::CsvTable layer_profile_table(const std::vector<SentenceRecord>& record
   std::vector<Series> series;
   auto add = [&](int l, const std::string& metric, const std::string& threshold, auto value) {
     Series s{{std::to_string(l), metric, threshold}, {}};
-    for (const SentenceRecord& r : records) s.values.push_back(value(r.layers[static_cast<std::size_t>(l)]));
+    for (const SentenceRecord& r : records)
+      s.values.push_back(value(r.layers[static_cast<std::size_t>(l)]));
     series.push_back(std::move(s));
   };
   for (int l = 0; l < L; ++l) {
@@ -99,7 +100,8 @@ analysis::CsvTable layer_profile_table(const std::vector<SentenceRecord>& record
       add(l, name, "", [field = field](const LayerFigures& f) { return f.*field; });
     add(l, "f_n_excess", "", [](const LayerFigures& f) { return f.fN - f.fNRandom; });
     for (std::size_t t = 0; t < p.thresholds.size(); ++t) {
-      add(l, "fiedler", csv_number(p.thresholds[t]), [t](const LayerFigures& f) { return f.fiedler[t]; });
+      add(l, "fiedler", csv_number(p.thresholds[t]),
+          [t](const LayerFigures& f) { return f.fiedler[t]; });
       add(l, "centralisation", csv_number(p.thresholds[t]),
           [t](const LayerFigures& f) { return f.centralisation[t]; });
     }
@@ -116,7 +118,8 @@ analysis::CsvTable functional_table(const std::vector<SentenceRecord>& records, 
   std::vector<Series> series;
   for (int scope = 0; scope <= L; ++scope) {
     Series s{{"kl_sink_removal", scope < L ? std::to_string(scope) : "all"}, {}};
-    for (const SentenceRecord& r : records) s.values.push_back(r.kl[static_cast<std::size_t>(scope)]);
+    for (const SentenceRecord& r : records)
+      s.values.push_back(r.kl[static_cast<std::size_t>(scope)]);
     series.push_back(std::move(s));
   }
   Series bos{{"bos_removal_delta_nll", "all"}, {}};
@@ -149,8 +152,8 @@ analysis::CsvTable top_sentences_table(const std::vector<SentenceRecord>& record
       const SentenceRecord& r = records[order[rank]];
       const double a = r.alpha0[static_cast<std::size_t>(k)];
       table.rows.push_back({std::to_string(k / H), std::to_string(k % H), std::to_string(rank + 1),
-                            std::to_string(r.index), csv_number(a), csv_number(a / r.uniformBaseline0),
-                            std::to_string(r.tokens), r.text});
+                            std::to_string(r.index), csv_number(a),
+                            csv_number(a / r.uniformBaseline0), std::to_string(r.tokens), r.text});
     }
   }
   return table;
@@ -207,9 +210,10 @@ void add_intervals(CorpusTables& t, const std::vector<SentenceRecord>& records, 
     table.rows[row].push_back(csv_number(scale * w.lo));
     table.rows[row].push_back(csv_number(scale * w.hi));
   };
-  t.specialisation.columns.insert(t.specialisation.columns.end(), {"sample_share_lo", "sample_share_hi"});
-  t.taxonomy.columns.insert(t.taxonomy.columns.end(),
-                            {"sink_share_lo", "sink_share_hi", "current_share_lo", "current_share_hi"});
+  t.specialisation.columns.insert(t.specialisation.columns.end(),
+                                  {"sample_share_lo", "sample_share_hi"});
+  t.taxonomy.columns.insert(t.taxonomy.columns.end(), {"sink_share_lo", "sink_share_hi",
+                                                       "current_share_lo", "current_share_hi"});
   for (std::size_t k = 0; k < heads; ++k) {
     for (std::size_t r = 0; r < n; ++r) {
       x[r] = records[r].sinks[k].empty() ? 0.0 : 1.0;
@@ -224,11 +228,13 @@ void add_intervals(CorpusTables& t, const std::vector<SentenceRecord>& records, 
     for (std::size_t r = 0; r < n; ++r) x[r] = records[r].votes[k].current;
     appendProportion(t.taxonomy, k, 1.0);
   }
-  t.tokenSpecialisation.columns.insert(t.tokenSpecialisation.columns.end(), {"share_lo", "share_hi"});
+  t.tokenSpecialisation.columns.insert(t.tokenSpecialisation.columns.end(),
+                                       {"share_lo", "share_hi"});
   for (std::size_t row = 0; row < t.tokenSpecialisation.rows.size(); ++row)
     appendShare(t.tokenSpecialisation, row, classes.share({t.tokenSpecialisation.rows[row][0]}));
-  t.sinkRate.columns.insert(t.sinkRate.columns.end(), {"sink_rate_percent_lo", "sink_rate_percent_hi",
-                                                       "mean_boost_lo", "mean_boost_hi"});
+  t.sinkRate.columns.insert(
+      t.sinkRate.columns.end(),
+      {"sink_rate_percent_lo", "sink_rate_percent_hi", "mean_boost_lo", "mean_boost_hi"});
   for (std::size_t r = 0; r < n; ++r) {
     x[r] = static_cast<double>(std::count_if(records[r].alpha0.begin(), records[r].alpha0.end(),
                                              [&](double a) { return a > p.eps; }));
@@ -312,7 +318,8 @@ CorpusTables corpus_tables(const std::vector<SentenceRecord>& records, int L, in
     t.tokenSpecialisation.rows.push_back({token, csv_number(share)});
   t.sinkRate.columns = {"key", "sink_rate_percent", "mean_uniform_baseline", "mean_boost"};
   t.sinkRate.rows.push_back(
-      {"0", csv_number(100.0 * static_cast<double>(alphaAbove) / std::max<long long>(1, alphaCount)),
+      {"0",
+       csv_number(100.0 * static_cast<double>(alphaAbove) / std::max<long long>(1, alphaCount)),
        csv_number(baselineSum / std::max<long long>(1, alphaCount)),
        csv_number(boostSum / std::max<long long>(1, alphaCount))});
   const analysis::FrameEvidence e =
@@ -320,13 +327,15 @@ CorpusTables corpus_tables(const std::vector<SentenceRecord>& records, int L, in
   t.frame.columns = {"frame",      "specialised_heads", "first_token", "first_token_share",
                      "last_token", "last_token_share",  "other_share"};
   t.frame.rows.push_back({analysis::reference_frame_name(e.frame),
-                          std::to_string(e.specialisedHeads), firstToken, csv_number(e.firstTokenShare),
-                          lastToken, csv_number(e.lastTokenShare), csv_number(e.otherShare)});
-  if (p.bootstrap > 0 && !records.empty()) add_intervals(t, records, heads, firstToken, lastToken, p);
+                          std::to_string(e.specialisedHeads), firstToken,
+                          csv_number(e.firstTokenShare), lastToken, csv_number(e.lastTokenShare),
+                          csv_number(e.otherShare)});
+  if (p.bootstrap > 0 && !records.empty())
+    add_intervals(t, records, heads, firstToken, lastToken, p);
   t.layerProfile = layer_profile_table(records, L, p);
   t.topSentences = top_sentences_table(records, L, H);
   if (p.functional) t.functional = functional_table(records, L, p);
   return t;
 }
 
-}  // namespace sinkscope::app
+}  // namespace sinkscope::document

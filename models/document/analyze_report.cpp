@@ -1,4 +1,4 @@
-#include "app/analyze_report.h"
+#include "models/document/analyze_report.h"
 
 #include "models/cpu_runtime.h"
 
@@ -8,9 +8,9 @@
 #include <cstdlib>
 #include <limits>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
-#include <nlohmann/json.hpp>
 
 #include "analysis/first_token_sink.h"
 #include "analysis/frames.h"
@@ -24,12 +24,12 @@
 #include "analysis/taxonomy.h"
 #include "analysis/value_space.h"
 #include "analysis/weight_spectrum.h"
-#include "app/report_parts.h"
+#include "models/document/report_parts.h"
 #include "models/document/sentence_run.h"
 #include "models/document/trace_analysis.h"
 #include "models/model_identity.h"
 
-namespace sinkscope::app {
+namespace sinkscope::document {
 
 namespace fs = std::filesystem;
 using analysis::csv_number;
@@ -51,7 +51,7 @@ namespace {
 // and non-finite as null, text columns always as strings (a token "12" stays
 // a string).
 json typed_cell(const std::string& column, const std::string& cell) {
-  static const std::set<std::string> text{"label", "frame", "scope", "across", "laplacian",
+  static const std::set<std::string> text{"label",   "frame",      "scope",  "across", "laplacian",
                                           "ranking", "diagnostic", "matrix", "layers"};
   if (column.find("token") != std::string::npos || text.count(column)) return cell;
   if (cell.empty() || cell == "nan" || cell == "-nan" || cell == "inf" || cell == "-inf")
@@ -116,7 +116,8 @@ struct HeadFigures {
 };
 
 // One row of layer_summary.csv over `heads` (a layer's, or every head of the model).
-std::vector<std::string> summary_row(const std::string& scope, const std::vector<HeadFigures>& heads) {
+std::vector<std::string> summary_row(const std::string& scope,
+                                     const std::vector<HeadFigures>& heads) {
   const double n = std::max<std::size_t>(1, heads.size());
   analysis::FirstTokenSinkTally first;
   double sinks = 0, b0 = 0, b1 = 0, a0 = 0, a1 = 0;
@@ -223,21 +224,13 @@ Tables analyze_tables() {
   t.persistence.columns = {"layer",       "head",      "dimension", "birth",    "death",
                            "persistence", "edge_from", "edge_to",   "triangle", "cycle"};
   t.betti.columns = {"layer", "head", "e", "beta0", "beta1"};
-  t.spectra.columns = {"layer",
-                       "head",
-                       "threshold",
-                       "fiedler",
-                       "centralisation",
-                       "star_likeness",
-                       "star_likeness_blend",
-                       "density",
-                       "components",
-                       "effective",
-                       "fiedler_normalised"};
+  t.spectra.columns = {"layer",          "head",          "threshold",           "fiedler",
+                       "centralisation", "star_likeness", "star_likeness_blend", "density",
+                       "components",     "effective",     "fiedler_normalised"};
   t.eigenvalues.columns = {"layer", "head", "threshold", "laplacian", "index", "eigenvalue"};
   // The bar counts once per head (the plain counts are 000's "Betti_0"/"Betti_1").
-  t.persistenceSummary.columns = {"layer", "head", "bars_h0", "bars_h1", "bars_h0_above_min",
-                                  "bars_h1_above_min"};
+  t.persistenceSummary.columns = {
+      "layer", "head", "bars_h0", "bars_h1", "bars_h0_above_min", "bars_h1_above_min"};
   t.layerSummary.columns = {"scope",
                             "heads",
                             "mean_alpha0",
@@ -300,40 +293,41 @@ Tables analyze_tables() {
 
 // One row of value_space.csv: the head's value space at the chosen query and N.
 std::vector<std::string> value_space_row(const std::string& L, const std::string& head,
-                                         const std::string& selected, const analysis::ValueSpace& vs) {
+                                         const std::string& selected,
+                                         const analysis::ValueSpace& vs) {
   return {L,
-head,
-                                     std::to_string(vs.query),
-                                     std::to_string(vs.topN),
-                                     selected,
-                                     num(vs.scores.precision),
-                                     num(vs.scores.recall),
-                                     num(vs.scores.f),
-                                     num(vs.randomMean.f),
-                                     num(vs.randomStd.f),
-                                     std::to_string(vs.inversions),
-                                     num(vs.precisionBound),
-                                     num(vs.recallBound),
-                                     num(vs.rMax),
-                                     num(vs.rMin),
-                                     num(vs.lambda),
-                                     num(vs.normCv),
-                                     num(vs.coherenceMax),
-                                     num(vs.coherence95),
-                                     num(vs.sinkAlignmentRange),
-                                     vs.sinkSelected ? "1" : "0",
-                                     num(vs.looMargin),
-                                     std::to_string(vs.sinkBound.count),
-                                     num(vs.sinkBound.precisionBound),
-                                     num(vs.sinkBound.recallBound),
-                                     num(vs.sinkBound.mu),
-                                     num(vs.sinkBound.nuMinus),
-                                     num(vs.sinkBound.nuPlus),
-                                     opt(vs.sink.shareOfAggregate),
-                                     opt(vs.sink.directionChange),
-                                     opt(vs.sink.intrusion),
-                                     opt(vs.sink.invertedShare),
-                                     num(vs.sink.alignmentWithSelected)};
+          head,
+          std::to_string(vs.query),
+          std::to_string(vs.topN),
+          selected,
+          num(vs.scores.precision),
+          num(vs.scores.recall),
+          num(vs.scores.f),
+          num(vs.randomMean.f),
+          num(vs.randomStd.f),
+          std::to_string(vs.inversions),
+          num(vs.precisionBound),
+          num(vs.recallBound),
+          num(vs.rMax),
+          num(vs.rMin),
+          num(vs.lambda),
+          num(vs.normCv),
+          num(vs.coherenceMax),
+          num(vs.coherence95),
+          num(vs.sinkAlignmentRange),
+          vs.sinkSelected ? "1" : "0",
+          num(vs.looMargin),
+          std::to_string(vs.sinkBound.count),
+          num(vs.sinkBound.precisionBound),
+          num(vs.sinkBound.recallBound),
+          num(vs.sinkBound.mu),
+          num(vs.sinkBound.nuMinus),
+          num(vs.sinkBound.nuPlus),
+          opt(vs.sink.shareOfAggregate),
+          opt(vs.sink.directionChange),
+          opt(vs.sink.intrusion),
+          opt(vs.sink.invertedShare),
+          num(vs.sink.alignmentWithSelected)};
 }
 
 // Section 3 across layers: the sign-flip signature at the lowest and highest
@@ -355,8 +349,9 @@ void append_sign_flip_and_effectiveness(
       const double rLow = analysis::fiedler_centralisation_correlation(low);
       const double rHigh = analysis::fiedler_centralisation_correlation(high);
       // Undefined (a constant series) is empty, and so is a flip it would decide.
-      const std::string flip =
-          std::isnan(rLow) || std::isnan(rHigh) ? "" : (rLow * rHigh < 0) ? "1" : "0";
+      const std::string flip = std::isnan(rLow) || std::isnan(rHigh) ? ""
+                               : (rLow * rHigh < 0)                  ? "1"
+                                                                     : "0";
       t.signFlip.rows.push_back({scope, across, num(p.thresholds[lowest]), opt(rLow), flip});
       t.signFlip.rows.push_back({scope, across, num(p.thresholds[highest]), opt(rHigh), flip});
     };
@@ -394,9 +389,9 @@ void append_weight_spectra(Tables& t, const models::LoadedModel& loaded) {
       analysis::WeightSpectraCache(analysis::WeightSpectraCache::default_folder()));
   for (std::size_t i = 0; i < views.size(); ++i) {
     const analysis::WeightSpectrum& s = spectra[i];
-    t.weights.rows.push_back({std::to_string(views[i].layer), views[i].name,
-                              std::to_string(s.rows), std::to_string(s.cols), num(s.sigma2),
-                              num(s.ratio), num(s.upperEdge), std::to_string(s.outliers),
+    t.weights.rows.push_back({std::to_string(views[i].layer), views[i].name, std::to_string(s.rows),
+                              std::to_string(s.cols), num(s.sigma2), num(s.ratio), num(s.upperEdge),
+                              std::to_string(s.outliers),
                               num(s.eigenvalues.empty() ? 0.0 : s.eigenvalues.back())});
   }
 }
@@ -471,7 +466,8 @@ void append_sink_rows(Tables& t, const HeadRows& at, const analysis::HeadAnalysi
   for (int k = 0; k < at.tokens; ++k) {
     const double base = analysis::sink_uniform_baseline(at.tokens, k, at.causal);
     // The fraction for every key, sink or not (metrics.md s. 1).
-    t.sinks.rows.push_back({at.layer, at.head, std::to_string(k), tokens[static_cast<std::size_t>(k)],
+    t.sinks.rows.push_back({at.layer, at.head, std::to_string(k),
+                            tokens[static_cast<std::size_t>(k)],
                             isSink[static_cast<std::size_t>(k)] ? "1" : "0",
                             num(set.keysAll[static_cast<std::size_t>(k)].frequency),
                             num(alpha[static_cast<std::size_t>(k)]), num(base),
@@ -533,13 +529,12 @@ void append_spectra_rows(Tables& t, const HeadRows& at, const analysis::HeadAnal
     const std::string threshold = num(p.thresholds[ti]);
     const analysis::GraphSpectrum& g = r.spectra[ti];
     t.spectra.rows.push_back({at.layer, at.head, threshold, num(g.fiedlerValue),
-                              num(g.centralisation), num(g.starLikeness),
-                              num(g.starLikenessBlend), num(g.density),
-                              std::to_string(g.components), g.effective ? "1" : "0",
+                              num(g.centralisation), num(g.starLikeness), num(g.starLikenessBlend),
+                              num(g.density), std::to_string(g.components), g.effective ? "1" : "0",
                               num(r.normalisedSpectra[ti].fiedlerValue)});
     for (std::size_t k = 0; k < g.eigenvalues.size(); ++k)
-      t.eigenvalues.rows.push_back(
-          {at.layer, at.head, threshold, "combinatorial", std::to_string(k), num(g.eigenvalues[k])});
+      t.eigenvalues.rows.push_back({at.layer, at.head, threshold, "combinatorial",
+                                    std::to_string(k), num(g.eigenvalues[k])});
     const analysis::GraphSpectrum& gn = r.normalisedSpectra[ti];
     for (std::size_t k = 0; k < gn.eigenvalues.size(); ++k)
       t.eigenvalues.rows.push_back(
@@ -659,8 +654,8 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
     // from layer to layer (a 3B model at 512 tokens: 0.4 GB of text instead of
     // about 4 GB of row vectors), unless --json needs the rows.
     if (jsonFile.empty())
-      for (analysis::CsvTable* big : {&t.sinks, &t.persistence, &t.betti, &t.eigenvalues,
-                                      &t.valueSpaceCurve})
+      for (analysis::CsvTable* big :
+           {&t.sinks, &t.persistence, &t.betti, &t.eigenvalues, &t.valueSpaceCurve})
         analysis::csv_flush_rows(*big);
   };
   document::analyse_trace_layers(trace, headParams, {.valueSpaceCurves = true}, writeLayer);
@@ -674,4 +669,4 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
   return analyze_files_write(t, header, dir, jsonFile, p, force, loaded, text, all);
 }
 
-}  // namespace sinkscope::app
+}  // namespace sinkscope::document

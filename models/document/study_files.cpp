@@ -1,4 +1,4 @@
-#include "app/study_files.h"
+#include "models/document/study_files.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,7 +15,7 @@
 
 // The files of a study folder, read as untrusted input and written exactly:
 // study.json, the shards' manifests and records. Nothing here runs a model.
-namespace sinkscope::app {
+namespace sinkscope::document {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -63,9 +63,10 @@ json hex_doubles(const std::vector<double>& values) {
 // A JSON integer from lo to hi. A float (0.5, 1e300) or a string is refused,
 // never truncated or wrapped into an int.
 long long whole(const json& j, long long lo, long long hi, const std::string& where) {
-  const bool fits = j.is_number_integer() &&
-                    (j.is_number_unsigned() ? j.get<unsigned long long>() <= static_cast<unsigned long long>(hi)
-                                            : j.get<long long>() >= lo && j.get<long long>() <= hi);
+  const bool fits =
+      j.is_number_integer() &&
+      (j.is_number_unsigned() ? j.get<unsigned long long>() <= static_cast<unsigned long long>(hi)
+                              : j.get<long long>() >= lo && j.get<long long>() <= hi);
   if (!fits)
     throw StudyError(where + ": expected a whole number from " + std::to_string(lo) + " to " +
                      std::to_string(hi) + ", found " + j.dump().substr(0, 40));
@@ -216,23 +217,29 @@ StudyFile read_study(const fs::path& dir) {
     s.params.randomSubsets =
         whole_int(p.at("random_subsets"), 0, 100000, file.string() + ": random_subsets");
     s.params.seed = std::stoull(p.at("seed").get<std::string>());
-    s.params.minPersistence = parse_hex_double(p.at("min_persistence"), file.string() + ": min_persistence");
-    s.params.bettiPoints = whole_int(p.at("betti_points"), 2, 100000, file.string() + ": betti_points");
+    s.params.minPersistence =
+        parse_hex_double(p.at("min_persistence"), file.string() + ": min_persistence");
+    s.params.bettiPoints =
+        whole_int(p.at("betti_points"), 2, 100000, file.string() + ": betti_points");
     s.params.symmetriseByMax = p.at("symmetrise").get<std::string>() == "max";
     const json& thresholds = p.at("thresholds");
     if (!thresholds.is_array() || thresholds.empty() || thresholds.size() > 32)
       throw StudyError(file.string() + ": thresholds: 1 to 32 numbers");
-    s.params.thresholds = parse_hex_doubles(thresholds, thresholds.size(), file.string() + ": thresholds");
+    s.params.thresholds =
+        parse_hex_doubles(thresholds, thresholds.size(), file.string() + ": thresholds");
     s.params.functional = p.at("functional").get<bool>();
     s.params.curves = p.value("curves", false);
     s.params.batch = whole_int(p.at("batch"), 1, 4096, file.string() + ": batch");
-    s.params.intervention = intervention_from_json(p.at("interventions"), file.string() + ": interventions");
+    s.params.intervention =
+        intervention_from_json(p.at("interventions"), file.string() + ": interventions");
     if (s.params.topN < 1 || s.params.topN > 100000 || s.params.randomSubsets < 0 ||
-        s.params.randomSubsets > 100000 || s.params.bettiPoints < 2 || s.params.bettiPoints > 100000 ||
-        s.params.batch < 1 || s.params.batch > 4096)
-      throw StudyError(file.string() + ": top_n, random_subsets, betti_points or batch out of range");
+        s.params.randomSubsets > 100000 || s.params.bettiPoints < 2 ||
+        s.params.bettiPoints > 100000 || s.params.batch < 1 || s.params.batch > 4096)
+      throw StudyError(file.string() +
+                       ": top_n, random_subsets, betti_points or batch out of range");
   } catch (const json::exception& e) {
-    throw StudyError(file.string() + ": a field is missing or of the wrong type (" + e.what() + ")");
+    throw StudyError(file.string() + ": a field is missing or of the wrong type (" + e.what() +
+                     ")");
   } catch (const std::logic_error& e) {  // std::stoull
     throw StudyError(file.string() + ": seed is not a number");
   }
@@ -246,7 +253,8 @@ std::pair<std::size_t, std::size_t> shard_range(ShardId shard, std::size_t sente
   const auto n = static_cast<std::size_t>(shard.count), i = static_cast<std::size_t>(shard.index);
   const auto size = static_cast<std::size_t>(std::max(1, batch));
   const std::size_t blocks = (sentences + size - 1) / size;
-  return {std::min(sentences, i * blocks / n * size), std::min(sentences, (i + 1) * blocks / n * size)};
+  return {std::min(sentences, i * blocks / n * size),
+          std::min(sentences, (i + 1) * blocks / n * size)};
 }
 
 json record_to_json(const SentenceRecord& r) {
@@ -269,14 +277,10 @@ json record_to_json(const SentenceRecord& r) {
                       {"fr", hex_double(f.fNRandom)},
                       {"fiedler", hex_doubles(f.fiedler)},
                       {"cz", hex_doubles(f.centralisation)}});
-  json out = {{"i", r.index},
-              {"text", r.text},
-              {"T", r.tokens},
-              {"first", r.firstSpecial},
-              {"last", r.lastSpecial},
-              {"u0", hex_double(r.uniformBaseline0)},
-              {"heads", heads},
-              {"layers", layers}};
+  json out = {{"i", r.index},          {"text", r.text},
+              {"T", r.tokens},         {"first", r.firstSpecial},
+              {"last", r.lastSpecial}, {"u0", hex_double(r.uniformBaseline0)},
+              {"heads", heads},        {"layers", layers}};
   if (!r.kl.empty()) {
     out["kl"] = hex_doubles(r.kl);
     out["bos"] = hex_double(r.bosDeltaNll);
@@ -307,7 +311,8 @@ void check_range(double v, double lo, double hi, const std::string& where) {
   std::snprintf(text, sizeof text, ": %g is outside its range [%g, %g]", v, lo, hi);
   throw StudyError(where + text);
 }
-void check_ranges(const std::vector<double>& values, double lo, double hi, const std::string& where) {
+void check_ranges(const std::vector<double>& values, double lo, double hi,
+                  const std::string& where) {
   for (double v : values) check_range(v, lo, hi, where);
 }
 
@@ -321,7 +326,8 @@ SentenceRecord record_from_json(const json& j, const StudyFile& study, const std
     r.index = static_cast<std::size_t>(whole(j.at("i"), 0, 1LL << 32, where + ": i"));
     r.text = j.at("text").get<std::string>();
     r.tokens = whole_int(j.at("T"), 1, 1 << 24, where + ": T");
-    if (r.tokens < 1 || r.tokens > (1 << 24)) throw StudyError(where + ": token count out of range");
+    if (r.tokens < 1 || r.tokens > (1 << 24))
+      throw StudyError(where + ": token count out of range");
     r.firstSpecial = j.at("first").get<std::string>();
     r.lastSpecial = j.at("last").get<std::string>();
     r.uniformBaseline0 = parse_hex_double(j.at("u0"), where + ": u0");
@@ -355,8 +361,9 @@ SentenceRecord record_from_json(const json& j, const StudyFile& study, const std
     }
     const json& ls = j.at("layers");
     if (!ls.is_array() || ls.size() != static_cast<std::size_t>(study.layers))
-      throw StudyError(where + ": layer figures for " + std::to_string(ls.is_array() ? ls.size() : 0) +
-                       " layers, the study has " + std::to_string(study.layers));
+      throw StudyError(where + ": layer figures for " +
+                       std::to_string(ls.is_array() ? ls.size() : 0) + " layers, the study has " +
+                       std::to_string(study.layers));
     for (const json& l : ls) {
       LayerFigures f;
       f.sinkConcentration = parse_hex_double(l.at("c"), where + ": sink concentration", true);
@@ -367,7 +374,8 @@ SentenceRecord record_from_json(const json& j, const StudyFile& study, const std
       f.fN = parse_hex_double(l.at("f"), where + ": F_N", true);
       f.fNRandom = parse_hex_double(l.at("fr"), where + ": random F_N", true);
       f.fiedler = parse_hex_doubles(l.at("fiedler"), thresholds, where + ": fiedler", true);
-      f.centralisation = parse_hex_doubles(l.at("cz"), thresholds, where + ": centralisation", true);
+      f.centralisation =
+          parse_hex_doubles(l.at("cz"), thresholds, where + ": centralisation", true);
       // Shares and their means in [0, 1] (concentration in %), boost at most
       // 1 / u0 <= T, bar counts at most the edges, a Laplacian's eigenvalue at
       // most n, Freeman's centralisation at most 1 (a star).
@@ -414,8 +422,10 @@ SentenceRecord record_from_json(const json& j, const StudyFile& study, const std
         check_ranges(lc.alpha, 0.0, 1.0, where + ": curves: alpha");
         check_ranges(lc.alphaUniform, 0.0, 1.0, where + ": curves: uniform alpha");
         check_ranges(lc.bettiGrid, 0.0, 1e6, where + ": curves: Betti grid");
-        check_ranges(lc.beta0, 0.0, static_cast<double>(T) * static_cast<double>(T), where + ": curves: beta0");
-        check_ranges(lc.beta1, 0.0, static_cast<double>(T) * static_cast<double>(T), where + ": curves: beta1");
+        check_ranges(lc.beta0, 0.0, static_cast<double>(T) * static_cast<double>(T),
+                     where + ": curves: beta0");
+        check_ranges(lc.beta1, 0.0, static_cast<double>(T) * static_cast<double>(T),
+                     where + ": curves: beta1");
         check_ranges(lc.fN, 0.0, 1.0, where + ": curves: F_N");
         check_ranges(lc.fNRandom, 0.0, 1.0, where + ": curves: random F_N");
         r.curves.push_back(std::move(lc));
@@ -427,7 +437,6 @@ SentenceRecord record_from_json(const json& j, const StudyFile& study, const std
   return r;
 }
 
-
 Manifest read_manifest(const fs::path& folder, const StudyFile& study) {
   const fs::path file = folder / "manifest.json";
   const json m = parse_json(read_study_file(file, kMaxSmallFile), file);
@@ -438,13 +447,16 @@ Manifest read_manifest(const fs::path& folder, const StudyFile& study) {
                        ": made for a study with other inputs or parameters (study_key differs)");
     out.shard.index = whole_int(m.at("shard"), 0, 100000, file.string() + ": shard");
     out.shard.count = whole_int(m.at("shards"), 1, 100000, file.string() + ": shards");
-    out.first = static_cast<std::size_t>(whole(m.at("first"), 0, 1LL << 32, file.string() + ": first"));
+    out.first =
+        static_cast<std::size_t>(whole(m.at("first"), 0, 1LL << 32, file.string() + ": first"));
     out.end = static_cast<std::size_t>(whole(m.at("end"), 0, 1LL << 32, file.string() + ": end"));
   } catch (const json::exception& e) {
-    throw StudyError(file.string() + ": a field is missing or of the wrong type (" + e.what() + ")");
+    throw StudyError(file.string() + ": a field is missing or of the wrong type (" + e.what() +
+                     ")");
   }
   if (out.shard.count < 1 || out.shard.index < 0 || out.shard.index >= out.shard.count ||
-      shard_range(out.shard, study.sentences, study.params.batch) != std::make_pair(out.first, out.end) ||
+      shard_range(out.shard, study.sentences, study.params.batch) !=
+          std::make_pair(out.first, out.end) ||
       folder.filename() != shard_folder_name(out.shard))
     throw StudyError(file.string() + ": shard and sentence range do not match the study");
   return out;
@@ -458,7 +470,8 @@ void refuse_linked_folder(const fs::path& folder) {
   const fs::file_status st = fs::symlink_status(folder, ec);
   if (st.type() == fs::file_type::not_found) return;
   if (st.type() == fs::file_type::symlink)
-    throw StudyError(folder.string() + ": is a link; every folder of a study must be a real folder "
+    throw StudyError(folder.string() +
+                     ": is a link; every folder of a study must be a real folder "
                      "inside it");
   if (st.type() != fs::file_type::directory)
     throw StudyError(folder.string() + ": exists and is not a folder");
@@ -503,15 +516,14 @@ std::vector<std::pair<std::size_t, std::size_t>> uncovered(
 std::string ranges_text(const std::vector<std::pair<std::size_t, std::size_t>>& ranges) {
   std::string out;
   for (const auto& [a, b] : ranges)
-    out += (out.empty() ? "" : ", ") + (b == a + 1 ? std::to_string(a)
-                                                   : std::to_string(a) + "-" + std::to_string(b - 1));
+    out += (out.empty() ? "" : ", ") +
+           (b == a + 1 ? std::to_string(a) : std::to_string(a) + "-" + std::to_string(b - 1));
   return out;
 }
 
 }  // namespace study_format
 
 using namespace study_format;
-
 
 ShardId parse_shard(const std::string& text) {
   const auto slash = text.find('/');
@@ -535,7 +547,6 @@ std::string shard_folder_name(ShardId shard) {
   return "shard-" + std::to_string(shard.index) + "-of-" + std::to_string(shard.count);
 }
 
-
 StudyStatus study_status(const fs::path& dir) {
   const StudyFile study = read_study(dir);
   StudyStatus s;
@@ -553,8 +564,9 @@ namespace study_format {
 
 // The finished shards' records in sentence order, each checked against the
 // study; the sentences without one in `missing`.
-std::vector<SentenceRecord> read_records(const fs::path& dir, const StudyFile& study,
-                                         std::vector<std::pair<std::size_t, std::size_t>>& missing) {
+std::vector<SentenceRecord> read_records(
+    const fs::path& dir, const StudyFile& study,
+    std::vector<std::pair<std::size_t, std::size_t>>& missing) {
   std::map<std::size_t, SentenceRecord> bySentence;  // by what the shards hold, not the claim
   std::vector<std::pair<std::size_t, std::size_t>> covered;
   for (const auto& [name, m] : finished_shards(dir, study)) {
@@ -574,8 +586,8 @@ std::vector<SentenceRecord> read_records(const fs::path& dir, const StudyFile& s
       ++count;
     }
     if (count != m.end - m.first)
-      throw StudyError(file.string() + ": " + std::to_string(count) + " records, the manifest says " +
-                       std::to_string(m.end - m.first));
+      throw StudyError(file.string() + ": " + std::to_string(count) +
+                       " records, the manifest says " + std::to_string(m.end - m.first));
   }
   std::vector<SentenceRecord> records;
   records.reserve(bySentence.size());
@@ -614,4 +626,4 @@ StudyRecords study_records(const fs::path& dir) {
   return out;
 }
 
-}  // namespace sinkscope::app
+}  // namespace sinkscope::document

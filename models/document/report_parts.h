@@ -9,9 +9,9 @@
 
 #include "analysis/sinks.h"
 #include "analysis/table_io.h"
-#include "app/analyze_report.h"
+#include "models/document/analyze_report.h"
 
-namespace sinkscope::app::report {
+namespace sinkscope::document::report {
 
 std::string num(double v);
 // Not-applicable or undefined quantities (NaN) are written as empty fields.
@@ -24,4 +24,4 @@ nlohmann::json output_json(
     const std::vector<std::pair<std::string, std::string>>& header,
     const std::vector<std::pair<std::string, const analysis::CsvTable*>>& tables);
 
-}  // namespace sinkscope::app::report
+}  // namespace sinkscope::document::report

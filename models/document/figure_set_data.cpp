@@ -1,0 +1,395 @@
+#include "models/document/figure_set_data.h"
+
+#include "models/cpu_runtime.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <stdexcept>
+
+#include "analysis/taxonomy.h"
+#include "models/document/corpus_pool.h"
+#include "models/experiments.h"
+
+namespace sinkscope::document {
+
+namespace {
+
+using analysis::csv_number;
+using analysis::csv_number_or_empty;
+
+// A mean by index over sentences of different lengths: index k pools the
+// sentences that have it (how many is kept for the table).
+struct RaggedMean {
+  std::vector<double> sum;
+  std::vector<int> count;
+  void add(const std::vector<double>& values) {
+    if (sum.size() < values.size()) sum.resize(values.size(), 0.0), count.resize(values.size(), 0);
+    for (std::size_t k = 0; k < values.size(); ++k)
+      if (std::isfinite(values[k])) sum[k] += values[k], ++count[k];
+  }
+  double mean(std::size_t k) const {
+    return k < sum.size() && count[k] > 0 ? sum[k] / count[k]
+                                          : std::numeric_limits<double>::quiet_NaN();
+  }
+  std::size_t size() const { return sum.size(); }
+};
+
+std::string layer_name(int l) { return "layer " + std::to_string(l); }
+
+// One curve per shown layer (and, when given, its baseline dashed in the same
+// colour), from per-layer ragged means; the table holds every layer.
+// `minCount`: indices fewer sentences reach are left out of the curves.
+SetCurve ragged_curve(const std::string& name, const RaggedMean& m, const std::vector<double>& xOf,
+                      double xStart, int minCount) {
+  SetCurve c{name, {}, {}};
+  for (std::size_t k = 0; k < m.size(); ++k) {
+    if (m.count[k] < minCount) continue;
+    c.x.push_back(xOf.empty() ? xStart + static_cast<double>(k) : xOf[k]);
+    c.y.push_back(m.mean(k));
+  }
+  c.markers = c.x.size() <= 32;  // dense curves read better as plain lines
+  return c;
+}
+
+// One curve per shown layer (and, when given, its baseline dashed in the same
+// colour, left out of the legend), from per-layer ragged means.
+SetFigure layered_figure(const std::vector<RaggedMean>& means,
+                         const std::vector<RaggedMean>* baselines, const std::vector<double>& xOf,
+                         double xStart, const std::vector<int>& shown, int minCount) {
+  SetFigure f;
+  for (int l : shown)
+    f.curves.push_back(
+        ragged_curve(layer_name(l), means[static_cast<std::size_t>(l)], xOf, xStart, minCount));
+  if (baselines) {
+    const std::size_t layerCurves = f.curves.size();
+    for (std::size_t i = 0; i < layerCurves; ++i) {
+      SetCurve c =
+          ragged_curve(layer_name(shown[i]) + " random",
+                       (*baselines)[static_cast<std::size_t>(shown[i])], xOf, xStart, minCount);
+      c.dashed = true;
+      c.markers = false;
+      c.inLegend = false;
+      c.colourOf = static_cast<int>(i);
+      f.curves.push_back(std::move(c));
+    }
+  }
+  return f;
+}
+
+// The table of per-layer ragged means: layer, x, value[, baseline], sentences.
+analysis::CsvTable layered_table(const std::vector<RaggedMean>& means,
+                                 const std::vector<RaggedMean>* baselines,
+                                 const std::vector<double>& xOf, double xStart,
+                                 const std::vector<std::string>& columns) {
+  analysis::CsvTable t;
+  t.columns = columns;
+  for (std::size_t l = 0; l < means.size(); ++l)
+    for (std::size_t k = 0; k < means[l].size(); ++k) {
+      std::vector<std::string> row{
+          std::to_string(l), csv_number(xOf.empty() ? xStart + static_cast<double>(k) : xOf[k]),
+          csv_number_or_empty(means[l].mean(k))};
+      if (baselines) row.push_back(csv_number_or_empty((*baselines)[l].mean(k)));
+      row.push_back(std::to_string(means[l].count[k]));
+      t.rows.push_back(std::move(row));
+    }
+  return t;
+}
+
+std::string shown_note(const std::vector<int>& shown, int layers) {
+  if (static_cast<int>(shown.size()) == layers) return "";
+  return " | " + std::to_string(shown.size()) + " of " + std::to_string(layers) +
+         " layers shown (every layer in the CSV)";
+}
+
+}  // namespace
+
+std::vector<int> shown_layers(int layers, int shown) {
+  std::vector<int> out;
+  if (layers <= 0) return out;
+  if (layers <= shown || shown < 1) {
+    for (int l = 0; l < layers; ++l) out.push_back(l);
+    return out;
+  }
+  if (shown == 1) return {0};
+  for (int i = 0; i < shown; ++i) {
+    const int l =
+        static_cast<int>(std::lround(static_cast<double>(i) * (layers - 1) / (shown - 1)));
+    if (out.empty() || out.back() != l) out.push_back(l);
+  }
+  return out;
+}
+
+std::vector<SetFigure> figure_set(const models::LoadedModel& model,
+                                  const std::vector<std::string>& sentences,
+                                  const FigureSetParams& params,
+                                  const std::function<void(std::size_t)>& done) {
+  if (sentences.empty())
+    throw std::invalid_argument("figure set: the sentence file has no sentences");
+  // Every pass on one BLAS thread, as corpus runs: the same numbers for every --threads.
+  const models::SingleThreadedBlas exactProducts;
+  const models::ModelConfig& config = model.model->config();
+  // The functional figures need token probabilities: a folder with an output head.
+  const bool outputHead =
+      !models::loaded_model_run(model, sentences.front()).trace.logits().empty();
+  document::AnalysisSettings p = params.analysis;
+  p.curves = true;
+  p.functional = outputHead;
+  const std::vector<SentenceRecord> records =
+      corpus_records(model, sentences, 0, sentences.size(), p, done);
+  std::vector<SetFigure> figures = figure_set_of_records(
+      records, config.num_layers, config.num_heads, !config.causal, p, params);
+  if (outputHead) figures.push_back(sparsification_figure(model, sentences, params));
+  return figures;
+}
+
+namespace {
+
+// What every figure of a set shares: the records, the model's shape, the
+// layers drawn and the positions enough sentences reach.
+struct SetContext {
+  const std::vector<SentenceRecord>& records;
+  int L, H;
+  std::vector<int> shown;  // the layers with a curve
+  int minCount;            // positions fewer sentences reach are in the tables only
+  std::string positionNote, source;
+};
+
+// alpha_k by position (003, Gu et al.): sentences of every length pooled by position.
+SetFigure key_importance_figure(const SetContext& x) {
+  const auto& [records, L, H, shown, minCount, positionNote, source] = x;
+  std::vector<RaggedMean> alpha(static_cast<std::size_t>(L)), uniform(static_cast<std::size_t>(L));
+  for (const SentenceRecord& r : records)
+    for (int l = 0; l < L; ++l) {
+      alpha[static_cast<std::size_t>(l)].add(r.curves[static_cast<std::size_t>(l)].alpha);
+      uniform[static_cast<std::size_t>(l)].add(r.curves[static_cast<std::size_t>(l)].alphaUniform);
+    }
+  SetFigure f = layered_figure(alpha, nullptr, {}, 0.0, shown, minCount);
+  // One uniform baseline: it depends on the lengths only, not on the layer.
+  SetCurve baseline = ragged_curve("uniform baseline", uniform.front(), {}, 0.0, minCount);
+  baseline.reference = true;
+  f.curves.push_back(std::move(baseline));
+  f.file = "key_importance_by_layer";
+  f.title = "Key importance alpha_k by position (mean over heads and " + source + ")" +
+            shown_note(shown, L) + positionNote;
+  f.xPadding = 0.5;
+  f.xLabel = "key position k";
+  f.yLabel = "alpha_k";
+  f.integerX = true;
+  f.includeZero = true;
+  f.table = layered_table(alpha, &uniform, {}, 0.0,
+                          {"layer", "position", "alpha_k", "uniform_baseline", "sentences"});
+  return f;
+}
+
+// Betti curves (000), with the reference frame the sinks' heads give: beta_0, beta_1
+// and the frame's table.
+void append_betti_figures(const SetContext& x, const analysis::CsvTable& frameTable,
+                          std::vector<SetFigure>& figures) {
+  const auto& [records, L, H, shown, minCount, positionNote, source] = x;
+  const std::vector<double> grid = records.front().curves.front().bettiGrid;
+  for (int dimension : {0, 1}) {
+    std::vector<RaggedMean> beta(static_cast<std::size_t>(L));
+    for (const SentenceRecord& r : records)
+      for (int l = 0; l < L; ++l) {
+        const LayerCurves& c = r.curves[static_cast<std::size_t>(l)];
+        beta[static_cast<std::size_t>(l)].add(dimension == 0 ? c.beta0 : c.beta1);
+      }
+    SetFigure f = layered_figure(beta, nullptr, grid, 0.0, shown, 1);
+    f.file = dimension == 0 ? "betti0_by_layer" : "betti1_by_layer";
+    std::string frame;
+    if (!frameTable.rows.empty() && !frameTable.rows.front().empty())
+      frame = " | reference frame: " + frameTable.rows.front().front();
+    f.title = std::string(dimension == 0 ? "beta_0 (components)" : "beta_1 (loops)") +
+              " against distance e (mean over heads and " + source + ")" + frame +
+              shown_note(shown, L);
+    f.xLabel = "distance scale e";
+    f.yLabel = dimension == 0 ? "beta_0" : "beta_1";
+    f.includeZero = true;
+    f.table = layered_table(beta, nullptr, grid, 0.0,
+                            {"layer", "e", dimension == 0 ? "beta_0" : "beta_1", "sentences"});
+    figures.push_back(std::move(f));
+  }
+  SetFigure frame;
+  frame.file = "reference_frame";
+  frame.table = frameTable;
+  figures.push_back(std::move(frame));  // a table only: the frame and its evidence
+}
+
+// F_N against N with the random baseline (004).
+SetFigure fn_figure(const SetContext& x) {
+  const auto& [records, L, H, shown, minCount, positionNote, source] = x;
+  std::vector<RaggedMean> f(static_cast<std::size_t>(L)), random(static_cast<std::size_t>(L));
+  for (const SentenceRecord& r : records)
+    for (int l = 0; l < L; ++l) {
+      f[static_cast<std::size_t>(l)].add(r.curves[static_cast<std::size_t>(l)].fN);
+      random[static_cast<std::size_t>(l)].add(r.curves[static_cast<std::size_t>(l)].fNRandom);
+    }
+  SetFigure fig = layered_figure(f, &random, {}, 1.0, shown, minCount);
+  fig.file = "fn_against_n_by_layer";
+  fig.title = "F_N against N at the last query (mean over heads and " + source +
+              "); dashed: random N-subsets" + shown_note(shown, L) + positionNote;
+  fig.xPadding = 0.5;
+  fig.xLabel = "N (keys selected)";
+  fig.yLabel = "F_N";
+  fig.integerX = true;
+  fig.includeZero = true;
+  fig.table = layered_table(f, &random, {}, 1.0, {"layer", "n", "f_n", "f_n_random", "sentences"});
+  return fig;
+}
+
+// Head classes per layer (004): every head of every sentence labelled by its votes.
+SetFigure taxonomy_figure(const SetContext& x) {
+  const auto& [records, L, H, shown, minCount, positionNote, source] = x;
+  std::vector<std::array<double, 3>> share(static_cast<std::size_t>(L), {0.0, 0.0, 0.0});
+  for (const SentenceRecord& r : records)
+    for (int l = 0; l < L; ++l)
+      for (int h = 0; h < H; ++h) {
+        const auto c = analysis::taxonomy_label(r.votes[static_cast<std::size_t>(l * H + h)]);
+        share[static_cast<std::size_t>(l)][static_cast<std::size_t>(c)] +=
+            1.0 / (static_cast<double>(H) * static_cast<double>(records.size()));
+      }
+  SetFigure fig;
+  fig.file = "taxonomy_by_layer";
+  fig.title = "Head classes per layer (share of heads over " + source + ")";
+  fig.xLabel = "layer";
+  fig.yLabel = "share of heads";
+  fig.integerX = true;
+  fig.includeZero = true;
+  fig.xPadding = 0.5;
+  fig.table.columns = {"layer", "retriever", "mixer", "reset"};
+  for (int c = 0; c < 3; ++c) {
+    SetCurve curve{analysis::head_class_name(static_cast<analysis::HeadClass>(c)), {}, {}};
+    for (int l = 0; l < L; ++l)
+      curve.x.push_back(l),
+          curve.y.push_back(share[static_cast<std::size_t>(l)][static_cast<std::size_t>(c)]);
+    fig.curves.push_back(std::move(curve));
+  }
+  for (int l = 0; l < L; ++l)
+    fig.table.rows.push_back({std::to_string(l), csv_number(share[static_cast<std::size_t>(l)][0]),
+                              csv_number(share[static_cast<std::size_t>(l)][1]),
+                              csv_number(share[static_cast<std::size_t>(l)][2])});
+  return fig;
+}
+
+// BOS removal (003): the NLL change per sentence (recorded with the functional experiments).
+SetFigure bos_removal_figure(const SetContext& x) {
+  const auto& [records, L, H, shown, minCount, positionNote, source] = x;
+  SetFigure fig;
+  fig.file = "bos_removal";
+  fig.title = "NLL change when the BOS token is removed, per sentence (" + source + ")";
+  fig.xLabel = "tokens in the sentence";
+  fig.yLabel = "mean dNLL (nats)";
+  fig.includeZero = true;
+  fig.table.columns = {"sentence", "tokens", "delta_nll"};
+  SetCurve points{"sentences", {}, {}};
+  points.scatter = true;
+  double sum = 0.0;
+  int counted = 0;
+  for (const SentenceRecord& r : records) {
+    fig.table.rows.push_back(
+        {std::to_string(r.index), std::to_string(r.tokens), csv_number_or_empty(r.bosDeltaNll)});
+    if (!std::isfinite(r.bosDeltaNll)) continue;
+    points.x.push_back(r.tokens), points.y.push_back(r.bosDeltaNll);
+    sum += r.bosDeltaNll, ++counted;
+  }
+  if (counted > 0) {
+    fig.curves.push_back(std::move(points));
+    char label[64];
+    std::snprintf(label, sizeof label, "mean %.3g nats", sum / counted);
+    SetCurve mean{label, {}, {}};
+    double lo = 1e300, hi = -1e300;
+    for (const SentenceRecord& r : records)
+      lo = std::min(lo, double(r.tokens)), hi = std::max(hi, double(r.tokens));
+    mean.x = {lo, hi};
+    mean.y = {sum / counted, sum / counted};
+    mean.reference = true;
+    fig.curves.push_back(std::move(mean));
+  } else {
+    fig.title += ": not defined (the model's first token is not a special BOS token)";
+  }
+  return fig;
+}
+
+}  // namespace
+
+std::vector<SetFigure> figure_set_of_records(const std::vector<SentenceRecord>& records, int L,
+                                             int H, bool encoder,
+                                             const document::AnalysisSettings& p,
+                                             const FigureSetParams& params) {
+  if (records.empty()) throw std::invalid_argument("figure set: no sentences");
+  for (const SentenceRecord& r : records)
+    if (r.curves.size() != static_cast<std::size_t>(L))
+      throw std::invalid_argument("figure set: sentence " + std::to_string(r.index) +
+                                  " has no curves (recorded without them)");
+  const CorpusTables tables = corpus_tables(records, L, H, encoder, p);
+  const std::vector<int> shown = shown_layers(L, params.shownLayers);
+  // Positions fewer sentences reach than this are in the tables, not the curves.
+  const int minCount = std::max(
+      1,
+      static_cast<int>(std::ceil(params.shownPositionShare * static_cast<double>(records.size()))));
+  const std::string positionNote =
+      minCount > 1 ? " | positions at least " + std::to_string(minCount) + " sentences reach" : "";
+  const SetContext context{
+      records, L, H, shown, minCount, positionNote, std::to_string(records.size()) + " sentences"};
+  std::vector<SetFigure> figures;
+  figures.push_back(key_importance_figure(context));
+  append_betti_figures(context, tables.frame, figures);
+  figures.push_back(fn_figure(context));
+  figures.push_back(taxonomy_figure(context));
+  // BOS removal needs the model's token probabilities: recorded with the
+  // functional experiments.
+  if (p.functional) figures.push_back(bos_removal_figure(context));
+  return figures;
+}
+
+SetFigure sparsification_figure(const models::LoadedModel& model,
+                                const std::vector<std::string>& sentences,
+                                const FigureSetParams& params) {
+  const models::SingleThreadedBlas exactProducts;
+  {
+    // dNLL against the share of heads kept, averaged over the first sentences.
+    std::map<std::pair<int, double>, std::pair<double, int>>
+        pooled;  // (ranking, retained) -> sum, n
+    const std::size_t used = std::min<std::size_t>(
+        sentences.size(), static_cast<std::size_t>(std::max(0, params.sparsificationSentences)));
+    for (std::size_t s = 0; s < used; ++s) {
+      const models::SentenceTrace run = models::loaded_model_run(model, sentences[s]);
+      const std::vector<double> dnll = models::head_ablation_dnll(*model.model, run.trace);
+      for (const models::SparsificationPoint& q :
+           models::sparsification_curves(*model.model, run.trace, dnll, params.sparsification)) {
+        auto& cell = pooled[{static_cast<int>(q.ranking), q.retained}];
+        cell.first += q.dnll, ++cell.second;
+      }
+    }
+    SetFigure fig;
+    fig.file = "sparsification";
+    fig.title = "Sparsification: dNLL against the share of heads kept per layer (mean over " +
+                std::to_string(used) + " sentences)";
+    fig.xLabel = "share of heads kept";
+    fig.yLabel = "dNLL (nats)";
+    fig.includeZero = true;
+    fig.table.columns = {"ranking", "retained", "dnll", "sentences"};
+    std::map<int, SetCurve> byRanking;
+    for (const auto& [key, cell] : pooled) {
+      const std::string name =
+          models::head_ranking_name(static_cast<models::HeadRanking>(key.first));
+      SetCurve& c = byRanking[key.first];
+      c.name = name;
+      c.x.push_back(key.second);
+      c.y.push_back(cell.first / cell.second);
+      fig.table.rows.push_back({name, csv_number(key.second), csv_number(cell.first / cell.second),
+                                std::to_string(cell.second)});
+    }
+    for (auto& [ranking, curve] : byRanking) {
+      curve.dashed = static_cast<models::HeadRanking>(ranking) == models::HeadRanking::Random;
+      fig.curves.push_back(std::move(curve));
+    }
+    return fig;
+  }
+}
+
+}  // namespace sinkscope::document
