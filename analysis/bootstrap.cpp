@@ -1,10 +1,10 @@
 #include "analysis/bootstrap.h"
 
-#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 
 #include "analysis/random.h"
+#include "analysis/sinks.h"
 
 namespace sinkscope::analysis {
 
@@ -17,14 +17,7 @@ std::vector<int> bootstrap_resample_counts(std::size_t n, unsigned long long see
 
 std::pair<double, double> percentile_interval95(std::vector<double> values) {
   if (values.empty()) throw std::invalid_argument("percentile_interval95: no values");
-  std::sort(values.begin(), values.end());
-  auto quantile = [&](double p) {
-    const double x = p * static_cast<double>(values.size() - 1);
-    const auto i = static_cast<std::size_t>(x);
-    const double f = x - static_cast<double>(i);
-    return i + 1 < values.size() ? values[i] + f * (values[i + 1] - values[i]) : values[i];
-  };
-  return {quantile(0.025), quantile(0.975)};
+  return {percentile_linear(values, 2.5), percentile_linear(std::move(values), 97.5)};
 }
 
 }  // namespace sinkscope::analysis

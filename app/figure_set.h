@@ -1,7 +1,7 @@
 #pragma once
 // `sinkscope figure-set` (and `sinkscope-cli figure-set`, which runs it): the
 // figure kinds of the seed papers for a sentence file, each as PDF with the
-// CSV of its numbers (the numbers: app/figure_set_data.h).
+// CSV of its numbers (the numbers: models/document/figure_set_data.h).
 // No display is needed (Qt's offscreen platform).
 namespace sinkscope::app {
 

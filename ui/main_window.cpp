@@ -721,7 +721,7 @@ void MainWindow::pinComparedRun(int layer, int head) {
 void MainWindow::stopComparing() {
   if (!comparing_) return;
   comparing_.reset();
-  intervened_.reset();
+  setIntervened(std::nullopt);
   selection_->setCounterpartBounds(0, 0);
   setRunNames(tr("before"), tr("after"));
   refreshPanels();
@@ -783,11 +783,7 @@ void MainWindow::runComparison() {
       otherModel ? tr("Run the sentence on the compared model") : tr("Run the compared sentence"),
       [model, text](const JobProgress& progress) {
         SentenceRun run = sentence_run_model(model, text, progress);
-        try {
-          run.analysis = run_analysis_compute(*run.trace, progress);
-        } catch (const models::RunCancelled&) {
-          throw JobCancelled();
-        }
+        run.analysis = run_analysis_compute(*run.trace, progress);
         return run;
       },
       [this, base](SentenceRun b) {
@@ -810,7 +806,7 @@ void MainWindow::runComparison() {
           selection_->setCounterpartHead(pendingCounterpart_->second);
           pendingCounterpart_.reset();
         }
-        intervened_ = std::move(b);
+        setIntervened(std::move(b));
         // Two tokenizers: where each token of A lands in B, once per pair of runs.
         comparedTokens_ = comparing_->model ? comparedTokenCounterparts() : std::vector<int>{};
         refreshPanels();
@@ -833,7 +829,7 @@ void MainWindow::runInterventions() {
   const InterventionList list = selection_->interventions();
   if (list.isEmpty() || !run_ || !run_->trace || !model_) {
     const bool had = intervened_.has_value();
-    intervened_.reset();
+    setIntervened(std::nullopt);
     if (had) {
       refreshPanels();
       showAnalysis();
@@ -849,7 +845,7 @@ void MainWindow::runInterventions() {
         return sentence_run_intervened(model, base, list, progress);
       },
       [this](SentenceRun after) {
-        intervened_ = std::move(after);
+        setIntervened(std::move(after));
         refreshPanels();
         showAnalysis();
         Q_EMIT interventionsFinished();
@@ -1065,7 +1061,7 @@ void MainWindow::showRun(SentenceRun run) {
   const int layers = run_->trace ? run_->trace->layers() : 1;
   const int heads = run_->trace ? run_->trace->heads() : 1;
   selection_->setBounds(layers, heads, T);
-  intervened_.reset();
+  setIntervened(std::nullopt);
   refreshPanels();
   showAnalysis();
   runInterventions();
@@ -1360,7 +1356,13 @@ ShownPlace MainWindow::placeOf(const SentenceRun& run) const {
   return ShownPlace(selection_);
 }
 
-std::optional<std::pair<std::vector<int>, std::vector<int>>> MainWindow::droppedFirstAlignment() const {
+void MainWindow::setIntervened(std::optional<SentenceRun> run) {
+  intervened_ = std::move(run);
+  droppedFirst_ = computeDroppedFirstAlignment();
+}
+
+std::optional<std::pair<std::vector<int>, std::vector<int>>>
+MainWindow::computeDroppedFirstAlignment() const {
   if (comparing_ || !run_ || !intervened_ || intervened_->tokenCount() != run_->tokenCount() - 1)
     return std::nullopt;
   const auto& list = selection_->interventions();

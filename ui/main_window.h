@@ -294,8 +294,17 @@ class MainWindow : public QMainWindow {
   // comparison of sentences keeps positions). comparedTokens_ is its cache.
   const std::vector<int>& comparedModelTokens() const;
   // A run with interventions that dropped the first token: A's token k is its
-  // token k - 1 (A to B, B to A); none otherwise.
-  std::optional<std::pair<std::vector<int>, std::vector<int>>> droppedFirstAlignment() const;
+  // token k - 1 (A to B, B to A); none otherwise. Made once per intervened run
+  // (every hover asks for it).
+  const std::optional<std::pair<std::vector<int>, std::vector<int>>>& droppedFirstAlignment()
+      const {
+    static const std::optional<std::pair<std::vector<int>, std::vector<int>>> none;
+    return comparing_ ? none : droppedFirst_;
+  }
+  std::optional<std::pair<std::vector<int>, std::vector<int>>> computeDroppedFirstAlignment() const;
+  // Sets intervened_ (empty: none) and what is derived from it alone.
+  void setIntervened(std::optional<SentenceRun> run);
+  std::optional<std::pair<std::vector<int>, std::vector<int>>> droppedFirst_;
   std::vector<int> comparedTokens_;
   // A figure request's pinned place in B and comparison mode; empty, or why not.
   QString applyFigureComparison(const FigureRequest& request);

@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "analysis/first_token_sink.h"
 #include "analysis/table_io.h"
 #include "models/corpus.h"
 #include "models/loaded_model.h"
@@ -239,8 +240,12 @@ int command_sinks(int argc, char** argv) {
     if (args.options.count("json")) {
       nlohmann::json j = {{"schema_version", 1}, {"command", "sinks"}};
       for (const auto& [k, v] : comments) j["header"][k] = v;
-      j["params"] = {{"tokens", tokens}, {"inputs", inputs}, {"percentile", 90}, {"gamma", 0.3},
-                     {"sink_denominator", "all"}, {"sink_rate_eps", 0.3}};
+      j["params"] = {{"tokens", tokens},
+                     {"inputs", inputs},
+                     {"percentile", 90},
+                     {"gamma", 0.3},
+                     {"sink_denominator", "all"},
+                     {"sink_rate_eps", sinkscope::analysis::kDefaultSinkMetricEps}};
       for (std::size_t k = 0; k < columns.size(); ++k) j["result"][columns[k]] = values[k];
       files.emplace_back(args.options.at("json"), j.dump(1));
     }

@@ -192,8 +192,10 @@ std::vector<std::pair<std::string, std::string>> analyze_header(
       {"heads", "0..H-1 and \"average\" (mean over the layer's heads)"},
       {"layer_summary",
        "per layer and for the model, means over the heads (not the average map): alpha0, boost0 "
-       "= alpha0 / uniform baseline, share of heads with boost0 >= 3, sink concentration and "
-       "count, bar counts (plain and above min_persistence), taxonomy class shares"},
+       "= alpha0 / uniform baseline, share of heads with boost0 >= " +
+           num(analysis::kStrongSinkBoost) +
+           ", sink concentration and count, bar counts (plain and above min_persistence), "
+           "taxonomy class shares"},
       {"laplacian",
        "combinatorial L = D - W; normalised L_sym = I - D^-1/2 W D^-1/2 with the rows and "
        "columns of isolated tokens (degree 0) set to 0 (the networkx convention)"},
@@ -476,7 +478,7 @@ void append_sink_rows(Tables& t, const HeadRows& at, const analysis::HeadAnalysi
   const double base0 = analysis::sink_uniform_baseline(at.tokens, 0, at.causal);
   t.summary.rows.push_back({at.layer, at.head, num(set.tau), std::to_string(set.sinks.size()),
                             num(r.sinkConcentration), num(alpha[0]), num(alpha[0] / base0),
-                            alpha[0] > p.eps ? "1" : "0"});
+                            analysis::is_sink_rate_head(alpha[0], p.eps) ? "1" : "0"});
   headJson["sinks"] = set.keys();
   headJson["sink_concentration"] = r.sinkConcentration;
   headJson["alpha"] = alpha;

@@ -59,7 +59,7 @@ void record_functional(SentenceRecord& r, const models::Model& model, const mode
   r.bosDeltaNll = delta / static_cast<double>(bos.tokens.size());
 }
 
-// Adds `values` to `sum` (growing it), counting into `counts`.
+// Adds `weight` times `values` to `sum`, growing it to their length.
 void accumulate(std::vector<double>& sum, const std::vector<double>& values, double weight) {
   if (sum.size() < values.size()) sum.resize(values.size(), 0.0);
   for (std::size_t k = 0; k < values.size(); ++k) sum[k] += weight * values[k];

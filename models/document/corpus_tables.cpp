@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "analysis/bootstrap.h"
+#include "analysis/first_token_sink.h"
 #include "analysis/frames.h"
 #include "analysis/intervals.h"
 #include "analysis/share_intervals.h"
@@ -236,8 +237,9 @@ void add_intervals(CorpusTables& t, const std::vector<SentenceRecord>& records, 
       t.sinkRate.columns.end(),
       {"sink_rate_percent_lo", "sink_rate_percent_hi", "mean_boost_lo", "mean_boost_hi"});
   for (std::size_t r = 0; r < n; ++r) {
-    x[r] = static_cast<double>(std::count_if(records[r].alpha0.begin(), records[r].alpha0.end(),
-                                             [&](double a) { return a > p.eps; }));
+    x[r] = static_cast<double>(
+        std::count_if(records[r].alpha0.begin(), records[r].alpha0.end(),
+                      [&](double a) { return analysis::is_sink_rate_head(a, p.eps); }));
     m[r] = static_cast<double>(heads);
   }
   appendProportion(t.sinkRate, 0, 100.0);
@@ -284,7 +286,7 @@ CorpusTables corpus_tables(const std::vector<SentenceRecord>& records, int L, in
       sinkTokens[k].push_back(r.sinks[k]);
       votes[k] += r.votes[k];
       ++alphaCount;
-      alphaAbove += r.alpha0[k] > p.eps ? 1 : 0;
+      alphaAbove += analysis::is_sink_rate_head(r.alpha0[k], p.eps) ? 1 : 0;
       baselineSum += r.uniformBaseline0;
       boostSum += r.alpha0[k] / r.uniformBaseline0;
     }

@@ -160,21 +160,21 @@ struct SetContext {
 
 // alpha_k by position (003, Gu et al.): sentences of every length pooled by position.
 SetFigure key_importance_figure(const SetContext& x) {
-  const auto& [records, L, H, shown, minCount, positionNote, source] = x;
-  std::vector<RaggedMean> alpha(static_cast<std::size_t>(L)), uniform(static_cast<std::size_t>(L));
-  for (const SentenceRecord& r : records)
-    for (int l = 0; l < L; ++l) {
+  std::vector<RaggedMean> alpha(static_cast<std::size_t>(x.L)),
+      uniform(static_cast<std::size_t>(x.L));
+  for (const SentenceRecord& r : x.records)
+    for (int l = 0; l < x.L; ++l) {
       alpha[static_cast<std::size_t>(l)].add(r.curves[static_cast<std::size_t>(l)].alpha);
       uniform[static_cast<std::size_t>(l)].add(r.curves[static_cast<std::size_t>(l)].alphaUniform);
     }
-  SetFigure f = layered_figure(alpha, nullptr, {}, 0.0, shown, minCount);
+  SetFigure f = layered_figure(alpha, nullptr, {}, 0.0, x.shown, x.minCount);
   // One uniform baseline: it depends on the lengths only, not on the layer.
-  SetCurve baseline = ragged_curve("uniform baseline", uniform.front(), {}, 0.0, minCount);
+  SetCurve baseline = ragged_curve("uniform baseline", uniform.front(), {}, 0.0, x.minCount);
   baseline.reference = true;
   f.curves.push_back(std::move(baseline));
   f.file = "key_importance_by_layer";
-  f.title = "Key importance alpha_k by position (mean over heads and " + source + ")" +
-            shown_note(shown, L) + positionNote;
+  f.title = "Key importance alpha_k by position (mean over heads and " + x.source + ")" +
+            shown_note(x.shown, x.L) + x.positionNote;
   f.xPadding = 0.5;
   f.xLabel = "key position k";
   f.yLabel = "alpha_k";
@@ -189,23 +189,22 @@ SetFigure key_importance_figure(const SetContext& x) {
 // and the frame's table.
 void append_betti_figures(const SetContext& x, const analysis::CsvTable& frameTable,
                           std::vector<SetFigure>& figures) {
-  const auto& [records, L, H, shown, minCount, positionNote, source] = x;
-  const std::vector<double> grid = records.front().curves.front().bettiGrid;
+  const std::vector<double> grid = x.records.front().curves.front().bettiGrid;
   for (int dimension : {0, 1}) {
-    std::vector<RaggedMean> beta(static_cast<std::size_t>(L));
-    for (const SentenceRecord& r : records)
-      for (int l = 0; l < L; ++l) {
+    std::vector<RaggedMean> beta(static_cast<std::size_t>(x.L));
+    for (const SentenceRecord& r : x.records)
+      for (int l = 0; l < x.L; ++l) {
         const LayerCurves& c = r.curves[static_cast<std::size_t>(l)];
         beta[static_cast<std::size_t>(l)].add(dimension == 0 ? c.beta0 : c.beta1);
       }
-    SetFigure f = layered_figure(beta, nullptr, grid, 0.0, shown, 1);
+    SetFigure f = layered_figure(beta, nullptr, grid, 0.0, x.shown, 1);
     f.file = dimension == 0 ? "betti0_by_layer" : "betti1_by_layer";
     std::string frame;
     if (!frameTable.rows.empty() && !frameTable.rows.front().empty())
       frame = " | reference frame: " + frameTable.rows.front().front();
     f.title = std::string(dimension == 0 ? "beta_0 (components)" : "beta_1 (loops)") +
-              " against distance e (mean over heads and " + source + ")" + frame +
-              shown_note(shown, L);
+              " against distance e (mean over heads and " + x.source + ")" + frame +
+              shown_note(x.shown, x.L);
     f.xLabel = "distance scale e";
     f.yLabel = dimension == 0 ? "beta_0" : "beta_1";
     f.includeZero = true;
@@ -221,17 +220,16 @@ void append_betti_figures(const SetContext& x, const analysis::CsvTable& frameTa
 
 // F_N against N with the random baseline (004).
 SetFigure fn_figure(const SetContext& x) {
-  const auto& [records, L, H, shown, minCount, positionNote, source] = x;
-  std::vector<RaggedMean> f(static_cast<std::size_t>(L)), random(static_cast<std::size_t>(L));
-  for (const SentenceRecord& r : records)
-    for (int l = 0; l < L; ++l) {
+  std::vector<RaggedMean> f(static_cast<std::size_t>(x.L)), random(static_cast<std::size_t>(x.L));
+  for (const SentenceRecord& r : x.records)
+    for (int l = 0; l < x.L; ++l) {
       f[static_cast<std::size_t>(l)].add(r.curves[static_cast<std::size_t>(l)].fN);
       random[static_cast<std::size_t>(l)].add(r.curves[static_cast<std::size_t>(l)].fNRandom);
     }
-  SetFigure fig = layered_figure(f, &random, {}, 1.0, shown, minCount);
+  SetFigure fig = layered_figure(f, &random, {}, 1.0, x.shown, x.minCount);
   fig.file = "fn_against_n_by_layer";
-  fig.title = "F_N against N at the last query (mean over heads and " + source +
-              "); dashed: random N-subsets" + shown_note(shown, L) + positionNote;
+  fig.title = "F_N against N at the last query (mean over heads and " + x.source +
+              "); dashed: random N-subsets" + shown_note(x.shown, x.L) + x.positionNote;
   fig.xPadding = 0.5;
   fig.xLabel = "N (keys selected)";
   fig.yLabel = "F_N";
@@ -243,18 +241,17 @@ SetFigure fn_figure(const SetContext& x) {
 
 // Head classes per layer (004): every head of every sentence labelled by its votes.
 SetFigure taxonomy_figure(const SetContext& x) {
-  const auto& [records, L, H, shown, minCount, positionNote, source] = x;
-  std::vector<std::array<double, 3>> share(static_cast<std::size_t>(L), {0.0, 0.0, 0.0});
-  for (const SentenceRecord& r : records)
-    for (int l = 0; l < L; ++l)
-      for (int h = 0; h < H; ++h) {
-        const auto c = analysis::taxonomy_label(r.votes[static_cast<std::size_t>(l * H + h)]);
+  std::vector<std::array<double, 3>> share(static_cast<std::size_t>(x.L), {0.0, 0.0, 0.0});
+  for (const SentenceRecord& r : x.records)
+    for (int l = 0; l < x.L; ++l)
+      for (int h = 0; h < x.H; ++h) {
+        const auto c = analysis::taxonomy_label(r.votes[static_cast<std::size_t>(l * x.H + h)]);
         share[static_cast<std::size_t>(l)][static_cast<std::size_t>(c)] +=
-            1.0 / (static_cast<double>(H) * static_cast<double>(records.size()));
+            1.0 / (static_cast<double>(x.H) * static_cast<double>(x.records.size()));
       }
   SetFigure fig;
   fig.file = "taxonomy_by_layer";
-  fig.title = "Head classes per layer (share of heads over " + source + ")";
+  fig.title = "Head classes per layer (share of heads over " + x.source + ")";
   fig.xLabel = "layer";
   fig.yLabel = "share of heads";
   fig.integerX = true;
@@ -263,12 +260,12 @@ SetFigure taxonomy_figure(const SetContext& x) {
   fig.table.columns = {"layer", "retriever", "mixer", "reset"};
   for (int c = 0; c < 3; ++c) {
     SetCurve curve{analysis::head_class_name(static_cast<analysis::HeadClass>(c)), {}, {}};
-    for (int l = 0; l < L; ++l)
+    for (int l = 0; l < x.L; ++l)
       curve.x.push_back(l),
           curve.y.push_back(share[static_cast<std::size_t>(l)][static_cast<std::size_t>(c)]);
     fig.curves.push_back(std::move(curve));
   }
-  for (int l = 0; l < L; ++l)
+  for (int l = 0; l < x.L; ++l)
     fig.table.rows.push_back({std::to_string(l), csv_number(share[static_cast<std::size_t>(l)][0]),
                               csv_number(share[static_cast<std::size_t>(l)][1]),
                               csv_number(share[static_cast<std::size_t>(l)][2])});
@@ -277,10 +274,9 @@ SetFigure taxonomy_figure(const SetContext& x) {
 
 // BOS removal (003): the NLL change per sentence (recorded with the functional experiments).
 SetFigure bos_removal_figure(const SetContext& x) {
-  const auto& [records, L, H, shown, minCount, positionNote, source] = x;
   SetFigure fig;
   fig.file = "bos_removal";
-  fig.title = "NLL change when the BOS token is removed, per sentence (" + source + ")";
+  fig.title = "NLL change when the BOS token is removed, per sentence (" + x.source + ")";
   fig.xLabel = "tokens in the sentence";
   fig.yLabel = "mean dNLL (nats)";
   fig.includeZero = true;
@@ -289,7 +285,7 @@ SetFigure bos_removal_figure(const SetContext& x) {
   points.scatter = true;
   double sum = 0.0;
   int counted = 0;
-  for (const SentenceRecord& r : records) {
+  for (const SentenceRecord& r : x.records) {
     fig.table.rows.push_back(
         {std::to_string(r.index), std::to_string(r.tokens), csv_number_or_empty(r.bosDeltaNll)});
     if (!std::isfinite(r.bosDeltaNll)) continue;
@@ -302,7 +298,7 @@ SetFigure bos_removal_figure(const SetContext& x) {
     std::snprintf(label, sizeof label, "mean %.3g nats", sum / counted);
     SetCurve mean{label, {}, {}};
     double lo = 1e300, hi = -1e300;
-    for (const SentenceRecord& r : records)
+    for (const SentenceRecord& r : x.records)
       lo = std::min(lo, double(r.tokens)), hi = std::max(hi, double(r.tokens));
     mean.x = {lo, hi};
     mean.y = {sum / counted, sum / counted};
@@ -350,46 +346,43 @@ SetFigure sparsification_figure(const models::LoadedModel& model,
                                 const std::vector<std::string>& sentences,
                                 const FigureSetParams& params) {
   const models::SingleThreadedBlas exactProducts;
-  {
-    // dNLL against the share of heads kept, averaged over the first sentences.
-    std::map<std::pair<int, double>, std::pair<double, int>>
-        pooled;  // (ranking, retained) -> sum, n
-    const std::size_t used = std::min<std::size_t>(
-        sentences.size(), static_cast<std::size_t>(std::max(0, params.sparsificationSentences)));
-    for (std::size_t s = 0; s < used; ++s) {
-      const models::SentenceTrace run = models::loaded_model_run(model, sentences[s]);
-      const std::vector<double> dnll = models::head_ablation_dnll(*model.model, run.trace);
-      for (const models::SparsificationPoint& q :
-           models::sparsification_curves(*model.model, run.trace, dnll, params.sparsification)) {
-        auto& cell = pooled[{static_cast<int>(q.ranking), q.retained}];
-        cell.first += q.dnll, ++cell.second;
-      }
+  // dNLL against the share of heads kept, averaged over the first sentences.
+  // (ranking, retained) -> sum of dNLL, sentences
+  std::map<std::pair<int, double>, std::pair<double, int>> pooled;
+  const std::size_t used = std::min<std::size_t>(
+      sentences.size(), static_cast<std::size_t>(std::max(0, params.sparsificationSentences)));
+  for (std::size_t s = 0; s < used; ++s) {
+    const models::SentenceTrace run = models::loaded_model_run(model, sentences[s]);
+    const std::vector<double> dnll = models::head_ablation_dnll(*model.model, run.trace);
+    for (const models::SparsificationPoint& q :
+         models::sparsification_curves(*model.model, run.trace, dnll, params.sparsification)) {
+      auto& cell = pooled[{static_cast<int>(q.ranking), q.retained}];
+      cell.first += q.dnll, ++cell.second;
     }
-    SetFigure fig;
-    fig.file = "sparsification";
-    fig.title = "Sparsification: dNLL against the share of heads kept per layer (mean over " +
-                std::to_string(used) + " sentences)";
-    fig.xLabel = "share of heads kept";
-    fig.yLabel = "dNLL (nats)";
-    fig.includeZero = true;
-    fig.table.columns = {"ranking", "retained", "dnll", "sentences"};
-    std::map<int, SetCurve> byRanking;
-    for (const auto& [key, cell] : pooled) {
-      const std::string name =
-          models::head_ranking_name(static_cast<models::HeadRanking>(key.first));
-      SetCurve& c = byRanking[key.first];
-      c.name = name;
-      c.x.push_back(key.second);
-      c.y.push_back(cell.first / cell.second);
-      fig.table.rows.push_back({name, csv_number(key.second), csv_number(cell.first / cell.second),
-                                std::to_string(cell.second)});
-    }
-    for (auto& [ranking, curve] : byRanking) {
-      curve.dashed = static_cast<models::HeadRanking>(ranking) == models::HeadRanking::Random;
-      fig.curves.push_back(std::move(curve));
-    }
-    return fig;
   }
+  SetFigure fig;
+  fig.file = "sparsification";
+  fig.title = "Sparsification: dNLL against the share of heads kept per layer (mean over " +
+              std::to_string(used) + " sentences)";
+  fig.xLabel = "share of heads kept";
+  fig.yLabel = "dNLL (nats)";
+  fig.includeZero = true;
+  fig.table.columns = {"ranking", "retained", "dnll", "sentences"};
+  std::map<int, SetCurve> byRanking;
+  for (const auto& [key, cell] : pooled) {
+    const std::string name = models::head_ranking_name(static_cast<models::HeadRanking>(key.first));
+    SetCurve& c = byRanking[key.first];
+    c.name = name;
+    c.x.push_back(key.second);
+    c.y.push_back(cell.first / cell.second);
+    fig.table.rows.push_back({name, csv_number(key.second), csv_number(cell.first / cell.second),
+                              std::to_string(cell.second)});
+  }
+  for (auto& [ranking, curve] : byRanking) {
+    curve.dashed = static_cast<models::HeadRanking>(ranking) == models::HeadRanking::Random;
+    fig.curves.push_back(std::move(curve));
+  }
+  return fig;
 }
 
 }  // namespace sinkscope::document

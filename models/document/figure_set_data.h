@@ -1,5 +1,5 @@
 #pragma once
-// The numbers of a figure set (issue 16, item 5): for a sentence file, the
+// The numbers of a figure set: for a sentence file, the
 // figure kinds the seed papers show, pooled over the sentences, each with the
 // table behind it:
 //  - key importance alpha_k by position, per layer, with the uniform baseline (003, Gu et al.);

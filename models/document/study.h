@@ -3,7 +3,7 @@
 // every core, or as the tasks of a cluster job array, and always merges to the
 // same numbers.
 //
-// Its files: app/study_files.h.
+// Its files: models/document/study_files.h.
 //
 // A shard is written into a temporary folder and renamed into place when it
 // is complete, so a task killed mid-shard leaves no shard behind.
