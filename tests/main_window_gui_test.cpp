@@ -1439,6 +1439,51 @@ TEST_F(MainWindowGui, TheHeadViewFollowsTheSelectionAndSelectsTokens) {
 // last one opens, the slider opens any other (every panel follows), and the
 // emergence plot has alpha_0 per layer at every step, equal to each
 // checkpoint's own run of the sentence.
+// A model folder that holds its own training run offers it in the File menu:
+// one click opens its checkpoints and the emergence plot, the final model last.
+TEST_F(MainWindowGui, AModelWithItsTrainingOffersItInOneClick) {
+  QTemporaryDir dir;
+  const std::filesystem::path root = std::filesystem::path(dir.path().toStdString()) / "run";
+  auto write = [](const std::filesystem::path& folder, int seed) {
+    models::RandomModelSpec spec = models::random_model_spec_for("llama");
+    spec.layers = 2;
+    spec.heads = 2;
+    spec.hidden = 16;
+    spec.seed = static_cast<std::uint64_t>(seed);
+    spec.with_tokenizer = true;
+    models::model_folder_write_random(folder, spec);
+  };
+  write(root / "checkpoints" / "step-100", 100);
+  write(root / "checkpoints" / "step-200", 200);
+  write(root, 300);  // the final model, at the step its recipe names
+  std::ofstream(root / "recipe.json") << R"({"steps": 300})";
+  const std::filesystem::path plain = std::filesystem::path(dir.path().toStdString()) / "plain";
+  write(plain, 7);
+
+  ui::MainWindow w;
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  w.setSentence(QStringLiteral("A cat sat."));
+  auto* training = w.findChild<QAction*>(QStringLiteral("modelTrainingAction"));
+  ASSERT_NE(training, nullptr);
+  w.openModelFolder(QString::fromStdString(plain.string()));
+  ASSERT_TRUE(
+      QTest::qWaitFor([&] { return w.model() && w.model()->model->folder() == plain; }, kTimeout));
+  EXPECT_FALSE(training->isEnabled()) << "a model without checkpoints has no training to show";
+  w.openModelFolder(QString::fromStdString(root.string()));
+  ASSERT_TRUE(
+      QTest::qWaitFor([&] { return w.model() && w.model()->model->folder() == root; }, kTimeout));
+  ASSERT_TRUE(training->isEnabled());
+  QSignalSpy emerged(&w, &ui::MainWindow::emergenceFinished);
+  training->trigger();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return emerged.count() > 0; }, kTimeout));
+  ASSERT_EQ(w.checkpointsPanel()->checkpoints().size(), 3u);
+  EXPECT_TRUE(w.checkpointsPanel()->checkpoints().back().final);
+  EXPECT_EQ(w.checkpointsPanel()->emergenceView()->data().series.front().x,
+            (std::vector<double>{100, 200, 300}));
+  EXPECT_EQ(w.model()->model->folder(), root) << "the final model stays open";
+}
+
 TEST_F(MainWindowGui, CheckpointsPlayBackOverTraining) {
   QTemporaryDir dir;
   const std::filesystem::path root = std::filesystem::path(dir.path().toStdString()) / "run";

@@ -882,6 +882,14 @@ void MainWindow::buildActions() {
   file->addSeparator();
   file->addAction(tr("Open &study..."), this, &MainWindow::chooseStudyFolder);
   file->addAction(tr("Open training &checkpoints..."), this, &MainWindow::chooseCheckpointsFolder);
+  // The built-in model ships its own training run: the sink's emergence, one click away.
+  modelTrainingAction_ =
+      file->addAction(tr("Open this model's &training"), this, &MainWindow::openModelTraining);
+  modelTrainingAction_->setObjectName(QStringLiteral("modelTrainingAction"));
+  modelTrainingAction_->setEnabled(false);
+  modelTrainingAction_->setToolTip(
+      tr("The checkpoints the open model was trained through (its checkpoints/ folder): the "
+         "slider steps through them and the plot shows the sink emerging"));
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
@@ -1144,8 +1152,18 @@ void MainWindow::showModel(models::LoadedModel loaded) {
           .arg(c.hidden_size)
           .arg(static_cast<double>(model_->model->parameterCount()) / 1e6, 0, 'f', 2)
           .arg(model_->tokenizer ? QString::fromStdString(model_->tokenizer->kind()) : tr("none")));
+  // Only a run's final model offers its training (a visited step is inside it).
+  const bool intermediate =
+      checkpointsPanel_ && checkpointsPanel_->isIntermediateStep(model_->model->folder());
+  if (!intermediate)
+    modelTrainingAction_->setEnabled(
+        models::training_checkpoints(model_->model->folder()).steps.size() > 1);
   Q_EMIT modelOpened(folder);
   runSentence();  // show the new model on the current sentence
+}
+
+void MainWindow::openModelTraining() {
+  if (model_) openCheckpoints(QString::fromStdString(model_->model->folder().string()));
 }
 
 void MainWindow::openCheckpoints(const QString& folder) {

@@ -147,6 +147,8 @@ class MainWindow : public QMainWindow {
   // The dock and the emergence plot of a training run, without opening a checkpoint.
   bool showCheckpoints(const QString& folder);
   void chooseCheckpointsFolder();
+  // The open model's own training run (its checkpoints/ folder), when it has one.
+  void openModelTraining();
   void computeEmergence();
   // Runs `text` as the sentence with (layer, head) selected once it is shown,
   // opening the study's model first when another one is open.
@@ -367,6 +369,7 @@ class MainWindow : public QMainWindow {
   bool wasFullScreen_ = false;
   QString presentedDock_;
   QAction* presentAction_ = nullptr;
+  QAction* modelTrainingAction_ = nullptr;  // enabled while the open model has checkpoints
   QAction* cancelAction_ = nullptr;  // Esc, given to the classroom mode while it lasts
   QLabel* presentLegend_ = nullptr;
   double baseFontPoints_ = 0;
