@@ -5,8 +5,9 @@
 #   tests/golden/make_golden_outputs.sh SOURCE_DIR SINKSCOPE_CLI SINKSCOPE OUT_DIR
 #
 # runs `analyze --text` (decoder, decoder with interventions, encoder),
-# `analyze --sentences`, `study run` in two shards with `study merge`, and
-# `figure-set` (from the model and from the study) on the built-in models and
+# `analyze --sentences`, every `experiment` kind, `study run` in two shards with
+# `study merge`, and `figure-set` (from the model and from the study) on the
+# built-in models and
 # writes what they write into OUT_DIR. Lines that name the machine rather than
 # the numbers are normalised: the command line, the tool's version, shard
 # manifests (host, time). The committed tests/golden/outputs were made by this
@@ -47,6 +48,9 @@ run "$cli" analyze "$encoder" --text "$text" --out results/analyze-text-encoder 
   --json results/analyze-text-encoder.json
 run "$cli" analyze "$decoder" --sentences s.txt --out results/analyze-sentences \
   --json results/analyze-sentences.json --functional --bootstrap 50 --batch 4
+for kind in kl bos fisher perturb rank ablate sparsify; do
+  run "$cli" experiment "$kind" "$decoder" --text "$text" --out "results/experiment-$kind"
+done
 run "$cli" study run "$decoder" --sentences s.txt --out results/study --shard 1/2 \
   --batch 4 --functional --curves
 run "$cli" study run "$decoder" --sentences s.txt --out results/study --shard 0/2 \
