@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 
 #include "analysis/table_io.h"
 #include "models/fisher.h"
@@ -36,177 +37,221 @@ std::string list(const std::vector<double>& v) {
   return s;
 }
 
+// What every experiment reads: the sentence's plain run and the parameters.
+struct ExperimentInput {
+  const models::Model& model;
+  const models::Trace& base;
+  const std::vector<std::string>& tokens;  // display strings of the run's tokens
+  bool firstIsSpecial;
+  const ExperimentParams& p;
+  const models::ProgressFn& progress;
+};
+
+// What an experiment writes: header lines and tables held in memory (a deque:
+// a table handed out stays where it is while others are added).
+struct ExperimentOutput {
+  std::vector<std::pair<std::string, std::string>> header;
+  std::deque<std::pair<std::string, analysis::CsvTable>> files;
+  analysis::CsvTable& table(const std::string& name, std::vector<std::string> columns) {
+    files.emplace_back(name, analysis::CsvTable{});
+    files.back().second.columns = std::move(columns);
+    return files.back().second;
+  }
+};
+
+namespace m = models;
+
+void kl_tables(const ExperimentInput& x, ExperimentOutput& out) {
+  out.header.emplace_back("sinks", "percentile mode, p = " + num(x.p.removal.percentile) +
+                                       ", gamma = " + num(x.p.removal.gamma) +
+                                       " of all T queries (metrics.md s. 1), per head");
+  out.header.emplace_back(
+      "removal",
+      x.p.removal.beforeSoftmax
+          ? "keys masked before softmax (a query left with no visible key keeps its keys)"
+          : "keys zeroed after softmax, rows renormalised (uniform over the other visible "
+            "keys when a row empties; a row with no other visible key, such as query 0 of a "
+            "causal model when key 0 is a sink, is left unchanged)");
+  out.header.emplace_back("kl", "mean over positions of KL(P_base || P_removed), nats");
+  auto& t = out.table("kl.csv", {"layers", "mean_kl", "edited_heads"});
+  for (const auto& r : m::kl_sink_removal(x.model, x.base, x.p.removal, x.progress))
+    t.rows.push_back({r.scope, num(r.meanKl), std::to_string(r.editedHeads)});
+}
+
+// BOS removal: each token's NLL with and without the first token, their mean,
+// and both runs' attention maps.
+void bos_tables(const ExperimentInput& x, ExperimentOutput& out, const fs::path& dir, bool force,
+                analysis::AtomicFileSet& streamed) {
+  const m::BosRemoval r = m::bos_removal(x.model, x.base, x.firstIsSpecial, x.progress);
+  out.header.emplace_back("nll", x.base.causal()
+                                     ? "next-token NLL (nats) of each token both runs predict"
+                                     : "NLL (nats) of each token at its own position");
+  auto& t = out.table("bos_nll.csv",
+                      {"position", "token", "nll_with_first", "nll_without_first", "delta"});
+  double with = 0, without = 0;
+  for (std::size_t k = 0; k < r.tokens.size(); ++k) {
+    t.rows.push_back({std::to_string(r.tokens[k]), x.tokens[static_cast<std::size_t>(r.tokens[k])],
+                      num(r.nllWith[k]), num(r.nllWithout[k]),
+                      num(r.nllWithout[k] - r.nllWith[k])});
+    with += r.nllWith[k];
+    without += r.nllWithout[k];
+  }
+  // The number 003 reports: the mean change, beside its per-token table.
+  const double n = std::max<std::size_t>(1, r.tokens.size());
+  auto& summary = out.table(
+      "bos_summary.csv", {"tokens", "mean_nll_with_first", "mean_nll_without_first", "mean_delta"});
+  summary.rows.push_back({std::to_string(r.tokens.size()), num(with / n), num(without / n),
+                          num((without - with) / n)});
+  out.header.emplace_back("positions", "query and key are positions in the original input");
+  // One row per visible pair of every head of both runs: gigabytes of text
+  // for a real model, so streamed into its file head by head, never held.
+  for (const char* name : {"bos_nll.csv", "bos_summary.csv", "bos_attention.csv"})
+    analysis::output_check_replaceable(dir / name, force);
+  analysis::CsvTable head;
+  head.comments = out.header;
+  head.columns = {"run", "layer", "head", "query", "key", "weight"};
+  const std::size_t attention = streamed.open(dir / "bos_attention.csv");
+  streamed.append(attention, analysis::csv_render_head(head));
+  std::string rows;
+  for (const auto& [name, trace, offset] :
+       {std::tuple<const char*, const m::Trace*, int>{"with_first", &r.with, 0},
+        std::tuple<const char*, const m::Trace*, int>{"without_first", &r.without, 1}})
+    for (int l = 0; l < trace->layers(); ++l) {
+      const m::LayerCapture cap = trace->layer(l);
+      for (int h = 0; h < cap.heads; ++h) {
+        const auto A = cap.attentionOf(h);
+        rows.clear();
+        for (int i = 0; i < A.size; ++i)
+          for (int j = 0; j < A.size; ++j)
+            if (A.visible(i, j))
+              analysis::csv_append_row(
+                  rows, {name, std::to_string(l), std::to_string(h), std::to_string(i + offset),
+                         std::to_string(j + offset), num(A.at(i, j))});
+        streamed.append(attention, rows);
+      }
+    }
+}
+
+void fisher_tables(const ExperimentInput& x, ExperimentOutput& out) {
+  out.header.emplace_back("fisher",
+                          "E_t ||grad_theta_l log p(x_t | context)||^2 over the input's "
+                          "tokens (autograd); layer -1: embeddings, final norm and head");
+  auto& t = out.table("fisher.csv", {"layer", "parameters", "trace", "per_parameter"});
+  for (const auto& f : m::fisher_per_layer(x.model, x.base.ids(), x.progress))
+    t.rows.push_back(
+        {std::to_string(f.layer), std::to_string(f.parameters), num(f.trace), num(f.perParameter)});
+}
+
+void perturb_tables(const ExperimentInput& x, ExperimentOutput& out) {
+  const m::Perturbation& q = x.p.perturbation;
+  out.header.emplace_back(
+      "perturbation",
+      "position " + std::to_string(q.position) +
+          (q.replacementId ? ", token replaced by id " + std::to_string(*q.replacementId)
+                           : ", Gaussian embedding noise of relative size " + num(q.sigma) +
+                                 " (seed " + std::to_string(q.seed) + ")") +
+          (q.withoutFirstToken ? ", both runs without the first token" : ""));
+  out.header.emplace_back("change",
+                          "||h_l(i) - h'_l(i)|| / ||h_l(i)||, h_l = residual stream entering "
+                          "layer l (l = layers: the output)");
+  const m::PerturbationMap map = m::perturbation_sensitivity(x.model, x.base.ids(), q, x.progress);
+  auto& t = out.table("perturb.csv", {"layer", "position", "token", "relative_change"});
+  const int offset = q.withoutFirstToken ? 1 : 0;
+  for (int l = 0; l <= map.layers; ++l)
+    for (int i = 0; i < map.tokens; ++i)
+      t.rows.push_back({std::to_string(l), std::to_string(i + offset),
+                        x.tokens[static_cast<std::size_t>(i + offset)],
+                        num(map.change[static_cast<std::size_t>(l * map.tokens + i)])});
+}
+
+void rank_tables(const ExperimentInput& x, ExperimentOutput& out) {
+  out.header.emplace_back("effective_rank",
+                          "exp of the entropy of the normalised singular values of "
+                          "the [T x hidden] residual stream entering each layer");
+  auto& t = out.table("effective_rank.csv", {"layer", "effective_rank"});
+  const auto ranks = m::effective_rank_per_layer(x.base);
+  for (std::size_t l = 0; l < ranks.size(); ++l)
+    t.rows.push_back({std::to_string(l), num(ranks[l])});
+}
+
+void ablation_tables(const ExperimentInput& x, ExperimentOutput& out, const std::string& kind) {
+  out.header.emplace_back("dnll",
+                          "mean NLL with the ablation minus without, on the input's tokens "
+                          "(heads' outputs zeroed before the output projection)");
+  out.header.emplace_back("base_nll", num(m::trace_mean_nll(x.base)));
+  const auto dnll =
+      m::head_ablation_dnll(x.model, x.base, true, kind == "ablate" ? x.progress : m::ProgressFn{});
+  if (kind == "ablate") {
+    auto& t = out.table("ablation.csv", {"layer", "head", "dnll"});
+    for (int l = 0; l < x.base.layers(); ++l)
+      for (int h = 0; h < x.base.heads(); ++h)
+        t.rows.push_back({std::to_string(l), std::to_string(h),
+                          num(dnll[static_cast<std::size_t>(l * x.base.heads() + h)])});
+    out.header.emplace_back("diagnostics", "averaged over queries i >= 1, top-N mass with N = " +
+                                               std::to_string(x.p.topN));
+    auto& c = out.table("ablation_correlation.csv", {"diagnostic", "spearman", "pearson"});
+    for (const auto& r : m::diagnostic_dnll_correlation(x.base, dnll, x.p.topN))
+      c.rows.push_back({r.diagnostic, analysis::csv_number_or_empty(r.spearman),
+                        analysis::csv_number_or_empty(r.pearson)});  // undefined: empty
+  } else {
+    const m::Sparsification& s = x.p.sparsification;
+    std::string pinned;
+    for (const auto& [l, h] : s.pinned)
+      pinned += (pinned.empty() ? "" : " ") + std::to_string(l) + ":" + std::to_string(h);
+    out.header.emplace_back("retained", list(s.retained) + " (fraction of heads kept per layer)");
+    out.header.emplace_back("pinned", pinned.empty() ? "none" : pinned);
+    out.header.emplace_back(
+        "random", std::to_string(s.randomSeeds) + " seeds from " + std::to_string(s.seed));
+    auto& t = out.table("sparsification.csv", {"ranking", "retained", "dnll", "dnll_std"});
+    for (const auto& q : m::sparsification_curves(x.model, x.base, dnll, s, x.progress))
+      t.rows.push_back(
+          {m::head_ranking_name(q.ranking), num(q.retained), num(q.dnll), num(q.dnllStd)});
+  }
+}
+
 }  // namespace
 
 std::vector<fs::path> experiment_write(const models::LoadedModel& loaded, const std::string& text,
                                        const std::string& kind, const ExperimentParams& p,
                                        const fs::path& dir, bool force,
                                        const models::ProgressFn& progress) {
-  namespace m = models;
   // On one BLAS thread, as analyze and corpus runs: the same numbers for every
   // --threads, and those a one-sentence corpus pools.
   const m::SingleThreadedBlas exactProducts;
   const m::SentenceTrace run = m::loaded_model_run(loaded, text);
-  const m::Trace& base = run.trace;
   const m::Model& model = *loaded.model;
-  const auto& tokens = run.encoding.display;
-  const bool firstIsSpecial = !run.encoding.special.empty() && run.encoding.special.front();
-  std::vector<std::pair<std::string, std::string>> header{
-      {"tool", std::string("sinkscope-cli experiment ") + kind + " " + SINKSCOPE_VERSION},
-      {"model", model.folder().string()},
-      {"model_type", model.config().model_type},
-      {"text", text},
-      {"tokens", std::to_string(base.tokens())}};
-  header.insert(header.end(), p.provenance.begin(), p.provenance.end());
-  std::vector<std::pair<std::string, analysis::CsvTable>> files;
+  const ExperimentInput in{model,
+                           run.trace,
+                           run.encoding.display,
+                           !run.encoding.special.empty() && run.encoding.special.front(),
+                           p,
+                           progress};
+  ExperimentOutput out;
+  out.header = {{"tool", std::string("sinkscope-cli experiment ") + kind + " " + SINKSCOPE_VERSION},
+                {"model", model.folder().string()},
+                {"model_type", model.config().model_type},
+                {"text", text},
+                {"tokens", std::to_string(run.trace.tokens())}};
+  out.header.insert(out.header.end(), p.provenance.begin(), p.provenance.end());
   analysis::AtomicFileSet streamed(force);  // tables too big to hold, and then the rest
-  auto table = [&](const std::string& name,
-                   std::vector<std::string> columns) -> analysis::CsvTable& {
-    files.emplace_back(name, analysis::CsvTable{});
-    files.back().second.columns = std::move(columns);
-    return files.back().second;
-  };
-
-  if (kind == "kl") {
-    header.emplace_back("sinks", "percentile mode, p = " + num(p.removal.percentile) +
-                                     ", gamma = " + num(p.removal.gamma) +
-                                     " of all T queries (metrics.md s. 1), per head");
-    header.emplace_back(
-        "removal",
-        p.removal.beforeSoftmax
-            ? "keys masked before softmax (a query left with no visible key keeps its keys)"
-            : "keys zeroed after softmax, rows renormalised (uniform over the other visible "
-              "keys when a row empties; a row with no other visible key, such as query 0 of a "
-              "causal model when key 0 is a sink, is left unchanged)");
-    header.emplace_back("kl", "mean over positions of KL(P_base || P_removed), nats");
-    auto& t = table("kl.csv", {"layers", "mean_kl", "edited_heads"});
-    for (const auto& r : m::kl_sink_removal(model, base, p.removal, progress))
-      t.rows.push_back({r.scope, num(r.meanKl), std::to_string(r.editedHeads)});
-  } else if (kind == "bos") {
-    const m::BosRemoval r = m::bos_removal(model, base, firstIsSpecial, progress);
-    header.emplace_back("nll", base.causal()
-                                   ? "next-token NLL (nats) of each token both runs predict"
-                                   : "NLL (nats) of each token at its own position");
-    auto& t =
-        table("bos_nll.csv", {"position", "token", "nll_with_first", "nll_without_first", "delta"});
-    double with = 0, without = 0;
-    for (std::size_t k = 0; k < r.tokens.size(); ++k) {
-      t.rows.push_back({std::to_string(r.tokens[k]), tokens[static_cast<std::size_t>(r.tokens[k])],
-                        num(r.nllWith[k]), num(r.nllWithout[k]),
-                        num(r.nllWithout[k] - r.nllWith[k])});
-      with += r.nllWith[k];
-      without += r.nllWithout[k];
-    }
-    // The number 003 reports: the mean change, beside its per-token table.
-    const double n = std::max<std::size_t>(1, r.tokens.size());
-    auto& summary = table("bos_summary.csv", {"tokens", "mean_nll_with_first",
-                                              "mean_nll_without_first", "mean_delta"});
-    summary.rows.push_back({std::to_string(r.tokens.size()), num(with / n), num(without / n),
-                            num((without - with) / n)});
-    header.emplace_back("positions", "query and key are positions in the original input");
-    // One row per visible pair of every head of both runs: gigabytes of text
-    // for a real model, so streamed into its file head by head, never held.
-    for (const char* name : {"bos_nll.csv", "bos_summary.csv", "bos_attention.csv"})
-      analysis::output_check_replaceable(dir / name, force);
-    analysis::CsvTable head;
-    head.comments = header;
-    head.columns = {"run", "layer", "head", "query", "key", "weight"};
-    const std::size_t attention = streamed.open(dir / "bos_attention.csv");
-    streamed.append(attention, analysis::csv_render_head(head));
-    std::string rows;
-    for (const auto& [name, trace, offset] :
-         {std::tuple<const char*, const m::Trace*, int>{"with_first", &r.with, 0},
-          std::tuple<const char*, const m::Trace*, int>{"without_first", &r.without, 1}})
-      for (int l = 0; l < trace->layers(); ++l) {
-        const m::LayerCapture cap = trace->layer(l);
-        for (int h = 0; h < cap.heads; ++h) {
-          const auto A = cap.attentionOf(h);
-          rows.clear();
-          for (int i = 0; i < A.size; ++i)
-            for (int j = 0; j < A.size; ++j)
-              if (A.visible(i, j))
-                analysis::csv_append_row(
-                    rows, {name, std::to_string(l), std::to_string(h), std::to_string(i + offset),
-                           std::to_string(j + offset), num(A.at(i, j))});
-          streamed.append(attention, rows);
-        }
-      }
-  } else if (kind == "fisher") {
-    header.emplace_back("fisher",
-                        "E_t ||grad_theta_l log p(x_t | context)||^2 over the input's "
-                        "tokens (autograd); layer -1: embeddings, final norm and head");
-    auto& t = table("fisher.csv", {"layer", "parameters", "trace", "per_parameter"});
-    for (const auto& f : m::fisher_per_layer(model, base.ids(), progress))
-      t.rows.push_back({std::to_string(f.layer), std::to_string(f.parameters), num(f.trace),
-                        num(f.perParameter)});
-  } else if (kind == "perturb") {
-    const m::Perturbation& q = p.perturbation;
-    header.emplace_back(
-        "perturbation",
-        "position " + std::to_string(q.position) +
-            (q.replacementId ? ", token replaced by id " + std::to_string(*q.replacementId)
-                             : ", Gaussian embedding noise of relative size " + num(q.sigma) +
-                                   " (seed " + std::to_string(q.seed) + ")") +
-            (q.withoutFirstToken ? ", both runs without the first token" : ""));
-    header.emplace_back("change",
-                        "||h_l(i) - h'_l(i)|| / ||h_l(i)||, h_l = residual stream entering "
-                        "layer l (l = layers: the output)");
-    const m::PerturbationMap map = m::perturbation_sensitivity(model, base.ids(), q, progress);
-    auto& t = table("perturb.csv", {"layer", "position", "token", "relative_change"});
-    const int offset = q.withoutFirstToken ? 1 : 0;
-    for (int l = 0; l <= map.layers; ++l)
-      for (int i = 0; i < map.tokens; ++i)
-        t.rows.push_back({std::to_string(l), std::to_string(i + offset),
-                          tokens[static_cast<std::size_t>(i + offset)],
-                          num(map.change[static_cast<std::size_t>(l * map.tokens + i)])});
-  } else if (kind == "rank") {
-    header.emplace_back("effective_rank",
-                        "exp of the entropy of the normalised singular values of "
-                        "the [T x hidden] residual stream entering each layer");
-    auto& t = table("effective_rank.csv", {"layer", "effective_rank"});
-    const auto ranks = m::effective_rank_per_layer(base);
-    for (std::size_t l = 0; l < ranks.size(); ++l)
-      t.rows.push_back({std::to_string(l), num(ranks[l])});
-  } else if (kind == "ablate" || kind == "sparsify") {
-    header.emplace_back("dnll",
-                        "mean NLL with the ablation minus without, on the input's tokens "
-                        "(heads' outputs zeroed before the output projection)");
-    header.emplace_back("base_nll", num(m::trace_mean_nll(base)));
-    const auto dnll =
-        m::head_ablation_dnll(model, base, true, kind == "ablate" ? progress : m::ProgressFn{});
-    if (kind == "ablate") {
-      auto& t = table("ablation.csv", {"layer", "head", "dnll"});
-      for (int l = 0; l < base.layers(); ++l)
-        for (int h = 0; h < base.heads(); ++h)
-          t.rows.push_back({std::to_string(l), std::to_string(h),
-                            num(dnll[static_cast<std::size_t>(l * base.heads() + h)])});
-      header.emplace_back("diagnostics", "averaged over queries i >= 1, top-N mass with N = " +
-                                             std::to_string(p.topN));
-      auto& c = table("ablation_correlation.csv", {"diagnostic", "spearman", "pearson"});
-      for (const auto& r : m::diagnostic_dnll_correlation(base, dnll, p.topN))
-        c.rows.push_back({r.diagnostic, analysis::csv_number_or_empty(r.spearman),
-                          analysis::csv_number_or_empty(r.pearson)});  // undefined: empty
-    } else {
-      const m::Sparsification& s = p.sparsification;
-      std::string pinned;
-      for (const auto& [l, h] : s.pinned)
-        pinned += (pinned.empty() ? "" : " ") + std::to_string(l) + ":" + std::to_string(h);
-      header.emplace_back("retained", list(s.retained) + " (fraction of heads kept per layer)");
-      header.emplace_back("pinned", pinned.empty() ? "none" : pinned);
-      header.emplace_back("random",
-                          std::to_string(s.randomSeeds) + " seeds from " + std::to_string(s.seed));
-      auto& t = table("sparsification.csv", {"ranking", "retained", "dnll", "dnll_std"});
-      for (const auto& q : m::sparsification_curves(model, base, dnll, s, progress))
-        t.rows.push_back(
-            {m::head_ranking_name(q.ranking), num(q.retained), num(q.dnll), num(q.dnllStd)});
-    }
-  } else {
+  if (kind == "kl")
+    kl_tables(in, out);
+  else if (kind == "bos")
+    bos_tables(in, out, dir, force, streamed);
+  else if (kind == "fisher")
+    fisher_tables(in, out);
+  else if (kind == "perturb")
+    perturb_tables(in, out);
+  else if (kind == "rank")
+    rank_tables(in, out);
+  else if (kind == "ablate" || kind == "sparsify")
+    ablation_tables(in, out, kind);
+  else
     throw models::ModelRunError("experiment: unknown kind \"" + kind + "\"");
-  }
 
   std::vector<fs::path> written;
-  for (auto& [name, t] : files) {
-    t.comments = header;
+  for (auto& [name, t] : out.files) {
+    t.comments = out.header;
     streamed.append(streamed.open(dir / name), analysis::csv_render_taking(t));
     written.push_back(dir / name);
   }
