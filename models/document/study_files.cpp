@@ -318,6 +318,87 @@ void check_ranges(const std::vector<double>& values, double lo, double hi,
 
 // One line of records.jsonl, checked against the study's shape: `heads` of
 // every layer, one figure per threshold, the functional results when asked.
+namespace {
+
+// One head of a record: its sinks, taxonomy votes and alpha_0.
+void head_from_json(const json& h, SentenceRecord& r, const std::string& where) {
+  std::vector<analysis::SinkOccurrence> sinks;
+  for (const json& s : h.at("s")) {
+    const int position = whole_int(s.at(1), 0, 1 << 24, where + ": sink position");
+    if (position < 0 || position >= r.tokens)
+      throw StudyError(where + ": a sink position outside the sentence");
+    sinks.push_back({s.at(0).get<std::string>(), position});
+  }
+  r.sinks.push_back(std::move(sinks));
+  const json& v = h.at("v");
+  analysis::TaxonomyVotes votes;
+  votes.sink = whole_int(v.at(0), 0, 1 << 24, where + ": taxonomy votes");
+  votes.current = whole_int(v.at(1), 0, 1 << 24, where + ": taxonomy votes");
+  votes.other = whole_int(v.at(2), 0, 1 << 24, where + ": taxonomy votes");
+  if (votes.sink < 0 || votes.current < 0 || votes.other < 0 || votes.total() > r.tokens)
+    throw StudyError(where + ": taxonomy votes out of range");
+  r.votes.push_back(votes);
+  r.alpha0.push_back(parse_hex_double(h.at("a"), where + ": alpha0"));
+  check_range(r.alpha0.back(), 0.0, 1.0, where + ": alpha0");
+}
+
+// One layer's figures of a record, each in the range it can take.
+LayerFigures layer_figures_from_json(const json& l, int tokens, std::size_t thresholds,
+                                     const std::string& where) {
+  LayerFigures f;
+  f.sinkConcentration = parse_hex_double(l.at("c"), where + ": sink concentration", true);
+  f.alpha0 = parse_hex_double(l.at("a"), where + ": layer alpha0", true);
+  f.boost = parse_hex_double(l.at("b"), where + ": boost", true);
+  f.bars0 = parse_hex_double(l.at("h0"), where + ": bars0", true);
+  f.bars1 = parse_hex_double(l.at("h1"), where + ": bars1", true);
+  f.fN = parse_hex_double(l.at("f"), where + ": F_N", true);
+  f.fNRandom = parse_hex_double(l.at("fr"), where + ": random F_N", true);
+  f.fiedler = parse_hex_doubles(l.at("fiedler"), thresholds, where + ": fiedler", true);
+  f.centralisation = parse_hex_doubles(l.at("cz"), thresholds, where + ": centralisation", true);
+  // Shares and their means in [0, 1] (concentration in %), boost at most
+  // 1 / u0 <= T, bar counts at most the edges, a Laplacian's eigenvalue at
+  // most n, Freeman's centralisation at most 1 (a star).
+  const double T = static_cast<double>(tokens);
+  check_range(f.sinkConcentration, 0.0, 100.0, where + ": sink concentration");
+  check_range(f.alpha0, 0.0, 1.0, where + ": layer alpha0");
+  check_range(f.boost, 0.0, T, where + ": boost");
+  check_range(f.bars0, 0.0, T * T, where + ": bars0");
+  check_range(f.bars1, 0.0, T * T, where + ": bars1");
+  check_range(f.fN, 0.0, 1.0, where + ": F_N");
+  check_range(f.fNRandom, 0.0, 1.0, where + ": random F_N");
+  check_ranges(f.fiedler, 0.0, T, where + ": fiedler");
+  check_ranges(f.centralisation, 0.0, 1.0, where + ": centralisation");
+  return f;
+}
+
+// One layer's curves of a record: alpha_k for each token, the Betti curves on
+// the study's grid, F_N for N = 1 .. the keys the query sees (at most T).
+LayerCurves layer_curves_from_json(const json& l, std::size_t T, std::size_t grid,
+                                   const std::string& where) {
+  LayerCurves lc;
+  lc.alpha = parse_hex_doubles(l.at("a"), T, where + ": curves: alpha", true);
+  lc.alphaUniform = parse_hex_doubles(l.at("u"), T, where + ": curves: uniform alpha", true);
+  lc.bettiGrid = parse_hex_doubles(l.at("e"), grid, where + ": curves: Betti grid", true);
+  lc.beta0 = parse_hex_doubles(l.at("b0"), grid, where + ": curves: beta0", true);
+  lc.beta1 = parse_hex_doubles(l.at("b1"), grid, where + ": curves: beta1", true);
+  const std::size_t keys = l.at("f").is_array() ? l.at("f").size() : 0;
+  if (keys > T) throw StudyError(where + ": curves: F_N for more keys than tokens");
+  lc.fN = parse_hex_doubles(l.at("f"), keys, where + ": curves: F_N", true);
+  lc.fNRandom = parse_hex_doubles(l.at("fr"), keys, where + ": curves: random F_N", true);
+  check_ranges(lc.alpha, 0.0, 1.0, where + ": curves: alpha");
+  check_ranges(lc.alphaUniform, 0.0, 1.0, where + ": curves: uniform alpha");
+  check_ranges(lc.bettiGrid, 0.0, 1e6, where + ": curves: Betti grid");
+  check_ranges(lc.beta0, 0.0, static_cast<double>(T) * static_cast<double>(T),
+               where + ": curves: beta0");
+  check_ranges(lc.beta1, 0.0, static_cast<double>(T) * static_cast<double>(T),
+               where + ": curves: beta1");
+  check_ranges(lc.fN, 0.0, 1.0, where + ": curves: F_N");
+  check_ranges(lc.fNRandom, 0.0, 1.0, where + ": curves: random F_N");
+  return lc;
+}
+
+}  // namespace
+
 SentenceRecord record_from_json(const json& j, const StudyFile& study, const std::string& where) {
   const auto heads = static_cast<std::size_t>(study.layers) * static_cast<std::size_t>(study.heads);
   const std::size_t thresholds = study.params.thresholds.size();
@@ -339,58 +420,14 @@ SentenceRecord record_from_json(const json& j, const StudyFile& study, const std
     if (!hs.is_array() || hs.size() != heads)
       throw StudyError(where + ": " + std::to_string(hs.is_array() ? hs.size() : 0) +
                        " heads recorded, the study has " + std::to_string(heads));
-    for (const json& h : hs) {
-      std::vector<analysis::SinkOccurrence> sinks;
-      for (const json& s : h.at("s")) {
-        const int position = whole_int(s.at(1), 0, 1 << 24, where + ": sink position");
-        if (position < 0 || position >= r.tokens)
-          throw StudyError(where + ": a sink position outside the sentence");
-        sinks.push_back({s.at(0).get<std::string>(), position});
-      }
-      r.sinks.push_back(std::move(sinks));
-      const json& v = h.at("v");
-      analysis::TaxonomyVotes votes;
-      votes.sink = whole_int(v.at(0), 0, 1 << 24, where + ": taxonomy votes");
-      votes.current = whole_int(v.at(1), 0, 1 << 24, where + ": taxonomy votes");
-      votes.other = whole_int(v.at(2), 0, 1 << 24, where + ": taxonomy votes");
-      if (votes.sink < 0 || votes.current < 0 || votes.other < 0 || votes.total() > r.tokens)
-        throw StudyError(where + ": taxonomy votes out of range");
-      r.votes.push_back(votes);
-      r.alpha0.push_back(parse_hex_double(h.at("a"), where + ": alpha0"));
-      check_range(r.alpha0.back(), 0.0, 1.0, where + ": alpha0");
-    }
+    for (const json& h : hs) head_from_json(h, r, where);
     const json& ls = j.at("layers");
     if (!ls.is_array() || ls.size() != static_cast<std::size_t>(study.layers))
       throw StudyError(where + ": layer figures for " +
                        std::to_string(ls.is_array() ? ls.size() : 0) + " layers, the study has " +
                        std::to_string(study.layers));
-    for (const json& l : ls) {
-      LayerFigures f;
-      f.sinkConcentration = parse_hex_double(l.at("c"), where + ": sink concentration", true);
-      f.alpha0 = parse_hex_double(l.at("a"), where + ": layer alpha0", true);
-      f.boost = parse_hex_double(l.at("b"), where + ": boost", true);
-      f.bars0 = parse_hex_double(l.at("h0"), where + ": bars0", true);
-      f.bars1 = parse_hex_double(l.at("h1"), where + ": bars1", true);
-      f.fN = parse_hex_double(l.at("f"), where + ": F_N", true);
-      f.fNRandom = parse_hex_double(l.at("fr"), where + ": random F_N", true);
-      f.fiedler = parse_hex_doubles(l.at("fiedler"), thresholds, where + ": fiedler", true);
-      f.centralisation =
-          parse_hex_doubles(l.at("cz"), thresholds, where + ": centralisation", true);
-      // Shares and their means in [0, 1] (concentration in %), boost at most
-      // 1 / u0 <= T, bar counts at most the edges, a Laplacian's eigenvalue at
-      // most n, Freeman's centralisation at most 1 (a star).
-      const double T = static_cast<double>(r.tokens);
-      check_range(f.sinkConcentration, 0.0, 100.0, where + ": sink concentration");
-      check_range(f.alpha0, 0.0, 1.0, where + ": layer alpha0");
-      check_range(f.boost, 0.0, T, where + ": boost");
-      check_range(f.bars0, 0.0, T * T, where + ": bars0");
-      check_range(f.bars1, 0.0, T * T, where + ": bars1");
-      check_range(f.fN, 0.0, 1.0, where + ": F_N");
-      check_range(f.fNRandom, 0.0, 1.0, where + ": random F_N");
-      check_ranges(f.fiedler, 0.0, T, where + ": fiedler");
-      check_ranges(f.centralisation, 0.0, 1.0, where + ": centralisation");
-      r.layers.push_back(std::move(f));
-    }
+    for (const json& l : ls)
+      r.layers.push_back(layer_figures_from_json(l, r.tokens, thresholds, where));
     if (study.params.functional) {
       r.kl = parse_hex_doubles(j.at("kl"), static_cast<std::size_t>(study.layers) + 1,
                                where + ": kl", true);
@@ -400,36 +437,13 @@ SentenceRecord record_from_json(const json& j, const StudyFile& study, const std
       check_range(r.bosDeltaNll, -1e6, 1e6, where + ": bos");
     }
     if (study.params.curves) {
-      // Every layer's curves: alpha_k for each token, the Betti curves on the
-      // study's grid, F_N for N = 1 .. the keys the query sees (at most T).
       const json& cs = j.at("curves");
       if (!cs.is_array() || cs.size() != static_cast<std::size_t>(study.layers))
         throw StudyError(where + ": curves for " + std::to_string(cs.is_array() ? cs.size() : 0) +
                          " layers, the study has " + std::to_string(study.layers));
       const auto T = static_cast<std::size_t>(r.tokens);
       const auto grid = static_cast<std::size_t>(study.params.bettiPoints);
-      for (const json& l : cs) {
-        LayerCurves lc;
-        lc.alpha = parse_hex_doubles(l.at("a"), T, where + ": curves: alpha", true);
-        lc.alphaUniform = parse_hex_doubles(l.at("u"), T, where + ": curves: uniform alpha", true);
-        lc.bettiGrid = parse_hex_doubles(l.at("e"), grid, where + ": curves: Betti grid", true);
-        lc.beta0 = parse_hex_doubles(l.at("b0"), grid, where + ": curves: beta0", true);
-        lc.beta1 = parse_hex_doubles(l.at("b1"), grid, where + ": curves: beta1", true);
-        const std::size_t keys = l.at("f").is_array() ? l.at("f").size() : 0;
-        if (keys > T) throw StudyError(where + ": curves: F_N for more keys than tokens");
-        lc.fN = parse_hex_doubles(l.at("f"), keys, where + ": curves: F_N", true);
-        lc.fNRandom = parse_hex_doubles(l.at("fr"), keys, where + ": curves: random F_N", true);
-        check_ranges(lc.alpha, 0.0, 1.0, where + ": curves: alpha");
-        check_ranges(lc.alphaUniform, 0.0, 1.0, where + ": curves: uniform alpha");
-        check_ranges(lc.bettiGrid, 0.0, 1e6, where + ": curves: Betti grid");
-        check_ranges(lc.beta0, 0.0, static_cast<double>(T) * static_cast<double>(T),
-                     where + ": curves: beta0");
-        check_ranges(lc.beta1, 0.0, static_cast<double>(T) * static_cast<double>(T),
-                     where + ": curves: beta1");
-        check_ranges(lc.fN, 0.0, 1.0, where + ": curves: F_N");
-        check_ranges(lc.fNRandom, 0.0, 1.0, where + ": curves: random F_N");
-        r.curves.push_back(std::move(lc));
-      }
+      for (const json& l : cs) r.curves.push_back(layer_curves_from_json(l, T, grid, where));
     }
   } catch (const json::exception& e) {
     throw StudyError(where + ": a field is missing or of the wrong type (" + e.what() + ")");
