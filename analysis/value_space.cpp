@@ -307,28 +307,34 @@ class GrowingSelection {
 
 }  // namespace
 
-ValueSpace value_space(const AttentionView& a, std::span<const float> values, int headDim,
-                       const ValueSpaceParams& p) {
-  ValueSpace r;
-  r.query = value_space_query(a, values, headDim, p, r.keys);
-  const int n = static_cast<int>(r.keys.size());
-  if (n == 0) return r;
-  r.topN = std::clamp(p.topN, 1, n);
-  auto vec = [&](int j) {
-    return values.subspan(static_cast<std::size_t>(j) * headDim, static_cast<std::size_t>(headDim));
-  };
-  auto cosineOf = [&](int x, int z) { return cosine(vec(x), vec(z)); };
+namespace {
 
-  // Contributions and the top-N selection (ties to the lower index).
-  std::vector<std::vector<double>> y(static_cast<std::size_t>(n),
-                                     std::vector<double>(static_cast<std::size_t>(headDim)));
-  for (int k = 0; k < n; ++k) {
-    const double w = a.at(r.query, r.keys[static_cast<std::size_t>(k)]);
-    const auto v = vec(r.keys[static_cast<std::size_t>(k)]);
-    for (int c = 0; c < headDim; ++c)
-      y[static_cast<std::size_t>(k)][static_cast<std::size_t>(c)] =
-          w * v[static_cast<std::size_t>(c)];
+// A head's value vectors by token, and their cosines.
+struct ValueRows {
+  std::span<const float> values;
+  int headDim;
+  std::span<const float> operator()(int j) const {
+    return values.subspan(static_cast<std::size_t>(j) * headDim, static_cast<std::size_t>(headDim));
   }
+  double cosineOf(int x, int z) const { return cosine((*this)(x), (*this)(z)); }
+};
+
+// Each visible key's contribution y_k = A[query][k] v_k.
+std::vector<std::vector<double>> contributions(const AttentionView& a, const ValueSpace& r,
+                                               const ValueRows& vec) {
+  const auto n = r.keys.size();
+  std::vector<std::vector<double>> y(n, std::vector<double>(static_cast<std::size_t>(vec.headDim)));
+  for (std::size_t k = 0; k < n; ++k) {
+    const double w = a.at(r.query, r.keys[k]);
+    const auto v = vec(r.keys[k]);
+    for (std::size_t c = 0; c < y[k].size(); ++c) y[k][c] = w * v[c];
+  }
+  return y;
+}
+
+// The top-N keys by weight (ties to the lower index): r.selected, and `in` per key.
+std::vector<bool> select_top_n(const AttentionView& a, ValueSpace& r) {
+  const int n = static_cast<int>(r.keys.size());
   const std::vector<int> order = descending_order_with_ties(
       n, [&](int k) { return a.at(r.query, r.keys[static_cast<std::size_t>(k)]); });
   std::vector<bool> in(static_cast<std::size_t>(n), false);
@@ -336,78 +342,93 @@ ValueSpace value_space(const AttentionView& a, std::span<const float> values, in
     in[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])] = true;
     r.selected.push_back(r.keys[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])]);
   }
-  r.sN.assign(static_cast<std::size_t>(headDim), 0.0);
-  for (int k = 0; k < n; ++k)
-    if (in[static_cast<std::size_t>(k)])
-      for (int c = 0; c < headDim; ++c)
-        r.sN[static_cast<std::size_t>(c)] +=
-            y[static_cast<std::size_t>(k)][static_cast<std::size_t>(c)];
-  r.distance2.resize(static_cast<std::size_t>(n));
+  return in;
+}
+
+// s_N, every contribution's squared distance to it and the balls' radii;
+// returns the largest squared distance of a selected key.
+double aggregate_and_distances(const std::vector<std::vector<double>>& y,
+                               const std::vector<bool>& in, ValueSpace& r) {
+  const std::size_t n = y.size();
+  r.sN.assign(y.front().size(), 0.0);
+  for (std::size_t k = 0; k < n; ++k)
+    if (in[k])
+      for (std::size_t c = 0; c < r.sN.size(); ++c) r.sN[c] += y[k][c];
+  r.distance2.resize(n);
   double dMax = 0.0, dMin = std::numeric_limits<double>::infinity();
-  for (int k = 0; k < n; ++k) {
-    const double D = distance2(y[static_cast<std::size_t>(k)], r.sN);
-    r.distance2[static_cast<std::size_t>(k)] = D;
-    if (in[static_cast<std::size_t>(k)])
+  for (std::size_t k = 0; k < n; ++k) {
+    const double D = distance2(y[k], r.sN);
+    r.distance2[k] = D;
+    if (in[k])
       dMax = std::max(dMax, D);
     else
       dMin = std::min(dMin, D);
   }
   r.rMax = std::sqrt(dMax);
   r.rMin = std::sqrt(dMin);
-  r.scores = selection_scores(y, in);
-  double largest = 0.0;
-  for (const auto& yk : y) largest = std::max(largest, norm2(yk));
-  const double tie = distance_tie(largest, norm2(r.sN));
+  return dMax;
+}
 
-  // Inversions (D_j <= D_i counts equal distances within the tie) and the bounds they give.
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j)
-      if (in[static_cast<std::size_t>(i)] && !in[static_cast<std::size_t>(j)] &&
-          r.distance2[static_cast<std::size_t>(j)] <= r.distance2[static_cast<std::size_t>(i)] + tie)
-        ++r.inversions;
+// Inversions (D_j <= D_i counts equal distances within the tie) and the bounds they give.
+void count_inversions(const std::vector<bool>& in, double tie, ValueSpace& r) {
+  const std::size_t n = in.size();
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j)
+      if (in[i] && !in[j] && r.distance2[j] <= r.distance2[i] + tie) ++r.inversions;
   r.precisionBound = static_cast<double>(r.topN) / (r.topN + r.inversions);
   r.recallBound = 1.0 - static_cast<double>(r.inversions) / r.topN;
+}
 
-  // Random baseline: K seeded subsets of size N, grown as the F_N curve grows
-  // them (value_space_curve), so both give the same numbers.
-  if (p.randomSubsets > 0) {
-    Eigen::MatrixXd Y(n, headDim);
-    for (int k = 0; k < n; ++k)
-      for (int c = 0; c < headDim; ++c)
-        Y(k, c) = y[static_cast<std::size_t>(k)][static_cast<std::size_t>(c)];
-    const Eigen::MatrixXd G = Y * Y.transpose();
-    std::vector<SelectionScores> random;
-    std::vector<int> idx;
-    GrowingSelection subset(G);
-    for (int s = 0; s < p.randomSubsets; ++s) {
-      random_ordering(n, p.seed, s, r.topN, idx);
-      subset.reset();
-      for (int k = 0; k < r.topN; ++k) subset.add(idx[static_cast<std::size_t>(k)]);
-      random.push_back(subset.scores());
-    }
-    score_stats(random, r.randomMean, r.randomStd);
+// Random baseline: K seeded subsets of size N, grown as the F_N curve grows
+// them (value_space_curve), so both give the same numbers.
+void random_baseline(const std::vector<std::vector<double>>& y, const ValueSpaceParams& p,
+                     ValueSpace& r) {
+  const int n = static_cast<int>(y.size());
+  const int headDim = static_cast<int>(y.front().size());
+  Eigen::MatrixXd Y(n, headDim);
+  for (int k = 0; k < n; ++k)
+    for (int c = 0; c < headDim; ++c)
+      Y(k, c) = y[static_cast<std::size_t>(k)][static_cast<std::size_t>(c)];
+  const Eigen::MatrixXd G = Y * Y.transpose();
+  std::vector<SelectionScores> random;
+  std::vector<int> idx;
+  GrowingSelection subset(G);
+  for (int s = 0; s < p.randomSubsets; ++s) {
+    random_ordering(n, p.seed, s, r.topN, idx);
+    subset.reset();
+    for (int k = 0; k < r.topN; ++k) subset.add(idx[static_cast<std::size_t>(k)]);
+    random.push_back(subset.scores());
   }
+  score_stats(random, r.randomMean, r.randomStd);
+}
 
-  // Sink geometry on the value vectors.
+// The sink's value vector against the others' (lambda, the norms' spread, the
+// range of its cosines); returns the median norm of the non-sink values.
+double sink_value_geometry(const ValueRows& vec, ValueSpace& r) {
+  const int n = static_cast<int>(r.keys.size());
   std::vector<double> norms;
   for (int k = 1; k < n; ++k) norms.push_back(value_norm(vec(r.keys[static_cast<std::size_t>(k)])));
   const double median = median_of(norms);
-  if (!norms.empty()) {
-    const auto v0 = vec(0);
-    const double n0 = value_norm(v0);
-    r.lambda = median > 0 ? n0 / median : 0.0;
-    const double mean = std::accumulate(norms.begin(), norms.end(), 0.0) / norms.size();
-    double var = 0;
-    for (double x : norms) var += (x - mean) * (x - mean);
-    r.normCv = mean > 0 ? std::sqrt(var / norms.size()) / mean : 0.0;
-    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-    for (int k = 1; k < n; ++k) {
-      const double c = cosine(v0, vec(r.keys[static_cast<std::size_t>(k)]));
-      lo = std::min(lo, c);
-      hi = std::max(hi, c);
-    }
-    r.sinkAlignmentRange = hi - lo;
+  if (norms.empty()) return median;
+  const auto v0 = vec(0);
+  const double n0 = value_norm(v0);
+  r.lambda = median > 0 ? n0 / median : 0.0;
+  const double mean = std::accumulate(norms.begin(), norms.end(), 0.0) / norms.size();
+  double var = 0;
+  for (double x : norms) var += (x - mean) * (x - mean);
+  r.normCv = mean > 0 ? std::sqrt(var / norms.size()) / mean : 0.0;
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for (int k = 1; k < n; ++k) {
+    const double c = cosine(v0, vec(r.keys[static_cast<std::size_t>(k)]));
+    lo = std::min(lo, c);
+    hi = std::max(hi, c);
   }
+  r.sinkAlignmentRange = hi - lo;
+  return median;
+}
+
+// Whether the sink is selected, and how coherent the other selected values are.
+void selected_coherence(const ValueRows& vec, ValueSpace& r) {
   std::vector<int> nonSinkSelected;
   for (int j : r.selected) {
     if (j == 0)
@@ -418,57 +439,61 @@ ValueSpace value_space(const AttentionView& a, std::span<const float> values, in
   std::vector<double> coherence;
   for (std::size_t x = 0; x < nonSinkSelected.size(); ++x)
     for (std::size_t z = x + 1; z < nonSinkSelected.size(); ++z)
-      coherence.push_back(std::abs(cosineOf(nonSinkSelected[x], nonSinkSelected[z])));
+      coherence.push_back(std::abs(vec.cosineOf(nonSinkSelected[x], nonSinkSelected[z])));
   if (!coherence.empty()) {
     r.coherenceMax = *std::max_element(coherence.begin(), coherence.end());
     r.coherence95 = percentile_linear(coherence, 95.0);
   }
+}
 
-  // The sink-aware certificate and the sink's effect on the selection.
-  {
-    std::vector<double> weight(static_cast<std::size_t>(n));
-    for (int k = 0; k < n; ++k)
-      weight[static_cast<std::size_t>(k)] = a.at(r.query, r.keys[static_cast<std::size_t>(k)]);
-    r.sinkBound = sink_aware_bound(r.keys, in, weight, vec, cosineOf, median, r.topN);
-    SinkSelectionDiagnostics& d = r.sink;
-    d.selected = in[0];
-    const std::vector<double>& y0 = y[0];
-    std::vector<double> sPlus(static_cast<std::size_t>(headDim), 0.0);
-    for (int k = 1; k < n; ++k)
-      if (in[static_cast<std::size_t>(k)])
-        for (int c = 0; c < headDim; ++c)
-          sPlus[static_cast<std::size_t>(c)] +=
-              y[static_cast<std::size_t>(k)][static_cast<std::size_t>(c)];
-    d.alignmentWithSelected = cosine(y0, sPlus);
-    if (d.selected) {
-      const double sNorm = std::sqrt(norm2(r.sN));
-      d.shareOfAggregate = sNorm > 0 ? std::sqrt(norm2(y0)) / sNorm : kNaN;
-      d.directionChange = 1.0 - cosine(r.sN, minus(r.sN, y0));
-      d.intrusion = d.invertedShare = kNaN;
-    } else {
-      d.shareOfAggregate = d.directionChange = kNaN;
-      const double D0 = r.distance2[0];
-      d.intrusion = D0 <= dMax + tie ? 1.0 : 0.0;
-      int above = 0;
-      for (int k = 0; k < n; ++k)
-        if (in[static_cast<std::size_t>(k)] && r.distance2[static_cast<std::size_t>(k)] > D0 + tie)
-          ++above;
-      d.invertedShare = static_cast<double>(above) / r.topN;
-    }
+// The sink's effect on the selection: its share of s_N and the turn it gives
+// it when selected, whether it intrudes into the selected ball when not.
+SinkSelectionDiagnostics sink_selection(const std::vector<std::vector<double>>& y,
+                                        const std::vector<bool>& in, double dMax, double tie,
+                                        const ValueSpace& r) {
+  SinkSelectionDiagnostics d;
+  const std::size_t n = y.size();
+  d.selected = in[0];
+  const std::vector<double>& y0 = y[0];
+  std::vector<double> sPlus(y0.size(), 0.0);
+  for (std::size_t k = 1; k < n; ++k)
+    if (in[k])
+      for (std::size_t c = 0; c < sPlus.size(); ++c) sPlus[c] += y[k][c];
+  d.alignmentWithSelected = cosine(y0, sPlus);
+  if (d.selected) {
+    const double sNorm = std::sqrt(norm2(r.sN));
+    d.shareOfAggregate = sNorm > 0 ? std::sqrt(norm2(y0)) / sNorm : kNaN;
+    d.directionChange = 1.0 - cosine(r.sN, minus(r.sN, y0));
+    d.intrusion = d.invertedShare = kNaN;
+  } else {
+    d.shareOfAggregate = d.directionChange = kNaN;
+    const double D0 = r.distance2[0];
+    d.intrusion = D0 <= dMax + tie ? 1.0 : 0.0;
+    int above = 0;
+    for (std::size_t k = 0; k < n; ++k)
+      if (in[k] && r.distance2[k] > D0 + tie) ++above;
+    d.invertedShare = static_cast<double>(above) / r.topN;
   }
+  return d;
+}
 
-  // Leave-one-out margin.
+// Leave-one-out margin: r_min against the farthest a selected key lies from
+// the aggregate of the others.
+double leave_one_out_margin(const std::vector<std::vector<double>>& y, const std::vector<bool>& in,
+                            const ValueSpace& r) {
   double worstInside = 0.0;
-  for (int k = 0; k < n; ++k)
-    if (in[static_cast<std::size_t>(k)]) {
-      const auto without = minus(r.sN, y[static_cast<std::size_t>(k)]);
-      worstInside =
-          std::max(worstInside, std::sqrt(distance2(y[static_cast<std::size_t>(k)], without)));
+  for (std::size_t k = 0; k < y.size(); ++k)
+    if (in[k]) {
+      const auto without = minus(r.sN, y[k]);
+      worstInside = std::max(worstInside, std::sqrt(distance2(y[k], without)));
     }
-  r.looMargin = r.rMin - worstInside;
+  return r.rMin - worstInside;
+}
 
-  if (!p.projections) return r;
-  // PCA of the contributions and s_N.
+// PCA of the contributions and s_N (2-D and 3-D, largest variance first).
+void project_contributions(const std::vector<std::vector<double>>& y, ValueSpace& r) {
+  const int n = static_cast<int>(y.size());
+  const int headDim = static_cast<int>(r.sN.size());
   const int points = n + 1;
   Eigen::MatrixXd X(points, headDim);
   for (int k = 0; k < n; ++k)
@@ -491,6 +516,38 @@ ValueSpace value_space(const AttentionView& a, std::span<const float> values, in
     r.pca2.push_back({projected(k, 0), projected(k, 1)});
     r.pca3.push_back({projected(k, 0), projected(k, 1), projected(k, 2)});
   }
+}
+
+}  // namespace
+
+ValueSpace value_space(const AttentionView& a, std::span<const float> values, int headDim,
+                       const ValueSpaceParams& p) {
+  ValueSpace r;
+  r.query = value_space_query(a, values, headDim, p, r.keys);
+  const int n = static_cast<int>(r.keys.size());
+  if (n == 0) return r;
+  r.topN = std::clamp(p.topN, 1, n);
+  const ValueRows vec{values, headDim};
+  const std::vector<std::vector<double>> y = contributions(a, r, vec);
+  const std::vector<bool> in = select_top_n(a, r);
+  const double dMax = aggregate_and_distances(y, in, r);
+  r.scores = selection_scores(y, in);
+  double largest = 0.0;
+  for (const auto& yk : y) largest = std::max(largest, norm2(yk));
+  const double tie = distance_tie(largest, norm2(r.sN));
+  count_inversions(in, tie, r);
+  if (p.randomSubsets > 0) random_baseline(y, p, r);
+  const double median = sink_value_geometry(vec, r);
+  selected_coherence(vec, r);
+  // The sink-aware certificate and the sink's effect on the selection.
+  std::vector<double> weight(static_cast<std::size_t>(n));
+  for (int k = 0; k < n; ++k)
+    weight[static_cast<std::size_t>(k)] = a.at(r.query, r.keys[static_cast<std::size_t>(k)]);
+  r.sinkBound = sink_aware_bound(
+      r.keys, in, weight, vec, [&vec](int x, int z) { return vec.cosineOf(x, z); }, median, r.topN);
+  r.sink = sink_selection(y, in, dMax, tie, r);
+  r.looMargin = leave_one_out_margin(y, in, r);
+  if (p.projections) project_contributions(y, r);
   return r;
 }
 
