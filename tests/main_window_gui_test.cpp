@@ -1482,6 +1482,10 @@ TEST_F(MainWindowGui, AModelWithItsTrainingOffersItInOneClick) {
   EXPECT_EQ(w.checkpointsPanel()->emergenceView()->data().series.front().x,
             (std::vector<double>{100, 200, 300}));
   EXPECT_EQ(w.model()->model->folder(), root) << "the final model stays open";
+  const auto* label = w.findChild<QLabel*>(QStringLiteral("checkpointsFolderLabel"));
+  ASSERT_NE(label, nullptr);
+  EXPECT_TRUE(label->text().endsWith(QStringLiteral("3 checkpoints, steps 100 to 300")))
+      << label->text().toStdString() << ": every checkpoint is shown, so no note";
 }
 
 TEST_F(MainWindowGui, CheckpointsPlayBackOverTraining) {

@@ -133,6 +133,7 @@ CheckpointsPanel::CheckpointsPanel(QWidget* parent) : QWidget(parent) {
   layout->setContentsMargins(4, 4, 4, 4);
   folder_ = new QLabel(tr("No training run open: File > Open training checkpoints..."), this);
   folder_->setWordWrap(true);
+  folder_->setObjectName(QStringLiteral("checkpointsFolderLabel"));
   layout->addWidget(folder_);
   auto* row = new QHBoxLayout;
   slider_ = new QSlider(Qt::Horizontal, this);
@@ -189,8 +190,9 @@ CheckpointsPanel::CheckpointsPanel(QWidget* parent) : QWidget(parent) {
 }
 
 void CheckpointsPanel::setCheckpoints(const QString& folder, models::CheckpointList list) {
-  checkpoints_ = std::move(list.steps);
+  // The note compares what was found with what is shown: before the move.
   const QString note = QString::fromStdString(list.note());
+  checkpoints_ = std::move(list.steps);
   // One arg() call: a "%3" in the folder's name is not a place marker.
   folder_->setText(tr("%1: %2 checkpoints, steps %3 to %4%5")
                        .arg(folder, QString::number(checkpoints_.size()),
