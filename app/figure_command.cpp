@@ -319,6 +319,9 @@ int figure_command(int argc, char** argv) {
                    });
   QObject::connect(&window, &ui::MainWindow::figureWritten, &window,
                    [&](bool ok, const QString& pathOrReason) {
+                     if (ok && !window.lastExportNote().isEmpty())
+                       std::fprintf(stderr, "sinkscope figure: note: %s\n",
+                                    qPrintable(window.lastExportNote()));
                      finish(ok ? 0 : 1, ok ? QStringLiteral("Figure: %1").arg(
                                                  QFileInfo(pathOrReason).absoluteFilePath())
                                            : pathOrReason);

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "render/text_wrap.h"
+
 namespace sinkscope::render {
 
 namespace {
@@ -38,32 +40,33 @@ LegendLayout legend_layout(const std::vector<QString>& texts, const QFontMetrics
   const auto rows = (n + columns - 1) / columns;
   const double belowHeight = static_cast<double>(rows) * u.line + 2 * u.pad;
   const bool belowFits = entry + 2 * u.pad <= area.width();
-  // A long legend below, in one column, would leave a strip of axes: then
-  // more columns with texts shortened in the middle, as few as keep the
-  // legend within 30% of the height.
-  std::size_t squeezedColumns = 0;
-  double squeezedText = widest;
-  if (!besideFits && belowHeight > 0.3 * area.height())
-    for (std::size_t c = columns + 1; c <= std::min<std::size_t>(n, 4); ++c) {
-      const double room = (area.width() - 2 * u.pad - static_cast<double>(c - 1) * u.columnGap) /
-                              static_cast<double>(c) - u.sample - u.gap;
-      const double height = static_cast<double>((n + c - 1) / c) * u.line + 2 * u.pad;
-      if (room < 3 * metrics.averageCharWidth()) break;
-      squeezedColumns = c, squeezedText = room;
-      if (height <= 0.3 * area.height()) break;
-    }
   const double besideArea = (area.width() - besideWidth) * area.height();
   const double belowArea = area.width() * (area.height() - belowHeight);
   // Below only while the axes keep most of the height (a low figure's plot
   // would become a strip).
   const bool belowKeepsAxes = belowHeight <= 0.4 * area.height();
   out.beside = besideFits && (!belowFits || !belowKeepsAxes || besideArea > belowArea);
-  const bool squeezed = !out.beside && squeezedColumns > 0;
-  const double textRoom = squeezed ? squeezedText
-                          : out.beside || belowFits ? widest
-                                                    : std::max(10.0, area.width() - 2 * u.pad - u.sample - u.gap);
-  const std::size_t perRow = out.beside ? 1 : squeezed ? squeezedColumns : (belowFits ? columns : 1);
-  const std::size_t rowCount = (n + perRow - 1) / perRow;
+  // A text is never shortened while it fits the figure's width: a long
+  // legend takes more of the height instead (a reader cannot guess an
+  // elided series name).
+  const double textRoom = out.beside || belowFits
+                              ? widest
+                              : std::max(10.0, area.width() - 2 * u.pad - u.sample - u.gap);
+  const std::size_t perRow = out.beside ? 1 : (belowFits ? columns : 1);
+  // A text wider than the figure breaks between words (a word wider still is
+  // shortened): its entry takes as many lines.
+  std::vector<QStringList> lines;
+  std::size_t lineCount = 0;
+  for (const QString& t : texts) {
+    QStringList wrapped =
+        metrics.horizontalAdvance(t) <= textRoom + 0.5
+            ? QStringList{t}
+            : text_wrap(t, [&](const QString& piece) { return metrics.horizontalAdvance(piece); }, textRoom);
+    for (QString& line : wrapped) line = metrics.elidedText(line, Qt::ElideMiddle, textRoom + 0.5);
+    lineCount += static_cast<std::size_t>(wrapped.size());
+    lines.push_back(std::move(wrapped));
+  }
+  const std::size_t rowCount = perRow == 1 ? lineCount : (n + perRow - 1) / perRow;
   const double boxWidth = out.beside ? besideWidth
                                      : static_cast<double>(perRow) * (u.sample + u.gap + textRoom) +
                                            static_cast<double>(perRow - 1) * u.columnGap + 2 * u.pad;
@@ -77,17 +80,21 @@ LegendLayout legend_layout(const std::vector<QString>& texts, const QFontMetrics
                      std::min(boxWidth, area.width()), boxHeight);
     out.plotArea = QSizeF(area.width(), area.height() - boxHeight);
   }
+  out.linePitch = u.line;
   const double columnWidth = u.sample + u.gap + textRoom + u.columnGap;
+  std::size_t line = 0;  // in one column: the entry's first line
   for (std::size_t k = 0; k < n; ++k) {
     // Filled by columns (as a reader reads a list), rows first when below.
-    const std::size_t row = out.beside ? k : k / perRow, column = out.beside ? 0 : k % perRow;
+    const std::size_t row = perRow == 1 ? line : k / perRow, column = perRow == 1 ? 0 : k % perRow;
+    line += static_cast<std::size_t>(lines[k].size());
     const double x = out.box.left() + u.pad + static_cast<double>(column) * columnWidth;
     const double y = out.box.top() + u.pad + static_cast<double>(row) * u.line;
     out.samples.emplace_back(x, y, u.sample, u.line);
-    const QString shown = metrics.elidedText(texts[k], Qt::ElideMiddle, textRoom + 0.5);
-    out.shown.push_back(shown);
-    out.texts.emplace_back(x + u.sample + u.gap, y + (u.line - metrics.height()) / 2,
-                           metrics.horizontalAdvance(shown), metrics.height());
+    double wide = 0;
+    for (const QString& l : lines[k]) wide = std::max(wide, metrics.horizontalAdvance(l));
+    out.shown.push_back(lines[k].join(QLatin1Char('\n')));
+    out.texts.emplace_back(x + u.sample + u.gap, y + (u.line - metrics.height()) / 2, wide,
+                           static_cast<double>(lines[k].size() - 1) * u.line + metrics.height());
   }
   return out;
 }
@@ -111,7 +118,13 @@ void legend_paint(QPainter& p, const LegendLayout& layout, const std::vector<Leg
       p.drawEllipse(QPointF(s.center().x(), y), e.markerSize / 2, e.markerSize / 2);
     }
     p.setPen(Qt::black);
-    p.drawText(layout.texts[k], Qt::AlignLeft | Qt::AlignVCenter, layout.shown[k]);
+    const QStringList lines = layout.shown[k].split(QLatin1Char('\n'));
+    QRectF line = layout.texts[k];
+    line.setHeight(layout.texts[k].height() - static_cast<double>(lines.size() - 1) * layout.linePitch);
+    for (const QString& text : lines) {
+      p.drawText(line, Qt::AlignLeft | Qt::AlignVCenter, text);
+      line.translate(0, layout.linePitch);
+    }
   }
   p.restore();
 }

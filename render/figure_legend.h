@@ -1,9 +1,10 @@
 #pragma once
 // A figure's legend beside or below its axes, never on the data: each entry a
 // line sample (with its marker) and its text, in the figure's font. The
-// placement is whichever of the two leaves the axes the larger area; a
-// legend too wide for either goes below, one entry per row, its texts
-// shortened in the middle.
+// placement is whichever of the two leaves the axes the larger area. Below,
+// entries take as many columns as their full texts fit; a text wider than
+// the whole figure breaks between words (only a single word wider still is
+// shortened, in the middle).
 #include <QColor>
 #include <QFont>
 #include <QFontMetricsF>
@@ -30,7 +31,8 @@ struct LegendLayout {
   QRectF box;                  // in the area's coordinates
   std::vector<QRectF> samples;  // where each entry's line sample goes
   std::vector<QRectF> texts;    // and its text
-  std::vector<QString> shown;   // each text as drawn (shortened if it had to be)
+  std::vector<QString> shown;   // each text as drawn, its lines joined by '\n'
+  double linePitch = 0;         // from one line of a text to the next
   QSizeF plotArea;              // what is left for the axes, at the area's top left
 };
 

@@ -178,6 +178,13 @@ void LinePlotView::setFigureFonts(const QString& family, double pointSize) {
       g->setScatterStyle(marker);
     }
   }
+  // The selection's line: on paper a thin grey rule behind the data, not the
+  // screen's orange, which a reader would take for one more series.
+  for (int k = 0; k < plot_->itemCount(); ++k)
+    if (auto* mark = qobject_cast<QCPItemStraightLine*>(plot_->item(k))) {
+      mark->setPen(QPen(QColor(0x80, 0x80, 0x80), 0.75 * scale, Qt::DotLine));
+      mark->setLayer(QStringLiteral("grid"));
+    }
   fitToSize();
 }
 

@@ -682,6 +682,19 @@ std::unique_ptr<FigurePlot> figure_plot(const LinePlotView& view, QSize size, co
   return figure;
 }
 
+// The height its axes get, laid out at the figure plot's size.
+int axes_height(FigurePlot& figure) {
+  // As toPainter lays it out: the plot's area as the viewport.
+  QCustomPlot* axes = figure.view->plot();
+  const QRect shown = axes->viewport();
+  axes->setViewport(QRect(QPoint(0, 0), figure.layout.plotArea.toSize()));
+  for (auto phase : {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout})
+    axes->plotLayout()->update(phase);
+  const int height = axes->axisRect()->height();
+  axes->setViewport(shown);
+  return height;
+}
+
 // A part's size for the Screen preset: its view's size, at least a readable one.
 QSize part_size(const FigurePart& part) {
   const QSize s = part.screenSize;
@@ -826,19 +839,19 @@ void heat_map_export(const HeatMapView& view, const QString& path, const FigureO
 
 bool figure_exportable(const QWidget* view) { return figure_part(view).has_value(); }
 
-void figure_export(const std::vector<QWidget*>& views, const QString& path,
-                   const FigureOptions& options, int columns, bool overwrite) {
+QStringList figure_export(const std::vector<QWidget*>& views, const QString& path,
+                          const FigureOptions& options, int columns, bool overwrite) {
   std::vector<FigurePart> parts;
   for (QWidget* v : views) {
     std::optional<FigurePart> part = figure_part(v);
     if (!part) throw std::invalid_argument("figure: a view has nothing to draw");
     parts.push_back(std::move(*part));
   }
-  figure_export(parts, path, options, columns, overwrite);
+  return figure_export(std::move(parts), path, options, columns, overwrite);
 }
 
-void figure_export(const std::vector<FigurePart>& parts, const QString& path,
-                   const FigureOptions& options, int columns, bool overwrite) {
+QStringList figure_export(std::vector<FigurePart> parts, const QString& path,
+                          const FigureOptions& options, int columns, bool overwrite) {
   const ExportFormat f = export_format_of(path);
   if (f == ExportFormat::Csv)
     throw std::invalid_argument(path.toStdString() +
@@ -849,6 +862,13 @@ void figure_export(const std::vector<FigurePart>& parts, const QString& path,
   for (const FigurePart& part : parts)
     if (!part.plot && !part.map && !part.scene && !part.headView)
       throw std::invalid_argument("figure: a view has nothing to draw");
+  const auto empty = [](const FigurePart& part) { return part.plot && part.plot->data().series.empty(); };
+  QStringList leftOut;
+  if (!std::all_of(parts.begin(), parts.end(), empty)) {
+    for (const FigurePart& part : parts)
+      if (empty(part)) leftOut << part_title(part);
+    std::erase_if(parts, empty);
+  }
   const int n = static_cast<int>(parts.size());
   const int cols = figure_columns(options, n, columns);
   const int rows = (n + cols - 1) / cols;
@@ -858,7 +878,7 @@ void figure_export(const std::vector<FigurePart>& parts, const QString& path,
   for (const FigurePart& part : parts) cell = cell.expandedTo(part_size(part));
   FigureOptions sized = options;
   sized.heightMm = figure_height_mm(options, rows);
-  const QSize total = figure_size(sized, QSize(cell.width() * cols, cell.height() * rows));
+  QSize total = figure_size(sized, QSize(cell.width() * cols, cell.height() * rows));
   const Style st = style_of(options);
   // A title asked for goes above the whole figure, once.
   const bool figureTitle = !st.viewTitles && !st.title.isEmpty();
@@ -875,11 +895,32 @@ void figure_export(const std::vector<FigurePart>& parts, const QString& path,
   lettered.titleIndent =
       QFontMetricsF(letter, figure_units()).horizontalAdvance(QStringLiteral("(m)")) + 4;
   std::vector<std::unique_ptr<FigurePlot>> plots;  // figure copies of the line plots
-  QString title;
-  for (const FigurePart& part : parts) {
-    plots.push_back(part.plot ? figure_plot(*part.plot, cell, lettered, options.fontPt) : nullptr);
-    title += (title.isEmpty() ? QString() : QStringLiteral("; ")) + part_title(part);
+  const auto lay_out_plots = [&] {
+    plots.clear();
+    for (const FigurePart& part : parts)
+      plots.push_back(part.plot ? figure_plot(*part.plot, cell, lettered, options.fontPt) : nullptr);
+  };
+  lay_out_plots();
+  // A sized figure grows where a legend below would leave its axes a strip:
+  // every row by what the lowest axes lack of 40% of the row (up to a page).
+  if (options.heightMm > 0) {
+    int lowest = cell.height();
+    for (const auto& plot : plots)
+      if (plot && !plot->view->data().series.empty()) lowest = std::min(lowest, axes_height(*plot));
+    const int wanted = static_cast<int>(0.4 * cell.height());
+    const int pageHeight = static_cast<int>(std::lround(
+        std::max(options.heightMm, kPageTextHeightMm) / 25.4 * 72.0));
+    const int grown = std::min(cell.height() + std::max(0, wanted - lowest),
+                               static_cast<int>((pageHeight - titleBand) / rows));
+    if (grown > cell.height()) {
+      cell.setHeight(grown);
+      total.setHeight(static_cast<int>(std::lround(titleBand)) + grown * rows);
+      lay_out_plots();
+    }
   }
+  QString title;
+  for (const FigurePart& part : parts)
+    title += (title.isEmpty() ? QString() : QStringLiteral("; ")) + part_title(part);
   auto paint = [&](QCPPainter& p) {
     if (!st.transparent) p.fillRect(QRectF(0, 0, total.width(), total.height()), Qt::white);
     const QFontMetricsF letterMetrics(letter, p.device());
@@ -908,6 +949,7 @@ void figure_export(const std::vector<FigurePart>& parts, const QString& path,
                figure_bytes<QCPPainter>(f, total.width(), total.height(), options.dpi,
                                         st.transparent, title, paint),
                overwrite);
+  return leftOut;
 }
 
 double figure_height_mm(const FigureOptions& options, int rows) {

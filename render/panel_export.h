@@ -105,13 +105,16 @@ void scene_export(SceneView& view, const QString& path, const FigureOptions& opt
 // from several panels): a grid of `columns` cells (0: automatic, see
 // figure_columns), each view at its size on screen; when the options give a
 // size, the width is shared out and the height grows by rows
-// (figure_height_mm). Labelled (a), (b), ... at the top left. PNG, PDF or SVG only
-// (each view exports its own CSV). Throws std::runtime_error or
-// std::invalid_argument naming the problem.
-void figure_export(const std::vector<QWidget*>& views, const QString& path,
-                   const FigureOptions& options, int columns, bool overwrite);
-void figure_export(const std::vector<FigurePart>& parts, const QString& path,
-                   const FigureOptions& options, int columns, bool overwrite);
+// (figure_height_mm). Labelled (a), (b), ... at the top left. A plot with
+// nothing to draw (its title says why: "not computed") is left out while
+// another view has something, so a paper figure holds no empty cell; the
+// titles of those left out are returned. PNG, PDF or SVG only (each view
+// exports its own CSV). Throws std::runtime_error or std::invalid_argument
+// naming the problem.
+QStringList figure_export(const std::vector<QWidget*>& views, const QString& path,
+                          const FigureOptions& options, int columns, bool overwrite);
+QStringList figure_export(std::vector<FigurePart> parts, const QString& path,
+                          const FigureOptions& options, int columns, bool overwrite);
 // A journal page's text height: a figure of several rows grows up to it.
 inline constexpr double kPageTextHeightMm = 230.0;
 // The height of a sized figure of `rows` rows: the options' for one row;

@@ -18,6 +18,7 @@
 #include <limits>
 #include <vector>
 
+#include "render/figure_legend.h"
 #include "render/figure_part.h"
 #include "render/head_view.h"
 #include "render/heat_map_view.h"
@@ -401,3 +402,85 @@ TEST(FigureExport, ColourBarsTickAtRoundNumbersAndDecades) {
   EXPECT_TRUE(colour_bar_ticks(1, 1, false).empty());
 }
 
+
+// A legend's texts are drawn in full whenever they fit the figure's width:
+// a long legend takes more rows (more of the height), never shortened names.
+TEST(FigureLegend, TextsAreShortenedOnlyWhenWiderThanTheFigure) {
+  QFont font(QStringLiteral("DejaVu Sans"));
+  font.setPixelSize(8);
+  const QFontMetricsF metrics(font);
+  const std::vector<QString> texts = {
+      QStringLiteral("H0 bars > 0.05 (head average)"), QStringLiteral("H1 bars > 0.05 (head average)"),
+      QStringLiteral("effective rank of the layer's input"),
+      QStringLiteral("Fiedler value (head average, theta 0.05)")};
+  // One column's figure cell: 241 x 127 points, too low for four rows in 30% of it.
+  const LegendLayout below = legend_layout(texts, metrics, QSizeF(241, 127));
+  ASSERT_EQ(below.shown.size(), texts.size());
+  EXPECT_FALSE(below.beside);
+  for (std::size_t k = 0; k < texts.size(); ++k) {
+    EXPECT_EQ(below.shown[k], texts[k]);
+    EXPECT_LE(below.texts[k].right(), 241.0 + 1e-9) << "inside the figure";
+    EXPECT_GE(below.texts[k].left(), 0.0);
+  }
+  // Rows never overlap, and the axes keep what the legend leaves.
+  for (std::size_t k = 1; k < texts.size(); ++k)
+    for (std::size_t j = 0; j < k; ++j)
+      EXPECT_FALSE(below.texts[k].intersects(below.texts[j])) << k << " and " << j;
+  EXPECT_NEAR(below.plotArea.height() + below.box.height(), 127.0, 1e-9);
+  // A wide figure puts them side by side, still in full.
+  const LegendLayout wide = legend_layout(texts, metrics, QSizeF(900, 127));
+  for (std::size_t k = 0; k < texts.size(); ++k) EXPECT_EQ(wide.shown[k], texts[k]);
+  // A text wider than the whole figure breaks between its words, every word
+  // kept, and the next entry starts below its last line; only a single word
+  // wider than the figure is shortened.
+  const std::vector<QString> huge = {texts[3], QString(200, QLatin1Char('x')), QStringLiteral("short")};
+  const LegendLayout narrow = legend_layout(huge, metrics, QSizeF(120, 200));
+  ASSERT_EQ(narrow.shown.size(), 3u);
+  EXPECT_GT(narrow.shown[0].count(QLatin1Char('\n')), 0);
+  EXPECT_EQ(QString(narrow.shown[0]).replace(QLatin1Char('\n'), QLatin1Char(' ')), huge[0]);
+  EXPECT_GE(narrow.texts[1].top(), narrow.texts[0].bottom() - 1e-9);
+  EXPECT_TRUE(narrow.shown[1].contains(QChar(0x2026)));
+  for (const QRectF& r : narrow.texts) EXPECT_LE(r.right(), 120.0 + 1e-9);
+  EXPECT_EQ(narrow.shown[2], huge[2]);
+  EXPECT_NEAR(narrow.plotArea.height() + narrow.box.height(), 200.0, 1e-9);
+  EXPECT_LE(narrow.texts[2].bottom(), 200.0 + 1e-9);
+}
+
+// A figure of several plots: one with nothing to draw is left out (its title
+// returned), and a long legend below grows the rows instead of flattening
+// the axes, up to a page.
+TEST(FigureExport, EmptyPlotsAreLeftOutAndLongLegendsGrowTheRows) {
+  QTemporaryDir dir;
+  LinePlotView drawn, empty, crowded;
+  drawn.setData(plot_data());
+  LinePlotData nothing;
+  nothing.title = QStringLiteral("KL by layer: not computed");
+  empty.setData(nothing);
+  LinePlotData many = plot_data();
+  for (int k = 0; k < 6; ++k) {
+    LineSeries s;
+    s.name = QStringLiteral("a long series name, number %1 of six").arg(k);
+    s.x = {0, 1};
+    s.y = {0.1 * k, 0.2 * k};
+    many.series.push_back(s);
+  }
+  crowded.setData(many);
+  const FigureOptions oneColumn = figure_preset(FigurePreset::OneColumn, 72);
+  const auto height_mm = [](const QImage& image) { return image.height() / 72.0 * 25.4; };
+
+  const QString two = dir.filePath(QStringLiteral("two.png"));
+  const QStringList leftOut = figure_export(std::vector<QWidget*>{&drawn, &empty, &drawn}, two, oneColumn, 0, true);
+  EXPECT_EQ(leftOut, QStringList{nothing.title});
+  EXPECT_GE(height_mm(QImage(two)), 2 * 44.8 - 0.5);
+  EXPECT_LT(height_mm(QImage(two)), 2 * 44.8 + 10) << "two rows: the empty plot is not one";
+
+  // Nothing but empty plots: kept, their titles say why.
+  const QString none = dir.filePath(QStringLiteral("none.png"));
+  EXPECT_TRUE(figure_export(std::vector<QWidget*>{&empty, &empty}, none, oneColumn, 0, true).isEmpty());
+
+  const QString tall = dir.filePath(QStringLiteral("tall.png"));
+  EXPECT_TRUE(figure_export(std::vector<QWidget*>{&drawn, &crowded}, tall, oneColumn, 0, true).isEmpty());
+  const double grown = height_mm(QImage(tall));
+  EXPECT_GT(grown, 2 * 44.8 + 5) << "eight legend rows below the axes";
+  EXPECT_LE(grown, kPageTextHeightMm + 0.5);
+}

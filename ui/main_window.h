@@ -131,6 +131,8 @@ class MainWindow : public QMainWindow {
   void writeFigureWhenReady(const FigureRequest& request);
   // The reason the last export failed (empty after a success).
   const QString& lastExportError() const { return lastExportError_; }
+  // What the last figure left out (views with nothing to draw); empty if nothing.
+  const QString& lastExportNote() const { return lastExportNote_; }
   // The shown run's tensors (attention, q, k, v, residuals, ids, tokens) as NPZ,
   // written in a job (models::trace_write_npz); the status bar says when done.
   void exportRunTensors(const QString& path, bool overwrite = true);
@@ -267,6 +269,7 @@ class MainWindow : public QMainWindow {
   SelectionModel* selection_;
   JobRunner* jobs_;
   QString lastExportError_;
+  QString lastExportNote_;
   // A comparison's second run: another sentence (model empty) or another model.
   struct ComparisonSource {
     QString sentence;

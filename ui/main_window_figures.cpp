@@ -12,6 +12,7 @@
 #include <QListWidget>
 #include <QSpinBox>
 #include <QStatusBar>
+#include <QStatusBar>
 #include <QTimer>
 #include <memory>
 #include <QVBoxLayout>
@@ -77,7 +78,15 @@ void MainWindow::setFigureLayout(const QStringList& views, int columns) {
 
 bool MainWindow::exportFigure(const std::vector<QWidget*>& views, const QString& path,
                               const render::FigureOptions& options, int columns, bool overwrite) {
-  return reportExport(path, [&] { render::figure_export(views, path, options, columns, overwrite); });
+  lastExportNote_.clear();
+  const bool ok = reportExport(path, [&] {
+    const QStringList leftOut = render::figure_export(views, path, options, columns, overwrite);
+    if (!leftOut.isEmpty())
+      lastExportNote_ = tr("left out, nothing to draw: %1").arg(leftOut.join(QStringLiteral("; ")));
+  });
+  if (ok && !lastExportNote_.isEmpty())
+    statusBar()->showMessage(tr("Exported %1 (%2)").arg(path, lastExportNote_), 8000);
+  return ok;
 }
 
 void MainWindow::writeFigureWhenReady(const FigureRequest& request) {
