@@ -90,10 +90,11 @@ TEST(FuzzCorpus, CaseFilesAreRefusedOrAcceptedAsExpected) {
                               "jsonl-text-not-string", "jsonl-not-object", "jsonl-bad-json",
                               "jsonl-deep", "jsonl-escaped-nul"})
     EXPECT_FALSE(run("sentences", refused)) << refused;
-  for (const char* accepted : {"valid-full", "valid-minimal", "zeros-4096"})
+  for (const char* accepted : {"valid-full", "valid-minimal", "zeros-4096", "valid-version-2"})
     EXPECT_TRUE(run("session", accepted)) << accepted << " (4,096 zeros collapse to one)";
   for (const char* refused : {"version-1e300", "text-number", "layer-negative",
-                              "interventions-300", "camera-zero", "deep", "not-json"})
+                              "interventions-300", "camera-zero", "deep", "not-json",
+                              "ablate-float-version-2"})
     EXPECT_FALSE(run("session", refused)) << refused;
   EXPECT_TRUE(run("study", "valid-merged"));
   for (const char* refused : {"study-json-only", "bad-study-json", "layers-float", "many-commas",

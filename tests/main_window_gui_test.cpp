@@ -300,7 +300,7 @@ TEST_F(MainWindowGui, AnInterventionChangesTheMapsItMustAndOnlyThose) {
   w.interventionsPanel()->ablateSelectedHead();
   ASSERT_TRUE(finished.wait(kTimeout));
   ASSERT_TRUE(w.intervenedRun().has_value());
-  EXPECT_EQ(w.selection()->interventions().size(), 1);
+  EXPECT_EQ(w.selection()->interventions().labels().size(), 1u);
   auto shownTitle = [&] { return w.attentionView()->data().title; };
   EXPECT_TRUE(QTest::qWaitFor([&] { return shownTitle().contains(QStringLiteral("(intervened)")); },
                               kTimeout))
@@ -1249,8 +1249,7 @@ TEST_F(MainWindowGui, HeadInterventionsNeedAHead) {
   w.selection()->setHead(2);
   ASSERT_TRUE(ablate->isEnabled());
   ablate->click();
-  ASSERT_EQ(w.selection()->interventions().size(), 1);
-  EXPECT_EQ(w.selection()->interventions().front().heads, (QList<int>{2}));
+  EXPECT_EQ(w.selection()->interventions().ablateHeads, (std::vector<models::HeadId>{{0, 2}}));
 }
 
 // "Difference" after "Drop first token" (runs of different

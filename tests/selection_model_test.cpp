@@ -6,7 +6,7 @@
 #include "ui/selection_model.h"
 #include "ui/shown_place.h"
 
-using sinkscope::ui::Intervention;
+using sinkscope::models::Intervention;
 using sinkscope::ui::SelectionModel;
 
 TEST(SelectionModel, SettingAnUnchangedValueEmitsNothing) {
@@ -81,16 +81,27 @@ TEST(SelectionModel, InterventionsAreAddedOnceAndListed) {
   SelectionModel s;
   QSignalSpy spy(&s, &SelectionModel::interventionsChanged);
   Intervention drop;
-  Intervention remove{Intervention::Kind::RemoveSinks, {1, 2}, {}, 0.0};
+  drop.dropFirstToken = true;
+  Intervention remove;
+  remove.removeSinks = {{{1, 2}, {}}};
+  Intervention ablate;
+  ablate.ablateHeads = {{0, 3}};
   s.addIntervention(drop);
   s.addIntervention(drop);
   s.addIntervention(remove);
-  EXPECT_EQ(spy.count(), 2);
-  ASSERT_EQ(s.interventions().size(), 2);
-  EXPECT_EQ(s.interventions()[1].label(), QStringLiteral("remove sinks (layers 1, 2; all heads)"));
-  s.removeIntervention(drop);
-  EXPECT_EQ(s.interventions().size(), 1);
+  s.addIntervention(remove);
+  s.addIntervention(ablate);
   EXPECT_EQ(spy.count(), 3);
+  EXPECT_EQ(s.interventions().labels(),
+            (std::vector<std::string>{"drop first token", "remove sinks (layers 1, 2; all heads)",
+                                      "ablate heads (layer 0; head 3)"}));
+  s.removeIntervention(0);  // the first entry listed
+  EXPECT_EQ(s.interventions().labels(),
+            (std::vector<std::string>{"remove sinks (layers 1, 2; all heads)", "ablate heads (layer 0; head 3)"}));
+  s.removeIntervention(1);
+  EXPECT_EQ(s.interventions().labels(), (std::vector<std::string>{"remove sinks (layers 1, 2; all heads)"}));
+  s.removeIntervention(7);  // no such entry: nothing changes
+  EXPECT_EQ(spy.count(), 5);
 }
 
 TEST(SelectionModel, TheCounterpartInAComparedRunFollowsOrIsPinned) {

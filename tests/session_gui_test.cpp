@@ -82,10 +82,8 @@ TEST_F(SessionGui, ASavedSessionReopensAsItWas) {
     a.selection()->setThreshold(0.1);
     a.selection()->setTopN(4);
     a.findChild<QCheckBox*>(QStringLiteral("logScale"))->setChecked(true);
-    ui::Intervention ablate;
-    ablate.kind = ui::Intervention::Kind::AblateHeads;
-    ablate.layers = {1};
-    ablate.heads = {0};
+    models::Intervention ablate;
+    ablate.ablateHeads = {{1, 0}};
     QSignalSpy intervened(&a, &ui::MainWindow::interventionsFinished);
     a.selection()->setInterventions({ablate});
     ASSERT_TRUE(QTest::qWaitFor([&] { return intervened.count() >= 1; }, kTimeout));
@@ -117,8 +115,8 @@ TEST_F(SessionGui, ASavedSessionReopensAsItWas) {
   EXPECT_EQ(b.selection()->queryToken(), 3);
   EXPECT_DOUBLE_EQ(b.selection()->threshold(), 0.1);
   EXPECT_EQ(b.selection()->topN(), 4);
-  ASSERT_EQ(b.selection()->interventions().size(), 1);
-  EXPECT_EQ(b.selection()->interventions().front().kind, ui::Intervention::Kind::AblateHeads);
+  EXPECT_EQ(b.selection()->interventions().ablateHeads, (std::vector<models::HeadId>{{1, 0}}));
+  EXPECT_EQ(b.selection()->interventions().labels().size(), 1u);
   EXPECT_TRUE(b.findChild<QCheckBox*>(QStringLiteral("logScale"))->isChecked());
   EXPECT_TRUE(b.lastSessionWarning().isEmpty()) << b.lastSessionWarning().toStdString();
   // The same figure: the attention map's SVG, byte for byte.

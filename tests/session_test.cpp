@@ -12,7 +12,6 @@
 #include <QTemporaryDir>
 
 #include "models/experiments.h"
-#include "ui/intervention.h"
 #include "ui/session.h"
 
 using namespace sinkscope::ui;
@@ -32,16 +31,16 @@ Session example() {
   s.key = 0;
   s.threshold = 0.125;
   s.topN = 5;
-  Intervention drop;
-  drop.kind = Intervention::Kind::DropFirstToken;
-  Intervention ablate;
-  ablate.kind = Intervention::Kind::AblateHeads;
-  ablate.layers = {1, 2};
-  ablate.heads = {0};
-  Intervention rope;
-  rope.kind = Intervention::Kind::RopeScale;
-  rope.parameter = 4.0;
-  s.interventions = {drop, ablate, rope};
+  s.interventions.dropFirstToken = true;
+  sinkscope::models::SinkRemoval masked;
+  masked.layers = {1};
+  masked.percentile = 87.5;
+  masked.gamma = 0.1 + 0.2;  // not a short decimal: kept to the bit
+  masked.beforeSoftmax = true;
+  s.interventions.removeSinks = {masked};
+  s.interventions.ablateHeads = {{1, 0}, {2, 0}};
+  s.interventions.ropeTheta = 500000.0;
+  s.interventions.ntkScale = 4.0;
   s.compareModel = QStringLiteral("/models/deep");
   s.compareLayer = 11;
   s.compareHead = -1;  // B's head average, pinned
@@ -102,8 +101,8 @@ TEST(Session, DamagedOrHostileFilesNameTheFieldAndProblem) {
     return b.replace(from, to);
   };
   EXPECT_EQ(refusal("[1, 2]").rfind("s.sinkscope: not a JSON object", 0), 0u);
-  EXPECT_EQ(refusal(edited("\"version\": 1", "\"version\": 99")),
-            "s.sinkscope: version: 99; this SinkScope reads version 1");
+  EXPECT_EQ(refusal(edited("\"version\": 2", "\"version\": 99")),
+            "s.sinkscope: version: 99; this SinkScope reads versions 1 to 2");
   EXPECT_EQ(refusal(edited("sinkscope-session", "something-else")),
             "s.sinkscope: format: not a SinkScope session");
   EXPECT_EQ(refusal(edited("\"layer\": 3", "\"layer\": -4")),
@@ -114,50 +113,76 @@ TEST(Session, DamagedOrHostileFilesNameTheFieldAndProblem) {
             "s.sinkscope: compare: layer: expected a whole number from 0 to 1048576");
   EXPECT_EQ(refusal(edited("\"threshold\": 0.125", "\"threshold\": \"high\"")),
             "s.sinkscope: selection: threshold: expected a number from 0 to 1");
-  EXPECT_EQ(refusal(edited("\"ablate_heads\"", "\"explode\"")),
-            "s.sinkscope: interventions[1]: kind: \"explode\" is not an intervention");
+  EXPECT_EQ(refusal(edited("\"drop_first\": true", "\"drop_first\": 1")),
+            "s.sinkscope: interventions: drop_first: expected true or false");
+  EXPECT_EQ(refusal(edited("\"ablate\": [", "\"ablate\": [[1.5, 0], ")),
+            "s.sinkscope: interventions: ablate[0]: expected a whole number from 0 to 4095");
+  EXPECT_EQ(refusal(edited("\"ablate\": [", "\"ablate\": [[7], ")),
+            "s.sinkscope: interventions: ablate[0]: expected [layer, head]");
+  EXPECT_EQ(refusal(edited("\"percentile\": \"", "\"percentile\": 200, \"was\": \"")),
+            "s.sinkscope: interventions: remove_sinks[0]: percentile: expected a finite number from "
+            "0x0p+0 to 0x1.9p+6 (0.000000 to 100.000000)");
+  EXPECT_EQ(refusal(edited("\"ntk_scale\"", "\"ntk\"")),
+            "s.sinkscope: interventions: ntk_scale: missing");
+  EXPECT_EQ(refusal(edited("\"rope_theta\": \"", "\"rope_theta\": \"nan")).rfind(
+                "s.sinkscope: interventions: rope_theta: ", 0),
+            0u);
   EXPECT_EQ(refusal(edited("\"log_scale\": true", "\"log_scale\": 1")),
             "s.sinkscope: panels: log_scale: expected true or false");
   EXPECT_EQ(refusal(QByteArray(100000, '[')), "s.sinkscope: JSON nested deeper than a session file");
   EXPECT_EQ(refusal(QByteArray(5 << 20, ' ')), "s.sinkscope: larger than a session file can be");
 }
 
-// A small session cannot ask for millions of (layer, head) pairs: repeated
-// indices collapse as the file is read, and the pairs an ablation makes are
-// bounded by the model's layers x heads; indices beyond the model are refused.
-TEST(Session, AnAblationListIsBoundedByTheModel) {
-  QJsonArray zeros;
-  for (int k = 0; k < 4096; ++k) zeros.append(0);
-  QJsonObject root = QJsonDocument::fromJson(session_to_json(example())).object();
-  QJsonArray list = root.value(QStringLiteral("interventions")).toArray();
-  QJsonObject ablate = list.at(1).toObject();
-  ASSERT_EQ(ablate.value(QStringLiteral("kind")).toString(), QStringLiteral("ablate_heads"));
-  ablate.insert(QStringLiteral("layers"), zeros);
-  ablate.insert(QStringLiteral("heads"), zeros);
-  list.replace(1, ablate);
-  root.insert(QStringLiteral("interventions"), list);
-  const QByteArray b = QJsonDocument(root).toJson();
-  const Session s = session_from_json(b, QStringLiteral("s.sinkscope"));
-  EXPECT_EQ(s.interventions.at(1).layers, QList<int>{0});
-  EXPECT_EQ(s.interventions.at(1).heads, QList<int>{0});
+// A version 1 session (a list of {kind, layers, heads, parameter}) is read
+// into the one form. A small file cannot ask for millions of (layer, head)
+// pairs: repeated indices collapse, an ablation names its heads, and indices
+// beyond the model are refused when it runs.
+TEST(Session, AVersion1SessionIsReadIntoTheOneForm) {
+  auto version1 = [](const char* interventions) {
+    return QByteArray(R"({"format": "sinkscope-session", "version": 1, "model": {"name": "m"},
+      "text": "A cat.", "selection": {}, "interventions": )") + interventions + "}";
+  };
+  QByteArray zeros = "[0";
+  for (int k = 1; k < 4096; ++k) zeros += ", 0";
+  zeros += "]";
+  const Session s = session_from_json(
+      version1(QByteArray(R"([{"kind": "drop_first_token"},
+        {"kind": "mask_sinks", "layers": [2, 1, 2], "heads": []},
+        {"kind": "ablate_heads", "layers": )") + zeros + R"(, "heads": )" + zeros + R"(},
+        {"kind": "ablate_heads", "layers": [0, 3], "heads": [1]},
+        {"kind": "rope_scale", "parameter": 8}])"),
+      QStringLiteral("old.sinkscope"));
+  EXPECT_TRUE(s.interventions.dropFirstToken);
+  ASSERT_EQ(s.interventions.removeSinks.size(), 1u);
+  EXPECT_EQ(s.interventions.removeSinks[0].layers, (std::vector<int>{1, 2}));
+  EXPECT_TRUE(s.interventions.removeSinks[0].beforeSoftmax);
+  EXPECT_EQ(s.interventions.ablateHeads,
+            (std::vector<sinkscope::models::HeadId>{{0, 0}, {0, 1}, {3, 1}}));
+  EXPECT_EQ(s.interventions.ntkScale, 8.0);
+  // Saved again, it is version 2 and the same.
+  const QByteArray again = session_to_json(s);
+  EXPECT_TRUE(again.contains("\"version\": 2"));
+  EXPECT_EQ(session_from_json(again, QStringLiteral("new")).interventions, s.interventions);
 
-  Intervention all;
-  all.kind = Intervention::Kind::AblateHeads;
-  EXPECT_EQ(intervention_for_model({all}, 3, 4).ablateHeads.size(), 12u);
-  Intervention some = all;
-  some.layers = {2, 0, 2};
-  some.heads = {1, 1};
-  EXPECT_EQ(intervention_for_model({some}, 3, 4).ablateHeads,
-            (std::vector<std::pair<int, int>>{{0, 1}, {2, 1}}));
-  Intervention beyond = all;
-  beyond.layers = {0, 4000};
+  EXPECT_EQ(refusal(version1(R"([{"kind": "ablate_heads", "layers": [1]}])")),
+            "s.sinkscope: interventions[0]: heads: name the ablated heads' layers and heads");
+  EXPECT_EQ(refusal(version1(R"([{"kind": "explode"}])")),
+            "s.sinkscope: interventions[0]: kind: \"explode\" is not an intervention");
+  EXPECT_EQ(refusal(version1(R"([{"kind": "rope_scale", "parameter": -1}])")).rfind(
+                "s.sinkscope: interventions[0]: parameter: ", 0),
+            0u);
+
+  // Indices beyond the model: refused, naming the entry, before anything runs.
+  sinkscope::models::Intervention beyond;
+  beyond.dropFirstToken = true;
+  beyond.ablateHeads = {{0, 1}, {4000, 0}};
+  EXPECT_NO_THROW(beyond.without(2).check_fits(3, 4));
   try {
-    intervention_for_model({beyond}, 3, 4);
+    beyond.check_fits(3, 4);
     ADD_FAILURE() << "layer 4000 accepted";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("layer 4000 is not in this model (layers 0 to 2)"),
-              std::string::npos)
-        << e.what();
+  } catch (const sinkscope::models::ModelRunError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "ablate heads (layer 4000; head 0): layer 4000 is not in this model (layers 0 to 2)");
   }
 }
 

@@ -8,7 +8,6 @@
 #include <QListWidget>
 #include <QPushButton>
 
-#include "ui/intervention.h"
 #include "ui/selection_model.h"
 
 namespace sinkscope::ui {
@@ -61,8 +60,8 @@ InterventionsPanel::InterventionsPanel(SelectionModel* selection, QWidget* paren
   grid->addWidget(list_, 4, 0, 1, 2);
   button(tr("Remove selected"), tr("Switch the selected intervention off"), 5, 0, [this] {
     const int row = list_->currentRow();
-    const auto& active = selection_->interventions();
-    if (row >= 0 && row < active.size()) selection_->removeIntervention(active[row]);
+    if (row >= 0 && static_cast<std::size_t>(row) < selection_->interventions().labels().size())
+      selection_->removeIntervention(static_cast<std::size_t>(row));
   });
   button(tr("Clear all"), tr("Switch every intervention off"), 5, 1, [this] { clearAll(); });
 
@@ -78,16 +77,17 @@ InterventionsPanel::InterventionsPanel(SelectionModel* selection, QWidget* paren
 }
 
 void InterventionsPanel::dropFirstToken() {
-  Intervention i;
-  i.kind = Intervention::Kind::DropFirstToken;
+  models::Intervention i;
+  i.dropFirstToken = true;
   selection_->addIntervention(i);
 }
 
 void InterventionsPanel::removeSinks(int scope) {
-  Intervention i;
-  i.kind = Intervention::Kind::RemoveSinks;
-  if (scope <= 1) i.layers = {selection_->layer()};
-  if (scope == 0 && !selection_->headAveraged()) i.heads = {selection_->head()};
+  models::SinkRemoval removal;
+  if (scope <= 1) removal.layers = {selection_->layer()};
+  if (scope == 0 && !selection_->headAveraged()) removal.heads = {selection_->head()};
+  models::Intervention i;
+  i.removeSinks = {removal};
   selection_->addIntervention(i);
 }
 
@@ -104,29 +104,23 @@ void InterventionsPanel::refreshHeadButtons() {
 
 void InterventionsPanel::ablateSelectedHead() {
   if (selection_->headAveraged()) return;  // the average is not a head
-  Intervention i;
-  i.kind = Intervention::Kind::AblateHeads;
-  i.layers = {selection_->layer()};
-  i.heads = {selection_->head()};
+  models::Intervention i;
+  i.ablateHeads = {{selection_->layer(), selection_->head()}};
   selection_->addIntervention(i);
 }
 
 void InterventionsPanel::scaleRope(double factor) {
-  InterventionList kept;
-  for (const Intervention& i : selection_->interventions())
-    if (i.kind != Intervention::Kind::RopeScale) kept << i;
-  Intervention i;
-  i.kind = Intervention::Kind::RopeScale;
-  i.parameter = factor;
-  kept << i;
-  selection_->setInterventions(kept);
+  models::Intervention scaled = selection_->interventions();
+  scaled.ntkScale = factor;  // replaces the scale before
+  selection_->setInterventions(scaled);
 }
 
 void InterventionsPanel::clearAll() { selection_->setInterventions({}); }
 
 void InterventionsPanel::refreshList() {
   list_->clear();
-  for (const Intervention& i : selection_->interventions()) list_->addItem(i.label());
+  for (const std::string& label : selection_->interventions().labels())
+    list_->addItem(QString::fromStdString(label));
   if (list_->count() == 0) list_->addItem(tr("(none: the panels show the plain run)"));
 }
 

@@ -13,7 +13,6 @@ class QPushButton;
 namespace sinkscope::ui {
 
 class SelectionModel;
-struct Intervention;
 
 class InterventionsPanel : public QWidget {
   Q_OBJECT

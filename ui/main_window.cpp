@@ -486,8 +486,8 @@ bool MainWindow::exportPanel(QWidget* view, const QString& path,
       comments << QStringLiteral("compared_model_folder: ") +
                       QString::fromStdString(comparing_->model->model->folder().string());
   }
-  for (const Intervention& i : selection_->interventions())
-    comments << QStringLiteral("intervention: ") + i.label();
+  for (const std::string& line : selection_->interventions().describe())
+    comments << QStringLiteral("intervention: ") + QString::fromStdString(line);
   return reportExport(path, [&] {
     const std::optional<render::FigurePart> part = render::figure_part(view);
     if (!part) throw std::invalid_argument("export: this panel has nothing to export");
@@ -542,7 +542,8 @@ void MainWindow::exportRunTensors(const QString& path, bool overwrite) {
     }
   QJsonArray interventions;
   if (shown != &*run_)
-    for (const Intervention& i : selection_->interventions()) interventions.append(i.label());
+    for (const std::string& line : selection_->interventions().describe())
+      interventions.append(QString::fromStdString(line));
   params.insert(QStringLiteral("interventions"), interventions);
   models::TraceExportOptions options;
   options.overwrite = overwrite;
@@ -817,7 +818,7 @@ void MainWindow::runComparison() {
 }
 
 void MainWindow::runInterventions() {
-  if (comparing_ && selection_->interventions().isEmpty()) {
+  if (comparing_ && selection_->interventions().empty()) {
     runComparison();  // a new sentence: its B again
     return;
   }
@@ -826,8 +827,8 @@ void MainWindow::runInterventions() {
     selection_->setCounterpartBounds(0, 0);
     setRunNames(tr("before"), tr("after"));
   }
-  const InterventionList list = selection_->interventions();
-  if (list.isEmpty() || !run_ || !run_->trace || !model_) {
+  const models::Intervention list = selection_->interventions();
+  if (list.empty() || !run_ || !run_->trace || !model_) {
     const bool had = intervened_.has_value();
     setIntervened(std::nullopt);
     if (had) {
@@ -1028,7 +1029,8 @@ void MainWindow::buildStatusBar() {
 
 void MainWindow::updateInterventionsLabel() {
   QStringList labels;
-  for (const Intervention& i : selection_->interventions()) labels << i.label();
+  for (const std::string& label : selection_->interventions().labels())
+    labels << QString::fromStdString(label);
   interventionStatus_->setText(labels.isEmpty()
                                    ? tr("no interventions")
                                    : tr("interventions: %1").arg(labels.join(tr("; "))));
@@ -1383,10 +1385,7 @@ std::optional<std::pair<std::vector<int>, std::vector<int>>>
 MainWindow::computeDroppedFirstAlignment() const {
   if (comparing_ || !run_ || !intervened_ || intervened_->tokenCount() != run_->tokenCount() - 1)
     return std::nullopt;
-  const auto& list = selection_->interventions();
-  if (std::none_of(list.begin(), list.end(),
-                   [](const Intervention& i) { return i.kind == Intervention::Kind::DropFirstToken; }))
-    return std::nullopt;
+  if (!selection_->interventions().dropFirstToken) return std::nullopt;
   std::vector<int> aToB(static_cast<std::size_t>(run_->tokenCount())), bToA(static_cast<std::size_t>(intervened_->tokenCount()));
   for (std::size_t k = 0; k < aToB.size(); ++k) aToB[k] = static_cast<int>(k) - 1;
   for (std::size_t j = 0; j < bToA.size(); ++j) bToA[j] = static_cast<int>(j) + 1;

@@ -134,24 +134,19 @@ void SelectionModel::setHighlight(const QList<int>& tokens, const QList<QPair<in
   Q_EMIT highlightChanged(highlighted_);
 }
 
-void SelectionModel::setInterventions(const InterventionList& interventions) {
+void SelectionModel::setInterventions(const models::Intervention& interventions) {
   if (interventions == interventions_) return;
   interventions_ = interventions;
   Q_EMIT interventionsChanged(interventions_);
   Q_EMIT changed();
 }
 
-void SelectionModel::addIntervention(const Intervention& intervention) {
-  if (interventions_.contains(intervention)) return;
-  InterventionList next = interventions_;
-  next.append(intervention);
-  setInterventions(next);
+void SelectionModel::addIntervention(const models::Intervention& more) {
+  setInterventions(interventions_.with(more));
 }
 
-void SelectionModel::removeIntervention(const Intervention& intervention) {
-  InterventionList next = interventions_;
-  next.removeAll(intervention);
-  setInterventions(next);
+void SelectionModel::removeIntervention(std::size_t index) {
+  setInterventions(interventions_.without(index));
 }
 
 void SelectionModel::setCounterpartBounds(int layerCount, int headCount) {

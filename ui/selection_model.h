@@ -6,7 +6,7 @@
 // cannot ping-pong.
 #include <QObject>
 
-#include "ui/intervention.h"
+#include "models/experiments.h"
 
 namespace sinkscope::ui {
 
@@ -34,7 +34,7 @@ class SelectionModel : public QObject {
   int keyToken() const { return keyToken_; }
   double threshold() const { return threshold_; }
   int topN() const { return topN_; }
-  const InterventionList& interventions() const { return interventions_; }
+  const models::Intervention& interventions() const { return interventions_; }
 
   void setLayer(int layer);
   void setHead(int head);  // kHeadAverage or 0..headCount-1
@@ -42,7 +42,7 @@ class SelectionModel : public QObject {
   void setKeyToken(int token);
   void setThreshold(double threshold);  // clamped to [0, 1]
   void setTopN(int n);                  // clamped to [1, max(1, tokenCount)]
-  void setInterventions(const InterventionList& interventions);
+  void setInterventions(const models::Intervention& interventions);
   // Tokens to highlight everywhere (hovered in one panel: a token, the tokens
   // that create and kill a persistence bar). Transient: not part of changed(),
   // so hovering redraws only what highlights.
@@ -51,8 +51,10 @@ class SelectionModel : public QObject {
   const QList<QPair<int, int>>& highlightedEdges() const { return highlightedEdges_; }
   void setHighlightedTokens(const QList<int>& tokens);
   void setHighlight(const QList<int>& tokens, const QList<QPair<int, int>>& edges);
-  void addIntervention(const Intervention& intervention);  // ignored when already active
-  void removeIntervention(const Intervention& intervention);
+  // Adds `more`'s entries (one already active is not repeated).
+  void addIntervention(const models::Intervention& more);
+  // Switches off the entry at `index` of interventions().labels().
+  void removeIntervention(std::size_t index);
 
   // Comparing two runs (Run > Compare): where the selection lands in run B.
   // Automatic: B's layer at the same relative depth, the same head when B's
@@ -84,7 +86,7 @@ class SelectionModel : public QObject {
   void keyTokenChanged(int token);
   void thresholdChanged(double threshold);
   void topNChanged(int n);
-  void interventionsChanged(const sinkscope::ui::InterventionList& interventions);
+  void interventionsChanged(const sinkscope::models::Intervention& interventions);
   void highlightChanged(const QList<int>& tokens);
   void counterpartChanged();
   // Emitted once after any of the above, for views that redraw on anything.
@@ -108,7 +110,7 @@ class SelectionModel : public QObject {
   int requestedTopN_ = kDefaultTopN;  // what the user asked for, before clamping
   QList<int> highlighted_;
   QList<QPair<int, int>> highlightedEdges_;
-  InterventionList interventions_;
+  models::Intervention interventions_;
   int counterpartLayers_ = 0;
   int counterpartHeads_ = 0;
   int pinnedLayer_ = kAutomatic;

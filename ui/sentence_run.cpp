@@ -9,7 +9,6 @@
 #include "models/document/sentence_run.h"
 #include "models/experiments.h"
 #include "models/loaded_model.h"
-#include "ui/intervention.h"
 #include "ui/job_runner.h"
 #include "ui/run_analysis.h"
 #include "ui/selection_model.h"
@@ -96,11 +95,10 @@ SentenceRun sentence_run_model(const models::LoadedModel& model, const QString& 
 }
 
 SentenceRun sentence_run_intervened(const models::LoadedModel& model, const SentenceRun& base,
-                                    const QList<Intervention>& interventions,
+                                    const models::Intervention& iv,
                                     const std::function<bool(double)>& progress) {
   if (!base.trace) throw std::invalid_argument("interventions: open a model first");
-  const models::Intervention iv =
-      intervention_for_model(interventions, base.trace->layers(), base.trace->heads());
+  iv.check_fits(base.trace->layers(), base.trace->heads());
   SentenceRun run;
   run.sentence = base.sentence;
   run.source = base.source + QStringLiteral(" (intervened)");

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "analysis/attention_matrix.h"
-#include "ui/intervention.h"
+#include "models/experiments.h"
 
 namespace sinkscope::models {
 class Trace;
@@ -62,7 +62,7 @@ struct SentenceRun {
 // starts from `base`'s captured residual stream where the interventions allow.
 // Throws the model's errors (e.g. dropping a first token that is not special).
 SentenceRun sentence_run_intervened(const models::LoadedModel& model, const SentenceRun& base,
-                                    const InterventionList& interventions,
+                                    const models::Intervention& interventions,
                                     const std::function<bool(double)>& progress);
 
 // Words of `sentence` split on white space.

@@ -6,7 +6,10 @@
 #include <QSaveFile>
 #include <algorithm>
 #include <cmath>
+#include <nlohmann/json.hpp>
+#include <set>
 
+#include "models/document/intervention_json.h"
 #include "models/input_files.h"
 
 namespace sinkscope::ui {
@@ -17,23 +20,7 @@ constexpr qint64 kMaxSessionBytes = qint64{4} << 20;
 constexpr int kMaxIndex = 1 << 20;
 constexpr qsizetype kMaxText = 1 << 20;  // characters of the sentence
 constexpr qsizetype kMaxInterventions = 256;
-
-const char* kind_name(Intervention::Kind k) {
-  switch (k) {
-    case Intervention::Kind::DropFirstToken: return "drop_first_token";
-    case Intervention::Kind::RemoveSinks: return "remove_sinks";
-    case Intervention::Kind::MaskSinks: return "mask_sinks";
-    case Intervention::Kind::AblateHeads: return "ablate_heads";
-    case Intervention::Kind::RopeScale: return "rope_scale";
-  }
-  return "drop_first_token";
-}
-
-QJsonArray indices_json(const QList<int>& xs) {
-  QJsonArray a;
-  for (int x : xs) a.append(x);
-  return a;
-}
+constexpr qsizetype kMaxAblatedHeads = qsizetype{1} << 16;
 
 QJsonArray vector_json(const std::array<double, 3>& v) { return QJsonArray{v[0], v[1], v[2]}; }
 
@@ -152,15 +139,71 @@ bool nested_too_deep(const QByteArray& bytes, int maxDepth) {
   return false;
 }
 
+// Version 2 on: the interventions in their one JSON form.
+models::Intervention interventions_of(const QJsonValue& value, const QString& source) {
+  const QString where = source + QStringLiteral(": interventions");
+  if (!value.isObject())
+    throw SessionError((where + QStringLiteral(": expected an object")).toStdString());
+  try {
+    return document::intervention_from_json(
+        nlohmann::json::parse(QJsonDocument(value.toObject()).toJson(QJsonDocument::Compact).toStdString()),
+        where.toStdString());
+  } catch (const document::InterventionFormatError& e) {
+    throw SessionError(e.what());
+  }
+}
+
+// Version 1 wrote a list of {kind, layers, heads, parameter}; read into the
+// one form. Its ablations name their layers and heads (the GUI only ever
+// ablated the selected head): "all" would need the model, so it is refused.
+models::Intervention interventions_of_version_1(const Reader& root, const QJsonValue& list,
+                                                const QString& source) {
+  if (!list.isArray() || list.toArray().size() > kMaxInterventions)
+    root.fail(QStringLiteral("interventions"), QStringLiteral("expected a list of at most 256"));
+  models::Intervention out;
+  std::set<models::HeadId> ablated;
+  for (qsizetype k = 0; k < list.toArray().size(); ++k) {
+    const QJsonValue v = list.toArray().at(k);
+    if (!v.isObject()) root.fail(QStringLiteral("interventions"), QStringLiteral("expected objects"));
+    const Reader r(v.toObject(), source + QStringLiteral(": interventions[%1]").arg(k));
+    const QString kind = r.text("kind", 64);
+    const QList<int> layers = r.indices("layers"), heads = r.indices("heads");
+    models::Intervention entry;
+    if (kind == QLatin1String("drop_first_token")) {
+      entry.dropFirstToken = true;
+    } else if (kind == QLatin1String("remove_sinks") || kind == QLatin1String("mask_sinks")) {
+      models::SinkRemoval removal;
+      removal.layers.assign(layers.begin(), layers.end());
+      removal.heads.assign(heads.begin(), heads.end());
+      removal.beforeSoftmax = kind == QLatin1String("mask_sinks");
+      entry.removeSinks = {removal};
+    } else if (kind == QLatin1String("ablate_heads")) {
+      if (layers.isEmpty() || heads.isEmpty())
+        r.fail(layers.isEmpty() ? QStringLiteral("layers") : QStringLiteral("heads"),
+               QStringLiteral("name the ablated heads' layers and heads"));
+      if (static_cast<qsizetype>(ablated.size()) + layers.size() * heads.size() > kMaxAblatedHeads)
+        r.fail(QStringLiteral("heads"), QStringLiteral("more than %1 heads to ablate").arg(kMaxAblatedHeads));
+      for (int l : layers)
+        for (int h : heads)
+          if (ablated.insert({l, h}).second) out.ablateHeads.emplace_back(l, h);
+      continue;
+    } else if (kind == QLatin1String("rope_scale")) {
+      entry.ntkScale = r.real("parameter", 1e-6, 1e6, 1.0);
+    } else {
+      r.fail(QStringLiteral("kind"), QStringLiteral("\"%1\" is not an intervention").arg(kind));
+    }
+    out = out.with(entry);
+  }
+  return out;
+}
+
 }  // namespace
 
 QByteArray session_to_json(const Session& s) {
-  QJsonArray interventions;
-  for (const Intervention& i : s.interventions)
-    interventions.append(QJsonObject{{QStringLiteral("kind"), QLatin1String(kind_name(i.kind))},
-                                     {QStringLiteral("layers"), indices_json(i.layers)},
-                                     {QStringLiteral("heads"), indices_json(i.heads)},
-                                     {QStringLiteral("parameter"), i.parameter}});
+  // The interventions in their one JSON form (a study's), exact to the bit.
+  const QJsonObject interventions =
+      QJsonDocument::fromJson(QByteArray::fromStdString(document::intervention_json(s.interventions).dump()))
+          .object();
   // B's layer and head only when pinned (absent: the selection's counterpart).
   QJsonObject compare{{QStringLiteral("sentence"), s.compareSentence},
                       {QStringLiteral("model"), s.compareModel}};
@@ -216,9 +259,10 @@ Session session_from_json(const QByteArray& bytes, const QString& source) {
   if (root.text("format", 64, false) != QLatin1String("sinkscope-session"))
     root.fail(QStringLiteral("format"), QStringLiteral("not a SinkScope session"));
   const int version = root.integer("version", 1, 1 << 20, 0);
-  if (version != Session::kVersion)
-    root.fail(QStringLiteral("version"),
-              QStringLiteral("%1; this SinkScope reads version %2").arg(version).arg(Session::kVersion));
+  if (version < 1 || version > Session::kVersion)
+    root.fail(QStringLiteral("version"), QStringLiteral("%1; this SinkScope reads versions 1 to %2")
+                                             .arg(version)
+                                             .arg(Session::kVersion));
   Session s;
   const Reader model(root.object("model"), source + QStringLiteral(": model"));
   s.model = model.text("name", 4096);
@@ -234,31 +278,10 @@ Session session_from_json(const QByteArray& bytes, const QString& source) {
   s.key = selection.integer("key", -1, kMaxIndex, -1);
   s.threshold = selection.real("threshold", 0.0, 1.0, 0.05);
   s.topN = selection.integer("top_n", 1, kMaxIndex, 3);
-  const QJsonValue list = root.raw().value(QStringLiteral("interventions"));
-  if (!list.isUndefined()) {
-    if (!list.isArray() || list.toArray().size() > kMaxInterventions)
-      root.fail(QStringLiteral("interventions"), QStringLiteral("expected a list of at most 256"));
-    for (qsizetype k = 0; k < list.toArray().size(); ++k) {
-      const QJsonValue v = list.toArray().at(k);
-      if (!v.isObject()) root.fail(QStringLiteral("interventions"), QStringLiteral("expected objects"));
-      const Reader r(v.toObject(), source + QStringLiteral(": interventions[%1]").arg(k));
-      const QString kind = r.text("kind", 64);
-      Intervention i;
-      bool known = false;
-      for (auto k : {Intervention::Kind::DropFirstToken, Intervention::Kind::RemoveSinks,
-                     Intervention::Kind::MaskSinks, Intervention::Kind::AblateHeads,
-                     Intervention::Kind::RopeScale})
-        if (kind == QLatin1String(kind_name(k))) {
-          i.kind = k;
-          known = true;
-        }
-      if (!known) r.fail(QStringLiteral("kind"), QStringLiteral("\"%1\" is not an intervention").arg(kind));
-      i.layers = r.indices("layers");
-      i.heads = r.indices("heads");
-      i.parameter = r.real("parameter", -1e30, 1e30, 0.0);
-      s.interventions.append(i);
-    }
-  }
+  const QJsonValue interventions = root.raw().value(QStringLiteral("interventions"));
+  if (!interventions.isUndefined())
+    s.interventions = version == 1 ? interventions_of_version_1(root, interventions, source)
+                                   : interventions_of(interventions, source);
   const Reader compare(root.object("compare"), source + QStringLiteral(": compare"));
   s.compareSentence = compare.text("sentence", kMaxText, false);
   s.compareModel = compare.text("model", 4096, false);

@@ -16,7 +16,7 @@
 
 #include "render/scene_data.h"
 
-#include "ui/intervention.h"
+#include "models/experiments.h"
 
 namespace sinkscope::ui {
 
@@ -26,7 +26,8 @@ class SessionError : public std::runtime_error {
 };
 
 struct Session {
-  static constexpr int kVersion = 1;
+  // 2: the interventions in their one JSON form (a study's); 1 is still read.
+  static constexpr int kVersion = 2;
   // The model: as the user opened it (folder or cache name), the folder it
   // resolved to, and what identifies its content.
   QString model;
@@ -38,7 +39,7 @@ struct Session {
   int layer = 0, head = 0, query = -1, key = -1;
   double threshold = 0.05;
   int topN = 3;
-  InterventionList interventions;
+  models::Intervention interventions;
   // Panel options.
   bool logScale = false;     // the attention map's colour scale
   QString overviewScore;     // the overview's score, by its name in the chooser

@@ -19,6 +19,7 @@
 
 #include "analysis/table_io.h"
 #include "models/document/corpus_pool.h"
+#include "models/document/intervention_json.h"
 #include "models/model_identity.h"
 
 namespace sinkscope::document {

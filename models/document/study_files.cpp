@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "models/document/intervention_json.h"
 #include "models/input_files.h"
 #include "models/json_bounded.h"
 #include "models/model_identity.h"
@@ -106,49 +107,6 @@ std::vector<double> parse_hex_doubles(const json& j, std::size_t count, const st
   return out;
 }
 
-// The interventions of a study, exactly (doubles as hex_double).
-json intervention_json(const models::Intervention& iv) {
-  json removals = json::array();
-  for (const auto& r : iv.removeSinks)
-    removals.push_back({{"percentile", hex_double(r.percentile)},
-                        {"gamma", hex_double(r.gamma)},
-                        {"before_softmax", r.beforeSoftmax},
-                        {"layers", r.layers},
-                        {"heads", r.heads}});
-  json ablate = json::array();
-  for (const auto& [l, h] : iv.ablateHeads) ablate.push_back({l, h});
-  return {{"drop_first", iv.dropFirstToken},
-          {"remove_sinks", removals},
-          {"ablate", ablate},
-          {"rope_theta", iv.ropeTheta ? json(hex_double(*iv.ropeTheta)) : json(nullptr)},
-          {"ntk_scale", hex_double(iv.ntkScale)}};
-}
-
-models::Intervention intervention_from_json(const json& j, const std::string& where) {
-  models::Intervention iv;
-  iv.dropFirstToken = j.at("drop_first").get<bool>();
-  const json& removals = j.at("remove_sinks");
-  if (!removals.is_array() || removals.size() > 64) throw StudyError(where + ": remove_sinks");
-  for (const json& r : removals) {
-    models::SinkRemoval removal;
-    removal.percentile = parse_hex_double(r.at("percentile"), where + ": percentile");
-    removal.gamma = parse_hex_double(r.at("gamma"), where + ": gamma");
-    removal.beforeSoftmax = r.at("before_softmax").get<bool>();
-    removal.layers = whole_ints(r.at("layers"), 4096, 4095, where + ": layers");
-    removal.heads = whole_ints(r.at("heads"), 4096, 4095, where + ": heads");
-    iv.removeSinks.push_back(std::move(removal));
-  }
-  const json& ablate = j.at("ablate");
-  if (!ablate.is_array() || ablate.size() > (1u << 20)) throw StudyError(where + ": ablate");
-  for (const json& pair : ablate)
-    iv.ablateHeads.emplace_back(whole_int(pair.at(0), 0, 4095, where + ": ablate"),
-                                whole_int(pair.at(1), 0, 4095, where + ": ablate"));
-  if (!j.at("rope_theta").is_null())
-    iv.ropeTheta = parse_hex_double(j.at("rope_theta"), where + ": rope_theta");
-  iv.ntkScale = parse_hex_double(j.at("ntk_scale"), where + ": ntk_scale");
-  return iv;
-}
-
 std::string sink_mode_name(const document::AnalysisSettings& p) {
   return p.columnSumSinks ? "column-sum" : "percentile";
 }
@@ -230,8 +188,12 @@ StudyFile read_study(const fs::path& dir) {
     s.params.functional = p.at("functional").get<bool>();
     s.params.curves = p.value("curves", false);
     s.params.batch = whole_int(p.at("batch"), 1, 4096, file.string() + ": batch");
-    s.params.intervention =
-        intervention_from_json(p.at("interventions"), file.string() + ": interventions");
+    try {
+      s.params.intervention =
+          intervention_from_json(p.at("interventions"), file.string() + ": interventions");
+    } catch (const InterventionFormatError& e) {
+      throw StudyError(e.what());
+    }
     if (s.params.topN < 1 || s.params.topN > 100000 || s.params.randomSubsets < 0 ||
         s.params.randomSubsets > 100000 || s.params.bettiPoints < 2 ||
         s.params.bettiPoints > 100000 || s.params.batch < 1 || s.params.batch > 4096)

@@ -81,7 +81,6 @@ nlohmann::json hex_doubles(const std::vector<double>& values);
 long long whole(const nlohmann::json& j, long long lo, long long hi, const std::string& where);
 int whole_int(const nlohmann::json& j, int lo, int hi, const std::string& where);
 
-nlohmann::json intervention_json(const models::Intervention& iv);
 std::string sink_mode_name(const document::AnalysisSettings& p);
 std::string denominator_name(const document::AnalysisSettings& p);
 

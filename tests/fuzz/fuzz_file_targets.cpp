@@ -62,7 +62,8 @@ bool fuzz_session(const std::uint8_t* data, std::size_t size) {
         QStringLiteral("fuzz.sinkscope"));
     // What the reader promises: places in range, interventions bounded.
     if (s.layer < 0 || s.head < -1 || s.query < -1 || s.key < -1 || s.topN < 1) __builtin_trap();
-    if (s.interventions.size() > 256) __builtin_trap();
+    if (s.interventions.removeSinks.size() > 256 || s.interventions.ablateHeads.size() > (1u << 20))
+      __builtin_trap();
     return true;
   } catch (const ui::SessionError&) {
     return false;
