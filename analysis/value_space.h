@@ -93,7 +93,7 @@ ValueSpace value_space(const AttentionView& attention, std::span<const float> va
 
 // One point of the F_N curve: what the curve's plots and value_space_curve.csv
 // show for the top-N selection at one N. Equal to the same fields of
-// value_space() at that N (tests/value_space_test.cpp checks it).
+// value_space() at that N (tests/analysis/value_space_test.cpp checks it).
 struct ValueSpaceCurvePoint {
   int topN = 0;
   SelectionScores scores;

@@ -13,6 +13,8 @@ PACKAGES=(
   libtorch-dev libopenblas0-pthread
   # analysis and formats; Unicode regex (PCRE2) and normalisation (ICU) for tokenizers
   libeigen3-dev libboost-graph-dev nlohmann-json3-dev libpcre2-dev libicu-dev
+  # command-line parsing: each option declared once, help generated
+  libcli11-dev
   # NPZ exports (CRC-32 of the zip members); SHA-256 of model files in headers
   zlib1g-dev libssl-dev
   # weight spectra: BLAS Gram matrices and LAPACK eigenvalues (OpenBLAS's at run

@@ -210,7 +210,7 @@ class Model {
 
   // Several inputs of one length as one batched pass: element b is
   // run(inputs[b], options) bit for bit (each sequence's matrix products are
-  // its own; tests/model_batch_test.cpp). Plain passes only: edits, noise,
+  // its own; tests/models/model_forward_test.cpp). Plain passes only: edits, noise,
   // token types and dropped tokens throw ModelRunError, as do inputs of
   // different lengths and everything run() refuses.
   std::vector<Trace> runBatch(const std::vector<std::vector<int>>& inputs,

@@ -137,8 +137,9 @@ std::string read_stdin() {
 }
 
 // The input text: valid UTF-8 without NUL (files and stdin can hold anything).
-std::string text_option(const Args& args) {
-  const std::string t = args.options.at("text");
+std::string text_option(const Args& args) { return text_checked(args.options.at("text")); }
+
+std::string text_checked(const std::string& t) {
   std::string text = t == "-" ? read_stdin() : t;
   try {
     sinkscope::models::input_text_check(text, t == "-" ? "--text - (standard input)" : "--text");

@@ -48,6 +48,8 @@ std::vector<std::pair<int, int>> parse_heads(const char* option, const std::stri
 std::string read_stdin();
 // The input text: valid UTF-8 without NUL (files and stdin can hold anything).
 std::string text_option(const Args& args);
+// The same for a --text value already parsed ("-": standard input).
+std::string text_checked(const std::string& given);
 // Every option of `names` must be given.
 void require_options(const Args& args, const char* command,
                      std::initializer_list<const char*> names);

@@ -21,7 +21,4 @@ int command_study(int argc, char** argv);
 // Runs `sinkscope figure` (the GUI program, offscreen) with the same arguments.
 int command_figure(int argc, char** argv);
 
-// The options that decide the pooled corpus tables (analyze --sentences and study).
-void parse_pooling_options(const Args& args, document::AnalysisSettings& p);
-
 }  // namespace sinkscope::cli

@@ -3,7 +3,7 @@
 // folder reaches. A clean rejection is a ModelInputError (or a subclass);
 // any other exception, a crash, a hang or a sanitizer report is a finding.
 // The same functions run under libFuzzer (tests/fuzz/fuzz_entry.cpp) and in
-// the release build's regression test (tests/fuzz_corpus_test.cpp), which
+// the release build's regression test (tests/fuzz/fuzz_corpus_test.cpp), which
 // replays every file of tests/fuzz/corpus/TARGET/.
 #include <cstddef>
 #include <cstdint>

@@ -11,7 +11,7 @@ Made with:
 
 Every hostile case that a parser sees is here (the folder-level cases -
 FIFOs, links, shards outside the folder, full disks - are in
-tests/hostile_input_test.cpp). Files are named after what they hold; the
+tests/cli/hostile_input_test.cpp). Files are named after what they hold; the
 fuzzers add their own findings next to them (crash-*, minimised)."""
 import json
 import os

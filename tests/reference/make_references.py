@@ -9,7 +9,7 @@ transformers; SinkScope's own machines do not).
     python3 tests/reference/make_references.py /tmp/ref-models tests/reference/outputs
 
 The folders are deterministic (sinkscope-cli random-model uses fixed seeds),
-so tests/reference_test.cpp rewrites the same folders and compares its own
+so tests/models/reference_test.cpp rewrites the same folders and compares its own
 logits and attentions with TYPE.json (tolerance 1e-4, float32). Types with no
 JSON file are skipped.
 """
@@ -30,7 +30,7 @@ def main(models_root: str, out_root: str) -> None:
         config = AutoConfig.from_pretrained(folder)
         cls = AutoModelForMaskedLM if config.model_type in ENCODERS else AutoModelForCausalLM
         model = cls.from_pretrained(folder, attn_implementation="eager", torch_dtype=torch.float32).eval()
-        ids = [(i * 37 + 11) % config.vocab_size for i in range(8)]  # as tests/model_forward_test.cpp
+        ids = [(i * 37 + 11) % config.vocab_size for i in range(8)]  # as tests/models/model_forward_test.cpp
         with torch.no_grad():
             result = model(torch.tensor([ids]), output_attentions=True)
         record = {

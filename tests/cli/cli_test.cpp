@@ -54,6 +54,56 @@ TEST(Cli, BadUsageExitsWithTwoAndOneLine) {
   EXPECT_EQ(r.out, "sinkscope-cli: option --length: \"abc\" is not an integer in 1..1000000\n");
 }
 
+// The commands whose options are declared once (CLI11): a table of command
+// lines and what each must answer, exactly (the whole output, one line).
+TEST(Cli, DeclaredOptionsAnswerBadCommandLinesByName) {
+  const std::string model = "'" SINKSCOPE_SOURCE_DIR "/resources/models/rope-decoder-bos-first'";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"analyze " + model + " --text hi --out /nonexistent/x --percentile 200",
+       "analyze: --percentile: \"200\" is not from 0 to 100"},
+      {"analyze " + model + " --text hi --out /nonexistent/x --top-n 2.5",
+       "analyze: --top-n: \"2.5\" is not a whole number from 1 to 100000"},
+      {"analyze " + model + " --text hi --out /nonexistent/x --sink-mode median",
+       "analyze: --sink-mode: median not in {percentile,column-sum}"},
+      {"analyze " + model + " --out /nonexistent/x", "analyze: give one of --text or --sentences"},
+      {"analyze " + model + " --text a --sentences b --out /nonexistent/x",
+       "analyze: --text excludes --sentences"},
+      {"analyze --text hi --out /nonexistent/x", "analyze: MODEL is required"},
+      {"analyze " + model + " --text hi --out /nonexistent/x --frobnicate",
+       "analyze: not an option or argument here: --frobnicate"},
+      {"analyze " + model + " --text hi --out /nonexistent/x --thresholds 0.1,2",
+       "option --thresholds: must be in 0.000000..1.000000"},
+      {"analyze " + model + " --text hi --out /nonexistent/x --functional --drop-first",
+       "--functional measures the plain model: give it without interventions"},
+      {"experiment nope " + model + " --text hi --out /nonexistent/x",
+       "experiment: KIND: nope not in {kl,bos,fisher,perturb,rank,ablate,sparsify}"},
+      {"experiment perturb " + model + " --text hi --out /nonexistent/x --noise 1 --replace-with 3",
+       "experiment: --replace-with excludes --noise"},
+      {"study", "study: give run, slurm, merge, status or resubmit (see study --help)"},
+      {"study explode /x", "study: give run, slurm, merge, status or resubmit (see study --help)"},
+      {"study merge", "study: DIR is required"},
+      {"study merge /x --percentile 50",
+       "study: not an option or argument here: --percentile 50"},
+      {"study slurm " + model + " --sentences s --out /nonexistent/x", "study: --shards is required"},
+  };
+  for (const auto& [args, message] : cases) {
+    const CliRun r = cli(args);
+    EXPECT_EQ(r.exit, 2) << args << ": " << r.out;
+    EXPECT_EQ(r.out, "sinkscope-cli: " + message + "\n") << args;
+  }
+  // Help is generated from the declarations: every option with its range and default.
+  const CliRun help = cli("analyze --help");
+  EXPECT_EQ(help.exit, 0);
+  for (const char* line : {"--percentile P=90", "the score threshold tau is the P-th percentile (0 to 100)",
+                           "--sink-mode MODE:{percentile,column-sum}=percentile", "--out DIR (required)",
+                           "Interventions (analysed instead of the plain run):", "--ntk-scale S"})
+    EXPECT_NE(help.out.find(line), std::string::npos) << line << "\n" << help.out;
+  const CliRun run = cli("study run --help");
+  EXPECT_EQ(run.exit, 0);
+  EXPECT_NE(run.out.find("Usage: sinkscope-cli study run [OPTIONS] MODEL"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("--shard I/N"), std::string::npos) << run.out;
+}
+
 TEST(Cli, BaselineWritesCsvWithHeaderComments) {
   const CliRun r = cli("baseline --length 10");
   ASSERT_EQ(r.exit, 0) << r.out;

@@ -1,5 +1,5 @@
 // Tokens of two tokenizers aligned by the characters they cover: the
-// tokenizers' offsets (tests/tokenizer_test.cpp checks those) paired here.
+// tokenizers' offsets (tests/models/tokenizer_test.cpp checks those) paired here.
 #include <gtest/gtest.h>
 
 #include "analysis/token_alignment.h"

@@ -1,0 +1,246 @@
+#include "app/cli/command_line.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+#include <vector>
+
+#include "app/cli/cli_support.h"
+
+namespace sinkscope::cli {
+
+namespace {
+
+std::string shown(double v) {
+  std::ostringstream out;
+  out << std::setprecision(15) << v;
+  return out.str();
+}
+
+}  // namespace
+
+std::string range_text(const std::string& text, double lo, double hi) {
+  return text + " (" + shown(lo) + " to " + shown(hi) + ")";
+}
+
+CLI::Validator number_in(double lo, double hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        char* end = nullptr;
+        errno = 0;
+        const double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v))
+          return "\"" + text + "\" is not a number";
+        if (v < lo || v > hi)
+          return "\"" + text + "\" is not from " + shown(lo) + " to " + shown(hi);
+        return {};
+      },
+      std::string());
+}
+
+CLI::Validator whole_in(long long lo, long long hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        char* end = nullptr;
+        errno = 0;
+        const long long v = std::strtoll(text.c_str(), &end, 10);
+        if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || v < lo ||
+            v > hi)
+          return "\"" + text + "\" is not a whole number from " + std::to_string(lo) + " to " +
+                 std::to_string(hi);
+        return {};
+      },
+      std::string());
+}
+
+CommandLine::CommandLine(const std::string& command, const std::string& about,
+                         const std::string& details)
+    : app_(about, "sinkscope-cli " + command) {
+  app_.set_help_flag("-h,--help", "this help");
+  app_.footer(details);
+  app_.get_formatter()->column_width(34);
+  app_.get_formatter()->label("REQUIRED", "(required)");
+}
+
+bool CommandLine::parse(int argc, char** argv) {
+  try {
+    app_.parse(argc - 1, argv + 1);  // the command's name stands where a program's would
+  } catch (const CLI::CallForHelp&) {
+    // The help of the subcommand asked about (study run --help), else the command's.
+    const CLI::App* asked = &app_;
+    while (!asked->get_subcommands().empty()) asked = asked->get_subcommands().back();
+    std::cout << (asked == &app_ ? app_.help() : asked->help(app_.get_name()));
+    return false;
+  } catch (const CLI::ExtrasError&) {
+    // Named in the order given (CLI11's message lists them backwards).
+    std::string extras;
+    for (const std::string& word : app_.remaining(true)) extras += (extras.empty() ? "" : " ") + word;
+    throw UsageError(app_.get_name().substr(app_.get_name().rfind(' ') + 1) +
+                     ": not an option or argument here: " + extras);
+  } catch (const CLI::ParseError& e) {
+    const std::string command = app_.get_name().substr(app_.get_name().rfind(' ') + 1);
+    const std::vector<CLI::App*> actions = app_.get_subcommands({});
+    if (!actions.empty() && app_.get_subcommands().empty()) {
+      std::string names;
+      for (std::size_t k = 0; k < actions.size(); ++k)
+        names += (k == 0 ? "" : k + 1 == actions.size() ? " or " : ", ") + actions[k]->get_name();
+      throw UsageError(command + ": give " + names + " (see " + command + " --help)");
+    }
+    throw UsageError(command + ": " + e.what());
+  }
+  return true;
+}
+
+AnalysisOptions::AnalysisOptions(CLI::App& app, document::AnalysisSettings& s) : settings_(s) {
+  const char* sinks = "Sink set and sink metric (metrics.md s. 1)";
+  app.add_option("--percentile", s.percentile,
+                 range_text("the score threshold tau is the P-th percentile", 0, 100))
+      ->type_name("P")
+      ->check(number_in(0, 100))
+      ->group(sinks)
+      ->capture_default_str();
+  app.add_option("--gamma", s.gamma,
+                 range_text("a key is a sink for at least this share of the queries", 0, 1))
+      ->type_name("G")
+      ->check(number_in(0, 1))
+      ->group(sinks)
+      ->capture_default_str();
+  app.add_option("--sink-mode", sinkMode_, "percentile, or column-sum (the released code's)")
+      ->type_name("MODE")
+      ->check(CLI::IsMember({"percentile", "column-sum"}))
+      ->group(sinks)
+      ->capture_default_str();
+  app.add_option("--sink-denominator", sinkDenominator_,
+                 "all: gamma of all T queries; visible: of the queries that see the key")
+      ->type_name("OF")
+      ->check(CLI::IsMember({"all", "visible"}))
+      ->group(sinks)
+      ->capture_default_str();
+  app.add_option("--eps", s.eps, range_text("a head has a sink when alpha_0 > E", 0, 1))
+      ->type_name("E")
+      ->check(number_in(0, 1))
+      ->group(sinks)
+      ->capture_default_str();
+
+  const char* heads = "Diagnostics, value space and topology (s. 2, 3, 6)";
+  app.add_option("--top-n", s.topN,
+                 range_text("the top-N keys of diagnostics and the value space", 1, 100000))
+      ->type_name("N")
+      ->check(whole_in(1, 100000))
+      ->group(heads)
+      ->capture_default_str();
+  app.add_option("--query", s.query,
+                 range_text("the value-space query (default: the last token)", 0, 1 << 24))
+      ->type_name("Q")
+      ->check(whole_in(0, 1 << 24))
+      ->group(heads);
+  app.add_option("--random-subsets", s.randomSubsets,
+                 range_text("random N-subsets of F_N's baseline", 0, 100000))
+      ->type_name("K")
+      ->check(whole_in(0, 100000))
+      ->group(heads)
+      ->capture_default_str();
+  app.add_option("--seed", s.seed,
+                 range_text("the seed of the random subsets", 0, std::numeric_limits<int>::max()))
+      ->type_name("S")
+      ->check(whole_in(0, std::numeric_limits<int>::max()))
+      ->group(heads)
+      ->capture_default_str();
+  app.add_option("--min-persistence", s.minPersistence,
+                 range_text("bars counted above this persistence", 0, 1))
+      ->type_name("M")
+      ->check(number_in(0, 1))
+      ->group(heads)
+      ->capture_default_str();
+  app.add_option("--symmetrise", symmetrise_, "how A becomes a symmetric graph")
+      ->type_name("HOW")
+      ->check(CLI::IsMember({"mean", "max"}))
+      ->group(heads)
+      ->capture_default_str();
+  thresholdsOption_ = app.add_option("--thresholds", thresholds_,
+                                     "graph thresholds theta (default 0.01,0.05,0.1,0.2)")
+                          ->type_name("a,b,...")
+                          ->group(heads);
+
+  const char* pooling = "Sentences pooled (analyze --sentences, study)";
+  app.add_option("--specialised-share", s.specialisedShare,
+                 range_text("a head is specialised above this share", 0, 1))
+      ->type_name("S")
+      ->check(number_in(0, 1))
+      ->group(pooling)
+      ->capture_default_str();
+  app.add_flag("--functional", s.functional, "also KL of sink removal and BOS removal per sentence")
+      ->group(pooling);
+  app.add_option("--batch", s.batch,
+                 range_text("sentences per block, one batched pass per token count", 1, 4096))
+      ->type_name("B")
+      ->check(whole_in(1, 4096))
+      ->group(pooling)
+      ->capture_default_str();
+  app.add_option("--bootstrap", s.bootstrap,
+                 range_text("resamples of the 95% intervals (0: none)", 0, 100000))
+      ->type_name("B")
+      ->check(whole_in(0, 100000))
+      ->group(pooling)
+      ->capture_default_str();
+  app.add_option("--bootstrap-seed", s.bootstrapSeed,
+                 range_text("the seed of the resamples", 0, std::numeric_limits<int>::max()))
+      ->type_name("S")
+      ->check(whole_in(0, std::numeric_limits<int>::max()))
+      ->group(pooling)
+      ->capture_default_str();
+
+  const char* interventions = "Interventions (analysed instead of the plain run)";
+  app.add_flag("--drop-first", s.intervention.dropFirstToken,
+               "drop the first token (refused when it is not a special token)")
+      ->group(interventions);
+  app.add_flag("--remove-sinks", removeSinks_,
+               "zero each head's sinks (at --percentile, --gamma) after softmax")
+      ->group(interventions);
+  ablateOption_ = app.add_option("--ablate", ablate_, "zero these heads' outputs")
+                      ->type_name("L:H,...")
+                      ->group(interventions);
+  ropeTheta_ =
+      app.add_option("--rope-theta", ropeThetaValue_, range_text("the RoPE base", 1e-6, 1e30))
+          ->type_name("X")
+          ->check(number_in(1e-6, 1e30))
+          ->group(interventions);
+  app.add_option("--ntk-scale", s.intervention.ntkScale,
+                 range_text("NTK-aware RoPE scaling", 1e-6, 1e6))
+      ->type_name("S")
+      ->check(number_in(1e-6, 1e6))
+      ->group(interventions);
+}
+
+void AnalysisOptions::apply() {
+  document::AnalysisSettings& s = settings_;
+  s.symmetriseByMax = symmetrise_ == "max";
+  s.columnSumSinks = sinkMode_ == "column-sum";
+  s.sinkDenominator = sinkDenominator_ == "all"
+                          ? analysis::SinkSetParams::Denominator::AllQueries
+                          : analysis::SinkSetParams::Denominator::VisibleQueries;
+  if (thresholdsOption_->count() > 0) {
+    s.thresholds.clear();
+    std::stringstream parts(thresholds_);
+    for (std::string part; std::getline(parts, part, ',');) {
+      s.thresholds.push_back(parse_real("thresholds", part, 0, 1));
+      if (s.thresholds.size() > 32) throw UsageError("option --thresholds: at most 32 thresholds");
+    }
+    if (s.thresholds.empty()) throw UsageError("option --thresholds: give at least one threshold");
+  }
+  if (removeSinks_) {
+    models::SinkRemoval removal;
+    removal.percentile = s.percentile;
+    removal.gamma = s.gamma;
+    s.intervention.removeSinks = {removal};
+  }
+  if (ablateOption_->count() > 0) s.intervention.ablateHeads = parse_heads("ablate", ablate_);
+  if (ropeTheta_->count() > 0) s.intervention.ropeTheta = ropeThetaValue_;
+  if (s.functional && !s.intervention.empty())
+    throw UsageError("--functional measures the plain model: give it without interventions");
+}
+
+}  // namespace sinkscope::cli
