@@ -28,45 +28,6 @@
 
 namespace sinkscope::cli {
 
-// Options of the form --name VALUE, --name=VALUE, or flags; the rest positional.
-
-Args parse_args(int argc, char** argv, int first, const std::vector<std::string>& flags,
-                const std::vector<std::string>& valued) {
-  Args args;
-  auto known = [](const std::vector<std::string>& list, const std::string& name) {
-    for (const auto& s : list)
-      if (s == name) return true;
-    return false;
-  };
-  for (int i = first; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a.rfind("--", 0) != 0) {
-      args.positional.push_back(a);
-      continue;
-    }
-    std::string name = a.substr(2), value;
-    bool hasValue = false;
-    if (auto eq = name.find('='); eq != std::string::npos) {
-      value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-      hasValue = true;
-    }
-    if (known(flags, name)) {
-      if (hasValue) throw UsageError("option --" + name + " takes no value");
-      args.options[name] = "1";
-    } else if (known(valued, name)) {
-      if (!hasValue) {
-        if (i + 1 >= argc) throw UsageError("option --" + name + " needs a value");
-        value = argv[++i];
-      }
-      args.options[name] = value;
-    } else {
-      throw UsageError("unknown option --" + name);
-    }
-  }
-  return args;
-}
-
 // A number option within [lo, hi]; bad text or range is a usage error naming the option.
 double parse_real(const std::string& option, const std::string& text, double lo, double hi) {
   double x = 0;
@@ -82,17 +43,6 @@ double parse_real(const std::string& option, const std::string& text, double lo,
     throw UsageError("option --" + option + ": must be in " + std::to_string(lo) + ".." +
                      std::to_string(hi));
   return x;
-}
-
-// A command's options; prints `help` and returns nothing for --help.
-std::optional<Args> parse_command(int argc, char** argv, const std::vector<std::string>& flags,
-                                  const std::vector<std::string>& valued, const char* help) {
-  Args args = parse_args(argc, argv, 2, flags, valued);
-  if (args.options.count("help")) {
-    std::cout << help;
-    return std::nullopt;
-  }
-  return args;
 }
 
 int parse_int(const std::string& option, const std::string& text, int lo, int hi) {
@@ -117,12 +67,6 @@ sinkscope::models::DType parse_weight_dtype(const std::string& option, const std
   return *d;
 }
 
-// A seed: an integer from 0 to INT_MAX.
-unsigned long long parse_seed(const std::string& option, const std::string& text) {
-  return static_cast<unsigned long long>(
-      parse_int(option, text, 0, std::numeric_limits<int>::max()));
-}
-
 std::string read_stdin() {
   std::string text;
   char buffer[65536];
@@ -137,7 +81,6 @@ std::string read_stdin() {
 }
 
 // The input text: valid UTF-8 without NUL (files and stdin can hold anything).
-std::string text_option(const Args& args) { return text_checked(args.options.at("text")); }
 
 std::string text_checked(const std::string& t) {
   std::string text = t == "-" ? read_stdin() : t;
@@ -147,36 +90,6 @@ std::string text_checked(const std::string& t) {
     throw UsageError(e.what());
   }
   return text;
-}
-
-// Every option of `names` must be given.
-void require_options(const Args& args, const char* command,
-                     std::initializer_list<const char*> names) {
-  for (const char* required : names)
-    if (!args.options.count(required))
-      throw UsageError(std::string(command) + ": option --" + required + " is required");
-}
-
-// --device and --precision, for the commands that run a model.
-sinkscope::models::LoadOptions load_options(const Args& args) {
-  sinkscope::models::LoadOptions load;
-  if (args.options.count("device")) load.device = args.options.at("device");
-  if (args.options.count("precision")) {
-    const std::string& p = args.options.at("precision");
-    if (p == "float32")
-      load.precision = sinkscope::models::ComputePrecision::Float32;
-    else if (p == "stored")
-      load.precision = sinkscope::models::ComputePrecision::Stored;
-    else
-      throw UsageError("--precision \"" + p + "\": use float32 or stored");
-  }
-  return load;
-}
-
-std::string model_argument(const Args& args, const char* command) {
-  if (args.positional.size() != 1)
-    throw UsageError(std::string(command) + ": give exactly one MODEL (a folder or org/name)");
-  return args.positional.front();
 }
 
 // The command as it was typed, quoted for a shell where needed.

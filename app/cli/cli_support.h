@@ -1,9 +1,8 @@
 #pragma once
 // What every sinkscope-cli command shares: exit codes, the usage error,
-// option parsing, the input text, the model argument and the provenance
-// lines every table carries.
+// number and head lists given as text, the input text and the provenance
+// lines every table carries. Options are declared in command_line.h.
 #include <filesystem>
-#include <initializer_list>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -24,38 +23,18 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-struct Args {
-  std::map<std::string, std::string> options;
-  std::vector<std::string> positional;
-};
-
-// Options from argv[first..]: `flags` take no value, `valued` one.
-Args parse_args(int argc, char** argv, int first, const std::vector<std::string>& flags,
-                const std::vector<std::string>& valued);
 // A number option within [lo, hi]; bad text or range is a usage error naming the option.
 double parse_real(const std::string& option, const std::string& text, double lo, double hi);
-// A command's options; prints `help` and returns nothing for --help.
-std::optional<Args> parse_command(int argc, char** argv, const std::vector<std::string>& flags,
-                                  const std::vector<std::string>& valued, const char* help);
 int parse_int(const std::string& option, const std::string& text, int lo, int hi);
 // A weight dtype a folder may be written in: F16, BF16 or F32.
 sinkscope::models::DType parse_weight_dtype(const std::string& option, const std::string& text);
-// A seed: an integer from 0 to INT_MAX.
-unsigned long long parse_seed(const std::string& option, const std::string& text);
 // "L:H,L:H" as (layer, head) pairs.
 std::vector<std::pair<int, int>> parse_heads(const char* option, const std::string& text);
 
 std::string read_stdin();
-// The input text: valid UTF-8 without NUL (files and stdin can hold anything).
-std::string text_option(const Args& args);
-// The same for a --text value already parsed ("-": standard input).
+// The input text of a --text value ("-": standard input): valid UTF-8
+// without NUL (files and stdin can hold anything).
 std::string text_checked(const std::string& given);
-// Every option of `names` must be given.
-void require_options(const Args& args, const char* command,
-                     std::initializer_list<const char*> names);
-// --device, for the commands that run a model.
-models::LoadOptions load_options(const Args& args);
-std::string model_argument(const Args& args, const char* command);
 // The command as it was typed, quoted for a shell where needed.
 std::string command_line(int argc, char** argv);
 // Where an output's numbers came from: the full command, the model's config

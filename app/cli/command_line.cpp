@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <vector>
 
@@ -77,7 +78,8 @@ bool CommandLine::parse(int argc, char** argv) {
   } catch (const CLI::ExtrasError&) {
     // Named in the order given (CLI11's message lists them backwards).
     std::string extras;
-    for (const std::string& word : app_.remaining(true)) extras += (extras.empty() ? "" : " ") + word;
+    for (const std::string& word : app_.remaining(true))
+      extras += (extras.empty() ? "" : " ") + word;
     throw UsageError(app_.get_name().substr(app_.get_name().rfind(' ') + 1) +
                      ": not an option or argument here: " + extras);
   } catch (const CLI::ParseError& e) {
@@ -92,6 +94,28 @@ bool CommandLine::parse(int argc, char** argv) {
     throw UsageError(command + ": " + e.what());
   }
   return true;
+}
+
+void add_model_argument(CLI::App& app, std::string& spec) {
+  app.add_option("MODEL", spec, "a model folder or a Hugging Face cache name org/name")
+      ->type_name("")
+      ->required();
+}
+
+void add_load_options(CLI::App& app, models::LoadOptions& load) {
+  app.add_option("--device", load.device, "where the forward pass runs (cpu, cuda, cuda:N)")
+      ->type_name("DEVICE")
+      ->capture_default_str();
+  app.add_option_function<std::string>(
+         "--precision",
+         [&load](const std::string& p) {
+           load.precision =
+               p == "stored" ? models::ComputePrecision::Stored : models::ComputePrecision::Float32;
+         },
+         "float32 (the default) widens BF16/F16 weights before use; stored computes in the\n"
+         "folder's dtype as Hugging Face's eager attention does (norms and softmax in float32)")
+      ->type_name("P")
+      ->check(CLI::IsMember({"float32", "stored"}));
 }
 
 AnalysisOptions::AnalysisOptions(CLI::App& app, document::AnalysisSettings& s) : settings_(s) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "models/document/analysis_settings.h"
+#include "models/loaded_model.h"
 
 namespace sinkscope::cli {
 
@@ -30,6 +31,11 @@ class CommandLine {
  private:
   CLI::App app_;
 };
+
+// MODEL: a folder or a Hugging Face cache name org/name (required).
+void add_model_argument(CLI::App& app, std::string& spec);
+// --device cpu|cuda and --precision float32|stored, for the commands that run a model.
+void add_load_options(CLI::App& app, models::LoadOptions& load);
 
 // The options of the analysis settings (sink set and metric, diagnostics,
 // value space, topology, layer profiles, corpus pooling, interventions), in

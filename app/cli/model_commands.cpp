@@ -24,6 +24,7 @@
 #include <sstream>
 
 #include "analysis/sink_metric.h"
+#include "app/cli/command_line.h"
 #include "analysis/table_io.h"
 #include "models/input_files.h"
 #include "models/json_bounded.h"
@@ -38,37 +39,22 @@
 
 namespace sinkscope::cli {
 
-const char* kInfoHelp =
-    "usage: sinkscope-cli info [MODEL]\n"
-    "\n"
-    "Prints the device a forward pass would use and the libtorch version. With MODEL (a\n"
-    "Hugging Face model folder), also its architecture, layer and head counts and weight files.\n";
-
-const char* kBaselineHelp =
-    "usage: sinkscope-cli baseline --length T [--bidirectional] [--out FILE] [--force]\n"
-    "\n"
-    "Writes, for every key position k of a T-token input, the value the sink metric\n"
-    "alpha_k (mean attention received from the queries that see k; metrics.md s. 1) takes\n"
-    "when every query spreads its attention evenly over the keys it sees. Causal by default.\n"
-    "\n"
-    "  --length T        number of tokens (1..1000000)\n"
-    "  --bidirectional   an encoder: every query sees every key\n"
-    "  --out FILE        write the CSV to FILE (atomically) instead of stdout\n"
-    "  --force           replace FILE when it exists\n";
-
 int command_info(int argc, char** argv) {
-  const auto parsed = parse_command(argc, argv, {"help"}, {}, kInfoHelp);
-  if (!parsed) return kOk;  // --help was printed
-  const Args& args = *parsed;
-  if (args.positional.size() > 1) throw UsageError("info: give at most one model folder");
+  std::string folder;
+  CommandLine command("info",
+                      "Prints the device a forward pass would use and the libtorch version. With\n"
+                      "MODEL (a Hugging Face model folder), also its architecture, layer and head\n"
+                      "counts and weight files.");
+  CLI::Option* model = command.app().add_option("MODEL", folder, "a model folder")->type_name("");
+  if (!command.parse(argc, argv)) return kOk;  // --help was printed
   const auto runtime = sinkscope::models::runtime_info_query();
   std::cout << "device: " << sinkscope::models::runtime_device_label(runtime) << "\n"
             << "libtorch: " << runtime.torch_version << "\n";
   if (const std::string core = sinkscope::models::blas_core_name(); !core.empty())
     std::cout << "OpenBLAS core: " << core << "\n";
-  if (args.positional.empty()) return kOk;
+  if (model->count() == 0) return kOk;
   try {
-    const auto s = sinkscope::models::model_folder_inspect(args.positional.front());
+    const auto s = sinkscope::models::model_folder_inspect(folder);
     std::cout << "model: " << s.folder.string() << "\n"
               << "model_type: " << s.model_type << "\n"
               << "layers: " << s.num_layers << "\n"
@@ -83,15 +69,23 @@ int command_info(int argc, char** argv) {
 }
 
 int command_baseline(int argc, char** argv) {
-  const auto parsed = parse_command(argc, argv, {"help", "bidirectional", "force"},
-                                    {"length", "out"}, kBaselineHelp);
-  if (!parsed) return kOk;  // --help was printed
-  const Args& args = *parsed;
-  if (!args.positional.empty())
-    throw UsageError("baseline: unexpected argument " + args.positional[0]);
-  if (!args.options.count("length")) throw UsageError("baseline: option --length is required");
-  const int T = parse_int("length", args.options.at("length"), 1, 1000000);
-  const bool causal = !args.options.count("bidirectional");
+  int T = 0;
+  bool bidirectional = false, force = false;
+  std::string out;
+  CommandLine command(
+      "baseline",
+      "Writes, for every key position k of a T-token input, the value the sink metric\n"
+      "alpha_k (mean attention received from the queries that see k; metrics.md s. 1) takes\n"
+      "when every query spreads its attention evenly over the keys it sees. Causal by default.");
+  CLI::App& app = command.app();
+  app.add_option("--length", T, range_text("the number of tokens", 1, 1000000))
+      ->type_name("T")->required()->check(whole_in(1, 1000000));
+  app.add_flag("--bidirectional", bidirectional, "an encoder: every query sees every key");
+  CLI::Option* file = app.add_option("--out", out, "write the CSV there (atomically), not to stdout")
+                          ->type_name("FILE");
+  app.add_flag("--force", force, "replace FILE when it exists");
+  if (!command.parse(argc, argv)) return kOk;  // --help was printed
+  const bool causal = !bidirectional;
 
   sinkscope::analysis::CsvTable table;
   table.comments = {
@@ -106,48 +100,23 @@ int command_baseline(int argc, char** argv) {
         {std::to_string(k), sinkscope::analysis::csv_number(
                                 sinkscope::analysis::sink_uniform_baseline(T, k, causal))});
   const std::string csv = sinkscope::analysis::csv_render(table);
-  if (!args.options.count("out")) {
+  if (file->count() == 0) {
     std::cout << csv;
     return kOk;
   }
-  sinkscope::analysis::file_write_atomic(args.options.at("out"), csv,
-                                         args.options.count("force") > 0);
+  sinkscope::analysis::file_write_atomic(out, csv, force);
   return kOk;
 }
 
-const char* kInspectHelp =
-    "usage: sinkscope-cli inspect MODEL\n"
-    "\n"
-    "Summarises a model folder (or cache name org/name) without running it: family, layers,\n"
-    "heads, sizes, weight dtypes, parameter count, tokenizer kind, special tokens, and the\n"
-    "memory loading it would take.\n";
-
-const char* kTokensHelp =
-    "usage: sinkscope-cli tokens MODEL (--text TEXT | --batch FILE) [--no-special]\n"
-    "\n"
-    "  --text TEXT     print one line per token: index, id, display string (--text=- reads stdin)\n"
-    "  --batch FILE    FILE holds one JSON-encoded string per line; print one JSON array of ids\n"
-    "                  per line\n"
-    "  --no-special    do not add the tokenizer's special tokens (BOS, [CLS], ...)\n";
-
-const char* kAttentionHelp =
-    "usage: sinkscope-cli attention MODEL --text TEXT --layer L --head H --csv FILE\n"
-    "                                [--device cpu|cuda] [--precision float32|stored] [--force]\n"
-    "\n"
-    "Runs MODEL on TEXT and writes the attention map of layer L, head H (or --head average,\n"
-    "the mean over the layer's heads) as CSV in long format: layer, head, query, key,\n"
-    "query_token, key_token, weight. --layer all and --head all write every layer's and\n"
-    "head's map of the one run. --csv - writes to stdout.\n"
-    "--precision: float32 (default) widens BF16/F16 weights before use; stored computes\n"
-    "in the folder's dtype as Hugging Face's eager attention does (norms and softmax in\n"
-    "float32).\n";
-
 int command_inspect(int argc, char** argv) {
   namespace m = sinkscope::models;
-  const auto parsed = parse_command(argc, argv, {"help"}, {}, kInspectHelp);
-  if (!parsed) return kOk;  // --help was printed
-  const Args& args = *parsed;
-  const std::string spec = model_argument(args, "inspect");
+  std::string spec;
+  CommandLine command("inspect",
+                      "Summarises a model folder (or cache name org/name) without running it:\n"
+                      "family, layers, heads, sizes, weight dtypes, parameter count, tokenizer\n"
+                      "kind, special tokens, and the memory loading it would take.");
+  add_model_argument(command.app(), spec);
+  if (!command.parse(argc, argv)) return kOk;  // --help was printed
   return on_model([&] {
     const std::filesystem::path folder = resolve_model(spec);
     const auto summary = m::model_folder_inspect(folder);  // config present, weights confined
@@ -213,24 +182,28 @@ int command_inspect(int argc, char** argv) {
 
 int command_tokens(int argc, char** argv) {
   namespace m = sinkscope::models;
-  const auto parsed =
-      parse_command(argc, argv, {"help", "no-special"}, {"text", "batch"}, kTokensHelp);
-  if (!parsed) return kOk;  // --help was printed
-  const Args& args = *parsed;
-  const std::string spec = model_argument(args, "tokens");
-  if (args.options.count("text") == args.options.count("batch"))
-    throw UsageError("tokens: give either --text or --batch");
-  const bool special = !args.options.count("no-special");
+  std::string spec, textGiven, file;
+  bool noSpecial = false;
+  CommandLine command("tokens", "Prints the tokens MODEL's tokenizer makes of a text.");
+  CLI::App& app = command.app();
+  add_model_argument(app, spec);
+  CLI::Option* text =
+      app.add_option("--text", textGiven, "one line per token: index, id, display string (-: stdin)");
+  app.add_option("--batch", file, "one JSON-encoded string per line; one JSON array of ids per line")
+      ->type_name("FILE")->excludes(text);
+  app.add_flag("--no-special", noSpecial, "without the tokenizer's special tokens (BOS, [CLS], ...)");
+  if (!command.parse(argc, argv)) return kOk;  // --help was printed
+  if (text->count() == 0 && file.empty()) throw UsageError("tokens: give either --text or --batch");
+  const bool special = !noSpecial;
   return on_model([&] {
     const std::filesystem::path folder = resolve_model(spec);
     const auto tok = m::Tokenizer::load(folder);
-    if (args.options.count("text")) {
-      const auto e = tok->encode(text_option(args), special);
+    if (text->count() > 0) {
+      const auto e = tok->encode(text_checked(textGiven), special);
       for (std::size_t i = 0; i < e.ids.size(); ++i)
         std::cout << i << "\t" << e.ids[i] << "\t" << e.display[i] << "\n";
       return kOk;
     }
-    const std::string file = args.options.at("batch");
     std::string content;
     try {
       content = m::input_file_read(file, m::kTextFileMaxBytes);
@@ -267,24 +240,32 @@ int command_tokens(int argc, char** argv) {
 
 int command_attention(int argc, char** argv) {
   namespace m = sinkscope::models;
-  const auto parsed = parse_command(argc, argv, {"help", "force"},
-                                    {"text", "layer", "head", "csv", "device", "precision"},
-                                    kAttentionHelp);
-  if (!parsed) return kOk;  // --help was printed
-  const Args& args = *parsed;
-  const std::string spec = model_argument(args, "attention");
-  require_options(args, "attention", {"text", "layer", "head", "csv"});
-  const m::LoadOptions load = load_options(args);
-  const std::string text = text_option(args);
+  std::string spec, textGiven, layerText, headText, out;
+  bool force = false;
+  m::LoadOptions load;
+  CommandLine command(
+      "attention",
+      "Runs MODEL on TEXT and writes the attention map of layer L, head H (or --head average,\n"
+      "the mean over the layer's heads) as CSV in long format: layer, head, query, key,\n"
+      "query_token, key_token, weight. --layer all and --head all write every layer's and\n"
+      "head's map of the one run.");
+  CLI::App& app = command.app();
+  add_model_argument(app, spec);
+  app.add_option("--text", textGiven, "the sentence (-: standard input)")->required();
+  app.add_option("--layer", layerText, "a layer, or all")->type_name("L")->required();
+  app.add_option("--head", headText, "a head, average, or all")->type_name("H")->required();
+  app.add_option("--csv", out, "where the CSV goes (-: standard output)")->type_name("FILE")->required();
+  app.add_flag("--force", force, "replace FILE when it exists");
+  add_load_options(app, load);
+  if (!command.parse(argc, argv)) return kOk;  // --help was printed
+  const std::string text = text_checked(textGiven);
   return on_model([&] {
     const m::LoadedModel loaded = m::loaded_model_open(spec, load);
     const m::ModelConfig& c = loaded.model->config();
-    const std::string layerText = args.options.at("layer");
     const bool allLayers = layerText == "all";
     const int firstLayer =
         allLayers ? 0 : parse_int("layer", layerText, 0, c.num_layers - 1);
     const int lastLayer = allLayers ? c.num_layers - 1 : firstLayer;
-    const std::string headText = args.options.at("head");
     const bool average = headText == "average" || headText == "avg" || headText == "mean";
     const bool allHeads = headText == "all";
     const int head =
@@ -330,36 +311,35 @@ int command_attention(int argc, char** argv) {
       }
     }
     const std::string csv = sinkscope::analysis::csv_render(table);
-    const std::string out = args.options.at("csv");
     if (out == "-")
       std::cout << csv;
     else
-      sinkscope::analysis::file_write_atomic(out, csv, args.options.count("force") > 0);
+      sinkscope::analysis::file_write_atomic(out, csv, force);
     return kOk;
   });
 }
 
-const char* kTensorsHelp =
-    "usage: sinkscope-cli tensors MODEL --text TEXT --out FILE.npz [--logits] [--force]\n"
-    "                              [--device cpu|cuda] [--precision float32|stored]\n"
-    "\n"
-    "Runs MODEL on TEXT once and writes its tensors as NPZ (numpy.load(FILE) gives a dict):\n"
-    "attention [L, H, T, T], queries, keys, values [L, H, T, d] (after RoPE; keys and values\n"
-    "of the KV group each head reads), residual [L+1, T, D] (entering each layer, then the\n"
-    "last layer's output), ids [T], tokens [T], params (a JSON string: model, text, tool,\n"
-    "shapes), and with --logits the output logits [T, vocab]. Written a layer at a time.\n";
-
 int command_tensors(int argc, char** argv) {
   namespace m = sinkscope::models;
-  const auto parsed = parse_command(argc, argv, {"help", "force", "logits"},
-                                    {"text", "out", "device", "precision"},
-                                    kTensorsHelp);
-  if (!parsed) return kOk;  // --help was printed
-  const Args& args = *parsed;
-  const std::string spec = model_argument(args, "tensors");
-  require_options(args, "tensors", {"text", "out"});
-  const m::LoadOptions load = load_options(args);
-  const std::string text = text_option(args);
+  std::string spec, textGiven, out;
+  bool force = false, logits = false;
+  m::LoadOptions load;
+  CommandLine command(
+      "tensors",
+      "Runs MODEL on TEXT once and writes its tensors as NPZ (numpy.load(FILE) gives a dict):\n"
+      "attention [L, H, T, T], queries, keys, values [L, H, T, d] (after RoPE; keys and values\n"
+      "of the KV group each head reads), residual [L+1, T, D] (entering each layer, then the\n"
+      "last layer's output), ids [T], tokens [T], params (a JSON string: model, text, tool,\n"
+      "shapes), and with --logits the output logits [T, vocab]. Written a layer at a time.");
+  CLI::App& app = command.app();
+  add_model_argument(app, spec);
+  app.add_option("--text", textGiven, "the sentence (-: standard input)")->required();
+  app.add_option("--out", out, "the NPZ file")->type_name("FILE.npz")->required();
+  app.add_flag("--logits", logits, "the output logits [T, vocab] as well");
+  app.add_flag("--force", force, "replace FILE when it exists");
+  add_load_options(app, load);
+  if (!command.parse(argc, argv)) return kOk;  // --help was printed
+  const std::string text = text_checked(textGiven);
   return on_model([&] {
     const m::LoadedModel loaded = m::loaded_model_open(spec, load);
     const m::ModelConfig& c = loaded.model->config();
@@ -391,37 +371,50 @@ int command_tensors(int argc, char** argv) {
           {"logits", "[T, vocab] when written (--logits)"}}}};
     for (const auto& [k, v] : provenance(loaded, argc, argv)) params[k] = v;
     m::TraceExportOptions o;
-    o.logits = args.options.count("logits") > 0;
-    o.overwrite = args.options.count("force") > 0;
+    o.logits = logits;
+    o.overwrite = force;
     o.paramsJson = params.dump();
-    m::trace_write_npz(run.trace, run.encoding.display, args.options.at("out"), o);
-    std::cout << args.options.at("out") << "\n";
+    m::trace_write_npz(run.trace, run.encoding.display, out, o);
+    std::cout << out << "\n";
     return kOk;
   });
 }
 
-const char* kRandomModelHelp =
-    "usage: sinkscope-cli random-model TYPE DIR [--layers N] [--heads N] [--positions N]\n"
-    "                                   [--hidden D] [--intermediate I] [--vocab V]\n"
-    "                                   [--weight-std X] [--seed S] [--no-tokenizer]\n"
-    "       sinkscope-cli random-model --like NAME DIR [--layers N] [--dtype BF16|F16|F32]\n"
-    "                                   [--seed S]\n"
-    "       sinkscope-cli random-model --like      (lists the names)\n"
-    "\n"
+namespace {
+
+const char* kRandomModelAbout =
+    "Writes a tiny random-weight model folder of model_type TYPE in the exact Hugging Face\n"
+    "layout (config.json, model.safetensors, and a small byte-level tokenizer.json): a\n"
+    "fixture for trying SinkScope or testing it. DIR must not exist yet.\n"
+    "  sinkscope-cli random-model TYPE DIR [options]\n"
+    "  sinkscope-cli random-model --like NAME DIR [--layers N] [--dtype BF16|F16|F32] [--seed S]\n"
+    "  sinkscope-cli random-model --like      (lists the names)";
+
+const char* kRandomModelDetails =
     "--like NAME writes a folder of a real model's shape with random weights: its published\n"
     "config.json verbatim, the weights in BF16 (or --dtype) sharded and indexed as its\n"
     "repository is (model-00001-of-00004.safetensors + model.safetensors.index.json), and\n"
     "the small tokenizer (embedding rows beyond its ids stay unused). Written a block at a\n"
     "time: a 7B folder (15 GB) needs disk, not memory. --layers N keeps the real per-layer\n"
     "shapes with fewer layers (num_hidden_layers then says N).\n"
-    "\n"
-    "Writes a tiny random-weight model folder of model_type TYPE in the exact Hugging Face\n"
-    "layout (config.json, model.safetensors, and a small byte-level tokenizer.json): a\n"
-    "fixture for trying SinkScope or testing it. DIR must not exist yet. --heads N (1-64)\n"
-    "keeps 8 dimensions per head; --positions N (up to 8192) sets max_position_embeddings,\n"
-    "e.g. to try long inputs. --hidden, --intermediate, --vocab and --weight-std give other\n"
-    "shapes: tests/benchmarks/pipeline_compare.py writes GPT-2 small's (12 x 12, 768, 3072,\n"
-    "50257, 0.02); the tokenizer stays the small one.\n";
+    "--heads N keeps 8 dimensions per head; --hidden, --intermediate, --vocab and\n"
+    "--weight-std give other shapes: tests/benchmarks/pipeline_compare.py writes GPT-2\n"
+    "small's (12 x 12, 768, 3072, 50257, 0.02); the tokenizer stays the small one.\n";
+
+// What random-model's command line gave.
+struct RandomModelRequest {
+  std::string first, second;  // TYPE DIR, or DIR with --like
+  std::string like, dtype;
+  CLI::Option *likeOption = nullptr, *dtypeOption = nullptr, *layersOption = nullptr,
+              *seedOption = nullptr;
+  std::vector<CLI::Option*> ownShape;  // options of a tiny model's own shape
+  int layers = 0, heads = 0, hidden = 0, intermediate = 0, vocab = 0, positions = 0, seed = 1;
+  double weightStd = 0;
+  bool noTokenizer = false;
+  bool given(const CLI::Option* o) const { return o->count() > 0; }
+};
+
+}  // namespace
 
 namespace {
 
@@ -433,10 +426,9 @@ std::string real_model_names() {
 }
 
 // random-model --like NAME DIR: a real model's shape.
-int random_model_like(const Args& args) {
+int random_model_like(const RandomModelRequest& r) {
   namespace m = sinkscope::models;
-  const std::string& name = args.options.at("like");
-  if (name.empty()) {
+  if (r.like.empty()) {
     for (const auto& s : m::real_model_shapes())
       std::cout << s.name << "\t" << s.repository << "\t"
                 << (s.shards == 1 ? std::string("model.safetensors")
@@ -444,26 +436,20 @@ int random_model_like(const Args& args) {
                 << "\n";
     return kOk;
   }
-  const m::RealModelShape* shape = m::real_model_shape(name);
+  const m::RealModelShape* shape = m::real_model_shape(r.like);
   if (!shape)
-    throw UsageError("option --like: no model shape \"" + name + "\" (one of " +
+    throw UsageError("option --like: no model shape \"" + r.like + "\" (one of " +
                      real_model_names() + ")");
-  if (args.positional.size() != 1) throw UsageError("random-model --like NAME: give DIR");
-  for (const char* other : {"heads", "positions", "hidden", "intermediate", "vocab", "weight-std",
-                            "no-tokenizer"})
-    if (args.options.count(other))
-      throw UsageError(std::string("option --") + other + ": not with --like (the shape is the real one)");
-  const std::filesystem::path dir = args.positional[0];
+  if (r.first.empty() || !r.second.empty()) throw UsageError("random-model --like NAME: give DIR");
+  for (const CLI::Option* other : r.ownShape)
+    if (r.given(other))
+      throw UsageError("option " + other->get_name() + ": not with --like (the shape is the real one)");
+  const std::filesystem::path dir = r.first;
   if (std::filesystem::exists(dir))
     throw UsageError("random-model: " + dir.string() + " already exists");
-  const m::DType dtype = args.options.count("dtype")
-                            ? parse_weight_dtype("dtype", args.options.at("dtype"))
-                            : m::DType::BF16;
-  const int layers =
-      args.options.count("layers") ? parse_int("layers", args.options.at("layers"), 1, 256) : 0;
-  const auto seed = args.options.count("seed")
-                        ? static_cast<std::uint64_t>(parse_int("seed", args.options.at("seed"), 0, 1 << 30))
-                        : std::uint64_t{1};
+  const m::DType dtype = r.given(r.dtypeOption) ? parse_weight_dtype("dtype", r.dtype) : m::DType::BF16;
+  const int layers = r.given(r.layersOption) ? r.layers : 0;
+  const auto seed = static_cast<std::uint64_t>(r.seed);
   // Written beside DIR, then renamed: a cancelled write leaves no half folder.
   const std::filesystem::path temp = dir.string() + ".partial";
   std::error_code ec;
@@ -486,55 +472,67 @@ int random_model_like(const Args& args) {
 
 int command_random_model(int argc, char** argv) {
   namespace m = sinkscope::models;
-  // A bare --like lists the names.
-  std::vector<char*> given(argv, argv + argc);
-  std::vector<std::string> storage;
-  for (std::size_t i = 0; i < given.size(); ++i)
-    if (std::string(given[i]) == "--like" &&
-        (i + 1 == given.size() || std::string(given[i + 1]).rfind("--", 0) == 0)) {
-      storage.push_back("--like=");
-      given[i] = storage.back().data();
-    }
-  const auto parsed = parse_command(static_cast<int>(given.size()), given.data(), {"help", "no-tokenizer"},
-                                    {"layers", "heads", "positions", "seed", "hidden",
-                                     "intermediate", "vocab", "weight-std", "like", "dtype"},
-                                    kRandomModelHelp);
-  if (!parsed) return kOk;  // --help was printed
-  const Args& args = *parsed;
-  if (args.options.count("like")) return random_model_like(args);
-  if (args.options.count("dtype")) throw UsageError("option --dtype: only with --like");
-  if (args.positional.size() != 2) throw UsageError("random-model: give TYPE and DIR");
-  const std::string& type = args.positional[0];
+  RandomModelRequest r;
+  CommandLine command("random-model", kRandomModelAbout, kRandomModelDetails);
+  CLI::App& app = command.app();
+  app.add_option("TYPE", r.first, "a model_type (with --like: DIR)")->type_name("");
+  app.add_option("DIR", r.second, "the folder to write")->type_name("");
+  // A bare --like (nothing after it, or another option) lists the names.
+  r.likeOption = app.add_option("--like", r.like, "a real model's shape, by name")
+                     ->type_name("NAME")->expected(0, 1);
+  r.dtypeOption = app.add_option("--dtype", r.dtype, "--like's weights: BF16 (default), F16 or F32")
+                      ->type_name("DTYPE");
+  r.layersOption = app.add_option("--layers", r.layers, range_text("layers (--like: up to 256)", 1, 256))
+                       ->type_name("N")->check(whole_in(1, 256));
+  r.seedOption = app.add_option("--seed", r.seed, range_text("the weights' seed", 0, 1 << 30))
+                     ->type_name("S")->check(whole_in(0, 1 << 30))->capture_default_str();
+  const char* own = "A tiny model's own shape (not with --like)";
+  r.ownShape = {
+      app.add_option("--heads", r.heads, range_text("heads, 8 dimensions each", 1, 64))
+          ->type_name("N")->check(whole_in(1, 64))->group(own),
+      app.add_option("--positions", r.positions, range_text("max_position_embeddings", 2, 8192))
+          ->type_name("N")->check(whole_in(2, 8192))->group(own),
+      app.add_option("--hidden", r.hidden, range_text("hidden size, a multiple of the heads", 1, 16384))
+          ->type_name("D")->check(whole_in(1, 16384))->group(own),
+      app.add_option("--intermediate", r.intermediate, range_text("MLP size", 1, 65536))
+          ->type_name("I")->check(whole_in(1, 65536))->group(own),
+      app.add_option("--vocab", r.vocab, range_text("vocabulary size", 1, 1 << 20))
+          ->type_name("V")->check(whole_in(1, 1 << 20))->group(own),
+      app.add_option("--weight-std", r.weightStd, range_text("the weights' standard deviation", 1e-6, 10))
+          ->type_name("X")->check(number_in(1e-6, 10))->group(own),
+      app.add_flag("--no-tokenizer", r.noTokenizer, "write no tokenizer.json")->group(own)};
+  if (!command.parse(argc, argv)) return kOk;  // --help was printed
+  if (r.given(r.likeOption)) return random_model_like(r);
+  if (r.given(r.dtypeOption)) throw UsageError("option --dtype: only with --like");
+  if (r.first.empty() || r.second.empty()) throw UsageError("random-model: give TYPE and DIR");
+  const std::string& type = r.first;
   const auto& supported = m::model_types_supported();
   if (std::find(supported.begin(), supported.end(), type) == supported.end())
     throw UsageError("random-model: model_type \"" + type + "\" is not supported");
-  const std::filesystem::path dir = args.positional[1];
+  const std::filesystem::path dir = r.second;
   if (std::filesystem::exists(dir))
     throw UsageError("random-model: " + dir.string() + " already exists");
   m::RandomModelSpec spec = m::random_model_spec_for(type);
-  spec.with_tokenizer = !args.options.count("no-tokenizer");
-  if (args.options.count("layers"))
-    spec.layers = parse_int("layers", args.options.at("layers"), 1, 64);
-  if (args.options.count("heads")) {
-    spec.heads = parse_int("heads", args.options.at("heads"), 1, 64);
+  spec.with_tokenizer = !r.noTokenizer;
+  if (r.given(r.layersOption)) {
+    if (r.layers > 64) throw UsageError("option --layers: at most 64 without --like");
+    spec.layers = r.layers;
+  }
+  if (r.given(r.ownShape[0])) {
+    spec.heads = r.heads;
     spec.hidden = 8 * spec.heads;
     spec.kv_heads = 0;  // as many as heads: divides any head count
   }
-  if (args.options.count("hidden")) {
-    spec.hidden = parse_int("hidden", args.options.at("hidden"), 1, 16384);
+  if (r.given(r.ownShape[2])) {
+    spec.hidden = r.hidden;
     if (spec.hidden % spec.heads != 0)
       throw UsageError("option --hidden: must be a multiple of the number of heads");
   }
-  if (args.options.count("intermediate"))
-    spec.intermediate = parse_int("intermediate", args.options.at("intermediate"), 1, 65536);
-  if (args.options.count("vocab"))
-    spec.vocab = parse_int("vocab", args.options.at("vocab"), 1, 1 << 20);
-  if (args.options.count("weight-std"))
-    spec.weight_std = parse_real("weight-std", args.options.at("weight-std"), 1e-6, 10.0);
-  if (args.options.count("positions"))
-    spec.max_positions = parse_int("positions", args.options.at("positions"), 2, 8192);
-  if (args.options.count("seed"))
-    spec.seed = static_cast<std::uint64_t>(parse_int("seed", args.options.at("seed"), 0, 1 << 30));
+  if (r.given(r.ownShape[3])) spec.intermediate = r.intermediate;
+  if (r.given(r.ownShape[4])) spec.vocab = r.vocab;
+  if (r.given(r.ownShape[5])) spec.weight_std = r.weightStd;
+  if (r.given(r.ownShape[1])) spec.max_positions = r.positions;
+  if (r.given(r.seedOption)) spec.seed = static_cast<std::uint64_t>(r.seed);
   m::model_folder_write_random(dir, spec);
   std::cout << dir.string() << "\n";
   return kOk;

@@ -24,6 +24,7 @@
 #include <sstream>
 
 #include "analysis/first_token_sink.h"
+#include "app/cli/command_line.h"
 #include "analysis/table_io.h"
 #include "models/corpus.h"
 #include "models/loaded_model.h"
@@ -31,33 +32,31 @@
 
 namespace sinkscope::cli {
 
-const char* kCorpusHelp =
-    "usage: sinkscope-cli corpus --out DIR [--wordnet DIR] [--heldout N] [--force]\n"
-    "\n"
-    "Builds the training corpus from Debian's wordnet-base: every gloss's definitions and\n"
-    "example sentences, deduplicated and shuffled with a fixed seed. Writes DIR/train.txt and\n"
-    "DIR/heldout.txt (N sentences of 6-50 words, default 500), one sentence per line;\n"
-    "--force replaces them when they exist.\n";
-
 int command_corpus(int argc, char** argv) {
   namespace m = sinkscope::models;
-  const auto parsed =
-      parse_command(argc, argv, {"help", "force"}, {"out", "wordnet", "heldout"}, kCorpusHelp);
-  if (!parsed) return kOk;  // --help was printed
-  const Args& args = *parsed;
-  if (!args.options.count("out")) throw UsageError("corpus: option --out is required");
-  const int heldout = args.options.count("heldout")
-                          ? parse_int("heldout", args.options.at("heldout"), 0, 100000)
-                          : 500;
+  std::string outText, wordnet = "/usr/share/wordnet";
+  int heldout = 500;
+  bool force = false;
+  CommandLine command(
+      "corpus",
+      "Builds the training corpus from Debian's wordnet-base: every gloss's definitions and\n"
+      "example sentences, deduplicated and shuffled with a fixed seed. Writes DIR/train.txt and\n"
+      "DIR/heldout.txt (N sentences of 6-50 words), one sentence per line.");
+  CLI::App& app = command.app();
+  app.add_option("--out", outText, "the corpus folder")->type_name("DIR")->required();
+  app.add_option("--wordnet", wordnet, "WordNet's database")->type_name("DIR")->capture_default_str();
+  app.add_option("--heldout", heldout, range_text("sentences held out", 0, 100000))
+      ->type_name("N")->check(whole_in(0, 100000))->capture_default_str();
+  app.add_flag("--force", force, "replace the files when they exist");
+  if (!command.parse(argc, argv)) return kOk;  // --help was printed
   std::vector<std::string> sentences;
   try {
-    sentences = m::corpus_wordnet_sentences(
-        args.options.count("wordnet") ? args.options.at("wordnet") : "/usr/share/wordnet");
+    sentences = m::corpus_wordnet_sentences(wordnet);
   } catch (const std::runtime_error& e) {
     throw UsageError(e.what());
   }
   const auto split = m::corpus_split(std::move(sentences), heldout, 6, 50);
-  const std::filesystem::path out = args.options.at("out");
+  const std::filesystem::path out = outText;
   std::error_code ec;
   if (std::filesystem::is_symlink(out, ec))
     throw UsageError("--out " + out.string() + ": is a link; SinkScope writes only into real folders");
@@ -70,7 +69,7 @@ int command_corpus(int argc, char** argv) {
   try {
     sinkscope::analysis::files_write_atomic(
         {{out / "train.txt", lines(split.train)}, {out / "heldout.txt", lines(split.heldout)}},
-        args.options.count("force") > 0);
+        force);
   } catch (const std::runtime_error& e) {
     throw UsageError(e.what());
   }
@@ -79,80 +78,79 @@ int command_corpus(int argc, char** argv) {
   return kOk;
 }
 
-const char* kTrainHelp =
-    "usage: sinkscope-cli train --corpus FILE --out DIR [options]\n"
-    "\n"
-    "Trains a small model (a Llama-style decoder or a BERT-style encoder) on a corpus of one\n"
-    "sentence per line; checkpoints are Hugging Face model folders (DIR/checkpoints/step-N),\n"
-    "the final model is DIR itself, with recipe.json and log.csv (loss and first-token sink\n"
-    "metrics on held-out inputs).\n"
-    "\n"
-    "  --architecture decoder|encoder          (decoder)\n"
-    "  --position-encoding rope|ntk_rope|learned|alibi|none   (rope; encoder: learned)\n"
-    "  --ntk-scale S                           (4) for ntk_rope\n"
-    "  --bos every|first|none                  (every) <s> before every sentence, only at\n"
-    "                                          position 0 with </s> between sentences, or never\n"
-    "  --layers N --heads N --hidden N --intermediate N   (4, 4, 128, 512)\n"
-    "  --vocab N                               (4096) byte-level BPE learned from the corpus\n"
-    "  --tokenizer FILE                        use this tokenizer.json instead\n"
-    "  --context T --batch-tokens N            (128, 2048)\n"
-    "  --steps N --lr X --warmup N --weight-decay X   (1000, 1e-3, 50, 0.1)\n"
-    "  --heldout FILE                          sentences for the sink measurements (without\n"
-    "                                          it: the corpus's last tenth, not trained on)\n"
-    "  --checkpoint-every N --log-every N      (250, 25)\n"
-    "  --seed N --save-dtype F16|BF16|F32      (1, F16)\n"
-    "  --resume DIR                            continue from a checkpoint folder\n"
-    "  --force                                 replace the model or run DIR holds already\n";
-
 int command_train(int argc, char** argv) {
   namespace m = sinkscope::models;
-  const auto parsed = parse_command(
-      argc, argv, {"help", "force"}, {"corpus",    "out",          "architecture", "position-encoding",
-                             "ntk-scale", "bos",          "layers",       "heads",
-                             "hidden",    "intermediate", "vocab",        "tokenizer",
-                             "context",   "batch-tokens", "steps",        "lr",
-                             "warmup",    "weight-decay", "heldout",      "checkpoint-every",
-                             "log-every", "seed",         "save-dtype",   "resume"},
-      kTrainHelp);
-  if (!parsed) return kOk;  // --help was printed
-  const Args& args = *parsed;
   m::TrainOptions o;
-  auto has = [&](const char* k) { return args.options.count(k) > 0; };
-  auto text = [&](const char* k) { return args.options.at(k); };
-  auto integer = [&](const char* k, int lo, int hi) { return parse_int(k, text(k), lo, hi); };
-  auto real = [&](const char* k) {
-    return parse_real(k, text(k), -std::numeric_limits<double>::max(),
-                      std::numeric_limits<double>::max());
-  };
-
-  if (has("corpus")) o.corpus = text("corpus");
-  if (has("out")) o.out = text("out");
-  if (has("architecture")) o.architecture = text("architecture");
-  if (has("position-encoding"))
-    o.position_encoding = text("position-encoding");
-  else if (o.architecture == "encoder")
-    o.position_encoding = "learned";
-  if (has("ntk-scale")) o.ntk_scale = real("ntk-scale");
-  if (has("bos")) o.bos_mode = text("bos");
-  if (has("layers")) o.layers = integer("layers", 1, 64);
-  if (has("heads")) o.heads = integer("heads", 1, 64);
-  if (has("hidden")) o.hidden = integer("hidden", 8, 8192);
-  if (has("intermediate")) o.intermediate = integer("intermediate", 8, 32768);
-  if (has("vocab")) o.vocab_size = integer("vocab", 300, 200000);
-  if (has("tokenizer")) o.tokenizer = text("tokenizer");
-  if (has("context")) o.context = integer("context", 8, 8192);
-  if (has("batch-tokens")) o.batch_tokens = integer("batch-tokens", 8, 1 << 22);
-  if (has("steps")) o.steps = integer("steps", 1, 10000000);
-  if (has("lr")) o.learning_rate = real("lr");
-  if (has("warmup")) o.warmup_steps = integer("warmup", 0, 10000000);
-  if (has("weight-decay")) o.weight_decay = real("weight-decay");
-  if (has("heldout")) o.heldout = text("heldout");
-  if (has("checkpoint-every")) o.checkpoint_every = integer("checkpoint-every", 1, 10000000);
-  if (has("log-every")) o.log_every = integer("log-every", 1, 10000000);
-  if (has("seed")) o.seed = static_cast<std::uint64_t>(integer("seed", 0, 1 << 30));
-  if (has("save-dtype")) o.save_dtype = parse_weight_dtype("save-dtype", text("save-dtype"));
-  if (has("resume")) o.resume = text("resume");
-  o.force = args.options.count("force") > 0;
+  std::string corpus, out, heldout, tokenizer, resume, saveDtype = "F16";
+  CommandLine command(
+      "train",
+      "Trains a small model (a Llama-style decoder or a BERT-style encoder) on a corpus of one\n"
+      "sentence per line; checkpoints are Hugging Face model folders (DIR/checkpoints/step-N),\n"
+      "the final model is DIR itself, with recipe.json and log.csv (loss and first-token sink\n"
+      "metrics on held-out inputs).");
+  CLI::App& app = command.app();
+  app.add_option("--corpus", corpus, "one sentence per line")->type_name("FILE")->required();
+  app.add_option("--out", out, "the model folder")->type_name("DIR")->required();
+  app.add_flag("--force", o.force, "replace the model or run DIR holds already");
+  app.add_option("--resume", resume, "continue from a checkpoint folder")->type_name("DIR");
+  const char* model = "The model";
+  app.add_option("--architecture", o.architecture, "decoder or encoder")
+      ->type_name("KIND")->check(CLI::IsMember({"decoder", "encoder"}))->group(model)->capture_default_str();
+  CLI::Option* positions =
+      app.add_option("--position-encoding", o.position_encoding, "(an encoder's default: learned)")
+          ->type_name("P")->check(CLI::IsMember({"rope", "ntk_rope", "learned", "alibi", "none"}))
+          ->group(model)->capture_default_str();
+  app.add_option("--ntk-scale", o.ntk_scale, range_text("ntk_rope's scale", 1e-6, 1e6))
+      ->type_name("S")->check(number_in(1e-6, 1e6))->group(model)->capture_default_str();
+  app.add_option("--bos", o.bos_mode,
+                 "<s> before every sentence, only at position 0 with </s> between sentences, or never")
+      ->type_name("MODE")->check(CLI::IsMember({"every", "first", "none"}))->group(model)->capture_default_str();
+  app.add_option("--layers", o.layers, range_text("layers", 1, 64))
+      ->type_name("N")->check(whole_in(1, 64))->group(model)->capture_default_str();
+  app.add_option("--heads", o.heads, range_text("heads", 1, 64))
+      ->type_name("N")->check(whole_in(1, 64))->group(model)->capture_default_str();
+  app.add_option("--hidden", o.hidden, range_text("hidden size", 8, 8192))
+      ->type_name("N")->check(whole_in(8, 8192))->group(model)->capture_default_str();
+  app.add_option("--intermediate", o.intermediate, range_text("MLP size", 8, 32768))
+      ->type_name("N")->check(whole_in(8, 32768))->group(model)->capture_default_str();
+  app.add_option("--vocab", o.vocab_size, range_text("byte-level BPE learned from the corpus", 300, 200000))
+      ->type_name("N")->check(whole_in(300, 200000))->group(model)->capture_default_str();
+  app.add_option("--tokenizer", tokenizer, "use this tokenizer.json instead")
+      ->type_name("FILE")->group(model);
+  const char* training = "Training";
+  app.add_option("--context", o.context, range_text("tokens per sequence", 8, 8192))
+      ->type_name("T")->check(whole_in(8, 8192))->group(training)->capture_default_str();
+  app.add_option("--batch-tokens", o.batch_tokens, range_text("tokens per step", 8, 1 << 22))
+      ->type_name("N")->check(whole_in(8, 1 << 22))->group(training)->capture_default_str();
+  app.add_option("--steps", o.steps, range_text("optimizer steps", 1, 10000000))
+      ->type_name("N")->check(whole_in(1, 10000000))->group(training)->capture_default_str();
+  app.add_option("--lr", o.learning_rate, range_text("the peak learning rate", 0, 1000))
+      ->type_name("X")->check(number_in(0, 1000))->group(training)->capture_default_str();
+  app.add_option("--warmup", o.warmup_steps, range_text("warm-up steps", 0, 10000000))
+      ->type_name("N")->check(whole_in(0, 10000000))->group(training)->capture_default_str();
+  app.add_option("--weight-decay", o.weight_decay, range_text("AdamW's weight decay", 0, 1000))
+      ->type_name("X")->check(number_in(0, 1000))->group(training)->capture_default_str();
+  app.add_option("--seed", o.seed, range_text("the seed", 0, 1 << 30))
+      ->type_name("N")->check(whole_in(0, 1 << 30))->group(training)->capture_default_str();
+  const char* saved = "What is saved and measured";
+  app.add_option("--heldout", heldout,
+                 "sentences for the sink measurements (without it: the corpus's last tenth, not "
+                 "trained on)")
+      ->type_name("FILE")->group(saved);
+  app.add_option("--checkpoint-every", o.checkpoint_every, range_text("steps", 1, 10000000))
+      ->type_name("N")->check(whole_in(1, 10000000))->group(saved)->capture_default_str();
+  app.add_option("--log-every", o.log_every, range_text("steps", 1, 10000000))
+      ->type_name("N")->check(whole_in(1, 10000000))->group(saved)->capture_default_str();
+  app.add_option("--save-dtype", saveDtype, "the checkpoints' weights")
+      ->type_name("DTYPE")->check(CLI::IsMember({"F16", "BF16", "F32"}))->group(saved)->capture_default_str();
+  if (!command.parse(argc, argv)) return kOk;  // --help was printed
+  if (positions->count() == 0 && o.architecture == "encoder") o.position_encoding = "learned";
+  o.corpus = corpus;
+  o.out = out;
+  o.heldout = heldout;
+  o.tokenizer = tokenizer;
+  o.resume = resume;
+  o.save_dtype = parse_weight_dtype("save-dtype", saveDtype);
   const bool tty = isatty(2);
   try {
     const auto result = m::train_model(o, {}, [&](const m::TrainLogRow& r) {
@@ -171,36 +169,37 @@ int command_train(int argc, char** argv) {
   return kOk;
 }
 
-const char* kSinksHelp =
-    "usage: sinkscope-cli sinks MODEL --heldout FILE [--tokens 64] [--inputs 8]\n"
-    "                            [--csv FILE] [--json FILE] [--force]\n"
-    "\n"
-    "First-token sink statistics over held-out text: sentences of FILE joined into inputs of\n"
-    "--tokens tokens (with the tokenizer's own BOS), averaged over every layer and head:\n"
-    "alpha0 (mean attention to position 0), boost (alpha0 over its uniform baseline),\n"
-    "the share of heads with boost >= 3, the sink rate (share with alpha0 > 0.3) and the mean\n"
-    "sink concentration (% of attention mass on sink keys; metrics.md s. 1, p = 90, gamma = "
-    "0.3 of all T queries).\n"
-    "--csv FILE and --json FILE write the table with its parameters as well (one row).\n";
-
 int command_sinks(int argc, char** argv) {
   namespace m = sinkscope::models;
-  const auto parsed = parse_command(argc, argv, {"help", "force"},
-                                    {"heldout", "tokens", "inputs", "csv", "json"}, kSinksHelp);
-  if (!parsed) return kOk;  // --help was printed
-  const Args& args = *parsed;
-  const std::string spec = model_argument(args, "sinks");
-  if (!args.options.count("heldout")) throw UsageError("sinks: option --heldout is required");
-  const int tokens =
-      args.options.count("tokens") ? parse_int("tokens", args.options.at("tokens"), 2, 100000) : 64;
-  const int inputs =
-      args.options.count("inputs") ? parse_int("inputs", args.options.at("inputs"), 1, 100000) : 8;
+  std::string spec, heldout, csv, json;
+  int tokens = 64, inputs = 8;
+  bool force = false;
+  CommandLine command(
+      "sinks",
+      "First-token sink statistics over held-out text: sentences of FILE joined into inputs of\n"
+      "--tokens tokens (with the tokenizer's own BOS), averaged over every layer and head:\n"
+      "alpha0 (mean attention to position 0), boost (alpha0 over its uniform baseline), the\n"
+      "share of heads with boost >= 3, the sink rate (share with alpha0 > 0.3) and the mean\n"
+      "sink concentration (% of attention mass on sink keys; metrics.md s. 1, p = 90,\n"
+      "gamma = 0.3 of all T queries).");
+  CLI::App& app = command.app();
+  add_model_argument(app, spec);
+  app.add_option("--heldout", heldout, "one sentence per line")->type_name("FILE")->required();
+  app.add_option("--tokens", tokens, range_text("tokens per input", 2, 100000))
+      ->type_name("T")->check(whole_in(2, 100000))->capture_default_str();
+  app.add_option("--inputs", inputs, range_text("inputs", 1, 100000))
+      ->type_name("N")->check(whole_in(1, 100000))->capture_default_str();
+  CLI::Option* csvOption =
+      app.add_option("--csv", csv, "the table with its parameters (one row)")->type_name("FILE");
+  CLI::Option* jsonOption = app.add_option("--json", json, "the same as JSON")->type_name("FILE");
+  app.add_flag("--force", force, "replace the files when they exist");
+  if (!command.parse(argc, argv)) return kOk;  // --help was printed
   return on_model([&] {
     const m::LoadedModel loaded = m::loaded_model_open(spec);
     if (!loaded.tokenizer) throw m::ModelRunError(spec + ": no tokenizer.json");
     std::vector<std::string> sentences;
     try {
-      sentences = m::corpus_read_lines(args.options.at("heldout"));
+      sentences = m::corpus_read_lines(heldout);
     } catch (const std::runtime_error& e) {
       throw UsageError(e.what());
     }
@@ -214,7 +213,7 @@ int command_sinks(int argc, char** argv) {
     std::vector<std::pair<std::string, std::string>> comments{
         {"tool", std::string("sinkscope-cli sinks ") + SINKSCOPE_VERSION},
         {"model", loaded.model->folder().string()},
-        {"heldout", args.options.at("heldout")},
+        {"heldout", heldout},
         {"inputs", std::to_string(batch.size()) + " x " + std::to_string(tokens) + " tokens"},
         {"definitions",
          "alpha0: mean attention to position 0 over every layer and head (Gu et al.); boost: "
@@ -228,16 +227,16 @@ int command_sinks(int argc, char** argv) {
     const std::vector<double> values{static_cast<double>(batch.size()), static_cast<double>(tokens),
                                      r.alpha0, r.boost, r.heads_boost3, r.sink_rate,
                                      r.sink_concentration};
-    if (args.options.count("csv")) {
+    if (csvOption->count() > 0) {
       sinkscope::analysis::CsvTable table;
       table.comments = comments;
       table.columns = columns;
       std::vector<std::string> row;
       for (double v : values) row.push_back(sinkscope::analysis::csv_number(v));
       table.rows.push_back(row);
-      files.emplace_back(args.options.at("csv"), sinkscope::analysis::csv_render(table));
+      files.emplace_back(csv, sinkscope::analysis::csv_render(table));
     }
-    if (args.options.count("json")) {
+    if (jsonOption->count() > 0) {
       nlohmann::json j = {{"schema_version", 1}, {"command", "sinks"}};
       for (const auto& [k, v] : comments) j["header"][k] = v;
       j["params"] = {{"tokens", tokens},
@@ -247,10 +246,10 @@ int command_sinks(int argc, char** argv) {
                      {"sink_denominator", "all"},
                      {"sink_rate_eps", sinkscope::analysis::kDefaultSinkMetricEps}};
       for (std::size_t k = 0; k < columns.size(); ++k) j["result"][columns[k]] = values[k];
-      files.emplace_back(args.options.at("json"), j.dump(1));
+      files.emplace_back(json, j.dump(1));
     }
     if (!files.empty())
-      sinkscope::analysis::files_write_atomic(files, args.options.count("force") > 0);
+      sinkscope::analysis::files_write_atomic(files, force);
     std::cout << "inputs: " << batch.size() << " x " << tokens << " tokens\n"
               << "alpha0: " << r.alpha0 << "\n"
               << "boost: " << r.boost << "\n"

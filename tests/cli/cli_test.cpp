@@ -51,7 +51,7 @@ TEST(Cli, BadUsageExitsWithTwoAndOneLine) {
     EXPECT_EQ(r.exit, 2) << args << ": " << r.out;
   }
   const CliRun r = cli("baseline --length abc");
-  EXPECT_EQ(r.out, "sinkscope-cli: option --length: \"abc\" is not an integer in 1..1000000\n");
+  EXPECT_EQ(r.out, "sinkscope-cli: baseline: --length: \"abc\" is not a whole number from 1 to 1000000\n");
 }
 
 // The commands whose options are declared once (CLI11): a table of command

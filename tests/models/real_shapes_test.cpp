@@ -133,7 +133,7 @@ TEST(RealShapes, Gpt2SmallIsWrittenWithItsConfigVerbatimInBf16) {
   const CliRun precision = cli("attention " + q(dir) + " --text 'x' --layer 0 --head 0 --csv - "
                                "--precision half");
   EXPECT_EQ(precision.exit, 2);
-  EXPECT_NE(precision.out.find("--precision \"half\": use float32 or stored"), std::string::npos)
+  EXPECT_NE(precision.out.find("attention: --precision: half not in {float32,stored}"), std::string::npos)
       << precision.out;
   // An existing folder is never replaced; a bad name lists the good ones.
   EXPECT_EQ(cli("random-model --like gpt2 " + q(dir)).exit, 2);
