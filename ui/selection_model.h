@@ -6,7 +6,7 @@
 // cannot ping-pong.
 #include <QObject>
 
-#include "models/experiments.h"
+#include "models/intervention.h"
 
 namespace sinkscope::ui {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "analysis/attention_matrix.h"
-#include "models/experiments.h"
+#include "models/intervention.h"
 
 namespace sinkscope::models {
 class Trace;

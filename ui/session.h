@@ -16,7 +16,7 @@
 
 #include "render/scene_data.h"
 
-#include "models/experiments.h"
+#include "models/intervention.h"
 
 namespace sinkscope::ui {
 

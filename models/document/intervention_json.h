@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "models/experiments.h"
+#include "models/intervention.h"
 
 namespace sinkscope::document {
 

@@ -11,7 +11,7 @@
 #include <QJsonObject>
 #include <QTemporaryDir>
 
-#include "models/experiments.h"
+#include "models/intervention.h"
 #include "ui/session.h"
 
 using namespace sinkscope::ui;
@@ -180,7 +180,7 @@ TEST(Session, AVersion1SessionIsReadIntoTheOneForm) {
   try {
     beyond.check_fits(3, 4);
     ADD_FAILURE() << "layer 4000 accepted";
-  } catch (const sinkscope::models::ModelRunError& e) {
+  } catch (const std::invalid_argument& e) {
     EXPECT_EQ(std::string(e.what()),
               "ablate heads (layer 4000; head 0): layer 4000 is not in this model (layers 0 to 2)");
   }
