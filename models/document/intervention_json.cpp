@@ -1,12 +1,15 @@
 #include "models/document/intervention_json.h"
 
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
+
+#include "models/document/study_files.h"
 
 namespace sinkscope::document {
 
 namespace {
+
+using study_format::hex_double;
 
 using json = nlohmann::json;
 
@@ -25,12 +28,6 @@ const json& field(const json& object, const char* name, const std::string& where
   return *it;
 }
 
-std::string hex(double v) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%a", v);
-  return buffer;
-}
-
 double number(const json& j, double lo, double hi, const std::string& where) {
   double v = 0;
   if (j.is_number()) {
@@ -44,7 +41,7 @@ double number(const json& j, double lo, double hi, const std::string& where) {
     fail(where, "expected a number");
   }
   if (!std::isfinite(v) || v < lo || v > hi)
-    fail(where, "expected a finite number from " + hex(lo) + " to " + hex(hi) + " (" +
+    fail(where, "expected a finite number from " + hex_double(lo) + " to " + hex_double(hi) + " (" +
                     std::to_string(lo) + " to " + std::to_string(hi) + ")");
   return v;
 }
@@ -75,8 +72,8 @@ bool flag(const json& j, const std::string& where) {
 json intervention_json(const models::Intervention& iv) {
   json removals = json::array();
   for (const auto& r : iv.removeSinks)
-    removals.push_back({{"percentile", hex(r.percentile)},
-                        {"gamma", hex(r.gamma)},
+    removals.push_back({{"percentile", hex_double(r.percentile)},
+                        {"gamma", hex_double(r.gamma)},
                         {"before_softmax", r.beforeSoftmax},
                         {"layers", r.layers},
                         {"heads", r.heads}});
@@ -85,8 +82,8 @@ json intervention_json(const models::Intervention& iv) {
   return {{"drop_first", iv.dropFirstToken},
           {"remove_sinks", removals},
           {"ablate", ablate},
-          {"rope_theta", iv.ropeTheta ? json(hex(*iv.ropeTheta)) : json(nullptr)},
-          {"ntk_scale", hex(iv.ntkScale)}};
+          {"rope_theta", iv.ropeTheta ? json(hex_double(*iv.ropeTheta)) : json(nullptr)},
+          {"ntk_scale", hex_double(iv.ntkScale)}};
 }
 
 models::Intervention intervention_from_json(const json& j, const std::string& where) {
