@@ -164,12 +164,7 @@ int command_experiment(int argc, char** argv) {
   if (!command.parse(argc, argv)) return kOk;
   if (replace->count() > 0) p.perturbation.replacementId = replacement;
   if (seed->count() > 0) p.perturbation.seed = p.sparsification.seed = std::stoull(seedText);
-  if (!retained.empty()) {
-    p.sparsification.retained.clear();
-    std::stringstream ss(retained);
-    for (std::string part; std::getline(ss, part, ',');)
-      p.sparsification.retained.push_back(parse_real("retained", part, 0, 1));
-  }
+  if (!retained.empty()) p.sparsification.retained = parse_reals("retained", retained, 0, 1);
   if (!pinned.empty()) p.sparsification.pinned = parse_heads("pin", pinned);
   const std::string text = text_checked(textGiven);
   return on_model([&] {

@@ -45,6 +45,13 @@ double parse_real(const std::string& option, const std::string& text, double lo,
   return x;
 }
 
+std::vector<double> parse_reals(const std::string& option, const std::string& text, double lo, double hi) {
+  std::vector<double> values;
+  std::stringstream parts(text);
+  for (std::string part; std::getline(parts, part, ',');) values.push_back(parse_real(option, part, lo, hi));
+  return values;
+}
+
 int parse_int(const std::string& option, const std::string& text, int lo, int hi) {
   std::size_t used = 0;
   long long v = 0;

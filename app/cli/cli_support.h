@@ -26,6 +26,8 @@ struct UsageError : std::runtime_error {
 // A number option within [lo, hi]; bad text or range is a usage error naming the option.
 double parse_real(const std::string& option, const std::string& text, double lo, double hi);
 int parse_int(const std::string& option, const std::string& text, int lo, int hi);
+// "a,b,c": numbers, each within [lo, hi] (parse_real's errors).
+std::vector<double> parse_reals(const std::string& option, const std::string& text, double lo, double hi);
 // A weight dtype a folder may be written in: F16, BF16 or F32.
 sinkscope::models::DType parse_weight_dtype(const std::string& option, const std::string& text);
 // "L:H,L:H" as (layer, head) pairs.

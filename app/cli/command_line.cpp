@@ -247,12 +247,8 @@ void AnalysisOptions::apply() {
                           ? analysis::SinkSetParams::Denominator::AllQueries
                           : analysis::SinkSetParams::Denominator::VisibleQueries;
   if (thresholdsOption_->count() > 0) {
-    s.thresholds.clear();
-    std::stringstream parts(thresholds_);
-    for (std::string part; std::getline(parts, part, ',');) {
-      s.thresholds.push_back(parse_real("thresholds", part, 0, 1));
-      if (s.thresholds.size() > 32) throw UsageError("option --thresholds: at most 32 thresholds");
-    }
+    s.thresholds = parse_reals("thresholds", thresholds_, 0, 1);
+    if (s.thresholds.size() > 32) throw UsageError("option --thresholds: at most 32 thresholds");
     if (s.thresholds.empty()) throw UsageError("option --thresholds: give at least one threshold");
   }
   if (removeSinks_) {
