@@ -1,51 +1,38 @@
 #include "app/command_options.h"
 
-#include <cmath>
+#include <stdexcept>
 
+#include "app/command_line.h"
+#include "models/input_files.h"
 #include "ui/selection_model.h"
 
 namespace sinkscope::app {
 
-double real_option(const QCommandLineParser& parser, const QCommandLineOption& option, double lo,
-                   double hi) {
-  bool ok = false;
-  const double v = parser.value(option).toDouble(&ok);
-  if (!ok || !std::isfinite(v) || v < lo || v > hi)
-    throw BadCommandLine{QStringLiteral("--%1: \"%2\" is not a number from %3 to %4")
-                             .arg(option.names().front(), parser.value(option))
-                             .arg(lo)
-                             .arg(hi)};
-  return v;
+int head_value(const std::string& text) {
+  return text == "avg" ? ui::SelectionModel::kHeadAverage : std::stoi(text);
 }
 
-int int_option(const QCommandLineParser& parser, const QCommandLineOption& option, int lo, int hi) {
-  bool ok = false;
-  const int v = parser.value(option).toInt(&ok);
-  if (!ok || v < lo || v > hi)
-    throw BadCommandLine{QStringLiteral("--%1: \"%2\" is not a whole number from %3 to %4")
-                             .arg(option.names().front(), parser.value(option))
-                             .arg(lo)
-                             .arg(hi)};
-  return v;
-}
-
-int head_option(const QCommandLineParser& parser, const QCommandLineOption& option, int hi) {
-  if (parser.value(option) == QLatin1String("avg")) return ui::SelectionModel::kHeadAverage;
+std::string sentence_value(const std::string& text, const std::string& option) {
   try {
-    return int_option(parser, option, 0, hi);
-  } catch (BadCommandLine& bad) {
-    bad.message += QStringLiteral(", or avg");
-    throw;
+    models::input_text_check(text, option);
+  } catch (const std::exception& e) {
+    throw UsageError(e.what());
   }
+  return text;
 }
 
-render::FigureOptions preset_named(const QString& name, int dpi) {
-  if (name == QLatin1String("one-column")) return render::figure_preset(render::FigurePreset::OneColumn, dpi);
-  if (name == QLatin1String("two-columns")) return render::figure_preset(render::FigurePreset::TwoColumns, dpi);
-  if (name == QLatin1String("slide")) return render::figure_preset(render::FigurePreset::Slide, dpi);
-  if (name == QLatin1String("screen")) return render::figure_preset(render::FigurePreset::Screen, dpi);
-  throw BadCommandLine{
-      QStringLiteral("--preset: \"%1\" is not one-column, two-columns, slide or screen").arg(name)};
+const std::vector<std::string>& preset_names() {
+  static const std::vector<std::string> names{"one-column", "two-columns", "slide", "screen"};
+  return names;
+}
+
+render::FigureOptions preset_named(const std::string& name, int dpi) {
+  using render::FigurePreset;
+  const FigurePreset preset = name == "two-columns" ? FigurePreset::TwoColumns
+                              : name == "slide"     ? FigurePreset::Slide
+                              : name == "screen"    ? FigurePreset::Screen
+                                                    : FigurePreset::OneColumn;
+  return render::figure_preset(preset, dpi);
 }
 
 }  // namespace sinkscope::app

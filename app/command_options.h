@@ -1,27 +1,23 @@
 #pragma once
 // What `sinkscope`, `sinkscope figure` and `sinkscope figure-set` read from
-// their command lines alike: bounded numbers, heads, and the figure size
-// presets by name.
-#include <QCommandLineOption>
-#include <QCommandLineParser>
-#include <QString>
+// their command lines alike (app/command_line.h declares the options): heads
+// and sentences as given, and the figure size presets by name.
+#include <string>
+#include <vector>
 
 #include "render/panel_export.h"
 
 namespace sinkscope::app {
 
-// A command-line mistake: the message (exit status 2).
-struct BadCommandLine {
-  QString message;
-};
-
-// The option's value, a number (a whole number) from lo to hi; throws BadCommandLine naming it.
-double real_option(const QCommandLineParser& parser, const QCommandLineOption& option, double lo,
-                   double hi);
-int int_option(const QCommandLineParser& parser, const QCommandLineOption& option, int lo, int hi);
-// A head: "avg" (SelectionModel::kHeadAverage) or a whole number from 0 to hi.
-int head_option(const QCommandLineParser& parser, const QCommandLineOption& option, int hi);
-// one-column, two-columns, slide or screen at `dpi`; throws BadCommandLine for another name.
-render::FigureOptions preset_named(const QString& name, int dpi);
+// A head_in value: SelectionModel::kHeadAverage for "avg", else the number.
+int head_value(const std::string& text);
+// A sentence given on the command line, checked as every input text is (valid
+// UTF-8 without NUL: a bad byte is refused, never replaced); throws UsageError
+// naming `option`.
+std::string sentence_value(const std::string& text, const std::string& option);
+// one-column, two-columns, slide, screen.
+const std::vector<std::string>& preset_names();
+// The preset `name` (one of preset_names()) at `dpi`.
+render::FigureOptions preset_named(const std::string& name, int dpi);
 
 }  // namespace sinkscope::app

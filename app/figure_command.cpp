@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include <QApplication>
-#include <QCommandLineParser>
 #include <QFileInfo>
 #include <QMap>
 #include <QSettings>
@@ -11,8 +10,10 @@
 #include <QTimer>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <optional>
 
+#include "app/command_line.h"
 #include "app/command_options.h"
 #include "app/gui_support.h"
 #include "models/cpu_runtime.h"
@@ -28,168 +29,174 @@ namespace sinkscope::app {
 
 namespace {
 
+// The figure command's options, declared once (app/command_line.h).
 struct FigureOptionsLine {
-  QCommandLineOption session{QStringLiteral("session"),
-                             QStringLiteral("Make the figure of the session FILE (.sinkscope)."),
-                             QStringLiteral("FILE")};
-  QCommandLineOption text{QStringLiteral("text"),
-                          QStringLiteral("The sentence (with MODEL; default: the window's)."),
-                          QStringLiteral("SENTENCE")};
-  QCommandLineOption panel{QStringLiteral("panel"),
-                           QStringLiteral("A panel or view of the figure; repeat for several "
-                                          "(a), (b), ... (see the list below)."),
-                           QStringLiteral("NAME")};
-  QCommandLineOption out{QStringLiteral("out"),
-                         QStringLiteral("The figure: .pdf, .svg, .png (one view: also .csv)."),
-                         QStringLiteral("FILE")};
-  QCommandLineOption force{QStringLiteral("force"),
-                           QStringLiteral("Replace --out when it exists (a regular file only).")};
-  QCommandLineOption format{QStringLiteral("format"),
-                            QStringLiteral("pdf, svg, png or csv: must match --out's suffix."),
-                            QStringLiteral("FORMAT")};
-  QCommandLineOption preset{
-      QStringLiteral("preset"),
-      QStringLiteral("one-column (85 mm, default), two-columns (178 mm), slide (16:9) or screen."),
-      QStringLiteral("PRESET"), QStringLiteral("one-column")};
-  QCommandLineOption widthMm{QStringLiteral("width-mm"),
-                             QStringLiteral("A custom width in mm (with --height-mm)."),
-                             QStringLiteral("MM")};
-  QCommandLineOption heightMm{QStringLiteral("height-mm"),
-                              QStringLiteral("A custom height in mm (with --width-mm)."),
-                              QStringLiteral("MM")};
-  QCommandLineOption dpi{QStringLiteral("dpi"), QStringLiteral("PNG resolution (300)."),
-                         QStringLiteral("DPI"), QStringLiteral("300")};
-  QCommandLineOption fontPt{QStringLiteral("font-pt"),
-                            QStringLiteral("Text size in points (the preset's by default)."),
-                            QStringLiteral("PT")};
-  QCommandLineOption transparent{QStringLiteral("transparent"),
-                                 QStringLiteral("No background.")};
-  QCommandLineOption title{
-      QStringLiteral("title"),
-      QStringLiteral("A title drawn above the figure. Paper presets draw none otherwise (a "
-                     "caption says what a figure is); the views' own titles, with the model and "
-                     "place, are in the file's metadata and the CSV."),
-      QStringLiteral("TEXT")};
-  QCommandLineOption visibleSpaces{QStringLiteral("visible-spaces"),
-                                   QStringLiteral("Token labels show spaces as \u2423.")};
-  QCommandLineOption columns{QStringLiteral("columns"),
-                             QStringLiteral("Views per row of a figure of several (default: one row)."),
-                             QStringLiteral("N"), QStringLiteral("0")};
-  QCommandLineOption layer{QStringLiteral("layer"), QStringLiteral("Select layer L."),
-                           QStringLiteral("L")};
-  QCommandLineOption head{QStringLiteral("head"), QStringLiteral("Select head H, or avg."),
-                          QStringLiteral("H")};
-  QCommandLineOption query{QStringLiteral("query"), QStringLiteral("Select query token Q."),
-                           QStringLiteral("Q")};
-  QCommandLineOption key{QStringLiteral("key"), QStringLiteral("Select key token K."),
-                         QStringLiteral("K")};
-  QCommandLineOption threshold{QStringLiteral("threshold"),
-                               QStringLiteral("The graph threshold theta (0 to 1)."),
-                               QStringLiteral("THETA")};
-  QCommandLineOption topN{QStringLiteral("top-n"), QStringLiteral("N, the top keys of value space."),
-                          QStringLiteral("N")};
-  QCommandLineOption azimuth{QStringLiteral("azimuth"),
-                             QStringLiteral("3-D views: turn the camera by DEG about the up axis."),
-                             QStringLiteral("DEG")};
-  QCommandLineOption elevation{QStringLiteral("elevation"),
-                               QStringLiteral("3-D views: raise the camera by DEG."),
-                               QStringLiteral("DEG")};
-  QCommandLineOption compareSentence{
-      QStringLiteral("compare-sentence"),
-      QStringLiteral("Compare with SENTENCE (B) on the same model, side by side by default."),
-      QStringLiteral("SENTENCE")};
-  QCommandLineOption compareModel{
-      QStringLiteral("compare-model"),
-      QStringLiteral("Compare with the model DIR (B) on the same sentence (any shape: layers "
-                     "by relative depth)."),
-      QStringLiteral("DIR")};
-  QCommandLineOption compareLayer{QStringLiteral("compare-layer"),
-                                  QStringLiteral("Pin B at its layer N (default: the same relative depth)."),
-                                  QStringLiteral("N")};
-  QCommandLineOption compareHead{
-      QStringLiteral("compare-head"),
-      QStringLiteral("Pin B at its head N or avg (default: the selected head when B's layers have "
-                     "as many heads, else B's average)."),
-      QStringLiteral("N|avg")};
-  QCommandLineOption comparison{
-      QStringLiteral("comparison"),
-      QStringLiteral("What a comparison shows: a, b, difference (same tokens) or side-by-side "
-                     "(default)."),
-      QStringLiteral("WHAT")};
-  QCommandLineOption device{QStringLiteral("device"), QStringLiteral("cpu (default) or cuda."),
-                            QStringLiteral("DEVICE"), QStringLiteral("cpu")};
-  QCommandLineOption threads{QStringLiteral("threads"), QStringLiteral("Use N threads."),
-                             QStringLiteral("N")};
-  QCommandLineOption timeout{
-      QStringLiteral("timeout"),
-      QStringLiteral("Give up after SECONDS (default 1800) if the run has not finished."),
-      QStringLiteral("SECONDS"), QStringLiteral("1800")};
+  std::string session, text, out, format, preset = "one-column", title, compareSentence,
+      compareModel, compareHead, comparison, head, device = "cpu", model;
+  std::vector<std::string> panels;
+  double widthMm = 0, heightMm = 0, fontPt = 0, threshold = 0, azimuth = 0, elevation = 0;
+  int dpi = 300, columns = 0, layer = 0, query = 0, key = 0, topN = 0, compareLayer = 0,
+      timeout = 1800;
+  bool force = false, transparent = false, visibleSpaces = false;
+  CLI::Option *sessionOption, *textOption, *widthOption, *heightOption, *fontOption,
+      *titleOption, *layerOption, *headOption, *queryOption, *keyOption, *thresholdOption,
+      *topNOption, *azimuthOption, *elevationOption, *compareSentenceOption, *compareModelOption,
+      *compareLayerOption, *compareHeadOption, *comparisonOption, *formatOption;
 
-  explicit FigureOptionsLine(QCommandLineParser& parser) {
-    QString panels;
-    for (const ui::FigurePanelName& p : ui::figure_panel_names())
-      panels += QStringLiteral("\n  %1: %2 (views: %3)")
-                    .arg(p.name, p.description, p.views.join(QStringLiteral(", ")));
-    parser.setApplicationDescription(
-        QStringLiteral("sinkscope figure: a figure of SinkScope's panels without a display.\n"
-                       "Usage: sinkscope figure (--session FILE | [MODEL] [--text SENTENCE] "
-                       "[--compare-sentence S | --compare-model DIR]) --panel NAME [--panel NAME "
-                       "...] --out FILE\nMODEL is a model folder or a Hugging Face cache name "
-                       "(default: the built-in model).\nPanels:") +
-        panels);
-    parser.addHelpOption();
-    parser.addOptions({session, text, panel, out, force, format, preset, widthMm, heightMm, dpi, fontPt,
-                       transparent, title, visibleSpaces, columns, layer, head, query, key, threshold,
-                       topN, azimuth, elevation, compareSentence, compareModel, compareLayer,
-                       compareHead, comparison, device, threads, timeout});
-    parser.addPositionalArgument(QStringLiteral("MODEL"),
-                                 QStringLiteral("A model folder or cache name."),
-                                 QStringLiteral("[MODEL]"));
+  explicit FigureOptionsLine(CLI::App& app) {
+    const char* what = "What to draw";
+    sessionOption = app.add_option("--session", session,
+                                   "make the figure of the session FILE (.sinkscope)")
+                        ->type_name("FILE")->group(what);
+    app.add_option("MODEL", model, "a model folder or cache name (default: the built-in model)")
+        ->type_name("[MODEL]")->group(what);
+    textOption = app.add_option("--text", text, "the sentence (with MODEL; default: the window's)")
+                     ->type_name("SENTENCE")->group(what);
+    app.add_option("--panel", panels,
+                   "a panel or view of the figure; repeat for several (a), (b), ... (see the "
+                   "list below)")
+        ->type_name("NAME")->required()->allow_extra_args(false)->group(what);
+    app.add_option("--device", device, "cpu or cuda")->type_name("DEVICE")->capture_default_str()
+        ->group(what);
+    app.add_option("--timeout", timeout,
+                   range_text("give up after SECONDS if the run has not finished", 1,
+                              7 * 24 * 3600))
+        ->type_name("SECONDS")->check(whole_in(1, 7 * 24 * 3600))->capture_default_str()
+        ->group(what);
+
+    const char* file = "The file";
+    app.add_option("--out", out, "the figure: .pdf, .svg, .png (one view: also .csv)")
+        ->type_name("FILE")->required()->group(file);
+    app.add_flag("--force", force, "replace --out when it exists (a regular file only)")
+        ->group(file);
+    formatOption = app.add_option("--format", format, "must match --out's suffix")
+                       ->type_name("FORMAT")->check(CLI::IsMember({"pdf", "svg", "png", "csv"}, CLI::ignore_case))
+                       ->group(file);
+    app.add_option("--preset", preset,
+                   "one-column (85 mm), two-columns (178 mm), slide (16:9) or screen")
+        ->type_name("PRESET")->check(CLI::IsMember(preset_names()))->capture_default_str()
+        ->group(file);
+    widthOption = app.add_option("--width-mm", widthMm, range_text("a custom width in mm (with --height-mm)", 10, 2000))
+                      ->type_name("MM")->check(number_in(10, 2000))->group(file);
+    heightOption = app.add_option("--height-mm", heightMm, range_text("a custom height in mm (with --width-mm)", 10, 2000))
+                       ->type_name("MM")->check(number_in(10, 2000))->group(file);
+    widthOption->needs(heightOption);
+    heightOption->needs(widthOption);
+    app.add_option("--dpi", dpi, range_text("PNG resolution", 10, 2400))
+        ->type_name("DPI")->check(whole_in(10, 2400))->capture_default_str()->group(file);
+    fontOption = app.add_option("--font-pt", fontPt, range_text("text size in points (the preset's by default)", 4, 72))
+                     ->type_name("PT")->check(number_in(4, 72))->group(file);
+    app.add_flag("--transparent", transparent, "no background")->group(file);
+    titleOption = app.add_option("--title", title,
+                                 "a title drawn above the figure. Paper presets draw none "
+                                 "otherwise (a caption says what a figure is); the views' own "
+                                 "titles, with the model and place, are in the file's metadata "
+                                 "and the CSV")
+                      ->type_name("TEXT")->group(file);
+    app.add_flag("--visible-spaces", visibleSpaces, "token labels show spaces as \u2423")
+        ->group(file);
+    app.add_option("--columns", columns,
+                   range_text("views per row of a figure of several (0: one row)", 0, 26))
+        ->type_name("N")->check(whole_in(0, 26))->capture_default_str()->group(file);
+
+    const char* place = "The selection";
+    layerOption = app.add_option("--layer", layer, "select layer L")
+                      ->type_name("L")->check(whole_in(0, kMaxIndex))->group(place);
+    headOption = app.add_option("--head", head, "select head H, or avg")
+                     ->type_name("H")->check(head_in(kMaxIndex))->group(place);
+    queryOption = app.add_option("--query", query, "select query token Q")
+                      ->type_name("Q")->check(whole_in(0, kMaxIndex))->group(place);
+    keyOption = app.add_option("--key", key, "select key token K")
+                    ->type_name("K")->check(whole_in(0, kMaxIndex))->group(place);
+    thresholdOption = app.add_option("--threshold", threshold, range_text("the graph threshold theta", 0, 1))
+                          ->type_name("THETA")->check(number_in(0, 1))->group(place);
+    topNOption = app.add_option("--top-n", topN, "N, the top keys of value space")
+                     ->type_name("N")->check(whole_in(1, kMaxIndex))->group(place);
+    azimuthOption = app.add_option("--azimuth", azimuth, range_text("3-D views: turn the camera by DEG about the up axis", -360, 360))
+                        ->type_name("DEG")->check(number_in(-360, 360))->group(place);
+    elevationOption = app.add_option("--elevation", elevation, range_text("3-D views: raise the camera by DEG", -90, 90))
+                          ->type_name("DEG")->check(number_in(-90, 90))->group(place);
+
+    const char* compare = "A comparison";
+    compareSentenceOption =
+        app.add_option("--compare-sentence", compareSentence,
+                       "compare with SENTENCE (B) on the same model, side by side by default")
+            ->type_name("SENTENCE")->group(compare);
+    compareModelOption =
+        app.add_option("--compare-model", compareModel,
+                       "compare with the model DIR (B) on the same sentence (any shape: layers "
+                       "by relative depth)")
+            ->type_name("DIR")->group(compare);
+    compareLayerOption =
+        app.add_option("--compare-layer", compareLayer,
+                       "pin B at its layer N (default: the same relative depth)")
+            ->type_name("N")->check(whole_in(0, kMaxIndex))->group(compare);
+    compareHeadOption =
+        app.add_option("--compare-head", compareHead,
+                       "pin B at its head N or avg (default: the selected head when B's layers "
+                       "have as many heads, else B's average)")
+            ->type_name("N|avg")->check(head_in(kMaxIndex))->group(compare);
+    comparisonOption =
+        app.add_option("--comparison", comparison,
+                       "what a comparison shows: a, b, difference (same tokens) or side-by-side "
+                       "(the default)")
+            ->type_name("WHAT")
+            ->transform(CLI::IsMember({"a", "b", "difference", "side-by-side"}, CLI::ignore_case))
+            ->group(compare);
   }
 };
 
-render::FigureOptions figure_options(const QCommandLineParser& parser, const FigureOptionsLine& o) {
-  render::FigureOptions options = preset_named(parser.value(o.preset), int_option(parser, o.dpi, 10, 2400));
-  if (parser.isSet(o.widthMm) != parser.isSet(o.heightMm))
-    throw BadCommandLine{QStringLiteral("--width-mm and --height-mm go together")};
-  if (parser.isSet(o.widthMm)) {
-    options.widthMm = real_option(parser, o.widthMm, 10, 2000);
-    options.heightMm = real_option(parser, o.heightMm, 10, 2000);
+CommandLine figure_command_line() {
+  std::string panels;
+  for (const ui::FigurePanelName& p : ui::figure_panel_names())
+    panels += "\n  " + p.name.toStdString() + ": " + p.description.toStdString() +
+              " (views: " + p.views.join(QStringLiteral(", ")).toStdString() + ")";
+  return CommandLine("sinkscope figure",
+                     "A figure of SinkScope's panels without a display.\n"
+                     "sinkscope figure (--session FILE | [MODEL] [--text SENTENCE] "
+                     "[--compare-sentence S | --compare-model DIR]) --panel NAME [--panel NAME "
+                     "...] --out FILE",
+                     "Panels:" + panels);
+}
+
+render::FigureOptions figure_options(const FigureOptionsLine& o) {
+  render::FigureOptions options = preset_named(o.preset, o.dpi);
+  if (o.widthOption->count()) {
+    options.widthMm = o.widthMm;
+    options.heightMm = o.heightMm;
     if (options.fontPt <= 0) options.fontPt = 8.0;
   }
-  if (parser.isSet(o.fontPt)) options.fontPt = real_option(parser, o.fontPt, 4, 72);
-  options.transparent = parser.isSet(o.transparent);
-  options.visibleSpaces = parser.isSet(o.visibleSpaces);
-  if (parser.isSet(o.title)) {
-    options.title = parser.value(o.title);
+  if (o.fontOption->count()) options.fontPt = o.fontPt;
+  options.transparent = o.transparent;
+  options.visibleSpaces = o.visibleSpaces;
+  if (o.titleOption->count()) {
+    options.title = QString::fromStdString(o.title);
     if (options.title.size() > 300 ||
         std::any_of(options.title.begin(), options.title.end(), [](QChar c) { return c.category() == QChar::Other_Control; }))
-      throw BadCommandLine{QStringLiteral("--title: at most 300 characters, no control characters")};
+      throw UsageError("--title: at most 300 characters, no control characters");
   }
   return options;
 }
 
-ui::FigureRequest figure_request(const QCommandLineParser& parser, const FigureOptionsLine& o) {
+ui::FigureRequest figure_request(const FigureOptionsLine& o) {
   ui::FigureRequest r;
-  r.names = parser.values(o.panel);
-  if (r.names.isEmpty()) throw BadCommandLine{QStringLiteral("give the figure's panels with --panel NAME")};
+  for (const std::string& name : o.panels) r.names << QString::fromStdString(name);
   try {
     ui::figure_views_of(r.names);
   } catch (const std::invalid_argument& e) {
-    throw BadCommandLine{QString::fromUtf8(e.what())};
+    throw UsageError(e.what());
   }
-  r.out = parser.value(o.out);
-  if (r.out.isEmpty()) throw BadCommandLine{QStringLiteral("give the figure's file with --out FILE")};
+  r.out = QString::fromStdString(o.out);
   const QString suffix = QFileInfo(r.out).suffix().toLower();
   if (!QStringList{QStringLiteral("pdf"), QStringLiteral("svg"), QStringLiteral("png"),
                    QStringLiteral("csv")}
            .contains(suffix))
-    throw BadCommandLine{QStringLiteral("--out %1: name a .pdf, .svg, .png or .csv file").arg(r.out)};
-  if (parser.isSet(o.format) && parser.value(o.format).toLower() != suffix)
-    throw BadCommandLine{QStringLiteral("--format %1, but --out names a .%2 file")
-                      .arg(parser.value(o.format), suffix)};
-  r.options = figure_options(parser, o);
-  r.force = parser.isSet(o.force);
+    throw UsageError("--out " + o.out + ": name a .pdf, .svg, .png or .csv file");
+  if (o.formatOption->count() && QString::fromStdString(o.format).toLower() != suffix)
+    throw UsageError("--format " + o.format + ", but --out names a ." + suffix.toStdString() +
+                     " file");
+  r.options = figure_options(o);
+  r.force = o.force;
   // Refused now, not after the model has run: what exists, links, FIFOs,
   // devices, and a PNG too large to draw.
   try {
@@ -199,37 +206,29 @@ ui::FigureRequest figure_request(const QCommandLineParser& parser, const FigureO
       render::figure_check_pixels(r.options.widthMm * kPointsPerMm,
                                   r.options.heightMm * kPointsPerMm, r.options.dpi);
   } catch (const std::exception& e) {
-    throw BadCommandLine{QStringLiteral("--out %1: %2").arg(r.out, QString::fromUtf8(e.what()))};
+    throw UsageError("--out " + o.out + ": " + e.what());
   }
-  r.columns = int_option(parser, o.columns, 0, 26);
-  constexpr int kMaxIndex = 1 << 20;
-  if (parser.isSet(o.layer)) r.layer = int_option(parser, o.layer, 0, kMaxIndex);
-  if (parser.isSet(o.head))
-    r.head = head_option(parser, o.head, kMaxIndex);
-  if (parser.isSet(o.query)) r.query = int_option(parser, o.query, 0, kMaxIndex);
-  if (parser.isSet(o.key)) r.key = int_option(parser, o.key, 0, kMaxIndex);
-  if (parser.isSet(o.threshold)) r.threshold = real_option(parser, o.threshold, 0, 1);
-  if (parser.isSet(o.topN)) r.topN = int_option(parser, o.topN, 1, kMaxIndex);
-  if (parser.isSet(o.azimuth) || parser.isSet(o.elevation))
-    r.camera = render::scene_camera_from_angles(
-        parser.isSet(o.azimuth) ? real_option(parser, o.azimuth, -360, 360) : 0.0,
-        parser.isSet(o.elevation) ? real_option(parser, o.elevation, -90, 90) : 0.0);
-  if (parser.isSet(o.compareSentence) && parser.isSet(o.compareModel))
-    throw BadCommandLine{QStringLiteral("give --compare-sentence or --compare-model, not both")};
-  if (parser.isSet(o.compareSentence) && parser.value(o.compareSentence).trimmed().isEmpty())
-    throw BadCommandLine{QStringLiteral("--compare-sentence: nothing to compare with (the sentence is blank)")};
-  if (parser.isSet(o.compareLayer)) r.compareLayer = int_option(parser, o.compareLayer, 0, kMaxIndex);
-  if (parser.isSet(o.compareHead))
-    r.compareHead = head_option(parser, o.compareHead, kMaxIndex);
-  if (parser.isSet(o.comparison)) {
-    static const QMap<QString, QString> kNames{{QStringLiteral("a"), QStringLiteral("before")},
-                                               {QStringLiteral("b"), QStringLiteral("after")},
-                                               {QStringLiteral("difference"), QStringLiteral("difference")},
-                                               {QStringLiteral("side-by-side"), QStringLiteral("side_by_side")}};
-    r.comparison = kNames.value(parser.value(o.comparison).toLower());
-    if (r.comparison.isEmpty())
-      throw BadCommandLine{QStringLiteral("--comparison %1: give a, b, difference or side-by-side")
-                               .arg(parser.value(o.comparison))};
+  r.columns = o.columns;
+  if (o.layerOption->count()) r.layer = o.layer;
+  if (o.headOption->count()) r.head = head_value(o.head);
+  if (o.queryOption->count()) r.query = o.query;
+  if (o.keyOption->count()) r.key = o.key;
+  if (o.thresholdOption->count()) r.threshold = o.threshold;
+  if (o.topNOption->count()) r.topN = o.topN;
+  if (o.azimuthOption->count() || o.elevationOption->count())
+    r.camera = render::scene_camera_from_angles(o.azimuth, o.elevation);
+  if (o.compareSentenceOption->count() &&
+      QString::fromStdString(o.compareSentence).trimmed().isEmpty())
+    throw UsageError("--compare-sentence: nothing to compare with (the sentence is blank)");
+  if (o.compareLayerOption->count()) r.compareLayer = o.compareLayer;
+  if (o.compareHeadOption->count()) r.compareHead = head_value(o.compareHead);
+  if (o.comparisonOption->count()) {
+    // The window's names for what a comparison shows.
+    static const std::map<std::string, QString> kNames{{"a", QStringLiteral("before")},
+                                                       {"b", QStringLiteral("after")},
+                                                       {"difference", QStringLiteral("difference")},
+                                                       {"side-by-side", QStringLiteral("side_by_side")}};
+    r.comparison = kNames.at(o.comparison);
   }
   return r;
 }
@@ -246,63 +245,45 @@ int figure_command(int argc, char** argv) {
   QTemporaryDir settingsDir;
   if (qEnvironmentVariableIsEmpty("XDG_RUNTIME_DIR"))
     qputenv("XDG_RUNTIME_DIR", settingsDir.path().toLocal8Bit());
-  // The arguments as given: QApplication takes some out of argv (X11's
-  // -session among them), and --session is ours.
-  QStringList arguments;
-  for (int i = 0; i < argc; ++i) arguments << QString::fromLocal8Bit(argv[i]);
-  // Sentences as given, byte for byte: Qt would put U+FFFD for a bad byte.
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    for (const std::string name : {"--text", "--compare-sentence"}) {
-      const bool joined = a.rfind(name + "=", 0) == 0;
-      if (a != name && !joined) continue;
-      const std::string value = joined ? a.substr(name.size() + 1) : (i + 1 < argc ? argv[i + 1] : "");
+  // The command line before the application: QApplication takes some
+  // arguments out of argv (X11's -session among them), and --session is ours.
+  CommandLine line = figure_command_line();
+  FigureOptionsLine o(line.app());
+  ui::FigureRequest request;
+  std::optional<ui::Session> session;
+  try {
+    if (!line.parse(argc, argv, 1)) return 0;  // --help
+    // Sentences as given, byte for byte: a bad byte is refused, never replaced.
+    if (o.textOption->count()) sentence_value(o.text, "--text");
+    if (o.compareSentenceOption->count()) sentence_value(o.compareSentence, "--compare-sentence");
+    request = figure_request(o);
+    if (o.compareSentenceOption->count() && o.compareModelOption->count())
+      throw UsageError("give --compare-sentence or --compare-model, not both");
+    if (o.sessionOption->count()) {
+      if (!o.model.empty() || o.textOption->count())
+        throw UsageError("--session names the model and the sentence: give no MODEL or --text with it");
+      if (o.compareSentenceOption->count() || o.compareModelOption->count())
+        throw UsageError("--session names its comparison: give no --compare-sentence or "
+                         "--compare-model with it");
       try {
-        models::input_text_check(value, name);
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "sinkscope figure: %s\n", e.what());
-        return 2;
+        session = ui::session_read(QString::fromStdString(o.session));
+      } catch (const ui::SessionError& e) {
+        throw UsageError(e.what());
       }
     }
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "sinkscope figure: %s\n", e.what());
+    return 2;
   }
   QApplication app(argc, argv);
   name_application();
   QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir.path());
   QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settingsDir.path());
-  QCommandLineParser parser;
-  const FigureOptionsLine o(parser);
-  parser.process(arguments);  // --help prints and exits
-
-  ui::FigureRequest request;
-  std::optional<ui::Session> session;
-  int timeoutSeconds = 0;
-  try {
-    request = figure_request(parser, o);
-    timeoutSeconds = int_option(parser, o.timeout, 1, 7 * 24 * 3600);
-    if (parser.positionalArguments().size() > 1)
-      throw BadCommandLine{QStringLiteral("give at most one MODEL")};
-    if (parser.isSet(o.session)) {
-      if (!parser.positionalArguments().isEmpty() || parser.isSet(o.text))
-        throw BadCommandLine{QStringLiteral("--session names the model and the sentence: give no MODEL "
-                                     "or --text with it")};
-      if (parser.isSet(o.compareSentence) || parser.isSet(o.compareModel))
-        throw BadCommandLine{QStringLiteral("--session names its comparison: give no --compare-sentence "
-                                            "or --compare-model with it")};
-      try {
-        session = ui::session_read(parser.value(o.session));
-      } catch (const ui::SessionError& e) {
-        throw BadCommandLine{QString::fromUtf8(e.what())};
-      }
-    }
-    if (parser.isSet(o.threads))
-      models::set_cpu_threads(int_option(parser, o.threads, 1, 1024));
-  } catch (const BadCommandLine& bad) {
-    std::fprintf(stderr, "sinkscope figure: %s\n", qPrintable(bad.message));
-    return 2;
-  }
+  const int timeoutSeconds = o.timeout;
+  auto q = [](const std::string& s) { return QString::fromStdString(s); };
 
   ui::MainWindow window;
-  window.setDevice(parser.value(o.device));
+  window.setDevice(q(o.device));
   const QString builtins = builtin_models_dir();
   window.setBuiltinModelsDir(builtins);
   int exitCode = 1;
@@ -339,21 +320,19 @@ int figure_command(int argc, char** argv) {
   if (session) {
     QObject::connect(&window, &ui::MainWindow::sessionApplied, &window, makeFigure,
                      Qt::SingleShotConnection);
-    window.openSession(parser.value(o.session));
+    window.openSession(q(o.session));
   } else {
     QObject::connect(&window, &ui::MainWindow::analysisFinished, &window, makeFigure,
                      Qt::SingleShotConnection);
-    if (parser.isSet(o.text)) window.setSentence(parser.value(o.text));
-    const QString model = parser.positionalArguments().isEmpty()
-                              ? default_model_folder(builtins)
-                              : parser.positionalArguments().front();
+    if (o.textOption->count()) window.setSentence(q(o.text));
+    const QString model = o.model.empty() ? default_model_folder(builtins) : q(o.model);
     if (model.isEmpty()) {
       std::fprintf(stderr, "sinkscope figure: no MODEL given and no built-in model found\n");
       return 2;
     }
     window.openModelFolder(model);
-    if (parser.isSet(o.compareSentence)) window.compareWithSentence(parser.value(o.compareSentence));
-    if (parser.isSet(o.compareModel)) window.compareWithModel(parser.value(o.compareModel));
+    if (o.compareSentenceOption->count()) window.compareWithSentence(q(o.compareSentence));
+    if (o.compareModelOption->count()) window.compareWithModel(q(o.compareModel));
   }
   QTimer::singleShot(timeoutSeconds * 1000, &window, [&] {
     finish(1, QStringLiteral("the run did not finish within %1 s (--timeout)").arg(timeoutSeconds));

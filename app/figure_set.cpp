@@ -1,7 +1,6 @@
 #include "app/figure_set.h"
 
 #include <QApplication>
-#include <QCommandLineParser>
 #include <QDir>
 #include <QFileInfo>
 #include <QTemporaryDir>
@@ -10,6 +9,7 @@
 #include <filesystem>
 
 #include "analysis/table_io.h"
+#include "app/command_line.h"
 #include "app/command_options.h"
 #include "app/gui_support.h"
 #include "models/corpus.h"
@@ -52,8 +52,8 @@ render::LinePlotData plot_data(const SetFigure& f) {
   return d;
 }
 
-int usage_error(const QString& message) {
-  std::fprintf(stderr, "sinkscope figure-set: %s\n", qPrintable(message));
+int usage_error(const std::string& message) {
+  std::fprintf(stderr, "sinkscope figure-set: %s\n", message.c_str());
   return 2;
 }
 
@@ -63,75 +63,63 @@ int figure_set_command(int argc, char** argv) {
   qputenv("QT_QPA_PLATFORM", "offscreen");
   QTemporaryDir runtime;
   if (qEnvironmentVariableIsEmpty("XDG_RUNTIME_DIR")) qputenv("XDG_RUNTIME_DIR", runtime.path().toLocal8Bit());
-  QStringList arguments;
-  for (int i = 0; i < argc; ++i) arguments << QString::fromLocal8Bit(argv[i]);
-  QApplication app(argc, argv);
-  name_application();
-  QCommandLineParser parser;
-  parser.setApplicationDescription(QStringLiteral(
-      "sinkscope figure-set: the figure kinds of the seed papers for a sentence file, pooled over "
-      "its sentences, each as PDF (and PNG with --png) with the CSV of its numbers:\n"
+  CommandLine line(
+      "sinkscope figure-set",
+      "The figure kinds of the seed papers for a sentence file, pooled over its sentences, each "
+      "as PDF (and PNG with --png) with the CSV of its numbers.\n"
+      "sinkscope figure-set [MODEL] --sentences FILE --out DIR\n"
+      "sinkscope figure-set --study DIR --out DIR   (a finished corpus study run with `study "
+      "run --curves`: its records, no model run except for sparsification)",
+      "Figures:\n"
       "  key_importance_by_layer  alpha_k by position per layer, uniform baseline (Barbero et al., Gu et al.)\n"
       "  betti0_by_layer, betti1_by_layer  Betti curves per layer (Ruscio et al.); reference_frame.csv: the frame and its evidence\n"
       "  fn_against_n_by_layer    F_N against N per layer with the random baseline (Mudarisov et al.)\n"
       "  taxonomy_by_layer        Retriever / Mixer / Reset shares per layer (Mudarisov et al.)\n"
       "  sparsification           dNLL against the share of heads kept, per ranking (Mudarisov et al.)\n"
       "  bos_removal              NLL change of removing the BOS token, per sentence (Barbero et al.)\n"
-      "The last two need a model with an output head.\n"
-      "Usage: sinkscope figure-set [MODEL] --sentences FILE --out DIR\n"
-      "       sinkscope figure-set --study DIR --out DIR   (a finished corpus study run with\n"
-      "       `study run --curves`: its records, no model run except for sparsification)"));
-  parser.addHelpOption();
-  const QCommandLineOption sentencesOption{QStringLiteral("sentences"),
-                                           QStringLiteral("One sentence per line, or JSONL with \"text\"."),
-                                           QStringLiteral("FILE")};
-  const QCommandLineOption outOption{QStringLiteral("out"), QStringLiteral("The folder to write."),
-                                     QStringLiteral("DIR")};
-  const QCommandLineOption maxOption{QStringLiteral("max-sentences"),
-                                     QStringLiteral("Use the first N sentences (default 200)."),
-                                     QStringLiteral("N"), QStringLiteral("200")};
-  const QCommandLineOption layersOption{QStringLiteral("layers-shown"),
-                                        QStringLiteral("Curves per plot (default 8 layers, evenly spread)."),
-                                        QStringLiteral("N"), QStringLiteral("8")};
-  const QCommandLineOption sparsifyOption{
-      QStringLiteral("sparsification-sentences"),
-      QStringLiteral("Sentences whose head ablation gives the sparsification curves (default 2)."),
-      QStringLiteral("N"), QStringLiteral("2")};
-  const QCommandLineOption presetOption{QStringLiteral("preset"),
-                                        QStringLiteral("one-column (default), two-columns, slide or screen."),
-                                        QStringLiteral("PRESET"), QStringLiteral("one-column")};
-  const QCommandLineOption pngOption{QStringLiteral("png"), QStringLiteral("Also a PNG of every figure at DPI."),
-                                     QStringLiteral("DPI")};
-  const QCommandLineOption forceOption{QStringLiteral("force"), QStringLiteral("Replace existing files.")};
-  const QCommandLineOption studyOption{QStringLiteral("study"),
-                                       QStringLiteral("A finished corpus study (study run --curves)."),
-                                       QStringLiteral("DIR")};
-  parser.addOptions({studyOption, sentencesOption, outOption, maxOption, layersOption, sparsifyOption, presetOption,
-                     pngOption, forceOption});
-  parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("A model folder or cache name."),
-                               QStringLiteral("[MODEL]"));
-  parser.process(arguments);
-
-  const bool fromStudy = parser.isSet(studyOption);
-  if (fromStudy && (parser.isSet(sentencesOption) || !parser.positionalArguments().isEmpty()))
-    return usage_error(QStringLiteral("--study names the model and the sentences: give no MODEL or --sentences"));
-  if ((!fromStudy && !parser.isSet(sentencesOption)) || !parser.isSet(outOption))
-    return usage_error(QStringLiteral("give --sentences FILE (or --study DIR) and --out DIR"));
-  if (parser.positionalArguments().size() > 1) return usage_error(QStringLiteral("give at most one MODEL"));
-  int maxSentences = 0, layersShown = 0, sparsify = 0, pngDpi = 0;
-  render::FigureOptions options;
+      "The last two need a model with an output head.");
+  CLI::App& command = line.app();
+  std::string studyDir, sentencesFile, outDir, preset = "one-column", modelSpec;
+  int maxSentences = 200, layersShown = 8, sparsify = 2, pngDpi = 0;
+  bool force = false;
+  CLI::Option* studyOption =
+      command.add_option("--study", studyDir, "a finished corpus study (study run --curves)")->type_name("DIR");
+  CLI::Option* sentencesOption =
+      command.add_option("--sentences", sentencesFile, "one sentence per line, or JSONL with \"text\"")
+          ->type_name("FILE");
+  CLI::Option* modelOption =
+      command.add_option("MODEL", modelSpec, "a model folder or cache name (default: the built-in model)")
+          ->type_name("[MODEL]");
+  command.add_option("--out", outDir, "the folder to write")->type_name("DIR")->required();
+  command.add_option("--max-sentences", maxSentences, range_text("use the first N sentences", 1, 1000000))
+      ->type_name("N")->check(whole_in(1, 1000000))->capture_default_str();
+  command.add_option("--layers-shown", layersShown, range_text("curves per plot (layers, evenly spread)", 1, 64))
+      ->type_name("N")->check(whole_in(1, 64))->capture_default_str();
+  command.add_option("--sparsification-sentences", sparsify,
+                 range_text("sentences whose head ablation gives the sparsification curves", 0, 1000))
+      ->type_name("N")->check(whole_in(0, 1000))->capture_default_str();
+  command.add_option("--preset", preset, "one-column, two-columns, slide or screen")
+      ->type_name("PRESET")->check(CLI::IsMember(preset_names()))->capture_default_str();
+  command.add_option("--png", pngDpi, range_text("also a PNG of every figure at DPI", 10, 2400))
+      ->type_name("DPI")->check(whole_in(10, 2400));
+  command.add_flag("--force", force, "replace existing files");
   try {
-    maxSentences = int_option(parser, maxOption, 1, 1000000);
-    layersShown = int_option(parser, layersOption, 1, 64);
-    sparsify = int_option(parser, sparsifyOption, 0, 1000);
-    if (parser.isSet(pngOption)) pngDpi = int_option(parser, pngOption, 10, 2400);
-    options = preset_named(parser.value(presetOption), 300);
-  } catch (const BadCommandLine& bad) {
-    return usage_error(bad.message);
+    if (!line.parse(argc, argv, 1)) return 0;  // --help
+    if (studyOption->count() && (sentencesOption->count() || modelOption->count()))
+      throw UsageError("--study names the model and the sentences: give no MODEL or --sentences");
+    if (!studyOption->count() && !sentencesOption->count())
+      throw UsageError("give --sentences FILE (or --study DIR) and --out DIR");
+  } catch (const UsageError& e) {
+    return usage_error(e.what());
   }
+  const bool fromStudy = studyOption->count() > 0;
+  QStringList arguments;
+  for (int i = 0; i < argc; ++i) arguments << QString::fromLocal8Bit(argv[i]);
+  QApplication app(argc, argv);
+  name_application();
+  const render::FigureOptions options = preset_named(preset, 300);
 
-  const std::filesystem::path out = parser.value(outOption).toStdString();
-  const bool force = parser.isSet(forceOption);
+  const std::filesystem::path out = outDir;
   try {
     FigureSetParams params;
     params.shownLayers = layersShown;
@@ -154,10 +142,9 @@ int figure_set_command(int argc, char** argv) {
       provenance.emplace_back("params", j.dump());
     };
     if (fromStudy) {
-      const StudyRecords study = document::study_records(parser.value(studyOption).toStdString());
+      const StudyRecords study = document::study_records(studyDir);
       if (!study.params.curves)
-        return usage_error(parser.value(studyOption) +
-                           QStringLiteral(": the study has no curves (run its shards with study run --curves)"));
+        return usage_error(studyDir + ": the study has no curves (run its shards with study run --curves)");
       figures = document::figure_set_of_records(study.records, study.layers, study.heads,
                                                 study.encoder, study.params, params);
       modelName = study.model;
@@ -182,14 +169,13 @@ int figure_set_command(int argc, char** argv) {
       }
     } else {
       std::vector<std::string> sentences =
-          models::corpus_read_sentences(parser.value(sentencesOption).toStdString());
+          models::corpus_read_sentences(sentencesFile);
       if (sentences.empty())
-        return usage_error(parser.value(sentencesOption) + QStringLiteral(": no sentences (every line is empty)"));
+        return usage_error(sentencesFile + ": no sentences (every line is empty)");
       if (sentences.size() > static_cast<std::size_t>(maxSentences)) sentences.resize(static_cast<std::size_t>(maxSentences));
-      const QString modelArg = parser.positionalArguments().isEmpty()
-                                   ? default_model_folder(builtin_models_dir())
-                                   : parser.positionalArguments().front();
-      if (modelArg.isEmpty()) return usage_error(QStringLiteral("no MODEL given and no built-in model found"));
+      const QString modelArg = modelSpec.empty() ? default_model_folder(builtin_models_dir())
+                                                 : QString::fromStdString(modelSpec);
+      if (modelArg.isEmpty()) return usage_error("no MODEL given and no built-in model found");
       const models::LoadedModel model = models::loaded_model_open(modelArg.toStdString());
       std::fprintf(stderr, "sinkscope figure-set: %zu sentences on %s\n", sentences.size(),
                    model.name.c_str());
@@ -197,7 +183,7 @@ int figure_set_command(int argc, char** argv) {
         std::fprintf(stderr, "  %zu / %zu sentences analysed\n", done, sentences.size());
       });
       modelName = model.name;
-      sentencesName = parser.value(sentencesOption).toStdString();
+      sentencesName = sentencesFile;
       sentenceCount = sentences.size();
       paramsLine(params.analysis);
       for (const auto& line : models::model_identity_header(models::model_identity(model.model->folder())))

@@ -62,8 +62,9 @@ const char* kMainHelp =
     "\n"
     "MODEL is a model folder or a Hugging Face cache name org/name.\n"
     "\n"
-    "options for every command: --help, --threads N (threads for the forward pass and\n"
-    "the per-head analysis; default: every core; SINKSCOPE_THREADS=N does the same)\n"
+    "options of every command, after its name: --help, --threads N (threads for the\n"
+    "forward pass and the per-head analysis; default: every core; SINKSCOPE_THREADS=N\n"
+    "does the same)\n"
     "sinkscope-cli --version prints the version.\n";
 
 // An error message as one printable line: bytes a model file put there
@@ -145,43 +146,20 @@ int run_command(int argc, char** argv) {
   if (command == "experiment") return command_experiment(argc, argv);
   if (command == "study") return command_study(argc, argv);
   if (command == "figure" || command == "figure-set") return command_figure(argc, argv);
+  if (command.rfind("--threads", 0) == 0)
+    throw UsageError("--threads goes after the command's name: sinkscope-cli COMMAND --threads N ...");
   throw UsageError("unknown command \"" + command + "\" (see sinkscope-cli --help)");
 }
 
 }  // namespace
-
-// Takes the global --threads N (or --threads=N) out of the arguments and applies
-// it (after SINKSCOPE_THREADS, so the option wins); throws UsageError.
-void apply_thread_options(int& argc, char** argv) {
-  int kept = 1;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    std::string value;
-    if (a == "--threads") {
-      if (i + 1 >= argc) throw UsageError("--threads needs a value");
-      value = argv[++i];
-    } else if (a.rfind("--threads=", 0) == 0) {
-      value = a.substr(10);
-    } else {
-      argv[kept++] = argv[i];
-      continue;
-    }
-    sinkscope::models::set_cpu_threads(parse_int("threads", value, 1, 1024));
-  }
-  argc = kept;
-  argv[argc] = nullptr;
-}
 
 int main(int argc, char** argv) {
   guard_standard_streams();
   std::signal(SIGPIPE, SIG_IGN);  // a closed pipe is a write error (exit 1), not a signal
   // Before any matrix product: OpenBLAS's kernels, memory and threads (cpu_runtime.h).
   const std::string threadError = sinkscope::models::configure_cpu_runtime();
-  try {
-    if (!threadError.empty()) throw UsageError(threadError);
-    apply_thread_options(argc, argv);
-  } catch (const UsageError& e) {
-    std::cerr << "sinkscope-cli: " << printable(e.what()) << "\n";
+  if (!threadError.empty()) {
+    std::cerr << "sinkscope-cli: " << printable(threadError) << "\n";
     return kBadUsage;
   }
   if (argc < 2) {

@@ -2,7 +2,6 @@
 // it and exits: what the setup command does where there is no display.
 #include <QApplication>
 #include <QSettings>
-#include <QCommandLineParser>
 #include <QBuffer>
 #include <QDir>
 #include <QDockWidget>
@@ -13,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "app/command_line.h"
 #include "app/command_options.h"
 #include "app/figure_command.h"
 #include "app/figure_set.h"
@@ -28,6 +28,13 @@
 #include "ui/selection_model.h"
 
 using sinkscope::app::builtin_models_dir;
+using sinkscope::app::CommandLine;
+using sinkscope::app::head_in;
+using sinkscope::app::head_value;
+using sinkscope::app::kMaxIndex;
+using sinkscope::app::sentence_value;
+using sinkscope::app::UsageError;
+using sinkscope::app::whole_in;
 using sinkscope::app::default_model_folder;
 using sinkscope::app::name_application;
 
@@ -54,98 +61,97 @@ int save_screenshot(sinkscope::ui::MainWindow& window, const QString& path) {
   return 0;
 }
 
-// The command line, added to `parser` on construction.
+// The window's command line: what to open, what to select and show.
 struct GuiOptions {
-  QCommandLineOption model{QStringLiteral("model"), QStringLiteral("Open the model folder DIR."),
-                           QStringLiteral("DIR")};
-  QCommandLineOption text{QStringLiteral("text"),
-                          QStringLiteral("Start with SENTENCE in the sentence box."),
-                          QStringLiteral("SENTENCE")};
-  QCommandLineOption screenshot{
-      QStringLiteral("screenshot"),
-      QStringLiteral("Run once, save a PNG of the main window to FILE and exit."),
-      QStringLiteral("FILE")};
-  QCommandLineOption device{QStringLiteral("device"),
-                            QStringLiteral("Run models on DEVICE: cpu (default) or cuda."),
-                            QStringLiteral("DEVICE"), QStringLiteral("cpu")};
-  QCommandLineOption precision{
-      QStringLiteral("precision"),
-      QStringLiteral("Compute BF16/F16 models in float32 (default) or in their stored dtype "
-                     "as Hugging Face's eager attention does (stored)."),
-      QStringLiteral("PRECISION"), QStringLiteral("float32")};
-  QCommandLineOption resetLayout{QStringLiteral("reset-layout"),
-                                 QStringLiteral("Start with the default dock layout.")};
-  QCommandLineOption show{
-      QStringLiteral("show"),
-      QStringLiteral("Bring the panel NAME to the front (its title, e.g. Persistence); repeatable."),
-      QStringLiteral("NAME")};
-  QCommandLineOption study{
-      QStringLiteral("study"),
-      QStringLiteral("Open the merged corpus study in DIR (sinkscope-cli study merge) in the "
-                     "Study panel."),
-      QStringLiteral("DIR")};
-  QCommandLineOption checkpoints{
-      QStringLiteral("checkpoints"),
-      QStringLiteral("Open the checkpoints of the training run in DIR (sinkscope-cli train "
-                     "--out DIR) in the Checkpoints panel."),
-      QStringLiteral("DIR")};
-  QCommandLineOption compareSentence{
-      QStringLiteral("compare-sentence"),
-      QStringLiteral("Show SENTENCE (B) beside the sentence (A) in every panel."),
-      QStringLiteral("SENTENCE")};
-  QCommandLineOption compareModel{
-      QStringLiteral("compare-model"),
-      QStringLiteral("Run the sentence on the model DIR too and show both runs side by side "
-                     "(a model of another shape is compared layer by relative depth)."),
-      QStringLiteral("DIR")};
-  QCommandLineOption compareLayer{
-      QStringLiteral("compare-layer"),
-      QStringLiteral("Pin the compared run B at its layer N (default: the selected layer's "
-                     "counterpart at the same relative depth)."),
-      QStringLiteral("N")};
-  QCommandLineOption compareHead{
-      QStringLiteral("compare-head"),
-      QStringLiteral("Pin the compared run B at its head N or 'avg' (default: the selected head "
-                     "when B's layers have as many heads, else B's head average)."),
-      QStringLiteral("N|avg")};
-  QCommandLineOption layer{
-      QStringLiteral("layer"), QStringLiteral("Select layer N once the sentence has run."),
-      QStringLiteral("N")};
-  QCommandLineOption head{
-      QStringLiteral("head"),
-      QStringLiteral("Select head N, or 'avg' (the head average), once the sentence has run."),
-      QStringLiteral("N|avg")};
-  QCommandLineOption present{
-      QStringLiteral("present"),
-      QStringLiteral("Start in the classroom mode (View > Present): the map and one panel (the "
-                     "one --show names) full screen in large text; Esc leaves.")};
-  QCommandLineOption threads{
-      QStringLiteral("threads"),
-      QStringLiteral("Use N threads for forward passes and analysis (default: every core; "
-                     "SINKSCOPE_THREADS=N does the same)."),
-      QStringLiteral("N")};
+  std::string model, text, screenshot, device = "cpu", precision = "float32", study,
+      checkpoints, compareSentence, compareModel, compareHead, head, session;
+  std::vector<std::string> show;
+  int compareLayer = -1, layer = -1;
+  bool resetLayout = false, present = false;
+  CLI::Option *modelOption, *textOption, *screenshotOption, *studyOption, *checkpointsOption,
+      *compareSentenceOption, *compareModelOption, *compareLayerOption, *compareHeadOption,
+      *layerOption, *headOption;
 
-  explicit GuiOptions(QCommandLineParser& parser) {
-    parser.setApplicationDescription(
-        QStringLiteral("SinkScope: explore attention sinks in transformer language models."));
-    parser.addHelpOption();
-    parser.addVersionOption();
-    parser.addOptions({model, text, screenshot, device, precision, resetLayout, show, study, checkpoints,
-                       compareSentence, compareModel, compareLayer, compareHead, layer, head,
-                       present, threads});
-    parser.addPositionalArgument(QStringLiteral("session"),
-                                 QStringLiteral("A session file (.sinkscope) to open."),
-                                 QStringLiteral("[FILE.sinkscope]"));
+  explicit GuiOptions(CLI::App& app) {
+    app.set_version_flag("-v,--version", "sinkscope " SINKSCOPE_VERSION, "the version");
+    const char* open = "What to open";
+    modelOption = app.add_option("--model", model, "open the model folder DIR")
+                      ->type_name("DIR")->group(open);
+    textOption = app.add_option("--text", text, "start with SENTENCE in the sentence box")
+                     ->type_name("SENTENCE")->group(open);
+    studyOption = app.add_option("--study", study,
+                                 "open the merged corpus study in DIR (sinkscope-cli study merge) "
+                                 "in the Study panel")
+                      ->type_name("DIR")->group(open);
+    checkpointsOption =
+        app.add_option("--checkpoints", checkpoints,
+                       "open the checkpoints of the training run in DIR (sinkscope-cli train "
+                       "--out DIR) in the Checkpoints panel")
+            ->type_name("DIR")->group(open);
+    app.add_option("--device", device, "run models on DEVICE: cpu or cuda")
+        ->type_name("DEVICE")->capture_default_str()->group(open);
+    app.add_option("--precision", precision,
+                   "compute BF16/F16 models in float32, or in their stored dtype as Hugging "
+                   "Face's eager attention does")
+        ->type_name("P")->check(CLI::IsMember({"float32", "stored"}))->capture_default_str()
+        ->group(open);
+    app.add_option("session", session, "a session file (.sinkscope) to open")
+        ->type_name("[FILE.sinkscope]");
+
+    const char* select = "What to select and compare";
+    layerOption = app.add_option("--layer", layer, "select layer N once the sentence has run")
+                      ->type_name("N")->check(whole_in(0, kMaxIndex))->group(select);
+    headOption = app.add_option("--head", head,
+                                "select head N, or avg (the head average), once the sentence "
+                                "has run")
+                     ->type_name("N|avg")->check(head_in(kMaxIndex))->group(select);
+    compareSentenceOption =
+        app.add_option("--compare-sentence", compareSentence,
+                       "show SENTENCE (B) beside the sentence (A) in every panel")
+            ->type_name("SENTENCE")->group(select);
+    compareModelOption =
+        app.add_option("--compare-model", compareModel,
+                       "run the sentence on the model DIR too and show both runs side by side "
+                       "(a model of another shape is compared layer by relative depth)")
+            ->type_name("DIR")->group(select);
+    compareLayerOption =
+        app.add_option("--compare-layer", compareLayer,
+                       "pin the compared run B at its layer N (default: the selected layer's "
+                       "counterpart at the same relative depth)")
+            ->type_name("N")->check(whole_in(0, kMaxIndex))->group(select);
+    compareHeadOption =
+        app.add_option("--compare-head", compareHead,
+                       "pin the compared run B at its head N or avg (default: the selected head "
+                       "when B's layers have as many heads, else B's head average)")
+            ->type_name("N|avg")->check(head_in(kMaxIndex))->group(select);
+
+    const char* window = "The window";
+    app.add_flag("--reset-layout", resetLayout, "start with the default dock layout")->group(window);
+    app.add_option("--show", show,
+                   "bring the panel NAME to the front (its title, e.g. Persistence); repeatable")
+        ->type_name("NAME")->allow_extra_args(false)
+        ->group(window);
+    app.add_flag("--present", present,
+                 "start in the classroom mode (View > Present): the map and one panel (the one "
+                 "--show names) full screen in large text; Esc leaves")
+        ->group(window);
+    screenshotOption = app.add_option("--screenshot", screenshot,
+                                      "run once, save a PNG of the main window to FILE and exit")
+                           ->type_name("FILE")->group(window);
   }
 };
+
+CommandLine gui_command_line() {
+  return CommandLine("sinkscope",
+                     "SinkScope: explore attention sinks in transformer language models.",
+                     "Also: sinkscope figure --help, sinkscope figure-set --help.");
+}
 
 bool asks_for_help_or_version(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--") break;
-    if (a == "-h" || a == "--help" || a == "--help-all" || a == "-?" || a == "-v" ||
-        a == "--version")
-      return true;
+    if (a == "-h" || a == "--help" || a == "-v" || a == "--version") return true;
   }
   return false;
 }
@@ -172,54 +178,54 @@ int main(int argc, char** argv) {
     return sinkscope::app::figure_set_command(argc - 1, argv + 1);
   }
   sinkscope::render::gl_configure_defaults();
-  // Help and version need no display: answered by a core application, made
-  // before the GUI one would abort without an X server.
+  // Help and version need no display: answered before the GUI application,
+  // which would abort without an X server.
   if (asks_for_help_or_version(argc, argv)) {
-    QCoreApplication core(argc, argv);
-    name_application();
-    QCommandLineParser parser;
-    const GuiOptions options(parser);
-    parser.process(core);  // prints and exits
+    CommandLine line = gui_command_line();
+    const GuiOptions options(line.app());
+    try {
+      line.parse(argc, argv, 1);
+    } catch (const UsageError& e) {
+      std::fprintf(stderr, "sinkscope: %s\n", e.what());
+      return 2;
+    }
     return 0;
   }
+  // Qt's own options (-platform, -style, ...) are taken out of argv first.
   QApplication app(argc, argv);
   name_application();
-  QCommandLineParser parser;
-  const GuiOptions options(parser);
-  parser.process(app);
   if (!threadError.empty()) {
     std::fprintf(stderr, "sinkscope: %s\n", threadError.c_str());
     return 2;
   }
-  if (parser.isSet(options.threads)) {
-    bool ok = false;
-    const int threads = parser.value(options.threads).toInt(&ok);
-    if (!ok || threads < 1 || threads > 1024) {
-      std::fprintf(stderr, "sinkscope: --threads: \"%s\" is not a thread count from 1 to 1024\n",
-                   qPrintable(parser.value(options.threads)));
-      return 2;
+  CommandLine line = gui_command_line();
+  GuiOptions options(line.app());
+  try {
+    line.parse(argc, argv, 1);
+    if (options.textOption->count()) sentence_value(options.text, "--text");
+    if (options.compareSentenceOption->count()) {
+      sentence_value(options.compareSentence, "--compare-sentence");
+      if (QString::fromStdString(options.compareSentence).trimmed().isEmpty())
+        throw UsageError("--compare-sentence: nothing to compare with (the sentence is blank)");
     }
-    sinkscope::models::set_cpu_threads(threads);
-  }
-
-  const QString precision = parser.value(options.precision);
-  if (precision != QLatin1String("float32") && precision != QLatin1String("stored")) {
-    std::fprintf(stderr, "sinkscope: --precision: \"%s\": use float32 or stored\n",
-                 qPrintable(precision));
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "sinkscope: %s\n", e.what());
     return 2;
   }
+  auto q = [](const std::string& s) { return QString::fromStdString(s); };
+  const bool stored = options.precision == "stored";
   sinkscope::ui::MainWindow window;
-  window.setDevice(parser.value(options.device));
-  window.setPrecision(precision == QLatin1String("stored")
-                          ? sinkscope::models::ComputePrecision::Stored
+  window.setDevice(q(options.device));
+  window.setPrecision(stored ? sinkscope::models::ComputePrecision::Stored
                           : sinkscope::models::ComputePrecision::Float32);
   const QString builtins = builtin_models_dir();
   window.setBuiltinModelsDir(builtins);
   const QString defaultModel = default_model_folder(builtins);
-  if (parser.isSet(options.resetLayout)) window.resetLayout();
-  if (parser.isSet(options.text)) window.setSentence(parser.value(options.text));
+  if (options.resetLayout) window.resetLayout();
+  if (options.textOption->count()) window.setSentence(q(options.text));
   window.show();
-  for (const QString& name : parser.values(options.show)) {
+  for (const std::string& shown : options.show) {
+    const QString name = q(shown);
     bool found = false;
     for (QDockWidget* dock : window.findChildren<QDockWidget*>())
       if (dock->windowTitle().compare(name, Qt::CaseInsensitive) == 0) {
@@ -231,73 +237,46 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "sinkscope: --show: no panel called \"%s\"\n", qPrintable(name));
   }
   // The classroom mode, with the panel --show brought to the front beside the map.
-  if (parser.isSet(options.present)) window.setPresenting(true);
-  if (parser.isSet(options.study)) window.openStudy(parser.value(options.study));
-  if (parser.isSet(options.compareLayer) || parser.isSet(options.compareHead)) {
+  if (options.present) window.setPresenting(true);
+  if (options.studyOption->count()) window.openStudy(q(options.study));
+  using sinkscope::ui::SelectionModel;
+  if (options.compareLayerOption->count() || options.compareHeadOption->count())
     // B's pinned place; each is clamped to B's shape when B's run is in.
-    using sinkscope::ui::SelectionModel;
-    int layer = SelectionModel::kAutomatic, head = SelectionModel::kAutomatic;
-    try {
-      constexpr int kMaxIndex = 1 << 20;
-      if (parser.isSet(options.compareLayer))
-        layer = sinkscope::app::int_option(parser, options.compareLayer, 0, kMaxIndex);
-      if (parser.isSet(options.compareHead))
-        head = sinkscope::app::head_option(parser, options.compareHead, kMaxIndex);
-    } catch (const sinkscope::app::BadCommandLine& bad) {
-      std::fprintf(stderr, "sinkscope: %s\n", qPrintable(bad.message));
-      return 2;
-    }
-    window.pinComparedRun(layer, head);
-  }
-  if (parser.isSet(options.layer) || parser.isSet(options.head)) {
-    int layer = -1, head = sinkscope::ui::SelectionModel::kAutomatic;
-    try {
-      constexpr int kMaxIndex = 1 << 20;
-      if (parser.isSet(options.layer)) layer = sinkscope::app::int_option(parser, options.layer, 0, kMaxIndex);
-      if (parser.isSet(options.head)) head = sinkscope::app::head_option(parser, options.head, kMaxIndex);
-    } catch (const sinkscope::app::BadCommandLine& bad) {
-      std::fprintf(stderr, "sinkscope: %s\n", qPrintable(bad.message));
-      return 2;
-    }
-    window.selectAfterNextRun(layer, head);
-  }
-  if (parser.isSet(options.compareSentence)) {
-    if (parser.value(options.compareSentence).trimmed().isEmpty()) {
-      std::fprintf(stderr, "sinkscope: --compare-sentence: nothing to compare with (the sentence is blank)\n");
-      return 2;
-    }
-    window.compareWithSentence(parser.value(options.compareSentence));
-  }
-  if (parser.isSet(options.compareModel)) window.compareWithModel(parser.value(options.compareModel));
+    window.pinComparedRun(
+        options.compareLayerOption->count() ? options.compareLayer : SelectionModel::kAutomatic,
+        options.compareHeadOption->count() ? head_value(options.compareHead)
+                                           : SelectionModel::kAutomatic);
+  if (options.layerOption->count() || options.headOption->count())
+    window.selectAfterNextRun(
+        options.layerOption->count() ? options.layer : -1,
+        options.headOption->count() ? head_value(options.head) : SelectionModel::kAutomatic);
+  if (options.compareSentenceOption->count()) window.compareWithSentence(q(options.compareSentence));
+  if (options.compareModelOption->count()) window.compareWithModel(q(options.compareModel));
   // A session file given, or the last session (a setting), else a model.
-  const QStringList positional = parser.positionalArguments();
-  if (positional.size() > 1) {
-    std::fprintf(stderr, "sinkscope: give at most one session file\n");
-    return 2;
-  }
   const bool restoreLast = QSettings().value(QStringLiteral("sessions/restoreOnLaunch"), true).toBool() &&
-                           !parser.isSet(options.model) && !parser.isSet(options.text) &&
-                           !parser.isSet(options.checkpoints) && !parser.isSet(options.compareSentence) &&
-                           !parser.isSet(options.compareModel);
+                           !options.modelOption->count() && !options.textOption->count() &&
+                           !options.checkpointsOption->count() &&
+                           !options.compareSentenceOption->count() &&
+                           !options.compareModelOption->count();
   // Opening a model runs the sentence on it; without one, run the baseline now.
-  if (!positional.isEmpty())
-    window.openSession(positional.front());
-  else if (parser.isSet(options.checkpoints))
-    window.openCheckpoints(parser.value(options.checkpoints));  // opens its last checkpoint
+  if (!options.session.empty())
+    window.openSession(q(options.session));
+  else if (options.checkpointsOption->count())
+    window.openCheckpoints(q(options.checkpoints));  // opens its last checkpoint
   else if (restoreLast && window.restoreLastSession())
     ;  // the session opens its model
-  else if (parser.isSet(options.model))
-    window.openModelFolder(parser.value(options.model));
+  else if (options.modelOption->count())
+    window.openModelFolder(q(options.model));
   else if (QFileInfo::exists(defaultModel + QStringLiteral("/config.json")))
     window.openModelFolder(defaultModel);
   else
     window.runSentence();
 
-  if (!parser.isSet(options.screenshot)) return app.exec();
+  if (!options.screenshotOption->count()) return app.exec();
 
   // Screenshot mode: wait for the run (and the model, if any) and a rendered
   // frame, then grab. Give up after 60 s rather than hang a setup script.
-  const QString path = parser.value(options.screenshot);
+  const QString path = q(options.screenshot);
   int exitCode = 1;
   bool grabbing = false;
   auto grabWhenReady = [&] {

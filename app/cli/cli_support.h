@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "app/command_line.h"
 #include "models/loaded_model.h"
 #include "models/model.h"
 #include "models/safetensors.h"
@@ -19,9 +20,7 @@ namespace sinkscope::cli {
 // Exit codes: success, runtime failure, bad usage or bad input.
 constexpr int kOk = 0, kFailure = 1, kBadUsage = 2;
 
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using app::UsageError;
 
 // A number option within [lo, hi]; bad text or range is a usage error naming the option.
 double parse_real(const std::string& option, const std::string& text, double lo, double hi);

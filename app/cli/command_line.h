@@ -1,8 +1,7 @@
 #pragma once
-// A sinkscope-cli command's command line, with CLI11: each option declared
-// once, with its type, its range and its help; `--help` is generated from
-// the declarations. Mistakes are UsageError (exit 2) naming the option.
-#include <CLI/CLI.hpp>
+// What sinkscope-cli's commands declare alike on their command lines
+// (app/command_line.h): the model, where it runs, the analysis settings.
+#include "app/command_line.h"
 #include <string>
 
 #include "models/document/analysis_settings.h"
@@ -10,26 +9,20 @@
 
 namespace sinkscope::cli {
 
-// A number from lo to hi (any form strtod reads, hexadecimal floats too).
-CLI::Validator number_in(double lo, double hi);
-// A whole number from lo to hi.
-CLI::Validator whole_in(long long lo, long long hi);
-// An option's help with its range: "TEXT (lo to hi)".
-std::string range_text(const std::string& text, double lo, double hi);
+using app::head_in;
+using app::number_in;
+using app::range_text;
+using app::whole_in;
 
-class CommandLine {
+// A sinkscope-cli command's command line: "sinkscope-cli COMMAND" in its
+// usage, "COMMAND: " before its mistakes.
+class CommandLine : public app::CommandLine {
  public:
-  // `command`: its name after sinkscope-cli; `about`: what it does, shown
-  // above the options; `details`: shown after them.
   CommandLine(const std::string& command, const std::string& about,
-              const std::string& details = {});
-  CLI::App& app() { return app_; }
-  // Parses argv[2..] (argv[1] is the command). False when --help was asked
-  // for: the help of the command (or of its subcommand) is then printed.
-  bool parse(int argc, char** argv);
-
- private:
-  CLI::App app_;
+              const std::string& details = {})
+      : app::CommandLine("sinkscope-cli " + command, about, details, command + ": ") {}
+  // Parses argv[2..] (argv[1] is the command).
+  bool parse(int argc, char** argv) { return app::CommandLine::parse(argc, argv, 2); }
 };
 
 // MODEL: a folder or a Hugging Face cache name org/name (required).

@@ -127,6 +127,17 @@ int command_study(int argc, char** argv) {
   slurm->add_flag("--gpu", gpu, "--gres=gpu:1 (the default when this libtorch sees CUDA)")->group(job);
 
   std::string dir;
+  std::string recordedShardText;
+  CLI::App* shardAction = app.add_subcommand(
+      "shard", "run one shard of the study DIR/study.json records (what Slurm's tasks run)");
+  shardAction->footer(
+      "Runs shard I of N as study run does, with the model, the sentence file and the\n"
+      "parameters that DIR/study.json records; refused when the sentence file or the model\n"
+      "no longer hashes as recorded.");
+  shardAction->add_option("DIR", dir, "the study folder")->type_name("")->required();
+  shardAction->add_option("--shard", recordedShardText, "blocks [I K/N, (I+1) K/N) of the K blocks")
+      ->type_name("I/N")
+      ->required();
   bool partial = false, force = false;
   a::AnalysisSettings pooling;
   CLI::App* merge = app.add_subcommand("merge", "pool the finished shards into DIR/merged/");
@@ -218,6 +229,22 @@ int command_study(int argc, char** argv) {
                      "resubmit '"
                   << dir << "'\n";
       return kOk;
+    });
+  if (shardAction->parsed())
+    return study_errors([&] {
+      a::ShardId shard;
+      try {
+        shard = a::parse_shard(recordedShardText);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+      }
+      const a::StudyInputs inputs = a::study_recorded_inputs(dir);
+      return on_model([&] {
+        const std::string result =
+            a::study_run(dir, inputs, shard, m::loaded_model_open(inputs.modelSpec), std::cerr);
+        std::cout << a::shard_folder_name(shard) << ": " << result << "\n";
+        return kOk;
+      });
     });
   StudyRunOptions& chosen = run->parsed() ? runOptions : slurmOptions;
   chosen.finish();

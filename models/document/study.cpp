@@ -19,7 +19,9 @@
 
 #include "analysis/table_io.h"
 #include "models/document/corpus_pool.h"
+#include "models/corpus.h"
 #include "models/document/intervention_json.h"
+#include "models/input_files.h"
 #include "models/model_identity.h"
 
 namespace sinkscope::document {
@@ -232,12 +234,6 @@ std::string directive_folder(const fs::path& dir) {
   return text;
 }
 
-std::string exact(double v) {
-  char buffer[40];
-  std::snprintf(buffer, sizeof buffer, "%.17g", v);
-  return buffer;
-}
-
 // Runs a command (argv, no shell), returns its stdout; throws StudyError with
 // its output when it fails.
 std::string run_program(const std::vector<std::string>& argv) {
@@ -273,6 +269,33 @@ int slurm_shard_count(const fs::path& dir) {
 
 }  // namespace
 
+StudyInputs study_recorded_inputs(const fs::path& dir) {
+  const StudyFile study = read_study(dir);
+  const fs::path file = dir / "study.json";
+  StudyInputs inputs;
+  inputs.params = study.params;
+  std::string model, folder;
+  try {
+    model = study.description.at("model").get<std::string>();
+    folder = study.description.at("model_folder").get<std::string>();
+    inputs.sentencesFile = study.description.at("sentences_file").get<std::string>();
+  } catch (const json::exception&) {
+    throw StudyError(file.string() + ": model, model_folder and sentences_file must be texts");
+  }
+  // The folder the study was made from while it is there (a cache name may
+  // since resolve to another snapshot), else the name as the user gave it.
+  std::error_code ec;
+  inputs.modelSpec = !folder.empty() && fs::is_directory(folder, ec) ? folder : model;
+  try {
+    inputs.sentences = models::corpus_read_sentences(inputs.sentencesFile);
+    inputs.sentencesSha256 =
+        models::sha256_hex(models::input_file_read(inputs.sentencesFile, models::kTextFileMaxBytes));
+  } catch (const std::runtime_error& e) {
+    throw StudyError(file.string() + ": its sentences_file: " + e.what());
+  }
+  return inputs;
+}
+
 std::pair<fs::path, fs::path> study_slurm_write(const fs::path& dirIn, const StudyInputs& inputs,
                                                 const models::LoadedModel& loaded,
                                                 const SlurmOptions& o) {
@@ -306,33 +329,6 @@ std::pair<fs::path, fs::path> study_slurm_write(const fs::path& dirIn, const Stu
   } else {
     analysis::files_write_atomic({{studyFile, description.dump(1) + "\n"}}, false);
   }
-  const document::AnalysisSettings& p = inputs.params;
-  std::string options;
-  options += " --percentile " + exact(p.percentile) + " --gamma " + exact(p.gamma) + " --eps " +
-             exact(p.eps) + " --specialised-share " + exact(p.specialisedShare) + " --sink-mode " +
-             sink_mode_name(p) + " --sink-denominator " + denominator_name(p);
-  std::string thresholds;
-  for (double t : p.thresholds) thresholds += (thresholds.empty() ? "" : ",") + exact(t);
-  options += " --top-n " + std::to_string(p.topN) + " --random-subsets " +
-             std::to_string(p.randomSubsets) + " --seed " + std::to_string(p.seed) +
-             " --min-persistence " + exact(p.minPersistence) + " --symmetrise " +
-             (p.symmetriseByMax ? "max" : "mean") + " --thresholds " + thresholds + " --batch " +
-             std::to_string(p.batch);
-  if (p.query >= 0) options += " --query " + std::to_string(p.query);
-  if (p.functional) options += " --functional";
-  if (p.curves) options += " --curves";
-  // Interventions, as the CLI gives them (sink removal at the study's percentile and gamma).
-  const models::Intervention& iv = p.intervention;
-  if (iv.dropFirstToken) options += " --drop-first";
-  if (!iv.removeSinks.empty()) options += " --remove-sinks";
-  if (!iv.ablateHeads.empty()) {
-    std::string heads;
-    for (const auto& [l, h] : iv.ablateHeads)
-      heads += (heads.empty() ? "" : ",") + std::to_string(l) + ":" + std::to_string(h);
-    options += " --ablate " + heads;
-  }
-  if (iv.ropeTheta) options += " --rope-theta " + exact(*iv.ropeTheta);
-  if (iv.ntkScale != 1.0) options += " --ntk-scale " + exact(iv.ntkScale);
   std::string head = "#!/bin/bash\n";
   auto directive = [](const std::string& d) { return "#SBATCH " + d + "\n"; };
   std::string common;
@@ -345,13 +341,12 @@ std::pair<fs::path, fs::path> study_slurm_write(const fs::path& dirIn, const Stu
       head + directive("--job-name=sinkscope-study") +
       directive("--array=0-" + std::to_string(o.shards - 1)) +
       directive("--output=\"" + folder + "/slurm/logs/shard-%a-of-" + n + ".out\"") + common +
-      "# One shard of the study per task (sinkscope-cli study --help). Written by\n"
+      "# One shard of the study per task, with the model, sentences and parameters\n"
+      "# that study.json records (sinkscope-cli study shard --help). Written by\n"
       "# sinkscope-cli study slurm; submit with sbatch, or with study resubmit.\n"
       "exec " +
-      shell_quote(o.cli.string()) + " study run " + shell_quote(inputs.modelSpec) +
-      " --sentences " + shell_quote(sentences.string()) + " --out " + shell_quote(dir.string()) +
-      " --shard \"${SLURM_ARRAY_TASK_ID}/" + n + "\" --threads " + std::to_string(o.cpus) +
-      options + "\n";
+      shell_quote(o.cli.string()) + " study shard " + shell_quote(dir.string()) +
+      " --shard \"${SLURM_ARRAY_TASK_ID}/" + n + "\" --threads " + std::to_string(o.cpus) + "\n";
   const std::string merge = head + directive("--job-name=sinkscope-study-merge") +
                             directive("--output=\"" + folder + "/slurm/logs/merge.out\"") + common +
                             "# The merge of every shard, after the array succeeded (afterok).\n"

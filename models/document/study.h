@@ -38,6 +38,13 @@ struct StudyInputs {
 std::string study_run(const std::filesystem::path& dir, const StudyInputs& inputs, ShardId shard,
                       const models::LoadedModel& model, std::ostream& progress);
 
+// The inputs DIR/study.json records: its model (the folder it was made from
+// while that exists, else the name given), its sentence file read again, and
+// its parameters; what a Slurm task runs its shard with, so that the script
+// never spells the parameters again. study_run then refuses a sentence file
+// or model that no longer hashes as recorded. Throws StudyError.
+StudyInputs study_recorded_inputs(const std::filesystem::path& dir);
+
 // Merges the finished shards into DIR/merged/ (atomically; replacing an
 // earlier merge only with `force`). Without `partial`, a study with missing
 // sentences is refused with the list; with it, what exists is merged and the

@@ -79,9 +79,10 @@ TEST(Cli, DeclaredOptionsAnswerBadCommandLinesByName) {
        "experiment: KIND: nope not in {kl,bos,fisher,perturb,rank,ablate,sparsify}"},
       {"experiment perturb " + model + " --text hi --out /nonexistent/x --noise 1 --replace-with 3",
        "experiment: --replace-with excludes --noise"},
-      {"study", "study: give run, slurm, merge, status or resubmit (see study --help)"},
-      {"study explode /x", "study: give run, slurm, merge, status or resubmit (see study --help)"},
+      {"study", "study: give run, slurm, shard, merge, status or resubmit (see study --help)"},
+      {"study explode /x", "study: give run, slurm, shard, merge, status or resubmit (see study --help)"},
       {"study merge", "study: DIR is required"},
+      {"study shard /x", "study: --shard is required"},
       {"study merge /x --percentile 50",
        "study: not an option or argument here: --percentile 50"},
       {"study slurm " + model + " --sentences s --out /nonexistent/x", "study: --shards is required"},
@@ -633,14 +634,53 @@ TEST(Cli, AnalyzeRunsOnAnInterventionWhenAsked) {
   fs::remove_all(dir);
 }
 
+// Both programs' command lines are declared with the same rules
+// (app/command_line.h): each mistake is answered by the option's name, with
+// the program (and command) before it; every command takes --threads.
+TEST(GuiCommandLine, DeclaredOptionsAnswerBadCommandLinesByName) {
+  const std::string gui = "env QT_QPA_PLATFORM=offscreen '" + std::string(SINKSCOPE_GUI) + "' ";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {gui + "--layer x", "sinkscope: --layer: \"x\" is not a whole number from 0 to 1048576\n"},
+      {gui + "--compare-head first",
+       "sinkscope: --compare-head: \"first\" is not a whole number from 0 to 1048576, or avg\n"},
+      {gui + "--threads 0", "sinkscope: --threads: \"0\" is not a whole number from 1 to 1024\n"},
+      {gui + "--precision double", "sinkscope: --precision: double not in {float32,stored}\n"},
+      {gui + "--frobnicate", "sinkscope: not an option or argument here: --frobnicate\n"},
+      {gui + "a.sinkscope b.sinkscope", "sinkscope: not an option or argument here: b.sinkscope\n"},
+      {gui + "--compare-sentence ' '",
+       "sinkscope: --compare-sentence: nothing to compare with (the sentence is blank)\n"},
+      {gui + "figure --panel graph --out x.pdf --width-mm 50",
+       "sinkscope figure: --width-mm requires --height-mm\n"},
+      {gui + "figure --panel graph --out x.pdf --comparison maybe",
+       "sinkscope figure: --comparison: maybe not in {a,b,difference,side-by-side}\n"},
+      {gui + "figure --out x.pdf", "sinkscope figure: --panel is required\n"},
+      {gui + "figure-set --out d", "sinkscope figure-set: give --sentences FILE (or --study DIR) and --out DIR\n"},
+      {gui + "figure-set --out d --sentences s --png 5",
+       "sinkscope figure-set: --png: \"5\" is not a whole number from 10 to 2400\n"},
+      {"'" + std::string(SINKSCOPE_CLI) + "' figure --panel graph --out x.pdf --threads 2000",
+       "sinkscope figure: --threads: \"2000\" is not a whole number from 1 to 1024\n"},
+      {"'" + std::string(SINKSCOPE_CLI) + "' analyze --threads 0",
+       "sinkscope-cli: analyze: --threads: \"0\" is not a whole number from 1 to 1024\n"},
+      {"'" + std::string(SINKSCOPE_CLI) + "' --threads 2 info",
+       "sinkscope-cli: --threads goes after the command's name: sinkscope-cli COMMAND --threads N ...\n"},
+  };
+  for (const auto& [command, message] : cases) {
+    const CliRun r = shell("{ " + command + " 2>&1; echo \"[exit $?]\"; } | grep -v '^QStandardPaths'");
+    EXPECT_EQ(r.out, message + "[exit 2]\n") << command;
+  }
+  // The thread count is the one option every command declares: it applies.
+  const CliRun info = shell("'" + std::string(SINKSCOPE_CLI) + "' info --threads 2");
+  EXPECT_NE(info.out.find("(2 threads)"), std::string::npos) << info.out;
+}
+
 TEST(GuiCommandLine, HelpAndVersionNeedNoDisplay) {
   // `sinkscope --help` used to abort where there is no X server.
   const std::string noDisplay =
       "env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM '" + std::string(SINKSCOPE_GUI) + "' ";
   const CliRun help = shell(noDisplay + "--help 2>&1");
   EXPECT_EQ(help.exit, 0) << help.out;
-  EXPECT_NE(help.out.find("--model <DIR>"), std::string::npos) << help.out;
-  EXPECT_NE(help.out.find("--threads <N>"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("--model DIR"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("--threads N"), std::string::npos) << help.out;
   const CliRun version = shell(noDisplay + "--version 2>&1");
   EXPECT_EQ(version.exit, 0) << version.out;
   EXPECT_NE(version.out.find("sinkscope"), std::string::npos) << version.out;

@@ -203,12 +203,15 @@ TEST(FigureCli, BadRequestsSayWhatIsWrong) {
          "name a .pdf, .svg, .png or .csv file");
   expect(cli(figure_args("--panel graph --format svg", out)), 2, "--format svg, but --out names a .pdf");
   expect(cli("figure '" + kModel + "' --text " + kText + " --out '" + out + "'"), 2, "--panel");
-  expect(cli(figure_args("--panel graph --preset poster", out)), 2, "--preset: \"poster\"");
+  expect(cli(figure_args("--panel graph --preset poster", out)), 2,
+         "--preset: poster not in {one-column,two-columns,slide,screen}");
   expect(cli(figure_args("--panel graph --layer 99", out)), 1, "--layer 99: the model has layers 0 to");
   expect(cli(figure_args("--panel graph --head 40", out)), 1, "--head 40: the model has heads 0 to");
   expect(cli(figure_args("--panel graph --head first", out)), 2,
          "--head: \"first\" is not a whole number from 0 to 1048576, or avg");
-  expect(cli(figure_args("--panel attention-map persistence", out)), 2, "at most one MODEL");
+  // One value to each --panel: a second word is not taken for a panel.
+  expect(cli(figure_args("--panel attention-map persistence", out)), 2,
+         "not an option or argument here: persistence");
   expect(cli("figure /nonexistent/model --panel graph --out '" + out + "'"), 1, "/nonexistent/model");
   // Never a silent substitution: a blank comparison, a bad byte in a sentence.
   expect(cli(figure_args("--panel attention-map --compare-sentence '   '", out)), 2,
@@ -391,7 +394,7 @@ TEST(FigureCli, ComparisonsFromTheCommandLine) {
   EXPECT_NE(both.out.find("not both"), std::string::npos) << both.out;
   const CliRun badWhat = cli(figure_args("--compare-sentence 'x y' --comparison sideways --panel attention-map", out));
   EXPECT_EQ(badWhat.exit, 2);
-  EXPECT_NE(badWhat.out.find("--comparison sideways: give a, b, difference or side-by-side"), std::string::npos);
+  EXPECT_NE(badWhat.out.find("--comparison: sideways not in {a,b,difference,side-by-side}"), std::string::npos);
   const CliRun withSession =
       cli("figure --session '" + session + "' --compare-sentence 'x y' --panel attention-map --out '" + out + "'");
   EXPECT_EQ(withSession.exit, 2);

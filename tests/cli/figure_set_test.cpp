@@ -167,7 +167,7 @@ TEST(FigureSet, SentencesOfEveryLengthPoolByPositionAndBadRequestsAreRefused) {
   EXPECT_FALSE(fs::exists(cut)) << "a partial set";
   const CliRun noOut = cli(base);
   EXPECT_EQ(noOut.exit, 2);
-  EXPECT_NE(noOut.out.find("--out DIR"), std::string::npos) << noOut.out;
+  EXPECT_NE(noOut.out.find("--out is required"), std::string::npos) << noOut.out;
   std::ofstream(root / "empty.txt") << "\n\n";
   const CliRun empty = cli("figure-set '" + kModel + "' --sentences '" + (root / "empty.txt").string() +
                            "' --out '" + (root / "e").string() + "'");

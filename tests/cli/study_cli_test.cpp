@@ -475,16 +475,33 @@ TEST_F(Study, InterventionsApplyToEverySentence) {
   ASSERT_EQ(cli("study merge '" + (dir / "study").string() + "'").exit, 0);
   for (const char* table : {"specialisation.csv", "sink_rate.csv", "layer_profile.csv", "frame.csv"})
     EXPECT_EQ(csv_rows(dir / "study/merged" / table), csv_rows(dir / "all" / table)) << table;
-  // The plain run is another study; the Slurm tasks repeat the interventions.
+  // The plain run is another study.
   const CliResult plain = cli(run("0/2"));
   EXPECT_EQ(plain.exit, 2) << plain.out;
+  // The Slurm tasks run their shards with what study.json records, the
+  // interventions among them: the same tables as one process with them.
+  const fs::path slurmStudy = dir / "slurm-study";
   const CliResult slurm =
       cli("study slurm '" + kModel + "' --sentences '" + (dir / "s.txt").string() + "' --out '" +
-          (dir / "study").string() + "' --shards 2 --batch 4" + interventions);
+          slurmStudy.string() + "' --shards 2 --batch 4" + interventions);
   ASSERT_EQ(slurm.exit, 0) << slurm.out;
-  const std::string script = read_text(dir / "study/slurm/array.sbatch");
-  EXPECT_NE(script.find(" --drop-first"), std::string::npos) << script;
-  EXPECT_NE(script.find(" --ablate 1:2"), std::string::npos) << script;
+  const std::string script = read_text(slurmStudy / "slurm/array.sbatch");
+  EXPECT_NE(script.find(" study shard '" + fs::absolute(slurmStudy).string() +
+                        "' --shard \"${SLURM_ARRAY_TASK_ID}/2\" --threads 2\n"),
+            std::string::npos)
+      << script;
+  for (const char* shard : {"0/2", "1/2"}) {
+    const CliResult task = cli("study shard '" + slurmStudy.string() + "' --shard " + shard);
+    ASSERT_EQ(task.exit, 0) << task.out;
+  }
+  ASSERT_EQ(cli("study merge '" + slurmStudy.string() + "'").exit, 0);
+  for (const char* table : {"specialisation.csv", "sink_rate.csv", "layer_profile.csv", "frame.csv"})
+    EXPECT_EQ(csv_rows(slurmStudy / "merged" / table), csv_rows(dir / "all" / table)) << table;
+  // A sentence file changed since the study was made is refused, not run.
+  std::ofstream(dir / "s.txt", std::ios::app) << "One more sentence.\n";
+  const CliResult changed = cli("study shard '" + slurmStudy.string() + "' --shard 0/2");
+  EXPECT_EQ(changed.exit, 2) << changed.out;
+  EXPECT_NE(changed.out.find("other inputs"), std::string::npos) << changed.out;
   // The functional experiments measure the plain model only.
   const CliResult both = cli(run("0/2", "--functional --drop-first"));
   EXPECT_EQ(both.exit, 2) << both.out;
