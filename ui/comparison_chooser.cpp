@@ -15,22 +15,6 @@ constexpr Comparison kAll[] = {Comparison::Before, Comparison::After, Comparison
                                Comparison::SideBySide};
 }
 
-QString comparison_name(Comparison c) {
-  switch (c) {
-    case Comparison::Before: return QStringLiteral("before");
-    case Comparison::After: return QStringLiteral("after");
-    case Comparison::Difference: return QStringLiteral("difference");
-    case Comparison::SideBySide: return QStringLiteral("side_by_side");
-  }
-  return {};
-}
-
-std::optional<Comparison> comparison_of(const QString& name) {
-  for (Comparison c : kAll)
-    if (comparison_name(c) == name) return c;
-  return std::nullopt;
-}
-
 ComparisonChooser::ComparisonChooser(QWidget* boxParent, QMenu* menu) : QObject(boxParent) {
   box_ = new QComboBox(boxParent);
   box_->setObjectName(QStringLiteral("comparisonChooser"));

@@ -8,6 +8,8 @@
 #include <QString>
 #include <optional>
 
+#include "ui/workspace.h"
+
 class QAction;
 class QActionGroup;
 class QComboBox;
@@ -16,15 +18,6 @@ class QToolBar;
 class QWidget;
 
 namespace sinkscope::ui {
-
-// What the panels draw while there are two runs. SideBySide: the attention
-// map shows left | right, the plots overlay both runs' curves, the other
-// panels show the right-hand run.
-enum class Comparison { Before, After, Difference, SideBySide };
-// Its name in sessions and on the command line: before, after, difference,
-// side_by_side; comparison_of returns nothing for any other name.
-QString comparison_name(Comparison c);
-std::optional<Comparison> comparison_of(const QString& name);
 
 class ComparisonChooser : public QObject {
   Q_OBJECT

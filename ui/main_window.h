@@ -39,6 +39,8 @@ namespace sinkscope::ui {
 
 using document::StudyTables;
 class AnalysisPanels;
+class AttentionMapPanel;
+class KeyImportancePanel;
 class InterventionsPanel;
 class ComparisonChooser;
 class JobRunner;
@@ -46,6 +48,7 @@ class JobStatus;
 class SelectionBar;
 class SelectionModel;
 class StudyPanel;
+class Workspace;
 class CheckpointsPanel;
 
 class MainWindow : public QMainWindow {
@@ -55,12 +58,14 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
 
+  // The document the window shows: runs, model, selection, jobs (ui/workspace.h).
+  Workspace* workspace() const { return workspace_; }
   SelectionModel* selection() const { return selection_; }
   JobRunner* jobs() const { return jobs_; }
   JobStatus* jobStatus() const { return jobStatus_; }
   // Null when the platform cannot do OpenGL (a message is shown instead).
-  render::HeatMapView* attentionView() const { return attentionView_; }
-  render::LinePlotView* profileView() const { return profileView_; }
+  render::HeatMapView* attentionView() const;
+  render::LinePlotView* profileView() const;
   QDockWidget* attentionDock() const { return attentionDock_; }
   QDockWidget* profileDock() const { return profileDock_; }
   AnalysisPanels* analysisPanels() const { return panels_; }
@@ -69,18 +74,18 @@ class MainWindow : public QMainWindow {
   CheckpointsPanel* checkpointsPanel() const { return checkpointsPanel_; }
   InterventionsPanel* interventionsPanel() const { return interventionsPanel_; }
   ComparisonChooser* comparisonChooser() const { return comparisonChooser_; }
-  // The intervened run, when interventions are active and it has been computed.
-  const std::optional<SentenceRun>& intervenedRun() const { return intervened_; }
-  const std::optional<SentenceRun>& lastRun() const { return run_; }
-  const std::optional<models::LoadedModel>& model() const { return model_; }
+  // Run B (interventions' or a comparison's), and run A, and the open model.
+  const std::optional<SentenceRun>& intervenedRun() const;
+  const std::optional<SentenceRun>& lastRun() const;
+  const std::optional<models::LoadedModel>& model() const;
   // What the window shows, as a session (the dock layout included).
   Session currentSession() const;
   const QString& lastSessionWarning() const { return sessionWarning_; }
   // The last session's places that the model or sentence shown lacks (empty: none).
   const QString& lastSessionPlacesOutside() const { return sessionPlacesOutside_; }
   // "cpu" or "cuda": where models opened from now on run.
-  void setDevice(const QString& device) { device_ = device; }
-  void setPrecision(models::ComputePrecision precision) { precision_ = precision; }
+  void setDevice(const QString& device);
+  void setPrecision(models::ComputePrecision precision);
   // The folder of SinkScope's built-in models (one sub-folder each), listed
   // in the model chooser.
   void setBuiltinModelsDir(const QString& dir);
@@ -196,8 +201,8 @@ class MainWindow : public QMainWindow {
   void chooseComparisonSentence();
   void chooseComparisonModel();
   // The compared runs' names: before/after, A/B or the two models' names.
-  QString leftRunName() const { return leftName_; }
-  QString rightRunName() const { return rightName_; }
+  QString leftRunName() const;
+  QString rightRunName() const;
   // Looks at the named 3-D views (graphView, spectralEmbedding, valueSpaceView) from these cameras.
   void setSceneCameras(const std::vector<std::pair<QString, render::SceneCamera>>& cameras);
 
@@ -229,7 +234,8 @@ class MainWindow : public QMainWindow {
   void buildActions();
   void buildStatusBar();
   void refreshRecentModels();
-  void showModel(models::LoadedModel loaded);
+  // The open model's name, summary and training, once the workspace has opened it.
+  void showModel();
   void showStudy(StudyTables study);
   void applySession(Session session);
   // Runs an export's `write`: its error to the status bar, or "Exported PATH".
@@ -242,82 +248,23 @@ class MainWindow : public QMainWindow {
   bool studyMatchesModel() const;
   void showRun(SentenceRun run);
   void refreshPanels();
-  // The attention map of `shown` at its (layer, head) as drawn (minus
-  // `subtract`'s at the selection's when given).
-  render::HeatMapData attentionMapData(const SentenceRun& shown, const ShownPlace& place,
-                                       const analysis::AttentionMatrix& map,
-                                       const SentenceRun* subtract) const;
-  // Where the selection (made on run A) lands in `run`: the selection itself,
-  // or for a comparison's run B the selection's counterpart in B.
-  ShownPlace placeOf(const SentenceRun& run) const;
-  render::LineSeries keyImportanceSeries(const SentenceRun& run,
-                                         const analysis::AttentionMatrix& map,
-                                         const QString& name) const;
 
   void updateInterventionsLabel();
-  // Recomputes the intervened run for the active interventions (a job).
-  void runInterventions();
-  // The run the panels draw: the plain one, or the intervened one when the
-  // comparison asks for it and it exists.
-  const SentenceRun* shownRun() const;
+  // The token count of run A in the status bar (and a long input's warning).
+  void showTokenCount();
   void showAnalysis();
-  // Computes the shown run's TraceAnalysis in a job; the panels draw when it is in.
-  void analyseRun();
+  // The workspace's signals, to redraws and the window's own signals.
+  void connectWorkspace();
   void saveLayout() const;
   void restoreLayout();
 
-  SelectionModel* selection_;
-  JobRunner* jobs_;
+  Workspace* workspace_;
+  SelectionModel* selection_;  // the workspace's
+  JobRunner* jobs_;            // the workspace's
   QString lastExportError_;
   QString lastExportNote_;
-  // A comparison's second run: another sentence (model empty) or another model.
-  struct ComparisonSource {
-    QString sentence;
-    std::optional<models::LoadedModel> model;
-  };
-  std::optional<ComparisonSource> comparing_;
-  // A session's pinned layer and head of B, applied when B's run arrives.
-  std::optional<std::pair<int, int>> pendingCounterpart_;
-  QString leftName_ = QStringLiteral("before"), rightName_ = QStringLiteral("after");
-  void setRunNames(const QString& left, const QString& right);
-  void runComparison();
-  // Opens a model folder or cache name in a job (its id); `onLoaded` gets it.
-  quint64 loadModel(const QString& folderOrName, const QString& jobName, const QString& group,
-                  std::function<void(models::LoadedModel)> onLoaded);
-  // Compared models: the labels of tokens of A with no token of B covering the
-  // same characters (and of B with none of A) get a "≠"; returns how many
-  // align, for the title.
-  QString markUnalignedTokens(render::HeatMapData& left, render::HeatMapData& right,
-                              const std::pair<std::vector<int>, std::vector<int>>& alignment);
-  // The compared runs' token spans in their sentences (A's, B's).
-  std::pair<std::vector<analysis::TokenSpan>, std::vector<analysis::TokenSpan>> comparedTokenSpans() const;
-  // For each token of A the token of B covering the same characters (-1: none), and back.
-  std::pair<std::vector<int>, std::vector<int>> comparedTokenAlignment() const;
-  // For each token of A its place in B (analysis::token_counterparts).
-  std::vector<int> comparedTokenCounterparts() const;
-  // The same for the two models compared now; empty: no two models (a
-  // comparison of sentences keeps positions). comparedTokens_ is its cache.
-  const std::vector<int>& comparedModelTokens() const;
-  // A run with interventions that dropped the first token: A's token k is its
-  // token k - 1 (A to B, B to A); none otherwise. Made once per intervened run
-  // (every hover asks for it).
-  const std::optional<std::pair<std::vector<int>, std::vector<int>>>& droppedFirstAlignment()
-      const {
-    static const std::optional<std::pair<std::vector<int>, std::vector<int>>> none;
-    return comparing_ ? none : droppedFirst_;
-  }
-  std::optional<std::pair<std::vector<int>, std::vector<int>>> computeDroppedFirstAlignment() const;
-  // Sets intervened_ (empty: none) and what is derived from it alone.
-  void setIntervened(std::optional<SentenceRun> run);
-  std::optional<std::pair<std::vector<int>, std::vector<int>>> droppedFirst_;
-  std::vector<int> comparedTokens_;
   // A figure request's pinned place in B and comparison mode; empty, or why not.
   QString applyFigureComparison(const FigureRequest& request);
-  // A cell of the attention map as (query, key) tokens of A: B's half (or B
-  // shown alone) through the two models' tokens; -1 for the gap or no token.
-  std::pair<int, int> mapCellInA(int row, int col) const;
-  quint64 runJob_ = 0;    // the newest Run sentence job
-  quint64 modelJob_ = 0;  // the newest Open model job (its failure may need the baseline)
   quint64 studyJob_ = 0;  // the newest Open study job (its refusal stays in the Study dock)
   QString studyFolder_;   // the folder that job reads
   JobStatus* jobStatus_ = nullptr;
@@ -333,10 +280,8 @@ class MainWindow : public QMainWindow {
   QDockWidget* modelDock_ = nullptr;
   QDockWidget* attentionDock_ = nullptr;
   QDockWidget* profileDock_ = nullptr;
-  render::HeatMapView* attentionView_ = nullptr;
-  render::FigureStandIn* attentionStandIn_ = nullptr;  // in its place without OpenGL
-  QCheckBox* logScaleBox_ = nullptr;
-  render::LinePlotView* profileView_ = nullptr;
+  AttentionMapPanel* attentionPanel_ = nullptr;
+  KeyImportancePanel* keyImportancePanel_ = nullptr;
   AnalysisPanels* panels_ = nullptr;
   InterventionsPanel* interventionsPanel_ = nullptr;
   ComparisonChooser* comparisonChooser_ = nullptr;  // which of two runs the panels draw
@@ -355,7 +300,6 @@ class MainWindow : public QMainWindow {
   QMenu* recentSessionsMenu_ = nullptr;
   QStringList figureViews_;  // the multi-panel figure's views (object names)
   int figureColumns_ = 0;
-  std::optional<SentenceRun> intervened_;
 
   QLabel* modelStatus_ = nullptr;
   QLabel* tokenStatus_ = nullptr;
@@ -374,15 +318,10 @@ class MainWindow : public QMainWindow {
   QAction* presentAction_ = nullptr;
   QAction* modelTrainingAction_ = nullptr;  // enabled while the open model has checkpoints
   QAction* cancelAction_ = nullptr;  // Esc, given to the classroom mode while it lasts
-  QLabel* presentLegend_ = nullptr;
   double baseFontPoints_ = 0;
   int demonstration_ = -1;  // the demonstration sentence shown last
   bool layoutInitialised_ = false;
-  QString device_ = QStringLiteral("cpu");
-  models::ComputePrecision precision_ = models::ComputePrecision::Float32;
   QString builtinDir_;
-  std::optional<models::LoadedModel> model_;
-  std::optional<SentenceRun> run_;
 };
 
 }  // namespace sinkscope::ui

@@ -27,6 +27,8 @@
 #include "ui/job_runner.h"
 #include "ui/job_status.h"
 #include "ui/main_window.h"
+#include "ui/panels/attention_map_panel.h"
+#include "ui/workspace.h"
 #include "ui/interventions_panel.h"
 #include "ui/selection_model.h"
 
@@ -97,7 +99,7 @@ void MainWindow::writeFigureWhenReady(const FigureRequest& request) {
   } catch (const std::invalid_argument& e) {
     return fail(QString::fromUtf8(e.what()));
   }
-  if (!run_) return fail(tr("no sentence has been run"));
+  if (!workspace_->run()) return fail(tr("no sentence has been run"));
   for (const FigurePanelName& panel : figure_panel_names())
     if (panel.needsCheckpoints && request.names.contains(panel.name) &&
         checkpointsPanel_->checkpoints().empty())
@@ -169,15 +171,15 @@ void MainWindow::writeFigureWhenReady(const FigureRequest& request) {
 QString MainWindow::applyFigureComparison(const FigureRequest& request) {
   const bool asked = request.compareLayer || request.compareHead || !request.comparison.isEmpty();
   if (!asked) return {};
-  if (!comparing_ || !intervened_)
+  if (!workspace_->comparing() || !workspace_->runB())
     return tr("--compare-layer, --compare-head and --comparison need a comparison "
               "(--compare-sentence, --compare-model, or a session that compares)");
   const int layers = selection_->counterpartLayerCount(), heads = selection_->counterpartHeadCount();
   if (request.compareLayer && (*request.compareLayer < 0 || *request.compareLayer >= layers))
-    return tr("--compare-layer %1: %2 has layers 0 to %3").arg(*request.compareLayer).arg(rightName_).arg(layers - 1);
+    return tr("--compare-layer %1: %2 has layers 0 to %3").arg(*request.compareLayer).arg(workspace_->rightName()).arg(layers - 1);
   if (request.compareHead &&
       (*request.compareHead < SelectionModel::kHeadAverage || *request.compareHead >= heads))
-    return tr("--compare-head %1: %2 has heads 0 to %3 (or avg)").arg(*request.compareHead).arg(rightName_).arg(heads - 1);
+    return tr("--compare-head %1: %2 has heads 0 to %3 (or avg)").arg(*request.compareHead).arg(workspace_->rightName()).arg(heads - 1);
   if (request.compareLayer) selection_->setCounterpartLayer(*request.compareLayer);
   if (request.compareHead) selection_->setCounterpartHead(*request.compareHead);
   if (!request.comparison.isEmpty()) {
@@ -210,7 +212,7 @@ void MainWindow::exportFocusedPanel() {
   QWidget* view = nullptr;
   for (QWidget* w = QApplication::focusWidget(); w && !view; w = w->parentWidget())
     if (render::figure_exportable(w)) view = w;
-  if (!view) view = attentionView_ ? static_cast<QWidget*>(attentionView_) : attentionStandIn_;
+  if (!view) view = attentionPanel_->exportedView();
   if (!view) return;
   QDockWidget* dock = dock_of(view);
   const QString dockTitle = dock ? dock->windowTitle() : tr("panel");
@@ -221,7 +223,7 @@ void MainWindow::exportFocusedPanel() {
   if (dialog.exec() != QDialog::Accepted) return;
   dialog.remember();
   const QString name = QStringLiteral("%1-layer%2-head%3-%4.png")
-                           .arg(run_ ? run_->source : QStringLiteral("sinkscope"))
+                           .arg(workspace_->run() ? workspace_->run()->source : QStringLiteral("sinkscope"))
                            .arg(selection_->layer())
                            .arg(selection_->headAveraged() ? QStringLiteral("avg")
                                                            : QString::number(selection_->head()))

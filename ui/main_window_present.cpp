@@ -15,6 +15,8 @@
 #include "ui/example_picker.h"
 #include "ui/job_status.h"
 #include "ui/main_window.h"
+#include "ui/panels/attention_map_panel.h"
+#include "ui/workspace.h"
 #include "ui/run_analysis.h"
 #include "ui/selection_model.h"
 #include "ui/sentence_run.h"
@@ -70,7 +72,7 @@ void MainWindow::setPresenting(bool on) {
     presentAction_->setShortcuts({QKeySequence(Qt::Key_F5)});
     if (!wasFullScreen_) showNormal();
   }
-  presentLegend_->setVisible(on);
+  attentionPanel_->setLegendShown(on);
   const double scale = on ? kPresentTextScale : 1.0;
   QFont font = this->font();
   font.setPointSizeF(baseFontPoints_ * scale);
@@ -82,12 +84,12 @@ void MainWindow::setPresenting(bool on) {
 }
 
 void MainWindow::goToStrongestSink() {
-  if (!run_ || !run_->analysis) {
+  if (!workspace_->run() || !workspace_->run()->analysis) {
     statusBar()->showMessage(tr("The strongest sink: wait for the analysis of every head"), 5000);
     return;
   }
   // The head whose queries give the first token the most attention on average.
-  const TraceAnalysis& a = *run_->analysis;
+  const TraceAnalysis& a = *workspace_->run()->analysis;
   int bestLayer = 0, bestHead = 0;
   double best = -1;
   for (int l = 0; l < a.layers; ++l)

@@ -22,6 +22,7 @@
 #include "ui/interventions_panel.h"
 #include "ui/job_status.h"
 #include "ui/main_window.h"
+#include "ui/workspace.h"
 #include "ui/selection_model.h"
 
 namespace sinkscope::ui {
@@ -38,11 +39,11 @@ constexpr int kRecentCount = 8;
 
 Session MainWindow::currentSession() const {
   Session s;
-  if (model_) {
-    s.model = QString::fromStdString(model_->name);
-    s.modelFolder = QString::fromStdString(model_->model->folder().string());
+  if (workspace_->model()) {
+    s.model = QString::fromStdString(workspace_->model()->name);
+    s.modelFolder = QString::fromStdString(workspace_->model()->model->folder().string());
     try {
-      const models::ModelIdentity id = models::model_identity(model_->model->folder());
+      const models::ModelIdentity id = models::model_identity(workspace_->model()->model->folder());
       s.configSha256 = QString::fromStdString(id.configSha256);
       s.tokenizerSha256 = QString::fromStdString(id.tokenizerSha256);
     } catch (const std::exception&) {
@@ -60,12 +61,10 @@ Session MainWindow::currentSession() const {
   if (auto* box = findChild<QCheckBox*>(QStringLiteral("logScale"))) s.logScale = box->isChecked();
   if (auto* score = findChild<QComboBox*>(QStringLiteral("overviewScore")))
     s.overviewScore = score->currentText();
-  s.comparison = comparison_name(comparisonChooser_->comparison());
-  if (comparing_) {
-    if (comparing_->model)
-      s.compareModel = QString::fromStdString(comparing_->model->model->folder().string());
-    else
-      s.compareSentence = comparing_->sentence;
+  s.comparison = comparison_name(workspace_->comparison());
+  if (workspace_->comparing()) {
+    s.compareModel = workspace_->comparedModelFolder();
+    s.compareSentence = workspace_->comparedSentence();
     s.compareLayer = selection_->pinnedCounterpartLayer();
     s.compareHead = selection_->pinnedCounterpartHead();
   }
@@ -135,8 +134,8 @@ void MainWindow::applySession(Session s) {
     if (at >= 0) score->setCurrentIndex(at);
   }
   const std::filesystem::path folder = s.modelFolder.toStdString();
-  const bool shown = model_ && ((!folder.empty() && model_->model->folder() == folder) ||
-                                QString::fromStdString(model_->name) == s.model);
+  const bool shown = workspace_->model() && ((!folder.empty() && workspace_->model()->model->folder() == folder) ||
+                                QString::fromStdString(workspace_->model()->name) == s.model);
   std::error_code ec;
   const QString open =
       !folder.empty() && std::filesystem::is_directory(folder, ec) ? s.modelFolder : s.model;
@@ -165,7 +164,7 @@ void MainWindow::finishSession() {
   // B's pinned layer and head apply once B's run (and shape) is in.
   static_assert(Session::kAutomatic == SelectionModel::kAutomatic);
   if (!s.compareSentence.isEmpty() || !s.compareModel.isEmpty())
-    pendingCounterpart_ = {s.compareLayer, s.compareHead};
+    workspace_->pinNextComparedRun(s.compareLayer, s.compareHead);
   if (!s.compareSentence.isEmpty()) compareWithSentence(s.compareSentence);
   if (!s.compareModel.isEmpty()) compareWithModel(s.compareModel);
   if (const auto c = comparison_of(s.comparison)) comparisonChooser_->setComparison(*c);
@@ -182,10 +181,10 @@ void MainWindow::finishSession() {
   setSceneCameras(s.cameras);
   if (!s.layout.isEmpty()) restoreState(s.layout);
   // A model that changed since the session was saved: say what differs.
-  if (model_) {
+  if (workspace_->model()) {
     QString config, tokenizer;
     try {
-      const models::ModelIdentity id = models::model_identity(model_->model->folder());
+      const models::ModelIdentity id = models::model_identity(workspace_->model()->model->folder());
       config = QString::fromStdString(id.configSha256);
       tokenizer = QString::fromStdString(id.tokenizerSha256);
     } catch (const std::exception&) {

@@ -88,7 +88,13 @@ TEST_P(PanelBaselines, DockMatchesItsBaseline) {
   dock->resize(dockCase.width, dockCase.height);
   dock->raise();
   ASSERT_TRUE(QTest::qWaitForWindowExposed(dock));
-  QTest::qWait(200);  // the floated dock lays itself out
+  // The floated dock lays itself out (on a busy machine the window manager
+  // may take its time): until its content keeps its size for 200 ms.
+  for (int k = 0; k < 100; ++k) {
+    const QSize before = dock->widget()->size();
+    QTest::qWait(200);
+    if (dock->widget()->size() == before) break;
+  }
   ASSERT_TRUE(wait_for_vtk_frames(dock));
   const QImage image = dock->widget()->grab().toImage();
   ASSERT_TRUE(test::image_has_content(image)) << dockCase.objectName << " drew nothing";

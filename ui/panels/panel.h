@@ -12,6 +12,7 @@
 #include "analysis/attention_matrix.h"
 #include "analysis/graph_spectrum.h"
 #include "analysis/head_analysis.h"
+#include "ui/experiment_results.h"
 #include "ui/shown_place.h"
 
 class QDockWidget;
@@ -33,14 +34,6 @@ using document::TraceAnalysis;
 class DeferredResults;
 class SelectionModel;
 struct SentenceRun;
-
-// Results of the functional experiments (metrics.md s. 5 and 8) for the plain
-// run, once the user has computed them (Experiments menu); empty = not yet.
-struct ExperimentResults {
-  std::vector<double> headDnll;            // [layer * heads + head]
-  std::vector<double> klPerLayer;          // sinks removed in that layer
-  std::vector<double> fisherPerParameter;  // per layer
-};
 
 // What every panel draws from, and the per-selection results they share.
 struct PanelInputs {

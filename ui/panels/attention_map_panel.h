@@ -1,0 +1,73 @@
+#pragma once
+// The attention map of the selection, with its display options: the shown
+// run's map, B minus A, or A | B side by side (two tokenizers' tokens
+// aligned by their characters). Hovering a cell lights its tokens in every
+// panel, clicking selects them: as A's tokens, also on B's half. Draws from
+// the workspace; the window only places it.
+#include <QWidget>
+#include <utility>
+
+#include "ui/workspace.h"
+
+class QCheckBox;
+class QLabel;
+
+namespace sinkscope::analysis {
+struct AttentionMatrix;
+}
+
+namespace sinkscope::render {
+class FigureStandIn;
+class HeatMapView;
+struct HeatMapData;
+}  // namespace sinkscope::render
+
+namespace sinkscope::ui {
+
+class SelectionModel;
+
+class AttentionMapPanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  AttentionMapPanel(Workspace* workspace, QWidget* parent = nullptr);
+  // Null when the platform cannot do OpenGL (the stand-in keeps what it would draw).
+  render::HeatMapView* view() const { return view_; }
+  // What an export of the panel draws: the map or its stand-in.
+  QWidget* exportedView() const;
+  // The classroom mode's key to the red labels above the map.
+  void setLegendShown(bool shown);
+
+ public Q_SLOTS:
+  // Draws what the workspace shows now (after a change of the panel's own options).
+  void draw();
+  void draw(const DrawnRuns& drawn);
+
+ Q_SIGNALS:
+  void failed(const QString& message, const QString& details);
+  void notice(const QString& message, int milliseconds);
+
+ private:
+  // The map of `shown` at its place as drawn (minus `subtract`'s at the
+  // selection's when given).
+  render::HeatMapData mapData(const SentenceRun& shown, const ShownPlace& place,
+                              const analysis::AttentionMatrix& map,
+                              const SentenceRun* subtract) const;
+  // Two models: the labels of tokens of A with no token of B covering the
+  // same characters (and of B with none of A) get a "≠"; returns how many
+  // align, for the title.
+  QString markUnalignedTokens(render::HeatMapData& left, render::HeatMapData& right,
+                              const TokenAlignment& alignment) const;
+  // A cell of the map as (query, key) tokens of A: B's half (or B shown
+  // alone) through the two runs' tokens; -1 for the gap or no token.
+  std::pair<int, int> cellInA(int row, int col) const;
+
+  Workspace* workspace_;
+  SelectionModel* selection_;
+  QLabel* legend_ = nullptr;
+  QCheckBox* logScale_ = nullptr;
+  render::HeatMapView* view_ = nullptr;
+  render::FigureStandIn* standIn_ = nullptr;
+};
+
+}  // namespace sinkscope::ui

@@ -1,0 +1,556 @@
+#include "ui/workspace.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QFileInfo>
+
+#include "analysis/run_correspondence.h"
+#include "analysis/token_alignment.h"
+#include "models/experiments.h"
+#include "models/fisher.h"
+#include "models/document/trace_analysis.h"
+#include "models/model_discovery.h"
+#include "models/model_identity.h"
+#include "models/trace_export.h"
+#include "ui/job_runner.h"
+#include "ui/panels/panel.h"
+#include "ui/run_analysis.h"
+#include "ui/selection_model.h"
+
+namespace sinkscope::ui {
+
+namespace {
+constexpr Comparison kComparisons[] = {Comparison::Before, Comparison::After,
+                                       Comparison::Difference, Comparison::SideBySide};
+}  // namespace
+
+QString comparison_name(Comparison c) {
+  switch (c) {
+    case Comparison::Before: return QStringLiteral("before");
+    case Comparison::After: return QStringLiteral("after");
+    case Comparison::Difference: return QStringLiteral("difference");
+    case Comparison::SideBySide: return QStringLiteral("side_by_side");
+  }
+  return {};
+}
+
+std::optional<Comparison> comparison_of(const QString& name) {
+  for (Comparison c : kComparisons)
+    if (comparison_name(c) == name) return c;
+  return std::nullopt;
+}
+
+Workspace::Workspace(QObject* parent)
+    : QObject(parent),
+      selection_(new SelectionModel(this)),
+      jobs_(new JobRunner(this)),
+      leftName_(tr("before")),
+      rightName_(tr("after")) {
+  selection_->setBounds(1, 1, 0);
+  connect(selection_, &SelectionModel::interventionsChanged, this, &Workspace::runInterventions);
+  connect(jobs_, &JobRunner::jobFailed, this,
+          [this](quint64 id, const QString&, const QString&, const QString&) { onJobFailed(id); });
+}
+
+Workspace::~Workspace() { jobs_->cancelAll(); }
+
+void Workspace::setSentence(const QString& text) {
+  if (text == sentence_) return;
+  sentence_ = text;
+  Q_EMIT sentenceChanged(text);
+}
+
+void Workspace::runSentence() {
+  const QString text = sentence_;
+  Q_EMIT errorsCleared();
+  jobs_->cancelGroup(QStringLiteral("analysis"));  // of the run this one replaces
+  std::optional<models::LoadedModel> model = model_;
+  runJob_ = jobs_->submit<SentenceRun>(
+      tr("Run sentence"),
+      [text, model](const JobProgress& progress) {
+        job_check(progress, 0.0);
+        SentenceRun run =
+            model ? sentence_run_model(*model, text, progress) : sentence_run_baseline(text);
+        job_check(progress, 1.0);
+        return run;
+      },
+      [this](SentenceRun run) { showRun(std::move(run)); }, QStringLiteral("run"));
+}
+
+void Workspace::showRun(SentenceRun run) {
+  experiments_ = {};  // they belonged to the previous run
+  Q_EMIT experimentsChanged();
+  run_ = std::move(run);
+  if (!run_->beyondTrainedContext.isEmpty()) Q_EMIT notice(run_->beyondTrainedContext, 20000);
+  const int layers = run_->trace ? run_->trace->layers() : 1;
+  const int heads = run_->trace ? run_->trace->heads() : 1;
+  selection_->setBounds(layers, heads, run_->tokenCount());
+  setRunB(std::nullopt);
+  Q_EMIT runShown();
+  runInterventions();
+  Q_EMIT runFinished();
+  analyseRun();
+}
+
+void Workspace::analyseRun() {
+  if (!run_ || !run_->trace || run_->analysis) return;
+  const std::shared_ptr<const models::Trace> trace = run_->trace;
+  jobs_->submit<std::shared_ptr<const TraceAnalysis>>(
+      tr("Analyse every head"),
+      [trace](const JobProgress& progress) { return run_analysis_compute(*trace, progress); },
+      [this, trace](std::shared_ptr<const TraceAnalysis> analysis) {
+        if (!run_ || run_->trace != trace) return;  // a newer run is shown
+        run_->analysis = std::move(analysis);
+        Q_EMIT analysisFinished();
+      },
+      QStringLiteral("analysis"));
+}
+
+void Workspace::openModel(const QString& folderOrName) {
+  modelJob_ = loadModel(folderOrName, tr("Open model"), QStringLiteral("model"),
+                        [this](models::LoadedModel loaded) { setModel(std::move(loaded)); });
+}
+
+quint64 Workspace::loadModel(const QString& folderOrName, const QString& jobName,
+                             const QString& group,
+                             std::function<void(models::LoadedModel)> onLoaded) {
+  Q_EMIT errorsCleared();
+  const std::string spec =
+      folderOrName.contains(QLatin1Char('/')) && QFileInfo(folderOrName).isDir()
+          ? QDir::cleanPath(folderOrName).toStdString()
+          : folderOrName.toStdString();
+  models::LoadOptions options;
+  options.device = device_.toStdString();
+  options.precision = precision_;
+  // Every file read of the load happens in the job (a hostile folder can make
+  // reads slow, never the GUI); Cancel stops it between weight tensors.
+  return jobs_->submit<models::LoadedModel>(
+      jobName,
+      [spec, options](const JobProgress& progress) {
+        models::LoadOptions withProgress = options;
+        withProgress.progress = [&progress](double f) { return progress(0.95 * f); };
+        try {
+          return models::loaded_model_open(spec, withProgress);
+        } catch (const models::RunCancelled&) {
+          throw JobCancelled();
+        }
+      },
+      std::move(onLoaded), group);
+}
+
+void Workspace::setModel(models::LoadedModel loaded) {
+  model_ = std::move(loaded);
+  Q_EMIT modelOpened(QString::fromStdString(model_->model->folder().string()));
+  runSentence();  // the new model on the current sentence
+}
+
+void Workspace::onJobFailed(quint64 id) {
+  // A model that fails to open before anything is shown leaves the uniform
+  // baseline on screen, as with no model at all; the baseline only where it
+  // can be drawn: a failed baseline would hide the model's error, which is
+  // the one the user needs.
+  if (id == modelJob_ && !run_ && !model_ && sentence_words(sentence_).size() <= kMaxBaselineWords)
+    runSentence();
+  // The sentence failed on a newly opened model (too long for it, say): the
+  // panels must not go on showing the previous model's run under the new
+  // model's name. Show the sentence's uniform baseline; the error stays.
+  if (id == runJob_ && run_ && run_->model && model_ && run_->model != model_->model.get()) {
+    try {
+      showRun(sentence_run_baseline(sentence_));
+    } catch (const std::exception&) {
+      // no word to show: keep what is shown, the error says why
+    }
+  }
+}
+
+QString Workspace::comparedModelFolder() const {
+  return comparingModels() ? QString::fromStdString(comparing_->model->model->folder().string())
+                           : QString();
+}
+
+const SentenceRun* Workspace::shownRun() const {
+  if (!run_) return nullptr;
+  if (runB_ && comparison_ != Comparison::Before) return &*runB_;
+  return &*run_;
+}
+
+void Workspace::setComparison(Comparison comparison) {
+  if (comparison == comparison_) return;
+  comparison_ = comparison;
+  Q_EMIT comparisonChanged(comparison);
+}
+
+void Workspace::setRunNames(const QString& left, const QString& right) {
+  leftName_ = left;
+  rightName_ = right;
+  Q_EMIT runNamesChanged(left, right);
+}
+
+void Workspace::setRunB(std::optional<SentenceRun> run) {
+  runB_ = std::move(run);
+  droppedFirst_ = computeDroppedFirstAlignment();
+}
+
+void Workspace::compareWithSentence(const QString& text) {
+  if (text.trimmed().isEmpty()) return;
+  selection_->setInterventions({});
+  comparing_ = ComparisonSource{text, std::nullopt};
+  setComparison(Comparison::SideBySide);
+  runComparison();
+}
+
+void Workspace::compareWithModel(const QString& folderOrName) {
+  loadModel(folderOrName, tr("Open the compared model"), QStringLiteral("compare"),
+            [this](models::LoadedModel loaded) {
+              selection_->setInterventions({});
+              comparing_ = ComparisonSource{QString(), std::move(loaded)};
+              setComparison(Comparison::SideBySide);
+              runComparison();
+            });
+}
+
+void Workspace::pinComparedRun(int layer, int head) {
+  if (!selection_->hasCounterpart()) {
+    pendingCounterpart_ = {layer, head};  // for the comparison still running
+    return;
+  }
+  selection_->setCounterpartLayer(layer);
+  selection_->setCounterpartHead(head);
+}
+
+void Workspace::stopComparing() {
+  if (!comparing_) return;
+  comparing_.reset();
+  setRunB(std::nullopt);
+  selection_->setCounterpartBounds(0, 0);
+  setRunNames(tr("before"), tr("after"));
+  Q_EMIT runBChanged();
+}
+
+void Workspace::runComparison() {
+  if (!run_ || !comparing_) return;
+  if (!run_->trace || !model_) {
+    Q_EMIT failed(tr("Compare: open a model first"), QString());
+    comparing_.reset();
+    return;
+  }
+  const bool otherModel = comparing_->model.has_value();
+  setRunNames(otherModel ? QString::fromStdString(models::model_display_name(model_->model->folder()))
+                         : tr("A"),
+              otherModel ? QString::fromStdString(
+                               models::model_display_name(comparing_->model->model->folder()))
+                         : tr("B"));
+  const models::LoadedModel model = otherModel ? *comparing_->model : *model_;
+  const QString text = otherModel ? run_->sentence : comparing_->sentence;
+  const std::shared_ptr<const models::Trace> base = run_->trace;
+  jobs_->submit<SentenceRun>(
+      otherModel ? tr("Run the sentence on the compared model") : tr("Run the compared sentence"),
+      [model, text](const JobProgress& progress) {
+        SentenceRun run = sentence_run_model(model, text, progress);
+        run.analysis = run_analysis_compute(*run.trace, progress);
+        return run;
+      },
+      [this, base](SentenceRun b) {
+        if (!run_ || run_->trace != base || !comparing_) return;  // a newer run, or stopped
+        QString shape;
+        if (b.trace->layers() != base->layers() || b.trace->heads() != base->heads())
+          shape = tr(" (%1 x %2 heads against %3 x %4: B's layer at the same relative depth, "
+                     "B's head average unless the layers have as many heads; pin B's layer and head "
+                     "in the selection bar)")
+                      .arg(base->layers())
+                      .arg(base->heads())
+                      .arg(b.trace->layers())
+                      .arg(b.trace->heads());
+        Q_EMIT notice(tr("Comparing %1: \"%2\" with %3: \"%4\"%5")
+                          .arg(leftName_, run_->sentence, rightName_, b.sentence, shape),
+                      10000);
+        selection_->setCounterpartBounds(b.trace->layers(), b.trace->heads());
+        if (pendingCounterpart_) {  // a session's pinned place in B
+          selection_->setCounterpartLayer(pendingCounterpart_->first);
+          selection_->setCounterpartHead(pendingCounterpart_->second);
+          pendingCounterpart_.reset();
+        }
+        setRunB(std::move(b));
+        // Two tokenizers: where each token of A lands in B, once per pair of runs.
+        comparedTokens_ = comparing_->model ? comparedTokenCounterparts() : std::vector<int>{};
+        Q_EMIT runBChanged();
+        Q_EMIT comparisonFinished();
+      },
+      QStringLiteral("interventions"));
+}
+
+void Workspace::runInterventions() {
+  if (comparing_ && selection_->interventions().empty()) {
+    runComparison();  // a new sentence: its B again
+    return;
+  }
+  if (comparing_) {  // interventions end a comparison
+    comparing_.reset();
+    selection_->setCounterpartBounds(0, 0);
+    setRunNames(tr("before"), tr("after"));
+  }
+  const models::Intervention list = selection_->interventions();
+  if (list.empty() || !run_ || !run_->trace || !model_) {
+    const bool had = runB_.has_value();
+    setRunB(std::nullopt);
+    if (had) Q_EMIT runBChanged();
+    return;
+  }
+  const SentenceRun base = *run_;
+  const models::LoadedModel model = *model_;
+  jobs_->submit<SentenceRun>(
+      tr("Run interventions"),
+      [base, model, list](const JobProgress& progress) {
+        job_check(progress, 0.0);
+        return sentence_run_intervened(model, base, list, progress);
+      },
+      [this](SentenceRun after) {
+        setRunB(std::move(after));
+        Q_EMIT runBChanged();
+        Q_EMIT interventionsFinished();
+      },
+      QStringLiteral("interventions"));
+}
+
+void Workspace::computeHeadAblation() {
+  if (!run_ || !run_->trace || !model_) {
+    Q_EMIT failed(tr("Open a model and run a sentence first"), {});
+    return;
+  }
+  const auto trace = run_->trace;
+  const models::LoadedModel model = *model_;
+  jobs_->submit<std::vector<double>>(
+      tr("Head ablation"),
+      [trace, model](const JobProgress& progress) {
+        try {
+          return models::head_ablation_dnll(*model.model, *trace, true, progress);
+        } catch (const models::RunCancelled&) {
+          throw JobCancelled();
+        }
+      },
+      [this, trace](std::vector<double> dnll) {
+        if (!run_ || run_->trace != trace) return;  // a newer run replaced it
+        experiments_.headDnll = std::move(dnll);
+        Q_EMIT experimentsChanged();
+        Q_EMIT experimentsFinished();
+      },
+      QStringLiteral("experiments"));
+}
+
+void Workspace::computeLayerFunction() {
+  if (!run_ || !run_->trace || !model_) {
+    Q_EMIT failed(tr("Open a model and run a sentence first"), {});
+    return;
+  }
+  const auto trace = run_->trace;
+  const models::LoadedModel model = *model_;
+  using Result = std::pair<std::vector<double>, std::vector<double>>;
+  jobs_->submit<Result>(
+      tr("KL and Fisher per layer"),
+      [trace, model](const JobProgress& progress) {
+        try {
+          Result r;
+          for (const auto& row : models::kl_sink_removal(*model.model, *trace, {}, progress))
+            if (row.scope != "all") r.first.push_back(row.meanKl);
+          std::vector<double> fisher(static_cast<std::size_t>(trace->layers()), 0.0);
+          for (const auto& f : models::fisher_per_layer(*model.model, trace->ids(), progress))
+            if (f.layer >= 0) fisher[static_cast<std::size_t>(f.layer)] = f.perParameter;
+          r.second = std::move(fisher);
+          return r;
+        } catch (const models::RunCancelled&) {
+          throw JobCancelled();
+        }
+      },
+      [this, trace](Result r) {
+        if (!run_ || run_->trace != trace) return;
+        experiments_.klPerLayer = std::move(r.first);
+        experiments_.fisherPerParameter = std::move(r.second);
+        Q_EMIT experimentsChanged();
+        Q_EMIT experimentsFinished();
+      },
+      QStringLiteral("experiments"));
+}
+
+QStringList Workspace::provenance() const {
+  QStringList comments{QStringLiteral("tool: sinkscope ") + QCoreApplication::applicationVersion()};
+  if (run_) {
+    // The model by its name (a cache snapshot's repository and revision), and its folder.
+    comments << QStringLiteral("model: ") + run_->source;
+    if (model_)
+      comments << QStringLiteral("model_folder: ") +
+                      QString::fromStdString(model_->model->folder().string());
+    comments << QStringLiteral("text: ") + run_->sentence;
+    // The model's identity (config and tokenizer hashes, weight files).
+    if (model_) try {
+        for (const auto& [k, v] : models::model_identity_header(
+                 models::model_identity(model_->model->folder())))
+          comments << QString::fromStdString(k + ": " + v);
+      } catch (const std::exception&) {
+        comments << QStringLiteral("model_config_sha256: unavailable (the folder changed)");
+      }
+    // The sink reading the red marks used (metrics.md s. 1).
+    const analysis::SinkSetParams sinks =
+        run_->analysis ? run_->analysis->params.sinks : analysis::SinkSetParams{};
+    comments << QStringLiteral(
+                    "sink_set: percentile mode, p = %1, gamma = %2 (reading: A >= tau and A > 0); "
+                    "frequency over %3 queries")
+                    .arg(sinks.percentile)
+                    .arg(sinks.gamma)
+                    .arg(sinks.denominator == analysis::SinkSetParams::Denominator::AllQueries
+                             ? QStringLiteral("all T")
+                             : QStringLiteral("the visible"));
+  }
+  comments << QStringLiteral("selection: layer %1, %2, threshold %3, top-N %4")
+                  .arg(selection_->layer())
+                  .arg(selection_->headAveraged()
+                           ? QStringLiteral("head average")
+                           : QStringLiteral("head %1").arg(selection_->head()))
+                  .arg(selection_->threshold())
+                  .arg(selection_->topN());
+  if (comparing_ && selection_->hasCounterpart()) {
+    // Where run B was drawn, and how that place was chosen.
+    auto how = [](bool pinned, const char* automatic) {
+      return pinned ? QStringLiteral("pinned") : QString::fromLatin1(automatic);
+    };
+    comments << QStringLiteral("compared run %1 at layer %2 (%3), %4 (%5)")
+                    .arg(rightName_)
+                    .arg(selection_->counterpartLayer())
+                    .arg(how(selection_->pinnedCounterpartLayer() != SelectionModel::kAutomatic,
+                             "same relative depth"))
+                    .arg(head_name(selection_->counterpartHead()))
+                    .arg(how(selection_->pinnedCounterpartHead() != SelectionModel::kAutomatic,
+                             "the same head when the layers have as many, else the average"));
+    if (comparingModels())
+      comments << QStringLiteral("compared_model_folder: ") + comparedModelFolder();
+  }
+  for (const std::string& line : selection_->interventions().describe())
+    comments << QStringLiteral("intervention: ") + QString::fromStdString(line);
+  return comments;
+}
+
+void Workspace::exportRunTensors(const QString& path, bool overwrite) {
+  const SentenceRun* shown = shownRun();
+  if (!shown || !shown->trace) {
+    Q_EMIT failed(tr("Open a model and run a sentence first"), {});
+    return;
+  }
+  QJsonObject params{
+      {QStringLiteral("schema_version"), 1},
+      {QStringLiteral("tool"), QStringLiteral("sinkscope ") + QCoreApplication::applicationVersion()},
+      {QStringLiteral("command"), QStringLiteral("export run tensors")},
+      {QStringLiteral("model"), model_ ? QString::fromStdString(model_->model->folder().string())
+                                       : shown->source},
+      {QStringLiteral("text"), shown->sentence},
+      {QStringLiteral("tokens"), shown->tokenCount()},
+      {QStringLiteral("layers"), shown->trace->layers()},
+      {QStringLiteral("heads"), shown->trace->heads()},
+      {QStringLiteral("hidden_size"), shown->trace->hiddenSize()},
+      {QStringLiteral("causal"), shown->trace->causal()}};
+  if (model_) try {
+      for (const auto& [k, v] :
+           models::model_identity_header(models::model_identity(model_->model->folder())))
+        params.insert(QString::fromStdString(k), QString::fromStdString(v));
+    } catch (const std::exception&) {
+    }
+  QJsonArray interventions;
+  if (shown != &*run_)
+    for (const std::string& line : selection_->interventions().describe())
+      interventions.append(QString::fromStdString(line));
+  params.insert(QStringLiteral("interventions"), interventions);
+  models::TraceExportOptions options;
+  options.overwrite = overwrite;
+  options.paramsJson = QJsonDocument(params).toJson(QJsonDocument::Compact).toStdString();
+  std::vector<std::string> tokens;
+  for (const QString& t : shown->tokens) tokens.push_back(t.toStdString());
+  const auto trace = shown->trace;
+  const std::string file = path.toStdString();
+  jobs_->submit<bool>(
+      tr("Export run tensors"),
+      [trace, tokens, file, options](const JobProgress&) {
+        models::trace_write_npz(*trace, tokens, file, options);
+        return true;
+      },
+      [this, path](bool) { Q_EMIT notice(tr("Exported %1").arg(path), 5000); });
+}
+
+DrawnRuns Workspace::drawnRuns() const {
+  DrawnRuns d;
+  d.shown = shownRun();
+  if (!d.shown) return d;
+  // A difference needs the same tokens in both runs (not just as many).
+  d.difference = runB_ && comparison_ == Comparison::Difference && runB_->tokens == run_->tokens;
+  d.differenceRefused = runB_ && comparison_ == Comparison::Difference && !d.difference;
+  d.sideBySide = runB_ && comparison_ == Comparison::SideBySide;
+  // Two models side by side: their tokens matched by characters.
+  d.comparingModels = d.sideBySide && comparingModels();
+  // Without its first token, the intervened run's tokens are A's shifted by one.
+  const std::optional<TokenAlignment> dropped =
+      d.sideBySide ? droppedFirstAlignment() : std::nullopt;
+  d.byToken = d.comparingModels || dropped.has_value();
+  if (dropped)
+    d.alignment = *dropped;
+  else if (d.comparingModels)
+    d.alignment = comparedTokenAlignment();
+  // B of a comparison is drawn at the selection's counterpart (another shape:
+  // the same relative depth).
+  d.place = placeOf(*d.shown);
+  d.map = d.shown->attention(d.place.layer(), d.place.head());
+  if (d.sideBySide) d.before = run_->attention(selection_->layer(), selection_->head());
+  return d;
+}
+
+TokenAlignment Workspace::comparedTokenAlignment() const {
+  // Two tokenizers' tokens of one sentence, aligned by the characters they cover.
+  if (!run_ || !runB_) return {};
+  const auto& a = run_->offsets;
+  const auto& b = runB_->offsets;
+  // Special tokens (<s>, [CLS]) cover no characters: they pair by string.
+  auto strings = [](const QStringList& tokens) {
+    std::vector<std::string> out;
+    for (const QString& t : tokens) out.push_back(t.toStdString());
+    return out;
+  };
+  const std::vector<std::string> ta = strings(run_->tokens), tb = strings(runB_->tokens);
+  return {analysis::token_alignment(a, b, ta, tb), analysis::token_alignment(b, a, tb, ta)};
+}
+
+std::vector<int> Workspace::comparedTokenCounterparts() const {
+  if (!run_ || !runB_) return {};
+  return analysis::token_counterparts(run_->offsets, runB_->offsets);
+}
+
+const std::optional<TokenAlignment>& Workspace::droppedFirstAlignment() const {
+  static const std::optional<TokenAlignment> none;
+  return comparing_ ? none : droppedFirst_;
+}
+
+std::optional<TokenAlignment> Workspace::computeDroppedFirstAlignment() const {
+  if (comparing_ || !run_ || !runB_ || runB_->tokenCount() != run_->tokenCount() - 1)
+    return std::nullopt;
+  if (!selection_->interventions().dropFirstToken) return std::nullopt;
+  std::vector<int> aToB(static_cast<std::size_t>(run_->tokenCount()));
+  std::vector<int> bToA(static_cast<std::size_t>(runB_->tokenCount()));
+  for (std::size_t k = 0; k < aToB.size(); ++k) aToB[k] = static_cast<int>(k) - 1;
+  for (std::size_t j = 0; j < bToA.size(); ++j) bToA[j] = static_cast<int>(j) + 1;
+  return std::pair{std::move(aToB), std::move(bToA)};
+}
+
+ShownPlace Workspace::placeOf(const SentenceRun& run) const {
+  const bool isB = runB_ && &run == &*runB_;
+  if (comparing_ && isB) {
+    // Two models: A's tokens land on B's through their characters; one model: by position.
+    static const std::vector<int> none;
+    return ShownPlace(selection_, run.tokenCount(), comparing_->model ? comparedTokens_ : none);
+  }
+  // Without its first token the run's tokens are A's shifted by one: the
+  // selection follows its token, not its position.
+  if (isB)
+    if (const auto& dropped = droppedFirstAlignment())
+      return ShownPlace(selection_, run.tokenCount(), dropped->first, true);
+  return ShownPlace(selection_);
+}
+
+}  // namespace sinkscope::ui

@@ -1,0 +1,187 @@
+#pragma once
+// The GUI's document, without a widget: the open model, the sentence, its run
+// (A) and the second run (B: the run with the interventions, or a
+// comparison's other sentence or model), which of them the panels draw, the
+// selection with its interventions, and the jobs that compute them. Its
+// slots are the named commands that menus, shortcuts, the command line, the
+// figure command and tests call; its signals say what changed, and the
+// window (layout only) redraws from them.
+#include <QObject>
+#include <QString>
+#include <QStringList>
+#include <functional>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "models/loaded_model.h"
+#include "ui/experiment_results.h"
+#include "ui/sentence_run.h"
+#include "ui/shown_place.h"
+
+namespace sinkscope::ui {
+
+class JobRunner;
+class SelectionModel;
+
+// What the panels draw while there are two runs. SideBySide: the attention
+// map shows left | right, the plots overlay both runs' curves, the other
+// panels show the right-hand run.
+enum class Comparison { Before, After, Difference, SideBySide };
+// Its name in sessions and on the command line: before, after, difference,
+// side_by_side; comparison_of returns nothing for any other name.
+QString comparison_name(Comparison c);
+std::optional<Comparison> comparison_of(const QString& name);
+
+// Token correspondences between A and B: for each token of A its token in B
+// (-1: none), and back.
+using TokenAlignment = std::pair<std::vector<int>, std::vector<int>>;
+
+// What the attention map and key importance draw now: the shown run at its
+// place, and how B stands to A when both are drawn.
+struct DrawnRuns {
+  const SentenceRun* shown = nullptr;  // null: nothing has run yet
+  ShownPlace place;                    // the selection's place in `shown`
+  bool difference = false;             // B minus A (runs of the same tokens)
+  bool differenceRefused = false;      // a difference asked of runs with other tokens
+  bool sideBySide = false;             // A | B
+  bool comparingModels = false;        // side by side, two models (two tokenizers)
+  bool byToken = false;                // side by side, B's tokens placed at A's
+  TokenAlignment alignment;            // when byToken: A to B and B to A
+  // The shown run's map at `place`, and A's at the selection when side by side.
+  analysis::AttentionMatrix map, before;
+};
+
+class Workspace : public QObject {
+  Q_OBJECT
+
+ public:
+  explicit Workspace(QObject* parent = nullptr);
+  ~Workspace() override;
+
+  SelectionModel* selection() const { return selection_; }
+  JobRunner* jobs() const { return jobs_; }
+  const std::optional<models::LoadedModel>& model() const { return model_; }
+  const QString& sentence() const { return sentence_; }
+  // Run A: the sentence on the model (or the uniform baseline without one).
+  const std::optional<SentenceRun>& run() const { return run_; }
+  // Run B: the intervened run, or a comparison's other run; empty while none.
+  const std::optional<SentenceRun>& runB() const { return runB_; }
+  // Whether B is a comparison's (another sentence or model), not interventions'.
+  bool comparing() const { return comparing_.has_value(); }
+  bool comparingModels() const { return comparing_ && comparing_->model; }
+  // What B is of a comparison: another sentence (empty otherwise), or the
+  // other model's folder (empty otherwise).
+  QString comparedSentence() const { return comparing_ ? comparing_->sentence : QString(); }
+  QString comparedModelFolder() const;
+  Comparison comparison() const { return comparison_; }
+  // The run the panels draw: A, or B when there is one and the comparison asks for it.
+  const SentenceRun* shownRun() const;
+  // The runs' names: before/after for interventions, A/B or the models' names.
+  const QString& leftName() const { return leftName_; }
+  const QString& rightName() const { return rightName_; }
+  // Where the selection (made on run A) lands in `run`: the selection itself,
+  // or for B its counterpart (another shape, another tokenizer, a dropped first token).
+  ShownPlace placeOf(const SentenceRun& run) const;
+  // Throws what a run's attention() throws (a damaged capture).
+  DrawnRuns drawnRuns() const;
+  // A and B's tokens aligned by the characters they cover (two tokenizers).
+  TokenAlignment comparedTokenAlignment() const;
+  // B with interventions that dropped the first token: A's token k is B's k - 1.
+  const std::optional<TokenAlignment>& droppedFirstAlignment() const;
+  // The functional experiments of run A, once computed (Experiments menu).
+  const ExperimentResults& experiments() const { return experiments_; }
+  // Where models opened from now on run: "cpu" or "cuda", and in which precision.
+  void setDevice(const QString& device) { device_ = device; }
+  void setPrecision(models::ComputePrecision precision) { precision_ = precision; }
+  // What every exported file records of how it was made: the tool, the model
+  // (name, folder, identity), the sentence, the sink reading, the selection,
+  // B's place and the interventions; one "key: value" line each.
+  QStringList provenance() const;
+  // Whether job `id` opened the model or ran the sentence (its failure ends what waited on it).
+  bool isModelOrRunJob(quint64 id) const { return id != 0 && (id == modelJob_ || id == runJob_); }
+
+ public Q_SLOTS:
+  void setSentence(const QString& text);
+  // Runs the sentence on the open model (the uniform baseline without one).
+  void runSentence();
+  // A folder, or a Hugging Face cache name org/name; then runs the sentence on it.
+  void openModel(const QString& folderOrName);
+  // Opens a model in a job without making it the open one: `onLoaded` gets it.
+  quint64 loadModel(const QString& folderOrName, const QString& jobName, const QString& group,
+                    std::function<void(models::LoadedModel)> onLoaded);
+  // B: another sentence on this model, or this sentence on another model (any
+  // shape). The comparison follows new sentences until stopped; interventions end it.
+  void compareWithSentence(const QString& text);
+  void compareWithModel(const QString& folderOrName);
+  void stopComparing();
+  // Pins B's layer and head (SelectionModel::kAutomatic: follow the selection,
+  // kHeadAverage: B's head average): now when B is in, else when it arrives.
+  void pinComparedRun(int layer, int head);
+  // The same for the next comparison's B, whatever B is shown now (a session's).
+  void pinNextComparedRun(int layer, int head) { pendingCounterpart_ = {layer, head}; }
+  void setComparison(Comparison comparison);
+  // Experiments: single-head ablation dNLL of every head, and KL after sink
+  // removal plus the Fisher trace per layer.
+  void computeHeadAblation();
+  void computeLayerFunction();
+  // The shown run's tensors (attention, q, k, v, residuals, ids, tokens) as
+  // NPZ, written in a job (models::trace_write_npz); a notice when done.
+  void exportRunTensors(const QString& path, bool overwrite = true);
+  // A run shown as it is (a session's baseline, a run made elsewhere).
+  void showRun(SentenceRun run);
+
+ Q_SIGNALS:
+  void sentenceChanged(const QString& text);
+  void modelOpened(const QString& folder);
+  void runShown();          // A replaced (B cleared): redraw
+  void runFinished();       // ... and what follows it (interventions, analysis) started
+  void analysisFinished();  // every head of A analysed
+  void runBChanged();       // B computed or cleared: redraw
+  void interventionsFinished();
+  void comparisonFinished();  // a comparison's B is in
+  void comparisonChanged(sinkscope::ui::Comparison comparison);
+  void runNamesChanged(const QString& left, const QString& right);
+  void experimentsChanged();
+  void experimentsFinished();  // one experiment's results are in
+  // A command that cannot go on (message, details); errorsCleared: a new command started.
+  void failed(const QString& message, const QString& details);
+  void errorsCleared();
+  // A passing note for the status bar (a comparison's sentences, a long input).
+  void notice(const QString& message, int milliseconds);
+
+ private:
+  struct ComparisonSource {
+    QString sentence;                          // another sentence on this model,
+    std::optional<models::LoadedModel> model;  // or this sentence on another model
+  };
+  void setModel(models::LoadedModel loaded);
+  void setRunNames(const QString& left, const QString& right);
+  void setRunB(std::optional<SentenceRun> run);
+  void analyseRun();
+  void runComparison();
+  // Recomputes B for the interventions (a job), or the comparison's B.
+  void runInterventions();
+  void onJobFailed(quint64 id);
+  std::vector<int> comparedTokenCounterparts() const;
+  std::optional<TokenAlignment> computeDroppedFirstAlignment() const;
+
+  SelectionModel* selection_;
+  JobRunner* jobs_;
+  QString sentence_;
+  QString device_ = QStringLiteral("cpu");
+  models::ComputePrecision precision_ = models::ComputePrecision::Float32;
+  std::optional<models::LoadedModel> model_;
+  std::optional<SentenceRun> run_, runB_;
+  std::optional<ComparisonSource> comparing_;
+  std::optional<std::pair<int, int>> pendingCounterpart_;  // B's pinned place, for when B arrives
+  Comparison comparison_ = Comparison::After;
+  QString leftName_, rightName_;
+  std::vector<int> comparedTokens_;  // A's tokens in B's, for two models
+  std::optional<TokenAlignment> droppedFirst_;
+  ExperimentResults experiments_;
+  quint64 runJob_ = 0;    // the newest Run sentence job
+  quint64 modelJob_ = 0;  // the newest Open model job
+};
+
+}  // namespace sinkscope::ui
