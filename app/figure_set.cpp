@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "analysis/table_io.h"
+#include "models/io/table_io.h"
 #include "app/command_line.h"
 #include "app/command_options.h"
 #include "app/gui_support.h"
@@ -198,7 +198,7 @@ int figure_set_command(int argc, char** argv) {
       files.emplace_back(path, bytes.toStdString());
     };
     for (const SetFigure& f : figures) {
-      analysis::CsvTable table = f.table;
+      io::CsvTable table = f.table;
       table.comments.insert(table.comments.begin(),
                             {{"tool", "sinkscope figure-set " SINKSCOPE_VERSION},
                              {"model", modelName},
@@ -206,8 +206,8 @@ int figure_set_command(int argc, char** argv) {
                              {"figure", f.title.empty() ? f.file : f.title}});
       table.comments.insert(table.comments.end(), provenance.begin(), provenance.end());
       const std::filesystem::path csv = out / (f.file + ".csv");
-      analysis::output_check_replaceable(csv, force);
-      files.emplace_back(csv, analysis::csv_render(table));
+      io::output_check_replaceable(csv, force);
+      files.emplace_back(csv, io::csv_render(table));
       if (f.curves.empty() && f.title.empty()) continue;  // a table only
       render::LinePlotView view;
       view.resize(640, 480);
@@ -220,7 +220,7 @@ int figure_set_command(int argc, char** argv) {
         add(out / (f.file + ".png"), render::figure_part_bytes(part, render::ExportFormat::Png, png, {}));
       }
     }
-    analysis::files_write_atomic(files, force);
+    io::files_write_atomic(files, force);
     for (const auto& [path, bytes] : files) std::printf("%s\n", path.string().c_str());
   } catch (const models::ModelInputError& e) {
     std::fprintf(stderr, "sinkscope figure-set: %s\n", e.what());

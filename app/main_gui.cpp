@@ -23,7 +23,7 @@
 #include "render/heat_map_view.h"
 #include "ui/job_runner.h"
 #include "ui/job_status.h"
-#include "analysis/table_io.h"
+#include "models/io/table_io.h"
 #include "ui/main_window.h"
 #include "ui/selection_model.h"
 
@@ -50,7 +50,7 @@ int save_screenshot(sinkscope::ui::MainWindow& window, const QString& path) {
     if (!buffer.open(QIODevice::WriteOnly) || !image.save(&buffer, "PNG"))
       throw std::runtime_error("the image could not be encoded");
     QDir().mkpath(QFileInfo(path).absolutePath());
-    sinkscope::analysis::file_write_atomic(std::filesystem::path(path.toStdString()),
+    sinkscope::io::file_write_atomic(std::filesystem::path(path.toStdString()),
                                            png.toStdString(), true);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "sinkscope: --screenshot %s: %s\n", qPrintable(path), e.what());

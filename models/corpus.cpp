@@ -7,7 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "analysis/table_io.h"
+#include "models/io/table_io.h"
 #include "models/input_files.h"
 #include "models/sentence_file.h"
 #include "models/internal/json_input.h"
@@ -118,7 +118,7 @@ std::vector<std::string> corpus_read_sentences(const fs::path& file) {
 void corpus_write_lines(const fs::path& file, const std::vector<std::string>& lines) {
   std::string text;
   for (const auto& l : lines) text += l + "\n";
-  analysis::file_write_atomic(file, text, true);
+  io::file_write_atomic(file, text, true);
 }
 
 }  // namespace sinkscope::models

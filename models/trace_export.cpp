@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "analysis/npz.h"
+#include "models/io/npz.h"
 
 namespace sinkscope::models {
 
@@ -13,7 +13,7 @@ void trace_write_npz(const Trace& trace, const std::vector<std::string>& tokens,
   if (static_cast<std::int64_t>(tokens.size()) != T)
     throw std::invalid_argument("npz export: " + std::to_string(tokens.size()) +
                                 " token strings for " + std::to_string(T) + " tokens");
-  analysis::NpzWriter npz(file, options.overwrite);
+  io::NpzWriter npz(file, options.overwrite);
   const std::int64_t d = L > 0 ? trace.layer(0).head_dim : 0;
   // One array at a time, one layer at a time: each layer's capture is made
   // (or recomputed from its residual) and dropped before the next.
@@ -45,7 +45,7 @@ void trace_write_npz(const Trace& trace, const std::vector<std::string>& tokens,
   // every cell to the longest token would make it huge (one 10^6-character
   // added token at 8,192 positions: 32 GB).
   npz.addPackedStrings("tokens", tokens);
-  if (analysis::NpzWriter::fixedWidthBytes(tokens) <= kMaxFixedWidthTokenBytes) npz.addStrings("tokens", tokens);
+  if (io::NpzWriter::fixedWidthBytes(tokens) <= kMaxFixedWidthTokenBytes) npz.addStrings("tokens", tokens);
   if (options.logits) {
     if (trace.logits().empty())
       throw std::runtime_error("npz export: the model has no output head, so no logits");

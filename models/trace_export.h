@@ -1,6 +1,6 @@
 #pragma once
 // One run's tensors as NPZ (numpy.load reads it): what a researcher takes to
-// Python. Written a layer at a time through analysis::NpzWriter, so a long
+// Python. Written a layer at a time through io::NpzWriter, so a long
 // run's capture is never held twice.
 #include <filesystem>
 #include <string>

@@ -14,7 +14,7 @@
 #include "analysis/first_token_sink.h"
 #include "analysis/sink_metric.h"
 #include "analysis/sinks.h"
-#include "analysis/table_io.h"
+#include "models/io/table_io.h"
 #include "models/bpe_trainer.h"
 #include "models/corpus.h"
 #include "models/internal/json_input.h"
@@ -252,7 +252,7 @@ std::vector<TensorData> tensors_of(const std::vector<at::Tensor>& tensors,
 
 std::string log_csv(const std::vector<TrainLogRow>& rows, const TrainOptions& o,
                     const std::string& evaluation) {
-  analysis::CsvTable t;
+  io::CsvTable t;
   t.comments = {
       {"tool", "sinkscope-cli train"},
       {"architecture", o.architecture},
@@ -269,14 +269,14 @@ std::string log_csv(const std::vector<TrainLogRow>& rows, const TrainOptions& o,
                "alpha0", "boost",  "heads_boost3", "sink_rate",     "sink_concentration"};
   for (const auto& r : rows)
     t.rows.push_back({std::to_string(r.step), std::to_string(r.tokens),
-                      analysis::csv_number(r.loss), analysis::csv_number(r.learning_rate),
-                      analysis::csv_number(r.tokens_per_second),
-                      analysis::csv_number_or_empty(r.alpha0),
-                      analysis::csv_number_or_empty(r.boost),
-                      analysis::csv_number_or_empty(r.heads_boost3),
-                      analysis::csv_number_or_empty(r.sink_rate),
-                      analysis::csv_number_or_empty(r.sink_concentration)});
-  return analysis::csv_render(t);
+                      io::csv_number(r.loss), io::csv_number(r.learning_rate),
+                      io::csv_number(r.tokens_per_second),
+                      io::csv_number_or_empty(r.alpha0),
+                      io::csv_number_or_empty(r.boost),
+                      io::csv_number_or_empty(r.heads_boost3),
+                      io::csv_number_or_empty(r.sink_rate),
+                      io::csv_number_or_empty(r.sink_concentration)});
+  return io::csv_render(t);
 }
 
 json recipe_of(const TrainOptions& o) {
@@ -429,7 +429,7 @@ TrainResult train_model(const TrainOptions& given, const ProgressFn& progress,
       lo.trainable = true;
       model = Model::load(init, lo);
       // Written, not copied: a copy follows a link at the destination.
-      analysis::file_write_atomic(o.out / "config.json", read_text(init / "config.json"), true);
+      io::file_write_atomic(o.out / "config.json", read_text(init / "config.json"), true);
     } catch (...) {
       std::error_code ignored;
       fs::remove_all(init, ignored);  // a full disk leaves nothing behind
@@ -504,7 +504,7 @@ TrainResult train_model(const TrainOptions& given, const ProgressFn& progress,
       r.sink_concentration = number(9);
       rows.push_back(r);
     }
-    analysis::file_write_atomic(o.out / "config.json", read_text(o.resume / "config.json"), true);
+    io::file_write_atomic(o.out / "config.json", read_text(o.resume / "config.json"), true);
   }
 
   Packer packer(o, *tokenizer, sentences);
@@ -525,13 +525,13 @@ TrainResult train_model(const TrainOptions& given, const ProgressFn& progress,
     if (folder != o.out) {
       require_output_folder(folder.parent_path());  // checkpoints/ is no link either
       require_output_folder(folder);
-      analysis::file_write_atomic(folder / "config.json", read_text(o.out / "config.json"), true);
+      io::file_write_atomic(folder / "config.json", read_text(o.out / "config.json"), true);
     }
-    analysis::file_write_atomic(folder / "tokenizer.json", tokenizerJson, true);
+    io::file_write_atomic(folder / "tokenizer.json", tokenizerJson, true);
     safetensors_write(folder / "model.safetensors", tensors_of(params, names, o.save_dtype),
                       {{"format", "pt"}, {"sinkscope", "trainer"}});
-    analysis::file_write_atomic(folder / "log.csv", log_csv(rows, o, evaluation), true);
-    analysis::file_write_atomic(folder / "recipe.json", recipe_of(o).dump(2), true);
+    io::file_write_atomic(folder / "log.csv", log_csv(rows, o, evaluation), true);
+    io::file_write_atomic(folder / "recipe.json", recipe_of(o).dump(2), true);
     if (withOptimizer) {
       std::vector<at::Tensor> mv;
       std::vector<std::string> mvNames;
@@ -542,7 +542,7 @@ TrainResult train_model(const TrainOptions& given, const ProgressFn& progress,
         mvNames.push_back("v." + names[i]);
       }
       safetensors_write(folder / "optimizer.safetensors", tensors_of(mv, mvNames, DType::F32));
-      analysis::file_write_atomic(
+      io::file_write_atomic(
           folder / "trainer_state.json",
           json({{"step", adam.step}, {"tokens", tokens}, {"recipe", recipe_of(o)}}).dump(2), true);
     }

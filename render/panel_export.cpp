@@ -18,7 +18,7 @@
 #include <memory>
 #include <stdexcept>
 
-#include "analysis/table_io.h"
+#include "models/io/table_io.h"
 #include "render/colormap.h"
 #include "render/figure_part.h"
 #include "render/heat_map_view.h"
@@ -31,7 +31,7 @@
 namespace sinkscope::render {
 
 void figure_output_check(const QString& path, bool overwrite) {
-  analysis::output_check_replaceable(std::filesystem::path(path.toStdString()), overwrite);
+  io::output_check_replaceable(std::filesystem::path(path.toStdString()), overwrite);
 }
 
 void figure_check_pixels(double widthPt, double heightPt, int dpi) {

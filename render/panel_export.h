@@ -86,7 +86,7 @@ void figure_part_export(const FigurePart& part, const QString& path, const Figur
                         const QStringList& comments, bool overwrite);
 QString figure_part_csv(const FigurePart& part, const QStringList& comments);
 // The file figure_part_export writes, as bytes: for sets of files written all
-// or none (analysis::files_write_atomic).
+// or none (io::files_write_atomic).
 QByteArray figure_part_bytes(const FigurePart& part, ExportFormat format,
                              const FigureOptions& options, const QStringList& comments);
 

@@ -44,6 +44,12 @@ TEST(IncludeRules, TheDocumentLayerStandsOnPublicHeadersOnly) {
             1u);
   EXPECT_EQ(include_violations("analysis/a.cpp", "#include \"models/document/d.h\"\n").size(), 1u);
   EXPECT_TRUE(include_violations("ui/w.cpp", "#include \"models/document/d.h\"\n").empty());
+  // models/io/ stands on analysis/ alone; render/ writes its CSV through it.
+  EXPECT_TRUE(include_violations("render/e.cpp", "#include \"models/io/table_io.h\"\n").empty());
+  EXPECT_EQ(include_violations("render/e.cpp", "#include \"models/model.h\"\n").size(), 1u);
+  EXPECT_EQ(include_violations("analysis/a.cpp", "#include \"models/io/npz.h\"\n").size(), 1u);
+  EXPECT_EQ(include_violations("models/io/t.cpp", "#include \"models/model.h\"\n").size(), 1u);
+  EXPECT_TRUE(include_violations("models/io/t.cpp", "#include \"analysis/sinks.h\"\n").empty());
 }
 
 TEST(IncludeRules, TorchStaysInsideModels) {

@@ -8,9 +8,9 @@
 #include <functional>
 #include <vector>
 
+#include "models/document/checkpoint_emergence.h"
 #include "models/model_discovery.h"
 #include "render/heat_map_data.h"
-#include "ui/job_runner.h"
 
 class QComboBox;
 class QLabel;
@@ -26,21 +26,14 @@ struct LinePlotData;
 
 namespace sinkscope::ui {
 
-// alpha_0 (the sink metric of the first token) of every head for `text` at
-// every checkpoint. Throws as models do.
-struct CheckpointAlpha0 {
-  int layers = 0, heads = 0;
-  std::vector<std::vector<double>> values;  // [checkpoint][layer * heads + head]
-  std::vector<double> uniform0;             // [checkpoint]: a uniform head's alpha_0 at that length
-};
+using document::CheckpointAlpha0;
+
 // What the emergence plot shows per layer (and over every head of the model,
 // dashed): the heads' mean alpha_0, their mean boost (alpha_0 over a uniform
 // head's), the share of heads with alpha_0 > eps (the sink rate, metrics.md
 // s. 1; analysis/first_token_sink.h), or the share of heads with a strong
 // sink (the columns docs/sinks.md tabulates for a training run).
 enum class EmergenceMetric { Alpha0, Boost, SinkRate, StrongBoost };
-CheckpointAlpha0 checkpoint_alpha0(const std::vector<models::Checkpoint>& checkpoints,
-                                   const std::string& text, const JobProgress& progress);
 // The emergence plot: each layer's mean over heads against the step.
 render::LinePlotData emergence_plot(const std::vector<models::Checkpoint>& checkpoints,
                                     const CheckpointAlpha0& alpha0, const QString& text,

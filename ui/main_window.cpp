@@ -303,16 +303,17 @@ void MainWindow::buildDocks() {
          "can see when the sink appears."),
       studyDock_);
   connect(checkpointsPanel_, &CheckpointsPanel::checkpointChosen, this, &MainWindow::openModelFolder);
-  connect(checkpointsPanel_, &CheckpointsPanel::emergenceRequested, this, &MainWindow::computeEmergence);
+  connect(checkpointsPanel_, &CheckpointsPanel::emergenceRequested, workspace_,
+          &Workspace::computeEmergence);
   profileDock_->raise();  // hiding the newest tab would leave its neighbour in front
   connect(studyPanel_, &StudyPanel::headChosen, this, [this](int layer, int head) {
-    if (!studyMatchesModel()) return;
+    if (!workspace_->studyMatchesModel()) return;
     selection_->setLayer(layer);
     selection_->setHead(head);
   });
   connect(studyPanel_, &StudyPanel::sentenceOpened, this, &MainWindow::openStudySentence);
   auto follow = [this] {  // the study's grid follows the selection
-    if (studyPanel_->study() && studyMatchesModel() && selection_->head() >= 0)
+    if (workspace_->studyMatchesModel() && selection_->head() >= 0)
       studyPanel_->chooseHead(selection_->layer(), selection_->head());
   };
   connect(selection_, &SelectionModel::layerChanged, this, follow);
@@ -341,16 +342,8 @@ void MainWindow::buildDocks() {
     if (layer >= 0) selection_->setLayer(layer);
     if (head != SelectionModel::kAutomatic) selection_->setHead(head);
   });
-  connect(jobs_, &JobRunner::jobFailed, this, [this](quint64 id, const QString&, const QString& message,
-                                                     const QString&) {
+  connect(jobs_, &JobRunner::jobFailed, this, [this](quint64 id) {
     if (workspace_->isModelOrRunJob(id)) pendingSession_.reset();  // its model or run failed
-    // A refused study says why in its own dock, where a later run's clearing
-    // of the status bar does not reach.
-    if (id == studyJob_) {
-      studyPanel_->showRefusal(studyFolder_, message);
-      studyDock_->show();
-      studyDock_->raise();
-    }
   });
 }
 
@@ -425,7 +418,7 @@ void MainWindow::chooseComparisonModel() {
       opens << modelChooser_->itemData(k).toString();
     }
   // The open training run's checkpoints: compare two points of training.
-  for (const models::Checkpoint& step : checkpointsPanel_->checkpoints()) {
+  for (const models::Checkpoint& step : workspace_->checkpoints().steps) {
     names << QString::fromStdString(models::model_display_name(step.folder));
     opens << QString::fromStdString(step.folder.string());
   }
@@ -687,6 +680,27 @@ void MainWindow::connectWorkspace() {
     if (newDnll) panels_->setScore(HeadScore::Dnll);
   });
   connect(w, &Workspace::experimentsFinished, this, &MainWindow::experimentsFinished);
+  connect(w, &Workspace::studyOpened, this, [this](const QString& folder) {
+    showStudy();
+    Q_EMIT studyOpened(folder);
+  });
+  // A refused study says why in its own dock, where a later run's clearing
+  // of the status bar does not reach.
+  connect(w, &Workspace::studyRefused, this, [this](const QString& folder, const QString& message) {
+    studyPanel_->showRefusal(folder, message);
+    studyDock_->show();
+    studyDock_->raise();
+  });
+  connect(w, &Workspace::checkpointsOpened, this, [this](const QString& folder) {
+    checkpointsPanel_->setCheckpoints(folder, workspace_->checkpoints());
+    checkpointsDock_->show();
+    checkpointsDock_->raise();
+  });
+  connect(w, &Workspace::emergenceComputed, this,
+          [this](const document::CheckpointAlpha0& alpha0, const QString& text) {
+            checkpointsPanel_->setEmergence(alpha0, text);
+            Q_EMIT emergenceFinished();
+          });
   connect(w, &Workspace::failed, jobStatus_, &JobStatus::showError);
   connect(w, &Workspace::errorsCleared, jobStatus_, &JobStatus::clearError);
   connect(w, &Workspace::notice, statusBar(), &QStatusBar::showMessage);
@@ -739,32 +753,13 @@ void MainWindow::showModel() {
   Q_EMIT modelOpened(folder);
 }
 
+void MainWindow::openCheckpoints(const QString& folder) { workspace_->openCheckpoints(folder); }
+bool MainWindow::showCheckpoints(const QString& folder) { return workspace_->showCheckpoints(folder); }
+void MainWindow::computeEmergence() { workspace_->computeEmergence(); }
+void MainWindow::openStudy(const QString& folder) { workspace_->openStudy(folder); }
+
 void MainWindow::openModelTraining() {
   if (workspace_->model()) openCheckpoints(QString::fromStdString(workspace_->model()->model->folder().string()));
-}
-
-void MainWindow::openCheckpoints(const QString& folder) {
-  if (!showCheckpoints(folder)) {
-    const QString message =
-        tr("%1: no checkpoints (step-N folders with a config.json, in the folder or its "
-           "checkpoints/ folder)")
-            .arg(folder);
-    jobStatus_->showError(message, message);
-    return;
-  }
-  // Every panel shows the last checkpoint.
-  openModelFolder(QString::fromStdString(checkpointsPanel_->checkpoints().back().folder.string()));
-}
-
-bool MainWindow::showCheckpoints(const QString& folder) {
-  models::CheckpointList steps = models::training_checkpoints(folder.toStdString());
-  if (steps.steps.empty()) return false;
-  checkpointsFolder_ = folder;
-  checkpointsPanel_->setCheckpoints(folder, std::move(steps));
-  checkpointsDock_->show();
-  checkpointsDock_->raise();
-  computeEmergence();
-  return true;
 }
 
 void MainWindow::chooseCheckpointsFolder() {
@@ -773,55 +768,15 @@ void MainWindow::chooseCheckpointsFolder() {
   if (!folder.isEmpty()) openCheckpoints(folder);
 }
 
-void MainWindow::computeEmergence() {
-  const std::vector<models::Checkpoint> steps = checkpointsPanel_->checkpoints();
-  const QString text = sentence();
-  if (steps.empty() || text.trimmed().isEmpty()) return;
-  jobs_->submit<CheckpointAlpha0>(
-      tr("Sink emergence over %1 checkpoints").arg(steps.size()),
-      [steps, text = text.toStdString()](const JobProgress& progress) {
-        try {
-          return checkpoint_alpha0(steps, text, progress);
-        } catch (const models::RunCancelled&) {
-          throw JobCancelled();
-        }
-      },
-      [this, steps, text](CheckpointAlpha0 alpha0) {
-        if (steps.size() != checkpointsPanel_->checkpoints().size()) return;  // another run opened since
-        checkpointsPanel_->setEmergence(alpha0, text);
-        Q_EMIT emergenceFinished();
-      },
-      QStringLiteral("emergence"));
-}
-
 void MainWindow::chooseStudyFolder() {
   const QString folder = QFileDialog::getExistingDirectory(
       this, tr("Open study (a folder with study.json and merged/)"));
   if (!folder.isEmpty()) openStudy(folder);
 }
 
-void MainWindow::openStudy(const QString& folder) {
-  jobStatus_->clearError();
-  const std::filesystem::path path = folder.toStdString();
-  studyFolder_ = folder;
-  studyJob_ = jobs_->submit<StudyTables>(
-      tr("Open study"), [path](const JobProgress&) { return document::study_tables_read(path); },
-      [this, folder](StudyTables study) {
-        showStudy(std::move(study));
-        Q_EMIT studyOpened(folder);
-      },
-      QStringLiteral("study"));
-}
-
-bool MainWindow::studyMatchesModel() const {
-  const auto& study = studyPanel_->study();
-  return study && workspace_->model() && workspace_->model()->model->config().num_layers == study->layers &&
-         workspace_->model()->model->config().num_heads == study->heads;
-}
-
-void MainWindow::showStudy(StudyTables study) {
-  studyPanel_->setStudy(std::move(study));
-  if (studyMatchesModel() && selection_->head() >= 0)
+void MainWindow::showStudy() {
+  studyPanel_->setStudy(*workspace_->study());
+  if (workspace_->studyMatchesModel() && selection_->head() >= 0)
     studyPanel_->chooseHead(selection_->layer(), selection_->head());
   const bool wasHidden = studyDock_->isHidden();
   studyDock_->show();
@@ -838,7 +793,7 @@ void MainWindow::showStudy(StudyTables study) {
 void MainWindow::selectAfterNextRun(int layer, int head) { pendingHead_ = std::make_pair(layer, head); }
 
 void MainWindow::openStudySentence(const QString& text, int layer, int head) {
-  const auto& study = studyPanel_->study();
+  const auto& study = workspace_->study();
   if (!study) return;
   pendingHead_ = std::make_pair(layer, head);
   setSentence(text);

@@ -236,7 +236,8 @@ class MainWindow : public QMainWindow {
   void refreshRecentModels();
   // The open model's name, summary and training, once the workspace has opened it.
   void showModel();
-  void showStudy(StudyTables study);
+  // The workspace's study in the Study dock, beside the map.
+  void showStudy();
   void applySession(Session session);
   // Runs an export's `write`: its error to the status bar, or "Exported PATH".
   bool reportExport(const QString& path, const std::function<void()>& write);
@@ -244,8 +245,6 @@ class MainWindow : public QMainWindow {
   void finishSession();
   void rememberSession(const QString& path);
   void refreshRecentSessions();
-  // Whether the open model has the study's layers and heads (its heads can be selected).
-  bool studyMatchesModel() const;
   void showRun(SentenceRun run);
   void refreshPanels();
 
@@ -265,8 +264,6 @@ class MainWindow : public QMainWindow {
   QString lastExportNote_;
   // A figure request's pinned place in B and comparison mode; empty, or why not.
   QString applyFigureComparison(const FigureRequest& request);
-  quint64 studyJob_ = 0;  // the newest Open study job (its refusal stays in the Study dock)
-  QString studyFolder_;   // the folder that job reads
   JobStatus* jobStatus_ = nullptr;
   SelectionBar* selectionBar_ = nullptr;
 
@@ -292,7 +289,6 @@ class MainWindow : public QMainWindow {
   QDockWidget* studyDock_ = nullptr;
   CheckpointsPanel* checkpointsPanel_ = nullptr;
   QDockWidget* checkpointsDock_ = nullptr;
-  QString checkpointsFolder_;
   std::optional<std::pair<int, int>> pendingHead_;  // selected once the next run is shown
   std::optional<Session> pendingSession_;           // applied once the next run is shown
   QString sessionWarning_;

@@ -102,7 +102,7 @@ void MainWindow::writeFigureWhenReady(const FigureRequest& request) {
   if (!workspace_->run()) return fail(tr("no sentence has been run"));
   for (const FigurePanelName& panel : figure_panel_names())
     if (panel.needsCheckpoints && request.names.contains(panel.name) &&
-        checkpointsPanel_->checkpoints().empty())
+        workspace_->checkpoints().steps.empty())
       return fail(tr("--panel %1 needs a training run's checkpoints (a session that names them)")
                       .arg(panel.name));
   // The selection asked for, checked against the model.

@@ -68,8 +68,8 @@ Session MainWindow::currentSession() const {
     s.compareLayer = selection_->pinnedCounterpartLayer();
     s.compareHead = selection_->pinnedCounterpartHead();
   }
-  if (!checkpointsPanel_->checkpoints().empty()) s.checkpoints = checkpointsFolder_;
-  if (studyPanel_->study()) s.study = studyFolder_;
+  if (!workspace_->checkpoints().steps.empty()) s.checkpoints = workspace_->checkpointsFolder();
+  if (workspace_->study()) s.study = workspace_->studyFolder();
   if (auto* layout = findChild<QComboBox*>(QStringLiteral("graphLayout")))
     s.graphLayout = layout->currentIndex();
   if (auto* box = findChild<QCheckBox*>(QStringLiteral("normalisedLaplacian")))

@@ -52,7 +52,9 @@ Workspace::Workspace(QObject* parent)
   selection_->setBounds(1, 1, 0);
   connect(selection_, &SelectionModel::interventionsChanged, this, &Workspace::runInterventions);
   connect(jobs_, &JobRunner::jobFailed, this,
-          [this](quint64 id, const QString&, const QString&, const QString&) { onJobFailed(id); });
+          [this](quint64 id, const QString&, const QString& message, const QString&) {
+            onJobFailed(id, message);
+          });
 }
 
 Workspace::~Workspace() { jobs_->cancelAll(); }
@@ -147,7 +149,9 @@ void Workspace::setModel(models::LoadedModel loaded) {
   runSentence();  // the new model on the current sentence
 }
 
-void Workspace::onJobFailed(quint64 id) {
+void Workspace::onJobFailed(quint64 id, const QString& message) {
+  // A refused study says why where the study is shown.
+  if (id == studyJob_) Q_EMIT studyRefused(studyAsked_, message);
   // A model that fails to open before anything is shown leaves the uniform
   // baseline on screen, as with no model at all; the baseline only where it
   // can be drawn: a failed baseline would hide the model's error, which is
@@ -169,6 +173,68 @@ void Workspace::onJobFailed(quint64 id) {
 QString Workspace::comparedModelFolder() const {
   return comparingModels() ? QString::fromStdString(comparing_->model->model->folder().string())
                            : QString();
+}
+
+void Workspace::openStudy(const QString& folder) {
+  Q_EMIT errorsCleared();
+  const std::filesystem::path path = folder.toStdString();
+  studyAsked_ = folder;
+  studyJob_ = jobs_->submit<document::StudyTables>(
+      tr("Open study"), [path](const JobProgress&) { return document::study_tables_read(path); },
+      [this, folder](document::StudyTables study) {
+        study_ = std::move(study);
+        studyFolder_ = folder;
+        Q_EMIT studyOpened(folder);
+      },
+      QStringLiteral("study"));
+}
+
+bool Workspace::studyMatchesModel() const {
+  return study_ && model_ && model_->model->config().num_layers == study_->layers &&
+         model_->model->config().num_heads == study_->heads;
+}
+
+bool Workspace::showCheckpoints(const QString& folder) {
+  models::CheckpointList steps = models::training_checkpoints(folder.toStdString());
+  if (steps.steps.empty()) return false;
+  checkpoints_ = std::move(steps);
+  checkpointsFolder_ = folder;
+  Q_EMIT checkpointsOpened(folder);
+  computeEmergence();
+  return true;
+}
+
+void Workspace::openCheckpoints(const QString& folder) {
+  if (!showCheckpoints(folder)) {
+    const QString message =
+        tr("%1: no checkpoints (step-N folders with a config.json, in the folder or its "
+           "checkpoints/ folder)")
+            .arg(folder);
+    Q_EMIT failed(message, message);
+    return;
+  }
+  // Every panel shows the last checkpoint.
+  openModel(QString::fromStdString(checkpoints_.steps.back().folder.string()));
+}
+
+void Workspace::computeEmergence() {
+  const std::vector<models::Checkpoint> steps = checkpoints_.steps;
+  const QString text = sentence_;
+  if (steps.empty() || text.trimmed().isEmpty()) return;
+  jobs_->submit<document::CheckpointAlpha0>(
+      tr("Sink emergence over %1 checkpoints").arg(steps.size()),
+      [steps, text = text.toStdString()](const JobProgress& progress) {
+        try {
+          return document::checkpoint_alpha0(steps, text, progress);
+        } catch (const models::RunCancelled&) {
+          throw JobCancelled();
+        }
+      },
+      [this, steps, text](document::CheckpointAlpha0 alpha0) {
+        if (steps.size() != checkpoints_.steps.size()) return;  // another run opened since
+        Q_EMIT emergenceComputed(alpha0, text);
+      },
+      QStringLiteral("emergence"));
 }
 
 const SentenceRun* Workspace::shownRun() const {

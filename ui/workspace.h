@@ -14,7 +14,10 @@
 #include <utility>
 #include <vector>
 
+#include "models/document/checkpoint_emergence.h"
+#include "models/document/study_tables.h"
 #include "models/loaded_model.h"
+#include "models/model_discovery.h"
 #include "ui/experiment_results.h"
 #include "ui/sentence_run.h"
 #include "ui/shown_place.h"
@@ -98,6 +101,14 @@ class Workspace : public QObject {
   // (name, folder, identity), the sentence, the sink reading, the selection,
   // B's place and the interventions; one "key: value" line each.
   QStringList provenance() const;
+  // A merged corpus study, once opened, and its folder.
+  const std::optional<document::StudyTables>& study() const { return study_; }
+  const QString& studyFolder() const { return studyFolder_; }
+  // Whether the open model has the study's layers and heads (its heads can be selected).
+  bool studyMatchesModel() const;
+  // A training run's checkpoints, once opened, and its folder.
+  const models::CheckpointList& checkpoints() const { return checkpoints_; }
+  const QString& checkpointsFolder() const { return checkpointsFolder_; }
   // Whether job `id` opened the model or ran the sentence (its failure ends what waited on it).
   bool isModelOrRunJob(quint64 id) const { return id != 0 && (id == modelJob_ || id == runJob_); }
 
@@ -128,6 +139,15 @@ class Workspace : public QObject {
   // The shown run's tensors (attention, q, k, v, residuals, ids, tokens) as
   // NPZ, written in a job (models::trace_write_npz); a notice when done.
   void exportRunTensors(const QString& path, bool overwrite = true);
+  // A merged corpus study folder (sinkscope-cli study merge), read in a job.
+  void openStudy(const QString& folder);
+  // The step-N folders of a training run and the sentence's sink emergence
+  // over them; false when the folder holds none.
+  bool showCheckpoints(const QString& folder);
+  // The same, then the last checkpoint opened as the model.
+  void openCheckpoints(const QString& folder);
+  // alpha_0 of every head at every checkpoint for the sentence (a job).
+  void computeEmergence();
   // A run shown as it is (a session's baseline, a run made elsewhere).
   void showRun(SentenceRun run);
 
@@ -144,6 +164,10 @@ class Workspace : public QObject {
   void runNamesChanged(const QString& left, const QString& right);
   void experimentsChanged();
   void experimentsFinished();  // one experiment's results are in
+  void studyOpened(const QString& folder);
+  void studyRefused(const QString& folder, const QString& message);
+  void checkpointsOpened(const QString& folder);
+  void emergenceComputed(const sinkscope::document::CheckpointAlpha0& alpha0, const QString& text);
   // A command that cannot go on (message, details); errorsCleared: a new command started.
   void failed(const QString& message, const QString& details);
   void errorsCleared();
@@ -162,7 +186,7 @@ class Workspace : public QObject {
   void runComparison();
   // Recomputes B for the interventions (a job), or the comparison's B.
   void runInterventions();
-  void onJobFailed(quint64 id);
+  void onJobFailed(quint64 id, const QString& message);
   std::vector<int> comparedTokenCounterparts() const;
   std::optional<TokenAlignment> computeDroppedFirstAlignment() const;
 
@@ -182,6 +206,12 @@ class Workspace : public QObject {
   ExperimentResults experiments_;
   quint64 runJob_ = 0;    // the newest Run sentence job
   quint64 modelJob_ = 0;  // the newest Open model job
+  quint64 studyJob_ = 0;  // the newest Open study job
+  std::optional<document::StudyTables> study_;
+  QString studyFolder_;  // the folder of the study open
+  QString studyAsked_;   // the folder the newest Open study job reads
+  models::CheckpointList checkpoints_;
+  QString checkpointsFolder_;
 };
 
 }  // namespace sinkscope::ui

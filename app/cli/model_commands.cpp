@@ -25,7 +25,7 @@
 
 #include "analysis/sink_metric.h"
 #include "app/cli/command_line.h"
-#include "analysis/table_io.h"
+#include "models/io/table_io.h"
 #include "models/input_files.h"
 #include "models/json_bounded.h"
 #include "models/loaded_model.h"
@@ -87,7 +87,7 @@ int command_baseline(int argc, char** argv) {
   if (!command.parse(argc, argv)) return kOk;  // --help was printed
   const bool causal = !bidirectional;
 
-  sinkscope::analysis::CsvTable table;
+  sinkscope::io::CsvTable table;
   table.comments = {
       {"tool", std::string("sinkscope-cli ") + SINKSCOPE_VERSION},
       {"command", "baseline"},
@@ -97,14 +97,14 @@ int command_baseline(int argc, char** argv) {
   table.columns = {"key", "alpha_uniform"};
   for (int k = 0; k < T; ++k)
     table.rows.push_back(
-        {std::to_string(k), sinkscope::analysis::csv_number(
+        {std::to_string(k), sinkscope::io::csv_number(
                                 sinkscope::analysis::sink_uniform_baseline(T, k, causal))});
-  const std::string csv = sinkscope::analysis::csv_render(table);
+  const std::string csv = sinkscope::io::csv_render(table);
   if (file->count() == 0) {
     std::cout << csv;
     return kOk;
   }
-  sinkscope::analysis::file_write_atomic(out, csv, force);
+  sinkscope::io::file_write_atomic(out, csv, force);
   return kOk;
 }
 
@@ -273,7 +273,7 @@ int command_attention(int argc, char** argv) {
     const m::SentenceTrace run =
         m::loaded_model_run(loaded, text, m::RunOptions::attention_only());
 
-    sinkscope::analysis::CsvTable table;
+    sinkscope::io::CsvTable table;
     table.comments = {{"tool", std::string("sinkscope-cli ") + SINKSCOPE_VERSION},
                       {"command", "attention"},
                       {"model", loaded.model->folder().string()},
@@ -306,15 +306,15 @@ int command_attention(int argc, char** argv) {
                                   std::to_string(j),
                                   run.encoding.display[static_cast<std::size_t>(i)],
                                   run.encoding.display[static_cast<std::size_t>(j)],
-                                  sinkscope::analysis::csv_number(map.at(i, j))});
+                                  sinkscope::io::csv_number(map.at(i, j))});
           }
       }
     }
-    const std::string csv = sinkscope::analysis::csv_render(table);
+    const std::string csv = sinkscope::io::csv_render(table);
     if (out == "-")
       std::cout << csv;
     else
-      sinkscope::analysis::file_write_atomic(out, csv, force);
+      sinkscope::io::file_write_atomic(out, csv, force);
     return kOk;
   });
 }

@@ -25,7 +25,7 @@
 
 #include "analysis/first_token_sink.h"
 #include "app/cli/command_line.h"
-#include "analysis/table_io.h"
+#include "models/io/table_io.h"
 #include "models/corpus.h"
 #include "models/loaded_model.h"
 #include "models/trainer.h"
@@ -67,7 +67,7 @@ int command_corpus(int argc, char** argv) {
   };
   // Both files or neither; what exists is replaced only with --force.
   try {
-    sinkscope::analysis::files_write_atomic(
+    sinkscope::io::files_write_atomic(
         {{out / "train.txt", lines(split.train)}, {out / "heldout.txt", lines(split.heldout)}},
         force);
   } catch (const std::runtime_error& e) {
@@ -228,13 +228,13 @@ int command_sinks(int argc, char** argv) {
                                      r.alpha0, r.boost, r.heads_boost3, r.sink_rate,
                                      r.sink_concentration};
     if (csvOption->count() > 0) {
-      sinkscope::analysis::CsvTable table;
+      sinkscope::io::CsvTable table;
       table.comments = comments;
       table.columns = columns;
       std::vector<std::string> row;
-      for (double v : values) row.push_back(sinkscope::analysis::csv_number(v));
+      for (double v : values) row.push_back(sinkscope::io::csv_number(v));
       table.rows.push_back(row);
-      files.emplace_back(csv, sinkscope::analysis::csv_render(table));
+      files.emplace_back(csv, sinkscope::io::csv_render(table));
     }
     if (jsonOption->count() > 0) {
       nlohmann::json j = {{"schema_version", 1}, {"command", "sinks"}};
@@ -249,7 +249,7 @@ int command_sinks(int argc, char** argv) {
       files.emplace_back(json, j.dump(1));
     }
     if (!files.empty())
-      sinkscope::analysis::files_write_atomic(files, force);
+      sinkscope::io::files_write_atomic(files, force);
     std::cout << "inputs: " << batch.size() << " x " << tokens << " tokens\n"
               << "alpha0: " << r.alpha0 << "\n"
               << "boost: " << r.boost << "\n"

@@ -1,10 +1,10 @@
 #include "models/document/analysis_settings.h"
 
-#include "analysis/table_io.h"
+#include "models/io/table_io.h"
 
 namespace sinkscope::document {
 
-using analysis::csv_number;
+using io::csv_number;
 using nlohmann::json;
 
 analysis::SinkSetParams sink_set_params(const AnalysisSettings& s) {

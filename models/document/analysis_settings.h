@@ -50,7 +50,7 @@ struct AnalysisSettings {
   int bootstrap = 200;
   unsigned long long bootstrapSeed = 1;
   // weights.csv (s. 9). Model-level work: computed once per model and cached
-  // (analysis::WeightSpectraCache); --no-weight-spectra leaves the file out.
+  // (io::WeightSpectraCache); --no-weight-spectra leaves the file out.
   bool weightSpectra = true;
   // Analyse the intervened trace instead of the plain one (listed in every header).
   models::Intervention intervention;

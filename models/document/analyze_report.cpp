@@ -20,10 +20,11 @@
 #include "analysis/persistence.h"
 #include "analysis/sink_metric.h"
 #include "analysis/sinks.h"
-#include "analysis/table_io.h"
+#include "models/io/table_io.h"
 #include "analysis/taxonomy.h"
 #include "analysis/value_space.h"
 #include "analysis/weight_spectrum.h"
+#include "models/io/weight_spectra_cache.h"
 #include "models/document/report_parts.h"
 #include "models/document/sentence_run.h"
 #include "models/document/trace_analysis.h"
@@ -32,13 +33,13 @@
 namespace sinkscope::document {
 
 namespace fs = std::filesystem;
-using analysis::csv_number;
+using io::csv_number;
 using nlohmann::json;
 
 namespace report {
 
 std::string num(double v) { return csv_number(v); }
-std::string opt(double v) { return analysis::csv_number_or_empty(v); }
+std::string opt(double v) { return io::csv_number_or_empty(v); }
 
 }  // namespace report
 
@@ -65,7 +66,7 @@ json typed_cell(const std::string& column, const std::string& cell) {
 }
 
 // The same content as a CSV: columns and typed rows.
-json table_json(const analysis::CsvTable& t) {
+json table_json(const io::CsvTable& t) {
   json rows = json::array();
   for (const auto& row : t.rows) {
     json r = json::array();
@@ -83,7 +84,7 @@ json table_json(const analysis::CsvTable& t) {
 json report::output_json(
     const std::string& command, const document::AnalysisSettings& p,
     const std::vector<std::pair<std::string, std::string>>& header,
-    const std::vector<std::pair<std::string, const analysis::CsvTable*>>& tables) {
+    const std::vector<std::pair<std::string, const io::CsvTable*>>& tables) {
   json out = {{"schema_version", 1}, {"command", command}, {"params", document::settings_json(p)}};
   json readings = json::object();
   for (const auto& [k, v] : header) {
@@ -102,7 +103,7 @@ json report::output_json(
 namespace {
 
 struct Tables {
-  analysis::CsvTable sinks, summary, diagnostics, persistence, persistenceSummary, betti, spectra,
+  io::CsvTable sinks, summary, diagnostics, persistence, persistenceSummary, betti, spectra,
       eigenvalues, signFlip, effectiveness, taxonomy, weights, valueSpace, valueSpaceCurve,
       layerSummary;
 };
@@ -386,9 +387,9 @@ void append_weight_spectra(Tables& t, const models::LoadedModel& loaded) {
     scratch = std::move(m.converted);
     return std::span<const float>(scratch);
   };
-  const std::vector<analysis::WeightSpectrum> spectra = analysis::weight_spectra_stamped(
+  const std::vector<analysis::WeightSpectrum> spectra = io::weight_spectra_stamped(
       views, models::weight_files_stamp(loaded.model->folder()), values,
-      analysis::WeightSpectraCache(analysis::WeightSpectraCache::default_folder()));
+      io::WeightSpectraCache(io::WeightSpectraCache::default_folder()));
   for (std::size_t i = 0; i < views.size(); ++i) {
     const analysis::WeightSpectrum& s = spectra[i];
     t.weights.rows.push_back({std::to_string(views[i].layer), views[i].name, std::to_string(s.rows),
@@ -405,7 +406,7 @@ std::vector<fs::path> analyze_files_write(
     const models::LoadedModel& loaded, const std::string& text, const json& all) {
   std::vector<fs::path> written;
   std::vector<std::pair<fs::path, std::string>> contents;
-  const std::pair<const char*, analysis::CsvTable*> files[] = {
+  const std::pair<const char*, io::CsvTable*> files[] = {
       {"sinks.csv", &t.sinks},
       {"sink_summary.csv", &t.summary},
       {"diagnostics.csv", &t.diagnostics},
@@ -425,12 +426,12 @@ std::vector<fs::path> analyze_files_write(
     if (!table) continue;  // not asked for
     table->comments = header;
     // Taken, not copied, unless --json still reads the rows.
-    contents.emplace_back(dir / name, jsonFile.empty() ? analysis::csv_render_taking(*table)
-                                                       : analysis::csv_render(*table));
+    contents.emplace_back(dir / name, jsonFile.empty() ? io::csv_render_taking(*table)
+                                                       : io::csv_render(*table));
     written.push_back(dir / name);
   }
   if (!jsonFile.empty()) {
-    std::vector<std::pair<std::string, const analysis::CsvTable*>> named;
+    std::vector<std::pair<std::string, const io::CsvTable*>> named;
     for (const auto& [name, table] : files)
       if (table) named.emplace_back(fs::path(name).stem().string(), table);
     json out = output_json("analyze", p, header, named);
@@ -441,7 +442,7 @@ std::vector<fs::path> analyze_files_write(
     contents.emplace_back(jsonFile, out.dump(1));
     written.push_back(jsonFile);
   }
-  analysis::files_write_atomic(contents, force);  // all of them or none
+  io::files_write_atomic(contents, force);  // all of them or none
   return written;
 }
 
@@ -656,9 +657,9 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
     // from layer to layer (a 3B model at 512 tokens: 0.4 GB of text instead of
     // about 4 GB of row vectors), unless --json needs the rows.
     if (jsonFile.empty())
-      for (analysis::CsvTable* big :
+      for (io::CsvTable* big :
            {&t.sinks, &t.persistence, &t.betti, &t.eigenvalues, &t.valueSpaceCurve})
-        analysis::csv_flush_rows(*big);
+        io::csv_flush_rows(*big);
   };
   document::analyse_trace_layers(trace, headParams, {.valueSpaceCurves = true}, writeLayer);
 

@@ -17,7 +17,7 @@
 #include "analysis/persistence.h"
 #include "analysis/sink_metric.h"
 #include "analysis/sinks.h"
-#include "analysis/table_io.h"
+#include "models/io/table_io.h"
 #include "analysis/taxonomy.h"
 #include "analysis/value_space.h"
 #include "models/document/report_parts.h"
@@ -268,7 +268,7 @@ std::vector<fs::path> corpus_write(const CorpusTables& t, const fs::path& dir,
   CorpusTables tables = t;
   std::vector<fs::path> written;
   std::vector<std::pair<fs::path, std::string>> contents;
-  std::vector<std::pair<std::string, analysis::CsvTable*>> files{
+  std::vector<std::pair<std::string, io::CsvTable*>> files{
       {"specialisation", &tables.specialisation},
       {"token_specialisation", &tables.tokenSpecialisation},
       {"taxonomy_pooled", &tables.taxonomy},
@@ -277,10 +277,10 @@ std::vector<fs::path> corpus_write(const CorpusTables& t, const fs::path& dir,
       {"layer_profile", &tables.layerProfile},
       {"top_sentences", &tables.topSentences}};
   if (p.functional) files.emplace_back("functional", &tables.functional);
-  std::vector<std::pair<std::string, const analysis::CsvTable*>> named;
+  std::vector<std::pair<std::string, const io::CsvTable*>> named;
   for (auto& [name, table] : files) {
     table->comments = header;
-    contents.emplace_back(dir / (name + ".csv"), analysis::csv_render(*table));
+    contents.emplace_back(dir / (name + ".csv"), io::csv_render(*table));
     written.push_back(dir / (name + ".csv"));
     named.emplace_back(name, table);
   }
@@ -291,7 +291,7 @@ std::vector<fs::path> corpus_write(const CorpusTables& t, const fs::path& dir,
     contents.emplace_back(jsonFile, out.dump(1));
     written.push_back(jsonFile);
   }
-  analysis::files_write_atomic(contents, force);  // all of them or none
+  io::files_write_atomic(contents, force);  // all of them or none
   return written;
 }
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "analysis/frames.h"
-#include "analysis/table_io.h"
+#include "models/io/table_io.h"
 #include "analysis/taxonomy.h"
 #include "models/document/analyze_report.h"
 #include "models/loaded_model.h"
@@ -76,7 +76,7 @@ std::vector<SentenceRecord> corpus_records(const models::LoadedModel& model,
 // layer_profile, top_sentences and (with document::AnalysisSettings::functional) functional,
 // without header lines; the same for any split of `records` into shards.
 struct CorpusTables {
-  analysis::CsvTable specialisation, tokenSpecialisation, taxonomy, sinkRate, frame, layerProfile,
+  io::CsvTable specialisation, tokenSpecialisation, taxonomy, sinkRate, frame, layerProfile,
       topSentences, functional;
 };
 CorpusTables corpus_tables(const std::vector<SentenceRecord>& records, int layers, int heads,

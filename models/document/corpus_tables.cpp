@@ -13,7 +13,7 @@
 #include "analysis/frames.h"
 #include "analysis/intervals.h"
 #include "analysis/share_intervals.h"
-#include "analysis/table_io.h"
+#include "models/io/table_io.h"
 #include "analysis/taxonomy.h"
 
 // The pooled tables of a corpus from its sentences' records: plain data in,
@@ -21,7 +21,7 @@
 // can be checked on their own.
 namespace sinkscope::document {
 
-using analysis::csv_number;
+using io::csv_number;
 
 namespace {
 
@@ -35,7 +35,7 @@ struct Series {
 // One row per series: its leading cells, the number of sentences with a
 // value, the mean and (with p.bootstrap) the 95% interval of the mean over the
 // same seeded resamples of the sentences as every other corpus table.
-void append_pooled_means(analysis::CsvTable& table, const std::vector<Series>& series,
+void append_pooled_means(io::CsvTable& table, const std::vector<Series>& series,
                          std::size_t records, const document::AnalysisSettings& p) {
   std::vector<std::vector<int>> draws;
   for (int b = 0; b < p.bootstrap; ++b)
@@ -56,15 +56,15 @@ void append_pooled_means(analysis::CsvTable& table, const std::vector<Series>& s
         std::count_if(s.values.begin(), s.values.end(), [](double x) { return !std::isnan(x); });
     std::vector<std::string> row = s.key;
     row.push_back(std::to_string(present));
-    row.push_back(analysis::csv_number_or_empty(mean(nullptr)));
+    row.push_back(io::csv_number_or_empty(mean(nullptr)));
     if (p.bootstrap > 0) {
       std::vector<double> means;
       for (const auto& w : draws)
         if (const double m = mean(&w); !std::isnan(m)) means.push_back(m);
       const auto [lo, hi] = means.empty() ? std::pair{std::nan(""), std::nan("")}
                                           : analysis::percentile_interval95(means);
-      row.push_back(analysis::csv_number_or_empty(lo));
-      row.push_back(analysis::csv_number_or_empty(hi));
+      row.push_back(io::csv_number_or_empty(lo));
+      row.push_back(io::csv_number_or_empty(hi));
     }
     table.rows.push_back(std::move(row));
   }
@@ -78,7 +78,7 @@ std::vector<std::string> mean_columns(std::vector<std::string> leading,
 }
 
 // layer_profile.csv: each layer's figures (LayerFigures) pooled over the sentences.
-analysis::CsvTable layer_profile_table(const std::vector<SentenceRecord>& records, int L,
+io::CsvTable layer_profile_table(const std::vector<SentenceRecord>& records, int L,
                                        const document::AnalysisSettings& p) {
   using Field = double LayerFigures::*;
   const std::pair<const char*, Field> scalars[] = {
@@ -107,14 +107,14 @@ analysis::CsvTable layer_profile_table(const std::vector<SentenceRecord>& record
           [t](const LayerFigures& f) { return f.centralisation[t]; });
     }
   }
-  analysis::CsvTable table;
+  io::CsvTable table;
   table.columns = mean_columns({"layer", "metric", "threshold"}, p);
   append_pooled_means(table, series, records.size(), p);
   return table;
 }
 
 // functional.csv: KL of sink removal per layer and in all layers, BOS-removal NLL change.
-analysis::CsvTable functional_table(const std::vector<SentenceRecord>& records, int L,
+io::CsvTable functional_table(const std::vector<SentenceRecord>& records, int L,
                                     const document::AnalysisSettings& p) {
   std::vector<Series> series;
   for (int scope = 0; scope <= L; ++scope) {
@@ -126,7 +126,7 @@ analysis::CsvTable functional_table(const std::vector<SentenceRecord>& records, 
   Series bos{{"bos_removal_delta_nll", "all"}, {}};
   for (const SentenceRecord& r : records) bos.values.push_back(r.bosDeltaNll);
   series.push_back(std::move(bos));
-  analysis::CsvTable table;
+  io::CsvTable table;
   table.columns = mean_columns({"experiment", "layers"}, p);
   append_pooled_means(table, series, records.size(), p);
   return table;
@@ -135,9 +135,9 @@ analysis::CsvTable functional_table(const std::vector<SentenceRecord>& records, 
 // top_sentences.csv: per head, the sentences where its first-token sink
 // metric is highest (ties: the earlier sentence), for going from a pooled
 // number to the sentences behind it.
-analysis::CsvTable top_sentences_table(const std::vector<SentenceRecord>& records, int L, int H,
+io::CsvTable top_sentences_table(const std::vector<SentenceRecord>& records, int L, int H,
                                        std::size_t perHead = 5) {
-  analysis::CsvTable table;
+  io::CsvTable table;
   table.columns = {"layer", "head", "rank", "sentence", "alpha0", "boost", "tokens", "text"};
   std::vector<std::size_t> order(records.size());
   for (int k = 0; k < L * H; ++k) {
@@ -186,7 +186,7 @@ void add_intervals(CorpusTables& t, const std::vector<SentenceRecord>& records, 
     for (std::size_t r = 0; r < records.size(); ++r) sum += w[r] * boostSums[r];
     boost.push_back(sum / static_cast<double>(records.size() * heads));
   }
-  auto append = [](analysis::CsvTable& table, std::size_t row, const std::vector<double>& values) {
+  auto append = [](io::CsvTable& table, std::size_t row, const std::vector<double>& values) {
     const auto [lo, hi] = analysis::percentile_interval95(values);
     table.rows[row].push_back(csv_number(lo));
     table.rows[row].push_back(csv_number(hi));
@@ -199,14 +199,14 @@ void add_intervals(CorpusTables& t, const std::vector<SentenceRecord>& records, 
     tallies[k] = analysis::head_sink_tally(sinks);
   }
   const analysis::PlausibleHeadClasses classes(tallies, p.specialisedShare);
-  auto appendShare = [](analysis::CsvTable& table, std::size_t row, analysis::ShareInterval i) {
+  auto appendShare = [](io::CsvTable& table, std::size_t row, analysis::ShareInterval i) {
     table.rows[row].push_back(csv_number(i.lo));
     table.rows[row].push_back(csv_number(i.hi));
   };
   // Per sentence: successes and trials of one proportion, then its interval.
   const std::size_t n = records.size();
   std::vector<double> x(n), m(n);
-  auto appendProportion = [&](analysis::CsvTable& table, std::size_t row, double scale) {
+  auto appendProportion = [&](io::CsvTable& table, std::size_t row, double scale) {
     const analysis::ProportionInterval w = analysis::clustered_proportion95(x, m);
     table.rows[row].push_back(csv_number(scale * w.lo));
     table.rows[row].push_back(csv_number(scale * w.hi));

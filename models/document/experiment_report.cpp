@@ -6,13 +6,13 @@
 #include <cmath>
 #include <deque>
 
-#include "analysis/table_io.h"
+#include "models/io/table_io.h"
 #include "models/fisher.h"
 
 namespace sinkscope::document {
 
 namespace fs = std::filesystem;
-using analysis::csv_number;
+using io::csv_number;
 
 const std::vector<std::pair<std::string, std::string>>& experiment_kinds() {
   static const std::vector<std::pair<std::string, std::string>> kinds{
@@ -51,9 +51,9 @@ struct ExperimentInput {
 // a table handed out stays where it is while others are added).
 struct ExperimentOutput {
   std::vector<std::pair<std::string, std::string>> header;
-  std::deque<std::pair<std::string, analysis::CsvTable>> files;
-  analysis::CsvTable& table(const std::string& name, std::vector<std::string> columns) {
-    files.emplace_back(name, analysis::CsvTable{});
+  std::deque<std::pair<std::string, io::CsvTable>> files;
+  io::CsvTable& table(const std::string& name, std::vector<std::string> columns) {
+    files.emplace_back(name, io::CsvTable{});
     files.back().second.columns = std::move(columns);
     return files.back().second;
   }
@@ -81,7 +81,7 @@ void kl_tables(const ExperimentInput& x, ExperimentOutput& out) {
 // BOS removal: each token's NLL with and without the first token, their mean,
 // and both runs' attention maps.
 void bos_tables(const ExperimentInput& x, ExperimentOutput& out, const fs::path& dir, bool force,
-                analysis::AtomicFileSet& streamed) {
+                io::AtomicFileSet& streamed) {
   const m::BosRemoval r = m::bos_removal(x.model, x.base, x.firstIsSpecial, x.progress);
   out.header.emplace_back("nll", x.base.causal()
                                      ? "next-token NLL (nats) of each token both runs predict"
@@ -106,12 +106,12 @@ void bos_tables(const ExperimentInput& x, ExperimentOutput& out, const fs::path&
   // One row per visible pair of every head of both runs: gigabytes of text
   // for a real model, so streamed into its file head by head, never held.
   for (const char* name : {"bos_nll.csv", "bos_summary.csv", "bos_attention.csv"})
-    analysis::output_check_replaceable(dir / name, force);
-  analysis::CsvTable head;
+    io::output_check_replaceable(dir / name, force);
+  io::CsvTable head;
   head.comments = out.header;
   head.columns = {"run", "layer", "head", "query", "key", "weight"};
   const std::size_t attention = streamed.open(dir / "bos_attention.csv");
-  streamed.append(attention, analysis::csv_render_head(head));
+  streamed.append(attention, io::csv_render_head(head));
   std::string rows;
   for (const auto& [name, trace, offset] :
        {std::tuple<const char*, const m::Trace*, int>{"with_first", &r.with, 0},
@@ -124,7 +124,7 @@ void bos_tables(const ExperimentInput& x, ExperimentOutput& out, const fs::path&
         for (int i = 0; i < A.size; ++i)
           for (int j = 0; j < A.size; ++j)
             if (A.visible(i, j))
-              analysis::csv_append_row(
+              io::csv_append_row(
                   rows, {name, std::to_string(l), std::to_string(h), std::to_string(i + offset),
                          std::to_string(j + offset), num(A.at(i, j))});
         streamed.append(attention, rows);
@@ -191,8 +191,8 @@ void ablation_tables(const ExperimentInput& x, ExperimentOutput& out, const std:
                                                std::to_string(x.p.topN));
     auto& c = out.table("ablation_correlation.csv", {"diagnostic", "spearman", "pearson"});
     for (const auto& r : m::diagnostic_dnll_correlation(x.base, dnll, x.p.topN))
-      c.rows.push_back({r.diagnostic, analysis::csv_number_or_empty(r.spearman),
-                        analysis::csv_number_or_empty(r.pearson)});  // undefined: empty
+      c.rows.push_back({r.diagnostic, io::csv_number_or_empty(r.spearman),
+                        io::csv_number_or_empty(r.pearson)});  // undefined: empty
   } else {
     const m::Sparsification& s = x.p.sparsification;
     std::string pinned;
@@ -233,7 +233,7 @@ std::vector<fs::path> experiment_write(const models::LoadedModel& loaded, const 
                 {"text", text},
                 {"tokens", std::to_string(run.trace.tokens())}};
   out.header.insert(out.header.end(), p.provenance.begin(), p.provenance.end());
-  analysis::AtomicFileSet streamed(force);  // tables too big to hold, and then the rest
+  io::AtomicFileSet streamed(force);  // tables too big to hold, and then the rest
   if (kind == "kl")
     kl_tables(in, out);
   else if (kind == "bos")
@@ -252,7 +252,7 @@ std::vector<fs::path> experiment_write(const models::LoadedModel& loaded, const 
   std::vector<fs::path> written;
   for (auto& [name, t] : out.files) {
     t.comments = out.header;
-    streamed.append(streamed.open(dir / name), analysis::csv_render_taking(t));
+    streamed.append(streamed.open(dir / name), io::csv_render_taking(t));
     written.push_back(dir / name);
   }
   if (kind == "bos") written.push_back(dir / "bos_attention.csv");

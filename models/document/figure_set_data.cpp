@@ -18,8 +18,8 @@ namespace sinkscope::document {
 
 namespace {
 
-using analysis::csv_number;
-using analysis::csv_number_or_empty;
+using io::csv_number;
+using io::csv_number_or_empty;
 
 // A mean by index over sentences of different lengths: index k pools the
 // sentences that have it (how many is kept for the table).
@@ -81,11 +81,11 @@ SetFigure layered_figure(const std::vector<RaggedMean>& means,
 }
 
 // The table of per-layer ragged means: layer, x, value[, baseline], sentences.
-analysis::CsvTable layered_table(const std::vector<RaggedMean>& means,
+io::CsvTable layered_table(const std::vector<RaggedMean>& means,
                                  const std::vector<RaggedMean>* baselines,
                                  const std::vector<double>& xOf, double xStart,
                                  const std::vector<std::string>& columns) {
-  analysis::CsvTable t;
+  io::CsvTable t;
   t.columns = columns;
   for (std::size_t l = 0; l < means.size(); ++l)
     for (std::size_t k = 0; k < means[l].size(); ++k) {
@@ -187,7 +187,7 @@ SetFigure key_importance_figure(const SetContext& x) {
 
 // Betti curves (000), with the reference frame the sinks' heads give: beta_0, beta_1
 // and the frame's table.
-void append_betti_figures(const SetContext& x, const analysis::CsvTable& frameTable,
+void append_betti_figures(const SetContext& x, const io::CsvTable& frameTable,
                           std::vector<SetFigure>& figures) {
   const std::vector<double> grid = x.records.front().curves.front().bettiGrid;
   for (int dimension : {0, 1}) {

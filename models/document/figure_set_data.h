@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/table_io.h"
+#include "models/io/table_io.h"
 #include "models/document/analyze_report.h"
 #include "models/document/corpus_pool.h"
 #include "models/experiments.h"
@@ -39,7 +39,7 @@ struct SetFigure {
   bool integerX = false, includeZero = false;
   double xPadding = 0.0;  // air left and right of the data
   std::vector<SetCurve> curves;
-  analysis::CsvTable table;  // every number the figure draws (and the layers it leaves out)
+  io::CsvTable table;  // every number the figure draws (and the layers it leaves out)
 };
 
 struct FigureSetParams {

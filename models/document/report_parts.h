@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "analysis/sinks.h"
-#include "analysis/table_io.h"
+#include "models/io/table_io.h"
 #include "models/document/analyze_report.h"
 
 namespace sinkscope::document::report {
@@ -22,6 +22,6 @@ std::string opt(double v);
 nlohmann::json output_json(
     const std::string& command, const document::AnalysisSettings& p,
     const std::vector<std::pair<std::string, std::string>>& header,
-    const std::vector<std::pair<std::string, const analysis::CsvTable*>>& tables);
+    const std::vector<std::pair<std::string, const io::CsvTable*>>& tables);
 
 }  // namespace sinkscope::document::report

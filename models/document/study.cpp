@@ -17,7 +17,7 @@
 #include <set>
 #include <sstream>
 
-#include "analysis/table_io.h"
+#include "models/io/table_io.h"
 #include "models/document/corpus_pool.h"
 #include "models/corpus.h"
 #include "models/document/intervention_json.h"
@@ -111,7 +111,7 @@ std::string study_run(const fs::path& dir, const StudyInputs& inputs, ShardId sh
     }
   } else {
     try {
-      analysis::files_write_atomic({{studyFile, description.dump(1) + "\n"}}, false);
+      io::files_write_atomic({{studyFile, description.dump(1) + "\n"}}, false);
     } catch (const std::exception&) {
       // Another task of the same array may have written it first: check it below.
     }
@@ -169,7 +169,7 @@ std::string study_run(const fs::path& dir, const StudyInputs& inputs, ShardId sh
                       {"host", host_name()},
                       {"tool", std::string("sinkscope-cli ") + SINKSCOPE_VERSION},
                       {"finished", utc_now()}};
-  analysis::files_write_atomic(
+  io::files_write_atomic(
       {{work / "records.jsonl", records}, {work / "manifest.json", manifest.dump(1) + "\n"}},
       false);
   fs::rename(work, final, ec);
@@ -327,7 +327,7 @@ std::pair<fs::path, fs::path> study_slurm_write(const fs::path& dirIn, const Stu
       throw StudyError(studyFile.string() +
                        ": this study was made with other inputs or parameters; use another folder");
   } else {
-    analysis::files_write_atomic({{studyFile, description.dump(1) + "\n"}}, false);
+    io::files_write_atomic({{studyFile, description.dump(1) + "\n"}}, false);
   }
   std::string head = "#!/bin/bash\n";
   auto directive = [](const std::string& d) { return "#SBATCH " + d + "\n"; };
@@ -356,7 +356,7 @@ std::pair<fs::path, fs::path> study_slurm_write(const fs::path& dirIn, const Stu
   const json slurm{{"shards", o.shards}};
   const fs::path arrayFile = dir / "slurm" / "array.sbatch",
                  mergeFile = dir / "slurm" / "merge.sbatch";
-  analysis::files_write_atomic({{arrayFile, array},
+  io::files_write_atomic({{arrayFile, array},
                                 {mergeFile, merge},
                                 {dir / "slurm" / "slurm.json", slurm.dump(1) + "\n"}},
                                true);
@@ -393,7 +393,7 @@ std::pair<std::string, std::string> study_slurm_submit(const fs::path& dir,
     if (!jobs.is_array()) jobs = json::array();
   }
   jobs.push_back({{"array", arrayJob}, {"merge", mergeJob}, {"submitted", utc_now()}});
-  analysis::file_write_atomic(jobsFile, jobs.dump(1) + "\n", true);
+  io::file_write_atomic(jobsFile, jobs.dump(1) + "\n", true);
   return {arrayJob, mergeJob};
 }
 

@@ -7,7 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "analysis/table_io.h"
+#include "models/io/table_io.h"
 #include "models/input_files.h"
 #include "models/json_bounded.h"
 
@@ -46,7 +46,7 @@ class Table {
       throw StudyReadError(file.string() +
                            ": ends in the middle of a line (the file is cut short)");
     try {
-      table_ = analysis::csv_parse(text);
+      table_ = io::csv_parse(text);
     } catch (const std::invalid_argument& e) {
       throw StudyReadError(file.string() + ": " + e.what());
     }
@@ -54,7 +54,7 @@ class Table {
   }
   bool present() const { return present_; }
   std::size_t rows() const { return table_.rows.size(); }
-  const analysis::CsvTable& table() const { return table_; }
+  const io::CsvTable& table() const { return table_; }
 
   std::size_t column(const std::string& name) const {
     for (std::size_t c = 0; c < table_.columns.size(); ++c)
@@ -106,7 +106,7 @@ class Table {
 
  private:
   fs::path file_;
-  analysis::CsvTable table_;
+  io::CsvTable table_;
   bool present_ = false;
 };
 

@@ -12,13 +12,13 @@
 #include <map>
 #include <string>
 
-#include "analysis/table_io.h"
+#include "models/io/table_io.h"
 #include "support/pdf_text.h"
 #include "support/shell_run.h"
 
 namespace fs = std::filesystem;
-using sinkscope::analysis::CsvTable;
-using sinkscope::analysis::csv_parse;
+using sinkscope::io::CsvTable;
+using sinkscope::io::csv_parse;
 
 namespace {
 

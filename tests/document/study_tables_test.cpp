@@ -14,14 +14,14 @@
 #include <sstream>
 #include <string>
 
-#include "analysis/table_io.h"
+#include "models/io/table_io.h"
 #include "models/document/study_tables.h"
 #include "support/shell_run.h"
 
 namespace fs = std::filesystem;
-using sinkscope::analysis::csv_parse;
-using sinkscope::analysis::csv_render;
-using sinkscope::analysis::CsvTable;
+using sinkscope::io::csv_parse;
+using sinkscope::io::csv_render;
+using sinkscope::io::CsvTable;
 using sinkscope::document::study_tables_read;
 using sinkscope::document::StudyReadError;
 
@@ -53,7 +53,7 @@ TEST(CsvParse, FieldsAreBoundedByTheTableNotByTheFile) {
   }
   // As many one-field lines: refused past the total.
   std::string lines = "a\n";
-  for (std::size_t k = 0; k <= sinkscope::analysis::kCsvMaxCells; ++k) lines += "1\n";
+  for (std::size_t k = 0; k <= sinkscope::io::kCsvMaxCells; ++k) lines += "1\n";
   EXPECT_THROW(csv_parse(lines), std::invalid_argument);
   EXPECT_EQ(csv_parse("a\n1\n2\n").rows.size(), 2u);
 }
@@ -63,17 +63,17 @@ TEST(CsvRender, RowsKeptAsTextRenderTheSameLines) {
   t.comments = {{"tool", "sinkscope"}};
   t.columns = {"token", "value"};
   t.rows = {{"with, comma", "1"}, {"two\nlines", "2"}, {"plain", "3"}};
-  const std::string whole = sinkscope::analysis::csv_render(t);
+  const std::string whole = sinkscope::io::csv_render(t);
   // Rows flushed as text in two steps, then more rows: the same file.
   CsvTable flushed = t;
   flushed.rows = {t.rows[0]};
-  sinkscope::analysis::csv_flush_rows(flushed);
+  sinkscope::io::csv_flush_rows(flushed);
   EXPECT_TRUE(flushed.rows.empty());
   flushed.rows = {t.rows[1]};
-  sinkscope::analysis::csv_flush_rows(flushed);
+  sinkscope::io::csv_flush_rows(flushed);
   flushed.rows = {t.rows[2]};
-  EXPECT_EQ(sinkscope::analysis::csv_render(flushed), whole);
-  EXPECT_EQ(sinkscope::analysis::csv_render_taking(flushed), whole);
+  EXPECT_EQ(sinkscope::io::csv_render(flushed), whole);
+  EXPECT_EQ(sinkscope::io::csv_render_taking(flushed), whole);
   EXPECT_TRUE(flushed.rows.empty());
   EXPECT_TRUE(flushed.renderedRows.empty());
   EXPECT_EQ(csv_parse(whole).rows, t.rows);
@@ -84,8 +84,8 @@ TEST(CsvRender, AStreamedTableIsTheSameFile) {
   t.comments = {{"tool", "sinkscope"}, {"text", "two\nlines"}};
   t.columns = {"token", "value"};
   t.rows = {{"with, comma", "1"}, {"plain", "2"}};
-  std::string streamed = sinkscope::analysis::csv_render_head(t);
-  for (const auto& row : t.rows) sinkscope::analysis::csv_append_row(streamed, row);
+  std::string streamed = sinkscope::io::csv_render_head(t);
+  for (const auto& row : t.rows) sinkscope::io::csv_append_row(streamed, row);
   EXPECT_EQ(streamed, csv_render(t));
 }
 
@@ -104,7 +104,7 @@ std::vector<std::string> entries(const fs::path& dir) {
 }  // namespace
 
 TEST(AtomicFileSet, FilesAppearOnlyAtCommitAndAnAbandonedSetLeavesNothing) {
-  using sinkscope::analysis::AtomicFileSet;
+  using sinkscope::io::AtomicFileSet;
   const fs::path root =
       fs::temp_directory_path() / ("sinkscope-fileset-" + std::to_string(::getpid()));
   fs::remove_all(root);

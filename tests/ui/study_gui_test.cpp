@@ -17,7 +17,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "analysis/table_io.h"
+#include "models/io/table_io.h"
 #include "models/model_writer.h"
 #include "render/heat_map_view.h"
 #include "render/line_plot_view.h"
@@ -94,7 +94,7 @@ TEST_F(StudyGui, APooledNumberLeadsToTheSentencesBehindIt) {
   }
 
   // The grid shows the pooled share of every head as specialisation.csv has it.
-  const auto spec = analysis::csv_parse(read_text(study / "merged/specialisation.csv"));
+  const auto spec = io::csv_parse(read_text(study / "merged/specialisation.csv"));
   const render::HeatMapData grid = panel->gridData();
   ASSERT_EQ(grid.rows * grid.cols, 16);
   for (const auto& row : spec.rows)
@@ -113,7 +113,7 @@ TEST_F(StudyGui, APooledNumberLeadsToTheSentencesBehindIt) {
   EXPECT_EQ(panel->gridData().outlineRow, 2);
   QListWidget* list = panel->sentenceList();
   ASSERT_EQ(list->count(), 5);
-  const auto top = analysis::csv_parse(read_text(study / "merged/top_sentences.csv"));
+  const auto top = io::csv_parse(read_text(study / "merged/top_sentences.csv"));
   std::string first;
   for (const auto& row : top.rows)
     if (row[0] == "2" && row[1] == "1" && row[2] == "1") first = row[7];

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-namespace sinkscope::analysis {
+namespace sinkscope::io {
 
 struct CsvTable {
   std::vector<std::pair<std::string, std::string>> comments;  // "# key: value" lines
@@ -97,4 +97,4 @@ class AtomicFileSet {
   std::vector<std::filesystem::path> madeFolders_;
 };
 
-}  // namespace sinkscope::analysis
+}  // namespace sinkscope::io

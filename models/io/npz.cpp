@@ -1,4 +1,4 @@
-#include "analysis/npz.h"
+#include "models/io/npz.h"
 
 #include <zlib.h>
 
@@ -8,9 +8,9 @@
 #include <random>
 #include <stdexcept>
 
-#include "analysis/table_io.h"
+#include "models/io/table_io.h"
 
-namespace sinkscope::analysis {
+namespace sinkscope::io {
 
 namespace fs = std::filesystem;
 
@@ -356,4 +356,4 @@ void NpzWriter::commit() {
   }
 }
 
-}  // namespace sinkscope::analysis
+}  // namespace sinkscope::io

@@ -1,4 +1,4 @@
-// analysis::NpzWriter: files numpy.load reads (Debian's python3-numpy), with
+// io::NpzWriter: files numpy.load reads (Debian's python3-numpy), with
 // streamed arrays, Unicode strings and a 0-d string; nothing left behind when
 // a write is abandoned; existing files replaced only when asked.
 #include <gtest/gtest.h>
@@ -10,10 +10,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "analysis/npz.h"
+#include "models/io/npz.h"
 
 namespace fs = std::filesystem;
-using sinkscope::analysis::NpzWriter;
+using sinkscope::io::NpzWriter;
 
 namespace {
 std::pair<int, std::string> python(const std::string& script, const fs::path& file) {

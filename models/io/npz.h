@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace sinkscope::analysis {
+namespace sinkscope::io {
 
 class NpzWriter {
  public:
@@ -75,4 +75,4 @@ class NpzWriter {
   std::uint32_t crc_ = 0;
 };
 
-}  // namespace sinkscope::analysis
+}  // namespace sinkscope::io

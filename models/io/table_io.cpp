@@ -1,4 +1,4 @@
-#include "analysis/table_io.h"
+#include "models/io/table_io.h"
 
 #include <cerrno>
 #include <charconv>
@@ -8,7 +8,7 @@
 #include <random>
 #include <stdexcept>
 
-namespace sinkscope::analysis {
+namespace sinkscope::io {
 
 std::string csv_number(double value) {
   char buffer[64];
@@ -316,4 +316,4 @@ void AtomicFileSet::commit() {
   }
 }
 
-}  // namespace sinkscope::analysis
+}  // namespace sinkscope::io
