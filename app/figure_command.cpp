@@ -266,7 +266,7 @@ int figure_command(int argc, char** argv) {
         throw UsageError("--session names its comparison: give no --compare-sentence or "
                          "--compare-model with it");
       try {
-        session = ui::session_read(QString::fromStdString(o.session));
+        session = ui::session_read(o.session);
       } catch (const ui::SessionError& e) {
         throw UsageError(e.what());
       }

@@ -57,13 +57,41 @@ int usage_error(const std::string& message) {
   return 2;
 }
 
-}  // namespace
+// The command line of figure-set, declared once.
+struct FigureSetOptions {
+  std::string studyDir, sentencesFile, outDir, preset = "one-column", modelSpec;
+  int maxSentences = 200, layersShown = 8, sparsify = 2, pngDpi = 0;
+  bool force = false;
+  CLI::Option *study = nullptr, *sentences = nullptr, *model = nullptr;
 
-int figure_set_command(int argc, char** argv) {
-  qputenv("QT_QPA_PLATFORM", "offscreen");
-  QTemporaryDir runtime;
-  if (qEnvironmentVariableIsEmpty("XDG_RUNTIME_DIR")) qputenv("XDG_RUNTIME_DIR", runtime.path().toLocal8Bit());
-  CommandLine line(
+  void declare(CLI::App& command) {
+    study = command.add_option("--study", studyDir, "a finished corpus study (study run --curves)")
+                ->type_name("DIR");
+    sentences = command.add_option("--sentences", sentencesFile,
+                                   "one sentence per line, or JSONL with \"text\"")
+                    ->type_name("FILE");
+    model = command.add_option("MODEL", modelSpec,
+                               "a model folder or cache name (default: the built-in model)")
+                ->type_name("[MODEL]");
+    command.add_option("--out", outDir, "the folder to write")->type_name("DIR")->required();
+    command.add_option("--max-sentences", maxSentences, range_text("use the first N sentences", 1, 1000000))
+        ->type_name("N")->check(whole_in(1, 1000000))->capture_default_str();
+    command.add_option("--layers-shown", layersShown,
+                       range_text("curves per plot (layers, evenly spread)", 1, 64))
+        ->type_name("N")->check(whole_in(1, 64))->capture_default_str();
+    command.add_option("--sparsification-sentences", sparsify,
+                       range_text("sentences whose head ablation gives the sparsification curves", 0, 1000))
+        ->type_name("N")->check(whole_in(0, 1000))->capture_default_str();
+    command.add_option("--preset", preset, "one-column, two-columns, slide or screen")
+        ->type_name("PRESET")->check(CLI::IsMember(preset_names()))->capture_default_str();
+    command.add_option("--png", pngDpi, range_text("also a PNG of every figure at DPI", 10, 2400))
+        ->type_name("DPI")->check(whole_in(10, 2400));
+    command.add_flag("--force", force, "replace existing files");
+  }
+};
+
+CommandLine figure_set_command_line() {
+  return CommandLine(
       "sinkscope figure-set",
       "The figure kinds of the seed papers for a sentence file, pooled over its sentences, each "
       "as PDF (and PNG with --png) with the CSV of its numbers.\n"
@@ -78,156 +106,162 @@ int figure_set_command(int argc, char** argv) {
       "  sparsification           dNLL against the share of heads kept, per ranking (Mudarisov et al.)\n"
       "  bos_removal              NLL change of removing the BOS token, per sentence (Barbero et al.)\n"
       "The last two need a model with an output head.");
-  CLI::App& command = line.app();
-  std::string studyDir, sentencesFile, outDir, preset = "one-column", modelSpec;
-  int maxSentences = 200, layersShown = 8, sparsify = 2, pngDpi = 0;
-  bool force = false;
-  CLI::Option* studyOption =
-      command.add_option("--study", studyDir, "a finished corpus study (study run --curves)")->type_name("DIR");
-  CLI::Option* sentencesOption =
-      command.add_option("--sentences", sentencesFile, "one sentence per line, or JSONL with \"text\"")
-          ->type_name("FILE");
-  CLI::Option* modelOption =
-      command.add_option("MODEL", modelSpec, "a model folder or cache name (default: the built-in model)")
-          ->type_name("[MODEL]");
-  command.add_option("--out", outDir, "the folder to write")->type_name("DIR")->required();
-  command.add_option("--max-sentences", maxSentences, range_text("use the first N sentences", 1, 1000000))
-      ->type_name("N")->check(whole_in(1, 1000000))->capture_default_str();
-  command.add_option("--layers-shown", layersShown, range_text("curves per plot (layers, evenly spread)", 1, 64))
-      ->type_name("N")->check(whole_in(1, 64))->capture_default_str();
-  command.add_option("--sparsification-sentences", sparsify,
-                 range_text("sentences whose head ablation gives the sparsification curves", 0, 1000))
-      ->type_name("N")->check(whole_in(0, 1000))->capture_default_str();
-  command.add_option("--preset", preset, "one-column, two-columns, slide or screen")
-      ->type_name("PRESET")->check(CLI::IsMember(preset_names()))->capture_default_str();
-  command.add_option("--png", pngDpi, range_text("also a PNG of every figure at DPI", 10, 2400))
-      ->type_name("DPI")->check(whole_in(10, 2400));
-  command.add_flag("--force", force, "replace existing files");
+}
+
+// A set's figures and what every CSV records of how they were made: the
+// command, every parameter, the model's and the sentences' hashes.
+struct FigureSetDrawn {
+  std::vector<SetFigure> figures;
+  std::string modelName, sentencesName;
+  std::size_t sentenceCount = 0;
+  std::vector<std::pair<std::string, std::string>> provenance;
+};
+
+std::string params_line(const document::AnalysisSettings& analysis, const FigureSetParams& params) {
+  nlohmann::json j = document::settings_json(analysis);
+  j["layers_shown"] = params.shownLayers;
+  j["position_share"] = params.shownPositionShare;
+  j["sparsification_sentences"] = params.sparsificationSentences;
+  j["sparsification_retained"] = params.sparsification.retained;
+  j["sparsification_random_seeds"] = params.sparsification.randomSeeds;
+  j["sparsification_seed"] = params.sparsification.seed;
+  return j.dump();
+}
+
+// The set of a finished study's records (run with --curves); sparsification
+// runs the study's model when it can be opened.
+void draw_set_of_study(const FigureSetOptions& o, const FigureSetParams& params, FigureSetDrawn& set) {
+  const StudyRecords study = document::study_records(o.studyDir);
+  if (!study.params.curves)
+    throw UsageError(o.studyDir + ": the study has no curves (run its shards with study run --curves)");
+  set.figures = document::figure_set_of_records(study.records, study.layers, study.heads,
+                                                study.encoder, study.params, params);
+  set.modelName = study.model;
+  set.sentencesName = study.sentencesFile;
+  set.sentenceCount = study.records.size();
+  set.provenance.emplace_back("params", params_line(study.params, params));
+  for (const char* key : {"model_config_sha256", "tokenizer_sha256", "sentences_sha256"})
+    set.provenance.emplace_back(key, study.hashes.count(key) ? study.hashes.at(key) : "");
+  if (o.sparsify <= 0 || !study.params.functional) return;
+  std::vector<std::string> texts;
+  for (std::size_t k = 0; k < study.records.size() && k < static_cast<std::size_t>(o.sparsify); ++k)
+    texts.push_back(study.records[k].text);
+  try {
+    const std::string spec =
+        std::filesystem::is_directory(study.modelFolder) ? study.modelFolder : study.model;
+    set.figures.push_back(
+        document::sparsification_figure(models::loaded_model_open(spec), texts, params));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sinkscope figure-set: no sparsification figure: %s\n", e.what());
+  }
+}
+
+// The set of a sentence file's first --max-sentences sentences on MODEL.
+void draw_set_of_sentences(const FigureSetOptions& o, const FigureSetParams& params,
+                           FigureSetDrawn& set) {
+  std::vector<std::string> sentences = models::corpus_read_sentences(o.sentencesFile);
+  if (sentences.empty()) throw UsageError(o.sentencesFile + ": no sentences (every line is empty)");
+  if (sentences.size() > static_cast<std::size_t>(o.maxSentences))
+    sentences.resize(static_cast<std::size_t>(o.maxSentences));
+  const QString modelArg = o.modelSpec.empty() ? default_model_folder(builtin_models_dir())
+                                               : QString::fromStdString(o.modelSpec);
+  if (modelArg.isEmpty()) throw UsageError("no MODEL given and no built-in model found");
+  const models::LoadedModel model = models::loaded_model_open(modelArg.toStdString());
+  std::fprintf(stderr, "sinkscope figure-set: %zu sentences on %s\n", sentences.size(),
+               model.name.c_str());
+  set.figures = document::figure_set(model, sentences, params, [&](std::size_t done) {
+    std::fprintf(stderr, "  %zu / %zu sentences analysed\n", done, sentences.size());
+  });
+  set.modelName = model.name;
+  set.sentencesName = o.sentencesFile;
+  set.sentenceCount = sentences.size();
+  set.provenance.emplace_back("params", params_line(params.analysis, params));
+  for (const auto& line : models::model_identity_header(models::model_identity(model.model->folder())))
+    set.provenance.push_back(line);
+  set.provenance.emplace_back(
+      "sentences_sha256",
+      models::sha256_hex(models::input_file_read(set.sentencesName, models::kTextFileMaxBytes)));
+}
+
+// Every file of the set, drawn: each figure's CSV, its PDF, and its PNG with --png.
+std::vector<std::pair<std::filesystem::path, std::string>> set_files(const FigureSetDrawn& set,
+                                                                     const FigureSetOptions& o) {
+  const std::filesystem::path out = o.outDir;
+  const render::FigureOptions options = preset_named(o.preset, 300);
+  std::vector<std::pair<std::filesystem::path, std::string>> files;
+  auto add = [&](const std::filesystem::path& path, const QByteArray& bytes) {
+    files.emplace_back(path, bytes.toStdString());
+  };
+  for (const SetFigure& f : set.figures) {
+    io::CsvTable table = f.table;
+    table.comments.insert(table.comments.begin(),
+                          {{"tool", "sinkscope figure-set " SINKSCOPE_VERSION},
+                           {"model", set.modelName},
+                           {"sentences", set.sentencesName + " (first " +
+                                             std::to_string(set.sentenceCount) + ")"},
+                           {"figure", f.title.empty() ? f.file : f.title}});
+    table.comments.insert(table.comments.end(), set.provenance.begin(), set.provenance.end());
+    const std::filesystem::path csv = out / (f.file + ".csv");
+    io::output_check_replaceable(csv, o.force);
+    files.emplace_back(csv, io::csv_render(table));
+    if (f.curves.empty() && f.title.empty()) continue;  // a table only
+    render::LinePlotView view;
+    view.resize(640, 480);
+    view.setData(plot_data(f));
+    const render::FigurePart part = *render::figure_part(&view);
+    add(out / (f.file + ".pdf"), render::figure_part_bytes(part, render::ExportFormat::Pdf, options, {}));
+    if (o.pngDpi > 0) {
+      render::FigureOptions png = options;
+      png.dpi = o.pngDpi;
+      add(out / (f.file + ".png"), render::figure_part_bytes(part, render::ExportFormat::Png, png, {}));
+    }
+  }
+  return files;
+}
+
+}  // namespace
+
+int figure_set_command(int argc, char** argv) {
+  qputenv("QT_QPA_PLATFORM", "offscreen");
+  QTemporaryDir runtime;
+  if (qEnvironmentVariableIsEmpty("XDG_RUNTIME_DIR")) qputenv("XDG_RUNTIME_DIR", runtime.path().toLocal8Bit());
+  CommandLine line = figure_set_command_line();
+  FigureSetOptions o;
+  o.declare(line.app());
   try {
     if (!line.parse(argc, argv, 1)) return 0;  // --help
-    if (studyOption->count() && (sentencesOption->count() || modelOption->count()))
+    if (o.study->count() && (o.sentences->count() || o.model->count()))
       throw UsageError("--study names the model and the sentences: give no MODEL or --sentences");
-    if (!studyOption->count() && !sentencesOption->count())
+    if (!o.study->count() && !o.sentences->count())
       throw UsageError("give --sentences FILE (or --study DIR) and --out DIR");
   } catch (const UsageError& e) {
     return usage_error(e.what());
   }
-  const bool fromStudy = studyOption->count() > 0;
-  QStringList arguments;
-  for (int i = 0; i < argc; ++i) arguments << QString::fromLocal8Bit(argv[i]);
+  FigureSetDrawn set;
+  std::string command;
+  for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
+  set.provenance.emplace_back("command", command);
   QApplication app(argc, argv);
   name_application();
-  const render::FigureOptions options = preset_named(preset, 300);
-
-  const std::filesystem::path out = outDir;
   try {
     FigureSetParams params;
-    params.shownLayers = layersShown;
-    params.sparsificationSentences = sparsify;
-    std::vector<SetFigure> figures;
-    std::string modelName, sentencesName;
-    std::size_t sentenceCount = 0;
-    // What every CSV records of how it was made: the command, every parameter,
-    // the model's and the sentences' hashes.
-    std::vector<std::pair<std::string, std::string>> provenance{
-        {"command", arguments.join(QLatin1Char(' ')).toStdString()}};
-    auto paramsLine = [&](const document::AnalysisSettings& analysis) {
-      nlohmann::json j = document::settings_json(analysis);
-      j["layers_shown"] = params.shownLayers;
-      j["position_share"] = params.shownPositionShare;
-      j["sparsification_sentences"] = params.sparsificationSentences;
-      j["sparsification_retained"] = params.sparsification.retained;
-      j["sparsification_random_seeds"] = params.sparsification.randomSeeds;
-      j["sparsification_seed"] = params.sparsification.seed;
-      provenance.emplace_back("params", j.dump());
-    };
-    if (fromStudy) {
-      const StudyRecords study = document::study_records(studyDir);
-      if (!study.params.curves)
-        return usage_error(studyDir + ": the study has no curves (run its shards with study run --curves)");
-      figures = document::figure_set_of_records(study.records, study.layers, study.heads,
-                                                study.encoder, study.params, params);
-      modelName = study.model;
-      sentencesName = study.sentencesFile;
-      sentenceCount = study.records.size();
-      paramsLine(study.params);
-      for (const char* key : {"model_config_sha256", "tokenizer_sha256", "sentences_sha256"})
-        provenance.emplace_back(key, study.hashes.count(key) ? study.hashes.at(key) : "");
-      // Sparsification runs the model: the study's, when it can be opened.
-      if (sparsify > 0 && study.params.functional) {
-        std::vector<std::string> texts;
-        for (std::size_t k = 0; k < study.records.size() && k < static_cast<std::size_t>(sparsify); ++k)
-          texts.push_back(study.records[k].text);
-        try {
-          const std::string spec =
-              std::filesystem::is_directory(study.modelFolder) ? study.modelFolder : study.model;
-          figures.push_back(
-              document::sparsification_figure(models::loaded_model_open(spec), texts, params));
-        } catch (const std::exception& e) {
-          std::fprintf(stderr, "sinkscope figure-set: no sparsification figure: %s\n", e.what());
-        }
-      }
-    } else {
-      std::vector<std::string> sentences =
-          models::corpus_read_sentences(sentencesFile);
-      if (sentences.empty())
-        return usage_error(sentencesFile + ": no sentences (every line is empty)");
-      if (sentences.size() > static_cast<std::size_t>(maxSentences)) sentences.resize(static_cast<std::size_t>(maxSentences));
-      const QString modelArg = modelSpec.empty() ? default_model_folder(builtin_models_dir())
-                                                 : QString::fromStdString(modelSpec);
-      if (modelArg.isEmpty()) return usage_error("no MODEL given and no built-in model found");
-      const models::LoadedModel model = models::loaded_model_open(modelArg.toStdString());
-      std::fprintf(stderr, "sinkscope figure-set: %zu sentences on %s\n", sentences.size(),
-                   model.name.c_str());
-      figures = document::figure_set(model, sentences, params, [&](std::size_t done) {
-        std::fprintf(stderr, "  %zu / %zu sentences analysed\n", done, sentences.size());
-      });
-      modelName = model.name;
-      sentencesName = sentencesFile;
-      sentenceCount = sentences.size();
-      paramsLine(params.analysis);
-      for (const auto& line : models::model_identity_header(models::model_identity(model.model->folder())))
-        provenance.push_back(line);
-      provenance.emplace_back("sentences_sha256",
-                              models::sha256_hex(models::input_file_read(sentencesName, models::kTextFileMaxBytes)));
-    }
+    params.shownLayers = o.layersShown;
+    params.sparsificationSentences = o.sparsify;
+    if (o.study->count())
+      draw_set_of_study(o, params, set);
+    else
+      draw_set_of_sentences(o, params, set);
     // Every file drawn first, then written all or none: a refused target, a
     // full disk or a failed drawing leaves no partial set.
-    std::vector<std::pair<std::filesystem::path, std::string>> files;
-    auto add = [&](const std::filesystem::path& path, const QByteArray& bytes) {
-      files.emplace_back(path, bytes.toStdString());
-    };
-    for (const SetFigure& f : figures) {
-      io::CsvTable table = f.table;
-      table.comments.insert(table.comments.begin(),
-                            {{"tool", "sinkscope figure-set " SINKSCOPE_VERSION},
-                             {"model", modelName},
-                             {"sentences", sentencesName + " (first " + std::to_string(sentenceCount) + ")"},
-                             {"figure", f.title.empty() ? f.file : f.title}});
-      table.comments.insert(table.comments.end(), provenance.begin(), provenance.end());
-      const std::filesystem::path csv = out / (f.file + ".csv");
-      io::output_check_replaceable(csv, force);
-      files.emplace_back(csv, io::csv_render(table));
-      if (f.curves.empty() && f.title.empty()) continue;  // a table only
-      render::LinePlotView view;
-      view.resize(640, 480);
-      view.setData(plot_data(f));
-      const render::FigurePart part = *render::figure_part(&view);
-      add(out / (f.file + ".pdf"), render::figure_part_bytes(part, render::ExportFormat::Pdf, options, {}));
-      if (pngDpi > 0) {
-        render::FigureOptions png = options;
-        png.dpi = pngDpi;
-        add(out / (f.file + ".png"), render::figure_part_bytes(part, render::ExportFormat::Png, png, {}));
-      }
-    }
-    io::files_write_atomic(files, force);
+    const auto files = set_files(set, o);
+    io::files_write_atomic(files, o.force);
     for (const auto& [path, bytes] : files) std::printf("%s\n", path.string().c_str());
+  } catch (const UsageError& e) {
+    return usage_error(e.what());
   } catch (const models::ModelInputError& e) {
-    std::fprintf(stderr, "sinkscope figure-set: %s\n", e.what());
-    return 2;
+    return usage_error(e.what());
   } catch (const document::StudyError& e) {
-    std::fprintf(stderr, "sinkscope figure-set: %s\n", e.what());
-    return 2;
+    return usage_error(e.what());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "sinkscope figure-set: %s\n", e.what());
     return 1;

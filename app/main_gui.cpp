@@ -156,6 +156,107 @@ bool asks_for_help_or_version(int argc, char** argv) {
   return false;
 }
 
+
+// --show NAME: brings the panels of that title to the front.
+void show_panels(sinkscope::ui::MainWindow& window, const std::vector<std::string>& names) {
+  for (const std::string& shown : names) {
+    const QString name = QString::fromStdString(shown);
+    bool found = false;
+    for (QDockWidget* dock : window.findChildren<QDockWidget*>())
+      if (dock->windowTitle().compare(name, Qt::CaseInsensitive) == 0) {
+        dock->show();
+        dock->raise();
+        found = true;
+      }
+    if (!found)
+      std::fprintf(stderr, "sinkscope: --show: no panel called \"%s\"\n", qPrintable(name));
+  }
+}
+
+// --layer, --head, --compare-*: the places selected once the runs are in, and run B.
+void select_and_compare(sinkscope::ui::MainWindow& window, const GuiOptions& options) {
+  auto q = [](const std::string& s) { return QString::fromStdString(s); };
+  using sinkscope::ui::SelectionModel;
+  if (options.compareLayerOption->count() || options.compareHeadOption->count())
+    // B's pinned place; each is clamped to B's shape when B's run is in.
+    window.pinComparedRun(
+        options.compareLayerOption->count() ? options.compareLayer : SelectionModel::kAutomatic,
+        options.compareHeadOption->count() ? head_value(options.compareHead)
+                                           : SelectionModel::kAutomatic);
+  if (options.layerOption->count() || options.headOption->count())
+    window.selectAfterNextRun(
+        options.layerOption->count() ? options.layer : -1,
+        options.headOption->count() ? head_value(options.head) : SelectionModel::kAutomatic);
+  if (options.compareSentenceOption->count()) window.compareWithSentence(q(options.compareSentence));
+  if (options.compareModelOption->count()) window.compareWithModel(q(options.compareModel));
+}
+
+// A session file given, or the last session (a setting), else a model.
+void open_what_was_asked(sinkscope::ui::MainWindow& window, const GuiOptions& options,
+                         const QString& defaultModel) {
+  auto q = [](const std::string& s) { return QString::fromStdString(s); };
+  const bool restoreLast = QSettings().value(QStringLiteral("sessions/restoreOnLaunch"), true).toBool() &&
+                           !options.modelOption->count() && !options.textOption->count() &&
+                           !options.checkpointsOption->count() &&
+                           !options.compareSentenceOption->count() &&
+                           !options.compareModelOption->count();
+  // Opening a model runs the sentence on it; without one, run the baseline now.
+  if (!options.session.empty())
+    window.openSession(q(options.session));
+  else if (options.checkpointsOption->count())
+    window.openCheckpoints(q(options.checkpoints));  // opens its last checkpoint
+  else if (restoreLast && window.restoreLastSession())
+    ;  // the session opens its model
+  else if (options.modelOption->count())
+    window.openModelFolder(q(options.model));
+  else if (QFileInfo::exists(defaultModel + QStringLiteral("/config.json")))
+    window.openModelFolder(defaultModel);
+  else
+    window.runSentence();
+
+}
+
+// Screenshot mode: wait for the run (and the model, if any) and a rendered
+// frame, then grab. Give up after 60 s rather than hang a setup script.
+int run_for_screenshot(QApplication& app, sinkscope::ui::MainWindow& window, const QString& path) {
+  int exitCode = 1;
+  bool grabbing = false;
+  auto grabWhenReady = [&] {
+    if (grabbing) return;
+    grabbing = true;
+    QTimer::singleShot(400, &window, [&] {
+      // What the status bar says (a refused session, model or folder) is
+      // said here too: the picture alone would hide it.
+      const QString error = window.jobStatus()->lastError();
+      if (!error.isEmpty()) std::fprintf(stderr, "sinkscope: %s\n", qPrintable(error));
+      exitCode = save_screenshot(window, path);
+      app.quit();
+    });
+  };
+  QObject::connect(window.jobs(), &sinkscope::ui::JobRunner::idle, &window, grabWhenReady);
+  // Nothing started (a session or folder refused before any job): grab now.
+  QTimer::singleShot(0, &window, [&] {
+    if (window.jobs()->activeJobCount() == 0) grabWhenReady();
+  });
+  QTimer::singleShot(60000, &app, [&] {
+    if (window.lastRun() && (window.lastRun()->analysis || !window.lastRun()->trace)) {
+      // Long inputs: per-head topology may still be computing in the background;
+      // the panels say so, and the picture is still worth taking.
+      std::fprintf(stderr,
+                   "sinkscope: --screenshot: background work still running after 60 s; "
+                   "taking the screenshot as the window is\n");
+      grabWhenReady();
+      return;
+    }
+    std::fprintf(stderr, "sinkscope: --screenshot: the window did not finish within 60 s%s%s\n",
+                 window.jobStatus()->lastError().isEmpty() ? "" : "; ",
+                 qPrintable(window.jobStatus()->lastError()));
+    app.exit(1);
+  });
+  app.exec();
+  return exitCode;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -220,97 +321,17 @@ int main(int argc, char** argv) {
                           : sinkscope::models::ComputePrecision::Float32);
   const QString builtins = builtin_models_dir();
   window.setBuiltinModelsDir(builtins);
-  const QString defaultModel = default_model_folder(builtins);
   if (options.resetLayout) window.resetLayout();
   if (options.textOption->count()) window.setSentence(q(options.text));
   window.show();
-  for (const std::string& shown : options.show) {
-    const QString name = q(shown);
-    bool found = false;
-    for (QDockWidget* dock : window.findChildren<QDockWidget*>())
-      if (dock->windowTitle().compare(name, Qt::CaseInsensitive) == 0) {
-        dock->show();
-        dock->raise();
-        found = true;
-      }
-    if (!found)
-      std::fprintf(stderr, "sinkscope: --show: no panel called \"%s\"\n", qPrintable(name));
-  }
+  show_panels(window, options.show);
   // The classroom mode, with the panel --show brought to the front beside the map.
   if (options.present) window.setPresenting(true);
   if (options.studyOption->count()) window.openStudy(q(options.study));
-  using sinkscope::ui::SelectionModel;
-  if (options.compareLayerOption->count() || options.compareHeadOption->count())
-    // B's pinned place; each is clamped to B's shape when B's run is in.
-    window.pinComparedRun(
-        options.compareLayerOption->count() ? options.compareLayer : SelectionModel::kAutomatic,
-        options.compareHeadOption->count() ? head_value(options.compareHead)
-                                           : SelectionModel::kAutomatic);
-  if (options.layerOption->count() || options.headOption->count())
-    window.selectAfterNextRun(
-        options.layerOption->count() ? options.layer : -1,
-        options.headOption->count() ? head_value(options.head) : SelectionModel::kAutomatic);
-  if (options.compareSentenceOption->count()) window.compareWithSentence(q(options.compareSentence));
-  if (options.compareModelOption->count()) window.compareWithModel(q(options.compareModel));
-  // A session file given, or the last session (a setting), else a model.
-  const bool restoreLast = QSettings().value(QStringLiteral("sessions/restoreOnLaunch"), true).toBool() &&
-                           !options.modelOption->count() && !options.textOption->count() &&
-                           !options.checkpointsOption->count() &&
-                           !options.compareSentenceOption->count() &&
-                           !options.compareModelOption->count();
-  // Opening a model runs the sentence on it; without one, run the baseline now.
-  if (!options.session.empty())
-    window.openSession(q(options.session));
-  else if (options.checkpointsOption->count())
-    window.openCheckpoints(q(options.checkpoints));  // opens its last checkpoint
-  else if (restoreLast && window.restoreLastSession())
-    ;  // the session opens its model
-  else if (options.modelOption->count())
-    window.openModelFolder(q(options.model));
-  else if (QFileInfo::exists(defaultModel + QStringLiteral("/config.json")))
-    window.openModelFolder(defaultModel);
-  else
-    window.runSentence();
+  select_and_compare(window, options);
+  open_what_was_asked(window, options, default_model_folder(builtins));
 
   if (!options.screenshotOption->count()) return app.exec();
 
-  // Screenshot mode: wait for the run (and the model, if any) and a rendered
-  // frame, then grab. Give up after 60 s rather than hang a setup script.
-  const QString path = q(options.screenshot);
-  int exitCode = 1;
-  bool grabbing = false;
-  auto grabWhenReady = [&] {
-    if (grabbing) return;
-    grabbing = true;
-    QTimer::singleShot(400, &window, [&] {
-      // What the status bar says (a refused session, model or folder) is
-      // said here too: the picture alone would hide it.
-      const QString error = window.jobStatus()->lastError();
-      if (!error.isEmpty()) std::fprintf(stderr, "sinkscope: %s\n", qPrintable(error));
-      exitCode = save_screenshot(window, path);
-      app.quit();
-    });
-  };
-  QObject::connect(window.jobs(), &sinkscope::ui::JobRunner::idle, &window, grabWhenReady);
-  // Nothing started (a session or folder refused before any job): grab now.
-  QTimer::singleShot(0, &window, [&] {
-    if (window.jobs()->activeJobCount() == 0) grabWhenReady();
-  });
-  QTimer::singleShot(60000, &app, [&] {
-    if (window.lastRun() && (window.lastRun()->analysis || !window.lastRun()->trace)) {
-      // Long inputs: per-head topology may still be computing in the background;
-      // the panels say so, and the picture is still worth taking.
-      std::fprintf(stderr,
-                   "sinkscope: --screenshot: background work still running after 60 s; "
-                   "taking the screenshot as the window is\n");
-      grabWhenReady();
-      return;
-    }
-    std::fprintf(stderr, "sinkscope: --screenshot: the window did not finish within 60 s%s%s\n",
-                 window.jobStatus()->lastError().isEmpty() ? "" : "; ",
-                 qPrintable(window.jobStatus()->lastError()));
-    app.exit(1);
-  });
-  app.exec();
-  return exitCode;
+  return run_for_screenshot(app, window, q(options.screenshot));
 }

@@ -203,38 +203,152 @@ std::string supported_list() {
   return s;
 }
 
+// The family of a model_type (the names Hugging Face's configs give).
+Family family_of(const std::string& t, const std::string& source) {
+  static const std::pair<const char*, Family> kFamilies[] = {
+      {"gpt2", Family::Gpt2},     {"llama", Family::Llama},     {"mistral", Family::Mistral},
+      {"qwen2", Family::Qwen2},   {"gemma", Family::Gemma},     {"gemma2", Family::Gemma2},
+      {"phi", Family::Phi},       {"gpt_neox", Family::GptNeoX}, {"bert", Family::Bert},
+      {"roberta", Family::Roberta}, {"xlm-roberta", Family::XlmRoberta}};
+  for (const auto& [name, family] : kFamilies)
+    if (t == name) return family;
+  throw ModelConfigError(source + ": model_type \"" + t + "\" is not supported (supported: " +
+                         supported_list() + ")");
+}
+
+// GPT-2: LayerNorm, learned positions, biases everywhere, tied embeddings.
+void read_gpt2(const Reader& r, ModelConfig& c) {
+  c.intermediate_size =
+      r.integer({"n_inner"}, std::min(4 * c.hidden_size, kMaxIntermediateSize), 1, kMaxIntermediateSize);
+  c.norm = NormKind::LayerNorm;
+  c.norm_eps = r.number({"layer_norm_epsilon"}, 1e-5, kMinEps, kMaxEps);
+  c.activation =
+      parse_activation(r, "activation_function", r.text({"activation_function"}, "gelu_new"));
+  c.positions = PositionKind::Learned;
+  c.qkv_bias = c.attn_out_bias = c.mlp_bias = true;
+  c.tie_word_embeddings = r.boolean({"tie_word_embeddings"}, true);
+  if (!r.boolean({"scale_attn_weights"}, true)) c.attention_scale = 1.0;
+  c.scale_by_inverse_layer = r.boolean({"scale_attn_by_inverse_layer_idx"}, false);
+}
+
+// Llama, Mistral, Qwen2: RMSNorm, a gated MLP, RoPE (or the positions a recipe names).
+void read_llama_like(const Reader& r, ModelConfig& c) {
+  c.intermediate_size = r.integer({"intermediate_size"}, std::nullopt, 1, kMaxIntermediateSize);
+  c.norm = NormKind::RmsNorm;
+  c.norm_eps = r.number({"rms_norm_eps"}, 1e-6, kMinEps, kMaxEps);
+  c.activation = parse_activation(r, "hidden_act", r.text({"hidden_act"}, "silu"));
+  c.gated_mlp = true;
+  read_rope(r, c, 10000.0);
+  if (const std::string pe = r.text({"position_encoding"}, "rope"); pe == "learned") {
+    c.positions = PositionKind::Learned;
+  } else if (pe == "alibi") {
+    c.positions = PositionKind::Alibi;
+  } else if (pe == "none") {
+    c.positions = PositionKind::None;
+  } else if (pe != "rope") {
+    r.fail("position_encoding", "must be rope, learned, alibi or none");
+  }
+  if (c.family == Family::Qwen2) {
+    c.qkv_bias = true;
+    c.tie_word_embeddings = r.boolean({"tie_word_embeddings"}, false);
+    if (r.boolean({"use_sliding_window"}, false))
+      c.sliding_window = r.integer({"sliding_window"}, 0, 0, kMaxPositions);
+  } else {
+    c.qkv_bias = c.attn_out_bias = r.boolean({"attention_bias"}, false);
+    c.mlp_bias = r.boolean({"mlp_bias"}, false);
+    c.tie_word_embeddings = r.boolean({"tie_word_embeddings"}, false);
+    if (c.family == Family::Mistral) c.sliding_window = r.integer({"sliding_window"}, 0, 0, kMaxPositions);
+  }
+}
+
+// Gemma and Gemma 2: RMSNorm around 1, scaled embeddings; Gemma 2 sandwiches its blocks and caps logits.
+void read_gemma(const Reader& r, ModelConfig& c) {
+  c.intermediate_size = r.integer({"intermediate_size"}, std::nullopt, 1, kMaxIntermediateSize);
+  c.norm = NormKind::RmsNormPlusOne;
+  c.norm_eps = r.number({"rms_norm_eps"}, 1e-6, kMinEps, kMaxEps);
+  // Released Gemma configs name the MLP activation hidden_activation; the
+  // older hidden_act is what the reference code ignores for it.
+  c.activation = parse_activation(r, "hidden_activation",
+                                  r.text({"hidden_activation"}, "gelu_pytorch_tanh"));
+  c.gated_mlp = true;
+  read_rope(r, c, 10000.0);
+  c.qkv_bias = c.attn_out_bias = r.boolean({"attention_bias"}, false);
+  c.tie_word_embeddings = r.boolean({"tie_word_embeddings"}, true);
+  c.embedding_scale = std::sqrt(static_cast<double>(c.hidden_size));
+  if (c.family == Family::Gemma2) {
+    c.layout = BlockLayout::Sandwich;
+    c.attention_scale = 1.0 / std::sqrt(r.number({"query_pre_attn_scalar"}, c.head_dim, 1e-6, 1e12));
+    c.attn_softcap = r.number({"attn_logit_softcapping"}, 0.0, 0.0, 1e12);
+    c.final_softcap = r.number({"final_logit_softcapping"}, 0.0, 0.0, 1e12);
+    c.sliding_window = r.integer({"sliding_window"}, 0, 0, kMaxPositions);
+    c.sliding_even_layers_only = true;
+  }
+}
+
+// Phi: a parallel block under one LayerNorm, partial rotary.
+void read_phi(const Reader& r, ModelConfig& c) {
+  c.intermediate_size = r.integer({"intermediate_size"}, std::nullopt, 1, kMaxIntermediateSize);
+  c.norm = NormKind::LayerNorm;
+  c.norm_eps = r.number({"layer_norm_eps"}, 1e-5, kMinEps, kMaxEps);
+  c.activation = parse_activation(r, "hidden_act", r.text({"hidden_act"}, "gelu_new"));
+  c.layout = BlockLayout::Parallel;
+  c.parallel_shares_norm = true;
+  read_rope(r, c, 10000.0);
+  c.rotary_fraction = r.number({"partial_rotary_factor"}, 0.5);
+  c.qkv_bias = c.attn_out_bias = c.mlp_bias = c.lm_head_bias = true;
+  c.tie_word_embeddings = r.boolean({"tie_word_embeddings"}, false);
+  if (r.boolean({"qk_layernorm"}, false))
+    r.fail("qk_layernorm", "is true, which SinkScope does not implement");
+}
+
+// GPT-NeoX (Pythia): parallel residual, partial rotary.
+void read_gpt_neox(const Reader& r, ModelConfig& c) {
+  c.intermediate_size = r.integer({"intermediate_size"}, std::min(4 * c.hidden_size, kMaxIntermediateSize), 1,
+                                  kMaxIntermediateSize);
+  c.norm = NormKind::LayerNorm;
+  c.norm_eps = r.number({"layer_norm_eps"}, 1e-5, kMinEps, kMaxEps);
+  c.activation = parse_activation(r, "hidden_act", r.text({"hidden_act"}, "gelu"));
+  c.layout =
+      r.boolean({"use_parallel_residual"}, true) ? BlockLayout::Parallel : BlockLayout::PreNorm;
+  read_rope(r, c, 10000.0);
+  c.rotary_fraction = r.number({"rotary_pct"}, 0.25);
+  c.qkv_bias = c.attn_out_bias = r.boolean({"attention_bias"}, true);
+  c.mlp_bias = true;
+  c.tie_word_embeddings = r.boolean({"tie_word_embeddings"}, false);
+}
+
+// BERT, RoBERTa, XLM-R: post-norm encoders; RoBERTa positions start after the padding id.
+void read_bert_like(const Reader& r, ModelConfig& c) {
+  c.causal = false;
+  c.intermediate_size = r.integer({"intermediate_size"}, std::nullopt, 1, kMaxIntermediateSize);
+  c.norm = NormKind::LayerNorm;
+  c.norm_eps = r.number({"layer_norm_eps"}, 1e-12, kMinEps, kMaxEps);
+  c.activation = parse_activation(r, "hidden_act", r.text({"hidden_act"}, "gelu"));
+  c.layout = BlockLayout::PostNorm;
+  c.positions = PositionKind::Learned;
+  c.qkv_bias = c.attn_out_bias = c.mlp_bias = true;
+  c.tie_word_embeddings = r.boolean({"tie_word_embeddings"}, true);
+  c.type_vocab_size = r.integer({"type_vocab_size"}, 2, 0, 1 << 16);
+  const std::string pe = r.text({"position_embedding_type"}, "absolute");
+  if (pe != "absolute")
+    r.fail("position_embedding_type", "is \"" + pe + "\"; SinkScope implements \"absolute\"");
+  if (c.family != Family::Bert) {
+    c.position_offset = c.pad_token_id.value_or(1) + 1;
+    if (c.position_offset >= c.max_positions)
+      r.fail("pad_token_id", "leaves no position: RoBERTa positions start at pad_token_id + 1 (" +
+                                 std::to_string(c.position_offset) +
+                                 "), beyond max_position_embeddings (" +
+                                 std::to_string(c.max_positions) + ")");
+  }
+}
+
 ModelConfig parse(const json& j, const std::string& source) {
   if (!j.is_object()) throw ModelConfigError(source + ": not a JSON object");
   const Reader r(j, source);
   ModelConfig c;
   c.model_type = r.text({"model_type"}, "");
   if (c.model_type.empty()) r.fail("model_type", "is missing");
-  const std::string& t = c.model_type;
-  if (t == "gpt2")
-    c.family = Family::Gpt2;
-  else if (t == "llama")
-    c.family = Family::Llama;
-  else if (t == "mistral")
-    c.family = Family::Mistral;
-  else if (t == "qwen2")
-    c.family = Family::Qwen2;
-  else if (t == "gemma")
-    c.family = Family::Gemma;
-  else if (t == "gemma2")
-    c.family = Family::Gemma2;
-  else if (t == "phi")
-    c.family = Family::Phi;
-  else if (t == "gpt_neox")
-    c.family = Family::GptNeoX;
-  else if (t == "bert")
-    c.family = Family::Bert;
-  else if (t == "roberta")
-    c.family = Family::Roberta;
-  else if (t == "xlm-roberta")
-    c.family = Family::XlmRoberta;
-  else
-    throw ModelConfigError(source + ": model_type \"" + t +
-                           "\" is not supported (supported: " + supported_list() + ")");
+  c.family = family_of(c.model_type, source);
 
   c.vocab_size = r.integer({"vocab_size"}, std::nullopt, 1, kMaxVocabSize);
   c.hidden_size = r.integer({"hidden_size", "n_embd", "d_model"}, std::nullopt, 1, kMaxHiddenSize);
@@ -269,131 +383,29 @@ ModelConfig parse(const json& j, const std::string& source) {
   c.eos_token_id = r.optionalId("eos_token_id");
 
   switch (c.family) {
-    case Family::Gpt2: {
-      c.intermediate_size =
-          r.integer({"n_inner"}, std::min(4 * c.hidden_size, kMaxIntermediateSize), 1, kMaxIntermediateSize);
-      c.norm = NormKind::LayerNorm;
-      c.norm_eps = r.number({"layer_norm_epsilon"}, 1e-5, kMinEps, kMaxEps);
-      c.activation =
-          parse_activation(r, "activation_function", r.text({"activation_function"}, "gelu_new"));
-      c.positions = PositionKind::Learned;
-      c.qkv_bias = c.attn_out_bias = c.mlp_bias = true;
-      c.tie_word_embeddings = r.boolean({"tie_word_embeddings"}, true);
-      if (!r.boolean({"scale_attn_weights"}, true)) c.attention_scale = 1.0;
-      c.scale_by_inverse_layer = r.boolean({"scale_attn_by_inverse_layer_idx"}, false);
+    case Family::Gpt2:
+      read_gpt2(r, c);
       break;
-    }
     case Family::Llama:
     case Family::Mistral:
-    case Family::Qwen2: {
-      c.intermediate_size = r.integer({"intermediate_size"}, std::nullopt, 1, kMaxIntermediateSize);
-      c.norm = NormKind::RmsNorm;
-      c.norm_eps = r.number({"rms_norm_eps"}, 1e-6, kMinEps, kMaxEps);
-      c.activation = parse_activation(r, "hidden_act", r.text({"hidden_act"}, "silu"));
-      c.gated_mlp = true;
-      read_rope(r, c, 10000.0);
-      if (const std::string pe = r.text({"position_encoding"}, "rope"); pe == "learned") {
-        c.positions = PositionKind::Learned;
-      } else if (pe == "alibi") {
-        c.positions = PositionKind::Alibi;
-      } else if (pe == "none") {
-        c.positions = PositionKind::None;
-      } else if (pe != "rope") {
-        r.fail("position_encoding", "must be rope, learned, alibi or none");
-      }
-      if (c.family == Family::Qwen2) {
-        c.qkv_bias = true;
-        c.tie_word_embeddings = r.boolean({"tie_word_embeddings"}, false);
-        if (r.boolean({"use_sliding_window"}, false))
-          c.sliding_window = r.integer({"sliding_window"}, 0, 0, kMaxPositions);
-      } else {
-        c.qkv_bias = c.attn_out_bias = r.boolean({"attention_bias"}, false);
-        c.mlp_bias = r.boolean({"mlp_bias"}, false);
-        c.tie_word_embeddings = r.boolean({"tie_word_embeddings"}, false);
-        if (c.family == Family::Mistral) c.sliding_window = r.integer({"sliding_window"}, 0, 0, kMaxPositions);
-      }
+    case Family::Qwen2:
+      read_llama_like(r, c);
       break;
-    }
     case Family::Gemma:
-    case Family::Gemma2: {
-      c.intermediate_size = r.integer({"intermediate_size"}, std::nullopt, 1, kMaxIntermediateSize);
-      c.norm = NormKind::RmsNormPlusOne;
-      c.norm_eps = r.number({"rms_norm_eps"}, 1e-6, kMinEps, kMaxEps);
-      // Released Gemma configs name the MLP activation hidden_activation; the
-      // older hidden_act is what the reference code ignores for it.
-      c.activation = parse_activation(r, "hidden_activation",
-                                      r.text({"hidden_activation"}, "gelu_pytorch_tanh"));
-      c.gated_mlp = true;
-      read_rope(r, c, 10000.0);
-      c.qkv_bias = c.attn_out_bias = r.boolean({"attention_bias"}, false);
-      c.tie_word_embeddings = r.boolean({"tie_word_embeddings"}, true);
-      c.embedding_scale = std::sqrt(static_cast<double>(c.hidden_size));
-      if (c.family == Family::Gemma2) {
-        c.layout = BlockLayout::Sandwich;
-        c.attention_scale = 1.0 / std::sqrt(r.number({"query_pre_attn_scalar"}, c.head_dim, 1e-6, 1e12));
-        c.attn_softcap = r.number({"attn_logit_softcapping"}, 0.0, 0.0, 1e12);
-        c.final_softcap = r.number({"final_logit_softcapping"}, 0.0, 0.0, 1e12);
-        c.sliding_window = r.integer({"sliding_window"}, 0, 0, kMaxPositions);
-        c.sliding_even_layers_only = true;
-      }
+    case Family::Gemma2:
+      read_gemma(r, c);
       break;
-    }
-    case Family::Phi: {
-      c.intermediate_size = r.integer({"intermediate_size"}, std::nullopt, 1, kMaxIntermediateSize);
-      c.norm = NormKind::LayerNorm;
-      c.norm_eps = r.number({"layer_norm_eps"}, 1e-5, kMinEps, kMaxEps);
-      c.activation = parse_activation(r, "hidden_act", r.text({"hidden_act"}, "gelu_new"));
-      c.layout = BlockLayout::Parallel;
-      c.parallel_shares_norm = true;
-      read_rope(r, c, 10000.0);
-      c.rotary_fraction = r.number({"partial_rotary_factor"}, 0.5);
-      c.qkv_bias = c.attn_out_bias = c.mlp_bias = c.lm_head_bias = true;
-      c.tie_word_embeddings = r.boolean({"tie_word_embeddings"}, false);
-      if (r.boolean({"qk_layernorm"}, false))
-        r.fail("qk_layernorm", "is true, which SinkScope does not implement");
+    case Family::Phi:
+      read_phi(r, c);
       break;
-    }
-    case Family::GptNeoX: {
-      c.intermediate_size = r.integer({"intermediate_size"}, std::min(4 * c.hidden_size, kMaxIntermediateSize), 1,
-                                      kMaxIntermediateSize);
-      c.norm = NormKind::LayerNorm;
-      c.norm_eps = r.number({"layer_norm_eps"}, 1e-5, kMinEps, kMaxEps);
-      c.activation = parse_activation(r, "hidden_act", r.text({"hidden_act"}, "gelu"));
-      c.layout =
-          r.boolean({"use_parallel_residual"}, true) ? BlockLayout::Parallel : BlockLayout::PreNorm;
-      read_rope(r, c, 10000.0);
-      c.rotary_fraction = r.number({"rotary_pct"}, 0.25);
-      c.qkv_bias = c.attn_out_bias = r.boolean({"attention_bias"}, true);
-      c.mlp_bias = true;
-      c.tie_word_embeddings = r.boolean({"tie_word_embeddings"}, false);
+    case Family::GptNeoX:
+      read_gpt_neox(r, c);
       break;
-    }
     case Family::Bert:
     case Family::Roberta:
-    case Family::XlmRoberta: {
-      c.causal = false;
-      c.intermediate_size = r.integer({"intermediate_size"}, std::nullopt, 1, kMaxIntermediateSize);
-      c.norm = NormKind::LayerNorm;
-      c.norm_eps = r.number({"layer_norm_eps"}, 1e-12, kMinEps, kMaxEps);
-      c.activation = parse_activation(r, "hidden_act", r.text({"hidden_act"}, "gelu"));
-      c.layout = BlockLayout::PostNorm;
-      c.positions = PositionKind::Learned;
-      c.qkv_bias = c.attn_out_bias = c.mlp_bias = true;
-      c.tie_word_embeddings = r.boolean({"tie_word_embeddings"}, true);
-      c.type_vocab_size = r.integer({"type_vocab_size"}, 2, 0, 1 << 16);
-      const std::string pe = r.text({"position_embedding_type"}, "absolute");
-      if (pe != "absolute")
-        r.fail("position_embedding_type", "is \"" + pe + "\"; SinkScope implements \"absolute\"");
-      if (c.family != Family::Bert) {
-        c.position_offset = c.pad_token_id.value_or(1) + 1;
-        if (c.position_offset >= c.max_positions)
-          r.fail("pad_token_id", "leaves no position: RoBERTa positions start at pad_token_id + 1 (" +
-                                     std::to_string(c.position_offset) +
-                                     "), beyond max_position_embeddings (" +
-                                     std::to_string(c.max_positions) + ")");
-      }
+    case Family::XlmRoberta:
+      read_bert_like(r, c);
       break;
-    }
   }
   if (c.head_dim * static_cast<long long>(c.num_heads) > 16LL * kMaxHiddenSize)
     r.fail("head_dim", "times num_attention_heads is larger than SinkScope accepts");

@@ -306,6 +306,259 @@ void write_weights(const fs::path& folder, const TensorSet& w, const RandomModel
              json({{"metadata", metadata}, {"weight_map", map}}).dump(2));
 }
 
+
+// A random model's sizes: hidden, intermediate, vocabulary, positions,
+// heads, key-value heads and head width.
+struct RandomShape {
+  std::int64_t D, I, V, P, H, KV, d;
+};
+
+// The config fields every Llama-like family shares.
+void llama_like_config(const RandomModelSpec& s, const RandomShape& shape, json& c) {
+  const auto [D, I, V, P, H, KV, d] = shape;
+  c["hidden_size"] = D;
+  c["intermediate_size"] = I;
+  c["num_hidden_layers"] = s.layers;
+  c["num_attention_heads"] = H;
+  c["num_key_value_heads"] = KV;
+  c["max_position_embeddings"] = P;
+  c["rms_norm_eps"] = 1e-6;
+  c["rope_theta"] = 10000.0;
+  c["tie_word_embeddings"] = s.tie_embeddings;
+  c["bos_token_id"] = 1;
+  c["eos_token_id"] = 2;
+  if (s.head_dim) c["head_dim"] = d;
+}
+
+// GPT-2: fused QKV (Conv1D, in x out), learned positions, LayerNorm.
+void write_gpt2(const RandomModelSpec& s, const RandomShape& shape, json& c, TensorSet& w) {
+  const auto [D, I, V, P, H, KV, d] = shape;
+  c.update({{"n_embd", D},
+            {"n_layer", s.layers},
+            {"n_head", H},
+            {"n_positions", P},
+            {"n_inner", I},
+            {"activation_function", "gelu_new"},
+            {"layer_norm_epsilon", 1e-5},
+            {"architectures", {"GPT2LMHeadModel"}},
+            {"bos_token_id", V - 1},
+            {"eos_token_id", V - 1}});
+  w.weight("wte.weight", {V, D});
+  w.weight("wpe.weight", {P, D});
+  for (int l = 0; l < s.layers; ++l) {
+    const std::string p = "h." + std::to_string(l) + ".";
+    w.gain(p + "ln_1.weight", D);
+    w.bias(p + "ln_1.bias", D);
+    w.weight(p + "attn.c_attn.weight", {D, 3 * D});
+    w.bias(p + "attn.c_attn.bias", 3 * D);
+    w.weight(p + "attn.c_proj.weight", {D, D});
+    w.bias(p + "attn.c_proj.bias", D);
+    w.gain(p + "ln_2.weight", D);
+    w.bias(p + "ln_2.bias", D);
+    w.weight(p + "mlp.c_fc.weight", {D, I});
+    w.bias(p + "mlp.c_fc.bias", I);
+    w.weight(p + "mlp.c_proj.weight", {I, D});
+    w.bias(p + "mlp.c_proj.bias", D);
+    if (s.legacy_buffers) {
+      std::vector<float> mask(static_cast<std::size_t>(P * P));
+      for (std::int64_t i = 0; i < P; ++i)
+        for (std::int64_t j = 0; j <= i; ++j) mask[static_cast<std::size_t>(i * P + j)] = 1.0f;
+      w.raw(tensor_from_f32(w.prefix() + p + "attn.bias", {1, 1, P, P}, mask, DType::F32));
+      const float masked = -1e4f;
+      w.raw(tensor_from_f32(w.prefix() + p + "attn.masked_bias", {},
+                            std::span<const float>(&masked, 1), DType::F32));
+    }
+  }
+  w.gain("ln_f.weight", D);
+  w.bias("ln_f.bias", D);
+  if (!s.tie_embeddings) {
+    c["tie_word_embeddings"] = false;
+    w.weight("lm_head.weight", {V, D});
+  }
+}
+
+// Llama, Mistral, Qwen2, Gemma, Gemma 2: RMSNorm, RoPE, gated MLP, grouped KV heads.
+void write_llama_like(const RandomModelSpec& s, const RandomShape& shape, json& c, TensorSet& w) {
+  const auto [D, I, V, P, H, KV, d] = shape;
+  const std::string& t = s.model_type;
+  llama_like_config(s, shape, c);
+  const bool gemma = t == "gemma" || t == "gemma2";
+  const double gainCentre = gemma ? 0.0 : 1.0;
+  if (t == "llama" && s.llama3_rope_scaling)
+    c["rope_scaling"] = {{"rope_type", "llama3"},
+                         {"factor", 8.0},
+                         {"low_freq_factor", 1.0},
+                         {"high_freq_factor", 4.0},
+                         {"original_max_position_embeddings", 16}};
+  if (t == "mistral" && s.sliding_window) c["sliding_window"] = s.sliding_window;
+  if (t == "qwen2") c["use_sliding_window"] = false;
+  if (gemma) {
+    c["hidden_activation"] = "gelu_pytorch_tanh";
+    c["head_dim"] = d;
+  }
+  if (t == "gemma2") {
+    c["query_pre_attn_scalar"] = 24;
+    c["attn_logit_softcapping"] = 5.0;
+    c["final_logit_softcapping"] = 3.0;
+    c["sliding_window"] = s.sliding_window ? s.sliding_window : 4;
+  }
+  w.weight("embed_tokens.weight", {V, D});
+  if (s.position_encoding != "rope") {
+    c["position_encoding"] = s.position_encoding;
+    if (s.position_encoding == "learned") w.weight("embed_positions.weight", {P, D});
+  }
+  for (int l = 0; l < s.layers; ++l) {
+    const std::string p = "layers." + std::to_string(l) + ".";
+    w.gain(p + "input_layernorm.weight", D, gainCentre);
+    w.gain(p + "post_attention_layernorm.weight", D, gainCentre);
+    if (t == "gemma2") {
+      w.gain(p + "pre_feedforward_layernorm.weight", D, gainCentre);
+      w.gain(p + "post_feedforward_layernorm.weight", D, gainCentre);
+    }
+    w.weight(p + "self_attn.q_proj.weight", {H * d, D});
+    w.weight(p + "self_attn.k_proj.weight", {KV * d, D});
+    w.weight(p + "self_attn.v_proj.weight", {KV * d, D});
+    w.weight(p + "self_attn.o_proj.weight", {D, H * d});
+    if (t == "qwen2") {
+      w.bias(p + "self_attn.q_proj.bias", H * d);
+      w.bias(p + "self_attn.k_proj.bias", KV * d);
+      w.bias(p + "self_attn.v_proj.bias", KV * d);
+    }
+    w.weight(p + "mlp.gate_proj.weight", {I, D});
+    w.weight(p + "mlp.up_proj.weight", {I, D});
+    w.weight(p + "mlp.down_proj.weight", {D, I});
+  }
+  w.gain("norm.weight", D, gainCentre);
+  if (!s.tie_embeddings) w.weight("lm_head.weight", {V, D});
+}
+
+// Phi: partial rotary, biases everywhere, a parallel block.
+void write_phi(const RandomModelSpec& s, const RandomShape& shape, json& c, TensorSet& w) {
+  const auto [D, I, V, P, H, KV, d] = shape;
+  c.update({{"hidden_size", D},
+            {"intermediate_size", I},
+            {"num_hidden_layers", s.layers},
+            {"num_attention_heads", H},
+            {"num_key_value_heads", KV},
+            {"max_position_embeddings", P},
+            {"partial_rotary_factor", s.rotary_fraction},
+            {"rope_theta", 10000.0},
+            {"layer_norm_eps", 1e-5},
+            {"hidden_act", "gelu_new"},
+            {"tie_word_embeddings", s.tie_embeddings}});
+  w.weight("embed_tokens.weight", {V, D});
+  for (int l = 0; l < s.layers; ++l) {
+    const std::string p = "layers." + std::to_string(l) + ".";
+    w.gain(p + "input_layernorm.weight", D);
+    w.bias(p + "input_layernorm.bias", D);
+    for (const char* proj : {"q_proj", "k_proj", "v_proj"}) {
+      const std::int64_t out = std::string(proj) == "q_proj" ? H * d : KV * d;
+      w.weight(p + "self_attn." + proj + ".weight", {out, D});
+      w.bias(p + "self_attn." + proj + ".bias", out);
+    }
+    w.weight(p + "self_attn.dense.weight", {D, H * d});
+    w.bias(p + "self_attn.dense.bias", D);
+    w.weight(p + "mlp.fc1.weight", {I, D});
+    w.bias(p + "mlp.fc1.bias", I);
+    w.weight(p + "mlp.fc2.weight", {D, I});
+    w.bias(p + "mlp.fc2.bias", D);
+  }
+  w.gain("final_layernorm.weight", D);
+  w.bias("final_layernorm.bias", D);
+  if (!s.tie_embeddings) {
+    w.weight("lm_head.weight", {V, D});
+    w.bias("lm_head.bias", V);
+  }
+}
+
+// GPT-NeoX (Pythia): fused QKV, partial rotary, a parallel residual.
+void write_gpt_neox(const RandomModelSpec& s, const RandomShape& shape, json& c, TensorSet& w) {
+  const auto [D, I, V, P, H, KV, d] = shape;
+  c.update({{"hidden_size", D},
+            {"intermediate_size", I},
+            {"num_hidden_layers", s.layers},
+            {"num_attention_heads", H},
+            {"max_position_embeddings", P},
+            {"rotary_pct", s.rotary_fraction},
+            {"rotary_emb_base", 10000},
+            {"layer_norm_eps", 1e-5},
+            {"hidden_act", "gelu"},
+            {"use_parallel_residual", true},
+            {"tie_word_embeddings", s.tie_embeddings}});
+  w.weight("embed_in.weight", {V, D});
+  for (int l = 0; l < s.layers; ++l) {
+    const std::string p = "layers." + std::to_string(l) + ".";
+    w.gain(p + "input_layernorm.weight", D);
+    w.bias(p + "input_layernorm.bias", D);
+    w.gain(p + "post_attention_layernorm.weight", D);
+    w.bias(p + "post_attention_layernorm.bias", D);
+    w.weight(p + "attention.query_key_value.weight", {3 * D, D});
+    w.bias(p + "attention.query_key_value.bias", 3 * D);
+    w.weight(p + "attention.dense.weight", {D, D});
+    w.bias(p + "attention.dense.bias", D);
+    w.weight(p + "mlp.dense_h_to_4h.weight", {I, D});
+    w.bias(p + "mlp.dense_h_to_4h.bias", I);
+    w.weight(p + "mlp.dense_4h_to_h.weight", {D, I});
+    w.bias(p + "mlp.dense_4h_to_h.bias", D);
+    if (s.legacy_buffers) {
+      const std::int64_t rot = static_cast<std::int64_t>(d * s.rotary_fraction) / 2;
+      std::vector<float> inv(static_cast<std::size_t>(rot), 1.0f);
+      w.raw(tensor_from_f32(w.prefix() + p + "attention.rotary_emb.inv_freq", {rot}, inv,
+                            DType::F32));
+    }
+  }
+  w.gain("final_layer_norm.weight", D);
+  w.bias("final_layer_norm.bias", D);
+  if (!s.tie_embeddings) w.weight("embed_out.weight", {V, D});
+}
+
+// BERT, RoBERTa, XLM-R: encoders with token types and an MLM head.
+void write_bert_like(const RandomModelSpec& s, const RandomShape& shape, json& c, TensorSet& w) {
+  const auto [D, I, V, P, H, KV, d] = shape;
+  const std::string& t = s.model_type;
+  const bool bert = t == "bert";
+  const std::int64_t positions = bert ? P : P + 2;
+  const std::int64_t types = bert ? 2 : 1;
+  c.update({{"hidden_size", D},
+            {"intermediate_size", I},
+            {"num_hidden_layers", s.layers},
+            {"num_attention_heads", H},
+            {"max_position_embeddings", positions},
+            {"type_vocab_size", types},
+            {"layer_norm_eps", bert ? 1e-12 : 1e-5},
+            {"hidden_act", "gelu"},
+            {"pad_token_id", bert ? 0 : 1},
+            {"position_embedding_type", "absolute"}});
+  w.weight("embeddings.word_embeddings.weight", {V, D});
+  w.weight("embeddings.position_embeddings.weight", {positions, D});
+  w.weight("embeddings.token_type_embeddings.weight", {types, D});
+  w.gain("embeddings.LayerNorm.weight", D);
+  w.bias("embeddings.LayerNorm.bias", D);
+  for (int l = 0; l < s.layers; ++l) {
+    const std::string p = "encoder.layer." + std::to_string(l) + ".";
+    for (const char* proj : {"query", "key", "value"}) {
+      w.weight(p + "attention.self." + proj + ".weight", {D, D});
+      w.bias(p + "attention.self." + proj + ".bias", D);
+    }
+    w.weight(p + "attention.output.dense.weight", {D, D});
+    w.bias(p + "attention.output.dense.bias", D);
+    w.gain(p + "attention.output.LayerNorm.weight", D);
+    w.bias(p + "attention.output.LayerNorm.bias", D);
+    w.weight(p + "intermediate.dense.weight", {I, D});
+    w.bias(p + "intermediate.dense.bias", I);
+    w.weight(p + "output.dense.weight", {D, I});
+    w.bias(p + "output.dense.bias", D);
+    w.gain(p + "output.LayerNorm.weight", D);
+    w.bias(p + "output.LayerNorm.bias", D);
+  }
+  const std::string head = bert ? "cls.predictions." : "lm_head.";
+  w.weight(head + (bert ? "transform.dense.weight" : "dense.weight"), {D, D});
+  w.bias(head + (bert ? "transform.dense.bias" : "dense.bias"), D);
+  w.gain(head + (bert ? "transform.LayerNorm.weight" : "layer_norm.weight"), D);
+  w.bias(head + (bert ? "transform.LayerNorm.bias" : "layer_norm.bias"), D);
+  w.bias(head + "bias", V);
+}
+
 }  // namespace
 
 void model_folder_write_random(const fs::path& folder, const RandomModelSpec& given) {
@@ -313,26 +566,11 @@ void model_folder_write_random(const fs::path& folder, const RandomModelSpec& gi
   // The tokenizer's ids must fit; a larger vocabulary (a benchmark's GPT-2 shape) is kept.
   if (s.with_tokenizer) s.vocab = std::max(s.vocab, random_tokenizer_vocab_size());
   const std::string& t = s.model_type;
-  const std::int64_t D = s.hidden, I = s.intermediate, V = s.vocab, P = s.max_positions;
-  const std::int64_t H = s.heads, KV = s.kv_heads ? s.kv_heads : s.heads;
-  const std::int64_t d = s.head_dim ? s.head_dim : D / H;
-  json c = {{"model_type", t}, {"vocab_size", V}, {"architectures", json::array()}};
+  const std::int64_t H = s.heads, D = s.hidden;
+  const RandomShape shape{D, s.intermediate, s.vocab, s.max_positions, H,
+                          s.kv_heads ? s.kv_heads : H, s.head_dim ? s.head_dim : D / H};
+  json c = {{"model_type", t}, {"vocab_size", shape.V}, {"architectures", json::array()}};
   std::string prefix;
-
-  auto llama_like_config = [&] {
-    c["hidden_size"] = D;
-    c["intermediate_size"] = I;
-    c["num_hidden_layers"] = s.layers;
-    c["num_attention_heads"] = H;
-    c["num_key_value_heads"] = KV;
-    c["max_position_embeddings"] = P;
-    c["rms_norm_eps"] = 1e-6;
-    c["rope_theta"] = 10000.0;
-    c["tie_word_embeddings"] = s.tie_embeddings;
-    c["bos_token_id"] = 1;
-    c["eos_token_id"] = 2;
-    if (s.head_dim) c["head_dim"] = d;
-  };
 
   if (t == "gpt2")
     prefix = s.prefixed ? "transformer." : "";
@@ -346,217 +584,19 @@ void model_folder_write_random(const fs::path& folder, const RandomModelSpec& gi
     prefix = "model.";
   TensorSet w(s, prefix);
 
-  if (t == "gpt2") {
-    c.update({{"n_embd", D},
-              {"n_layer", s.layers},
-              {"n_head", H},
-              {"n_positions", P},
-              {"n_inner", I},
-              {"activation_function", "gelu_new"},
-              {"layer_norm_epsilon", 1e-5},
-              {"architectures", {"GPT2LMHeadModel"}},
-              {"bos_token_id", V - 1},
-              {"eos_token_id", V - 1}});
-    w.weight("wte.weight", {V, D});
-    w.weight("wpe.weight", {P, D});
-    for (int l = 0; l < s.layers; ++l) {
-      const std::string p = "h." + std::to_string(l) + ".";
-      w.gain(p + "ln_1.weight", D);
-      w.bias(p + "ln_1.bias", D);
-      w.weight(p + "attn.c_attn.weight", {D, 3 * D});
-      w.bias(p + "attn.c_attn.bias", 3 * D);
-      w.weight(p + "attn.c_proj.weight", {D, D});
-      w.bias(p + "attn.c_proj.bias", D);
-      w.gain(p + "ln_2.weight", D);
-      w.bias(p + "ln_2.bias", D);
-      w.weight(p + "mlp.c_fc.weight", {D, I});
-      w.bias(p + "mlp.c_fc.bias", I);
-      w.weight(p + "mlp.c_proj.weight", {I, D});
-      w.bias(p + "mlp.c_proj.bias", D);
-      if (s.legacy_buffers) {
-        std::vector<float> mask(static_cast<std::size_t>(P * P));
-        for (std::int64_t i = 0; i < P; ++i)
-          for (std::int64_t j = 0; j <= i; ++j) mask[static_cast<std::size_t>(i * P + j)] = 1.0f;
-        w.raw(tensor_from_f32(w.prefix() + p + "attn.bias", {1, 1, P, P}, mask, DType::F32));
-        const float masked = -1e4f;
-        w.raw(tensor_from_f32(w.prefix() + p + "attn.masked_bias", {},
-                              std::span<const float>(&masked, 1), DType::F32));
-      }
-    }
-    w.gain("ln_f.weight", D);
-    w.bias("ln_f.bias", D);
-    if (!s.tie_embeddings) {
-      c["tie_word_embeddings"] = false;
-      w.weight("lm_head.weight", {V, D});
-    }
-  } else if (t == "llama" || t == "mistral" || t == "qwen2" || t == "gemma" || t == "gemma2") {
-    llama_like_config();
-    const bool gemma = t == "gemma" || t == "gemma2";
-    const double gainCentre = gemma ? 0.0 : 1.0;
-    if (t == "llama" && s.llama3_rope_scaling)
-      c["rope_scaling"] = {{"rope_type", "llama3"},
-                           {"factor", 8.0},
-                           {"low_freq_factor", 1.0},
-                           {"high_freq_factor", 4.0},
-                           {"original_max_position_embeddings", 16}};
-    if (t == "mistral" && s.sliding_window) c["sliding_window"] = s.sliding_window;
-    if (t == "qwen2") c["use_sliding_window"] = false;
-    if (gemma) {
-      c["hidden_activation"] = "gelu_pytorch_tanh";
-      c["head_dim"] = d;
-    }
-    if (t == "gemma2") {
-      c["query_pre_attn_scalar"] = 24;
-      c["attn_logit_softcapping"] = 5.0;
-      c["final_logit_softcapping"] = 3.0;
-      c["sliding_window"] = s.sliding_window ? s.sliding_window : 4;
-    }
-    w.weight("embed_tokens.weight", {V, D});
-    if (s.position_encoding != "rope") {
-      c["position_encoding"] = s.position_encoding;
-      if (s.position_encoding == "learned") w.weight("embed_positions.weight", {P, D});
-    }
-    for (int l = 0; l < s.layers; ++l) {
-      const std::string p = "layers." + std::to_string(l) + ".";
-      w.gain(p + "input_layernorm.weight", D, gainCentre);
-      w.gain(p + "post_attention_layernorm.weight", D, gainCentre);
-      if (t == "gemma2") {
-        w.gain(p + "pre_feedforward_layernorm.weight", D, gainCentre);
-        w.gain(p + "post_feedforward_layernorm.weight", D, gainCentre);
-      }
-      w.weight(p + "self_attn.q_proj.weight", {H * d, D});
-      w.weight(p + "self_attn.k_proj.weight", {KV * d, D});
-      w.weight(p + "self_attn.v_proj.weight", {KV * d, D});
-      w.weight(p + "self_attn.o_proj.weight", {D, H * d});
-      if (t == "qwen2") {
-        w.bias(p + "self_attn.q_proj.bias", H * d);
-        w.bias(p + "self_attn.k_proj.bias", KV * d);
-        w.bias(p + "self_attn.v_proj.bias", KV * d);
-      }
-      w.weight(p + "mlp.gate_proj.weight", {I, D});
-      w.weight(p + "mlp.up_proj.weight", {I, D});
-      w.weight(p + "mlp.down_proj.weight", {D, I});
-    }
-    w.gain("norm.weight", D, gainCentre);
-    if (!s.tie_embeddings) w.weight("lm_head.weight", {V, D});
-  } else if (t == "phi") {
-    c.update({{"hidden_size", D},
-              {"intermediate_size", I},
-              {"num_hidden_layers", s.layers},
-              {"num_attention_heads", H},
-              {"num_key_value_heads", KV},
-              {"max_position_embeddings", P},
-              {"partial_rotary_factor", s.rotary_fraction},
-              {"rope_theta", 10000.0},
-              {"layer_norm_eps", 1e-5},
-              {"hidden_act", "gelu_new"},
-              {"tie_word_embeddings", s.tie_embeddings}});
-    w.weight("embed_tokens.weight", {V, D});
-    for (int l = 0; l < s.layers; ++l) {
-      const std::string p = "layers." + std::to_string(l) + ".";
-      w.gain(p + "input_layernorm.weight", D);
-      w.bias(p + "input_layernorm.bias", D);
-      for (const char* proj : {"q_proj", "k_proj", "v_proj"}) {
-        const std::int64_t out = std::string(proj) == "q_proj" ? H * d : KV * d;
-        w.weight(p + "self_attn." + proj + ".weight", {out, D});
-        w.bias(p + "self_attn." + proj + ".bias", out);
-      }
-      w.weight(p + "self_attn.dense.weight", {D, H * d});
-      w.bias(p + "self_attn.dense.bias", D);
-      w.weight(p + "mlp.fc1.weight", {I, D});
-      w.bias(p + "mlp.fc1.bias", I);
-      w.weight(p + "mlp.fc2.weight", {D, I});
-      w.bias(p + "mlp.fc2.bias", D);
-    }
-    w.gain("final_layernorm.weight", D);
-    w.bias("final_layernorm.bias", D);
-    if (!s.tie_embeddings) {
-      w.weight("lm_head.weight", {V, D});
-      w.bias("lm_head.bias", V);
-    }
-  } else if (t == "gpt_neox") {
-    c.update({{"hidden_size", D},
-              {"intermediate_size", I},
-              {"num_hidden_layers", s.layers},
-              {"num_attention_heads", H},
-              {"max_position_embeddings", P},
-              {"rotary_pct", s.rotary_fraction},
-              {"rotary_emb_base", 10000},
-              {"layer_norm_eps", 1e-5},
-              {"hidden_act", "gelu"},
-              {"use_parallel_residual", true},
-              {"tie_word_embeddings", s.tie_embeddings}});
-    w.weight("embed_in.weight", {V, D});
-    for (int l = 0; l < s.layers; ++l) {
-      const std::string p = "layers." + std::to_string(l) + ".";
-      w.gain(p + "input_layernorm.weight", D);
-      w.bias(p + "input_layernorm.bias", D);
-      w.gain(p + "post_attention_layernorm.weight", D);
-      w.bias(p + "post_attention_layernorm.bias", D);
-      w.weight(p + "attention.query_key_value.weight", {3 * D, D});
-      w.bias(p + "attention.query_key_value.bias", 3 * D);
-      w.weight(p + "attention.dense.weight", {D, D});
-      w.bias(p + "attention.dense.bias", D);
-      w.weight(p + "mlp.dense_h_to_4h.weight", {I, D});
-      w.bias(p + "mlp.dense_h_to_4h.bias", I);
-      w.weight(p + "mlp.dense_4h_to_h.weight", {D, I});
-      w.bias(p + "mlp.dense_4h_to_h.bias", D);
-      if (s.legacy_buffers) {
-        const std::int64_t rot = static_cast<std::int64_t>(d * s.rotary_fraction) / 2;
-        std::vector<float> inv(static_cast<std::size_t>(rot), 1.0f);
-        w.raw(tensor_from_f32(w.prefix() + p + "attention.rotary_emb.inv_freq", {rot}, inv,
-                              DType::F32));
-      }
-    }
-    w.gain("final_layer_norm.weight", D);
-    w.bias("final_layer_norm.bias", D);
-    if (!s.tie_embeddings) w.weight("embed_out.weight", {V, D});
-  } else if (t == "bert" || t == "roberta" || t == "xlm-roberta") {
-    const bool bert = t == "bert";
-    const std::int64_t positions = bert ? P : P + 2;
-    const std::int64_t types = bert ? 2 : 1;
-    c.update({{"hidden_size", D},
-              {"intermediate_size", I},
-              {"num_hidden_layers", s.layers},
-              {"num_attention_heads", H},
-              {"max_position_embeddings", positions},
-              {"type_vocab_size", types},
-              {"layer_norm_eps", bert ? 1e-12 : 1e-5},
-              {"hidden_act", "gelu"},
-              {"pad_token_id", bert ? 0 : 1},
-              {"position_embedding_type", "absolute"}});
-    w.weight("embeddings.word_embeddings.weight", {V, D});
-    w.weight("embeddings.position_embeddings.weight", {positions, D});
-    w.weight("embeddings.token_type_embeddings.weight", {types, D});
-    w.gain("embeddings.LayerNorm.weight", D);
-    w.bias("embeddings.LayerNorm.bias", D);
-    for (int l = 0; l < s.layers; ++l) {
-      const std::string p = "encoder.layer." + std::to_string(l) + ".";
-      for (const char* proj : {"query", "key", "value"}) {
-        w.weight(p + "attention.self." + proj + ".weight", {D, D});
-        w.bias(p + "attention.self." + proj + ".bias", D);
-      }
-      w.weight(p + "attention.output.dense.weight", {D, D});
-      w.bias(p + "attention.output.dense.bias", D);
-      w.gain(p + "attention.output.LayerNorm.weight", D);
-      w.bias(p + "attention.output.LayerNorm.bias", D);
-      w.weight(p + "intermediate.dense.weight", {I, D});
-      w.bias(p + "intermediate.dense.bias", I);
-      w.weight(p + "output.dense.weight", {D, I});
-      w.bias(p + "output.dense.bias", D);
-      w.gain(p + "output.LayerNorm.weight", D);
-      w.bias(p + "output.LayerNorm.bias", D);
-    }
-    const std::string head = bert ? "cls.predictions." : "lm_head.";
-    w.weight(head + (bert ? "transform.dense.weight" : "dense.weight"), {D, D});
-    w.bias(head + (bert ? "transform.dense.bias" : "dense.bias"), D);
-    w.gain(head + (bert ? "transform.LayerNorm.weight" : "layer_norm.weight"), D);
-    w.bias(head + (bert ? "transform.LayerNorm.bias" : "layer_norm.bias"), D);
-    w.bias(head + "bias", V);
-  } else {
+  if (t == "gpt2")
+    write_gpt2(s, shape, c, w);
+  else if (t == "llama" || t == "mistral" || t == "qwen2" || t == "gemma" || t == "gemma2")
+    write_llama_like(s, shape, c, w);
+  else if (t == "phi")
+    write_phi(s, shape, c, w);
+  else if (t == "gpt_neox")
+    write_gpt_neox(s, shape, c, w);
+  else if (t == "bert" || t == "roberta" || t == "xlm-roberta")
+    write_bert_like(s, shape, c, w);
+  else
     throw std::invalid_argument("model_folder_write_random: model_type \"" + t +
                                 "\" is not supported");
-  }
 
   if (!s.config_extra.empty()) c.update(json::parse(s.config_extra));
   if (!s.exact_config.empty()) c = json::parse(s.exact_config);

@@ -75,8 +75,6 @@ std::optional<SceneCamera> orthonormal(const SceneCamera& camera) {
 }
 }  // namespace
 
-bool scene_camera_valid(const SceneCamera& camera) { return orthonormal(camera).has_value(); }
-
 SceneCamera scene_camera_normalised(const SceneCamera& camera) {
   return orthonormal(camera).value_or(SceneCamera{});
 }

@@ -65,8 +65,6 @@ struct SceneCamera {
 // The camera turned by `azimuth` degrees about the up axis (y), then raised
 // by `elevation` degrees (as VTK's Azimuth and Elevation do from its default).
 SceneCamera scene_camera_from_angles(double azimuthDegrees, double elevationDegrees);
-// Whether the direction is not zero and up not along it (finite numbers).
-bool scene_camera_valid(const SceneCamera& camera);
 // A camera made valid: unit direction, up orthogonal to it; the default when
 // the vectors are not finite, zero, or parallel.
 SceneCamera scene_camera_normalised(const SceneCamera& camera);

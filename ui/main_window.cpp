@@ -232,6 +232,14 @@ QWidget* MainWindow::buildModelPanel() {
 }
 
 void MainWindow::buildDocks() {
+  buildMapDocks();
+  buildAnalysisDocks();
+  buildHiddenDocks();
+  connectPanels();
+}
+
+// The model dock on the left; the attention map over key importance on the right.
+void MainWindow::buildMapDocks() {
   modelDock_ =
       dock_make(tr("Model and sentence"), QStringLiteral("modelDock"), buildModelPanel(), this);
   addDockWidget(Qt::LeftDockWidgetArea, modelDock_);
@@ -255,7 +263,9 @@ void MainWindow::buildDocks() {
   // plots sit under the attention map, beside the model dock.
   addDockWidget(Qt::RightDockWidgetArea, profileDock_);
   splitDockWidget(attentionDock_, profileDock_, Qt::Vertical);
+}
 
+void MainWindow::buildAnalysisDocks() {
   // The analysis panels: the overview under the model dock, the others
   // tabbed beside the key-importance plot.
   panels_ = new AnalysisPanels(this, selection_, jobs_);
@@ -274,7 +284,9 @@ void MainWindow::buildDocks() {
   addDockWidget(Qt::LeftDockWidgetArea, interventionsDock_);
   tabifyDockWidget(docks[0], interventionsDock_);
   docks[0]->raise();
+}
 
+void MainWindow::buildHiddenDocks() {
   // Docks hidden until their content is opened, then tabbed with the plots.
   auto hiddenTab = [this](const QString& title, const QString& name, QWidget* content,
                           const QString& explanation, QDockWidget* beside) {
@@ -292,7 +304,7 @@ void MainWindow::buildDocks() {
          "its 95% bootstrap interval. The grid colours every head by a pooled number; the "
          "profiles show per-layer means; click a head to list the sentences where it sinks "
          "hardest, double-click one to run it here with that head selected."),
-      docks.back());
+      panels_->docks().back());
   checkpointsPanel_ = new CheckpointsPanel(this);
   checkpointsDock_ = hiddenTab(
       tr("Checkpoints"), QStringLiteral("checkpointsDock"), checkpointsPanel_,
@@ -302,10 +314,14 @@ void MainWindow::buildDocks() {
          "rate) per layer against the training step, the grid every head's alpha_0, so you "
          "can see when the sink appears."),
       studyDock_);
+  profileDock_->raise();  // hiding the newest tab would leave its neighbour in front
+}
+
+// What the study and checkpoint docks ask for, and what follows a finished run.
+void MainWindow::connectPanels() {
   connect(checkpointsPanel_, &CheckpointsPanel::checkpointChosen, this, &MainWindow::openModelFolder);
   connect(checkpointsPanel_, &CheckpointsPanel::emergenceRequested, workspace_,
           &Workspace::computeEmergence);
-  profileDock_->raise();  // hiding the newest tab would leave its neighbour in front
   connect(studyPanel_, &StudyPanel::headChosen, this, [this](int layer, int head) {
     if (!workspace_->studyMatchesModel()) return;
     selection_->setLayer(layer);
@@ -438,6 +454,15 @@ void MainWindow::chooseComparisonModel() {
 }
 
 void MainWindow::buildActions() {
+  buildFileMenu();
+  buildRunMenu();
+  buildExperimentsMenu();
+  buildNavigateMenu();
+  buildViewMenu();
+  buildHelpMenu();
+}
+
+void MainWindow::buildFileMenu() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   QAction* open =
       file->addAction(tr("&Open model folder..."), this, &MainWindow::chooseModelFolder);
@@ -477,7 +502,9 @@ void MainWindow::buildActions() {
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
+}
 
+void MainWindow::buildRunMenu() {
   QMenu* run = menuBar()->addMenu(tr("&Run"));
   QAction* runAction = run->addAction(tr("&Run sentence"), this, &MainWindow::runSentence);
   runAction->setObjectName(QStringLiteral("runAction"));
@@ -502,15 +529,19 @@ void MainWindow::buildActions() {
   run->addSeparator();
   cancelAction_ = run->addAction(tr("&Cancel all jobs"), jobs_, &JobRunner::cancelAll);
   cancelAction_->setShortcut(QKeySequence(Qt::Key_Escape));
+}
 
+void MainWindow::buildExperimentsMenu() {
   QMenu* experiments = menuBar()->addMenu(tr("E&xperiments"));
   experiments->addAction(tr("Head ablation: dNLL of every head"), workspace_,
                          &Workspace::computeHeadAblation);
   experiments->addAction(tr("KL after sink removal and Fisher trace per layer"), workspace_,
                          &Workspace::computeLayerFunction);
+}
 
-  // Navigation commands. Their keys (arrows, A, S, N, P, Home/End) reach the window
-  // only when no text field has focus; see keyPressEvent.
+// Navigation commands. Their keys (arrows, A, S, N, P, Home/End) reach the window
+// only when no text field has focus; see keyPressEvent.
+void MainWindow::buildNavigateMenu() {
   QMenu* nav = menuBar()->addMenu(tr("&Navigate"));
   nav->addAction(tr("Previous layer\tUp"), this, [this] { selection_->stepLayer(-1); });
   nav->addAction(tr("Next layer\tDown"), this, [this] { selection_->stepLayer(+1); });
@@ -522,7 +553,9 @@ void MainWindow::buildActions() {
   nav->addAction(tr("First query token\tHome"), this, [this] { selection_->setQueryToken(0); });
   nav->addAction(tr("Last query token\tEnd"), this,
                  [this] { selection_->setQueryToken(selection_->tokenCount() - 1); });
+}
 
+void MainWindow::buildViewMenu() {
   QMenu* view = menuBar()->addMenu(tr("&View"));
   for (QDockWidget* dock : {modelDock_, attentionDock_, profileDock_})
     view->addAction(dock->toggleViewAction());
@@ -538,13 +571,16 @@ void MainWindow::buildActions() {
   presentAction_->setShortcut(QKeySequence(Qt::Key_F5));
   connect(presentAction_, &QAction::triggered, this, [this](bool on) { setPresenting(on); });
   view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout);
+}
 
-  // Every panel carries a plain-words "what am I looking at" text.
+// Every panel carries a plain-words "what am I looking at" text.
+void MainWindow::buildHelpMenu() {
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   QAction* whatsThis = QWhatsThis::createAction(this);
   whatsThis->setText(tr("What am I looking at? (then click a panel)"));
   help->addAction(whatsThis);
 }
+
 
 void MainWindow::keyPressEvent(QKeyEvent* event) {
   switch (event->key()) {
@@ -911,7 +947,8 @@ void MainWindow::resetLayout() {
 void MainWindow::closeEvent(QCloseEvent* event) {
   saveLayout();
   if (workspace_->model())  // what File > Restore the last session on launch brings back
-    QSettings().setValue(QStringLiteral("sessions/last"), session_to_json(currentSession()));
+    QSettings().setValue(QStringLiteral("sessions/last"),
+                      QByteArray::fromStdString(session_to_json(currentSession())));
   jobs_->cancelAll();
   QMainWindow::closeEvent(event);
 }

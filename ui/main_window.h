@@ -230,8 +230,18 @@ class MainWindow : public QMainWindow {
 
  private:
   QWidget* buildModelPanel();
-  void buildDocks();
-  void buildActions();
+  void buildDocks();  // in four parts:
+  void buildMapDocks();
+  void buildAnalysisDocks();
+  void buildHiddenDocks();
+  void connectPanels();
+  void buildActions();  // the menus, one function each:
+  void buildFileMenu();
+  void buildRunMenu();
+  void buildExperimentsMenu();
+  void buildNavigateMenu();
+  void buildViewMenu();
+  void buildHelpMenu();
   void buildStatusBar();
   void refreshRecentModels();
   // The open model's name, summary and training, once the workspace has opened it.

@@ -40,17 +40,17 @@ constexpr int kRecentCount = 8;
 Session MainWindow::currentSession() const {
   Session s;
   if (workspace_->model()) {
-    s.model = QString::fromStdString(workspace_->model()->name);
-    s.modelFolder = QString::fromStdString(workspace_->model()->model->folder().string());
+    s.model = workspace_->model()->name;
+    s.modelFolder = workspace_->model()->model->folder().string();
     try {
       const models::ModelIdentity id = models::model_identity(workspace_->model()->model->folder());
-      s.configSha256 = QString::fromStdString(id.configSha256);
-      s.tokenizerSha256 = QString::fromStdString(id.tokenizerSha256);
+      s.configSha256 = id.configSha256;
+      s.tokenizerSha256 = id.tokenizerSha256;
     } catch (const std::exception&) {
       // the folder changed under us: the session names it without hashes
     }
   }
-  s.text = sentence();
+  s.text = sentence().toStdString();
   s.layer = selection_->layer();
   s.head = selection_->head();
   s.query = selection_->queryToken();
@@ -60,37 +60,39 @@ Session MainWindow::currentSession() const {
   s.interventions = selection_->interventions();
   if (auto* box = findChild<QCheckBox*>(QStringLiteral("logScale"))) s.logScale = box->isChecked();
   if (auto* score = findChild<QComboBox*>(QStringLiteral("overviewScore")))
-    s.overviewScore = score->currentText();
-  s.comparison = comparison_name(workspace_->comparison());
+    s.overviewScore = score->currentText().toStdString();
+  s.comparison = comparison_name(workspace_->comparison()).toStdString();
   if (workspace_->comparing()) {
-    s.compareModel = workspace_->comparedModelFolder();
-    s.compareSentence = workspace_->comparedSentence();
+    s.compareModel = workspace_->comparedModelFolder().toStdString();
+    s.compareSentence = workspace_->comparedSentence().toStdString();
     s.compareLayer = selection_->pinnedCounterpartLayer();
     s.compareHead = selection_->pinnedCounterpartHead();
   }
-  if (!workspace_->checkpoints().steps.empty()) s.checkpoints = workspace_->checkpointsFolder();
-  if (workspace_->study()) s.study = workspace_->studyFolder();
+  if (!workspace_->checkpoints().steps.empty()) s.checkpoints = workspace_->checkpointsFolder().toStdString();
+  if (workspace_->study()) s.study = workspace_->studyFolder().toStdString();
   if (auto* layout = findChild<QComboBox*>(QStringLiteral("graphLayout")))
     s.graphLayout = layout->currentIndex();
   if (auto* box = findChild<QCheckBox*>(QStringLiteral("normalisedLaplacian")))
     s.normalisedLaplacian = box->isChecked();
+  std::vector<std::pair<QString, render::SceneCamera>> cameras;
   for (const QString& view : kSceneViews)
     if (const auto part = render::figure_part(findChild<QWidget*>(view)); part && part->scene)
-      s.cameras.emplace_back(view, part->camera);
-  s.layout = saveState();
-  s.figureViews = figureViews_;
+      cameras.emplace_back(view, part->camera);
+  s.cameras = session_cameras_of(cameras);
+  s.layout = saveState().toStdString();
+  for (const QString& view : figureViews_) s.figureViews.push_back(view.toStdString());
   s.figureColumns = figureColumns_;
   return s;
 }
 
 bool MainWindow::saveSession(const QString& path) {
   const Session s = currentSession();
-  if (s.model.isEmpty()) {
+  if (s.model.empty()) {
     jobStatus_->showError(tr("Save session: no model is open"), QString());
     return false;
   }
   try {
-    session_write(s, path);
+    session_write(s, path.toStdString());
   } catch (const SessionError& e) {
     jobStatus_->showError(tr("Save session failed"), QString::fromStdString(e.what()));
     return false;
@@ -102,7 +104,7 @@ bool MainWindow::saveSession(const QString& path) {
 void MainWindow::openSession(const QString& path) {
   jobStatus_->clearError();
   try {
-    applySession(session_read(path));
+    applySession(session_read(path.toStdString()));
   } catch (const SessionError& e) {
     jobStatus_->showError(tr("Open session failed: %1").arg(QString::fromStdString(e.what())),
                           QString::fromStdString(e.what()));
@@ -115,7 +117,7 @@ bool MainWindow::restoreLastSession() {
   const QByteArray last = QSettings().value(kLastKey).toByteArray();
   if (last.isEmpty()) return false;
   try {
-    applySession(session_from_json(last, tr("the last session")));
+    applySession(session_from_json(last.toStdString(), tr("the last session").toStdString()));
   } catch (const SessionError& e) {
     jobStatus_->showError(tr("The last session could not be restored"),
                           QString::fromStdString(e.what()));
@@ -127,18 +129,18 @@ bool MainWindow::restoreLastSession() {
 void MainWindow::applySession(Session s) {
   sessionWarning_.clear();
   sessionPlacesOutside_.clear();
-  setSentence(s.text);
+  setSentence(QString::fromStdString(s.text));
   if (auto* box = findChild<QCheckBox*>(QStringLiteral("logScale"))) box->setChecked(s.logScale);
   if (auto* score = findChild<QComboBox*>(QStringLiteral("overviewScore"))) {
-    const int at = score->findText(s.overviewScore);
+    const int at = score->findText(QString::fromStdString(s.overviewScore));
     if (at >= 0) score->setCurrentIndex(at);
   }
-  const std::filesystem::path folder = s.modelFolder.toStdString();
-  const bool shown = workspace_->model() && ((!folder.empty() && workspace_->model()->model->folder() == folder) ||
-                                QString::fromStdString(workspace_->model()->name) == s.model);
+  const std::filesystem::path folder = s.modelFolder;
+  const auto& model = workspace_->model();
+  const bool shown = model && ((!folder.empty() && model->model->folder() == folder) || model->name == s.model);
   std::error_code ec;
-  const QString open =
-      !folder.empty() && std::filesystem::is_directory(folder, ec) ? s.modelFolder : s.model;
+  const QString open = QString::fromStdString(
+      !folder.empty() && std::filesystem::is_directory(folder, ec) ? s.modelFolder : s.model);
   pendingSession_ = std::move(s);
   if (shown)
     runSentence();
@@ -150,10 +152,16 @@ void MainWindow::finishSession() {
   if (!pendingSession_) return;
   const Session s = std::move(*pendingSession_);
   pendingSession_.reset();
-  setFigureLayout(s.figureViews, s.figureColumns);
+  QStringList views;
+  for (const std::string& view : s.figureViews) views << QString::fromStdString(view);
+  setFigureLayout(views, s.figureColumns);
   // A place the model or sentence does not have is said, never moved silently.
-  QStringList outside = session_places_outside(s, selection_->layerCount(),
-                                               selection_->headCount(), selection_->tokenCount());
+  QStringList outside;
+  for (const std::string& place : session_places_outside(s, selection_->layerCount(),
+                                                         selection_->headCount(),
+                                                         selection_->tokenCount()))
+    outside << QString::fromStdString(place);
+  auto q = [](const std::string& text) { return QString::fromStdString(text); };
   selection_->setLayer(s.layer);
   selection_->setHead(s.head);
   selection_->setQueryToken(s.query);
@@ -163,33 +171,35 @@ void MainWindow::finishSession() {
   selection_->setInterventions(s.interventions);
   // B's pinned layer and head apply once B's run (and shape) is in.
   static_assert(Session::kAutomatic == SelectionModel::kAutomatic);
-  if (!s.compareSentence.isEmpty() || !s.compareModel.isEmpty())
+  if (!s.compareSentence.empty() || !s.compareModel.empty())
     workspace_->pinNextComparedRun(s.compareLayer, s.compareHead);
-  if (!s.compareSentence.isEmpty()) compareWithSentence(s.compareSentence);
-  if (!s.compareModel.isEmpty()) compareWithModel(s.compareModel);
-  if (const auto c = comparison_of(s.comparison)) comparisonChooser_->setComparison(*c);
-  if (!s.checkpoints.isEmpty() && !showCheckpoints(s.checkpoints))
+  if (!s.compareSentence.empty()) compareWithSentence(q(s.compareSentence));
+  if (!s.compareModel.empty()) compareWithModel(q(s.compareModel));
+  if (const auto c = comparison_of(q(s.comparison))) comparisonChooser_->setComparison(*c);
+  if (!s.checkpoints.empty() && !showCheckpoints(q(s.checkpoints)))
     outside << tr("checkpoints: %1 holds no checkpoint (step-N folders with a config.json)")
-                   .arg(s.checkpoints);
+                   .arg(q(s.checkpoints));
   // The study opens in a job of its own; a study that is gone or damaged
   // says so in its dock, as when opened by hand.
-  if (!s.study.isEmpty()) openStudy(s.study);
+  if (!s.study.empty()) openStudy(q(s.study));
   if (auto* layout = findChild<QComboBox*>(QStringLiteral("graphLayout")))
     layout->setCurrentIndex(s.graphLayout);
   if (auto* box = findChild<QCheckBox*>(QStringLiteral("normalisedLaplacian")))
     box->setChecked(s.normalisedLaplacian);
-  setSceneCameras(s.cameras);
-  if (!s.layout.isEmpty()) restoreState(s.layout);
+  setSceneCameras(session_cameras(s));
+  if (!s.layout.empty()) restoreState(QByteArray::fromStdString(s.layout));
   // A model that changed since the session was saved: say what differs.
   if (workspace_->model()) {
-    QString config, tokenizer;
+    std::string config, tokenizer;
     try {
       const models::ModelIdentity id = models::model_identity(workspace_->model()->model->folder());
-      config = QString::fromStdString(id.configSha256);
-      tokenizer = QString::fromStdString(id.tokenizerSha256);
+      config = id.configSha256;
+      tokenizer = id.tokenizerSha256;
     } catch (const std::exception&) {
     }
-    const QStringList changes = session_model_changes(s, config, tokenizer);
+    QStringList changes;
+    for (const std::string& change : session_model_changes(s, config, tokenizer))
+      changes << q(change);
     if (!changes.isEmpty()) {
       sessionWarning_ = tr("The model changed since this session was saved: %1. The numbers "
                            "shown may differ from the session's figures.")

@@ -76,6 +76,51 @@ struct StudyRunOptions {
   }
 };
 
+// What `slurm` adds: the job's resources and whether to submit it.
+struct SlurmJobOptions {
+  sinkscope::document::SlurmOptions job;
+  bool submit = false, gpu = false;
+
+  void declare(CLI::App& action) {
+    const char* group = "Slurm job (per task)";
+    action.add_option("--shards", job.shards, "the array's tasks")
+        ->type_name("N")->required()->check(whole_in(1, 100000))->group(group);
+    action.add_flag("--submit", submit, "submit the array and the merge")->group(group);
+    action.add_option("--partition", job.partition, "the partition")->type_name("P")->group(group);
+    action.add_option("--time", job.time, "the time limit")
+        ->type_name("HH:MM:SS")->group(group)->capture_default_str();
+    action.add_option("--mem", job.memory, "the memory")
+        ->type_name("SIZE")->group(group)->capture_default_str();
+    action.add_option("--cpus", job.cpus, range_text("CPUs, also the task's threads", 1, 1024))
+        ->type_name("C")->check(whole_in(1, 1024))->group(group)->capture_default_str();
+    action.add_flag("--gpu", gpu, "--gres=gpu:1 (the default when this libtorch sees CUDA)")
+        ->group(group);
+  }
+};
+
+// What `merge` takes besides the folder.
+struct MergeOptions {
+  bool partial = false, force = false;
+  int bootstrap = sinkscope::document::AnalysisSettings{}.bootstrap;
+  unsigned long long bootstrapSeed = sinkscope::document::AnalysisSettings{}.bootstrapSeed;
+
+  void declare(CLI::App& action, std::string& dir) {
+    action.footer(
+        "Pools every finished shard into DIR/merged/; refuses while sentences are missing\n"
+        "(listed), unless --partial (the headers then say what is missing).");
+    action.add_option("DIR", dir, "the study folder")->type_name("")->required();
+    action.add_flag("--partial", partial, "merge what is there");
+    action.add_flag("--force", force, "replace a merge that exists");
+    action.add_option("--bootstrap", bootstrap,
+                      range_text("resamples of the 95% intervals (0: none)", 0, 100000))
+        ->type_name("B")->check(whole_in(0, 100000))->capture_default_str();
+    constexpr int kMaxSeed = std::numeric_limits<int>::max();
+    action.add_option("--bootstrap-seed", bootstrapSeed,
+                      range_text("the seed of the resamples", 0, kMaxSeed))
+        ->type_name("S")->check(whole_in(0, kMaxSeed))->capture_default_str();
+  }
+};
+
 template <class F>
 int study_errors(F f) {
   try {
@@ -85,11 +130,117 @@ int study_errors(F f) {
   }
 }
 
+
+namespace m = sinkscope::models;
+namespace a = sinkscope::document;
+
+// study resubmit: the array's failed shards again, and a merge after them.
+int resubmit_failed_shards(const std::string& dir) {
+  const a::SlurmShardStates states = a::study_slurm_states(dir);
+  if (states.shards == 0)
+    throw a::StudyError(dir + ": not a Slurm study (no slurm/slurm.json)");
+  if (!states.queueError.empty())
+    throw a::StudyError("squeue: " + states.queueError +
+                        "; without it running shards cannot be told from failed ones");
+  const std::vector<int>& shards = states.failed;  // never one that is still queued
+  if (shards.empty()) {
+    std::cout << "no shard of the array has failed; nothing to resubmit ("
+              << states.running.size() << " running, " << states.pending.size()
+              << " pending)\n";
+    return kOk;
+  }
+  const auto [array, merge] = a::study_slurm_submit(dir, shards);
+  std::cout << "array job " << array << " (" << shards.size() << " shards), merge job " << merge
+            << "\n";
+  return kOk;
+}
+
+// study status: finished, running and missing shards; for a Slurm study, the array's.
+int print_study_status(const std::string& dir) {
+  const a::StudyStatus s = a::study_status(dir);
+  std::size_t missing = 0;
+  for (const auto& [first, end] : s.missing) missing += end - first;
+  std::cout << "sentences: " << s.sentences << "\n"
+            << "finished shards: " << s.complete.size() << "\n";
+  for (const auto& name : s.complete) std::cout << "  " << name << "\n";
+  std::cout << "running or killed: " << s.unfinished.size() << "\n";
+  for (const auto& name : s.unfinished) std::cout << "  " << name << "\n";
+  std::cout << "sentences not covered: " << missing << "\n";
+  for (const auto& [first, end] : s.missing)
+    std::cout << "  " << first << "-" << end - 1 << "\n";
+  const a::SlurmShardStates slurm = a::study_slurm_states(dir);
+  if (slurm.shards == 0) return kOk;
+  auto list = [](const std::vector<int>& shards) {
+    std::string text;
+    for (int i : shards) text += (text.empty() ? "" : ",") + std::to_string(i);
+    return text;
+  };
+  std::vector<int> unfinished = slurm.running;
+  unfinished.insert(unfinished.end(), slurm.pending.begin(), slurm.pending.end());
+  unfinished.insert(unfinished.end(), slurm.failed.begin(), slurm.failed.end());
+  std::sort(unfinished.begin(), unfinished.end());
+  std::cout << "slurm array: " << slurm.shards << " shards, " << slurm.finished.size()
+            << " finished\n";
+  if (!unfinished.empty()) std::cout << "slurm array shards not finished: " << list(unfinished) << "\n";
+  if (!slurm.queueError.empty()) {
+    std::cout << "squeue could not be asked (" << slurm.queueError
+              << "): running and failed shards cannot be told apart\n";
+    return kOk;
+  }
+  std::cout << "  running: " << list(slurm.running) << "\n"
+            << "  pending: " << list(slurm.pending) << "\n"
+            << "  failed or cancelled: " << list(slurm.failed) << "\n"
+            << "  killed mid-run (left a work folder): " << list(slurm.killedMidRun) << "\n";
+  if (!slurm.failed.empty())
+    std::cout << "resubmit the failed ones (and a merge after them): sinkscope-cli study "
+                 "resubmit '"
+              << dir << "'\n";
+  return kOk;
+}
+
+// study shard: one shard with what DIR/study.json records.
+int run_recorded_shard(const std::string& dir, const std::string& recordedShardText) {
+  a::ShardId shard;
+  try {
+    shard = a::parse_shard(recordedShardText);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  const a::StudyInputs inputs = a::study_recorded_inputs(dir);
+  return on_model([&] {
+    const std::string result =
+        a::study_run(dir, inputs, shard, m::loaded_model_open(inputs.modelSpec), std::cerr);
+    std::cout << a::shard_folder_name(shard) << ": " << result << "\n";
+    return kOk;
+  });
+}
+
+// study slurm: the job array's and the merge's scripts (and their submission).
+int write_slurm_jobs(StudyRunOptions& chosen, const m::LoadedModel& loaded,
+                     const SlurmJobOptions& slurm) {
+  a::SlurmOptions o = slurm.job;
+  for (const std::string& v : {o.partition, o.time, o.memory})
+    if (v.find_first_of("\n\r'\"\\ ") != std::string::npos)
+      throw UsageError("study slurm: \"" + v + "\" is not a Slurm option value");
+  o.gpu = slurm.gpu || m::runtime_info_query().cuda_available;
+  std::error_code ec;
+  o.cli = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) throw UsageError("study slurm: cannot name this program's path");
+  return study_errors([&] {
+    const auto [array, merge] = a::study_slurm_write(chosen.out, chosen.inputs, loaded, o);
+    std::cout << array.string() << "\n" << merge.string() << "\n";
+    if (slurm.submit) {
+      const auto [arrayJob, mergeJob] = a::study_slurm_submit(chosen.out);
+      std::cout << "array job " << arrayJob << " (" << o.shards << " shards), merge job "
+                << mergeJob << "\n";
+    }
+    return kOk;
+  });
+}
+
 }  // namespace
 
 int command_study(int argc, char** argv) {
-  namespace m = sinkscope::models;
-  namespace a = sinkscope::document;
   CommandLine command("study", kStudyAbout, kStudyDetails);
   CLI::App& app = command.app();
   app.require_subcommand(1, 1);
@@ -108,23 +259,14 @@ int command_study(int argc, char** argv) {
       ->type_name("I/N");
 
   StudyRunOptions slurmOptions;
-  a::SlurmOptions slurmJob;
-  bool submit = false, gpu = false;
+  SlurmJobOptions slurmJob;
   CLI::App* slurm = app.add_subcommand("slurm", "write (and submit) a Slurm job array of the shards");
   slurm->footer(
       "Writes DIR/study.json and DIR/slurm/array.sbatch (a job array of N shard tasks, logs in\n"
       "DIR/slurm/logs) and merge.sbatch (study merge); with --submit, submits both, the merge\n"
       "after the array has succeeded (afterok).");
   slurmOptions.declare(*slurm);
-  const char* job = "Slurm job (per task)";
-  slurm->add_option("--shards", slurmJob.shards, "the array's tasks")->type_name("N")
-      ->required()->check(whole_in(1, 100000))->group(job);
-  slurm->add_flag("--submit", submit, "submit the array and the merge")->group(job);
-  slurm->add_option("--partition", slurmJob.partition, "the partition")->type_name("P")->group(job);
-  slurm->add_option("--time", slurmJob.time, "the time limit")->type_name("HH:MM:SS")->group(job)->capture_default_str();
-  slurm->add_option("--mem", slurmJob.memory, "the memory")->type_name("SIZE")->group(job)->capture_default_str();
-  slurm->add_option("--cpus", slurmJob.cpus, range_text("CPUs, also the task's threads", 1, 1024))->type_name("C")->check(whole_in(1, 1024))->group(job)->capture_default_str();
-  slurm->add_flag("--gpu", gpu, "--gres=gpu:1 (the default when this libtorch sees CUDA)")->group(job);
+  slurmJob.declare(*slurm);
 
   std::string dir;
   std::string recordedShardText;
@@ -138,17 +280,9 @@ int command_study(int argc, char** argv) {
   shardAction->add_option("--shard", recordedShardText, "blocks [I K/N, (I+1) K/N) of the K blocks")
       ->type_name("I/N")
       ->required();
-  bool partial = false, force = false;
-  a::AnalysisSettings pooling;
+  MergeOptions mergeOptions;
   CLI::App* merge = app.add_subcommand("merge", "pool the finished shards into DIR/merged/");
-  merge->footer(
-      "Pools every finished shard into DIR/merged/; refuses while sentences are missing\n"
-      "(listed), unless --partial (the headers then say what is missing).");
-  merge->add_option("DIR", dir, "the study folder")->type_name("")->required();
-  merge->add_flag("--partial", partial, "merge what is there");
-  merge->add_flag("--force", force, "replace a merge that exists");
-  merge->add_option("--bootstrap", pooling.bootstrap, range_text("resamples of the 95% intervals (0: none)", 0, 100000))->type_name("B")->check(whole_in(0, 100000))->capture_default_str();
-  merge->add_option("--bootstrap-seed", pooling.bootstrapSeed, range_text("the seed of the resamples", 0, std::numeric_limits<int>::max()))->type_name("S")->check(whole_in(0, std::numeric_limits<int>::max()))->capture_default_str();
+  mergeOptions.declare(*merge, dir);
 
   CLI::App* status = app.add_subcommand("status", "what is finished, running and missing");
   status->footer(
@@ -161,91 +295,18 @@ int command_study(int argc, char** argv) {
 
   if (!command.parse(argc, argv)) return kOk;  // --help was printed
 
-  if (resubmit->parsed())
-    return study_errors([&] {
-      const a::SlurmShardStates states = a::study_slurm_states(dir);
-      if (states.shards == 0)
-        throw a::StudyError(dir + ": not a Slurm study (no slurm/slurm.json)");
-      if (!states.queueError.empty())
-        throw a::StudyError("squeue: " + states.queueError +
-                            "; without it running shards cannot be told from failed ones");
-      const std::vector<int>& shards = states.failed;  // never one that is still queued
-      if (shards.empty()) {
-        std::cout << "no shard of the array has failed; nothing to resubmit ("
-                  << states.running.size() << " running, " << states.pending.size()
-                  << " pending)\n";
-        return kOk;
-      }
-      const auto [array, merge] = a::study_slurm_submit(dir, shards);
-      std::cout << "array job " << array << " (" << shards.size() << " shards), merge job " << merge
-                << "\n";
-      return kOk;
-    });
+  if (resubmit->parsed()) return study_errors([&] { return resubmit_failed_shards(dir); });
   if (merge->parsed())
     return study_errors([&] {
-      for (const auto& f : a::study_merge(dir, partial, force, pooling.bootstrap, pooling.bootstrapSeed,
+      const MergeOptions& o = mergeOptions;
+      for (const auto& f : a::study_merge(dir, o.partial, o.force, o.bootstrap, o.bootstrapSeed,
                                           command_line(argc, argv)))
         std::cout << f.string() << "\n";
       return kOk;
     });
-  if (status->parsed())
-    return study_errors([&] {
-      const a::StudyStatus s = a::study_status(dir);
-      std::size_t missing = 0;
-      for (const auto& [first, end] : s.missing) missing += end - first;
-      std::cout << "sentences: " << s.sentences << "\n"
-                << "finished shards: " << s.complete.size() << "\n";
-      for (const auto& name : s.complete) std::cout << "  " << name << "\n";
-      std::cout << "running or killed: " << s.unfinished.size() << "\n";
-      for (const auto& name : s.unfinished) std::cout << "  " << name << "\n";
-      std::cout << "sentences not covered: " << missing << "\n";
-      for (const auto& [first, end] : s.missing)
-        std::cout << "  " << first << "-" << end - 1 << "\n";
-      const a::SlurmShardStates slurm = a::study_slurm_states(dir);
-      if (slurm.shards == 0) return kOk;
-      auto list = [](const std::vector<int>& shards) {
-        std::string text;
-        for (int i : shards) text += (text.empty() ? "" : ",") + std::to_string(i);
-        return text;
-      };
-      std::vector<int> unfinished = slurm.running;
-      unfinished.insert(unfinished.end(), slurm.pending.begin(), slurm.pending.end());
-      unfinished.insert(unfinished.end(), slurm.failed.begin(), slurm.failed.end());
-      std::sort(unfinished.begin(), unfinished.end());
-      std::cout << "slurm array: " << slurm.shards << " shards, " << slurm.finished.size()
-                << " finished\n";
-      if (!unfinished.empty()) std::cout << "slurm array shards not finished: " << list(unfinished) << "\n";
-      if (!slurm.queueError.empty()) {
-        std::cout << "squeue could not be asked (" << slurm.queueError
-                  << "): running and failed shards cannot be told apart\n";
-        return kOk;
-      }
-      std::cout << "  running: " << list(slurm.running) << "\n"
-                << "  pending: " << list(slurm.pending) << "\n"
-                << "  failed or cancelled: " << list(slurm.failed) << "\n"
-                << "  killed mid-run (left a work folder): " << list(slurm.killedMidRun) << "\n";
-      if (!slurm.failed.empty())
-        std::cout << "resubmit the failed ones (and a merge after them): sinkscope-cli study "
-                     "resubmit '"
-                  << dir << "'\n";
-      return kOk;
-    });
+  if (status->parsed()) return study_errors([&] { return print_study_status(dir); });
   if (shardAction->parsed())
-    return study_errors([&] {
-      a::ShardId shard;
-      try {
-        shard = a::parse_shard(recordedShardText);
-      } catch (const std::invalid_argument& e) {
-        throw UsageError(e.what());
-      }
-      const a::StudyInputs inputs = a::study_recorded_inputs(dir);
-      return on_model([&] {
-        const std::string result =
-            a::study_run(dir, inputs, shard, m::loaded_model_open(inputs.modelSpec), std::cerr);
-        std::cout << a::shard_folder_name(shard) << ": " << result << "\n";
-        return kOk;
-      });
-    });
+    return study_errors([&] { return run_recorded_shard(dir, recordedShardText); });
   StudyRunOptions& chosen = run->parsed() ? runOptions : slurmOptions;
   chosen.finish();
   a::StudyInputs& inputs = chosen.inputs;
@@ -259,27 +320,7 @@ int command_study(int argc, char** argv) {
     inputs.sentencesSha256 =
         m::sha256_hex(m::input_file_read(inputs.sentencesFile, m::kTextFileMaxBytes));
     const m::LoadedModel loaded = m::loaded_model_open(inputs.modelSpec);
-    if (slurm->parsed()) {
-      a::SlurmOptions& o = slurmJob;
-      for (const std::string& v : {o.partition, o.time, o.memory})
-        if (v.find_first_of("\n\r'\"\\ ") != std::string::npos)
-          throw UsageError("study slurm: \"" + v + "\" is not a Slurm option value");
-      o.gpu = gpu || m::runtime_info_query().cuda_available;
-      std::error_code ec;
-      o.cli = std::filesystem::read_symlink("/proc/self/exe", ec);
-      if (ec) throw UsageError("study slurm: cannot name this program's path");
-      return study_errors([&] {
-        const auto [array, merge] =
-            a::study_slurm_write(chosen.out, inputs, loaded, o);
-        std::cout << array.string() << "\n" << merge.string() << "\n";
-        if (submit) {
-          const auto [arrayJob, mergeJob] = a::study_slurm_submit(chosen.out);
-          std::cout << "array job " << arrayJob << " (" << o.shards << " shards), merge job "
-                    << mergeJob << "\n";
-        }
-        return kOk;
-      });
-    }
+    if (slurm->parsed()) return write_slurm_jobs(chosen, loaded, slurmJob);
     return study_errors([&] {
       const std::string result =
           a::study_run(chosen.out, inputs, shard, loaded, std::cerr);

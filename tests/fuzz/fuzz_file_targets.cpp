@@ -17,7 +17,7 @@
 #include "models/document/study_tables.h"
 #include "models/input_files.h"
 #include "models/sentence_file.h"
-#include "ui/session.h"
+#include "models/document/session_format.h"
 
 namespace sinkscope::fuzz {
 
@@ -57,15 +57,14 @@ bool fuzz_sentences(const std::uint8_t* data, std::size_t size) {
 
 bool fuzz_session(const std::uint8_t* data, std::size_t size) {
   try {
-    const ui::Session s = ui::session_from_json(
-        QByteArray(reinterpret_cast<const char*>(data), static_cast<qsizetype>(size)),
-        QStringLiteral("fuzz.sinkscope"));
+    const document::Session s = document::session_from_json(
+        std::string(reinterpret_cast<const char*>(data), size), "fuzz.sinkscope");
     // What the reader promises: places in range, interventions bounded.
     if (s.layer < 0 || s.head < -1 || s.query < -1 || s.key < -1 || s.topN < 1) __builtin_trap();
     if (s.interventions.removeSinks.size() > 256 || s.interventions.ablateHeads.size() > (1u << 20))
       __builtin_trap();
     return true;
-  } catch (const ui::SessionError&) {
+  } catch (const document::SessionError&) {
     return false;
   }
 }

@@ -1802,17 +1802,17 @@ TEST_F(MainWindowGui, ModelsOfDifferentShapesCompareByRelativeDepth) {
 
   // A session keeps B's pinned head and brings it back.
   const ui::Session saved = w.currentSession();
-  EXPECT_EQ(saved.compareModel, deep);
+  EXPECT_EQ(QString::fromStdString(saved.compareModel), deep);
   EXPECT_EQ(saved.compareLayer, ui::Session::kAutomatic);
   EXPECT_EQ(saved.compareHead, 1);
-  const ui::Session read = ui::session_from_json(ui::session_to_json(saved), QStringLiteral("test"));
+  const ui::Session read = ui::session_from_json(ui::session_to_json(saved), "test");
   EXPECT_EQ(read.compareHead, 1);
   EXPECT_EQ(read.compareLayer, ui::Session::kAutomatic);
   const QString path = dir.filePath(QStringLiteral("deep.sinkscope"));
   {
     QFile f(path);
     ASSERT_TRUE(f.open(QIODevice::WriteOnly));
-    f.write(ui::session_to_json(saved));
+    f.write(QByteArray::fromStdString(ui::session_to_json(saved)));
   }
   ui::MainWindow again;
   QSignalSpy applied(&again, &ui::MainWindow::sessionApplied);

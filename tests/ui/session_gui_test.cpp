@@ -318,9 +318,9 @@ TEST_F(SessionGui, AComparisonIsPartOfTheSession) {
     ASSERT_TRUE(QTest::qWaitFor([&] { return compared.count() == 1; }, kTimeout));
     ASSERT_TRUE(a.saveSession(file));
   }
-  const ui::Session s = ui::session_read(file);
-  EXPECT_EQ(s.compareSentence, QStringLiteral("Birds sing at dawn."));
-  EXPECT_EQ(s.comparison, QStringLiteral("side_by_side"));
+  const ui::Session s = ui::session_read(file.toStdString());
+  EXPECT_EQ(s.compareSentence, "Birds sing at dawn.");
+  EXPECT_EQ(s.comparison, "side_by_side");
   ui::MainWindow b;
   b.show();
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&b));
@@ -341,5 +341,5 @@ TEST_F(SessionGui, AComparisonIsPartOfTheSession) {
   // A session giving both a sentence and a model to compare with is refused.
   QByteArray both = file_bytes(file);
   both.replace("\"model\": \"\"", "\"model\": \"x\"");
-  EXPECT_THROW(ui::session_from_json(both, QStringLiteral("both.sinkscope")), ui::SessionError);
+  EXPECT_THROW(ui::session_from_json(both.toStdString(), "both.sinkscope"), ui::SessionError);
 }

@@ -1,30 +1,30 @@
-// Session files. The JSON round trip keeps every field;
+// Session files (models/document/session_format.h). The JSON round trip keeps every field;
 // hostile or damaged files are refused with the file and the field, never a
 // crash, a hang (FIFO) or a deep recursion.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
-#include <QByteArray>
-#include <QFile>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
-#include <QTemporaryDir>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "models/document/session_format.h"
 #include "models/intervention.h"
-#include "ui/session.h"
 
-using namespace sinkscope::ui;
+using namespace sinkscope::document;
+namespace fs = std::filesystem;
 
 namespace {
 
 Session example() {
   Session s;
-  s.model = QStringLiteral("/models/tiny-llama");
-  s.modelFolder = QStringLiteral("/models/tiny-llama");
-  s.configSha256 = QString(64, QLatin1Char('a'));
-  s.tokenizerSha256 = QString(64, QLatin1Char('b'));
-  s.text = QStringLiteral("The \"sink\", it seems,\nsinks. \u00e9\u4e2d");
+  s.model = "/models/tiny-llama";
+  s.modelFolder = "/models/tiny-llama";
+  s.configSha256 = std::string(64, 'a');
+  s.tokenizerSha256 = std::string(64, 'b');
+  s.text = "The \"sink\", it seems,\nsinks. \u00e9\u4e2d";
   s.layer = 3;
   s.head = -1;
   s.query = 7;
@@ -41,29 +41,31 @@ Session example() {
   s.interventions.ablateHeads = {{1, 0}, {2, 0}};
   s.interventions.ropeTheta = 500000.0;
   s.interventions.ntkScale = 4.0;
-  s.compareModel = QStringLiteral("/models/deep");
+  s.compareModel = "/models/deep";
   s.compareLayer = 11;
   s.compareHead = -1;  // B's head average, pinned
   s.logScale = true;
-  s.overviewScore = QStringLiteral("entropy (mean over queries)");
-  s.layout = QByteArray("\x00\x01layout\xff", 10);
+  s.overviewScore = "entropy (mean over queries)";
+  s.layout = std::string("\x00\x01layout\xff", 10);
   return s;
 }
 
-std::string refusal(const QByteArray& bytes) {
+std::string refusal(const std::string& bytes) {
   try {
-    session_from_json(bytes, QStringLiteral("s.sinkscope"));
+    session_from_json(bytes, "s.sinkscope");
   } catch (const SessionError& e) {
     return e.what();
   }
   return "(accepted)";
 }
 
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
 }  // namespace
 
 TEST(Session, RoundTripKeepsEveryField) {
   const Session s = example();
-  const Session back = session_from_json(session_to_json(s), QStringLiteral("test"));
+  const Session back = session_from_json(session_to_json(s), "test");
   EXPECT_EQ(back.model, s.model);
   EXPECT_EQ(back.modelFolder, s.modelFolder);
   EXPECT_EQ(back.configSha256, s.configSha256);
@@ -82,23 +84,24 @@ TEST(Session, RoundTripKeepsEveryField) {
   // Not pinned: absent from the file, and automatic when read.
   Session automatic = s;
   automatic.compareLayer = automatic.compareHead = Session::kAutomatic;
-  const QByteArray json = session_to_json(automatic);
-  EXPECT_FALSE(json.contains("\"layer\": -2")) << json.toStdString();
-  const Session autoBack = session_from_json(json, QStringLiteral("test"));
+  const std::string json = session_to_json(automatic);
+  EXPECT_FALSE(has(json, "\"layer\": -2")) << json;
+  const Session autoBack = session_from_json(json, "test");
   EXPECT_EQ(autoBack.compareLayer, Session::kAutomatic);
   EXPECT_EQ(autoBack.compareHead, Session::kAutomatic);
   EXPECT_TRUE(back.logScale);
   EXPECT_EQ(back.overviewScore, s.overviewScore);
   EXPECT_EQ(back.layout, s.layout);
-  EXPECT_TRUE(session_to_json(s).contains("\"format\": \"sinkscope-session\""));
+  EXPECT_TRUE(has(session_to_json(s), "\"format\": \"sinkscope-session\""));
 }
 
 TEST(Session, DamagedOrHostileFilesNameTheFieldAndProblem) {
-  const QByteArray good = session_to_json(example());
-  auto edited = [&](const char* from, const char* to) {
-    QByteArray b = good;
-    EXPECT_TRUE(b.contains(from)) << from;
-    return b.replace(from, to);
+  const std::string good = session_to_json(example());
+  auto edited = [&](const std::string& from, const std::string& to) {
+    std::string b = good;
+    const std::size_t at = b.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return at == std::string::npos ? b : b.replace(at, from.size(), to);
   };
   EXPECT_EQ(refusal("[1, 2]").rfind("s.sinkscope: not a JSON object", 0), 0u);
   EXPECT_EQ(refusal(edited("\"version\": 2", "\"version\": 99")),
@@ -129,8 +132,8 @@ TEST(Session, DamagedOrHostileFilesNameTheFieldAndProblem) {
             0u);
   EXPECT_EQ(refusal(edited("\"log_scale\": true", "\"log_scale\": 1")),
             "s.sinkscope: panels: log_scale: expected true or false");
-  EXPECT_EQ(refusal(QByteArray(100000, '[')), "s.sinkscope: JSON nested deeper than a session file");
-  EXPECT_EQ(refusal(QByteArray(5 << 20, ' ')), "s.sinkscope: larger than a session file can be");
+  EXPECT_EQ(refusal(std::string(100000, '[')), "s.sinkscope: JSON nested deeper than a session file");
+  EXPECT_EQ(refusal(std::string(5 << 20, ' ')), "s.sinkscope: larger than a session file can be");
 }
 
 // A version 1 session (a list of {kind, layers, heads, parameter}) is read
@@ -138,20 +141,20 @@ TEST(Session, DamagedOrHostileFilesNameTheFieldAndProblem) {
 // pairs: repeated indices collapse, an ablation names its heads, and indices
 // beyond the model are refused when it runs.
 TEST(Session, AVersion1SessionIsReadIntoTheOneForm) {
-  auto version1 = [](const char* interventions) {
-    return QByteArray(R"({"format": "sinkscope-session", "version": 1, "model": {"name": "m"},
+  auto version1 = [](const std::string& interventions) {
+    return std::string(R"({"format": "sinkscope-session", "version": 1, "model": {"name": "m"},
       "text": "A cat.", "selection": {}, "interventions": )") + interventions + "}";
   };
-  QByteArray zeros = "[0";
+  std::string zeros = "[0";
   for (int k = 1; k < 4096; ++k) zeros += ", 0";
   zeros += "]";
   const Session s = session_from_json(
-      version1(QByteArray(R"([{"kind": "drop_first_token"},
+      version1(std::string(R"([{"kind": "drop_first_token"},
         {"kind": "mask_sinks", "layers": [2, 1, 2], "heads": []},
         {"kind": "ablate_heads", "layers": )") + zeros + R"(, "heads": )" + zeros + R"(},
         {"kind": "ablate_heads", "layers": [0, 3], "heads": [1]},
         {"kind": "rope_scale", "parameter": 8}])"),
-      QStringLiteral("old.sinkscope"));
+      "old.sinkscope");
   EXPECT_TRUE(s.interventions.dropFirstToken);
   ASSERT_EQ(s.interventions.removeSinks.size(), 1u);
   EXPECT_EQ(s.interventions.removeSinks[0].layers, (std::vector<int>{1, 2}));
@@ -160,9 +163,9 @@ TEST(Session, AVersion1SessionIsReadIntoTheOneForm) {
             (std::vector<sinkscope::models::HeadId>{{0, 0}, {0, 1}, {3, 1}}));
   EXPECT_EQ(s.interventions.ntkScale, 8.0);
   // Saved again, it is version 2 and the same.
-  const QByteArray again = session_to_json(s);
-  EXPECT_TRUE(again.contains("\"version\": 2"));
-  EXPECT_EQ(session_from_json(again, QStringLiteral("new")).interventions, s.interventions);
+  const std::string again = session_to_json(s);
+  EXPECT_TRUE(has(again, "\"version\": 2"));
+  EXPECT_EQ(session_from_json(again, "new").interventions, s.interventions);
 
   EXPECT_EQ(refusal(version1(R"([{"kind": "ablate_heads", "layers": [1]}])")),
             "s.sinkscope: interventions[0]: heads: name the ablated heads' layers and heads");
@@ -187,41 +190,41 @@ TEST(Session, AVersion1SessionIsReadIntoTheOneForm) {
 }
 
 TEST(Session, OnlyRegularFilesOfBoundedSizeAreRead) {
-  QTemporaryDir dir;
-  const QString fifo = dir.filePath(QStringLiteral("pipe.sinkscope"));
-  ASSERT_EQ(mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+  const fs::path dir = fs::temp_directory_path() / ("sinkscope-session-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path fifo = dir / "pipe.sinkscope";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   try {
     session_read(fifo);
     FAIL() << "a FIFO was read";
   } catch (const SessionError& e) {
     EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
   }
-  const QString big = dir.filePath(QStringLiteral("big.sinkscope"));
-  {
-    QFile f(big);
-    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
-    f.resize(qint64{64} << 20);  // sparse
-  }
+  const fs::path big = dir / "big.sinkscope";
+  std::ofstream(big).close();
+  fs::resize_file(big, std::uintmax_t{64} << 20);  // sparse
   try {
     session_read(big);
     FAIL() << "a 64 MiB file was read";
   } catch (const SessionError& e) {
     EXPECT_NE(std::string(e.what()).find("more than the limit"), std::string::npos);
   }
-  const QString path = dir.filePath(QStringLiteral("ok.sinkscope"));
+  const fs::path path = dir / "ok.sinkscope";
   session_write(example(), path);
   EXPECT_EQ(session_read(path).text, example().text);
+  fs::remove_all(dir);
 }
 
 TEST(Session, ModelChangesAreNamed) {
   const Session s = example();
-  EXPECT_TRUE(session_model_changes(s, s.configSha256, s.tokenizerSha256).isEmpty());
-  const QStringList changed = session_model_changes(s, QString(64, QLatin1Char('c')), s.tokenizerSha256);
-  ASSERT_EQ(changed.size(), 1);
-  EXPECT_TRUE(changed.front().startsWith(QStringLiteral("config.json"))) << changed.front().toStdString();
-  EXPECT_EQ(session_model_changes(s, s.configSha256, QString()).size(), 1);
+  EXPECT_TRUE(session_model_changes(s, s.configSha256, s.tokenizerSha256).empty());
+  const std::vector<std::string> changed = session_model_changes(s, std::string(64, 'c'), s.tokenizerSha256);
+  ASSERT_EQ(changed.size(), 1u);
+  EXPECT_EQ(changed.front().rfind("config.json", 0), 0u) << changed.front();
+  EXPECT_EQ(session_model_changes(s, s.configSha256, std::string()).size(), 1u);
   Session written = s;  // written by hand, without hashes: nothing to compare
   written.configSha256.clear();
   written.tokenizerSha256.clear();
-  EXPECT_TRUE(session_model_changes(written, s.configSha256, s.tokenizerSha256).isEmpty());
+  EXPECT_TRUE(session_model_changes(written, s.configSha256, s.tokenizerSha256).empty());
 }
