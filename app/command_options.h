@@ -2,12 +2,31 @@
 // What `sinkscope`, `sinkscope figure` and `sinkscope figure-set` read from
 // their command lines alike (app/command_line.h declares the options): heads
 // and sentences as given, and the figure size presets by name.
+#include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
 
 #include "render/panel_export.h"
 
 namespace sinkscope::app {
+
+// --layer and --head: the place selected once the sentence has run.
+struct PlaceOptions {
+  int layer = 0;
+  std::string head;
+  CLI::Option *layerOption = nullptr, *headOption = nullptr;
+  void declare(CLI::App& app, const std::string& group);
+};
+
+// --compare-sentence or --compare-model: run B beside the sentence (A) in
+// every panel; --compare-layer, --compare-head: B pinned at that place.
+struct ComparisonOptions {
+  std::string sentence, model, head;
+  int layer = 0;
+  CLI::Option *sentenceOption = nullptr, *modelOption = nullptr, *layerOption = nullptr,
+              *headOption = nullptr;
+  void declare(CLI::App& app, const std::string& group);
+};
 
 // A head_in value: SelectionModel::kHeadAverage for "avg", else the number.
 int head_value(const std::string& text);

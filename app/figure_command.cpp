@@ -31,17 +31,17 @@ namespace {
 
 // The figure command's options, declared once (app/command_line.h).
 struct FigureOptionsLine {
-  std::string session, text, out, format, preset = "one-column", title, compareSentence,
-      compareModel, compareHead, comparison, head, device = "cpu", model;
+  std::string session, text, out, format, preset = "one-column", title, comparison,
+      device = "cpu", model;
+  PlaceOptions place;
+  ComparisonOptions compare;
   std::vector<std::string> panels;
   double widthMm = 0, heightMm = 0, fontPt = 0, threshold = 0, azimuth = 0, elevation = 0;
-  int dpi = 300, columns = 0, layer = 0, query = 0, key = 0, topN = 0, compareLayer = 0,
-      timeout = 1800;
+  int dpi = 300, columns = 0, query = 0, key = 0, topN = 0, timeout = 1800;
   bool force = false, transparent = false, visibleSpaces = false;
   CLI::Option *sessionOption, *textOption, *widthOption, *heightOption, *fontOption,
-      *titleOption, *layerOption, *headOption, *queryOption, *keyOption, *thresholdOption,
-      *topNOption, *azimuthOption, *elevationOption, *compareSentenceOption, *compareModelOption,
-      *compareLayerOption, *compareHeadOption, *comparisonOption, *formatOption;
+      *titleOption, *queryOption, *keyOption, *thresholdOption, *topNOption, *azimuthOption,
+      *elevationOption, *comparisonOption, *formatOption;
 
   explicit FigureOptionsLine(CLI::App& app) {
     const char* what = "What to draw";
@@ -99,50 +99,30 @@ struct FigureOptionsLine {
                    range_text("views per row of a figure of several (0: one row)", 0, 26))
         ->type_name("N")->check(whole_in(0, 26))->capture_default_str()->group(file);
 
-    const char* place = "The selection";
-    layerOption = app.add_option("--layer", layer, "select layer L")
-                      ->type_name("L")->check(whole_in(0, kMaxIndex))->group(place);
-    headOption = app.add_option("--head", head, "select head H, or avg")
-                     ->type_name("H")->check(head_in(kMaxIndex))->group(place);
+    const char* placeGroup = "The selection";
+    place.declare(app, placeGroup);
     queryOption = app.add_option("--query", query, "select query token Q")
-                      ->type_name("Q")->check(whole_in(0, kMaxIndex))->group(place);
+                      ->type_name("Q")->check(whole_in(0, kMaxIndex))->group(placeGroup);
     keyOption = app.add_option("--key", key, "select key token K")
-                    ->type_name("K")->check(whole_in(0, kMaxIndex))->group(place);
+                    ->type_name("K")->check(whole_in(0, kMaxIndex))->group(placeGroup);
     thresholdOption = app.add_option("--threshold", threshold, range_text("the graph threshold theta", 0, 1))
-                          ->type_name("THETA")->check(number_in(0, 1))->group(place);
+                          ->type_name("THETA")->check(number_in(0, 1))->group(placeGroup);
     topNOption = app.add_option("--top-n", topN, "N, the top keys of value space")
-                     ->type_name("N")->check(whole_in(1, kMaxIndex))->group(place);
+                     ->type_name("N")->check(whole_in(1, kMaxIndex))->group(placeGroup);
     azimuthOption = app.add_option("--azimuth", azimuth, range_text("3-D views: turn the camera by DEG about the up axis", -360, 360))
-                        ->type_name("DEG")->check(number_in(-360, 360))->group(place);
+                        ->type_name("DEG")->check(number_in(-360, 360))->group(placeGroup);
     elevationOption = app.add_option("--elevation", elevation, range_text("3-D views: raise the camera by DEG", -90, 90))
-                          ->type_name("DEG")->check(number_in(-90, 90))->group(place);
+                          ->type_name("DEG")->check(number_in(-90, 90))->group(placeGroup);
 
-    const char* compare = "A comparison";
-    compareSentenceOption =
-        app.add_option("--compare-sentence", compareSentence,
-                       "compare with SENTENCE (B) on the same model, side by side by default")
-            ->type_name("SENTENCE")->group(compare);
-    compareModelOption =
-        app.add_option("--compare-model", compareModel,
-                       "compare with the model DIR (B) on the same sentence (any shape: layers "
-                       "by relative depth)")
-            ->type_name("DIR")->group(compare);
-    compareLayerOption =
-        app.add_option("--compare-layer", compareLayer,
-                       "pin B at its layer N (default: the same relative depth)")
-            ->type_name("N")->check(whole_in(0, kMaxIndex))->group(compare);
-    compareHeadOption =
-        app.add_option("--compare-head", compareHead,
-                       "pin B at its head N or avg (default: the selected head when B's layers "
-                       "have as many heads, else B's average)")
-            ->type_name("N|avg")->check(head_in(kMaxIndex))->group(compare);
+    const char* compareGroup = "A comparison";
+    compare.declare(app, compareGroup);
     comparisonOption =
         app.add_option("--comparison", comparison,
                        "what a comparison shows: a, b, difference (same tokens) or side-by-side "
                        "(the default)")
             ->type_name("WHAT")
             ->transform(CLI::IsMember({"a", "b", "difference", "side-by-side"}, CLI::ignore_case))
-            ->group(compare);
+            ->group(compareGroup);
   }
 };
 
@@ -209,19 +189,19 @@ ui::FigureRequest figure_request(const FigureOptionsLine& o) {
     throw UsageError("--out " + o.out + ": " + e.what());
   }
   r.columns = o.columns;
-  if (o.layerOption->count()) r.layer = o.layer;
-  if (o.headOption->count()) r.head = head_value(o.head);
+  if (o.place.layerOption->count()) r.layer = o.place.layer;
+  if (o.place.headOption->count()) r.head = head_value(o.place.head);
   if (o.queryOption->count()) r.query = o.query;
   if (o.keyOption->count()) r.key = o.key;
   if (o.thresholdOption->count()) r.threshold = o.threshold;
   if (o.topNOption->count()) r.topN = o.topN;
   if (o.azimuthOption->count() || o.elevationOption->count())
     r.camera = render::scene_camera_from_angles(o.azimuth, o.elevation);
-  if (o.compareSentenceOption->count() &&
-      QString::fromStdString(o.compareSentence).trimmed().isEmpty())
+  if (o.compare.sentenceOption->count() &&
+      QString::fromStdString(o.compare.sentence).trimmed().isEmpty())
     throw UsageError("--compare-sentence: nothing to compare with (the sentence is blank)");
-  if (o.compareLayerOption->count()) r.compareLayer = o.compareLayer;
-  if (o.compareHeadOption->count()) r.compareHead = head_value(o.compareHead);
+  if (o.compare.layerOption->count()) r.compareLayer = o.compare.layer;
+  if (o.compare.headOption->count()) r.compareHead = head_value(o.compare.head);
   if (o.comparisonOption->count()) {
     // The window's names for what a comparison shows.
     static const std::map<std::string, QString> kNames{{"a", QStringLiteral("before")},
@@ -255,14 +235,14 @@ int figure_command(int argc, char** argv) {
     if (!line.parse(argc, argv, 1)) return 0;  // --help
     // Sentences as given, byte for byte: a bad byte is refused, never replaced.
     if (o.textOption->count()) sentence_value(o.text, "--text");
-    if (o.compareSentenceOption->count()) sentence_value(o.compareSentence, "--compare-sentence");
+    if (o.compare.sentenceOption->count()) sentence_value(o.compare.sentence, "--compare-sentence");
     request = figure_request(o);
-    if (o.compareSentenceOption->count() && o.compareModelOption->count())
+    if (o.compare.sentenceOption->count() && o.compare.modelOption->count())
       throw UsageError("give --compare-sentence or --compare-model, not both");
     if (o.sessionOption->count()) {
       if (!o.model.empty() || o.textOption->count())
         throw UsageError("--session names the model and the sentence: give no MODEL or --text with it");
-      if (o.compareSentenceOption->count() || o.compareModelOption->count())
+      if (o.compare.sentenceOption->count() || o.compare.modelOption->count())
         throw UsageError("--session names its comparison: give no --compare-sentence or "
                          "--compare-model with it");
       try {
@@ -331,8 +311,8 @@ int figure_command(int argc, char** argv) {
       return 2;
     }
     window.openModelFolder(model);
-    if (o.compareSentenceOption->count()) window.compareWithSentence(q(o.compareSentence));
-    if (o.compareModelOption->count()) window.compareWithModel(q(o.compareModel));
+    if (o.compare.sentenceOption->count()) window.compareWithSentence(q(o.compare.sentence));
+    if (o.compare.modelOption->count()) window.compareWithModel(q(o.compare.model));
   }
   QTimer::singleShot(timeoutSeconds * 1000, &window, [&] {
     finish(1, QStringLiteral("the run did not finish within %1 s (--timeout)").arg(timeoutSeconds));

@@ -29,6 +29,8 @@
 
 using sinkscope::app::builtin_models_dir;
 using sinkscope::app::CommandLine;
+using sinkscope::app::ComparisonOptions;
+using sinkscope::app::PlaceOptions;
 using sinkscope::app::head_in;
 using sinkscope::app::head_value;
 using sinkscope::app::kMaxIndex;
@@ -64,13 +66,12 @@ int save_screenshot(sinkscope::ui::MainWindow& window, const QString& path) {
 // The window's command line: what to open, what to select and show.
 struct GuiOptions {
   std::string model, text, screenshot, device = "cpu", precision = "float32", study,
-      checkpoints, compareSentence, compareModel, compareHead, head, session;
+      checkpoints, session;
   std::vector<std::string> show;
-  int compareLayer = -1, layer = -1;
+  PlaceOptions place;
+  ComparisonOptions compare;
   bool resetLayout = false, present = false;
-  CLI::Option *modelOption, *textOption, *screenshotOption, *studyOption, *checkpointsOption,
-      *compareSentenceOption, *compareModelOption, *compareLayerOption, *compareHeadOption,
-      *layerOption, *headOption;
+  CLI::Option *modelOption, *textOption, *screenshotOption, *studyOption, *checkpointsOption;
 
   explicit GuiOptions(CLI::App& app) {
     app.set_version_flag("-v,--version", "sinkscope " SINKSCOPE_VERSION, "the version");
@@ -99,31 +100,8 @@ struct GuiOptions {
         ->type_name("[FILE.sinkscope]");
 
     const char* select = "What to select and compare";
-    layerOption = app.add_option("--layer", layer, "select layer N once the sentence has run")
-                      ->type_name("N")->check(whole_in(0, kMaxIndex))->group(select);
-    headOption = app.add_option("--head", head,
-                                "select head N, or avg (the head average), once the sentence "
-                                "has run")
-                     ->type_name("N|avg")->check(head_in(kMaxIndex))->group(select);
-    compareSentenceOption =
-        app.add_option("--compare-sentence", compareSentence,
-                       "show SENTENCE (B) beside the sentence (A) in every panel")
-            ->type_name("SENTENCE")->group(select);
-    compareModelOption =
-        app.add_option("--compare-model", compareModel,
-                       "run the sentence on the model DIR too and show both runs side by side "
-                       "(a model of another shape is compared layer by relative depth)")
-            ->type_name("DIR")->group(select);
-    compareLayerOption =
-        app.add_option("--compare-layer", compareLayer,
-                       "pin the compared run B at its layer N (default: the selected layer's "
-                       "counterpart at the same relative depth)")
-            ->type_name("N")->check(whole_in(0, kMaxIndex))->group(select);
-    compareHeadOption =
-        app.add_option("--compare-head", compareHead,
-                       "pin the compared run B at its head N or avg (default: the selected head "
-                       "when B's layers have as many heads, else B's head average)")
-            ->type_name("N|avg")->check(head_in(kMaxIndex))->group(select);
+    place.declare(app, select);
+    compare.declare(app, select);
 
     const char* window = "The window";
     app.add_flag("--reset-layout", resetLayout, "start with the default dock layout")->group(window);
@@ -177,18 +155,18 @@ void show_panels(sinkscope::ui::MainWindow& window, const std::vector<std::strin
 void select_and_compare(sinkscope::ui::MainWindow& window, const GuiOptions& options) {
   auto q = [](const std::string& s) { return QString::fromStdString(s); };
   using sinkscope::ui::SelectionModel;
-  if (options.compareLayerOption->count() || options.compareHeadOption->count())
+  if (options.compare.layerOption->count() || options.compare.headOption->count())
     // B's pinned place; each is clamped to B's shape when B's run is in.
     window.pinComparedRun(
-        options.compareLayerOption->count() ? options.compareLayer : SelectionModel::kAutomatic,
-        options.compareHeadOption->count() ? head_value(options.compareHead)
+        options.compare.layerOption->count() ? options.compare.layer : SelectionModel::kAutomatic,
+        options.compare.headOption->count() ? head_value(options.compare.head)
                                            : SelectionModel::kAutomatic);
-  if (options.layerOption->count() || options.headOption->count())
+  if (options.place.layerOption->count() || options.place.headOption->count())
     window.selectAfterNextRun(
-        options.layerOption->count() ? options.layer : -1,
-        options.headOption->count() ? head_value(options.head) : SelectionModel::kAutomatic);
-  if (options.compareSentenceOption->count()) window.compareWithSentence(q(options.compareSentence));
-  if (options.compareModelOption->count()) window.compareWithModel(q(options.compareModel));
+        options.place.layerOption->count() ? options.place.layer : -1,
+        options.place.headOption->count() ? head_value(options.place.head) : SelectionModel::kAutomatic);
+  if (options.compare.sentenceOption->count()) window.compareWithSentence(q(options.compare.sentence));
+  if (options.compare.modelOption->count()) window.compareWithModel(q(options.compare.model));
 }
 
 // A session file given, or the last session (a setting), else a model.
@@ -198,8 +176,8 @@ void open_what_was_asked(sinkscope::ui::MainWindow& window, const GuiOptions& op
   const bool restoreLast = QSettings().value(QStringLiteral("sessions/restoreOnLaunch"), true).toBool() &&
                            !options.modelOption->count() && !options.textOption->count() &&
                            !options.checkpointsOption->count() &&
-                           !options.compareSentenceOption->count() &&
-                           !options.compareModelOption->count();
+                           !options.compare.sentenceOption->count() &&
+                           !options.compare.modelOption->count();
   // Opening a model runs the sentence on it; without one, run the baseline now.
   if (!options.session.empty())
     window.openSession(q(options.session));
@@ -304,9 +282,9 @@ int main(int argc, char** argv) {
   try {
     line.parse(argc, argv, 1);
     if (options.textOption->count()) sentence_value(options.text, "--text");
-    if (options.compareSentenceOption->count()) {
-      sentence_value(options.compareSentence, "--compare-sentence");
-      if (QString::fromStdString(options.compareSentence).trimmed().isEmpty())
+    if (options.compare.sentenceOption->count()) {
+      sentence_value(options.compare.sentence, "--compare-sentence");
+      if (QString::fromStdString(options.compare.sentence).trimmed().isEmpty())
         throw UsageError("--compare-sentence: nothing to compare with (the sentence is blank)");
     }
   } catch (const UsageError& e) {
