@@ -213,6 +213,30 @@ ui::FigureRequest figure_request(const FigureOptionsLine& o) {
   return r;
 }
 
+// The request of a parsed command line, with what only their combination
+// says: sentences as given, byte for byte (a bad byte refused, never
+// replaced), one comparison, and a session that names its own model,
+// sentence and comparison (read now: a bad file is refused before any run).
+ui::FigureRequest checked_request(const FigureOptionsLine& o) {
+  if (o.textOption->count()) sentence_value(o.text, "--text");
+  if (o.compare.sentenceOption->count()) sentence_value(o.compare.sentence, "--compare-sentence");
+  ui::FigureRequest request = figure_request(o);
+  if (o.compare.sentenceOption->count() && o.compare.modelOption->count())
+    throw UsageError("give --compare-sentence or --compare-model, not both");
+  if (!o.sessionOption->count()) return request;
+  if (!o.model.empty() || o.textOption->count())
+    throw UsageError("--session names the model and the sentence: give no MODEL or --text with it");
+  if (o.compare.sentenceOption->count() || o.compare.modelOption->count())
+    throw UsageError("--session names its comparison: give no --compare-sentence or "
+                     "--compare-model with it");
+  try {
+    ui::session_read(o.session);
+  } catch (const ui::SessionError& e) {
+    throw UsageError(e.what());
+  }
+  return request;
+}
+
 }  // namespace
 
 int figure_command(int argc, char** argv) {
@@ -230,31 +254,14 @@ int figure_command(int argc, char** argv) {
   CommandLine line = figure_command_line();
   FigureOptionsLine o(line.app());
   ui::FigureRequest request;
-  std::optional<ui::Session> session;
   try {
     if (!line.parse(argc, argv, 1)) return 0;  // --help
-    // Sentences as given, byte for byte: a bad byte is refused, never replaced.
-    if (o.textOption->count()) sentence_value(o.text, "--text");
-    if (o.compare.sentenceOption->count()) sentence_value(o.compare.sentence, "--compare-sentence");
-    request = figure_request(o);
-    if (o.compare.sentenceOption->count() && o.compare.modelOption->count())
-      throw UsageError("give --compare-sentence or --compare-model, not both");
-    if (o.sessionOption->count()) {
-      if (!o.model.empty() || o.textOption->count())
-        throw UsageError("--session names the model and the sentence: give no MODEL or --text with it");
-      if (o.compare.sentenceOption->count() || o.compare.modelOption->count())
-        throw UsageError("--session names its comparison: give no --compare-sentence or "
-                         "--compare-model with it");
-      try {
-        session = ui::session_read(o.session);
-      } catch (const ui::SessionError& e) {
-        throw UsageError(e.what());
-      }
-    }
+    request = checked_request(o);
   } catch (const UsageError& e) {
     std::fprintf(stderr, "sinkscope figure: %s\n", e.what());
     return 2;
   }
+  const bool session = o.sessionOption->count() > 0;
   QApplication app(argc, argv);
   name_application();
   QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir.path());
