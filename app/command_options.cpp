@@ -1,5 +1,6 @@
 #include "app/command_options.h"
 
+#include <QString>
 #include <stdexcept>
 
 #include "app/command_line.h"
@@ -32,6 +33,13 @@ void ComparisonOptions::declare(CLI::App& app, const std::string& group) {
                               "pin the compared run B at its head N or avg (default: the selected "
                               "head when B's layers have as many heads, else B's head average)")
                    ->type_name("N|avg")->check(head_in(kMaxIndex))->group(group);
+}
+
+void ComparisonOptions::check() const {
+  if (!sentenceOption->count()) return;
+  sentence_value(sentence, "--compare-sentence");
+  if (QString::fromStdString(sentence).trimmed().isEmpty())
+    throw UsageError("--compare-sentence: nothing to compare with (the sentence is blank)");
 }
 
 int head_value(const std::string& text) {

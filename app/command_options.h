@@ -26,6 +26,9 @@ struct ComparisonOptions {
   CLI::Option *sentenceOption = nullptr, *modelOption = nullptr, *layerOption = nullptr,
               *headOption = nullptr;
   void declare(CLI::App& app, const std::string& group);
+  // After parsing: a sentence given byte for byte (sentence_value) and not
+  // blank; throws UsageError.
+  void check() const;
 };
 
 // A head_in value: SelectionModel::kHeadAverage for "avg", else the number.

@@ -197,9 +197,6 @@ ui::FigureRequest figure_request(const FigureOptionsLine& o) {
   if (o.topNOption->count()) r.topN = o.topN;
   if (o.azimuthOption->count() || o.elevationOption->count())
     r.camera = render::scene_camera_from_angles(o.azimuth, o.elevation);
-  if (o.compare.sentenceOption->count() &&
-      QString::fromStdString(o.compare.sentence).trimmed().isEmpty())
-    throw UsageError("--compare-sentence: nothing to compare with (the sentence is blank)");
   if (o.compare.layerOption->count()) r.compareLayer = o.compare.layer;
   if (o.compare.headOption->count()) r.compareHead = head_value(o.compare.head);
   if (o.comparisonOption->count()) {
@@ -219,7 +216,7 @@ ui::FigureRequest figure_request(const FigureOptionsLine& o) {
 // sentence and comparison (read now: a bad file is refused before any run).
 ui::FigureRequest checked_request(const FigureOptionsLine& o) {
   if (o.textOption->count()) sentence_value(o.text, "--text");
-  if (o.compare.sentenceOption->count()) sentence_value(o.compare.sentence, "--compare-sentence");
+  o.compare.check();
   ui::FigureRequest request = figure_request(o);
   if (o.compare.sentenceOption->count() && o.compare.modelOption->count())
     throw UsageError("give --compare-sentence or --compare-model, not both");

@@ -282,11 +282,7 @@ int main(int argc, char** argv) {
   try {
     line.parse(argc, argv, 1);
     if (options.textOption->count()) sentence_value(options.text, "--text");
-    if (options.compare.sentenceOption->count()) {
-      sentence_value(options.compare.sentence, "--compare-sentence");
-      if (QString::fromStdString(options.compare.sentence).trimmed().isEmpty())
-        throw UsageError("--compare-sentence: nothing to compare with (the sentence is blank)");
-    }
+    options.compare.check();
   } catch (const UsageError& e) {
     std::fprintf(stderr, "sinkscope: %s\n", e.what());
     return 2;
