@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <optional>
 
 #include "app/command_line.h"
@@ -19,15 +20,27 @@
 #include "models/cpu_runtime.h"
 #include "models/input_files.h"
 #include "render/panel_export.h"
+#include "ui/example_picker.h"
 #include "ui/figure_request.h"
+#include "ui/figure_writer.h"
 #include "ui/job_runner.h"
-#include "ui/main_window.h"
-#include "ui/selection_model.h"
+#include "ui/panel_board.h"
+#include "ui/panel_registry.h"
 #include "ui/session.h"
+#include "ui/workspace.h"
+#include "ui/workspace_session.h"
 
 namespace sinkscope::app {
 
 namespace {
+
+// The export formats' suffixes (render::export_formats()).
+std::vector<std::string> format_suffixes() {
+  std::vector<std::string> suffixes;
+  for (const render::ExportFormatInfo& f : render::export_formats())
+    suffixes.push_back(f.suffix.toStdString());
+  return suffixes;
+}
 
 // The figure command's options, declared once (app/command_line.h).
 struct FigureOptionsLine {
@@ -65,12 +78,14 @@ struct FigureOptionsLine {
         ->group(what);
 
     const char* file = "The file";
-    app.add_option("--out", out, "the figure: .pdf, .svg, .png (one view: also .csv)")
+    app.add_option("--out", out,
+                   "the figure: " + render::export_suffixes_text(false).toStdString() +
+                       " (one view: also its numbers, .csv)")
         ->type_name("FILE")->required()->group(file);
     app.add_flag("--force", force, "replace --out when it exists (a regular file only)")
         ->group(file);
     formatOption = app.add_option("--format", format, "must match --out's suffix")
-                       ->type_name("FORMAT")->check(CLI::IsMember({"pdf", "svg", "png", "csv"}, CLI::ignore_case))
+                       ->type_name("FORMAT")->check(CLI::IsMember(format_suffixes(), CLI::ignore_case))
                        ->group(file);
     app.add_option("--preset", preset,
                    "one-column (85 mm), two-columns (178 mm), slide (16:9) or screen")
@@ -128,7 +143,7 @@ struct FigureOptionsLine {
 
 CommandLine figure_command_line() {
   std::string panels;
-  for (const ui::FigurePanelName& p : ui::figure_panel_names())
+  for (const ui::PanelEntry& p : ui::panel_registry())
     panels += "\n  " + p.name.toStdString() + ": " + p.description.toStdString() +
               " (views: " + p.views.join(QStringLiteral(", ")).toStdString() + ")";
   return CommandLine("sinkscope figure",
@@ -168,10 +183,10 @@ ui::FigureRequest figure_request(const FigureOptionsLine& o) {
   }
   r.out = QString::fromStdString(o.out);
   const QString suffix = QFileInfo(r.out).suffix().toLower();
-  if (!QStringList{QStringLiteral("pdf"), QStringLiteral("svg"), QStringLiteral("png"),
-                   QStringLiteral("csv")}
-           .contains(suffix))
-    throw UsageError("--out " + o.out + ": name a .pdf, .svg, .png or .csv file");
+  const std::vector<std::string> suffixes = format_suffixes();
+  if (std::find(suffixes.begin(), suffixes.end(), suffix.toStdString()) == suffixes.end())
+    throw UsageError("--out " + o.out + ": name a " + render::export_suffixes_text(true).toStdString() +
+                     " file");
   if (o.formatOption->count() && QString::fromStdString(o.format).toLower() != suffix)
     throw UsageError("--format " + o.format + ", but --out names a ." + suffix.toStdString() +
                      " file");
@@ -234,6 +249,109 @@ ui::FigureRequest checked_request(const FigureOptionsLine& o) {
   return request;
 }
 
+// The document, its panels (under a widget never shown) and the figure
+// writer, without a window; the model, sentence and comparison of the
+// command line or the session, then one figure.
+class FigureRun {
+ public:
+  FigureRun(const FigureOptionsLine& o, ui::FigureRequest request)
+      : o_(o),
+        request_(std::move(request)),
+        host_(std::make_unique<QWidget>()),
+        panels_(new ui::PanelBoard(&workspace_, host_.get())),
+        session_(&workspace_, panels_),
+        writer_(&workspace_, panels_) {
+    workspace_.setDevice(QString::fromStdString(o.device));
+  }
+
+  int exec(QApplication& app) {
+    app_ = &app;
+    QObject::connect(workspace_.jobs(), &ui::JobRunner::jobFailed, &workspace_,
+                     [this](quint64, const QString& name, const QString& message, const QString&) {
+                       finish(1, QStringLiteral("%1: %2").arg(name, message));
+                     });
+    QObject::connect(&writer_, &ui::FigureWriter::written, &workspace_,
+                     [this](bool ok, const QString& pathOrReason) {
+                       if (ok && !writer_.lastNote().isEmpty())
+                         std::fprintf(stderr, "sinkscope figure: note: %s\n",
+                                      qPrintable(writer_.lastNote()));
+                       finish(ok ? 0 : 1,
+                              ok ? QStringLiteral("Figure: %1")
+                                       .arg(QFileInfo(pathOrReason).absoluteFilePath())
+                                 : pathOrReason);
+                     });
+    if (const int refused = start(); refused != 0) return refused;
+    QTimer::singleShot(o_.timeout * 1000, &workspace_, [this] {
+      finish(1, QStringLiteral("the run did not finish within %1 s (--timeout)").arg(o_.timeout));
+    });
+    app.exec();
+    workspace_.jobs()->cancelAll();
+    return exitCode_;
+  }
+
+ private:
+  // Opens the session, or the model with the sentence and comparison; 0, or
+  // the exit code of a refusal.
+  int start() {
+    auto q = [](const std::string& s) { return QString::fromStdString(s); };
+    if (o_.sessionOption->count()) {
+      QObject::connect(&session_, &ui::WorkspaceSession::applied, &workspace_, [this] { makeFigure(); },
+                       Qt::SingleShotConnection);
+      try {
+        session_.open(ui::session_read(o_.session));
+      } catch (const ui::SessionError& e) {
+        std::fprintf(stderr, "sinkscope figure: %s\n", e.what());
+        return 2;
+      }
+      return 0;
+    }
+    const QString model = o_.model.empty() ? default_model_folder(builtin_models_dir()) : q(o_.model);
+    if (model.isEmpty()) {
+      std::fprintf(stderr, "sinkscope figure: no MODEL given and no built-in model found\n");
+      return 2;
+    }
+    QObject::connect(&workspace_, &ui::Workspace::analysisFinished, &workspace_, [this] { makeFigure(); },
+                     Qt::SingleShotConnection);
+    // The window's sentence when none is given: the first example.
+    const QStringList examples = ui::resource_lines(QStringLiteral(":/examples/sentences.txt"));
+    if (o_.textOption->count())
+      workspace_.setSentence(q(o_.text));
+    else if (!examples.isEmpty())
+      workspace_.setSentence(examples.front());
+    workspace_.openModel(model);
+    if (o_.compare.sentenceOption->count()) workspace_.compareWithSentence(q(o_.compare.sentence));
+    if (o_.compare.modelOption->count()) workspace_.compareWithModel(q(o_.compare.model));
+    return 0;
+  }
+
+  void makeFigure() {
+    if (!session_.placesOutside().isEmpty())
+      return finish(2, session_.placesOutside());  // a figure of another place than asked
+    if (!session_.warning().isEmpty())
+      std::fprintf(stderr, "sinkscope figure: warning: %s\n", qPrintable(session_.warning()));
+    writer_.writeWhenReady(request_);
+  }
+
+  void finish(int code, const QString& message) {
+    exitCode_ = code;
+    if (!message.isEmpty())
+      std::fprintf(code == 0 ? stdout : stderr, "%s%s\n", code == 0 ? "" : "sinkscope figure: ",
+                   qPrintable(message));
+    app_->exit(code);
+  }
+
+  const FigureOptionsLine& o_;
+  const ui::FigureRequest request_;
+  // Destroyed in reverse: the panels (under host_) before the workspace whose jobs they use.
+  ui::Workspace workspace_;
+  std::unique_ptr<QWidget> host_;
+  ui::PanelBoard* panels_;  // host_'s
+  ui::WorkspaceSession session_;
+  ui::FigureWriter writer_;
+  QApplication* app_ = nullptr;
+  int exitCode_ = 1;
+};
+
 }  // namespace
 
 int figure_command(int argc, char** argv) {
@@ -258,72 +376,11 @@ int figure_command(int argc, char** argv) {
     std::fprintf(stderr, "sinkscope figure: %s\n", e.what());
     return 2;
   }
-  const bool session = o.sessionOption->count() > 0;
   QApplication app(argc, argv);
   name_application();
   QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir.path());
   QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settingsDir.path());
-  const int timeoutSeconds = o.timeout;
-  auto q = [](const std::string& s) { return QString::fromStdString(s); };
-
-  ui::MainWindow window;
-  window.setDevice(q(o.device));
-  const QString builtins = builtin_models_dir();
-  window.setBuiltinModelsDir(builtins);
-  int exitCode = 1;
-  auto finish = [&](int code, const QString& message) {
-    exitCode = code;
-    if (!message.isEmpty())
-      std::fprintf(code == 0 ? stdout : stderr, "%s%s\n", code == 0 ? "" : "sinkscope figure: ",
-                   qPrintable(message));
-    app.exit(code);
-  };
-  QObject::connect(window.jobs(), &ui::JobRunner::jobFailed, &window,
-                   [&](quint64, const QString& name, const QString& message, const QString&) {
-                     finish(1, QStringLiteral("%1: %2").arg(name, message));
-                   });
-  QObject::connect(&window, &ui::MainWindow::figureWritten, &window,
-                   [&](bool ok, const QString& pathOrReason) {
-                     if (ok && !window.lastExportNote().isEmpty())
-                       std::fprintf(stderr, "sinkscope figure: note: %s\n",
-                                    qPrintable(window.lastExportNote()));
-                     finish(ok ? 0 : 1, ok ? QStringLiteral("Figure: %1").arg(
-                                                 QFileInfo(pathOrReason).absoluteFilePath())
-                                           : pathOrReason);
-                   });
-  auto makeFigure = [&] {
-    if (!window.lastSessionPlacesOutside().isEmpty()) {
-      finish(2, window.lastSessionPlacesOutside());  // a figure of another place than asked
-      return;
-    }
-    if (!window.lastSessionWarning().isEmpty())
-      std::fprintf(stderr, "sinkscope figure: warning: %s\n",
-                   qPrintable(window.lastSessionWarning()));
-    window.writeFigureWhenReady(request);
-  };
-  if (session) {
-    QObject::connect(&window, &ui::MainWindow::sessionApplied, &window, makeFigure,
-                     Qt::SingleShotConnection);
-    window.openSession(q(o.session));
-  } else {
-    QObject::connect(&window, &ui::MainWindow::analysisFinished, &window, makeFigure,
-                     Qt::SingleShotConnection);
-    if (o.textOption->count()) window.setSentence(q(o.text));
-    const QString model = o.model.empty() ? default_model_folder(builtins) : q(o.model);
-    if (model.isEmpty()) {
-      std::fprintf(stderr, "sinkscope figure: no MODEL given and no built-in model found\n");
-      return 2;
-    }
-    window.openModelFolder(model);
-    if (o.compare.sentenceOption->count()) window.compareWithSentence(q(o.compare.sentence));
-    if (o.compare.modelOption->count()) window.compareWithModel(q(o.compare.model));
-  }
-  QTimer::singleShot(timeoutSeconds * 1000, &window, [&] {
-    finish(1, QStringLiteral("the run did not finish within %1 s (--timeout)").arg(timeoutSeconds));
-  });
-  app.exec();
-  window.jobs()->cancelAll();
-  return exitCode;
+  return FigureRun(o, request).exec(app);
 }
 
 }  // namespace sinkscope::app

@@ -214,71 +214,83 @@ QColor heat_map_colour(const HeatMapData& d, float value, double lo, double hi) 
   return d.diverging ? to_qcolor(colormap_diverging(2 * t - 1)) : viridis(t);
 }
 
-// The heat map on a painter, in a w x h logical area: title, axis titles,
-// token labels, cells, marks, colour bar with its ticks. Every text is at the
-// figure's size: where cells are smaller than a line, every k-th label is
-// shown (as a plot's ticks), never a smaller font.
-void paint_heat_map(QPainter& p, const HeatMapData& d, double lo, double hi, int w, int h,
-                    const Style& st) {
-  if (!st.transparent) p.fillRect(QRectF(0, 0, w, h), Qt::white);
-  const bool labels = !d.rowLabels.empty() && !d.colLabels.empty();
-  const QFont font = st.font();
-  p.setFont(font);
+// Where a heat map's parts go in a w x h logical area.
+struct HeatMapLayout {
+  bool labels = false, rightLabels = false;  // token labels; B's rows on the right (side by side)
+  bool colTitle = false, rowTitle = false, sideBySide = false, categorical = false;
+  double line = 0;  // a line of text
+  QFont titleFont;
+  QStringList titleLines;
+  double titleRoom = 0, titleHeight = 0;
+  std::vector<double> ticks;  // the colour bar's
+  double tickWidth = 0, barWidth = 0;
+  double rowLabelWidth = 0, rightLabelWidth = 0;
+  double top = 0, x0 = 0, cell = 0, mapWidth = 0, mapHeight = 0;
+  int step = 1;  // one label per `step` rows or columns
+};
+
+HeatMapLayout heat_map_layout(QPainter& p, const HeatMapData& d, double lo, double hi, int w, int h,
+                              const Style& st) {
+  HeatMapLayout g;
   const double k = st.k();
-  const bool rightLabels = labels && static_cast<int>(d.rightRowLabels.size()) == d.rows;  // side by side
-  const QFontMetricsF metrics(font, p.device());
-  const double line = metrics.height();
+  g.labels = !d.rowLabels.empty() && !d.colLabels.empty();
+  g.rightLabels = g.labels && static_cast<int>(d.rightRowLabels.size()) == d.rows;
+  const QFontMetricsF metrics(st.font(), p.device());
+  g.line = metrics.height();
   auto widest = [&](const std::vector<QString>& texts) {
-    double w = 0;
-    for (const QString& t : texts) w = std::max(w, metrics.horizontalAdvance(st.label(t)));
-    return w;
+    double most = 0;
+    for (const QString& t : texts) most = std::max(most, metrics.horizontalAdvance(st.label(t)));
+    return most;
   };
   // The title in as many lines as the width needs (breaking at " | ").
-  QFont titleFont = st.font();
-  titleFont.setBold(true);
-  const QFontMetricsF titleMetrics(titleFont, p.device());
-  const double titleRoom = w - 20 - st.titleIndent;
+  g.titleFont = st.font();
+  g.titleFont.setBold(true);
+  const QFontMetricsF titleMetrics(g.titleFont, p.device());
+  g.titleRoom = w - 20 - st.titleIndent;
   const QString title = drawn_title(d.title, st);
-  const QStringList titleLines =
-      title.isEmpty() ? QStringList{}
-                      : text_wrap(title, [&](const QString& t) { return titleMetrics.horizontalAdvance(t); },
-                                  titleRoom);
+  if (!title.isEmpty())
+    g.titleLines = text_wrap(title, [&](const QString& t) { return titleMetrics.horizontalAdvance(t); },
+                             g.titleRoom);
   // Without a title, room for a sub-figure's letter only where there is one.
-  const double titleHeight =
-      !titleLines.isEmpty() ? 6 * k + titleMetrics.lineSpacing() * titleLines.size() + 4 * k
-                            : (st.titleIndent > 0 ? titleMetrics.lineSpacing() + 6 * k : 4 * k);
-  const bool categorical = !d.categories.empty();
-  const std::vector<double> ticks = categorical ? std::vector<double>{} : colour_bar_ticks(lo, hi, d.logScale);
-  double tickWidth = 0;
-  for (double t : ticks) tickWidth = std::max(tickWidth, metrics.horizontalAdvance(tick_text(t)));
-  const double barWidth = 10 * k;
+  g.titleHeight = !g.titleLines.isEmpty()
+                      ? 6 * k + titleMetrics.lineSpacing() * g.titleLines.size() + 4 * k
+                      : (st.titleIndent > 0 ? titleMetrics.lineSpacing() + 6 * k : 4 * k);
+  g.categorical = !d.categories.empty();
+  if (!g.categorical) g.ticks = colour_bar_ticks(lo, hi, d.logScale);
+  for (double t : g.ticks) g.tickWidth = std::max(g.tickWidth, metrics.horizontalAdvance(tick_text(t)));
+  g.barWidth = 10 * k;
   const double barBlock =
-      categorical ? 12 * k + 12 * k + 4 * k + widest(d.categories) + 4 * k
-                  : 12 * k + barWidth + 3 * k + tickWidth + 4 * k + (d.quantity.isEmpty() ? 0 : line + 2 * k);
+      g.categorical ? 12 * k + 12 * k + 4 * k + widest(d.categories) + 4 * k
+                    : 12 * k + g.barWidth + 3 * k + g.tickWidth + 4 * k +
+                          (d.quantity.isEmpty() ? 0 : g.line + 2 * k);
   // Axis titles: the columns' above their labels, the rows' left of theirs.
-  const bool colTitle = labels && !d.colTitle.isEmpty(), rowTitle = labels && !d.rowTitle.isEmpty();
-  const double rowLabelWidth = labels ? widest(d.rowLabels) : 0;
-  const double left = (rowTitle ? line + 4 * k : 0) + (labels ? rowLabelWidth + 5 * k : 6 * k);
-  const double top = titleHeight + (colTitle ? line + 2 * k : 0) + (labels ? widest(d.colLabels) + 5 * k : 2 * k);
-  const double rightLabelWidth = rightLabels ? widest(d.rightRowLabels) : 0;
-  const double right = (rightLabels ? rightLabelWidth + 8 * k : 0) + barBlock;
-  const bool sideBySide = d.sideBySideSplit >= 0 && d.sideBySideSplit < d.cols;
+  g.colTitle = g.labels && !d.colTitle.isEmpty();
+  g.rowTitle = g.labels && !d.rowTitle.isEmpty();
+  g.rowLabelWidth = g.labels ? widest(d.rowLabels) : 0;
+  const double left = (g.rowTitle ? g.line + 4 * k : 0) + (g.labels ? g.rowLabelWidth + 5 * k : 6 * k);
+  g.top = g.titleHeight + (g.colTitle ? g.line + 2 * k : 0) +
+          (g.labels ? widest(d.colLabels) + 5 * k : 2 * k);
+  g.rightLabelWidth = g.rightLabels ? widest(d.rightRowLabels) : 0;
+  const double right = (g.rightLabels ? g.rightLabelWidth + 8 * k : 0) + barBlock;
+  g.sideBySide = d.sideBySideSplit >= 0 && d.sideBySideSplit < d.cols;
   // The lowest tick's label; side by side, a line for the runs' names under the halves.
-  const double bottom = std::max(categorical ? 4 * k : line / 2 + 2 * k, sideBySide ? line + 4 * k : 0.0);
-  const double cell = std::max(0.05, std::min((w - left - right) / std::max(1, d.cols),
-                                              (h - top - bottom) / std::max(1, d.rows)));
+  const double bottom =
+      std::max(g.categorical ? 4 * k : g.line / 2 + 2 * k, g.sideBySide ? g.line + 4 * k : 0.0);
+  g.cell = std::max(0.05, std::min((w - left - right) / std::max(1, d.cols),
+                                   (h - g.top - bottom) / std::max(1, d.rows)));
   // The map centred in the room it leaves.
-  const double x0 = left + std::max(0.0, (w - left - right - d.cols * cell) / 2);
-  const double mapWidth = d.cols * cell, mapHeight = d.rows * cell;
-  // One label per `step` rows or columns: each label's line fits its cells.
-  const int step = std::max(1, static_cast<int>(std::ceil(line * 1.05 / cell - 1e-9)));
-  p.setPen(Qt::black);
-  if (!titleLines.isEmpty()) {
-    p.setFont(titleFont);
-    p.drawText(QRectF(10 + st.titleIndent, 4 * k, titleRoom, titleHeight - 4 * k),
-               Qt::AlignLeft | Qt::AlignTop, titleLines.join(QLatin1Char('\n')));
-  }
-  p.setFont(font);
+  g.x0 = left + std::max(0.0, (w - left - right - d.cols * g.cell) / 2);
+  g.mapWidth = d.cols * g.cell;
+  g.mapHeight = d.rows * g.cell;
+  // Each label's line fits its cells.
+  g.step = std::max(1, static_cast<int>(std::ceil(g.line * 1.05 / g.cell - 1e-9)));
+  return g;
+}
+
+// The cells, then the marks: framed cells (highlights) in orange, the
+// selected cell in red, as on screen.
+void paint_heat_map_cells(QPainter& p, const HeatMapData& d, double lo, double hi,
+                          const HeatMapLayout& g, double k) {
   p.setPen(Qt::NoPen);
   for (int r = 0; r < d.rows; ++r)
     for (int c = 0; c < d.cols; ++c) {
@@ -287,18 +299,22 @@ void paint_heat_map(QPainter& p, const HeatMapData& d, double lo, double hi, int
       const QColor color = hidden ? QColor(225, 225, 225) : heat_map_colour(d, d.values[i], lo, hi);
       p.setBrush(color);
       // A hair wider than the cell: no seams between neighbours at any scale.
-      p.drawRect(QRectF(x0 + c * cell, top + r * cell, cell + 0.4, cell + 0.4));
+      p.drawRect(QRectF(g.x0 + c * g.cell, g.top + r * g.cell, g.cell + 0.4, g.cell + 0.4));
     }
-  // Marks: framed cells (highlights) in orange, the selected cell in red, as on screen.
   p.setBrush(Qt::NoBrush);
   auto frame = [&](int r, int c, const Rgb& colour, double width) {
     if (r < 0 || r >= d.rows || c < 0 || c >= d.cols) return;
     p.setPen(QPen(to_qcolor(colour), width * k));
-    p.drawRect(QRectF(x0 + c * cell, top + r * cell, cell, cell));
+    p.drawRect(QRectF(g.x0 + c * g.cell, g.top + r * g.cell, g.cell, g.cell));
   };
   for (const auto& [r, c] : d.framedCells) frame(r, c, kSelectedHighlight, 1.0);
   frame(d.outlineRow, d.outlineCol, kSinkHighlight, 1.5);
-  // Labels: sink columns in red, highlighted tokens in orange.
+}
+
+// Token labels (sink columns in red, highlighted tokens in orange) and the axis titles.
+void paint_heat_map_labels(QPainter& p, const HeatMapData& d, const HeatMapLayout& g,
+                           const Style& st) {
+  const double k = st.k(), line = g.line, cell = g.cell, top = g.top, x0 = g.x0;
   auto labelPen = [&](bool column, bool rightSide, int index) {
     const bool marked = column && std::find(d.markedCols.begin(), d.markedCols.end(),
                                             heat_map_own_column(d, index)) != d.markedCols.end();
@@ -306,100 +322,136 @@ void paint_heat_map(QPainter& p, const HeatMapData& d, double lo, double hi, int
     if (marked) return to_qcolor(kSinkHighlight);
     return QColor(Qt::black);
   };
-  if (labels) {
-    for (int r = 0; r < d.rows; r += step) {
-      p.setPen(labelPen(false, false, r));
-      p.drawText(QRectF(x0 - rowLabelWidth - 3 * k, top + (r + 0.5) * cell - line / 2, rowLabelWidth, line),
-                 Qt::AlignRight | Qt::AlignVCenter, st.label(d.rowLabels[static_cast<std::size_t>(r)]));
+  for (int r = 0; r < d.rows; r += g.step) {
+    p.setPen(labelPen(false, false, r));
+    p.drawText(QRectF(x0 - g.rowLabelWidth - 3 * k, top + (r + 0.5) * cell - line / 2, g.rowLabelWidth, line),
+               Qt::AlignRight | Qt::AlignVCenter, st.label(d.rowLabels[static_cast<std::size_t>(r)]));
+  }
+  const double colLabelRoom = top - g.titleHeight - (g.colTitle ? line + 2 * k : 0) - 3 * k;
+  for (int c = 0; c < d.cols; c += g.step) {
+    p.save();
+    p.setPen(labelPen(true, false, c));
+    p.translate(x0 + (c + 0.5) * cell, top - 3 * k);
+    p.rotate(-90);
+    p.drawText(QRectF(0, -line / 2, colLabelRoom, line), Qt::AlignLeft | Qt::AlignVCenter,
+               st.label(d.colLabels[static_cast<std::size_t>(c)]));
+    p.restore();
+  }
+  if (g.rightLabels)
+    for (int r = 0; r < d.rows; r += g.step) {
+      p.setPen(labelPen(false, true, r));
+      p.drawText(QRectF(x0 + g.mapWidth + 3 * k, top + (r + 0.5) * cell - line / 2,
+                        g.rightLabelWidth + 4 * k, line),
+                 Qt::AlignLeft | Qt::AlignVCenter,
+                 st.label(d.rightRowLabels[static_cast<std::size_t>(r)]));
     }
-    const double colLabelRoom = top - titleHeight - (colTitle ? line + 2 * k : 0) - 3 * k;
-    for (int c = 0; c < d.cols; c += step) {
-      p.save();
-      p.setPen(labelPen(true, false, c));
-      p.translate(x0 + (c + 0.5) * cell, top - 3 * k);
-      p.rotate(-90);
-      p.drawText(QRectF(0, -line / 2, colLabelRoom, line), Qt::AlignLeft | Qt::AlignVCenter,
-                 st.label(d.colLabels[static_cast<std::size_t>(c)]));
-      p.restore();
-    }
-    if (rightLabels)
-      for (int r = 0; r < d.rows; r += step) {
-        p.setPen(labelPen(false, true, r));
-        p.drawText(QRectF(x0 + mapWidth + 3 * k, top + (r + 0.5) * cell - line / 2, rightLabelWidth + 4 * k, line),
-                   Qt::AlignLeft | Qt::AlignVCenter, st.label(d.rightRowLabels[static_cast<std::size_t>(r)]));
-      }
+  p.setPen(Qt::black);
+  if (g.colTitle)
+    p.drawText(QRectF(x0, g.titleHeight, g.mapWidth, line), Qt::AlignHCenter | Qt::AlignTop, d.colTitle);
+  if (g.rowTitle) {
+    p.save();
+    p.translate(x0 - g.rowLabelWidth - 3 * k - 4 * k - line, top + g.mapHeight / 2);
+    p.rotate(-90);
+    p.drawText(QRectF(-g.mapHeight / 2, 0, g.mapHeight, line), Qt::AlignHCenter | Qt::AlignTop,
+               d.rowTitle);
+    p.restore();
+  }
+}
+
+// Side by side: each run's name centred under its half, shortened in the
+// middle to the half and half the gap between the maps.
+void paint_heat_map_run_names(QPainter& p, const HeatMapData& d, const HeatMapLayout& g,
+                              const Style& st) {
+  QFont bold = st.font();
+  bold.setBold(true);
+  p.setFont(bold);
+  p.setPen(Qt::black);
+  const QFontMetricsF boldMetrics(bold, p.device());
+  auto name = [&](const QString& text, double from, double to) {
+    const double room = to - from;
+    p.drawText(QRectF(from, g.top + g.mapHeight + 2 * st.k(), room, g.line),
+               Qt::AlignHCenter | Qt::AlignTop, boldMetrics.elidedText(text, Qt::ElideMiddle, room));
+  };
+  const int split = d.sideBySideSplit;
+  name(d.leftRun, g.x0 - 0.5 * g.cell, g.x0 + (split + 0.5) * g.cell);
+  name(d.rightRun, g.x0 + (split + 0.5) * g.cell, g.x0 + g.mapWidth + 0.5 * g.cell);
+}
+
+// A legend of named colours instead of a scale (categorical maps).
+void paint_heat_map_categories(QPainter& p, const HeatMapData& d, const HeatMapLayout& g,
+                               double barX, int w, double k) {
+  for (std::size_t c = 0; c < d.categories.size() && c < d.categoryColours.size(); ++c) {
+    const double y = g.top + (g.line + 3 * k) * static_cast<double>(c);
+    p.setPen(Qt::NoPen);
+    p.setBrush(to_qcolor(d.categoryColours[c]));
+    p.drawRect(QRectF(barX, y + (g.line - 9 * k) / 2, 9 * k, 9 * k));
     p.setPen(Qt::black);
-    if (colTitle)
-      p.drawText(QRectF(x0, titleHeight, mapWidth, line), Qt::AlignHCenter | Qt::AlignTop, d.colTitle);
-    if (rowTitle) {
-      p.save();
-      p.translate(x0 - rowLabelWidth - 3 * k - 4 * k - line, top + mapHeight / 2);
-      p.rotate(-90);
-      p.drawText(QRectF(-mapHeight / 2, 0, mapHeight, line), Qt::AlignHCenter | Qt::AlignTop, d.rowTitle);
-      p.restore();
-    }
+    p.drawText(QRectF(barX + 12 * k, y, w - barX - 12 * k, g.line), Qt::AlignLeft | Qt::AlignVCenter,
+               d.categories[c]);
   }
-  if (sideBySide) {
-    QFont bold = font;
-    bold.setBold(true);
-    p.setFont(bold);
-    p.setPen(Qt::black);
-    // Each name centred under its half, shortened in the middle to the half
-    // and half the gap between the maps.
-    const QFontMetricsF boldMetrics(bold, p.device());
-    auto name = [&](const QString& text, double from, double to) {
-      const double room = to - from;
-      p.drawText(QRectF(from, top + mapHeight + 2 * k, room, line), Qt::AlignHCenter | Qt::AlignTop,
-                 boldMetrics.elidedText(text, Qt::ElideMiddle, room));
-    };
-    const int split = d.sideBySideSplit;
-    name(d.leftRun, x0 - 0.5 * cell, x0 + (split + 0.5) * cell);
-    name(d.rightRun, x0 + (split + 0.5) * cell, x0 + mapWidth + 0.5 * cell);
-  }
-  p.setFont(font);
-  const double barX = x0 + mapWidth + (rightLabels ? rightLabelWidth + 8 * k : 0) + 12 * k;
-  if (categorical) {  // a legend of named colours instead of a scale
-    for (std::size_t c = 0; c < d.categories.size() && c < d.categoryColours.size(); ++c) {
-      const double y = top + (line + 3 * k) * static_cast<double>(c);
-      p.setPen(Qt::NoPen);
-      p.setBrush(to_qcolor(d.categoryColours[c]));
-      p.drawRect(QRectF(barX, y + (line - 9 * k) / 2, 9 * k, 9 * k));
-      p.setPen(Qt::black);
-      p.drawText(QRectF(barX + 12 * k, y, w - barX - 12 * k, line), Qt::AlignLeft | Qt::AlignVCenter,
-                 d.categories[c]);
-    }
-    return;
-  }
-  // Colour bar beside the map, as tall as it, with ticks and its quantity.
-  const double barH = mapHeight;
+}
+
+// The colour bar beside the map, as tall as it, with ticks and its quantity.
+void paint_heat_map_colour_bar(QPainter& p, const HeatMapData& d, double lo, double hi,
+                               const HeatMapLayout& g, double barX, int h, const Style& st) {
+  const double k = st.k(), barH = g.mapHeight, top = g.top, line = g.line;
   for (int i = 0; i < 100; ++i) {
     p.setPen(Qt::NoPen);
     p.setBrush(d.diverging ? to_qcolor(colormap_diverging(1.0 - 2.0 * i / 99.0)) : viridis(1.0 - i / 99.0));
-    p.drawRect(QRectF(barX, top + i * barH / 100.0, barWidth, barH / 100.0 + 0.5));
+    p.drawRect(QRectF(barX, top + i * barH / 100.0, g.barWidth, barH / 100.0 + 0.5));
   }
   p.setPen(QPen(Qt::black, 0.5 * k));
   p.setBrush(Qt::NoBrush);
-  p.drawRect(QRectF(barX, top, barWidth, barH));
-  for (double t : ticks) {
+  p.drawRect(QRectF(barX, top, g.barWidth, barH));
+  for (double t : g.ticks) {
     const double y = top + barH * (1.0 - colour_bar_position(t, lo, hi, d.logScale));
-    p.drawLine(QPointF(barX + barWidth, y), QPointF(barX + barWidth + 2 * k, y));
-    p.drawText(QRectF(barX + barWidth + 3 * k, y - line / 2, tickWidth + 2, line),
+    p.drawLine(QPointF(barX + g.barWidth, y), QPointF(barX + g.barWidth + 2 * k, y));
+    p.drawText(QRectF(barX + g.barWidth + 3 * k, y - line / 2, g.tickWidth + 2, line),
                Qt::AlignLeft | Qt::AlignVCenter, tick_text(t));
   }
-  if (!d.quantity.isEmpty()) {
-    // Read bottom to top, right of the tick labels (clear of the top tick),
-    // centred on the bar; a title longer than a short bar (a wide map) may
-    // run past its ends, within the page, before it is shortened.
-    const double room = std::max(barH, h - titleHeight - 4 * k);
-    const double length = std::min(metrics.horizontalAdvance(d.quantity), room);
-    const double bottomEnd = std::clamp(top + barH / 2 + length / 2, titleHeight + 2 * k + length, h - 2 * k);
-    p.save();
-    p.translate(barX + barWidth + 3 * k + tickWidth + 4 * k, bottomEnd);
-    p.rotate(-90);
-    p.drawText(QRectF(0, 0, length, line), Qt::AlignHCenter | Qt::AlignTop,
-               metrics.elidedText(d.quantity, Qt::ElideRight, length));
-    p.restore();
+  if (d.quantity.isEmpty()) return;
+  // Read bottom to top, right of the tick labels (clear of the top tick),
+  // centred on the bar; a title longer than a short bar (a wide map) may run
+  // past its ends, within the page, before it is shortened.
+  const QFontMetricsF metrics(st.font(), p.device());
+  const double room = std::max(barH, h - g.titleHeight - 4 * k);
+  const double length = std::min(metrics.horizontalAdvance(d.quantity), room);
+  const double bottomEnd = std::clamp(top + barH / 2 + length / 2, g.titleHeight + 2 * k + length, h - 2 * k);
+  p.save();
+  p.translate(barX + g.barWidth + 3 * k + g.tickWidth + 4 * k, bottomEnd);
+  p.rotate(-90);
+  p.drawText(QRectF(0, 0, length, line), Qt::AlignHCenter | Qt::AlignTop,
+             metrics.elidedText(d.quantity, Qt::ElideRight, length));
+  p.restore();
+}
+
+// The heat map on a painter, in a w x h logical area: title, axis titles,
+// token labels, cells, marks, colour bar with its ticks. Every text is at the
+// figure's size: where cells are smaller than a line, every k-th label is
+// shown (as a plot's ticks), never a smaller font.
+void paint_heat_map(QPainter& p, const HeatMapData& d, double lo, double hi, int w, int h,
+                    const Style& st) {
+  if (!st.transparent) p.fillRect(QRectF(0, 0, w, h), Qt::white);
+  const QFont font = st.font();
+  p.setFont(font);
+  const HeatMapLayout g = heat_map_layout(p, d, lo, hi, w, h, st);
+  const double k = st.k();
+  p.setPen(Qt::black);
+  if (!g.titleLines.isEmpty()) {
+    p.setFont(g.titleFont);
+    p.drawText(QRectF(10 + st.titleIndent, 4 * k, g.titleRoom, g.titleHeight - 4 * k),
+               Qt::AlignLeft | Qt::AlignTop, g.titleLines.join(QLatin1Char('\n')));
   }
+  p.setFont(font);
+  paint_heat_map_cells(p, d, lo, hi, g, k);
+  if (g.labels) paint_heat_map_labels(p, d, g, st);
+  if (g.sideBySide) paint_heat_map_run_names(p, d, g, st);
+  p.setFont(font);
+  const double barX = g.x0 + g.mapWidth + (g.rightLabels ? g.rightLabelWidth + 8 * k : 0) + 12 * k;
+  if (g.categorical)
+    paint_heat_map_categories(p, d, g, barX, w, k);
+  else
+    paint_heat_map_colour_bar(p, d, lo, hi, g, barX, h, st);
 }
 
 // A scene's title and legend broken into lines that fit the width.
@@ -496,14 +548,42 @@ void paint_scene(QPainter& p, const SceneData& d, const SceneCamera& camera, int
 
 void figure_hash_seed() { QHashSeed::setDeterministicGlobalSeed(); }
 
+const std::vector<ExportFormatInfo>& export_formats() {
+  static const std::vector<ExportFormatInfo> formats{
+      {ExportFormat::Png, QStringLiteral("png"), QStringLiteral("PNG image (*.png)"), true},
+      {ExportFormat::Pdf, QStringLiteral("pdf"), QStringLiteral("PDF (*.pdf)"), true},
+      {ExportFormat::Svg, QStringLiteral("svg"), QStringLiteral("SVG (*.svg)"), true},
+      {ExportFormat::Csv, QStringLiteral("csv"), QStringLiteral("CSV of the numbers (*.csv)"), false},
+  };
+  return formats;
+}
+
+QString export_suffixes_text(bool numbers) {
+  QStringList suffixes;
+  for (const ExportFormatInfo& f : export_formats())
+    if (numbers || f.drawing) suffixes << QStringLiteral(".") + f.suffix;
+  const QString last = suffixes.takeLast();
+  return suffixes.isEmpty() ? last : suffixes.join(QStringLiteral(", ")) + QStringLiteral(" or ") + last;
+}
+
+QString export_file_filters(bool numbers, const QString& first) {
+  QStringList filters;
+  for (const ExportFormatInfo& f : export_formats())
+    if (numbers || f.drawing) {
+      if (f.suffix == first)
+        filters.prepend(f.filter);
+      else
+        filters << f.filter;
+    }
+  return filters.join(QStringLiteral(";;"));
+}
+
 ExportFormat export_format_of(const QString& path) {
   const QString s = QFileInfo(path).suffix().toLower();
-  if (s == QLatin1String("png")) return ExportFormat::Png;
-  if (s == QLatin1String("pdf")) return ExportFormat::Pdf;
-  if (s == QLatin1String("svg")) return ExportFormat::Svg;
-  if (s == QLatin1String("csv")) return ExportFormat::Csv;
-  throw std::invalid_argument(path.toStdString() +
-                              ": give the file a .png, .pdf, .svg or .csv name");
+  for (const ExportFormatInfo& f : export_formats())
+    if (s == f.suffix) return f.format;
+  throw std::invalid_argument(path.toStdString() + ": give the file a " +
+                              export_suffixes_text(true).toStdString() + " name");
 }
 
 QString line_plot_csv(const LinePlotData& d, const QStringList& comments) {
@@ -850,13 +930,12 @@ QStringList figure_export(const std::vector<QWidget*>& views, const QString& pat
   return figure_export(std::move(parts), path, options, columns, overwrite);
 }
 
-QStringList figure_export(std::vector<FigurePart> parts, const QString& path,
-                          const FigureOptions& options, int columns, bool overwrite) {
-  const ExportFormat f = export_format_of(path);
-  if (f == ExportFormat::Csv)
-    throw std::invalid_argument(path.toStdString() +
-                                ": a figure of several views has no single CSV; export each "
-                                "view's numbers on its own");
+namespace {
+
+// The parts of a figure checked (1 to 26, each with something to draw), and
+// plots with no series taken out (unless every part is one); returns the
+// titles of those taken out.
+QStringList drop_empty_plots(std::vector<FigurePart>& parts) {
   if (parts.empty() || parts.size() > 26)
     throw std::invalid_argument("figure: give 1 to 26 views");
   for (const FigurePart& part : parts)
@@ -864,11 +943,40 @@ QStringList figure_export(std::vector<FigurePart> parts, const QString& path,
       throw std::invalid_argument("figure: a view has nothing to draw");
   const auto empty = [](const FigurePart& part) { return part.plot && part.plot->data().series.empty(); };
   QStringList leftOut;
-  if (!std::all_of(parts.begin(), parts.end(), empty)) {
-    for (const FigurePart& part : parts)
-      if (empty(part)) leftOut << part_title(part);
-    std::erase_if(parts, empty);
-  }
+  if (std::all_of(parts.begin(), parts.end(), empty)) return leftOut;
+  for (const FigurePart& part : parts)
+    if (empty(part)) leftOut << part_title(part);
+  std::erase_if(parts, empty);
+  return leftOut;
+}
+
+// Part k of a figure in its cell, clipped to it, with its letter (a), (b),
+// ... bold at the top left.
+void paint_lettered_part(QCPPainter& p, const FigurePart& part, FigurePlot* plot,
+                         const QRectF& cell, int k, const Style& lettered, const QFont& letter) {
+  p.save();
+  p.translate(cell.topLeft());
+  p.setClipRect(QRectF(0, 0, cell.width(), cell.height()));
+  paint_part(p, part, plot, static_cast<int>(cell.width()), static_cast<int>(cell.height()),
+             lettered);
+  p.setClipping(false);
+  p.setFont(letter);
+  p.setPen(Qt::black);
+  p.drawText(QPointF(4, QFontMetricsF(letter, p.device()).ascent() + 2),
+             QStringLiteral("(%1)").arg(QChar(QLatin1Char('a').unicode() + k)));
+  p.restore();
+}
+
+}  // namespace
+
+QStringList figure_export(std::vector<FigurePart> parts, const QString& path,
+                          const FigureOptions& options, int columns, bool overwrite) {
+  const ExportFormat f = export_format_of(path);
+  if (f == ExportFormat::Csv)
+    throw std::invalid_argument(path.toStdString() +
+                                ": a figure of several views has no single CSV; export each "
+                                "view's numbers on its own");
+  const QStringList leftOut = drop_empty_plots(parts);
   const int n = static_cast<int>(parts.size());
   const int cols = figure_columns(options, n, columns);
   const int rows = (n + cols - 1) / cols;
@@ -923,26 +1031,15 @@ QStringList figure_export(std::vector<FigurePart> parts, const QString& path,
     title += (title.isEmpty() ? QString() : QStringLiteral("; ")) + part_title(part);
   auto paint = [&](QCPPainter& p) {
     if (!st.transparent) p.fillRect(QRectF(0, 0, total.width(), total.height()), Qt::white);
-    const QFontMetricsF letterMetrics(letter, p.device());
     if (figureTitle) {
       p.setFont(titleFont);
       p.setPen(Qt::black);
       p.drawText(QRectF(0, 3, total.width(), titleBand - 3), Qt::AlignHCenter | Qt::AlignTop, st.title);
     }
     for (int k = 0; k < n; ++k) {
-      const auto i = static_cast<std::size_t>(k);
       const QPointF origin((k % cols) * cell.width(), titleBand + (k / cols) * cell.height());
-      p.save();
-      p.translate(origin);
-      p.setClipRect(QRectF(0, 0, cell.width(), cell.height()));
-      paint_part(p, parts[i], plots[i].get(), cell.width(), cell.height(), lettered);
-      // The sub-figure's letter, bold, at its top left.
-      p.setClipping(false);
-      p.setFont(letter);
-      p.setPen(Qt::black);
-      p.drawText(QPointF(4, letterMetrics.ascent() + 2),
-                 QStringLiteral("(%1)").arg(QChar(QLatin1Char('a').unicode() + k)));
-      p.restore();
+      const auto i = static_cast<std::size_t>(k);
+      paint_lettered_part(p, parts[i], plots[i].get(), QRectF(origin, QSizeF(cell)), k, lettered, letter);
     }
   };
   write_atomic(path,

@@ -23,6 +23,21 @@ struct FigurePart;
 
 enum class ExportFormat { Png, Pdf, Svg, Csv };
 
+// Every export format, one row each: a new format is a row here and its
+// bytes in figure_bytes (panel_export.cpp); the command line, the suffix
+// checks and the file dialogs read this list.
+struct ExportFormatInfo {
+  ExportFormat format;
+  QString suffix;     // "pdf"
+  QString filter;     // a file dialog's "PDF (*.pdf)"
+  bool drawing;       // a drawing (PNG, PDF, SVG), not one view's numbers (CSV)
+};
+const std::vector<ExportFormatInfo>& export_formats();
+// "png, pdf, svg or csv" (drawings only when `numbers` is false).
+QString export_suffixes_text(bool numbers);
+// A file dialog's filters, the format with `first` suffix first; CSV only when `numbers`.
+QString export_file_filters(bool numbers, const QString& first = QStringLiteral("png"));
+
 // How a figure is made. The figure is the same drawing in
 // every format: PNG is the PDF's page at `dpi`.
 struct FigureOptions {

@@ -1,6 +1,6 @@
 #include "ui/analysis_panels.h"
 
-#include <QMainWindow>
+#include <QWidget>
 
 #include "ui/deferred_results.h"
 #include "ui/panels/graph_panel.h"
@@ -16,23 +16,22 @@
 
 namespace sinkscope::ui {
 
-AnalysisPanels::AnalysisPanels(QMainWindow* window, SelectionModel* selection, JobRunner* jobs)
-    : QObject(window) {
+AnalysisPanels::AnalysisPanels(QWidget* host, SelectionModel* selection, JobRunner* jobs)
+    : QObject(host) {
   // The inputs come first: panels connect to the selection as they are made.
   inputs_.selection = selection;
   inputs_.place = ShownPlace(selection);
   inputs_.deferred = new DeferredResults(jobs, this);
-  overview_ = new OverviewPanel(inputs_, window);
-  persistence_ = new PersistencePanel(inputs_, window);
-  spectrum_ = new SpectrumPanel(inputs_, window);
-  taxonomy_ = new TaxonomyPanel(inputs_, window);
-  profiles_ = new LayerProfilesPanel(inputs_, window);
-  graph_ = new GraphPanel(inputs_, window);
-  valueSpace_ = new ValueSpacePanel(inputs_, window);
-  headView_ = new HeadViewPanel(inputs_, window);
+  overview_ = new OverviewPanel(inputs_, host);
+  persistence_ = new PersistencePanel(inputs_, host);
+  spectrum_ = new SpectrumPanel(inputs_, host);
+  taxonomy_ = new TaxonomyPanel(inputs_, host);
+  profiles_ = new LayerProfilesPanel(inputs_, host);
+  graph_ = new GraphPanel(inputs_, host);
+  valueSpace_ = new ValueSpacePanel(inputs_, host);
+  headView_ = new HeadViewPanel(inputs_, host);
   panels_ = {overview_,  persistence_, spectrum_,  taxonomy_,
              profiles_,  graph_,       valueSpace_, headView_};
-  for (Panel* panel : panels_) docks_.push_back(panel->dock());
 
   connect(selection, &SelectionModel::changed, this, &AnalysisPanels::refresh);
   connect(inputs_.deferred, &DeferredResults::arrived, this, &AnalysisPanels::refresh);

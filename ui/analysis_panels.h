@@ -12,8 +12,7 @@
 #include "ui/panels/overview_panel.h"
 #include "ui/panels/panel.h"
 
-class QDockWidget;
-class QMainWindow;
+class QWidget;
 
 namespace sinkscope::render {
 class HeadView;
@@ -38,12 +37,14 @@ class AnalysisPanels : public QObject {
   Q_OBJECT
 
  public:
-  AnalysisPanels(QMainWindow* window, SelectionModel* selection, JobRunner* jobs);
+  // The panels' widgets are made with `host` as their parent (the window
+  // moves them into docks).
+  AnalysisPanels(QWidget* host, SelectionModel* selection, JobRunner* jobs);
   // Per-selection results of the shown run (tests look at what is pending).
   DeferredResults* deferredResults() const { return inputs_.deferred; }
 
-  // Every dock this object made, in the order they were added.
-  const std::vector<QDockWidget*>& docks() const { return docks_; }
+  // Every panel this object made, in registry order.
+  const std::vector<Panel*>& panels() const { return panels_; }
   render::HeatMapView* overviewView() const;
   render::LinePlotView* diagramView() const;
   render::LinePlotView* bettiView() const;
@@ -88,7 +89,6 @@ class AnalysisPanels : public QObject {
   ValueSpacePanel* valueSpace_;
   HeadViewPanel* headView_;
   std::vector<Panel*> panels_;  // all of the above, in dock order
-  std::vector<QDockWidget*> docks_;
 };
 
 }  // namespace sinkscope::ui

@@ -1,9 +1,8 @@
 #pragma once
-// What a figure shows, by name: the panels and
-// views a figure can be made of, under the names the command line takes
-// (`sinkscope --figure OUT --panel persistence`), and a figure request as one
-// command on the window: the same code draws Ctrl+E's figures and the ones
-// made without a display.
+// A figure by name: the views a figure is made of, from the names the
+// command line takes (`sinkscope figure --panel persistence`; the panels are
+// ui/panel_registry.h's), and a figure request as one command: the same code
+// draws Ctrl+E's figures and the ones made without a display.
 #include <QString>
 #include <QStringList>
 #include <optional>
@@ -14,22 +13,10 @@
 
 namespace sinkscope::ui {
 
-struct FigurePanelName {
-  QString name;        // on the command line: "persistence"
-  QString dock;        // the panel's dock: "persistenceDock"
-  QStringList views;   // its views as the panel stacks them, top to bottom
-  QString description; // in words, for --help and errors
-  bool needsCheckpoints = false;  // drawn only with a training run open (a session's checkpoints)
-};
-
-// Every panel a figure can show.
-const std::vector<FigurePanelName>& figure_panel_names();
 // The views of a figure from names: a panel's name gives all its views (in
 // order), a view's name (e.g. "bettiCurves") that view alone. Throws
 // std::invalid_argument naming the unknown name and listing the known ones.
 QStringList figure_views_of(const QStringList& names);
-// A panel's views by its dock's object name (empty when the dock is not one).
-QStringList figure_views_of_dock(const QString& dock);
 
 struct FigureRequest {
   QStringList names;  // panels or views, as figure_views_of takes them

@@ -10,7 +10,6 @@
 #include "models/loaded_model.h"
 #include "render/panel_export.h"
 #include "ui/sentence_run.h"
-#include "ui/figure_request.h"
 #include "ui/session.h"
 #include "ui/shown_place.h"
 
@@ -44,12 +43,16 @@ class KeyImportancePanel;
 class InterventionsPanel;
 class ComparisonChooser;
 class JobRunner;
+class ModelPanel;
+class StatusLine;
 class JobStatus;
 class SelectionBar;
 class SelectionModel;
 class StudyPanel;
 class Workspace;
+class WorkspaceSession;
 class CheckpointsPanel;
+class PanelBoard;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -68,10 +71,12 @@ class MainWindow : public QMainWindow {
   render::LinePlotView* profileView() const;
   QDockWidget* attentionDock() const { return attentionDock_; }
   QDockWidget* profileDock() const { return profileDock_; }
-  AnalysisPanels* analysisPanels() const { return panels_; }
+  AnalysisPanels* analysisPanels() const;
+  // Every panel drawing the workspace (ui/panel_board.h); the window lays out their docks.
+  PanelBoard* panels() const { return board_; }
   StudyPanel* studyPanel() const { return studyPanel_; }
   QDockWidget* studyDock() const { return studyDock_; }
-  CheckpointsPanel* checkpointsPanel() const { return checkpointsPanel_; }
+  CheckpointsPanel* checkpointsPanel() const;
   InterventionsPanel* interventionsPanel() const { return interventionsPanel_; }
   ComparisonChooser* comparisonChooser() const { return comparisonChooser_; }
   // Run B (interventions' or a comparison's), and run A, and the open model.
@@ -80,9 +85,9 @@ class MainWindow : public QMainWindow {
   const std::optional<models::LoadedModel>& model() const;
   // What the window shows, as a session (the dock layout included).
   Session currentSession() const;
-  const QString& lastSessionWarning() const { return sessionWarning_; }
+  const QString& lastSessionWarning() const;
   // The last session's places that the model or sentence shown lacks (empty: none).
-  const QString& lastSessionPlacesOutside() const { return sessionPlacesOutside_; }
+  const QString& lastSessionPlacesOutside() const;
   // "cpu" or "cuda": where models opened from now on run.
   void setDevice(const QString& device);
   void setPrecision(models::ComputePrecision precision);
@@ -128,12 +133,6 @@ class MainWindow : public QMainWindow {
   void setFigureLayout(const QStringList& views, int columns);
   // The views with these object names, in this order (missing ones skipped).
   std::vector<QWidget*> viewsNamed(const QStringList& names) const;
-  // A figure by names (ui/figure_request.h): applies the request's selection
-  // and camera, waits until the run and every background result the panels
-  // asked for are drawn, then writes the figure through the same code as
-  // Ctrl+E (one view: exportPanel, with its CSV; several: exportFigure).
-  // Emits figureWritten(true, path) or figureWritten(false, reason).
-  void writeFigureWhenReady(const FigureRequest& request);
   // The reason the last export failed (empty after a success).
   const QString& lastExportError() const { return lastExportError_; }
   // What the last figure left out (views with nothing to draw); empty if nothing.
@@ -214,10 +213,9 @@ class MainWindow : public QMainWindow {
   void experimentsFinished();
   void modelOpened(const QString& folder);
   void studyOpened(const QString& folder);
-  void sessionApplied();
+  void sessionApplied();  // an opened session's model, sentence, selection and layout are shown
   void emergenceFinished();  // the checkpoints' sink-emergence plot is drawn
   void comparisonFinished();  // the compared run (B) is shown
-  void figureWritten(bool ok, const QString& pathOrReason);  // an opened session's model, sentence and selection are shown
 
  protected:
   void resizeEvent(QResizeEvent* event) override;
@@ -229,7 +227,6 @@ class MainWindow : public QMainWindow {
   void dropEvent(QDropEvent* event) override;
 
  private:
-  QWidget* buildModelPanel();
   void buildDocks();  // in four parts:
   void buildMapDocks();
   void buildAnalysisDocks();
@@ -242,26 +239,27 @@ class MainWindow : public QMainWindow {
   void buildNavigateMenu();
   void buildViewMenu();
   void buildHelpMenu();
-  void buildStatusBar();
+  struct KeyCommand {
+    Qt::Key key;
+    QString menuText;  // "Next layer\tDown"
+    std::function<void()> run;
+    bool demonstration = false;  // in the Run menu, else in Navigate
+  };
+  std::vector<KeyCommand> keyCommands();
   void refreshRecentModels();
   // The open model's name, summary and training, once the workspace has opened it.
   void showModel();
   // The workspace's study in the Study dock, beside the map.
   void showStudy();
-  void applySession(Session session);
+  // The session's layout and what it could not show, once the workspace has it.
+  void finishSession(const Session& session);
   // Runs an export's `write`: its error to the status bar, or "Exported PATH".
   bool reportExport(const QString& path, const std::function<void()>& write);
-  // The session's selection, interventions and layout, once its run is shown.
-  void finishSession();
   void rememberSession(const QString& path);
   void refreshRecentSessions();
-  void showRun(SentenceRun run);
-  void refreshPanels();
 
-  void updateInterventionsLabel();
-  // The token count of run A in the status bar (and a long input's warning).
-  void showTokenCount();
-  void showAnalysis();
+  // The dock of registry row `name` (ui/panel_registry.h).
+  QDockWidget* panelDock(const QString& name);
   // The workspace's signals, to redraws and the window's own signals.
   void connectWorkspace();
   void saveLayout() const;
@@ -272,24 +270,18 @@ class MainWindow : public QMainWindow {
   JobRunner* jobs_;            // the workspace's
   QString lastExportError_;
   QString lastExportNote_;
-  // A figure request's pinned place in B and comparison mode; empty, or why not.
-  QString applyFigureComparison(const FigureRequest& request);
   JobStatus* jobStatus_ = nullptr;
   SelectionBar* selectionBar_ = nullptr;
 
-  QComboBox* modelChooser_ = nullptr;
-  QLabel* modelSummary_ = nullptr;
-  QPlainTextEdit* sentenceBox_ = nullptr;
-  QPushButton* runButton_ = nullptr;
-  QMenu* examplesMenu_ = nullptr;
+  ModelPanel* modelPanel_ = nullptr;
   QMenu* recentMenu_ = nullptr;
 
   QDockWidget* modelDock_ = nullptr;
   QDockWidget* attentionDock_ = nullptr;
   QDockWidget* profileDock_ = nullptr;
-  AttentionMapPanel* attentionPanel_ = nullptr;
-  KeyImportancePanel* keyImportancePanel_ = nullptr;
-  AnalysisPanels* panels_ = nullptr;
+  PanelBoard* board_;
+  WorkspaceSession* session_;
+  std::vector<QDockWidget*> analysisDocks_;  // the analysis panels' docks, in registry order
   InterventionsPanel* interventionsPanel_ = nullptr;
   ComparisonChooser* comparisonChooser_ = nullptr;  // which of two runs the panels draw
   int modelDockWidth_ = 0;  // as the user left it (eventFilter)
@@ -297,20 +289,12 @@ class MainWindow : public QMainWindow {
   QDockWidget* interventionsDock_ = nullptr;
   StudyPanel* studyPanel_ = nullptr;
   QDockWidget* studyDock_ = nullptr;
-  CheckpointsPanel* checkpointsPanel_ = nullptr;
   QDockWidget* checkpointsDock_ = nullptr;
-  std::optional<std::pair<int, int>> pendingHead_;  // selected once the next run is shown
-  std::optional<Session> pendingSession_;           // applied once the next run is shown
-  QString sessionWarning_;
-  QString sessionPlacesOutside_;
   QMenu* recentSessionsMenu_ = nullptr;
   QStringList figureViews_;  // the multi-panel figure's views (object names)
   int figureColumns_ = 0;
 
-  QLabel* modelStatus_ = nullptr;
-  QLabel* tokenStatus_ = nullptr;
-  QLabel* deviceStatus_ = nullptr;
-  QLabel* interventionStatus_ = nullptr;
+  StatusLine* statusLine_ = nullptr;
 
   // Of saved dock layouts: bump when docks are added or renamed (2: Study,
   // 3: Head view, 4: Checkpoints).
@@ -327,7 +311,6 @@ class MainWindow : public QMainWindow {
   double baseFontPoints_ = 0;
   int demonstration_ = -1;  // the demonstration sentence shown last
   bool layoutInitialised_ = false;
-  QString builtinDir_;
 };
 
 }  // namespace sinkscope::ui

@@ -15,6 +15,8 @@
 #include "ui/example_picker.h"
 #include "ui/job_status.h"
 #include "ui/main_window.h"
+#include "ui/panel_board.h"
+#include "ui/panels/attention_map_panel.h"
 #include "ui/panels/attention_map_panel.h"
 #include "ui/workspace.h"
 #include "ui/run_analysis.h"
@@ -35,8 +37,7 @@ QStringList demonstration_sentences() {
 QDockWidget* MainWindow::frontPlotDock() const {
   // The plots' tab in front: the one of them that is on screen.
   std::vector<QDockWidget*> plots{profileDock_};
-  const auto& docks = panels_->docks();
-  plots.insert(plots.end(), docks.begin() + 1, docks.end());  // docks[0]: the overview
+  plots.insert(plots.end(), analysisDocks_.begin() + 1, analysisDocks_.end());  // [0]: the overview
   for (QDockWidget* dock : plots)
     if (dock->isVisible() && !dock->visibleRegion().isEmpty()) return dock;
   return profileDock_;
@@ -72,7 +73,7 @@ void MainWindow::setPresenting(bool on) {
     presentAction_->setShortcuts({QKeySequence(Qt::Key_F5)});
     if (!wasFullScreen_) showNormal();
   }
-  attentionPanel_->setLegendShown(on);
+  board_->attentionMap()->setLegendShown(on);
   const double scale = on ? kPresentTextScale : 1.0;
   QFont font = this->font();
   font.setPointSizeF(baseFontPoints_ * scale);

@@ -55,6 +55,51 @@ Workspace::Workspace(QObject* parent)
           [this](quint64 id, const QString&, const QString& message, const QString&) {
             onJobFailed(id, message);
           });
+  connect(this, &Workspace::runFinished, this, &Workspace::selectPendingPlace);
+}
+
+void Workspace::selectAfterNextRun(int layer, int head) { pendingPlace_ = std::make_pair(layer, head); }
+
+void Workspace::selectPendingPlace() {
+  if (!pendingPlace_) return;
+  const auto [layer, head] = *pendingPlace_;
+  pendingPlace_.reset();
+  // A place the model does not have is said, never clamped silently.
+  const int layers = selection_->layerCount(), heads = selection_->headCount();
+  if (layer >= layers || head >= heads) {
+    QStringList place;
+    if (layer >= 0) place << tr("Layer %1").arg(layer);
+    if (head != SelectionModel::kAutomatic)
+      place << (head == SelectionModel::kHeadAverage ? tr("head average") : tr("head %1").arg(head));
+    Q_EMIT failed(tr("%1: the model has %2 layers of %3 heads (0..%4, 0..%5); the selection "
+                     "stays where it was")
+                      .arg(place.join(QStringLiteral(", ")))
+                      .arg(layers)
+                      .arg(heads)
+                      .arg(layers - 1)
+                      .arg(heads - 1),
+                  QString());
+    return;
+  }
+  if (layer >= 0) selection_->setLayer(layer);
+  if (head != SelectionModel::kAutomatic) selection_->setHead(head);
+}
+
+void Workspace::openStudySentence(const QString& text, int layer, int head) {
+  if (!study_) return;
+  pendingPlace_ = std::make_pair(layer, head);
+  setSentence(text);
+  // The study's model, unless it is the one open: its folder when it still
+  // exists, else the name it was given (a cache name).
+  const std::filesystem::path folder = study_->modelFolder;
+  std::error_code ec;
+  const bool same =
+      model_ && (model_->model->folder() == folder || model_->name == study_->model);
+  if (same)
+    runSentence();
+  else
+    openModel(std::filesystem::is_directory(folder, ec) ? QString::fromStdString(folder.string())
+                                                        : QString::fromStdString(study_->model));
 }
 
 Workspace::~Workspace() { jobs_->cancelAll(); }

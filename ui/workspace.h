@@ -150,6 +150,13 @@ class Workspace : public QObject {
   void computeEmergence();
   // A run shown as it is (a session's baseline, a run made elsewhere).
   void showRun(SentenceRun run);
+  // Selects `layer` (-1: keep) and `head` (SelectionModel::kHeadAverage, or
+  // SelectionModel::kAutomatic: keep) once the next run is shown; a place the
+  // model lacks is reported (failed()), not clamped.
+  void selectAfterNextRun(int layer, int head);
+  // Runs `text` with (layer, head) selected once it is shown, opening the
+  // study's model first when another one is open.
+  void openStudySentence(const QString& text, int layer, int head);
 
  Q_SIGNALS:
   void sentenceChanged(const QString& text);
@@ -187,6 +194,7 @@ class Workspace : public QObject {
   // Recomputes B for the interventions (a job), or the comparison's B.
   void runInterventions();
   void onJobFailed(quint64 id, const QString& message);
+  void selectPendingPlace();
   std::vector<int> comparedTokenCounterparts() const;
   std::optional<TokenAlignment> computeDroppedFirstAlignment() const;
 
@@ -198,6 +206,7 @@ class Workspace : public QObject {
   std::optional<models::LoadedModel> model_;
   std::optional<SentenceRun> run_, runB_;
   std::optional<ComparisonSource> comparing_;
+  std::optional<std::pair<int, int>> pendingPlace_;  // selected once the next run is shown
   std::optional<std::pair<int, int>> pendingCounterpart_;  // B's pinned place, for when B arrives
   Comparison comparison_ = Comparison::After;
   QString leftName_, rightName_;

@@ -21,6 +21,7 @@
 #include "support/render_compare.h"
 #include "support/shell_run.h"
 #include "ui/figure_request.h"
+#include "ui/panel_registry.h"
 
 using namespace sinkscope;
 
@@ -60,7 +61,7 @@ std::pair<std::string, std::string> shapes_session(const QTemporaryDir& dir) {
 TEST(FigureCli, EveryPanelMatchesItsGoldenImageAtThePresetsSize) {
   QTemporaryDir dir;
   constexpr int kDpi = 100;
-  for (const ui::FigurePanelName& panel : ui::figure_panel_names()) {
+  for (const ui::PanelEntry& panel : ui::panel_registry()) {
     if (panel.needsCheckpoints) continue;  // FigureCli.TheEmergenceOfASessionsCheckpoints
     SCOPED_TRACE(panel.name.toStdString());
     const QString png = dir.filePath(panel.name + QStringLiteral(".png"));
@@ -139,7 +140,7 @@ TEST(FigureCli, EveryPanelsTextIsOnThePageAtThePresetsSizeAndOnNoOtherText) {
   if (shell("command -v pdftotext").exit != 0) GTEST_SKIP() << "poppler-utils is not installed";
   QTemporaryDir dir;
   for (const auto& [preset, pt] : {std::pair<std::string, double>{"one-column", 8.0}, {"slide", 16.0}})
-    for (const ui::FigurePanelName& panel : ui::figure_panel_names()) {
+    for (const ui::PanelEntry& panel : ui::panel_registry()) {
       if (panel.name == QLatin1String("emergence")) continue;  // needs checkpoints (figure_set_test)
       const std::string out = dir.filePath(panel.name + QStringLiteral("-") +
                                            QString::fromStdString(preset) + QStringLiteral(".pdf"))
@@ -200,7 +201,7 @@ TEST(FigureCli, BadRequestsSayWhatIsWrong) {
   };
   expect(cli(figure_args("--panel nope", out)), 2, "no panel or view called \"nope\"");
   expect(cli(figure_args("--panel graph", dir.filePath(QStringLiteral("f.gif")).toStdString())), 2,
-         "name a .pdf, .svg, .png or .csv file");
+         "name a .png, .pdf, .svg or .csv file");
   expect(cli(figure_args("--panel graph --format svg", out)), 2, "--format svg, but --out names a .pdf");
   expect(cli("figure '" + kModel + "' --text " + kText + " --out '" + out + "'"), 2, "--panel");
   expect(cli(figure_args("--panel graph --preset poster", out)), 2,

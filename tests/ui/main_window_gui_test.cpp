@@ -108,9 +108,8 @@ QImage attention_area(ui::MainWindow& w) {
 
 // Brings the analysis dock `name` to the front and waits until `view` in it
 // is shown and laid out (so pixel positions are final).
-bool raise_dock(ui::AnalysisPanels* panels, const char* name, QWidget* view) {
-  for (QDockWidget* d : panels->docks())
-    if (d->objectName() == QLatin1String(name)) d->raise();
+bool raise_dock(QWidget* window, const char* name, QWidget* view) {
+  if (auto* d = window->findChild<QDockWidget*>(QLatin1String(name))) d->raise();
   if (!QTest::qWaitFor([&] { return view->isVisible(); }, kTimeout)) return false;
   QTest::qWait(100);
   return true;
@@ -422,7 +421,7 @@ TEST_F(MainWindowGui, EveryPanelExportsFiguresAndItsNumbers) {
         static_cast<QWidget*>(panels->valueSpaceView())})
     views.push_back(v);
   // The 3-D views draw what their camera shows: lay them out first.
-  ASSERT_TRUE(raise_dock(panels, "graphDock", panels->graphView()));
+  ASSERT_TRUE(raise_dock(&w, "graphDock", panels->graphView()));
   for (QWidget* view : views) {
     const QString base = dir.filePath(view->objectName());
     for (const char* suffix : {".png", ".pdf", ".svg", ".csv"})
@@ -536,7 +535,7 @@ TEST_F(MainWindowGui, HoveringABarHighlightsItsTokensEverywhere) {
   ASSERT_TRUE(show_with_model(w, dir, 2, 2));
   ui::AnalysisPanels* panels = w.analysisPanels();
   render::LinePlotView* diagram = panels->diagramView();
-  ASSERT_TRUE(raise_dock(panels, "persistenceDock", diagram));
+  ASSERT_TRUE(raise_dock(&w, "persistenceDock", diagram));
   // Move the mouse onto the H0 point farthest from every other point (so the hover
   // is unambiguous): the pair of tokens whose merge kills that bar lights up.
   const auto& h0 = w.lastRun()->analysis->at(0, 0).persistence.h0;
@@ -622,7 +621,7 @@ TEST_F(MainWindowGui, HoveringABarHighlightsItsTokensEverywhere) {
   // Hovering a token in the attention graph lights it everywhere, and the
   // redraw that follows keeps the user's view of the graph.
   render::SceneView* graph = panels->graphView();
-  ASSERT_TRUE(raise_dock(panels, "graphDock", graph));
+  ASSERT_TRUE(raise_dock(&w, "graphDock", graph));
   vtkCamera* camera = graph->renderer()->GetActiveCamera();
   camera->Azimuth(30);  // as if the user had rotated it
   double cameraBefore[3];
@@ -830,7 +829,7 @@ TEST_F(MainWindowGui, LongInputsComputeTheSelectedHeadsTopologyInTheBackground) 
   // not every edge above theta.
   {
     ui::AnalysisPanels* panels = w.analysisPanels();
-    ASSERT_TRUE(raise_dock(panels, "graphDock", panels->graphView()));
+    ASSERT_TRUE(raise_dock(&w, "graphDock", panels->graphView()));
     ASSERT_TRUE(QTest::qWaitFor(
         [&] { return static_cast<int>(panels->graphView()->data().points.size()) == T; }, kTimeout));
     EXPECT_LE(panels->graphView()->data().edges.size(), static_cast<std::size_t>(3 * T));
@@ -1420,8 +1419,7 @@ TEST_F(MainWindowGui, TheHeadViewFollowsTheSelectionAndSelectsTokens) {
   ASSERT_TRUE(QTest::qWaitFor([&] { return view->data().heads.size() == 3u; }, kTimeout));
 
   // A click on the second query token on the left selects it.
-  for (QDockWidget* d : w.analysisPanels()->docks())
-    if (d->objectName() == QLatin1String("headViewDock")) d->raise();
+  w.findChild<QDockWidget*>(QStringLiteral("headViewDock"))->raise();
   ASSERT_TRUE(QTest::qWaitFor([&] { return view->isVisible(); }, kTimeout));
   QTest::qWait(100);
   QPoint at(-1, -1);

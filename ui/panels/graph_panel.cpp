@@ -3,7 +3,6 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QMainWindow>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QVBoxLayout>
@@ -29,11 +28,11 @@ constexpr int kThinGraphFrom = 64;
 constexpr std::size_t kEdgesPerToken = 3;
 }  // namespace
 
-GraphPanel::GraphPanel(PanelInputs& inputs, QMainWindow* window) : Panel(inputs, window) {
+GraphPanel::GraphPanel(PanelInputs& inputs, QWidget* host) : Panel(inputs, host) {
   // Highlights (a hovered persistence bar) redraw the graph alone.
   connect(in_.selection, &SelectionModel::highlightChanged, this, [this] { drawGraph(); });
   const bool gl = render::gl_panels_available();
-  auto* graphBox = new QWidget(window);
+  auto* graphBox = new QWidget(host);
   auto* graphLayout = new QVBoxLayout(graphBox);
   graphLayout->setContentsMargins(2, 2, 2, 2);
   layoutChooser_ = new QComboBox(graphBox);
@@ -73,7 +72,7 @@ GraphPanel::GraphPanel(PanelInputs& inputs, QMainWindow* window) : Panel(inputs,
     graphStandIn_ = new render::FigureStandIn(QStringLiteral("graphView"), graphBox);
     graphLayout->addWidget(graphStandIn_, 1);
   }
-  makeDock(window, tr("Attention graph"), QStringLiteral("graphDock"), graphBox,
+  setContent(QStringLiteral("graph"), graphBox,
            tr("The attention graph: an edge where a query gives a key at least theta. Tokens "
               "are placed by one of two layouts. Spectral embedding (3-D): eigenvectors 2-4 of "
               "the graph's Laplacian at theta; drag to rotate. Force-directed (2-D): edges pull "

@@ -17,7 +17,7 @@ class GraphPanel : public Panel {
   Q_OBJECT
 
  public:
-  GraphPanel(PanelInputs& inputs, QMainWindow* window);
+  GraphPanel(PanelInputs& inputs, QWidget* host);
   render::SceneView* view() const { return graph_; }
   // 0: spectral embedding (3-D), 1: force-directed (2-D).
   void setLayout(int layout);

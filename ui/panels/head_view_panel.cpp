@@ -1,7 +1,6 @@
 #include "ui/panels/head_view_panel.h"
 
 #include <QCheckBox>
-#include <QMainWindow>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <limits>
@@ -25,8 +24,8 @@ render::Rgb head_colour(int head, int heads) {
 }
 }  // namespace
 
-HeadViewPanel::HeadViewPanel(PanelInputs& inputs, QMainWindow* window) : Panel(inputs, window) {
-  auto* box = new QWidget(window);
+HeadViewPanel::HeadViewPanel(PanelInputs& inputs, QWidget* host) : Panel(inputs, host) {
+  auto* box = new QWidget(host);
   auto* layout = new QVBoxLayout(box);
   layout->setContentsMargins(2, 2, 2, 2);
   allHeads_ = new QCheckBox(tr("all heads of the layer, each in its colour"), box);
@@ -51,7 +50,7 @@ HeadViewPanel::HeadViewPanel(PanelInputs& inputs, QMainWindow* window) : Panel(i
   connect(view_, &render::HeadView::tokenHovered, this, [this](int, int token) {
     in_.place.highlight(token >= 0 ? QList<int>{token} : QList<int>{}, {});
   });
-  makeDock(window, tr("Head view"), QStringLiteral("headViewDock"), box,
+  setContent(QStringLiteral("head-view"), box,
            tr("The selected layer's attention for teaching, in the manner of BertViz's head "
               "view: each token on the left (a query) sends a line to every token on the right "
               "(a key) it attends to, as opaque as the weight. With a sink, most lines run to "

@@ -19,7 +19,7 @@ class HeadViewPanel : public Panel {
   Q_OBJECT
 
  public:
-  HeadViewPanel(PanelInputs& inputs, QMainWindow* window);
+  HeadViewPanel(PanelInputs& inputs, QWidget* host);
   render::HeadView* view() const { return view_; }
   void draw() override;
   void drawNote(const QString& note) override;

@@ -1,6 +1,5 @@
 #include "ui/panels/layer_profiles_panel.h"
 
-#include <QMainWindow>
 #include <QSplitter>
 #include <algorithm>
 #include <functional>
@@ -15,19 +14,19 @@
 
 namespace sinkscope::ui {
 
-LayerProfilesPanel::LayerProfilesPanel(PanelInputs& inputs, QMainWindow* window)
-    : Panel(inputs, window) {
-  layerSink_ = new render::LinePlotView(window);
+LayerProfilesPanel::LayerProfilesPanel(PanelInputs& inputs, QWidget* host)
+    : Panel(inputs, host) {
+  layerSink_ = new render::LinePlotView(host);
   layerSink_->setObjectName(QStringLiteral("layerSinkProfile"));
-  layerTopology_ = new render::LinePlotView(window);
+  layerTopology_ = new render::LinePlotView(host);
   layerTopology_->setObjectName(QStringLiteral("layerTopologyProfile"));
-  layerFunction_ = new render::LinePlotView(window);
+  layerFunction_ = new render::LinePlotView(host);
   layerFunction_->setObjectName(QStringLiteral("layerFunctionProfile"));
   QSplitter* profiles = panel_splitter();
   profiles->addWidget(layerSink_);
   profiles->addWidget(layerTopology_);
   profiles->addWidget(layerFunction_);
-  makeDock(window, tr("Layer profiles"), QStringLiteral("layerProfileDock"), profiles,
+  setContent(QStringLiteral("layer-profiles"), profiles,
            tr("How sink measures change with depth: attention to the first token, the share of "
               "heads whose mean attention to it exceeds 0.3 (the sink rate), degree "
               "centralisation, bar counts and the effective rank of the hidden states."));
@@ -56,31 +55,28 @@ void sink_measures(const TraceAnalysis& a, render::LineSeries& sink, render::Lin
 }  // namespace
 
 void LayerProfilesPanel::drawLayerProfiles() {
+  drawSinks();
+  drawTopology();
+  drawFunction();
+}
+
+// Attention to position 0, the sink rate and the centralisation by layer;
+// side by side, the plain run's sink measures dashed, in the same colours.
+void LayerProfilesPanel::drawSinks() {
   const TraceAnalysis& a = *in_.analysis;
   render::LineSeries sink{tr("attention to position 0 (mean over heads)"), {}, {}};
   render::LineSeries rate{
       tr("sink rate (share of heads, alpha_0 > %1)").arg(analysis::kDefaultSinkMetricEps), {}, {}};
   render::LineSeries central{
       tr("centralisation (head average, theta %1)").arg(in_.selection->threshold()), {}, {}};
-  render::LineSeries h0{tr("H0 bars > 0.05 (head average)"), {}, {}};
-  render::LineSeries h1{tr("H1 bars > 0.05 (head average)"), {}, {}};
-  render::LineSeries rank{tr("effective rank of the layer's input"), {}, {}};
-  render::LineSeries fiedler{
-      tr("Fiedler value (head average, theta %1)").arg(in_.selection->threshold()), {}, {}};
   // Two runs of different depths overlay by relative depth (the index otherwise).
   const auto xOfShown = [&](int l) { return in_.layerX(l, a.layers); };
   sink_measures(a, sink, rate, xOfShown);
   for (int l = 0; l < a.layers; ++l) {
-    const auto& avg = a.at(l, SelectionModel::kHeadAverage);
-    for (auto* series : {&central, &h0, &h1, &rank, &fiedler}) series->x.push_back(xOfShown(l));
     // Long inputs: the per-layer topology is left out (NaN: no point drawn).
-    const double nan = std::numeric_limits<double>::quiet_NaN();
     const auto g = in_.cheap() ? in_.spectrumAt(l, SelectionModel::kHeadAverage) : nullptr;
-    central.y.push_back(g ? g->centralisation : nan);
-    fiedler.y.push_back(g ? g->fiedlerValue : nan);
-    h0.y.push_back(in_.cheap() ? analysis::bars_above(avg.persistence.h0, 0.05) : nan);
-    h1.y.push_back(in_.cheap() ? analysis::bars_above(avg.persistence.h1, 0.05) : nan);
-    rank.y.push_back(a.effectiveRank[static_cast<std::size_t>(l)]);
+    central.x.push_back(xOfShown(l));
+    central.y.push_back(g ? g->centralisation : std::numeric_limits<double>::quiet_NaN());
   }
   render::LinePlotData top;
   top.title = tr("Sinks by layer | %1").arg(in_.source);
@@ -90,7 +86,6 @@ void LayerProfilesPanel::drawLayerProfiles() {
   top.yLabel = tr("share");
   top.series = {sink, rate, central};
   if (in_.before) {
-    // Side by side: the plain run's sink measures dashed, in the same colours.
     const TraceAnalysis& b = *in_.before;
     render::LineSeries sinkBefore{tr("attention to position 0, %1").arg(in_.beforeName), {}, {}};
     render::LineSeries rateBefore{tr("sink rate, %1").arg(in_.beforeName), {}, {}};
@@ -102,6 +97,29 @@ void LayerProfilesPanel::drawLayerProfiles() {
   }
   top.markedX = in_.place.layer();  // the selected layer
   layerSink_->setData(std::move(top));
+}
+
+// H0 and H1 bars, the effective rank and the Fiedler value by layer; side by
+// side, the plain run's effective rank dashed (the rank is what sink removal
+// is said to change: Barbero et al., over-mixing).
+void LayerProfilesPanel::drawTopology() {
+  const TraceAnalysis& a = *in_.analysis;
+  render::LineSeries h0{tr("H0 bars > 0.05 (head average)"), {}, {}};
+  render::LineSeries h1{tr("H1 bars > 0.05 (head average)"), {}, {}};
+  render::LineSeries rank{tr("effective rank of the layer's input"), {}, {}};
+  render::LineSeries fiedler{
+      tr("Fiedler value (head average, theta %1)").arg(in_.selection->threshold()), {}, {}};
+  for (int l = 0; l < a.layers; ++l) {
+    const auto& avg = a.at(l, SelectionModel::kHeadAverage);
+    for (auto* series : {&h0, &h1, &rank, &fiedler}) series->x.push_back(in_.layerX(l, a.layers));
+    // Long inputs: the per-layer topology is left out (NaN: no point drawn).
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const auto g = in_.cheap() ? in_.spectrumAt(l, SelectionModel::kHeadAverage) : nullptr;
+    fiedler.y.push_back(g ? g->fiedlerValue : nan);
+    h0.y.push_back(in_.cheap() ? analysis::bars_above(avg.persistence.h0, 0.05) : nan);
+    h1.y.push_back(in_.cheap() ? analysis::bars_above(avg.persistence.h1, 0.05) : nan);
+    rank.y.push_back(a.effectiveRank[static_cast<std::size_t>(l)]);
+  }
   render::LinePlotData bottom;
   bottom.title = in_.cheap() ? tr("Topology and rank by layer")
                              : tr("Rank by layer | topology per layer only up to T = %1")
@@ -112,8 +130,6 @@ void LayerProfilesPanel::drawLayerProfiles() {
   bottom.yLabel = tr("count");
   bottom.series = {h0, h1, rank, fiedler};
   if (in_.before) {
-    // Side by side: the plain run's effective rank, dashed (the rank is what
-    // sink removal is said to change: Barbero et al., over-mixing).
     render::LineSeries rankBefore{tr("effective rank, %1").arg(in_.beforeName), {}, {}};
     const auto& beforeRank = in_.before->effectiveRank;
     for (std::size_t l = 0; l < beforeRank.size() && l < static_cast<std::size_t>(in_.before->layers); ++l)
@@ -125,7 +141,10 @@ void LayerProfilesPanel::drawLayerProfiles() {
   }
   bottom.markedX = in_.place.layer();  // the selected layer
   layerTopology_->setData(std::move(bottom));
+}
 
+// KL after sink removal and the Fisher trace by layer, each scaled to its maximum.
+void LayerProfilesPanel::drawFunction() {
   render::LinePlotData function;
   function.xLabel = tr("layer");
   function.integerX = true;

@@ -13,7 +13,7 @@ class LayerProfilesPanel : public Panel {
   Q_OBJECT
 
  public:
-  LayerProfilesPanel(PanelInputs& inputs, QMainWindow* window);
+  LayerProfilesPanel(PanelInputs& inputs, QWidget* host);
   render::LinePlotView* sinkView() const { return layerSink_; }
   render::LinePlotView* topologyView() const { return layerTopology_; }
   render::LinePlotView* functionView() const { return layerFunction_; }
@@ -21,7 +21,10 @@ class LayerProfilesPanel : public Panel {
   void drawNote(const QString& note) override;
 
  private:
-  void drawLayerProfiles();
+  void drawLayerProfiles();  // the three plots:
+  void drawSinks();
+  void drawTopology();
+  void drawFunction();
   render::LinePlotView* layerSink_ = nullptr;
   render::LinePlotView* layerTopology_ = nullptr;
   render::LinePlotView* layerFunction_ = nullptr;

@@ -1,7 +1,6 @@
 #include "ui/panels/overview_panel.h"
 
 #include <QComboBox>
-#include <QMainWindow>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -18,10 +17,10 @@
 
 namespace sinkscope::ui {
 
-OverviewPanel::OverviewPanel(PanelInputs& inputs, QMainWindow* window) : Panel(inputs, window) {
+OverviewPanel::OverviewPanel(PanelInputs& inputs, QWidget* host) : Panel(inputs, host) {
   const bool gl = render::gl_panels_available();
   // Model overview: the score chooser above the layers x heads grid.
-  auto* overviewBox = new QWidget(window);
+  auto* overviewBox = new QWidget(host);
   auto* layout = new QVBoxLayout(overviewBox);
   layout->setContentsMargins(2, 2, 2, 2);
   scoreChooser_ = new QComboBox(overviewBox);
@@ -51,7 +50,7 @@ OverviewPanel::OverviewPanel(PanelInputs& inputs, QMainWindow* window) : Panel(i
   connect(scoreChooser_, &QComboBox::currentIndexChanged, this, [this](int index) {
     setScore(static_cast<HeadScore>(scoreChooser_->itemData(index).toInt()));
   });
-  makeDock(window, tr("Model overview"), QStringLiteral("overviewDock"), overviewBox,
+  setContent(QStringLiteral("overview"), overviewBox,
            tr("Every head of the model at once: rows are layers, columns heads, the colour is "
               "the chosen score. Heads that dump their attention on the first token (sinks) "
               "stand out under 'sink attention'. Click a cell to select that layer and head in "

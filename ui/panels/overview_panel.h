@@ -28,7 +28,7 @@ class OverviewPanel : public Panel {
   Q_OBJECT
 
  public:
-  OverviewPanel(PanelInputs& inputs, QMainWindow* window);
+  OverviewPanel(PanelInputs& inputs, QWidget* host);
   render::HeatMapView* view() const { return overview_; }
   void setScore(HeadScore score);
   void draw() override;

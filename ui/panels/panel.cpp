@@ -1,7 +1,6 @@
 #include "ui/panels/panel.h"
 
-#include <QDockWidget>
-#include <QMainWindow>
+#include <QWidget>
 
 #include "models/model.h"
 #include "render/heat_map_data.h"
@@ -113,11 +112,11 @@ QString PanelInputs::layerAxisTitle() const {
   return overlayByDepth() ? QObject::tr("relative depth (layer / (layers - 1))") : QObject::tr("layer");
 }
 
-void Panel::makeDock(QMainWindow* window, const QString& title, const QString& objectName,
-                     QWidget* content, const QString& explanation) {
+void Panel::setContent(const QString& name, QWidget* content, const QString& explanation) {
   content->setToolTip(explanation);
   content->setWhatsThis(explanation);
-  dock_ = dock_make(title, objectName, content, window);
+  name_ = name;
+  content_ = content;
 }
 
 void Panel::highlightHoveredTokens(render::SceneView* view) {

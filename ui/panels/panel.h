@@ -15,8 +15,6 @@
 #include "ui/experiment_results.h"
 #include "ui/shown_place.h"
 
-class QDockWidget;
-class QMainWindow;
 class QWidget;
 
 namespace sinkscope::render {
@@ -89,22 +87,25 @@ class Panel : public QObject {
 
  public:
   Panel(PanelInputs& inputs, QObject* parent) : QObject(parent), in_(inputs) {}
-  QDockWidget* dock() const { return dock_; }
+  // Its row in ui/panel_registry.h, and what its dock holds.
+  const QString& name() const { return name_; }
+  QWidget* content() const { return content_; }
   // Draws the selection from the inputs (called only when it fits the run).
   virtual void draw() = 0;
   // Nothing to draw yet: every view of the panel shows `note` instead.
   virtual void drawNote(const QString& note) = 0;
 
  protected:
-  // The panel's dock; `explanation` is its "what am I looking at" text.
-  void makeDock(QMainWindow* window, const QString& title, const QString& objectName,
-                QWidget* content, const QString& explanation);
+  // What the panel shows, under its registry name; `explanation` is its
+  // "what am I looking at" text. The window puts it in a dock.
+  void setContent(const QString& name, QWidget* content, const QString& explanation);
   // Hovering a token in `view` lights it in every panel that shows tokens.
   void highlightHoveredTokens(render::SceneView* view);
   PanelInputs& in_;
 
  private:
-  QDockWidget* dock_ = nullptr;
+  QString name_;
+  QWidget* content_ = nullptr;
 };
 
 // "head 3" or "head average".

@@ -1,6 +1,5 @@
 #include "ui/panels/persistence_panel.h"
 
-#include <QMainWindow>
 #include <QSplitter>
 
 #include "render/line_plot_view.h"
@@ -11,19 +10,19 @@
 
 namespace sinkscope::ui {
 
-PersistencePanel::PersistencePanel(PanelInputs& inputs, QMainWindow* window)
-    : Panel(inputs, window) {
-  diagram_ = new render::LinePlotView(window);
+PersistencePanel::PersistencePanel(PanelInputs& inputs, QWidget* host)
+    : Panel(inputs, host) {
+  diagram_ = new render::LinePlotView(host);
   diagram_->setObjectName(QStringLiteral("persistenceDiagram"));
-  betti_ = new render::LinePlotView(window);
+  betti_ = new render::LinePlotView(host);
   betti_->setObjectName(QStringLiteral("bettiCurves"));
-  barcode_ = new render::LinePlotView(window);
+  barcode_ = new render::LinePlotView(host);
   barcode_->setObjectName(QStringLiteral("barcode"));
   QSplitter* persistence = panel_splitter();
   persistence->addWidget(diagram_);
   persistence->addWidget(barcode_);
   persistence->addWidget(betti_);
-  makeDock(window, tr("Persistence"), QStringLiteral("persistenceDock"), persistence,
+  setContent(QStringLiteral("persistence"), persistence,
            tr("Topology of the attention graph: tokens are points at distance "
               "1 - (A_ij + A_ji)/2. As the distance scale e grows, tokens join into components "
               "(H0) and close loops (H1). Each dot is one feature, born and dying at the plotted "

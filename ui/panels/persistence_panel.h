@@ -22,7 +22,7 @@ class PersistencePanel : public Panel {
   Q_OBJECT
 
  public:
-  PersistencePanel(PanelInputs& inputs, QMainWindow* window);
+  PersistencePanel(PanelInputs& inputs, QWidget* host);
   render::LinePlotView* diagramView() const { return diagram_; }
   render::LinePlotView* barcodeView() const { return barcode_; }
   render::LinePlotView* bettiView() const { return betti_; }

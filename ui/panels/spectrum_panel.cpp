@@ -1,7 +1,6 @@
 #include "ui/panels/spectrum_panel.h"
 
 #include <QCheckBox>
-#include <QMainWindow>
 #include <QSplitter>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -19,10 +18,10 @@
 
 namespace sinkscope::ui {
 
-SpectrumPanel::SpectrumPanel(PanelInputs& inputs, QMainWindow* window) : Panel(inputs, window) {
+SpectrumPanel::SpectrumPanel(PanelInputs& inputs, QWidget* host) : Panel(inputs, host) {
   const bool gl = render::gl_panels_available();
   // The plot with its one option above it: which Laplacian.
-  auto* plotBox = new QWidget(window);
+  auto* plotBox = new QWidget(host);
   auto* plotLayout = new QVBoxLayout(plotBox);
   plotLayout->setContentsMargins(2, 2, 2, 2);
   normalisedBox_ = new QCheckBox(tr("normalised Laplacian (I - D^-1/2 W D^-1/2)"), plotBox);
@@ -37,7 +36,7 @@ SpectrumPanel::SpectrumPanel(PanelInputs& inputs, QMainWindow* window) : Panel(i
   spectrum_ = new render::LinePlotView(plotBox);
   spectrum_->setObjectName(QStringLiteral("spectrumView"));
   plotLayout->addWidget(spectrum_, 1);
-  QSplitter* spectrumBox = panel_splitter(window);
+  QSplitter* spectrumBox = panel_splitter(host);
   spectrumBox->addWidget(plotBox);
   if (gl) {
     embedding_ = new render::SceneView(spectrumBox);
@@ -52,7 +51,7 @@ SpectrumPanel::SpectrumPanel(PanelInputs& inputs, QMainWindow* window) : Panel(i
     embeddingStandIn_ = new render::FigureStandIn(QStringLiteral("spectralEmbedding"), spectrumBox);
     spectrumBox->addWidget(embeddingStandIn_);
   }
-  makeDock(window, tr("Spectrum"), QStringLiteral("spectrumDock"), spectrumBox,
+  setContent(QStringLiteral("spectrum"), spectrumBox,
            tr("Eigenvalues of the Laplacian of the graph 'query attends to key with weight >= "
               "theta', one series per threshold. The second smallest, the "
               "Fiedler value, measures how well connected the graph is; a star into one sink "

@@ -18,7 +18,7 @@ class SpectrumPanel : public Panel {
   Q_OBJECT
 
  public:
-  SpectrumPanel(PanelInputs& inputs, QMainWindow* window);
+  SpectrumPanel(PanelInputs& inputs, QWidget* host);
   render::LinePlotView* spectrumView() const { return spectrum_; }
   render::SceneView* embeddingView() const { return embedding_; }
   void draw() override { drawSpectrum(); }

@@ -1,6 +1,5 @@
 #include "ui/panels/taxonomy_panel.h"
 
-#include <QMainWindow>
 #include <QSplitter>
 #include <algorithm>
 #include <functional>
@@ -20,15 +19,15 @@
 
 namespace sinkscope::ui {
 
-TaxonomyPanel::TaxonomyPanel(PanelInputs& inputs, QMainWindow* window) : Panel(inputs, window) {
+TaxonomyPanel::TaxonomyPanel(PanelInputs& inputs, QWidget* host) : Panel(inputs, host) {
   const bool gl = render::gl_panels_available();
   if (gl) {
-    taxonomy_ = new render::HeatMapView(window);
+    taxonomy_ = new render::HeatMapView(host);
     taxonomy_->setObjectName(QStringLiteral("taxonomyView"));
   }
-  taxonomyCounts_ = new render::LinePlotView(window);
+  taxonomyCounts_ = new render::LinePlotView(host);
   taxonomyCounts_->setObjectName(QStringLiteral("taxonomyCounts"));
-  if (!gl) taxonomyStandIn_ = new render::FigureStandIn(QStringLiteral("taxonomyView"), window);
+  if (!gl) taxonomyStandIn_ = new render::FigureStandIn(QStringLiteral("taxonomyView"), host);
   QWidget* taxonomyTop =
       taxonomy_ ? static_cast<QWidget*>(taxonomy_) : static_cast<QWidget*>(taxonomyStandIn_);
   if (taxonomy_)
@@ -38,7 +37,7 @@ TaxonomyPanel::TaxonomyPanel(PanelInputs& inputs, QMainWindow* window) : Panel(i
   QSplitter* stacked = panel_splitter();
   stacked->addWidget(taxonomyTop);
   stacked->addWidget(taxonomyCounts_);
-  makeDock(window, tr("Taxonomy"), QStringLiteral("taxonomyDock"), stacked,
+  setContent(QStringLiteral("taxonomy"), stacked,
            tr("For each query the key with the largest A[i][j] * ||v_j|| wins (Mudarisov et al.), "
               "among the keys the query sees: earlier ones in a decoder, every key in an "
               "encoder. A head whose winners are mostly the current token is a Retriever, mostly "

@@ -15,7 +15,7 @@ class TaxonomyPanel : public Panel {
   Q_OBJECT
 
  public:
-  TaxonomyPanel(PanelInputs& inputs, QMainWindow* window);
+  TaxonomyPanel(PanelInputs& inputs, QWidget* host);
   render::HeatMapView* gridView() const { return taxonomy_; }
   render::LinePlotView* countsView() const { return taxonomyCounts_; }
   void draw() override { drawTaxonomy(); }

@@ -2,7 +2,6 @@
 
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QMainWindow>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSplitter>
@@ -25,9 +24,9 @@
 
 namespace sinkscope::ui {
 
-ValueSpacePanel::ValueSpacePanel(PanelInputs& inputs, QMainWindow* window) : Panel(inputs, window) {
+ValueSpacePanel::ValueSpacePanel(PanelInputs& inputs, QWidget* host) : Panel(inputs, host) {
   const bool gl = render::gl_panels_available();
-  QSplitter* valueBox = panel_splitter(window);
+  QSplitter* valueBox = panel_splitter(host);
   if (gl) {
     valueSpace_ = new render::SceneView(valueBox);
     highlightHoveredTokens(valueSpace_);
@@ -41,7 +40,7 @@ ValueSpacePanel::ValueSpacePanel(PanelInputs& inputs, QMainWindow* window) : Pan
   valueCurve_->setObjectName(QStringLiteral("valueCurve"));
   valueBox->addWidget(valueCurve_);
   // N, the number of keys selected, as a slider (the selection's top-N).
-  auto* valueDock = new QWidget(window);
+  auto* valueDock = new QWidget(host);
   auto* valueLayout = new QVBoxLayout(valueDock);
   valueLayout->setContentsMargins(2, 2, 2, 2);
   auto* controls = new QHBoxLayout;
@@ -65,7 +64,7 @@ ValueSpacePanel::ValueSpacePanel(PanelInputs& inputs, QMainWindow* window) : Pan
   connect(in_.selection, &SelectionModel::topNChanged, this, showTopN);
   connect(in_.selection, &SelectionModel::boundsChanged, this, showTopN);
   connect(topNSlider_, &QSlider::valueChanged, this, [this](int n) { in_.selection->setTopN(n); });
-  makeDock(window, tr("Value space"), QStringLiteral("valueSpaceDock"), valueDock,
+  setContent(QStringLiteral("value-space"), valueDock,
            tr("What the selected head adds up for one query (Mudarisov et al.): each key's value vector "
               "scaled by its attention, y_j = A[i][j] v_j, projected on its three main axes "
               "(PCA). Orange: the top-N keys, whose sum s_N (black) is what the head mostly "
@@ -78,6 +77,48 @@ ValueSpacePanel::ValueSpacePanel(PanelInputs& inputs, QMainWindow* window) : Pan
 void ValueSpacePanel::drawNote(const QString& note) {
   valueCurve_->setData({note, {}, {}, {}});
   render::show_or_keep(valueSpace_, valueSpaceStandIn_, render::SceneData{note, {}, {}, {}, {}});
+}
+
+// The keys in the value space's first three principal axes, top-N in
+// orange, the first token in red, s_N in black with its r_max and r_min balls.
+render::SceneData ValueSpacePanel::sceneOf(const analysis::ValueSpace& vs, int layer, int head,
+                                           int query) const {
+  render::SceneData d;
+  d.title = tr("Value space | layer %1, head %2, query %3 | N = %4: P %5, R %6, F %7 (random %8)")
+                .arg(layer)
+                .arg(head)
+                .arg(query)
+                .arg(vs.topN)
+                .arg(vs.scores.precision, 0, 'f', 2)
+                .arg(vs.scores.recall, 0, 'f', 2)
+                .arg(vs.scores.f, 0, 'f', 2)
+                .arg(vs.randomMean.f, 0, 'f', 2) +
+            in_.place.note(in_.beforeName);
+  d.legend =
+      tr("orange: top-N; red: first token; black: s_N; balls: r_max, r_min (full-space "
+         "radii around the projected s_N)");
+  std::vector<bool> selected(vs.keys.size(), false);
+  for (int j : vs.selected) selected[static_cast<std::size_t>(j)] = true;  // keys 0..i
+  for (std::size_t k = 0; k < vs.keys.size(); ++k) {
+    render::ScenePoint pt;
+    pt.position = vs.pca3[k];
+    pt.color = vs.keys[k] == 0 ? render::kSinkHighlight
+               : selected[k]   ? render::kSelectedHighlight
+                               : render::Rgb{0.6, 0.6, 0.6};
+    pt.label = QStringLiteral("%1 %2").arg(vs.keys[k]).arg(in_.run->tokens.value(vs.keys[k]));
+    pt.token = vs.keys[k];
+    d.points.push_back(pt);
+  }
+  render::ScenePoint s;
+  s.position = vs.pca3.back();
+  s.color = {0.05, 0.05, 0.05};
+  s.size = 1.6;
+  s.label = QStringLiteral("s_N");
+  d.points.push_back(s);
+  d.balls.push_back({s.position, vs.rMax, render::kSelectedHighlight});
+  if (std::isfinite(vs.rMin)) d.balls.push_back({s.position, vs.rMin, {0.3, 0.3, 0.3}});
+  return d;
+
 }
 
 void ValueSpacePanel::drawValueSpace() {
@@ -110,44 +151,14 @@ void ValueSpacePanel::drawValueSpace() {
   p.query = query;
   const analysis::ValueSpace vs = analysis::value_space(A, cap.valuesOf(head), cap.head_dim, p);
 
-  {
-    render::SceneData d;
-    d.title = tr("Value space | layer %1, head %2, query %3 | N = %4: P %5, R %6, F %7 (random %8)")
-                  .arg(layer)
-                  .arg(head)
-                  .arg(query)
-                  .arg(vs.topN)
-                  .arg(vs.scores.precision, 0, 'f', 2)
-                  .arg(vs.scores.recall, 0, 'f', 2)
-                  .arg(vs.scores.f, 0, 'f', 2)
-                  .arg(vs.randomMean.f, 0, 'f', 2) +
-              in_.place.note(in_.beforeName);
-    d.legend =
-        tr("orange: top-N; red: first token; black: s_N; balls: r_max, r_min (full-space "
-           "radii around the projected s_N)");
-    std::vector<bool> selected(vs.keys.size(), false);
-    for (int j : vs.selected) selected[static_cast<std::size_t>(j)] = true;  // keys 0..i
-    for (std::size_t k = 0; k < vs.keys.size(); ++k) {
-      render::ScenePoint pt;
-      pt.position = vs.pca3[k];
-      pt.color = vs.keys[k] == 0 ? render::kSinkHighlight
-                 : selected[k]   ? render::kSelectedHighlight
-                                 : render::Rgb{0.6, 0.6, 0.6};
-      pt.label = QStringLiteral("%1 %2").arg(vs.keys[k]).arg(in_.run->tokens.value(vs.keys[k]));
-      pt.token = vs.keys[k];
-      d.points.push_back(pt);
-    }
-    render::ScenePoint s;
-    s.position = vs.pca3.back();
-    s.color = {0.05, 0.05, 0.05};
-    s.size = 1.6;
-    s.label = QStringLiteral("s_N");
-    d.points.push_back(s);
-    d.balls.push_back({s.position, vs.rMax, render::kSelectedHighlight});
-    if (std::isfinite(vs.rMin)) d.balls.push_back({s.position, vs.rMin, {0.3, 0.3, 0.3}});
-    render::show_or_keep(valueSpace_, valueSpaceStandIn_, std::move(d));
-  }
+  render::show_or_keep(valueSpace_, valueSpaceStandIn_, sceneOf(vs, layer, head, query));
+  drawCurve(std::move(curve), capture, head, query, p, vs.topN);
+}
 
+void ValueSpacePanel::drawCurve(render::LinePlotData curve,
+                                std::shared_ptr<const models::LayerCapture> capture, int head,
+                                int query, const analysis::ValueSpaceParams& p, int topN) {
+  const int layer = in_.place.layer();
   analysis::ValueSpaceParams cp = p;
   cp.randomSubsets = 16;  // the curve's baseline: fewer subsets, every N
   const auto curvePoints = in_.deferred->get<analysis::ValueSpaceCurve>(
@@ -160,7 +171,8 @@ void ValueSpacePanel::drawValueSpace() {
                                            capture->head_dim, cp);
       });
   if (!curvePoints) {
-    curve.title = computing_title(tr("Separability against N"), layer, head, A.size);
+    curve.title = computing_title(tr("Separability against N"), layer, head,
+                                  capture->attentionOf(head).size);
     valueCurve_->setData(std::move(curve));
     return;
   }
@@ -175,7 +187,7 @@ void ValueSpacePanel::drawValueSpace() {
     random.y.push_back(v.randomMean.f);
   }
   render::LineSeries now{
-      tr("selected N"), {double(vs.topN), double(vs.topN)}, {0.0, 1.0}, false, true};
+      tr("selected N"), {double(topN), double(topN)}, {0.0, 1.0}, false, true};
   curve.title =
       tr("Separability against N | layer %1, head %2, query %3").arg(layer).arg(head).arg(query);
   curve.series = {f, pr, rc, random, now};
