@@ -347,181 +347,217 @@ TrainLogRow sink_measure(const Model& model, const std::vector<std::vector<int>>
   return row;
 }
 
-TrainResult train_model(const TrainOptions& given, const ProgressFn& progress,
-                        const std::function<void(const TrainLogRow&)>& onLog) {
-  TrainOptions o = given;
-  validate(o);
-  at::manual_seed(o.seed);
-  auto sentences = corpus_read_lines(o.corpus);
-  // Without --heldout, the corpus's last tenth is held out of training and
-  // measured, so the sink columns always come from text the model never saw.
-  std::vector<std::string> heldout;
-  std::string heldoutSource;
+namespace {
+
+// Without --heldout, the corpus's last tenth is held out of training and
+// measured, so the sink columns always come from text the model never saw.
+struct HeldOut {
+  std::vector<std::string> sentences;
+  std::string source;  // in words, for the log's header
+};
+
+HeldOut held_out(const TrainOptions& o, std::vector<std::string>& sentences) {
+  HeldOut h;
   if (!o.heldout.empty()) {
-    heldout = corpus_read_lines(o.heldout);
-    heldoutSource = o.heldout.filename().string();
+    h.sentences = corpus_read_lines(o.heldout);
+    h.source = o.heldout.filename().string();
   } else if (sentences.size() >= 10) {
     const auto keep = sentences.size() - sentences.size() / 10;
-    heldout.assign(std::make_move_iterator(sentences.begin() + static_cast<std::ptrdiff_t>(keep)),
-                   std::make_move_iterator(sentences.end()));
+    h.sentences.assign(std::make_move_iterator(sentences.begin() + static_cast<std::ptrdiff_t>(keep)),
+                       std::make_move_iterator(sentences.end()));
     sentences.resize(keep);
-    heldoutSource = "the corpus's last " + std::to_string(heldout.size()) +
-                    " sentences, held out of training (no --heldout)";
+    h.source = "the corpus's last " + std::to_string(h.sentences.size()) +
+               " sentences, held out of training (no --heldout)";
   }
+  return h;
+}
 
-  // Tokenizer: given, from the checkpoint being resumed, or learned here.
-  std::string tokenizerJson;
-  if (!o.resume.empty())
-    tokenizerJson = read_text(o.resume / "tokenizer.json");
-  else if (!o.tokenizer.empty())
-    tokenizerJson = read_text(o.tokenizer);
-  else {
-    BpeTrainingOptions b;
-    b.vocab_size = o.vocab_size;
-    b.mask_token = o.architecture == "encoder";
-    b.add_bos = o.architecture == "encoder" || o.bos_mode != "none";
-    b.add_eos = o.architecture == "encoder";
-    tokenizerJson = bpe_train(sentences, b);
+// The tokenizer: given, from the checkpoint being resumed, or learned here.
+std::string tokenizer_json(const TrainOptions& o, const std::vector<std::string>& sentences) {
+  if (!o.resume.empty()) return read_text(o.resume / "tokenizer.json");
+  if (!o.tokenizer.empty()) return read_text(o.tokenizer);
+  BpeTrainingOptions b;
+  b.vocab_size = o.vocab_size;
+  b.mask_token = o.architecture == "encoder";
+  b.add_bos = o.architecture == "encoder" || o.bos_mode != "none";
+  b.add_eos = o.architecture == "encoder";
+  return bpe_train(sentences, b);
+}
+
+// A new model of the recipe's shape, its config.json written to --out.
+std::shared_ptr<Model> new_model(const TrainOptions& o, const Tokenizer& tokenizer,
+                                 const std::string& tokenizerJson) {
+  RandomModelSpec spec = random_model_spec_for(o.architecture == "decoder" ? "llama" : "bert");
+  spec.layers = o.layers;
+  spec.heads = o.heads;
+  spec.kv_heads = o.heads;
+  spec.hidden = o.hidden;
+  spec.intermediate = o.intermediate;
+  spec.vocab = o.vocab_size;
+  spec.max_positions = o.position_encoding == "learned" ? std::max(o.context, o.eval_tokens)
+                                                        : std::max(4 * o.context, 512);
+  spec.seed = o.seed;
+  spec.weight_std = 0.02;
+  spec.prefixed = false;
+  spec.llama3_rope_scaling = false;
+  spec.tie_embeddings = false;
+  spec.tokenizer_json = tokenizerJson;
+  spec.position_encoding = o.position_encoding == "ntk_rope" ? "rope" : o.position_encoding;
+  json extra = {{"sinkscope_recipe", recipe_of(o)},
+                {"bos_token_id", *tokenizer.tokenToId("<s>")},
+                {"eos_token_id", *tokenizer.tokenToId("</s>")},
+                {"pad_token_id", *tokenizer.tokenToId("<pad>")}};
+  if (o.position_encoding == "ntk_rope") {
+    const double d = static_cast<double>(o.hidden / o.heads);
+    extra["rope_theta"] = 10000.0 * std::pow(o.ntk_scale, d / (d - 2.0));
   }
-  const auto tokenizer = Tokenizer::fromJson(tokenizerJson);
-  o.vocab_size = static_cast<int>(tokenizer->vocabSize());
-
-  require_replaceable_run(o);
+  spec.config_extra = extra.dump();
+  const fs::path init = o.out / ".init";
+  fs::remove_all(init);
   std::shared_ptr<Model> model;
-  json state;
-  if (!o.resume.empty()) {
+  try {
+    model_folder_write_random(init, spec);
     LoadOptions lo;
     lo.trainable = true;
-    model = Model::load(o.resume, lo);
-    state = internal::json_parse_bounded(read_text(o.resume / "trainer_state.json"),
-                                         (o.resume / "trainer_state.json").string());
-  } else {
-    RandomModelSpec spec = random_model_spec_for(o.architecture == "decoder" ? "llama" : "bert");
-    spec.layers = o.layers;
-    spec.heads = o.heads;
-    spec.kv_heads = o.heads;
-    spec.hidden = o.hidden;
-    spec.intermediate = o.intermediate;
-    spec.vocab = o.vocab_size;
-    spec.max_positions = o.position_encoding == "learned" ? std::max(o.context, o.eval_tokens)
-                                                          : std::max(4 * o.context, 512);
-    spec.seed = o.seed;
-    spec.weight_std = 0.02;
-    spec.prefixed = false;
-    spec.llama3_rope_scaling = false;
-    spec.tie_embeddings = false;
-    spec.tokenizer_json = tokenizerJson;
-    spec.position_encoding = o.position_encoding == "ntk_rope" ? "rope" : o.position_encoding;
-    json extra = {{"sinkscope_recipe", recipe_of(o)},
-                  {"bos_token_id", *tokenizer->tokenToId("<s>")},
-                  {"eos_token_id", *tokenizer->tokenToId("</s>")},
-                  {"pad_token_id", *tokenizer->tokenToId("<pad>")}};
-    if (o.position_encoding == "ntk_rope") {
-      const double d = static_cast<double>(o.hidden / o.heads);
-      extra["rope_theta"] = 10000.0 * std::pow(o.ntk_scale, d / (d - 2.0));
-    }
-    spec.config_extra = extra.dump();
-    const fs::path init = o.out / ".init";
-    fs::remove_all(init);
-    try {
-      model_folder_write_random(init, spec);
-      LoadOptions lo;
-      lo.trainable = true;
-      model = Model::load(init, lo);
-      // Written, not copied: a copy follows a link at the destination.
-      io::file_write_atomic(o.out / "config.json", read_text(init / "config.json"), true);
-    } catch (...) {
-      std::error_code ignored;
-      fs::remove_all(init, ignored);  // a full disk leaves nothing behind
-      throw;
-    }
-    fs::remove_all(init);  // the trainable weights are owned copies
+    model = Model::load(init, lo);
+    // Written, not copied: a copy follows a link at the destination.
+    io::file_write_atomic(o.out / "config.json", read_text(init / "config.json"), true);
+  } catch (...) {
+    std::error_code ignored;
+    fs::remove_all(init, ignored);  // a full disk leaves nothing behind
+    throw;
   }
-  auto impl = ModelAccess::impl(*model);
-  const ModelConfig& c = impl->config;
+  fs::remove_all(init);  // the trainable weights are owned copies
+  return model;
+}
+
+// The resumed checkpoint's optimizer moments, each read into its parameter's
+// buffer: the shapes must agree.
+void restore_moments(AdamW& adam, const std::vector<std::string>& names, const fs::path& resume) {
+  const fs::path optimizerFile = resume / "optimizer.safetensors";
+  const auto opt = SafetensorsFile::open(optimizerFile);
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const auto* m = opt.find("m." + names[i]);
+    const auto* v = opt.find("v." + names[i]);
+    if (!m || !v) throw std::invalid_argument(resume.string() + ": optimizer state lacks " + names[i]);
+    const std::vector<std::int64_t> want(adam.m[i].sizes().begin(), adam.m[i].sizes().end());
+    for (const TensorView* t : {m, v})
+      if (t->shape != want)
+        throw std::invalid_argument(optimizerFile.string() + ": " + t->name + " has shape " +
+                                    shape_text(t->shape) + ", the model's " + names[i] + " has " +
+                                    shape_text(want));
+    adam.m[i].copy_(at::from_blob(tensor_to_f32(*m).data(), adam.m[i].sizes(), at::kFloat));
+    adam.v[i].copy_(at::from_blob(tensor_to_f32(*v).data(), adam.v[i].sizes(), at::kFloat));
+  }
+}
+
+// The log rows of the resumed run so far (its log.csv, read as hostile input).
+std::vector<TrainLogRow> resumed_log_rows(const fs::path& resume) {
+  std::vector<TrainLogRow> rows;
+  const fs::path file = resume / "log.csv";
+  for (const auto& line : corpus_read_lines(file)) {
+    if (line.empty() || line[0] == '#' || line.rfind("step,", 0) == 0) continue;
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');) cells.push_back(cell);
+    if (!line.empty() && line.back() == ',') cells.emplace_back();
+    if (cells.size() != 10)
+      throw std::invalid_argument(file.string() + ": a row of " + std::to_string(cells.size()) +
+                                  " cells, not 10");
+    auto number = [&](std::size_t k) {
+      return cells[k].empty() ? TrainLogRow::kNotMeasured : std::strtod(cells[k].c_str(), nullptr);
+    };
+    auto whole = [&](std::size_t k, double most) {
+      const double x = number(k);
+      if (!(x >= 0 && x <= most) || x != std::floor(x))
+        throw std::invalid_argument(file.string() + ": '" + cells[k] + "' is not a whole number of " +
+                                    (k == 0 ? "steps" : "tokens"));
+      return x;
+    };
+    TrainLogRow r;
+    r.step = static_cast<int>(whole(0, 2147483647.0));
+    r.tokens = static_cast<long long>(whole(1, 9.0e18));
+    r.loss = number(2);
+    r.learning_rate = number(3);
+    r.tokens_per_second = number(4);
+    r.alpha0 = number(5);
+    r.boost = number(6);
+    r.heads_boost3 = number(7);
+    r.sink_rate = number(8);
+    r.sink_concentration = number(9);
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+// What the log's header says the sink columns were measured on.
+std::string evaluation_text(const TrainOptions& o, const std::vector<std::vector<int>>& evalInputs,
+                            const std::string& heldoutSource) {
+  if (!evalInputs.empty())
+    return std::to_string(evalInputs.size()) + " held-out inputs of " +
+           std::to_string(o.eval_tokens) + " tokens from " + heldoutSource;
+  return "none: " +
+         (heldoutSource.empty() ? std::string("no --heldout and a corpus under 10 sentences")
+                                : heldoutSource + " hold(s) no input of " +
+                                      std::to_string(o.eval_tokens) + " tokens") +
+         "; the sink columns are empty";
+}
+
+// Linear warmup, then cosine decay to 10%.
+double learning_rate_at(const TrainOptions& o, int step) {
+  const double lr = o.learning_rate;
+  if (step <= o.warmup_steps) return lr * (static_cast<double>(step) / o.warmup_steps);
+  const double t = static_cast<double>(step - o.warmup_steps) / std::max(1, o.steps - o.warmup_steps);
+  return lr * (0.1 + 0.9 * 0.5 * (1.0 + std::cos(std::numbers::pi * t)));
+}
+
+// One batch of inputs and targets: the next token (decoder) or masked tokens (encoder).
+std::pair<at::Tensor, at::Tensor> next_batch(Packer& packer, const TrainOptions& o, int batch) {
+  const bool encoder = o.architecture == "encoder";
+  at::Tensor inputs = at::empty({batch, o.context}, at::kLong);
+  at::Tensor targets = at::empty({batch, o.context}, at::kLong);
+  for (int b = 0; b < batch; ++b) {
+    std::vector<int> seq = packer.sequence();
+    std::vector<int> in(seq.begin(), seq.begin() + o.context);
+    std::vector<long> tg(static_cast<std::size_t>(o.context));
+    if (encoder)
+      packer.maskTokens(in, tg);
+    else
+      for (int t = 0; t < o.context; ++t)
+        tg[static_cast<std::size_t>(t)] = seq[static_cast<std::size_t>(t) + 1];
+    for (int t = 0; t < o.context; ++t) {
+      inputs[b][t] = in[static_cast<std::size_t>(t)];
+      targets[b][t] = tg[static_cast<std::size_t>(t)];
+    }
+  }
+  return {inputs, targets};
+}
+
+// A training run in progress: the model, its optimizer and log, and where it is saved.
+struct TrainingRun {
+  const TrainOptions& o;
+  std::shared_ptr<Model> model;
+  std::string tokenizerJson;
   std::vector<std::string> names;
   std::vector<at::Tensor> params;
-  for (const auto& [n, t] : impl->weights.named) {
-    names.push_back(n);
-    params.push_back(t);
-  }
-  AdamW adam(impl->weights.named);
-  int firstStep = 0;
+  AdamW adam;
   long long tokens = 0;
   std::vector<TrainLogRow> rows;
-  if (!state.is_null()) {
-    const ResumedState resumed = resumed_state(state, o);
-    firstStep = resumed.step;
-    tokens = resumed.tokens;
-    adam.step = firstStep;
-    const fs::path optimizerFile = o.resume / "optimizer.safetensors";
-    const auto opt = SafetensorsFile::open(optimizerFile);
-    for (std::size_t i = 0; i < names.size(); ++i) {
-      const auto* m = opt.find("m." + names[i]);
-      const auto* v = opt.find("v." + names[i]);
-      if (!m || !v)
-        throw std::invalid_argument(o.resume.string() + ": optimizer state lacks " + names[i]);
-      // Each moment is read into its parameter's buffer: the shapes must agree.
-      const std::vector<std::int64_t> want(adam.m[i].sizes().begin(), adam.m[i].sizes().end());
-      for (const TensorView* t : {m, v})
-        if (t->shape != want)
-          throw std::invalid_argument(optimizerFile.string() + ": " + t->name + " has shape " +
-                                      shape_text(t->shape) + ", the model's " + names[i] +
-                                      " has " + shape_text(want));
-      adam.m[i].copy_(at::from_blob(tensor_to_f32(*m).data(), adam.m[i].sizes(), at::kFloat));
-      adam.v[i].copy_(at::from_blob(tensor_to_f32(*v).data(), adam.v[i].sizes(), at::kFloat));
+  std::string evaluation;
+
+  TrainingRun(const TrainOptions& options, std::shared_ptr<Model> m, std::string tokenizer)
+      : o(options),
+        model(std::move(m)),
+        tokenizerJson(std::move(tokenizer)),
+        adam(ModelAccess::impl(*model)->weights.named) {
+    for (const auto& [n, t] : ModelAccess::impl(*model)->weights.named) {
+      names.push_back(n);
+      params.push_back(t);
     }
-    const auto old = corpus_read_lines(o.resume / "log.csv");  // keep the rows so far
-    for (const auto& line : old) {
-      if (line.empty() || line[0] == '#' || line.rfind("step,", 0) == 0) continue;
-      std::vector<std::string> cells;
-      std::stringstream ss(line);
-      for (std::string cell; std::getline(ss, cell, ',');) cells.push_back(cell);
-      if (!line.empty() && line.back() == ',') cells.emplace_back();
-      if (cells.size() != 10)
-        throw std::invalid_argument((o.resume / "log.csv").string() + ": a row of " +
-                                    std::to_string(cells.size()) + " cells, not 10");
-      auto number = [&](std::size_t k) {
-        return cells[k].empty() ? TrainLogRow::kNotMeasured : std::strtod(cells[k].c_str(), nullptr);
-      };
-      auto whole = [&](std::size_t k, double most) {
-        const double x = number(k);
-        if (!(x >= 0 && x <= most) || x != std::floor(x))
-          throw std::invalid_argument((o.resume / "log.csv").string() + ": '" + cells[k] +
-                                      "' is not a whole number of " + (k == 0 ? "steps" : "tokens"));
-        return x;
-      };
-      TrainLogRow r;
-      r.step = static_cast<int>(whole(0, 2147483647.0));
-      r.tokens = static_cast<long long>(whole(1, 9.0e18));
-      r.loss = number(2);
-      r.learning_rate = number(3);
-      r.tokens_per_second = number(4);
-      r.alpha0 = number(5);
-      r.boost = number(6);
-      r.heads_boost3 = number(7);
-      r.sink_rate = number(8);
-      r.sink_concentration = number(9);
-      rows.push_back(r);
-    }
-    io::file_write_atomic(o.out / "config.json", read_text(o.resume / "config.json"), true);
   }
 
-  Packer packer(o, *tokenizer, sentences);
-  const auto evalInputs = packer.evalInputs(*tokenizer, heldout);
-  const std::string evaluation =
-      evalInputs.empty()
-          ? "none: " + (heldoutSource.empty() ? std::string("no --heldout and a corpus under 10 sentences")
-                                              : heldoutSource + " hold(s) no input of " +
-                                                    std::to_string(o.eval_tokens) + " tokens") +
-                "; the sink columns are empty"
-          : std::to_string(evalInputs.size()) + " held-out inputs of " +
-                std::to_string(o.eval_tokens) + " tokens from " + heldoutSource;
-  const int batch = std::max(1, o.batch_tokens / o.context);
-  const bool encoder = o.architecture == "encoder";
-
-  fs::path lastCheckpoint;
-  auto save = [&](const fs::path& folder, bool withOptimizer) {
+  // The weights, log and recipe to `folder`; with the optimizer's state for --resume.
+  void save(const fs::path& folder, bool withOptimizer) const {
     if (folder != o.out) {
       require_output_folder(folder.parent_path());  // checkpoints/ is no link either
       require_output_folder(folder);
@@ -532,94 +568,120 @@ TrainResult train_model(const TrainOptions& given, const ProgressFn& progress,
                       {{"format", "pt"}, {"sinkscope", "trainer"}});
     io::file_write_atomic(folder / "log.csv", log_csv(rows, o, evaluation), true);
     io::file_write_atomic(folder / "recipe.json", recipe_of(o).dump(2), true);
-    if (withOptimizer) {
-      std::vector<at::Tensor> mv;
-      std::vector<std::string> mvNames;
-      for (std::size_t i = 0; i < names.size(); ++i) {
-        mv.push_back(adam.m[i]);
-        mvNames.push_back("m." + names[i]);
-        mv.push_back(adam.v[i]);
-        mvNames.push_back("v." + names[i]);
-      }
-      safetensors_write(folder / "optimizer.safetensors", tensors_of(mv, mvNames, DType::F32));
-      io::file_write_atomic(
-          folder / "trainer_state.json",
-          json({{"step", adam.step}, {"tokens", tokens}, {"recipe", recipe_of(o)}}).dump(2), true);
+    if (!withOptimizer) return;
+    std::vector<at::Tensor> mv;
+    std::vector<std::string> mvNames;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      mv.push_back(adam.m[i]);
+      mvNames.push_back("m." + names[i]);
+      mv.push_back(adam.v[i]);
+      mvNames.push_back("v." + names[i]);
     }
-  };
+    safetensors_write(folder / "optimizer.safetensors", tensors_of(mv, mvNames, DType::F32));
+    io::file_write_atomic(
+        folder / "trainer_state.json",
+        json({{"step", adam.step}, {"tokens", tokens}, {"recipe", recipe_of(o)}}).dump(2), true);
+  }
+};
 
+// The step the resumed run continues after (0 for a new one).
+int resume_run(TrainingRun& run) {
+  const TrainOptions& o = run.o;
+  const json state = internal::json_parse_bounded(read_text(o.resume / "trainer_state.json"),
+                                                  (o.resume / "trainer_state.json").string());
+  const ResumedState resumed = resumed_state(state, o);
+  run.tokens = resumed.tokens;
+  run.adam.step = resumed.step;
+  restore_moments(run.adam, run.names, o.resume);
+  run.rows = resumed_log_rows(o.resume);  // keep the rows so far
+  io::file_write_atomic(o.out / "config.json", read_text(o.resume / "config.json"), true);
+  return resumed.step;
+}
+
+std::runtime_error diverged(int step, double loss, const fs::path& lastCheckpoint) {
+  return std::runtime_error(
+      "step " + std::to_string(step) + ": the loss is " + std::to_string(loss) +
+      "; training stopped (try a lower --lr). " +
+      (lastCheckpoint.empty() ? std::string("No checkpoint was saved before it.")
+                              : "The last good checkpoint is " + lastCheckpoint.string() +
+                                    " (--resume it)."));
+}
+
+}  // namespace
+
+TrainResult train_model(const TrainOptions& given, const ProgressFn& progress,
+                        const std::function<void(const TrainLogRow&)>& onLog) {
+  TrainOptions o = given;
+  validate(o);
+  at::manual_seed(o.seed);
+  auto sentences = corpus_read_lines(o.corpus);
+  const HeldOut heldout = held_out(o, sentences);
+  std::string tokenizerJson = tokenizer_json(o, sentences);
+  const auto tokenizer = Tokenizer::fromJson(tokenizerJson);
+  o.vocab_size = static_cast<int>(tokenizer->vocabSize());
+
+  require_replaceable_run(o);
+  std::shared_ptr<Model> model;
+  if (!o.resume.empty()) {
+    LoadOptions lo;
+    lo.trainable = true;
+    model = Model::load(o.resume, lo);
+  } else {
+    model = new_model(o, *tokenizer, tokenizerJson);
+  }
+  TrainingRun run(o, model, std::move(tokenizerJson));
+  const int firstStep = o.resume.empty() ? 0 : resume_run(run);
+  auto impl = ModelAccess::impl(*model);
+
+  Packer packer(o, *tokenizer, sentences);
+  const auto evalInputs = packer.evalInputs(*tokenizer, heldout.sentences);
+  run.evaluation = evaluation_text(o, evalInputs, heldout.source);
+  const int batch = std::max(1, o.batch_tokens / o.context);
+
+  fs::path lastCheckpoint;
   double lastLoss = 0.0;
   auto clock = std::chrono::steady_clock::now();
-  long long tokensAtClock = tokens;
+  long long tokensAtClock = run.tokens;
   for (int step = firstStep + 1; step <= o.steps; ++step) {
-    // Learning rate: linear warmup, then cosine decay to 10%.
-    double lr = o.learning_rate;
-    if (step <= o.warmup_steps)
-      lr *= static_cast<double>(step) / o.warmup_steps;
-    else {
-      const double t =
-          static_cast<double>(step - o.warmup_steps) / std::max(1, o.steps - o.warmup_steps);
-      lr *= 0.1 + 0.9 * 0.5 * (1.0 + std::cos(std::numbers::pi * t));
-    }
-    at::Tensor inputs = at::empty({batch, o.context}, at::kLong);
-    at::Tensor targets = at::empty({batch, o.context}, at::kLong);
-    for (int b = 0; b < batch; ++b) {
-      std::vector<int> seq = packer.sequence();
-      std::vector<int> in(seq.begin(), seq.begin() + o.context);
-      std::vector<long> tg(static_cast<std::size_t>(o.context));
-      if (encoder)
-        packer.maskTokens(in, tg);
-      else
-        for (int t = 0; t < o.context; ++t)
-          tg[static_cast<std::size_t>(t)] = seq[static_cast<std::size_t>(t) + 1];
-      for (int t = 0; t < o.context; ++t) {
-        inputs[b][t] = in[static_cast<std::size_t>(t)];
-        targets[b][t] = tg[static_cast<std::size_t>(t)];
-      }
-    }
+    const double lr = learning_rate_at(o, step);
+    const auto [inputs, targets] = next_batch(packer, o, batch);
     const at::Tensor logits = internal::forward_logits(*impl, inputs);
-    const at::Tensor loss = at::cross_entropy_loss(logits.reshape({-1, c.vocab_size}),
+    const at::Tensor loss = at::cross_entropy_loss(logits.reshape({-1, impl->config.vocab_size}),
                                                    targets.reshape({-1}).to(impl->device), {},
                                                    at::Reduction::Mean, -100);
     lastLoss = loss.item<double>();
     // Diverged: the weights are about to become NaN; the last checkpoint stays good.
-    if (!std::isfinite(lastLoss))
-      throw std::runtime_error(
-          "step " + std::to_string(step) + ": the loss is " + std::to_string(lastLoss) +
-          "; training stopped (try a lower --lr). " +
-          (lastCheckpoint.empty() ? std::string("No checkpoint was saved before it.")
-                                  : "The last good checkpoint is " + lastCheckpoint.string() +
-                                        " (--resume it)."));
+    if (!std::isfinite(lastLoss)) throw diverged(step, lastLoss, lastCheckpoint);
     loss.backward();
-    clip_gradients(params, 1.0);
-    adam.update(lr, o.weight_decay);
-    tokens += static_cast<long long>(batch) * o.context;
+    clip_gradients(run.params, 1.0);
+    run.adam.update(lr, o.weight_decay);
+    run.tokens += static_cast<long long>(batch) * o.context;
 
     if (step % o.log_every == 0 || step == o.steps || step % o.checkpoint_every == 0) {
       const auto now = std::chrono::steady_clock::now();
       const double seconds = std::chrono::duration<double>(now - clock).count();
       TrainLogRow row = sink_measure(*model, evalInputs);
       row.step = step;
-      row.tokens = tokens;
+      row.tokens = run.tokens;
       row.loss = lastLoss;
       row.learning_rate = lr;
       row.tokens_per_second =
-          seconds > 0 ? static_cast<double>(tokens - tokensAtClock) / seconds : 0.0;
-      rows.push_back(row);
+          seconds > 0 ? static_cast<double>(run.tokens - tokensAtClock) / seconds : 0.0;
+      run.rows.push_back(row);
       if (onLog) onLog(row);
       clock = std::chrono::steady_clock::now();
-      tokensAtClock = tokens;
+      tokensAtClock = run.tokens;
     }
     if (step % o.checkpoint_every == 0 && step < o.steps) {
       lastCheckpoint = o.out / "checkpoints" / ("step-" + std::to_string(step));
-      save(lastCheckpoint, true);
+      run.save(lastCheckpoint, true);
     }
     if (progress && !progress(static_cast<double>(step) / o.steps)) {
-      save(o.out / "checkpoints" / ("step-" + std::to_string(step)), true);
+      run.save(o.out / "checkpoints" / ("step-" + std::to_string(step)), true);
       throw RunCancelled();
     }
   }
-  save(o.out, false);
+  run.save(o.out, false);
   TrainResult result{o.steps, lastLoss, o.out, {}, {}};
   if (!evalInputs.empty()) {
     result.probe_ids = evalInputs.front();

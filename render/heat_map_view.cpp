@@ -138,7 +138,20 @@ void HeatMapView::setData(HeatMapData data) {
   heat_map_check(data);
   const auto cells = static_cast<std::size_t>(data.rows) * static_cast<std::size_t>(data.cols);
   data_ = std::move(data);
+  const std::vector<float> shown = setImage();
+  setLookupTable();
+  placeActors(shown);
+  chooseLevelOfDetail();
+  setColorBarTitle();
+  colorBar_->SetVisibility(cells > 0);
+  fitTitle();
+  placeRunNames();
+  makeLabelSlots();
+  resetView();
+}
 
+std::vector<float> HeatMapView::setImage() {
+  const auto cells = static_cast<std::size_t>(data_.rows) * static_cast<std::size_t>(data_.cols);
   // VTK images grow upwards: row r of the matrix goes to image row rows-1-r.
   std::vector<float> shown(cells);  // hidden cells as NaN, in matrix order
   vtkNew<vtkFloatArray> scalars;
@@ -152,6 +165,13 @@ void HeatMapView::setData(HeatMapData data) {
       shown[src] = v;
     }
   }
+  image_->SetDimensions(std::max(data_.cols, 1), std::max(data_.rows, 1), 1);
+  image_->GetPointData()->SetScalars(scalars);
+  image_->Modified();
+  return shown;
+}
+
+void HeatMapView::setLookupTable() {
   const auto [lo, hi] = heat_map_range(data_);  // the exporter draws the same range
   lut_->SetScale(data_.logScale ? VTK_SCALE_LOG10 : VTK_SCALE_LINEAR);
   lut_->ResetAnnotations();
@@ -179,11 +199,10 @@ void HeatMapView::setData(HeatMapData data) {
   shownMin_ = lo;
   shownMax_ = hi;
   lut_->SetRange(lo, hi);
+}
 
-  image_->SetDimensions(std::max(data_.cols, 1), std::max(data_.rows, 1), 1);
-  image_->GetPointData()->SetScalars(scalars);
-  image_->Modified();
-
+// The image (and its coarser levels) with the outlined and framed cells.
+void HeatMapView::placeActors(const std::vector<float>& shown) {
   renderer()->RemoveActor(actor_);
   for (const CoarseLevel& level : coarse_) renderer()->RemoveActor(level.actor);
   buildCoarseLevels(shown);
@@ -201,10 +220,12 @@ void HeatMapView::setData(HeatMapData data) {
   if (!framed.empty()) frames_ = frameActor(framed, kSelectedHighlight, 2.0);
   for (auto* actor : {outline_.Get(), frames_.Get()})
     if (actor) renderer()->AddActor(actor);
-  if (cells > 0) renderer()->AddActor(actor_);
+  if (!shown.empty()) renderer()->AddActor(actor_);
   for (const CoarseLevel& level : coarse_) renderer()->AddActor(level.actor);
-  chooseLevelOfDetail();
-  // The bar is narrow: its title goes on as many short lines as it needs.
+}
+
+// The bar is narrow: its title goes on as many short lines as it needs.
+void HeatMapView::setColorBarTitle() {
   QStringList titleLines;
   for (const QString& word : data_.quantity.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
     if (!titleLines.isEmpty() && titleLines.back().size() + 1 + word.size() <= 12)
@@ -213,52 +234,52 @@ void HeatMapView::setData(HeatMapData data) {
       titleLines << word;
   }
   colorBar_->SetTitle(titleLines.join(QLatin1Char('\n')).toUtf8().constData());
-  colorBar_->SetVisibility(cells > 0);
-  fitTitle();
-  // Side by side: which run is which, under each half (world coordinates:
-  // they follow the map when it pans).
+}
+
+// Side by side: which run is which, under each half (world coordinates: they
+// follow the map when it pans).
+void HeatMapView::placeRunNames() {
   const bool sideBySide = data_.sideBySideSplit >= 0 && data_.sideBySideSplit < data_.cols;
   leftRunName_->SetVisibility(sideBySide);
   rightRunName_->SetVisibility(sideBySide);
-  if (sideBySide) {
-    const int split = data_.sideBySideSplit;
-    leftRunName_->GetPositionCoordinate()->SetValue(0.5 * (split - 1), -0.7, 0.0);
-    rightRunName_->GetPositionCoordinate()->SetValue(0.5 * (split + 1 + data_.cols - 1), -0.7, 0.0);
-  }
+  if (!sideBySide) return;
+  const int split = data_.sideBySideSplit;
+  leftRunName_->GetPositionCoordinate()->SetValue(0.5 * (split - 1), -0.7, 0.0);
+  rightRunName_->GetPositionCoordinate()->SetValue(0.5 * (split + 1 + data_.cols - 1), -0.7, 0.0);
+}
 
+// Slots only: a label's actor is made the first time it is shown (a long
+// input shows every k-th label until zoomed in).
+void HeatMapView::makeLabelSlots() {
   for (auto& label : labels_)
     if (label) renderer()->RemoveActor2D(label);
   labels_.clear();
   labelSlots_.clear();
-  if (hasLabels()) {
-    // Slots only: a label's actor is made the first time it is shown (a long
-    // input shows every k-th label until zoomed in).
-    auto slot = [&](const QString& text, double x, double y, int axis, int index) {
-      const bool column = axis == 1, right = axis == 2;
-      const bool marked = column && std::find(data_.markedCols.begin(), data_.markedCols.end(), index) !=
-                                        data_.markedCols.end();
-      const bool lit = heat_map_label_lit(data_, column, right, index);
-      LabelSlot s;
-      s.axis = axis;
-      s.index = index;
-      s.lit = lit || marked;
-      s.selected = lit;
-      s.text = text;
-      s.x = x;
-      s.y = y;
-      labelSlots_.push_back(std::move(s));
-    };
+  if (!hasLabels()) return;
+  auto slot = [&](const QString& text, double x, double y, int axis, int index) {
+    const bool column = axis == 1, right = axis == 2;
+    const bool marked = column && std::find(data_.markedCols.begin(), data_.markedCols.end(),
+                                            index) != data_.markedCols.end();
+    const bool lit = heat_map_label_lit(data_, column, right, index);
+    LabelSlot s;
+    s.axis = axis;
+    s.index = index;
+    s.lit = lit || marked;
+    s.selected = lit;
+    s.text = text;
+    s.x = x;
+    s.y = y;
+    labelSlots_.push_back(std::move(s));
+  };
+  for (int r = 0; r < data_.rows; ++r)
+    slot(data_.rowLabels[static_cast<std::size_t>(r)], -0.65, data_.rows - 1 - r, 0, r);
+  for (int c = 0; c < data_.cols; ++c)
+    slot(data_.colLabels[static_cast<std::size_t>(c)], c, data_.rows - 1 + 0.65, 1, c);
+  if (static_cast<int>(data_.rightRowLabels.size()) == data_.rows)
     for (int r = 0; r < data_.rows; ++r)
-      slot(data_.rowLabels[static_cast<std::size_t>(r)], -0.65, data_.rows - 1 - r, 0, r);
-    for (int c = 0; c < data_.cols; ++c)
-      slot(data_.colLabels[static_cast<std::size_t>(c)], c, data_.rows - 1 + 0.65, 1, c);
-    if (static_cast<int>(data_.rightRowLabels.size()) == data_.rows)
-      for (int r = 0; r < data_.rows; ++r)
-        slot(data_.rightRowLabels[static_cast<std::size_t>(r)], data_.cols - 1 + 0.65,
-             data_.rows - 1 - r, 2, r);
-    labels_.resize(labelSlots_.size());
-  }
-  resetView();
+      slot(data_.rightRowLabels[static_cast<std::size_t>(r)], data_.cols - 1 + 0.65,
+           data_.rows - 1 - r, 2, r);
+  labels_.resize(labelSlots_.size());
 }
 
 vtkSmartPointer<vtkActor> HeatMapView::frameActor(const std::vector<std::pair<int, int>>& cells,

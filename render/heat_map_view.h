@@ -90,6 +90,15 @@ class HeatMapView : public VtkViewWidget {
   // and shows the one whose blocks are about a screen pixel at the current
   // zoom: the full image once a cell covers a pixel.
   void buildCoarseLevels(const std::vector<float>& shown);
+  // setData's steps: the image (returns its cells as shown, hidden ones NaN,
+  // in matrix order), the colours, the actors, the bar's title, the runs'
+  // names and the label slots.
+  std::vector<float> setImage();
+  void setLookupTable();
+  void placeActors(const std::vector<float>& shown);
+  void setColorBarTitle();
+  void placeRunNames();
+  void makeLabelSlots();
   void chooseLevelOfDetail();
   // Sizes the labels to the cells on screen and hides those that would touch.
   void fitLabels(double pixelsPerCell);

@@ -309,6 +309,51 @@ void LinePlotView::resizeEvent(QResizeEvent* event) {
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
+namespace {
+
+// How each series is drawn when it is neither a reference nor a threshold.
+struct SeriesPens {
+  std::vector<QColor> colours;
+  std::vector<Qt::PenStyle> styles;
+};
+
+// Data series take the categorical palette in turn, with a line style as a
+// second cue; one that borrows another's colour (a "before" curve, drawn
+// dashed) takes no turn, and then the styles stay solid, dashes meaning
+// "before".
+SeriesPens series_pens(const std::vector<LineSeries>& series) {
+  auto takesTurn = [](const LineSeries& s) { return !s.reference && !s.threshold && s.colourOf < 0; };
+  const bool comparison = std::any_of(series.begin(), series.end(),
+                                      [](const LineSeries& s) { return s.dashed || s.colourOf >= 0; });
+  SeriesPens pens{std::vector<QColor>(series.size()),
+                  std::vector<Qt::PenStyle>(series.size(), Qt::SolidLine)};
+  for (std::size_t k = 0, turn = 0; k < series.size(); ++k)
+    if (takesTurn(series[k])) {
+      const int t = static_cast<int>(turn++);
+      const LineSeries& s = series[k];
+      pens.colours[k] = s.color.isValid() ? s.color : to_colour(colormap_categorical(t));
+      // Points and bars (diagrams, barcodes) are told apart by colour alone.
+      if (!comparison && !s.color.isValid() && !s.scatter && !s.segments)
+        pens.styles[k] = kDashes[categorical_dash(t)];
+    }
+  // A compared run's curve (colourOf: the same quantity in the other run) is
+  // told apart by colour as well as by its dashes: with one quantity the
+  // palette's next hue, with several a light tint of its twin's hue (the
+  // quantities keep their hues).
+  const auto turns = std::count_if(series.begin(), series.end(), takesTurn);
+  for (std::size_t k = 0; k < series.size(); ++k) {
+    const int from = series[k].colourOf;
+    if (from >= 0 && from < static_cast<int>(pens.colours.size()))
+      pens.colours[k] = turns == 1 ? to_colour(colormap_categorical(1))
+                                   : tint(pens.colours[static_cast<std::size_t>(from)], 0.5);
+    else if (!pens.colours[k].isValid())
+      pens.colours[k] = series[k].color.isValid() ? series[k].color : QColor(110, 110, 110);
+  }
+  return pens;
+}
+
+}  // namespace
+
 void LinePlotView::setData(LinePlotData data) {
   for (const auto& s : data.series) {
     if (s.x.size() != s.y.size())
@@ -325,97 +370,10 @@ void LinePlotView::setData(LinePlotData data) {
   plot_->clearItems();       // the selection's line
   plot_->xAxis->setLabel(data_.xLabel);
   plot_->yAxis->setLabel(data_.yLabel);
-
-  // Data series take the categorical palette in turn, with a line style as
-  // a second cue; one that borrows another's colour (a "before" curve, drawn
-  // dashed) takes no turn, and then the styles stay solid, dashes meaning
-  // "before".
-  auto takesTurn = [](const LineSeries& s) { return !s.reference && !s.threshold && s.colourOf < 0; };
-  const bool comparison = std::any_of(data_.series.begin(), data_.series.end(),
-                                      [](const LineSeries& s) { return s.dashed || s.colourOf >= 0; });
-  std::vector<QColor> colours(data_.series.size());
-  std::vector<Qt::PenStyle> styles(data_.series.size(), Qt::SolidLine);
-  for (std::size_t k = 0, turn = 0; k < data_.series.size(); ++k)
-    if (takesTurn(data_.series[k])) {
-      const int t = static_cast<int>(turn++);
-      colours[k] = data_.series[k].color.isValid() ? data_.series[k].color : to_colour(colormap_categorical(t));
-      // Points and bars (diagrams, barcodes) are told apart by colour alone.
-      const LineSeries& s = data_.series[k];
-      if (!comparison && !s.color.isValid() && !s.scatter && !s.segments)
-        styles[k] = kDashes[categorical_dash(t)];
-    }
-  // A compared run's curve (colourOf: the same quantity in the other run) is
-  // told apart by colour as well as by its dashes: with one quantity the
-  // palette's next hue, with several a light tint of its twin's hue (the
-  // quantities keep their hues).
-  const auto turns = std::count_if(data_.series.begin(), data_.series.end(), takesTurn);
-  for (std::size_t k = 0; k < data_.series.size(); ++k) {
-    const int from = data_.series[k].colourOf;
-    if (from >= 0 && from < static_cast<int>(colours.size()))
-      colours[k] = turns == 1 ? to_colour(colormap_categorical(1))
-                              : tint(colours[static_cast<std::size_t>(from)], 0.5);
-    else if (!colours[k].isValid())
-      colours[k] = data_.series[k].color.isValid() ? data_.series[k].color : QColor(110, 110, 110);
-  }
-  for (std::size_t k = 0; k < data_.series.size(); ++k) {
-    const LineSeries& s = data_.series[k];
-    QCPGraph* g = plot_->addGraph();
-    g->setName(s.name);
-    if (s.segments) {
-      // NaN between segments: QCustomPlot leaves a gap there.
-      QVector<double> x, y;
-      const double gap = std::numeric_limits<double>::quiet_NaN();
-      for (std::size_t k = 0; k + 1 < s.x.size(); k += 2)
-        x << s.x[k] << s.x[k + 1] << gap, y << s.y[k] << s.y[k + 1] << gap;
-      g->setData(x, y, true);
-    } else {
-      g->setData(QVector<double>(s.x.begin(), s.x.end()), QVector<double>(s.y.begin(), s.y.end()),
-                 true);
-    }
-    if (s.threshold) {
-      g->setPen(QPen(QColor(178, 24, 43), 1.5, Qt::DotLine));
-    } else if (s.reference) {
-      g->setPen(QPen(QColor(120, 120, 120), 1.5, Qt::DashLine));
-    } else {
-      const QColor c = colours[k];
-      g->setPen(QPen(c, s.dashed ? 1.5 : 2.0, s.dashed ? Qt::DashLine : styles[k]));
-      // Scattered points are filled half-transparent: points stacked on one
-      // spot read darker than one alone.
-      QColor fill = c;
-      if (s.scatter) fill.setAlphaF(0.45);
-      if (s.markers || s.scatter)
-        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, c, fill, s.scatter ? 7 : 5));
-      if (s.scatter) g->setLineStyle(QCPGraph::lsNone);
-    }
-    if (!s.inLegend) g->removeFromLegend();
-    if (!s.lo.empty()) {
-      // Bars from lo to hi around each point (asymmetric errors); NaN: none.
-      auto* bars = new QCPErrorBars(plot_->xAxis, plot_->yAxis);
-      bars->removeFromLegend();
-      bars->setDataPlottable(g);
-      QVector<double> below, above;
-      for (std::size_t i = 0; i < s.y.size(); ++i) {
-        const bool known = std::isfinite(s.lo[i]) && std::isfinite(s.hi[i]);
-        below << (known ? std::max(0.0, s.y[i] - s.lo[i]) : 0.0);
-        above << (known ? std::max(0.0, s.hi[i] - s.y[i]) : 0.0);
-      }
-      bars->setData(below, above);
-      bars->setPen(QPen(colours[k].isValid() ? colours[k] : QColor(110, 110, 110), 1.2));
-      bars->setWhiskerWidth(6);
-    }
-  }
-  for (auto [axis, integer] :
-       {std::pair{plot_->xAxis, data_.integerX}, {plot_->yAxis, data_.integerY}}) {
-    if (integer) {
-      // Multiples of 1 only: whole-number ticks, as many as fit.
-      auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
-      ticker->setTickStep(1.0);
-      ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
-      axis->setTicker(ticker);
-    } else if (qSharedPointerDynamicCast<QCPAxisTickerFixed>(axis->ticker())) {
-      axis->setTicker(QSharedPointer<QCPAxisTicker>::create());
-    }
-  }
+  const SeriesPens pens = series_pens(data_.series);
+  for (std::size_t k = 0; k < data_.series.size(); ++k)
+    addSeries(data_.series[k], pens.colours[k], pens.styles[k]);
+  setTickers();
   if (std::isfinite(data_.markedX) && !data_.series.empty()) {  // an empty plot marks nothing
     auto* mark = new QCPItemStraightLine(plot_);
     mark->point1->setCoords(data_.markedX, 0.0);
@@ -431,15 +389,79 @@ void LinePlotView::setData(LinePlotData data) {
   }
   plot_->legend->setVisible(!empty);
   fitToSize();
+  fitRanges();
+  plot_->replot();
+}
+
+void LinePlotView::addSeries(const LineSeries& s, const QColor& colour, Qt::PenStyle style) {
+  QCPGraph* g = plot_->addGraph();
+  g->setName(s.name);
+  if (s.segments) {
+    // NaN between segments: QCustomPlot leaves a gap there.
+    QVector<double> x, y;
+    const double gap = std::numeric_limits<double>::quiet_NaN();
+    for (std::size_t k = 0; k + 1 < s.x.size(); k += 2)
+      x << s.x[k] << s.x[k + 1] << gap, y << s.y[k] << s.y[k + 1] << gap;
+    g->setData(x, y, true);
+  } else {
+    g->setData(QVector<double>(s.x.begin(), s.x.end()), QVector<double>(s.y.begin(), s.y.end()),
+               true);
+  }
+  if (s.threshold) {
+    g->setPen(QPen(QColor(178, 24, 43), 1.5, Qt::DotLine));
+  } else if (s.reference) {
+    g->setPen(QPen(QColor(120, 120, 120), 1.5, Qt::DashLine));
+  } else {
+    g->setPen(QPen(colour, s.dashed ? 1.5 : 2.0, s.dashed ? Qt::DashLine : style));
+    // Scattered points are filled half-transparent: points stacked on one
+    // spot read darker than one alone.
+    QColor fill = colour;
+    if (s.scatter) fill.setAlphaF(0.45);
+    if (s.markers || s.scatter)
+      g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, colour, fill, s.scatter ? 7 : 5));
+    if (s.scatter) g->setLineStyle(QCPGraph::lsNone);
+  }
+  if (!s.inLegend) g->removeFromLegend();
+  if (s.lo.empty()) return;
+  // Bars from lo to hi around each point (asymmetric errors); NaN: none.
+  auto* bars = new QCPErrorBars(plot_->xAxis, plot_->yAxis);
+  bars->removeFromLegend();
+  bars->setDataPlottable(g);
+  QVector<double> below, above;
+  for (std::size_t i = 0; i < s.y.size(); ++i) {
+    const bool known = std::isfinite(s.lo[i]) && std::isfinite(s.hi[i]);
+    below << (known ? std::max(0.0, s.y[i] - s.lo[i]) : 0.0);
+    above << (known ? std::max(0.0, s.hi[i] - s.y[i]) : 0.0);
+  }
+  bars->setData(below, above);
+  bars->setPen(QPen(colour.isValid() ? colour : QColor(110, 110, 110), 1.2));
+  bars->setWhiskerWidth(6);
+}
+
+void LinePlotView::setTickers() {
+  for (auto [axis, integer] :
+       {std::pair{plot_->xAxis, data_.integerX}, {plot_->yAxis, data_.integerY}}) {
+    if (integer) {
+      // Multiples of 1 only: whole-number ticks, as many as fit.
+      auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
+      ticker->setTickStep(1.0);
+      ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+      axis->setTicker(ticker);
+    } else if (qSharedPointerDynamicCast<QCPAxisTickerFixed>(axis->ticker())) {
+      axis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+    }
+  }
+}
+
+// The data's range with a little air above the highest point, 0 on y when asked.
+void LinePlotView::fitRanges() {
   plot_->rescaleAxes();
-  // Leave a little air above the highest point and include 0 on y.
   const QCPRange y = plot_->yAxis->range();
   const double lowest = data_.includeZero ? std::min(0.0, y.lower) : y.lower;
   const double air = 0.08 * (y.upper - y.lower) + 1e-9;
   plot_->yAxis->setRange(data_.airBelow ? lowest - air : lowest, y.upper + air);
   const QCPRange x = plot_->xAxis->range();
   plot_->xAxis->setRange(x.lower - data_.xPadding, x.upper + data_.xPadding);
-  plot_->replot();
 }
 
 }  // namespace sinkscope::render

@@ -107,6 +107,11 @@ class LinePlotView : public QWidget {
 
  private:
   void fitToSize();
+  // setData's parts: one series (with its error bars), whole-number ticks
+  // where asked, and the axes' ranges.
+  void addSeries(const LineSeries& series, const QColor& colour, Qt::PenStyle style);
+  void setTickers();
+  void fitRanges();
   void showTips(const QPoint& where);
   LinePlotData data_;
   QCustomPlot* plot_;

@@ -122,114 +122,14 @@ void SceneView::setData(SceneData data) {
 
   // The scale of the scene, so glyphs and lines look alike whatever the units.
   const double unit = scene_glyph_unit(data_);
-
   if (!data_.points.empty()) {
     vtkNew<vtkPoints> points;
-    vtkNew<vtkUnsignedCharArray> colors;
-    colors->SetName("colors");
-    colors->SetNumberOfComponents(3);
-    vtkNew<vtkFloatArray> sizes;
-    sizes->SetName("sizes");
-    for (const auto& p : data_.points) {
-      points->InsertNextPoint(p.position.data());
-      colors->InsertNextTuple3(byte(p.color.r), byte(p.color.g), byte(p.color.b));
-      sizes->InsertNextValue(static_cast<float>(p.size * unit));
-    }
-    vtkNew<vtkPolyData> cloud;
-    cloud->SetPoints(points);
-    cloud->GetPointData()->AddArray(colors);
-    cloud->GetPointData()->AddArray(sizes);
-    vtkNew<vtkSphereSource> sphere;
-    sphere->SetThetaResolution(16);
-    sphere->SetPhiResolution(12);
-    sphere->SetRadius(1.0);
-    vtkNew<vtkGlyph3DMapper> glyphs;
-    glyphs->SetInputData(cloud);
-    glyphs->SetSourceConnection(sphere->GetOutputPort());
-    glyphs->SetScaleArray("sizes");
-    glyphs->SetScaleModeToScaleByMagnitude();
-    glyphs->SetScalarModeToUsePointFieldData();
-    glyphs->SelectColorArray("colors");
-    glyphs->SetColorModeToDirectScalars();
-    glyphs->ScalarVisibilityOn();
-    auto actor = vtkSmartPointer<vtkActor>::New();
-    actor->SetMapper(glyphs);
-    actors_.push_back(actor);
-
-    if (!data_.edges.empty()) {
-      vtkNew<vtkCellArray> lines;
-      vtkNew<vtkUnsignedCharArray> lineColors;
-      lineColors->SetNumberOfComponents(4);
-      lineColors->SetName("lineColors");
-      for (const SceneEdge& e : data_.edges) {
-        const vtkIdType ids[2] = {e.from, e.to};
-        lines->InsertNextCell(2, ids);
-        if (e.lit)
-          lineColors->InsertNextTuple4(byte(kSelectedHighlight.r), byte(kSelectedHighlight.g),
-                                       byte(kSelectedHighlight.b), 255);
-        else
-          lineColors->InsertNextTuple4(70, 70, 70, byte(0.15 + 0.85 * e.weight));
-      }
-      vtkNew<vtkPolyData> graph;
-      graph->SetPoints(points);
-      graph->SetLines(lines);
-      graph->GetCellData()->SetScalars(lineColors);
-      vtkNew<vtkPolyDataMapper> mapper;
-      mapper->SetInputData(graph);
-      mapper->SetScalarModeToUseCellData();
-      mapper->SetColorModeToDirectScalars();
-      auto lineActor = vtkSmartPointer<vtkActor>::New();
-      lineActor->SetMapper(mapper);
-      lineActor->GetProperty()->SetLineWidth(1.5);
-      actors_.push_back(lineActor);
-    }
-    for (std::size_t k : scene_labelled_points(data_.points)) {
-        const ScenePoint& p = data_.points[k];
-        auto label = vtkSmartPointer<vtkBillboardTextActor3D>::New();
-        label->SetInput(vtk_text_drawable(p.label).toUtf8().constData());
-        label->SetPosition(p.position[0] + p.size * unit, p.position[1] + p.size * unit,
-                           p.position[2]);
-        vtk_text_use_unicode_font(label->GetTextProperty());
-        label->GetTextProperty()->SetFontSize(static_cast<int>(std::lround(11 * textScale_)));
-        label->GetTextProperty()->SetColor(0.15, 0.15, 0.15);
-        labels_.push_back(label);
-        labelPoints_.push_back(k);
-        renderer()->AddViewProp(label);
-      }
+    for (const auto& p : data_.points) points->InsertNextPoint(p.position.data());
+    addPoints(points, unit);
+    if (!data_.edges.empty()) addEdges(points);
+    addLabels(unit);
   }
-  for (const SceneBall& b : data_.balls) {
-    vtkNew<vtkSphereSource> sphere;
-    sphere->SetCenter(b.center.data());
-    sphere->SetRadius(b.radius);
-    // The ball's far half only, faint, and its outline as the camera sees
-    // it: nothing of the ball is ever in front of a point inside or behind it
-    // (a whole shaded shell covered them twice; a wireframe's many lines
-    // drowned them).
-    sphere->SetThetaResolution(48);
-    sphere->SetPhiResolution(32);
-    vtkNew<vtkPolyDataMapper> mapper;
-    mapper->SetInputConnection(sphere->GetOutputPort());
-    auto actor = vtkSmartPointer<vtkActor>::New();
-    actor->SetMapper(mapper);
-    actor->GetProperty()->SetColor(b.color.r, b.color.g, b.color.b);
-    actor->GetProperty()->SetOpacity(0.10);
-    actor->GetProperty()->SetSpecular(0.0);
-    actor->GetProperty()->FrontfaceCullingOn();
-    actors_.push_back(actor);
-    vtkNew<vtkPolyDataSilhouette> outline;
-    outline->SetInputConnection(sphere->GetOutputPort());
-    outline->SetCamera(renderer()->GetActiveCamera());
-    outline->SetDirectionToCameraOrigin();
-    vtkNew<vtkPolyDataMapper> outlineMapper;
-    outlineMapper->SetInputConnection(outline->GetOutputPort());
-    auto rim = vtkSmartPointer<vtkActor>::New();
-    rim->SetMapper(outlineMapper);
-    rim->GetProperty()->SetColor(b.color.r, b.color.g, b.color.b);
-    rim->GetProperty()->SetLineWidth(1.5);
-    rim->GetProperty()->SetOpacity(0.8);
-    rim->GetProperty()->LightingOff();
-    actors_.push_back(rim);
-  }
+  for (const SceneBall& b : data_.balls) addBall(b);
   for (auto& a : actors_) renderer()->AddActor(a);
   if (keepCamera)
     requestRender();
@@ -237,6 +137,119 @@ void SceneView::setData(SceneData data) {
     resetView();
 }
 
+
+// The points as spheres of their colours and sizes.
+void SceneView::addPoints(vtkPoints* points, double unit) {
+  vtkNew<vtkUnsignedCharArray> colors;
+  colors->SetName("colors");
+  colors->SetNumberOfComponents(3);
+  vtkNew<vtkFloatArray> sizes;
+  sizes->SetName("sizes");
+  for (const auto& p : data_.points) {
+    colors->InsertNextTuple3(byte(p.color.r), byte(p.color.g), byte(p.color.b));
+    sizes->InsertNextValue(static_cast<float>(p.size * unit));
+  }
+  vtkNew<vtkPolyData> cloud;
+  cloud->SetPoints(points);
+  cloud->GetPointData()->AddArray(colors);
+  cloud->GetPointData()->AddArray(sizes);
+  vtkNew<vtkSphereSource> sphere;
+  sphere->SetThetaResolution(16);
+  sphere->SetPhiResolution(12);
+  sphere->SetRadius(1.0);
+  vtkNew<vtkGlyph3DMapper> glyphs;
+  glyphs->SetInputData(cloud);
+  glyphs->SetSourceConnection(sphere->GetOutputPort());
+  glyphs->SetScaleArray("sizes");
+  glyphs->SetScaleModeToScaleByMagnitude();
+  glyphs->SetScalarModeToUsePointFieldData();
+  glyphs->SelectColorArray("colors");
+  glyphs->SetColorModeToDirectScalars();
+  glyphs->ScalarVisibilityOn();
+  auto actor = vtkSmartPointer<vtkActor>::New();
+  actor->SetMapper(glyphs);
+  actors_.push_back(actor);
+}
+
+// The edges as lines, dark with their weight as opacity; lit ones highlighted.
+void SceneView::addEdges(vtkPoints* points) {
+  vtkNew<vtkCellArray> lines;
+  vtkNew<vtkUnsignedCharArray> lineColors;
+  lineColors->SetNumberOfComponents(4);
+  lineColors->SetName("lineColors");
+  for (const SceneEdge& e : data_.edges) {
+    const vtkIdType ids[2] = {e.from, e.to};
+    lines->InsertNextCell(2, ids);
+    if (e.lit)
+      lineColors->InsertNextTuple4(byte(kSelectedHighlight.r), byte(kSelectedHighlight.g),
+                                   byte(kSelectedHighlight.b), 255);
+    else
+      lineColors->InsertNextTuple4(70, 70, 70, byte(0.15 + 0.85 * e.weight));
+  }
+  vtkNew<vtkPolyData> graph;
+  graph->SetPoints(points);
+  graph->SetLines(lines);
+  graph->GetCellData()->SetScalars(lineColors);
+  vtkNew<vtkPolyDataMapper> mapper;
+  mapper->SetInputData(graph);
+  mapper->SetScalarModeToUseCellData();
+  mapper->SetColorModeToDirectScalars();
+  auto lineActor = vtkSmartPointer<vtkActor>::New();
+  lineActor->SetMapper(mapper);
+  lineActor->GetProperty()->SetLineWidth(1.5);
+  actors_.push_back(lineActor);
+}
+
+// The labelled points' labels, beside their spheres, always facing the camera.
+void SceneView::addLabels(double unit) {
+  for (std::size_t k : scene_labelled_points(data_.points)) {
+    const ScenePoint& p = data_.points[k];
+    auto label = vtkSmartPointer<vtkBillboardTextActor3D>::New();
+    label->SetInput(vtk_text_drawable(p.label).toUtf8().constData());
+    label->SetPosition(p.position[0] + p.size * unit, p.position[1] + p.size * unit,
+                       p.position[2]);
+    vtk_text_use_unicode_font(label->GetTextProperty());
+    label->GetTextProperty()->SetFontSize(static_cast<int>(std::lround(11 * textScale_)));
+    label->GetTextProperty()->SetColor(0.15, 0.15, 0.15);
+    labels_.push_back(label);
+    labelPoints_.push_back(k);
+    renderer()->AddViewProp(label);
+  }
+}
+
+// The ball's far half only, faint, and its outline as the camera sees it:
+// nothing of the ball is ever in front of a point inside or behind it (a
+// whole shaded shell covered them twice; a wireframe's many lines drowned
+// them).
+void SceneView::addBall(const SceneBall& b) {
+  vtkNew<vtkSphereSource> sphere;
+  sphere->SetCenter(b.center.data());
+  sphere->SetRadius(b.radius);
+  sphere->SetThetaResolution(48);
+  sphere->SetPhiResolution(32);
+  vtkNew<vtkPolyDataMapper> mapper;
+  mapper->SetInputConnection(sphere->GetOutputPort());
+  auto actor = vtkSmartPointer<vtkActor>::New();
+  actor->SetMapper(mapper);
+  actor->GetProperty()->SetColor(b.color.r, b.color.g, b.color.b);
+  actor->GetProperty()->SetOpacity(0.10);
+  actor->GetProperty()->SetSpecular(0.0);
+  actor->GetProperty()->FrontfaceCullingOn();
+  actors_.push_back(actor);
+  vtkNew<vtkPolyDataSilhouette> outline;
+  outline->SetInputConnection(sphere->GetOutputPort());
+  outline->SetCamera(renderer()->GetActiveCamera());
+  outline->SetDirectionToCameraOrigin();
+  vtkNew<vtkPolyDataMapper> outlineMapper;
+  outlineMapper->SetInputConnection(outline->GetOutputPort());
+  auto rim = vtkSmartPointer<vtkActor>::New();
+  rim->SetMapper(outlineMapper);
+  rim->GetProperty()->SetColor(b.color.r, b.color.g, b.color.b);
+  rim->GetProperty()->SetLineWidth(1.5);
+  rim->GetProperty()->SetOpacity(0.8);
+  rim->GetProperty()->LightingOff();
+  actors_.push_back(rim);
+}
 
 int SceneView::pointAt(const QPointF& widgetPoint) {
   const QPointF d = toDisplay(widgetPoint);

@@ -14,6 +14,7 @@
 #include "render/vtk_view_widget.h"
 
 class vtkActor;
+class vtkPoints;
 class vtkProp;
 class vtkTextActor;
 
@@ -58,6 +59,11 @@ class SceneView : public VtkViewWidget {
  private:
   double textScale_ = 1.0;
   void layoutTexts();
+  // setData's parts: actors for the points, edges, labels and balls.
+  void addPoints(vtkPoints* points, double unit);
+  void addEdges(vtkPoints* points);
+  void addLabels(double unit);
+  void addBall(const SceneBall& ball);
 
   SceneData data_;
   int hoveredToken_ = -1;

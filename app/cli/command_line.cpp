@@ -36,6 +36,13 @@ void add_load_options(CLI::App& app, models::LoadOptions& load) {
 }
 
 AnalysisOptions::AnalysisOptions(CLI::App& app, document::AnalysisSettings& s) : settings_(s) {
+  declareSinkOptions(app, s);
+  declareHeadOptions(app, s);
+  declarePoolingOptions(app, s);
+  declareInterventionOptions(app, s);
+}
+
+void AnalysisOptions::declareSinkOptions(CLI::App& app, document::AnalysisSettings& s) {
   const char* sinks = "Sink set and sink metric (metrics.md s. 1)";
   app.add_option("--percentile", s.percentile,
                  range_text("the score threshold tau is the P-th percentile", 0, 100))
@@ -65,7 +72,9 @@ AnalysisOptions::AnalysisOptions(CLI::App& app, document::AnalysisSettings& s) :
       ->check(number_in(0, 1))
       ->group(sinks)
       ->capture_default_str();
+}
 
+void AnalysisOptions::declareHeadOptions(CLI::App& app, document::AnalysisSettings& s) {
   const char* heads = "Diagnostics, value space and topology (s. 2, 3, 6)";
   app.add_option("--top-n", s.topN,
                  range_text("the top-N keys of diagnostics and the value space", 1, 100000))
@@ -105,7 +114,9 @@ AnalysisOptions::AnalysisOptions(CLI::App& app, document::AnalysisSettings& s) :
                                      "graph thresholds theta (default 0.01,0.05,0.1,0.2)")
                           ->type_name("a,b,...")
                           ->group(heads);
+}
 
+void AnalysisOptions::declarePoolingOptions(CLI::App& app, document::AnalysisSettings& s) {
   const char* pooling = "Sentences pooled (analyze --sentences, study)";
   app.add_option("--specialised-share", s.specialisedShare,
                  range_text("a head is specialised above this share", 0, 1))
@@ -133,7 +144,9 @@ AnalysisOptions::AnalysisOptions(CLI::App& app, document::AnalysisSettings& s) :
       ->check(whole_in(0, std::numeric_limits<int>::max()))
       ->group(pooling)
       ->capture_default_str();
+}
 
+void AnalysisOptions::declareInterventionOptions(CLI::App& app, document::AnalysisSettings& s) {
   const char* interventions = "Interventions (analysed instead of the plain run)";
   app.add_flag("--drop-first", s.intervention.dropFirstToken,
                "drop the first token (refused when it is not a special token)")

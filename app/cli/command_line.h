@@ -41,6 +41,12 @@ class AnalysisOptions {
   void apply();
 
  private:
+  // The constructor's four groups: the sink set and metric, the per-head
+  // analyses, pooling over sentences, and the interventions.
+  void declareSinkOptions(CLI::App& app, document::AnalysisSettings& s);
+  void declareHeadOptions(CLI::App& app, document::AnalysisSettings& s);
+  void declarePoolingOptions(CLI::App& app, document::AnalysisSettings& s);
+  void declareInterventionOptions(CLI::App& app, document::AnalysisSettings& s);
   document::AnalysisSettings& settings_;
   std::string symmetrise_ = "mean", sinkMode_ = "percentile", sinkDenominator_ = "all";
   std::string thresholds_, ablate_;

@@ -238,81 +238,67 @@ int write_slurm_jobs(StudyRunOptions& chosen, const m::LoadedModel& loaded,
   });
 }
 
-}  // namespace
-
-int command_study(int argc, char** argv) {
-  CommandLine command("study", kStudyAbout, kStudyDetails);
-  CLI::App& app = command.app();
-  app.require_subcommand(1, 1);
-
-  StudyRunOptions runOptions;
-  std::string shardText;
-  CLI::App* run = app.add_subcommand("run", "run one shard of the study (all of it by default)");
-  run->footer(
-      "Writes DIR/study.json (model and sentence hashes, parameters) on first use and one\n"
-      "shard, DIR/shards/shard-I-of-N/ (records.jsonl, manifest.json), atomically: a killed\n"
-      "run leaves no shard. A finished shard is skipped; a study folder made with another\n"
-      "model, sentence file or parameters is refused.");
-  runOptions.declare(*run);
-  run->add_option("--shard", shardText,
-                  "blocks [I K/N, (I+1) K/N) of the K blocks of --batch sentences (0/1: all)")
-      ->type_name("I/N");
-
-  StudyRunOptions slurmOptions;
+// The study command's subcommands and their options, declared once.
+struct StudyCommands {
+  StudyRunOptions runOptions, slurmOptions;
   SlurmJobOptions slurmJob;
-  CLI::App* slurm = app.add_subcommand("slurm", "write (and submit) a Slurm job array of the shards");
-  slurm->footer(
-      "Writes DIR/study.json and DIR/slurm/array.sbatch (a job array of N shard tasks, logs in\n"
-      "DIR/slurm/logs) and merge.sbatch (study merge); with --submit, submits both, the merge\n"
-      "after the array has succeeded (afterok).");
-  slurmOptions.declare(*slurm);
-  slurmJob.declare(*slurm);
-
-  std::string dir;
-  std::string recordedShardText;
-  CLI::App* shardAction = app.add_subcommand(
-      "shard", "run one shard of the study DIR/study.json records (what Slurm's tasks run)");
-  shardAction->footer(
-      "Runs shard I of N as study run does, with the model, the sentence file and the\n"
-      "parameters that DIR/study.json records; refused when the sentence file or the model\n"
-      "no longer hashes as recorded.");
-  shardAction->add_option("DIR", dir, "the study folder")->type_name("")->required();
-  shardAction->add_option("--shard", recordedShardText, "blocks [I K/N, (I+1) K/N) of the K blocks")
-      ->type_name("I/N")
-      ->required();
   MergeOptions mergeOptions;
-  CLI::App* merge = app.add_subcommand("merge", "pool the finished shards into DIR/merged/");
-  mergeOptions.declare(*merge, dir);
+  std::string shardText, dir, recordedShardText;
+  CLI::App *run, *slurm, *shard, *merge, *status, *resubmit;
 
-  CLI::App* status = app.add_subcommand("status", "what is finished, running and missing");
-  status->footer(
-      "Finished shards, shards running or killed, and the sentences not yet covered; for a\n"
-      "Slurm study, the array's unfinished shards and the command to resubmit.");
-  status->add_option("DIR", dir, "the study folder")->type_name("")->required();
-  CLI::App* resubmit = app.add_subcommand(
-      "resubmit", "submit the array's failed shards again, and a merge after them");
-  resubmit->add_option("DIR", dir, "the study folder")->type_name("")->required();
+  explicit StudyCommands(CLI::App& app) {
+    app.require_subcommand(1, 1);
+    run = app.add_subcommand("run", "run one shard of the study (all of it by default)");
+    run->footer(
+        "Writes DIR/study.json (model and sentence hashes, parameters) on first use and one\n"
+        "shard, DIR/shards/shard-I-of-N/ (records.jsonl, manifest.json), atomically: a killed\n"
+        "run leaves no shard. A finished shard is skipped; a study folder made with another\n"
+        "model, sentence file or parameters is refused.");
+    runOptions.declare(*run);
+    run->add_option("--shard", shardText,
+                    "blocks [I K/N, (I+1) K/N) of the K blocks of --batch sentences (0/1: all)")
+        ->type_name("I/N");
 
-  if (!command.parse(argc, argv)) return kOk;  // --help was printed
+    slurm = app.add_subcommand("slurm", "write (and submit) a Slurm job array of the shards");
+    slurm->footer(
+        "Writes DIR/study.json and DIR/slurm/array.sbatch (a job array of N shard tasks, logs in\n"
+        "DIR/slurm/logs) and merge.sbatch (study merge); with --submit, submits both, the merge\n"
+        "after the array has succeeded (afterok).");
+    slurmOptions.declare(*slurm);
+    slurmJob.declare(*slurm);
 
-  if (resubmit->parsed()) return study_errors([&] { return resubmit_failed_shards(dir); });
-  if (merge->parsed())
-    return study_errors([&] {
-      const MergeOptions& o = mergeOptions;
-      for (const auto& f : a::study_merge(dir, o.partial, o.force, o.bootstrap, o.bootstrapSeed,
-                                          command_line(argc, argv)))
-        std::cout << f.string() << "\n";
-      return kOk;
-    });
-  if (status->parsed()) return study_errors([&] { return print_study_status(dir); });
-  if (shardAction->parsed())
-    return study_errors([&] { return run_recorded_shard(dir, recordedShardText); });
-  StudyRunOptions& chosen = run->parsed() ? runOptions : slurmOptions;
+    shard = app.add_subcommand(
+        "shard", "run one shard of the study DIR/study.json records (what Slurm's tasks run)");
+    shard->footer(
+        "Runs shard I of N as study run does, with the model, the sentence file and the\n"
+        "parameters that DIR/study.json records; refused when the sentence file or the model\n"
+        "no longer hashes as recorded.");
+    shard->add_option("DIR", dir, "the study folder")->type_name("")->required();
+    shard->add_option("--shard", recordedShardText, "blocks [I K/N, (I+1) K/N) of the K blocks")
+        ->type_name("I/N")
+        ->required();
+    merge = app.add_subcommand("merge", "pool the finished shards into DIR/merged/");
+    mergeOptions.declare(*merge, dir);
+
+    status = app.add_subcommand("status", "what is finished, running and missing");
+    status->footer(
+        "Finished shards, shards running or killed, and the sentences not yet covered; for a\n"
+        "Slurm study, the array's unfinished shards and the command to resubmit.");
+    status->add_option("DIR", dir, "the study folder")->type_name("")->required();
+    resubmit = app.add_subcommand(
+        "resubmit", "submit the array's failed shards again, and a merge after them");
+    resubmit->add_option("DIR", dir, "the study folder")->type_name("")->required();
+  }
+};
+
+// study run (one shard, in this process) or study slurm (the job array).
+int run_or_submit(StudyCommands& c) {
+  StudyRunOptions& chosen = c.run->parsed() ? c.runOptions : c.slurmOptions;
   chosen.finish();
   a::StudyInputs& inputs = chosen.inputs;
   a::ShardId shard;
   try {
-    if (!shardText.empty()) shard = a::parse_shard(shardText);
+    if (!c.shardText.empty()) shard = a::parse_shard(c.shardText);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
@@ -320,14 +306,34 @@ int command_study(int argc, char** argv) {
     inputs.sentencesSha256 =
         m::sha256_hex(m::input_file_read(inputs.sentencesFile, m::kTextFileMaxBytes));
     const m::LoadedModel loaded = m::loaded_model_open(inputs.modelSpec);
-    if (slurm->parsed()) return write_slurm_jobs(chosen, loaded, slurmJob);
+    if (c.slurm->parsed()) return write_slurm_jobs(chosen, loaded, c.slurmJob);
     return study_errors([&] {
-      const std::string result =
-          a::study_run(chosen.out, inputs, shard, loaded, std::cerr);
+      const std::string result = a::study_run(chosen.out, inputs, shard, loaded, std::cerr);
       std::cout << a::shard_folder_name(shard) << ": " << result << "\n";
       return kOk;
     });
   });
+}
+
+}  // namespace
+
+int command_study(int argc, char** argv) {
+  CommandLine command("study", kStudyAbout, kStudyDetails);
+  StudyCommands c(command.app());
+  if (!command.parse(argc, argv)) return kOk;  // --help was printed
+  if (c.resubmit->parsed()) return study_errors([&] { return resubmit_failed_shards(c.dir); });
+  if (c.merge->parsed())
+    return study_errors([&] {
+      const MergeOptions& o = c.mergeOptions;
+      for (const auto& f : a::study_merge(c.dir, o.partial, o.force, o.bootstrap, o.bootstrapSeed,
+                                          command_line(argc, argv)))
+        std::cout << f.string() << "\n";
+      return kOk;
+    });
+  if (c.status->parsed()) return study_errors([&] { return print_study_status(c.dir); });
+  if (c.shard->parsed())
+    return study_errors([&] { return run_recorded_shard(c.dir, c.recordedShardText); });
+  return run_or_submit(c);
 }
 
 }  // namespace sinkscope::cli

@@ -581,6 +581,72 @@ HeadFigures append_value_rows(Tables& t, const HeadRows& at, const analysis::Hea
   return f;
 }
 
+// analyze's tables and JSON, filled layer by layer as the layers are analysed.
+struct LayerRows {
+  const document::AnalysisSettings& p;
+  const int T, query;
+  const bool causal, keepRows;  // keepRows: --json needs the big tables' rows
+  const std::vector<std::string>& tokens;
+  Tables t = analyze_tables();
+  // Per-head detail (sinks, alpha, bars, taxonomy, value space) beside the tables.
+  json all;
+  // Graphs per threshold: the head-averaged graph of every layer, and each layer's heads.
+  std::vector<std::vector<analysis::GraphSpectrum>> layerGraphs;
+  std::vector<std::vector<std::vector<analysis::GraphSpectrum>>> headGraphs;
+  std::vector<HeadFigures> modelHeads;
+
+  LayerRows(const document::AnalysisSettings& settings, int tokenCount, int q, bool isCausal,
+            const std::vector<std::string>& shownTokens, std::size_t layers, bool keep)
+      : p(settings),
+        T(tokenCount),
+        query(q),
+        causal(isCausal),
+        keepRows(keep),
+        tokens(shownTokens),
+        all({{"tokens", shownTokens}, {"layers", json::array()}}),
+        layerGraphs(settings.thresholds.size()),
+        headGraphs(settings.thresholds.size(),
+                   std::vector<std::vector<analysis::GraphSpectrum>>(layers)) {}
+
+  // One analysed layer: its average (h = -1) and heads' rows.
+  void add(const document::LayerAnalysis& layer, int headCount) {
+    const int l = layer.layer;
+    json layerJson = {{"layer", l}, {"heads", json::array()}};
+    std::vector<HeadFigures> layerHeads;
+    for (int h = -1; h < headCount; ++h) {
+      const analysis::HeadAnalysis& r = layer.heads[static_cast<std::size_t>(h + 1)];
+      const HeadRows at{std::to_string(l), h < 0 ? "average" : std::to_string(h), T, causal};
+      json headJson = {{"head", at.head}};
+      append_sink_rows(t, at, r, tokens, query, p, headJson);
+      const auto [above0, above1] = append_persistence_rows(t, at, r, p, headJson);
+      for (std::size_t ti = 0; ti < p.thresholds.size(); ++ti) {
+        if (h < 0)
+          layerGraphs[ti].push_back(r.spectra[ti]);
+        else
+          headGraphs[ti][static_cast<std::size_t>(l)].push_back(r.spectra[ti]);
+      }
+      append_spectra_rows(t, at, r, p);
+      // Sections 6 and 7 need the head's values: the average has none.
+      if (h >= 0) {
+        const HeadFigures f = append_value_rows(
+            t, at, r, layer.valueCurves[static_cast<std::size_t>(h + 1)], above0, above1, headJson);
+        layerHeads.push_back(f);
+        modelHeads.push_back(f);
+      }
+      layerJson["heads"].push_back(headJson);
+    }
+    t.layerSummary.rows.push_back(summary_row(std::to_string(l), layerHeads));
+    all["layers"].push_back(layerJson);
+    // The per-key and per-N tables grow with heads x T rows: kept as CSV text
+    // from layer to layer (a 3B model at 512 tokens: 0.4 GB of text instead of
+    // about 4 GB of row vectors), unless --json needs the rows.
+    if (!keepRows)
+      for (io::CsvTable* big :
+           {&t.sinks, &t.persistence, &t.betti, &t.eigenvalues, &t.valueSpaceCurve})
+        io::csv_flush_rows(*big);
+  }
+};
+
 }  // namespace
 
 std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std::string& text,
@@ -611,65 +677,17 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
     std::fprintf(stderr, "sinkscope-cli analyze: warning: %s\n", beyond.c_str());
   }
 
-  Tables t = analyze_tables();
-
-  // Per-head detail (sinks, alpha, bars, taxonomy, value space) beside the tables.
-  json all = {{"tokens", tokens}, {"layers", json::array()}};
-
-  const analysis::HeadAnalysisParams headParams = document::head_analysis_params(p, T);
-  // Graphs per threshold: the head-averaged graph of every layer, and each layer's heads.
-  const std::size_t nThresholds = p.thresholds.size();
-  std::vector<std::vector<analysis::GraphSpectrum>> layerGraphs(nThresholds);
-  std::vector<std::vector<std::vector<analysis::GraphSpectrum>>> headGraphs(
-      nThresholds,
-      std::vector<std::vector<analysis::GraphSpectrum>>(static_cast<std::size_t>(trace.layers())));
-  std::vector<HeadFigures> modelHeads;
-  const bool causal = trace.causal();
-  auto writeLayer = [&](document::LayerAnalysis&& layer) {
-    const int l = layer.layer;
-    json layerJson = {{"layer", l}, {"heads", json::array()}};
-    std::vector<HeadFigures> layerHeads;
-    for (int h = -1; h < trace.heads(); ++h) {
-      const analysis::HeadAnalysis& r = layer.heads[static_cast<std::size_t>(h + 1)];
-      const HeadRows at{std::to_string(l), h < 0 ? "average" : std::to_string(h), T, causal};
-      json headJson = {{"head", at.head}};
-      append_sink_rows(t, at, r, tokens, query, p, headJson);
-      const auto [above0, above1] = append_persistence_rows(t, at, r, p, headJson);
-      for (std::size_t ti = 0; ti < nThresholds; ++ti) {
-        if (h < 0)
-          layerGraphs[ti].push_back(r.spectra[ti]);
-        else
-          headGraphs[ti][static_cast<std::size_t>(l)].push_back(r.spectra[ti]);
-      }
-      append_spectra_rows(t, at, r, p);
-      // Sections 6 and 7 need the head's values: the average has none.
-      if (h >= 0) {
-        const HeadFigures f = append_value_rows(
-            t, at, r, layer.valueCurves[static_cast<std::size_t>(h + 1)], above0, above1, headJson);
-        layerHeads.push_back(f);
-        modelHeads.push_back(f);
-      }
-      layerJson["heads"].push_back(headJson);
-    }
-    t.layerSummary.rows.push_back(summary_row(std::to_string(l), layerHeads));
-    all["layers"].push_back(layerJson);
-    // The per-key and per-N tables grow with heads x T rows: kept as CSV text
-    // from layer to layer (a 3B model at 512 tokens: 0.4 GB of text instead of
-    // about 4 GB of row vectors), unless --json needs the rows.
-    if (jsonFile.empty())
-      for (io::CsvTable* big :
-           {&t.sinks, &t.persistence, &t.betti, &t.eigenvalues, &t.valueSpaceCurve})
-        io::csv_flush_rows(*big);
-  };
-  document::analyse_trace_layers(trace, headParams, {.valueSpaceCurves = true}, writeLayer);
-
-  append_sign_flip_and_effectiveness(t, p, trace.layers(), layerGraphs, headGraphs);
-
-  t.layerSummary.rows.push_back(summary_row("model", modelHeads));
-
+  LayerRows rows(p, T, query, trace.causal(), tokens, static_cast<std::size_t>(trace.layers()),
+                 !jsonFile.empty());
+  const int heads = trace.heads();
+  document::analyse_trace_layers(
+      trace, document::head_analysis_params(p, T), {.valueSpaceCurves = true},
+      [&rows, heads](document::LayerAnalysis&& layer) { rows.add(layer, heads); });
+  Tables& t = rows.t;
+  append_sign_flip_and_effectiveness(t, p, trace.layers(), rows.layerGraphs, rows.headGraphs);
+  t.layerSummary.rows.push_back(summary_row("model", rows.modelHeads));
   if (p.weightSpectra) append_weight_spectra(t, loaded);
-
-  return analyze_files_write(t, header, dir, jsonFile, p, force, loaded, text, all);
+  return analyze_files_write(t, header, dir, jsonFile, p, force, loaded, text, rows.all);
 }
 
 }  // namespace sinkscope::document

@@ -89,10 +89,10 @@ std::string utc_now() {
 
 }  // namespace
 
-std::string study_run(const fs::path& dir, const StudyInputs& inputs, ShardId shard,
-                      const models::LoadedModel& loaded, std::ostream& progress) {
-  if (inputs.sentences.empty()) throw StudyError(inputs.sentencesFile.string() + ": no sentence");
-  const json description = with_curves(study_description(inputs, loaded), inputs.params);
+namespace {
+
+// DIR/study.json: written on first use, else it must describe these inputs.
+StudyFile claim_study(const fs::path& dir, const json& description) {
   const fs::path studyFile = dir / "study.json";
   std::error_code ec;
   refuse_linked_folder(dir / "shards");
@@ -116,17 +116,16 @@ std::string study_run(const fs::path& dir, const StudyInputs& inputs, ShardId sh
       // Another task of the same array may have written it first: check it below.
     }
   }
-  const StudyFile study = read_study(dir);
+  StudyFile study = read_study(dir);
   if (!differences(study.description, description).empty())
     throw StudyError(studyFile.string() + ": written concurrently with other inputs");
+  return study;
+}
 
-  const fs::path final = dir / "shards" / shard_folder_name(shard);
-  if (fs::exists(fs::symlink_status(final / "manifest.json", ec))) {
-    read_manifest(final, study);  // throws when it belongs to other inputs
-    return "already complete";
-  }
-  // Folders left by killed tasks of this shard are removed; each task works
-  // in a folder of its own and renames it into place when it is done.
+// A folder of this task's own for the shard. Folders left by killed tasks of
+// this shard are removed; the task renames its folder into place when done.
+fs::path shard_work_folder(const fs::path& dir, ShardId shard) {
+  std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir / "shards", ec)) {
     const std::string name = entry.path().filename().string();
     if (name.rfind(".tmp-" + shard_folder_name(shard) + "-", 0) == 0)
@@ -137,10 +136,15 @@ std::string study_run(const fs::path& dir, const StudyInputs& inputs, ShardId sh
       (".tmp-" + shard_folder_name(shard) + "-" + host_name() + "-" + std::to_string(::getpid()));
   fs::create_directories(work, ec);
   if (ec) throw StudyError(work.string() + ": cannot be created (" + ec.message() + ")");
+  return work;
+}
 
-  const auto [first, end] = shard_range(shard, inputs.sentences.size(), inputs.params.batch);
+// The shard's sentences' records as JSON lines, with progress and ETA.
+std::string shard_records(const StudyInputs& inputs, ShardId shard, std::size_t first,
+                          std::size_t end, const models::LoadedModel& loaded,
+                          std::ostream& progress) {
   const auto started = std::chrono::steady_clock::now();
-  const auto report = [&, first = first, end = end](std::size_t done) {
+  const auto report = [&](std::size_t done) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     const std::size_t total = end - first;
@@ -157,6 +161,26 @@ std::string study_run(const fs::path& dir, const StudyInputs& inputs, ShardId sh
     records += record_to_json(r).dump();
     records += '\n';
   }
+  return records;
+}
+
+}  // namespace
+
+std::string study_run(const fs::path& dir, const StudyInputs& inputs, ShardId shard,
+                      const models::LoadedModel& loaded, std::ostream& progress) {
+  if (inputs.sentences.empty()) throw StudyError(inputs.sentencesFile.string() + ": no sentence");
+  const StudyFile study =
+      claim_study(dir, with_curves(study_description(inputs, loaded), inputs.params));
+  std::error_code ec;
+  const fs::path final = dir / "shards" / shard_folder_name(shard);
+  if (fs::exists(fs::symlink_status(final / "manifest.json", ec))) {
+    read_manifest(final, study);  // throws when it belongs to other inputs
+    return "already complete";
+  }
+  const fs::path work = shard_work_folder(dir, shard);
+  const auto [first, end] = shard_range(shard, inputs.sentences.size(), inputs.params.batch);
+  const auto started = std::chrono::steady_clock::now();
+  const std::string records = shard_records(inputs, shard, first, end, loaded, progress);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const json manifest{{"study_key", study.key},

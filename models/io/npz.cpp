@@ -264,46 +264,50 @@ void NpzWriter::addString(const std::string& name, const std::string& value) {
   endArray();
 }
 
-void NpzWriter::commit() {
-  if (open_) throw std::logic_error("npz: commit with an array still open");
-  const std::uint64_t cdOffset = position_;
-  std::string cd;
-  for (const Member& m : members_) {
-    const bool bigSize = m.size >= kMax32, bigOffset = m.offset >= kMax32;
-    std::string extra;
-    if (bigSize || bigOffset) {
-      std::string fields;
-      if (bigSize) {
-        put64(fields, m.size);
-        put64(fields, m.size);
-      }
-      if (bigOffset) put64(fields, m.offset);
-      put16(extra, 0x0001);
-      put16(extra, static_cast<std::uint16_t>(fields.size()));
-      extra += fields;
+namespace {
+
+// A ZIP central directory entry of one member (with its ZIP64 extra field
+// where the size or the offset does not fit 32 bits).
+void put_central_entry(std::string& cd, const std::string& name, std::uint64_t size,
+                       std::uint64_t offset, std::uint32_t crc) {
+  const bool bigSize = size >= kMax32, bigOffset = offset >= kMax32;
+  std::string extra;
+  if (bigSize || bigOffset) {
+    std::string fields;
+    if (bigSize) {
+      put64(fields, size);
+      put64(fields, size);
     }
-    put32(cd, 0x02014b50);
-    put16(cd, (3 << 8) | 45);  // made by: Unix, ZIP64
-    put16(cd, 45);
-    put16(cd, 0);
-    put16(cd, 0);
-    put16(cd, kDosTime);
-    put16(cd, kDosDate);
-    put32(cd, m.crc);
-    put32(cd, bigSize ? kMax32 : static_cast<std::uint32_t>(m.size));
-    put32(cd, bigSize ? kMax32 : static_cast<std::uint32_t>(m.size));
-    put16(cd, static_cast<std::uint16_t>(m.name.size()));
-    put16(cd, static_cast<std::uint16_t>(extra.size()));
-    put16(cd, 0);  // comment
-    put16(cd, 0);  // disk
-    put16(cd, 0);  // internal attributes
-    put32(cd, 0644u << 16);
-    put32(cd, bigOffset ? kMax32 : static_cast<std::uint32_t>(m.offset));
-    cd += m.name;
-    cd += extra;
+    if (bigOffset) put64(fields, offset);
+    put16(extra, 0x0001);
+    put16(extra, static_cast<std::uint16_t>(fields.size()));
+    extra += fields;
   }
-  const std::uint64_t cdSize = cd.size();
-  const bool zip64 = cdOffset >= kMax32 || members_.size() >= 0xffff;
+  put32(cd, 0x02014b50);
+  put16(cd, (3 << 8) | 45);  // made by: Unix, ZIP64
+  put16(cd, 45);
+  put16(cd, 0);
+  put16(cd, 0);
+  put16(cd, kDosTime);
+  put16(cd, kDosDate);
+  put32(cd, crc);
+  put32(cd, bigSize ? kMax32 : static_cast<std::uint32_t>(size));
+  put32(cd, bigSize ? kMax32 : static_cast<std::uint32_t>(size));
+  put16(cd, static_cast<std::uint16_t>(name.size()));
+  put16(cd, static_cast<std::uint16_t>(extra.size()));
+  put16(cd, 0);  // comment
+  put16(cd, 0);  // disk
+  put16(cd, 0);  // internal attributes
+  put32(cd, 0644u << 16);
+  put32(cd, bigOffset ? kMax32 : static_cast<std::uint32_t>(offset));
+  cd += name;
+  cd += extra;
+}
+
+// The end of central directory records (ZIP64's too when needed).
+std::string end_of_central_directory(std::uint64_t cdOffset, std::uint64_t cdSize,
+                                     std::size_t members) {
+  const bool zip64 = cdOffset >= kMax32 || members >= 0xffff;
   std::string end;
   if (zip64) {
     const std::uint64_t record = cdOffset + cdSize;
@@ -313,8 +317,8 @@ void NpzWriter::commit() {
     put16(end, 45);
     put32(end, 0);
     put32(end, 0);
-    put64(end, members_.size());
-    put64(end, members_.size());
+    put64(end, members);
+    put64(end, members);
     put64(end, cdSize);
     put64(end, cdOffset);
     put32(end, 0x07064b50);
@@ -325,12 +329,23 @@ void NpzWriter::commit() {
   put32(end, 0x06054b50);
   put16(end, 0);
   put16(end, 0);
-  const auto entries = static_cast<std::uint16_t>(std::min<std::size_t>(members_.size(), 0xffff));
+  const auto entries = static_cast<std::uint16_t>(std::min<std::size_t>(members, 0xffff));
   put16(end, entries);
   put16(end, entries);
   put32(end, static_cast<std::uint32_t>(std::min<std::uint64_t>(cdSize, kMax32)));
   put32(end, zip64 ? kMax32 : static_cast<std::uint32_t>(cdOffset));
   put16(end, 0);
+  return end;
+}
+
+}  // namespace
+
+void NpzWriter::commit() {
+  if (open_) throw std::logic_error("npz: commit with an array still open");
+  const std::uint64_t cdOffset = position_;
+  std::string cd;
+  for (const Member& m : members_) put_central_entry(cd, m.name, m.size, m.offset, m.crc);
+  const std::string end = end_of_central_directory(cdOffset, cd.size(), members_.size());
   write(cd.data(), cd.size());
   write(end.data(), end.size());
   const bool flushed = std::fflush(file_) == 0 && !std::ferror(file_);
