@@ -160,18 +160,10 @@ io::CsvTable top_sentences_table(const std::vector<SentenceRecord>& records, int
   return table;
 }
 
-// Appends the 95% interval of every share and rate as _lo and _hi columns.
-// Proportions of trials (sentences with a sink, taxonomy votes, sink cells)
-// get the clustered Clopper-Pearson interval over the sentences, which keeps
-// its coverage at 0 and 1; the shares of heads by top token (decided on the
-// pooled sample, no per-sentence trials) the range over the heads' plausible
-// classes (analysis/share_intervals.h), which does too; the mean boost the
-// percentile interval of p.bootstrap resamples of the sentences, seeded.
-void add_intervals(CorpusTables& t, const std::vector<SentenceRecord>& records, std::size_t heads,
-                   const std::string& firstToken, const std::string& lastToken,
-                   const document::AnalysisSettings& p) {
-  // The mean boost of a resample: each record's sum over the heads, weighted
-  // by how often the resample draws the record.
+// The mean boost of each of p.bootstrap resamples of the sentences: each
+// record's sum over the heads, weighted by how often the resample draws it.
+std::vector<double> resampled_mean_boosts(const std::vector<SentenceRecord>& records,
+                                          std::size_t heads, const document::AnalysisSettings& p) {
   std::vector<double> boostSums;
   for (const SentenceRecord& r : records) {
     double sum = 0.0;
@@ -186,6 +178,20 @@ void add_intervals(CorpusTables& t, const std::vector<SentenceRecord>& records, 
     for (std::size_t r = 0; r < records.size(); ++r) sum += w[r] * boostSums[r];
     boost.push_back(sum / static_cast<double>(records.size() * heads));
   }
+  return boost;
+}
+
+// Appends the 95% interval of every share and rate as _lo and _hi columns.
+// Proportions of trials (sentences with a sink, taxonomy votes, sink cells)
+// get the clustered Clopper-Pearson interval over the sentences, which keeps
+// its coverage at 0 and 1; the shares of heads by top token (decided on the
+// pooled sample, no per-sentence trials) the range over the heads' plausible
+// classes (analysis/share_intervals.h), which does too; the mean boost the
+// percentile interval of p.bootstrap resamples of the sentences, seeded.
+void add_intervals(CorpusTables& t, const std::vector<SentenceRecord>& records, std::size_t heads,
+                   const std::string& firstToken, const std::string& lastToken,
+                   const document::AnalysisSettings& p) {
+  const std::vector<double> boost = resampled_mean_boosts(records, heads, p);
   auto append = [](io::CsvTable& table, std::size_t row, const std::vector<double>& values) {
     const auto [lo, hi] = analysis::percentile_interval95(values);
     table.rows[row].push_back(csv_number(lo));

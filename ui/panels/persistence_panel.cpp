@@ -10,6 +10,11 @@
 
 namespace sinkscope::ui {
 
+namespace {
+// The diagram's line and the Betti curves' title count bars above this.
+constexpr double kMinPersistence = 0.05;
+}  // namespace
+
 PersistencePanel::PersistencePanel(PanelInputs& inputs, QWidget* host)
     : Panel(inputs, host) {
   diagram_ = new render::LinePlotView(host);
@@ -63,8 +68,12 @@ void PersistencePanel::drawPersistence() {
       view->setData({waiting, {}, {}, {}});
     return;
   }
-  const analysis::HeadAnalysis& r = *topology;
-  const double minP = 0.05;
+  drawDiagram(*topology);
+  drawBarcode(*topology);
+  drawBetti(*topology);
+}
+
+void PersistencePanel::drawDiagram(const analysis::HeadAnalysis& r) {
   render::LinePlotData d;
   d.title = tr("Persistence diagram | layer %1, %2")
                 .arg(in_.place.layer())
@@ -82,11 +91,13 @@ void PersistencePanel::drawPersistence() {
     h1.x.push_back(b.birth), h1.y.push_back(b.death), h1.tips.push_back(barTip(b));
   render::LineSeries diagonal{tr("birth = death"), {0, 1}, {0, 1}, true};
   render::LineSeries minLine{
-      tr("min persistence %1").arg(minP), {0, 1 - minP}, {minP, 1}, false, true};
+      tr("min persistence %1").arg(kMinPersistence), {0, 1 - kMinPersistence}, {kMinPersistence, 1}, false, true};
   d.series = {h0, h1, diagonal, minLine};
   d.xPadding = 0.04;  // H0 points sit at birth 0: clear of the y axis
   diagram_->setData(std::move(d));
+}
 
+void PersistencePanel::drawBarcode(const analysis::HeadAnalysis& r) {
   render::LinePlotData code;
   code.title = tr("Barcode | layer %1, %2").arg(in_.place.layer()).arg(head_name(in_.place.head())) +
                in_.place.note(in_.beforeName);
@@ -108,12 +119,14 @@ void PersistencePanel::drawPersistence() {
   code.xPadding = 0.02;
   code.airBelow = true;  // bar 0 lies at y = 0: clear of the axis
   barcode_->setData(std::move(code));
+}
 
+void PersistencePanel::drawBetti(const analysis::HeadAnalysis& r) {
   render::LinePlotData b;
   b.title = tr("Betti curves | bars above %1: H0 %2, H1 %3")
-                .arg(minP)
-                .arg(analysis::bars_above(r.persistence.h0, minP))
-                .arg(analysis::bars_above(r.persistence.h1, minP));
+                .arg(kMinPersistence)
+                .arg(analysis::bars_above(r.persistence.h0, kMinPersistence))
+                .arg(analysis::bars_above(r.persistence.h1, kMinPersistence));
   b.xLabel = tr("distance scale e");
   b.integerY = true;
   b.yLabel = tr("Betti number");

@@ -30,7 +30,10 @@ class PersistencePanel : public Panel {
   void drawNote(const QString& note) override;
 
  private:
-  void drawPersistence();
+  void drawPersistence();  // the three plots:
+  void drawDiagram(const analysis::HeadAnalysis& r);
+  void drawBarcode(const analysis::HeadAnalysis& r);
+  void drawBetti(const analysis::HeadAnalysis& r);
   // (series, index) pairs: H0 is series 0, H1 series 1.
   void highlightBars(const QList<QPair<int, int>>& bars);
   QString barTip(const analysis::PersistenceBar& bar) const;
