@@ -15,8 +15,9 @@ PACKAGES=(
   libeigen3-dev libboost-graph-dev nlohmann-json3-dev libpcre2-dev libicu-dev
   # command-line parsing: each option declared once, help generated
   libcli11-dev
-  # NPZ exports (CRC-32 of the zip members); SHA-256 of model files in headers
-  zlib1g-dev libssl-dev
+  # NPZ exports (CRC-32 of the zip members) and captures read (libzip); SHA-256
+  # of model files in headers
+  zlib1g-dev libzip-dev libssl-dev
   # weight spectra: BLAS Gram matrices and LAPACK eigenvalues (OpenBLAS's at run
   # time), xxHash cache keys
   libblas-dev liblapacke-dev libxxhash-dev

@@ -201,8 +201,8 @@ CheckpointList training_checkpoints(const fs::path& folder) {
   return list;
 }
 
-ModelFolderSummary model_folder_summary(const fs::path& folder) {
-  ModelFolderSummary s;
+ModelChooserEntry model_folder_summary(const fs::path& folder) {
+  ModelChooserEntry s;
   try {
     s.family = model_config_read(folder / "config.json").model_type;
   } catch (const std::exception&) {

@@ -60,11 +60,11 @@ CheckpointList training_checkpoints(const std::filesystem::path& folder);
 // (config.json's model_type, "?" when unreadable) and the
 // bytes of its weight files (*.safetensors, *.bin; links followed for their
 // size only, as a cache snapshot's point into its blobs).
-struct ModelFolderSummary {
+struct ModelChooserEntry {
   std::string family;
   std::uintmax_t weightBytes = 0;
 };
-ModelFolderSummary model_folder_summary(const std::filesystem::path& folder);
+ModelChooserEntry model_folder_summary(const std::filesystem::path& folder);
 // "1.2 GB", "350 MB", "12 kB": a size as the chooser shows it.
 std::string byte_size_text(std::uintmax_t bytes);
 

@@ -52,6 +52,7 @@ void trace_write_npz(const Trace& trace, const std::vector<std::string>& tokens,
     npz.addFloat32("logits", {T, static_cast<std::int64_t>(trace.logits().size()) / std::max<std::int64_t>(1, T)},
                    trace.logits());
   }
+  if (!options.modelName.empty()) npz.addString("model", options.modelName);
   npz.addString("params", options.paramsJson);
   npz.commit();
 }

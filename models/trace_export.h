@@ -19,12 +19,15 @@ struct TraceExportOptions {
   bool overwrite = false;
   // Written as the 0-d string "params" (JSON): model, text, tool, interventions, ...
   std::string paramsJson = "{}";
+  // Written as the 0-d string "model" when not empty (what a capture names).
+  std::string modelName;
 };
 
 // Writes FILE.npz with: attention [L, H, T, T], queries / keys / values
 // [L, H, T, d] (after RoPE; keys and values of the KV group each head reads),
 // residual [L + 1, T, D] (entering each layer, then the last layer's output),
-// ids [T] (int32), tokens [T] (strings), optionally logits [T, V], and params.
+// ids [T] (int32), tokens [T] (strings), optionally logits [T, V], model (its
+// name) and params.
 // Throws std::runtime_error naming the file.
 void trace_write_npz(const Trace& trace, const std::vector<std::string>& tokens,
                      const std::filesystem::path& file, const TraceExportOptions& options = {});

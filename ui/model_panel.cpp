@@ -135,7 +135,7 @@ void ModelPanel::showModel(bool remember) {
 // One entry: its name (a cache snapshot's repository and revision), family and size.
 void ModelPanel::addModel(const QString& name, const QString& open,
                           const std::filesystem::path& folder) {
-  const models::ModelFolderSummary s = models::model_folder_summary(folder);
+  const models::ModelChooserEntry s = models::model_folder_summary(folder);
   chooser_->addItem(tr("%1 \u2014 %2, %3")
                         .arg(name, QString::fromStdString(s.family),
                              QString::fromStdString(models::byte_size_text(s.weightBytes))),

@@ -66,22 +66,64 @@ const char* kAnalyzeDetails =
     "value and centralisation of the head-averaged graph per --thresholds value) and\n"
     "top_sentences.csv (per head, the sentences with the highest alpha_0); --functional adds\n"
     "functional.csv (L + 2 more passes per sentence). Every share, rate and mean carries its\n"
-    "95% bootstrap interval over the sentences (_lo and _hi columns).\n";
+    "95% bootstrap interval over the sentences (_lo and _hi columns).\n"
+    "\n"
+    "Files (--capture FILE, no MODEL): the --text files of attention captured elsewhere\n"
+    "(Hugging Face, TransformerLens, `tensors`), without weights.csv (it needs the weights);\n"
+    "interventions are refused (they rerun the model). Without values in the capture,\n"
+    "taxonomy.csv, value_space.csv and value_space_curve.csv hold no rows.\n";
+
+// analyze --capture: the attention (and values) someone captured elsewhere;
+// what needs the model itself (interventions, weight spectra) is refused or
+// left out, saying why.
+int analyze_capture(const std::string& file, const std::string& model, const std::string& out,
+                    const std::string& json, bool force, sinkscope::document::AnalysisSettings p,
+                    int argc, char** argv) {
+  namespace m = sinkscope::models;
+  if (!model.empty())
+    throw UsageError("--capture holds the attention: give no MODEL with it (its 'model' array "
+                     "names the model)");
+  if (!p.intervention.describe().empty())
+    throw UsageError("interventions rerun the model: a capture holds its attention only");
+  p.weightSpectra = false;  // weights.csv needs the model's weights
+  p.provenance = {{"command", command_line(argc, argv)}};
+  m::Capture c;
+  try {
+    c = m::capture_read(file);
+  } catch (const m::CaptureError& e) {
+    throw UsageError(e.what());
+  }
+  const m::Trace trace = m::capture_trace(c);
+  const auto subject = sinkscope::document::analyze_subject_of(c, trace);
+  return on_model([&] {
+    for (const auto& f : sinkscope::document::analyze_subject_write(subject, out, p, force, json))
+      std::cout << f.string() << "\n";
+    return kOk;
+  });
+}
 
 }  // namespace
 
 int command_analyze(int argc, char** argv) {
   namespace m = sinkscope::models;
   sinkscope::document::AnalysisSettings p;
-  std::string spec, textGiven, sentencesFile, out, json;
+  std::string spec, textGiven, sentencesFile, captureFile, out, json;
   bool force = false, noWeightSpectra = false;
   CommandLine command("analyze", kAnalyzeAbout, kAnalyzeDetails);
   CLI::App& app = command.app();
-  app.add_option("MODEL", spec, "a model folder or a Hugging Face cache name org/name")->type_name("")->required();
+  app.add_option("MODEL", spec, "a model folder or a Hugging Face cache name org/name")->type_name("");
   CLI::Option* text = app.add_option("--text", textGiven, "the sentence (-: standard input)")->type_name("TEXT");
   CLI::Option* sentences =
       app.add_option("--sentences", sentencesFile, "pool over its sentences instead")->type_name("FILE")
           ->excludes(text);
+  CLI::Option* capture =
+      app.add_option("--capture", captureFile,
+                     "analyse a capture instead of running a model: an NPZ with attention [L, H, "
+                     "T, T] and optionally values [L, H, T, d], tokens, ids and model (what "
+                     "`tensors` and Python's sinkscope.save_capture write)")
+          ->type_name("FILE")
+          ->excludes(text)
+          ->excludes(sentences);
   app.add_option("--out", out, "where the CSV files go")->type_name("DIR")->required();
   app.add_option("--json", json, "everything in one JSON file as well")->type_name("FILE");
   app.add_flag("--force", force, "replace files that exist");
@@ -89,6 +131,8 @@ int command_analyze(int argc, char** argv) {
   AnalysisOptions analysis(app, p);
   if (!command.parse(argc, argv)) return kOk;  // --help was printed
   analysis.apply();
+  if (capture->count() > 0) return analyze_capture(captureFile, spec, out, json, force, p, argc, argv);
+  if (spec.empty()) throw UsageError("analyze: give MODEL (or --capture FILE)");
   if (text->count() == 0 && sentences->count() == 0)
     throw UsageError("analyze: give one of --text or --sentences");
   p.weightSpectra = !noWeightSpectra;
@@ -138,7 +182,7 @@ int command_experiment(int argc, char** argv) {
   std::vector<std::string> kindNames;
   for (const auto& [k, line] : sinkscope::document::experiment_kinds()) kindNames.push_back(k);
   app.add_option("KIND", kind, "the experiment (below)")->type_name("")->required()->check(CLI::IsMember(kindNames));
-  app.add_option("MODEL", spec, "a model folder or a Hugging Face cache name org/name")->type_name("")->required();
+  app.add_option("MODEL", spec, "a model folder or a Hugging Face cache name org/name")->type_name("");
   app.add_option("--text", textGiven, "the sentence (-: standard input)")->type_name("TEXT")->required();
   app.add_option("--out", out, "where the CSV files go")->type_name("DIR")->required();
   app.add_flag("--force", force, "replace files that exist");

@@ -33,6 +33,7 @@
 #include "models/model_writer.h"
 #include "models/real_model_shapes.h"
 #include "models/cpu_runtime.h"
+#include "models/model_discovery.h"
 #include "models/runtime_info.h"
 #include "models/safetensors.h"
 #include "models/trace_export.h"
@@ -329,8 +330,9 @@ int command_tensors(int argc, char** argv) {
       "Runs MODEL on TEXT once and writes its tensors as NPZ (numpy.load(FILE) gives a dict):\n"
       "attention [L, H, T, T], queries, keys, values [L, H, T, d] (after RoPE; keys and values\n"
       "of the KV group each head reads), residual [L+1, T, D] (entering each layer, then the\n"
-      "last layer's output), ids [T], tokens [T], params (a JSON string: model, text, tool,\n"
-      "shapes), and with --logits the output logits [T, vocab]. Written a layer at a time.");
+      "last layer's output), ids [T], tokens [T], model (its name), params (a JSON string:\n"
+      "model, text, tool, shapes), and with --logits the output logits [T, vocab]. Written a\n"
+      "layer at a time; analyze --capture FILE gives analyze --text's tables from it.");
   CLI::App& app = command.app();
   add_model_argument(app, spec);
   app.add_option("--text", textGiven, "the sentence (-: standard input)")->required();
@@ -343,7 +345,11 @@ int command_tensors(int argc, char** argv) {
   return on_model([&] {
     const m::LoadedModel loaded = m::loaded_model_open(spec, load);
     const m::ModelConfig& c = loaded.model->config();
+    // Products on one BLAS thread, as analyze runs them: a capture of this
+    // file analysed (analyze --capture) gives analyze --text's numbers exactly.
+    std::optional<m::SingleThreadedBlas> exactProducts(std::in_place);
     const m::SentenceTrace run = m::loaded_model_run(loaded, text);
+    exactProducts.reset();
     nlohmann::json params = {
         {"schema_version", 1},
         {"tool", std::string("sinkscope-cli ") + SINKSCOPE_VERSION},
@@ -374,6 +380,7 @@ int command_tensors(int argc, char** argv) {
     o.logits = logits;
     o.overwrite = force;
     o.paramsJson = params.dump();
+    o.modelName = m::model_display_name(loaded.model->folder());
     m::trace_write_npz(run.trace, run.encoding.display, out, o);
     std::cout << out << "\n";
     return kOk;

@@ -114,6 +114,7 @@ struct HeadFigures {
   int sinkCount = 0;
   std::size_t bars0 = 0, bars1 = 0, bars0Above = 0, bars1Above = 0;
   analysis::HeadClass label = analysis::HeadClass::Reset;
+  bool classified = false;  // the taxonomy needs the values
 };
 
 // One row of layer_summary.csv over `heads` (a layer's, or every head of the model).
@@ -123,6 +124,9 @@ std::vector<std::string> summary_row(const std::string& scope,
   analysis::FirstTokenSinkTally first;
   double sinks = 0, b0 = 0, b1 = 0, a0 = 0, a1 = 0;
   double retriever = 0, mixer = 0, reset = 0;
+  // Shares of the taxonomy's classes only where every head has one (values given).
+  const bool classified = std::all_of(heads.begin(), heads.end(),
+                                      [](const HeadFigures& f) { return f.classified; });
   for (const HeadFigures& f : heads) {
     first.add(f.alpha0, f.uniform0, f.concentration);
     sinks += f.sinkCount;
@@ -146,9 +150,9 @@ std::vector<std::string> summary_row(const std::string& scope,
           num(b1 / n),
           num(a0 / n),
           num(a1 / n),
-          num(retriever / n),
-          num(mixer / n),
-          num(reset / n)};
+          classified ? num(retriever / n) : std::string(),
+          classified ? num(mixer / n) : std::string(),
+          classified ? num(reset / n) : std::string()};
 }
 
 }  // namespace
@@ -159,13 +163,11 @@ namespace {
 
 // The "# key: value" lines every analyze table carries: the parameters and readings.
 std::vector<std::pair<std::string, std::string>> analyze_header(
-    const models::LoadedModel& loaded, const std::string& text, int T, int query,
-    const document::AnalysisSettings& p) {
+    const AnalyzeSubject& subject, int T, int query, const document::AnalysisSettings& p) {
   std::vector<std::pair<std::string, std::string>> header{
-      {"tool", std::string("sinkscope-cli analyze ") + SINKSCOPE_VERSION},
-      {"model", loaded.model->folder().string()},
-      {"model_type", loaded.model->config().model_type},
-      {"text", text},
+      {"tool", std::string("sinkscope-cli analyze ") + SINKSCOPE_VERSION}};
+  header.insert(header.end(), subject.source.begin(), subject.source.end());
+  const std::vector<std::pair<std::string, std::string>> readings{
       {"tokens", std::to_string(T)},
       {"sink_set", document::sink_set_description(p)},
       {"sink_metric_eps", num(p.eps)},
@@ -207,6 +209,7 @@ std::vector<std::pair<std::string, std::string>> analyze_header(
        "winner argmax_j A[i][j] ||v_j|| over the keys query i sees (j <= i causal, every key in "
        "an encoder); scores within a relative 1e-6 of the best tie and go to the lower "
        "index (metrics.md s. 7); queries i >= 1"}};
+  header.insert(header.end(), readings.begin(), readings.end());
   for (const std::string& line : p.intervention.describe())
     header.emplace_back("intervention", line);
   header.insert(header.end(), p.provenance.begin(), p.provenance.end());
@@ -399,13 +402,9 @@ void append_weight_spectra(Tables& t, const models::LoadedModel& loaded) {
   }
 }
 
-// Writes every table (and the JSON file) into `dir`, all or none.
-std::vector<fs::path> analyze_files_write(
-    Tables& t, const std::vector<std::pair<std::string, std::string>>& header, const fs::path& dir,
-    const fs::path& jsonFile, const document::AnalysisSettings& p, bool force,
-    const models::LoadedModel& loaded, const std::string& text, const json& all) {
-  std::vector<fs::path> written;
-  std::vector<std::pair<fs::path, std::string>> contents;
+// Every table analyze writes, under its file name (weights.csv when asked).
+std::vector<std::pair<std::string, io::CsvTable*>> analyze_named_tables(
+    Tables& t, const document::AnalysisSettings& p) {
   const std::pair<const char*, io::CsvTable*> files[] = {
       {"sinks.csv", &t.sinks},
       {"sink_summary.csv", &t.summary},
@@ -422,8 +421,21 @@ std::vector<fs::path> analyze_files_write(
       {"weights.csv", p.weightSpectra ? &t.weights : nullptr},
       {"value_space.csv", &t.valueSpace},
       {"value_space_curve.csv", &t.valueSpaceCurve}};
+  std::vector<std::pair<std::string, io::CsvTable*>> named;
+  for (const auto& [name, table] : files)
+    if (table) named.emplace_back(name, table);  // null: not asked for
+  return named;
+}
+
+// Writes every table (and the JSON file) into `dir`, all or none.
+std::vector<fs::path> analyze_files_write(
+    Tables& t, const std::vector<std::pair<std::string, std::string>>& header, const fs::path& dir,
+    const fs::path& jsonFile, const document::AnalysisSettings& p, bool force,
+    const AnalyzeSubject& subject, const json& all) {
+  std::vector<fs::path> written;
+  std::vector<std::pair<fs::path, std::string>> contents;
+  const std::vector<std::pair<std::string, io::CsvTable*>> files = analyze_named_tables(t, p);
   for (const auto& [name, table] : files) {
-    if (!table) continue;  // not asked for
     table->comments = header;
     // Taken, not copied, unless --json still reads the rows.
     contents.emplace_back(dir / name, jsonFile.empty() ? io::csv_render_taking(*table)
@@ -432,11 +444,9 @@ std::vector<fs::path> analyze_files_write(
   }
   if (!jsonFile.empty()) {
     std::vector<std::pair<std::string, const io::CsvTable*>> named;
-    for (const auto& [name, table] : files)
-      if (table) named.emplace_back(fs::path(name).stem().string(), table);
+    for (const auto& [name, table] : files) named.emplace_back(fs::path(name).stem().string(), table);
     json out = output_json("analyze", p, header, named);
-    out["model"] = loaded.model->folder().string();
-    out["text"] = text;
+    for (const auto& [key, value] : subject.json) out[key] = value;
     out["tokens"] = all["tokens"];
     out["layers"] = all["layers"];
     contents.emplace_back(jsonFile, out.dump(1));
@@ -445,6 +455,7 @@ std::vector<fs::path> analyze_files_write(
   io::files_write_atomic(contents, force);  // all of them or none
   return written;
 }
+
 
 }  // namespace
 
@@ -547,14 +558,9 @@ void append_spectra_rows(Tables& t, const HeadRows& at, const analysis::HeadAnal
 
 // Sections 6 and 7 of one head: its taxonomy votes, value space at the
 // chosen query and its F_N curve over N; returns the head's summary figures.
-HeadFigures append_value_rows(Tables& t, const HeadRows& at, const analysis::HeadAnalysis& r,
-                              const analysis::ValueSpaceCurve& curve, std::size_t above0,
-                              std::size_t above1, json& headJson) {
-  const analysis::TaxonomyVotes& votes = *r.taxonomy;
-  const char* label = analysis::head_class_name(analysis::taxonomy_label(votes));
-  t.taxonomy.rows.push_back({at.layer, at.head, std::to_string(votes.sink),
-                             std::to_string(votes.current), std::to_string(votes.other), label});
-  headJson["taxonomy"] = label;
+// A head's figures for layer_summary.csv (its class is added by append_value_rows).
+HeadFigures head_figures(const HeadRows& at, const analysis::HeadAnalysis& r, std::size_t above0,
+                         std::size_t above1) {
   HeadFigures f;
   f.alpha0 = r.keyImportance[0];
   f.uniform0 = analysis::sink_uniform_baseline(at.tokens, 0, at.causal);
@@ -564,8 +570,20 @@ HeadFigures append_value_rows(Tables& t, const HeadRows& at, const analysis::Hea
   f.bars1 = r.persistence.h1.size();
   f.bars0Above = above0;
   f.bars1Above = above1;
-  f.label = analysis::taxonomy_label(votes);
+  return f;
+}
 
+// Sections 6 and 7 (they need the head's values): the taxonomy, value space
+// and its curve; the head's class into `f`.
+void append_value_rows(Tables& t, const HeadRows& at, const analysis::HeadAnalysis& r,
+                       const analysis::ValueSpaceCurve& curve, HeadFigures& f, json& headJson) {
+  const analysis::TaxonomyVotes& votes = *r.taxonomy;
+  const char* label = analysis::head_class_name(analysis::taxonomy_label(votes));
+  t.taxonomy.rows.push_back({at.layer, at.head, std::to_string(votes.sink),
+                             std::to_string(votes.current), std::to_string(votes.other), label});
+  headJson["taxonomy"] = label;
+  f.label = analysis::taxonomy_label(votes);
+  f.classified = true;
   const analysis::ValueSpace& vs = *r.valueSpace;
   std::string selected;
   for (int k : vs.selected) selected += (selected.empty() ? "" : " ") + std::to_string(k);
@@ -578,7 +596,6 @@ HeadFigures append_value_rows(Tables& t, const HeadRows& at, const analysis::Hea
          c.sinkSelected ? "1" : "0"});
   headJson["value_space"] = {
       {"precision", vs.scores.precision}, {"recall", vs.scores.recall}, {"f", vs.scores.f}};
-  return f;
 }
 
 // analyze's tables and JSON, filled layer by layer as the layers are analysed.
@@ -626,10 +643,12 @@ struct LayerRows {
           headGraphs[ti][static_cast<std::size_t>(l)].push_back(r.spectra[ti]);
       }
       append_spectra_rows(t, at, r, p);
-      // Sections 6 and 7 need the head's values: the average has none.
+      // Sections 6 and 7 need the head's values: the average has none (nor a
+      // capture without values).
       if (h >= 0) {
-        const HeadFigures f = append_value_rows(
-            t, at, r, layer.valueCurves[static_cast<std::size_t>(h + 1)], above0, above1, headJson);
+        HeadFigures f = head_figures(at, r, above0, above1);
+        if (r.valueSpace && r.taxonomy && static_cast<std::size_t>(h + 1) < layer.valueCurves.size())
+          append_value_rows(t, at, r, layer.valueCurves[static_cast<std::size_t>(h + 1)], f, headJson);
         layerHeads.push_back(f);
         modelHeads.push_back(f);
       }
@@ -649,6 +668,51 @@ struct LayerRows {
 
 }  // namespace
 
+namespace {
+
+// Every table of a trace, as analyze writes them (`keepRows`: the rows stay
+// in the tables, for the JSON file; else the large ones become CSV text as
+// they fill).
+struct AnalyzeOutput {
+  Tables t;
+  std::vector<std::pair<std::string, std::string>> header;
+  json all;
+};
+
+AnalyzeOutput analyze_subject(const AnalyzeSubject& subject, const document::AnalysisSettings& p,
+                              bool keepRows) {
+  const models::Trace& trace = *subject.trace;
+  const int T = trace.tokens();
+  if (p.query >= T)
+    throw models::ModelRunError("--query " + std::to_string(p.query) + " is outside the " +
+                                std::to_string(T) + " tokens of the text (0.." +
+                                std::to_string(T - 1) + ")");
+  if (p.weightSpectra && !subject.model)
+    throw models::ModelRunError("weight spectra need the model's weights; a capture has none");
+  const int query = p.query < 0 ? T - 1 : p.query;
+  auto header = analyze_header(subject, T, query, p);
+  if (!subject.warning.empty()) header.push_back({"warning", subject.warning});
+  // A model run always has values; a capture may not.
+  const bool values = subject.model || (trace.layers() > 0 && trace.layer(0).head_dim > 0);
+  if (!values)
+    header.push_back({"values", "not given: taxonomy.csv, value_space.csv and "
+                                "value_space_curve.csv are empty, layer_summary.csv has no "
+                                "class shares"});
+  LayerRows rows(p, T, query, trace.causal(), subject.tokens,
+                 static_cast<std::size_t>(trace.layers()), keepRows);
+  const int heads = trace.heads();
+  document::analyse_trace_layers(
+      trace, document::head_analysis_params(p, T), {.valueSpaceCurves = values},
+      [&rows, heads](document::LayerAnalysis&& layer) { rows.add(layer, heads); });
+  Tables& t = rows.t;
+  append_sign_flip_and_effectiveness(t, p, trace.layers(), rows.layerGraphs, rows.headGraphs);
+  t.layerSummary.rows.push_back(summary_row("model", rows.modelHeads));
+  if (p.weightSpectra) append_weight_spectra(t, *subject.model);
+  return {std::move(rows.t), std::move(header), std::move(rows.all)};
+}
+
+}  // namespace
+
 std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std::string& text,
                                     const fs::path& dir, const document::AnalysisSettings& p,
                                     bool force, const fs::path& jsonFile) {
@@ -661,33 +725,48 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
       document::sentence_run(loaded, text, models::RunOptions::attention_only());
   const document::SentenceRun run = document::sentence_run_analysed(loaded, plain, p.intervention);
   exactProducts.reset();
-  const models::Trace& trace = *run.trace;
-  const std::vector<std::string>& tokens = run.tokens.display;
-  const int T = trace.tokens();
-  if (p.query >= T)
-    throw models::ModelRunError("--query " + std::to_string(p.query) + " is outside the " +
-                                std::to_string(T) + " tokens of the text (0.." +
-                                std::to_string(T - 1) + ")");
-  const int query = p.query < 0 ? T - 1 : p.query;
-
-  auto header = analyze_header(loaded, text, T, query, p);
+  AnalyzeSubject subject;
+  subject.trace = run.trace.get();
+  subject.tokens = run.tokens.display;
+  subject.source = {{"model", loaded.model->folder().string()},
+                    {"model_type", loaded.model->config().model_type},
+                    {"text", text}};
+  subject.json = {{"model", loaded.model->folder().string()}, {"text", text}};
+  subject.model = &loaded;
   // The run itself (the first token kept) against the context it was trained on.
-  if (const std::string& beyond = plain.beyondTrainedContext; !beyond.empty()) {
-    header.push_back({"warning", beyond});
-    std::fprintf(stderr, "sinkscope-cli analyze: warning: %s\n", beyond.c_str());
-  }
+  subject.warning = plain.beyondTrainedContext;
+  if (!subject.warning.empty())
+    std::fprintf(stderr, "sinkscope-cli analyze: warning: %s\n", subject.warning.c_str());
+  return analyze_subject_write(subject, dir, p, force, jsonFile);
+}
 
-  LayerRows rows(p, T, query, trace.causal(), tokens, static_cast<std::size_t>(trace.layers()),
-                 !jsonFile.empty());
-  const int heads = trace.heads();
-  document::analyse_trace_layers(
-      trace, document::head_analysis_params(p, T), {.valueSpaceCurves = true},
-      [&rows, heads](document::LayerAnalysis&& layer) { rows.add(layer, heads); });
-  Tables& t = rows.t;
-  append_sign_flip_and_effectiveness(t, p, trace.layers(), rows.layerGraphs, rows.headGraphs);
-  t.layerSummary.rows.push_back(summary_row("model", rows.modelHeads));
-  if (p.weightSpectra) append_weight_spectra(t, loaded);
-  return analyze_files_write(t, header, dir, jsonFile, p, force, loaded, text, rows.all);
+std::vector<fs::path> analyze_subject_write(const AnalyzeSubject& subject, const fs::path& dir,
+                                            const document::AnalysisSettings& p, bool force,
+                                            const fs::path& jsonFile) {
+  AnalyzeOutput out = analyze_subject(subject, p, !jsonFile.empty());
+  return analyze_files_write(out.t, out.header, dir, jsonFile, p, force, subject, out.all);
+}
+
+std::vector<std::pair<std::string, std::string>> analyze_subject_csv(
+    const AnalyzeSubject& subject, const document::AnalysisSettings& p) {
+  AnalyzeOutput out = analyze_subject(subject, p, false);
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const auto& [name, table] : analyze_named_tables(out.t, p)) {
+    table->comments = out.header;
+    files.emplace_back(name, io::csv_render_taking(*table));
+  }
+  return files;
+}
+
+AnalyzeSubject analyze_subject_of(const models::Capture& capture, const models::Trace& trace) {
+  AnalyzeSubject subject;
+  subject.trace = &trace;
+  subject.tokens = capture.tokenText;
+  const std::string model = capture.model.empty() ? "unknown" : capture.model;
+  const std::string file = capture.file.empty() ? "(made in memory)" : capture.file.string();
+  subject.source = {{"capture", file}, {"model", model}};
+  subject.json = {{"capture", file}, {"model", model}};
+  return subject;
 }
 
 }  // namespace sinkscope::document

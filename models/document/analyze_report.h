@@ -6,6 +6,9 @@
 #include <string>
 #include <vector>
 
+#include <utility>
+
+#include "models/capture.h"
 #include "models/document/analysis_settings.h"
 #include "models/loaded_model.h"
 
@@ -21,6 +24,30 @@ std::vector<std::filesystem::path> analyze_write(const models::LoadedModel& mode
                                                  const std::filesystem::path& dir,
                                                  const document::AnalysisSettings& params,
                                                  bool force, const std::filesystem::path& jsonFile);
+
+// What analyze analyses: a model's run of a sentence, or a capture.
+struct AnalyzeSubject {
+  const models::Trace* trace = nullptr;
+  std::vector<std::string> tokens;  // as the tables show them
+  // Header lines naming where the attention came from (model and text, or the
+  // capture file and its model's name), and the same for the JSON file.
+  std::vector<std::pair<std::string, std::string>> source, json;
+  std::string warning;                          // a header line when not empty
+  const models::LoadedModel* model = nullptr;   // weights.csv needs it; null for a capture
+};
+
+// A capture as analyze's subject (`trace`: capture_trace(capture), kept alive by the caller).
+AnalyzeSubject analyze_subject_of(const models::Capture& capture, const models::Trace& trace);
+// analyze_write's tables of any subject, written into `dir`.
+std::vector<std::filesystem::path> analyze_subject_write(const AnalyzeSubject& subject,
+                                                         const std::filesystem::path& dir,
+                                                         const document::AnalysisSettings& params,
+                                                         bool force,
+                                                         const std::filesystem::path& jsonFile);
+// The same tables in memory: (file name, CSV text) pairs, byte for byte what
+// analyze writes (Python's sinkscope.analyze reads them).
+std::vector<std::pair<std::string, std::string>> analyze_subject_csv(
+    const AnalyzeSubject& subject, const document::AnalysisSettings& params);
 
 // Corpus mode (`--sentences FILE`): pooled over the sentences, writes
 // specialisation.csv (per head), token_specialisation.csv, taxonomy_pooled.csv,

@@ -68,7 +68,7 @@ TEST(Cli, DeclaredOptionsAnswerBadCommandLinesByName) {
       {"analyze " + model + " --out /nonexistent/x", "analyze: give one of --text or --sentences"},
       {"analyze " + model + " --text a --sentences b --out /nonexistent/x",
        "analyze: --text excludes --sentences"},
-      {"analyze --text hi --out /nonexistent/x", "analyze: MODEL is required"},
+      {"analyze --text hi --out /nonexistent/x", "analyze: give MODEL (or --capture FILE)"},
       {"analyze " + model + " --text hi --out /nonexistent/x --frobnicate",
        "analyze: not an option or argument here: --frobnicate"},
       {"analyze " + model + " --text hi --out /nonexistent/x --thresholds 0.1,2",

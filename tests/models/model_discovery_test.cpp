@@ -70,7 +70,7 @@ TEST(ModelDiscovery, AFolderSummaryGivesFamilyAndWeightSize) {
   fs::create_symlink(blobs / "w1", snapshot / "model.safetensors");  // as the cache links them
   std::ofstream(snapshot / "pytorch_model.bin") << std::string(500, 'y');
   std::ofstream(snapshot / "notes.txt") << std::string(9000, 'z');  // not weights
-  const ModelFolderSummary s = model_folder_summary(snapshot);
+  const ModelChooserEntry s = model_folder_summary(snapshot);
   EXPECT_EQ(s.family, "llama");
   EXPECT_EQ(s.weightBytes, 2000u);
   EXPECT_EQ(model_folder_summary(root / "missing").family, "?");

@@ -1,0 +1,198 @@
+#include "models/capture.h"
+
+#include <cmath>
+#include <limits>
+
+#include "models/internal/recompute.h"
+#include "models/io/npz.h"
+#include "models/io/npz_reader.h"
+
+namespace sinkscope::models {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string number_list(const std::vector<std::int64_t>& shape) {
+  std::string s = "[";
+  for (std::size_t k = 0; k < shape.size(); ++k) s += (k ? ", " : "") + std::to_string(shape[k]);
+  return s + "]";
+}
+
+void check_dimension(std::int64_t value, int most, const std::string& what,
+                     const std::string& where) {
+  if (value < 1 || value > most)
+    throw CaptureError(where + ": " + what + " is " + std::to_string(value) + "; give 1 to " +
+                       std::to_string(most));
+}
+
+// The tokens of a capture file: a string array, or the packed UTF-8 form.
+std::vector<std::string> read_tokens(const io::NpzReader& npz, const std::string& where) {
+  if (npz.contains("tokens")) {
+    const io::NpyArray a = npz.read("tokens");
+    if (a.shape.size() != 1) throw CaptureError(where + ": tokens is not one-dimensional");
+    return a.strings();
+  }
+  if (!npz.contains("tokens_utf8") || !npz.contains("tokens_offsets")) return {};
+  const io::NpyArray bytes = npz.read("tokens_utf8"), offsets = npz.read("tokens_offsets");
+  const std::vector<std::int64_t> at = offsets.integers(), raw = bytes.integers();
+  std::vector<std::string> tokens;
+  for (std::size_t k = 0; k + 1 < at.size(); ++k) {
+    if (at[k] < 0 || at[k + 1] < at[k] || static_cast<std::uint64_t>(at[k + 1]) > raw.size())
+      throw CaptureError(where + ": tokens_offsets[" + std::to_string(k) + "] is out of order");
+    std::string t;
+    for (std::int64_t b = at[k]; b < at[k + 1]; ++b) t += static_cast<char>(raw[static_cast<std::size_t>(b)]);
+    tokens.push_back(std::move(t));
+  }
+  return tokens;
+}
+
+}  // namespace
+
+void capture_check(Capture& c, const std::string& where) {
+  check_dimension(c.layers, kCaptureMaxLayers, "the number of layers", where);
+  check_dimension(c.heads, kCaptureMaxHeads, "the number of heads", where);
+  check_dimension(c.tokens, kCaptureMaxTokens, "the number of tokens", where);
+  const std::size_t T = static_cast<std::size_t>(c.tokens);
+  const std::size_t maps = static_cast<std::size_t>(c.layers) * static_cast<std::size_t>(c.heads);
+  if (c.attention.size() != maps * T * T)
+    throw CaptureError(where + ": attention holds " + std::to_string(c.attention.size()) +
+                       " weights, not layers x heads x tokens x tokens");
+  bool causal = true;
+  for (std::size_t m = 0; m < maps; ++m)
+    for (std::size_t i = 0; i < T; ++i) {
+      const float* row = c.attention.data() + (m * T + i) * T;
+      double sum = 0;
+      for (std::size_t j = 0; j < T; ++j) {
+        const float w = row[j];
+        if (!std::isfinite(w) || w < 0 || w > 1.0f + 1e-6f) {
+          throw CaptureError(where + ": attention[layer " + std::to_string(m / c.heads) +
+                             ", head " + std::to_string(m % c.heads) + ", row " +
+                             std::to_string(i) + ", column " + std::to_string(j) + "] is " +
+                             (std::isfinite(w) ? std::to_string(w) : std::string("not a number")) +
+                             "; attention weights lie in [0, 1]");
+        }
+        sum += w;
+        if (j > i && w != 0) causal = false;
+      }
+      if (std::abs(sum - 1.0) > kCaptureRowSumTolerance)
+        throw CaptureError(where + ": attention[layer " + std::to_string(m / c.heads) + ", head " +
+                           std::to_string(m % c.heads) + ", row " + std::to_string(i) +
+                           "] sums to " + std::to_string(sum) + ", not 1 (within " +
+                           std::to_string(kCaptureRowSumTolerance) +
+                           "): give softmax probabilities, not scores");
+    }
+  c.causal = causal;
+  if (!c.values.empty() || c.headDim != 0) {
+    check_dimension(c.headDim, kCaptureMaxHeadDim, "the values' head dimension", where);
+    if (c.values.size() != maps * T * static_cast<std::size_t>(c.headDim))
+      throw CaptureError(where + ": values holds " + std::to_string(c.values.size()) +
+                         " numbers, not layers x heads x tokens x head_dim");
+    for (std::size_t k = 0; k < c.values.size(); ++k)
+      if (!std::isfinite(c.values[k]))
+        throw CaptureError(where + ": values[" + std::to_string(k) + "] (flat index) is not a number");
+  }
+  if (c.tokenText.empty())
+    for (int t = 0; t < c.tokens; ++t) c.tokenText.push_back(std::to_string(t));
+  if (c.tokenText.size() != T)
+    throw CaptureError(where + ": " + std::to_string(c.tokenText.size()) + " tokens for " +
+                       std::to_string(T) + " attention rows");
+  if (!c.ids.empty() && c.ids.size() != T)
+    throw CaptureError(where + ": " + std::to_string(c.ids.size()) + " ids for " +
+                       std::to_string(T) + " attention rows");
+}
+
+Capture capture_read(const fs::path& file) {
+  const std::string where = file.string();
+  try {
+    const io::NpzReader npz(file, kCaptureMaxArrayBytes);
+    if (!npz.contains("attention"))
+      throw CaptureError(where + ": no 'attention' array (a capture holds attention [layers, "
+                                 "heads, tokens, tokens])");
+    Capture c;
+    c.file = file;
+    {
+      const io::NpyArray a = npz.read("attention");
+      if (a.shape.size() != 4 || a.shape[2] != a.shape[3])
+        throw CaptureError(where + ": attention has shape " + number_list(a.shape) +
+                           "; give [layers, heads, tokens, tokens]");
+      check_dimension(a.shape[0], kCaptureMaxLayers, "the number of layers", where);
+      check_dimension(a.shape[1], kCaptureMaxHeads, "the number of heads", where);
+      check_dimension(a.shape[2], kCaptureMaxTokens, "the number of tokens", where);
+      c.layers = static_cast<int>(a.shape[0]);
+      c.heads = static_cast<int>(a.shape[1]);
+      c.tokens = static_cast<int>(a.shape[2]);
+      c.attention = a.floats();
+    }
+    if (npz.contains("values")) {
+      const io::NpyArray v = npz.read("values");
+      if (v.shape.size() != 4 || v.shape[0] != c.layers || v.shape[1] != c.heads ||
+          v.shape[2] != c.tokens)
+        throw CaptureError(where + ": values has shape " + number_list(v.shape) + "; give [" +
+                           std::to_string(c.layers) + ", " + std::to_string(c.heads) + ", " +
+                           std::to_string(c.tokens) + ", head_dim] as attention's");
+      check_dimension(v.shape[3], kCaptureMaxHeadDim, "the values' head dimension", where);
+      c.headDim = static_cast<int>(v.shape[3]);
+      c.values = v.floats();
+    }
+    c.tokenText = read_tokens(npz, where);
+    if (npz.contains("ids")) {
+      for (std::int64_t id : npz.read("ids").integers()) {
+        if (id < 0 || id > std::numeric_limits<int>::max())
+          throw CaptureError(where + ": ids holds " + std::to_string(id) + ", not a token id");
+        c.ids.push_back(static_cast<int>(id));
+      }
+    }
+    if (npz.contains("model")) {
+      const io::NpyArray m = npz.read("model");
+      const std::vector<std::string> names = m.strings();
+      if (!m.shape.empty() || names.size() != 1 || names.front().size() > 1024)
+        throw CaptureError(where + ": model is not one name (a 0-d string)");
+      c.model = names.front();
+    }
+    capture_check(c, where);
+    return c;
+  } catch (const io::NpzError& e) {
+    throw CaptureError(e.what());
+  }
+}
+
+void capture_write(const Capture& c, const fs::path& file, bool overwrite) {
+  io::NpzWriter npz(file, overwrite);
+  const std::int64_t L = c.layers, H = c.heads, T = c.tokens;
+  npz.addFloat32("attention", {L, H, T, T}, c.attention);
+  if (!c.values.empty()) npz.addFloat32("values", {L, H, T, c.headDim}, c.values);
+  npz.addStrings("tokens", c.tokenText);
+  if (!c.ids.empty()) {
+    const std::vector<std::int32_t> ids(c.ids.begin(), c.ids.end());
+    npz.addInt32("ids", {T}, ids);
+  }
+  if (!c.model.empty()) npz.addString("model", c.model);
+  npz.commit();
+}
+
+Trace capture_trace(const Capture& c) {
+  Trace trace = TraceBuilder::make(c.layers, c.heads, 0, 0, c.causal,
+                                   c.ids.empty() ? std::vector<int>(static_cast<std::size_t>(c.tokens), 0)
+                                                 : c.ids);
+  const std::size_t T = static_cast<std::size_t>(c.tokens), H = static_cast<std::size_t>(c.heads);
+  const std::size_t map = T * T, rows = T * static_cast<std::size_t>(c.headDim);
+  for (int l = 0; l < c.layers; ++l) {
+    LayerCapture cap;
+    cap.layer = l;
+    cap.heads = c.heads;
+    cap.tokens = c.tokens;
+    cap.head_dim = c.headDim;
+    cap.causal = c.causal;
+    const auto L = static_cast<std::size_t>(l);
+    cap.attention.assign(c.attention.begin() + static_cast<std::ptrdiff_t>(L * H * map),
+                         c.attention.begin() + static_cast<std::ptrdiff_t>((L + 1) * H * map));
+    if (!c.values.empty())
+      cap.values.assign(c.values.begin() + static_cast<std::ptrdiff_t>(L * H * rows),
+                        c.values.begin() + static_cast<std::ptrdiff_t>((L + 1) * H * rows));
+    TraceBuilder::store(trace, l, std::move(cap));
+  }
+  return trace;
+}
+
+}  // namespace sinkscope::models
