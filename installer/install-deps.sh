@@ -25,6 +25,9 @@ PACKAGES=(
   wordnet-base
   # tests and benchmarks; numpy reads our NPZ files in the export tests
   libgtest-dev libbenchmark-dev python3-numpy
+  # the Python module (pybind11) and its tests (pytest; GUDHI's Python
+  # bindings the reference of persistence, networkx of the benchmark)
+  python3-dev python3-pybind11 pybind11-dev python3-pytest python3-gudhi python3-networkx
   # exact persistent homology, the reference of the persistence tests
   libgudhi-dev
   # headless display for GUI tests and screenshots

@@ -1,0 +1,342 @@
+// sinkscope._core: SinkScope's analyses for Python (pybind11). Attention from
+// any framework, as numpy arrays, goes through the same checks as a capture
+// file and the same code as sinkscope-cli analyze; the GIL is released while
+// the C++ core works. The Python side (sinkscope/__init__.py) turns the CSV
+// tables into columns.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "analysis/graph_spectrum.h"
+#include "analysis/persistence.h"
+#include "analysis/sink_metric.h"
+#include "analysis/value_space.h"
+#include "models/capture.h"
+#include "models/document/analysis_settings.h"
+#include "models/document/analyze_report.h"
+
+namespace py = pybind11;
+namespace m = sinkscope::models;
+namespace a = sinkscope::analysis;
+namespace d = sinkscope::document;
+
+namespace {
+
+using FloatArray = py::array_t<float, py::array::c_style | py::array::forcecast>;
+
+// Any array-like as C-ordered float32 (float64 and integer arrays are
+// converted; objects numpy cannot read are a TypeError naming `argument`).
+FloatArray as_floats(const py::handle& value, const char* argument) {
+  if (value.is_none()) throw py::type_error(std::string(argument) + ": an array is needed, not None");
+  FloatArray x = FloatArray::ensure(value);  // null when numpy cannot convert it
+  if (!x) {
+    PyErr_Clear();
+    throw py::type_error(std::string(argument) + ": not an array of numbers");
+  }
+  return x;
+}
+
+std::string shape_text(const py::array& x) {
+  std::string s = "(";
+  for (py::ssize_t k = 0; k < x.ndim(); ++k) s += (k ? ", " : "") + std::to_string(x.shape(k));
+  return s + (x.ndim() == 1 ? ",)" : ")");
+}
+
+// One head's map [T, T] as an AttentionView over `storage` (checked like a capture's rows).
+std::vector<float> one_map(const py::handle& value, const char* argument, int& T, bool& causal) {
+  m::Capture c;
+  FloatArray x = as_floats(value, argument);
+  if (x.ndim() != 2 || x.shape(0) != x.shape(1) || x.shape(0) < 1)
+    throw py::value_error(std::string(argument) + ": give one head's square map [T, T]; got shape " +
+                          shape_text(x));
+  c.layers = c.heads = 1;
+  c.tokens = static_cast<int>(x.shape(0));
+  c.attention.assign(x.data(), x.data() + x.size());
+  try {
+    m::capture_check(c, argument);
+  } catch (const m::CaptureError& e) {
+    throw py::value_error(e.what());
+  }
+  T = c.tokens;
+  causal = c.causal;
+  return std::move(c.attention);
+}
+
+// attention as analyze takes it: [L, H, T, T], a per-layer list or tuple of
+// [B, H, T, T] (Hugging Face's output_attentions; batch row `batch`), or one
+// head's [T, T].
+m::Capture capture_of(const py::handle& attention, const py::handle& values,
+                      const py::handle& tokens, int batch) {
+  m::Capture c;
+  std::vector<FloatArray> arrays;        // kept alive while their layers are copied
+  std::vector<const float*> layerMaps;   // each layer's [H, T, T]
+  std::vector<py::ssize_t> shape;        // [H, T, T] of every layer
+  auto addLayer = [&](const float* p, py::ssize_t h, py::ssize_t t1, py::ssize_t t2, const py::array& x) {
+    if (shape.empty()) shape = {h, t1, t2};
+    if (shape != std::vector<py::ssize_t>{h, t1, t2})
+      throw py::value_error("attention: the layers differ in shape (" + shape_text(x) + ")");
+    layerMaps.push_back(p);
+  };
+  if (py::isinstance<py::tuple>(attention) || py::isinstance<py::list>(attention)) {
+    const py::sequence seq = py::reinterpret_borrow<py::sequence>(attention);
+    if (seq.size() == 0) throw py::value_error("attention: an empty sequence of layers");
+    for (const py::handle& layer : seq) {
+      FloatArray x = as_floats(layer, "attention");
+      if (x.ndim() != 4)
+        throw py::value_error("attention: each layer of the sequence is [batch, heads, T, T] "
+                              "(Hugging Face's output_attentions); got shape " + shape_text(x));
+      if (batch < 0 || batch >= x.shape(0))
+        throw py::value_error("batch: " + std::to_string(batch) + " is outside the layers' batch of " +
+                              std::to_string(x.shape(0)));
+      const std::size_t map = static_cast<std::size_t>(x.shape(1) * x.shape(2) * x.shape(3));
+      addLayer(x.data() + static_cast<std::size_t>(batch) * map, x.shape(1), x.shape(2), x.shape(3), x);
+      arrays.push_back(std::move(x));
+    }
+  } else {
+    FloatArray x = as_floats(attention, "attention");
+    if (x.ndim() == 2) x = as_floats(x.reshape({py::ssize_t{1}, py::ssize_t{1}, x.shape(0), x.shape(1)}), "attention");
+    if (x.ndim() != 4)
+      throw py::value_error("attention: give [layers, heads, T, T], a sequence of [batch, heads, "
+                            "T, T] per layer, or one head's [T, T]; got shape " + shape_text(x));
+    const std::size_t map = static_cast<std::size_t>(x.shape(1) * x.shape(2) * x.shape(3));
+    for (py::ssize_t l = 0; l < x.shape(0); ++l)
+      addLayer(x.data() + static_cast<std::size_t>(l) * map, x.shape(1), x.shape(2), x.shape(3), x);
+    arrays.push_back(std::move(x));
+  }
+  if (layerMaps.empty() || shape[0] < 1 || shape[1] < 1 || shape[1] != shape[2])
+    throw py::value_error("attention: give square maps of at least one token and one head");
+  c.layers = static_cast<int>(layerMaps.size());
+  c.heads = static_cast<int>(shape[0]);
+  c.tokens = static_cast<int>(shape[1]);
+  if (c.layers > m::kCaptureMaxLayers || c.heads > m::kCaptureMaxHeads || c.tokens > m::kCaptureMaxTokens)
+    throw py::value_error("attention: at most " + std::to_string(m::kCaptureMaxLayers) + " layers, " +
+                          std::to_string(m::kCaptureMaxHeads) + " heads and " +
+                          std::to_string(m::kCaptureMaxTokens) + " tokens");
+  const std::size_t map = static_cast<std::size_t>(c.heads) * c.tokens * c.tokens;
+  c.attention.reserve(map * layerMaps.size());
+  for (const float* p : layerMaps) c.attention.insert(c.attention.end(), p, p + map);
+  if (!values.is_none()) {
+    FloatArray v = as_floats(values, "values");
+    if (v.ndim() == 2 && c.layers == 1 && c.heads == 1)
+      v = as_floats(v.reshape({py::ssize_t{1}, py::ssize_t{1}, v.shape(0), v.shape(1)}), "values");
+    if (v.ndim() != 4 || v.shape(0) != c.layers || v.shape(1) != c.heads || v.shape(2) != c.tokens)
+      throw py::value_error("values: give [" + std::to_string(c.layers) + ", " +
+                            std::to_string(c.heads) + ", " + std::to_string(c.tokens) +
+                            ", head_dim] to match attention; got shape " + shape_text(v));
+    c.headDim = static_cast<int>(v.shape(3));
+    c.values.assign(v.data(), v.data() + v.size());
+  }
+  if (!tokens.is_none()) {
+    try {
+      c.tokenText = tokens.cast<std::vector<std::string>>();
+    } catch (const py::cast_error&) {
+      throw py::type_error("tokens: give a list of strings");
+    }
+  }
+  try {
+    m::capture_check(c, "attention");
+  } catch (const m::CaptureError& e) {
+    throw py::value_error(e.what());
+  }
+  return c;
+}
+
+template <class T>
+T take(const py::handle& value, const std::string& name, double lo, double hi) {
+  double x;
+  try {
+    x = value.cast<double>();
+  } catch (const py::cast_error&) {
+    throw py::type_error(name + ": give a number");
+  }
+  if (!(x >= lo && x <= hi))
+    throw py::value_error(name + ": " + std::to_string(x) + " is outside [" + std::to_string(lo) +
+                          ", " + std::to_string(hi) + "]");
+  if (std::is_integral_v<T> && x != std::floor(x)) throw py::value_error(name + ": give a whole number");
+  return static_cast<T>(x);
+}
+
+std::string word(const py::handle& value, const std::string& name,
+                 const std::vector<std::string>& allowed) {
+  std::string s;
+  try {
+    s = value.cast<std::string>();
+  } catch (const py::cast_error&) {
+    throw py::type_error(name + ": give a string");
+  }
+  for (const std::string& w : allowed)
+    if (w == s) return s;
+  std::string list;
+  for (const std::string& w : allowed) list += (list.empty() ? "" : ", ") + w;
+  throw py::value_error(name + ": '" + s + "' is not one of " + list);
+}
+
+// The settings of metrics.md by the names its --json "params" uses.
+d::AnalysisSettings settings_of(const py::kwargs& params) {
+  d::AnalysisSettings s;
+  s.weightSpectra = false;
+  for (const auto& [key, value] : params) {
+    const std::string k = key.cast<std::string>();
+    if (k == "percentile") s.percentile = take<double>(value, k, 0, 100);
+    else if (k == "gamma") s.gamma = take<double>(value, k, 0, 1);
+    else if (k == "eps" || k == "sink_metric_eps") s.eps = take<double>(value, k, 0, 1);
+    else if (k == "top_n") s.topN = take<int>(value, k, 1, 100000);
+    else if (k == "query") s.query = value.is_none() ? -1 : take<int>(value, k, 0, 1 << 24);
+    else if (k == "random_subsets") s.randomSubsets = take<int>(value, k, 0, 100000);
+    else if (k == "seed") s.seed = take<unsigned long long>(value, k, 0, 2147483647.0);
+    else if (k == "min_persistence") s.minPersistence = take<double>(value, k, 0, 1);
+    else if (k == "betti_points") s.bettiPoints = take<int>(value, k, 2, 100001);
+    else if (k == "symmetrise") s.symmetriseByMax = word(value, k, {"mean", "max"}) == "max";
+    else if (k == "sink_mode") s.columnSumSinks = word(value, k, {"percentile", "column-sum"}) == "column-sum";
+    else if (k == "sink_denominator")
+      s.sinkDenominator = word(value, k, {"all", "visible"}) == "all"
+                              ? a::SinkSetParams::Denominator::AllQueries
+                              : a::SinkSetParams::Denominator::VisibleQueries;
+    else if (k == "thresholds") {
+      std::vector<double> t;
+      try {
+        for (const py::handle& x : py::reinterpret_borrow<py::iterable>(value))
+          t.push_back(take<double>(x, k, 0, 1));
+      } catch (const py::cast_error&) {
+        throw py::type_error("thresholds: give a sequence of numbers");
+      }
+      if (t.empty() || t.size() > 32) throw py::value_error("thresholds: give 1 to 32 thresholds");
+      s.thresholds = t;
+    } else {
+      throw py::type_error(
+          "analyze: no parameter '" + k + "' (percentile, gamma, eps, top_n, query, "
+          "random_subsets, seed, min_persistence, betti_points, symmetrise, sink_mode, "
+          "sink_denominator, thresholds)");
+    }
+  }
+  return s;
+}
+
+py::list analyze(const py::handle& attention, const py::handle& values, const py::handle& tokens,
+                 const std::string& model, int batch, const py::kwargs& params) {
+  d::AnalysisSettings settings = settings_of(params);
+  m::Capture c = capture_of(attention, values, tokens, batch);
+  c.model = model;
+  if (settings.query >= c.tokens)
+    throw py::value_error("query: " + std::to_string(settings.query) + " is outside the " +
+                          std::to_string(c.tokens) + " tokens");
+  settings.provenance = {{"command", "sinkscope.analyze (Python)"}};
+  std::vector<std::pair<std::string, std::string>> tables;
+  {
+    py::gil_scoped_release free;
+    const m::Trace trace = m::capture_trace(c);
+    tables = d::analyze_subject_csv(d::analyze_subject_of(c, trace), settings);
+  }
+  py::list out;
+  for (const auto& [name, text] : tables) out.append(py::make_tuple(name, py::bytes(text)));
+  return out;
+}
+
+py::tuple persistence(const py::handle& attention, bool symmetriseByMax) {
+  int T = 0;
+  bool causal = true;
+  const std::vector<float> map = one_map(attention, "A", T, causal);
+  a::PersistenceDiagram p;
+  {
+    py::gil_scoped_release free;
+    const a::AttentionView view{map, T, causal};
+    p = a::persistence_rips(a::attention_distances(view, {symmetriseByMax}), T);
+  }
+  auto bars = [](const std::vector<a::PersistenceBar>& list) {
+    py::array_t<double> out({static_cast<py::ssize_t>(list.size()), py::ssize_t{2}});
+    auto w = out.mutable_unchecked<2>();
+    for (std::size_t k = 0; k < list.size(); ++k) {
+      w(k, 0) = list[k].birth;
+      w(k, 1) = list[k].death;
+    }
+    return out;
+  };
+  return py::make_tuple(bars(p.h0), bars(p.h1));
+}
+
+py::array_t<double> spectrum(const py::handle& attention, double theta, bool normalised) {
+  if (!(theta >= 0 && theta <= 1)) throw py::value_error("theta: give a threshold in [0, 1]");
+  int T = 0;
+  bool causal = true;
+  const std::vector<float> map = one_map(attention, "A", T, causal);
+  a::GraphSpectrum g;
+  {
+    py::gil_scoped_release free;
+    g = a::graph_spectrum({map, T, causal}, {theta, normalised, false});
+  }
+  return py::array_t<double>(static_cast<py::ssize_t>(g.eigenvalues.size()), g.eigenvalues.data());
+}
+
+py::array_t<double> sink_metric(const py::handle& attention) {
+  int T = 0;
+  bool causal = true;
+  const std::vector<float> map = one_map(attention, "A", T, causal);
+  const std::vector<double> alpha = a::sink_key_importance({map, T, causal});
+  return py::array_t<double>(static_cast<py::ssize_t>(alpha.size()), alpha.data());
+}
+
+py::dict value_space(const py::handle& attention, const py::handle& values, int query, int topN) {
+  int T = 0;
+  bool causal = true;
+  const std::vector<float> map = one_map(attention, "A", T, causal);
+  FloatArray v = as_floats(values, "V");
+  if (v.ndim() != 2 || v.shape(0) != T || v.shape(1) < 1)
+    throw py::value_error("V: give the head's values [T, head_dim] with T = " + std::to_string(T) +
+                          "; got shape " + shape_text(v));
+  for (py::ssize_t k = 0; k < v.size(); ++k)
+    if (!std::isfinite(v.data()[k])) throw py::value_error("V: holds a value that is not a number");
+  if (query < -1 || query >= T) throw py::value_error("query: outside the " + std::to_string(T) + " tokens");
+  if (topN < 1) throw py::value_error("N: give at least 1");
+  a::ValueSpaceParams p;
+  p.query = query;
+  p.topN = topN;
+  a::ValueSpace vs;
+  {
+    py::gil_scoped_release free;
+    vs = a::value_space({map, T, causal}, std::span<const float>(v.data(), v.size()),
+                        static_cast<int>(v.shape(1)), p);
+  }
+  py::dict out;
+  out["precision"] = vs.scores.precision;
+  out["recall"] = vs.scores.recall;
+  out["f"] = vs.scores.f;
+  out["random_f"] = vs.randomMean.f;
+  out["selected"] = vs.selected;
+  out["top_n"] = vs.topN;
+  out["r_max"] = vs.rMax;
+  out["r_min"] = vs.rMin;
+  return out;
+}
+
+void save_capture(const std::string& path, const py::handle& attention, const py::handle& values,
+                  const py::handle& tokens, const std::string& model, int batch, bool overwrite) {
+  m::Capture c = capture_of(attention, values, tokens, batch);
+  c.model = model;
+  try {
+    py::gil_scoped_release free;
+    m::capture_write(c, path, overwrite);
+  } catch (const std::runtime_error& e) {
+    throw py::value_error(e.what());
+  }
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, module) {
+  module.doc() = "SinkScope's analyses (the C++ core of the sinkscope package)";
+  module.def("analyze", &analyze, py::arg("attention"), py::arg("values") = py::none(),
+             py::arg("tokens") = py::none(), py::arg("model") = "", py::arg("batch") = 0);
+  module.def("persistence", &persistence, py::arg("A"), py::arg("symmetrise_by_max") = false);
+  module.def("spectrum", &spectrum, py::arg("A"), py::arg("theta") = 0.05,
+             py::arg("normalised") = false);
+  module.def("sink_metric", &sink_metric, py::arg("A"));
+  module.def("value_space", &value_space, py::arg("A"), py::arg("V"), py::arg("query") = -1,
+             py::arg("N") = 3);
+  module.def("save_capture", &save_capture, py::arg("path"), py::arg("attention"),
+             py::arg("values") = py::none(), py::arg("tokens") = py::none(), py::arg("model") = "",
+             py::arg("batch") = 0, py::arg("overwrite") = false);
+}

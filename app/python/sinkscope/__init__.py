@@ -1,0 +1,112 @@
+"""SinkScope's analyses of attention sinks, from Python.
+
+    import sinkscope
+    tables = sinkscope.analyze(attention, values=values, tokens=tokens)
+    tables["sinks"].columns["alpha_k"]      # numpy arrays, one per column
+    tables["layer_summary"].to_pandas()     # when pandas is installed
+
+``attention`` is a numpy array [layers, heads, T, T] (float32 or float64), the
+per-layer tuple Hugging Face's ``output_attentions=True`` returns ([batch,
+heads, T, T] each; ``batch`` picks the row), or one head's [T, T]. The tables
+are those of ``sinkscope-cli analyze`` (the same code; their CSV text cell for
+cell), with the parameters of metrics.md by the names of its --json "params":
+percentile, gamma, eps, top_n, query, random_subsets, seed, min_persistence,
+betti_points, symmetrise, sink_mode, sink_denominator, thresholds. Without
+``values`` the value-space and taxonomy tables are empty. Bad input raises
+ValueError or TypeError naming the argument.
+"""
+
+import csv
+import io
+
+import numpy as np
+
+from . import _core
+
+__all__ = ["Table", "analyze", "persistence", "spectrum", "sink_metric", "value_space",
+           "save_capture"]
+
+
+class Table:
+    """One table of analyze: ``columns`` maps each column's name to a numpy
+    array (float64 where every cell is a number or empty, NaN for empty; else
+    strings); ``header`` holds the "# key: value" lines (parameters, source)."""
+
+    def __init__(self, name, text):
+        self.name = name
+        self.text = text
+        self.header = []
+        rows = []
+        for line in text.splitlines():
+            if line.startswith("#"):
+                key, _, value = line[1:].strip().partition(": ")
+                self.header.append((key, value))
+            else:
+                rows.append(line)
+        reader = list(csv.reader(io.StringIO("\n".join(rows))))
+        names = reader[0] if reader else []
+        body = reader[1:]
+        self.columns = {}
+        for k, column in enumerate(names):
+            cells = [row[k] if k < len(row) else "" for row in body]
+            self.columns[column] = _column(cells)
+
+    def __len__(self):
+        return len(next(iter(self.columns.values()))) if self.columns else 0
+
+    def __getitem__(self, column):
+        return self.columns[column]
+
+    def __repr__(self):
+        return "<sinkscope.Table %s: %d rows, columns %s>" % (
+            self.name, len(self), ", ".join(self.columns))
+
+    def to_pandas(self):
+        import pandas  # only when asked: pandas is optional
+        return pandas.DataFrame(self.columns)
+
+
+def _column(cells):
+    try:
+        return np.array([float(c) if c != "" else np.nan for c in cells], dtype=np.float64)
+    except ValueError:
+        return np.array(cells, dtype=object)
+
+
+def analyze(attention, values=None, tokens=None, model="", batch=0, **params):
+    """Every table of ``sinkscope-cli analyze`` for this attention, as a dict
+    from the table's name ("sinks", "persistence", "layer_summary", ...) to a
+    Table."""
+    out = {}
+    for name, text in _core.analyze(attention, values, tokens, model, batch, **params):
+        stem = name[:-4] if name.endswith(".csv") else name
+        out[stem] = Table(stem, text.decode("utf-8"))
+    return out
+
+
+def persistence(A, symmetrise_by_max=False):
+    """H0 and H1 bars of one head's map [T, T] (metrics.md s. 2) as [n, 2]
+    arrays of (birth, death): ``p = persistence(A); p[0], p[1]``."""
+    return _core.persistence(A, symmetrise_by_max)
+
+
+def spectrum(A, theta=0.05, normalised=False):
+    """The Laplacian eigenvalues (ascending) of one head's graph at threshold theta."""
+    return _core.spectrum(A, theta, normalised)
+
+
+def sink_metric(A):
+    """alpha_k, the mean attention key k receives (Gu et al.'s sink metric)."""
+    return _core.sink_metric(A)
+
+
+def value_space(A, V, query=-1, N=3):
+    """Precision, recall and F of the top-N keys' value contributions at
+    ``query`` (metrics.md s. 6) with the random baseline, r_max and r_min."""
+    return _core.value_space(A, V, query, N)
+
+
+def save_capture(path, attention, values=None, tokens=None, model="", batch=0, overwrite=False):
+    """Writes a capture NPZ that sinkscope-cli analyze --capture, sinkscope
+    figure --capture and the GUI open."""
+    _core.save_capture(str(path), attention, values, tokens, model, batch, overwrite)

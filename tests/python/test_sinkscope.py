@@ -1,0 +1,169 @@
+"""The Python module as a researcher uses it: its tables equal
+sinkscope-cli analyze's CSV cell for cell, a capture it saves opens through
+the CLI with the model run's tables, the function-level entries agree with
+independent numpy and GUDHI computations, bad input raises ValueError or
+TypeError naming the argument, and 10,000 calls leak nothing."""
+
+import os
+import shutil
+import subprocess
+import tempfile
+
+import numpy as np
+import pytest
+
+import sinkscope
+
+CLI = os.environ["SINKSCOPE_CLI"]
+MODEL = os.path.join(os.environ["SINKSCOPE_SOURCE_DIR"], "resources", "models",
+                     "rope-decoder-bos-first")
+TEXT = "The cat sat on the mat because it was warm."
+
+
+def body(text):
+    """A CSV without its "# ..." header lines (they name the source)."""
+    return "\n".join(line for line in text.splitlines() if not line.startswith("#"))
+
+
+@pytest.fixture(scope="module")
+def run():
+    """A model run's capture (sinkscope-cli tensors) and analyze --text's files."""
+    folder = tempfile.mkdtemp(prefix="sinkscope-python-")
+    npz = os.path.join(folder, "run.npz")
+    subprocess.run([CLI, "tensors", MODEL, "--text", TEXT, "--out", npz], check=True,
+                   capture_output=True)
+    subprocess.run([CLI, "analyze", MODEL, "--text", TEXT, "--no-weight-spectra", "--out",
+                    os.path.join(folder, "text")], check=True, capture_output=True)
+    yield folder, dict(np.load(npz))
+    shutil.rmtree(folder)
+
+
+def cli_tables(folder):
+    return {name[:-4]: open(os.path.join(folder, name), encoding="utf-8").read()
+            for name in os.listdir(folder) if name.endswith(".csv")}
+
+
+def test_every_table_equals_the_clis_cell_for_cell(run):
+    folder, z = run
+    tables = sinkscope.analyze(z["attention"], values=z["values"], tokens=list(z["tokens"]))
+    cli = cli_tables(os.path.join(folder, "text"))
+    assert sorted(tables) == sorted(cli)
+    for name, table in tables.items():
+        assert body(table.text) == body(cli[name]), name
+        # Columns as numpy arrays, read back from the same cells.
+        header = body(cli[name]).splitlines()[0].split(",")
+        assert list(table.columns) == header
+    alpha = tables["sinks"]["alpha"]
+    assert alpha.dtype == np.float64 and len(alpha) == len(tables["sinks"])
+    assert ("sink_metric_eps", "0.3") in tables["sinks"].header
+
+
+def test_hugging_faces_per_layer_tuple_gives_the_same_tables(run):
+    _, z = run
+    a = z["attention"]
+    whole = sinkscope.analyze(a, values=z["values"])
+    # output_attentions: one [batch, heads, T, T] per layer; row 1 of a batch of 2.
+    noise = np.full_like(a[0][None], 1.0 / a.shape[-1])
+    hf = tuple(np.concatenate([noise, a[l][None].astype(np.float64)]) for l in range(a.shape[0]))
+    tupled = sinkscope.analyze(hf, values=z["values"], batch=1)
+    for name in whole:
+        assert body(whole[name].text) == body(tupled[name].text), name
+
+
+def test_a_saved_capture_opens_through_the_cli_with_the_runs_tables(run):
+    folder, z = run
+    npz = os.path.join(folder, "saved.npz")
+    sinkscope.save_capture(npz, z["attention"], values=z["values"], tokens=list(z["tokens"]),
+                           model="rope-decoder-bos-first")
+    with pytest.raises(ValueError, match="exists"):
+        sinkscope.save_capture(npz, z["attention"])
+    out = os.path.join(folder, "capture")
+    subprocess.run([CLI, "analyze", "--capture", npz, "--out", out], check=True,
+                   capture_output=True)
+    cli = cli_tables(out)
+    text = cli_tables(os.path.join(folder, "text"))
+    for name in text:
+        assert body(cli[name]) == body(text[name]), name
+    assert "# model: rope-decoder-bos-first" in cli["sinks"]
+
+
+def test_function_entries_agree_with_independent_computations(run):
+    _, z = run
+    A = z["attention"][2, 1].astype(np.float64)
+    T = A.shape[0]
+    # sink metric: the mean attention each key receives from the queries that see it.
+    alpha = sinkscope.sink_metric(A)
+    expected = np.array([A[k:, k].mean() for k in range(T)])
+    np.testing.assert_allclose(alpha, expected, rtol=1e-6)
+    # persistence: H0 deaths are the minimum spanning tree's edges (Prim, here in
+    # numpy); H1 against GUDHI's Rips complex.
+    D = 1 - (A + A.T) / 2
+    np.fill_diagonal(D, 0)
+    inside, edges = {0}, []
+    while len(inside) < T:
+        best = min((D[i, j], j) for i in inside for j in range(T) if j not in inside)
+        edges.append(best[0])
+        inside.add(best[1])
+    h0, h1 = sinkscope.persistence(A)
+    finite = np.sort(h0[:, 1])[: T - 1]
+    np.testing.assert_allclose(finite, np.sort(edges), atol=1e-6)
+    gudhi = pytest.importorskip("gudhi")
+    tree = gudhi.RipsComplex(distance_matrix=D, max_edge_length=1.0).create_simplex_tree(
+        max_dimension=2)
+    tree.compute_persistence()
+    ref = np.array(sorted(tuple(b) for b in tree.persistence_intervals_in_dimension(1)
+                          if b[1] - b[0] > 1e-12)).reshape(-1, 2)
+    np.testing.assert_allclose(np.array(sorted(map(tuple, h1))).reshape(-1, 2), ref, atol=1e-6)
+    # spectrum: the combinatorial Laplacian of (B + B^T) / 2.
+    B = ((A >= 0.05) & ~np.eye(T, dtype=bool)).astype(float)
+    W = (B + B.T) / 2
+    L = np.diag(W.sum(1)) - W
+    np.testing.assert_allclose(sinkscope.spectrum(A, 0.05), np.linalg.eigvalsh(L), atol=1e-9)
+    vs = sinkscope.value_space(A, z["values"][2, 1], query=T - 1, N=3)
+    assert 0 <= vs["precision"] <= 1 and 0 <= vs["f"] <= 1 and len(vs["selected"]) == 3
+
+
+@pytest.mark.parametrize("call, error, words", [
+    (lambda: sinkscope.analyze("hello"), TypeError, "attention: not an array"),
+    (lambda: sinkscope.analyze(None), TypeError, "attention"),
+    (lambda: sinkscope.analyze(np.ones((2, 3, 4))), ValueError, "attention: give [layers"),
+    (lambda: sinkscope.analyze(np.ones((1, 1, 2, 3)) / 3), ValueError, "square"),
+    (lambda: sinkscope.analyze(np.full((1, 1, 3, 3), np.nan)), ValueError, "row 0, column 0] is not a number"),
+    (lambda: sinkscope.analyze(np.array([[1.0, 0], [-0.5, 1.5]])), ValueError, "is -0.5"),
+    (lambda: sinkscope.analyze(np.array([[0.5, 0], [0.5, 0.5]])), ValueError, "row 0] sums to 0.5"),
+    (lambda: sinkscope.analyze(np.eye(3), values=np.ones((3, 2, 2))), ValueError, "values: give"),
+    (lambda: sinkscope.analyze(np.eye(3), tokens=[1, 2, 3]), TypeError, "tokens"),
+    (lambda: sinkscope.analyze(np.eye(3), tokens=["a"]), ValueError, "1 tokens for 3"),
+    (lambda: sinkscope.analyze(np.eye(3), top_m=2), TypeError, "no parameter 'top_m'"),
+    (lambda: sinkscope.analyze(np.eye(3), gamma=2), ValueError, "gamma"),
+    (lambda: sinkscope.analyze(np.eye(3), symmetrise="min"), ValueError, "symmetrise"),
+    (lambda: sinkscope.analyze(np.eye(3), query=3), ValueError, "query"),
+    (lambda: sinkscope.analyze((np.eye(3)[None, None],), batch=1), ValueError, "batch"),
+    (lambda: sinkscope.persistence(np.ones((2, 2, 2))), ValueError, "A: give one head"),
+    (lambda: sinkscope.spectrum(np.eye(3), theta=2), ValueError, "theta"),
+    (lambda: sinkscope.value_space(np.eye(3), np.ones((2, 4))), ValueError, "V: give"),
+])
+def test_bad_input_names_the_argument(call, error, words):
+    with pytest.raises(error) as caught:
+        call()
+    assert words in str(caught.value)
+
+
+def test_ten_thousand_calls_leak_nothing():
+    def resident_kib():
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 1024
+    A = np.tril(np.ones((16, 16)))
+    A /= A.sum(1, keepdims=True)
+    for _ in range(500):  # warm up allocator pools
+        sinkscope.sink_metric(A)
+    before = resident_kib()
+    for _ in range(10000):
+        sinkscope.sink_metric(A)
+        sinkscope.persistence(A)
+        try:
+            sinkscope.analyze(np.ones((2, 2, 2)))
+        except ValueError:
+            pass
+    grown = resident_kib() - before
+    assert grown < 8 * 1024, "resident memory grew %d KiB over 10,000 calls" % grown
