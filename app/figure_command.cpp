@@ -17,6 +17,7 @@
 #include "app/command_line.h"
 #include "app/command_options.h"
 #include "app/gui_support.h"
+#include "models/capture.h"
 #include "models/cpu_runtime.h"
 #include "models/input_files.h"
 #include "render/panel_export.h"
@@ -44,7 +45,7 @@ std::vector<std::string> format_suffixes() {
 
 // The figure command's options, declared once (app/command_line.h).
 struct FigureOptionsLine {
-  std::string session, text, out, format, preset = "one-column", title, comparison,
+  std::string session, capture, text, out, format, preset = "one-column", title, comparison,
       device = "cpu", model;
   PlaceOptions place;
   ComparisonOptions compare;
@@ -52,7 +53,7 @@ struct FigureOptionsLine {
   double widthMm = 0, heightMm = 0, fontPt = 0, threshold = 0, azimuth = 0, elevation = 0;
   int dpi = 300, columns = 0, query = 0, key = 0, topN = 0, timeout = 1800;
   bool force = false, transparent = false, visibleSpaces = false;
-  CLI::Option *sessionOption, *textOption, *widthOption, *heightOption, *fontOption,
+  CLI::Option *sessionOption, *captureOption, *textOption, *widthOption, *heightOption, *fontOption,
       *titleOption, *queryOption, *keyOption, *thresholdOption, *topNOption, *azimuthOption,
       *elevationOption, *comparisonOption, *formatOption;
 
@@ -60,6 +61,10 @@ struct FigureOptionsLine {
     const char* what = "What to draw";
     sessionOption = app.add_option("--session", session,
                                    "make the figure of the session FILE (.sinkscope)")
+                        ->type_name("FILE")->group(what);
+    captureOption = app.add_option("--capture", capture,
+                                   "make the figure of a capture FILE (NPZ: attention [L, H, T, T], "
+                                   "optionally values, tokens, model; no model runs)")
                         ->type_name("FILE")->group(what);
     app.add_option("MODEL", model, "a model folder or cache name (default: the built-in model)")
         ->type_name("[MODEL]")->group(what);
@@ -148,9 +153,9 @@ CommandLine figure_command_line() {
               " (views: " + p.views.join(QStringLiteral(", ")).toStdString() + ")";
   return CommandLine("sinkscope figure",
                      "A figure of SinkScope's panels without a display.\n"
-                     "sinkscope figure (--session FILE | [MODEL] [--text SENTENCE] "
-                     "[--compare-sentence S | --compare-model DIR]) --panel NAME [--panel NAME "
-                     "...] --out FILE",
+                     "sinkscope figure (--session FILE | --capture FILE | [MODEL] [--text "
+                     "SENTENCE] [--compare-sentence S | --compare-model DIR]) --panel NAME "
+                     "[--panel NAME ...] --out FILE",
                      "Panels:" + panels);
 }
 
@@ -235,6 +240,13 @@ ui::FigureRequest checked_request(const FigureOptionsLine& o) {
   ui::FigureRequest request = figure_request(o);
   if (o.compare.sentenceOption->count() && o.compare.modelOption->count())
     throw UsageError("give --compare-sentence or --compare-model, not both");
+  if (o.captureOption->count()) {
+    if (o.sessionOption->count() || !o.model.empty() || o.textOption->count() ||
+        o.compare.sentenceOption->count() || o.compare.modelOption->count())
+      throw UsageError("--capture holds the attention: give no --session, MODEL, --text or "
+                       "--compare-* with it");
+    return request;
+  }
   if (!o.sessionOption->count()) return request;
   if (!o.model.empty() || o.textOption->count())
     throw UsageError("--session names the model and the sentence: give no MODEL or --text with it");
@@ -294,6 +306,20 @@ class FigureRun {
   // the exit code of a refusal.
   int start() {
     auto q = [](const std::string& s) { return QString::fromStdString(s); };
+    if (o_.captureOption->count()) {
+      // Read here, not in a job: a bad capture is refused (exit 2) before anything runs.
+      ui::SentenceRun run;
+      try {
+        run = ui::sentence_run_capture(models::capture_read(o_.capture));
+      } catch (const models::CaptureError& e) {
+        std::fprintf(stderr, "sinkscope figure: %s\n", e.what());
+        return 2;
+      }
+      QObject::connect(&workspace_, &ui::Workspace::analysisFinished, &workspace_,
+                       [this] { makeFigure(); }, Qt::SingleShotConnection);
+      workspace_.showCapture(std::move(run), q(o_.capture));
+      return 0;
+    }
     if (o_.sessionOption->count()) {
       QObject::connect(&session_, &ui::WorkspaceSession::applied, &workspace_, [this] { makeFigure(); },
                        Qt::SingleShotConnection);

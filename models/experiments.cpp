@@ -1,5 +1,7 @@
 #include "models/experiments.h"
 
+#include <limits>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -234,6 +236,9 @@ PerturbationMap perturbation_sensitivity(const Model& model, const std::vector<i
 
 std::vector<double> effective_rank_per_layer(const Trace& trace) {
   std::vector<double> ranks;
+  if (trace.hiddenSize() == 0)  // a capture keeps no residual stream: unknown, not 0
+    return std::vector<double>(static_cast<std::size_t>(trace.layers()) + 1,
+                               std::numeric_limits<double>::quiet_NaN());
   for (int l = 0; l <= trace.layers(); ++l)
     ranks.push_back(
         analysis::effective_rank(trace.residual(l), trace.tokens(), trace.hiddenSize()));

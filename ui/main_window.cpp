@@ -252,6 +252,11 @@ CheckpointsPanel* MainWindow::checkpointsPanel() const { return board_->checkpoi
 void MainWindow::connectWorkspace() {
   Workspace* w = workspace_;
   connect(w, &Workspace::modelOpened, this, &MainWindow::showModel);
+  connect(w, &Workspace::captureOpened, this, [this](const QString& path) {
+    modelPanel_->showCapture(path);
+    modelTrainingAction_->setEnabled(false);
+    Q_EMIT captureOpened(path);
+  });
   // The panels redraw first (the board connected before the window).
   auto comparable = [this] { comparisonChooser_->setAvailable(workspace_->runB().has_value()); };
   connect(w, &Workspace::runShown, this, comparable);

@@ -141,6 +141,9 @@ class MainWindow : public QMainWindow {
   // written in a job (models::trace_write_npz); the status bar says when done.
   void exportRunTensors(const QString& path, bool overwrite = true);
   void chooseRunTensorsFile();
+  // File > Open capture: an NPZ of attention from any framework (ui/workspace.h).
+  void openCapture(const QString& path);
+  void chooseCaptureFile();
   // File > Open study: a merged corpus study folder (sinkscope-cli study
   // merge), read in a job and shown in the Study dock; errors go to the
   // status bar.
@@ -212,6 +215,7 @@ class MainWindow : public QMainWindow {
   void interventionsFinished();
   void experimentsFinished();
   void modelOpened(const QString& folder);
+  void captureOpened(const QString& path);
   void studyOpened(const QString& folder);
   void sessionApplied();  // an opened session's model, sentence, selection and layout are shown
   void emergenceFinished();  // the checkpoints' sink-emergence plot is drawn

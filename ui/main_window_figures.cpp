@@ -84,6 +84,15 @@ void MainWindow::exportRunTensors(const QString& path, bool overwrite) {
   workspace_->exportRunTensors(path, overwrite);
 }
 
+void MainWindow::openCapture(const QString& path) { workspace_->openCapture(path); }
+
+void MainWindow::chooseCaptureFile() {
+  const QString path = QFileDialog::getOpenFileName(
+      this, tr("Open capture (attention [layers, heads, T, T] saved as NPZ)"), QDir::homePath(),
+      tr("NumPy NPZ (*.npz)"));
+  if (!path.isEmpty()) openCapture(path);
+}
+
 std::vector<QWidget*> MainWindow::dockViews(QDockWidget* dock) const {
   std::vector<QWidget*> views;
   if (!dock) return views;

@@ -80,6 +80,7 @@ void MainWindow::buildFileMenu() {
   exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
   file->addAction(tr("Export &figure of several panels..."), this, &MainWindow::chooseFigureViews);
   file->addAction(tr("Export run &tensors (NPZ)..."), this, &MainWindow::chooseRunTensorsFile);
+  file->addAction(tr("Open c&apture (NPZ)..."), this, &MainWindow::chooseCaptureFile);
   file->addSeparator();
   QAction* saveSessionAction =
       file->addAction(tr("&Save session..."), this, &MainWindow::chooseSessionToSave);

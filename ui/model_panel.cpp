@@ -17,7 +17,9 @@
 #include "models/model_discovery.h"
 #include "models/model_identity.h"
 #include "ui/example_picker.h"
+#include "models/model.h"
 #include "ui/recent_models.h"
+#include "ui/sentence_run.h"
 #include "ui/workspace.h"
 
 namespace sinkscope::ui {
@@ -130,6 +132,18 @@ void ModelPanel::showModel(bool remember) {
           .arg(c.hidden_size)
           .arg(static_cast<double>(loaded.model->parameterCount()) / 1e6, 0, 'f', 2)
           .arg(loaded.tokenizer ? QString::fromStdString(loaded.tokenizer->kind()) : tr("none")));
+}
+
+void ModelPanel::showCapture(const QString& path) {
+  const SentenceRun& run = *workspace_->run();
+  const bool values = run.trace->layers() > 0 && run.trace->layer(0).head_dim > 0;
+  summary_->setText(tr("Capture %1: %2, %3 layers x %4 heads, %5 tokens%6. No model is open: "
+                       "interventions and experiments need one.")
+                        .arg(QFileInfo(path).fileName(), run.source)
+                        .arg(run.trace->layers())
+                        .arg(run.trace->heads())
+                        .arg(run.tokenCount())
+                        .arg(values ? tr(", with values") : tr(", no values (value space and taxonomy need them)")));
 }
 
 // One entry: its name (a cache snapshot's repository and revision), family and size.

@@ -29,6 +29,8 @@ class ModelPanel : public QWidget {
   // The open model's summary; `remember`: add it to the recent models (a
   // training checkpoint visited with the slider is not one the user opened).
   void showModel(bool remember);
+  // A capture shown instead of a model's run: what it holds and what it cannot do.
+  void showCapture(const QString& path);
 
  public Q_SLOTS:
   void refreshRecentModels();

@@ -1,5 +1,10 @@
 #include "ui/sentence_run.h"
 
+#include <QFileInfo>
+#include <QObject>
+
+#include "models/capture.h"
+
 #include "models/model_discovery.h"
 
 #include <QFileInfo>
@@ -45,6 +50,18 @@ document::SentenceRun document_run_of(const SentenceRun& run) {
 QStringList sentence_words(const QString& sentence) {
   static const QRegularExpression space(QStringLiteral("\\s+"));
   return sentence.split(space, Qt::SkipEmptyParts);
+}
+
+SentenceRun sentence_run_capture(const models::Capture& capture) {
+  SentenceRun run;
+  const QString name = capture.model.empty() ? QFileInfo(QString::fromStdString(capture.file.string())).fileName()
+                                             : QString::fromStdString(capture.model);
+  run.source = QObject::tr("%1 (capture)").arg(name);
+  for (const std::string& token : capture.tokenText) run.tokens << QString::fromStdString(token);
+  run.causal = capture.causal;
+  run.trace = std::make_shared<const models::Trace>(models::capture_trace(capture));
+  run.offsets.assign(capture.tokenText.size(), {-1, -1});
+  return run;
 }
 
 SentenceRun sentence_run_baseline(const QString& sentence) {

@@ -16,6 +16,7 @@ class Trace;
 class Model;
 struct LayerCapture;
 struct LoadedModel;
+struct Capture;
 }  // namespace sinkscope::models
 
 namespace sinkscope::document {
@@ -64,6 +65,10 @@ struct SentenceRun {
 SentenceRun sentence_run_intervened(const models::LoadedModel& model, const SentenceRun& base,
                                     const models::Intervention& interventions,
                                     const std::function<bool(double)>& progress);
+
+// A capture's attention (models/capture.h) as a run: its tokens, its trace,
+// no model (what needs the model says so).
+SentenceRun sentence_run_capture(const models::Capture& capture);
 
 // Words of `sentence` split on white space.
 QStringList sentence_words(const QString& sentence);

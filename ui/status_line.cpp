@@ -37,6 +37,9 @@ StatusLine::StatusLine(Workspace* workspace, QStatusBar* bar)
                      static_cast<QWidget*>(jobStatus_)})
     bar->addPermanentWidget(w);
   connect(workspace, &Workspace::modelOpened, this, &StatusLine::showModel);
+  connect(workspace, &Workspace::captureOpened, this, [this] {
+    model_->setText(tr("capture: %1").arg(workspace_->run()->source));
+  });
   connect(workspace, &Workspace::runShown, this, &StatusLine::showTokenCount);
   connect(workspace->selection(), &SelectionModel::interventionsChanged, this,
           &StatusLine::showInterventions);

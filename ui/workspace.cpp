@@ -1,5 +1,7 @@
 #include "ui/workspace.h"
 
+#include "models/capture.h"
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QJsonArray>
@@ -154,6 +156,31 @@ void Workspace::analyseRun() {
         Q_EMIT analysisFinished();
       },
       QStringLiteral("analysis"));
+}
+
+void Workspace::openCapture(const QString& path) {
+  Q_EMIT errorsCleared();
+  const std::string file = path.toStdString();
+  captureJob_ = jobs_->submit<SentenceRun>(
+      tr("Open capture"),
+      [file](const JobProgress& progress) {
+        job_check(progress, 0.0);
+        try {
+          return sentence_run_capture(models::capture_read(file));
+        } catch (const models::CaptureError& e) {
+          throw std::invalid_argument(e.what());
+        }
+      },
+      [this, path](SentenceRun run) { showCapture(std::move(run), path); },
+      QStringLiteral("run"));
+}
+
+void Workspace::showCapture(SentenceRun run, const QString& path) {
+  model_.reset();
+  if (comparing_) stopComparing();
+  selection_->setInterventions({});
+  showRun(std::move(run));
+  Q_EMIT captureOpened(path);
 }
 
 void Workspace::openModel(const QString& folderOrName) {
@@ -404,6 +431,10 @@ void Workspace::runInterventions() {
     setRunNames(tr("before"), tr("after"));
   }
   const models::Intervention list = selection_->interventions();
+  if (!list.empty() && showingCapture())
+    Q_EMIT failed(tr("Interventions rerun the model: a capture holds its attention only (open "
+                     "the model to run them)"),
+                  {});
   if (list.empty() || !run_ || !run_->trace || !model_) {
     const bool had = runB_.has_value();
     setRunB(std::nullopt);
@@ -428,7 +459,10 @@ void Workspace::runInterventions() {
 
 void Workspace::computeHeadAblation() {
   if (!run_ || !run_->trace || !model_) {
-    Q_EMIT failed(tr("Open a model and run a sentence first"), {});
+    Q_EMIT failed(showingCapture() ? tr("This reruns the model: a capture holds its attention only "
+                                        "(open the model to run it)")
+                                   : tr("Open a model and run a sentence first"),
+                  {});
     return;
   }
   const auto trace = run_->trace;
@@ -453,7 +487,10 @@ void Workspace::computeHeadAblation() {
 
 void Workspace::computeLayerFunction() {
   if (!run_ || !run_->trace || !model_) {
-    Q_EMIT failed(tr("Open a model and run a sentence first"), {});
+    Q_EMIT failed(showingCapture() ? tr("This reruns the model: a capture holds its attention only "
+                                        "(open the model to run it)")
+                                   : tr("Open a model and run a sentence first"),
+                  {});
     return;
   }
   const auto trace = run_->trace;
@@ -545,7 +582,10 @@ QStringList Workspace::provenance() const {
 void Workspace::exportRunTensors(const QString& path, bool overwrite) {
   const SentenceRun* shown = shownRun();
   if (!shown || !shown->trace) {
-    Q_EMIT failed(tr("Open a model and run a sentence first"), {});
+    Q_EMIT failed(showingCapture() ? tr("This reruns the model: a capture holds its attention only "
+                                        "(open the model to run it)")
+                                   : tr("Open a model and run a sentence first"),
+                  {});
     return;
   }
   QJsonObject params{

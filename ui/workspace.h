@@ -110,7 +110,11 @@ class Workspace : public QObject {
   const models::CheckpointList& checkpoints() const { return checkpoints_; }
   const QString& checkpointsFolder() const { return checkpointsFolder_; }
   // Whether job `id` opened the model or ran the sentence (its failure ends what waited on it).
-  bool isModelOrRunJob(quint64 id) const { return id != 0 && (id == modelJob_ || id == runJob_); }
+  bool isModelOrRunJob(quint64 id) const {
+    return id != 0 && (id == modelJob_ || id == runJob_ || id == captureJob_);
+  }
+  // Whether run A is a capture's (no model made it).
+  bool showingCapture() const { return run_ && run_->trace && !model_; }
 
  public Q_SLOTS:
   void setSentence(const QString& text);
@@ -150,6 +154,12 @@ class Workspace : public QObject {
   void computeEmergence();
   // A run shown as it is (a session's baseline, a run made elsewhere).
   void showRun(SentenceRun run);
+  // A capture file (models/capture.h: attention from any framework), read in
+  // a job and shown as the run; the open model is closed (interventions and
+  // experiments need one, and say so).
+  void openCapture(const QString& path);
+  // A capture's run (sentence_run_capture) shown now, read by the caller.
+  void showCapture(SentenceRun run, const QString& path);
   // Selects `layer` (-1: keep) and `head` (SelectionModel::kHeadAverage, or
   // SelectionModel::kAutomatic: keep) once the next run is shown; a place the
   // model lacks is reported (failed()), not clamped.
@@ -161,6 +171,7 @@ class Workspace : public QObject {
  Q_SIGNALS:
   void sentenceChanged(const QString& text);
   void modelOpened(const QString& folder);
+  void captureOpened(const QString& path);  // its run is shown; no model is open
   void runShown();          // A replaced (B cleared): redraw
   void runFinished();       // ... and what follows it (interventions, analysis) started
   void analysisFinished();  // every head of A analysed
@@ -216,6 +227,7 @@ class Workspace : public QObject {
   quint64 runJob_ = 0;    // the newest Run sentence job
   quint64 modelJob_ = 0;  // the newest Open model job
   quint64 studyJob_ = 0;  // the newest Open study job
+  quint64 captureJob_ = 0;  // the newest Open capture job
   std::optional<document::StudyTables> study_;
   QString studyFolder_;  // the folder of the study open
   QString studyAsked_;   // the folder the newest Open study job reads

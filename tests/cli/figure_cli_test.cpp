@@ -429,3 +429,47 @@ TEST(FigureCli, ASessionsPlacesOutsideTheModelAreRefused) {
   EXPECT_FALSE(std::filesystem::exists(out)) << "no figure of another place";
   EXPECT_EQ(session("fine.sinkscope", R"(, "selection": {"layer": 3, "head": 3})").exit, 0);
 }
+
+// A capture (here `tensors`' file; any framework's NPZ of attention) opens in
+// every panel that needs only attention and values: the numbers a figure's
+// CSV holds are the model run's; what needs the model or values says why.
+TEST(FigureCli, ACaptureDrawsWhatTheModelRunDraws) {
+  QTemporaryDir dir;
+  const std::string npz = dir.filePath(QStringLiteral("run.npz")).toStdString();
+  const CliRun made = shell("'" SINKSCOPE_CLI "' tensors '" + kModel + "' --text " + kText +
+                            " --out '" + npz + "' 2>&1");
+  ASSERT_EQ(made.exit, 0) << made.out;
+  auto csvBody = [](const QString& file) {
+    QString body;
+    for (const QString& line : QString::fromUtf8(read_text(file.toStdString())).split(QLatin1Char('\n')))
+      if (!line.startsWith(QLatin1Char('#'))) body += line + QLatin1Char('\n');
+    return body;
+  };
+  for (const char* view : {"attentionView", "profileView", "bettiCurves", "valueCurve", "spectrumView"}) {
+    SCOPED_TRACE(view);
+    const QString fromRun = dir.filePath(QStringLiteral("run-%1.csv").arg(QLatin1String(view)));
+    const QString fromCapture = dir.filePath(QStringLiteral("capture-%1.csv").arg(QLatin1String(view)));
+    const std::string panel = std::string(" --panel ") + view + " --layer 2 --head 1";
+    // One thread: products rounded as tensors rounds them (as analyze does).
+    const CliRun run = cli(figure_args(panel, fromRun.toStdString()) + " --threads 1");
+    ASSERT_EQ(run.exit, 0) << run.out;
+    const CliRun capture = cli("figure --capture '" + npz + "'" + panel + " --out '" +
+                               fromCapture.toStdString() + "'");
+    ASSERT_EQ(capture.exit, 0) << capture.out;
+    EXPECT_EQ(csvBody(fromCapture), csvBody(fromRun));
+  }
+  const QString png = dir.filePath(QStringLiteral("all.png"));
+  const CliRun all = cli("figure --capture '" + npz + "' --panel overview --panel persistence "
+                         "--panel graph --panel head-view --panel taxonomy --out '" +
+                         png.toStdString() + "'");
+  EXPECT_EQ(all.exit, 0) << all.out;
+  EXPECT_TRUE(QImage(png).width() > 100);
+  const CliRun refused = cli("figure --capture '" + npz + "' '" + kModel + "' --panel graph --out '" +
+                             png.toStdString() + "' --force");
+  EXPECT_EQ(refused.exit, 2);
+  EXPECT_NE(refused.out.find("give no --session, MODEL"), std::string::npos) << refused.out;
+  const CliRun missing = cli("figure --capture '" + dir.filePath(QStringLiteral("none.npz")).toStdString() +
+                             "' --panel graph --out '" + png.toStdString() + "' --force");
+  EXPECT_EQ(missing.exit, 2);
+  EXPECT_NE(missing.out.find("none.npz: no such file"), std::string::npos) << missing.out;
+}

@@ -1232,6 +1232,55 @@ TEST_F(MainWindowGui, TheShownRunExportsItsTensorsAsNpz) {
   EXPECT_EQ(std::string(buf, n), std::to_string(w.lastRun()->tokenCount()) + "\n");
 }
 
+// File > Open capture: the run's own tensors, opened as a capture, draw the
+// same map with no model open; what reruns the model says why it cannot.
+TEST_F(MainWindowGui, ACaptureOpensInThePanelsAndSaysWhatItCannotDo) {
+  QTemporaryDir dir;
+  ui::MainWindow w;
+  ASSERT_TRUE(show_with_model(w, dir, 2, 4));
+  const QString path = dir.filePath(QStringLiteral("run.npz"));
+  w.exportRunTensors(path);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return QFile::exists(path) && w.jobs()->activeJobCount() == 0; },
+                              60000));
+  w.selection()->setLayer(1);
+  w.selection()->setHead(3);
+  const auto shown = [&] { return w.attentionView() ? w.attentionView()->data().values : std::vector<float>{}; };
+  const auto atPlace = [&] {
+    return w.attentionView() && w.attentionView()->data().title.contains(QStringLiteral("layer 1, head 3"));
+  };
+  ASSERT_TRUE(QTest::qWaitFor(atPlace, kTimeout));
+  const std::vector<float> fromModel = shown();
+  const int tokens = w.lastRun()->tokenCount();
+  QSignalSpy opened(&w, &ui::MainWindow::captureOpened);
+  QSignalSpy analysed(&w, &ui::MainWindow::analysisFinished);
+  w.openCapture(path);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return opened.count() == 1 && analysed.count() >= 1; }, 60000));
+  EXPECT_FALSE(w.model().has_value());
+  EXPECT_EQ(w.lastRun()->tokenCount(), tokens);
+  EXPECT_TRUE(w.lastRun()->source.contains(QStringLiteral("(capture)")));
+  EXPECT_TRUE(w.findChild<QLabel*>(QStringLiteral("modelSummary"))->text().startsWith(QStringLiteral("Capture run.npz")));
+  ASSERT_TRUE(QTest::qWaitFor([&] { return atPlace() && shown() == fromModel; }, kTimeout))
+      << "layer 1, head 3 of the capture is the model's map";
+  models::Intervention drop;
+  drop.dropFirstToken = true;
+  w.selection()->setInterventions(drop);
+  EXPECT_TRUE(w.jobStatus()->lastError().contains(QStringLiteral("a capture holds its attention only")))
+      << w.jobStatus()->lastError().toStdString();
+  w.computeHeadAblation();
+  EXPECT_TRUE(w.jobStatus()->lastError().contains(QStringLiteral("a capture holds its attention only")));
+  // A damaged capture is an error in the status bar, and the capture stays.
+  QFile bad(dir.filePath(QStringLiteral("bad.npz")));
+  ASSERT_TRUE(bad.open(QIODevice::WriteOnly));
+  bad.write("not a zip");
+  bad.close();
+  QSignalSpy failed(w.jobs(), &ui::JobRunner::jobFailed);
+  w.openCapture(bad.fileName());
+  ASSERT_TRUE(QTest::qWaitFor([&] { return failed.count() == 1; }, kTimeout));
+  EXPECT_TRUE(w.jobStatus()->lastError().contains(QStringLiteral("not a readable .npz")))
+      << w.jobStatus()->lastError().toStdString();
+  EXPECT_EQ(w.lastRun()->tokenCount(), tokens);
+}
+
 // With the head average selected, the head-specific
 // interventions are disabled and say why, instead of doing nothing silently.
 TEST_F(MainWindowGui, HeadInterventionsNeedAHead) {

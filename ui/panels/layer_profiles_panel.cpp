@@ -128,8 +128,11 @@ void LayerProfilesPanel::drawTopology() {
   bottom.integerX = !in_.overlayByDepth();
   bottom.xPadding = in_.overlayByDepth() ? 0.05 : 0.5;
   bottom.yLabel = tr("count");
-  bottom.series = {h0, h1, rank, fiedler};
-  if (in_.before) {
+  // A capture keeps no residual stream: no rank to plot, and none in the legend.
+  const bool ranked = std::any_of(rank.y.begin(), rank.y.end(), [](double r) { return std::isfinite(r); });
+  bottom.series = ranked ? std::vector<render::LineSeries>{h0, h1, rank, fiedler}
+                         : std::vector<render::LineSeries>{h0, h1, fiedler};
+  if (in_.before && ranked) {
     render::LineSeries rankBefore{tr("effective rank, %1").arg(in_.beforeName), {}, {}};
     const auto& beforeRank = in_.before->effectiveRank;
     for (std::size_t l = 0; l < beforeRank.size() && l < static_cast<std::size_t>(in_.before->layers); ++l)

@@ -60,6 +60,8 @@ struct PanelInputs {
   // Whether the selection lies inside the shown run (the window updates the
   // selection's bounds and the run one after the other).
   bool selectionFits() const;
+  // Whether the shown run has its heads' values (a capture may not).
+  bool hasValues() const;
   // Whether per-head topology is cheap enough to compute on the GUI thread.
   bool cheap() const;
   // A thread-safe source of the attention map of (layer, head) for a job.

@@ -123,6 +123,9 @@ render::SceneData ValueSpacePanel::sceneOf(const analysis::ValueSpace& vs, int l
 
 void ValueSpacePanel::drawValueSpace() {
   if (!in_.run || !in_.analysis || !in_.run->trace) return;
+  if (!in_.hasValues())
+    return drawNote(tr("Value space needs the heads' values: this capture has none (save them "
+                       "with it: values [layers, heads, T, d])"));
   const int layer = in_.place.layer(), head = in_.place.head();
   render::LinePlotData curve;
   curve.xLabel = tr("N (keys selected)");
