@@ -16,6 +16,9 @@
 #include "analysis/sink_metric.h"
 #include "analysis/value_space.h"
 #include "models/capture.h"
+#include "models/cpu_runtime.h"
+#include "models/document/sentence_run.h"
+#include "models/loaded_model.h"
 #include "models/document/analysis_settings.h"
 #include "models/document/analyze_report.h"
 
@@ -324,6 +327,112 @@ void save_capture(const std::string& path, const py::handle& attention, const py
   }
 }
 
+// A run's arrays, kept by one shared trace: numpy arrays over the trace's own
+// buffers where it holds them whole (logits, each layer's residual), copies
+// gathered per layer otherwise (attention and friends are stored per layer).
+struct PyRun {
+  std::shared_ptr<const d::SentenceRun> run;
+  std::string model;
+
+  const m::Trace& trace() const { return *run->trace; }
+  py::array_t<float> perLayer(const std::vector<float> m::LayerCapture::*field, bool square) const {
+    const m::Trace& t = trace();
+    const m::LayerCapture first = t.layer(0);
+    const py::ssize_t L = t.layers(), H = t.heads(), T = t.tokens(),
+                      d = square ? T : first.head_dim;
+    py::array_t<float> out({L, H, T, d});
+    float* w = out.mutable_data();
+    for (int l = 0; l < L; ++l) {
+      const m::LayerCapture c = l == 0 ? first : t.layer(l);
+      const std::vector<float>& v = c.*field;
+      std::copy(v.begin(), v.end(), w + static_cast<std::size_t>(l) * v.size());
+    }
+    return out;
+  }
+  py::array residual() const {
+    const m::Trace& t = trace();
+    const py::ssize_t T = t.tokens(), D = t.hiddenSize();
+    py::array_t<float> out({py::ssize_t{t.layers() + 1}, T, D});
+    for (int l = 0; l <= t.layers(); ++l) {
+      const std::span<const float> r = t.residual(l);
+      std::copy(r.begin(), r.end(), out.mutable_data() + static_cast<std::size_t>(l) * T * D);
+    }
+    return out;
+  }
+  py::array logits(py::object self) const {
+    const std::vector<float>& v = trace().logits();
+    const py::ssize_t T = trace().tokens();
+    if (v.empty()) return py::array_t<float>(std::vector<py::ssize_t>{T, 0});
+    // A view, no copy: the Run object keeps the trace alive.
+    return py::array_t<float>({T, static_cast<py::ssize_t>(v.size()) / T}, v.data(), self);
+  }
+};
+
+m::Intervention intervention_of(const py::kwargs& kw) {
+  m::Intervention i;
+  for (const auto& [key, value] : kw) {
+    const std::string k = key.cast<std::string>();
+    if (k == "drop_first") {
+      i.dropFirstToken = value.cast<bool>();
+    } else if (k == "ablate") {
+      try {
+        for (const auto& pair : value.cast<std::vector<std::pair<int, int>>>())
+          i.ablateHeads.push_back({pair.first, pair.second});
+      } catch (const py::cast_error&) {
+        throw py::type_error("ablate: give (layer, head) pairs");
+      }
+    } else if (k == "remove_sinks") {
+      if (value.cast<bool>()) i.removeSinks.push_back({});
+    } else if (k == "rope_theta") {
+      i.ropeTheta = take<double>(value, k, 1e-6, 1e30);
+    } else if (k == "ntk_scale") {
+      i.ntkScale = take<double>(value, k, 1e-6, 1e6);
+    } else {
+      throw py::type_error("run: no intervention '" + k +
+                           "' (drop_first, remove_sinks, ablate, rope_theta, ntk_scale)");
+    }
+  }
+  return i;
+}
+
+class PyModel {
+ public:
+  PyModel(const std::string& folder, py::object threads) {
+    if (!threads.is_none()) m::set_cpu_threads(take<int>(threads, "threads", 1, 1024));
+    try {
+      py::gil_scoped_release free;
+      loaded_ = m::loaded_model_open(folder);
+    } catch (const m::ModelInputError& e) {
+      throw py::value_error(e.what());
+    } catch (const m::ModelRunError& e) {
+      throw py::value_error(e.what());
+    }
+  }
+  std::string name() const { return loaded_.name; }
+  int layers() const { return loaded_.model->config().num_layers; }
+  int heads() const { return loaded_.model->config().num_heads; }
+
+  PyRun run(const std::string& text, const py::kwargs& interventions) const {
+    const m::Intervention i = intervention_of(interventions);
+    i.check_fits(layers(), heads());
+    PyRun r;
+    r.model = loaded_.name;
+    try {
+      py::gil_scoped_release free;
+      // Products on one BLAS thread, as analyze and tensors run them.
+      std::optional<m::SingleThreadedBlas> exact(std::in_place);
+      const d::SentenceRun plain = d::sentence_run(loaded_, text);
+      r.run = std::make_shared<const d::SentenceRun>(d::sentence_run_analysed(loaded_, plain, i));
+    } catch (const m::ModelRunError& e) {
+      throw py::value_error(e.what());
+    }
+    return r;
+  }
+
+ private:
+  m::LoadedModel loaded_;
+};
+
 }  // namespace
 
 PYBIND11_MODULE(_core, module) {
@@ -336,6 +445,32 @@ PYBIND11_MODULE(_core, module) {
   module.def("sink_metric", &sink_metric, py::arg("A"));
   module.def("value_space", &value_space, py::arg("A"), py::arg("V"), py::arg("query") = -1,
              py::arg("N") = 3);
+  py::class_<PyRun>(module, "Run", "One sentence through a model: its arrays as `tensors` writes them")
+      .def_property_readonly("tokens", [](const PyRun& r) { return r.run->tokens.display; })
+      .def_property_readonly("ids", [](const PyRun& r) {
+        const auto& ids = r.trace().ids();
+        return py::array_t<int>(static_cast<py::ssize_t>(ids.size()), ids.data());
+      })
+      .def_property_readonly("attention", [](const PyRun& r) { return r.perLayer(&m::LayerCapture::attention, true); },
+                             "[layers, heads, T, T], row = query")
+      .def_property_readonly("values", [](const PyRun& r) { return r.perLayer(&m::LayerCapture::values, false); },
+                             "[layers, heads, T, head_dim], of the KV group each head reads")
+      .def_property_readonly("queries", [](const PyRun& r) { return r.perLayer(&m::LayerCapture::queries, false); },
+                             "[layers, heads, T, head_dim], after RoPE")
+      .def_property_readonly("keys", [](const PyRun& r) { return r.perLayer(&m::LayerCapture::keys, false); },
+                             "[layers, heads, T, head_dim], after RoPE")
+      .def_property_readonly("residual", &PyRun::residual,
+                             "[layers + 1, T, hidden]: entering each layer, then the last output")
+      .def_property_readonly("logits", [](py::object self) { return self.cast<const PyRun&>().logits(self); },
+                             "[T, vocab] (a view of the run's own buffer)")
+      .def_property_readonly("model", [](const PyRun& r) { return r.model; });
+  py::class_<PyModel>(module, "Model", "A model folder or Hugging Face cache name, loaded once")
+      .def(py::init<const std::string&, py::object>(), py::arg("folder_or_cache_name"),
+           py::arg("threads") = py::none())
+      .def_property_readonly("name", &PyModel::name)
+      .def_property_readonly("layers", &PyModel::layers)
+      .def_property_readonly("heads", &PyModel::heads)
+      .def("run", &PyModel::run, py::arg("text"));
   module.def("save_capture", &save_capture, py::arg("path"), py::arg("attention"),
              py::arg("values") = py::none(), py::arg("tokens") = py::none(), py::arg("model") = "",
              py::arg("batch") = 0, py::arg("overwrite") = false);

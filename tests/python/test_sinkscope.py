@@ -167,3 +167,35 @@ def test_ten_thousand_calls_leak_nothing():
             pass
     grown = resident_kib() - before
     assert grown < 8 * 1024, "resident memory grew %d KiB over 10,000 calls" % grown
+
+
+def test_a_models_run_is_the_tensors_of_sinkscope_cli(run):
+    _, z = run
+    model = sinkscope.Model(MODEL)
+    assert (model.layers, model.heads) == (4, 4)
+    r = model.run(TEXT)
+    assert list(r.tokens) == list(z["tokens"])
+    np.testing.assert_array_equal(r.ids, z["ids"])
+    for name in ("attention", "values", "queries", "keys", "residual"):
+        np.testing.assert_array_equal(getattr(r, name), z[name], err_msg=name)
+    logits = r.logits
+    assert logits.shape == (len(r.tokens), 4096) and not logits.flags["OWNDATA"]
+    del model, r  # the view keeps its run alive
+    assert np.isfinite(logits).all()
+    dropped = sinkscope.Model(MODEL).run(TEXT, drop_first=True)
+    assert dropped.attention.shape[-1] == len(z["tokens"]) - 1
+    tables = sinkscope.analyze(dropped.attention, values=dropped.values, tokens=dropped.tokens)
+    assert len(tables["sinks"]) > 0
+
+
+@pytest.mark.parametrize("call, error, words", [
+    (lambda: sinkscope.Model("/nonexistent/folder"), ValueError, "/nonexistent/folder"),
+    (lambda: sinkscope.Model(MODEL).run(""), ValueError, "empty"),
+    (lambda: sinkscope.Model(MODEL).run("x", ablate=[(9, 0)]), ValueError, "layer 9"),
+    (lambda: sinkscope.Model(MODEL).run("x", frob=1), TypeError, "no intervention 'frob'"),
+    (lambda: sinkscope.Model(MODEL, threads=0), ValueError, "threads"),
+])
+def test_bad_model_input_names_the_problem(call, error, words):
+    with pytest.raises(error) as caught:
+        call()
+    assert words in str(caught.value)

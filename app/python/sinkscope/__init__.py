@@ -1,6 +1,8 @@
 """SinkScope's analyses of attention sinks, from Python.
 
     import sinkscope
+    m = sinkscope.Model("path/to/model")          # or a Hugging Face cache name
+    r = m.run("The cat sat.", drop_first=False)   # r.attention [L, H, T, T], r.values, ...
     tables = sinkscope.analyze(attention, values=values, tokens=tokens)
     tables["sinks"].columns["alpha_k"]      # numpy arrays, one per column
     tables["layer_summary"].to_pandas()     # when pandas is installed
@@ -22,8 +24,9 @@ import io
 import numpy as np
 
 from . import _core
+from ._core import Model, Run
 
-__all__ = ["Table", "analyze", "persistence", "spectrum", "sink_metric", "value_space",
+__all__ = ["Model", "Run", "Table", "analyze", "persistence", "spectrum", "sink_metric", "value_space",
            "save_capture"]
 
 
