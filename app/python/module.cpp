@@ -7,7 +7,10 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <future>
 #include <string>
 #include <vector>
 
@@ -219,21 +222,61 @@ d::AnalysisSettings settings_of(const py::kwargs& params) {
   return s;
 }
 
+// Runs `work` on a thread of its own while this one, holding the GIL between
+// looks, hands `progress` (a Python callable or None) the fraction done and
+// answers Ctrl-C: a pending KeyboardInterrupt stops the work at its next
+// look (analysis::AnalysisStopped) and is raised here.
+template <class Work>
+auto with_progress_and_interrupts(const py::object& progress, Work work) {
+  std::atomic<double> done{0.0};
+  std::atomic<bool> stop{false};
+  auto future = std::async(std::launch::async, [&] {
+    return work([&](double fraction) {
+      done = fraction;
+      return !stop.load();
+    });
+  });
+  double told = -1.0;
+  for (;;) {
+    bool finished = false;
+    {
+      py::gil_scoped_release free;
+      finished = future.wait_for(std::chrono::milliseconds(100)) == std::future_status::ready;
+    }
+    if (PyErr_CheckSignals() != 0) {
+      stop = true;
+      try {
+        future.get();
+      } catch (const std::exception&) {
+        // stopped, as asked: the interrupt is what the caller hears
+      }
+      throw py::error_already_set();
+    }
+    if (!progress.is_none() && done.load() != told) {
+      told = done.load();
+      progress(told);
+    }
+    if (finished) return future.get();
+  }
+}
+
 py::list analyze(const py::handle& attention, const py::handle& values, const py::handle& tokens,
-                 const std::string& model, int batch, const py::kwargs& params) {
+                 const std::string& model, int batch, const py::object& progress,
+                 const py::kwargs& params) {
   d::AnalysisSettings settings = settings_of(params);
   m::Capture c = capture_of(attention, values, tokens, batch);
   c.model = model;
   if (settings.query >= c.tokens)
     throw py::value_error("query: " + std::to_string(settings.query) + " is outside the " +
                           std::to_string(c.tokens) + " tokens");
+  if (!progress.is_none() && !PyCallable_Check(progress.ptr()))
+    throw py::type_error("progress: give a callable taking the fraction done, or None");
   settings.provenance = {{"command", "sinkscope.analyze (Python)"}};
-  std::vector<std::pair<std::string, std::string>> tables;
-  {
-    py::gil_scoped_release free;
-    const m::Trace trace = m::capture_trace(c);
-    tables = d::analyze_subject_csv(d::analyze_subject_of(c, trace), settings);
-  }
+  const m::Trace trace = m::capture_trace(c);
+  const d::AnalyzeSubject subject = d::analyze_subject_of(c, trace);
+  const auto tables = with_progress_and_interrupts(progress, [&](const auto& report) {
+    return d::analyze_subject_csv(subject, settings, report);
+  });
   py::list out;
   for (const auto& [name, text] : tables) out.append(py::make_tuple(name, py::bytes(text)));
   return out;
@@ -438,7 +481,8 @@ class PyModel {
 PYBIND11_MODULE(_core, module) {
   module.doc() = "SinkScope's analyses (the C++ core of the sinkscope package)";
   module.def("analyze", &analyze, py::arg("attention"), py::arg("values") = py::none(),
-             py::arg("tokens") = py::none(), py::arg("model") = "", py::arg("batch") = 0);
+             py::arg("tokens") = py::none(), py::arg("model") = "", py::arg("batch") = 0,
+             py::arg("progress") = py::none());
   module.def("persistence", &persistence, py::arg("A"), py::arg("symmetrise_by_max") = false);
   module.def("spectrum", &spectrum, py::arg("A"), py::arg("theta") = 0.05,
              py::arg("normalised") = false);

@@ -680,7 +680,7 @@ struct AnalyzeOutput {
 };
 
 AnalyzeOutput analyze_subject(const AnalyzeSubject& subject, const document::AnalysisSettings& p,
-                              bool keepRows) {
+                              bool keepRows, const std::function<bool(double)>& progress = {}) {
   const models::Trace& trace = *subject.trace;
   const int T = trace.tokens();
   if (p.query >= T)
@@ -703,7 +703,7 @@ AnalyzeOutput analyze_subject(const AnalyzeSubject& subject, const document::Ana
   const int heads = trace.heads();
   document::analyse_trace_layers(
       trace, document::head_analysis_params(p, T), {.valueSpaceCurves = values},
-      [&rows, heads](document::LayerAnalysis&& layer) { rows.add(layer, heads); });
+      [&rows, heads](document::LayerAnalysis&& layer) { rows.add(layer, heads); }, progress);
   Tables& t = rows.t;
   append_sign_flip_and_effectiveness(t, p, trace.layers(), rows.layerGraphs, rows.headGraphs);
   t.layerSummary.rows.push_back(summary_row("model", rows.modelHeads));
@@ -748,8 +748,9 @@ std::vector<fs::path> analyze_subject_write(const AnalyzeSubject& subject, const
 }
 
 std::vector<std::pair<std::string, std::string>> analyze_subject_csv(
-    const AnalyzeSubject& subject, const document::AnalysisSettings& p) {
-  AnalyzeOutput out = analyze_subject(subject, p, false);
+    const AnalyzeSubject& subject, const document::AnalysisSettings& p,
+    const std::function<bool(double)>& progress) {
+  AnalyzeOutput out = analyze_subject(subject, p, false, progress);
   std::vector<std::pair<std::string, std::string>> files;
   for (const auto& [name, table] : analyze_named_tables(out.t, p)) {
     table->comments = out.header;

@@ -3,6 +3,7 @@
 // every layer and head (and the head average) of one sentence, as one CSV per
 // family (and optionally one JSON file).
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -46,8 +47,10 @@ std::vector<std::filesystem::path> analyze_subject_write(const AnalyzeSubject& s
                                                          const std::filesystem::path& jsonFile);
 // The same tables in memory: (file name, CSV text) pairs, byte for byte what
 // analyze writes (Python's sinkscope.analyze reads them).
+// `progress` hears the fraction of layers done; false stops (analysis::AnalysisStopped).
 std::vector<std::pair<std::string, std::string>> analyze_subject_csv(
-    const AnalyzeSubject& subject, const document::AnalysisSettings& params);
+    const AnalyzeSubject& subject, const document::AnalysisSettings& params,
+    const std::function<bool(double)>& progress = {});
 
 // Corpus mode (`--sentences FILE`): pooled over the sentences, writes
 // specialisation.csv (per head), token_specialisation.csv, taxonomy_pooled.csv,

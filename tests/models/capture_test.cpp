@@ -3,16 +3,14 @@
 // compressed) read back exactly; ours read by numpy; hostile files refused
 // with the array, layer, head and row named.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
 #include "models/capture.h"
+#include "support/shell_run.h"
 
 namespace fs = std::filesystem;
 namespace m = sinkscope::models;
@@ -31,14 +29,8 @@ fs::path fresh_dir(const std::string& name) {
 std::pair<int, std::string> python(const std::string& script, const fs::path& dir) {
   const fs::path py = dir / "make.py";
   std::ofstream(py) << "import sys, numpy as np\nd = sys.argv[1]\n" << script;
-  const std::string command = "/usr/bin/python3 '" + py.string() + "' '" + dir.string() + "' 2>&1";
-  std::string out;
-  FILE* pipe = popen(command.c_str(), "r");
-  std::array<char, 4096> buf{};
-  std::size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+  const CliRun r = shell("/usr/bin/python3 '" + py.string() + "' '" + dir.string() + "' 2>&1");
+  return {r.exit, r.out};
 }
 
 // A causal softmax capture [2, 3, 5, 5] and values [2, 3, 5, 4] from a

@@ -199,3 +199,30 @@ def test_bad_model_input_names_the_problem(call, error, words):
     with pytest.raises(error) as caught:
         call()
     assert words in str(caught.value)
+
+
+def long_attention(layers=8, heads=8, T=192, seed=3):
+    rng = np.random.default_rng(seed)
+    s = rng.normal(size=(layers, heads, T, T)) * 3
+    s = np.where(np.tril(np.ones((T, T))) > 0, s, -np.inf)
+    a = np.exp(s - s.max(-1, keepdims=True))
+    return a / a.sum(-1, keepdims=True)
+
+
+def test_progress_is_reported_and_ctrl_c_stops_a_long_analysis():
+    seen = []
+    sinkscope.analyze(long_attention(layers=2, heads=2, T=48), progress=seen.append)
+    assert seen and all(0 <= f <= 1 for f in seen) and seen == sorted(seen)
+    with pytest.raises(TypeError, match="progress"):
+        sinkscope.analyze(np.eye(3), progress=5)
+    import _thread
+    import threading
+    import time
+    big = long_attention()
+    timer = threading.Timer(0.5, _thread.interrupt_main)
+    started = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        sinkscope.analyze(big)
+    timer.join()
+    assert time.monotonic() - started < 60

@@ -76,12 +76,12 @@ def _column(cells):
         return np.array(cells, dtype=object)
 
 
-def analyze(attention, values=None, tokens=None, model="", batch=0, **params):
+def analyze(attention, values=None, tokens=None, model="", batch=0, progress=None, **params):
     """Every table of ``sinkscope-cli analyze`` for this attention, as a dict
     from the table's name ("sinks", "persistence", "layer_summary", ...) to a
-    Table."""
+    Table. ``progress(fraction)`` hears how far it is; Ctrl-C stops it."""
     out = {}
-    for name, text in _core.analyze(attention, values, tokens, model, batch, **params):
+    for name, text in _core.analyze(attention, values, tokens, model, batch, progress, **params):
         stem = name[:-4] if name.endswith(".csv") else name
         out[stem] = Table(stem, text.decode("utf-8"))
     return out
