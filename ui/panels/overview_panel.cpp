@@ -115,13 +115,18 @@ render::HeatMapData OverviewPanel::scoreGrid(const TraceAnalysis& a, bool before
                                    .arg(in_.selection->threshold());
           break;
         }
+        // Both need the heads' values; a capture without them leaves the cells
+        // blank and says why, never a scale of zeros.
         case HeadScore::FScore:
-          v = r.valueSpace ? r.valueSpace->scores.f : 0.0;
-          name = tr("F_N, N = %1").arg(a.params.valueSpace.topN);
+          v = r.valueSpace ? r.valueSpace->scores.f : std::numeric_limits<double>::quiet_NaN();
+          name = r.valueSpace ? tr("F_N, N = %1").arg(a.params.valueSpace.topN)
+                              : tr("F_N needs the heads' values (this capture has none)");
           break;
         case HeadScore::Taxonomy:
-          v = r.taxonomy ? static_cast<int>(analysis::taxonomy_label(*r.taxonomy)) : 0;
-          name = tr("0 Retriever, 1 Mixer, 2 Reset");
+          v = r.taxonomy ? static_cast<int>(analysis::taxonomy_label(*r.taxonomy))
+                         : std::numeric_limits<double>::quiet_NaN();
+          name = r.taxonomy ? tr("0 Retriever, 1 Mixer, 2 Reset")
+                            : tr("the taxonomy needs the heads' values (this capture has none)");
           break;
         case HeadScore::MiniatureMaps:  // drawn by drawMiniatureMaps; no run: sink attention
         case HeadScore::SinkAttention:
