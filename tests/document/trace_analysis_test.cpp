@@ -2,6 +2,8 @@
 // give exactly what one layer at a time gives, in layer order, and a stop
 // request ends it.
 #include <gtest/gtest.h>
+
+#include <mutex>
 #include <unistd.h>
 
 #include <filesystem>
@@ -93,9 +95,12 @@ TEST(TraceAnalysis, LayersTogetherEqualOneLayerAtATime) {
 
 TEST(TraceAnalysis, AStopRequestEndsItAndProgressReachesOne) {
   const models::Trace trace = five_layer_trace();
+  // Progress is heard from the worker threads too (each head's persistence): guarded.
+  std::mutex lock;
   std::vector<double> heard;
   int layers = 0;
   const auto kept = document::analyse_trace(trace, {}, {}, [&](double f) {
+    const std::lock_guard guard(lock);
     heard.push_back(f);
     return true;
   });
