@@ -1212,14 +1212,19 @@ TEST_F(MainWindowGui, HostileModelFoldersAreReportedAndTheWindowStaysUsable) {
 }
 
 // The shown run's tensors as NPZ from the GUI, read by numpy.
+// File > Export run tensors, waited for until the file is written.
+bool export_tensors(ui::MainWindow& w, const QString& path) {
+  w.exportRunTensors(path);
+  return QTest::qWaitFor([&] { return QFile::exists(path) && w.jobs()->activeJobCount() == 0; },
+                         60000);
+}
+
 TEST_F(MainWindowGui, TheShownRunExportsItsTensorsAsNpz) {
   QTemporaryDir dir;
   ui::MainWindow w;
   ASSERT_TRUE(show_with_model(w, dir, 2, 4));
   const QString path = dir.filePath(QStringLiteral("run.npz"));
-  w.exportRunTensors(path);
-  ASSERT_TRUE(QTest::qWaitFor([&] { return QFile::exists(path) && w.jobs()->activeJobCount() == 0; },
-                              60000));
+  ASSERT_TRUE(export_tensors(w, path));
   const std::string command =
       "/usr/bin/python3 -c \"import numpy as np, json; d = np.load('" + path.toStdString() +
       "'); p = json.loads(str(d['params'])); a = d['attention']; "
@@ -1239,9 +1244,7 @@ TEST_F(MainWindowGui, ACaptureOpensInThePanelsAndSaysWhatItCannotDo) {
   ui::MainWindow w;
   ASSERT_TRUE(show_with_model(w, dir, 2, 4));
   const QString path = dir.filePath(QStringLiteral("run.npz"));
-  w.exportRunTensors(path);
-  ASSERT_TRUE(QTest::qWaitFor([&] { return QFile::exists(path) && w.jobs()->activeJobCount() == 0; },
-                              60000));
+  ASSERT_TRUE(export_tensors(w, path));
   w.selection()->setLayer(1);
   w.selection()->setHead(3);
   const auto shown = [&] { return w.attentionView() ? w.attentionView()->data().values : std::vector<float>{}; };
