@@ -136,7 +136,7 @@ void ModelPanel::showModel(bool remember) {
 
 void ModelPanel::showCapture(const QString& path) {
   const SentenceRun& run = *workspace_->run();
-  const bool values = run.trace->layers() > 0 && run.trace->layer(0).head_dim > 0;
+  const bool values = run.hasValues;
   summary_->setText(tr("Capture %1: %2, %3 layers x %4 heads, %5 tokens%6. No model is open: "
                        "interventions and experiments need one.")
                         .arg(QFileInfo(path).fileName(), run.source)

@@ -61,6 +61,7 @@ SentenceRun sentence_run_capture(const models::Capture& capture) {
   run.causal = capture.causal;
   run.trace = std::make_shared<const models::Trace>(models::capture_trace(capture));
   run.offsets.assign(capture.tokenText.size(), {-1, -1});
+  run.hasValues = capture.headDim > 0;
   return run;
 }
 

@@ -41,6 +41,8 @@ struct SentenceRun {
   // Per token: the bytes [begin, end) of `sentence` it covers, from the
   // tokenizer's offsets; {-1, -1}: none (a special token the tokenizer adds).
   std::vector<std::pair<int, int>> offsets;
+  // Whether the trace holds the heads' values (a capture may not).
+  bool hasValues = true;
   // Every head's metrics (null without a trace, and until the window's
   // analysis job has delivered them: the map shows before they are in).
   std::shared_ptr<const TraceAnalysis> analysis;

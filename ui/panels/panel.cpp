@@ -22,10 +22,7 @@ int PanelInputs::headCount() const {
   return run && run->trace ? run->trace->heads() : selection->headCount();
 }
 
-bool PanelInputs::hasValues() const {
-  // A model's run always has them; only a capture's is asked (its layers are stored).
-  return run && run->trace && (run->model || run->layer(0)->head_dim > 0);
-}
+bool PanelInputs::hasValues() const { return run && run->trace && run->hasValues; }
 
 bool PanelInputs::cheap() const { return !analysis || analysis->topologyForAllHeads; }
 
