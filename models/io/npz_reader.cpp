@@ -60,8 +60,12 @@ class HeaderParser {
       }
       if (peek() != '}') fail("',' or '}' expected after '" + key + "'");
     }
+    ++at_;
     for (const char* key : {"descr", "fortran_order", "shape"})
       if (!seen.count(key)) fail(std::string("no '") + key + "'");
+    // numpy pads the dict with spaces up to its closing newline; nothing else follows it.
+    skipSpace();
+    if (at_ != s_.size()) fail("text after the closing '}'");
   }
 
  private:
@@ -186,7 +190,7 @@ std::vector<float> NpyArray::floats() const {
   const std::uint64_t n = count();
   std::vector<float> out(n);
   if (dtype.substr(1) == "f4") {
-    std::memcpy(out.data(), bytes.data(), n * 4);
+    if (n > 0) std::memcpy(out.data(), bytes.data(), n * 4);  // an empty vector's data() may be null
   } else if (dtype.substr(1) == "f8") {
     for (std::uint64_t k = 0; k < n; ++k) {
       double v;

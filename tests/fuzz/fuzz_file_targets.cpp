@@ -18,6 +18,8 @@
 #include "models/input_files.h"
 #include "models/sentence_file.h"
 #include "models/document/session_format.h"
+#include "models/capture.h"
+#include "models/io/npz_reader.h"
 
 namespace sinkscope::fuzz {
 
@@ -133,6 +135,50 @@ bool fuzz_shards(const std::uint8_t* data, std::size_t size) {
       __builtin_trap();
     return true;
   } catch (const document::StudyError&) {
+    return false;
+  }
+}
+
+bool fuzz_capture(const std::uint8_t* data, std::size_t size) {
+  static const fs::path file =
+      fs::temp_directory_path() / ("sinkscope-fuzz-capture-" + std::to_string(::getpid()) + ".npz");
+  {
+    std::ofstream out(file, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+  }
+  try {
+    const models::Capture c = models::capture_read(file);
+    // What the reader promises: the shapes agree and every weight is a probability.
+    const std::size_t T = static_cast<std::size_t>(c.tokens);
+    const std::size_t maps = static_cast<std::size_t>(c.layers) * static_cast<std::size_t>(c.heads);
+    if (c.layers < 1 || c.heads < 1 || c.tokens < 1) __builtin_trap();
+    if (c.attention.size() != maps * T * T || c.tokenText.size() != T) __builtin_trap();
+    if (!c.ids.empty() && c.ids.size() != T) __builtin_trap();
+    if (c.values.size() != maps * T * static_cast<std::size_t>(c.headDim)) __builtin_trap();
+    for (const float w : c.attention)
+      if (!(w >= 0.0f && w <= 1.0f + 1e-6f)) __builtin_trap();
+    return true;
+  } catch (const models::CaptureError&) {
+    return false;
+  }
+}
+
+bool fuzz_npy(const std::uint8_t* data, std::size_t size) {
+  try {
+    const io::NpyArray a = io::npy_parse(std::vector<std::uint8_t>(data, data + size), "fuzz.npy");
+    if (a.bytes.size() != a.count() * a.itemSize()) __builtin_trap();
+    switch (a.kind()) {
+      case 'f':
+        if (a.floats().size() != a.count()) __builtin_trap();
+        break;
+      case 'U':
+        if (a.strings().size() != a.count()) __builtin_trap();
+        break;
+      default:
+        if (a.integers().size() != a.count()) __builtin_trap();
+    }
+    return true;
+  } catch (const io::NpzError&) {
     return false;
   }
 }

@@ -158,7 +158,7 @@ bool fuzz_encode(const std::uint8_t* data, std::size_t size) {
 const std::vector<std::string>& fuzz_target_names() {
   static const std::vector<std::string> names{"safetensors", "config",   "index",   "tokenizer",
                                               "encode",      "sentences", "session", "study",
-                                              "shards"};
+                                              "shards",      "capture",   "npy"};
   return names;
 }
 
@@ -172,6 +172,8 @@ FuzzTarget fuzz_target_named(const std::string& name) {
   if (name == "session") return fuzz_session;
   if (name == "study") return fuzz_study;
   if (name == "shards") return fuzz_shards;
+  if (name == "capture") return fuzz_capture;
+  if (name == "npy") return fuzz_npy;
   return nullptr;
 }
 

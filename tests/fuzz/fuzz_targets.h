@@ -32,6 +32,11 @@ bool fuzz_study(const std::uint8_t* data, std::size_t size);
 // study.json and up to two shards (folder name, manifest, records), cut at
 // "\n\x01\n"; read and pooled as `study merge --partial` does.
 bool fuzz_shards(const std::uint8_t* data, std::size_t size);
+// A capture file (NPZ: a ZIP of .npy arrays, as numpy, torch or our own
+// `tensors` wrote it), read as `analyze --capture` reads it.
+bool fuzz_capture(const std::uint8_t* data, std::size_t size);
+// One .npy array (header and data), as a capture's member holds it.
+bool fuzz_npy(const std::uint8_t* data, std::size_t size);
 
 // The tokenizer.json files fuzz_encode uses: every built-in model's and the
 // hand-written ones in tests/fuzz/tokenizers/ (WordPiece, Unigram, Metaspace).

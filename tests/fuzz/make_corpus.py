@@ -8,6 +8,7 @@ Made with:
         --sentences /tmp/fuzz-six.txt --out /tmp/fuzz-study --shard 0/1
     build/app/sinkscope-cli study merge /tmp/fuzz-study
     python3 tests/fuzz/make_corpus.py /tmp/fuzz-seed /tmp/fuzz-study
+(the capture and npy corpora alone: python3 tests/fuzz/make_corpus.py --captures)
 
 Every hostile case that a parser sees is here (the folder-level cases -
 FIFOs, links, shards outside the folder, full disks - are in
@@ -339,9 +340,123 @@ def shard_corpora(study_folder):
         with_record(lambda r: r["heads"][0].__setitem__("s", [["t%d" % k, 1] for k in range(3000)])))
 
 
+def npy(descr, shape, data, fortran=False, version=1, header=None):
+    """A .npy member written by hand (numpy's format 1.0-3.0), not by numpy."""
+    if header is None:
+        dims = "".join("%d, " % d for d in shape) if len(shape) == 1 else ", ".join(str(d) for d in shape)
+        header = "{'descr': '%s', 'fortran_order': %s, 'shape': (%s), }" % (
+            descr, "True" if fortran else "False", dims)
+    h = header.encode("latin1") if version < 3 else header.encode("utf-8")
+    size_bytes = 2 if version == 1 else 4
+    pad = (64 - (6 + 2 + size_bytes + len(h) + 1) % 64) % 64
+    h += b" " * pad + b"\n"
+    length = struct.pack("<H", len(h)) if version == 1 else struct.pack("<I", len(h))
+    return b"\x93NUMPY" + bytes([version, 0]) + length + h + data
+
+
+def floats(values, code="<f"):
+    return b"".join(struct.pack(code, v) for v in values)
+
+
+def npz(members, deflate=False):
+    """An .npz archive (a ZIP of NAME.npy members) written with Python's zipfile."""
+    import io
+    import zipfile
+    out = io.BytesIO()
+    method = zipfile.ZIP_DEFLATED if deflate else zipfile.ZIP_STORED
+    with zipfile.ZipFile(out, "w") as z:
+        for name, data in members:  # a fixed date: the same script writes the same bytes
+            z.writestr(zipfile.ZipInfo(name + ".npy", date_time=(1980, 1, 1, 0, 0, 0)), data,
+                       compress_type=method)
+    return out.getvalue()
+
+
+def unicode_array(strings, width):
+    return b"".join(s.ljust(width, "\0").encode("utf-32-le") for s in strings)
+
+
+def capture_corpora():
+    # One layer, two heads, three tokens: a causal sink pattern and a uniform
+    # causal head; values of head dimension 2; the four optional keys.
+    sink = [1, 0, 0, 0.9, 0.1, 0, 0.8, 0.1, 0.1]
+    uniform = [1, 0, 0, 0.5, 0.5, 0, 1 / 3, 1 / 3, 1 / 3]
+    attention = npy("<f4", (1, 2, 3, 3), floats(sink + uniform))
+    values = npy("<f4", (1, 2, 3, 2), floats([0.5 * k - 1 for k in range(12)]))
+    tokens = npy("<U5", (3,), unicode_array(["<s>", "cat", "sat"], 5))
+    ids = npy("<i8", (3,), struct.pack("<3q", 1, 2, 3))
+    model = npy("<U4", (), unicode_array(["tiny"], 4))
+    full = [("attention", attention), ("values", values), ("tokens", tokens), ("ids", ids),
+            ("model", model)]
+    put("capture", "valid-attention-only", npz([("attention", attention)]))
+    put("capture", "valid-full", npz(full))
+    put("capture", "valid-full-deflated", npz(full, deflate=True))
+    put("capture", "valid-float64",
+        npz([("attention", npy("<f8", (1, 2, 3, 3), floats(sink + uniform, "<d")))]))
+    put("capture", "valid-packed-tokens",
+        npz([("attention", attention),
+             ("tokens_utf8", npy("|u1", (9,), b"<s>catsat")),
+             ("tokens_offsets", npy("<i8", (4,), struct.pack("<4q", 0, 3, 6, 9)))]))
+    put("capture", "no-attention", npz([("values", values)]))
+    put("capture", "not-a-zip", b"\x93NUMPY not an archive")
+    put("capture", "zip-cut-in-half", npz(full)[:200])
+    put("capture", "nan-weight", npz([("attention", npy("<f4", (1, 2, 3, 3),
+                                                         floats([float("nan")] + sink[1:] + uniform)))]))
+    put("capture", "negative-weight", npz([("attention", npy("<f4", (1, 2, 3, 3),
+                                                              floats([1, 0, 0, 1.2, -0.2, 0] + sink[6:] + uniform)))]))
+    put("capture", "row-sums-to-two", npz([("attention", npy("<f4", (1, 2, 3, 3),
+                                                              floats([1, 0, 0, 1, 1, 0] + sink[6:] + uniform)))]))
+    put("capture", "attention-three-dimensional", npz([("attention", npy("<f4", (2, 3, 3), floats(sink + uniform)))]))
+    put("capture", "attention-not-square", npz([("attention", npy("<f4", (1, 2, 3, 2), floats((sink + uniform)[:12])))]))
+    put("capture", "shape-claims-terabytes",
+        npz([("attention", npy("<f4", (1024, 1024, 32768, 32768), floats(sink)))]))
+    put("capture", "shape-overflows-int64",
+        npz([("attention", npy("<f4", (4294967296, 4294967296, 4294967296, 1), floats(sink)))]))
+    put("capture", "big-endian", npz([("attention", npy(">f4", (1, 2, 3, 3), floats(sink + uniform, ">f")))]))
+    put("capture", "fortran-order",
+        npz([("attention", npy("<f4", (1, 2, 3, 3), floats(sink + uniform), fortran=True))]))
+    put("capture", "object-array", npz([("attention", npy("|O", (1, 2, 3, 3), b"\x80\x04N."))]))
+    put("capture", "values-wrong-heads", npz([("attention", attention),
+                                              ("values", npy("<f4", (1, 1, 3, 4), floats([0] * 12)))]))
+    put("capture", "tokens-two-for-three", npz([("attention", attention),
+                                                ("tokens", npy("<U3", (2,), unicode_array(["a", "b"], 3)))]))
+    put("capture", "ids-negative", npz([("attention", attention),
+                                        ("ids", npy("<i8", (3,), struct.pack("<3q", 1, -2, 3)))]))
+    put("capture", "tokens-offsets-backwards",
+        npz([("attention", attention), ("tokens_utf8", npy("|u1", (9,), b"<s>catsat")),
+             ("tokens_offsets", npy("<i8", (4,), struct.pack("<4q", 0, 6, 3, 9)))]))
+    put("capture", "header-not-a-dict",
+        npz([("attention", npy("<f4", (1, 2, 3, 3), floats(sink + uniform), header="[1, 2, 3]"))]))
+    put("capture", "model-not-a-string", npz([("attention", attention), ("model", ids)]))
+
+    put("npy", "valid-float32", attention)
+    put("npy", "valid-version-2", npy("<f4", (1, 2, 3, 3), floats(sink + uniform), version=2))
+    put("npy", "valid-version-3-unicode", npy("<U5", (3,), unicode_array(["<s>", "cat", "sat"], 5), version=3))
+    put("npy", "valid-int64", ids)
+    put("npy", "valid-bool", npy("|b1", (2,), b"\x00\x01"))
+    put("npy", "valid-zero-dimensional", model)
+    put("npy", "valid-empty-float32", npy("<f4", (0, 3), b""))  # fuzz_npy: memcpy of nothing
+    put("npy", "header-text-after-dict",
+        npy("<f4", (1,), b"\0" * 4, header="{'descr': '<f4', 'fortran_order': False, 'shape': (1,), } ), }"))
+    put("npy", "data-short", attention[:-4])
+    put("npy", "data-long", attention + b"\0\0\0\0")
+    put("npy", "magic-wrong", b"\x93NUMPZ" + attention[6:])
+    put("npy", "version-9", attention[:6] + b"\x09" + attention[7:])
+    put("npy", "header-length-past-end", attention[:8] + struct.pack("<H", 65535) + attention[10:])
+    put("npy", "shape-negative", npy("<f4", (-1, 3), b""))
+    put("npy", "descr-unknown", npy("<c8", (1,), b"\0" * 8))
+    put("npy", "unicode-width-huge", npy("<U2147483647", (1,), b""))
+    put("npy", "header-unclosed", npy("<f4", (1,), b"\0" * 4, header="{'descr': '<f4', 'shape': (1,"))
+    put("npy", "shape-nested", npy("<f4", (1,), b"\0" * 4,
+                                   header="{'descr': '<f4', 'fortran_order': False, 'shape': ((1,),), }"))
+
+
 if __name__ == "__main__":
+    if sys.argv[1:] == ["--captures"]:  # the capture and npy corpora need no folders
+        capture_corpora()
+        sys.exit(0)
     if len(sys.argv) != 3:
-        sys.exit("usage: make_corpus.py RANDOM_MODEL_FOLDER MERGED_STUDY_FOLDER")
+        sys.exit("usage: make_corpus.py RANDOM_MODEL_FOLDER MERGED_STUDY_FOLDER | --captures")
+    capture_corpora()
     main(sys.argv[1])
     file_corpora(sys.argv[2])
     shard_corpora(sys.argv[2])

@@ -15,7 +15,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 runs="${1:-1000000}"
 shift || true
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(safetensors config index encode tokenizer sentences session study shards)
+[[ ${#targets[@]} -gt 0 ]] || targets=(safetensors config index encode tokenizer sentences session study shards capture npy)
 bin=build-fuzz/tests/fuzz
 work=build-fuzz/corpus
 findings=build-fuzz/findings
