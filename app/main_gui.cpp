@@ -66,12 +66,13 @@ int save_screenshot(sinkscope::ui::MainWindow& window, const QString& path) {
 // The window's command line: what to open, what to select and show.
 struct GuiOptions {
   std::string model, text, screenshot, device = "cpu", precision = "float32", study,
-      checkpoints, session;
+      checkpoints, session, capture;
   std::vector<std::string> show;
   PlaceOptions place;
   ComparisonOptions compare;
   bool resetLayout = false, present = false;
-  CLI::Option *modelOption, *textOption, *screenshotOption, *studyOption, *checkpointsOption;
+  CLI::Option *modelOption, *textOption, *screenshotOption, *studyOption, *checkpointsOption,
+      *captureOption;
 
   explicit GuiOptions(CLI::App& app) {
     app.set_version_flag("-v,--version", "sinkscope " SINKSCOPE_VERSION, "the version");
@@ -89,6 +90,12 @@ struct GuiOptions {
                        "open the checkpoints of the training run in DIR (sinkscope-cli train "
                        "--out DIR) in the Checkpoints panel")
             ->type_name("DIR")->group(open);
+    captureOption =
+        app.add_option("--capture", capture,
+                       "open the attention capture FILE.npz (sinkscope.save_capture in Python, "
+                       "sinkscope-cli tensors, or np.savez with an 'attention' array) instead "
+                       "of a model")
+            ->type_name("FILE")->group(open);
     app.add_option("--device", device, "run models on DEVICE: cpu or cuda")
         ->type_name("DEVICE")->capture_default_str()->group(open);
     app.add_option("--precision", precision,
@@ -96,8 +103,10 @@ struct GuiOptions {
                    "Face's eager attention does")
         ->type_name("P")->check(CLI::IsMember({"float32", "stored"}))->capture_default_str()
         ->group(open);
-    app.add_option("session", session, "a session file (.sinkscope) to open")
+    CLI::Option* sessionOption = app.add_option("session", session, "a session file (.sinkscope) to open")
         ->type_name("[FILE.sinkscope]");
+    // A capture is a run without its model: it replaces what these open.
+    captureOption->excludes(modelOption)->excludes(checkpointsOption)->excludes(sessionOption);
 
     const char* select = "What to select and compare";
     place.declare(app, select);
@@ -175,12 +184,14 @@ void open_what_was_asked(sinkscope::ui::MainWindow& window, const GuiOptions& op
   auto q = [](const std::string& s) { return QString::fromStdString(s); };
   const bool restoreLast = QSettings().value(QStringLiteral("sessions/restoreOnLaunch"), true).toBool() &&
                            !options.modelOption->count() && !options.textOption->count() &&
-                           !options.checkpointsOption->count() &&
+                           !options.checkpointsOption->count() && !options.captureOption->count() &&
                            !options.compare.sentenceOption->count() &&
                            !options.compare.modelOption->count();
   // Opening a model runs the sentence on it; without one, run the baseline now.
   if (!options.session.empty())
     window.openSession(q(options.session));
+  else if (options.captureOption->count())
+    window.openCapture(q(options.capture));
   else if (options.checkpointsOption->count())
     window.openCheckpoints(q(options.checkpoints));  // opens its last checkpoint
   else if (restoreLast && window.restoreLastSession())

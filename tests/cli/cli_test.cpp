@@ -647,6 +647,7 @@ TEST(GuiCommandLine, DeclaredOptionsAnswerBadCommandLinesByName) {
       {gui + "--precision double", "sinkscope: --precision: double not in {float32,stored}\n"},
       {gui + "--frobnicate", "sinkscope: not an option or argument here: --frobnicate\n"},
       {gui + "a.sinkscope b.sinkscope", "sinkscope: not an option or argument here: b.sinkscope\n"},
+      {gui + "--capture c.npz --model m", "sinkscope: --model excludes --capture\n"},
       {gui + "--compare-sentence ' '",
        "sinkscope: --compare-sentence: nothing to compare with (the sentence is blank)\n"},
       {gui + "figure --panel graph --out x.pdf --width-mm 50",
@@ -719,5 +720,28 @@ TEST(GuiCommandLine, AScreenshotSaysWhyASessionWasRefused) {
                            "' '" + (dir / "bad.sinkscope").string() + "' 2>&1");
   EXPECT_NE(run.out.find("bad.sinkscope"), std::string::npos) << run.out;
   EXPECT_EQ(run.out.find("did not finish"), std::string::npos) << run.out;
+  fs::remove_all(dir);
+}
+
+// A capture (here `tensors`' NPZ, as Python's save_capture writes it) opens
+// from the command line, as File > Open capture opens it; a bad one is named.
+TEST(GuiCommandLine, ACaptureOpensFromTheCommandLine) {
+  const fs::path dir = fs::temp_directory_path() / ("sinkscope-shot-capture-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const CliRun made = shell("'" + std::string(SINKSCOPE_CLI) + "' tensors '" + SINKSCOPE_SOURCE_DIR +
+                            "/resources/models/rope-decoder-bos-first' --text 'A cat sat.' --out '" +
+                            (dir / "run.npz").string() + "' 2>&1");
+  ASSERT_EQ(made.exit, 0) << made.out;
+  const std::string gui = "'" + std::string(SINKSCOPE_GUI) + "' --capture ";
+  const CliRun opened = shell(gui + "'" + (dir / "run.npz").string() + "' --screenshot '" +
+                              (dir / "shot.png").string() + "' 2>&1");
+  EXPECT_EQ(opened.exit, 0) << opened.out;
+  EXPECT_EQ(opened.out.find("sinkscope: "), std::string::npos) << opened.out;
+  EXPECT_GT(fs::file_size(dir / "shot.png"), 1000u);
+  std::ofstream(dir / "bad.npz") << "not a zip";
+  const CliRun refused = shell(gui + "'" + (dir / "bad.npz").string() + "' --screenshot '" +
+                               (dir / "bad.png").string() + "' 2>&1");
+  EXPECT_NE(refused.out.find("bad.npz: not a readable .npz"), std::string::npos) << refused.out;
   fs::remove_all(dir);
 }
