@@ -106,11 +106,13 @@ struct GuiOptions {
     CLI::Option* sessionOption = app.add_option("session", session, "a session file (.sinkscope) to open")
         ->type_name("[FILE.sinkscope]");
     // A capture is a run without its model: it replaces what these open.
-    captureOption->excludes(modelOption)->excludes(checkpointsOption)->excludes(sessionOption);
+    captureOption->excludes(modelOption)->excludes(checkpointsOption)->excludes(sessionOption)
+        ->excludes(textOption);
 
     const char* select = "What to select and compare";
     place.declare(app, select);
     compare.declare(app, select);
+    captureOption->excludes(compare.sentenceOption)->excludes(compare.modelOption);
 
     const char* window = "The window";
     app.add_flag("--reset-layout", resetLayout, "start with the default dock layout")->group(window);

@@ -349,6 +349,20 @@ NpyArray NpzReader::read(const std::string& name) const {
   if (st.size > maxArrayBytes_ + kMaxHeaderBytes + 16)
     throw NpzError(where + ": " + std::to_string(st.size) + " bytes, over the " +
                    std::to_string(maxArrayBytes_) + " bytes an array may hold here");
+  // A few hostile bytes may claim gigabytes: nothing is allocated at the
+  // claimed size unless the stored bytes could hold it. numpy writes members
+  // stored (savez) or deflated (savez_compressed); deflate expands at most
+  // about 1032:1.
+  if (!(st.valid & ZIP_STAT_COMP_SIZE) || !(st.valid & ZIP_STAT_COMP_METHOD))
+    throw NpzError(where + ": its compressed size cannot be read");
+  if (st.comp_method != ZIP_CM_STORE && st.comp_method != ZIP_CM_DEFLATE)
+    throw NpzError(where + ": compressed with ZIP method " + std::to_string(st.comp_method) +
+                   "; give stored or deflated members (numpy's savez or savez_compressed)");
+  const std::uint64_t mostItHolds =
+      st.comp_method == ZIP_CM_STORE ? st.comp_size : st.comp_size * 1032 + 1024;
+  if (st.size > mostItHolds)
+    throw NpzError(where + ": claims " + std::to_string(st.size) + " bytes, more than its " +
+                   std::to_string(st.comp_size) + " stored bytes can hold");
   zip_file_t* f = zip_fopen_index(z, index, 0);
   if (!f) throw NpzError(where + ": cannot be opened (" + zip_strerror(z) + ")");
   std::vector<std::uint8_t> member(st.size);

@@ -648,6 +648,8 @@ TEST(GuiCommandLine, DeclaredOptionsAnswerBadCommandLinesByName) {
       {gui + "--frobnicate", "sinkscope: not an option or argument here: --frobnicate\n"},
       {gui + "a.sinkscope b.sinkscope", "sinkscope: not an option or argument here: b.sinkscope\n"},
       {gui + "--capture c.npz --model m", "sinkscope: --model excludes --capture\n"},
+      {gui + "--capture c.npz --compare-sentence 'A dog.'",
+       "sinkscope: --capture excludes --compare-sentence\n"},
       {gui + "--compare-sentence ' '",
        "sinkscope: --compare-sentence: nothing to compare with (the sentence is blank)\n"},
       {gui + "figure --panel graph --out x.pdf --width-mm 50",

@@ -107,9 +107,9 @@ TEST(FuzzCorpus, CaseFilesAreRefusedOrAcceptedAsExpected) {
                               "sentences-2-to-the-32", "record-heads-cut", "alpha-2-to-the-1000",
                               "index-float"})
     EXPECT_FALSE(run("shards", refused)) << refused;
-  // Captures and their .npy members (made by make_corpus.py --captures, each
-  // valid one checked to load with numpy.load): the valid-* files are read,
-  // every other hand-made case is refused.
+  // Captures and their .npy members (made by make_corpus.py --captures; its
+  // valid ones also load with numpy.load, checked by hand when they were
+  // written): the valid-* files are read, every other hand-made case is refused.
   for (const char* target : {"capture", "npy"})
     for (const auto& e : fs::directory_iterator(fs::path(SINKSCOPE_SOURCE_DIR) / "tests/fuzz/corpus" / target)) {
       const std::string name = e.path().filename().string();

@@ -411,6 +411,17 @@ def capture_corpora():
         npz([("attention", npy("<f4", (1024, 1024, 32768, 32768), floats(sink)))]))
     put("capture", "shape-overflows-int64",
         npz([("attention", npy("<f4", (4294967296, 4294967296, 4294967296, 1), floats(sink)))]))
+    def claiming(archive, size):
+        """The archive with its first member's uncompressed size set to `size` in both headers."""
+        b = bytearray(archive)
+        local, central = b.find(b"PK\x03\x04"), b.find(b"PK\x01\x02")
+        struct.pack_into("<I", b, local + 22, size)
+        struct.pack_into("<I", b, central + 24, size)
+        return bytes(b)
+
+    put("capture", "stored-member-claims-4-gib", claiming(npz([("attention", attention)]), 0xFFFFFFF0))
+    put("capture", "deflated-member-claims-4-gib",
+        claiming(npz([("attention", attention)], deflate=True), 0xFFFFFFF0))
     put("capture", "big-endian", npz([("attention", npy(">f4", (1, 2, 3, 3), floats(sink + uniform, ">f")))]))
     put("capture", "fortran-order",
         npz([("attention", npy("<f4", (1, 2, 3, 3), floats(sink + uniform), fortran=True))]))

@@ -27,7 +27,7 @@ echo "package: $(basename "$deb") ($(du -h "$deb" | cut -f1))"
 # Every dependency (first of each alternative) is a package this machine has.
 depends="$(dpkg-deb -f "$deb" Depends)"
 echo "Depends: $depends"
-for want in python3-numpy "python3 (>= " libopenblas0-pthread; do
+for want in python3-numpy "python3 (>= " "python3 (<< " libopenblas0-pthread; do
   [[ "$depends" == *"$want"* ]] || fail "Depends lacks $want"
 done
 IFS=',' read -ra entries <<<"$depends"
@@ -73,6 +73,7 @@ PY
 "$root/usr/bin/sinkscope-cli" analyze --capture "$work/capture.npz" --out "$work/cli" >"$work/cli.log" 2>&1 ||
   { cat "$work/cli.log" >&2; fail "the package's sinkscope-cli could not analyse the module's capture"; }
 body() { grep -v '^#' "$1"; }
+[[ $(body "$work/cli/sinks.csv" | wc -l) -gt 2 ]] || fail "the package's CLI wrote no sinks rows"
 diff <(body "$work/cli/sinks.csv") <(body "$work/module_sinks.csv") >&2 ||
   fail "the package's CLI and module disagree on the sinks table"
 "$root/usr/bin/sinkscope-cli" --version

@@ -1,5 +1,5 @@
-// main() for tests that need a QApplication (widgets). Listing tests (ctest's
-// discovery) creates none, so discovery works without a display.
+// main() for tests that need a QApplication (widgets). Listing the tests
+// (--gtest_list_tests) creates none, so it works without a display.
 #include <gtest/gtest.h>
 
 #include <QApplication>
@@ -8,6 +8,7 @@
 #include "models/cpu_runtime.h"
 #include "render/gl_support.h"
 #include "render/panel_export.h"
+#include "support/test_exit.h"
 
 int main(int argc, char** argv) {
   // As the programs do: OpenBLAS's kernels for this CPU (numbers equal to the
@@ -23,5 +24,5 @@ int main(int argc, char** argv) {
   QApplication app(argc, argv);
   QApplication::setOrganizationName(QStringLiteral("SinkScopeTests"));
   QApplication::setApplicationName(QStringLiteral("sinkscope-tests"));
-  return RUN_ALL_TESTS();
+  return sinkscope::testing::run_all_tests();
 }
