@@ -137,13 +137,18 @@ void ModelPanel::showModel(bool remember) {
 void ModelPanel::showCapture(const QString& path) {
   const SentenceRun& run = *workspace_->run();
   const bool values = run.hasValues;
-  summary_->setText(tr("Capture %1: %2, %3 layers x %4 heads, %5 tokens%6. No model is open: "
+  // The run's source names the capture's model, or its file when it names none.
+  const QString file = QFileInfo(path).fileName();
+  const QString source = run.source.startsWith(file) ? QString() : run.source + QStringLiteral(", ");
+  summary_->setText(tr("Capture %1: %2%3 layers x %4 heads, %5 tokens%6. No model is open: "
                        "interventions and experiments need one.")
-                        .arg(QFileInfo(path).fileName(), run.source)
+                        .arg(file, source)
                         .arg(run.trace->layers())
                         .arg(run.trace->heads())
                         .arg(run.tokenCount())
-                        .arg(values ? tr(", with values") : tr(", no values (value space and taxonomy need them)")));
+                        .arg(values ? tr(", with values")
+                             : tr(", no values (value space and taxonomy need them: save values "
+                                  "[layers, heads, T, d] with the capture)")));
 }
 
 // One entry: its name (a cache snapshot's repository and revision), family and size.

@@ -133,8 +133,7 @@ QString TaxonomyPanel::sinkReason() const {
 
 void TaxonomyPanel::drawTaxonomy() {
   if (!in_.hasValues())
-    return drawNote(tr("The taxonomy weighs attention by the values' lengths: this capture has "
-                       "no values (save them with it: values [layers, heads, T, d])"));
+    return drawNote(tr("The taxonomy needs values: this capture has none"));
   const TraceAnalysis& a = *in_.analysis;
   // A and B of different shapes: counts as shares of each layer's heads, by relative depth.
   const bool shares = in_.before && in_.before->heads != a.heads;

@@ -124,8 +124,7 @@ render::SceneData ValueSpacePanel::sceneOf(const analysis::ValueSpace& vs, int l
 void ValueSpacePanel::drawValueSpace() {
   if (!in_.run || !in_.analysis || !in_.run->trace) return;
   if (!in_.hasValues())
-    return drawNote(tr("Value space needs the heads' values: this capture has none (save them "
-                       "with it: values [layers, heads, T, d])"));
+    return drawNote(tr("Value space needs values: this capture has none"));
   const int layer = in_.place.layer(), head = in_.place.head();
   render::LinePlotData curve;
   curve.xLabel = tr("N (keys selected)");
