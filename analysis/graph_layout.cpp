@@ -8,6 +8,8 @@
 #include <boost/random/mersenne_twister.hpp>
 #include <cmath>
 
+#include "analysis/ties.h"
+
 namespace sinkscope::analysis {
 
 std::vector<std::array<double, 3>> graph_layout_force(const AttentionView& a,
@@ -30,7 +32,8 @@ std::vector<std::array<double, 3>> graph_layout_force(const AttentionView& a,
   };
   for (int i = 0; i < n; ++i)
     for (int j = i + 1; j < n; ++j)
-      if (a.at(i, j) >= p.threshold || a.at(j, i) >= p.threshold) link(i, j);
+      if (reaches_threshold(a.at(i, j), p.threshold) || reaches_threshold(a.at(j, i), p.threshold))
+        link(i, j);
   // Each token is also pulled to the key it attends to most (itself aside):
   // in a diffuse head of a long input most weights miss the threshold, and
   // free tokens, pushed apart with nothing holding them, would end on the

@@ -1,9 +1,9 @@
 #include "analysis/graph_spectrum.h"
 
+#include <lapacke.h>
 #include <Eigen/Dense>
 #include <algorithm>
 #include <boost/graph/adjacency_list.hpp>
-#include <lapacke.h>
 #include <boost/graph/connected_components.hpp>
 #include <cmath>
 #include <cstdint>
@@ -11,6 +11,8 @@
 #include <limits>
 #include <numeric>
 #include <stdexcept>
+
+#include "analysis/ties.h"
 
 namespace sinkscope::analysis {
 
@@ -86,7 +88,7 @@ ThresholdGraph threshold_graph(const AttentionView& a, double threshold) {
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j) {
       const float w = a.at(i, j);
-      if (i != j && w >= threshold && w > 0.0f) {
+      if (i != j && reaches_threshold(w, threshold) && w > 0.0f) {
         g.W(i, j) += 0.5;
         g.W(j, i) += 0.5;
         ++g.inDegrees[static_cast<std::size_t>(j)];
@@ -146,7 +148,8 @@ std::vector<double> symmetric_eigenvalues(const Eigen::MatrixXd& A) {
   Eigen::VectorXd diagonal = tri.diagonal();
   Eigen::VectorXd sub = tri.subDiagonal();
   if (LAPACKE_dsterf(static_cast<lapack_int>(diagonal.size()), diagonal.data(), sub.data()) != 0)
-    throw std::runtime_error("graph_spectrum: the tridiagonal eigenvalue iteration did not converge");
+    throw std::runtime_error(
+        "graph_spectrum: the tridiagonal eigenvalue iteration did not converge");
   return {diagonal.data(), diagonal.data() + diagonal.size()};  // ascending
 }
 
@@ -172,8 +175,8 @@ std::vector<std::vector<TwinClass>> twin_classes_by_component(const ThresholdGra
     std::uint64_t h = 1469598103934665603ull;
     const double* col = g.W.col(i).data();
     for (int j = 0; j < n; ++j)
-      if (col[j] != 0.0) h = (h ^ (static_cast<std::uint64_t>(j) * 4 + (col[j] == 1.0))) *
-                             1099511628211ull;
+      if (col[j] != 0.0)
+        h = (h ^ (static_cast<std::uint64_t>(j) * 4 + (col[j] == 1.0))) * 1099511628211ull;
     hash[static_cast<std::size_t>(i)] = h;
   }
   const auto rowBytes = static_cast<std::size_t>(n) * sizeof(double);
@@ -201,9 +204,7 @@ std::vector<double> laplacian_eigenvalues(const ThresholdGraph& g, bool normaliz
                                           const std::vector<std::vector<TwinClass>>& classes) {
   std::vector<double> values;
   values.reserve(static_cast<std::size_t>(g.n));
-  auto diagonal = [&](int r) {
-    return normalized ? (g.degree(r) > 0 ? 1.0 : 0.0) : g.degree(r);
-  };
+  auto diagonal = [&](int r) { return normalized ? (g.degree(r) > 0 ? 1.0 : 0.0) : g.degree(r); };
   auto weight = [&](int r, int s) {
     return normalized ? g.W(r, s) * inverse_root(g.degree(r)) * inverse_root(g.degree(s))
                       : g.W(r, s);
@@ -237,8 +238,8 @@ std::vector<double> laplacian_eigenvalues(const ThresholdGraph& g, bool normaliz
   return values;
 }
 
-GraphSpectrum spectrum_of(const ThresholdGraph& g, double threshold, bool normalized,
-                          bool vectors, const std::vector<std::vector<TwinClass>>* classes) {
+GraphSpectrum spectrum_of(const ThresholdGraph& g, double threshold, bool normalized, bool vectors,
+                          const std::vector<std::vector<TwinClass>>* classes) {
   GraphSpectrum s;
   s.threshold = threshold;
   const int n = g.n;

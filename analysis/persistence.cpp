@@ -107,6 +107,14 @@ class Rips {
   double limit_;
 };
 
+double largest_distance(const std::vector<double>& d, int n) {
+  double largest = 0.0;
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j)
+      largest = std::max(largest, d[static_cast<std::size_t>(i) * n + j]);
+  return largest;
+}
+
 // Ripser's enclosing radius: min over tokens v of max_j d(v, j). From there
 // on the complex contains the cone over v (every edge v-j, and with every
 // other edge a-b its triangle v-a-b), so it is contractible: every H1 class
@@ -208,6 +216,10 @@ PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n,
                                   " is not finite");
   PersistenceDiagram out;
   if (n == 0) return out;
+  // Shorter than this is no bar: two filtration values this close are equal
+  // as real numbers, apart only by rounding, and a count must not depend on
+  // which way a kernel rounded them.
+  const double shortest = kBarTolerance * largest_distance(distances, n);
   const double radius = enclosing_radius(distances, n);
   const Rips rips(distances, n, radius);
   std::vector<Edge> edges;
@@ -229,7 +241,7 @@ PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n,
     if (ri == rj) continue;
     parent[static_cast<std::size_t>(std::max(ri, rj))] = std::min(ri, rj);
     cleared[e] = true;  // a death edge in dimension 0: never a cohomology column in dimension 1
-    if (edges[e].key.diameter > 0.0) {
+    if (edges[e].key.diameter > shortest) {
       PersistenceBar bar;
       bar.dimension = 0;
       bar.birth = 0.0;
@@ -263,7 +275,7 @@ PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n,
     if (!std::isfinite(own.diameter)) continue;  // no cofacet below the radius: no death
     if (!pivotOwner.contains(own.index)) {
       pivotOwner[own.index] = e;
-      if (own.diameter > edges[e].key.diameter) {
+      if (own.diameter - edges[e].key.diameter > shortest) {
         PersistenceBar bar;
         bar.dimension = 1;
         bar.birth = edges[e].key.diameter;
@@ -307,7 +319,7 @@ PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n,
     }
     reduction[e] = std::move(reduced);
     const double birth = edges[e].key.diameter, death = pivot.diameter;
-    if (death > birth) {
+    if (death - birth > shortest) {
       PersistenceBar bar;
       bar.dimension = 1;
       bar.birth = birth;
@@ -334,10 +346,14 @@ BettiCurves betti_curves(const PersistenceDiagram& diagram, int points) {
     const double e = static_cast<double>(k) / (points - 1);
     c.grid.push_back(e);
     int b0 = 0, b1 = 0;
+    // A bar alive at e: birth <= e < death, read at e + the tolerance, so
+    // that an end equal to e as a real number counts the same whichever way
+    // it was rounded. The infinite H0 class lives up to and including 1.
+    const double at = e + kBarTolerance;
     for (const auto& bar : diagram.h0)
-      if (bar.birth <= e && (e < bar.death || (bar.edge[0] < 0 && e <= bar.death))) ++b0;
+      if (bar.edge[0] < 0 ? bar.birth <= e : bar.birth <= at && at < bar.death) ++b0;
     for (const auto& bar : diagram.h1)
-      if (bar.birth <= e && e < bar.death) ++b1;
+      if (bar.birth <= at && at < bar.death) ++b1;
     c.beta0.push_back(b0);
     c.beta1.push_back(b1);
   }
@@ -346,7 +362,7 @@ BettiCurves betti_curves(const PersistenceDiagram& diagram, int points) {
 
 int bars_above(const std::vector<PersistenceBar>& bars, double minPersistence) {
   return static_cast<int>(std::count_if(bars.begin(), bars.end(), [&](const PersistenceBar& b) {
-    return b.persistence() > minPersistence;
+    return b.persistence() > minPersistence + kBarTolerance;
   }));
 }
 

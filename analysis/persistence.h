@@ -43,8 +43,14 @@ struct DistanceParams {
 std::vector<double> attention_distances(const AttentionView& attention,
                                         const DistanceParams& params = {});
 
-// Exact persistence of the Rips filtration of `distances` (n x n). Bars of
-// zero length are not reported.
+// Filtration values within this tolerance are equal as real numbers (float
+// rounding, which differs between BLAS kernels, must not decide a count):
+// relative to the largest distance for a bar's length, absolute on the
+// [0, 1] scale of attention distances for the Betti grid and min_persistence.
+inline constexpr double kBarTolerance = 1e-6;
+
+// Exact persistence of the Rips filtration of `distances` (n x n). Bars no
+// longer than kBarTolerance times the largest distance are not reported.
 // `progress` hears the fraction done every few hundred columns (long inputs
 // take seconds to minutes); a false answer throws AnalysisStopped.
 PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n,
@@ -55,11 +61,11 @@ struct BettiCurves {
   std::vector<int> beta0, beta1;
 };
 
-// beta_k(e) = number of bars of dimension k with birth <= e < death (the
-// infinite H0 bar counts up to and including e = 1).
+// beta_k(e) = number of bars of dimension k with birth <= e < death, both
+// read at e + kBarTolerance (the infinite H0 bar counts up to and including e = 1).
 BettiCurves betti_curves(const PersistenceDiagram& diagram, int points = 101);
 
-// Bars with persistence above `minPersistence` (default 0.05), and all bars.
+// Bars with persistence above `minPersistence` (default 0.05) by more than kBarTolerance.
 int bars_above(const std::vector<PersistenceBar>& bars, double minPersistence = 0.05);
 
 }  // namespace sinkscope::analysis

@@ -19,6 +19,14 @@ inline bool tied(double a, double b, double scale) {
   return std::abs(a - b) <= kTieTolerance * scale;
 }
 
+// An attention weight reaches a graph threshold theta (metrics.md s. 3: an
+// edge when A[i][j] >= theta) when it is at least theta up to the tie
+// tolerance: a weight equal to theta as a real number (1/100 at theta = 0.01
+// in a uniform row of 100) is an edge whichever way float32 rounded it.
+inline bool reaches_threshold(double weight, double theta) {
+  return weight >= theta - kTieTolerance * std::abs(theta);
+}
+
 // Indices 0..n-1 by descending value; values within the relative tolerance
 // of a group's largest member form a group, ordered by index. Values equal
 // as real numbers and apart only by rounding (far below the tolerance) so
@@ -28,8 +36,7 @@ template <class ValueOf>
 std::vector<int> descending_order_with_ties(int n, ValueOf value) {
   std::vector<int> order(static_cast<std::size_t>(std::max(0, n)));
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int x, int z) { return value(x) > value(z); });
+  std::stable_sort(order.begin(), order.end(), [&](int x, int z) { return value(x) > value(z); });
   for (std::size_t start = 0; start < order.size();) {
     const double leader = static_cast<double>(value(order[start]));
     std::size_t end = start + 1;

@@ -44,6 +44,17 @@ std::string blas_core_name() {
   return corename ? std::string(corename()) : std::string();
 }
 
+namespace {
+std::string coreFixed;  // what fix_blas_core changed, "" when nothing
+}  // namespace
+
+std::string blas_core_chooser() {
+  if (blas_core_name().empty()) return {};
+  if (!coreFixed.empty()) return "SinkScope (OpenBLAS chose " + coreFixed + " on this CPU)";
+  const char* named = std::getenv("OPENBLAS_CORETYPE");
+  return named && *named ? "OPENBLAS_CORETYPE" : "OpenBLAS's detection";
+}
+
 std::string fix_blas_core() {
   if (std::getenv("OPENBLAS_CORETYPE")) return {};  // the user's choice stands
   const std::string before = blas_core_name();
@@ -63,6 +74,7 @@ std::string fix_blas_core() {
   quit();
   init();
   unsetenv("OPENBLAS_CORETYPE");
+  coreFixed = before;
   return before + " -> " + blas_core_name();
 }
 

@@ -17,6 +17,11 @@ namespace sinkscope::models {
 // nothing was needed or the BLAS in use is not OpenBLAS.
 std::string fix_blas_core();
 
+// Who chose the OpenBLAS kernel in use, for `info`: "OPENBLAS_CORETYPE",
+// "OpenBLAS's detection", or what fix_blas_core changed ("SinkScope: OpenBLAS
+// chose Prescott"); empty when the BLAS is not OpenBLAS.
+std::string blas_core_chooser();
+
 // Large temporaries of a forward pass (a [H, T, T] score tensor is 48 MB at
 // T = 1024) are freed after each layer; glibc returns every block over 32 MB
 // to the kernel with munmap, so the next layer faults its pages in again

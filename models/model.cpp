@@ -4,12 +4,12 @@
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <limits>
-#include <numeric>
 #include <numbers>
+#include <numeric>
 #include <random>
 #include <sstream>
 
@@ -77,6 +77,23 @@ at::Tensor linear(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b)
   }
   return b.defined() ? at::linear(x, weight_like(w, x), weight_like(b, x))
                      : at::linear(x, weight_like(w, x));
+}
+
+// Attention's products ([B, H, ...] by [B, H, ...]) one sequence at a time,
+// as linear's: folding B and H into one batch copies the strided operands only
+// when B > 1 (a single sequence's fold is a view), and a copied operand
+// reaches BLAS in another layout (k^T as a plain matrix, not a transposed
+// one), for which OpenBLAS's AVX-512 kernels take another path (its small-
+// matrix kernels) and sum in another order. Per sequence, every operand has
+// the layout of that sequence's own run.
+at::Tensor attention_product(const at::Tensor& a, const at::Tensor& b) {
+  if (a.dim() == 4 && a.size(0) > 1 && !at::GradMode::is_enabled()) {
+    std::vector<at::Tensor> parts;
+    parts.reserve(static_cast<std::size_t>(a.size(0)));
+    for (std::int64_t k = 0; k < a.size(0); ++k) parts.push_back(at::matmul(a[k], b[k]));
+    return at::stack(parts);
+  }
+  return at::matmul(a, b);
 }
 
 at::Tensor layer_norm_f32(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b,
@@ -162,8 +179,7 @@ at::Tensor rope_apply(const Rope& r, const at::Tensor& x) {
   const int half = r.dims / 2;
   const at::Tensor rot = x.slice(-1, 0, r.dims);
   const at::Tensor rotated = at::cat({-rot.slice(-1, half, r.dims), rot.slice(-1, 0, half)}, -1);
-  const at::Tensor out =
-      rot * r.cos.to(x.scalar_type()) + rotated * r.sin.to(x.scalar_type());
+  const at::Tensor out = rot * r.cos.to(x.scalar_type()) + rotated * r.sin.to(x.scalar_type());
   if (r.dims == x.size(-1)) return out;
   return at::cat({out, x.slice(-1, r.dims, x.size(-1))}, -1);
 }
@@ -222,7 +238,7 @@ AttentionResult attention(const Model::Impl& m, int l, const at::Tensor& h, cons
   }
   // [B, H, T, T]: scaled and masked in place (the same values as out of
   // place, without a second T^2 buffer per step: at T = 1024 each is 48 MB).
-  at::Tensor scores = at::matmul(q, k.transpose(-1, -2));
+  at::Tensor scores = attention_product(q, k.transpose(-1, -2));
   scores.mul_(c.attention_scale);
   if (c.scale_by_inverse_layer) scores.div_(static_cast<double>(l + 1));
   if (c.attn_softcap > 0.0) scores = at::tanh(scores / c.attn_softcap) * c.attn_softcap;
@@ -284,9 +300,10 @@ AttentionResult attention(const Model::Impl& m, int l, const at::Tensor& h, cons
   }
 
   // Softmax in float32 (captured as such); the mixing in the pass's dtype.
-  at::Tensor out = at::matmul(probs.to(v.scalar_type()), v);  // [B, H, T, d]
+  at::Tensor out = attention_product(probs.to(v.scalar_type()), v);  // [B, H, T, d]
   if (ablatedPerBatch)
-    for (std::int64_t b = 0; b < B; ++b) out[b][(*ablatedPerBatch)[static_cast<std::size_t>(b)]].zero_();
+    for (std::int64_t b = 0; b < B; ++b)
+      out[b][(*ablatedPerBatch)[static_cast<std::size_t>(b)]].zero_();
   for (const AttentionEdit& e : o.edits) {
     if (e.kind != AttentionEdit::Kind::AblateHeadOutput || !applies(e.layers, l)) continue;
     for (std::int64_t head = 0; head < H; ++head)
@@ -374,8 +391,7 @@ at::Tensor embed_batch(const Model::Impl& m, const at::Tensor& idsIn, const at::
     const at::Tensor t = types.defined() ? types.to(m.device) : at::zeros({B, T}, ids.options());
     x = x + weight_like(W.type_embed.index_select(0, t.reshape({-1})), x).view({B, T, -1});
   }
-  if (W.emb_norm_w.defined())
-    x = layer_norm_f32(x, W.emb_norm_w, W.emb_norm_b, c.norm_eps);
+  if (W.emb_norm_w.defined()) x = layer_norm_f32(x, W.emb_norm_w, W.emb_norm_b, c.norm_eps);
   return x;
 }
 
@@ -502,8 +518,8 @@ std::size_t folder_resident_bytes(const fs::path& folder, bool trainable) {
     const SafetensorsFile file = SafetensorsFile::open(f);
     for (const auto& [name, t] : file.tensors()) {
       const std::size_t asFloat = static_cast<std::size_t>(t.numel()) * sizeof(float);
-      const bool mapped = !trainable && (t.dtype == DType::F32 || t.dtype == DType::F16 ||
-                                         t.dtype == DType::BF16);
+      const bool mapped =
+          !trainable && (t.dtype == DType::F32 || t.dtype == DType::F16 || t.dtype == DType::BF16);
       bytes += mapped ? t.bytes.size() : asFloat;
       if (mapped && t.dtype != DType::F32) widest = std::max(widest, asFloat);
     }
@@ -587,14 +603,15 @@ std::shared_ptr<Model> Model::load(const fs::path& folder, const LoadOptions& op
       // has no float16 matrix product on the CPU): refuse now, not mid-pass.
       if (impl->compute != at::kFloat) {
         try {
-          const at::Tensor probe = at::ones({2, 2}, at::TensorOptions()
-                                                        .dtype(impl->compute)
-                                                        .device(impl->device));
+          const at::Tensor probe =
+              at::ones({2, 2}, at::TensorOptions().dtype(impl->compute).device(impl->device));
           (void)at::linear(probe, probe);
         } catch (const c10::Error&) {
-          throw ModelLoadError(folder.string() + ": --precision stored: the linked libtorch "
-                               "cannot compute in " + std::string(c10::toString(impl->compute)) +
-                               " on " + options.device + " (use float32)");
+          throw ModelLoadError(folder.string() +
+                               ": --precision stored: the linked libtorch "
+                               "cannot compute in " +
+                               std::string(c10::toString(impl->compute)) + " on " + options.device +
+                               " (use float32)");
         }
       }
     }
@@ -607,9 +624,12 @@ const fs::path& Model::folder() const { return impl_->folder; }
 const std::string& Model::device() const { return impl_->deviceName; }
 std::string Model::computeDtype() const {
   switch (impl_->compute) {
-    case at::kBFloat16: return "bfloat16";
-    case at::kHalf: return "float16";
-    default: return "float32";
+    case at::kBFloat16:
+      return "bfloat16";
+    case at::kHalf:
+      return "float16";
+    default:
+      return "float32";
   }
 }
 std::size_t Model::parameterCount() const { return impl_->weights.parameter_count; }
@@ -792,15 +812,15 @@ std::vector<std::vector<float>> Model::headAblationLogits(const Trace& base, int
   const RunOptions plain;
   const Rope rope = rope_tables(c, plain, T, impl_->device);
   const std::span<const float> start = base.residual(layer);
-  const at::Tensor x0 = at::from_blob(const_cast<float*>(start.data()), {1, T, c.hidden_size},
-                                      at::kFloat)
-                            .to(impl_->device)
-                            .to(impl_->compute);
+  const at::Tensor x0 =
+      at::from_blob(const_cast<float*>(start.data()), {1, T, c.hidden_size}, at::kFloat)
+          .to(impl_->device)
+          .to(impl_->compute);
   // Heads per batch: every head, unless the batch's logits would pass 256 MB.
   const std::size_t logitBytes =
       static_cast<std::size_t>(T) * static_cast<std::size_t>(c.vocab_size) * sizeof(float);
-  const int perBatch =
-      static_cast<int>(std::clamp<std::size_t>((std::size_t{256} << 20) / std::max<std::size_t>(logitBytes, 1), 1, H));
+  const int perBatch = static_cast<int>(std::clamp<std::size_t>(
+      (std::size_t{256} << 20) / std::max<std::size_t>(logitBytes, 1), 1, H));
   for (int first = 0; first < H; first += perBatch) {
     const int n = std::min(perBatch, H - first);
     std::vector<int> ablated(static_cast<std::size_t>(n));

@@ -25,15 +25,15 @@
 
 #include "analysis/sink_metric.h"
 #include "app/cli/command_line.h"
-#include "models/io/table_io.h"
+#include "models/cpu_runtime.h"
 #include "models/input_files.h"
+#include "models/io/table_io.h"
 #include "models/json_bounded.h"
 #include "models/loaded_model.h"
+#include "models/model_discovery.h"
 #include "models/model_folder.h"
 #include "models/model_writer.h"
 #include "models/real_model_shapes.h"
-#include "models/cpu_runtime.h"
-#include "models/model_discovery.h"
 #include "models/runtime_info.h"
 #include "models/safetensors.h"
 #include "models/trace_export.h"
@@ -51,8 +51,11 @@ int command_info(int argc, char** argv) {
   const auto runtime = sinkscope::models::runtime_info_query();
   std::cout << "device: " << sinkscope::models::runtime_device_label(runtime) << "\n"
             << "libtorch: " << runtime.torch_version << "\n";
+  // The kernel decides the last digits of every float result (README: the
+  // same numbers on every machine), so a report of numbers can name it.
   if (const std::string core = sinkscope::models::blas_core_name(); !core.empty())
-    std::cout << "OpenBLAS core: " << core << "\n";
+    std::cout << "OpenBLAS core: " << core << "\n"
+              << "OpenBLAS core chosen by: " << sinkscope::models::blas_core_chooser() << "\n";
   if (model->count() == 0) return kOk;
   try {
     const auto s = sinkscope::models::model_folder_inspect(folder);
@@ -80,10 +83,13 @@ int command_baseline(int argc, char** argv) {
       "when every query spreads its attention evenly over the keys it sees. Causal by default.");
   CLI::App& app = command.app();
   app.add_option("--length", T, range_text("the number of tokens", 1, 1000000))
-      ->type_name("T")->required()->check(whole_in(1, 1000000));
+      ->type_name("T")
+      ->required()
+      ->check(whole_in(1, 1000000));
   app.add_flag("--bidirectional", bidirectional, "an encoder: every query sees every key");
-  CLI::Option* file = app.add_option("--out", out, "write the CSV there (atomically), not to stdout")
-                          ->type_name("FILE");
+  CLI::Option* file =
+      app.add_option("--out", out, "write the CSV there (atomically), not to stdout")
+          ->type_name("FILE");
   app.add_flag("--force", force, "replace FILE when it exists");
   if (!command.parse(argc, argv)) return kOk;  // --help was printed
   const bool causal = !bidirectional;
@@ -98,8 +104,8 @@ int command_baseline(int argc, char** argv) {
   table.columns = {"key", "alpha_uniform"};
   for (int k = 0; k < T; ++k)
     table.rows.push_back(
-        {std::to_string(k), sinkscope::io::csv_number(
-                                sinkscope::analysis::sink_uniform_baseline(T, k, causal))});
+        {std::to_string(k),
+         sinkscope::io::csv_number(sinkscope::analysis::sink_uniform_baseline(T, k, causal))});
   const std::string csv = sinkscope::io::csv_render(table);
   if (file->count() == 0) {
     std::cout << csv;
@@ -188,11 +194,14 @@ int command_tokens(int argc, char** argv) {
   CommandLine command("tokens", "Prints the tokens MODEL's tokenizer makes of a text.");
   CLI::App& app = command.app();
   add_model_argument(app, spec);
-  CLI::Option* text =
-      app.add_option("--text", textGiven, "one line per token: index, id, display string (-: stdin)");
-  app.add_option("--batch", file, "one JSON-encoded string per line; one JSON array of ids per line")
-      ->type_name("FILE")->excludes(text);
-  app.add_flag("--no-special", noSpecial, "without the tokenizer's special tokens (BOS, [CLS], ...)");
+  CLI::Option* text = app.add_option("--text", textGiven,
+                                     "one line per token: index, id, display string (-: stdin)");
+  app.add_option("--batch", file,
+                 "one JSON-encoded string per line; one JSON array of ids per line")
+      ->type_name("FILE")
+      ->excludes(text);
+  app.add_flag("--no-special", noSpecial,
+               "without the tokenizer's special tokens (BOS, [CLS], ...)");
   if (!command.parse(argc, argv)) return kOk;  // --help was printed
   if (text->count() == 0 && file.empty()) throw UsageError("tokens: give either --text or --batch");
   const bool special = !noSpecial;
@@ -255,7 +264,9 @@ int command_attention(int argc, char** argv) {
   app.add_option("--text", textGiven, "the sentence (-: standard input)")->required();
   app.add_option("--layer", layerText, "a layer, or all")->type_name("L")->required();
   app.add_option("--head", headText, "a head, average, or all")->type_name("H")->required();
-  app.add_option("--csv", out, "where the CSV goes (-: standard output)")->type_name("FILE")->required();
+  app.add_option("--csv", out, "where the CSV goes (-: standard output)")
+      ->type_name("FILE")
+      ->required();
   app.add_flag("--force", force, "replace FILE when it exists");
   add_load_options(app, load);
   if (!command.parse(argc, argv)) return kOk;  // --help was printed
@@ -264,15 +275,12 @@ int command_attention(int argc, char** argv) {
     const m::LoadedModel loaded = m::loaded_model_open(spec, load);
     const m::ModelConfig& c = loaded.model->config();
     const bool allLayers = layerText == "all";
-    const int firstLayer =
-        allLayers ? 0 : parse_int("layer", layerText, 0, c.num_layers - 1);
+    const int firstLayer = allLayers ? 0 : parse_int("layer", layerText, 0, c.num_layers - 1);
     const int lastLayer = allLayers ? c.num_layers - 1 : firstLayer;
     const bool average = headText == "average" || headText == "avg" || headText == "mean";
     const bool allHeads = headText == "all";
-    const int head =
-        average || allHeads ? -1 : parse_int("head", headText, 0, c.num_heads - 1);
-    const m::SentenceTrace run =
-        m::loaded_model_run(loaded, text, m::RunOptions::attention_only());
+    const int head = average || allHeads ? -1 : parse_int("head", headText, 0, c.num_heads - 1);
+    const m::SentenceTrace run = m::loaded_model_run(loaded, text, m::RunOptions::attention_only());
 
     sinkscope::io::CsvTable table;
     table.comments = {{"tool", std::string("sinkscope-cli ") + SINKSCOPE_VERSION},
@@ -281,7 +289,9 @@ int command_attention(int argc, char** argv) {
                       {"model_type", c.model_type},
                       {"text", text},
                       {"layer", layerText},
-                      {"head", average ? "average" : allHeads ? "all" : std::to_string(head)},
+                      {"head", average    ? "average"
+                               : allHeads ? "all"
+                                          : std::to_string(head)},
                       {"tokens", std::to_string(run.trace.tokens())},
                       {"device", loaded.model->device()},
                       {"compute_dtype", loaded.model->computeDtype()}};
@@ -450,11 +460,13 @@ int random_model_like(const RandomModelRequest& r) {
   if (r.first.empty() || !r.second.empty()) throw UsageError("random-model --like NAME: give DIR");
   for (const CLI::Option* other : r.ownShape)
     if (r.given(other))
-      throw UsageError("option " + other->get_name() + ": not with --like (the shape is the real one)");
+      throw UsageError("option " + other->get_name() +
+                       ": not with --like (the shape is the real one)");
   const std::filesystem::path dir = r.first;
   if (std::filesystem::exists(dir))
     throw UsageError("random-model: " + dir.string() + " already exists");
-  const m::DType dtype = r.given(r.dtypeOption) ? parse_weight_dtype("dtype", r.dtype) : m::DType::BF16;
+  const m::DType dtype =
+      r.given(r.dtypeOption) ? parse_weight_dtype("dtype", r.dtype) : m::DType::BF16;
   const int layers = r.given(r.layersOption) ? r.layers : 0;
   const auto seed = static_cast<std::uint64_t>(r.seed);
   // Written beside DIR, then renamed: a cancelled write leaves no half folder.
@@ -486,27 +498,46 @@ int command_random_model(int argc, char** argv) {
   app.add_option("DIR", r.second, "the folder to write")->type_name("");
   // A bare --like (nothing after it, or another option) lists the names.
   r.likeOption = app.add_option("--like", r.like, "a real model's shape, by name")
-                     ->type_name("NAME")->expected(0, 1);
+                     ->type_name("NAME")
+                     ->expected(0, 1);
   r.dtypeOption = app.add_option("--dtype", r.dtype, "--like's weights: BF16 (default), F16 or F32")
                       ->type_name("DTYPE");
-  r.layersOption = app.add_option("--layers", r.layers, range_text("layers (--like: up to 256)", 1, 256))
-                       ->type_name("N")->check(whole_in(1, 256));
+  r.layersOption =
+      app.add_option("--layers", r.layers, range_text("layers (--like: up to 256)", 1, 256))
+          ->type_name("N")
+          ->check(whole_in(1, 256));
   r.seedOption = app.add_option("--seed", r.seed, range_text("the weights' seed", 0, 1 << 30))
-                     ->type_name("S")->check(whole_in(0, 1 << 30))->capture_default_str();
+                     ->type_name("S")
+                     ->check(whole_in(0, 1 << 30))
+                     ->capture_default_str();
   const char* own = "A tiny model's own shape (not with --like)";
   r.ownShape = {
       app.add_option("--heads", r.heads, range_text("heads, 8 dimensions each", 1, 64))
-          ->type_name("N")->check(whole_in(1, 64))->group(own),
+          ->type_name("N")
+          ->check(whole_in(1, 64))
+          ->group(own),
       app.add_option("--positions", r.positions, range_text("max_position_embeddings", 2, 8192))
-          ->type_name("N")->check(whole_in(2, 8192))->group(own),
-      app.add_option("--hidden", r.hidden, range_text("hidden size, a multiple of the heads", 1, 16384))
-          ->type_name("D")->check(whole_in(1, 16384))->group(own),
+          ->type_name("N")
+          ->check(whole_in(2, 8192))
+          ->group(own),
+      app.add_option("--hidden", r.hidden,
+                     range_text("hidden size, a multiple of the heads", 1, 16384))
+          ->type_name("D")
+          ->check(whole_in(1, 16384))
+          ->group(own),
       app.add_option("--intermediate", r.intermediate, range_text("MLP size", 1, 65536))
-          ->type_name("I")->check(whole_in(1, 65536))->group(own),
+          ->type_name("I")
+          ->check(whole_in(1, 65536))
+          ->group(own),
       app.add_option("--vocab", r.vocab, range_text("vocabulary size", 1, 1 << 20))
-          ->type_name("V")->check(whole_in(1, 1 << 20))->group(own),
-      app.add_option("--weight-std", r.weightStd, range_text("the weights' standard deviation", 1e-6, 10))
-          ->type_name("X")->check(number_in(1e-6, 10))->group(own),
+          ->type_name("V")
+          ->check(whole_in(1, 1 << 20))
+          ->group(own),
+      app.add_option("--weight-std", r.weightStd,
+                     range_text("the weights' standard deviation", 1e-6, 10))
+          ->type_name("X")
+          ->check(number_in(1e-6, 10))
+          ->group(own),
       app.add_flag("--no-tokenizer", r.noTokenizer, "write no tokenizer.json")->group(own)};
   if (!command.parse(argc, argv)) return kOk;  // --help was printed
   if (r.given(r.likeOption)) return random_model_like(r);

@@ -1,5 +1,7 @@
 #include "models/document/analysis_settings.h"
 
+#include "analysis/persistence.h"
+#include "analysis/ties.h"
 #include "models/io/table_io.h"
 
 namespace sinkscope::document {
@@ -35,6 +37,20 @@ std::string sink_set_description(const AnalysisSettings& s) {
          " (reading: A >= tau and A > 0); frequency over " +
          (all ? std::string("all T queries (metrics.md s. 1)")
               : std::string("the queries that see the key (--sink-denominator visible)"));
+}
+
+std::string persistence_tolerance_description() {
+  const std::string tol = csv_number(analysis::kBarTolerance);
+  return "Vietoris-Rips, H0 and H1 over Z/2; filtration values within " + tol +
+         " are equal: a bar no longer than " + tol +
+         " of the largest distance is not a bar, a bar is alive at e when birth <= e + " + tol +
+         " < death (Betti curves), above min_persistence when longer by more than " + tol;
+}
+
+std::string graph_threshold_description() {
+  return "an edge i-j where A_ij >= theta, i != j; a weight within a relative " +
+         csv_number(analysis::kTieTolerance) +
+         " of theta reaches it (equal as a real number, whichever way float32 rounded it)";
 }
 
 json settings_json(const AnalysisSettings& s) {

@@ -69,6 +69,13 @@ analysis::HeadAnalysisParams head_analysis_params(const AnalysisSettings& s, int
 // The sink-set reading, as every header states it.
 std::string sink_set_description(const AnalysisSettings& s);
 
+// How persistence decides its counts (bars, Betti numbers, bars above
+// min_persistence) robustly to float rounding, as every header states it.
+std::string persistence_tolerance_description();
+
+// The graph's edge rule at a threshold theta, as every header states it.
+std::string graph_threshold_description();
+
 // Every setting of an analysis, typed: --json's "params", and one header line
 // of every pooled table.
 nlohmann::json settings_json(const AnalysisSettings& s);

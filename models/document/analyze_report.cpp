@@ -20,14 +20,14 @@
 #include "analysis/persistence.h"
 #include "analysis/sink_metric.h"
 #include "analysis/sinks.h"
-#include "models/io/table_io.h"
 #include "analysis/taxonomy.h"
 #include "analysis/value_space.h"
 #include "analysis/weight_spectrum.h"
-#include "models/io/weight_spectra_cache.h"
 #include "models/document/report_parts.h"
 #include "models/document/sentence_run.h"
 #include "models/document/trace_analysis.h"
+#include "models/io/table_io.h"
+#include "models/io/weight_spectra_cache.h"
 #include "models/model_identity.h"
 
 namespace sinkscope::document {
@@ -81,10 +81,9 @@ json table_json(const io::CsvTable& t) {
 
 // The whole output as one JSON document (schema 1): typed parameters, the
 // header's readings, and every table of the CSVs.
-json report::output_json(
-    const std::string& command, const document::AnalysisSettings& p,
-    const std::vector<std::pair<std::string, std::string>>& header,
-    const std::vector<std::pair<std::string, const io::CsvTable*>>& tables) {
+json report::output_json(const std::string& command, const document::AnalysisSettings& p,
+                         const std::vector<std::pair<std::string, std::string>>& header,
+                         const std::vector<std::pair<std::string, const io::CsvTable*>>& tables) {
   json out = {{"schema_version", 1}, {"command", command}, {"params", document::settings_json(p)}};
   json readings = json::object();
   for (const auto& [k, v] : header) {
@@ -125,8 +124,8 @@ std::vector<std::string> summary_row(const std::string& scope,
   double sinks = 0, b0 = 0, b1 = 0, a0 = 0, a1 = 0;
   double retriever = 0, mixer = 0, reset = 0;
   // Shares of the taxonomy's classes only where every head has one (values given).
-  const bool classified = std::all_of(heads.begin(), heads.end(),
-                                      [](const HeadFigures& f) { return f.classified; });
+  const bool classified =
+      std::all_of(heads.begin(), heads.end(), [](const HeadFigures& f) { return f.classified; });
   for (const HeadFigures& f : heads) {
     first.add(f.alpha0, f.uniform0, f.concentration);
     sinks += f.sinkCount;
@@ -184,6 +183,7 @@ std::vector<std::pair<std::string, std::string>> analyze_header(
        "A[i][0]; mu over selected non-sink x non-sink pairs, nu over all k > 0; empty fields: "
        "not applicable"},
       {"distance", p.symmetriseByMax ? "1 - max(A_ij, A_ji)" : "1 - (A_ij + A_ji) / 2"},
+      {"persistence", document::persistence_tolerance_description()},
       {"min_persistence", num(p.minPersistence)},
       {"betti_points", std::to_string(p.bettiPoints)},
       {"thresholds",
@@ -192,6 +192,7 @@ std::vector<std::pair<std::string, std::string>> analyze_header(
          for (double t : p.thresholds) s += (s.empty() ? "" : " ") + num(t);
          return s;
        }()},
+      {"graph", document::graph_threshold_description()},
       {"heads", "0..H-1 and \"average\" (mean over the layer's heads)"},
       {"layer_summary",
        "per layer and for the model, means over the heads (not the average map): alpha0, boost0 "
@@ -390,9 +391,9 @@ void append_weight_spectra(Tables& t, const models::LoadedModel& loaded) {
     scratch = std::move(m.converted);
     return std::span<const float>(scratch);
   };
-  const std::vector<analysis::WeightSpectrum> spectra = io::weight_spectra_stamped(
-      views, models::weight_files_stamp(loaded.model->folder()), values,
-      io::WeightSpectraCache(io::WeightSpectraCache::default_folder()));
+  const std::vector<analysis::WeightSpectrum> spectra =
+      io::weight_spectra_stamped(views, models::weight_files_stamp(loaded.model->folder()), values,
+                                 io::WeightSpectraCache(io::WeightSpectraCache::default_folder()));
   for (std::size_t i = 0; i < views.size(); ++i) {
     const analysis::WeightSpectrum& s = spectra[i];
     t.weights.rows.push_back({std::to_string(views[i].layer), views[i].name, std::to_string(s.rows),
@@ -438,13 +439,14 @@ std::vector<fs::path> analyze_files_write(
   for (const auto& [name, table] : files) {
     table->comments = header;
     // Taken, not copied, unless --json still reads the rows.
-    contents.emplace_back(dir / name, jsonFile.empty() ? io::csv_render_taking(*table)
-                                                       : io::csv_render(*table));
+    contents.emplace_back(
+        dir / name, jsonFile.empty() ? io::csv_render_taking(*table) : io::csv_render(*table));
     written.push_back(dir / name);
   }
   if (!jsonFile.empty()) {
     std::vector<std::pair<std::string, const io::CsvTable*>> named;
-    for (const auto& [name, table] : files) named.emplace_back(fs::path(name).stem().string(), table);
+    for (const auto& [name, table] : files)
+      named.emplace_back(fs::path(name).stem().string(), table);
     json out = output_json("analyze", p, header, named);
     for (const auto& [key, value] : subject.json) out[key] = value;
     out["tokens"] = all["tokens"];
@@ -455,7 +457,6 @@ std::vector<fs::path> analyze_files_write(
   io::files_write_atomic(contents, force);  // all of them or none
   return written;
 }
-
 
 }  // namespace
 
@@ -647,8 +648,10 @@ struct LayerRows {
       // capture without values).
       if (h >= 0) {
         HeadFigures f = head_figures(at, r, above0, above1);
-        if (r.valueSpace && r.taxonomy && static_cast<std::size_t>(h + 1) < layer.valueCurves.size())
-          append_value_rows(t, at, r, layer.valueCurves[static_cast<std::size_t>(h + 1)], f, headJson);
+        if (r.valueSpace && r.taxonomy &&
+            static_cast<std::size_t>(h + 1) < layer.valueCurves.size())
+          append_value_rows(t, at, r, layer.valueCurves[static_cast<std::size_t>(h + 1)], f,
+                            headJson);
         layerHeads.push_back(f);
         modelHeads.push_back(f);
       }
@@ -695,9 +698,10 @@ AnalyzeOutput analyze_subject(const AnalyzeSubject& subject, const document::Ana
   // A model run always has values; a capture may not.
   const bool values = subject.model || (trace.layers() > 0 && trace.layer(0).head_dim > 0);
   if (!values)
-    header.push_back({"values", "not given: taxonomy.csv, value_space.csv and "
-                                "value_space_curve.csv are empty, layer_summary.csv has no "
-                                "class shares"});
+    header.push_back({"values",
+                      "not given: taxonomy.csv, value_space.csv and "
+                      "value_space_curve.csv are empty, layer_summary.csv has no "
+                      "class shares"});
   LayerRows rows(p, T, query, trace.causal(), subject.tokens,
                  static_cast<std::size_t>(trace.layers()), keepRows);
   const int heads = trace.heads();

@@ -17,13 +17,13 @@
 #include "analysis/persistence.h"
 #include "analysis/sink_metric.h"
 #include "analysis/sinks.h"
-#include "models/io/table_io.h"
 #include "analysis/taxonomy.h"
 #include "analysis/value_space.h"
 #include "models/document/report_parts.h"
 #include "models/document/sentence_run.h"
 #include "models/document/trace_analysis.h"
 #include "models/experiments.h"
+#include "models/io/table_io.h"
 
 namespace sinkscope::document {
 
@@ -224,6 +224,8 @@ std::vector<std::pair<std::string, std::string>> corpus_header(
            "relative 1e-6 tie, I_N to the lower index, metrics.md s. 6); Fiedler value and degree "
            "centralisation of the head-averaged map's graph at each threshold; then the mean "
            "over the sentences"},
+      {"persistence", persistence_tolerance_description()},
+      {"graph", graph_threshold_description()},
       {"top_sentences", "per head, the 5 sentences with the highest alpha_0 (ties: earlier)"},
       {"batch", "blocks of " + std::to_string(p.batch) +
                     " consecutive sentences; those of one token count in a block run as one "

@@ -7,6 +7,7 @@
 #include "analysis/attention_matrix.h"
 #include "analysis/graph_spectrum.h"
 #include "analysis/head_diagnostics.h"
+#include "analysis/ties.h"
 
 using namespace sinkscope::analysis;
 
@@ -74,6 +75,23 @@ TEST(GraphSpectrum, UniformCausalMapIsACompleteGraph) {
   const GraphSpectrum nl = graph_spectrum(attention_uniform(n, true).view(), {0.01, true});
   EXPECT_NEAR(nl.eigenvalues[0], 0.0, 1e-9);
   EXPECT_NEAR(nl.eigenvalues[5], n / (n - 1.0), 1e-9);
+}
+
+// A weight equal to theta as a real number is an edge whichever way float32
+// rounded it: 1/100 in float32 is 0.0099999998 < 0.01, yet a uniform encoder
+// row of 100 keys at theta = 0.01 is a complete graph.
+TEST(GraphSpectrum, AWeightEqualToTheThresholdIsAnEdgeWhateverItsRounding) {
+  const int n = 100;
+  const AttentionMatrix u = attention_uniform(n, false);
+  ASSERT_LT(static_cast<double>(u.weights[0]), 0.01);
+  const GraphSpectrum g = graph_spectrum(u.view(), {0.01, false});
+  EXPECT_EQ(g.inDegrees[0], n - 1);
+  EXPECT_DOUBLE_EQ(g.density, 1.0);
+  EXPECT_NEAR(g.eigenvalues[1], n, 1e-9);  // complete graph, W = 1 on every pair
+  EXPECT_TRUE(reaches_threshold(0.01f, 0.01));
+  EXPECT_TRUE(reaches_threshold(0.01 * (1 - 0.5e-6), 0.01));
+  EXPECT_FALSE(reaches_threshold(0.01 * (1 - 2e-6), 0.01));
+  EXPECT_FALSE(reaches_threshold(0.0099f, 0.01));
 }
 
 TEST(GraphSpectrum, DisconnectedAboveAHighThreshold) {
@@ -158,7 +176,8 @@ TEST(Taxonomy, EncoderQueriesWeighEveryKey) {
   const AttentionMatrix enc{{0.4f, 0.3f, 0.3f,  //
                              0.3f, 0.2f, 0.5f,  // query 1: key 2 (later) wins -> other
                              0.1f, 0.1f, 0.8f},
-                            3, false};
+                            3,
+                            false};
   const TaxonomyVotes v = taxonomy_votes(enc.view(), values, 1);
   EXPECT_EQ(v.sink, 0);
   EXPECT_EQ(v.other, 1);
@@ -265,7 +284,8 @@ TEST(ReferenceFrames, TheOtherShareIsCountedSoZeroIsZero) {
   FrameEvidence e = reference_frame(heads, "[CLS]", "[SEP]", true);
   EXPECT_EQ(e.otherShare, 0.1);
   heads[2].topToken = "[SEP]";
-  for (int k = 3; k < 10; ++k) heads[static_cast<std::size_t>(k)].topToken = k < 6 ? "[SEP]" : "[CLS]";
+  for (int k = 3; k < 10; ++k)
+    heads[static_cast<std::size_t>(k)].topToken = k < 6 ? "[SEP]" : "[CLS]";
   e = reference_frame(heads, "[CLS]", "[SEP]", true);
   EXPECT_EQ(e.otherShare, 0.0);
   EXPECT_EQ(e.firstTokenShare + e.lastTokenShare, 1.0);
@@ -333,7 +353,8 @@ TEST(GraphLayout, ALongDiffuseHeadDoesNotCollapseOntoTheBorder) {
   AttentionMatrix m{std::vector<float>(static_cast<std::size_t>(T) * T, 0.0f), T, true};
   for (int i = 0; i < T; ++i) {
     float sum = 0;
-    for (int j = 0; j <= i; ++j) sum += m.weights[static_cast<std::size_t>(i) * T + j] = (j == 0 ? 3.0f : u(rng));
+    for (int j = 0; j <= i; ++j)
+      sum += m.weights[static_cast<std::size_t>(i) * T + j] = (j == 0 ? 3.0f : u(rng));
     for (int j = 0; j <= i; ++j) m.weights[static_cast<std::size_t>(i) * T + j] /= sum;
   }
   const auto a = graph_layout_force(m.view(), {0.05, 100, 1});
@@ -411,8 +432,7 @@ TEST(GraphSpectrum, TwinReductionEqualsTheDenseSpectrum) {
         EXPECT_EQ(fast.density, ref.density);
         EXPECT_EQ(fast.effective, ref.effective);
         // Zero eigenvalues: one per component (isolated tokens included).
-        const auto zeros =
-            std::count(fast.eigenvalues.begin(), fast.eigenvalues.end(), 0.0);
+        const auto zeros = std::count(fast.eigenvalues.begin(), fast.eigenvalues.end(), 0.0);
         EXPECT_EQ(zeros, ref.components) << "T " << T << ", threshold " << t;
       }
     }
@@ -429,7 +449,8 @@ TEST(Taxonomy, TheSinksVoteReasonIsItsAttentionAndItsValuesLength) {
   const float sink[] = {0.8f, 0.7f, 0.6f};
   for (int i = 1; i < T; ++i) {
     m.weights[static_cast<std::size_t>(i * T)] = sink[i - 1];
-    for (int j = 1; j <= i; ++j) m.weights[static_cast<std::size_t>(i * T + j)] = (1.0f - sink[i - 1]) / i;
+    for (int j = 1; j <= i; ++j)
+      m.weights[static_cast<std::size_t>(i * T + j)] = (1.0f - sink[i - 1]) / i;
   }
   // Values of length 0.1 (the sink), 1, 2, 4: the median of the others is 2.
   const std::vector<float> values{0.1f, 0.0f, 0.0f, 1.0f, 2.0f, 0.0f, 0.0f, 4.0f};

@@ -30,8 +30,11 @@ using Cohomology =
                                                         Gudhi::persistent_cohomology::Field_Zp>;
 using Intervals = std::vector<std::pair<double, double>>;
 
-// GUDHI's bars of dimension 0 and 1 (infinite deaths as 1, zero-length bars dropped).
+// GUDHI's bars of dimension 0 and 1 (infinite deaths as 1), without the bars
+// that persistence_rips does not report: those no longer than kBarTolerance
+// times the largest distance.
 std::array<Intervals, 2> gudhi_bars(const std::vector<double>& d, int n) {
+  const double shortest = kBarTolerance * *std::max_element(d.begin(), d.end());
   std::vector<std::vector<double>> lower(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < i; ++j)
@@ -46,7 +49,7 @@ std::array<Intervals, 2> gudhi_bars(const std::vector<double>& d, int n) {
   for (int dim : {0, 1})
     for (auto [b, e] : pcoh.intervals_in_dimension(dim)) {
       if (std::isinf(e)) e = 1.0;
-      if (e - b > 1e-12) out[static_cast<std::size_t>(dim)].emplace_back(b, e);
+      if (e - b > shortest) out[static_cast<std::size_t>(dim)].emplace_back(b, e);
     }
   for (auto& v : out) std::sort(v.begin(), v.end());
   return out;
@@ -191,6 +194,52 @@ TEST(Persistence, SquareHasOneLoopWithItsTokens) {
   EXPECT_EQ(c.beta0[10], 1);  // the infinite class is still there at 1
   EXPECT_EQ(bars_above(p.h1, 0.05), 1);
   EXPECT_EQ(bars_above(p.h1, 0.4), 0);
+}
+
+// Counts must not depend on float rounding (which differs between BLAS
+// kernels): a loop that closes within 1e-6 of the largest distance after it
+// opens is no bar, and bar ends within 1e-6 of a Betti grid point or of
+// min_persistence count as equal to it whichever way they were rounded.
+TEST(Persistence, CountsDoNotDependOnRoundingAtTheTolerance) {
+  auto square = [](double side, double diagonal) {
+    std::vector<double> d(16, 0.0);
+    auto set = [&](int i, int j, double v) {
+      d[static_cast<std::size_t>(i * 4 + j)] = d[static_cast<std::size_t>(j * 4 + i)] = v;
+    };
+    set(0, 1, side);
+    set(1, 2, side);
+    set(2, 3, side);
+    set(3, 0, side);
+    set(0, 2, diagonal);
+    set(1, 3, diagonal);
+    return d;
+  };
+  EXPECT_EQ(persistence_rips(square(0.2, 0.5), 4).h1.size(), 1u);
+  EXPECT_EQ(persistence_rips(square(0.2, 0.2 + 1e-3), 4).h1.size(), 1u);
+  EXPECT_TRUE(persistence_rips(square(0.2, 0.2 + 2.3e-10), 4).h1.empty());
+  // Relative to the largest distance (here the diagonal, about 0.2): 1e-7 is
+  // below 2e-7, 4e-7 above; scaled by 1000, so is the tolerance.
+  EXPECT_TRUE(persistence_rips(square(0.2, 0.2 + 1e-7), 4).h1.empty());
+  EXPECT_EQ(persistence_rips(square(0.2, 0.2 + 4e-7), 4).h1.size(), 1u);
+  EXPECT_TRUE(persistence_rips(square(200, 200 + 1e-4), 4).h1.empty());
+
+  // The same bar with its ends a rounding above and below 0.3 and 0.5.
+  for (const double wobble : {-1e-9, 0.0, 1e-9}) {
+    PersistenceDiagram p;
+    PersistenceBar loop;
+    loop.dimension = 1;
+    loop.birth = 0.3 + wobble;
+    loop.death = 0.5 - wobble;
+    loop.edge = {0, 1};
+    p.h1.push_back(loop);
+    const BettiCurves c = betti_curves(p, 11);  // e = 0, 0.1, ..., 1
+    EXPECT_EQ(c.beta1[2], 0) << wobble;
+    EXPECT_EQ(c.beta1[3], 1) << wobble;  // born at 0.3
+    EXPECT_EQ(c.beta1[4], 1) << wobble;
+    EXPECT_EQ(c.beta1[5], 0) << wobble;                      // dead at 0.5
+    EXPECT_EQ(bars_above(p.h1, 0.2 - wobble), 0) << wobble;  // persistence 0.2: not above 0.2
+    EXPECT_EQ(bars_above(p.h1, 0.19), 1) << wobble;
+  }
 }
 
 TEST(Persistence, StarMapMergesEverythingThroughTheSink) {

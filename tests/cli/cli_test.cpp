@@ -51,7 +51,8 @@ TEST(Cli, BadUsageExitsWithTwoAndOneLine) {
     EXPECT_EQ(r.exit, 2) << args << ": " << r.out;
   }
   const CliRun r = cli("baseline --length abc");
-  EXPECT_EQ(r.out, "sinkscope-cli: baseline: --length: \"abc\" is not a whole number from 1 to 1000000\n");
+  EXPECT_EQ(r.out,
+            "sinkscope-cli: baseline: --length: \"abc\" is not a whole number from 1 to 1000000\n");
 }
 
 // The commands whose options are declared once (CLI11): a table of command
@@ -80,12 +81,13 @@ TEST(Cli, DeclaredOptionsAnswerBadCommandLinesByName) {
       {"experiment perturb " + model + " --text hi --out /nonexistent/x --noise 1 --replace-with 3",
        "experiment: --replace-with excludes --noise"},
       {"study", "study: give run, slurm, shard, merge, status or resubmit (see study --help)"},
-      {"study explode /x", "study: give run, slurm, shard, merge, status or resubmit (see study --help)"},
+      {"study explode /x",
+       "study: give run, slurm, shard, merge, status or resubmit (see study --help)"},
       {"study merge", "study: DIR is required"},
       {"study shard /x", "study: --shard is required"},
-      {"study merge /x --percentile 50",
-       "study: not an option or argument here: --percentile 50"},
-      {"study slurm " + model + " --sentences s --out /nonexistent/x", "study: --shards is required"},
+      {"study merge /x --percentile 50", "study: not an option or argument here: --percentile 50"},
+      {"study slurm " + model + " --sentences s --out /nonexistent/x",
+       "study: --shards is required"},
   };
   for (const auto& [args, message] : cases) {
     const CliRun r = cli(args);
@@ -95,13 +97,15 @@ TEST(Cli, DeclaredOptionsAnswerBadCommandLinesByName) {
   // Help is generated from the declarations: every option with its range and default.
   const CliRun help = cli("analyze --help");
   EXPECT_EQ(help.exit, 0);
-  for (const char* line : {"--percentile P=90", "the score threshold tau is the P-th percentile (0 to 100)",
-                           "--sink-mode MODE:{percentile,column-sum}=percentile", "--out DIR (required)",
-                           "Interventions (analysed instead of the plain run):", "--ntk-scale S"})
+  for (const char* line :
+       {"--percentile P=90", "the score threshold tau is the P-th percentile (0 to 100)",
+        "--sink-mode MODE:{percentile,column-sum}=percentile", "--out DIR (required)",
+        "Interventions (analysed instead of the plain run):", "--ntk-scale S"})
     EXPECT_NE(help.out.find(line), std::string::npos) << line << "\n" << help.out;
   const CliRun run = cli("study run --help");
   EXPECT_EQ(run.exit, 0);
-  EXPECT_NE(run.out.find("Usage: sinkscope-cli study run [OPTIONS] MODEL"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("Usage: sinkscope-cli study run [OPTIONS] MODEL"), std::string::npos)
+      << run.out;
   EXPECT_NE(run.out.find("--shard I/N"), std::string::npos) << run.out;
 }
 
@@ -140,6 +144,25 @@ TEST(Cli, InfoReportsABadModelFolderByName) {
   const CliRun ok = cli("info");
   EXPECT_EQ(ok.exit, 0);
   EXPECT_NE(ok.out.find("device: "), std::string::npos);
+}
+
+// The BLAS kernel decides the last digits of every float result: info names
+// it and who chose it.
+TEST(Cli, InfoNamesTheBlasKernelAndWhoChoseIt) {
+  const CliRun named =
+      shell(std::string("OPENBLAS_CORETYPE=Prescott '") + SINKSCOPE_CLI + "' info 2>&1");
+  ASSERT_EQ(named.exit, 0) << named.out;
+  EXPECT_NE(named.out.find("OpenBLAS core: Prescott\n"), std::string::npos) << named.out;
+  EXPECT_NE(named.out.find("OpenBLAS core chosen by: OPENBLAS_CORETYPE\n"), std::string::npos)
+      << named.out;
+  const CliRun own =
+      shell(std::string("env -u OPENBLAS_CORETYPE '") + SINKSCOPE_CLI + "' info 2>&1");
+  ASSERT_EQ(own.exit, 0) << own.out;
+  const bool detected =
+      own.out.find("OpenBLAS core chosen by: OpenBLAS's detection\n") != std::string::npos;
+  const bool raised =
+      own.out.find("OpenBLAS core chosen by: SinkScope (OpenBLAS chose ") != std::string::npos;
+  EXPECT_TRUE(detected || raised) << own.out;
 }
 
 TEST(Cli, ModelCommandsWorkOnARandomFolder) {
@@ -226,16 +249,18 @@ TEST(Cli, RandomModelTakesHeadsAndPositions) {
 // for ever), and writes train.txt and heldout.txt both or neither, replacing
 // them only with --force.
 TEST(Cli, CorpusKeepsTheInputAndOutputRules) {
-  const fs::path dir = fs::temp_directory_path() / ("sinkscope-cli-corpus-" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("sinkscope-cli-corpus-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir / "wordnet");
   const std::string line =
       "00001740 03 n 01 entity 0 000 | that which is perceived to have its own distinct existence; "
       "\"the cat sat on the warm mat in the old house\"\n";
-  for (const char* name : {"data.verb", "data.adj", "data.adv"}) std::ofstream(dir / "wordnet" / name) << line;
+  for (const char* name : {"data.verb", "data.adj", "data.adv"})
+    std::ofstream(dir / "wordnet" / name) << line;
   ASSERT_EQ(shell("mkfifo '" + (dir / "wordnet/data.noun").string() + "'").exit, 0);
-  const std::string corpus = "corpus --wordnet '" + (dir / "wordnet").string() + "' --heldout 1 --out '" +
-                             (dir / "out").string() + "'";
+  const std::string corpus = "corpus --wordnet '" + (dir / "wordnet").string() +
+                             "' --heldout 1 --out '" + (dir / "out").string() + "'";
   const CliRun fifo = shell("timeout 60 '" SINKSCOPE_CLI "' " + corpus + " 2>&1");
   EXPECT_EQ(fifo.exit, 2) << fifo.out;
   EXPECT_NE(fifo.out.find("data.noun"), std::string::npos) << fifo.out;
@@ -281,8 +306,9 @@ TEST(Cli, TrainAndSinksOnATinyCorpus) {
   // The table with its parameters, not only stdout.
   const std::string csv = read_text(table);
   EXPECT_NE(csv.find("# heldout: " + sentences + "\n"), std::string::npos) << csv;
-  EXPECT_NE(csv.find("\ninputs,tokens,alpha0,boost,heads_boost3,sink_rate,sink_concentration\n2,24,"),
-            std::string::npos)
+  EXPECT_NE(
+      csv.find("\ninputs,tokens,alpha0,boost,heads_boost3,sink_rate,sink_concentration\n2,24,"),
+      std::string::npos)
       << csv;
   EXPECT_NE(read_text(doc).find("\"schema_version\": 1"), std::string::npos);
   fs::remove(table);
@@ -290,8 +316,9 @@ TEST(Cli, TrainAndSinksOnATinyCorpus) {
   fs::remove_all(dir);
   // A full disk (files beyond 64 KiB fail to write) is a failed write, exit 1,
   // not bad input, and leaves no half-written initial model behind.
-  const CliRun full = shell("trap '' XFSZ; ulimit -f 64; '" SINKSCOPE_CLI "' train --corpus '" +
-                            sentences + "' --out '" + dir.string() + "' --vocab 400 --steps 2 2>&1");
+  const CliRun full =
+      shell("trap '' XFSZ; ulimit -f 64; '" SINKSCOPE_CLI "' train --corpus '" + sentences +
+            "' --out '" + dir.string() + "' --vocab 400 --steps 2 2>&1");
   EXPECT_EQ(full.exit, 1) << full.out;
   EXPECT_NE(full.out.find("write failed"), std::string::npos) << full.out;
   EXPECT_FALSE(fs::exists(dir / ".init")) << full.out;
@@ -410,11 +437,10 @@ TEST(Cli, TensorsAreAnNpzNumpyReadsAndTheyEqualTheCsv) {
   const fs::path dir = folder_with_model("npz", "qwen2");
   const std::string model = "'" + (dir / "model").string() + "'";
   const std::string text = " --text 'the cat sat on the mat, again'";
-  const CliRun npz = cli("tensors " + model + text + " --logits --out '" +
-                         (dir / "run.npz").string() + "'");
+  const CliRun npz =
+      cli("tensors " + model + text + " --logits --out '" + (dir / "run.npz").string() + "'");
   ASSERT_EQ(npz.exit, 0) << npz.out;
-  EXPECT_EQ(cli("tensors " + model + text + " --out '" + (dir / "run.npz").string() + "'").exit,
-            1)
+  EXPECT_EQ(cli("tensors " + model + text + " --out '" + (dir / "run.npz").string() + "'").exit, 1)
       << "never replaced without --force";
   const CliRun csv = cli("attention " + model + text + " --layer all --head all --csv '" +
                          (dir / "all.csv").string() + "'");
@@ -443,7 +469,8 @@ for layer, head, query, key, qt, kt, w in rows:
     assert abs(a[int(layer), int(head), int(query), int(key)] - float(w)) <= 1e-7, (layer, head)
     assert tokens[int(query)] == qt and tokens[int(key)] == kt
 print("OK", L, H, T)
-)", {dir / "run.npz", dir / "all.csv"});
+)",
+                                    {dir / "run.npz", dir / "all.csv"});
   EXPECT_EQ(check.exit, 0) << check.out;
   EXPECT_EQ(check.out.rfind("OK ", 0), 0u) << check.out;
   fs::remove_all(dir);
@@ -455,17 +482,18 @@ print("OK", L, H, T)
 TEST(Cli, JsonHoldsTheCsvsTyped) {
   const fs::path dir = folder_with_model("json", "llama");
   const std::string model = "'" + (dir / "model").string() + "'";
-  ASSERT_EQ(cli("analyze " + model + " --text 'the cat sat on the mat' --out '" +
-                (dir / "one").string() + "' --json '" + (dir / "one.json").string() +
-                "' --thresholds 0.05,0.9")
-                .exit,
-            0);
+  ASSERT_EQ(
+      cli("analyze " + model + " --text 'the cat sat on the mat' --out '" + (dir / "one").string() +
+          "' --json '" + (dir / "one.json").string() + "' --thresholds 0.05,0.9")
+          .exit,
+      0);
   std::ofstream(dir / "s.txt") << "the cat sat\nthe mat was flat\n";
   ASSERT_EQ(cli("analyze " + model + " --sentences '" + (dir / "s.txt").string() + "' --out '" +
                 (dir / "pool").string() + "' --json '" + (dir / "pool.json").string() + "'")
                 .exit,
             0);
-  const CliRun check = python_check(dir, R"(
+  const CliRun check =
+      python_check(dir, R"(
 import csv, json, math, os, sys
 for folder, doc in ((sys.argv[1], sys.argv[2]), (sys.argv[3], sys.argv[4])):
     j = json.load(open(doc))
@@ -490,7 +518,8 @@ for folder, doc in ((sys.argv[1], sys.argv[2]), (sys.argv[3], sys.argv[4])):
                     assert isinstance(a, (int, float)) and float(b) == a, (name, col, a, b)
     assert "sink_set" in j["header"]
 print("OK")
-)", {dir / "one", dir / "one.json", dir / "pool", dir / "pool.json"});
+)",
+                   {dir / "one", dir / "one.json", dir / "pool", dir / "pool.json"});
   EXPECT_EQ(check.exit, 0) << check.out;
   EXPECT_EQ(check.out, "OK\n");
   fs::remove_all(dir);
@@ -513,7 +542,8 @@ TEST(Cli, HeadersNameTheModelAndInputsByHash) {
   const std::string tokenizer = sha(dir / "model/tokenizer.json");
   ASSERT_EQ(config.size(), 64u);
   const std::string model = "'" + (dir / "model").string() + "'";
-  ASSERT_EQ(cli("analyze " + model + " --text 'a b c' --out '" + (dir / "one").string() + "'").exit, 0);
+  ASSERT_EQ(cli("analyze " + model + " --text 'a b c' --out '" + (dir / "one").string() + "'").exit,
+            0);
   std::ofstream(dir / "s.txt") << "the cat sat\nthe mat\n";
   ASSERT_EQ(cli("analyze " + model + " --sentences '" + (dir / "s.txt").string() + "' --out '" +
                 (dir / "pool").string() + "'")
@@ -530,8 +560,9 @@ TEST(Cli, HeadersNameTheModelAndInputsByHash) {
     EXPECT_NE(text.find("# weight_files: model.safetensors "), std::string::npos) << f;
     EXPECT_NE(text.find("# command: sinkscope-cli "), std::string::npos) << f;
   }
-  EXPECT_NE(read_text(dir / "one/sinks.csv").find("# command: sinkscope-cli analyze " +
-                                            (dir / "model").string() + " --text 'a b c' --out "),
+  EXPECT_NE(read_text(dir / "one/sinks.csv")
+                .find("# command: sinkscope-cli analyze " + (dir / "model").string() +
+                      " --text 'a b c' --out "),
             std::string::npos);
   const std::string pooled = read_text(dir / "pool/frame.csv");
   EXPECT_NE(pooled.find("# sentences_sha256: " + sha(dir / "s.txt") + "\n"), std::string::npos);
@@ -657,7 +688,8 @@ TEST(GuiCommandLine, DeclaredOptionsAnswerBadCommandLinesByName) {
       {gui + "figure --panel graph --out x.pdf --comparison maybe",
        "sinkscope figure: --comparison: maybe not in {a,b,difference,side-by-side}\n"},
       {gui + "figure --out x.pdf", "sinkscope figure: --panel is required\n"},
-      {gui + "figure-set --out d", "sinkscope figure-set: give --sentences FILE (or --study DIR) and --out DIR\n"},
+      {gui + "figure-set --out d",
+       "sinkscope figure-set: give --sentences FILE (or --study DIR) and --out DIR\n"},
       {gui + "figure-set --out d --sentences s --png 5",
        "sinkscope figure-set: --png: \"5\" is not a whole number from 10 to 2400\n"},
       {"'" + std::string(SINKSCOPE_CLI) + "' figure --panel graph --out x.pdf --threads 2000",
@@ -665,10 +697,12 @@ TEST(GuiCommandLine, DeclaredOptionsAnswerBadCommandLinesByName) {
       {"'" + std::string(SINKSCOPE_CLI) + "' analyze --threads 0",
        "sinkscope-cli: analyze: --threads: \"0\" is not a whole number from 1 to 1024\n"},
       {"'" + std::string(SINKSCOPE_CLI) + "' --threads 2 info",
-       "sinkscope-cli: --threads goes after the command's name: sinkscope-cli COMMAND --threads N ...\n"},
+       "sinkscope-cli: --threads goes after the command's name: sinkscope-cli COMMAND --threads N "
+       "...\n"},
   };
   for (const auto& [command, message] : cases) {
-    const CliRun r = shell("{ " + command + " 2>&1; echo \"[exit $?]\"; } | grep -v '^QStandardPaths'");
+    const CliRun r =
+        shell("{ " + command + " 2>&1; echo \"[exit $?]\"; } | grep -v '^QStandardPaths'");
     EXPECT_EQ(r.out, message + "[exit 2]\n") << command;
   }
   // The thread count is the one option every command declares: it applies.
@@ -697,8 +731,8 @@ TEST(GuiCommandLine, AScreenshotNeverWritesThroughALink) {
   fs::create_directories(dir);
   std::ofstream(dir / "target.png") << "the user's file";
   fs::create_symlink(dir / "target.png", dir / "link.png");
-  const std::string gui = "'" + std::string(SINKSCOPE_GUI) + "' --model '" +
-                          SINKSCOPE_SOURCE_DIR + "/resources/models/rope-decoder-bos-first' --text 'A cat.'";
+  const std::string gui = "'" + std::string(SINKSCOPE_GUI) + "' --model '" + SINKSCOPE_SOURCE_DIR +
+                          "/resources/models/rope-decoder-bos-first' --text 'A cat.'";
   const CliRun linked = shell(gui + " --screenshot '" + (dir / "link.png").string() + "' 2>&1");
   EXPECT_EQ(linked.exit, 1) << linked.out;
   EXPECT_NE(linked.out.find("is not a regular file"), std::string::npos) << linked.out;
@@ -714,12 +748,15 @@ TEST(GuiCommandLine, AScreenshotNeverWritesThroughALink) {
 // A refused session is said by --screenshot at once (it used to wait 60 s
 // and say only that the window did not finish).
 TEST(GuiCommandLine, AScreenshotSaysWhyASessionWasRefused) {
-  const fs::path dir = fs::temp_directory_path() / ("sinkscope-shot-refused-" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("sinkscope-shot-refused-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
-  std::ofstream(dir / "bad.sinkscope") << R"({"format": "sinkscope-session", "version": 1, "text": 5})";
-  const CliRun run = shell("'" + std::string(SINKSCOPE_GUI) + "' --screenshot '" + (dir / "shot.png").string() +
-                           "' '" + (dir / "bad.sinkscope").string() + "' 2>&1");
+  std::ofstream(dir / "bad.sinkscope")
+      << R"({"format": "sinkscope-session", "version": 1, "text": 5})";
+  const CliRun run =
+      shell("'" + std::string(SINKSCOPE_GUI) + "' --screenshot '" + (dir / "shot.png").string() +
+            "' '" + (dir / "bad.sinkscope").string() + "' 2>&1");
   EXPECT_NE(run.out.find("bad.sinkscope"), std::string::npos) << run.out;
   EXPECT_EQ(run.out.find("did not finish"), std::string::npos) << run.out;
   fs::remove_all(dir);
@@ -728,12 +765,14 @@ TEST(GuiCommandLine, AScreenshotSaysWhyASessionWasRefused) {
 // A capture (here `tensors`' NPZ, as Python's save_capture writes it) opens
 // from the command line, as File > Open capture opens it; a bad one is named.
 TEST(GuiCommandLine, ACaptureOpensFromTheCommandLine) {
-  const fs::path dir = fs::temp_directory_path() / ("sinkscope-shot-capture-" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("sinkscope-shot-capture-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
-  const CliRun made = shell("'" + std::string(SINKSCOPE_CLI) + "' tensors '" + SINKSCOPE_SOURCE_DIR +
-                            "/resources/models/rope-decoder-bos-first' --text 'A cat sat.' --out '" +
-                            (dir / "run.npz").string() + "' 2>&1");
+  const CliRun made =
+      shell("'" + std::string(SINKSCOPE_CLI) + "' tensors '" + SINKSCOPE_SOURCE_DIR +
+            "/resources/models/rope-decoder-bos-first' --text 'A cat sat.' --out '" +
+            (dir / "run.npz").string() + "' 2>&1");
   ASSERT_EQ(made.exit, 0) << made.out;
   const std::string gui = "'" + std::string(SINKSCOPE_GUI) + "' --capture ";
   const CliRun opened = shell(gui + "'" + (dir / "run.npz").string() + "' --screenshot '" +

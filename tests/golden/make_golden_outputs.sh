@@ -11,7 +11,10 @@
 # writes what they write into OUT_DIR. Lines that name the machine rather than
 # the numbers are normalised: the command line, the tool's version, shard
 # manifests (host, time). The committed tests/golden/outputs were made by this
-# script; golden_outputs_test runs it again and compares every file.
+# script with OpenBLAS's Haswell kernel (OPENBLAS_CORETYPE=Haswell, on an
+# AVX-512 Xeon); golden_outputs_test runs it again, under the CPU's own kernel
+# and under several others, and compares every file: text and whole numbers
+# exactly, other numbers to float32 rounding (tests/support/golden_compare.h).
 set -euo pipefail
 if [ $# -ne 4 ]; then
   echo "usage: $0 SOURCE_DIR SINKSCOPE_CLI SINKSCOPE OUT_DIR" >&2

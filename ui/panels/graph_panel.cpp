@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "analysis/graph_layout.h"
+#include "analysis/ties.h"
 #include "render/colormap.h"
 #include "render/figure_part.h"
 #include "render/gl_support.h"
@@ -72,13 +73,14 @@ GraphPanel::GraphPanel(PanelInputs& inputs, QWidget* host) : Panel(inputs, host)
     graphStandIn_ = new render::FigureStandIn(QStringLiteral("graphView"), graphBox);
     graphLayout->addWidget(graphStandIn_, 1);
   }
-  setContent(QStringLiteral("graph"), graphBox,
-           tr("The attention graph: an edge where a query gives a key at least theta. Tokens "
-              "are placed by one of two layouts. Spectral embedding (3-D): eigenvectors 2-4 of "
-              "the graph's Laplacian at theta; drag to rotate. Force-directed (2-D): edges pull "
-              "like springs and tokens push each other apart (Fruchterman-Reingold, seeded), "
-              "each token also pulled to the key it attends to most. Point size: mean attention "
-              "the token receives; red: sinks. A sink pulls the graph into a star around itself."));
+  setContent(
+      QStringLiteral("graph"), graphBox,
+      tr("The attention graph: an edge where a query gives a key at least theta. Tokens "
+         "are placed by one of two layouts. Spectral embedding (3-D): eigenvectors 2-4 of "
+         "the graph's Laplacian at theta; drag to rotate. Force-directed (2-D): edges pull "
+         "like springs and tokens push each other apart (Fruchterman-Reingold, seeded), "
+         "each token also pulled to the key it attends to most. Point size: mean attention "
+         "the token receives; red: sinks. A sink pulls the graph into a star around itself."));
   layoutChooser_->setToolTip(
       tr("Spectral: Laplacian eigenvectors 2-4 (3-D). Force-directed: springs along the edges at "
          "theta and to each token's strongest key, repulsion between all tokens (2-D)."));
@@ -114,7 +116,10 @@ void GraphPanel::drawGraph() {
     render::show_or_keep(
         graph_, graphStandIn_,
         render::SceneData{computing_title(tr("Attention graph"), layer, head, in_.analysis->tokens),
-                          {}, {}, {}, {}});
+                          {},
+                          {},
+                          {},
+                          {}});
     return;
   }
   const analysis::AttentionMatrix map = in_.run->attention(layer, head);
@@ -150,7 +155,8 @@ void GraphPanel::drawGraph() {
   for (int i = 0; i < map.size; ++i) {
     std::vector<std::pair<double, int>> row;
     for (int j = 0; j < map.size; ++j)
-      if (i != j && map.view().at(i, j) >= theta) row.emplace_back(map.view().at(i, j), j);
+      if (i != j && analysis::reaches_threshold(map.view().at(i, j), theta))
+        row.emplace_back(map.view().at(i, j), j);
     if (thinned && row.size() > kEdgesPerToken) {
       std::partial_sort(row.begin(), row.begin() + kEdgesPerToken, row.end(),
                         [](const auto& a, const auto& b) { return a.first > b.first; });
@@ -158,8 +164,7 @@ void GraphPanel::drawGraph() {
     }
     for (const auto& [w, j] : row) d.edges.push_back({i, j, w});
   }
-  if (thinned)
-    d.legend += tr("; each token's %1 strongest edges above theta").arg(kEdgesPerToken);
+  if (thinned) d.legend += tr("; each token's %1 strongest edges above theta").arg(kEdgesPerToken);
   // The hovered persistence bar's edges, drawn lit whatever their weight.
   for (const auto& [a, b] : in_.place.highlightedEdges())
     if (a < map.size && b < map.size) d.edges.push_back({a, b, 1.0, true});
