@@ -1,6 +1,5 @@
 #include "models/cpu_runtime.h"
 
-#include <ATen/Parallel.h>
 #include <dlfcn.h>
 #include <malloc.h>
 
@@ -80,6 +79,12 @@ std::string fix_blas_core() {
 
 namespace {
 std::atomic<int> threadSetting{0};
+std::atomic<void (*)(int)> threadListener{nullptr};
+
+int configured_threads() {
+  const int set = threadSetting.load();
+  return set > 0 ? set : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
 }  // namespace
 
 void set_cpu_threads(int threads) {
@@ -88,16 +93,16 @@ void set_cpu_threads(int threads) {
   threadSetting = n;
   analysis::set_default_thread_count(n);
   // With OpenBLAS the matrix products, nearly all of a forward pass, run on
-  // OpenBLAS's own threads; libtorch's intra-op pool (OpenMP) beside them
-  // makes the two pools fight for the cores (GPT-2 small at T = 64: 111 ms
-  // with one libtorch thread, 340 ms with two, on two cores). Any other BLAS
-  // gets libtorch's threads.
-  if (openblas_symbol<void(int)>("openblas_set_num_threads")) {
-    blas_threads_set(n);
-    at::set_num_threads(1);
-  } else {
-    at::set_num_threads(n);
-  }
+  // OpenBLAS's own threads (libtorch's pool keeps one thread: the model
+  // runtime's setThreads); any other BLAS leaves them to libtorch's pool.
+  blas_threads_set(n);
+  if (auto* listener = threadListener.load()) listener(n);
+}
+
+void set_cpu_threads_listener(void (*listener)(int)) { threadListener = listener; }
+
+bool blas_is_openblas() {
+  return openblas_symbol<void(int)>("openblas_set_num_threads") != nullptr;
 }
 
 namespace {
@@ -111,19 +116,18 @@ SingleThreadedBlas::SingleThreadedBlas() {
 
 SingleThreadedBlas::~SingleThreadedBlas() {
   if (--singleThreadedDepth > 0) return;
-  blas_threads_set(blas_thread_count());
+  blas_threads_set(configured_threads());
 }
 
 int blas_thread_count() {
+  // OpenBLAS's own count is the one state every copy of this code sees (the
+  // model runtime keeps its own copy: models/torch_runtime.h).
+  if (auto* get = openblas_symbol<int()>("openblas_get_num_threads")) return get();
   if (singleThreadedDepth.load() > 0) return 1;
-  const int set = threadSetting.load();
-  return set > 0 ? set : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return configured_threads();
 }
 
-int cpu_threads() {
-  const int n = threadSetting;
-  return n > 0 ? n : at::get_num_threads();
-}
+int cpu_threads() { return configured_threads(); }
 
 std::string configure_cpu_runtime() {
   fix_blas_core();

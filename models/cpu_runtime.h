@@ -45,6 +45,14 @@ std::string blas_core_name();
 void set_cpu_threads(int threads);
 int cpu_threads();
 
+// Called with every later set_cpu_threads count (the model runtime, once
+// loaded, passes it to libtorch's pool).
+void set_cpu_threads_listener(void (*listener)(int));
+
+// Whether the BLAS in the process is OpenBLAS (whose own threads then run the
+// products, and libtorch's pool keeps one thread).
+bool blas_is_openblas();
+
 // While it lives, OpenBLAS runs each product on one thread (per-head analysis
 // keeps its threads): some kernels (OpenBLAS's AVX2 ones among them) round a
 // product differently when its work is split between threads, and numbers

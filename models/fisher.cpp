@@ -9,20 +9,14 @@
 
 namespace sinkscope::models {
 
-int layer_of_tensor_name(const std::string& name) {
-  static const std::regex pattern(R"((?:^|\.)(?:layers|layer|h|blocks)\.(\d+)\.)");
-  std::smatch m;
-  if (std::regex_search(name, m, pattern)) return std::stoi(m[1].str());
-  return -1;
-}
-
-std::vector<FisherLayer> fisher_per_layer(const Model& model, const std::vector<int>& ids,
-                                          const ProgressFn& progress) {
+std::vector<FisherLayer> torch_backend::fisher_per_layer(const Model& model,
+                                                         const std::vector<int>& ids,
+                                                         const ProgressFn& progress) {
   if (ids.size() < 2) throw ModelRunError("Fisher information: the input needs at least 2 tokens");
   LoadOptions lo;
   lo.device = model.device();
   lo.trainable = true;
-  const std::shared_ptr<Model> copy = Model::load(model.folder(), lo);
+  const std::shared_ptr<Model> copy = torch_backend::load_model(model.folder(), lo);
   const auto impl = ModelAccess::impl(*copy);
   const ModelConfig& c = impl->config;
   if (!impl->weights.lm_head_w.defined())

@@ -221,7 +221,7 @@ std::vector<double> alibi_slopes(int heads) {
 
 // `ablatedPerBatch`: batch element b has head ablatedPerBatch[b] of this
 // layer ablated (headAblationLogits); null for every other pass.
-AttentionResult attention(const Model::Impl& m, int l, const at::Tensor& h, const RunOptions& o,
+AttentionResult attention(const ModelImpl& m, int l, const at::Tensor& h, const RunOptions& o,
                           const Rope& rope, const std::vector<int>* ablatedPerBatch = nullptr) {
   const ModelConfig& c = m.config;
   const LayerWeights& W = m.weights.layers[static_cast<std::size_t>(l)];
@@ -326,13 +326,13 @@ at::Tensor mlp(const ModelConfig& c, const LayerWeights& W, const at::Tensor& h)
 }
 
 // The input of layer l's attention, given the residual stream x entering it.
-at::Tensor attention_input(const Model::Impl& m, int l, const at::Tensor& x) {
+at::Tensor attention_input(const ModelImpl& m, int l, const at::Tensor& x) {
   const LayerWeights& W = m.weights.layers[static_cast<std::size_t>(l)];
   if (m.config.layout == BlockLayout::PostNorm) return x;
   return norm(m.config, x, W.attn_norm_w, W.attn_norm_b);
 }
 
-at::Tensor layer_forward(const Model::Impl& m, int l, const at::Tensor& x, const RunOptions& o,
+at::Tensor layer_forward(const ModelImpl& m, int l, const at::Tensor& x, const RunOptions& o,
                          const Rope& rope, AttentionResult& a,
                          const std::vector<int>* ablatedPerBatch = nullptr) {
   const ModelConfig& c = m.config;
@@ -365,7 +365,7 @@ at::Tensor layer_forward(const Model::Impl& m, int l, const at::Tensor& x, const
 
 namespace internal {
 
-at::Tensor embed_batch(const Model::Impl& m, const at::Tensor& idsIn, const at::Tensor& types,
+at::Tensor embed_batch(const ModelImpl& m, const at::Tensor& idsIn, const at::Tensor& types,
                        int shift) {
   const ModelConfig& c = m.config;
   const ModelWeights& W = m.weights;
@@ -399,7 +399,7 @@ at::Tensor embed_batch(const Model::Impl& m, const at::Tensor& idsIn, const at::
 
 namespace {
 
-at::Tensor embed(const Model::Impl& m, const std::vector<int>& ids, const RunOptions& o) {
+at::Tensor embed(const ModelImpl& m, const std::vector<int>& ids, const RunOptions& o) {
   const auto T = static_cast<std::int64_t>(ids.size());
   at::Tensor idx = at::empty({1, T}, at::kLong);
   for (std::int64_t i = 0; i < T; ++i) idx[0][i] = ids[static_cast<std::size_t>(i)];
@@ -454,7 +454,7 @@ at::Tensor vocabulary_projection(const at::Tensor& h, const at::Tensor& w, const
   return out;
 }
 
-at::Tensor output_logits(const Model::Impl& m, const at::Tensor& x) {
+at::Tensor output_logits(const ModelImpl& m, const at::Tensor& x) {
   const ModelConfig& c = m.config;
   const ModelWeights& W = m.weights;
   if (!W.lm_head_w.defined()) return {};
@@ -487,7 +487,7 @@ LayerCapture capture_of(const ModelConfig& c, int l, const AttentionResult& a, i
 
 class Recomputer : public LayerRecomputer {
  public:
-  Recomputer(std::shared_ptr<const Model::Impl> impl, RunOptions options)
+  Recomputer(std::shared_ptr<const ModelImpl> impl, RunOptions options)
       : impl_(std::move(impl)), options_(std::move(options)) {}
 
   LayerCapture recompute(const Trace& trace, int l) const override {
@@ -505,35 +505,15 @@ class Recomputer : public LayerRecomputer {
   }
 
  private:
-  std::shared_ptr<const Model::Impl> impl_;
+  std::shared_ptr<const ModelImpl> impl_;
   RunOptions options_;
 };
-
-// What a load keeps resident: stored bytes where the weights stay mapped
-// (F32, F16, BF16 of an inference load), float32 where they are copied, plus
-// the largest matrix widened to float32 while it is used.
-std::size_t folder_resident_bytes(const fs::path& folder, bool trainable) {
-  std::size_t bytes = 0, widest = 0;
-  for (const auto& f : model_weight_files(folder)) {
-    const SafetensorsFile file = SafetensorsFile::open(f);
-    for (const auto& [name, t] : file.tensors()) {
-      const std::size_t asFloat = static_cast<std::size_t>(t.numel()) * sizeof(float);
-      const bool mapped =
-          !trainable && (t.dtype == DType::F32 || t.dtype == DType::F16 || t.dtype == DType::BF16);
-      bytes += mapped ? t.bytes.size() : asFloat;
-      if (mapped && t.dtype != DType::F32) widest = std::max(widest, asFloat);
-    }
-  }
-  // Embeddings are gathered by row and the output head widened in blocks, so
-  // no single widened buffer passes a large layer matrix's size.
-  return bytes + std::min(widest, std::size_t{512} << 20);
-}
 
 }  // namespace
 
 namespace internal {
 
-at::Tensor forward_logits(const Model::Impl& m, const at::Tensor& ids) {
+at::Tensor forward_logits(const ModelImpl& m, const at::Tensor& ids) {
   const RunOptions plain;
   const Rope rope = rope_tables(m.config, plain, static_cast<int>(ids.size(1)), m.device);
   at::Tensor x = embed_batch(m, ids);
@@ -546,25 +526,9 @@ at::Tensor forward_logits(const Model::Impl& m, const at::Tensor& ids) {
 
 }  // namespace internal
 
-std::size_t system_available_memory() {
-  std::ifstream in("/proc/meminfo");
-  std::string key, unit;
-  std::size_t value = 0;
-  while (in >> key >> value >> unit)
-    if (key == "MemAvailable:") return value * 1024;
-  return 0;
-}
-
-std::size_t model_memory_estimate(const fs::path& folder, bool trainable) {
-  const std::size_t weights = folder_resident_bytes(folder, trainable);
-  return weights + weights / 10 + (std::size_t{64} << 20);  // activations and allocator slack
-}
-
-Model::Model(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
-Model::~Model() = default;
-
-std::shared_ptr<Model> Model::load(const fs::path& folder, const LoadOptions& options) {
-  auto impl = std::make_shared<Impl>();
+std::shared_ptr<Model> torch_backend::load_model(const fs::path& folder,
+                                                 const LoadOptions& options) {
+  auto impl = std::make_shared<ModelImpl>();
   impl->folder = folder;
   std::error_code ec;
   if (!fs::is_directory(folder, ec)) throw ModelLoadError(folder.string() + ": not a folder");
@@ -619,10 +583,10 @@ std::shared_ptr<Model> Model::load(const fs::path& folder, const LoadOptions& op
   return ModelAccess::wrap(std::move(impl));
 }
 
-const ModelConfig& Model::config() const { return impl_->config; }
-const fs::path& Model::folder() const { return impl_->folder; }
-const std::string& Model::device() const { return impl_->deviceName; }
-std::string Model::computeDtype() const {
+const ModelConfig& TorchModel::config() const { return impl_->config; }
+const fs::path& TorchModel::folder() const { return impl_->folder; }
+const std::string& TorchModel::device() const { return impl_->deviceName; }
+std::string TorchModel::computeDtype() const {
   switch (impl_->compute) {
     case at::kBFloat16:
       return "bfloat16";
@@ -632,8 +596,8 @@ std::string Model::computeDtype() const {
       return "float32";
   }
 }
-std::size_t Model::parameterCount() const { return impl_->weights.parameter_count; }
-std::size_t Model::weightBytes() const { return impl_->weights.resident_bytes; }
+std::size_t TorchModel::parameterCount() const { return impl_->weights.parameter_count; }
+std::size_t TorchModel::weightBytes() const { return impl_->weights.resident_bytes; }
 
 namespace {
 
@@ -659,7 +623,7 @@ void fill_values(WeightMatrix& m, const at::Tensor& t) {
 
 }  // namespace
 
-std::vector<WeightMatrix> Model::weightMatrices(bool values) const {
+std::vector<WeightMatrix> TorchModel::weightMatrices(bool values) const {
   c10::InferenceMode guard;
   std::vector<WeightMatrix> out;
   for (int l = 0; l < impl_->config.num_layers; ++l) {
@@ -677,7 +641,7 @@ std::vector<WeightMatrix> Model::weightMatrices(bool values) const {
   return out;
 }
 
-WeightMatrix Model::weightMatrix(int layer, const std::string& name) const {
+WeightMatrix TorchModel::weightMatrix(int layer, const std::string& name) const {
   c10::InferenceMode guard;
   if (layer < 0 || layer >= impl_->config.num_layers)
     throw ModelRunError("weight matrix: layer " + std::to_string(layer) + " outside the model's " +
@@ -701,7 +665,7 @@ namespace {
 // Non-finite values in the residual stream mean the numbers of every panel
 // would be NaN: stop and say why, naming a weight tensor that holds NaN or Inf
 // when there is one (a corrupt or hostile file), else the layer that overflowed.
-void check_finite(const Model::Impl& m, const at::Tensor& x, int layer) {
+void check_finite(const ModelImpl& m, const at::Tensor& x, int layer) {
   if (at::isfinite(x).all().item<bool>()) return;
   for (const auto& [name, t] : m.weights.named)
     if (!at::isfinite(t).all().item<bool>())
@@ -715,7 +679,7 @@ void check_finite(const Model::Impl& m, const at::Tensor& x, int layer) {
 // Layers `from`.. of a pass whose residual stream entering `from` is `x`
 // ([B, T, D], one batch entry per trace), then the output head: fills the
 // traces (residuals and captures as `options` asks).
-void finish_run(const std::shared_ptr<Model::Impl>& impl, const std::vector<Trace*>& traces,
+void finish_run(const std::shared_ptr<ModelImpl>& impl, const std::vector<Trace*>& traces,
                 at::Tensor x, int from, bool keepAll, const RunOptions& options,
                 const ProgressFn& progress) {
   const ModelConfig& c = impl->config;
@@ -774,8 +738,8 @@ void check_resumable(const ModelConfig& c, const Trace& base, int layer, int las
 
 }  // namespace
 
-Trace Model::runFrom(const Trace& base, int layer, const RunOptions& options,
-                     const ProgressFn& progress) const {
+Trace TorchModel::runFrom(const Trace& base, int layer, const RunOptions& options,
+                          const ProgressFn& progress) const {
   const ModelConfig& c = impl_->config;
   check_resumable(c, base, layer, c.num_layers, "run from layer");
   if (options.drop_first_token || options.embedding_noise)
@@ -801,7 +765,7 @@ Trace Model::runFrom(const Trace& base, int layer, const RunOptions& options,
   return trace;
 }
 
-std::vector<std::vector<float>> Model::headAblationLogits(const Trace& base, int layer) const {
+std::vector<std::vector<float>> TorchModel::headAblationLogits(const Trace& base, int layer) const {
   const ModelConfig& c = impl_->config;
   check_resumable(c, base, layer, c.num_layers - 1, "head ablation");
   const int H = c.num_heads, T = base.tokens();
@@ -863,8 +827,8 @@ void check_input(const ModelConfig& c, const std::vector<int>& ids, const RunOpt
 
 }  // namespace
 
-Trace Model::run(const std::vector<int>& given, const RunOptions& givenOptions,
-                 const ProgressFn& progress) const {
+Trace TorchModel::run(const std::vector<int>& given, const RunOptions& givenOptions,
+                      const ProgressFn& progress) const {
   if (givenOptions.drop_first_token && !given.empty()) {
     RunOptions options = givenOptions;
     options.drop_first_token = false;
@@ -888,8 +852,8 @@ Trace Model::run(const std::vector<int>& given, const RunOptions& givenOptions,
   return trace;
 }
 
-std::vector<Trace> Model::runBatch(const std::vector<std::vector<int>>& inputs,
-                                   const RunOptions& options) const {
+std::vector<Trace> TorchModel::runBatch(const std::vector<std::vector<int>>& inputs,
+                                        const RunOptions& options) const {
   const ModelConfig& c = impl_->config;
   if (inputs.empty()) return {};
   if (!options.edits.empty() || options.embedding_noise || options.drop_first_token ||

@@ -2,7 +2,6 @@
 // Running a Hugging Face model folder with exact attention capture.
 // Nothing torch-typed crosses this header: captured tensors come back as
 // plain contiguous float buffers.
-#include "models/input_files.h"
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -13,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+#include "models/input_files.h"
 
 #include "analysis/attention_matrix.h"
 #include "models/model_config.h"
@@ -172,13 +172,18 @@ struct WeightMatrix {
   std::vector<float> converted;   // the values' storage when the weights are not F32
 };
 
+class ModelBackend;  // models/model_backend.h
+
 class Model {
  public:
   // Loads config.json and the safetensors weights (memory-mapped). Throws
   // ModelLoadError / ModelConfigError / SafetensorsError naming the file and
-  // the problem, or when the model will not fit in memory.
+  // the problem, or when the model will not fit in memory. The forward pass
+  // lives in the model runtime (models/torch_runtime.h), which brings
+  // libtorch into the process on the first load.
   static std::shared_ptr<Model> load(const std::filesystem::path& folder,
                                      const LoadOptions& options = {});
+  explicit Model(std::shared_ptr<ModelBackend> backend);  // what a runtime's load makes
   ~Model();
 
   const ModelConfig& config() const;
@@ -234,12 +239,11 @@ class Model {
   // runFrom; empty vectors for a model without an output head.
   std::vector<std::vector<float>> headAblationLogits(const Trace& base, int layer) const;
 
-  struct Impl;
+  // The runtime's implementation (the runtime reaches its own state through it).
+  const ModelBackend& backend() const { return *backend_; }
 
  private:
-  friend struct ModelAccess;
-  explicit Model(std::shared_ptr<Impl> impl);
-  std::shared_ptr<Impl> impl_;
+  std::shared_ptr<ModelBackend> backend_;
 };
 
 // Bytes needed to load the folder's weights plus a working margin, what

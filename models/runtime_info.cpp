@@ -1,18 +1,21 @@
 #include "models/runtime_info.h"
 
-#include <ATen/Parallel.h>
-#include <torch/cuda.h>
-#include <torch/version.h>
+#include <torch/version.h>  // a header of macros: the version, without the library
 
 #include "models/cpu_runtime.h"
+#include "models/torch_runtime.h"
 
 namespace sinkscope::models {
 
 RuntimeInfo runtime_info_query() {
+#if SINKSCOPE_TORCH_CUDA
+  // Whether a device is there is asked of the runtime itself.
+  RuntimeInfo info = torch_runtime().runtimeInfo();
+#else
+  // A libtorch built without CUDA runs on the CPU: known without loading it.
   RuntimeInfo info;
   info.torch_version = TORCH_VERSION;
-  info.cuda_available = torch::cuda::is_available();
-  info.cuda_device_count = info.cuda_available ? static_cast<int>(torch::cuda::device_count()) : 0;
+#endif
   info.cpu_threads = cpu_threads();
   return info;
 }

@@ -14,11 +14,11 @@
 #include "analysis/first_token_sink.h"
 #include "analysis/sink_metric.h"
 #include "analysis/sinks.h"
-#include "models/io/table_io.h"
 #include "models/bpe_trainer.h"
 #include "models/corpus.h"
 #include "models/internal/json_input.h"
 #include "models/internal/model_impl.h"
+#include "models/io/table_io.h"
 #include "models/model_writer.h"
 #include "models/tokenizer.h"
 
@@ -53,14 +53,17 @@ void validate(const TrainOptions& o) {
     bad("--steps, --layers and --heads must be positive");
   if (o.corpus.empty() || o.out.empty()) bad("--corpus and --out are required");
   // Out-of-range numbers give NaN losses or silently different recipes.
-  auto within = [](double x, double lo, double hi) { return std::isfinite(x) && x >= lo && x <= hi; };
+  auto within = [](double x, double lo, double hi) {
+    return std::isfinite(x) && x >= lo && x <= hi;
+  };
   if (!within(o.learning_rate, 0.0, 1.0) || o.learning_rate <= 0.0)
     bad("--lr must be a number above 0 and at most 1");
   if (!within(o.weight_decay, 0.0, 1.0)) bad("--weight-decay must be a number from 0 to 1");
   if (!within(o.ntk_scale, 1.0, 1e4)) bad("--ntk-scale must be a number from 1 to 10000");
   if (o.warmup_steps < 0 || o.checkpoint_every < 1 || o.log_every < 1)
     bad("--warmup must be 0 or more, --checkpoint-every and --log-every 1 or more");
-  if (o.eval_inputs < 1 || o.eval_tokens < 8) bad("the evaluation needs inputs of 8 tokens or more");
+  if (o.eval_inputs < 1 || o.eval_tokens < 8)
+    bad("the evaluation needs inputs of 8 tokens or more");
 }
 
 // A folder the run writes into: made when missing, never a link (it would
@@ -73,7 +76,8 @@ void require_output_folder(const fs::path& folder) {
     return;
   }
   if (st.type() == fs::file_type::symlink)
-    throw std::invalid_argument(folder.string() + ": is a link; SinkScope writes only into real folders");
+    throw std::invalid_argument(folder.string() +
+                                ": is a link; SinkScope writes only into real folders");
   if (st.type() != fs::file_type::directory)
     throw std::invalid_argument(folder.string() + ": exists and is not a folder");
 }
@@ -103,9 +107,9 @@ ResumedState resumed_state(const json& state, const TrainOptions& o) {
       throw std::invalid_argument(where + ": \"" + key + "\" must be a whole number");
   const json& step = state.at("step");
   const json& tokens = state.at("tokens");
-  if ((step.is_number_unsigned() ? step.get<std::uint64_t>() >= static_cast<std::uint64_t>(o.steps)
-                                 : step.get<std::int64_t>() < 0 ||
-                                       step.get<std::int64_t>() >= o.steps))
+  if ((step.is_number_unsigned()
+           ? step.get<std::uint64_t>() >= static_cast<std::uint64_t>(o.steps)
+           : step.get<std::int64_t>() < 0 || step.get<std::int64_t>() >= o.steps))
     throw std::invalid_argument(where + ": \"step\" " + step.dump() + " must be from 0 to " +
                                 std::to_string(o.steps - 1) + " (below --steps " +
                                 std::to_string(o.steps) + ")");
@@ -116,8 +120,8 @@ ResumedState resumed_state(const json& state, const TrainOptions& o) {
   if (!tokens.is_number_unsigned() && tokens.get<std::int64_t>() < 0)
     throw std::invalid_argument(where + ": \"tokens\" " + tokens.dump() + " is negative");
   if (tokens.is_number_unsigned() && tokens.get<std::uint64_t>() > static_cast<std::uint64_t>(most))
-    throw std::invalid_argument(where + ": \"tokens\" " + tokens.dump() +
-                                " is more than " + std::to_string(r.step) + " steps can have seen");
+    throw std::invalid_argument(where + ": \"tokens\" " + tokens.dump() + " is more than " +
+                                std::to_string(r.step) + " steps can have seen");
   r.tokens = tokens.get<long long>();
   return r;
 }
@@ -268,13 +272,10 @@ std::string log_csv(const std::vector<TrainLogRow>& rows, const TrainOptions& o,
   t.columns = {"step",   "tokens", "loss",         "learning_rate", "tokens_per_second",
                "alpha0", "boost",  "heads_boost3", "sink_rate",     "sink_concentration"};
   for (const auto& r : rows)
-    t.rows.push_back({std::to_string(r.step), std::to_string(r.tokens),
-                      io::csv_number(r.loss), io::csv_number(r.learning_rate),
-                      io::csv_number(r.tokens_per_second),
-                      io::csv_number_or_empty(r.alpha0),
-                      io::csv_number_or_empty(r.boost),
-                      io::csv_number_or_empty(r.heads_boost3),
-                      io::csv_number_or_empty(r.sink_rate),
+    t.rows.push_back({std::to_string(r.step), std::to_string(r.tokens), io::csv_number(r.loss),
+                      io::csv_number(r.learning_rate), io::csv_number(r.tokens_per_second),
+                      io::csv_number_or_empty(r.alpha0), io::csv_number_or_empty(r.boost),
+                      io::csv_number_or_empty(r.heads_boost3), io::csv_number_or_empty(r.sink_rate),
                       io::csv_number_or_empty(r.sink_concentration)});
   return io::csv_render(t);
 }
@@ -303,50 +304,6 @@ json recipe_of(const TrainOptions& o) {
 
 }  // namespace
 
-std::vector<std::vector<int>> sink_eval_inputs(const Tokenizer& tok,
-                                               const std::vector<std::string>& sentences, int count,
-                                               int tokens) {
-  std::vector<std::vector<int>> inputs;
-  std::string text;
-  for (const auto& s : sentences) {
-    if (static_cast<int>(inputs.size()) >= count) break;
-    text += (text.empty() ? "" : " ") + s;
-    auto ids = tok.encode(text, true).ids;
-    if (static_cast<int>(ids.size()) < tokens) continue;
-    ids.resize(static_cast<std::size_t>(tokens));
-    inputs.push_back(std::move(ids));
-    text.clear();
-  }
-  return inputs;
-}
-
-TrainLogRow sink_measure(const Model& model, const std::vector<std::vector<int>>& inputs) {
-  TrainLogRow row;
-  if (inputs.empty()) return row;  // nothing measured
-  analysis::FirstTokenSinkTally tally;
-  for (const auto& ids : inputs) {
-    const Trace trace = model.run(ids);
-    const int T = trace.tokens();
-    const double baseline = analysis::sink_uniform_baseline(T, 0, trace.causal());
-    for (int l = 0; l < trace.layers(); ++l) {
-      const LayerCapture cap = trace.layer(l);
-      for (int h = 0; h < cap.heads; ++h) {
-        const auto map = cap.attentionOf(h);
-        tally.add(analysis::sink_key_importance(map)[0], baseline,
-                  analysis::sink_concentration(map, analysis::sink_set(map).keys()));
-      }
-    }
-  }
-  const analysis::FirstTokenSinkSummary s = tally.summary();
-  if (s.heads == 0) return row;
-  row.alpha0 = s.alpha0;
-  row.boost = s.boost;
-  row.heads_boost3 = s.strongShare;
-  row.sink_rate = s.sinkRate;
-  row.sink_concentration = s.concentration;
-  return row;
-}
-
 namespace {
 
 // Without --heldout, the corpus's last tenth is held out of training and
@@ -363,8 +320,9 @@ HeldOut held_out(const TrainOptions& o, std::vector<std::string>& sentences) {
     h.source = o.heldout.filename().string();
   } else if (sentences.size() >= 10) {
     const auto keep = sentences.size() - sentences.size() / 10;
-    h.sentences.assign(std::make_move_iterator(sentences.begin() + static_cast<std::ptrdiff_t>(keep)),
-                       std::make_move_iterator(sentences.end()));
+    h.sentences.assign(
+        std::make_move_iterator(sentences.begin() + static_cast<std::ptrdiff_t>(keep)),
+        std::make_move_iterator(sentences.end()));
     sentences.resize(keep);
     h.source = "the corpus's last " + std::to_string(h.sentences.size()) +
                " sentences, held out of training (no --heldout)";
@@ -419,7 +377,7 @@ std::shared_ptr<Model> new_model(const TrainOptions& o, const Tokenizer& tokeniz
     model_folder_write_random(init, spec);
     LoadOptions lo;
     lo.trainable = true;
-    model = Model::load(init, lo);
+    model = torch_backend::load_model(init, lo);
     // Written, not copied: a copy follows a link at the destination.
     io::file_write_atomic(o.out / "config.json", read_text(init / "config.json"), true);
   } catch (...) {
@@ -439,7 +397,8 @@ void restore_moments(AdamW& adam, const std::vector<std::string>& names, const f
   for (std::size_t i = 0; i < names.size(); ++i) {
     const auto* m = opt.find("m." + names[i]);
     const auto* v = opt.find("v." + names[i]);
-    if (!m || !v) throw std::invalid_argument(resume.string() + ": optimizer state lacks " + names[i]);
+    if (!m || !v)
+      throw std::invalid_argument(resume.string() + ": optimizer state lacks " + names[i]);
     const std::vector<std::int64_t> want(adam.m[i].sizes().begin(), adam.m[i].sizes().end());
     for (const TensorView* t : {m, v})
       if (t->shape != want)
@@ -470,8 +429,8 @@ std::vector<TrainLogRow> resumed_log_rows(const fs::path& resume) {
     auto whole = [&](std::size_t k, double most) {
       const double x = number(k);
       if (!(x >= 0 && x <= most) || x != std::floor(x))
-        throw std::invalid_argument(file.string() + ": '" + cells[k] + "' is not a whole number of " +
-                                    (k == 0 ? "steps" : "tokens"));
+        throw std::invalid_argument(file.string() + ": '" + cells[k] +
+                                    "' is not a whole number of " + (k == 0 ? "steps" : "tokens"));
       return x;
     };
     TrainLogRow r;
@@ -507,7 +466,8 @@ std::string evaluation_text(const TrainOptions& o, const std::vector<std::vector
 double learning_rate_at(const TrainOptions& o, int step) {
   const double lr = o.learning_rate;
   if (step <= o.warmup_steps) return lr * (static_cast<double>(step) / o.warmup_steps);
-  const double t = static_cast<double>(step - o.warmup_steps) / std::max(1, o.steps - o.warmup_steps);
+  const double t =
+      static_cast<double>(step - o.warmup_steps) / std::max(1, o.steps - o.warmup_steps);
   return lr * (0.1 + 0.9 * 0.5 * (1.0 + std::cos(std::numbers::pi * t)));
 }
 
@@ -602,15 +562,15 @@ std::runtime_error diverged(int step, double loss, const fs::path& lastCheckpoin
   return std::runtime_error(
       "step " + std::to_string(step) + ": the loss is " + std::to_string(loss) +
       "; training stopped (try a lower --lr). " +
-      (lastCheckpoint.empty() ? std::string("No checkpoint was saved before it.")
-                              : "The last good checkpoint is " + lastCheckpoint.string() +
-                                    " (--resume it)."));
+      (lastCheckpoint.empty()
+           ? std::string("No checkpoint was saved before it.")
+           : "The last good checkpoint is " + lastCheckpoint.string() + " (--resume it)."));
 }
 
 }  // namespace
 
-TrainResult train_model(const TrainOptions& given, const ProgressFn& progress,
-                        const std::function<void(const TrainLogRow&)>& onLog) {
+TrainResult torch_backend::train_model(const TrainOptions& given, const ProgressFn& progress,
+                                       const std::function<void(const TrainLogRow&)>& onLog) {
   TrainOptions o = given;
   validate(o);
   at::manual_seed(o.seed);
@@ -625,7 +585,7 @@ TrainResult train_model(const TrainOptions& given, const ProgressFn& progress,
   if (!o.resume.empty()) {
     LoadOptions lo;
     lo.trainable = true;
-    model = Model::load(o.resume, lo);
+    model = torch_backend::load_model(o.resume, lo);
   } else {
     model = new_model(o, *tokenizer, tokenizerJson);
   }

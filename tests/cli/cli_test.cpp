@@ -146,6 +146,48 @@ TEST(Cli, InfoReportsABadModelFolderByName) {
   EXPECT_NE(ok.out.find("device: "), std::string::npos);
 }
 
+// Commands that run no model never load libtorch (the model runtime is a
+// module loaded on first use, models/torch_runtime.h): the dynamic loader's
+// own report (LD_DEBUG=libs) names every library a process loads.
+TEST(Cli, CommandsThatRunNoModelNeverLoadLibtorch) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("sinkscope-cli-lazy-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string capture =
+      std::string(SINKSCOPE_SOURCE_DIR) + "/tests/fuzz/corpus/capture/valid-full";
+  auto loads = [](const std::string& args) {
+    const CliRun r = shell(std::string("LD_DEBUG=libs '") + SINKSCOPE_CLI + "' " + args + " 2>&1");
+    return std::make_pair(r.out.find("libtorch_cpu.so") != std::string::npos, r.exit);
+  };
+  EXPECT_EQ(loads("--help"), std::make_pair(false, 0));
+  EXPECT_EQ(loads("info"), std::make_pair(false, 0));
+  EXPECT_EQ(loads("analyze --capture '" + capture + "' --out '" + (dir / "a").string() + "'"),
+            std::make_pair(false, 0));
+  // A model's run does load it (the check sees it).
+  const std::string model =
+      std::string(SINKSCOPE_SOURCE_DIR) + "/resources/models/rope-decoder-bos-first";
+  EXPECT_EQ(loads("attention '" + model + "' --text 'a b c' --layer 0 --head 0 --csv '" +
+                  (dir / "m.csv").string() + "'"),
+            std::make_pair(true, 0));
+  fs::remove_all(dir);
+}
+
+// A model runtime that cannot be loaded is named with the loader's reason,
+// and nothing else is tried when the environment names one.
+TEST(Cli, AMissingModelRuntimeIsNamedWithTheReason) {
+  const std::string model =
+      std::string(SINKSCOPE_SOURCE_DIR) + "/resources/models/rope-decoder-bos-first";
+  const CliRun r = shell(std::string("SINKSCOPE_TORCH_RUNTIME=/nonexistent/sinkscope_torch.so '") +
+                         SINKSCOPE_CLI + "' attention '" + model +
+                         "' --text 'a b' --layer 0 --head 0 --csv - 2>&1");
+  EXPECT_NE(r.exit, 0);
+  EXPECT_NE(r.out.find("the model runtime (sinkscope_torch.so, libtorch) could not be loaded"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("/nonexistent/sinkscope_torch.so: not there"), std::string::npos) << r.out;
+}
+
 // The BLAS kernel decides the last digits of every float result: info names
 // it and who chose it.
 TEST(Cli, InfoNamesTheBlasKernelAndWhoChoseIt) {

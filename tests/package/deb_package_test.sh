@@ -6,11 +6,14 @@
 #   - `import sinkscope` loads the module from the package's dist-packages;
 #   - the module's sink metric of a uniform causal map equals its closed form;
 #   - a capture saved by the module is analysed by the package's sinkscope-cli,
-#     whose sinks table equals the module's.
+#     whose sinks table equals the module's;
+#   - the package's model runtime (lib/sinkscope/sinkscope_torch.so) is the one
+#     the package's CLI and module load to run a model.
 #
-#   tests/package/deb_package_test.sh BUILD_DIR
+#   tests/package/deb_package_test.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build="$(cd "$1" && pwd)"
+model="$(cd "$2" && pwd)/resources/models/rope-decoder-bos-first"
 work="$(mktemp -d "${TMPDIR:-/tmp}/sinkscope-deb-XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -43,6 +46,8 @@ site="$root/usr/lib/python3/dist-packages"
 [[ -f "$site/sinkscope/__init__.py" ]] || fail "the package holds no sinkscope/__init__.py under /usr/lib/python3/dist-packages"
 ls "$site"/sinkscope/_core*.so >/dev/null 2>&1 || fail "the package holds no compiled sinkscope/_core module"
 [[ -x "$root/usr/bin/sinkscope-cli" && -x "$root/usr/bin/sinkscope" ]] || fail "the package lacks its programs"
+runtime="$root/usr/lib/sinkscope/sinkscope_torch.so"
+[[ -f "$runtime" ]] || fail "the package holds no model runtime at /usr/lib/sinkscope/sinkscope_torch.so"
 
 cd "$work"
 env -i PATH=/usr/bin:/bin HOME="$work" PYTHONPATH="$site" PYTHONNOUSERSITE=1 /usr/bin/python3 - "$site" "$work" <<'PY'
@@ -69,6 +74,22 @@ with open(work + "/module_sinks.csv", "w") as out:
     out.write(tables["sinks"].text)
 print("module: imported from the package; sink metric equals the closed form")
 PY
+
+# A model's run through the package's module loads the package's runtime
+# (found beside the module as installed, not in the build tree).
+env -i PATH=/usr/bin:/bin HOME="$work" PYTHONPATH="$site" PYTHONNOUSERSITE=1 /usr/bin/python3 - "$model" "$runtime" <<'PY'
+import os, sys
+import sinkscope
+model, runtime = sys.argv[1], os.path.realpath(sys.argv[2])
+run = sinkscope.Model(model).run("The cat sat on the mat.")
+maps = open("/proc/self/maps").read()
+assert runtime in maps, "the module did not load the package's runtime " + runtime
+print("module: ran a model with the package's runtime")
+PY
+LD_DEBUG=libs "$root/usr/bin/sinkscope-cli" attention "$model" --text "a b" --layer 0 --head 0 \
+  --csv "$work/map.csv" 2>"$work/ld.log" >/dev/null || { tail -5 "$work/ld.log" >&2; fail "the package's CLI could not run a model"; }
+grep -q "calling init: $(realpath "$runtime")" "$work/ld.log" ||
+  fail "the package's CLI did not load the package's runtime $runtime"
 
 "$root/usr/bin/sinkscope-cli" analyze --capture "$work/capture.npz" --out "$work/cli" >"$work/cli.log" 2>&1 ||
   { cat "$work/cli.log" >&2; fail "the package's sinkscope-cli could not analyse the module's capture"; }

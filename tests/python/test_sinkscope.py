@@ -226,3 +226,29 @@ def test_progress_is_reported_and_ctrl_c_stops_a_long_analysis():
         sinkscope.analyze(big)
     timer.join()
     assert time.monotonic() - started < 60
+
+
+LIBTORCH_LOADED = ("import sinkscope\n"
+                   "print('libtorch' in open('/proc/self/maps').read())\n")
+
+
+def loads_libtorch(code):
+    """Whether a fresh Python, after running `code`, has libtorch mapped."""
+    out = subprocess.run(["/usr/bin/python3", "-c", code + "\n" + LIBTORCH_LOADED],
+                         check=True, capture_output=True, text=True,
+                         env=dict(os.environ)).stdout.split()
+    return out[-1] == "True"
+
+
+def test_libtorch_is_loaded_only_when_a_model_runs():
+    """Analyses of arrays load no libtorch (the model runtime is a module loaded
+    on first use); a model's run does."""
+    assert not loads_libtorch(
+        "import numpy as np, sinkscope\n"
+        "a = np.tril(np.ones((1, 2, 6, 6), np.float32))\n"
+        "a /= a.sum(-1, keepdims=True)\n"
+        "sinkscope.analyze(a)\n"
+        "sinkscope.persistence(a[0, 0])\n")
+    assert loads_libtorch(
+        "import sinkscope\n"
+        "sinkscope.Model(%r).run(%r)\n" % (MODEL, TEXT))
