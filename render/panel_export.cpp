@@ -1,11 +1,11 @@
 #include "render/panel_export.h"
 
 #include <QBuffer>
-#include <QHashFunctions>
 #include <QDateTime>
 #include <QFileInfo>
-#include <QImage>
 #include <QFontMetricsF>
+#include <QHashFunctions>
+#include <QImage>
 #include <QPainter>
 #include <QPdfWriter>
 #include <QSaveFile>
@@ -53,16 +53,19 @@ void figure_check_pixels(double widthPt, double heightPt, int dpi) {
 
 namespace {
 
-QString csv_field(const QString& s) {
-  if (!s.contains(QLatin1Char(',')) && !s.contains(QLatin1Char('"')) &&
-      !s.contains(QLatin1Char('\n')))
-    return s;
-  QString q = s;
-  q.replace(QLatin1String("\""), QLatin1String("\"\""));
-  return QLatin1Char('"') + q + QLatin1Char('"');
+// A panel's CSV is in the dialect of every table SinkScope writes
+// (models/io/table_io.h): fields quoted where they must be (commas, quotes,
+// line breaks), numbers in the shortest form that reads back the same
+// double, NaN (undefined) as an empty field.
+void append_row(std::string& out, const std::vector<std::string>& fields) {
+  io::csv_append_row(out, fields);
 }
 
-QString number(double v) { return QString::number(v, 'g', 17); }
+std::string text(const QString& s) { return s.toStdString(); }
+
+std::string number(double v) { return io::csv_number_or_empty(v); }
+
+std::string whole(long long v) { return std::to_string(v); }
 
 void write_atomic(const QString& path, const QByteArray& bytes, bool overwrite) {
   figure_output_check(path, overwrite);
@@ -84,7 +87,11 @@ void write_atomic(const QString& path, const QByteArray& bytes, bool overwrite) 
 
 QString header(const QStringList& comments) {
   QString s;
-  for (const QString& c : comments) s += QStringLiteral("# ") + c + QLatin1Char('\n');
+  for (QString c : comments) {
+    // One line each, whatever a title holds: a line break would start a row.
+    c.replace(QLatin1Char('\r'), QLatin1Char(' ')).replace(QLatin1Char('\n'), QLatin1Char(' '));
+    s += QStringLiteral("# ") + c + QLatin1Char('\n');
+  }
   return s;
 }
 
@@ -192,7 +199,8 @@ namespace {
 
 // Where a tick sits on the bar, 0 (bottom) to 1 (top).
 double colour_bar_position(double v, double lo, double hi, bool logScale) {
-  if (logScale && lo > 0 && hi > lo) return (std::log10(v) - std::log10(lo)) / (std::log10(hi) - std::log10(lo));
+  if (logScale && lo > 0 && hi > lo)
+    return (std::log10(v) - std::log10(lo)) / (std::log10(hi) - std::log10(lo));
   return (v - lo) / std::max(hi - lo, 1e-300);
 }
 
@@ -249,25 +257,26 @@ HeatMapLayout heat_map_layout(QPainter& p, const HeatMapData& d, double lo, doub
   g.titleRoom = w - 20 - st.titleIndent;
   const QString title = drawn_title(d.title, st);
   if (!title.isEmpty())
-    g.titleLines = text_wrap(title, [&](const QString& t) { return titleMetrics.horizontalAdvance(t); },
-                             g.titleRoom);
+    g.titleLines = text_wrap(
+        title, [&](const QString& t) { return titleMetrics.horizontalAdvance(t); }, g.titleRoom);
   // Without a title, room for a sub-figure's letter only where there is one.
   g.titleHeight = !g.titleLines.isEmpty()
                       ? 6 * k + titleMetrics.lineSpacing() * g.titleLines.size() + 4 * k
                       : (st.titleIndent > 0 ? titleMetrics.lineSpacing() + 6 * k : 4 * k);
   g.categorical = !d.categories.empty();
   if (!g.categorical) g.ticks = colour_bar_ticks(lo, hi, d.logScale);
-  for (double t : g.ticks) g.tickWidth = std::max(g.tickWidth, metrics.horizontalAdvance(tick_text(t)));
+  for (double t : g.ticks)
+    g.tickWidth = std::max(g.tickWidth, metrics.horizontalAdvance(tick_text(t)));
   g.barWidth = 10 * k;
-  const double barBlock =
-      g.categorical ? 12 * k + 12 * k + 4 * k + widest(d.categories) + 4 * k
-                    : 12 * k + g.barWidth + 3 * k + g.tickWidth + 4 * k +
-                          (d.quantity.isEmpty() ? 0 : g.line + 2 * k);
+  const double barBlock = g.categorical ? 12 * k + 12 * k + 4 * k + widest(d.categories) + 4 * k
+                                        : 12 * k + g.barWidth + 3 * k + g.tickWidth + 4 * k +
+                                              (d.quantity.isEmpty() ? 0 : g.line + 2 * k);
   // Axis titles: the columns' above their labels, the rows' left of theirs.
   g.colTitle = g.labels && !d.colTitle.isEmpty();
   g.rowTitle = g.labels && !d.rowTitle.isEmpty();
   g.rowLabelWidth = g.labels ? widest(d.rowLabels) : 0;
-  const double left = (g.rowTitle ? g.line + 4 * k : 0) + (g.labels ? g.rowLabelWidth + 5 * k : 6 * k);
+  const double left =
+      (g.rowTitle ? g.line + 4 * k : 0) + (g.labels ? g.rowLabelWidth + 5 * k : 6 * k);
   g.top = g.titleHeight + (g.colTitle ? g.line + 2 * k : 0) +
           (g.labels ? widest(d.colLabels) + 5 * k : 2 * k);
   g.rightLabelWidth = g.rightLabels ? widest(d.rightRowLabels) : 0;
@@ -324,8 +333,10 @@ void paint_heat_map_labels(QPainter& p, const HeatMapData& d, const HeatMapLayou
   };
   for (int r = 0; r < d.rows; r += g.step) {
     p.setPen(labelPen(false, false, r));
-    p.drawText(QRectF(x0 - g.rowLabelWidth - 3 * k, top + (r + 0.5) * cell - line / 2, g.rowLabelWidth, line),
-               Qt::AlignRight | Qt::AlignVCenter, st.label(d.rowLabels[static_cast<std::size_t>(r)]));
+    p.drawText(QRectF(x0 - g.rowLabelWidth - 3 * k, top + (r + 0.5) * cell - line / 2,
+                      g.rowLabelWidth, line),
+               Qt::AlignRight | Qt::AlignVCenter,
+               st.label(d.rowLabels[static_cast<std::size_t>(r)]));
   }
   const double colLabelRoom = top - g.titleHeight - (g.colTitle ? line + 2 * k : 0) - 3 * k;
   for (int c = 0; c < d.cols; c += g.step) {
@@ -347,7 +358,8 @@ void paint_heat_map_labels(QPainter& p, const HeatMapData& d, const HeatMapLayou
     }
   p.setPen(Qt::black);
   if (g.colTitle)
-    p.drawText(QRectF(x0, g.titleHeight, g.mapWidth, line), Qt::AlignHCenter | Qt::AlignTop, d.colTitle);
+    p.drawText(QRectF(x0, g.titleHeight, g.mapWidth, line), Qt::AlignHCenter | Qt::AlignTop,
+               d.colTitle);
   if (g.rowTitle) {
     p.save();
     p.translate(x0 - g.rowLabelWidth - 3 * k - 4 * k - line, top + g.mapHeight / 2);
@@ -370,7 +382,8 @@ void paint_heat_map_run_names(QPainter& p, const HeatMapData& d, const HeatMapLa
   auto name = [&](const QString& text, double from, double to) {
     const double room = to - from;
     p.drawText(QRectF(from, g.top + g.mapHeight + 2 * st.k(), room, g.line),
-               Qt::AlignHCenter | Qt::AlignTop, boldMetrics.elidedText(text, Qt::ElideMiddle, room));
+               Qt::AlignHCenter | Qt::AlignTop,
+               boldMetrics.elidedText(text, Qt::ElideMiddle, room));
   };
   const int split = d.sideBySideSplit;
   name(d.leftRun, g.x0 - 0.5 * g.cell, g.x0 + (split + 0.5) * g.cell);
@@ -386,8 +399,8 @@ void paint_heat_map_categories(QPainter& p, const HeatMapData& d, const HeatMapL
     p.setBrush(to_qcolor(d.categoryColours[c]));
     p.drawRect(QRectF(barX, y + (g.line - 9 * k) / 2, 9 * k, 9 * k));
     p.setPen(Qt::black);
-    p.drawText(QRectF(barX + 12 * k, y, w - barX - 12 * k, g.line), Qt::AlignLeft | Qt::AlignVCenter,
-               d.categories[c]);
+    p.drawText(QRectF(barX + 12 * k, y, w - barX - 12 * k, g.line),
+               Qt::AlignLeft | Qt::AlignVCenter, d.categories[c]);
   }
 }
 
@@ -397,7 +410,8 @@ void paint_heat_map_colour_bar(QPainter& p, const HeatMapData& d, double lo, dou
   const double k = st.k(), barH = g.mapHeight, top = g.top, line = g.line;
   for (int i = 0; i < 100; ++i) {
     p.setPen(Qt::NoPen);
-    p.setBrush(d.diverging ? to_qcolor(colormap_diverging(1.0 - 2.0 * i / 99.0)) : viridis(1.0 - i / 99.0));
+    p.setBrush(d.diverging ? to_qcolor(colormap_diverging(1.0 - 2.0 * i / 99.0))
+                           : viridis(1.0 - i / 99.0));
     p.drawRect(QRectF(barX, top + i * barH / 100.0, g.barWidth, barH / 100.0 + 0.5));
   }
   p.setPen(QPen(Qt::black, 0.5 * k));
@@ -416,7 +430,8 @@ void paint_heat_map_colour_bar(QPainter& p, const HeatMapData& d, double lo, dou
   const QFontMetricsF metrics(st.font(), p.device());
   const double room = std::max(barH, h - g.titleHeight - 4 * k);
   const double length = std::min(metrics.horizontalAdvance(d.quantity), room);
-  const double bottomEnd = std::clamp(top + barH / 2 + length / 2, g.titleHeight + 2 * k + length, h - 2 * k);
+  const double bottomEnd =
+      std::clamp(top + barH / 2 + length / 2, g.titleHeight + 2 * k + length, h - 2 * k);
   p.save();
   p.translate(barX + g.barWidth + 3 * k + g.tickWidth + 4 * k, bottomEnd);
   p.rotate(-90);
@@ -469,12 +484,13 @@ SceneTexts scene_texts(QPainter& p, const SceneData& d, int w, const Style& st) 
   const QString title = drawn_title(d.title, st);
   if (!title.isEmpty())
     t.title = text_wrap(
-        title, [&](const QString& s) { return titleMetrics.horizontalAdvance(s); }, w - 20 - st.titleIndent);
+        title, [&](const QString& s) { return titleMetrics.horizontalAdvance(s); },
+        w - 20 - st.titleIndent);
   t.legend = d.legend.isEmpty()
                  ? QStringList{}
                  : text_wrap(
-                       st.label(d.legend), [&](const QString& s) { return metrics.horizontalAdvance(s); },
-                       w - 20);
+                       st.label(d.legend),
+                       [&](const QString& s) { return metrics.horizontalAdvance(s); }, w - 20);
   t.titleHeight = t.title.isEmpty() && st.titleIndent <= 0
                       ? 0
                       : titleMetrics.lineSpacing() * std::max<qsizetype>(1, t.title.size()) + 2;
@@ -493,7 +509,8 @@ void paint_scene(QPainter& p, const SceneData& d, const SceneCamera& camera, int
   const ScenePicture at =
       scene_projection(d, camera, QSizeF(w, h), std::min(0.6, titleBand / std::max(1, h)));
   for (const SceneEdge& e : d.edges) {
-    const QPointF from = at.points[static_cast<std::size_t>(e.from)], to = at.points[static_cast<std::size_t>(e.to)];
+    const QPointF from = at.points[static_cast<std::size_t>(e.from)],
+                  to = at.points[static_cast<std::size_t>(e.to)];
     // A line of no length (a self-loop, or two tokens seen one behind the
     // other) strokes an empty path, which a PDF reader rejects.
     if (QLineF(from, to).length() < 1e-3) continue;
@@ -527,8 +544,8 @@ void paint_scene(QPainter& p, const SceneData& d, const SceneCamera& camera, int
     const QPointF anchor = at.points[i] + QPointF(r + 2, -r);
     const QString text = st.label(d.points[i].label);
     anchors.push_back(anchor);
-    boxes.push_back({QRectF(anchor.x(), anchor.y() - metrics.ascent(), metrics.horizontalAdvance(text),
-                            metrics.height()),
+    boxes.push_back({QRectF(anchor.x(), anchor.y() - metrics.ascent(),
+                            metrics.horizontalAdvance(text), metrics.height()),
                      d.points[i].size});
   }
   const std::vector<bool> shown = label_layout(boxes);
@@ -553,7 +570,8 @@ const std::vector<ExportFormatInfo>& export_formats() {
       {ExportFormat::Png, QStringLiteral("png"), QStringLiteral("PNG image (*.png)"), true},
       {ExportFormat::Pdf, QStringLiteral("pdf"), QStringLiteral("PDF (*.pdf)"), true},
       {ExportFormat::Svg, QStringLiteral("svg"), QStringLiteral("SVG (*.svg)"), true},
-      {ExportFormat::Csv, QStringLiteral("csv"), QStringLiteral("CSV of the numbers (*.csv)"), false},
+      {ExportFormat::Csv, QStringLiteral("csv"), QStringLiteral("CSV of the numbers (*.csv)"),
+       false},
   };
   return formats;
 }
@@ -563,7 +581,8 @@ QString export_suffixes_text(bool numbers) {
   for (const ExportFormatInfo& f : export_formats())
     if (numbers || f.drawing) suffixes << QStringLiteral(".") + f.suffix;
   const QString last = suffixes.takeLast();
-  return suffixes.isEmpty() ? last : suffixes.join(QStringLiteral(", ")) + QStringLiteral(" or ") + last;
+  return suffixes.isEmpty() ? last
+                            : suffixes.join(QStringLiteral(", ")) + QStringLiteral(" or ") + last;
 }
 
 QString export_file_filters(bool numbers, const QString& first) {
@@ -587,34 +606,47 @@ ExportFormat export_format_of(const QString& path) {
 }
 
 QString line_plot_csv(const LinePlotData& d, const QStringList& comments) {
-  QString s = header(QStringList{QStringLiteral("panel: ") + d.title} + comments);
+  std::string s = text(header(QStringList{QStringLiteral("panel: ") + d.title} + comments));
   // A run column when two runs are compared, a label column when points stand for tokens.
   const bool runs = std::any_of(d.series.begin(), d.series.end(),
                                 [](const LineSeries& x) { return !x.run.isEmpty(); });
   const bool labels = std::any_of(d.series.begin(), d.series.end(),
                                   [](const LineSeries& x) { return !x.labels.empty(); });
-  s += QStringLiteral("series,") + (runs ? QStringLiteral("run,") : QString()) + QStringLiteral("x,") +
-       (labels ? QStringLiteral("label,") : QString()) + QStringLiteral("y\n");
+  std::vector<std::string> columns{"series"};
+  if (runs) columns.push_back("run");
+  columns.push_back("x");
+  if (labels) columns.push_back("label");
+  columns.push_back("y");
+  append_row(s, columns);
   for (const auto& series : d.series)
     for (std::size_t k = 0; k < series.x.size(); ++k) {
-      s += csv_field(series.name) + QLatin1Char(',');
-      if (runs) s += csv_field(series.run) + QLatin1Char(',');
-      s += number(series.x[k]) + QLatin1Char(',');
-      if (labels) s += csv_field(k < series.labels.size() ? series.labels[k] : QString()) + QLatin1Char(',');
-      s += number(series.y[k]) + QLatin1Char('\n');
+      std::vector<std::string> row{text(series.name)};
+      if (runs) row.push_back(text(series.run));
+      row.push_back(number(series.x[k]));
+      if (labels) row.push_back(k < series.labels.size() ? text(series.labels[k]) : std::string());
+      row.push_back(k < series.y.size() ? number(series.y[k]) : std::string());
+      append_row(s, row);
     }
-  return s;
+  return QString::fromStdString(s);
 }
 
 QString heat_map_csv(const HeatMapData& d, const QStringList& comments) {
-  QString s = header(
+  std::string s = text(header(
       QStringList{QStringLiteral("panel: ") + d.title, QStringLiteral("quantity: ") + d.quantity} +
-      comments);
+      comments));
   // Side by side: each cell's run and its column within its own map; the
   // right map's rows are labelled with its own tokens.
   const bool sideBySide = d.sideBySideSplit >= 0;
-  s += sideBySide ? QStringLiteral("run,row,column,row_label,column_label,value\n")
-                  : QStringLiteral("row,column,row_label,column_label,value\n");
+  if (sideBySide)
+    append_row(s, {"run", "row", "column", "row_label", "column_label", "value"});
+  else
+    append_row(s, {"row", "column", "row_label", "column_label", "value"});
+  const std::string leftRun = text(d.leftRun), rightRun = text(d.rightRun);
+  std::vector<std::string> colLabels, rowLabels, rightRowLabels;
+  for (const QString& l : d.colLabels) colLabels.push_back(text(l));
+  for (const QString& l : d.rowLabels) rowLabels.push_back(text(l));
+  for (const QString& l : d.rightRowLabels) rightRowLabels.push_back(text(l));
+  std::vector<std::string> row;
   for (int r = 0; r < d.rows; ++r)
     for (int c = 0; c < d.cols; ++c) {
       const std::size_t k = static_cast<std::size_t>(r) * d.cols + c;
@@ -622,21 +654,20 @@ QString heat_map_csv(const HeatMapData& d, const QStringList& comments) {
       // Side by side: the run, the column within its own map, its own row tokens.
       const bool right = sideBySide && c > d.sideBySideSplit;
       if (sideBySide && c == d.sideBySideSplit) continue;  // the gap
-      const std::vector<QString>& rows =
-          right && static_cast<int>(d.rightRowLabels.size()) == d.rows ? d.rightRowLabels
-                                                                       : d.rowLabels;
-      if (sideBySide) s += csv_field(right ? d.rightRun : d.leftRun) + QLatin1Char(',');
-      s += QString::number(r) + QLatin1Char(',') +
-           QString::number(sideBySide ? heat_map_own_column(d, c) : c) + QLatin1Char(',') +
-           csv_field(r < static_cast<int>(rows.size()) ? rows[static_cast<std::size_t>(r)]
-                                                       : QString()) +
-           QLatin1Char(',') +
-           csv_field(c < static_cast<int>(d.colLabels.size())
-                         ? d.colLabels[static_cast<std::size_t>(c)]
-                         : QString()) +
-           QLatin1Char(',') + number(d.values[k]) + QLatin1Char('\n');
+      const std::vector<std::string>& rows =
+          right && static_cast<int>(rightRowLabels.size()) == d.rows ? rightRowLabels : rowLabels;
+      row.clear();
+      if (sideBySide) row.push_back(right ? rightRun : leftRun);
+      row.push_back(whole(r));
+      row.push_back(whole(sideBySide ? heat_map_own_column(d, c) : c));
+      row.push_back(r < static_cast<int>(rows.size()) ? rows[static_cast<std::size_t>(r)]
+                                                      : std::string());
+      row.push_back(c < static_cast<int>(colLabels.size()) ? colLabels[static_cast<std::size_t>(c)]
+                                                           : std::string());
+      row.push_back(number(d.values[k]));
+      append_row(s, row);
     }
-  return s;
+  return QString::fromStdString(s);
 }
 
 namespace {
@@ -664,8 +695,8 @@ void pdf_fix_creation_date(QByteArray& pdf) {
 // A figure of w x h logical pixels, drawn by `paint` onto a PNG (scaled to
 // `dpi`), SVG or PDF page; returns the file's bytes.
 template <class Painter>
-QByteArray figure_bytes(ExportFormat f, int w, int h, int dpi, bool transparent, const QString& title,
-                        const std::function<void(Painter&)>& paint) {
+QByteArray figure_bytes(ExportFormat f, int w, int h, int dpi, bool transparent,
+                        const QString& title, const std::function<void(Painter&)>& paint) {
   QByteArray bytes;
   QBuffer buffer(&bytes);
   buffer.open(QIODevice::WriteOnly);
@@ -747,7 +778,8 @@ std::unique_ptr<FigurePlot> figure_plot(const LinePlotView& view, QSize size, co
   const double pt = fontPt > 0 ? fontPt : st.fontPt;
   plot.setFigureFonts(st.family, pt);
   // A plot with nothing to draw keeps its title: it says why ("not computed").
-  const QString title = view.data().series.empty() ? view.data().title : drawn_title(view.data().title, st);
+  const QString title =
+      view.data().series.empty() ? view.data().title : drawn_title(view.data().title, st);
   plot.setFigureTitle(title, static_cast<int>(std::lround(st.titleIndent)));
   figure->legend = plot.takeLegend();
   figure->font = QFont(st.family);
@@ -768,7 +800,8 @@ int axes_height(FigurePlot& figure) {
   QCustomPlot* axes = figure.view->plot();
   const QRect shown = axes->viewport();
   axes->setViewport(QRect(QPoint(0, 0), figure.layout.plotArea.toSize()));
-  for (auto phase : {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout})
+  for (auto phase :
+       {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout})
     axes->plotLayout()->update(phase);
   const int height = axes->axisRect()->height();
   axes->setViewport(shown);
@@ -778,7 +811,8 @@ int axes_height(FigurePlot& figure) {
 // A part's size for the Screen preset: its view's size, at least a readable one.
 QSize part_size(const FigurePart& part) {
   const QSize s = part.screenSize;
-  if (part.plot) return {std::max(part.plot->plot()->width(), 400), std::max(part.plot->plot()->height(), 300)};
+  if (part.plot)
+    return {std::max(part.plot->plot()->width(), 400), std::max(part.plot->plot()->height(), 300)};
   if (part.map) return {std::max(s.width(), 400), std::max(s.height(), 350)};
   return {std::max(s.width(), 200), std::max(s.height(), 150)};
 }
@@ -827,50 +861,42 @@ FigurePart part_of(const QWidget* view) {
 }  // namespace
 
 QString scene_csv(const SceneData& d, const QStringList& comments) {
-  QString s = header(comments);
-  s += QStringLiteral("# %1\n").arg(d.title);
-  s += QStringLiteral("kind,index,token,label,x,y,z,size_weight_or_radius,from,to\n");
-  auto quoted = [](QString text) {
-    return QLatin1Char('"') + text.replace(QLatin1Char('"'), QStringLiteral("\"\"")) +
-           QLatin1Char('"');
-  };
-  auto number = [](double v) { return QString::number(v, 'g', 9); };
+  std::string s = text(header(comments + QStringList{d.title}));
+  append_row(
+      s, {"kind", "index", "token", "label", "x", "y", "z", "size_weight_or_radius", "from", "to"});
   for (std::size_t k = 0; k < d.points.size(); ++k) {
     const ScenePoint& p = d.points[k];
-    s += QStringLiteral("point,%1,%2,%3,%4,%5,%6,%7,,\n")
-             .arg(k)
-             .arg(p.token >= 0 ? QString::number(p.token) : QString())
-             .arg(quoted(p.label), number(p.position[0]), number(p.position[1]),
-                  number(p.position[2]), number(p.size));
+    append_row(s, {"point", whole(static_cast<long long>(k)), p.token >= 0 ? whole(p.token) : "",
+                   text(p.label), number(p.position[0]), number(p.position[1]),
+                   number(p.position[2]), number(p.size), "", ""});
   }
   for (std::size_t k = 0; k < d.edges.size(); ++k)
-    s += QStringLiteral("edge,%1,,,,,,%2,%3,%4\n")
-             .arg(k)
-             .arg(number(d.edges[k].weight))
-             .arg(d.edges[k].from)
-             .arg(d.edges[k].to);
+    append_row(s, {"edge", whole(static_cast<long long>(k)), "", "", "", "", "",
+                   number(d.edges[k].weight), whole(d.edges[k].from), whole(d.edges[k].to)});
   for (std::size_t k = 0; k < d.balls.size(); ++k)
-    s += QStringLiteral("ball,%1,,,%2,%3,%4,%5,,\n")
-             .arg(k)
-             .arg(number(d.balls[k].center[0]), number(d.balls[k].center[1]),
-                  number(d.balls[k].center[2]), number(d.balls[k].radius));
-  return s;
+    append_row(s, {"ball", whole(static_cast<long long>(k)), "", "", number(d.balls[k].center[0]),
+                   number(d.balls[k].center[1]), number(d.balls[k].center[2]),
+                   number(d.balls[k].radius), "", ""});
+  return QString::fromStdString(s);
 }
 
 QString head_view_csv(const HeadViewData& d, const QStringList& comments) {
-  QString s = header(QStringList{QStringLiteral("panel: ") + d.title} + comments);
-  s += QStringLiteral("head,query,key,query_token,key_token,weight\n");
+  std::string s = text(header(QStringList{QStringLiteral("panel: ") + d.title} + comments));
+  append_row(s, {"head", "query", "key", "query_token", "key_token", "weight"});
   const std::size_t n = d.tokens.size();
-  for (const HeadViewHead& head : d.heads)
+  std::vector<std::string> tokens;
+  for (const QString& t : d.tokens) tokens.push_back(text(t));
+  for (const HeadViewHead& head : d.heads) {
+    const std::string name = text(head.name);
     for (std::size_t q = 0; q < n; ++q)
       for (std::size_t k = 0; k < n; ++k) {
         const float w = head.weights[q * n + k];
         if (!std::isfinite(w)) continue;  // a key the query cannot see
-        s += csv_field(head.name) + QLatin1Char(',') + QString::number(q) + QLatin1Char(',') +
-             QString::number(k) + QLatin1Char(',') + csv_field(d.tokens[q]) + QLatin1Char(',') +
-             csv_field(d.tokens[k]) + QLatin1Char(',') + number(w) + QLatin1Char('\n');
+        append_row(s, {name, whole(static_cast<long long>(q)), whole(static_cast<long long>(k)),
+                       tokens[q], tokens[k], number(w)});
       }
-  return s;
+  }
+  return QString::fromStdString(s);
 }
 
 QString figure_part_csv(const FigurePart& part, const QStringList& comments) {
@@ -890,10 +916,9 @@ QByteArray figure_part_bytes(const FigurePart& part, ExportFormat f, const Figur
   const QSize size = figure_size(options, part.map ? QSize(800, 700) : part_size(part));
   const Style st = style_of(options);
   const auto plot = part.plot ? figure_plot(*part.plot, size, st, options.fontPt) : nullptr;
-  return figure_bytes<QCPPainter>(f, size.width(), size.height(), options.dpi, st.transparent,
-                                  part_title(part), [&](QCPPainter& p) {
-                                    paint_part(p, part, plot.get(), size.width(), size.height(), st);
-                                  });
+  return figure_bytes<QCPPainter>(
+      f, size.width(), size.height(), options.dpi, st.transparent, part_title(part),
+      [&](QCPPainter& p) { paint_part(p, part, plot.get(), size.width(), size.height(), st); });
 }
 
 void figure_part_export(const FigurePart& part, const QString& path, const FigureOptions& options,
@@ -936,12 +961,13 @@ namespace {
 // plots with no series taken out (unless every part is one); returns the
 // titles of those taken out.
 QStringList drop_empty_plots(std::vector<FigurePart>& parts) {
-  if (parts.empty() || parts.size() > 26)
-    throw std::invalid_argument("figure: give 1 to 26 views");
+  if (parts.empty() || parts.size() > 26) throw std::invalid_argument("figure: give 1 to 26 views");
   for (const FigurePart& part : parts)
     if (!part.plot && !part.map && !part.scene && !part.headView)
       throw std::invalid_argument("figure: a view has nothing to draw");
-  const auto empty = [](const FigurePart& part) { return part.plot && part.plot->data().series.empty(); };
+  const auto empty = [](const FigurePart& part) {
+    return part.plot && part.plot->data().series.empty();
+  };
   QStringList leftOut;
   if (std::all_of(parts.begin(), parts.end(), empty)) return leftOut;
   for (const FigurePart& part : parts)
@@ -992,7 +1018,8 @@ QStringList figure_export(std::vector<FigurePart> parts, const QString& path,
   const bool figureTitle = !st.viewTitles && !st.title.isEmpty();
   QFont titleFont = st.font();
   titleFont.setBold(true);
-  const double titleBand = figureTitle ? QFontMetricsF(titleFont, figure_units()).lineSpacing() + 6 : 0;
+  const double titleBand =
+      figureTitle ? QFontMetricsF(titleFont, figure_units()).lineSpacing() + 6 : 0;
   cell = QSize(total.width() / cols, static_cast<int>((total.height() - titleBand) / rows));
   QFont letter = st.font(2);
   letter.setBold(true);
@@ -1006,7 +1033,8 @@ QStringList figure_export(std::vector<FigurePart> parts, const QString& path,
   const auto lay_out_plots = [&] {
     plots.clear();
     for (const FigurePart& part : parts)
-      plots.push_back(part.plot ? figure_plot(*part.plot, cell, lettered, options.fontPt) : nullptr);
+      plots.push_back(part.plot ? figure_plot(*part.plot, cell, lettered, options.fontPt)
+                                : nullptr);
   };
   lay_out_plots();
   // A sized figure grows where a legend below would leave its axes a strip:
@@ -1016,8 +1044,8 @@ QStringList figure_export(std::vector<FigurePart> parts, const QString& path,
     for (const auto& plot : plots)
       if (plot && !plot->view->data().series.empty()) lowest = std::min(lowest, axes_height(*plot));
     const int wanted = static_cast<int>(0.4 * cell.height());
-    const int pageHeight = static_cast<int>(std::lround(
-        std::max(options.heightMm, kPageTextHeightMm) / 25.4 * 72.0));
+    const int pageHeight =
+        static_cast<int>(std::lround(std::max(options.heightMm, kPageTextHeightMm) / 25.4 * 72.0));
     const int grown = std::min(cell.height() + std::max(0, wanted - lowest),
                                static_cast<int>((pageHeight - titleBand) / rows));
     if (grown > cell.height()) {
@@ -1034,12 +1062,14 @@ QStringList figure_export(std::vector<FigurePart> parts, const QString& path,
     if (figureTitle) {
       p.setFont(titleFont);
       p.setPen(Qt::black);
-      p.drawText(QRectF(0, 3, total.width(), titleBand - 3), Qt::AlignHCenter | Qt::AlignTop, st.title);
+      p.drawText(QRectF(0, 3, total.width(), titleBand - 3), Qt::AlignHCenter | Qt::AlignTop,
+                 st.title);
     }
     for (int k = 0; k < n; ++k) {
       const QPointF origin((k % cols) * cell.width(), titleBand + (k / cols) * cell.height());
       const auto i = static_cast<std::size_t>(k);
-      paint_lettered_part(p, parts[i], plots[i].get(), QRectF(origin, QSizeF(cell)), k, lettered, letter);
+      paint_lettered_part(p, parts[i], plots[i].get(), QRectF(origin, QSizeF(cell)), k, lettered,
+                          letter);
     }
   };
   write_atomic(path,

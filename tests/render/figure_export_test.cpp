@@ -18,6 +18,7 @@
 #include <limits>
 #include <vector>
 
+#include "models/io/table_io.h"
 #include "render/figure_legend.h"
 #include "render/figure_part.h"
 #include "render/head_view.h"
@@ -193,6 +194,27 @@ TEST(FigureExport, PresetsGivePaperSizesWithEmbeddedFontsAndPlainSpaces) {
                   figure_preset(FigurePreset::TwoColumns, 150), {}, true);
   const std::string images = shell("pdfimages -list '" + mapPdf.toStdString() + "'").out;
   EXPECT_EQ(std::count(images.begin(), images.end(), '\n'), 2) << "only the header lines:\n" << images;
+}
+
+// A panel's CSV is in the dialect of every SinkScope table (what analyze
+// writes, models/io/table_io.h): fields quoted where they must be, numbers
+// in their shortest exact form, NaN (undefined) an empty field, one header
+// line per comment; io::csv_parse reads it back cell for cell.
+TEST(FigureExport, PanelCsvsAreInTheDialectOfEveryTable) {
+  LinePlotData plot;
+  plot.title = QStringLiteral("Key importance\nof layer 0");
+  LineSeries s{QStringLiteral("alpha_k"), {0, 1, 2}, {0.1, std::numeric_limits<double>::quiet_NaN(), 1.0 / 3}};
+  s.labels = {QStringLiteral("a,b"), QStringLiteral("say \"hi\""), QStringLiteral("x\ry")};
+  plot.series = {s};
+  const std::string csv = line_plot_csv(plot, {QStringLiteral("model: m")}).toStdString();
+  EXPECT_EQ(csv.rfind("# panel: Key importance of layer 0\n# model: m\nseries,x,label,y\n", 0), 0u) << csv;
+  const sinkscope::io::CsvTable t = sinkscope::io::csv_parse(csv);
+  ASSERT_EQ(t.rows.size(), 3u) << csv;
+  EXPECT_EQ(t.rows[0], (std::vector<std::string>{"alpha_k", "0", "a,b", "0.1"}));
+  EXPECT_EQ(t.rows[1], (std::vector<std::string>{"alpha_k", "1", "say \"hi\"", ""}));
+  EXPECT_EQ(t.rows[2][2], "x\ry");
+  EXPECT_EQ(std::stod(t.rows[2][3]), 1.0 / 3);  // reads back the same double
+  EXPECT_EQ(t.rows[2][3], sinkscope::io::csv_number(1.0 / 3));
 }
 
 // CSVs of compared runs say which run each number belongs
