@@ -1,5 +1,6 @@
 #include "ui/run_analysis.h"
 
+#include "models/document/analysis_settings.h"
 #include "models/model.h"
 #include "ui/job_runner.h"
 
@@ -7,7 +8,10 @@ namespace sinkscope::ui {
 
 std::shared_ptr<const TraceAnalysis> run_analysis_compute(
     const models::Trace& trace, const std::function<bool(double)>& progress) {
-  analysis::HeadAnalysisParams params;
+  // analyze's settings (its defaults), turned into each head's parameters as
+  // analyze turns them: a panel's numbers are analyze's rows for that head.
+  analysis::HeadAnalysisParams params =
+      document::head_analysis_params(document::AnalysisSettings{}, trace.tokens());
   params.topology = trace.tokens() <= kTopologyForAllHeadsMaxTokens;
   try {
     return document::analyse_trace(trace, params, {.effectiveRank = true}, progress);

@@ -9,13 +9,17 @@
 #include <QImage>
 #include <QString>
 #include <QTemporaryDir>
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
 
+#include "models/io/table_io.h"
 #include "render/panel_export.h"
 #include "support/pdf_text.h"
 #include "support/render_compare.h"
@@ -49,9 +53,11 @@ std::pair<std::string, std::string> shapes_session(const QTemporaryDir& dir) {
   EXPECT_EQ(made.exit, 0) << made.out;
   const std::string session = dir.filePath(QStringLiteral("shapes.sinkscope")).toStdString();
   std::ofstream(session) << R"({"format": "sinkscope-session", "version": 1,
-    "model": {"name": ")" << kModel << R"("}, "text": "A cat sat.",
+    "model": {"name": ")" << kModel
+                         << R"("}, "text": "A cat sat.",
     "selection": {"layer": 3, "head": 0},
-    "compare": {"model": ")" << deep << R"(", "head": 1},
+    "compare": {"model": ")"
+                         << deep << R"(", "head": 1},
     "panels": {"comparison": "side_by_side"}})";
   return {made.exit == 0 ? deep : std::string(), session};
 }
@@ -85,7 +91,8 @@ TEST(FigureCli, EveryPanelMatchesItsGoldenImageAtThePresetsSize) {
         --views;
     }
     if (panel.name == QLatin1String("layer-profiles")) {
-      EXPECT_NE(run.out.find("left out, nothing to draw: KL and Fisher by layer"), std::string::npos)
+      EXPECT_NE(run.out.find("left out, nothing to draw: KL and Fisher by layer"),
+                std::string::npos)
           << run.out;
     }
     ASSERT_GE(views, 1) << run.out;
@@ -97,7 +104,8 @@ TEST(FigureCli, EveryPanelMatchesItsGoldenImageAtThePresetsSize) {
     EXPECT_DOUBLE_EQ(render::figure_height_mm(preset, rows), rows == 1 ? 64.0 : 44.8 * rows);
     EXPECT_TRUE(test::image_has_content(image));
     const auto compared = test::render_compare(
-        image, QStringLiteral(SINKSCOPE_BASELINE_DIR "/figure_") + panel.name + QStringLiteral(".png"),
+        image,
+        QStringLiteral(SINKSCOPE_BASELINE_DIR "/figure_") + panel.name + QStringLiteral(".png"),
         QStringLiteral(SINKSCOPE_CANDIDATE_DIR));
     EXPECT_TRUE(compared.passed) << compared.message.toStdString();
   }
@@ -139,13 +147,16 @@ TEST(FigureCli, PdfsAreVectorsWithEmbeddedFontsAndSvgTextIsText) {
 TEST(FigureCli, EveryPanelsTextIsOnThePageAtThePresetsSizeAndOnNoOtherText) {
   if (shell("command -v pdftotext").exit != 0) GTEST_SKIP() << "poppler-utils is not installed";
   QTemporaryDir dir;
-  for (const auto& [preset, pt] : {std::pair<std::string, double>{"one-column", 8.0}, {"slide", 16.0}})
+  for (const auto& [preset, pt] :
+       {std::pair<std::string, double>{"one-column", 8.0}, {"slide", 16.0}})
     for (const ui::PanelEntry& panel : ui::panel_registry()) {
-      if (panel.name == QLatin1String("emergence")) continue;  // needs checkpoints (figure_set_test)
+      if (panel.name == QLatin1String("emergence"))
+        continue;  // needs checkpoints (figure_set_test)
       const std::string out = dir.filePath(panel.name + QStringLiteral("-") +
                                            QString::fromStdString(preset) + QStringLiteral(".pdf"))
                                   .toStdString();
-      const CliRun made = cli(figure_args("--panel " + panel.name.toStdString() + " --preset " + preset, out));
+      const CliRun made =
+          cli(figure_args("--panel " + panel.name.toStdString() + " --preset " + preset, out));
       ASSERT_EQ(made.exit, 0) << made.out;
       const PdfText text = pdf_text(out);
       ASSERT_TRUE(text.readable) << out;
@@ -173,12 +184,16 @@ TEST(FigureCli, TheSameRequestIsTheSameFileAndTheCameraTurnsTheScene) {
   const std::string folder = dir.path().toStdString();
   for (const std::string name : {"a", "b"}) {
     ASSERT_EQ(cli(figure_args("--panel attention-map --panel persistence --panel value-space",
-                              folder + "/" + name + ".pdf")).exit, 0);
+                              folder + "/" + name + ".pdf"))
+                  .exit,
+              0);
     ASSERT_EQ(cli(figure_args("--panel graph", folder + "/" + name + ".svg")).exit, 0);
   }
   EXPECT_EQ(read_text(folder + "/a.pdf"), read_text(folder + "/b.pdf"));
   EXPECT_EQ(read_text(folder + "/a.svg"), read_text(folder + "/b.svg"));
-  ASSERT_EQ(cli(figure_args("--panel graph --azimuth 90 --elevation 30", folder + "/turned.svg")).exit, 0);
+  ASSERT_EQ(
+      cli(figure_args("--panel graph --azimuth 90 --elevation 30", folder + "/turned.svg")).exit,
+      0);
   EXPECT_NE(read_text(folder + "/a.svg"), read_text(folder + "/turned.svg"));
   // A whole panel of several views in a two-column figure: two views a row, letters.
   const std::string png = folder + "/two.png";
@@ -202,27 +217,33 @@ TEST(FigureCli, BadRequestsSayWhatIsWrong) {
   expect(cli(figure_args("--panel nope", out)), 2, "no panel or view called \"nope\"");
   expect(cli(figure_args("--panel graph", dir.filePath(QStringLiteral("f.gif")).toStdString())), 2,
          "name a .png, .pdf, .svg or .csv file");
-  expect(cli(figure_args("--panel graph --format svg", out)), 2, "--format svg, but --out names a .pdf");
+  expect(cli(figure_args("--panel graph --format svg", out)), 2,
+         "--format svg, but --out names a .pdf");
   expect(cli("figure '" + kModel + "' --text " + kText + " --out '" + out + "'"), 2, "--panel");
   expect(cli(figure_args("--panel graph --preset poster", out)), 2,
          "--preset: poster not in {one-column,two-columns,slide,screen}");
-  expect(cli(figure_args("--panel graph --layer 99", out)), 1, "--layer 99: the model has layers 0 to");
-  expect(cli(figure_args("--panel graph --head 40", out)), 1, "--head 40: the model has heads 0 to");
+  expect(cli(figure_args("--panel graph --layer 99", out)), 1,
+         "--layer 99: the model has layers 0 to");
+  expect(cli(figure_args("--panel graph --head 40", out)), 1,
+         "--head 40: the model has heads 0 to");
   expect(cli(figure_args("--panel graph --head first", out)), 2,
          "--head: \"first\" is not a whole number from 0 to 1048576, or avg");
   // One value to each --panel: a second word is not taken for a panel.
   expect(cli(figure_args("--panel attention-map persistence", out)), 2,
          "not an option or argument here: persistence");
-  expect(cli("figure /nonexistent/model --panel graph --out '" + out + "'"), 1, "/nonexistent/model");
+  expect(cli("figure /nonexistent/model --panel graph --out '" + out + "'"), 1,
+         "/nonexistent/model");
   // Never a silent substitution: a blank comparison, a bad byte in a sentence.
   expect(cli(figure_args("--panel attention-map --compare-sentence '   '", out)), 2,
          "--compare-sentence: nothing to compare with");
-  expect(cli("figure '" + kModel + "' --text \"$(printf 'caf\\351')\" --panel graph --out '" + out + "'"),
+  expect(cli("figure '" + kModel + "' --text \"$(printf 'caf\\351')\" --panel graph --out '" + out +
+             "'"),
          2, "--text: not valid UTF-8 (bad byte at offset 3");
   // A session file that is not one: named, with the problem.
   const std::string bad = dir.filePath(QStringLiteral("bad.sinkscope")).toStdString();
   std::ofstream(bad) << "{\"format\": \"sinkscope-session\", \"version\": 1, \"text\": 5}";
-  expect(cli("figure --session '" + bad + "' --panel graph --out '" + out + "'"), 2, "bad.sinkscope");
+  expect(cli("figure --session '" + bad + "' --panel graph --out '" + out + "'"), 2,
+         "bad.sinkscope");
   expect(cli("figure --session '" + bad + "' --text x --panel graph --out '" + out + "'"), 2,
          "give no MODEL or --text");
   EXPECT_FALSE(std::filesystem::exists(out)) << "no figure from a refused request";
@@ -283,16 +304,20 @@ TEST(FigureCli, ASessionWhoseModelChangedWarns) {
   QTemporaryDir dir;
   const std::string session = dir.filePath(QStringLiteral("old.sinkscope")).toStdString();
   std::ofstream(session) << R"({"format": "sinkscope-session", "version": 1,
-    "model": {"name": ")" << kModel << R"(", "folder": ")" << kModel << R"(",
+    "model": {"name": ")" << kModel
+                         << R"(", "folder": ")" << kModel << R"(",
               "config_sha256": "0000000000000000000000000000000000000000000000000000000000000000",
               "tokenizer_sha256": ""},
     "text": "A sentence to draw.", "selection": {"layer": 1, "head": 0}})";
   const std::string out = dir.filePath(QStringLiteral("map.svg")).toStdString();
-  const CliRun run = cli("figure --session '" + session + "' --panel attention-map --out '" + out + "'");
+  const CliRun run =
+      cli("figure --session '" + session + "' --panel attention-map --out '" + out + "'");
   ASSERT_EQ(run.exit, 0) << run.out;
-  EXPECT_NE(run.out.find("warning: The model changed since this session was saved"), std::string::npos)
+  EXPECT_NE(run.out.find("warning: The model changed since this session was saved"),
+            std::string::npos)
       << run.out;
-  EXPECT_NE(run.out.find("config.json (SHA-256 000000000000... now "), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("config.json (SHA-256 000000000000... now "), std::string::npos)
+      << run.out;
   EXPECT_NE(read_text(out).find("layer 1, head 0"), std::string::npos) << "the session's selection";
 }
 
@@ -308,10 +333,13 @@ TEST(FigureCli, TheEmergenceOfASessionsCheckpoints) {
   }
   const std::string session = dir.filePath(QStringLiteral("ckpt.sinkscope")).toStdString();
   std::ofstream(session) << R"({"format": "sinkscope-session", "version": 1,
-    "model": {"name": ")" << run << R"(/checkpoints/step-20"},
-    "text": "A cat sat.", "checkpoints": ")" << run << R"("})";
+    "model": {"name": ")" << run
+                         << R"(/checkpoints/step-20"},
+    "text": "A cat sat.", "checkpoints": ")"
+                         << run << R"("})";
   const std::string out = dir.filePath(QStringLiteral("emergence.svg")).toStdString();
-  const CliRun fig = cli("figure --session '" + session + "' --panel emergence --out '" + out + "'");
+  const CliRun fig =
+      cli("figure --session '" + session + "' --panel emergence --out '" + out + "'");
   ASSERT_EQ(fig.exit, 0) << fig.out;
   const std::string svg = read_text(out);
   EXPECT_NE(svg.find("Sink emergence"), std::string::npos);
@@ -319,7 +347,8 @@ TEST(FigureCli, TheEmergenceOfASessionsCheckpoints) {
   // Without checkpoints there is nothing to draw, and the figure says so.
   const CliRun none = cli(figure_args("--panel emergence --force", out));
   EXPECT_EQ(none.exit, 1);
-  EXPECT_NE(none.out.find("--panel emergence needs a training run's checkpoints"), std::string::npos)
+  EXPECT_NE(none.out.find("--panel emergence needs a training run's checkpoints"),
+            std::string::npos)
       << none.out;
 }
 
@@ -330,19 +359,23 @@ TEST(FigureCli, ASessionComparingModelsOfDifferentShapes) {
   const auto [deep, session] = shapes_session(dir);
   ASSERT_FALSE(deep.empty());
   const std::string out = dir.filePath(QStringLiteral("map.csv")).toStdString();
-  const CliRun fig = cli("figure --session '" + session + "' --panel attention-map --out '" + out + "'");
+  const CliRun fig =
+      cli("figure --session '" + session + "' --panel attention-map --out '" + out + "'");
   ASSERT_EQ(fig.exit, 0) << fig.out;
   const std::string csv = read_text(out);
   // A's last layer (3 of 4) is B's last (5 of 6); B's head pinned at 1.
   EXPECT_NE(csv.find("layer 5, head 1"), std::string::npos) << csv.substr(0, 400);
-  EXPECT_NE(csv.find("rope-decoder-bos-first: layer 3, head 0 | deep: layer 5, head 1"), std::string::npos);
-  EXPECT_NE(csv.find("# compared run deep at layer 5 (same relative depth), head 1 (pinned)"), std::string::npos)
+  EXPECT_NE(csv.find("rope-decoder-bos-first: layer 3, head 0 | deep: layer 5, head 1"),
+            std::string::npos);
+  EXPECT_NE(csv.find("# compared run deep at layer 5 (same relative depth), head 1 (pinned)"),
+            std::string::npos)
       << csv.substr(0, 1200);
   EXPECT_NE(csv.find("# compared_model_folder: " + deep), std::string::npos);
   // B's rows are B's own map at layer 5, head 1 (drawn alone from B's folder).
   const std::string single = dir.filePath(QStringLiteral("single.csv")).toStdString();
-  const CliRun alone = cli("figure '" + deep + "' --text 'A cat sat.' --layer 5 --head 1 --panel attention-map --out '" +
-                           single + "'");
+  const CliRun alone =
+      cli("figure '" + deep +
+          "' --text 'A cat sat.' --layer 5 --head 1 --panel attention-map --out '" + single + "'");
   ASSERT_EQ(alone.exit, 0) << alone.out;
   // Row, column and value of each cell (the labels differ: B's unaligned ones are marked).
   auto cells = [](const std::string& rows, const std::string& prefix) {
@@ -370,36 +403,49 @@ TEST(FigureCli, ComparisonsFromTheCommandLine) {
   ASSERT_FALSE(deep.empty());
   const std::string fromSession = dir.filePath(QStringLiteral("session.csv")).toStdString();
   const std::string fromOptions = dir.filePath(QStringLiteral("options.csv")).toStdString();
-  ASSERT_EQ(cli("figure --session '" + session + "' --panel attention-map --out '" + fromSession + "'").exit, 0);
-  const CliRun options = cli("figure '" + kModel + "' --text 'A cat sat.' --layer 3 --head 0 --compare-model '" +
-                             deep + "' --compare-head 1 --panel attention-map --out '" + fromOptions + "'");
+  ASSERT_EQ(
+      cli("figure --session '" + session + "' --panel attention-map --out '" + fromSession + "'")
+          .exit,
+      0);
+  const CliRun options =
+      cli("figure '" + kModel + "' --text 'A cat sat.' --layer 3 --head 0 --compare-model '" +
+          deep + "' --compare-head 1 --panel attention-map --out '" + fromOptions + "'");
   ASSERT_EQ(options.exit, 0) << options.out;
   EXPECT_EQ(read_text(fromOptions), read_text(fromSession));
   // B alone (--comparison b) at a pinned layer: B's own map, titled with A's place.
   const std::string bAlone = dir.filePath(QStringLiteral("b.csv")).toStdString();
-  const CliRun b = cli("figure '" + kModel + "' --text 'A cat sat.' --compare-model '" + deep +
-                       "' --compare-layer 2 --compare-head avg --comparison b --panel attention-map --out '" + bAlone + "'");
+  const CliRun b =
+      cli("figure '" + kModel + "' --text 'A cat sat.' --compare-model '" + deep +
+          "' --compare-layer 2 --compare-head avg --comparison b --panel attention-map --out '" +
+          bAlone + "'");
   ASSERT_EQ(b.exit, 0) << b.out;
   EXPECT_NE(read_text(bAlone).find("# panel: deep | layer 2, head average"), std::string::npos)
       << read_text(bAlone).substr(0, 300);
   // Requests that cannot be met.
   const std::string out = dir.filePath(QStringLiteral("x.csv")).toStdString();
-  const CliRun tooDeep = cli(figure_args("--compare-model '" + deep + "' --compare-layer 6 --panel attention-map", out));
+  const CliRun tooDeep = cli(
+      figure_args("--compare-model '" + deep + "' --compare-layer 6 --panel attention-map", out));
   EXPECT_EQ(tooDeep.exit, 1);
-  EXPECT_NE(tooDeep.out.find("--compare-layer 6: deep has layers 0 to 5"), std::string::npos) << tooDeep.out;
+  EXPECT_NE(tooDeep.out.find("--compare-layer 6: deep has layers 0 to 5"), std::string::npos)
+      << tooDeep.out;
   const CliRun noB = cli(figure_args("--compare-head 1 --panel attention-map", out));
   EXPECT_EQ(noB.exit, 1);
   EXPECT_NE(noB.out.find("need a comparison"), std::string::npos) << noB.out;
-  const CliRun both = cli(figure_args("--compare-sentence 'x y' --compare-model '" + deep + "' --panel attention-map", out));
+  const CliRun both = cli(figure_args(
+      "--compare-sentence 'x y' --compare-model '" + deep + "' --panel attention-map", out));
   EXPECT_EQ(both.exit, 2);
   EXPECT_NE(both.out.find("not both"), std::string::npos) << both.out;
-  const CliRun badWhat = cli(figure_args("--compare-sentence 'x y' --comparison sideways --panel attention-map", out));
+  const CliRun badWhat =
+      cli(figure_args("--compare-sentence 'x y' --comparison sideways --panel attention-map", out));
   EXPECT_EQ(badWhat.exit, 2);
-  EXPECT_NE(badWhat.out.find("--comparison: sideways not in {a,b,difference,side-by-side}"), std::string::npos);
+  EXPECT_NE(badWhat.out.find("--comparison: sideways not in {a,b,difference,side-by-side}"),
+            std::string::npos);
   const CliRun withSession =
-      cli("figure --session '" + session + "' --compare-sentence 'x y' --panel attention-map --out '" + out + "'");
+      cli("figure --session '" + session +
+          "' --compare-sentence 'x y' --panel attention-map --out '" + out + "'");
   EXPECT_EQ(withSession.exit, 2);
-  EXPECT_NE(withSession.out.find("--session names its comparison"), std::string::npos) << withSession.out;
+  EXPECT_NE(withSession.out.find("--session names its comparison"), std::string::npos)
+      << withSession.out;
 }
 
 // A session's places beyond the model or sentence, or a checkpoints folder
@@ -411,16 +457,21 @@ TEST(FigureCli, ASessionsPlacesOutsideTheModelAreRefused) {
   auto session = [&](const std::string& name, const std::string& extra) {
     const std::string file = dir.filePath(QString::fromStdString(name)).toStdString();
     std::ofstream(file) << R"({"format": "sinkscope-session", "version": 1,
-      "model": {"name": ")" << kModel << R"("}, "text": "A sentence to draw.")" << extra << "}";
+      "model": {"name": ")"
+                        << kModel << R"("}, "text": "A sentence to draw.")" << extra << "}";
     return cli("figure --session '" + file + "' --panel attention-map --out '" + out + "'");
   };
   const CliRun layer = session("layer.sinkscope", R"(, "selection": {"layer": 40, "head": 0})");
   EXPECT_EQ(layer.exit, 2) << layer.out;
-  EXPECT_NE(layer.out.find("selection.layer 40 (the model has 4 layers)"), std::string::npos) << layer.out;
-  const CliRun query = session("query.sinkscope", R"(, "selection": {"layer": 0, "head": 9, "query": 300})");
+  EXPECT_NE(layer.out.find("selection.layer 40 (the model has 4 layers)"), std::string::npos)
+      << layer.out;
+  const CliRun query =
+      session("query.sinkscope", R"(, "selection": {"layer": 0, "head": 9, "query": 300})");
   EXPECT_EQ(query.exit, 2) << query.out;
-  EXPECT_NE(query.out.find("selection.head 9 (the model has 4 heads)"), std::string::npos) << query.out;
-  EXPECT_NE(query.out.find("selection.query 300 (the sentence has"), std::string::npos) << query.out;
+  EXPECT_NE(query.out.find("selection.head 9 (the model has 4 heads)"), std::string::npos)
+      << query.out;
+  EXPECT_NE(query.out.find("selection.query 300 (the sentence has"), std::string::npos)
+      << query.out;
   const std::string empty = dir.filePath(QStringLiteral("empty-run")).toStdString();
   std::filesystem::create_directories(empty);
   const CliRun none = session("none.sinkscope", R"(, "checkpoints": ")" + empty + "\"");
@@ -441,14 +492,17 @@ TEST(FigureCli, ACaptureDrawsWhatTheModelRunDraws) {
   ASSERT_EQ(made.exit, 0) << made.out;
   auto csvBody = [](const QString& file) {
     QString body;
-    for (const QString& line : QString::fromUtf8(read_text(file.toStdString())).split(QLatin1Char('\n')))
+    for (const QString& line :
+         QString::fromUtf8(read_text(file.toStdString())).split(QLatin1Char('\n')))
       if (!line.startsWith(QLatin1Char('#'))) body += line + QLatin1Char('\n');
     return body;
   };
-  for (const char* view : {"attentionView", "profileView", "bettiCurves", "valueCurve", "spectrumView"}) {
+  for (const char* view :
+       {"attentionView", "profileView", "bettiCurves", "valueCurve", "spectrumView"}) {
     SCOPED_TRACE(view);
     const QString fromRun = dir.filePath(QStringLiteral("run-%1.csv").arg(QLatin1String(view)));
-    const QString fromCapture = dir.filePath(QStringLiteral("capture-%1.csv").arg(QLatin1String(view)));
+    const QString fromCapture =
+        dir.filePath(QStringLiteral("capture-%1.csv").arg(QLatin1String(view)));
     const std::string panel = std::string(" --panel ") + view + " --layer 2 --head 1";
     // One thread: products rounded as tensors rounds them (as analyze does).
     const CliRun run = cli(figure_args(panel, fromRun.toStdString()) + " --threads 1");
@@ -459,17 +513,128 @@ TEST(FigureCli, ACaptureDrawsWhatTheModelRunDraws) {
     EXPECT_EQ(csvBody(fromCapture), csvBody(fromRun));
   }
   const QString png = dir.filePath(QStringLiteral("all.png"));
-  const CliRun all = cli("figure --capture '" + npz + "' --panel overview --panel persistence "
+  const CliRun all = cli("figure --capture '" + npz +
+                         "' --panel overview --panel persistence "
                          "--panel graph --panel head-view --panel taxonomy --out '" +
                          png.toStdString() + "'");
   EXPECT_EQ(all.exit, 0) << all.out;
   EXPECT_TRUE(QImage(png).width() > 100);
-  const CliRun refused = cli("figure --capture '" + npz + "' '" + kModel + "' --panel graph --out '" +
-                             png.toStdString() + "' --force");
+  const CliRun refused = cli("figure --capture '" + npz + "' '" + kModel +
+                             "' --panel graph --out '" + png.toStdString() + "' --force");
   EXPECT_EQ(refused.exit, 2);
   EXPECT_NE(refused.out.find("give no --session, MODEL"), std::string::npos) << refused.out;
-  const CliRun missing = cli("figure --capture '" + dir.filePath(QStringLiteral("none.npz")).toStdString() +
-                             "' --panel graph --out '" + png.toStdString() + "' --force");
+  const CliRun missing =
+      cli("figure --capture '" + dir.filePath(QStringLiteral("none.npz")).toStdString() +
+          "' --panel graph --out '" + png.toStdString() + "' --force");
   EXPECT_EQ(missing.exit, 2);
   EXPECT_NE(missing.out.find("none.npz: no such file"), std::string::npos) << missing.out;
+}
+
+// A panel's numbers are analyze's rows for the same head, string for string
+// (one analysis, one CSV dialect): key importance is sinks.csv's alpha, the
+// Betti curves betti.csv, the spectrum eigenvalues.csv (combinatorial), the
+// persistence diagram persistence.csv's bars, the value-space F_N curve
+// value_space_curve.csv (the same random subsets and seed).
+TEST(FigureCli, PanelCsvsAreAnalyzesRowsForTheHead) {
+  QTemporaryDir dir;
+  const std::string out = dir.filePath(QStringLiteral("analyze")).toStdString();
+  const CliRun analyze = shell("'" SINKSCOPE_CLI "' analyze '" + kModel + "' --text " + kText +
+                               " --no-weight-spectra --out '" + out + "' 2>&1");
+  ASSERT_EQ(analyze.exit, 0) << analyze.out;
+  using Rows = std::multiset<std::vector<std::string>>;
+  // Rows of an analyze table for layer 1, head 2: the named columns.
+  auto analyzed = [&](const std::string& table, const std::vector<std::string>& columns,
+                      const std::function<bool(const std::map<std::string, std::string>&)>& keep) {
+    const io::CsvTable t = io::csv_parse(read_text(out + "/" + table));
+    Rows rows;
+    for (const auto& r : t.rows) {
+      std::map<std::string, std::string> cell;
+      for (std::size_t k = 0; k < t.columns.size(); ++k) cell[t.columns[k]] = r[k];
+      if (cell["layer"] != "1" || cell["head"] != "2" || (keep && !keep(cell))) continue;
+      std::vector<std::string> picked;
+      for (const auto& c : columns) picked.push_back(cell.at(c));
+      rows.insert(picked);
+    }
+    return rows;
+  };
+  // A view's CSV rows: the series mapped to a name (rows of other series dropped), x, y.
+  auto drawn = [&](const std::string& view,
+                   const std::function<std::string(const std::string&)>& seriesName) {
+    const std::string csv = dir.filePath(QString::fromStdString(view + ".csv")).toStdString();
+    const CliRun figure =
+        cli(figure_args(" --panel " + view + " --layer 1 --head 2", csv) + " --threads 1");
+    EXPECT_EQ(figure.exit, 0) << figure.out;
+    const io::CsvTable t = io::csv_parse(read_text(csv));
+    const bool labelled = std::find(t.columns.begin(), t.columns.end(), "label") != t.columns.end();
+    Rows rows;
+    for (const auto& r : t.rows) {
+      const std::string name = seriesName(r[0]);
+      if (name.empty()) continue;
+      rows.insert({name, r[1], r[labelled ? 3 : 2]});
+    }
+    return rows;
+  };
+  auto same = [](const Rows& panel, const Rows& rows, const char* what) {
+    EXPECT_FALSE(rows.empty()) << what;
+    EXPECT_EQ(panel, rows) << what;
+  };
+  auto with = [](Rows rows, const std::string& name) {  // prefix each row with a name
+    Rows out;
+    for (auto r : rows) {
+      r.insert(r.begin(), name);
+      out.insert(r);
+    }
+    return out;
+  };
+
+  same(drawn("profileView", [](const std::string& s) { return s == "alpha_k" ? s : ""; }),
+       with(analyzed("sinks.csv", {"key", "alpha"}, {}), "alpha_k"), "key importance");
+
+  Rows betti = with(analyzed("betti.csv", {"e", "beta0"}, {}), "beta0");
+  for (const auto& r : with(analyzed("betti.csv", {"e", "beta1"}, {}), "beta1")) betti.insert(r);
+  same(
+      drawn("bettiCurves",
+            [](const std::string& s) {
+              return s.rfind("beta_0", 0) == 0 ? "beta0" : s.rfind("beta_1", 0) == 0 ? "beta1" : "";
+            }),
+      betti, "Betti curves");
+
+  Rows spectrum;
+  for (const char* theta : {"0.01", "0.05", "0.1", "0.2"})
+    for (const auto& r : with(analyzed("eigenvalues.csv", {"index", "eigenvalue"},
+                                       [&](const auto& c) {
+                                         return c.at("threshold") == theta &&
+                                                c.at("laplacian") == "combinatorial";
+                                       }),
+                              std::string("theta ") + theta))
+      spectrum.insert(r);
+  same(drawn("spectrumView",
+             [](const std::string& s) { return s.rfind("theta ", 0) == 0 ? s : ""; }),
+       spectrum, "spectrum");
+
+  Rows bars = with(analyzed("persistence.csv", {"birth", "death"},
+                            [](const auto& c) { return c.at("dimension") == "0"; }),
+                   "H0");
+  for (const auto& r : with(analyzed("persistence.csv", {"birth", "death"},
+                                     [](const auto& c) { return c.at("dimension") == "1"; }),
+                            "H1"))
+    bars.insert(r);
+  same(drawn("persistenceDiagram",
+             [](const std::string& s) {
+               return s.rfind("H0 (", 0) == 0 ? "H0" : s.rfind("H1 (", 0) == 0 ? "H1" : "";
+             }),
+       bars, "persistence diagram");
+
+  Rows curve;
+  for (const auto& [series, column] : std::vector<std::pair<std::string, std::string>>{
+           {"F_N (top-N)", "f"},
+           {"precision", "precision"},
+           {"recall", "recall"},
+           {"F_N of random N-subsets (mean)", "random_f_mean"}})
+    for (const auto& r : with(analyzed("value_space_curve.csv", {"n", column}, {}), series))
+      curve.insert(r);
+  const std::set<std::string> curveSeries{"F_N (top-N)", "precision", "recall",
+                                          "F_N of random N-subsets (mean)"};
+  same(drawn("valueCurve", [&](const std::string& s) { return curveSeries.count(s) ? s : ""; }),
+       curve, "F_N curve");
 }

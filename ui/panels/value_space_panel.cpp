@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "analysis/value_space.h"
+#include "models/document/analysis_settings.h"
 #include "models/model.h"
 #include "render/colormap.h"
 #include "render/figure_part.h"
@@ -64,14 +65,15 @@ ValueSpacePanel::ValueSpacePanel(PanelInputs& inputs, QWidget* host) : Panel(inp
   connect(in_.selection, &SelectionModel::topNChanged, this, showTopN);
   connect(in_.selection, &SelectionModel::boundsChanged, this, showTopN);
   connect(topNSlider_, &QSlider::valueChanged, this, [this](int n) { in_.selection->setTopN(n); });
-  setContent(QStringLiteral("value-space"), valueDock,
-           tr("What the selected head adds up for one query (Mudarisov et al.): each key's value vector "
-              "scaled by its attention, y_j = A[i][j] v_j, projected on its three main axes "
-              "(PCA). Orange: the top-N keys, whose sum s_N (black) is what the head mostly "
-              "returns; red: the first token. The balls have radius r_max (every selected key "
-              "inside) and r_min (no other key inside) in the full space. Below: how well a "
-              "ball around s_N separates the selection (F_N) for every N, against random "
-              "selections."));
+  setContent(
+      QStringLiteral("value-space"), valueDock,
+      tr("What the selected head adds up for one query (Mudarisov et al.): each key's value vector "
+         "scaled by its attention, y_j = A[i][j] v_j, projected on its three main axes "
+         "(PCA). Orange: the top-N keys, whose sum s_N (black) is what the head mostly "
+         "returns; red: the first token. The balls have radius r_max (every selected key "
+         "inside) and r_min (no other key inside) in the full space. Below: how well a "
+         "ball around s_N separates the selection (F_N) for every N, against random "
+         "selections."));
 }
 
 void ValueSpacePanel::drawNote(const QString& note) {
@@ -118,13 +120,11 @@ render::SceneData ValueSpacePanel::sceneOf(const analysis::ValueSpace& vs, int l
   d.balls.push_back({s.position, vs.rMax, render::kSelectedHighlight});
   if (std::isfinite(vs.rMin)) d.balls.push_back({s.position, vs.rMin, {0.3, 0.3, 0.3}});
   return d;
-
 }
 
 void ValueSpacePanel::drawValueSpace() {
   if (!in_.run || !in_.analysis || !in_.run->trace) return;
-  if (!in_.hasValues())
-    return drawNote(tr("Value space needs values: this capture has none"));
+  if (!in_.hasValues()) return drawNote(tr("Value space needs values: this capture has none"));
   const int layer = in_.place.layer(), head = in_.place.head();
   render::LinePlotData curve;
   curve.xLabel = tr("N (keys selected)");
@@ -161,8 +161,13 @@ void ValueSpacePanel::drawCurve(render::LinePlotData curve,
                                 std::shared_ptr<const models::LayerCapture> capture, int head,
                                 int query, const analysis::ValueSpaceParams& p, int topN) {
   const int layer = in_.place.layer();
+  // The curve's random baseline is analyze's (value_space_curve.csv): the same
+  // subsets from the same seed, so the panel's numbers and its CSV are
+  // analyze's rows for this head and query.
+  const document::AnalysisSettings settings;
   analysis::ValueSpaceParams cp = p;
-  cp.randomSubsets = 16;  // the curve's baseline: fewer subsets, every N
+  cp.randomSubsets = settings.randomSubsets;
+  cp.seed = settings.seed;
   const auto curvePoints = in_.deferred->get<analysis::ValueSpaceCurve>(
       QStringLiteral("F_N curve of layer %1, %2, query %3")
           .arg(layer)
@@ -173,8 +178,8 @@ void ValueSpacePanel::drawCurve(render::LinePlotData curve,
                                            capture->head_dim, cp);
       });
   if (!curvePoints) {
-    curve.title = computing_title(tr("Separability against N"), layer, head,
-                                  capture->attentionOf(head).size);
+    curve.title =
+        computing_title(tr("Separability against N"), layer, head, capture->attentionOf(head).size);
     valueCurve_->setData(std::move(curve));
     return;
   }
@@ -188,8 +193,7 @@ void ValueSpacePanel::drawCurve(render::LinePlotData curve,
     rc.y.push_back(v.scores.recall);
     random.y.push_back(v.randomMean.f);
   }
-  render::LineSeries now{
-      tr("selected N"), {double(topN), double(topN)}, {0.0, 1.0}, false, true};
+  render::LineSeries now{tr("selected N"), {double(topN), double(topN)}, {0.0, 1.0}, false, true};
   curve.title =
       tr("Separability against N | layer %1, head %2, query %3").arg(layer).arg(head).arg(query);
   curve.series = {f, pr, rc, random, now};
