@@ -35,6 +35,18 @@ void add_load_options(CLI::App& app, models::LoadOptions& load) {
       ->check(CLI::IsMember({"float32", "stored"}));
 }
 
+namespace {
+
+namespace R = document::setting_range;
+
+CLI::Validator number_in_range(const document::SettingRange& r) { return number_in(r.lo, r.hi); }
+
+CLI::Validator whole_in_range(const document::SettingRange& r) {
+  return whole_in(static_cast<long long>(r.lo), static_cast<long long>(r.hi));
+}
+
+}  // namespace
+
 AnalysisOptions::AnalysisOptions(CLI::App& app, document::AnalysisSettings& s) : settings_(s) {
   declareSinkOptions(app, s);
   declareHeadOptions(app, s);
@@ -45,15 +57,17 @@ AnalysisOptions::AnalysisOptions(CLI::App& app, document::AnalysisSettings& s) :
 void AnalysisOptions::declareSinkOptions(CLI::App& app, document::AnalysisSettings& s) {
   const char* sinks = "Sink set and sink metric (metrics.md s. 1)";
   app.add_option("--percentile", s.percentile,
-                 range_text("the score threshold tau is the P-th percentile", 0, 100))
+                 range_text("the score threshold tau is the P-th percentile", R::percentile.lo,
+                            R::percentile.hi))
       ->type_name("P")
-      ->check(number_in(0, 100))
+      ->check(number_in_range(R::percentile))
       ->group(sinks)
       ->capture_default_str();
   app.add_option("--gamma", s.gamma,
-                 range_text("a key is a sink for at least this share of the queries", 0, 1))
+                 range_text("a key is a sink for at least this share of the queries", R::gamma.lo,
+                            R::gamma.hi))
       ->type_name("G")
-      ->check(number_in(0, 1))
+      ->check(number_in_range(R::gamma))
       ->group(sinks)
       ->capture_default_str();
   app.add_option("--sink-mode", sinkMode_, "percentile, or column-sum (the released code's)")
@@ -67,42 +81,54 @@ void AnalysisOptions::declareSinkOptions(CLI::App& app, document::AnalysisSettin
       ->check(CLI::IsMember({"all", "visible"}))
       ->group(sinks)
       ->capture_default_str();
-  app.add_option("--eps", s.eps, range_text("a head has a sink when alpha_0 > E", 0, 1))
+  app.add_option("--eps", s.eps,
+                 range_text("a head has a sink when alpha_0 > E", R::eps.lo, R::eps.hi))
       ->type_name("E")
-      ->check(number_in(0, 1))
+      ->check(number_in_range(R::eps))
       ->group(sinks)
       ->capture_default_str();
 }
 
 void AnalysisOptions::declareHeadOptions(CLI::App& app, document::AnalysisSettings& s) {
   const char* heads = "Diagnostics, value space and topology (s. 2, 3, 6)";
-  app.add_option("--top-n", s.topN,
-                 range_text("the top-N keys of diagnostics and the value space", 1, 100000))
+  app.add_option(
+         "--top-n", s.topN,
+         range_text("the top-N keys of diagnostics and the value space", R::topN.lo, R::topN.hi))
       ->type_name("N")
-      ->check(whole_in(1, 100000))
+      ->check(whole_in_range(R::topN))
       ->group(heads)
       ->capture_default_str();
-  app.add_option("--query", s.query,
-                 range_text("the value-space query (default: the last token)", 0, 1 << 24))
+  app.add_option(
+         "--query", s.query,
+         range_text("the value-space query (default: the last token)", R::query.lo, R::query.hi))
       ->type_name("Q")
-      ->check(whole_in(0, 1 << 24))
+      ->check(whole_in_range(R::query))
       ->group(heads);
-  app.add_option("--random-subsets", s.randomSubsets,
-                 range_text("random N-subsets of F_N's baseline", 0, 100000))
+  app.add_option(
+         "--random-subsets", s.randomSubsets,
+         range_text("random N-subsets of F_N's baseline", R::randomSubsets.lo, R::randomSubsets.hi))
       ->type_name("K")
-      ->check(whole_in(0, 100000))
+      ->check(whole_in_range(R::randomSubsets))
       ->group(heads)
       ->capture_default_str();
   app.add_option("--seed", s.seed,
-                 range_text("the seed of the random subsets", 0, std::numeric_limits<int>::max()))
+                 range_text("the seed of the random subsets", R::seed.lo, R::seed.hi))
       ->type_name("S")
-      ->check(whole_in(0, std::numeric_limits<int>::max()))
+      ->check(whole_in_range(R::seed))
       ->group(heads)
       ->capture_default_str();
   app.add_option("--min-persistence", s.minPersistence,
-                 range_text("bars counted above this persistence", 0, 1))
+                 range_text("bars counted above this persistence", R::minPersistence.lo,
+                            R::minPersistence.hi))
       ->type_name("M")
-      ->check(number_in(0, 1))
+      ->check(number_in_range(R::minPersistence))
+      ->group(heads)
+      ->capture_default_str();
+  app.add_option("--betti-points", s.bettiPoints,
+                 range_text("points of the Betti curves' grid over [0, 1]", R::bettiPoints.lo,
+                            R::bettiPoints.hi))
+      ->type_name("K")
+      ->check(whole_in_range(R::bettiPoints))
       ->group(heads)
       ->capture_default_str();
   app.add_option("--symmetrise", symmetrise_, "how A becomes a symmetric graph")
@@ -119,29 +145,32 @@ void AnalysisOptions::declareHeadOptions(CLI::App& app, document::AnalysisSettin
 void AnalysisOptions::declarePoolingOptions(CLI::App& app, document::AnalysisSettings& s) {
   const char* pooling = "Sentences pooled (analyze --sentences, study)";
   app.add_option("--specialised-share", s.specialisedShare,
-                 range_text("a head is specialised above this share", 0, 1))
+                 range_text("a head is specialised above this share", R::specialisedShare.lo,
+                            R::specialisedShare.hi))
       ->type_name("S")
-      ->check(number_in(0, 1))
+      ->check(number_in_range(R::specialisedShare))
       ->group(pooling)
       ->capture_default_str();
   app.add_flag("--functional", s.functional, "also KL of sink removal and BOS removal per sentence")
       ->group(pooling);
   app.add_option("--batch", s.batch,
-                 range_text("sentences per block, one batched pass per token count", 1, 4096))
+                 range_text("sentences per block, one batched pass per token count", R::batch.lo,
+                            R::batch.hi))
       ->type_name("B")
-      ->check(whole_in(1, 4096))
+      ->check(whole_in_range(R::batch))
       ->group(pooling)
       ->capture_default_str();
-  app.add_option("--bootstrap", s.bootstrap,
-                 range_text("resamples of the 95% intervals (0: none)", 0, 100000))
+  app.add_option(
+         "--bootstrap", s.bootstrap,
+         range_text("resamples of the 95% intervals (0: none)", R::bootstrap.lo, R::bootstrap.hi))
       ->type_name("B")
-      ->check(whole_in(0, 100000))
+      ->check(whole_in_range(R::bootstrap))
       ->group(pooling)
       ->capture_default_str();
   app.add_option("--bootstrap-seed", s.bootstrapSeed,
-                 range_text("the seed of the resamples", 0, std::numeric_limits<int>::max()))
+                 range_text("the seed of the resamples", R::bootstrapSeed.lo, R::bootstrapSeed.hi))
       ->type_name("S")
-      ->check(whole_in(0, std::numeric_limits<int>::max()))
+      ->check(whole_in_range(R::bootstrapSeed))
       ->group(pooling)
       ->capture_default_str();
 }

@@ -187,15 +187,28 @@ d::AnalysisSettings settings_of(const py::kwargs& params) {
   s.weightSpectra = false;
   for (const auto& [key, value] : params) {
     const std::string k = key.cast<std::string>();
-    if (k == "percentile") s.percentile = take<double>(value, k, 0, 100);
-    else if (k == "gamma") s.gamma = take<double>(value, k, 0, 1);
-    else if (k == "eps" || k == "sink_metric_eps") s.eps = take<double>(value, k, 0, 1);
-    else if (k == "top_n") s.topN = take<int>(value, k, 1, 100000);
-    else if (k == "query") s.query = value.is_none() ? -1 : take<int>(value, k, 0, 1 << 24);
-    else if (k == "random_subsets") s.randomSubsets = take<int>(value, k, 0, 100000);
-    else if (k == "seed") s.seed = take<unsigned long long>(value, k, 0, 2147483647.0);
-    else if (k == "min_persistence") s.minPersistence = take<double>(value, k, 0, 1);
-    else if (k == "betti_points") s.bettiPoints = take<int>(value, k, 2, 100001);
+    namespace R = d::setting_range;
+    const auto in = [&](const d::SettingRange& r, auto& field) {
+      field = take<std::remove_reference_t<decltype(field)>>(value, k, r.lo, r.hi);
+    };
+    if (k == "percentile")
+      in(R::percentile, s.percentile);
+    else if (k == "gamma")
+      in(R::gamma, s.gamma);
+    else if (k == "eps" || k == "sink_metric_eps")
+      in(R::eps, s.eps);
+    else if (k == "top_n")
+      in(R::topN, s.topN);
+    else if (k == "query")
+      s.query = value.is_none() ? -1 : take<int>(value, k, R::query.lo, R::query.hi);
+    else if (k == "random_subsets")
+      in(R::randomSubsets, s.randomSubsets);
+    else if (k == "seed")
+      in(R::seed, s.seed);
+    else if (k == "min_persistence")
+      in(R::minPersistence, s.minPersistence);
+    else if (k == "betti_points")
+      in(R::bettiPoints, s.bettiPoints);
     else if (k == "symmetrise") s.symmetriseByMax = word(value, k, {"mean", "max"}) == "max";
     else if (k == "sink_mode") s.columnSumSinks = word(value, k, {"percentile", "column-sum"}) == "column-sum";
     else if (k == "sink_denominator")
@@ -206,7 +219,7 @@ d::AnalysisSettings settings_of(const py::kwargs& params) {
       std::vector<double> t;
       try {
         for (const py::handle& x : py::reinterpret_borrow<py::iterable>(value))
-          t.push_back(take<double>(x, k, 0, 1));
+          t.push_back(take<double>(x, k, R::threshold.lo, R::threshold.hi));
       } catch (const py::cast_error&) {
         throw py::type_error("thresholds: give a sequence of numbers");
       }

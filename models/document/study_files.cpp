@@ -11,6 +11,7 @@
 
 #include "models/document/intervention_json.h"
 #include "models/input_files.h"
+#include "models/io/table_io.h"
 #include "models/json_bounded.h"
 #include "models/model_identity.h"
 
@@ -161,44 +162,55 @@ StudyFile read_study(const fs::path& dir) {
         s.sentences > (std::size_t{1} << 32))
       throw StudyError(file.string() + ": layers, heads or sentences out of range");
     const json& p = d.at("params");
-    s.params.percentile = parse_hex_double(p.at("percentile"), file.string() + ": percentile");
-    s.params.gamma = parse_hex_double(p.at("gamma"), file.string() + ": gamma");
-    s.params.eps = parse_hex_double(p.at("eps"), file.string() + ": eps");
-    s.params.specialisedShare =
-        parse_hex_double(p.at("specialised_share"), file.string() + ": specialised_share");
+    // Every number within the range the command line and Python accept (one
+    // declaration: document::setting_range).
+    namespace R = setting_range;
+    using io::csv_number;
+    const std::string in = file.string() + ": ";
+    auto number = [&](const SettingRange& r) {
+      const double v = parse_hex_double(p.at(r.name), in + r.name);
+      if (!r.contains(v))
+        throw StudyError(in + r.name + ": " + csv_number(v) + " is outside " + csv_number(r.lo) +
+                         " to " + csv_number(r.hi));
+      return v;
+    };
+    auto whole_setting = [&](const SettingRange& r) {
+      return whole_int(p.at(r.name), static_cast<int>(r.lo), static_cast<int>(r.hi), in + r.name);
+    };
+    s.params.percentile = number(R::percentile);
+    s.params.gamma = number(R::gamma);
+    s.params.eps = number(R::eps);
+    s.params.specialisedShare = number(R::specialisedShare);
     s.params.columnSumSinks = p.at("sink_mode").get<std::string>() == "column-sum";
     s.params.sinkDenominator = p.at("sink_denominator").get<std::string>() == "all"
                                    ? analysis::SinkSetParams::Denominator::AllQueries
                                    : analysis::SinkSetParams::Denominator::VisibleQueries;
-    s.params.topN = whole_int(p.at("top_n"), 1, 100000, file.string() + ": top_n");
-    s.params.query = whole_int(p.at("query"), -1, 1 << 24, file.string() + ": query");
-    s.params.randomSubsets =
-        whole_int(p.at("random_subsets"), 0, 100000, file.string() + ": random_subsets");
+    s.params.topN = whole_setting(R::topN);
+    s.params.query = whole_int(p.at("query"), -1, static_cast<int>(R::query.hi), in + "query");
+    s.params.randomSubsets = whole_setting(R::randomSubsets);
     s.params.seed = std::stoull(p.at("seed").get<std::string>());
-    s.params.minPersistence =
-        parse_hex_double(p.at("min_persistence"), file.string() + ": min_persistence");
-    s.params.bettiPoints =
-        whole_int(p.at("betti_points"), 2, 100000, file.string() + ": betti_points");
+    if (s.params.seed > static_cast<unsigned long long>(R::seed.hi))
+      throw StudyError(in + "seed: outside 0 to " + csv_number(R::seed.hi));
+    s.params.minPersistence = number(R::minPersistence);
+    s.params.bettiPoints = whole_setting(R::bettiPoints);
     s.params.symmetriseByMax = p.at("symmetrise").get<std::string>() == "max";
     const json& thresholds = p.at("thresholds");
     if (!thresholds.is_array() || thresholds.empty() || thresholds.size() > 32)
       throw StudyError(file.string() + ": thresholds: 1 to 32 numbers");
     s.params.thresholds =
         parse_hex_doubles(thresholds, thresholds.size(), file.string() + ": thresholds");
+    for (double t : s.params.thresholds)
+      if (!R::threshold.contains(t))
+        throw StudyError(in + "thresholds: " + csv_number(t) + " is outside 0 to 1");
     s.params.functional = p.at("functional").get<bool>();
     s.params.curves = p.value("curves", false);
-    s.params.batch = whole_int(p.at("batch"), 1, 4096, file.string() + ": batch");
+    s.params.batch = whole_setting(R::batch);
     try {
       s.params.intervention =
           intervention_from_json(p.at("interventions"), file.string() + ": interventions");
     } catch (const InterventionFormatError& e) {
       throw StudyError(e.what());
     }
-    if (s.params.topN < 1 || s.params.topN > 100000 || s.params.randomSubsets < 0 ||
-        s.params.randomSubsets > 100000 || s.params.bettiPoints < 2 ||
-        s.params.bettiPoints > 100000 || s.params.batch < 1 || s.params.batch > 4096)
-      throw StudyError(file.string() +
-                       ": top_n, random_subsets, betti_points or batch out of range");
   } catch (const json::exception& e) {
     throw StudyError(file.string() + ": a field is missing or of the wrong type (" + e.what() +
                      ")");

@@ -188,6 +188,30 @@ TEST(Cli, AMissingModelRuntimeIsNamedWithTheReason) {
   EXPECT_NE(r.out.find("/nonexistent/sinkscope_torch.so: not there"), std::string::npos) << r.out;
 }
 
+// --betti-points sets the Betti grid, within the range every front end
+// accepts (document::setting_range: Python and study.json take the same).
+TEST(Cli, TheBettiGridIsAnOption) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("sinkscope-cli-betti-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const std::string model =
+      std::string(SINKSCOPE_SOURCE_DIR) + "/resources/models/rope-decoder-bos-first";
+  const CliRun ok =
+      cli("analyze '" + model + "' --text 'a b c' --no-weight-spectra --betti-points 11 --out '" +
+          (dir / "a").string() + "'");
+  ASSERT_EQ(ok.exit, 0) << ok.out;
+  const std::string betti = read_text(dir / "a/betti.csv");
+  EXPECT_NE(betti.find("# betti_points: 11\n"), std::string::npos);
+  EXPECT_NE(betti.find("\n0,0,0.1,"), std::string::npos) << "the grid steps by 1/10";
+  EXPECT_EQ(betti.find("\n0,0,0.01,"), std::string::npos);
+  const CliRun refused =
+      cli("analyze '" + model + "' --text 'a b c' --betti-points 100001 --out '" +
+          (dir / "b").string() + "'");
+  EXPECT_EQ(refused.exit, 2);
+  EXPECT_NE(refused.out.find("--betti-points"), std::string::npos) << refused.out;
+  fs::remove_all(dir);
+}
+
 // The BLAS kernel decides the last digits of every float result: info names
 // it and who chose it.
 TEST(Cli, InfoNamesTheBlasKernelAndWhoChoseIt) {

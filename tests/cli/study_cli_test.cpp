@@ -10,17 +10,18 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
-#include <vector>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <map>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -562,6 +563,26 @@ TEST_F(Study, NumbersThatAreNotWholeAreRefusedByName) {
     const CliResult r = merge();
     EXPECT_EQ(r.exit, 2) << r.out;
     EXPECT_NE(r.out.find("study.json: version: expected a whole number"), std::string::npos) << r.out;
+  }
+  // Parameters within the ranges the command line and Python accept (one
+  // declaration, document::setting_range), named when outside.
+  auto editedParam = [&](const char* key, const nlohmann::json& value) {
+    nlohmann::json j = nlohmann::json::parse(study);
+    j["params"][key] = value;
+    return j.dump(1);
+  };
+  for (const auto& [key, value, words] :
+       std::vector<std::tuple<const char*, nlohmann::json, std::string>>{
+           {"percentile", "0x1.f4p+8", "study.json: percentile: 500 is outside 0 to 100"},
+           {"gamma", "-0x1p-1", "study.json: gamma: -0.5 is outside 0 to 1"},
+           {"betti_points", 100001,
+            "study.json: betti_points: expected a whole number from 2 to 100000"},
+           {"thresholds", nlohmann::json::array({"0x1p+1"}),
+            "study.json: thresholds: 2 is outside 0 to 1"}}) {
+    std::ofstream(studyFile) << editedParam(key, value);
+    const CliResult r = merge();
+    EXPECT_EQ(r.exit, 2) << r.out;
+    EXPECT_NE(r.out.find(words), std::string::npos) << r.out;
   }
   std::ofstream(studyFile) << study;
   std::ofstream(manifest) << edited(shard, "shard", 0.5);

@@ -136,6 +136,7 @@ def test_function_entries_agree_with_independent_computations(run):
     (lambda: sinkscope.analyze(np.eye(3), tokens=["a"]), ValueError, "1 tokens for 3"),
     (lambda: sinkscope.analyze(np.eye(3), top_m=2), TypeError, "no parameter 'top_m'"),
     (lambda: sinkscope.analyze(np.eye(3), gamma=2), ValueError, "gamma"),
+    (lambda: sinkscope.analyze(np.eye(3), betti_points=100001), ValueError, "betti_points"),
     (lambda: sinkscope.analyze(np.eye(3), symmetrise="min"), ValueError, "symmetrise"),
     (lambda: sinkscope.analyze(np.eye(3), query=3), ValueError, "query"),
     (lambda: sinkscope.analyze((np.eye(3)[None, None],), batch=1), ValueError, "batch"),
