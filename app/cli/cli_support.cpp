@@ -39,9 +39,12 @@ double parse_real(const std::string& option, const std::string& text, double lo,
   }
   if (used == 0 || used != text.size())
     throw UsageError("option --" + option + ": \"" + text + "\" is not a number");
-  if (x < lo || x > hi)
-    throw UsageError("option --" + option + ": must be in " + std::to_string(lo) + ".." +
-                     std::to_string(hi));
+  if (!(x >= lo && x <= hi)) {  // NaN, which no comparison holds for, is refused too
+    std::ostringstream range;
+    range << lo << ".." << hi;
+    throw UsageError("option --" + option + ": \"" + text + "\" must be a number in " +
+                     range.str());
+  }
   return x;
 }
 

@@ -73,7 +73,7 @@ TEST(Cli, DeclaredOptionsAnswerBadCommandLinesByName) {
       {"analyze " + model + " --text hi --out /nonexistent/x --frobnicate",
        "analyze: not an option or argument here: --frobnicate"},
       {"analyze " + model + " --text hi --out /nonexistent/x --thresholds 0.1,2",
-       "option --thresholds: must be in 0.000000..1.000000"},
+       "option --thresholds: \"2\" must be a number in 0..1"},
       {"analyze " + model + " --text hi --out /nonexistent/x --functional --drop-first",
        "--functional measures the plain model: give it without interventions"},
       {"experiment nope " + model + " --text hi --out /nonexistent/x",
@@ -210,6 +210,25 @@ TEST(Cli, TheBettiGridIsAnOption) {
   EXPECT_EQ(refused.exit, 2);
   EXPECT_NE(refused.out.find("--betti-points"), std::string::npos) << refused.out;
   fs::remove_all(dir);
+}
+
+// A list of numbers holding nan or inf is refused by name, not written as
+// rows of nan.
+TEST(Cli, NotANumberInAListOptionIsRefused) {
+  const std::string model =
+      std::string(SINKSCOPE_SOURCE_DIR) + "/resources/models/rope-decoder-bos-first";
+  for (const std::string& given :
+       {std::string("0.05,nan"), std::string("inf"), std::string("-nan")}) {
+    const CliRun r = cli("analyze '" + model + "' --text 'a b' --thresholds '" + given +
+                         "' --out /nonexistent/x");
+    EXPECT_EQ(r.exit, 2) << given << ": " << r.out;
+    EXPECT_NE(r.out.find("--thresholds"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("must be a number in"), std::string::npos) << r.out;
+  }
+  const CliRun retained =
+      cli("experiment sparsify '" + model + "' --text 'a b' --retained 1,nan --out /nonexistent/x");
+  EXPECT_EQ(retained.exit, 2) << retained.out;
+  EXPECT_NE(retained.out.find("--retained"), std::string::npos) << retained.out;
 }
 
 // The BLAS kernel decides the last digits of every float result: info names
