@@ -115,7 +115,26 @@ bool CommandLine::parse(int argc, char** argv, int first) {
     }
     throw UsageError(errorPrefix_ + e.what());
   }
+  refuse_empty_paths(app_);
   return true;
+}
+
+// A path option given as "" would name the working folder ("--out ''" wrote
+// analyze's tables there): every option whose value is a file or folder
+// (its type name says FILE or DIR) must be given a name.
+void CommandLine::refuse_empty_paths(const CLI::App& app) const {
+  for (const CLI::Option* option : app.get_options()) {
+    const std::string type = option->get_type_name();
+    if (option->count() == 0 ||
+        (type.find("FILE") == std::string::npos && type.find("DIR") == std::string::npos))
+      continue;
+    for (const std::string& given : option->results())
+      if (given.empty())
+        throw UsageError(errorPrefix_ + option->get_name() + ": give a " +
+                         (type.find("DIR") != std::string::npos ? "folder" : "file") +
+                         " name, not an empty one");
+  }
+  for (const CLI::App* sub : app.get_subcommands()) refuse_empty_paths(*sub);
 }
 
 }  // namespace sinkscope::app

@@ -43,6 +43,8 @@ class CommandLine {
   bool parse(int argc, char** argv, int first);
 
  private:
+  void refuse_empty_paths(const CLI::App& app) const;
+
   CLI::App app_;
   std::string errorPrefix_;
 };

@@ -212,6 +212,26 @@ TEST(Cli, TheBettiGridIsAnOption) {
   fs::remove_all(dir);
 }
 
+// An empty path is no path: `--out ''` would write into the working folder.
+TEST(Cli, AnEmptyPathIsRefusedByName) {
+  const std::string model =
+      std::string(SINKSCOPE_SOURCE_DIR) + "/resources/models/rope-decoder-bos-first";
+  const fs::path dir =
+      fs::temp_directory_path() / ("sinkscope-cli-empty-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const CliRun r = shell("cd '" + dir.string() + "' && '" + SINKSCOPE_CLI + "' analyze '" + model +
+                         "' --text 'a b' --out '' 2>&1");
+  EXPECT_EQ(r.exit, 2) << r.out;
+  EXPECT_NE(r.out.find("--out: give a folder name, not an empty one"), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::is_empty(dir)) << "nothing written into the working folder";
+  const CliRun json =
+      cli("analyze '" + model + "' --text 'a b' --out '" + (dir / "x").string() + "' --json ''");
+  EXPECT_EQ(json.exit, 2) << json.out;
+  EXPECT_NE(json.out.find("--json: give a file name"), std::string::npos) << json.out;
+  fs::remove_all(dir);
+}
+
 // A list of numbers holding nan or inf is refused by name, not written as
 // rows of nan.
 TEST(Cli, NotANumberInAListOptionIsRefused) {
