@@ -253,3 +253,23 @@ def test_libtorch_is_loaded_only_when_a_model_runs():
     assert loads_libtorch(
         "import sinkscope\n"
         "sinkscope.Model(%r).run(%r)\n" % (MODEL, TEXT))
+
+
+def test_a_nul_in_a_path_is_refused_and_nothing_replaced():
+    """A NUL ends a name in the system's calls: 'victim.txt\\0.npz' must not
+    replace victim.txt."""
+    folder = tempfile.mkdtemp(prefix="sinkscope-nul-")
+    victim = os.path.join(folder, "victim.txt")
+    with open(victim, "w") as f:
+        f.write("keep me")
+    A = np.tril(np.ones((1, 1, 3, 3), np.float32))
+    A /= A.sum(-1, keepdims=True)
+    with pytest.raises(ValueError) as caught:
+        sinkscope.save_capture(victim + "\0.npz", A, overwrite=True)
+    assert "path: holds a NUL character" in str(caught.value)
+    with pytest.raises(ValueError) as caught:
+        sinkscope.Model(MODEL + "\0x")
+    assert "folder: holds a NUL character" in str(caught.value)
+    assert open(victim).read() == "keep me"
+    assert os.listdir(folder) == ["victim.txt"]
+    shutil.rmtree(folder)
