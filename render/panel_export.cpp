@@ -12,7 +12,9 @@
 #include <QSvgGenerator>
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -73,9 +75,13 @@ void write_atomic(const QString& path, const QByteArray& bytes, bool overwrite) 
   if (!file.open(QIODevice::WriteOnly))
     throw std::runtime_error(path.toStdString() + ": cannot write (" +
                              file.errorString().toStdString() + ")");
-  // A short write (a full disk) must never be renamed into place as the figure.
-  if (file.write(bytes) != bytes.size()) {
-    const std::string why = file.errorString().toStdString();
+  // A short write (a full disk) must never be renamed into place as the
+  // figure. A write that fits QSaveFile's buffer reports success; the disk's
+  // refusal surfaces only at the flush, which commit() does not check.
+  errno = 0;
+  if (file.write(bytes) != bytes.size() || !file.flush() || file.error() != QFileDevice::NoError) {
+    // The system's reason (EFBIG, ENOSPC) where Qt's flush leaves none.
+    const std::string why = errno != 0 ? std::strerror(errno) : file.errorString().toStdString();
     file.cancelWriting();
     throw std::runtime_error(path.toStdString() + ": write failed (" + why + ")");
   }

@@ -6,6 +6,7 @@
 // request is the same file, and bad requests say what is wrong.
 #include <gtest/gtest.h>
 
+#include <QDir>
 #include <QImage>
 #include <QString>
 #include <QTemporaryDir>
@@ -637,4 +638,24 @@ TEST(FigureCli, PanelCsvsAreAnalyzesRowsForTheHead) {
                                           "F_N of random N-subsets (mean)"};
   same(drawn("valueCurve", [&](const std::string& s) { return curveSeries.count(s) ? s : ""; }),
        curve, "F_N curve");
+}
+
+// A figure the disk refuses (a file size limit here, as a full disk) is an
+// error, and no part of it is left as if it were the figure.
+TEST(FigureCli, AFigureTheDiskRefusesIsAnErrorAndLeavesNothing) {
+  QTemporaryDir dir;
+  for (const auto& [name, view] :
+       std::vector<std::pair<const char*, const char*>>{{"f.pdf", "profileView"},
+                                                        {"f.png", "profileView"},
+                                                        {"f.svg", "profileView"},
+                                                        {"f.csv", "attentionView"}}) {
+    const std::string out = dir.filePath(QString::fromLatin1(name)).toStdString();
+    const CliRun r = shell("bash -c \"ulimit -f 2; trap '' XFSZ; exec '" SINKSCOPE_CLI "' " +
+                           figure_args(std::string(" --panel ") + view, out) + "\" 2>&1");
+    EXPECT_EQ(r.exit, 1) << name << ": " << r.out;
+    EXPECT_NE(r.out.find(": write failed ("), std::string::npos) << r.out;
+    EXPECT_FALSE(std::filesystem::exists(out)) << name;
+  }
+  EXPECT_TRUE(QDir(dir.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries).isEmpty())
+      << "no temporary file left";
 }
