@@ -31,7 +31,7 @@ const fs::path kGolden = kSource / "tests/golden/outputs";
 // Float32 work: 4 significant digits, or 5 decimal places (a difference of
 // two NLLs of about 5 nats carries their absolute error). Measured between
 // OpenBLAS's SkylakeX, Haswell, Sandybridge and Prescott kernels on these
-// outputs: at most 0.6 of this tolerance (a head's dNLL in ablation.csv).
+// outputs: at most 0.13 of this tolerance (a head's dNLL in ablation.csv).
 // Random-baseline scores (golden_compare.h) may also move by one of the 64
 // random subsets scoring otherwise, 1/64: measured once, 4e-4 (Sandybridge).
 const GoldenRules kRules{{1e-4, 1e-5},
