@@ -91,14 +91,11 @@ void write_atomic(const QString& path, const QByteArray& bytes, bool overwrite) 
                              file.errorString().toStdString() + ")");
 }
 
+// One line per comment, as io's tables write them: a line break would start a row.
 QString header(const QStringList& comments) {
-  QString s;
-  for (QString c : comments) {
-    // One line each, whatever a title holds: a line break would start a row.
-    c.replace(QLatin1Char('\r'), QLatin1Char(' ')).replace(QLatin1Char('\n'), QLatin1Char(' '));
-    s += QStringLiteral("# ") + c + QLatin1Char('\n');
-  }
-  return s;
+  std::string s;
+  for (const QString& c : comments) s += "# " + io::csv_one_line(c.toStdString()) + "\n";
+  return QString::fromStdString(s);
 }
 
 QColor to_qcolor(const Rgb& c) {

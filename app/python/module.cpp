@@ -374,15 +374,14 @@ py::dict value_space(const py::handle& attention, const py::handle& values, int 
 // A path as the file system will read it: Python strings may hold a NUL,
 // where the system's calls would end the name ('victim.txt\0.npz' would
 // replace victim.txt).
-const std::string& path_arg(const std::string& path, const char* name) {
+void require_no_nul(const std::string& path, const char* name) {
   if (path.find('\0') != std::string::npos)
     throw py::value_error(std::string(name) + ": holds a NUL character");
-  return path;
 }
 
 void save_capture(const std::string& path, const py::handle& attention, const py::handle& values,
                   const py::handle& tokens, const std::string& model, int batch, bool overwrite) {
-  path_arg(path, "path");
+  require_no_nul(path, "path");
   m::Capture c = capture_of(attention, values, tokens, batch);
   c.model = model;
   try {
@@ -464,7 +463,7 @@ m::Intervention intervention_of(const py::kwargs& kw) {
 class PyModel {
  public:
   PyModel(const std::string& folder, py::object threads) {
-    path_arg(folder, "folder");
+    require_no_nul(folder, "folder");
     if (!threads.is_none()) m::set_cpu_threads(take<int>(threads, "threads", 1, 1024));
     try {
       py::gil_scoped_release free;

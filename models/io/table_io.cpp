@@ -31,12 +31,13 @@ std::string csv_field(const std::string& s) {
   return quoted + "\"";
 }
 
-std::string one_line(std::string s) {
+}  // namespace
+
+std::string csv_one_line(std::string s) {
   for (char& c : s)
     if (c == '\n' || c == '\r') c = ' ';
   return s;
 }
-}  // namespace
 
 namespace {
 
@@ -55,7 +56,7 @@ std::string csv_head(const CsvTable& table) {
     out += "# ";
     out += key;
     out += ": ";
-    out += one_line(value);
+    out += csv_one_line(value);
     out += '\n';
   }
   append_csv_row(out, table.columns);

@@ -34,6 +34,10 @@ std::string csv_number_or_empty(double value);
 
 std::string csv_render(const CsvTable& table);
 
+// A comment's value on one line (line breaks become spaces), as every
+// table's "# key: value" header writes it.
+std::string csv_one_line(std::string value);
+
 // The comment lines and the column names, as csv_render starts; and rows as it
 // writes them: for a table streamed to its file instead of held whole.
 std::string csv_render_head(const CsvTable& table);
