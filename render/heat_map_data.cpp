@@ -48,6 +48,7 @@ std::pair<double, double> heat_map_range(const HeatMapData& data) {
 HeatMapData heat_map_side_by_side(const HeatMapData& left, const HeatMapData& right,
                                   const QString& leftRun, const QString& rightRun) {
   HeatMapData d = left;
+  d.numbers.reset();  // the caller tables both runs (a "run" column)
   d.leftRun = leftRun;
   d.rightRun = rightRun;
   d.rows = std::max(left.rows, right.rows);

@@ -3,9 +3,11 @@
 // from any view: the screen's HeatMapView and the figure exporter draw the
 // same HeatMapData, with the same colour range (heat_map_range).
 #include <QString>
+#include <memory>
 #include <utility>
 #include <vector>
 
+#include "models/io/table_io.h"
 #include "render/colormap.h"
 
 namespace sinkscope::render {
@@ -39,6 +41,10 @@ struct HeatMapData {
   QString leftRun = QStringLiteral("before"), rightRun = QStringLiteral("after");  // their names (CSV "run")
   double rangeMin = 0.0;
   double rangeMax = 1.0;
+  // The numbers drawn, as the document layer tabled them (analyze's columns
+  // and formatting): the CSV export writes this table when it is set, and
+  // the cells otherwise (an attention map: its weights as drawn).
+  std::shared_ptr<const io::CsvTable> numbers = {};
 };
 
 // Two maps next to each other in one: `left`, an empty (hidden) column, then
@@ -47,7 +53,7 @@ struct HeatMapData {
 // titles of `left` are kept. Column c of the result is column c of `left`
 // for c < left.cols and column c - left.cols - 1 of `right` after the gap.
 // The runs' names (drawn under the halves, the CSV's "run") are `leftRun`
-// and `rightRun`.
+// and `rightRun`. The result has no `numbers`: the caller tables both runs.
 HeatMapData heat_map_side_by_side(const HeatMapData& left, const HeatMapData& right,
                                   const QString& leftRun, const QString& rightRun);
 // Whether a label is highlighted: row r's (on the right map's side when

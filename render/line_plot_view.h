@@ -9,10 +9,12 @@
 #include <QString>
 #include <QWidget>
 #include <limits>
-
-#include "render/figure_legend.h"
+#include <memory>
 #include <utility>
 #include <vector>
+
+#include "models/io/table_io.h"
+#include "render/figure_legend.h"
 
 class QCustomPlot;
 
@@ -57,6 +59,10 @@ struct LinePlotData {
   // The selection on the x axis (a key, a layer, a training step), drawn as
   // an orange line; NaN: none.
   double markedX = std::numeric_limits<double>::quiet_NaN();
+  // The numbers drawn, as the document layer tabled them (analyze's columns
+  // and formatting): the CSV export writes this table when it is set, and
+  // the series otherwise.
+  std::shared_ptr<const io::CsvTable> numbers = {};
 };
 
 class LinePlotView : public QWidget {

@@ -608,7 +608,26 @@ ExportFormat export_format_of(const QString& path) {
                               export_suffixes_text(true).toStdString() + " name");
 }
 
+namespace {
+
+// A view's own table (the document layer's rows) under the figure's header lines.
+QString numbers_csv(const QStringList& comments, const io::CsvTable& numbers) {
+  io::CsvTable t = numbers;
+  std::vector<std::pair<std::string, std::string>> lines;
+  for (const QString& c : comments) {
+    const qsizetype colon = c.indexOf(QStringLiteral(": "));
+    lines.emplace_back(io::csv_one_line(c.left(colon).toStdString()),
+                       colon < 0 ? std::string() : c.mid(colon + 2).toStdString());
+  }
+  t.comments.insert(t.comments.begin(), lines.begin(), lines.end());
+  return QString::fromStdString(io::csv_render(t));
+}
+
+}  // namespace
+
 QString line_plot_csv(const LinePlotData& d, const QStringList& comments) {
+  if (d.numbers)
+    return numbers_csv(QStringList{QStringLiteral("panel: ") + d.title} + comments, *d.numbers);
   std::string s = text(header(QStringList{QStringLiteral("panel: ") + d.title} + comments));
   // A run column when two runs are compared, a label column when points stand for tokens.
   const bool runs = std::any_of(d.series.begin(), d.series.end(),
@@ -634,6 +653,11 @@ QString line_plot_csv(const LinePlotData& d, const QStringList& comments) {
 }
 
 QString heat_map_csv(const HeatMapData& d, const QStringList& comments) {
+  if (d.numbers)
+    return numbers_csv(QStringList{QStringLiteral("panel: ") + d.title,
+                                   QStringLiteral("quantity: ") + d.quantity} +
+                           comments,
+                       *d.numbers);
   std::string s = text(header(
       QStringList{QStringLiteral("panel: ") + d.title, QStringLiteral("quantity: ") + d.quantity} +
       comments));

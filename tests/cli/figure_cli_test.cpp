@@ -640,6 +640,131 @@ TEST(FigureCli, PanelCsvsAreAnalyzesRowsForTheHead) {
        curve, "F_N curve");
 }
 
+// The overview's grid under every score, the taxonomy and the layer profiles
+// write the document layer's tables: analyze's rows for the same heads and
+// layers, string for string (the GUI's overview wrote its cells as floats).
+TEST(FigureCli, GridTaxonomyAndProfileCsvsAreAnalyzesRows) {
+  QTemporaryDir dir;
+  const std::string out = dir.filePath(QStringLiteral("analyze")).toStdString();
+  const CliRun analyze = shell("'" SINKSCOPE_CLI "' analyze '" + kModel + "' --text " + kText +
+                               " --no-weight-spectra --out '" + out + "' 2>&1");
+  ASSERT_EQ(analyze.exit, 0) << analyze.out;
+  using Record = std::map<std::string, std::string>;
+  auto records = [](const std::string& file) {
+    const io::CsvTable t = io::csv_parse(read_text(file));
+    std::vector<Record> rows;
+    for (const auto& r : t.rows) {
+      Record cell;
+      for (std::size_t k = 0; k < t.columns.size(); ++k) cell[t.columns[k]] = r[k];
+      rows.push_back(cell);
+    }
+    return rows;
+  };
+  using Rows = std::multiset<std::vector<std::string>>;
+  auto project = [](const std::vector<Record>& rows, const std::vector<std::string>& columns,
+                    const std::function<bool(const Record&)>& keep) {
+    Rows picked;
+    for (const Record& r : rows) {
+      if (keep && !keep(r)) continue;
+      std::vector<std::string> row;
+      for (const auto& c : columns) row.push_back(r.at(c));
+      picked.insert(row);
+    }
+    return picked;
+  };
+  auto analyzed = [&](const std::string& table, const std::vector<std::string>& columns,
+                      const std::function<bool(const Record&)>& keep) {
+    return project(records(out + "/" + table), columns, keep);
+  };
+  const auto aHead = [](const Record& r) { return r.at("head") != "average"; };
+  // A view's CSV, drawn from a session that names the overview's score.
+  auto drawn = [&](const std::string& view, const std::string& score) {
+    const std::string session = dir.filePath(QStringLiteral("s.sinkscope")).toStdString();
+    std::ofstream(session) << R"({"format": "sinkscope-session", "version": 1, "model": {"name": ")"
+                           << kModel
+                           << R"("}, "text": "The cat sat on the mat because it was tired.",
+      "selection": {"layer": 1, "head": 2}, "panels": {"overview_score": ")"
+                           << score << R"("}})";
+    const std::string csv = dir.filePath(QString::fromStdString(view + ".csv")).toStdString();
+    const CliRun figure = cli("figure --session '" + session + "' --panel " + view + " --out '" +
+                              csv + "' --force --threads 1");
+    EXPECT_EQ(figure.exit, 0) << figure.out;
+    return records(csv);
+  };
+  auto same = [](const Rows& panel, const Rows& rows, const char* what) {
+    EXPECT_FALSE(rows.empty()) << what;
+    EXPECT_EQ(panel, rows) << what;
+  };
+
+  same(project(drawn("overviewView", "sink attention (mean A[i][0])"),
+               {"layer", "head", "sink_attention"}, {}),
+       analyzed("diagnostics.csv", {"layer", "head", "sink_attention"},
+                [&](const Record& r) { return aHead(r) && r.at("query") == "mean"; }),
+       "overview: sink attention");
+  same(project(drawn("overviewView", "entropy (mean over queries)"), {"layer", "head", "entropy"},
+               {}),
+       analyzed("diagnostics.csv", {"layer", "head", "entropy"},
+                [&](const Record& r) { return aHead(r) && r.at("query") == "mean"; }),
+       "overview: entropy");
+  same(project(drawn("overviewView", "sink boost (alpha_0 / uniform)"), {"layer", "head", "boost0"},
+               {}),
+       analyzed("sink_summary.csv", {"layer", "head", "boost0"}, aHead), "overview: boost");
+  same(project(drawn("overviewView", "Fiedler value (at the threshold)"),
+               {"layer", "head", "threshold", "fiedler"}, {}),
+       analyzed("spectra.csv", {"layer", "head", "threshold", "fiedler"},
+                [&](const Record& r) { return aHead(r) && r.at("threshold") == "0.05"; }),
+       "overview: Fiedler");
+  same(project(drawn("overviewView", "F_N (value space, last query)"), {"layer", "head", "f"}, {}),
+       analyzed("value_space.csv", {"layer", "head", "f"}, {}), "overview: F_N");
+  same(project(drawn("overviewView", "taxonomy class"), {"layer", "head", "label"}, {}),
+       analyzed("taxonomy.csv", {"layer", "head", "label"}, {}), "overview: taxonomy");
+
+  const std::vector<std::string> votes{"layer",         "head",        "sink_votes",
+                                       "current_votes", "other_votes", "label"};
+  same(project(drawn("taxonomyView", ""), votes, {}), analyzed("taxonomy.csv", votes, {}),
+       "taxonomy grid");
+  // Counts per layer: taxonomy.csv's labels counted.
+  std::map<std::string, std::map<std::string, int>> counted;
+  for (const Record& r : records(out + "/taxonomy.csv")) ++counted[r.at("layer")][r.at("label")];
+  Rows counts;
+  for (const auto& [layer, byClass] : counted)
+    counts.insert({layer, std::to_string(byClass.count("Retriever") ? byClass.at("Retriever") : 0),
+                   std::to_string(byClass.count("Mixer") ? byClass.at("Mixer") : 0),
+                   std::to_string(byClass.count("Reset") ? byClass.at("Reset") : 0)});
+  same(project(drawn("taxonomyCounts", ""), {"layer", "retriever", "mixer", "reset"}, {}), counts,
+       "taxonomy counts");
+
+  const auto average = [](const Record& r) { return r.at("head") == "average"; };
+  const std::vector<Record> sinks = drawn("layerSinkProfile", "");
+  Rows attention = analyzed("diagnostics.csv", {"layer", "sink_attention"},
+                            [&](const Record& r) { return average(r) && r.at("query") == "mean"; });
+  same(project(sinks, {"layer", "sink_attention"}, {}), attention, "profile: sink attention");
+  same(project(sinks, {"layer", "centralisation"}, {}),
+       analyzed("spectra.csv", {"layer", "centralisation"},
+                [&](const Record& r) { return average(r) && r.at("threshold") == "0.05"; }),
+       "profile: centralisation");
+  // The sink rate: the share of the layer's heads with alpha0_above_eps.
+  std::map<std::string, std::pair<double, int>> above;
+  for (const Record& r : records(out + "/sink_summary.csv"))
+    if (aHead(r)) {
+      above[r.at("layer")].first += std::stod(r.at("alpha0_above_eps"));
+      ++above[r.at("layer")].second;
+    }
+  for (const Record& r : sinks)
+    EXPECT_EQ(std::stod(r.at("sink_rate")),
+              above.at(r.at("layer")).first / above.at(r.at("layer")).second)
+        << "layer " << r.at("layer");
+  const std::vector<Record> topology = drawn("layerTopologyProfile", "");
+  same(project(topology, {"layer", "bars_h0_above_min", "bars_h1_above_min"}, {}),
+       analyzed("persistence_summary.csv", {"layer", "bars_h0_above_min", "bars_h1_above_min"},
+                average),
+       "profile: bars");
+  same(project(topology, {"layer", "fiedler"}, {}),
+       analyzed("spectra.csv", {"layer", "fiedler"},
+                [&](const Record& r) { return average(r) && r.at("threshold") == "0.05"; }),
+       "profile: Fiedler");
+}
+
 // A figure the disk refuses (a file size limit here, as a full disk) is an
 // error, and no part of it is left as if it were the figure.
 TEST(FigureCli, AFigureTheDiskRefusesIsAnErrorAndLeavesNothing) {

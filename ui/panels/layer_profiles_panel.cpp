@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "analysis/first_token_sink.h"
+#include "models/document/panel_views.h"
 #include "render/line_plot_view.h"
 #include "ui/docks.h"
 #include "ui/run_analysis.h"
@@ -38,19 +38,26 @@ void LayerProfilesPanel::drawNote(const QString& note) {
 }
 
 namespace {
-// Per layer: the mean attention to position 0 over heads, and the share of
-// heads whose alpha_0 exceeds 0.3 (the sink rate), each layer at x(layer).
-void sink_measures(const TraceAnalysis& a, render::LineSeries& sink, render::LineSeries& rate,
-                   const std::function<double(int)>& x) {
-  for (int l = 0; l < a.layers; ++l) {
-    double attention = 0, above = 0;
-    for (int h = 0; h < a.heads; ++h) {
-      attention += a.at(l, h).meanOverQueries.sinkAttention;
-      above += analysis::is_sink_rate_head(a.at(l, h).keyImportance[0]) ? 1 : 0;
-    }
-    sink.x.push_back(x(l)), rate.x.push_back(x(l));
-    sink.y.push_back(attention / a.heads), rate.y.push_back(above / a.heads);
+// A layer profile's measure as a curve, each layer at x(layer).
+render::LineSeries profile_series(const QString& name, const document::LayerProfileView& view,
+                                  const std::string& column, const std::function<double(int)>& x) {
+  render::LineSeries s{name, {}, {}};
+  const std::vector<double>& y = view.measure(column);
+  for (std::size_t l = 0; l < y.size(); ++l) {
+    s.x.push_back(x(static_cast<int>(l)));
+    s.y.push_back(y[l]);
   }
+  return s;
+}
+
+// The profile's table, both runs' rows when two are compared.
+std::shared_ptr<const io::CsvTable> profile_numbers(const document::LayerProfileView& shown,
+                                                    const document::LayerProfileView* before,
+                                                    const QString& shownName,
+                                                    const QString& beforeName) {
+  if (!before) return std::make_shared<const io::CsvTable>(shown.table);
+  return std::make_shared<const io::CsvTable>(document::tables_by_run(
+      {{beforeName.toStdString(), &before->table}, {shownName.toStdString(), &shown.table}}));
 }
 }  // namespace
 
@@ -64,36 +71,47 @@ void LayerProfilesPanel::drawLayerProfiles() {
 // side by side, the plain run's sink measures dashed, in the same colours.
 void LayerProfilesPanel::drawSinks() {
   const TraceAnalysis& a = *in_.analysis;
-  render::LineSeries sink{tr("attention to position 0 (mean over heads)"), {}, {}};
-  render::LineSeries rate{
-      tr("sink rate (share of heads, alpha_0 > %1)").arg(analysis::kDefaultSinkMetricEps), {}, {}};
-  render::LineSeries central{
-      tr("centralisation (head average, theta %1)").arg(in_.selection->threshold()), {}, {}};
+  const document::AnalysisSettings settings;  // analyze's, as the run's analysis
+  const double threshold = in_.selection->threshold();
+  // Long inputs: the per-layer topology is left out (NaN: no point drawn).
+  const auto central = [&](int l) {
+    const auto g = in_.cheap() ? in_.spectrumAt(l, SelectionModel::kHeadAverage) : nullptr;
+    return g ? g->centralisation : std::numeric_limits<double>::quiet_NaN();
+  };
+  const document::LayerProfileView view =
+      document::layer_sink_view(a, settings, threshold, central);
   // Two runs of different depths overlay by relative depth (the index otherwise).
   const auto xOfShown = [&](int l) { return in_.layerX(l, a.layers); };
-  sink_measures(a, sink, rate, xOfShown);
-  for (int l = 0; l < a.layers; ++l) {
-    // Long inputs: the per-layer topology is left out (NaN: no point drawn).
-    const auto g = in_.cheap() ? in_.spectrumAt(l, SelectionModel::kHeadAverage) : nullptr;
-    central.x.push_back(xOfShown(l));
-    central.y.push_back(g ? g->centralisation : std::numeric_limits<double>::quiet_NaN());
-  }
+  const render::LineSeries sink = profile_series(tr("attention to position 0 (mean over heads)"),
+                                                 view, "sink_attention", xOfShown);
+  const render::LineSeries rate =
+      profile_series(tr("sink rate (share of heads, alpha_0 > %1)").arg(settings.eps), view,
+                     "sink_rate", xOfShown);
+  const render::LineSeries centralisation =
+      profile_series(tr("centralisation (head average, theta %1)").arg(in_.selection->threshold()),
+                     view, "centralisation", xOfShown);
   render::LinePlotData top;
   top.title = tr("Sinks by layer | %1").arg(in_.source);
   top.xLabel = in_.layerAxisTitle();
   top.integerX = !in_.overlayByDepth();
   top.xPadding = in_.overlayByDepth() ? 0.05 : 0.5;
   top.yLabel = tr("share");
-  top.series = {sink, rate, central};
+  top.series = {sink, rate, centralisation};
+  top.numbers = profile_numbers(view, nullptr, in_.afterName, in_.beforeName);
   if (in_.before) {
     const TraceAnalysis& b = *in_.before;
-    render::LineSeries sinkBefore{tr("attention to position 0, %1").arg(in_.beforeName), {}, {}};
-    render::LineSeries rateBefore{tr("sink rate, %1").arg(in_.beforeName), {}, {}};
-    sink_measures(b, sinkBefore, rateBefore, [&](int l) { return in_.layerX(l, b.layers); });
+    // The plain run: its sink measures (its topology is not recomputed).
+    const document::LayerProfileView plain = document::layer_sink_view(b, settings, threshold);
+    const auto xOfPlain = [&](int l) { return in_.layerX(l, b.layers); };
+    render::LineSeries sinkBefore = profile_series(
+        tr("attention to position 0, %1").arg(in_.beforeName), plain, "sink_attention", xOfPlain);
+    render::LineSeries rateBefore =
+        profile_series(tr("sink rate, %1").arg(in_.beforeName), plain, "sink_rate", xOfPlain);
     sinkBefore.dashed = rateBefore.dashed = true;
     sinkBefore.colourOf = 0, rateBefore.colourOf = 1;  // of sink and rate
-    top.series = {sink, rate, central, sinkBefore, rateBefore};
+    top.series = {sink, rate, centralisation, sinkBefore, rateBefore};
     top.title = tr("Sinks by layer | %1 (solid) and %2 (dashed) | %3").arg(in_.afterName, in_.beforeName, in_.source);
+    top.numbers = profile_numbers(view, &plain, in_.afterName, in_.beforeName);
   }
   top.markedX = in_.place.layer();  // the selected layer
   layerSink_->setData(std::move(top));
@@ -104,22 +122,25 @@ void LayerProfilesPanel::drawSinks() {
 // is said to change: Barbero et al., over-mixing).
 void LayerProfilesPanel::drawTopology() {
   const TraceAnalysis& a = *in_.analysis;
-  render::LineSeries h0{tr("H0 bars > 0.05 (head average)"), {}, {}};
-  render::LineSeries h1{tr("H1 bars > 0.05 (head average)"), {}, {}};
-  render::LineSeries rank{tr("effective rank of the layer's input"), {}, {}};
-  render::LineSeries fiedler{
-      tr("Fiedler value (head average, theta %1)").arg(in_.selection->threshold()), {}, {}};
-  for (int l = 0; l < a.layers; ++l) {
-    const auto& avg = a.at(l, SelectionModel::kHeadAverage);
-    for (auto* series : {&h0, &h1, &rank, &fiedler}) series->x.push_back(in_.layerX(l, a.layers));
+  const document::AnalysisSettings settings;  // analyze's, as the run's analysis
+  const auto fiedlerOf = [&](int l) {
     // Long inputs: the per-layer topology is left out (NaN: no point drawn).
-    const double nan = std::numeric_limits<double>::quiet_NaN();
     const auto g = in_.cheap() ? in_.spectrumAt(l, SelectionModel::kHeadAverage) : nullptr;
-    fiedler.y.push_back(g ? g->fiedlerValue : nan);
-    h0.y.push_back(in_.cheap() ? analysis::bars_above(avg.persistence.h0, 0.05) : nan);
-    h1.y.push_back(in_.cheap() ? analysis::bars_above(avg.persistence.h1, 0.05) : nan);
-    rank.y.push_back(a.effectiveRank[static_cast<std::size_t>(l)]);
-  }
+    return g ? g->fiedlerValue : std::numeric_limits<double>::quiet_NaN();
+  };
+  const document::LayerProfileView view =
+      document::layer_topology_view(a, settings, in_.selection->threshold(), fiedlerOf);
+  const auto x = [&](int l) { return in_.layerX(l, a.layers); };
+  const QString min = QString::number(settings.minPersistence);
+  const render::LineSeries h0 =
+      profile_series(tr("H0 bars > %1 (head average)").arg(min), view, "bars_h0_above_min", x);
+  const render::LineSeries h1 =
+      profile_series(tr("H1 bars > %1 (head average)").arg(min), view, "bars_h1_above_min", x);
+  const render::LineSeries rank =
+      profile_series(tr("effective rank of the layer's input"), view, "effective_rank", x);
+  const render::LineSeries fiedler =
+      profile_series(tr("Fiedler value (head average, theta %1)").arg(in_.selection->threshold()),
+                     view, "fiedler", x);
   render::LinePlotData bottom;
   bottom.title = in_.cheap() ? tr("Topology and rank by layer")
                              : tr("Rank by layer | topology per layer only up to T = %1")
@@ -132,15 +153,17 @@ void LayerProfilesPanel::drawTopology() {
   const bool ranked = std::any_of(rank.y.begin(), rank.y.end(), [](double r) { return std::isfinite(r); });
   bottom.series = ranked ? std::vector<render::LineSeries>{h0, h1, rank, fiedler}
                          : std::vector<render::LineSeries>{h0, h1, fiedler};
+  bottom.numbers = profile_numbers(view, nullptr, in_.afterName, in_.beforeName);
   if (in_.before && ranked) {
-    render::LineSeries rankBefore{tr("effective rank, %1").arg(in_.beforeName), {}, {}};
-    const auto& beforeRank = in_.before->effectiveRank;
-    for (std::size_t l = 0; l < beforeRank.size() && l < static_cast<std::size_t>(in_.before->layers); ++l)
-      rankBefore.x.push_back(in_.layerX(static_cast<int>(l), in_.before->layers)),
-          rankBefore.y.push_back(beforeRank[l]);
+    const document::LayerProfileView plain =
+        document::layer_topology_view(*in_.before, settings, in_.selection->threshold());
+    render::LineSeries rankBefore =
+        profile_series(tr("effective rank, %1").arg(in_.beforeName), plain, "effective_rank",
+                       [&](int l) { return in_.layerX(l, in_.before->layers); });
     rankBefore.dashed = true;
     rankBefore.colourOf = 2;  // of rank
     bottom.series = {h0, h1, rank, fiedler, rankBefore};
+    bottom.numbers = profile_numbers(view, &plain, in_.afterName, in_.beforeName);
   }
   bottom.markedX = in_.place.layer();  // the selected layer
   layerTopology_->setData(std::move(bottom));

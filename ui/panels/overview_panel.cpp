@@ -75,77 +75,64 @@ void OverviewPanel::drawNote(const QString& note) {
 }
 
 render::HeatMapData OverviewPanel::scoreGrid(const TraceAnalysis& a, bool before) const {
+  document::HeadScoreSources sources;
+  sources.threshold = in_.selection->threshold();
+  sources.headDnll = in_.experiments.headDnll;
+  // Long inputs: only heads whose spectrum has been computed (the selected
+  // ones) have a Fiedler value; the plain run beside an intervened one has
+  // its cached spectra only.
+  if (!before)
+    sources.fiedler = [this](int l, int h) {
+      const auto g =
+          in_.spectrumAt(l, h, in_.cheap() || (l == in_.place.layer() && h == in_.place.head()));
+      return g ? g->fiedlerValue : std::numeric_limits<double>::quiet_NaN();
+    };
+  const document::HeadGridView view = document::head_score_view(a, score_, sources);
   render::HeatMapData d;
   d.rows = a.layers;
   d.cols = a.heads;
   d.rowTitle = tr("layer");
   d.colTitle = tr("head");
+  for (double v : view.values) {
+    d.values.push_back(static_cast<float>(v));
+    d.hidden.push_back(!std::isfinite(v));
+  }
+  d.numbers = std::make_shared<const io::CsvTable>(view.table);
+  const bool values = in_.hasValues();
   QString name;
-  for (int l = 0; l < a.layers; ++l)
-    for (int h = 0; h < a.heads; ++h) {
-      const analysis::HeadAnalysis& r = a.at(l, h);
-      double v = 0;
-      switch (score_) {
-        case HeadScore::SinkBoost:
-          v = r.keyImportance.empty()
-                  ? 0.0
-                  : r.keyImportance[0] / analysis::sink_uniform_baseline(a.tokens, 0, a.causal);
-          name = tr("sink boost");
-          break;
-        case HeadScore::Entropy:
-          v = r.meanOverQueries.entropy;
-          name = tr("entropy (nats)");
-          break;
-        case HeadScore::Fiedler: {
-          // Long inputs: only heads whose spectrum has been computed (the
-          // selected ones); the others are left blank.
-          const int ti = a.thresholdIndex(in_.selection->threshold());
-          if (before)  // the plain run's cached spectra only
-            v = a.topologyForAllHeads && ti >= 0
-                    ? a.at(l, h).spectra[static_cast<std::size_t>(ti)].fiedlerValue
-                    : std::numeric_limits<double>::quiet_NaN();
-          else if (const auto g = in_.spectrumAt(
-                       l, h,
-                       in_.cheap() || (l == in_.place.layer() && h == in_.place.head())))
-            v = g->fiedlerValue;
-          else
-            v = std::numeric_limits<double>::quiet_NaN();
-          name = in_.cheap() ? tr("Fiedler value, theta %1").arg(in_.selection->threshold())
-                             : tr("Fiedler value, theta %1 (heads visited so far)")
-                                   .arg(in_.selection->threshold());
-          break;
-        }
-        // Both need the heads' values; a capture without them leaves the cells
-        // blank and says why, never a scale of zeros.
-        case HeadScore::FScore:
-          v = r.valueSpace ? r.valueSpace->scores.f : std::numeric_limits<double>::quiet_NaN();
-          name = r.valueSpace ? tr("F_N, N = %1").arg(a.params.valueSpace.topN)
-                              : tr("F_N needs the heads' values (this capture has none)");
-          break;
-        case HeadScore::Taxonomy:
-          v = r.taxonomy ? static_cast<int>(analysis::taxonomy_label(*r.taxonomy))
-                         : std::numeric_limits<double>::quiet_NaN();
-          name = r.taxonomy ? tr("0 Retriever, 1 Mixer, 2 Reset")
-                            : tr("the taxonomy needs the heads' values (this capture has none)");
-          break;
-        case HeadScore::MiniatureMaps:  // drawn by drawMiniatureMaps; no run: sink attention
-        case HeadScore::SinkAttention:
-          v = r.meanOverQueries.sinkAttention;
-          name = tr("sink attention");
-          break;
-        case HeadScore::Dnll:
-          // Not computed: blank cells and words, never a colour scale of zeros.
-          v = in_.experiments.headDnll.size() == static_cast<std::size_t>(a.layers * a.heads)
-                  ? in_.experiments.headDnll[static_cast<std::size_t>(l * a.heads + h)]
-                  : std::numeric_limits<double>::quiet_NaN();
-          name = in_.experiments.headDnll.empty()
-                     ? tr("dNLL not computed yet (Experiments > Head ablation)")
-                     : tr("dNLL of ablating the head (nats)");
-          break;
-      }
-      d.values.push_back(static_cast<float>(v));
-      d.hidden.push_back(!std::isfinite(v));
-    }
+  switch (score_) {
+    case HeadScore::SinkBoost:
+      name = tr("sink boost");
+      break;
+    case HeadScore::Entropy:
+      name = tr("entropy (nats)");
+      break;
+    case HeadScore::Fiedler:
+      name = in_.cheap() ? tr("Fiedler value, theta %1").arg(in_.selection->threshold())
+                         : tr("Fiedler value, theta %1 (heads visited so far)")
+                               .arg(in_.selection->threshold());
+      break;
+    // Both need the heads' values; a capture without them leaves the cells
+    // blank and says why, never a scale of zeros.
+    case HeadScore::FScore:
+      name = values ? tr("F_N, N = %1").arg(a.params.valueSpace.topN)
+                    : tr("F_N needs the heads' values (this capture has none)");
+      break;
+    case HeadScore::Taxonomy:
+      name = values ? tr("0 Retriever, 1 Mixer, 2 Reset")
+                    : tr("the taxonomy needs the heads' values (this capture has none)");
+      break;
+    case HeadScore::MiniatureMaps:  // drawn by drawMiniatureMaps; no run: sink attention
+    case HeadScore::SinkAttention:
+      name = tr("sink attention");
+      break;
+    case HeadScore::Dnll:
+      // Not computed: blank cells and words, never a colour scale of zeros.
+      name = in_.experiments.headDnll.empty()
+                 ? tr("dNLL not computed yet (Experiments > Head ablation)")
+                 : tr("dNLL of ablating the head (nats)");
+      break;
+  }
   if (score_ == HeadScore::SinkAttention) d.fixedRange = true, d.rangeMin = 0, d.rangeMax = 1;
   // dNLL is signed (an ablation can help): a diverging scale centred at 0.
   if (score_ == HeadScore::Dnll) d.diverging = true;
@@ -178,8 +165,12 @@ void OverviewPanel::drawOverview() {
     left.outlineRow = -1;
     // The runs' names stand under their grids.
     const QString title = d.title + in_.place.note(in_.beforeName);
+    const auto right = d.numbers;
     d = render::heat_map_side_by_side(left, d, in_.beforeName, in_.afterName);
     d.title = title;
+    d.numbers = std::make_shared<const io::CsvTable>(
+        document::tables_by_run({{in_.beforeName.toStdString(), left.numbers.get()},
+                                 {in_.afterName.toStdString(), right.get()}}));
   }
   render::show_or_keep(overview_, overviewStandIn_, std::move(d));
 }

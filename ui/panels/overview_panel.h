@@ -1,6 +1,7 @@
 #pragma once
 // Model overview: a layers x heads grid coloured by a chosen per-head score
 // (or every head's miniature map); a click selects that layer and head.
+#include "models/document/panel_views.h"
 #include "ui/panels/panel.h"
 
 class QComboBox;
@@ -12,17 +13,8 @@ struct HeatMapData;
 
 namespace sinkscope::ui {
 
-// Per-head scores the overview can show.
-enum class HeadScore {
-  SinkAttention,
-  SinkBoost,
-  Entropy,
-  Fiedler,
-  FScore,
-  Taxonomy,
-  Dnll,
-  MiniatureMaps  // every head's attention map, shrunk, in its cell
-};
+// Per-head scores the overview can show (the document layer builds their numbers).
+using document::HeadScore;
 
 class OverviewPanel : public Panel {
   Q_OBJECT

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "analysis/taxonomy.h"
+#include "models/document/panel_views.h"
 #include "models/model.h"
 #include "render/colormap.h"
 #include "render/figure_part.h"
@@ -14,8 +15,8 @@
 #include "render/line_plot_view.h"
 #include "ui/docks.h"
 #include "ui/run_analysis.h"
-#include "ui/sentence_run.h"
 #include "ui/selection_model.h"
+#include "ui/sentence_run.h"
 
 namespace sinkscope::ui {
 
@@ -65,8 +66,10 @@ QColor class_colour(int c) {
 }
 
 // The class grid and the per-layer counts of `a` (`before`: the plain run
-// beside an intervened one: counts dashed, no selection frame).
+// beside an intervened one: counts dashed, no selection frame), drawn from
+// the document layer's taxonomy view (whose tables the CSVs write).
 struct Classes {
+  document::TaxonomyView view;
   render::HeatMapData grid;
   render::LineSeries counts[3];  // Retriever, Mixer, Reset
 };
@@ -77,6 +80,7 @@ Classes classes_of(const TraceAnalysis& a, std::pair<int, int> outline, bool bef
                    const QString& beforeName, const std::function<double(int)>& x, bool shares) {
   auto tr = [](const char* text) { return QObject::tr(text); };
   Classes out;
+  out.view = document::taxonomy_view(a);
   render::HeatMapData& grid = out.grid;
   grid.rows = a.layers;
   grid.cols = a.heads;
@@ -87,6 +91,7 @@ Classes classes_of(const TraceAnalysis& a, std::pair<int, int> outline, bool bef
   grid.categoryColours = {kClassColours[0], kClassColours[1], kClassColours[2]};
   grid.outlineRow = outline.first;
   grid.outlineCol = outline.second;
+  grid.numbers = std::make_shared<const io::CsvTable>(out.view.heads_table);
   const QString suffix = before ? QStringLiteral(" ") + beforeName : QString();
   for (int c = 0; c < 3; ++c) {
     out.counts[c].name = grid.categories[static_cast<std::size_t>(c)] + suffix;
@@ -96,10 +101,10 @@ Classes classes_of(const TraceAnalysis& a, std::pair<int, int> outline, bool bef
   for (int l = 0; l < a.layers; ++l) {
     int n[3] = {0, 0, 0};
     for (int h = 0; h < a.heads; ++h) {
-      const auto& votes = a.at(l, h).taxonomy;
-      const int c = votes ? static_cast<int>(analysis::taxonomy_label(*votes)) : 2;
-      ++n[c];
-      grid.values.push_back(static_cast<float>(c));
+      const int c = out.view.classes[static_cast<std::size_t>(l * a.heads + h)];
+      if (c >= 0) ++n[c];
+      grid.values.push_back(static_cast<float>(std::max(c, 0)));
+      grid.hidden.push_back(c < 0);
     }
     for (int c = 0; c < 3; ++c)
       out.counts[c].x.push_back(x(l)),
@@ -159,6 +164,7 @@ void TaxonomyPanel::drawTaxonomy() {
   counts.airBelow = true;  // a class no layer has (a line along 0) stays above the axis
   counts.yLabel = shares ? tr("share of the layer's heads") : tr("heads");
   counts.series = {now.counts[0], now.counts[1], now.counts[2]};
+  counts.numbers = std::make_shared<const io::CsvTable>(now.view.counts_table);
   if (in_.before) {
     // Side by side: the plain run's grid on the left, its counts dashed.
     Classes before = classes_of(*in_.before, {-1, -1}, true, in_.beforeName,
@@ -167,6 +173,12 @@ void TaxonomyPanel::drawTaxonomy() {
     const QString title = now.grid.title + in_.place.note(in_.beforeName);
     now.grid = render::heat_map_side_by_side(before.grid, now.grid, in_.beforeName, in_.afterName);
     now.grid.title = title;
+    const std::string beforeRun = in_.beforeName.toStdString(),
+                      afterRun = in_.afterName.toStdString();
+    now.grid.numbers = std::make_shared<const io::CsvTable>(document::tables_by_run(
+        {{beforeRun, &before.view.heads_table}, {afterRun, &now.view.heads_table}}));
+    counts.numbers = std::make_shared<const io::CsvTable>(document::tables_by_run(
+        {{beforeRun, &before.view.counts_table}, {afterRun, &now.view.counts_table}}));
     for (auto& series : before.counts) counts.series.push_back(series);
     counts.title = tr("Head classes per layer | %1 (solid) and %2 (dashed)").arg(in_.afterName, in_.beforeName);
   }

@@ -1,0 +1,231 @@
+#include "models/document/panel_views.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "analysis/persistence.h"
+#include "analysis/sink_metric.h"
+#include "analysis/taxonomy.h"
+
+namespace sinkscope::document {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// As analyze writes a number: the shortest text that reads back the same
+// double, an undefined value as an empty field.
+std::string cell(double v) { return io::csv_number_or_empty(v); }
+
+// What the score's column is named in analyze's tables.
+std::string score_column(HeadScore score) {
+  switch (score) {
+    case HeadScore::SinkBoost:
+      return "boost0";
+    case HeadScore::Entropy:
+      return "entropy";
+    case HeadScore::Fiedler:
+      return "fiedler";
+    case HeadScore::FScore:
+      return "f";
+    case HeadScore::Taxonomy:
+      return "label";
+    case HeadScore::Dnll:
+      return "dnll";
+    case HeadScore::SinkAttention:
+    case HeadScore::MiniatureMaps:
+      break;
+  }
+  return "sink_attention";
+}
+
+double head_score(const TraceAnalysis& a, HeadScore score, const HeadScoreSources& s, int l,
+                  int h) {
+  const analysis::HeadAnalysis& r = a.at(l, h);
+  switch (score) {
+    case HeadScore::SinkBoost:
+      return r.keyImportance.empty()
+                 ? kNaN
+                 : r.keyImportance[0] / analysis::sink_uniform_baseline(a.tokens, 0, a.causal);
+    case HeadScore::Entropy:
+      return r.meanOverQueries.entropy;
+    case HeadScore::Fiedler: {
+      if (s.fiedler) return s.fiedler(l, h);
+      const int ti = a.thresholdIndex(s.threshold);
+      return a.topologyForAllHeads && ti >= 0 ? r.spectra[static_cast<std::size_t>(ti)].fiedlerValue
+                                              : kNaN;
+    }
+    case HeadScore::FScore:
+      return r.valueSpace ? r.valueSpace->scores.f : kNaN;
+    case HeadScore::Taxonomy:
+      return r.taxonomy ? static_cast<int>(analysis::taxonomy_label(*r.taxonomy)) : kNaN;
+    case HeadScore::Dnll: {
+      const auto k = static_cast<std::size_t>(l) * static_cast<std::size_t>(a.heads) +
+                     static_cast<std::size_t>(h);
+      return s.headDnll.size() == static_cast<std::size_t>(a.layers) * a.heads ? s.headDnll[k]
+                                                                               : kNaN;
+    }
+    case HeadScore::SinkAttention:
+    case HeadScore::MiniatureMaps:
+      break;
+  }
+  return r.meanOverQueries.sinkAttention;
+}
+
+}  // namespace
+
+HeadGridView head_score_view(const TraceAnalysis& a, HeadScore score,
+                             const HeadScoreSources& sources) {
+  HeadGridView v;
+  v.layers = a.layers;
+  v.heads = a.heads;
+  const bool fiedler = score == HeadScore::Fiedler;
+  v.table.columns = {"layer", "head"};
+  if (fiedler) v.table.columns.push_back("threshold");
+  v.table.columns.push_back(score_column(score));
+  for (int l = 0; l < a.layers; ++l)
+    for (int h = 0; h < a.heads; ++h) {
+      const double value = head_score(a, score, sources, l, h);
+      v.values.push_back(value);
+      std::vector<std::string> row{std::to_string(l), std::to_string(h)};
+      if (fiedler) row.push_back(cell(sources.threshold));
+      if (score == HeadScore::Taxonomy)  // the class by name, as taxonomy.csv has it
+        row.push_back(std::isfinite(value)
+                          ? analysis::head_class_name(static_cast<analysis::HeadClass>(int(value)))
+                          : "");
+      else
+        row.push_back(cell(value));
+      v.table.rows.push_back(std::move(row));
+    }
+  return v;
+}
+
+const std::vector<double>& LayerProfileView::measure(const std::string& column) const {
+  const auto it = std::find(columns.begin(), columns.end(), column);
+  if (it == columns.end()) throw std::out_of_range("layer profile: no measure " + column);
+  return measures[static_cast<std::size_t>(it - columns.begin())];
+}
+
+namespace {
+
+LayerProfileView layer_profile(std::vector<std::string> columns,
+                               std::vector<std::vector<double>> measures) {
+  LayerProfileView v;
+  v.columns = std::move(columns);
+  v.measures = std::move(measures);
+  v.table.columns = {"layer"};
+  v.table.columns.insert(v.table.columns.end(), v.columns.begin(), v.columns.end());
+  const std::size_t layers = v.measures.empty() ? 0 : v.measures.front().size();
+  for (std::size_t l = 0; l < layers; ++l) {
+    std::vector<std::string> row{std::to_string(l)};
+    for (const auto& m : v.measures) row.push_back(cell(m[l]));
+    v.table.rows.push_back(std::move(row));
+  }
+  return v;
+}
+
+}  // namespace
+
+namespace {
+
+// The layer's average head's spectrum at `threshold` from the analysis, or null.
+const analysis::GraphSpectrum* cached_spectrum(const TraceAnalysis& a, int layer,
+                                               double threshold) {
+  const int ti = a.thresholdIndex(threshold);
+  if (!a.topologyForAllHeads || ti < 0) return nullptr;
+  return &a.at(layer, -1).spectra[static_cast<std::size_t>(ti)];
+}
+
+}  // namespace
+
+LayerProfileView layer_sink_view(const TraceAnalysis& a, const AnalysisSettings& settings,
+                                 double threshold,
+                                 const std::function<double(int layer)>& centralisation) {
+  std::vector<double> sink, rate, central;
+  for (int l = 0; l < a.layers; ++l) {
+    sink.push_back(a.at(l, -1).meanOverQueries.sinkAttention);
+    double above = 0;
+    for (int h = 0; h < a.heads; ++h)
+      above += analysis::is_sink_rate_head(a.at(l, h).keyImportance[0], settings.eps) ? 1 : 0;
+    rate.push_back(above / std::max(1, a.heads));
+    const analysis::GraphSpectrum* g = centralisation ? nullptr : cached_spectrum(a, l, threshold);
+    central.push_back(centralisation ? centralisation(l) : g ? g->centralisation : kNaN);
+  }
+  return layer_profile({"sink_attention", "sink_rate", "centralisation"},
+                       {std::move(sink), std::move(rate), std::move(central)});
+}
+
+LayerProfileView layer_topology_view(const TraceAnalysis& a, const AnalysisSettings& settings,
+                                     double threshold,
+                                     const std::function<double(int layer)>& fiedler) {
+  std::vector<double> h0, h1, rank, fiedlers;
+  for (int l = 0; l < a.layers; ++l) {
+    const analysis::HeadAnalysis& avg = a.at(l, -1);
+    h0.push_back(a.topologyForAllHeads
+                     ? analysis::bars_above(avg.persistence.h0, settings.minPersistence)
+                     : kNaN);
+    h1.push_back(a.topologyForAllHeads
+                     ? analysis::bars_above(avg.persistence.h1, settings.minPersistence)
+                     : kNaN);
+    rank.push_back(static_cast<std::size_t>(l) < a.effectiveRank.size()
+                       ? a.effectiveRank[static_cast<std::size_t>(l)]
+                       : kNaN);
+    const analysis::GraphSpectrum* g = fiedler ? nullptr : cached_spectrum(a, l, threshold);
+    fiedlers.push_back(fiedler ? fiedler(l) : g ? g->fiedlerValue : kNaN);
+  }
+  return layer_profile({"bars_h0_above_min", "bars_h1_above_min", "effective_rank", "fiedler"},
+                       {std::move(h0), std::move(h1), std::move(rank), std::move(fiedlers)});
+}
+
+TaxonomyView taxonomy_view(const TraceAnalysis& a) {
+  TaxonomyView v;
+  v.layers = a.layers;
+  v.heads = a.heads;
+  v.heads_table.columns = {"layer", "head", "sink_votes", "current_votes", "other_votes", "label"};
+  v.counts_table.columns = {"layer", "heads", "retriever", "mixer", "reset"};
+  for (int l = 0; l < a.layers; ++l) {
+    int counts[3] = {0, 0, 0};
+    for (int h = 0; h < a.heads; ++h) {
+      const auto& votes = a.at(l, h).taxonomy;
+      if (!votes) {
+        v.classes.push_back(-1);
+        v.heads_table.rows.push_back({std::to_string(l), std::to_string(h), "", "", "", ""});
+        continue;
+      }
+      const analysis::HeadClass c = analysis::taxonomy_label(*votes);
+      v.classes.push_back(static_cast<int>(c));
+      ++counts[static_cast<int>(c)];
+      v.heads_table.rows.push_back({std::to_string(l), std::to_string(h),
+                                    std::to_string(votes->sink), std::to_string(votes->current),
+                                    std::to_string(votes->other), analysis::head_class_name(c)});
+    }
+    v.counts_table.rows.push_back({std::to_string(l), std::to_string(a.heads),
+                                   std::to_string(counts[0]), std::to_string(counts[1]),
+                                   std::to_string(counts[2])});
+  }
+  return v;
+}
+
+io::CsvTable tables_by_run(const std::vector<std::pair<std::string, const io::CsvTable*>>& runs) {
+  io::CsvTable out;
+  for (const auto& [name, table] : runs) {
+    if (!table) continue;
+    if (out.columns.empty()) {
+      out.columns = {"run"};
+      out.columns.insert(out.columns.end(), table->columns.begin(), table->columns.end());
+    } else if (out.columns.size() != table->columns.size() + 1 ||
+               !std::equal(table->columns.begin(), table->columns.end(), out.columns.begin() + 1)) {
+      throw std::invalid_argument("tables_by_run: the runs' tables differ in their columns");
+    }
+    for (const auto& r : table->rows) {
+      std::vector<std::string> row{name};
+      row.insert(row.end(), r.begin(), r.end());
+      out.rows.push_back(std::move(row));
+    }
+  }
+  return out;
+}
+
+}  // namespace sinkscope::document
