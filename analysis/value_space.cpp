@@ -490,6 +490,10 @@ double leave_one_out_margin(const std::vector<std::vector<double>>& y, const std
   return r.rMin - worstInside;
 }
 
+// Values at least this wide (and four times wider than there are points)
+// take the Gram matrix's eigenvectors for their PCA.
+constexpr int kPcaGramMinHeadDim = 256;
+
 // PCA of the contributions and s_N (2-D and 3-D, largest variance first).
 void project_contributions(const std::vector<std::vector<double>>& y, ValueSpace& r) {
   const int n = static_cast<int>(y.size());
@@ -502,10 +506,24 @@ void project_contributions(const std::vector<std::vector<double>>& y, ValueSpace
   for (int c = 0; c < headDim; ++c) X(n, c) = r.sN[static_cast<std::size_t>(c)];
   const Eigen::RowVectorXd mean = X.colwise().mean();
   const Eigen::MatrixXd centred = X.rowwise() - mean;
-  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> solver(centred.transpose() * centred);
+  // The axes: eigenvectors of the head_dim x head_dim scatter matrix, or,
+  // for values much wider than there are points (a capture's head_dim of
+  // thousands), of the points x points Gram matrix carried back through the
+  // data (v = X^T u / |X^T u|): the same axes at a cost in the points.
+  const bool wide = headDim > kPcaGramMinHeadDim && headDim > 4 * points;
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> solver(
+      wide ? Eigen::MatrixXd(centred * centred.transpose())
+           : Eigen::MatrixXd(centred.transpose() * centred));
+  const int order = wide ? points : headDim;
   Eigen::MatrixXd axes = Eigen::MatrixXd::Zero(headDim, 3);
-  for (int c = 0; c < std::min(3, headDim); ++c) {
-    Eigen::VectorXd v = solver.eigenvectors().col(headDim - 1 - c);  // largest variance first
+  for (int c = 0; c < std::min(3, order); ++c) {
+    Eigen::VectorXd v = solver.eigenvectors().col(order - 1 - c);  // largest variance first
+    if (wide) {
+      v = centred.transpose() * v;
+      const double length = v.norm();
+      if (!(length > 0)) continue;  // no variance left along any further axis
+      v /= length;
+    }
     Eigen::Index big = 0;
     v.cwiseAbs().maxCoeff(&big);
     if (v(big) < 0) v = -v;  // deterministic sign

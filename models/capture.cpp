@@ -1,7 +1,12 @@
 #include "models/capture.h"
 
+#include <unistd.h>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <new>
+
+#include "models/input_files.h"
 
 #include "models/internal/recompute.h"
 #include "models/io/npz.h"
@@ -26,28 +31,100 @@ void check_dimension(std::int64_t value, int most, const std::string& what,
                        std::to_string(most));
 }
 
-// The tokens of a capture file: a string array, or the packed UTF-8 form.
-std::vector<std::string> read_tokens(const io::NpzReader& npz, const std::string& where) {
+// Throws unless member `name` of `npz` (when present) is one-dimensional with
+// `length` elements (-1: any length up to `most`).
+void check_vector(const io::NpzReader& npz, const std::string& name, std::int64_t length,
+                  std::int64_t most, const std::string& where) {
+  if (!npz.contains(name)) return;
+  const io::NpyArray h = npz.header(name);
+  if (h.shape.size() != 1)
+    throw CaptureError(where + ": " + name + " has shape " + number_list(h.shape) +
+                       "; give a one-dimensional array");
+  if (length >= 0 && h.shape[0] != length)
+    throw CaptureError(where + ": " + name + " holds " + std::to_string(h.shape[0]) +
+                       " elements; give " + std::to_string(length));
+  if (h.shape[0] > most)
+    throw CaptureError(where + ": " + name + " holds " + std::to_string(h.shape[0]) +
+                       " elements, more than the " + std::to_string(most) + " read here");
+}
+
+// The tokens of a capture file: a string array, or the packed UTF-8 form
+// (bytes 0..255 forming valid UTF-8, cut at increasing offsets).
+std::vector<std::string> read_tokens(const io::NpzReader& npz, int tokens,
+                                     const std::string& where) {
   if (npz.contains("tokens")) {
-    const io::NpyArray a = npz.read("tokens");
-    if (a.shape.size() != 1) throw CaptureError(where + ": tokens is not one-dimensional");
-    return a.strings();
+    check_vector(npz, "tokens", tokens, tokens, where);
+    const io::NpyArray h = npz.header("tokens");
+    if (h.kind() == 'U' && h.itemSize() / 4 > kCaptureMaxTokenChars)
+      throw CaptureError(where + ": tokens are up to " + std::to_string(h.itemSize() / 4) +
+                         " characters long; a token has at most " +
+                         std::to_string(kCaptureMaxTokenChars));
+    return npz.read("tokens").strings();
   }
   if (!npz.contains("tokens_utf8") || !npz.contains("tokens_offsets")) return {};
+  check_vector(npz, "tokens_offsets", std::int64_t{tokens} + 1, std::int64_t{tokens} + 1, where);
+  check_vector(npz, "tokens_utf8", -1, std::int64_t{tokens} * kCaptureMaxTokenChars * 4, where);
   const io::NpyArray bytes = npz.read("tokens_utf8"), offsets = npz.read("tokens_offsets");
   const std::vector<std::int64_t> at = offsets.integers(), raw = bytes.integers();
-  std::vector<std::string> tokens;
+  std::string text;
+  text.reserve(raw.size());
+  for (std::size_t k = 0; k < raw.size(); ++k) {
+    if (raw[k] < 0 || raw[k] > 255)
+      throw CaptureError(where + ": tokens_utf8[" + std::to_string(k) + "] is " +
+                         std::to_string(raw[k]) + ", not a byte (0 to 255)");
+    text += static_cast<char>(raw[k]);
+  }
+  std::vector<std::string> out;
   for (std::size_t k = 0; k + 1 < at.size(); ++k) {
     if (at[k] < 0 || at[k + 1] < at[k] || static_cast<std::uint64_t>(at[k + 1]) > raw.size())
       throw CaptureError(where + ": tokens_offsets[" + std::to_string(k) + "] is out of order");
-    std::string t;
-    for (std::int64_t b = at[k]; b < at[k + 1]; ++b) t += static_cast<char>(raw[static_cast<std::size_t>(b)]);
-    tokens.push_back(std::move(t));
+    std::string t =
+        text.substr(static_cast<std::size_t>(at[k]), static_cast<std::size_t>(at[k + 1] - at[k]));
+    std::size_t bad = 0;
+    if (!utf8_valid(t, &bad))
+      throw CaptureError(where + ": token " + std::to_string(k) +
+                         " in tokens_utf8 is not valid UTF-8 (at its byte " + std::to_string(bad) +
+                         ")");
+    if (t.size() > static_cast<std::size_t>(kCaptureMaxTokenChars) * 4)
+      throw CaptureError(where + ": token " + std::to_string(k) + " is " +
+                         std::to_string(t.size()) + " bytes long; a token has at most " +
+                         std::to_string(kCaptureMaxTokenChars) + " characters");
+    out.push_back(std::move(t));
   }
-  return tokens;
+  return out;
+}
+
+// What reading `count` elements of `itemSize` bytes holds at once: the
+// member's bytes, their float32 copy and the run's copy of those.
+std::uint64_t bytes_to_hold(std::uint64_t count, std::size_t itemSize) {
+  return count * (itemSize + 2 * sizeof(float));
+}
+
+std::string gib(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", bytes / double(std::uint64_t{1} << 30));
+  return text;
 }
 
 }  // namespace
+
+CaptureBudget capture_memory_budget() {
+  if (const char* env = std::getenv("SINKSCOPE_CAPTURE_BUDGET_GB"); env && *env) {
+    char* end = nullptr;
+    const double gb = std::strtod(env, &end);
+    if (end && *end == '\0' && std::isfinite(gb) && gb > 0 && gb <= 1e6)
+      return {static_cast<std::uint64_t>(gb * double(std::uint64_t{1} << 30)),
+              "SINKSCOPE_CAPTURE_BUDGET_GB"};
+    throw CaptureError("SINKSCOPE_CAPTURE_BUDGET_GB is '" + std::string(env).substr(0, 64) +
+                       "'; give a number of GiB above 0");
+  }
+  const long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
+  const std::uint64_t physical =
+      pages > 0 && pageSize > 0
+          ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(pageSize)
+          : std::uint64_t{8} << 30;
+  return {physical / 2, "half of this machine's memory"};
+}
 
 void capture_check(Capture& c, const std::string& where) {
   check_dimension(c.layers, kCaptureMaxLayers, "the number of layers", where);
@@ -111,21 +188,21 @@ Capture capture_read(const fs::path& file) {
                                  "heads, tokens, tokens])");
     Capture c;
     c.file = file;
-    {
-      const io::NpyArray a = npz.read("attention");
-      if (a.shape.size() != 4 || a.shape[2] != a.shape[3])
-        throw CaptureError(where + ": attention has shape " + number_list(a.shape) +
-                           "; give [layers, heads, tokens, tokens]");
-      check_dimension(a.shape[0], kCaptureMaxLayers, "the number of layers", where);
-      check_dimension(a.shape[1], kCaptureMaxHeads, "the number of heads", where);
-      check_dimension(a.shape[2], kCaptureMaxTokens, "the number of tokens", where);
-      c.layers = static_cast<int>(a.shape[0]);
-      c.heads = static_cast<int>(a.shape[1]);
-      c.tokens = static_cast<int>(a.shape[2]);
-      c.attention = a.floats();
-    }
+    // Every shape is checked from the headers, and what reading would hold
+    // against the budget, before any array's data is read.
+    const io::NpyArray a = npz.header("attention");
+    if (a.shape.size() != 4 || a.shape[2] != a.shape[3])
+      throw CaptureError(where + ": attention has shape " + number_list(a.shape) +
+                         "; give [layers, heads, tokens, tokens]");
+    check_dimension(a.shape[0], kCaptureMaxLayers, "the number of layers", where);
+    check_dimension(a.shape[1], kCaptureMaxHeads, "the number of heads", where);
+    check_dimension(a.shape[2], kCaptureMaxTokens, "the number of tokens", where);
+    c.layers = static_cast<int>(a.shape[0]);
+    c.heads = static_cast<int>(a.shape[1]);
+    c.tokens = static_cast<int>(a.shape[2]);
+    std::uint64_t needed = bytes_to_hold(a.count(), a.itemSize());
     if (npz.contains("values")) {
-      const io::NpyArray v = npz.read("values");
+      const io::NpyArray v = npz.header("values");
       if (v.shape.size() != 4 || v.shape[0] != c.layers || v.shape[1] != c.heads ||
           v.shape[2] != c.tokens)
         throw CaptureError(where + ": values has shape " + number_list(v.shape) + "; give [" +
@@ -133,9 +210,25 @@ Capture capture_read(const fs::path& file) {
                            std::to_string(c.tokens) + ", head_dim] as attention's");
       check_dimension(v.shape[3], kCaptureMaxHeadDim, "the values' head dimension", where);
       c.headDim = static_cast<int>(v.shape[3]);
-      c.values = v.floats();
+      needed += bytes_to_hold(v.count(), v.itemSize());
     }
-    c.tokenText = read_tokens(npz, where);
+    // Analysing one head holds about three T x T matrices of doubles
+    // (distances, the filtration's edges, the graph) beside the capture.
+    needed += 3 * sizeof(double) * static_cast<std::uint64_t>(c.tokens) *
+              static_cast<std::uint64_t>(c.tokens);
+    const CaptureBudget budget = capture_memory_budget();
+    if (needed > budget.bytes)
+      throw CaptureError(where + ": reading and analysing it needs about " + gib(double(needed)) +
+                         " GiB (its attention and values as float32, held three times while "
+                         "they are read, and one head's analysis, about 24 T^2 bytes), over "
+                         "the budget of " +
+                         gib(double(budget.bytes)) + " GiB (" + budget.source +
+                         "); set SINKSCOPE_CAPTURE_BUDGET_GB to raise it, or capture fewer "
+                         "layers, heads or tokens");
+    check_vector(npz, "ids", c.tokens, c.tokens, where);
+    c.attention = npz.read("attention").floats();
+    if (c.headDim > 0) c.values = npz.read("values").floats();
+    c.tokenText = read_tokens(npz, c.tokens, where);
     if (npz.contains("ids")) {
       for (std::int64_t id : npz.read("ids").integers()) {
         if (id < 0 || id > std::numeric_limits<int>::max())
@@ -144,6 +237,10 @@ Capture capture_read(const fs::path& file) {
       }
     }
     if (npz.contains("model")) {
+      const io::NpyArray h = npz.header("model");
+      if (!h.shape.empty() || h.kind() != 'U' || h.itemSize() / 4 > 1024)
+        throw CaptureError(where +
+                           ": model is not one name (a 0-d string of at most 1024 characters)");
       const io::NpyArray m = npz.read("model");
       const std::vector<std::string> names = m.strings();
       if (!m.shape.empty() || names.size() != 1 || names.front().size() > 1024)
@@ -154,6 +251,10 @@ Capture capture_read(const fs::path& file) {
     return c;
   } catch (const io::NpzError& e) {
     throw CaptureError(e.what());
+  } catch (const std::bad_alloc&) {
+    throw CaptureError(where + ": not enough memory to read it (the budget is " +
+                       gib(double(capture_memory_budget().bytes)) +
+                       " GiB; set SINKSCOPE_CAPTURE_BUDGET_GB below what this machine has free)");
   }
 }
 

@@ -27,6 +27,17 @@ inline constexpr int kCaptureMaxHeads = 1024;
 inline constexpr int kCaptureMaxTokens = 32768;
 inline constexpr int kCaptureMaxHeadDim = 65536;
 inline constexpr std::uint64_t kCaptureMaxArrayBytes = std::uint64_t{16} << 30;
+// A token's text: at most this many characters (a label, not a document).
+inline constexpr std::int64_t kCaptureMaxTokenChars = 4096;
+
+// What reading a capture may hold at once: $SINKSCOPE_CAPTURE_BUDGET_GB
+// (GiB) when set, else half of the machine's physical memory; `source` says
+// which. Throws CaptureError for a variable that is not a positive number.
+struct CaptureBudget {
+  std::uint64_t bytes = 0;
+  std::string source;
+};
+CaptureBudget capture_memory_budget();
 // A row's weights must sum to 1 within this: a float32 softmax's do within
 // 1e-6, a BF16 model's (8 bits of mantissa per weight) within about 1e-2.
 inline constexpr double kCaptureRowSumTolerance = 1e-2;

@@ -244,30 +244,34 @@ std::vector<std::string> NpyArray::strings() const {
   return out;
 }
 
-NpyArray npy_parse(const std::vector<std::uint8_t>& m, const std::string& where) {
+namespace {
+
+// The header of a .npy member whose first `available` bytes are `m` (of
+// `memberSize` in all): dtype, order and shape checked; returns where the
+// data start. Throws NpzError naming `where`.
+std::size_t npy_header_parse(const std::uint8_t* m, std::size_t available, std::size_t memberSize,
+                             const std::string& where, NpyArray& a) {
   static const std::uint8_t kMagic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
-  if (m.size() < 10 || std::memcmp(m.data(), kMagic, 6) != 0)
+  if (available < 10 || std::memcmp(m, kMagic, 6) != 0)
     throw NpzError(where + ": not a .npy array (no \\x93NUMPY magic)");
   const int major = m[6];
   if (major < 1 || major > 3)
     throw NpzError(where + ": .npy format version " + std::to_string(major) + " is not read");
   const int lengthBytes = major == 1 ? 2 : 4;
-  if (m.size() < static_cast<std::size_t>(8 + lengthBytes))
+  if (available < static_cast<std::size_t>(8 + lengthBytes))
     throw NpzError(where + ": the .npy header is cut short");
-  const std::uint32_t headerLength = read_le(m.data() + 8, lengthBytes);
+  const std::uint32_t headerLength = read_le(m + 8, lengthBytes);
   const std::size_t dataStart = 8 + static_cast<std::size_t>(lengthBytes) + headerLength;
-  if (headerLength > kMaxHeaderBytes || dataStart > m.size())
+  if (headerLength > kMaxHeaderBytes || dataStart > available || dataStart > memberSize)
     throw NpzError(where + ": the .npy header is longer than the member");
-  NpyArray a;
   bool fortran = false;
-  HeaderParser(std::string(m.begin() + 8 + lengthBytes, m.begin() + static_cast<std::ptrdiff_t>(dataStart)),
-               where)
+  HeaderParser(std::string(m + 8 + lengthBytes, m + dataStart), where)
       .parse(a.dtype, fortran, a.shape);
   check_dtype(a.dtype, where);
   if (fortran)
     throw NpzError(where + ": a Fortran-ordered array; save np.ascontiguousarray(x) instead");
   // The bytes the shape needs, saturating (a hostile shape's product may not fit 64 bits).
-  const std::uint64_t dataBytes = m.size() - dataStart;
+  const std::uint64_t dataBytes = memberSize - dataStart;
   std::uint64_t expected = a.itemSize();
   bool overflow = false;
   for (std::int64_t d : a.shape) {
@@ -283,6 +287,14 @@ NpyArray npy_parse(const std::vector<std::uint8_t>& m, const std::string& where)
     throw NpzError(where + ": the shape and dtype need " +
                    (overflow ? std::string("more than 2^64") : std::to_string(expected)) +
                    " bytes of data, the member holds " + std::to_string(dataBytes));
+  return dataStart;
+}
+
+}  // namespace
+
+NpyArray npy_parse(const std::vector<std::uint8_t>& m, const std::string& where) {
+  NpyArray a;
+  const std::size_t dataStart = npy_header_parse(m.data(), m.size(), m.size(), where, a);
   a.bytes.assign(m.begin() + static_cast<std::ptrdiff_t>(dataStart), m.end());
   return a;
 }
@@ -336,11 +348,31 @@ bool NpzReader::contains(const std::string& name) const {
   return std::find(names_.begin(), names_.end(), name) != names_.end();
 }
 
-NpyArray NpzReader::read(const std::string& name) const {
+namespace {
+
+// zip_fread until `size` bytes or the end; the problem, if any, into `problem`.
+std::uint64_t read_fully(zip_file_t* f, std::uint8_t* into, std::uint64_t size,
+                         std::string& problem) {
+  std::uint64_t got = 0;
+  while (got < size) {
+    const zip_int64_t r = zip_fread(f, into + got, size - got);
+    if (r < 0) {
+      problem = zip_file_strerror(f);
+      break;
+    }
+    if (r == 0) break;
+    got += static_cast<std::uint64_t>(r);
+  }
+  return got;
+}
+
+}  // namespace
+
+std::uint64_t NpzReader::memberSize(const std::string& name, std::uint64_t& index) const {
   const auto it = std::find(names_.begin(), names_.end(), name);
   const std::string where = file_.string() + ": " + name;
   if (it == names_.end()) throw NpzError(where + ": no such array");
-  const zip_uint64_t index = indices_[static_cast<std::size_t>(it - names_.begin())];
+  index = indices_[static_cast<std::size_t>(it - names_.begin())];
   zip_t* z = static_cast<zip_t*>(zip_);
   zip_stat_t st;
   zip_stat_init(&st);
@@ -363,31 +395,63 @@ NpyArray NpzReader::read(const std::string& name) const {
   if (st.size > mostItHolds)
     throw NpzError(where + ": claims " + std::to_string(st.size) + " bytes, more than its " +
                    std::to_string(st.comp_size) + " stored bytes can hold");
+  return st.size;
+}
+
+NpyArray NpzReader::header(const std::string& name) const {
+  std::uint64_t index = 0;
+  const std::uint64_t size = memberSize(name, index);
+  const std::string where = file_.string() + ": " + name;
+  zip_t* z = static_cast<zip_t*>(zip_);
   zip_file_t* f = zip_fopen_index(z, index, 0);
   if (!f) throw NpzError(where + ": cannot be opened (" + zip_strerror(z) + ")");
-  std::vector<std::uint8_t> member(st.size);
-  std::uint64_t got = 0;
+  // The magic, version, header length and the longest header there may be.
+  std::vector<std::uint8_t> head(
+      static_cast<std::size_t>(std::min<std::uint64_t>(size, 12 + kMaxHeaderBytes)));
   std::string problem;
-  while (got < st.size) {
-    const zip_int64_t r = zip_fread(f, member.data() + got, st.size - got);
-    if (r < 0) {
-      problem = zip_file_strerror(f);
-      break;
-    }
-    if (r == 0) break;
-    got += static_cast<std::uint64_t>(r);
+  const std::uint64_t got = read_fully(f, head.data(), head.size(), problem);
+  zip_fclose(f);
+  if (!problem.empty()) throw NpzError(where + ": damaged (" + problem + ")");
+  NpyArray a;
+  a.name = where;
+  npy_header_parse(head.data(), static_cast<std::size_t>(got), static_cast<std::size_t>(size),
+                   where, a);
+  return a;
+}
+
+NpyArray NpzReader::read(const std::string& name) const {
+  std::uint64_t index = 0;
+  const std::uint64_t size = memberSize(name, index);
+  const std::string where = file_.string() + ": " + name;
+  zip_t* z = static_cast<zip_t*>(zip_);
+  zip_file_t* f = zip_fopen_index(z, index, 0);
+  if (!f) throw NpzError(where + ": cannot be opened (" + zip_strerror(z) + ")");
+  // Grown as the bytes arrive, never to the claimed size at once: a member
+  // that claims more than its stream holds costs what it holds.
+  std::vector<std::uint8_t> member;
+  std::string problem;
+  std::uint64_t got = 0;
+  constexpr std::uint64_t kChunk = std::uint64_t{16} << 20;
+  while (got < size && problem.empty()) {
+    const std::uint64_t want = std::min(kChunk, size - got);
+    member.resize(static_cast<std::size_t>(got + want));
+    const std::uint64_t read = read_fully(f, member.data() + got, want, problem);
+    got += read;
+    if (read < want) break;
   }
+  member.resize(static_cast<std::size_t>(got));
   // Reading to the end checks the CRC: one more read must find nothing.
   std::uint8_t extra = 0;
-  if (problem.empty() && got == st.size) {
+  if (problem.empty() && got == size) {
     const zip_int64_t r = zip_fread(f, &extra, 1);
     if (r < 0) problem = zip_file_strerror(f);
     else if (r > 0) problem = "more data than its recorded size";
   }
   zip_fclose(f);
   if (!problem.empty()) throw NpzError(where + ": damaged (" + problem + ")");
-  if (got != st.size)
-    throw NpzError(where + ": cut short (" + std::to_string(got) + " of " + std::to_string(st.size) + " bytes)");
+  if (got != size)
+    throw NpzError(where + ": cut short (" + std::to_string(got) + " of " + std::to_string(size) +
+                   " bytes)");
   NpyArray a = npy_parse(member, where);
   a.name = where;
   return a;

@@ -54,8 +54,14 @@ class NpzReader {
   const std::vector<std::string>& names() const { return names_; }
   bool contains(const std::string& name) const;
   NpyArray read(const std::string& name) const;
+  // The array's dtype and shape from its .npy header alone (no data read or
+  // allocated): what a reader checks before it reads a hostile member.
+  NpyArray header(const std::string& name) const;
 
  private:
+  // The member's uncompressed size, checked against the budget and what its
+  // stored bytes can hold; its index into `index`.
+  std::uint64_t memberSize(const std::string& name, std::uint64_t& index) const;
   std::filesystem::path file_;
   std::uint64_t maxArrayBytes_;
   void* zip_ = nullptr;  // zip_t*

@@ -393,3 +393,37 @@ TEST(ValueSpace, RoundingNeverDecidesTiesOfRepeatedKeys) {
   EXPECT_EQ(instances, 400);
   EXPECT_GT(withTieInSelection, 50);
 }
+
+// Values far wider than there are keys (a capture's head_dim of thousands)
+// take the PCA through the keys' Gram matrix: the same projections as the
+// scatter matrix gives for the same points in their own 8 dimensions.
+TEST(ValueSpace, WideValuesProjectAsTheirNarrowSelves) {
+  const int T = 8, narrow = 8, wide = 2048;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(0.05f, 1.0f);
+  std::normal_distribution<float> g(0.0f, 1.0f);
+  AttentionMatrix a{std::vector<float>(T * T, 0.0f), T, true};
+  for (int i = 0; i < T; ++i) {
+    float sum = 0;
+    for (int j = 0; j <= i; ++j) sum += a.weights[static_cast<std::size_t>(i * T + j)] = u(rng);
+    for (int j = 0; j <= i; ++j) a.weights[static_cast<std::size_t>(i * T + j)] /= sum;
+  }
+  std::vector<float> small(T * narrow), big(static_cast<std::size_t>(T) * wide, 0.0f);
+  for (int j = 0; j < T; ++j)
+    for (int c = 0; c < narrow; ++c)
+      small[static_cast<std::size_t>(j * narrow + c)] =
+          big[static_cast<std::size_t>(j) * wide + static_cast<std::size_t>(c)] = g(rng);
+  const ValueSpace s = value_space(a.view(), small, narrow, {3, T - 1, 4, 7});
+  const ValueSpace w = value_space(a.view(), big, wide, {3, T - 1, 4, 7});
+  ASSERT_EQ(s.pca3.size(), static_cast<std::size_t>(T + 1));
+  ASSERT_EQ(w.pca3.size(), s.pca3.size());
+  for (std::size_t k = 0; k < s.pca3.size(); ++k)
+    for (int c = 0; c < 3; ++c) {
+      EXPECT_NEAR(w.pca3[k][static_cast<std::size_t>(c)], s.pca3[k][static_cast<std::size_t>(c)],
+                  1e-9)
+          << "point " << k << ", axis " << c;
+      EXPECT_EQ(w.pca2[k][static_cast<std::size_t>(std::min(c, 1))],
+                w.pca3[k][static_cast<std::size_t>(std::min(c, 1))]);
+    }
+  EXPECT_EQ(w.scores.f, s.scores.f);
+}

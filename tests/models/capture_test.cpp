@@ -172,7 +172,7 @@ open(d + '/truncated.npz', 'wb').write(raw[: len(raw) // 2])
       {"negative.npz", "attention[layer 0, head 1, row 2, column 0] is -0.25"},
       {"scores.npz", "attention[layer 0, head 0, row 0, column 0] is 1.5"},
       {"values_shape.npz", "values has shape [2, 3, 4, 4]"},
-      {"tokens_count.npz", "2 tokens for 5 attention rows"},
+      {"tokens_count.npz", "tokens holds 2 elements; give 5"},
       {"big_endian.npz", "is big-endian"},
       {"fortran.npz", "Fortran-ordered"},
       {"objects.npz", "dtype '|O' is not read"},
@@ -200,5 +200,72 @@ open(d + '/truncated.npz', 'wb').write(raw[: len(raw) // 2])
     EXPECT_NE(std::string(e.what()).find("attention[layer 0, head 0, row 1] sums to 0.75"),
               std::string::npos)
         << e.what();
+  }
+}
+
+// Sizes are checked from the arrays' headers before any data is read: a
+// member claiming gigabytes its stream does not hold, a capture over the
+// memory budget, tokens of a million characters, 2-d ids and token bytes
+// that are not UTF-8 are refused in words, without the claimed allocation.
+TEST(Capture, ClaimedSizesAreRefusedBeforeTheyAreAllocated) {
+  const fs::path dir = fresh_dir("claims");
+  const auto [code, out] = python(std::string(kMakeCapture) + R"(
+import zipfile, struct, os
+f = a.astype(np.float32)
+def npy_header(shape, descr='<f4'):
+    h = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (descr, shape)
+    h = h + ' ' * (118 - len(h)) + '\n'
+    return b'\x93NUMPY\x01\x00' + len(h).to_bytes(2, 'little') + h.encode()
+# 3 MB of random bytes deflated (stored blocks), claiming 27000 x 27000 float32 (2.9 GB).
+T = 27000
+head = npy_header((1, 1, T, T))
+with zipfile.ZipFile(d + '/claims.npz', 'w', zipfile.ZIP_DEFLATED) as z:
+    z.writestr('attention.npy', head + os.urandom(3000000))
+raw = bytearray(open(d + '/claims.npz', 'rb').read())
+claim = len(head) + T * T * 4
+struct.pack_into('<I', raw, 22, claim)
+cd = raw.rfind(b'PK\x01\x02')
+struct.pack_into('<I', raw, cd + 24, claim)
+open(d + '/claims.npz', 'wb').write(bytes(raw))
+np.savez(d + '/long_token.npz', attention=f, tokens=np.array(['a', 'b', 'x' * 100000, 'c', 'd']))
+np.savez(d + '/ids_2d.npz', attention=f, ids=np.arange(10).reshape(2, 5))
+np.savez(d + '/bytes_not_utf8.npz', attention=f, tokens_utf8=np.array([0xc3, 0x28, 97, 98, 99], dtype=np.uint8),
+         tokens_offsets=np.array([0, 2, 3, 4, 5, 5]))
+np.savez(d + '/bytes_over_255.npz', attention=f, tokens_utf8=np.array([300, 97, 98, 99, 100], dtype=np.int32),
+         tokens_offsets=np.array([0, 1, 2, 3, 4, 5]))
+np.savez(d + '/fine.npz', attention=f, values=v.astype(np.float32))
+)",
+                                  dir);
+  ASSERT_EQ(code, 0) << out;
+  // The header's claim, over a budget of 1 GiB: refused before reading.
+  ::setenv("SINKSCOPE_CAPTURE_BUDGET_GB", "1", 1);
+  std::string why = refusal(dir / "claims.npz");
+  EXPECT_NE(why.find("reading and analysing it needs about 24.44 GiB"), std::string::npos) << why;
+  EXPECT_NE(why.find("over the budget of 1.00 GiB (SINKSCOPE_CAPTURE_BUDGET_GB)"),
+            std::string::npos)
+      << why;
+  // Within a budget, the stream ends long before the claim: cut short, and
+  // only what it held was allocated.
+  ::setenv("SINKSCOPE_CAPTURE_BUDGET_GB", "100", 1);
+  why = refusal(dir / "claims.npz");
+  EXPECT_TRUE(why.find("cut short") != std::string::npos ||
+              why.find("damaged") != std::string::npos)
+      << why;
+  ::setenv("SINKSCOPE_CAPTURE_BUDGET_GB", "0.000001", 1);
+  EXPECT_NE(refusal(dir / "fine.npz").find("over the budget"), std::string::npos);
+  ::setenv("SINKSCOPE_CAPTURE_BUDGET_GB", "lots", 1);
+  EXPECT_NE(refusal(dir / "fine.npz").find("SINKSCOPE_CAPTURE_BUDGET_GB is 'lots'"),
+            std::string::npos);
+  ::unsetenv("SINKSCOPE_CAPTURE_BUDGET_GB");
+  EXPECT_EQ(read_ok(dir / "fine.npz").headDim, 4);
+  const std::vector<std::pair<const char*, const char*>> cases{
+      {"long_token.npz", "tokens are up to 100000 characters long; a token has at most 4096"},
+      {"ids_2d.npz", "ids has shape [2, 5]; give a one-dimensional array"},
+      {"bytes_not_utf8.npz", "token 0 in tokens_utf8 is not valid UTF-8"},
+      {"bytes_over_255.npz", "tokens_utf8[0] is 300, not a byte (0 to 255)"},
+  };
+  for (const auto& [file, words] : cases) {
+    const std::string refused = refusal(dir / file);
+    EXPECT_NE(refused.find(words), std::string::npos) << file << ": " << refused;
   }
 }
