@@ -516,13 +516,39 @@ struct TrainingRun {
     }
   }
 
-  // The weights, log and recipe to `folder`; with the optimizer's state for --resume.
+  // The weights, log and recipe to `folder`; with the optimizer's state for
+  // --resume. Everything is written into a staging folder first and moved
+  // into place only when it is all there: a full disk leaves no checkpoint
+  // without its weights or optimizer, and no final model half replaced.
   void save(const fs::path& folder, bool withOptimizer) const {
-    if (folder != o.out) {
-      require_output_folder(folder.parent_path());  // checkpoints/ is no link either
-      require_output_folder(folder);
-      io::file_write_atomic(folder / "config.json", read_text(o.out / "config.json"), true);
+    const bool final = folder == o.out;
+    if (!final) require_output_folder(folder.parent_path());  // checkpoints/ is no link either
+    const fs::path staging =
+        (final ? o.out : folder.parent_path()) /
+        ("." + (final ? std::string("final") : folder.filename().string()) + ".partial");
+    std::error_code ignored;
+    fs::remove_all(staging, ignored);
+    try {
+      fs::create_directory(staging);
+      writeInto(staging, withOptimizer);
+      if (final) {
+        // Each file replaces its old self by a rename (no space needed).
+        for (const auto& entry : fs::directory_iterator(staging))
+          fs::rename(entry.path(), o.out / entry.path().filename());
+        fs::remove(staging);
+      } else {
+        fs::remove_all(folder);
+        fs::rename(staging, folder);
+      }
+    } catch (const std::exception& e) {
+      fs::remove_all(staging, ignored);
+      throw std::runtime_error(folder.string() + ": not saved (" + e.what() + ")");
     }
+  }
+
+ private:
+  void writeInto(const fs::path& folder, bool withOptimizer) const {
+    io::file_write_atomic(folder / "config.json", read_text(o.out / "config.json"), true);
     io::file_write_atomic(folder / "tokenizer.json", tokenizerJson, true);
     safetensors_write(folder / "model.safetensors", tensors_of(params, names, o.save_dtype),
                       {{"format", "pt"}, {"sinkscope", "trainer"}});
@@ -569,8 +595,12 @@ std::runtime_error diverged(int step, double loss, const fs::path& lastCheckpoin
 
 }  // namespace
 
-TrainResult torch_backend::train_model(const TrainOptions& given, const ProgressFn& progress,
-                                       const std::function<void(const TrainLogRow&)>& onLog) {
+namespace {
+
+// The run itself; `lastCheckpoint` is the last checkpoint saved whole.
+TrainResult train_run(const TrainOptions& given, const ProgressFn& progress,
+                      const std::function<void(const TrainLogRow&)>& onLog,
+                      fs::path& lastCheckpoint) {
   TrainOptions o = given;
   validate(o);
   at::manual_seed(o.seed);
@@ -598,7 +628,6 @@ TrainResult torch_backend::train_model(const TrainOptions& given, const Progress
   run.evaluation = evaluation_text(o, evalInputs, heldout.source);
   const int batch = std::max(1, o.batch_tokens / o.context);
 
-  fs::path lastCheckpoint;
   double lastLoss = 0.0;
   auto clock = std::chrono::steady_clock::now();
   long long tokensAtClock = run.tokens;
@@ -633,8 +662,9 @@ TrainResult torch_backend::train_model(const TrainOptions& given, const Progress
       tokensAtClock = run.tokens;
     }
     if (step % o.checkpoint_every == 0 && step < o.steps) {
-      lastCheckpoint = o.out / "checkpoints" / ("step-" + std::to_string(step));
-      run.save(lastCheckpoint, true);
+      const fs::path checkpoint = o.out / "checkpoints" / ("step-" + std::to_string(step));
+      run.save(checkpoint, true);
+      lastCheckpoint = checkpoint;  // only once it is whole
     }
     if (progress && !progress(static_cast<double>(step) / o.steps)) {
       run.save(o.out / "checkpoints" / ("step-" + std::to_string(step)), true);
@@ -648,6 +678,26 @@ TrainResult torch_backend::train_model(const TrainOptions& given, const Progress
     result.probe_logits = model->run(result.probe_ids).logits();
   }
   return result;
+}
+
+}  // namespace
+
+TrainResult torch_backend::train_model(const TrainOptions& given, const ProgressFn& progress,
+                                       const std::function<void(const TrainLogRow&)>& onLog) {
+  std::error_code ec;
+  const bool outIsNew = fs::symlink_status(given.out, ec).type() == fs::file_type::not_found;
+  fs::path lastCheckpoint;
+  try {
+    return train_run(given, progress, onLog, lastCheckpoint);
+  } catch (const RunCancelled&) {
+    throw;  // it saved where it stopped
+  } catch (...) {
+    // A run that fails before its first whole checkpoint (a full disk, a bad
+    // corpus) leaves no folder it made: nothing to resume, nothing to block
+    // the next run without --force.
+    if (outIsNew && lastCheckpoint.empty()) fs::remove_all(given.out, ec);
+    throw;
+  }
 }
 
 }  // namespace sinkscope::models

@@ -430,6 +430,40 @@ TEST(Cli, TrainAndSinksOnATinyCorpus) {
   fs::remove_all(dir);
 }
 
+// A checkpoint the disk refuses half way (its optimizer state beyond a 65 KB
+// file limit) is not left as a checkpoint without it: each is written into a
+// staging folder and moved into place whole; a run that fails before its
+// first whole checkpoint leaves no folder it made.
+TEST(Cli, ACheckpointTheDiskRefusesIsNotLeftHalfWritten) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("sinkscope-cli-checkpoint-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string corpus = (dir / "corpus.txt").string();
+  {
+    std::ofstream out(corpus);
+    for (int i = 1; i <= 200; ++i)
+      out << "the cat sat on the mat number " << i << " and then it ran away quickly\n";
+  }
+  const std::string train = "'" SINKSCOPE_CLI "' train --corpus '" + corpus + "' --out '" +
+                            (dir / "m").string() +
+                            "' --steps 6 --layers 1 --heads 2 --hidden 32 --intermediate 64 "
+                            "--vocab 300 --context 16 --batch-tokens 64 --checkpoint-every 2";
+  // bash's ulimit -f counts KiB (dash's, 512-byte blocks).
+  const CliRun full = shell("bash -c \"ulimit -f 130; trap '' XFSZ; exec " + train + "\" 2>&1");
+  EXPECT_EQ(full.exit, 1) << full.out;
+  EXPECT_NE(full.out.find("checkpoints/step-2: not saved ("), std::string::npos) << full.out;
+  EXPECT_FALSE(fs::exists(dir / "m")) << "no half run left: " << full.out;
+  const CliRun whole = shell(train + " 2>&1");
+  ASSERT_EQ(whole.exit, 0) << whole.out;
+  for (const char* step : {"step-2", "step-4"})
+    for (const char* file : {"model.safetensors", "optimizer.safetensors", "trainer_state.json"})
+      EXPECT_TRUE(fs::exists(dir / "m" / "checkpoints" / step / file)) << step << "/" << file;
+  EXPECT_FALSE(fs::exists(dir / "m" / "checkpoints" / ".step-2.partial"));
+  EXPECT_FALSE(fs::exists(dir / "m" / ".final.partial"));
+  fs::remove_all(dir);
+}
+
 TEST(Cli, AnalyzeWritesEveryFamily) {
   const fs::path dir =
       fs::temp_directory_path() / ("sinkscope-cli-analyze-" + std::to_string(::getpid()));
