@@ -130,18 +130,22 @@ namespace {
 
 // The step a run's final model was trained to: recipe.json's "steps", when it
 // is a whole number in range; nothing otherwise.
-std::optional<long long> final_step(const fs::path& run) {
+// The final model's step (recipe.json's "steps"); when there is none,
+// `problem` says why.
+std::optional<long long> final_step(const fs::path& run, std::string& problem) {
+  const fs::path recipe = run / "recipe.json";
   try {
-    const auto j = json_parse_bounded(input_file_read_unlinked(run / "recipe.json", 1 << 20),
-                                      (run / "recipe.json").string());
-    const auto& steps = j.at("steps");
-    if (!steps.is_number_integer()) return std::nullopt;
-    const long long n = steps.get<long long>();
-    if (n < 1 || n > 1'000'000'000'000LL) return std::nullopt;
-    return n;
-  } catch (const std::exception&) {
-    return std::nullopt;
+    const auto j = json_parse_bounded(input_file_read_unlinked(recipe, 1 << 20), recipe.string());
+    const auto it = j.find("steps");
+    if (it != j.end() && it->is_number_integer()) {
+      const long long n = it->get<long long>();
+      if (n >= 1 && n <= 1'000'000'000'000LL) return n;
+    }
+    problem = recipe.string() + ": \"steps\" is not a whole number from 1";
+  } catch (const std::exception& e) {
+    problem = e.what();
   }
+  return std::nullopt;
 }
 
 constexpr std::size_t kMostEntriesRead = 100000;
@@ -156,6 +160,12 @@ std::string CheckpointList::note() const {
   if (linksLeftOut > 0)
     text += std::string(text.empty() ? "" : "; ") + std::to_string(linksLeftOut) +
             " step folder(s) that are links left out";
+  if (namesLeftOut > 0)
+    text += std::string(text.empty() ? "" : "; ") + std::to_string(namesLeftOut) +
+            " step folder(s) named with leading zeros left out (the trainer writes step-N)";
+  if (!finalLeftOut.empty())
+    text +=
+        std::string(text.empty() ? "" : "; ") + "the final model left out (" + finalLeftOut + ")";
   if (scanCut)
     text += std::string(text.empty() ? "" : "; ") + "only the first " +
             std::to_string(kMostEntriesRead) + " entries of the folder were read";
@@ -178,6 +188,12 @@ CheckpointList training_checkpoints(const fs::path& folder) {
     if (name.rfind("step-", 0) != 0 || name.size() <= 5 || name.size() > 5 + 15) continue;
     const std::string digits = name.substr(5);
     if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
+    // step-0500 beside step-500 would be one step twice: only the trainer's
+    // own spelling (no leading zero) is a checkpoint.
+    if (digits.size() > 1 && digits[0] == '0') {
+      ++list.namesLeftOut;
+      continue;
+    }
     std::error_code fileError;
     if (e.is_symlink(fileError)) {
       ++list.linksLeftOut;
@@ -188,9 +204,13 @@ CheckpointList training_checkpoints(const fs::path& folder) {
   }
   std::sort(all.begin(), all.end(), [](const Checkpoint& a, const Checkpoint& b) { return a.step < b.step; });
   // The final model, when it was trained beyond the last checkpoint.
-  if (isRun && fs::is_regular_file(fs::symlink_status(folder / "config.json", ec)))
-    if (const auto last = final_step(folder); last && (all.empty() || *last > all.back().step))
+  if (isRun && fs::is_regular_file(fs::symlink_status(folder / "config.json", ec))) {
+    std::string problem;
+    if (const auto last = final_step(folder, problem); !last)
+      list.finalLeftOut = problem;
+    else if (all.empty() || *last > all.back().step)
       all.push_back({*last, folder, true});
+  }
   list.found = all.size();
   if (all.size() <= kMaxCheckpoints) {
     list.steps = std::move(all);

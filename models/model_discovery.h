@@ -50,6 +50,8 @@ struct CheckpointList {
   std::vector<Checkpoint> steps;
   std::size_t found = 0;         // checkpoints found (steps holds them all when <= kMaxCheckpoints)
   std::size_t linksLeftOut = 0;  // step-N entries that are links
+  std::size_t namesLeftOut = 0;  // step-0N entries (leading zeros: not the trainer's)
+  std::string finalLeftOut;      // why a run's final model is not listed (its recipe.json)
   bool scanCut = false;          // the folder held more entries than are read
   // What was left out, in words; empty when nothing was.
   std::string note() const;

@@ -52,6 +52,9 @@ void validate(const TrainOptions& o) {
   if (o.steps < 1 || o.layers < 1 || o.heads < 1)
     bad("--steps, --layers and --heads must be positive");
   if (o.corpus.empty() || o.out.empty()) bad("--corpus and --out are required");
+  if (!o.resume.empty() && !o.tokenizer.empty())
+    bad("--tokenizer: a resumed run keeps its checkpoint's tokenizer; give --tokenizer or "
+        "--resume, not both");
   // Out-of-range numbers give NaN losses or silently different recipes.
   auto within = [](double x, double lo, double hi) {
     return std::isfinite(x) && x >= lo && x <= hi;
@@ -619,6 +622,15 @@ TrainResult train_run(const TrainOptions& given, const ProgressFn& progress,
   } else {
     model = new_model(o, *tokenizer, tokenizerJson);
   }
+  // A checkpoint whose tokenizer is not the one its model was trained with
+  // would hand the embedding ids beyond its rows.
+  if (const int rows = ModelAccess::impl(*model)->config.vocab_size; o.vocab_size > rows)
+    throw std::invalid_argument(
+        (o.resume.empty() ? std::string("--tokenizer") : (o.resume / "tokenizer.json").string()) +
+        ": " + std::to_string(o.vocab_size) + " tokens, but the model's embedding has " +
+        std::to_string(rows) +
+        " rows (config.json's vocab_size): not the tokenizer it was "
+        "trained with");
   TrainingRun run(o, model, std::move(tokenizerJson));
   const int firstStep = o.resume.empty() ? 0 : resume_run(run);
   auto impl = ModelAccess::impl(*model);

@@ -461,6 +461,25 @@ TEST(Cli, ACheckpointTheDiskRefusesIsNotLeftHalfWritten) {
       EXPECT_TRUE(fs::exists(dir / "m" / "checkpoints" / step / file)) << step << "/" << file;
   EXPECT_FALSE(fs::exists(dir / "m" / "checkpoints" / ".step-2.partial"));
   EXPECT_FALSE(fs::exists(dir / "m" / ".final.partial"));
+  // Resuming a checkpoint whose tokenizer is not its model's (4096 tokens
+  // for an embedding of about 300) is refused in words, as is a second
+  // tokenizer beside --resume.
+  const fs::path step2 = dir / "m" / "checkpoints" / "step-2";
+  fs::copy_file(SINKSCOPE_SOURCE_DIR "/resources/models/rope-decoder/tokenizer.json",
+                step2 / "tokenizer.json", fs::copy_options::overwrite_existing);
+  const std::string resume = "'" SINKSCOPE_CLI "' train --corpus '" + corpus + "' --out '" +
+                             (dir / "r").string() + "' --resume '" + step2.string() +
+                             "' --steps 6 --layers 1 --heads 2 --hidden 32 --intermediate 64 "
+                             "--context 16 --batch-tokens 64";
+  const CliRun other = shell(resume + " 2>&1");
+  EXPECT_EQ(other.exit, 2) << other.out;
+  EXPECT_NE(other.out.find("step-2/tokenizer.json: 4096 tokens, but the model's embedding has"),
+            std::string::npos)
+      << other.out;
+  const CliRun both =
+      shell(resume + " --tokenizer '" + (step2 / "tokenizer.json").string() + "' 2>&1");
+  EXPECT_EQ(both.exit, 2) << both.out;
+  EXPECT_NE(both.out.find("give --tokenizer or --resume, not both"), std::string::npos) << both.out;
   fs::remove_all(dir);
 }
 

@@ -136,6 +136,25 @@ TEST(ModelDiscovery, TheFinalModelClosesTheRunAndLinksAreLeftOut) {
     ASSERT_EQ(list.steps.size(), 2u) << recipe;
     EXPECT_FALSE(list.steps.back().final) << recipe;
   }
+  // ...but a recipe that is damaged or wrong says so: the final model is not
+  // dropped without a word.
+  for (const char* recipe : {R"({"steps": 5e2})", "{"}) {
+    std::ofstream(root / "recipe.json") << recipe;
+    list = training_checkpoints(root);
+    EXPECT_NE(list.note().find("the final model left out ("), std::string::npos) << list.note();
+    EXPECT_NE(list.note().find("recipe.json"), std::string::npos) << list.note();
+  }
+  // step-0450 is step-450 spelt otherwise: left out, and said.
+  std::ofstream(root / "recipe.json") << R"({"steps": 500})";
+  fs::create_directories(root / "checkpoints" / "step-0450");
+  std::ofstream(root / "checkpoints" / "step-0450" / "config.json") << "{}";
+  list = training_checkpoints(root);
+  ASSERT_EQ(list.steps.size(), 3u);
+  EXPECT_EQ(list.steps[1].step, 450);
+  EXPECT_EQ(list.steps[1].folder, root / "checkpoints" / "step-450");
+  EXPECT_EQ(list.note(),
+            "1 step folder(s) that are links left out; 1 step folder(s) named with leading zeros "
+            "left out (the trainer writes step-N)");
   fs::remove_all(root);
   fs::remove_all(elsewhere);
 }
