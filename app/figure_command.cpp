@@ -292,6 +292,9 @@ class FigureRun {
                                        .arg(QFileInfo(pathOrReason).absoluteFilePath())
                                  : pathOrReason);
                      });
+    // A place in B the session names and B lacks: no figure of another place.
+    QObject::connect(&session_, &ui::WorkspaceSession::placesOutsideFound, &workspace_,
+                     [this](const QString& message, const QString&) { finish(2, message); });
     if (const int refused = start(); refused != 0) return refused;
     QTimer::singleShot(o_.timeout * 1000, &workspace_, [this] {
       finish(1, QStringLiteral("the run did not finish within %1 s (--timeout)").arg(o_.timeout));

@@ -268,6 +268,10 @@ void MainWindow::connectWorkspace() {
   connect(w, &Workspace::runBChanged, this, comparable);
   connect(w, &Workspace::comparisonChanged, this, comparable);
   connect(w, &Workspace::interventionsFinished, this, &MainWindow::interventionsFinished);
+  connect(session_, &WorkspaceSession::placesOutsideFound, this,
+          [this](const QString& message, const QString& details) {
+            jobStatus_->showError(message, details);
+          });
   connect(w, &Workspace::comparisonFinished, this, &MainWindow::comparisonFinished);
   connect(w, &Workspace::runNamesChanged, this, [this](const QString& left, const QString& right) {
     if (comparisonChooser_) comparisonChooser_->setRunNames(left, right);

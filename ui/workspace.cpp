@@ -407,6 +407,15 @@ void Workspace::runComparison() {
                       10000);
         selection_->setCounterpartBounds(b.trace->layers(), b.trace->heads());
         if (pendingCounterpart_) {  // a session's pinned place in B
+          // Said, never moved silently: a place B lacks is named.
+          const auto [layer, head] = *pendingCounterpart_;
+          QStringList outside;
+          if (layer != SelectionModel::kAutomatic && layer >= b.trace->layers())
+            outside << tr("compare.layer %1 (B has %2 layers)").arg(layer).arg(b.trace->layers());
+          if (head != SelectionModel::kAutomatic && head != SelectionModel::kHeadAverage &&
+              head >= b.trace->heads())
+            outside << tr("compare.head %1 (B has %2 heads)").arg(head).arg(b.trace->heads());
+          if (!outside.isEmpty()) Q_EMIT counterpartOutside(outside.join(QStringLiteral("; ")));
           selection_->setCounterpartLayer(pendingCounterpart_->first);
           selection_->setCounterpartHead(pendingCounterpart_->second);
           pendingCounterpart_.reset();

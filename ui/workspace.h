@@ -191,6 +191,9 @@ class Workspace : public QObject {
   void errorsCleared();
   // A passing note for the status bar (a comparison's sentences, a long input).
   void notice(const QString& message, int milliseconds);
+  // A pinned place in B (a session's compare.layer or compare.head) that B's
+  // run does not have, in words; the nearest place is shown.
+  void counterpartOutside(const QString& what);
 
  private:
   struct ComparisonSource {

@@ -14,6 +14,14 @@ namespace sinkscope::ui {
 WorkspaceSession::WorkspaceSession(Workspace* workspace, PanelBoard* panels, QObject* parent)
     : QObject(parent), workspace_(workspace), panels_(panels) {
   connect(workspace, &Workspace::runFinished, this, &WorkspaceSession::finish);
+  connect(workspace, &Workspace::counterpartOutside, this, [this](const QString& what) {
+    outsideDetails_ += (outsideDetails_.isEmpty() ? QString() : QStringLiteral("\n")) + what;
+    placesOutside_ =
+        tr("This session names what the model, sentence or folders shown "
+           "lack: %1. The nearest places are shown.")
+            .arg(QString(outsideDetails_).replace(QLatin1Char('\n'), QStringLiteral("; ")));
+    Q_EMIT placesOutsideFound(placesOutside_, outsideDetails_);
+  });
   connect(workspace->jobs(), &JobRunner::jobFailed, this, [this](quint64 id) {
     if (workspace_->isModelOrRunJob(id)) pending_.reset();  // its model or run failed
   });

@@ -36,6 +36,9 @@ class WorkspaceSession : public QObject {
 
  Q_SIGNALS:
   void applied(const sinkscope::document::Session& session);
+  // A place the session names that the compared run B lacks, found once B's
+  // run is in (after `applied`); placesOutside() holds it too.
+  void placesOutsideFound(const QString& message, const QString& details);
 
  private:
   void finish();

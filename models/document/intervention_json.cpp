@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <map>
 
 #include "models/document/study_files.h"
 
@@ -106,10 +107,17 @@ models::Intervention intervention_from_json(const json& j, const std::string& wh
   const json& ablate = field(j, "ablate", where);
   if (!ablate.is_array() || ablate.size() > kMaxAblations)
     fail(where, "ablate: expected a list of at most " + std::to_string(kMaxAblations) + " [layer, head] pairs");
+  // A head ablated twice is a list that was not written by us: refused, not
+  // carried into every header and run.
+  std::map<std::pair<int, int>, std::size_t> seen;
   for (std::size_t k = 0; k < ablate.size(); ++k) {
     const std::string at = where + ": ablate[" + std::to_string(k) + "]";
     if (!ablate[k].is_array() || ablate[k].size() != 2) fail(at, "expected [layer, head]");
-    iv.ablateHeads.emplace_back(index(ablate[k][0], at), index(ablate[k][1], at));
+    const std::pair<int, int> head{index(ablate[k][0], at), index(ablate[k][1], at)};
+    if (const auto [it, fresh] = seen.emplace(head, k); !fresh)
+      fail(at, "[" + std::to_string(head.first) + ", " + std::to_string(head.second) +
+                   "] is ablate[" + std::to_string(it->second) + "] again; name each head once");
+    iv.ablateHeads.push_back(head);
   }
   const json& theta = field(j, "rope_theta", where);
   if (!theta.is_null()) iv.ropeTheta = number(theta, 1e-6, 1e30, where + ": rope_theta");

@@ -479,6 +479,15 @@ TEST(FigureCli, ASessionsPlacesOutsideTheModelAreRefused) {
   EXPECT_EQ(none.exit, 2) << none.out;
   EXPECT_NE(none.out.find("holds no checkpoint"), std::string::npos) << none.out;
   EXPECT_FALSE(std::filesystem::exists(out)) << "no figure of another place";
+  // B's pinned place, known only once B has run: said too, never clamped.
+  const CliRun compared =
+      session("compare.sinkscope",
+              R"(, "compare": {"sentence": "Another sentence here.", "layer": 40, "head": 7})");
+  EXPECT_EQ(compared.exit, 2) << compared.out;
+  EXPECT_NE(compared.out.find("compare.layer 40 (B has 4 layers); compare.head 7 (B has 4 heads)"),
+            std::string::npos)
+      << compared.out;
+  EXPECT_FALSE(std::filesystem::exists(out)) << "no figure of another place";
   EXPECT_EQ(session("fine.sinkscope", R"(, "selection": {"layer": 3, "head": 3})").exit, 0);
 }
 

@@ -122,6 +122,10 @@ TEST(Session, DamagedOrHostileFilesNameTheFieldAndProblem) {
             "s.sinkscope: interventions: ablate[0]: expected a whole number from 0 to 4095");
   EXPECT_EQ(refusal(edited("\"ablate\": [", "\"ablate\": [[7], ")),
             "s.sinkscope: interventions: ablate[0]: expected [layer, head]");
+  // One head ablated twice (a 4 MB list of one pair made a 23 MB CSV header).
+  EXPECT_EQ(refusal(edited("\"ablate\": [", "\"ablate\": [[9, 1], [9, 1], ")),
+            "s.sinkscope: interventions: ablate[1]: [9, 1] is ablate[0] again; name each head "
+            "once");
   EXPECT_EQ(refusal(edited("\"percentile\": \"", "\"percentile\": 200, \"was\": \"")),
             "s.sinkscope: interventions: remove_sinks[0]: percentile: expected a finite number from "
             "0x0p+0 to 0x1.9p+6 (0.000000 to 100.000000)");
