@@ -1,6 +1,7 @@
 #include "models/capture.h"
 
 #include <unistd.h>
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -106,6 +107,29 @@ std::string gib(double bytes) {
   return text;
 }
 
+// What the file format keeps as it is: UTF-8 without NUL (numpy's strings
+// end at one), bounded lengths.
+void check_text(const Capture& c, const std::string& where) {
+  for (std::size_t k = 0; k < c.tokenText.size(); ++k) {
+    const std::string& t = c.tokenText[k];
+    std::size_t bad = 0;
+    if (!utf8_valid(t, &bad))
+      throw CaptureError(where + ": token " + std::to_string(k) +
+                         " is not valid UTF-8 (at its byte " + std::to_string(bad) + ")");
+    if (t.find('\0') != std::string::npos)
+      throw CaptureError(where + ": token " + std::to_string(k) + " holds a NUL character");
+    const auto chars = std::count_if(t.begin(), t.end(), [](char b) { return (b & 0xC0) != 0x80; });
+    if (chars > kCaptureMaxTokenChars)
+      throw CaptureError(where + ": token " + std::to_string(k) + " is " + std::to_string(chars) +
+                         " characters long; a token has at most " +
+                         std::to_string(kCaptureMaxTokenChars));
+  }
+  if (c.model.size() > kCaptureMaxModelNameBytes || c.model.find('\0') != std::string::npos ||
+      !utf8_valid(c.model))
+    throw CaptureError(where + ": the model's name is not one line of UTF-8 of at most " +
+                       std::to_string(kCaptureMaxModelNameBytes) + " bytes without NUL");
+}
+
 }  // namespace
 
 CaptureBudget capture_memory_budget() {
@@ -169,6 +193,7 @@ void capture_check(Capture& c, const std::string& where) {
       if (!std::isfinite(c.values[k]))
         throw CaptureError(where + ": values[" + std::to_string(k) + "] (flat index) is not a number");
   }
+  check_text(c, where);
   if (c.tokenText.empty())
     for (int t = 0; t < c.tokens; ++t) c.tokenText.push_back(std::to_string(t));
   if (c.tokenText.size() != T)
@@ -243,7 +268,7 @@ Capture capture_read(const fs::path& file) {
                            ": model is not one name (a 0-d string of at most 1024 characters)");
       const io::NpyArray m = npz.read("model");
       const std::vector<std::string> names = m.strings();
-      if (!m.shape.empty() || names.size() != 1 || names.front().size() > 1024)
+      if (!m.shape.empty() || names.size() != 1 || names.front().size() > kCaptureMaxModelNameBytes)
         throw CaptureError(where + ": model is not one name (a 0-d string)");
       c.model = names.front();
     }
@@ -259,11 +284,19 @@ Capture capture_read(const fs::path& file) {
 }
 
 void capture_write(const Capture& c, const fs::path& file, bool overwrite) {
+  check_text(c, file.string());  // never a file its own reader refuses or changes
   io::NpzWriter npz(file, overwrite);
   const std::int64_t L = c.layers, H = c.heads, T = c.tokens;
   npz.addFloat32("attention", {L, H, T, T}, c.attention);
   if (!c.values.empty()) npz.addFloat32("values", {L, H, T, c.headDim}, c.values);
-  npz.addStrings("tokens", c.tokenText);
+  // numpy's fixed-width strings pad every token to the longest: packed
+  // instead when that would more than quadruple them (the reader takes both).
+  std::uint64_t textBytes = 0;
+  for (const std::string& t : c.tokenText) textBytes += t.size();
+  if (io::NpzWriter::fixedWidthBytes(c.tokenText) > 4 * textBytes + (std::uint64_t{1} << 16))
+    npz.addPackedStrings("tokens", c.tokenText);
+  else
+    npz.addStrings("tokens", c.tokenText);
   if (!c.ids.empty()) {
     const std::vector<std::int32_t> ids(c.ids.begin(), c.ids.end());
     npz.addInt32("ids", {T}, ids);

@@ -29,6 +29,7 @@ inline constexpr int kCaptureMaxHeadDim = 65536;
 inline constexpr std::uint64_t kCaptureMaxArrayBytes = std::uint64_t{16} << 30;
 // A token's text: at most this many characters (a label, not a document).
 inline constexpr std::int64_t kCaptureMaxTokenChars = 4096;
+inline constexpr std::size_t kCaptureMaxModelNameBytes = 1024;
 
 // What reading a capture may hold at once: $SINKSCOPE_CAPTURE_BUDGET_GB
 // (GiB) when set, else half of the machine's physical memory; `source` says

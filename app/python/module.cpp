@@ -38,7 +38,23 @@ using FloatArray = py::array_t<float, py::array::c_style | py::array::forcecast>
 // converted; objects numpy cannot read are a TypeError naming `argument`).
 FloatArray as_floats(const py::handle& value, const char* argument) {
   if (value.is_none()) throw py::type_error(std::string(argument) + ": an array is needed, not None");
-  FloatArray x = FloatArray::ensure(value);  // null when numpy cannot convert it
+  // Real numbers only: numpy would drop a complex array's imaginary part and
+  // parse strings holding numbers.
+  const py::array plain = py::array::ensure(value);
+  if (!plain) {
+    PyErr_Clear();
+    throw py::type_error(std::string(argument) + ": not an array of numbers");
+  }
+  const char kind = plain.dtype().kind();
+  if (kind != 'f' && kind != 'i' && kind != 'u' && kind != 'b') {
+    const std::string what = kind == 'c'                  ? "complex numbers"
+                             : kind == 'U' || kind == 'S' ? "strings"
+                             : kind == 'O'                ? "Python objects"
+                                           : "dtype " + py::str(plain.dtype()).cast<std::string>();
+    throw py::type_error(std::string(argument) + ": an array of real numbers is needed, not of " +
+                         what);
+  }
+  FloatArray x = FloatArray::ensure(plain);  // null when numpy cannot convert it
   if (!x) {
     PyErr_Clear();
     throw py::type_error(std::string(argument) + ": not an array of numbers");
@@ -133,14 +149,20 @@ m::Capture capture_of(const py::handle& attention, const py::handle& values,
       throw py::value_error("values: give [" + std::to_string(c.layers) + ", " +
                             std::to_string(c.heads) + ", " + std::to_string(c.tokens) +
                             ", head_dim] to match attention; got shape " + shape_text(v));
+    if (v.shape(3) < 1) throw py::value_error("values: head_dim is 0; give at least one component");
     c.headDim = static_cast<int>(v.shape(3));
     c.values.assign(v.data(), v.data() + v.size());
   }
   if (!tokens.is_none()) {
-    try {
-      c.tokenText = tokens.cast<std::vector<std::string>>();
-    } catch (const py::cast_error&) {
+    // str only: bytes would be taken as raw bytes of any encoding.
+    if (py::isinstance<py::str>(tokens) || py::isinstance<py::bytes>(tokens) ||
+        !py::isinstance<py::sequence>(tokens))
       throw py::type_error("tokens: give a list of strings");
+    for (const py::handle& t : py::reinterpret_borrow<py::sequence>(tokens)) {
+      if (!py::isinstance<py::str>(t))
+        throw py::type_error("tokens: give a list of strings (str), not " +
+                             py::str(py::type::of(t).attr("__name__")).cast<std::string>());
+      c.tokenText.push_back(t.cast<std::string>());
     }
   }
   try {
@@ -218,8 +240,10 @@ d::AnalysisSettings settings_of(const py::kwargs& params) {
     else if (k == "thresholds") {
       std::vector<double> t;
       try {
-        for (const py::handle& x : py::reinterpret_borrow<py::iterable>(value))
+        for (const py::handle& x : py::reinterpret_borrow<py::iterable>(value)) {
+          if (t.size() == 32) throw py::value_error("thresholds: give 1 to 32 thresholds");
           t.push_back(take<double>(x, k, R::threshold.lo, R::threshold.hi));
+        }
       } catch (const py::cast_error&) {
         throw py::type_error("thresholds: give a sequence of numbers");
       }
@@ -287,9 +311,14 @@ py::list analyze(const py::handle& attention, const py::handle& values, const py
   settings.provenance = {{"command", "sinkscope.analyze (Python)"}};
   const m::Trace trace = m::capture_trace(c);
   const d::AnalyzeSubject subject = d::analyze_subject_of(c, trace);
-  const auto tables = with_progress_and_interrupts(progress, [&](const auto& report) {
-    return d::analyze_subject_csv(subject, settings, report);
-  });
+  std::vector<std::pair<std::string, std::string>> tables;
+  try {
+    tables = with_progress_and_interrupts(progress, [&](const auto& report) {
+      return d::analyze_subject_csv(subject, settings, report);
+    });
+  } catch (const m::ModelRunError& e) {
+    throw py::value_error(e.what());  // what was asked cannot be given (a bound, a place)
+  }
   py::list out;
   for (const auto& [name, text] : tables) out.append(py::make_tuple(name, py::bytes(text)));
   return out;
@@ -428,8 +457,11 @@ struct PyRun {
     const std::vector<float>& v = trace().logits();
     const py::ssize_t T = trace().tokens();
     if (v.empty()) return py::array_t<float>(std::vector<py::ssize_t>{T, 0});
-    // A view, no copy: the Run object keeps the trace alive.
-    return py::array_t<float>({T, static_cast<py::ssize_t>(v.size()) / T}, v.data(), self);
+    // A view, no copy: the Run object keeps the trace alive; read-only, as
+    // the run's own numbers are.
+    py::array_t<float> view({T, static_cast<py::ssize_t>(v.size()) / T}, v.data(), self);
+    view.attr("setflags")(py::arg("write") = false);
+    return view;
   }
 };
 

@@ -682,6 +682,10 @@ struct AnalyzeOutput {
   json all;
 };
 
+// Rows betti.csv may have (about 25 bytes each as text, a Python row's
+// columns about 200).
+constexpr std::uint64_t kMostBettiRows = 4'000'000;
+
 AnalyzeOutput analyze_subject(const AnalyzeSubject& subject, const document::AnalysisSettings& p,
                               bool keepRows, const std::function<bool(double)>& progress = {}) {
   const models::Trace& trace = *subject.trace;
@@ -693,6 +697,19 @@ AnalyzeOutput analyze_subject(const AnalyzeSubject& subject, const document::Ana
   if (p.weightSpectra && !subject.model)
     throw models::ModelRunError("weight spectra need the model's weights; a capture has none");
   const int query = p.query < 0 ? T - 1 : p.query;
+  // betti.csv's rows are bounded before they are made: every table is held
+  // as text before it is written, and Python parses it into columns.
+  const std::uint64_t bettiRows = static_cast<std::uint64_t>(trace.layers()) *
+                                  static_cast<std::uint64_t>(trace.heads() + 1) *
+                                  static_cast<std::uint64_t>(p.bettiPoints);
+  if (bettiRows > kMostBettiRows)
+    throw models::ModelRunError("betti_points " + std::to_string(p.bettiPoints) + " for " +
+                                std::to_string(trace.layers() * (trace.heads() + 1)) +
+                                " maps (every head and each "
+                                "layer's average) is " +
+                                std::to_string(bettiRows) + " rows of betti.csv, more than the " +
+                                std::to_string(kMostBettiRows) +
+                                " one table may have; give fewer betti_points");
   auto header = analyze_header(subject, T, query, p);
   if (!subject.warning.empty()) header.push_back({"warning", subject.warning});
   // A model run always has values; a capture may not.

@@ -4,6 +4,7 @@ the CLI with the model run's tables, the function-level entries agree with
 independent numpy and GUDHI computations, bad input raises ValueError or
 TypeError naming the argument, and 10,000 calls leak nothing."""
 
+import itertools
 import os
 import shutil
 import subprocess
@@ -124,7 +125,8 @@ def test_function_entries_agree_with_independent_computations(run):
 
 
 @pytest.mark.parametrize("call, error, words", [
-    (lambda: sinkscope.analyze("hello"), TypeError, "attention: not an array"),
+    (lambda: sinkscope.analyze("hello"), TypeError,
+     "attention: an array of real numbers is needed, not of strings"),
     (lambda: sinkscope.analyze(None), TypeError, "attention"),
     (lambda: sinkscope.analyze(np.ones((2, 3, 4))), ValueError, "attention: give [layers"),
     (lambda: sinkscope.analyze(np.ones((1, 1, 2, 3)) / 3), ValueError, "square"),
@@ -140,6 +142,21 @@ def test_function_entries_agree_with_independent_computations(run):
     (lambda: sinkscope.analyze(np.eye(3), symmetrise="min"), ValueError, "symmetrise"),
     (lambda: sinkscope.analyze(np.eye(3), query=3), ValueError, "query"),
     (lambda: sinkscope.analyze((np.eye(3)[None, None],), batch=1), ValueError, "batch"),
+    (lambda: sinkscope.analyze(np.eye(3).astype(complex)), TypeError, "not of complex numbers"),
+    (lambda: sinkscope.analyze(np.array([["1", "0"], ["0.5", "0.5"]])), TypeError,
+     "not of strings"),
+    (lambda: sinkscope.analyze(np.eye(3), values=np.ones((3, 0))), ValueError, "head_dim is 0"),
+    (lambda: sinkscope.analyze(np.eye(3), thresholds=itertools.repeat(0.1)), ValueError,
+     "1 to 32 thresholds"),
+    (lambda: sinkscope.analyze(np.tile(np.eye(16), (16, 16, 1, 1)), betti_points=100000),
+     ValueError, "27200000 rows of betti.csv"),
+    (lambda: sinkscope.analyze(np.eye(3), tokens=[b"a", b"b", b"c"]), TypeError, "not bytes"),
+    (lambda: sinkscope.analyze(np.eye(3), tokens=["a", "b\0", "c"]), ValueError,
+     "token 1 holds a NUL character"),
+    (lambda: sinkscope.save_capture(os.devnull + ".npz", np.eye(3), model="m" * 2000), ValueError,
+     "the model's name is not one line"),
+    (lambda: sinkscope.analyze(np.eye(3), tokens=["a", "x" * 5000, "c"]), ValueError,
+     "token 1 is 5000 characters long"),
     (lambda: sinkscope.persistence(np.ones((2, 2, 2))), ValueError, "A: give one head"),
     (lambda: sinkscope.spectrum(np.eye(3), theta=2), ValueError, "theta"),
     (lambda: sinkscope.value_space(np.eye(3), np.ones((2, 4))), ValueError, "V: give"),
@@ -181,6 +198,8 @@ def test_a_models_run_is_the_tensors_of_sinkscope_cli(run):
         np.testing.assert_array_equal(getattr(r, name), z[name], err_msg=name)
     logits = r.logits
     assert logits.shape == (len(r.tokens), 4096) and not logits.flags["OWNDATA"]
+    with pytest.raises(ValueError):
+        logits[0, 0] = 1.0  # the run's own numbers, read-only
     del model, r  # the view keeps its run alive
     assert np.isfinite(logits).all()
     dropped = sinkscope.Model(MODEL).run(TEXT, drop_first=True)
@@ -272,4 +291,30 @@ def test_a_nul_in_a_path_is_refused_and_nothing_replaced():
     assert "folder: holds a NUL character" in str(caught.value)
     assert open(victim).read() == "keep me"
     assert os.listdir(folder) == ["victim.txt"]
+    shutil.rmtree(folder)
+
+
+def test_a_saved_capture_keeps_its_tokens_without_padding_them():
+    """numpy pads fixed-width strings to the longest: one long token among
+    two hundred short ones is written packed (tokens_utf8, tokens_offsets)
+    and read back as given."""
+    folder = tempfile.mkdtemp(prefix="sinkscope-tokens-")
+    T = 200
+    A = np.tril(np.ones((1, 1, T, T), np.float32))
+    A /= A.sum(-1, keepdims=True)
+    tokens = ["t%d" % k for k in range(T)]
+    tokens[7] = "\u00e9" * 4000
+    path = os.path.join(folder, "c.npz")
+    sinkscope.save_capture(path, A, tokens=tokens)
+    z = np.load(path)
+    assert "tokens_utf8" in z and "tokens" not in z
+    at = z["tokens_offsets"]
+    assert [bytes(z["tokens_utf8"][at[k]:at[k + 1]]).decode() for k in range(T)] == tokens
+    # The map's 160 kB and the tokens' bytes; padded, the tokens alone were 3.2 MB.
+    assert os.path.getsize(path) < 4 * T * T + 1000000
+    out = os.path.join(folder, "out")
+    subprocess.run([CLI, "analyze", "--capture", path, "--out", out], check=True,
+                   capture_output=True)
+    sinks = open(os.path.join(out, "sinks.csv"), encoding="utf-8").read()
+    assert "\u00e9" * 4000 in sinks
     shutil.rmtree(folder)
