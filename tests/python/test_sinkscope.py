@@ -318,3 +318,18 @@ def test_a_saved_capture_keeps_its_tokens_without_padding_them():
     sinks = open(os.path.join(out, "sinks.csv"), encoding="utf-8").read()
     assert "\u00e9" * 4000 in sinks
     shutil.rmtree(folder)
+
+
+def test_tokens_holding_line_breaks_and_separators_keep_the_tables_whole():
+    """A token may hold anything but NUL: a line break before "#", U+2028,
+    \\x1c, \\x85 and \\x0b (line ends to str.splitlines) neither cut a row nor
+    start a header line."""
+    tokens = ["a\n# b", "c\u2028d", "e\x1cf", "g\x85h", "i\x0bj\r\nk"]
+    A = np.tril(np.ones((1, 1, 5, 5)))
+    A /= A.sum(-1, keepdims=True)
+    tables = sinkscope.analyze(A, tokens=tokens)
+    sinks = tables["sinks"]
+    assert len(sinks) == 10  # the head average's five keys, then head 0's
+    assert list(sinks["key_token"][:5]) == tokens
+    assert list(sinks["key"][:5]) == [0, 1, 2, 3, 4]
+    assert all(key != "" and not key.startswith(" ") for key, _ in sinks.header)

@@ -39,14 +39,17 @@ class Table:
         self.name = name
         self.text = text
         self.header = []
-        rows = []
-        for line in text.splitlines():
-            if line.startswith("#"):
-                key, _, value = line[1:].strip().partition(": ")
-                self.header.append((key, value))
-            else:
-                rows.append(line)
-        reader = list(csv.reader(io.StringIO("\n".join(rows))))
+        # The "# key: value" lines come first, each ended by "\n" alone (a
+        # token's U+2028, \x1c or \x85 ends no line); then CSV records, whose
+        # quoted fields may hold any character, a line break or "#" included.
+        start = 0
+        while text.startswith("#", start):
+            end = text.find("\n", start)
+            end = len(text) if end < 0 else end
+            key, _, value = text[start + 1:end].strip(" ").partition(": ")
+            self.header.append((key, value))
+            start = end + 1
+        reader = list(csv.reader(io.StringIO(text[start:], newline="")))
         names = reader[0] if reader else []
         body = reader[1:]
         self.columns = {}
