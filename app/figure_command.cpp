@@ -274,6 +274,11 @@ class FigureRun {
         session_(&workspace_, panels_),
         writer_(&workspace_, panels_) {
     workspace_.setDevice(QString::fromStdString(o.device));
+    try {
+      panels_->drawOnlyPanelsOf(ui::figure_views_of(request_.names));
+    } catch (const std::invalid_argument&) {
+      // the writer names what is wrong with the request
+    }
   }
 
   int exec(QApplication& app) {

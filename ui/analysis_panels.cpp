@@ -95,7 +95,8 @@ void AnalysisPanels::refresh() {
   }
   if (!in.selectionFits()) return;
   in.deferred->beginPass();
-  for (Panel* panel : panels_) panel->draw();
+  for (Panel* panel : panels_)
+    if (drawOnly_.isEmpty() || drawOnly_.contains(panel->name())) panel->draw();
   in.deferred->endPass();  // work for selections left behind stops
 }
 

@@ -45,6 +45,9 @@ class AnalysisPanels : public QObject {
 
   // Every panel this object made, in registry order.
   const std::vector<Panel*>& panels() const { return panels_; }
+  // Only these panels (registry names) draw, and so ask for background work
+  // (a figure of some panels waits for theirs alone); empty: every panel.
+  void drawOnly(const QStringList& panelNames) { drawOnly_ = panelNames; }
   render::HeatMapView* overviewView() const;
   render::LinePlotView* diagramView() const;
   render::LinePlotView* bettiView() const;
@@ -89,6 +92,7 @@ class AnalysisPanels : public QObject {
   ValueSpacePanel* valueSpace_;
   HeadViewPanel* headView_;
   std::vector<Panel*> panels_;  // all of the above, in dock order
+  QStringList drawOnly_;
 };
 
 }  // namespace sinkscope::ui

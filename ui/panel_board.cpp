@@ -104,6 +104,14 @@ void PanelBoard::drawAnalysis() {
                     shown ? w.placeOf(*shown) : ShownPlace(w.selection()));
 }
 
+void PanelBoard::drawOnlyPanelsOf(const QStringList& views) {
+  QStringList panels;
+  for (const PanelEntry& entry : panel_registry())
+    for (const QString& view : entry.views)
+      if (views.contains(view) && !panels.contains(entry.name)) panels << entry.name;
+  analysis_->drawOnly(panels.isEmpty() ? QStringList{QStringLiteral("(none)")} : panels);
+}
+
 QWidget* PanelBoard::content(const QString& name) const {
   if (name == QLatin1String("attention-map")) return attentionMap_;
   if (name == QLatin1String("key-importance")) return keyImportance_->view();

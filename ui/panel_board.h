@@ -47,6 +47,9 @@ class PanelBoard : public QObject {
   void applyOptions(const Session& session);
   // Looks at the named 3-D views (graphView, spectralEmbedding, valueSpaceView) from these cameras.
   void setSceneCameras(const std::vector<std::pair<QString, render::SceneCamera>>& cameras);
+  // Only the panels holding these views draw (a figure's): the others ask for
+  // no background work, so the figure waits for what it shows alone.
+  void drawOnlyPanelsOf(const QStringList& views);
 
  public Q_SLOTS:
   // Draws the workspace's runs in every panel now.

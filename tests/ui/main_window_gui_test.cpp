@@ -41,10 +41,8 @@
 #include "analysis/attention_matrix.h"
 #include "analysis/sink_metric.h"
 #include "analysis/token_alignment.h"
+#include "models/capture.h"
 #include "models/loaded_model.h"
-#include "ui/comparison_chooser.h"
-#include "ui/export_dialog.h"
-#include "ui/checkpoints_panel.h"
 #include "models/model.h"
 #include "models/model_writer.h"
 #include "render/head_view.h"
@@ -54,14 +52,19 @@
 #include "render/scene_view.h"
 #include "support/render_compare.h"
 #include "ui/analysis_panels.h"
+#include "ui/checkpoints_panel.h"
+#include "ui/comparison_chooser.h"
 #include "ui/deferred_results.h"
+#include "ui/example_picker.h"
+#include "ui/export_dialog.h"
 #include "ui/interventions_panel.h"
 #include "ui/job_status.h"
-#include "ui/example_picker.h"
 #include "ui/main_window.h"
+#include "ui/panel_board.h"
 #include "ui/run_analysis.h"
 #include "ui/selection_model.h"
 #include "ui/session.h"
+#include "ui/workspace.h"
 
 using namespace sinkscope;
 
@@ -1970,4 +1973,39 @@ TEST_F(MainWindowGui, AMissingModelWithAHugeSentenceIsSaidNotDrawn) {
       [&] { return w.jobStatus()->lastError().contains(QStringLiteral("20000 words")); }, kTimeout))
       << w.jobStatus()->lastError().toStdString();
   EXPECT_FALSE(w.lastRun().has_value());
+}
+
+// A figure of some panels draws those alone: the others ask for no
+// background work (a long input's spectrum and persistence of the selected
+// head), so `sinkscope figure` waits for what it shows alone.
+TEST_F(MainWindowGui, AFigureOfSomePanelsAsksForNoOtherPanelsWork) {
+  QTemporaryDir dir;
+  const int T = 300;
+  models::Capture c;
+  c.layers = 1, c.heads = 2, c.tokens = T;
+  c.attention.assign(static_cast<std::size_t>(2 * T * T), 0.0f);
+  for (int h = 0; h < 2; ++h)
+    for (int i = 0; i < T; ++i)
+      for (int j = 0; j <= i; ++j)
+        c.attention[static_cast<std::size_t>((h * T + i) * T + j)] =
+            1.0f / static_cast<float>(i + 1);
+  models::capture_check(c, "built here");
+  const QString path = dir.filePath(QStringLiteral("long.npz"));
+  models::capture_write(c, path.toStdString(), false);
+
+  ui::Workspace workspace;
+  QWidget host;
+  ui::PanelBoard board(&workspace, &host);
+  board.drawOnlyPanelsOf({QStringLiteral("attentionView")});
+  QSignalSpy analysed(&workspace, &ui::Workspace::analysisFinished);
+  workspace.openCapture(path);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return analysed.count() >= 1; }, kTimeout));
+  board.flushDraws();
+  ui::AnalysisPanels* panels = board.analysisPanels();
+  EXPECT_EQ(panels->deferredResults()->pendingCount(), 0);
+  EXPECT_TRUE(panels->spectrumView()->data().series.empty()) << "the spectrum panel drew";
+  // Asked for the spectrum, the panel draws and starts the selected head's.
+  board.drawOnlyPanelsOf({QStringLiteral("spectrumView")});
+  board.redraw();
+  EXPECT_GT(panels->deferredResults()->pendingCount(), 0);
 }
