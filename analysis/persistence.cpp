@@ -207,7 +207,8 @@ class CycleFinder {
 }  // namespace
 
 PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n,
-                                    const AnalysisProgress& progress) {
+                                    const AnalysisProgress& progress,
+                                    const PersistenceBounds& bounds) {
   if (n < 0 || distances.size() != static_cast<std::size_t>(n) * static_cast<std::size_t>(n))
     throw std::invalid_argument("persistence_rips: distances must be n x n");
   for (std::size_t k = 0; k < distances.size(); ++k)
@@ -263,6 +264,20 @@ PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n,
   std::vector<std::vector<std::size_t>> reduction(edges.size());
   CycleFinder cycles(edges, n);
   pivotOwner.reserve(edges.size());
+  std::uint64_t held = 0, work = 0;  // entries kept in V's columns; coboundary entries pushed
+  const auto push = [&](const Edge& edge, MinHeap& heap, std::size_t column) {
+    rips.pushCoboundary(edge, heap);
+    work += static_cast<std::uint64_t>(n);
+    const std::uint64_t now = held + heap.size() + column;
+    if (now > bounds.heldEntries || work > bounds.work)
+      throw PersistenceTooLarge(
+          "persistence of a map of " + std::to_string(n) + " tokens: its reduction would " +
+          (now > bounds.heldEntries
+               ? "hold more than " + std::to_string(bounds.heldEntries) + " entries at once"
+               : "visit more than " + std::to_string(bounds.work) + " coboundary entries") +
+          "; its geometry is too tangled for exact persistence at this length (sink maps are "
+          "not; a dense random map is)");
+  };
   for (std::size_t e = edges.size(); e-- > 0;) {
     if (e % 512 == 0)
       progress_check(progress, 1.0 - static_cast<double>(e) / static_cast<double>(edges.size()));
@@ -289,7 +304,7 @@ PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n,
     }
     MinHeap heap;
     std::vector<std::size_t> v{e};
-    rips.pushCoboundary(edges[e], heap);
+    push(edges[e], heap, v.size());
     Key pivot{};
     bool has = pop_pivot(heap, pivot);
     while (has) {
@@ -298,11 +313,11 @@ PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n,
       const auto& added = reduction[owner->second];
       if (added.empty()) {
         v.push_back(owner->second);
-        rips.pushCoboundary(edges[owner->second], heap);
+        push(edges[owner->second], heap, v.size());
       }
       for (std::size_t a : added) {
         v.push_back(a);
-        rips.pushCoboundary(edges[a], heap);
+        push(edges[a], heap, v.size());
       }
       has = pop_pivot(heap, pivot);
     }
@@ -317,6 +332,7 @@ PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n,
       if ((m - k) % 2 == 1) reduced.push_back(v[k]);
       k = m;
     }
+    held += reduced.size();
     reduction[e] = std::move(reduced);
     const double birth = edges[e].key.diameter, death = pivot.diameter;
     if (death - birth > shortest) {

@@ -5,6 +5,8 @@
 // edges; H1 by persistent cohomology with clearing and implicit coboundaries
 // (the approach of Ripser), so no token cap is needed.
 #include <array>
+#include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include "analysis/progress.h"
@@ -49,12 +51,28 @@ std::vector<double> attention_distances(const AttentionView& attention,
 // [0, 1] scale of attention distances for the Betti grid and min_persistence.
 inline constexpr double kBarTolerance = 1e-6;
 
+// Exact persistence has a cost no size bound can state in advance: a sink
+// map reduces in milliseconds, a dense random encoder map at T = 900 needed
+// 10 GB and more than five minutes. Past these bounds (entries held at once,
+// about 1 GiB; coboundary entries visited) it stops with PersistenceTooLarge,
+// the same on every machine.
+struct PersistenceBounds {
+  std::uint64_t heldEntries = std::uint64_t{1} << 26;
+  std::uint64_t work = std::uint64_t{1} << 29;
+};
+class PersistenceTooLarge : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // Exact persistence of the Rips filtration of `distances` (n x n). Bars no
 // longer than kBarTolerance times the largest distance are not reported.
 // `progress` hears the fraction done every few hundred columns (long inputs
-// take seconds to minutes); a false answer throws AnalysisStopped.
+// take seconds to minutes); a false answer throws AnalysisStopped. Past the
+// bounds above: PersistenceTooLarge, saying which and the map's size.
 PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n,
-                                    const AnalysisProgress& progress = {});
+                                    const AnalysisProgress& progress = {},
+                                    const PersistenceBounds& bounds = {});
 
 struct BettiCurves {
   std::vector<double> grid;  // e in [0, 1]

@@ -4,7 +4,9 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <string>
 
+#include "analysis/persistence.h"
 #include "models/experiments.h"
 #include "models/model.h"
 
@@ -60,12 +62,16 @@ std::vector<LayerAnalysis> analyse_group(const LayerGroup& group, int first,
     const models::LayerCapture& cap = group.captures[g];
     LayerAnalysis& out = layers[g];
     const auto slot = static_cast<std::size_t>(h + 1);
-    if (h < 0) {
-      out.heads[slot] = analysis::analyse_head(group.averages[g].view(), {}, 0, params);
-      return;
+    try {
+      out.heads[slot] =
+          h < 0 ? analysis::analyse_head(group.averages[g].view(), {}, 0, params)
+                : analysis::analyse_head(cap.attentionOf(h), cap.valuesOf(h), cap.head_dim, params);
+    } catch (const analysis::PersistenceTooLarge& e) {
+      throw analysis::PersistenceTooLarge(
+          "layer " + std::to_string(out.layer) +
+          (h < 0 ? ", head average: " : ", head " + std::to_string(h) + ": ") + e.what());
     }
-    out.heads[slot] =
-        analysis::analyse_head(cap.attentionOf(h), cap.valuesOf(h), cap.head_dim, params);
+    if (h < 0) return;
     if (options.valueSpaceCurves)
       out.valueCurves[slot] = analysis::value_space_curve(cap.attentionOf(h), cap.valuesOf(h),
                                                           cap.head_dim, params.valueSpace);

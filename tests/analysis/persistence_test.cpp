@@ -289,3 +289,44 @@ TEST(Persistence, ReportsProgressAndStopsWhenTold) {
   params.topology = false;  // nothing long to report on
   EXPECT_NO_THROW((void)analyse_head(m.view(), {}, 0, params));
 }
+
+// The cost of exact persistence depends on the map's geometry, not its size:
+// a dense random map of 64 tokens needs thousands of coboundary visits, a
+// sink map of 64 tokens next to none. Past the bounds the reduction stops
+// with PersistenceTooLarge naming the map's size and the bound it met.
+TEST(Persistence, StopsPastItsBoundsNamingThem) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const int n = 64;
+  std::vector<double> random(static_cast<std::size_t>(n) * n, 0.0);
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j)
+      random[static_cast<std::size_t>(i) * n + j] = random[static_cast<std::size_t>(j) * n + i] =
+          u(rng);
+  EXPECT_FALSE(persistence_rips(random, n).h1.empty());
+  const auto message = [&](const PersistenceBounds& bounds) {
+    try {
+      (void)persistence_rips(random, n, {}, bounds);
+    } catch (const PersistenceTooLarge& e) {
+      return std::string(e.what());
+    }
+    return std::string("no PersistenceTooLarge");
+  };
+  const std::string visited = message({.heldEntries = 1u << 26, .work = 4096});
+  EXPECT_NE(visited.find("map of 64 tokens"), std::string::npos) << visited;
+  EXPECT_NE(visited.find("more than 4096 coboundary entries"), std::string::npos) << visited;
+  const std::string held = message({.heldEntries = 40, .work = 1u << 29});
+  EXPECT_NE(held.find("hold more than 40 entries at once"), std::string::npos) << held;
+
+  // A sink map: every token attends mostly to token 0, a little to itself.
+  AttentionMatrix sink{std::vector<float>(static_cast<std::size_t>(n) * n, 0.0f), n, true};
+  for (int i = 0; i < n; ++i) {
+    sink.weights[static_cast<std::size_t>(i) * n] = i == 0 ? 1.0f : 0.9f;
+    if (i > 0) sink.weights[static_cast<std::size_t>(i) * n + i] = 0.1f;
+  }
+  const auto d = attention_distances(sink.view());
+  const PersistenceDiagram tight = persistence_rips(d, n, {}, {.heldEntries = 40, .work = 4096});
+  const PersistenceDiagram free = persistence_rips(d, n);
+  EXPECT_EQ(ours(tight.h0), ours(free.h0));
+  EXPECT_EQ(ours(tight.h1), ours(free.h1));
+}

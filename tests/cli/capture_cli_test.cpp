@@ -97,3 +97,23 @@ TEST(CaptureCli, WhatNeedsTheModelOrABadFileIsRefused) {
   expect(cli("analyze --text x" + out), "give MODEL");
   EXPECT_FALSE(fs::exists(dir / "out")) << "nothing written";
 }
+
+// Exact persistence of a dense random map of 450 tokens would run for minutes
+// and gigabytes; analyze stops at the reduction's bound (the same on every
+// machine), says which layer and head, and writes nothing.
+TEST(CaptureCli, APersistenceTooTangledIsRefusedNamingItsHead) {
+  const fs::path dir = fresh_dir("tangled");
+  std::ofstream(dir / "make.py") << R"(import sys, numpy as np
+a = np.random.default_rng(3).random((1, 1, 450, 450)); a /= a.sum(-1, keepdims=True)
+np.savez(sys.argv[1], attention=a.astype(np.float32))
+)";
+  const std::string npz = (dir / "random.npz").string();
+  ASSERT_EQ(shell("/usr/bin/python3 '" + (dir / "make.py").string() + "' '" + npz + "' 2>&1").exit,
+            0);
+  const CliRun r =
+      cli("analyze --threads 1 --capture '" + npz + "' --out '" + (dir / "out").string() + "'");
+  EXPECT_EQ(r.exit, 1) << r.out;
+  EXPECT_NE(r.out.find("layer 0, head "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("persistence of a map of 450 tokens"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(dir / "out")) << "nothing written";
+}
