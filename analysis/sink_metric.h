@@ -17,6 +17,10 @@ std::vector<double> sink_key_importance(const AttentionView& attention);
 // bidirectional one.
 double sink_uniform_baseline(int size, int key, bool causal);
 
+// The same for every key at once in O(T) (bit for bit the values above: both
+// sum 1 / (i + 1) from the last query down, small terms first).
+std::vector<double> sink_uniform_baselines(int size, bool causal);
+
 // alpha_k divided by its uniform baseline, for every key.
 std::vector<double> sink_boost(const AttentionView& attention);
 

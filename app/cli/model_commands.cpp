@@ -102,10 +102,10 @@ int command_baseline(int argc, char** argv) {
       {"length", std::to_string(T)},
       {"causal", causal ? "true" : "false"}};
   table.columns = {"key", "alpha_uniform"};
+  const std::vector<double> uniform = sinkscope::analysis::sink_uniform_baselines(T, causal);
   for (int k = 0; k < T; ++k)
     table.rows.push_back(
-        {std::to_string(k),
-         sinkscope::io::csv_number(sinkscope::analysis::sink_uniform_baseline(T, k, causal))});
+        {std::to_string(k), sinkscope::io::csv_number(uniform[static_cast<std::size_t>(k)])});
   const std::string csv = sinkscope::io::csv_render(table);
   if (file->count() == 0) {
     std::cout << csv;

@@ -478,8 +478,9 @@ void append_sink_rows(Tables& t, const HeadRows& at, const analysis::HeadAnalysi
   const auto& alpha = r.keyImportance;
   std::vector<bool> isSink(static_cast<std::size_t>(at.tokens), false);
   for (const auto& s : set.sinks) isSink[static_cast<std::size_t>(s.key)] = true;
+  const std::vector<double> uniform = analysis::sink_uniform_baselines(at.tokens, at.causal);
   for (int k = 0; k < at.tokens; ++k) {
-    const double base = analysis::sink_uniform_baseline(at.tokens, k, at.causal);
+    const double base = uniform[static_cast<std::size_t>(k)];
     // The fraction for every key, sink or not (metrics.md s. 1).
     t.sinks.rows.push_back({at.layer, at.head, std::to_string(k),
                             tokens[static_cast<std::size_t>(k)],

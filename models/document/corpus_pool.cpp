@@ -70,8 +70,7 @@ void accumulate(std::vector<double>& sum, const std::vector<double>& values, dou
 LayerCurves layer_curves(const document::LayerAnalysis& layer, int tokens, bool causal) {
   const auto H = static_cast<int>(layer.heads.size()) - 1;
   LayerCurves c;
-  for (int k = 0; k < tokens; ++k)
-    c.alphaUniform.push_back(analysis::sink_uniform_baseline(tokens, k, causal));
+  c.alphaUniform = analysis::sink_uniform_baselines(tokens, causal);
   for (int h = 0; h < H; ++h) {
     const analysis::HeadAnalysis& a = layer.heads[static_cast<std::size_t>(h + 1)];
     accumulate(c.alpha, a.keyImportance, 1.0 / H);

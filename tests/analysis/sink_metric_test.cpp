@@ -65,6 +65,26 @@ TEST(SinkMetric, UniformBaselineOfFirstKeyIsHarmonicOverT) {
   EXPECT_THROW(sink_uniform_baseline(5, 5, true), std::out_of_range);
 }
 
+// Every key at once (the baseline command writes up to a million) equals the
+// one-key form bit for bit and the closed form (H_T - H_k) / (T - k).
+TEST(SinkMetric, UniformBaselinesOfEveryKeyAtOnce) {
+  for (int T : {0, 1, 2, 10, 333}) {
+    for (bool causal : {true, false}) {
+      const std::vector<double> all = sink_uniform_baselines(T, causal);
+      ASSERT_EQ(all.size(), static_cast<std::size_t>(T));
+      for (int k = 0; k < T; ++k) {
+        EXPECT_EQ(all[static_cast<std::size_t>(k)], sink_uniform_baseline(T, k, causal))
+            << T << " " << k;
+        const double closed = causal ? (harmonic(T) - harmonic(k)) / (T - k) : 1.0 / T;
+        EXPECT_NEAR(all[static_cast<std::size_t>(k)], closed, 1e-12) << T << " " << k;
+      }
+    }
+  }
+  const std::vector<double> million = sink_uniform_baselines(1000000, true);
+  EXPECT_NEAR(million.back(), 1e-6, 1e-18);
+  EXPECT_NEAR(million.front(), harmonic(1000000) / 1e6, 1e-14);
+}
+
 TEST(SinkMetric, KeyImportanceOfUniformHeadEqualsBaseline) {
   const int T = 17;
   const AttentionMatrix m = attention_uniform(T, true);

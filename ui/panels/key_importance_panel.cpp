@@ -61,10 +61,8 @@ void KeyImportancePanel::draw(const DrawnRuns& d) {
   render::LineSeries baseline{tr("uniform baseline"), {}, {}, true};
   render::LineSeries eps{
       tr("eps = %1 (sink threshold)").arg(analysis::kDefaultSinkMetricEps), {}, {}, false, true};
-  for (int k = 0; k < T; ++k) {
-    baseline.x.push_back(k);
-    baseline.y.push_back(analysis::sink_uniform_baseline(T, k, map.causal));
-  }
+  baseline.y = analysis::sink_uniform_baselines(T, map.causal);
+  for (int k = 0; k < T; ++k) baseline.x.push_back(k);
   eps.x = {0.0, static_cast<double>(std::max(T - 1, 1))};
   eps.y = {analysis::kDefaultSinkMetricEps, analysis::kDefaultSinkMetricEps};
   plot.series = shown.trace ? std::vector<render::LineSeries>{alpha, baseline, eps}
@@ -96,10 +94,8 @@ void KeyImportancePanel::draw(const DrawnRuns& d) {
       byToken.name = tr("alpha_k %1, at %2's tokens").arg(workspace_->rightName(), workspace_->leftName());
       alpha = std::move(byToken);
       baseline.x.clear(), baseline.y.clear();
-      for (int k = 0; k < a.tokenCount(); ++k) {
-        baseline.x.push_back(k);
-        baseline.y.push_back(analysis::sink_uniform_baseline(a.tokenCount(), k, before.causal));
-      }
+      baseline.y = analysis::sink_uniform_baselines(a.tokenCount(), before.causal);
+      for (int k = 0; k < a.tokenCount(); ++k) baseline.x.push_back(k);
       eps.x = {0.0, static_cast<double>(std::max(a.tokenCount() - 1, 1))};
       plot.xLabel = tr("key position k (%1's tokens)").arg(workspace_->leftName());
       plot.markedX = workspace_->selection()->keyToken() >= 0 ? workspace_->selection()->keyToken() : std::numeric_limits<double>::quiet_NaN();
