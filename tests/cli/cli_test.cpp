@@ -868,6 +868,22 @@ TEST(GuiCommandLine, DeclaredOptionsAnswerBadCommandLinesByName) {
   EXPECT_NE(info.out.find("(2 threads)"), std::string::npos) << info.out;
 }
 
+// The documented maximum holds on a 2-core machine: a forward pass and the
+// per-head analysis with 1,024 threads finish (libtorch's pool once waited
+// for ever in pthreadpool_create past 32).
+TEST(CommandLine, TheLargestThreadCountFinishes) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("sinkscope-threads-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const CliRun r = shell(
+      "timeout 120 '" + std::string(SINKSCOPE_CLI) + "' analyze --threads 1024 '" +
+      SINKSCOPE_SOURCE_DIR "/resources/models/rope-decoder-bos-first' --text 'A cat sat.' --out '" +
+      dir.string() + "' 2>&1");
+  EXPECT_EQ(r.exit, 0) << r.out;
+  EXPECT_TRUE(fs::exists(dir / "sinks.csv"));
+  fs::remove_all(dir);
+}
+
 TEST(GuiCommandLine, HelpAndVersionNeedNoDisplay) {
   // `sinkscope --help` used to abort where there is no X server.
   const std::string noDisplay =

@@ -221,6 +221,13 @@ def test_bad_model_input_names_the_problem(call, error, words):
     assert words in str(caught.value)
 
 
+def test_the_largest_thread_count_finishes():
+    # The documented maximum, far above the cores: the pass and analysis end.
+    r = sinkscope.Model(MODEL, threads=1024).run(TEXT)
+    assert np.isfinite(r.attention).all()
+    assert len(sinkscope.analyze(r.attention, tokens=r.tokens)["sinks"]) > 0
+
+
 def long_attention(layers=8, heads=8, T=192, seed=3):
     rng = np.random.default_rng(seed)
     s = rng.normal(size=(layers, heads, T, T)) * 3
