@@ -1,4 +1,5 @@
 #include "render/head_view.h"
+#include "render/token_label.h"
 
 #include <QFontMetricsF>
 #include <QMouseEvent>
@@ -121,7 +122,8 @@ void paint_head_view(QPainter& p, const HeadViewData& d, double w, double h, dou
   label.setPointSizeF(g.labelPt);
   p.setFont(label);
   for (int k = 0; k < static_cast<int>(d.tokens.size()); ++k) {
-    const QString token = figure_label(d.tokens[static_cast<std::size_t>(k)], visibleSpaces);
+    const QString token =
+        figure_label(token_shown(d.tokens[static_cast<std::size_t>(k)]), visibleSpaces);
     const double c = row_centre(g, k);
     for (int side : {0, 1}) {
       const bool focus = side == 0 ? k == d.focusQuery : k == d.focusKey;

@@ -1,4 +1,5 @@
 #include "render/heat_map_view.h"
+#include "render/token_label.h"
 
 #include "render/label_layout.h"
 
@@ -413,7 +414,7 @@ void HeatMapView::fitLabels(double pixelsPerCell) {
 vtkSmartPointer<vtkTextActor> HeatMapView::makeLabel(const LabelSlot& s) {
   auto label = vtkSmartPointer<vtkTextActor>::New();
   // Spelled as every other view spells tokens ("␣" for a space).
-  label->SetInput(vtk_text_drawable(s.text).toUtf8().constData());
+  label->SetInput(vtk_text_drawable(token_shown(s.text)).toUtf8().constData());
   vtkTextProperty* p = label->GetTextProperty();
   vtk_text_use_unicode_font(p, s.lit);
   p->SetFontSize(11);

@@ -1,4 +1,5 @@
 #include "render/panel_export.h"
+#include "render/token_label.h"
 
 #include <QBuffer>
 #include <QDateTime>
@@ -250,7 +251,8 @@ HeatMapLayout heat_map_layout(QPainter& p, const HeatMapData& d, double lo, doub
   g.line = metrics.height();
   auto widest = [&](const std::vector<QString>& texts) {
     double most = 0;
-    for (const QString& t : texts) most = std::max(most, metrics.horizontalAdvance(st.label(t)));
+    for (const QString& t : texts)
+      most = std::max(most, metrics.horizontalAdvance(st.label(token_shown(t))));
     return most;
   };
   // The title in as many lines as the width needs (breaking at " | ").
@@ -277,12 +279,14 @@ HeatMapLayout heat_map_layout(QPainter& p, const HeatMapData& d, double lo, doub
   // Axis titles: the columns' above their labels, the rows' left of theirs.
   g.colTitle = g.labels && !d.colTitle.isEmpty();
   g.rowTitle = g.labels && !d.rowTitle.isEmpty();
-  g.rowLabelWidth = g.labels ? widest(d.rowLabels) : 0;
+  // Token labels take at most a quarter of the figure's width (rows) or
+  // height (columns); a longer label is elided in its middle.
+  g.rowLabelWidth = g.labels ? std::min(widest(d.rowLabels), 0.25 * w) : 0;
   const double left =
       (g.rowTitle ? g.line + 4 * k : 0) + (g.labels ? g.rowLabelWidth + 5 * k : 6 * k);
   g.top = g.titleHeight + (g.colTitle ? g.line + 2 * k : 0) +
-          (g.labels ? widest(d.colLabels) + 5 * k : 2 * k);
-  g.rightLabelWidth = g.rightLabels ? widest(d.rightRowLabels) : 0;
+          (g.labels ? std::min(widest(d.colLabels), 0.25 * h) + 5 * k : 2 * k);
+  g.rightLabelWidth = g.rightLabels ? std::min(widest(d.rightRowLabels), 0.2 * w) : 0;
   const double right = (g.rightLabels ? g.rightLabelWidth + 8 * k : 0) + barBlock;
   g.sideBySide = d.sideBySideSplit >= 0 && d.sideBySideSplit < d.cols;
   // The lowest tick's label; side by side, a line for the runs' names under the halves.
@@ -327,6 +331,10 @@ void paint_heat_map_cells(QPainter& p, const HeatMapData& d, double lo, double h
 void paint_heat_map_labels(QPainter& p, const HeatMapData& d, const HeatMapLayout& g,
                            const Style& st) {
   const double k = st.k(), line = g.line, cell = g.cell, top = g.top, x0 = g.x0;
+  const QFontMetricsF metrics(st.font(), p.device());
+  auto fitted = [&](const QString& token, double room) {
+    return metrics.elidedText(st.label(token_shown(token)), Qt::ElideMiddle, room);
+  };
   auto labelPen = [&](bool column, bool rightSide, int index) {
     const bool marked = column && std::find(d.markedCols.begin(), d.markedCols.end(),
                                             heat_map_own_column(d, index)) != d.markedCols.end();
@@ -339,7 +347,7 @@ void paint_heat_map_labels(QPainter& p, const HeatMapData& d, const HeatMapLayou
     p.drawText(QRectF(x0 - g.rowLabelWidth - 3 * k, top + (r + 0.5) * cell - line / 2,
                       g.rowLabelWidth, line),
                Qt::AlignRight | Qt::AlignVCenter,
-               st.label(d.rowLabels[static_cast<std::size_t>(r)]));
+               fitted(d.rowLabels[static_cast<std::size_t>(r)], g.rowLabelWidth));
   }
   const double colLabelRoom = top - g.titleHeight - (g.colTitle ? line + 2 * k : 0) - 3 * k;
   for (int c = 0; c < d.cols; c += g.step) {
@@ -348,7 +356,7 @@ void paint_heat_map_labels(QPainter& p, const HeatMapData& d, const HeatMapLayou
     p.translate(x0 + (c + 0.5) * cell, top - 3 * k);
     p.rotate(-90);
     p.drawText(QRectF(0, -line / 2, colLabelRoom, line), Qt::AlignLeft | Qt::AlignVCenter,
-               st.label(d.colLabels[static_cast<std::size_t>(c)]));
+               fitted(d.colLabels[static_cast<std::size_t>(c)], colLabelRoom));
     p.restore();
   }
   if (g.rightLabels)
@@ -357,7 +365,7 @@ void paint_heat_map_labels(QPainter& p, const HeatMapData& d, const HeatMapLayou
       p.drawText(QRectF(x0 + g.mapWidth + 3 * k, top + (r + 0.5) * cell - line / 2,
                         g.rightLabelWidth + 4 * k, line),
                  Qt::AlignLeft | Qt::AlignVCenter,
-                 st.label(d.rightRowLabels[static_cast<std::size_t>(r)]));
+                 fitted(d.rightRowLabels[static_cast<std::size_t>(r)], g.rightLabelWidth));
     }
   p.setPen(Qt::black);
   if (g.colTitle)
@@ -545,7 +553,7 @@ void paint_scene(QPainter& p, const SceneData& d, const SceneCamera& camera, int
   for (std::size_t i : labelled) {
     const double r = std::max(1.5, at.pointRadii[i]);
     const QPointF anchor = at.points[i] + QPointF(r + 2, -r);
-    const QString text = st.label(d.points[i].label);
+    const QString text = st.label(token_shown(d.points[i].label));
     anchors.push_back(anchor);
     boxes.push_back({QRectF(anchor.x(), anchor.y() - metrics.ascent(),
                             metrics.horizontalAdvance(text), metrics.height()),
@@ -554,7 +562,7 @@ void paint_scene(QPainter& p, const SceneData& d, const SceneCamera& camera, int
   const std::vector<bool> shown = label_layout(boxes);
   p.setPen(QColor(40, 40, 40));
   for (std::size_t k = 0; k < labelled.size(); ++k)
-    if (shown[k]) p.drawText(anchors[k], st.label(d.points[labelled[k]].label));
+    if (shown[k]) p.drawText(anchors[k], st.label(token_shown(d.points[labelled[k]].label)));
   p.setPen(Qt::black);
   p.setFont(texts.titleFont);
   p.drawText(QRectF(10 + st.titleIndent, 5, w - 20 - st.titleIndent, texts.titleHeight),

@@ -1,4 +1,5 @@
 #include "render/scene_view.h"
+#include "render/token_label.h"
 #include "render/vtk_text.h"
 
 #include <vtkCallbackCommand.h>
@@ -205,7 +206,7 @@ void SceneView::addLabels(double unit) {
   for (std::size_t k : scene_labelled_points(data_.points)) {
     const ScenePoint& p = data_.points[k];
     auto label = vtkSmartPointer<vtkBillboardTextActor3D>::New();
-    label->SetInput(vtk_text_drawable(p.label).toUtf8().constData());
+    label->SetInput(vtk_text_drawable(token_shown(p.label)).toUtf8().constData());
     label->SetPosition(p.position[0] + p.size * unit, p.position[1] + p.size * unit,
                        p.position[2]);
     vtk_text_use_unicode_font(label->GetTextProperty());

@@ -1,4 +1,5 @@
 #include "ui/model_panel.h"
+#include "ui/sentence_box.h"
 
 #include <QComboBox>
 #include <QDir>
@@ -8,7 +9,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
-#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -73,14 +73,14 @@ ModelPanel::ModelPanel(Workspace* workspace, QWidget* parent)
   sentenceRow->addWidget(examples);
   layout->addLayout(sentenceRow);
 
-  sentenceBox_ = new QPlainTextEdit(this);
+  sentenceBox_ = new SentenceBox(this);
   sentenceBox_->setObjectName(QStringLiteral("sentenceBox"));
   sentenceBox_->setPlaceholderText(tr("Type a sentence, then Ctrl+Enter"));
   sentenceBox_->setMaximumHeight(110);
-  sentenceBox_->setPlainText(workspace->sentence());
+  sentenceBox_->setSentence(workspace->sentence());
   layout->addWidget(sentenceBox_);
   connect(workspace, &Workspace::sentenceChanged, this, [this](const QString& text) {
-    if (sentenceBox_->toPlainText() != text) sentenceBox_->setPlainText(text);
+    if (sentenceBox_->toPlainText() != text) sentenceBox_->setSentence(text);
   });
   connect(sentenceBox_, &QPlainTextEdit::textChanged, workspace,
           [this] { workspace_->setSentence(sentenceBox_->toPlainText()); });

@@ -11,11 +11,11 @@
 
 class QComboBox;
 class QLabel;
-class QPlainTextEdit;
 
 namespace sinkscope::ui {
 
 class Workspace;
+class SentenceBox;
 
 class ModelPanel : public QWidget {
   Q_OBJECT
@@ -46,7 +46,7 @@ class ModelPanel : public QWidget {
   QString builtinDir_;
   QComboBox* chooser_;
   QLabel* summary_;
-  QPlainTextEdit* sentenceBox_;
+  SentenceBox* sentenceBox_;
 };
 
 }  // namespace sinkscope::ui

@@ -5,16 +5,19 @@
 #include <QDockWidget>
 #include <QGuiApplication>
 #include <QLabel>
+#include <QMimeData>
 #include <QTest>
 #include <QThread>
 #include <atomic>
 
 #include "render/gl_support.h"
 #include "render/line_plot_view.h"
+#include "render/token_label.h"
 #include "support/render_compare.h"
 #include "ui/job_runner.h"
 #include "ui/job_status.h"
 #include "ui/main_window.h"
+#include "ui/sentence_box.h"
 
 using namespace sinkscope;
 
@@ -65,4 +68,67 @@ TEST(Offscreen, TheStatusBarFollowsEverySlowJob) {
   releaseFirst = true;
   ASSERT_TRUE(runner.waitForIdle(5000));
   EXPECT_FALSE(status.progressVisible());
+}
+
+// A line with no place to break lays out in time quadratic in its length
+// (two minutes for a million characters): such text wraps anywhere, set
+// before Qt lays it out, whether it is set (a session) or pasted.
+namespace {
+class PastingBox : public ui::SentenceBox {
+ public:
+  void pasteText(const QString& text) {
+    QMimeData data;
+    data.setText(text);
+    insertFromMimeData(&data);
+  }
+};
+}  // namespace
+
+TEST(Offscreen, TheSentenceBoxWrapsAnUnbreakableLineAnywhere) {
+  const QString run(ui::kWordWrapLongestRun, QLatin1Char('a'));
+  EXPECT_FALSE(ui::text_has_unbreakable_run(run + QStringLiteral(" ") + run));
+  EXPECT_TRUE(ui::text_has_unbreakable_run(QStringLiteral("x ") + run + QStringLiteral("a")));
+  EXPECT_FALSE(ui::text_has_unbreakable_run(run + QStringLiteral("\n") + run));
+  PastingBox box;
+  box.resize(300, 110);
+  box.show();
+  box.setSentence(QStringLiteral("A cat sat on the mat."));
+  EXPECT_EQ(box.wordWrapMode(), QTextOption::WrapAtWordBoundaryOrAnywhere);
+  const QString million(1000000, QLatin1Char('a'));
+  box.setSentence(million);
+  EXPECT_EQ(box.wordWrapMode(), QTextOption::WrapAnywhere);
+  EXPECT_EQ(box.toPlainText().size(), million.size()) << "nothing cut";
+  box.setSentence(QStringLiteral("A cat."));
+  EXPECT_EQ(box.wordWrapMode(), QTextOption::WrapAtWordBoundaryOrAnywhere);
+  // Pasted at the end: the run continues across the seam.
+  box.moveCursor(QTextCursor::End);
+  box.pasteText(run);
+  EXPECT_EQ(box.wordWrapMode(), QTextOption::WrapAnywhere);
+  EXPECT_EQ(box.toPlainText(), QStringLiteral("A cat.") + run);
+}
+
+// Views draw a token of at most kShownTokenCharacters code points whole, a
+// longer one as its ends around "…", never splitting a surrogate pair.
+TEST(Offscreen, ViewsDrawALongTokenByItsEnds) {
+  using render::kShownTokenCharacters;
+  using render::token_shown;
+  const QString fits(kShownTokenCharacters, QLatin1Char('x'));
+  EXPECT_EQ(token_shown(fits), fits);
+  EXPECT_EQ(token_shown(QString()), QString());
+  const QString longer =
+      QStringLiteral("BEGIN") + QString(1000000, QLatin1Char('m')) + QStringLiteral("END");
+  const QString shown = token_shown(longer);
+  EXPECT_EQ(shown.toUcs4().size(), kShownTokenCharacters);
+  EXPECT_TRUE(shown.startsWith(QStringLiteral("BEGINmm")));
+  EXPECT_TRUE(shown.endsWith(QStringLiteral("mmEND")));
+  EXPECT_EQ(shown.count(QChar(0x2026)), 1);
+  // Emoji are two UTF-16 units: kShownTokenCharacters of them still fit whole.
+  QString emoji;
+  for (int i = 0; i < kShownTokenCharacters; ++i) emoji += QString::fromUcs4(U"\U0001F600", 1);
+  EXPECT_EQ(token_shown(emoji), emoji);
+  const QString more = emoji + emoji;
+  const QString cut = token_shown(more);
+  EXPECT_EQ(cut.toUcs4().size(), kShownTokenCharacters);
+  for (const char32_t c : cut.toUcs4())
+    EXPECT_TRUE(c == 0x1F600 || c == 0x2026) << static_cast<unsigned>(c);
 }
