@@ -11,6 +11,8 @@
 #include <chrono>
 #include <cmath>
 #include <future>
+#include <iomanip>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -31,6 +33,18 @@ namespace a = sinkscope::analysis;
 namespace d = sinkscope::document;
 
 namespace {
+
+// A str as UTF-8; a lone surrogate ("\ud800") has none and is refused by name
+// (pybind11's own cast would raise a RuntimeError that names nothing).
+std::string utf8_of(const py::handle& text, const std::string& what) {
+  Py_ssize_t size = 0;
+  const char* bytes = PyUnicode_AsUTF8AndSize(text.ptr(), &size);
+  if (!bytes) {
+    PyErr_Clear();
+    throw py::value_error(what + " is not valid Unicode (a lone surrogate has no UTF-8)");
+  }
+  return std::string(bytes, static_cast<std::size_t>(size));
+}
 
 using FloatArray = py::array_t<float, py::array::c_style | py::array::forcecast>;
 
@@ -162,7 +176,7 @@ m::Capture capture_of(const py::handle& attention, const py::handle& values,
       if (!py::isinstance<py::str>(t))
         throw py::type_error("tokens: give a list of strings (str), not " +
                              py::str(py::type::of(t).attr("__name__")).cast<std::string>());
-      c.tokenText.push_back(t.cast<std::string>());
+      c.tokenText.push_back(utf8_of(t, "tokens: token " + std::to_string(c.tokenText.size())));
     }
   }
   try {
@@ -181,21 +195,20 @@ T take(const py::handle& value, const std::string& name, double lo, double hi) {
   } catch (const py::cast_error&) {
     throw py::type_error(name + ": give a number");
   }
-  if (!(x >= lo && x <= hi))
-    throw py::value_error(name + ": " + std::to_string(x) + " is outside [" + std::to_string(lo) +
-                          ", " + std::to_string(hi) + "]");
+  if (!(x >= lo && x <= hi)) {
+    std::ostringstream text;
+    text << std::setprecision(15) << name << ": " << x << " is outside [" << lo << ", " << hi
+         << "]";
+    throw py::value_error(text.str());
+  }
   if (std::is_integral_v<T> && x != std::floor(x)) throw py::value_error(name + ": give a whole number");
   return static_cast<T>(x);
 }
 
 std::string word(const py::handle& value, const std::string& name,
                  const std::vector<std::string>& allowed) {
-  std::string s;
-  try {
-    s = value.cast<std::string>();
-  } catch (const py::cast_error&) {
-    throw py::type_error(name + ": give a string");
-  }
+  if (!py::isinstance<py::str>(value)) throw py::type_error(name + ": give a string");
+  const std::string s = utf8_of(value, name);
   for (const std::string& w : allowed)
     if (w == s) return s;
   std::string list;
@@ -208,7 +221,7 @@ d::AnalysisSettings settings_of(const py::kwargs& params) {
   d::AnalysisSettings s;
   s.weightSpectra = false;
   for (const auto& [key, value] : params) {
-    const std::string k = key.cast<std::string>();
+    const std::string k = utf8_of(key, "a parameter's name");
     namespace R = d::setting_range;
     const auto in = [&](const d::SettingRange& r, auto& field) {
       field = take<std::remove_reference_t<decltype(field)>>(value, k, r.lo, r.hi);
@@ -465,12 +478,20 @@ struct PyRun {
   }
 };
 
+// True or False only: pybind11 would turn "no" into a cast error naming nothing.
+bool flag(const py::handle& value, const std::string& name) {
+  if (!py::isinstance<py::bool_>(value) &&
+      !(py::isinstance(value, py::module_::import("numpy").attr("bool_"))))
+    throw py::type_error(name + ": give True or False");
+  return value.cast<bool>();
+}
+
 m::Intervention intervention_of(const py::kwargs& kw) {
   m::Intervention i;
   for (const auto& [key, value] : kw) {
-    const std::string k = key.cast<std::string>();
+    const std::string k = utf8_of(key, "an intervention's name");
     if (k == "drop_first") {
-      i.dropFirstToken = value.cast<bool>();
+      i.dropFirstToken = flag(value, k);
     } else if (k == "ablate") {
       try {
         for (const auto& pair : value.cast<std::vector<std::pair<int, int>>>())
@@ -479,7 +500,7 @@ m::Intervention intervention_of(const py::kwargs& kw) {
         throw py::type_error("ablate: give (layer, head) pairs");
       }
     } else if (k == "remove_sinks") {
-      if (value.cast<bool>()) i.removeSinks.push_back({});
+      if (flag(value, k)) i.removeSinks.push_back({});
     } else if (k == "rope_theta") {
       i.ropeTheta = take<double>(value, k, 1e-6, 1e30);
     } else if (k == "ntk_scale") {
@@ -510,7 +531,9 @@ class PyModel {
   int layers() const { return loaded_.model->config().num_layers; }
   int heads() const { return loaded_.model->config().num_heads; }
 
-  PyRun run(const std::string& text, const py::kwargs& interventions) const {
+  PyRun run(const py::object& sentence, const py::kwargs& interventions) const {
+    if (!py::isinstance<py::str>(sentence)) throw py::type_error("text: give a string (str)");
+    const std::string text = utf8_of(sentence, "text");
     const m::Intervention i = intervention_of(interventions);
     i.check_fits(layers(), heads());
     PyRun r;
@@ -522,6 +545,8 @@ class PyModel {
       const d::SentenceRun plain = d::sentence_run(loaded_, text);
       r.run = std::make_shared<const d::SentenceRun>(d::sentence_run_analysed(loaded_, plain, i));
     } catch (const m::ModelRunError& e) {
+      throw py::value_error(e.what());
+    } catch (const m::ModelInputError& e) {
       throw py::value_error(e.what());
     }
     return r;
