@@ -202,6 +202,7 @@ class MainWindow : public QMainWindow {
   void stepDemonstration(int step);
   void chooseComparisonSentence();
   void chooseComparisonModel();
+  void chooseAnalysisSettings();
   // The compared runs' names: before/after, A/B or the two models' names.
   QString leftRunName() const;
   QString rightRunName() const;

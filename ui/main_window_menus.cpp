@@ -12,6 +12,7 @@
 #include <QWhatsThis>
 
 #include "models/model_identity.h"
+#include "ui/analysis_settings_dialog.h"
 #include "ui/comparison_chooser.h"
 #include "ui/job_runner.h"
 #include "ui/main_window.h"
@@ -29,6 +30,13 @@ void MainWindow::chooseComparisonSentence() {
       this, tr("Compare with another sentence"),
       tr("Sentence B (shown beside the current one, A, in every panel):"), QString(), &ok);
   if (ok) compareWithSentence(text);
+}
+
+void MainWindow::chooseAnalysisSettings() {
+  AnalysisSettingsDialog dialog(workspace_->analysisSettings(), this);
+  document::AnalysisSettings chosen;
+  if (dialog.exec() == QDialog::Accepted && dialog.read(chosen))
+    workspace_->setAnalysisSettings(chosen);
 }
 
 void MainWindow::chooseComparisonModel() {
@@ -121,6 +129,10 @@ void MainWindow::buildRunMenu() {
   run->addAction(tr("Compare with another &sentence..."), this, &MainWindow::chooseComparisonSentence);
   run->addAction(tr("Compare with another &model..."), this, &MainWindow::chooseComparisonModel);
   run->addAction(tr("S&top comparing"), workspace_, &Workspace::stopComparing);
+  run->addSeparator();
+  QAction* settings =
+      run->addAction(tr("Analysis &settings..."), this, &MainWindow::chooseAnalysisSettings);
+  settings->setObjectName(QStringLiteral("analysisSettingsAction"));
   comparisonChooser_ = new ComparisonChooser(selectionBar_, run->addMenu(tr("Show compared r&uns")));
   comparisonChooser_->placeIn(selectionBar_);
   comparisonChooser_->setRunNames(workspace_->leftName(), workspace_->rightName());

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 
+#include "models/document/analysis_settings.h"
 #include "models/document/trace_analysis.h"
 
 namespace sinkscope::ui {
@@ -18,9 +19,11 @@ using document::TraceAnalysis;
 // in the background.
 inline constexpr int kTopologyForAllHeadsMaxTokens = 256;
 
-// Analyses every head of `trace`; `progress` as everywhere (false aborts:
-// JobCancelled).
+// Analyses every head of `trace` with `settings` (analyze's, turned into each
+// head's parameters as analyze turns them); `progress` as everywhere (false
+// aborts: JobCancelled).
 std::shared_ptr<const TraceAnalysis> run_analysis_compute(
-    const models::Trace& trace, const std::function<bool(double)>& progress);
+    const models::Trace& trace, const document::AnalysisSettings& settings,
+    const std::function<bool(double)>& progress);
 
 }  // namespace sinkscope::ui

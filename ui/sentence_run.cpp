@@ -114,6 +114,7 @@ SentenceRun sentence_run_model(const models::LoadedModel& model, const QString& 
 
 SentenceRun sentence_run_intervened(const models::LoadedModel& model, const SentenceRun& base,
                                     const models::Intervention& iv,
+                                    const document::AnalysisSettings& settings,
                                     const std::function<bool(double)>& progress) {
   if (!base.trace) throw std::invalid_argument("interventions: open a model first");
   iv.check_fits(base.trace->layers(), base.trace->heads());
@@ -123,7 +124,7 @@ SentenceRun sentence_run_intervened(const models::LoadedModel& model, const Sent
   try {
     take_document_run(
         run, document::sentence_run_intervened(model, document_run_of(base), iv, progress));
-    run.analysis = run_analysis_compute(*run.trace, progress);
+    run.analysis = run_analysis_compute(*run.trace, settings, progress);
   } catch (const models::RunCancelled&) {
     throw JobCancelled();
   }

@@ -21,6 +21,7 @@ struct Capture;
 
 namespace sinkscope::document {
 struct TraceAnalysis;
+struct AnalysisSettings;
 }
 
 namespace sinkscope::ui {
@@ -66,6 +67,7 @@ struct SentenceRun {
 // Throws the model's errors (e.g. dropping a first token that is not special).
 SentenceRun sentence_run_intervened(const models::LoadedModel& model, const SentenceRun& base,
                                     const models::Intervention& interventions,
+                                    const document::AnalysisSettings& settings,
                                     const std::function<bool(double)>& progress);
 
 // A capture's attention (models/capture.h) as a run: its tokens, its trace,

@@ -147,15 +147,27 @@ void Workspace::showRun(SentenceRun run) {
 void Workspace::analyseRun() {
   if (!run_ || !run_->trace || run_->analysis) return;
   const std::shared_ptr<const models::Trace> trace = run_->trace;
+  const document::AnalysisSettings settings = analysisSettings_;
   jobs_->submit<std::shared_ptr<const TraceAnalysis>>(
       tr("Analyse every head"),
-      [trace](const JobProgress& progress) { return run_analysis_compute(*trace, progress); },
+      [trace, settings](const JobProgress& progress) {
+        return run_analysis_compute(*trace, settings, progress);
+      },
       [this, trace](std::shared_ptr<const TraceAnalysis> analysis) {
         if (!run_ || run_->trace != trace) return;  // a newer run is shown
         run_->analysis = std::move(analysis);
         Q_EMIT analysisFinished();
       },
       QStringLiteral("analysis"));
+}
+
+void Workspace::setAnalysisSettings(const document::AnalysisSettings& settings) {
+  analysisSettings_ = settings;
+  Q_EMIT analysisSettingsChanged();
+  if (!run_ || !run_->trace) return;
+  run_->analysis.reset();
+  analyseRun();
+  if (runB_) runInterventions();  // B, intervened or compared, with its analysis again
 }
 
 void Workspace::openCapture(const QString& path) {
@@ -386,9 +398,9 @@ void Workspace::runComparison() {
   const std::shared_ptr<const models::Trace> base = run_->trace;
   jobs_->submit<SentenceRun>(
       otherModel ? tr("Run the sentence on the compared model") : tr("Run the compared sentence"),
-      [model, text](const JobProgress& progress) {
+      [model, text, settings = analysisSettings_](const JobProgress& progress) {
         SentenceRun run = sentence_run_model(model, text, progress);
-        run.analysis = run_analysis_compute(*run.trace, progress);
+        run.analysis = run_analysis_compute(*run.trace, settings, progress);
         return run;
       },
       [this, base](SentenceRun b) {
@@ -454,9 +466,9 @@ void Workspace::runInterventions() {
   const models::LoadedModel model = *model_;
   jobs_->submit<SentenceRun>(
       tr("Run interventions"),
-      [base, model, list](const JobProgress& progress) {
+      [base, model, list, settings = analysisSettings_](const JobProgress& progress) {
         job_check(progress, 0.0);
-        return sentence_run_intervened(model, base, list, progress);
+        return sentence_run_intervened(model, base, list, settings, progress);
       },
       [this](SentenceRun after) {
         setRunB(std::move(after));

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/document/analysis_settings.h"
 #include "models/document/checkpoint_emergence.h"
 #include "models/document/study_tables.h"
 #include "models/loaded_model.h"
@@ -113,6 +114,9 @@ class Workspace : public QObject {
   bool isModelOrRunJob(quint64 id) const {
     return id != 0 && (id == modelJob_ || id == runJob_ || id == captureJob_);
   }
+  // What every head of every run is analysed with (analyze's settings; the
+  // selection's theta and top-N are the panels' own).
+  const document::AnalysisSettings& analysisSettings() const { return analysisSettings_; }
   // Whether run A is a capture's (no model made it).
   bool showingCapture() const { return run_ && run_->trace && !model_; }
 
@@ -160,6 +164,10 @@ class Workspace : public QObject {
   void openCapture(const QString& path);
   // A capture's run (sentence_run_capture) shown now, read by the caller.
   void showCapture(SentenceRun run, const QString& path);
+  // New analysis settings: the shown runs are analysed again with them
+  // (analysisFinished when A's heads are in; B's and the intervened run's
+  // follow as runBChanged).
+  void setAnalysisSettings(const sinkscope::document::AnalysisSettings& settings);
   // Selects `layer` (-1: keep) and `head` (SelectionModel::kHeadAverage, or
   // SelectionModel::kAutomatic: keep) once the next run is shown; a place the
   // model lacks is reported (failed()), not clamped.
@@ -175,6 +183,7 @@ class Workspace : public QObject {
   void runShown();          // A replaced (B cleared): redraw
   void runFinished();       // ... and what follows it (interventions, analysis) started
   void analysisFinished();  // every head of A analysed
+  void analysisSettingsChanged();
   void runBChanged();       // B computed or cleared: redraw
   void interventionsFinished();
   void comparisonFinished();  // a comparison's B is in
@@ -219,6 +228,7 @@ class Workspace : public QObject {
   models::ComputePrecision precision_ = models::ComputePrecision::Float32;
   std::optional<models::LoadedModel> model_;
   std::optional<SentenceRun> run_, runB_;
+  document::AnalysisSettings analysisSettings_;
   std::optional<ComparisonSource> comparing_;
   std::optional<std::pair<int, int>> pendingPlace_;  // selected once the next run is shown
   std::optional<std::pair<int, int>> pendingCounterpart_;  // B's pinned place, for when B arrives

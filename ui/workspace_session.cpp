@@ -50,6 +50,7 @@ Session WorkspaceSession::current() const {
   s.threshold = selection.threshold();
   s.topN = selection.topN();
   s.interventions = selection.interventions();
+  s.analysis = w.analysisSettings();
   s.comparison = comparison_name(w.comparison()).toStdString();
   if (w.comparing()) {
     s.compareModel = w.comparedModelFolder().toStdString();
@@ -68,6 +69,7 @@ void WorkspaceSession::open(Session s) {
   warningDetails_.clear();
   placesOutside_.clear();
   outsideDetails_.clear();
+  workspace_->setAnalysisSettings(s.analysis);  // before the run it analyses
   workspace_->setSentence(QString::fromStdString(s.text));
   const std::filesystem::path folder = s.modelFolder;
   const auto& model = workspace_->model();

@@ -35,144 +35,35 @@ void add_load_options(CLI::App& app, models::LoadOptions& load) {
       ->check(CLI::IsMember({"float32", "stored"}));
 }
 
-namespace {
-
-namespace R = document::setting_range;
-
-CLI::Validator number_in_range(const document::SettingRange& r) { return number_in(r.lo, r.hi); }
-
-CLI::Validator whole_in_range(const document::SettingRange& r) {
-  return whole_in(static_cast<long long>(r.lo), static_cast<long long>(r.hi));
-}
-
-}  // namespace
-
 AnalysisOptions::AnalysisOptions(CLI::App& app, document::AnalysisSettings& s) : settings_(s) {
-  declareSinkOptions(app, s);
-  declareHeadOptions(app, s);
-  declarePoolingOptions(app, s);
+  declareSettingOptions(app);
   declareInterventionOptions(app, s);
 }
 
-void AnalysisOptions::declareSinkOptions(CLI::App& app, document::AnalysisSettings& s) {
-  const char* sinks = "Sink set and sink metric (metrics.md s. 1)";
-  app.add_option("--percentile", s.percentile,
-                 range_text("the score threshold tau is the P-th percentile", R::percentile.lo,
-                            R::percentile.hi))
-      ->type_name("P")
-      ->check(number_in_range(R::percentile))
-      ->group(sinks)
-      ->capture_default_str();
-  app.add_option("--gamma", s.gamma,
-                 range_text("a key is a sink for at least this share of the queries", R::gamma.lo,
-                            R::gamma.hi))
-      ->type_name("G")
-      ->check(number_in_range(R::gamma))
-      ->group(sinks)
-      ->capture_default_str();
-  app.add_option("--sink-mode", sinkMode_, "percentile, or column-sum (the released code's)")
-      ->type_name("MODE")
-      ->check(CLI::IsMember({"percentile", "column-sum"}))
-      ->group(sinks)
-      ->capture_default_str();
-  app.add_option("--sink-denominator", sinkDenominator_,
-                 "all: gamma of all T queries; visible: of the queries that see the key")
-      ->type_name("OF")
-      ->check(CLI::IsMember({"all", "visible"}))
-      ->group(sinks)
-      ->capture_default_str();
-  app.add_option("--eps", s.eps,
-                 range_text("a head has a sink when alpha_0 > E", R::eps.lo, R::eps.hi))
-      ->type_name("E")
-      ->check(number_in_range(R::eps))
-      ->group(sinks)
-      ->capture_default_str();
-}
-
-void AnalysisOptions::declareHeadOptions(CLI::App& app, document::AnalysisSettings& s) {
-  const char* heads = "Diagnostics, value space and topology (s. 2, 3, 6)";
-  app.add_option(
-         "--top-n", s.topN,
-         range_text("the top-N keys of diagnostics and the value space", R::topN.lo, R::topN.hi))
-      ->type_name("N")
-      ->check(whole_in_range(R::topN))
-      ->group(heads)
-      ->capture_default_str();
-  app.add_option(
-         "--query", s.query,
-         range_text("the value-space query (default: the last token)", R::query.lo, R::query.hi))
-      ->type_name("Q")
-      ->check(whole_in_range(R::query))
-      ->group(heads);
-  app.add_option(
-         "--random-subsets", s.randomSubsets,
-         range_text("random N-subsets of F_N's baseline", R::randomSubsets.lo, R::randomSubsets.hi))
-      ->type_name("K")
-      ->check(whole_in_range(R::randomSubsets))
-      ->group(heads)
-      ->capture_default_str();
-  app.add_option("--seed", s.seed,
-                 range_text("the seed of the random subsets", R::seed.lo, R::seed.hi))
-      ->type_name("S")
-      ->check(whole_in_range(R::seed))
-      ->group(heads)
-      ->capture_default_str();
-  app.add_option("--min-persistence", s.minPersistence,
-                 range_text("bars counted above this persistence", R::minPersistence.lo,
-                            R::minPersistence.hi))
-      ->type_name("M")
-      ->check(number_in_range(R::minPersistence))
-      ->group(heads)
-      ->capture_default_str();
-  app.add_option("--betti-points", s.bettiPoints,
-                 range_text("points of the Betti curves' grid over [0, 1]", R::bettiPoints.lo,
-                            R::bettiPoints.hi))
-      ->type_name("K")
-      ->check(whole_in_range(R::bettiPoints))
-      ->group(heads)
-      ->capture_default_str();
-  app.add_option("--symmetrise", symmetrise_, "how A becomes a symmetric graph")
-      ->type_name("HOW")
-      ->check(CLI::IsMember({"mean", "max"}))
-      ->group(heads)
-      ->capture_default_str();
-  thresholdsOption_ = app.add_option("--thresholds", thresholds_,
-                                     "graph thresholds theta (default 0.01,0.05,0.1,0.2)")
-                          ->type_name("a,b,...")
-                          ->group(heads);
-}
-
-void AnalysisOptions::declarePoolingOptions(CLI::App& app, document::AnalysisSettings& s) {
-  const char* pooling = "Sentences pooled (analyze --sentences, study)";
-  app.add_option("--specialised-share", s.specialisedShare,
-                 range_text("a head is specialised above this share", R::specialisedShare.lo,
-                            R::specialisedShare.hi))
-      ->type_name("S")
-      ->check(number_in_range(R::specialisedShare))
-      ->group(pooling)
-      ->capture_default_str();
-  app.add_flag("--functional", s.functional, "also KL of sink removal and BOS removal per sentence")
-      ->group(pooling);
-  app.add_option("--batch", s.batch,
-                 range_text("sentences per block, one batched pass per token count", R::batch.lo,
-                            R::batch.hi))
-      ->type_name("B")
-      ->check(whole_in_range(R::batch))
-      ->group(pooling)
-      ->capture_default_str();
-  app.add_option(
-         "--bootstrap", s.bootstrap,
-         range_text("resamples of the 95% intervals (0: none)", R::bootstrap.lo, R::bootstrap.hi))
-      ->type_name("B")
-      ->check(whole_in_range(R::bootstrap))
-      ->group(pooling)
-      ->capture_default_str();
-  app.add_option("--bootstrap-seed", s.bootstrapSeed,
-                 range_text("the seed of the resamples", R::bootstrapSeed.lo, R::bootstrapSeed.hi))
-      ->type_name("S")
-      ->check(whole_in_range(R::bootstrapSeed))
-      ->group(pooling)
-      ->capture_default_str();
+// One option per setting of document::analysis_setting_specs(), in its order
+// and groups; the text given is kept and applied after parsing.
+void AnalysisOptions::declareSettingOptions(CLI::App& app) {
+  using document::SettingType;
+  for (const document::SettingSpec& spec : document::analysis_setting_specs()) {
+    Given& given = given_[spec.name];
+    given.spec = &spec;
+    if (spec.type == SettingType::Flag) {
+      given.option = app.add_flag(spec.flag, given.on, spec.help)->group(spec.group);
+      continue;
+    }
+    const bool ranged = spec.type == SettingType::Number || spec.type == SettingType::Whole;
+    CLI::Option* option =
+        app.add_option(spec.flag, given.text,
+                       ranged ? range_text(spec.help, spec.lo, spec.hi) : spec.help)
+            ->type_name(spec.metavar)
+            ->group(spec.group);
+    if (spec.type == SettingType::Number) option->check(number_in(spec.lo, spec.hi));
+    if (spec.type == SettingType::Whole)
+      option->check(whole_in(static_cast<long long>(spec.lo), static_cast<long long>(spec.hi)));
+    if (spec.type == SettingType::Word) option->check(CLI::IsMember(spec.words));
+    if (!spec.defaultText().empty()) option->default_str(spec.defaultText());
+    given.option = option;
+  }
 }
 
 void AnalysisOptions::declareInterventionOptions(CLI::App& app, document::AnalysisSettings& s) {
@@ -199,16 +90,30 @@ void AnalysisOptions::declareInterventionOptions(CLI::App& app, document::Analys
 }
 
 void AnalysisOptions::apply() {
+  using document::SettingType;
   document::AnalysisSettings& s = settings_;
-  s.symmetriseByMax = symmetrise_ == "max";
-  s.columnSumSinks = sinkMode_ == "column-sum";
-  s.sinkDenominator = sinkDenominator_ == "all"
-                          ? analysis::SinkSetParams::Denominator::AllQueries
-                          : analysis::SinkSetParams::Denominator::VisibleQueries;
-  if (thresholdsOption_->count() > 0) {
-    s.thresholds = parse_reals("thresholds", thresholds_, 0, 1);
-    if (s.thresholds.size() > 32) throw UsageError("option --thresholds: at most 32 thresholds");
-    if (s.thresholds.empty()) throw UsageError("option --thresholds: give at least one threshold");
+  for (const auto& [name, given] : given_) {
+    if (given.option->count() == 0) continue;
+    const document::SettingSpec& spec = *given.spec;
+    switch (spec.type) {
+      case SettingType::Flag:
+        spec.setNumber(s, given.on ? 1 : 0);
+        break;
+      case SettingType::Number:
+      case SettingType::Whole:  // checked by the option's validator
+        spec.setNumber(s, std::stod(given.text));
+        break;
+      case SettingType::Word:
+        spec.setWord(s, given.text);
+        break;
+      case SettingType::NumberList: {
+        const std::vector<double> list = parse_reals(name, given.text, spec.lo, spec.hi);
+        if (list.size() > 32) throw UsageError("option " + spec.flag + ": at most 32 " + name);
+        if (list.empty()) throw UsageError("option " + spec.flag + ": give at least one value");
+        spec.setList(s, list);
+        break;
+      }
+    }
   }
   if (removeSinks_) {
     models::SinkRemoval removal;

@@ -4,6 +4,9 @@
 #include "app/command_line.h"
 #include <string>
 
+#include <map>
+
+#include "models/document/analysis_setting_specs.h"
 #include "models/document/analysis_settings.h"
 #include "models/loaded_model.h"
 
@@ -41,17 +44,20 @@ class AnalysisOptions {
   void apply();
 
  private:
-  // The constructor's four groups: the sink set and metric, the per-head
-  // analyses, pooling over sentences, and the interventions.
-  void declareSinkOptions(CLI::App& app, document::AnalysisSettings& s);
-  void declareHeadOptions(CLI::App& app, document::AnalysisSettings& s);
-  void declarePoolingOptions(CLI::App& app, document::AnalysisSettings& s);
+  // The analysis settings (document::analysis_setting_specs), then the interventions.
+  void declareSettingOptions(CLI::App& app);
   void declareInterventionOptions(CLI::App& app, document::AnalysisSettings& s);
+  // What the command line gave for one setting.
+  struct Given {
+    const document::SettingSpec* spec = nullptr;
+    CLI::Option* option = nullptr;
+    std::string text;
+    bool on = false;
+  };
   document::AnalysisSettings& settings_;
-  std::string symmetrise_ = "mean", sinkMode_ = "percentile", sinkDenominator_ = "all";
-  std::string thresholds_, ablate_;
+  std::map<std::string, Given> given_;
+  std::string ablate_;
   bool removeSinks_ = false;
-  CLI::Option* thresholdsOption_ = nullptr;
   CLI::Option* ablateOption_ = nullptr;
   CLI::Option* ropeTheta_ = nullptr;
   double ropeThetaValue_ = 0;

@@ -22,10 +22,12 @@
 #include "analysis/value_space.h"
 #include "models/capture.h"
 #include "models/cpu_runtime.h"
-#include "models/document/sentence_run.h"
-#include "models/loaded_model.h"
+#include "models/document/analysis_setting_specs.h"
 #include "models/document/analysis_settings.h"
 #include "models/document/analyze_report.h"
+#include "models/document/sentence_run.h"
+#include "models/io/table_io.h"
+#include "models/loaded_model.h"
 
 namespace py = pybind11;
 namespace m = sinkscope::models;
@@ -187,6 +189,14 @@ m::Capture capture_of(const py::handle& attention, const py::handle& values,
   return c;
 }
 
+// True or False only: pybind11 would turn "no" into a cast error naming nothing.
+bool flag(const py::handle& value, const std::string& name) {
+  if (!py::isinstance<py::bool_>(value) &&
+      !(py::isinstance(value, py::module_::import("numpy").attr("bool_"))))
+    throw py::type_error(name + ": give True or False");
+  return value.cast<bool>();
+}
+
 template <class T>
 T take(const py::handle& value, const std::string& name, double lo, double hi) {
   double x;
@@ -216,57 +226,45 @@ std::string word(const py::handle& value, const std::string& name,
   throw py::value_error(name + ": '" + s + "' is not one of " + list);
 }
 
-// The settings of metrics.md by the names its --json "params" uses.
+// The settings of metrics.md by their declared names (document::
+// analysis_setting_specs, the ones Python takes), checked as declared.
 d::AnalysisSettings settings_of(const py::kwargs& params) {
   d::AnalysisSettings s;
   s.weightSpectra = false;
   for (const auto& [key, value] : params) {
     const std::string k = utf8_of(key, "a parameter's name");
-    namespace R = d::setting_range;
-    const auto in = [&](const d::SettingRange& r, auto& field) {
-      field = take<std::remove_reference_t<decltype(field)>>(value, k, r.lo, r.hi);
-    };
-    if (k == "percentile")
-      in(R::percentile, s.percentile);
-    else if (k == "gamma")
-      in(R::gamma, s.gamma);
-    else if (k == "eps" || k == "sink_metric_eps")
-      in(R::eps, s.eps);
-    else if (k == "top_n")
-      in(R::topN, s.topN);
-    else if (k == "query")
-      s.query = value.is_none() ? -1 : take<int>(value, k, R::query.lo, R::query.hi);
-    else if (k == "random_subsets")
-      in(R::randomSubsets, s.randomSubsets);
-    else if (k == "seed")
-      in(R::seed, s.seed);
-    else if (k == "min_persistence")
-      in(R::minPersistence, s.minPersistence);
-    else if (k == "betti_points")
-      in(R::bettiPoints, s.bettiPoints);
-    else if (k == "symmetrise") s.symmetriseByMax = word(value, k, {"mean", "max"}) == "max";
-    else if (k == "sink_mode") s.columnSumSinks = word(value, k, {"percentile", "column-sum"}) == "column-sum";
-    else if (k == "sink_denominator")
-      s.sinkDenominator = word(value, k, {"all", "visible"}) == "all"
-                              ? a::SinkSetParams::Denominator::AllQueries
-                              : a::SinkSetParams::Denominator::VisibleQueries;
-    else if (k == "thresholds") {
-      std::vector<double> t;
-      try {
-        for (const py::handle& x : py::reinterpret_borrow<py::iterable>(value)) {
-          if (t.size() == 32) throw py::value_error("thresholds: give 1 to 32 thresholds");
-          t.push_back(take<double>(x, k, R::threshold.lo, R::threshold.hi));
+    const d::SettingSpec* spec = d::analysis_setting(k);
+    if (!spec || !spec->python)
+      throw py::type_error("analyze: no parameter '" + k + "' (" + d::python_setting_names() + ")");
+    switch (spec->type) {
+      case d::SettingType::Number:
+        spec->setNumber(s, take<double>(value, k, spec->lo, spec->hi));
+        break;
+      case d::SettingType::Whole:
+        spec->setNumber(s, spec->optional && value.is_none() ? -1.0
+                                                             : static_cast<double>(take<long long>(
+                                                                   value, k, spec->lo, spec->hi)));
+        break;
+      case d::SettingType::Word:
+        spec->setWord(s, word(value, k, spec->words));
+        break;
+      case d::SettingType::Flag:
+        spec->setNumber(s, flag(value, k) ? 1.0 : 0.0);
+        break;
+      case d::SettingType::NumberList: {
+        std::vector<double> t;
+        try {
+          for (const py::handle& x : py::reinterpret_borrow<py::iterable>(value)) {
+            if (t.size() == 32) throw py::value_error(k + ": give 1 to 32 " + k);
+            t.push_back(take<double>(x, k, spec->lo, spec->hi));
+          }
+        } catch (const py::cast_error&) {
+          throw py::type_error(k + ": give a sequence of numbers");
         }
-      } catch (const py::cast_error&) {
-        throw py::type_error("thresholds: give a sequence of numbers");
+        if (t.empty()) throw py::value_error(k + ": give 1 to 32 " + k);
+        spec->setList(s, t);
+        break;
       }
-      if (t.empty() || t.size() > 32) throw py::value_error("thresholds: give 1 to 32 thresholds");
-      s.thresholds = t;
-    } else {
-      throw py::type_error(
-          "analyze: no parameter '" + k + "' (percentile, gamma, eps, top_n, query, "
-          "random_subsets, seed, min_persistence, betti_points, symmetrise, sink_mode, "
-          "sink_denominator, thresholds)");
     }
   }
   return s;
@@ -478,14 +476,6 @@ struct PyRun {
   }
 };
 
-// True or False only: pybind11 would turn "no" into a cast error naming nothing.
-bool flag(const py::handle& value, const std::string& name) {
-  if (!py::isinstance<py::bool_>(value) &&
-      !(py::isinstance(value, py::module_::import("numpy").attr("bool_"))))
-    throw py::type_error(name + ": give True or False");
-  return value.cast<bool>();
-}
-
 m::Intervention intervention_of(const py::kwargs& kw) {
   m::Intervention i;
   for (const auto& [key, value] : kw) {
@@ -560,6 +550,34 @@ class PyModel {
 
 PYBIND11_MODULE(_core, module) {
   module.doc() = "SinkScope's analyses (the C++ core of the sinkscope package)";
+  module.def(
+      "analysis_settings",
+      [] {
+        // The keyword arguments of analyze as declared once (their docstring is made from them).
+        py::list out;
+        for (const d::SettingSpec& spec : d::analysis_setting_specs()) {
+          if (!spec.python) continue;
+          py::dict one;
+          one["name"] = spec.name;
+          one["help"] = spec.help;
+          one["paper"] = spec.paper;
+          std::string shown = spec.optional ? std::string("None") : spec.defaultText();
+          if (spec.type == d::SettingType::NumberList)
+            for (double v : spec.list(d::AnalysisSettings{}))
+              shown += (shown.empty() ? "" : ",") + sinkscope::io::csv_number(v);
+          one["default"] = shown;
+          one["kind"] = spec.type == d::SettingType::Number       ? "number"
+                        : spec.type == d::SettingType::Whole      ? "whole number"
+                        : spec.type == d::SettingType::Word       ? "one of " + spec.wordsText()
+                        : spec.type == d::SettingType::NumberList ? "1 to 32 numbers"
+                                                                  : "True or False";
+          one["lo"] = spec.lo;
+          one["hi"] = spec.hi;
+          out.append(one);
+        }
+        return out;
+      },
+      "analyze's keyword arguments: name, help, paper, default, kind, lo, hi");
   module.def("analyze", &analyze, py::arg("attention"), py::arg("values") = py::none(),
              py::arg("tokens") = py::none(), py::arg("model") = "", py::arg("batch") = 0,
              py::arg("progress") = py::none());

@@ -1,5 +1,7 @@
 #include "models/document/analysis_settings.h"
 
+#include "models/document/analysis_setting_specs.h"
+
 #include "analysis/persistence.h"
 #include "analysis/ties.h"
 #include "models/io/table_io.h"
@@ -53,25 +55,36 @@ std::string graph_threshold_description() {
          " of theta reaches it (equal as a real number, whichever way float32 rounded it)";
 }
 
-json settings_json(const AnalysisSettings& s) {
+json settings_json(const AnalysisSettings& s, bool pooled) {
+  json out = json::object();
+  for (const SettingSpec& spec : analysis_setting_specs()) {
+    if (!spec.params && !pooled) continue;
+    json& field = out[spec.jsonName()];
+    switch (spec.type) {
+      case SettingType::Number:
+        field = spec.number(s);
+        break;
+      case SettingType::Whole: {
+        const auto v = static_cast<long long>(spec.number(s));
+        field = spec.optional && v < 0 ? json(nullptr) : json(v);
+        break;
+      }
+      case SettingType::Word:
+        field = spec.word(s);
+        break;
+      case SettingType::NumberList:
+        field = spec.list(s);
+        break;
+      case SettingType::Flag:
+        field = spec.number(s) != 0;
+        break;
+    }
+  }
   json intervention = json::array();
   for (const auto& line : s.intervention.describe()) intervention.push_back(line);
-  return {{"percentile", s.percentile},
-          {"gamma", s.gamma},
-          {"sink_mode", s.columnSumSinks ? "column-sum" : "percentile"},
-          {"sink_denominator", analysis::sink_denominator_name(s.sinkDenominator)},
-          {"sink_metric_eps", s.eps},
-          {"top_n", s.topN},
-          {"query", s.query < 0 ? json(nullptr) : json(s.query)},
-          {"random_subsets", s.randomSubsets},
-          {"seed", s.seed},
-          {"min_persistence", s.minPersistence},
-          {"betti_points", s.bettiPoints},
-          {"symmetrise", s.symmetriseByMax ? "max" : "mean"},
-          {"thresholds", s.thresholds},
-          {"specialised_share", s.specialisedShare},
-          {"weight_spectra", s.weightSpectra},
-          {"interventions", intervention}};
+  out["weight_spectra"] = s.weightSpectra;
+  out["interventions"] = intervention;
+  return out;
 }
 
 }  // namespace sinkscope::document

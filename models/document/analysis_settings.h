@@ -60,30 +60,7 @@ struct AnalysisSettings {
   std::vector<std::pair<std::string, std::string>> provenance;
 };
 
-// The values a numeric setting may take, declared once for every front end
-// that reads one from a user: the command lines' checks, Python's keyword
-// arguments and study.json.
-struct SettingRange {
-  const char* name;  // as in JSON and Python
-  double lo, hi;
-  bool contains(double v) const { return v >= lo && v <= hi; }
-};
-namespace setting_range {
-inline constexpr SettingRange percentile{"percentile", 0, 100};
-inline constexpr SettingRange gamma{"gamma", 0, 1};
-inline constexpr SettingRange eps{"eps", 0, 1};
-inline constexpr SettingRange topN{"top_n", 1, 100000};
-inline constexpr SettingRange query{"query", 0, 1 << 24};
-inline constexpr SettingRange randomSubsets{"random_subsets", 0, 100000};
-inline constexpr SettingRange seed{"seed", 0, 2147483647};
-inline constexpr SettingRange minPersistence{"min_persistence", 0, 1};
-inline constexpr SettingRange bettiPoints{"betti_points", 2, 100000};
-inline constexpr SettingRange threshold{"thresholds", 0, 1};
-inline constexpr SettingRange specialisedShare{"specialised_share", 0, 1};
-inline constexpr SettingRange batch{"batch", 1, 4096};
-inline constexpr SettingRange bootstrap{"bootstrap", 0, 100000};
-inline constexpr SettingRange bootstrapSeed{"bootstrap_seed", 0, 2147483647};
-}  // namespace setting_range
+// Each setting's name, range, help and reading: analysis_setting_specs.h.
 
 analysis::SinkSetParams sink_set_params(const AnalysisSettings& s);
 
@@ -101,8 +78,9 @@ std::string persistence_tolerance_description();
 // The graph's edge rule at a threshold theta, as every header states it.
 std::string graph_threshold_description();
 
-// Every setting of an analysis, typed: --json's "params", and one header line
-// of every pooled table.
-nlohmann::json settings_json(const AnalysisSettings& s);
+// Every setting of an analysis, typed: --json's "params"; with `pooled` also
+// the settings of pooling over sentences (the "params" header line of every
+// pooled table).
+nlohmann::json settings_json(const AnalysisSettings& s, bool pooled = false);
 
 }  // namespace sinkscope::document

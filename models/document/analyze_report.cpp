@@ -724,7 +724,8 @@ AnalyzeOutput analyze_subject(const AnalyzeSubject& subject, const document::Ana
                  static_cast<std::size_t>(trace.layers()), keepRows);
   const int heads = trace.heads();
   document::analyse_trace_layers(
-      trace, document::head_analysis_params(p, T), {.valueSpaceCurves = values},
+      trace, document::head_analysis_params(p, T),
+      {.valueSpaceCurves = values, .effectiveRank = false, .settings = p},
       [&rows, heads](document::LayerAnalysis&& layer) { rows.add(layer, heads); }, progress);
   Tables& t = rows.t;
   append_sign_flip_and_effectiveness(t, p, trace.layers(), rows.layerGraphs, rows.headGraphs);

@@ -140,7 +140,9 @@ SentenceRecord record_of(const models::LoadedModel& loaded, const document::Sent
     r.layers.push_back(std::move(figures));
     if (p.curves) r.curves.push_back(layer_curves(layer, r.tokens, trace.causal()));
   };
-  document::analyse_trace_layers(trace, params, {.valueSpaceCurves = p.curves}, recordLayer);
+  document::analyse_trace_layers(
+      trace, params, {.valueSpaceCurves = p.curves, .effectiveRank = false, .settings = p},
+      recordLayer);
   if (p.functional) record_functional(r, *loaded.model, trace, firstIsSpecial, p);
   return r;
 }
@@ -193,13 +195,8 @@ std::vector<SentenceRecord> corpus_records(const models::LoadedModel& loaded,
 
 std::vector<std::pair<std::string, std::string>> corpus_header(
     const document::AnalysisSettings& p) {
-  nlohmann::json params = document::settings_json(p);
-  params["batch"] = p.batch;
-  params["bootstrap"] = p.bootstrap;
-  params["bootstrap_seed"] = p.bootstrapSeed;
-  params["functional"] = p.functional;
   return {
-      {"params", params.dump()},
+      {"params", document::settings_json(p, true).dump()},
       {"sink_set", document::sink_set_description(p)},
       {"specialised", "a sink in >= " + num(p.specialisedShare) + " of the samples"},
       {"sink_metric_eps", num(p.eps)},

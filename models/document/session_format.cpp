@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "models/document/analysis_setting_specs.h"
 #include "models/document/intervention_json.h"
 #include "models/input_files.h"
 #include "models/io/table_io.h"
@@ -327,6 +328,7 @@ std::string session_to_json(const Session& s) {
               {"top_n", s.topN}}},
             // The interventions in their one JSON form (a study's), exact to the bit.
             {"interventions", intervention_json(s.interventions)},
+            {"analysis", head_settings_json(s.analysis)},
             {"compare", compare},
             {"checkpoints", s.checkpoints},
             {"study", s.study},
@@ -377,6 +379,13 @@ Session session_from_json(const std::string& bytes, const std::string& source) {
   s.topN = selection.integer("top_n", 1, kMaxIndex, 3);
   if (const json* interventions = root.find("interventions"))
     s.interventions = interventions_of(root, *interventions, version, source);
+  if (const json* analysis = root.find("analysis")) {
+    try {
+      s.analysis = head_settings_from_json(*analysis, source + ": analysis");
+    } catch (const std::invalid_argument& e) {
+      throw SessionError(e.what());
+    }
+  }
   const Reader compare(root.object("compare"), source + ": compare");
   s.compareSentence = compare.text("sentence", kMaxText, false);
   s.compareModel = compare.text("model", 4096, false);

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/document/analysis_settings.h"
 #include "models/intervention.h"
 
 namespace sinkscope::document {
@@ -43,6 +44,9 @@ struct Session {
   double threshold = 0.05;
   int topN = 3;
   models::Intervention interventions;
+  // What every head is analysed with (the settings analyze and Python take;
+  // absent from a file: analyze's defaults).
+  AnalysisSettings analysis;
   // Panel options.
   bool logScale = false;      // the attention map's colour scale
   std::string overviewScore;  // the overview's score, by its name in the chooser

@@ -55,24 +55,7 @@ json study_description(const StudyInputs& in, const models::LoadedModel& loaded)
           {"sentences_file", in.sentencesFile.string()},
           {"sentences_sha256", in.sentencesSha256},
           {"sentences", in.sentences.size()},
-          {"params",
-           {{"percentile", hex_double(p.percentile)},
-            {"gamma", hex_double(p.gamma)},
-            {"eps", hex_double(p.eps)},
-            {"specialised_share", hex_double(p.specialisedShare)},
-            {"sink_mode", sink_mode_name(p)},
-            {"sink_denominator", denominator_name(p)},
-            {"top_n", p.topN},
-            {"query", p.query},
-            {"random_subsets", p.randomSubsets},
-            {"seed", std::to_string(p.seed)},
-            {"min_persistence", hex_double(p.minPersistence)},
-            {"betti_points", p.bettiPoints},
-            {"symmetrise", p.symmetriseByMax ? "max" : "mean"},
-            {"thresholds", hex_doubles(p.thresholds)},
-            {"functional", p.functional},
-            {"batch", p.batch},
-            {"interventions", intervention_json(p.intervention)}}}};
+          {"params", study_params_json(p)}};
 }
 
 std::string host_name() {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "models/document/analysis_setting_specs.h"
 #include "models/document/intervention_json.h"
 #include "models/input_files.h"
 #include "models/io/table_io.h"
@@ -108,11 +109,98 @@ std::vector<double> parse_hex_doubles(const json& j, std::size_t count, const st
   return out;
 }
 
-std::string sink_mode_name(const document::AnalysisSettings& p) {
-  return p.columnSumSinks ? "column-sum" : "percentile";
+json study_params_json(const document::AnalysisSettings& p) {
+  json out = json::object();
+  for (const SettingSpec& spec : analysis_setting_specs()) {
+    if (!spec.study) continue;
+    switch (spec.type) {
+      case SettingType::Number:
+        out[spec.name] = hex_double(spec.number(p));
+        break;
+      case SettingType::Whole:
+        // The seed as text: written so when studies began, and part of their key.
+        if (spec.name == "seed")
+          out[spec.name] = std::to_string(static_cast<unsigned long long>(spec.number(p)));
+        else
+          out[spec.name] = static_cast<long long>(spec.number(p));
+        break;
+      case SettingType::Word:
+        out[spec.name] = spec.word(p);
+        break;
+      case SettingType::NumberList:
+        out[spec.name] = hex_doubles(spec.list(p));
+        break;
+      case SettingType::Flag:
+        out[spec.name] = spec.number(p) != 0;
+        break;
+    }
+  }
+  out["interventions"] = intervention_json(p.intervention);
+  return out;
 }
-std::string denominator_name(const document::AnalysisSettings& p) {
-  return p.sinkDenominator == analysis::SinkSetParams::Denominator::AllQueries ? "all" : "visible";
+
+document::AnalysisSettings study_params_read(const json& params, const std::string& where) {
+  document::AnalysisSettings s;
+  const std::string in = where + ": ";
+  for (const SettingSpec& spec : analysis_setting_specs()) {
+    if (!spec.study) continue;
+    const json& v = params.at(spec.name);
+    const std::string at = in + spec.name;
+    switch (spec.type) {
+      case SettingType::Number: {
+        const double x = parse_hex_double(v, at);
+        if (!spec.contains(x))
+          throw StudyError(at + ": " + io::csv_number(x) + " is outside " +
+                           io::csv_number(spec.lo) + " to " + io::csv_number(spec.hi));
+        spec.setNumber(s, x);
+        break;
+      }
+      case SettingType::Whole: {
+        long long x = 0;
+        if (spec.name == "seed") {
+          const std::string text = v.get<std::string>();
+          if (text.empty() || text.size() > 10 ||
+              text.find_first_not_of("0123456789") != std::string::npos)
+            throw StudyError(at + ": not a whole number");
+          x = std::stoll(text);
+          if (!spec.contains(static_cast<double>(x)))
+            throw StudyError(at + ": outside 0 to " + io::csv_number(spec.hi));
+        } else {
+          x = whole(v, spec.optional ? -1 : static_cast<long long>(spec.lo),
+                    static_cast<long long>(spec.hi), at);
+        }
+        spec.setNumber(s, static_cast<double>(x));
+        break;
+      }
+      case SettingType::Word: {
+        const std::string w = v.get<std::string>();
+        if (std::find(spec.words.begin(), spec.words.end(), w) == spec.words.end())
+          throw StudyError(at + ": '" + w + "' is not one of " + spec.wordsText());
+        spec.setWord(s, w);
+        break;
+      }
+      case SettingType::NumberList: {
+        if (!v.is_array() || v.empty() || v.size() > 32) throw StudyError(at + ": 1 to 32 numbers");
+        const std::vector<double> list = parse_hex_doubles(v, v.size(), at);
+        for (double x : list)
+          if (!spec.contains(x))
+            throw StudyError(at + ": " + io::csv_number(x) + " is outside " +
+                             io::csv_number(spec.lo) + " to " + io::csv_number(spec.hi));
+        spec.setList(s, list);
+        break;
+      }
+      case SettingType::Flag:
+        spec.setNumber(s, v.get<bool>() ? 1.0 : 0.0);
+        break;
+    }
+  }
+  s.curves = params.value("curves", false);
+  try {
+    s.intervention = intervention_from_json(params.at("interventions"), where + ": interventions");
+  } catch (const InterventionFormatError& e) {
+    throw StudyError(e.what());
+  }
+  return s;
 }
 
 // Studies that record the figure set's curves say so; others keep the
@@ -161,61 +249,10 @@ StudyFile read_study(const fs::path& dir) {
     if (s.layers < 1 || s.layers > 4096 || s.heads < 1 || s.heads > 4096 ||
         s.sentences > (std::size_t{1} << 32))
       throw StudyError(file.string() + ": layers, heads or sentences out of range");
-    const json& p = d.at("params");
-    // Every number within the range the command line and Python accept (one
-    // declaration: document::setting_range).
-    namespace R = setting_range;
-    using io::csv_number;
-    const std::string in = file.string() + ": ";
-    auto number = [&](const SettingRange& r) {
-      const double v = parse_hex_double(p.at(r.name), in + r.name);
-      if (!r.contains(v))
-        throw StudyError(in + r.name + ": " + csv_number(v) + " is outside " + csv_number(r.lo) +
-                         " to " + csv_number(r.hi));
-      return v;
-    };
-    auto whole_setting = [&](const SettingRange& r) {
-      return whole_int(p.at(r.name), static_cast<int>(r.lo), static_cast<int>(r.hi), in + r.name);
-    };
-    s.params.percentile = number(R::percentile);
-    s.params.gamma = number(R::gamma);
-    s.params.eps = number(R::eps);
-    s.params.specialisedShare = number(R::specialisedShare);
-    s.params.columnSumSinks = p.at("sink_mode").get<std::string>() == "column-sum";
-    s.params.sinkDenominator = p.at("sink_denominator").get<std::string>() == "all"
-                                   ? analysis::SinkSetParams::Denominator::AllQueries
-                                   : analysis::SinkSetParams::Denominator::VisibleQueries;
-    s.params.topN = whole_setting(R::topN);
-    s.params.query = whole_int(p.at("query"), -1, static_cast<int>(R::query.hi), in + "query");
-    s.params.randomSubsets = whole_setting(R::randomSubsets);
-    s.params.seed = std::stoull(p.at("seed").get<std::string>());
-    if (s.params.seed > static_cast<unsigned long long>(R::seed.hi))
-      throw StudyError(in + "seed: outside 0 to " + csv_number(R::seed.hi));
-    s.params.minPersistence = number(R::minPersistence);
-    s.params.bettiPoints = whole_setting(R::bettiPoints);
-    s.params.symmetriseByMax = p.at("symmetrise").get<std::string>() == "max";
-    const json& thresholds = p.at("thresholds");
-    if (!thresholds.is_array() || thresholds.empty() || thresholds.size() > 32)
-      throw StudyError(file.string() + ": thresholds: 1 to 32 numbers");
-    s.params.thresholds =
-        parse_hex_doubles(thresholds, thresholds.size(), file.string() + ": thresholds");
-    for (double t : s.params.thresholds)
-      if (!R::threshold.contains(t))
-        throw StudyError(in + "thresholds: " + csv_number(t) + " is outside 0 to 1");
-    s.params.functional = p.at("functional").get<bool>();
-    s.params.curves = p.value("curves", false);
-    s.params.batch = whole_setting(R::batch);
-    try {
-      s.params.intervention =
-          intervention_from_json(p.at("interventions"), file.string() + ": interventions");
-    } catch (const InterventionFormatError& e) {
-      throw StudyError(e.what());
-    }
+    s.params = study_params_read(d.at("params"), file.string());
   } catch (const json::exception& e) {
     throw StudyError(file.string() + ": a field is missing or of the wrong type (" + e.what() +
                      ")");
-  } catch (const std::logic_error& e) {  // std::stoull
-    throw StudyError(file.string() + ": seed is not a number");
   }
   s.key = study_key(d);
   return s;

@@ -81,8 +81,12 @@ nlohmann::json hex_doubles(const std::vector<double>& values);
 long long whole(const nlohmann::json& j, long long lo, long long hi, const std::string& where);
 int whole_int(const nlohmann::json& j, int lo, int hi, const std::string& where);
 
-std::string sink_mode_name(const document::AnalysisSettings& p);
-std::string denominator_name(const document::AnalysisSettings& p);
+// study.json's "params": every setting of analysis_setting_specs() that a
+// study records (numbers as hex_double, the seed as text), and the
+// interventions; read back checked as declared (StudyError naming `where`).
+nlohmann::json study_params_json(const document::AnalysisSettings& p);
+document::AnalysisSettings study_params_read(const nlohmann::json& params,
+                                             const std::string& where);
 
 // Studies that record the figure set's curves say so in their description.
 nlohmann::json with_curves(nlohmann::json description, const document::AnalysisSettings& p);

@@ -117,6 +117,7 @@ std::shared_ptr<const TraceAnalysis> analyse_trace(const models::Trace& trace,
   r->tokens = trace.tokens();
   r->causal = trace.causal();
   r->params = params;
+  r->settings = options.settings;
   r->params.progress = {};
   r->topologyForAllHeads = params.topology;
   // The effective rank after the layers takes a last share of the progress bar.

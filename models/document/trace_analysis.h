@@ -9,6 +9,7 @@
 
 #include "analysis/head_analysis.h"
 #include "analysis/value_space.h"
+#include "models/document/analysis_settings.h"
 
 namespace sinkscope::models {
 class Trace;
@@ -22,6 +23,9 @@ struct TraceAnalysisOptions {
   bool valueSpaceCurves = false;
   // Also the effective rank of the residual stream entering each layer.
   bool effectiveRank = false;
+  // The settings `params` were made from, kept with the result for the
+  // panels that read a setting beyond the heads' parameters.
+  AnalysisSettings settings;
 };
 
 // One layer's analyses: index 0 the layer's head average (it has no values:
@@ -49,6 +53,7 @@ struct TraceAnalysis {
   // head (params.topology).
   bool topologyForAllHeads = true;
   analysis::HeadAnalysisParams params;  // without its progress callback
+  AnalysisSettings settings;            // what params were made from (TraceAnalysisOptions)
   // [layer][head + 1]; index 0 is the layer's head average.
   std::vector<std::vector<analysis::HeadAnalysis>> perHead;
   // [layer][head + 1] with TraceAnalysisOptions::valueSpaceCurves.

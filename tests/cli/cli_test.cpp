@@ -189,7 +189,7 @@ TEST(Cli, AMissingModelRuntimeIsNamedWithTheReason) {
 }
 
 // --betti-points sets the Betti grid, within the range every front end
-// accepts (document::setting_range: Python and study.json take the same).
+// accepts (document::analysis_setting_specs: Python and study.json take the same).
 TEST(Cli, TheBettiGridIsAnOption) {
   const fs::path dir =
       fs::temp_directory_path() / ("sinkscope-cli-betti-" + std::to_string(::getpid()));

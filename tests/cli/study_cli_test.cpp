@@ -564,8 +564,8 @@ TEST_F(Study, NumbersThatAreNotWholeAreRefusedByName) {
     EXPECT_EQ(r.exit, 2) << r.out;
     EXPECT_NE(r.out.find("study.json: version: expected a whole number"), std::string::npos) << r.out;
   }
-  // Parameters within the ranges the command line and Python accept (one
-  // declaration, document::setting_range), named when outside.
+  // Parameters within the ranges and words the command line and Python accept
+  // (one declaration, document::analysis_setting_specs), named when outside.
   auto editedParam = [&](const char* key, const nlohmann::json& value) {
     nlohmann::json j = nlohmann::json::parse(study);
     j["params"][key] = value;
@@ -578,7 +578,10 @@ TEST_F(Study, NumbersThatAreNotWholeAreRefusedByName) {
            {"betti_points", 100001,
             "study.json: betti_points: expected a whole number from 2 to 100000"},
            {"thresholds", nlohmann::json::array({"0x1p+1"}),
-            "study.json: thresholds: 2 is outside 0 to 1"}}) {
+            "study.json: thresholds: 2 is outside 0 to 1"},
+           {"sink_mode", "column_sum",
+            "study.json: sink_mode: 'column_sum' is not one of percentile, column-sum"},
+           {"seed", "12x", "study.json: seed: not a whole number"}}) {
     std::ofstream(studyFile) << editedParam(key, value);
     const CliResult r = merge();
     EXPECT_EQ(r.exit, 2) << r.out;

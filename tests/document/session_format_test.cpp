@@ -10,6 +10,8 @@
 #include <fstream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "models/document/session_format.h"
 #include "models/intervention.h"
 
@@ -41,6 +43,10 @@ Session example() {
   s.interventions.ablateHeads = {{1, 0}, {2, 0}};
   s.interventions.ropeTheta = 500000.0;
   s.interventions.ntkScale = 4.0;
+  s.analysis.percentile = 75.5;
+  s.analysis.seed = 11;
+  s.analysis.symmetriseByMax = true;
+  s.analysis.thresholds = {0.02, 0.3};
   s.compareModel = "/models/deep";
   s.compareLayer = 11;
   s.compareHead = -1;  // B's head average, pinned
@@ -78,6 +84,16 @@ TEST(Session, RoundTripKeepsEveryField) {
   EXPECT_EQ(back.threshold, 0.125);
   EXPECT_EQ(back.topN, 5);
   EXPECT_EQ(back.interventions, s.interventions);
+  EXPECT_EQ(back.analysis.percentile, 75.5);
+  EXPECT_EQ(back.analysis.seed, 11u);
+  EXPECT_TRUE(back.analysis.symmetriseByMax);
+  EXPECT_EQ(back.analysis.thresholds, (std::vector<double>{0.02, 0.3}));
+  EXPECT_EQ(back.analysis.gamma, AnalysisSettings{}.gamma);
+  // A session from before the settings were saved: analyze's defaults.
+  nlohmann::json old = nlohmann::json::parse(session_to_json(s));
+  old.erase("analysis");
+  EXPECT_EQ(session_from_json(old.dump(), "old").analysis.percentile,
+            AnalysisSettings{}.percentile);
   EXPECT_EQ(back.compareModel, s.compareModel);
   EXPECT_EQ(back.compareLayer, 11);
   EXPECT_EQ(back.compareHead, -1);
@@ -116,6 +132,13 @@ TEST(Session, DamagedOrHostileFilesNameTheFieldAndProblem) {
             "s.sinkscope: compare: layer: expected a whole number from 0 to 1048576");
   EXPECT_EQ(refusal(edited("\"threshold\": 0.125", "\"threshold\": \"high\"")),
             "s.sinkscope: selection: threshold: expected a number from 0 to 1");
+  EXPECT_EQ(refusal(edited("\"symmetrise\": \"max\"", "\"symmetrise\": \"min\"")),
+            "s.sinkscope: analysis.symmetrise: expected one of mean, max");
+  EXPECT_EQ(refusal(edited("\"percentile\": 75.5", "\"percentile\": 750")),
+            "s.sinkscope: analysis.percentile: 750 is outside 0 to 100");
+  EXPECT_EQ(refusal(edited("\"percentile\": 75.5", "\"percentile\": 75.5, \"frob\": 1"))
+                .rfind("s.sinkscope: analysis.frob: not an analysis setting", 0),
+            0u);
   EXPECT_EQ(refusal(edited("\"drop_first\": true", "\"drop_first\": 1")),
             "s.sinkscope: interventions: drop_first: expected true or false");
   EXPECT_EQ(refusal(edited("\"ablate\": [", "\"ablate\": [[1.5, 0], ")),

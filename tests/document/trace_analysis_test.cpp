@@ -49,7 +49,8 @@ struct Seen {
 Seen analyse_with_threads(const models::Trace& trace, int threads) {
   analysis::set_default_thread_count(threads);
   Seen seen;
-  document::analyse_trace_layers(trace, {}, {.valueSpaceCurves = true},
+  document::analyse_trace_layers(trace, {},
+                                 {.valueSpaceCurves = true, .effectiveRank = false, .settings = {}},
                                  [&](document::LayerAnalysis&& layer) {
                                    seen.layers.push_back(layer.layer);
                                    for (auto& h : layer.heads) seen.heads.push_back(h);

@@ -203,3 +203,22 @@ def test_a_models_run_ends_cleanly_on_any_text_and_intervention(model, case):
         assert r.attention.shape[-2:] == (T, T)
         assert np.all(np.isfinite(r.attention))
         np.testing.assert_allclose(r.attention.sum(-1), 1.0, atol=1e-4)
+
+
+def test_every_declared_setting_is_documented_taken_at_its_ends_and_refused_past_them():
+    A = stochastic(5, True, np.random.default_rng(1))
+    settings = sinkscope._core.analysis_settings()
+    assert [s["name"] for s in settings][:2] == ["percentile", "gamma"]
+    for s in settings:
+        assert ("\n    %s: " % s["name"]) in sinkscope.analyze.__doc__
+        if s["kind"] in ("number", "whole number"):
+            hi = min(s["hi"], 4) if s["name"] == "query" else min(s["hi"], 1000)
+            for ok in (s["lo"], hi):
+                sinkscope.analyze(A, **{s["name"]: int(ok) if s["kind"] == "whole number" else ok})
+            with pytest.raises(ValueError, match=s["name"]):
+                sinkscope.analyze(A, **{s["name"]: s["hi"] + 1})
+        elif s["kind"].startswith("one of "):
+            for word in s["kind"][len("one of "):].split(", "):
+                sinkscope.analyze(A, **{s["name"]: word})
+            with pytest.raises(ValueError, match=s["name"]):
+                sinkscope.analyze(A, **{s["name"]: "no-such-word"})

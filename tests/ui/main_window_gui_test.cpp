@@ -4,24 +4,23 @@
 #include <vtkCamera.h>
 #include <vtkRenderer.h>
 
+#include <sys/stat.h>
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
-#include <functional>
 #include <QDir>
 #include <QDockWidget>
-#include <QLabel>
+#include <QDoubleSpinBox>
 #include <QFile>
-#include <QImage>
-#include <QLineF>
-#include <QMessageBox>
 #include <QHelpEvent>
-#include <QMouseEvent>
-#include <QToolTip>
-#include <QWhatsThis>
-#include <QPushButton>
+#include <QImage>
+#include <QLabel>
 #include <QLineEdit>
+#include <QLineF>
 #include <QListWidget>
+#include <QMessageBox>
+#include <QMouseEvent>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSlider>
@@ -31,7 +30,9 @@
 #include <QTest>
 #include <QTimer>
 #include <QToolBar>
-#include <sys/stat.h>
+#include <QToolTip>
+#include <QWhatsThis>
+#include <functional>
 
 #include <cstdint>
 #include <filesystem>
@@ -42,6 +43,7 @@
 #include "analysis/sink_metric.h"
 #include "analysis/token_alignment.h"
 #include "models/capture.h"
+#include "models/document/analysis_settings.h"
 #include "models/loaded_model.h"
 #include "models/model.h"
 #include "models/model_writer.h"
@@ -52,6 +54,7 @@
 #include "render/scene_view.h"
 #include "support/render_compare.h"
 #include "ui/analysis_panels.h"
+#include "ui/analysis_settings_dialog.h"
 #include "ui/checkpoints_panel.h"
 #include "ui/comparison_chooser.h"
 #include "ui/deferred_results.h"
@@ -2008,4 +2011,55 @@ TEST_F(MainWindowGui, AFigureOfSomePanelsAsksForNoOtherPanelsWork) {
   board.drawOnlyPanelsOf({QStringLiteral("spectrumView")});
   board.redraw();
   EXPECT_GT(panels->deferredResults()->pendingCount(), 0);
+}
+
+// Analysis > Settings: a field per setting analyze takes (the selection's own
+// left out), read back into the settings; a bad list is refused under the
+// fields. Applied, every head of the shown run is analysed again with them.
+TEST_F(MainWindowGui, AnalysisSettingsReanalyseTheRun) {
+  ui::MainWindow w;
+  QTemporaryDir dir;
+  ASSERT_TRUE(show_with_model(w, dir, 2, 2));
+  const auto& first = w.lastRun()->analysis;
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->params.sinks.percentile, 90.0);
+
+  ui::AnalysisSettingsDialog dialog(w.workspace()->analysisSettings(), &w);
+  EXPECT_EQ(dialog.findChild<QWidget*>(QStringLiteral("top_n")), nullptr) << "the selection's";
+  EXPECT_EQ(dialog.findChild<QWidget*>(QStringLiteral("query")), nullptr) << "the selection's";
+  auto* percentile = dialog.findChild<QDoubleSpinBox*>(QStringLiteral("percentile"));
+  auto* thresholds = dialog.findChild<QLineEdit*>(QStringLiteral("thresholds"));
+  auto* symmetrise = dialog.findChild<QComboBox*>(QStringLiteral("symmetrise"));
+  ASSERT_TRUE(percentile && thresholds && symmetrise);
+  EXPECT_EQ(thresholds->text(), QStringLiteral("0.01,0.05,0.1,0.2"));
+  EXPECT_FALSE(percentile->toolTip().isEmpty());
+  dialog.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&dialog));
+  dialog.grab().save(QStringLiteral(SINKSCOPE_ARTIFACT_DIR "/analysis-settings.png"));
+  percentile->setValue(50);
+  symmetrise->setCurrentText(QStringLiteral("max"));
+  thresholds->setText(QStringLiteral("0.1, 2"));
+  document::AnalysisSettings chosen;
+  EXPECT_FALSE(dialog.read(chosen)) << "2 is outside 0 to 1";
+  auto* problem = dialog.findChild<QLabel*>(QStringLiteral("settingsProblem"));
+  ASSERT_NE(problem, nullptr);
+  EXPECT_TRUE(problem->text().contains(QStringLiteral("thresholds")))
+      << problem->text().toStdString();
+  thresholds->setText(QStringLiteral("0.1, 0.3"));
+  ASSERT_TRUE(dialog.read(chosen));
+  EXPECT_EQ(chosen.percentile, 50.0);
+  EXPECT_TRUE(chosen.symmetriseByMax);
+  EXPECT_EQ(chosen.thresholds, (std::vector<double>{0.1, 0.3}));
+
+  QSignalSpy analysed(&w, &ui::MainWindow::analysisFinished);
+  w.workspace()->setAnalysisSettings(chosen);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return analysed.count() > 0; }, kTimeout));
+  const auto& again = w.lastRun()->analysis;
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->params.sinks.percentile, 50.0);
+  EXPECT_TRUE(again->params.distance.symmetriseByMax);
+  EXPECT_EQ(again->settings.thresholds, (std::vector<double>{0.1, 0.3}));
+  dialog.restoreDefaults();
+  ASSERT_TRUE(dialog.read(chosen));
+  EXPECT_EQ(chosen.percentile, 90.0);
 }

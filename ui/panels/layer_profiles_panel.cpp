@@ -71,7 +71,7 @@ void LayerProfilesPanel::drawLayerProfiles() {
 // side by side, the plain run's sink measures dashed, in the same colours.
 void LayerProfilesPanel::drawSinks() {
   const TraceAnalysis& a = *in_.analysis;
-  const document::AnalysisSettings settings;  // analyze's, as the run's analysis
+  const document::AnalysisSettings& settings = a.settings;  // the run's analysis's
   const double threshold = in_.selection->threshold();
   // Long inputs: the per-layer topology is left out (NaN: no point drawn).
   const auto central = [&](int l) {
@@ -122,7 +122,7 @@ void LayerProfilesPanel::drawSinks() {
 // is said to change: Barbero et al., over-mixing).
 void LayerProfilesPanel::drawTopology() {
   const TraceAnalysis& a = *in_.analysis;
-  const document::AnalysisSettings settings;  // analyze's, as the run's analysis
+  const document::AnalysisSettings& settings = a.settings;  // the run's analysis's
   const auto fiedlerOf = [&](int l) {
     // Long inputs: the per-layer topology is left out (NaN: no point drawn).
     const auto g = in_.cheap() ? in_.spectrumAt(l, SelectionModel::kHeadAverage) : nullptr;

@@ -164,7 +164,8 @@ void ValueSpacePanel::drawCurve(render::LinePlotData curve,
   // The curve's random baseline is analyze's (value_space_curve.csv): the same
   // subsets from the same seed, so the panel's numbers and its CSV are
   // analyze's rows for this head and query.
-  const document::AnalysisSettings settings;
+  const document::AnalysisSettings settings =
+      in_.analysis ? in_.analysis->settings : document::AnalysisSettings{};
   analysis::ValueSpaceParams cp = p;
   cp.randomSubsets = settings.randomSubsets;
   cp.seed = settings.seed;

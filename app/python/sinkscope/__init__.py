@@ -11,9 +11,8 @@
 per-layer tuple Hugging Face's ``output_attentions=True`` returns ([batch,
 heads, T, T] each; ``batch`` picks the row), or one head's [T, T]. The tables
 are those of ``sinkscope-cli analyze`` (the same code; their CSV text cell for
-cell), with the parameters of metrics.md by the names of its --json "params":
-percentile, gamma, eps, top_n, query, random_subsets, seed, min_persistence,
-betti_points, symmetrise, sink_mode, sink_denominator, thresholds. Without
+cell), with the parameters of metrics.md as keyword arguments (each with its range
+and default in ``help(sinkscope.analyze)``). Without
 ``values`` the value-space and taxonomy tables are empty. Bad input raises
 ValueError or TypeError naming the argument.
 """
@@ -88,6 +87,22 @@ def analyze(attention, values=None, tokens=None, model="", batch=0, progress=Non
         stem = name[:-4] if name.endswith(".csv") else name
         out[stem] = Table(stem, text.decode("utf-8"))
     return out
+
+
+def _settings_doc():
+    # The keyword arguments as SinkScope declares them (the CLI's options and
+    # study.json's fields come from the same declaration).
+    lines = ["", "", "    Keyword arguments (metrics.md; the CLI's options of the same names):", ""]
+    for s in _core.analysis_settings():
+        bounds = ""
+        if s["kind"] in ("number", "whole number", "1 to 32 numbers"):
+            bounds = ", %.15g to %.15g" % (s["lo"], s["hi"])
+        lines.append("    %s: %s (%s%s; default %s; %s)" % (
+            s["name"], s["help"], s["kind"], bounds, s["default"], "metrics.md " + s["paper"]))
+    return "\n".join(lines)
+
+
+analyze.__doc__ += _settings_doc()
 
 
 def persistence(A, symmetrise_by_max=False):
