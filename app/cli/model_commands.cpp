@@ -26,6 +26,7 @@
 #include "analysis/sink_metric.h"
 #include "app/cli/command_line.h"
 #include "models/cpu_runtime.h"
+#include "models/document/panel_views.h"
 #include "models/input_files.h"
 #include "models/io/table_io.h"
 #include "models/json_bounded.h"
@@ -296,7 +297,7 @@ int command_attention(int argc, char** argv) {
                       {"device", loaded.model->device()},
                       {"compute_dtype", loaded.model->computeDtype()}};
     for (auto& line : provenance(loaded, argc, argv)) table.comments.push_back(line);
-    table.columns = {"layer", "head", "query", "key", "query_token", "key_token", "weight"};
+    table.columns = sinkscope::document::attention_columns();
     // One run, every map asked for (--layer all --head all: the whole model).
     for (int layer = firstLayer; layer <= lastLayer; ++layer) {
       const m::LayerCapture capture = run.trace.layer(layer);
@@ -309,16 +310,7 @@ int command_attention(int argc, char** argv) {
       for (int h : heads) {
         const sinkscope::analysis::AttentionView map =
             h < 0 ? averaged.view() : capture.attentionOf(h);
-        const std::string headName = h < 0 ? "average" : std::to_string(h);
-        for (int i = 0; i < map.size; ++i)
-          for (int j = 0; j < map.size; ++j) {
-            if (!map.visible(i, j)) continue;
-            table.rows.push_back({std::to_string(layer), headName, std::to_string(i),
-                                  std::to_string(j),
-                                  run.encoding.display[static_cast<std::size_t>(i)],
-                                  run.encoding.display[static_cast<std::size_t>(j)],
-                                  sinkscope::io::csv_number(map.at(i, j))});
-          }
+        sinkscope::document::append_attention_rows(table, map, layer, h, run.encoding.display);
       }
     }
     const std::string csv = sinkscope::io::csv_render(table);

@@ -228,4 +228,34 @@ io::CsvTable tables_by_run(const std::vector<std::pair<std::string, const io::Cs
   return out;
 }
 
+io::CsvTable attention_table(const analysis::AttentionView& map, int layer, int head,
+                             const std::vector<std::string>& tokens) {
+  io::CsvTable t;
+  t.columns = attention_columns();
+  append_attention_rows(t, map, layer, head, tokens);
+  return t;
+}
+
+const std::vector<std::string>& attention_columns() {
+  static const std::vector<std::string> columns{"layer",       "head",      "query", "key",
+                                                "query_token", "key_token", "weight"};
+  return columns;
+}
+
+void append_attention_rows(io::CsvTable& table, const analysis::AttentionView& map, int layer,
+                           int head, const std::vector<std::string>& tokens) {
+  if (tokens.size() != static_cast<std::size_t>(map.size))
+    throw std::invalid_argument("attention_table: " + std::to_string(tokens.size()) +
+                                " tokens for a map of " + std::to_string(map.size));
+  const std::string layerName = std::to_string(layer);
+  const std::string headName = head < 0 ? "average" : std::to_string(head);
+  for (int i = 0; i < map.size; ++i)
+    for (int j = 0; j < map.size; ++j) {
+      if (!map.visible(i, j)) continue;
+      table.rows.push_back({layerName, headName, std::to_string(i), std::to_string(j),
+                            tokens[static_cast<std::size_t>(i)],
+                            tokens[static_cast<std::size_t>(j)], io::csv_number(map.at(i, j))});
+    }
+}
+
 }  // namespace sinkscope::document

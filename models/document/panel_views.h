@@ -83,6 +83,16 @@ struct TaxonomyView {
 };
 TaxonomyView taxonomy_view(const TraceAnalysis& a);
 
+// One head's attention map (head -1: the layer's head average) in long
+// format, the rows `sinkscope-cli attention` writes: layer, head, query, key,
+// query_token, key_token, weight, for the cells a query sees. `tokens` are the
+// display strings.
+io::CsvTable attention_table(const analysis::AttentionView& map, int layer, int head,
+                             const std::vector<std::string>& tokens);
+const std::vector<std::string>& attention_columns();
+void append_attention_rows(io::CsvTable& table, const analysis::AttentionView& map, int layer,
+                           int head, const std::vector<std::string>& tokens);
+
 // The same table for two runs: a first column "run" naming each row's run.
 io::CsvTable tables_by_run(const std::vector<std::pair<std::string, const io::CsvTable*>>& runs);
 

@@ -205,7 +205,8 @@ TEST(FigureCli, TheSameRequestIsTheSameFileAndTheCameraTurnsTheScene) {
   // One view's numbers as CSV, from the same command.
   const std::string csv = folder + "/map.csv";
   ASSERT_EQ(cli(figure_args("--panel attention-map --layer 1 --head 0", csv)).exit, 0);
-  EXPECT_NE(read_text(csv).find("row,column,row_label,column_label,value"), std::string::npos);
+  EXPECT_NE(read_text(csv).find("layer,head,query,key,query_token,key_token,weight"),
+            std::string::npos);
 }
 
 TEST(FigureCli, BadRequestsSayWhatIsWrong) {
@@ -266,7 +267,7 @@ TEST(FigureCli, TheFigureKeepsTheOutputRules) {
   expect(cli(figure_args("--panel attention-map", csv)), 2, "already exists (use --force");
   EXPECT_EQ(read_text(csv), "mine\n");
   ASSERT_EQ(cli(figure_args("--panel attention-map --force", csv)).exit, 0);
-  EXPECT_NE(read_text(csv).find("row,column"), std::string::npos);
+  EXPECT_NE(read_text(csv).find("layer,head,query,key"), std::string::npos);
 
   const std::string outside = folder + "/outside.csv";
   std::ofstream(outside) << "keep\n";
@@ -378,15 +379,17 @@ TEST(FigureCli, ASessionComparingModelsOfDifferentShapes) {
       cli("figure '" + deep +
           "' --text 'A cat sat.' --layer 5 --head 1 --panel attention-map --out '" + single + "'");
   ASSERT_EQ(alone.exit, 0) << alone.out;
-  // Row, column and value of each cell (the labels differ: B's unaligned ones are marked).
+  // Layer, head, query, key and weight of each cell (B's rows carry the run's name first).
   auto cells = [](const std::string& rows, const std::string& prefix) {
     std::vector<std::string> out;
     std::istringstream in(rows);
     for (std::string line; std::getline(in, line);) {
-      if (line.rfind(prefix, 0) != 0 || line.rfind("row,", 0) == 0) continue;
+      if (line.rfind(prefix, 0) != 0 || line.rfind("layer,", 0) == 0) continue;
       line = line.substr(prefix.size());
-      const auto second = line.find(',', line.find(',') + 1);
-      out.push_back(line.substr(0, second) + "," + line.substr(line.rfind(',') + 1));
+      std::vector<std::string> f;
+      std::istringstream fields(line);
+      for (std::string x; std::getline(fields, x, ',');) f.push_back(x);
+      out.push_back(f[0] + "," + f[1] + "," + f[2] + "," + f[3] + "," + f.back());
     }
     return out;
   };
@@ -647,6 +650,37 @@ TEST(FigureCli, PanelCsvsAreAnalyzesRowsForTheHead) {
                                           "F_N of random N-subsets (mean)"};
   same(drawn("valueCurve", [&](const std::string& s) { return curveSeries.count(s) ? s : ""; }),
        curve, "F_N curve");
+}
+
+// The attention map's CSV is `sinkscope-cli attention`'s rows for the same
+// head (and head average), line for line: one table, made in the document layer.
+TEST(FigureCli, TheAttentionMapCsvIsTheAttentionCommandsRows) {
+  QTemporaryDir dir;
+  const auto body = [](const std::string& file) {
+    std::istringstream in(read_text(file));
+    std::string out;
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("#", 0) != 0) out += line + "\n";
+    return out;
+  };
+  for (const std::string head : {"2", "average"}) {
+    SCOPED_TRACE(head);
+    const std::string att =
+        dir.filePath(QString::fromStdString("att-" + head + ".csv")).toStdString();
+    const std::string map =
+        dir.filePath(QString::fromStdString("map-" + head + ".csv")).toStdString();
+    const CliRun attention =
+        shell("'" SINKSCOPE_CLI "' attention '" + kModel + "' --text " + kText +
+              " --layer 1 --head " + head + " --csv '" + att + "' 2>&1");
+    ASSERT_EQ(attention.exit, 0) << attention.out;
+    const std::string selected = head == "average" ? "avg" : head;
+    const CliRun figure = cli(
+        figure_args(" --panel attentionView --layer 1 --head " + selected, map) + " --threads 1");
+    ASSERT_EQ(figure.exit, 0) << figure.out;
+    const std::string rows = body(att);
+    EXPECT_GT(std::count(rows.begin(), rows.end(), '\n'), 50);
+    EXPECT_EQ(body(map), rows);
+  }
 }
 
 // The overview's grid under every score, the taxonomy and the layer profiles

@@ -5,6 +5,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "models/document/panel_views.h"
 #include "models/document/trace_analysis.h"
 #include "render/figure_part.h"
 #include "render/gl_support.h"
@@ -129,8 +130,13 @@ void AttentionMapPanel::draw(const DrawnRuns& d) {
       title += tr(" | %1 tokens").arg(T);
     else
       title += tr(" | %1 and %2 tokens").arg(a.tokenCount()).arg(T);
+    const auto leftNumbers = left.numbers, rightNumbers = data.numbers;
     data = render::heat_map_side_by_side(left, data, workspace_->leftName(), workspace_->rightName());
     data.title = title;
+    if (leftNumbers && rightNumbers)
+      data.numbers = std::make_shared<const io::CsvTable>(
+          document::tables_by_run({{workspace_->leftName().toStdString(), leftNumbers.get()},
+                                   {workspace_->rightName().toStdString(), rightNumbers.get()}}));
   }
   render::show_or_keep(view_, standIn_, std::move(data));
 }
@@ -181,6 +187,14 @@ render::HeatMapData AttentionMapPanel::mapData(const SentenceRun& shown, const S
   // A highlighted edge {a, b} frames its map cells (a, b) and (b, a).
   for (const auto& [a, b] : place.highlightedEdges())
     data.framedCells.insert(data.framedCells.end(), {{a, b}, {b, a}});
+  // The numbers: `sinkscope-cli attention`'s rows for this head (a
+  // difference map keeps the drawing's own table of cells).
+  if (!subtract) {
+    std::vector<std::string> tokens;
+    for (const QString& t : shown.tokens) tokens.push_back(t.toStdString());
+    data.numbers = std::make_shared<const io::CsvTable>(
+        document::attention_table(map.view(), layer, headIndex, tokens));
+  }
   data.rangeMin = 0.0;
   data.rangeMax = 1.0;
   // Long inputs: on a 0..1 scale almost every weight is near 0 and the map is
