@@ -896,7 +896,7 @@ FigurePart part_of(const QWidget* view) {
 }  // namespace
 
 QString scene_csv(const SceneData& d, const QStringList& comments) {
-  std::string s = text(header(comments + QStringList{d.title}));
+  std::string s = text(header(QStringList{QStringLiteral("panel: ") + d.title} + comments));
   append_row(
       s, {"kind", "index", "token", "label", "x", "y", "z", "size_weight_or_radius", "from", "to"});
   for (std::size_t k = 0; k < d.points.size(); ++k) {

@@ -112,6 +112,32 @@ TEST(FigureCli, EveryPanelMatchesItsGoldenImageAtThePresetsSize) {
   }
 }
 
+// Every view of every panel gives its numbers as CSV from the same command:
+// a header naming the panel, one line of column names and data rows. A new
+// panel or view without a table fails here.
+TEST(FigureCli, EveryViewOfEveryPanelWritesItsNumbers) {
+  QTemporaryDir dir;
+  int views = 0;
+  for (const ui::PanelEntry& panel : ui::panel_registry()) {
+    if (panel.needsCheckpoints) continue;  // FigureCli.TheEmergenceOfASessionsCheckpoints
+    for (const QString& view : panel.views) {
+      SCOPED_TRACE(view.toStdString());
+      const std::string csv = dir.filePath(view + QStringLiteral(".csv")).toStdString();
+      const CliRun run =
+          cli(figure_args("--panel " + view.toStdString() + " --layer 1 --head 2", csv));
+      ASSERT_EQ(run.exit, 0) << run.out;
+      // An experiment's view before the experiment ran says so, with no rows.
+      if (read_text(csv).find(": not computed (Experiments menu)") != std::string::npos) continue;
+      const io::CsvTable table = io::csv_parse(read_text(csv));
+      EXPECT_FALSE(table.columns.empty());
+      EXPECT_FALSE(table.rows.empty());
+      EXPECT_NE(read_text(csv).find("# panel: "), std::string::npos);
+      ++views;
+    }
+  }
+  EXPECT_GE(views, 12);
+}
+
 TEST(FigureCli, PdfsAreVectorsWithEmbeddedFontsAndSvgTextIsText) {
   QTemporaryDir dir;
   const std::string folder = dir.path().toStdString();
