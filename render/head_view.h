@@ -10,8 +10,10 @@
 #include <QSizeF>
 #include <QString>
 #include <QWidget>
+#include <memory>
 #include <vector>
 
+#include "models/io/table_io.h"
 #include "render/colormap.h"
 
 namespace sinkscope::render {
@@ -30,6 +32,10 @@ struct HeadViewData {
   int focusKey = -1;    // only the lines into this key (a hovered right token), -1: all
   int selectedQuery = -1, selectedKey = -1;  // drawn in the selection colour
   QString note;         // under the title: what is left out, if anything
+  // The numbers drawn, as the document layer tabled them (the rows of
+  // `sinkscope-cli attention` for the heads and tokens shown); the CSV
+  // writes them. Unset: the drawing's own table of weights.
+  std::shared_ptr<const io::CsvTable> numbers = {};
 };
 
 // One line of the drawing: from query `query` to key `key` of head `head`

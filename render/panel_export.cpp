@@ -916,6 +916,8 @@ QString scene_csv(const SceneData& d, const QStringList& comments) {
 }
 
 QString head_view_csv(const HeadViewData& d, const QStringList& comments) {
+  if (d.numbers)
+    return numbers_csv(QStringList{QStringLiteral("panel: ") + d.title} + comments, *d.numbers);
   std::string s = text(header(QStringList{QStringLiteral("panel: ") + d.title} + comments));
   append_row(s, {"head", "query", "key", "query_token", "key_token", "weight"});
   const std::size_t n = d.tokens.size();

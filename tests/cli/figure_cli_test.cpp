@@ -707,6 +707,23 @@ TEST(FigureCli, TheAttentionMapCsvIsTheAttentionCommandsRows) {
     EXPECT_GT(std::count(rows.begin(), rows.end(), '\n'), 50);
     EXPECT_EQ(body(map), rows);
   }
+  // The head view draws the same map (every head of the layer at the head
+  // average): its CSV is the same rows.
+  for (const auto& [selected, heads] :
+       std::vector<std::pair<std::string, std::string>>{{"2", "2"}, {"avg", "all"}}) {
+    SCOPED_TRACE(selected);
+    const std::string att =
+        dir.filePath(QString::fromStdString("hv-att-" + heads + ".csv")).toStdString();
+    const std::string view =
+        dir.filePath(QString::fromStdString("hv-" + heads + ".csv")).toStdString();
+    ASSERT_EQ(shell("'" SINKSCOPE_CLI "' attention '" + kModel + "' --text " + kText +
+                    " --layer 1 --head " + heads + " --csv '" + att + "' 2>&1")
+                  .exit,
+              0);
+    const CliRun figure = cli(figure_args(" --panel headView --layer 1 --head " + selected, view));
+    ASSERT_EQ(figure.exit, 0) << figure.out;
+    EXPECT_EQ(body(view), body(att));
+  }
 }
 
 // The overview's grid under every score, the taxonomy and the layer profiles

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "analysis/attention_matrix.h"
+#include "models/document/panel_views.h"
 #include "render/head_view.h"
 #include "ui/selection_model.h"
 #include "ui/sentence_run.h"
@@ -79,8 +80,19 @@ void HeadViewPanel::draw() {
   if (shown < T)
     d.note = tr("the first %1 of %2 tokens (a longer view would be a wall of lines)").arg(shown).arg(T);
   for (int k = 0; k < shown; ++k) d.tokens.push_back(in_.run->tokens.value(k));
+  std::vector<std::string> tokens;
+  for (const QString& t : d.tokens) tokens.push_back(t.toStdString());
+  auto numbers = std::make_shared<io::CsvTable>();
+  numbers->columns = document::attention_columns();
   for (int h = all ? 0 : selected; h < (all ? heads : selected + 1); ++h) {
     const analysis::AttentionMatrix map = in_.run->attention(layer, h);
+    // The drawn tokens' block of the map: `sinkscope-cli attention`'s rows for them.
+    analysis::AttentionMatrix block{std::vector<float>(static_cast<std::size_t>(shown) * shown),
+                                    shown, map.causal};
+    for (int q = 0; q < shown; ++q)
+      for (int k = 0; k < shown; ++k)
+        block.weights[static_cast<std::size_t>(q) * shown + k] = map.view().at(q, k);
+    document::append_attention_rows(*numbers, block.view(), layer, h, tokens);
     render::HeadViewHead head{tr("head %1").arg(h), head_colour(h, heads), {}};
     head.weights.resize(static_cast<std::size_t>(shown) * static_cast<std::size_t>(shown));
     for (int q = 0; q < shown; ++q)
@@ -90,6 +102,7 @@ void HeadViewPanel::draw() {
                                      : std::numeric_limits<float>::quiet_NaN();
     d.heads.push_back(std::move(head));
   }
+  d.numbers = std::move(numbers);
   d.selectedQuery = in_.place.queryToken();
   d.selectedKey = in_.place.keyToken();
   view_->setData(std::move(d));
