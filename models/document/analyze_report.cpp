@@ -1,4 +1,5 @@
 #include "models/document/analyze_report.h"
+#include "models/document/panel_views.h"
 
 #include "models/cpu_runtime.h"
 
@@ -220,9 +221,7 @@ std::vector<std::pair<std::string, std::string>> analyze_header(
 // Every table with its columns and no rows yet.
 Tables analyze_tables() {
   Tables t;
-  t.sinks.columns = {"layer",   "head",      "key",   "key_token",
-                     "is_sink", "frequency", "alpha", "uniform_baseline",
-                     "boost"};
+  t.sinks.columns = document::sink_key_columns();
   t.summary.columns = {
       "layer",           "head", "tau", "sink_count", "sink_concentration", "alpha0", "boost0",
       "alpha0_above_eps"};
@@ -476,19 +475,8 @@ void append_sink_rows(Tables& t, const HeadRows& at, const analysis::HeadAnalysi
                       const document::AnalysisSettings& p, json& headJson) {
   const analysis::SinkSet& set = r.sinks;
   const auto& alpha = r.keyImportance;
-  std::vector<bool> isSink(static_cast<std::size_t>(at.tokens), false);
-  for (const auto& s : set.sinks) isSink[static_cast<std::size_t>(s.key)] = true;
-  const std::vector<double> uniform = analysis::sink_uniform_baselines(at.tokens, at.causal);
-  for (int k = 0; k < at.tokens; ++k) {
-    const double base = uniform[static_cast<std::size_t>(k)];
-    // The fraction for every key, sink or not (metrics.md s. 1).
-    t.sinks.rows.push_back({at.layer, at.head, std::to_string(k),
-                            tokens[static_cast<std::size_t>(k)],
-                            isSink[static_cast<std::size_t>(k)] ? "1" : "0",
-                            num(set.keysAll[static_cast<std::size_t>(k)].frequency),
-                            num(alpha[static_cast<std::size_t>(k)]), num(base),
-                            num(alpha[static_cast<std::size_t>(k)] / base)});
-  }
+  // The fraction for every key, sink or not (metrics.md s. 1).
+  document::append_sink_key_rows(t.sinks, at.layer, at.head, r, tokens, at.causal);
   const double base0 = analysis::sink_uniform_baseline(at.tokens, 0, at.causal);
   t.summary.rows.push_back({at.layer, at.head, num(set.tau), std::to_string(set.sinks.size()),
                             num(r.sinkConcentration), num(alpha[0]), num(alpha[0] / base0),

@@ -258,4 +258,29 @@ void append_attention_rows(io::CsvTable& table, const analysis::AttentionView& m
     }
 }
 
+const std::vector<std::string>& sink_key_columns() {
+  static const std::vector<std::string> columns{"layer",   "head",      "key",   "key_token",
+                                                "is_sink", "frequency", "alpha", "uniform_baseline",
+                                                "boost"};
+  return columns;
+}
+
+void append_sink_key_rows(io::CsvTable& table, const std::string& layer, const std::string& head,
+                          const analysis::HeadAnalysis& r, const std::vector<std::string>& tokens,
+                          bool causal) {
+  const analysis::SinkSet& set = r.sinks;
+  const auto& alpha = r.keyImportance;
+  const std::size_t T = alpha.size();
+  if (tokens.size() < T || set.keysAll.size() != T)
+    throw std::invalid_argument("sink rows: " + std::to_string(tokens.size()) +
+                                " tokens for a head of " + std::to_string(T) + " keys");
+  std::vector<bool> isSink(T, false);
+  for (const auto& s : set.sinks) isSink[static_cast<std::size_t>(s.key)] = true;
+  const std::vector<double> uniform = analysis::sink_uniform_baselines(static_cast<int>(T), causal);
+  for (std::size_t k = 0; k < T; ++k)
+    table.rows.push_back({layer, head, std::to_string(k), tokens[k], isSink[k] ? "1" : "0",
+                          io::csv_number(set.keysAll[k].frequency), io::csv_number(alpha[k]),
+                          io::csv_number(uniform[k]), io::csv_number(alpha[k] / uniform[k])});
+}
+
 }  // namespace sinkscope::document

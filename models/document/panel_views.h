@@ -93,6 +93,14 @@ const std::vector<std::string>& attention_columns();
 void append_attention_rows(io::CsvTable& table, const analysis::AttentionView& map, int layer,
                            int head, const std::vector<std::string>& tokens);
 
+// sinks.csv's rows for one head (metrics.md s. 1): every key with its token,
+// whether it is a sink, its sink frequency, alpha_k, the uniform head's
+// alpha_k and their ratio. `layer` and `head` as the table writes them.
+const std::vector<std::string>& sink_key_columns();
+void append_sink_key_rows(io::CsvTable& table, const std::string& layer, const std::string& head,
+                          const analysis::HeadAnalysis& r, const std::vector<std::string>& tokens,
+                          bool causal);
+
 // The same table for two runs: a first column "run" naming each row's run.
 io::CsvTable tables_by_run(const std::vector<std::pair<std::string, const io::CsvTable*>>& runs);
 

@@ -570,7 +570,7 @@ TEST(FigureCli, ACaptureDrawsWhatTheModelRunDraws) {
 }
 
 // A panel's numbers are analyze's rows for the same head, string for string
-// (one analysis, one CSV dialect): key importance is sinks.csv's alpha, the
+// (one analysis, one CSV dialect): key importance is sinks.csv's rows, the
 // Betti curves betti.csv, the spectrum eigenvalues.csv (combinatorial), the
 // persistence diagram persistence.csv's bars, the value-space F_N curve
 // value_space_curve.csv (the same random subsets and seed).
@@ -626,8 +626,20 @@ TEST(FigureCli, PanelCsvsAreAnalyzesRowsForTheHead) {
     return out;
   };
 
-  same(drawn("profileView", [](const std::string& s) { return s == "alpha_k" ? s : ""; }),
-       with(analyzed("sinks.csv", {"key", "alpha"}, {}), "alpha_k"), "key importance");
+  // Key importance: sinks.csv's rows for the head, every column.
+  {
+    const std::string csv = dir.filePath(QStringLiteral("profileView.csv")).toStdString();
+    ASSERT_EQ(
+        cli(figure_args(" --panel profileView --layer 1 --head 2", csv) + " --threads 1").exit, 0);
+    const io::CsvTable panel = io::csv_parse(read_text(csv));
+    const io::CsvTable sinks = io::csv_parse(read_text(out + "/sinks.csv"));
+    EXPECT_EQ(panel.columns, sinks.columns);
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& r : sinks.rows)
+      if (r[0] == "1" && r[1] == "2") rows.push_back(r);
+    EXPECT_FALSE(rows.empty());
+    EXPECT_EQ(panel.rows, rows) << "key importance";
+  }
 
   Rows betti = with(analyzed("betti.csv", {"e", "beta0"}, {}), "beta0");
   for (const auto& r : with(analyzed("betti.csv", {"e", "beta1"}, {}), "beta1")) betti.insert(r);

@@ -5,6 +5,8 @@
 
 #include "analysis/first_token_sink.h"
 #include "analysis/sink_metric.h"
+#include "models/document/panel_views.h"
+#include "models/document/trace_analysis.h"
 #include "render/line_plot_view.h"
 #include "ui/panels/panel.h"
 #include "ui/selection_model.h"
@@ -12,6 +14,21 @@
 namespace sinkscope::ui {
 
 namespace {
+
+// sinks.csv's rows (analyze's) for the head `place` shows in `run`; null
+// before the run's analysis is in.
+std::shared_ptr<const io::CsvTable> sink_rows(const SentenceRun& run, const ShownPlace& place) {
+  if (!run.analysis || place.layer() >= run.analysis->layers) return nullptr;
+  std::vector<std::string> tokens;
+  for (const QString& t : run.tokens) tokens.push_back(t.toStdString());
+  auto table = std::make_shared<io::CsvTable>();
+  table->columns = document::sink_key_columns();
+  const int head = place.head();
+  document::append_sink_key_rows(*table, std::to_string(place.layer()),
+                                 head < 0 ? "average" : std::to_string(head),
+                                 run.analysis->at(place.layer(), head), tokens, run.causal);
+  return table;
+}
 
 // alpha_k of `map`, each key named by its token (the CSV names them).
 render::LineSeries key_importance_series(const SentenceRun& run, const analysis::AttentionMatrix& map,
@@ -59,12 +76,16 @@ void KeyImportancePanel::draw(const DrawnRuns& d) {
   render::LineSeries alpha =
       key_importance_series(shown, map, shown.trace ? tr("alpha_k") : tr("alpha_k (uniform head)"));
   render::LineSeries baseline{tr("uniform baseline"), {}, {}, true};
-  render::LineSeries eps{
-      tr("eps = %1 (sink threshold)").arg(analysis::kDefaultSinkMetricEps), {}, {}, false, true};
+  // The sink threshold the run's heads were analysed with.
+  const double epsValue =
+      shown.analysis ? shown.analysis->settings.eps : analysis::kDefaultSinkMetricEps;
+  render::LineSeries eps{tr("eps = %1 (sink threshold)").arg(epsValue), {}, {}, false, true};
   baseline.y = analysis::sink_uniform_baselines(T, map.causal);
   for (int k = 0; k < T; ++k) baseline.x.push_back(k);
   eps.x = {0.0, static_cast<double>(std::max(T - 1, 1))};
-  eps.y = {analysis::kDefaultSinkMetricEps, analysis::kDefaultSinkMetricEps};
+  eps.y = {epsValue, epsValue};
+  // The numbers: analyze's sinks.csv rows for the shown head.
+  plot.numbers = sink_rows(shown, place);
   plot.series = shown.trace ? std::vector<render::LineSeries>{alpha, baseline, eps}
                             : std::vector<render::LineSeries>{alpha, eps};
   // The selected key, on the shown run's axis.
@@ -101,6 +122,12 @@ void KeyImportancePanel::draw(const DrawnRuns& d) {
       plot.markedX = workspace_->selection()->keyToken() >= 0 ? workspace_->selection()->keyToken() : std::numeric_limits<double>::quiet_NaN();
     }
     plot.series = {alpha, plain, baseline, eps};
+    const auto plainRows = sink_rows(a, workspace_->placeOf(a));
+    plot.numbers = plainRows && plot.numbers && !d.byToken
+                       ? std::make_shared<const io::CsvTable>(document::tables_by_run(
+                             {{workspace_->leftName().toStdString(), plainRows.get()},
+                              {workspace_->rightName().toStdString(), plot.numbers.get()}}))
+                       : nullptr;
   }
   view_->setData(std::move(plot));
 }
