@@ -227,9 +227,8 @@ Tables analyze_tables() {
       "alpha0_above_eps"};
   t.diagnostics.columns = {"layer", "head",           "query",         "entropy",
                            "top1",  "sink_attention", "current_token", "top_n_mass"};
-  t.persistence.columns = {"layer",       "head",      "dimension", "birth",    "death",
-                           "persistence", "edge_from", "edge_to",   "triangle", "cycle"};
-  t.betti.columns = {"layer", "head", "e", "beta0", "beta1"};
+  t.persistence.columns = document::bar_columns();
+  t.betti.columns = document::betti_columns();
   t.spectra.columns = {"layer",          "head",          "threshold",           "fiedler",
                        "centralisation", "star_likeness", "star_likeness_blend", "density",
                        "components",     "effective",     "fiedler_normalised"};
@@ -498,31 +497,17 @@ std::pair<std::size_t, std::size_t> append_persistence_rows(Tables& t, const Hea
                                                             const document::AnalysisSettings& p,
                                                             json& headJson) {
   const analysis::PersistenceDiagram& diagram = r.persistence;
+  document::append_bar_rows(t.persistence, at.layer, at.head, diagram);
   json bars = json::array();
   for (const auto* list : {&diagram.h0, &diagram.h1})
-    for (const auto& b : *list) {
-      std::string triangle, cycle;
-      if (b.dimension == 1) {
-        triangle = std::to_string(b.triangle[0]) + " " + std::to_string(b.triangle[1]) + " " +
-                   std::to_string(b.triangle[2]);
-        for (const auto& e : b.cycle)
-          cycle += (cycle.empty() ? "" : " ") + std::to_string(e[0]) + "-" + std::to_string(e[1]);
-      }
-      t.persistence.rows.push_back({at.layer, at.head, std::to_string(b.dimension), num(b.birth),
-                                    num(b.death), num(b.persistence()), std::to_string(b.edge[0]),
-                                    std::to_string(b.edge[1]), triangle, cycle});
-      bars.push_back({b.dimension, b.birth, b.death});
-    }
+    for (const auto& b : *list) bars.push_back({b.dimension, b.birth, b.death});
   headJson["bars"] = bars;
   const std::size_t above0 = analysis::bars_above(diagram.h0, p.minPersistence);
   const std::size_t above1 = analysis::bars_above(diagram.h1, p.minPersistence);
   t.persistenceSummary.rows.push_back({at.layer, at.head, std::to_string(diagram.h0.size()),
                                        std::to_string(diagram.h1.size()), std::to_string(above0),
                                        std::to_string(above1)});
-  const analysis::BettiCurves& curves = r.betti;
-  for (std::size_t k = 0; k < curves.grid.size(); ++k)
-    t.betti.rows.push_back({at.layer, at.head, num(curves.grid[k]), std::to_string(curves.beta0[k]),
-                            std::to_string(curves.beta1[k])});
+  document::append_betti_rows(t.betti, at.layer, at.head, r.betti);
   return {above0, above1};
 }
 

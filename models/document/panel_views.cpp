@@ -283,4 +283,42 @@ void append_sink_key_rows(io::CsvTable& table, const std::string& layer, const s
                           io::csv_number(uniform[k]), io::csv_number(alpha[k] / uniform[k])});
 }
 
+const std::vector<std::string>& bar_columns() {
+  static const std::vector<std::string> columns{"layer",    "head",        "dimension", "birth",
+                                                "death",    "persistence", "edge_from", "edge_to",
+                                                "triangle", "cycle"};
+  return columns;
+}
+
+void append_bar_rows(io::CsvTable& table, const std::string& layer, const std::string& head,
+                     const analysis::PersistenceDiagram& diagram) {
+  for (const auto* list : {&diagram.h0, &diagram.h1})
+    for (const auto& b : *list) {
+      std::string triangle, cycle;
+      if (b.dimension == 1) {
+        triangle = std::to_string(b.triangle[0]) + " " + std::to_string(b.triangle[1]) + " " +
+                   std::to_string(b.triangle[2]);
+        for (const auto& e : b.cycle)
+          cycle += (cycle.empty() ? "" : " ") + std::to_string(e[0]) + "-" + std::to_string(e[1]);
+      }
+      table.rows.push_back({layer, head, std::to_string(b.dimension), io::csv_number(b.birth),
+                            io::csv_number(b.death), io::csv_number(b.persistence()),
+                            std::to_string(b.edge[0]), std::to_string(b.edge[1]), triangle, cycle});
+    }
+}
+
+const std::vector<std::string>& betti_columns() {
+  static const std::vector<std::string> columns{"layer", "head", "e", "beta0", "beta1"};
+  return columns;
+}
+
+void append_betti_rows(io::CsvTable& table, const std::string& layer, const std::string& head,
+                       const analysis::BettiCurves& curves) {
+  for (std::size_t k = 0; k < curves.grid.size(); ++k)
+    table.rows.push_back({layer, head, io::csv_number(curves.grid[k]),
+                          std::to_string(curves.beta0[k]), std::to_string(curves.beta1[k])});
+}
+
+std::string head_text(int head) { return head < 0 ? "average" : std::to_string(head); }
+
 }  // namespace sinkscope::document

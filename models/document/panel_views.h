@@ -101,6 +101,19 @@ void append_sink_key_rows(io::CsvTable& table, const std::string& layer, const s
                           const analysis::HeadAnalysis& r, const std::vector<std::string>& tokens,
                           bool causal);
 
+// persistence.csv's rows for one head's bars (metrics.md s. 2: dimension,
+// birth, death, persistence, the edge that ends or closes it, an H1 bar's
+// triangle and cycle), and betti.csv's rows (e, beta0, beta1).
+const std::vector<std::string>& bar_columns();
+void append_bar_rows(io::CsvTable& table, const std::string& layer, const std::string& head,
+                     const analysis::PersistenceDiagram& diagram);
+const std::vector<std::string>& betti_columns();
+void append_betti_rows(io::CsvTable& table, const std::string& layer, const std::string& head,
+                       const analysis::BettiCurves& curves);
+
+// A head as every table names it: its index, or "average" for the head average (-1).
+std::string head_text(int head);
+
 // The same table for two runs: a first column "run" naming each row's run.
 io::CsvTable tables_by_run(const std::vector<std::pair<std::string, const io::CsvTable*>>& runs);
 

@@ -2,18 +2,14 @@
 
 #include <QSplitter>
 
+#include "models/document/panel_views.h"
 #include "render/line_plot_view.h"
 #include "ui/docks.h"
 #include "ui/run_analysis.h"
-#include "ui/sentence_run.h"
 #include "ui/selection_model.h"
+#include "ui/sentence_run.h"
 
 namespace sinkscope::ui {
-
-namespace {
-// The diagram's line and the Betti curves' title count bars above this.
-constexpr double kMinPersistence = 0.05;
-}  // namespace
 
 PersistencePanel::PersistencePanel(PanelInputs& inputs, QWidget* host)
     : Panel(inputs, host) {
@@ -55,6 +51,16 @@ QString PersistencePanel::barTip(const analysis::PersistenceBar& bar) const {
       .arg(token(bar.edge[0]), token(bar.edge[1]));
 }
 
+// persistence.csv's rows (analyze's) for the shown head's bars.
+std::shared_ptr<const io::CsvTable> PersistencePanel::barRows(
+    const analysis::HeadAnalysis& r) const {
+  auto rows = std::make_shared<io::CsvTable>();
+  rows->columns = document::bar_columns();
+  document::append_bar_rows(*rows, std::to_string(in_.place.layer()),
+                            document::head_text(in_.place.head()), r.persistence);
+  return rows;
+}
+
 void PersistencePanel::drawNote(const QString& note) {
   for (render::LinePlotView* view : {diagram_, barcode_, betti_}) view->setData({note, {}, {}, {}});
 }
@@ -90,10 +96,15 @@ void PersistencePanel::drawDiagram(const analysis::HeadAnalysis& r) {
   for (const auto& b : r.persistence.h1)
     h1.x.push_back(b.birth), h1.y.push_back(b.death), h1.tips.push_back(barTip(b));
   render::LineSeries diagonal{tr("birth = death"), {0, 1}, {0, 1}, true};
-  render::LineSeries minLine{
-      tr("min persistence %1").arg(kMinPersistence), {0, 1 - kMinPersistence}, {kMinPersistence, 1}, false, true};
+  const double minPersistence = in_.analysis->settings.minPersistence;
+  render::LineSeries minLine{tr("min persistence %1").arg(minPersistence),
+                             {0, 1 - minPersistence},
+                             {minPersistence, 1},
+                             false,
+                             true};
   d.series = {h0, h1, diagonal, minLine};
   d.xPadding = 0.04;  // H0 points sit at birth 0: clear of the y axis
+  d.numbers = barRows(r);
   diagram_->setData(std::move(d));
 }
 
@@ -116,6 +127,7 @@ void PersistencePanel::drawBarcode(const analysis::HeadAnalysis& r) {
       ++row;
     }
   code.series = {c0, c1};
+  code.numbers = barRows(r);
   code.xPadding = 0.02;
   code.airBelow = true;  // bar 0 lies at y = 0: clear of the axis
   barcode_->setData(std::move(code));
@@ -123,10 +135,11 @@ void PersistencePanel::drawBarcode(const analysis::HeadAnalysis& r) {
 
 void PersistencePanel::drawBetti(const analysis::HeadAnalysis& r) {
   render::LinePlotData b;
+  const double minPersistence = in_.analysis->settings.minPersistence;
   b.title = tr("Betti curves | bars above %1: H0 %2, H1 %3")
-                .arg(kMinPersistence)
-                .arg(analysis::bars_above(r.persistence.h0, kMinPersistence))
-                .arg(analysis::bars_above(r.persistence.h1, kMinPersistence));
+                .arg(minPersistence)
+                .arg(analysis::bars_above(r.persistence.h0, minPersistence))
+                .arg(analysis::bars_above(r.persistence.h1, minPersistence));
   b.xLabel = tr("distance scale e");
   b.integerY = true;
   b.yLabel = tr("Betti number");
@@ -136,6 +149,11 @@ void PersistencePanel::drawBetti(const analysis::HeadAnalysis& r) {
   for (int v : r.betti.beta1) b1.y.push_back(v);
   b0.markers = b1.markers = false;  // a dense grid: markers would hide the steps
   b.series = {b0, b1};
+  auto rows = std::make_shared<io::CsvTable>();
+  rows->columns = document::betti_columns();
+  document::append_betti_rows(*rows, std::to_string(in_.place.layer()),
+                              document::head_text(in_.place.head()), r.betti);
+  b.numbers = rows;
   // Side by side: the plain run's curves of the same head (A's own selection), dashed.
   const int layer = in_.selection->layer(), head = in_.selection->head();
   if (in_.before && in_.before->topologyForAllHeads && layer < in_.before->layers &&
@@ -149,6 +167,11 @@ void PersistencePanel::drawBetti(const analysis::HeadAnalysis& r) {
     a0.markers = a1.markers = false;
     a0.colourOf = 0, a1.colourOf = 1;  // of beta_0 and beta_1
     b.series = {b0, b1, a0, a1};
+    io::CsvTable plain;
+    plain.columns = document::betti_columns();
+    document::append_betti_rows(plain, std::to_string(layer), document::head_text(head), old);
+    b.numbers = std::make_shared<const io::CsvTable>(document::tables_by_run(
+        {{in_.beforeName.toStdString(), &plain}, {in_.afterName.toStdString(), rows.get()}}));
   }
   b.xPadding = 0.02;
   betti_->setData(std::move(b));

@@ -5,7 +5,9 @@
 // those bars, and a tip lists them.
 #include <QList>
 #include <QPair>
+#include <memory>
 
+#include "models/io/table_io.h"
 #include "ui/panels/panel.h"
 
 namespace sinkscope::analysis {
@@ -37,6 +39,7 @@ class PersistencePanel : public Panel {
   // (series, index) pairs: H0 is series 0, H1 series 1.
   void highlightBars(const QList<QPair<int, int>>& bars);
   QString barTip(const analysis::PersistenceBar& bar) const;
+  std::shared_ptr<const io::CsvTable> barRows(const analysis::HeadAnalysis& r) const;
   render::LinePlotView* diagram_ = nullptr;
   render::LinePlotView* barcode_ = nullptr;
   render::LinePlotView* betti_ = nullptr;
