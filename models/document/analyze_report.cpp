@@ -232,7 +232,7 @@ Tables analyze_tables() {
   t.spectra.columns = {"layer",          "head",          "threshold",           "fiedler",
                        "centralisation", "star_likeness", "star_likeness_blend", "density",
                        "components",     "effective",     "fiedler_normalised"};
-  t.eigenvalues.columns = {"layer", "head", "threshold", "laplacian", "index", "eigenvalue"};
+  t.eigenvalues.columns = document::eigenvalue_columns();
   // The bar counts once per head (the plain counts are 000's "Betti_0"/"Betti_1").
   t.persistenceSummary.columns = {
       "layer", "head", "bars_h0", "bars_h1", "bars_h0_above_min", "bars_h1_above_min"};
@@ -287,9 +287,7 @@ Tables analyze_tables() {
                           "sink_intrusion",
                           "sink_inverted_share",
                           "sink_alignment_selected"};
-  t.valueSpaceCurve.columns = {"layer",        "head",       "query",  "n",
-                               "precision",    "recall",     "f",      "random_f_mean",
-                               "random_f_std", "inversions", "k_sink", "sink_selected"};
+  t.valueSpaceCurve.columns = document::value_curve_columns();
   t.weights.columns = {"layer", "matrix",     "rows",     "cols",          "sigma2",
                        "ratio", "upper_edge", "outliers", "max_eigenvalue"};
 
@@ -521,13 +519,10 @@ void append_spectra_rows(Tables& t, const HeadRows& at, const analysis::HeadAnal
                               num(g.centralisation), num(g.starLikeness), num(g.starLikenessBlend),
                               num(g.density), std::to_string(g.components), g.effective ? "1" : "0",
                               num(r.normalisedSpectra[ti].fiedlerValue)});
-    for (std::size_t k = 0; k < g.eigenvalues.size(); ++k)
-      t.eigenvalues.rows.push_back({at.layer, at.head, threshold, "combinatorial",
-                                    std::to_string(k), num(g.eigenvalues[k])});
-    const analysis::GraphSpectrum& gn = r.normalisedSpectra[ti];
-    for (std::size_t k = 0; k < gn.eigenvalues.size(); ++k)
-      t.eigenvalues.rows.push_back(
-          {at.layer, at.head, threshold, "normalised", std::to_string(k), num(gn.eigenvalues[k])});
+    document::append_eigenvalue_rows(t.eigenvalues, at.layer, at.head, p.thresholds[ti],
+                                     "combinatorial", g.eigenvalues);
+    document::append_eigenvalue_rows(t.eigenvalues, at.layer, at.head, p.thresholds[ti],
+                                     "normalised", r.normalisedSpectra[ti].eigenvalues);
   }
 }
 
@@ -563,12 +558,7 @@ void append_value_rows(Tables& t, const HeadRows& at, const analysis::HeadAnalys
   std::string selected;
   for (int k : vs.selected) selected += (selected.empty() ? "" : " ") + std::to_string(k);
   t.valueSpace.rows.push_back(value_space_row(at.layer, at.head, selected, vs));
-  for (const analysis::ValueSpaceCurvePoint& c : curve.points)
-    t.valueSpaceCurve.rows.push_back(
-        {at.layer, at.head, std::to_string(curve.query), std::to_string(c.topN),
-         num(c.scores.precision), num(c.scores.recall), num(c.scores.f), num(c.randomMean.f),
-         num(c.randomStd.f), std::to_string(c.inversions), std::to_string(c.sinkAwareCount),
-         c.sinkSelected ? "1" : "0"});
+  document::append_value_curve_rows(t.valueSpaceCurve, at.layer, at.head, curve);
   headJson["value_space"] = {
       {"precision", vs.scores.precision}, {"recall", vs.scores.recall}, {"f", vs.scores.f}};
 }

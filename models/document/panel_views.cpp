@@ -321,4 +321,36 @@ void append_betti_rows(io::CsvTable& table, const std::string& layer, const std:
 
 std::string head_text(int head) { return head < 0 ? "average" : std::to_string(head); }
 
+const std::vector<std::string>& eigenvalue_columns() {
+  static const std::vector<std::string> columns{"layer",     "head",  "threshold",
+                                                "laplacian", "index", "eigenvalue"};
+  return columns;
+}
+
+void append_eigenvalue_rows(io::CsvTable& table, const std::string& layer, const std::string& head,
+                            double threshold, const std::string& laplacian,
+                            const std::vector<double>& eigenvalues) {
+  const std::string theta = io::csv_number(threshold);
+  for (std::size_t k = 0; k < eigenvalues.size(); ++k)
+    table.rows.push_back(
+        {layer, head, theta, laplacian, std::to_string(k), io::csv_number(eigenvalues[k])});
+}
+
+const std::vector<std::string>& value_curve_columns() {
+  static const std::vector<std::string> columns{
+      "layer", "head",          "query",        "n",          "precision", "recall",
+      "f",     "random_f_mean", "random_f_std", "inversions", "k_sink",    "sink_selected"};
+  return columns;
+}
+
+void append_value_curve_rows(io::CsvTable& table, const std::string& layer, const std::string& head,
+                             const analysis::ValueSpaceCurve& curve) {
+  for (const analysis::ValueSpaceCurvePoint& c : curve.points)
+    table.rows.push_back({layer, head, std::to_string(curve.query), std::to_string(c.topN),
+                          io::csv_number(c.scores.precision), io::csv_number(c.scores.recall),
+                          io::csv_number(c.scores.f), io::csv_number(c.randomMean.f),
+                          io::csv_number(c.randomStd.f), std::to_string(c.inversions),
+                          std::to_string(c.sinkAwareCount), c.sinkSelected ? "1" : "0"});
+}
+
 }  // namespace sinkscope::document

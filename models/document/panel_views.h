@@ -111,6 +111,18 @@ const std::vector<std::string>& betti_columns();
 void append_betti_rows(io::CsvTable& table, const std::string& layer, const std::string& head,
                        const analysis::BettiCurves& curves);
 
+// eigenvalues.csv's rows for one head's spectrum at one threshold
+// ("combinatorial" or "normalised" Laplacian, metrics.md s. 4).
+const std::vector<std::string>& eigenvalue_columns();
+void append_eigenvalue_rows(io::CsvTable& table, const std::string& layer, const std::string& head,
+                            double threshold, const std::string& laplacian,
+                            const std::vector<double>& eigenvalues);
+
+// value_space_curve.csv's rows for one head's F_N curve (metrics.md s. 6).
+const std::vector<std::string>& value_curve_columns();
+void append_value_curve_rows(io::CsvTable& table, const std::string& layer, const std::string& head,
+                             const analysis::ValueSpaceCurve& curve);
+
 // A head as every table names it: its index, or "average" for the head average (-1).
 std::string head_text(int head);
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/document/panel_views.h"
 #include "render/colormap.h"
 #include "render/figure_part.h"
 #include "render/gl_support.h"
@@ -114,6 +115,16 @@ void SpectrumPanel::drawSpectrumPlot(const analysis::HeadAnalysis& r,
   if (shown.empty() || a.thresholdIndex(in_.selection->threshold()) < 0) shown.push_back(g);
   if (!a.topologyForAllHeads)
     d.title += tr(" | T > %1: the selected theta only").arg(kTopologyForAllHeadsMaxTokens);
+  // The numbers: analyze's eigenvalues.csv rows for this head and Laplacian.
+  auto rows = std::make_shared<io::CsvTable>();
+  rows->columns = document::eigenvalue_columns();
+  const std::string layerText = std::to_string(in_.place.layer());
+  const std::string headText = document::head_text(in_.place.head());
+  const std::string laplacian = normalised ? "normalised" : "combinatorial";
+  for (const analysis::GraphSpectrum& s : shown)
+    document::append_eigenvalue_rows(*rows, layerText, headText, s.threshold, laplacian,
+                                     s.eigenvalues);
+  d.numbers = rows;
   for (const analysis::GraphSpectrum& s : shown) {
     render::LineSeries e{tr("theta %1").arg(s.threshold), {}, s.eigenvalues};
     for (std::size_t k = 0; k < s.eigenvalues.size(); ++k) e.x.push_back(static_cast<double>(k));
@@ -132,6 +143,12 @@ void SpectrumPanel::drawSpectrumPlot(const analysis::HeadAnalysis& r,
     e.dashed = true;
     e.color = QColor(110, 110, 110);
     d.series.push_back(std::move(e));
+    io::CsvTable plainRows;
+    plainRows.columns = document::eigenvalue_columns();
+    document::append_eigenvalue_rows(plainRows, std::to_string(layer), document::head_text(head),
+                                     old.threshold, laplacian, old.eigenvalues);
+    d.numbers = std::make_shared<const io::CsvTable>(document::tables_by_run(
+        {{in_.beforeName.toStdString(), &plainRows}, {in_.afterName.toStdString(), rows.get()}}));
   }
   spectrum_->setData(std::move(d));
 }

@@ -11,6 +11,7 @@
 
 #include "analysis/value_space.h"
 #include "models/document/analysis_settings.h"
+#include "models/document/panel_views.h"
 #include "models/model.h"
 #include "render/colormap.h"
 #include "render/figure_part.h"
@@ -198,6 +199,12 @@ void ValueSpacePanel::drawCurve(render::LinePlotData curve,
   curve.title =
       tr("Separability against N | layer %1, head %2, query %3").arg(layer).arg(head).arg(query);
   curve.series = {f, pr, rc, random, now};
+  // The numbers: analyze's value_space_curve.csv rows for this head and query.
+  auto rows = std::make_shared<io::CsvTable>();
+  rows->columns = document::value_curve_columns();
+  document::append_value_curve_rows(*rows, std::to_string(layer), document::head_text(head),
+                                    points);
+  curve.numbers = rows;
   valueCurve_->setData(std::move(curve));
 }
 
