@@ -17,6 +17,7 @@
 #include "app/command_line.h"
 #include "app/command_options.h"
 #include "app/gui_support.h"
+#include "app/setting_options.h"
 #include "models/capture.h"
 #include "models/cpu_runtime.h"
 #include "models/input_files.h"
@@ -53,6 +54,10 @@ struct FigureOptionsLine {
   double widthMm = 0, heightMm = 0, fontPt = 0, threshold = 0, azimuth = 0, elevation = 0;
   int dpi = 300, columns = 0, query = 0, key = 0, topN = 0, timeout = 1800;
   bool force = false, transparent = false, visibleSpaces = false;
+  // The analysis settings (analyze's options; top-N and the query are the
+  // selection's above), applied after parsing.
+  std::unique_ptr<SettingOptions> settingOptions;
+  document::AnalysisSettings analysis;
   CLI::Option *sessionOption, *captureOption, *textOption, *widthOption, *heightOption, *fontOption,
       *titleOption, *queryOption, *keyOption, *thresholdOption, *topNOption, *azimuthOption,
       *elevationOption, *comparisonOption, *formatOption;
@@ -143,6 +148,8 @@ struct FigureOptionsLine {
             ->type_name("WHAT")
             ->transform(CLI::IsMember({"a", "b", "difference", "side-by-side"}, CLI::ignore_case))
             ->group(compareGroup);
+    settingOptions = std::make_unique<SettingOptions>(
+        app, [](const document::SettingSpec& spec) { return spec.python && !spec.selection; });
   }
 };
 
@@ -234,8 +241,9 @@ ui::FigureRequest figure_request(const FigureOptionsLine& o) {
 // says: sentences as given, byte for byte (a bad byte refused, never
 // replaced), one comparison, and a session that names its own model,
 // sentence and comparison (read now: a bad file is refused before any run).
-ui::FigureRequest checked_request(const FigureOptionsLine& o) {
+ui::FigureRequest checked_request(FigureOptionsLine& o) {
   if (o.textOption->count()) sentence_value(o.text, "--text");
+  o.settingOptions->apply(o.analysis);
   o.compare.check();
   ui::FigureRequest request = figure_request(o);
   if (o.compare.sentenceOption->count() && o.compare.modelOption->count())
@@ -250,6 +258,9 @@ ui::FigureRequest checked_request(const FigureOptionsLine& o) {
   if (!o.sessionOption->count()) return request;
   if (!o.model.empty() || o.textOption->count())
     throw UsageError("--session names the model and the sentence: give no MODEL or --text with it");
+  if (!o.settingOptions->given().empty())
+    throw UsageError("--session names its analysis settings: give no " + o.settingOptions->given() +
+                     " with it");
   if (o.compare.sentenceOption->count() || o.compare.modelOption->count())
     throw UsageError("--session names its comparison: give no --compare-sentence or "
                      "--compare-model with it");
@@ -274,6 +285,7 @@ class FigureRun {
         session_(&workspace_, panels_),
         writer_(&workspace_, panels_) {
     workspace_.setDevice(QString::fromStdString(o.device));
+    workspace_.setAnalysisSettings(o.analysis);  // a session's own replace them
     try {
       panels_->drawOnlyPanelsOf(ui::figure_views_of(request_.names));
     } catch (const std::invalid_argument&) {

@@ -18,11 +18,6 @@ namespace sinkscope::ui {
 
 namespace {
 
-// The selection bar sets these for the panels.
-bool from_selection(const document::SettingSpec& spec) {
-  return spec.name == "top_n" || spec.name == "query";
-}
-
 QString tooltip(const document::SettingSpec& spec) {
   QString text = QString::fromStdString(spec.help);
   if (!spec.paper.empty())
@@ -47,7 +42,7 @@ AnalysisSettingsDialog::AnalysisSettingsDialog(const document::AnalysisSettings&
   intro->setWordWrap(true);
   layout->addWidget(intro);
   for (const document::SettingSpec& spec : document::analysis_setting_specs()) {
-    if (!spec.python || from_selection(spec)) continue;
+    if (!spec.python || spec.selection) continue;
     const QString name = QString::fromStdString(spec.name);
     QWidget* editor = nullptr;
     Field field;

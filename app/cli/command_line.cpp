@@ -35,35 +35,9 @@ void add_load_options(CLI::App& app, models::LoadOptions& load) {
       ->check(CLI::IsMember({"float32", "stored"}));
 }
 
-AnalysisOptions::AnalysisOptions(CLI::App& app, document::AnalysisSettings& s) : settings_(s) {
-  declareSettingOptions(app);
+AnalysisOptions::AnalysisOptions(CLI::App& app, document::AnalysisSettings& s)
+    : settings_(s), settingOptions_(app) {
   declareInterventionOptions(app, s);
-}
-
-// One option per setting of document::analysis_setting_specs(), in its order
-// and groups; the text given is kept and applied after parsing.
-void AnalysisOptions::declareSettingOptions(CLI::App& app) {
-  using document::SettingType;
-  for (const document::SettingSpec& spec : document::analysis_setting_specs()) {
-    Given& given = given_[spec.name];
-    given.spec = &spec;
-    if (spec.type == SettingType::Flag) {
-      given.option = app.add_flag(spec.flag, given.on, spec.help)->group(spec.group);
-      continue;
-    }
-    const bool ranged = spec.type == SettingType::Number || spec.type == SettingType::Whole;
-    CLI::Option* option =
-        app.add_option(spec.flag, given.text,
-                       ranged ? range_text(spec.help, spec.lo, spec.hi) : spec.help)
-            ->type_name(spec.metavar)
-            ->group(spec.group);
-    if (spec.type == SettingType::Number) option->check(number_in(spec.lo, spec.hi));
-    if (spec.type == SettingType::Whole)
-      option->check(whole_in(static_cast<long long>(spec.lo), static_cast<long long>(spec.hi)));
-    if (spec.type == SettingType::Word) option->check(CLI::IsMember(spec.words));
-    if (!spec.defaultText().empty()) option->default_str(spec.defaultText());
-    given.option = option;
-  }
 }
 
 void AnalysisOptions::declareInterventionOptions(CLI::App& app, document::AnalysisSettings& s) {
@@ -90,31 +64,8 @@ void AnalysisOptions::declareInterventionOptions(CLI::App& app, document::Analys
 }
 
 void AnalysisOptions::apply() {
-  using document::SettingType;
   document::AnalysisSettings& s = settings_;
-  for (const auto& [name, given] : given_) {
-    if (given.option->count() == 0) continue;
-    const document::SettingSpec& spec = *given.spec;
-    switch (spec.type) {
-      case SettingType::Flag:
-        spec.setNumber(s, given.on ? 1 : 0);
-        break;
-      case SettingType::Number:
-      case SettingType::Whole:  // checked by the option's validator
-        spec.setNumber(s, std::stod(given.text));
-        break;
-      case SettingType::Word:
-        spec.setWord(s, given.text);
-        break;
-      case SettingType::NumberList: {
-        const std::vector<double> list = parse_reals(name, given.text, spec.lo, spec.hi);
-        if (list.size() > 32) throw UsageError("option " + spec.flag + ": at most 32 " + name);
-        if (list.empty()) throw UsageError("option " + spec.flag + ": give at least one value");
-        spec.setList(s, list);
-        break;
-      }
-    }
-  }
+  settingOptions_.apply(s);
   if (removeSinks_) {
     models::SinkRemoval removal;
     removal.percentile = s.percentile;

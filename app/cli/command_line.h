@@ -4,9 +4,7 @@
 #include "app/command_line.h"
 #include <string>
 
-#include <map>
-
-#include "models/document/analysis_setting_specs.h"
+#include "app/setting_options.h"
 #include "models/document/analysis_settings.h"
 #include "models/loaded_model.h"
 
@@ -44,18 +42,9 @@ class AnalysisOptions {
   void apply();
 
  private:
-  // The analysis settings (document::analysis_setting_specs), then the interventions.
-  void declareSettingOptions(CLI::App& app);
   void declareInterventionOptions(CLI::App& app, document::AnalysisSettings& s);
-  // What the command line gave for one setting.
-  struct Given {
-    const document::SettingSpec* spec = nullptr;
-    CLI::Option* option = nullptr;
-    std::string text;
-    bool on = false;
-  };
   document::AnalysisSettings& settings_;
-  std::map<std::string, Given> given_;
+  app::SettingOptions settingOptions_;  // every setting of analysis_setting_specs()
   std::string ablate_;
   bool removeSinks_ = false;
   CLI::Option* ablateOption_ = nullptr;

@@ -70,10 +70,11 @@ std::vector<SettingSpec> make_specs() {
   v.push_back(numeric(T::Whole, "top_n", "--top-n", "N",
                       "the top-N keys of diagnostics and the value space", kHeads, "s. 3, 6", 1,
                       100000, &AnalysisSettings::topN));
+  v.back().selection = true;
   v.push_back(numeric(T::Whole, "query", "--query", "Q",
                       "the value-space query (default: the last token)", kHeads, "s. 6", 0, 1 << 24,
                       &AnalysisSettings::query));
-  v.back().optional = true;
+  v.back().optional = true, v.back().selection = true;
   v.push_back(numeric(T::Whole, "random_subsets", "--random-subsets", "K",
                       "random N-subsets of F_N's baseline", kHeads, "s. 6", 0, 100000,
                       &AnalysisSettings::randomSubsets));

@@ -38,6 +38,9 @@ struct SettingSpec {
   std::string paramsName;  // that field's name where it differs from `name`
   // Whole settings that may be unset (the value-space query: the last token).
   bool optional = false;
+  // The window's selection sets it for the panels (top-N, the query): not a
+  // field of its analysis settings dialog nor an option of `sinkscope figure`.
+  bool selection = false;
   // Reading and writing the setting's field: numbers (Number, Whole, Flag as
   // 0/1), words, lists.
   std::function<double(const AnalysisSettings&)> number;

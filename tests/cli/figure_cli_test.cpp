@@ -604,6 +604,41 @@ TEST(FigureCli, PanelCsvsAreAnalyzesRowsForTheHead) {
   }
 }
 
+// The figure takes analyze's settings as analyze does (one declaration):
+// its key importance under --percentile 50 --gamma 0.1 is analyze's sinks.csv
+// under the same; a session names its own settings.
+TEST(FigureCli, TheFigureTakesAnalyzesSettings) {
+  QTemporaryDir dir;
+  const std::string out = dir.filePath(QStringLiteral("analyze")).toStdString();
+  const std::string settings = " --percentile 50 --gamma 0.1";
+  ASSERT_EQ(shell("'" SINKSCOPE_CLI "' analyze '" + kModel + "' --text " + kText + settings +
+                  " --no-weight-spectra --out '" + out + "' 2>&1")
+                .exit,
+            0);
+  const std::string csv = dir.filePath(QStringLiteral("profile.csv")).toStdString();
+  const CliRun figure = cli(figure_args(" --panel profileView --layer 1 --head 2" + settings, csv));
+  ASSERT_EQ(figure.exit, 0) << figure.out;
+  const io::CsvTable panel = io::csv_parse(read_text(csv));
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& r : io::csv_parse(read_text(out + "/sinks.csv")).rows)
+    if (r[0] == "1" && r[1] == "2") rows.push_back(r);
+  EXPECT_EQ(panel.rows, rows);
+  // Under the defaults some key's is_sink differs: the settings reached the figure.
+  const std::string plain = dir.filePath(QStringLiteral("plain.csv")).toStdString();
+  ASSERT_EQ(cli(figure_args(" --panel profileView --layer 1 --head 2", plain)).exit, 0);
+  EXPECT_NE(io::csv_parse(read_text(plain)).rows, panel.rows);
+
+  const auto [deep, session] = shapes_session(dir);
+  ASSERT_FALSE(session.empty());
+  const CliRun refused =
+      cli("figure --session '" + session + "' --panel profileView --gamma 0.1 --out '" +
+          dir.filePath(QStringLiteral("s.csv")).toStdString() + "'");
+  EXPECT_EQ(refused.exit, 2) << refused.out;
+  EXPECT_NE(refused.out.find("--session names its analysis settings: give no --gamma with it"),
+            std::string::npos)
+      << refused.out;
+}
+
 // The attention map's CSV is `sinkscope-cli attention`'s rows for the same
 // head (and head average), line for line: one table, made in the document layer.
 TEST(FigureCli, TheAttentionMapCsvIsTheAttentionCommandsRows) {
