@@ -104,6 +104,13 @@ LinePlotView::LinePlotView(QWidget* parent) : QWidget(parent), plot_(new QCustom
       Q_EMIT pointsHovered(under_);
     }
   });
+  // Until its first data the view is an empty plot: no axes (QCustomPlot's
+  // default 0..5 axes crowd their ticks in a narrow dock and mean nothing).
+  for (QCPAxis* axis : {plot_->xAxis, plot_->yAxis}) {
+    axis->setVisible(false);
+    axis->grid()->setVisible(false);
+  }
+  plot_->legend->setVisible(false);
 }
 
 // The tips of the points under the mouse, one line each, at most a dozen.

@@ -12,6 +12,7 @@
 
 #include "render/gl_support.h"
 #include "render/line_plot_view.h"
+#include "render/qcustomplot_include.h"
 #include "render/token_label.h"
 #include "support/render_compare.h"
 #include "ui/job_runner.h"
@@ -131,4 +132,20 @@ TEST(Offscreen, ViewsDrawALongTokenByItsEnds) {
   EXPECT_EQ(cut.toUcs4().size(), kShownTokenCharacters);
   for (const char32_t c : cut.toUcs4())
     EXPECT_TRUE(c == 0x1F600 || c == 0x2026) << static_cast<unsigned>(c);
+}
+
+// Before its first data a plot shows no axes (QCustomPlot's default 0..5
+// axes crowded their ticks in a narrow dock when a run failed); with data it
+// shows them.
+TEST(Offscreen, APlotWithoutDataShowsNoAxes) {
+  render::LinePlotView view;
+  view.resize(200, 150);
+  EXPECT_FALSE(view.plot()->xAxis->visible());
+  EXPECT_FALSE(view.plot()->yAxis->visible());
+  EXPECT_FALSE(view.plot()->legend->visible());
+  render::LinePlotData data;
+  data.series = {render::LineSeries{QStringLiteral("s"), {0, 1}, {0.5, 0.25}}};
+  view.setData(data);
+  EXPECT_TRUE(view.plot()->xAxis->visible());
+  EXPECT_TRUE(view.plot()->legend->visible());
 }
