@@ -398,13 +398,21 @@ std::uint64_t NpzReader::memberSize(const std::string& name, std::uint64_t& inde
   return st.size;
 }
 
-NpyArray NpzReader::header(const std::string& name) const {
+void* NpzReader::openMember(const std::string& name, std::uint64_t& size,
+                            std::string& where) const {
   std::uint64_t index = 0;
-  const std::uint64_t size = memberSize(name, index);
-  const std::string where = file_.string() + ": " + name;
+  size = memberSize(name, index);
+  where = file_.string() + ": " + name;
   zip_t* z = static_cast<zip_t*>(zip_);
   zip_file_t* f = zip_fopen_index(z, index, 0);
   if (!f) throw NpzError(where + ": cannot be opened (" + zip_strerror(z) + ")");
+  return f;
+}
+
+NpyArray NpzReader::header(const std::string& name) const {
+  std::uint64_t size = 0;
+  std::string where;
+  zip_file_t* f = static_cast<zip_file_t*>(openMember(name, size, where));
   // The magic, version, header length and the longest header there may be.
   std::vector<std::uint8_t> head(
       static_cast<std::size_t>(std::min<std::uint64_t>(size, 12 + kMaxHeaderBytes)));
@@ -420,12 +428,9 @@ NpyArray NpzReader::header(const std::string& name) const {
 }
 
 NpyArray NpzReader::read(const std::string& name) const {
-  std::uint64_t index = 0;
-  const std::uint64_t size = memberSize(name, index);
-  const std::string where = file_.string() + ": " + name;
-  zip_t* z = static_cast<zip_t*>(zip_);
-  zip_file_t* f = zip_fopen_index(z, index, 0);
-  if (!f) throw NpzError(where + ": cannot be opened (" + zip_strerror(z) + ")");
+  std::uint64_t size = 0;
+  std::string where;
+  zip_file_t* f = static_cast<zip_file_t*>(openMember(name, size, where));
   // Grown as the bytes arrive, never to the claimed size at once: a member
   // that claims more than its stream holds costs what it holds.
   std::vector<std::uint8_t> member;

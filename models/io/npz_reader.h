@@ -62,6 +62,9 @@ class NpzReader {
   // The member's uncompressed size, checked against the budget and what its
   // stored bytes can hold; its index into `index`.
   std::uint64_t memberSize(const std::string& name, std::uint64_t& index) const;
+  // The member opened for reading (a zip_file_t*, closed by the caller), its
+  // checked size into `size` and its name as messages give it into `where`.
+  void* openMember(const std::string& name, std::uint64_t& size, std::string& where) const;
   std::filesystem::path file_;
   std::uint64_t maxArrayBytes_;
   void* zip_ = nullptr;  // zip_t*

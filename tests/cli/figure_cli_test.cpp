@@ -45,6 +45,12 @@ int pixels(double mm, int dpi) {
   return static_cast<int>(std::lround(points * dpi / 72.0));
 }
 
+// sinkscope-cli analyze of the figures' model and sentence into `out`, with `options`.
+CliRun analyze_into(const std::string& out, const std::string& options = "") {
+  return shell("'" SINKSCOPE_CLI "' analyze '" + kModel + "' --text " + kText + options +
+               " --no-weight-spectra --out '" + out + "' 2>&1");
+}
+
 // A 6 x 2 random model in `dir` and a session comparing the built-in model
 // (4 x 4) with it at layer 3, head 0, B's head pinned at 1: {model, session};
 // the model's path is empty when it could not be written.
@@ -578,8 +584,7 @@ TEST(FigureCli, ACaptureDrawsWhatTheModelRunDraws) {
 TEST(FigureCli, PanelCsvsAreAnalyzesRowsForTheHead) {
   QTemporaryDir dir;
   const std::string out = dir.filePath(QStringLiteral("analyze")).toStdString();
-  const CliRun analyze = shell("'" SINKSCOPE_CLI "' analyze '" + kModel + "' --text " + kText +
-                               " --no-weight-spectra --out '" + out + "' 2>&1");
+  const CliRun analyze = analyze_into(out);
   ASSERT_EQ(analyze.exit, 0) << analyze.out;
   for (const auto& [view, table] :
        std::vector<std::pair<std::string, std::string>>{{"profileView", "sinks.csv"},
@@ -611,10 +616,8 @@ TEST(FigureCli, TheFigureTakesAnalyzesSettings) {
   QTemporaryDir dir;
   const std::string out = dir.filePath(QStringLiteral("analyze")).toStdString();
   const std::string settings = " --percentile 50 --gamma 0.1";
-  ASSERT_EQ(shell("'" SINKSCOPE_CLI "' analyze '" + kModel + "' --text " + kText + settings +
-                  " --no-weight-spectra --out '" + out + "' 2>&1")
-                .exit,
-            0);
+  const CliRun analyze = analyze_into(out, settings);
+  ASSERT_EQ(analyze.exit, 0) << analyze.out;
   const std::string csv = dir.filePath(QStringLiteral("profile.csv")).toStdString();
   const CliRun figure = cli(figure_args(" --panel profileView --layer 1 --head 2" + settings, csv));
   ASSERT_EQ(figure.exit, 0) << figure.out;
@@ -693,8 +696,7 @@ TEST(FigureCli, TheAttentionMapCsvIsTheAttentionCommandsRows) {
 TEST(FigureCli, GridTaxonomyAndProfileCsvsAreAnalyzesRows) {
   QTemporaryDir dir;
   const std::string out = dir.filePath(QStringLiteral("analyze")).toStdString();
-  const CliRun analyze = shell("'" SINKSCOPE_CLI "' analyze '" + kModel + "' --text " + kText +
-                               " --no-weight-spectra --out '" + out + "' 2>&1");
+  const CliRun analyze = analyze_into(out);
   ASSERT_EQ(analyze.exit, 0) << analyze.out;
   using Record = std::map<std::string, std::string>;
   auto records = [](const std::string& file) {
