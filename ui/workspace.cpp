@@ -162,6 +162,9 @@ void Workspace::analyseRun() {
 }
 
 void Workspace::setAnalysisSettings(const document::AnalysisSettings& settings) {
+  // The same settings again (a session's defaults, most often): nothing to redo.
+  if (document::settings_json(settings, true) == document::settings_json(analysisSettings_, true))
+    return;
   analysisSettings_ = settings;
   Q_EMIT analysisSettingsChanged();
   if (!run_ || !run_->trace) return;

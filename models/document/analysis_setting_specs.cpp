@@ -171,28 +171,28 @@ std::string python_setting_names() {
   return out;
 }
 
+nlohmann::json SettingSpec::json(const AnalysisSettings& s) const {
+  switch (type) {
+    case SettingType::Number:
+      return number(s);
+    case SettingType::Whole: {
+      const auto v = static_cast<long long>(number(s));
+      return optional && v < 0 ? nlohmann::json(nullptr) : nlohmann::json(v);
+    }
+    case SettingType::Word:
+      return word(s);
+    case SettingType::NumberList:
+      return list(s);
+    case SettingType::Flag:
+      return number(s) != 0;
+  }
+  return nullptr;
+}
+
 nlohmann::json head_settings_json(const AnalysisSettings& s) {
   nlohmann::json out = nlohmann::json::object();
-  for (const SettingSpec& spec : analysis_setting_specs()) {
-    if (!spec.python) continue;
-    switch (spec.type) {
-      case SettingType::Number:
-        out[spec.name] = spec.number(s);
-        break;
-      case SettingType::Whole:
-        out[spec.name] = static_cast<long long>(spec.number(s));
-        break;
-      case SettingType::Word:
-        out[spec.name] = spec.word(s);
-        break;
-      case SettingType::NumberList:
-        out[spec.name] = spec.list(s);
-        break;
-      case SettingType::Flag:
-        out[spec.name] = spec.number(s) != 0;
-        break;
-    }
-  }
+  for (const SettingSpec& spec : analysis_setting_specs())
+    if (spec.python) out[spec.name] = spec.json(s);
   return out;
 }
 
@@ -218,7 +218,7 @@ AnalysisSettings head_settings_from_json(const nlohmann::json& j, const std::str
         spec->setNumber(s, number_in(value));
         break;
       case SettingType::Whole: {
-        if (spec->optional && value.is_number_integer() && value.get<long long>() == -1) {
+        if (spec->optional && value.is_null()) {  // unset (the query: the last token)
           spec->setNumber(s, -1);
           break;
         }

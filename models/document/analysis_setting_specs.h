@@ -57,6 +57,8 @@ struct SettingSpec {
   std::string defaultText() const;
   // "percentile, gamma, ..." or "all, visible": for messages.
   std::string wordsText() const;
+  // The setting's value in `s` as plain JSON (an unset optional one: null).
+  nlohmann::json json(const AnalysisSettings& s) const;
 };
 
 // In the command lines' help order.

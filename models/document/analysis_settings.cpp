@@ -59,26 +59,7 @@ json settings_json(const AnalysisSettings& s, bool pooled) {
   json out = json::object();
   for (const SettingSpec& spec : analysis_setting_specs()) {
     if (!spec.params && !pooled) continue;
-    json& field = out[spec.jsonName()];
-    switch (spec.type) {
-      case SettingType::Number:
-        field = spec.number(s);
-        break;
-      case SettingType::Whole: {
-        const auto v = static_cast<long long>(spec.number(s));
-        field = spec.optional && v < 0 ? json(nullptr) : json(v);
-        break;
-      }
-      case SettingType::Word:
-        field = spec.word(s);
-        break;
-      case SettingType::NumberList:
-        field = spec.list(s);
-        break;
-      case SettingType::Flag:
-        field = spec.number(s) != 0;
-        break;
-    }
+    out[spec.jsonName()] = spec.json(s);
   }
   json intervention = json::array();
   for (const auto& line : s.intervention.describe()) intervention.push_back(line);
