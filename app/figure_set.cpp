@@ -26,31 +26,10 @@
 namespace sinkscope::app {
 
 using document::FigureSetParams;
-using document::SetCurve;
 using document::SetFigure;
 using document::StudyRecords;
 
 namespace {
-
-render::LinePlotData plot_data(const SetFigure& f) {
-  render::LinePlotData d;
-  d.title = QString::fromStdString(f.title);
-  d.xLabel = QString::fromStdString(f.xLabel);
-  d.yLabel = QString::fromStdString(f.yLabel);
-  d.integerX = f.integerX;
-  d.includeZero = f.includeZero;
-  d.xPadding = f.xPadding;
-  for (const SetCurve& c : f.curves) {
-    render::LineSeries s{QString::fromStdString(c.name), c.x, c.y, c.reference};
-    s.dashed = c.dashed;
-    s.scatter = c.scatter;
-    s.colourOf = c.colourOf;
-    s.markers = c.markers;
-    s.inLegend = c.inLegend;
-    d.series.push_back(std::move(s));
-  }
-  return d;
-}
 
 int usage_error(const std::string& message) {
   std::fprintf(stderr, "sinkscope figure-set: %s\n", message.c_str());
@@ -194,21 +173,19 @@ std::vector<std::pair<std::filesystem::path, std::string>> set_files(const Figur
   };
   for (const SetFigure& f : set.figures) {
     io::CsvTable table = f.table;
-    table.comments.insert(table.comments.begin(),
-                          {{"tool", "sinkscope figure-set " SINKSCOPE_VERSION},
-                           {"model", set.modelName},
-                           {"sentences", set.sentencesName + " (first " +
-                                             std::to_string(set.sentenceCount) + ")"},
-                           {"figure", f.title.empty() ? f.file : f.title}});
+    table.comments.insert(
+        table.comments.begin(),
+        {{"tool", "sinkscope figure-set " SINKSCOPE_VERSION},
+         {"model", set.modelName},
+         {"sentences", set.sentencesName + " (first " + std::to_string(set.sentenceCount) + ")"},
+         {"figure", f.plot.title.empty() ? f.file : f.plot.title}});
     table.comments.insert(table.comments.end(), set.provenance.begin(), set.provenance.end());
     const std::filesystem::path csv = out / (f.file + ".csv");
     io::output_check_replaceable(csv, o.force);
     files.emplace_back(csv, io::csv_render(table));
-    if (f.curves.empty() && f.title.empty()) continue;  // a table only
-    render::LinePlotView view;
-    view.resize(640, 480);
-    view.setData(plot_data(f));
-    const render::FigurePart part = *render::figure_part(&view);
+    if (f.plot.series.empty() && f.plot.title.empty()) continue;  // a table only
+    const render::FigurePart part =
+        render::figure_part(f.plot, QString::fromStdString(f.file), QSize(640, 480));
     add(out / (f.file + ".pdf"), render::figure_part_bytes(part, render::ExportFormat::Pdf, options, {}));
     if (o.pngDpi > 0) {
       render::FigureOptions png = options;

@@ -7,13 +7,22 @@
 
 namespace sinkscope::render {
 
+FigurePart figure_part(views::LinePlot plot, const QString& name, QSize screenSize) {
+  views::line_plot_check(plot);
+  FigurePart part;
+  part.name = name;
+  part.screenSize = screenSize;
+  part.plot = std::make_shared<const views::LinePlot>(std::move(plot));
+  return part;
+}
+
 std::optional<FigurePart> figure_part(const QWidget* view) {
   if (!view) return std::nullopt;
   FigurePart part;
   part.name = view->objectName();
   part.screenSize = view->size();
   if (auto* plot = qobject_cast<const LinePlotView*>(view)) {
-    part.plot = plot;
+    part.plot = std::make_shared<const views::LinePlot>(plot->data());
   } else if (auto* map = qobject_cast<const HeatMapView*>(view)) {
     part.map = std::make_shared<const HeatMapData>(map->data());
   } else if (auto* scene = qobject_cast<const SceneView*>(view)) {

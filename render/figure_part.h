@@ -11,23 +11,25 @@
 #include <memory>
 #include <optional>
 
+#include "models/views/line_plot.h"
 #include "render/head_view.h"
 #include "render/heat_map_data.h"
 #include "render/scene_data.h"
 
 namespace sinkscope::render {
 
-class LinePlotView;
-
 struct FigurePart {
   QString name;       // the view's object name
   QSize screenSize;   // its size on screen, in pixels (the Screen preset's size)
-  const LinePlotView* plot = nullptr;    // a line plot (QCustomPlot draws it)
+  std::shared_ptr<const views::LinePlot> plot;  // a line plot (QCustomPlot draws it)
   std::shared_ptr<const HeatMapData> map;  // or a heat map
   std::shared_ptr<const SceneData> scene;  // or a 3-D scene, seen from `camera`
   SceneCamera camera;
   std::shared_ptr<const HeadViewData> headView;  // or the head view
 };
+
+// A line plot's part, drawn from its description alone (no widget on screen).
+FigurePart figure_part(views::LinePlot plot, const QString& name, QSize screenSize);
 
 // The part a widget exports: a HeatMapView, LinePlotView, SceneView,
 // HeadView or a FigureStandIn holding data; nothing for any other widget.

@@ -14,7 +14,7 @@ namespace sinkscope::render {
 
 namespace {
 
-QColor qcolour(const Rgb& c, double alpha = 1.0) {
+QColor qcolour(const views::Rgb& c, double alpha = 1.0) {
   QColor q = QColor::fromRgbF(static_cast<float>(c.r), static_cast<float>(c.g), static_cast<float>(c.b));
   q.setAlphaF(static_cast<float>(std::clamp(alpha, 0.0, 1.0)));
   return q;
@@ -134,7 +134,7 @@ void paint_head_view(QPainter& p, const HeadViewData& d, double w, double h, dou
       QFont f = label;
       f.setBold(selected);
       p.setFont(f);
-      p.setPen(selected ? qcolour(kSelectedHighlight) : QColor(30, 30, 30));
+      p.setPen(selected ? qcolour(views::kSelectedHighlight) : QColor(30, 30, 30));
       p.drawText(box, (side == 0 ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter,
                  QStringLiteral("%1 %2").arg(k).arg(token));
     }

@@ -14,13 +14,13 @@
 #include <vector>
 
 #include "models/io/table_io.h"
-#include "render/colormap.h"
+#include "models/views/colours.h"
 
 namespace sinkscope::render {
 
 struct HeadViewHead {
   QString name;                // "head 3"
-  Rgb colour;
+  views::Rgb colour;
   std::vector<float> weights;  // tokens x tokens, row = query, column = key
 };
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "models/io/table_io.h"
-#include "render/colormap.h"
+#include "models/views/colours.h"
 
 namespace sinkscope::render {
 
@@ -31,7 +31,7 @@ struct HeatMapData {
   // Categorical maps: values are indices into `categories`, drawn in
   // `categoryColours` with a legend of names instead of a colour scale.
   std::vector<QString> categories;
-  std::vector<Rgb> categoryColours;
+  std::vector<views::Rgb> categoryColours;
   std::vector<int> markedCols;   // columns drawn with the sink highlight (their labels in red)
   std::vector<int> highlighted;  // rows and columns whose labels are highlighted (orange)
   std::vector<int> rightHighlighted;  // side by side: the same for the right map's own tokens

@@ -37,7 +37,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "render/colormap.h"
+#include "models/views/colours.h"
 #include "render/pan_zoom_style.h"
 #include "render/text_wrap.h"
 #include "render/vtk_text.h"
@@ -67,7 +67,7 @@ HeatMapView::HeatMapView(QWidget* parent) : VtkViewWidget(parent) {
 
   lut_->SetNumberOfTableValues(kLutSize);
   for (int i = 0; i < kLutSize; ++i) {
-    const Rgb c = colormap_viridis(static_cast<double>(i) / (kLutSize - 1));
+    const views::Rgb c = views::colormap_viridis(static_cast<double>(i) / (kLutSize - 1));
     lut_->SetTableValue(i, c.r, c.g, c.b, 1.0);
   }
   lut_->SetNanColor(0.90, 0.90, 0.90, 1.0);
@@ -181,7 +181,7 @@ void HeatMapView::setLookupTable() {
     const auto n = static_cast<int>(data_.categories.size());
     lut_->SetNumberOfTableValues(n);
     for (int k = 0; k < n; ++k) {
-      const Rgb c = data_.categoryColours[static_cast<std::size_t>(k)];
+      const views::Rgb c = data_.categoryColours[static_cast<std::size_t>(k)];
       lut_->SetTableValue(k, c.r, c.g, c.b, 1.0);
       lut_->SetAnnotation(vtkVariant(static_cast<double>(k)),
                           data_.categories[static_cast<std::size_t>(k)].toUtf8().constData());
@@ -193,7 +193,8 @@ void HeatMapView::setLookupTable() {
     lut_->SetNumberOfTableValues(kLutSize);
     for (int i = 0; i < kLutSize; ++i) {
       const double t = static_cast<double>(i) / (kLutSize - 1);
-      const Rgb c = data_.diverging ? colormap_diverging(2 * t - 1) : colormap_viridis(t);
+      const views::Rgb c =
+          data_.diverging ? views::colormap_diverging(2 * t - 1) : views::colormap_viridis(t);
       lut_->SetTableValue(i, c.r, c.g, c.b, 1.0);
     }
   }
@@ -212,13 +213,13 @@ void HeatMapView::placeActors(const std::vector<float>& shown) {
   outline_ = frames_ = nullptr;
   if (data_.outlineRow >= 0 && data_.outlineRow < data_.rows && data_.outlineCol >= 0 &&
       data_.outlineCol < data_.cols)
-    outline_ = frameActor({{data_.outlineRow, data_.outlineCol}}, kSinkHighlight, 3.0);
+    outline_ = frameActor({{data_.outlineRow, data_.outlineCol}}, views::kSinkHighlight, 3.0);
   std::vector<std::pair<int, int>> framed;  // inside the map and visible
   for (const auto& [r, c] : data_.framedCells)
     if (r >= 0 && r < data_.rows && c >= 0 && c < data_.cols &&
         (data_.hidden.empty() || !data_.hidden[static_cast<std::size_t>(r) * data_.cols + c]))
       framed.push_back({r, c});
-  if (!framed.empty()) frames_ = frameActor(framed, kSelectedHighlight, 2.0);
+  if (!framed.empty()) frames_ = frameActor(framed, views::kSelectedHighlight, 2.0);
   for (auto* actor : {outline_.Get(), frames_.Get()})
     if (actor) renderer()->AddActor(actor);
   if (!shown.empty()) renderer()->AddActor(actor_);
@@ -284,7 +285,7 @@ void HeatMapView::makeLabelSlots() {
 }
 
 vtkSmartPointer<vtkActor> HeatMapView::frameActor(const std::vector<std::pair<int, int>>& cells,
-                                                  const Rgb& color, double width) const {
+                                                  const views::Rgb& color, double width) const {
   // A square around each cell, in world coordinates (cell (r, c) is centred
   // on (c, rows-1-r)), a little in front of the image.
   vtkNew<vtkPoints> corners;
@@ -419,9 +420,12 @@ vtkSmartPointer<vtkTextActor> HeatMapView::makeLabel(const LabelSlot& s) {
   vtk_text_use_unicode_font(p, s.lit);
   p->SetFontSize(11);
   if (s.selected)
-    p->SetColor(kSelectedHighlight.r, kSelectedHighlight.g, kSelectedHighlight.b), p->BoldOn();
+    p->SetColor(views::kSelectedHighlight.r, views::kSelectedHighlight.g,
+                views::kSelectedHighlight.b),
+        p->BoldOn();
   else if (s.lit)
-    p->SetColor(kSinkHighlight.r, kSinkHighlight.g, kSinkHighlight.b), p->BoldOn();
+    p->SetColor(views::kSinkHighlight.r, views::kSinkHighlight.g, views::kSinkHighlight.b),
+        p->BoldOn();
   else
     p->SetColor(0.15, 0.15, 0.15);
   p->SetVerticalJustificationToCentered();

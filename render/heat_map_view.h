@@ -108,7 +108,7 @@ class HeatMapView : public VtkViewWidget {
   void fitTitle();
   // One actor framing each of `cells` (row, col).
   vtkSmartPointer<vtkActor> frameActor(const std::vector<std::pair<int, int>>& cells,
-                                       const Rgb& color, double width) const;
+                                       const views::Rgb& color, double width) const;
   vtkNew<vtkImageData> image_;
   vtkNew<vtkLookupTable> lut_;
   vtkNew<vtkImageMapToColors> colors_;

@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include "render/qcustomplot_include.h"
 
-#include "render/colormap.h"
+#include "models/views/colours.h"
 #include "render/text_wrap.h"
 
 namespace sinkscope::render {
@@ -23,7 +23,7 @@ QColor tint(const QColor& c, double white) {
   auto mix = [&](int v) { return static_cast<int>(std::lround(v + (255 - v) * white)); };
   return QColor(mix(c.red()), mix(c.green()), mix(c.blue()), c.alpha());
 }
-QColor to_colour(const Rgb& c) {
+QColor to_colour(const views::Rgb& c) {
   return QColor::fromRgbF(static_cast<float>(c.r), static_cast<float>(c.g), static_cast<float>(c.b));
 }
 constexpr Qt::PenStyle kDashes[4] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine};
@@ -60,7 +60,7 @@ LinePlotView::LinePlotView(QWidget* parent) : QWidget(parent), plot_(new QCustom
     double bestDistance = 8.0;  // pixels
     std::vector<std::pair<double, std::pair<int, int>>> near;  // distance, (series, index)
     for (std::size_t s = 0; s < data_.series.size(); ++s) {
-      const LineSeries& series = data_.series[s];
+      const views::PlotSeries& series = data_.series[s];
       if (series.reference || series.threshold) continue;
       if (series.segments) {  // a bar is hovered anywhere along it: its first point's index
         for (std::size_t k = 0; k + 1 < series.x.size(); k += 2) {
@@ -118,10 +118,10 @@ void LinePlotView::showTips(const QPoint& where) {
   QStringList lines;
   int more = 0;
   for (const auto& [series, index] : under_) {
-    const LineSeries& s = data_.series[static_cast<std::size_t>(series)];
+    const views::PlotSeries& s = data_.series[static_cast<std::size_t>(series)];
     if (index >= static_cast<int>(s.tips.size())) continue;
     if (lines.size() < 12)
-      lines << s.tips[static_cast<std::size_t>(index)];
+      lines << QString::fromStdString(s.tips[static_cast<std::size_t>(index)]);
     else
       ++more;
   }
@@ -200,8 +200,9 @@ void LinePlotView::setFigureTitle(const QString& title, int indent) {
   auto* element = qobject_cast<QCPTextElement*>(plot_->plotLayout()->element(0, 0));
   if (!element) return;
   // No title: a blank line keeps the room of a sub-figure's letter, or none.
-  data_.title = title.isEmpty() ? (indent > 0 ? QStringLiteral(" ") : QString()) : title;
-  element->setText(data_.title);
+  const QString shown = title.isEmpty() ? (indent > 0 ? QStringLiteral(" ") : QString()) : title;
+  data_.title = shown.toStdString();
+  element->setText(shown);
   element->setVisible(!title.isEmpty() || indent > 0);
   QMargins m = element->margins();
   m.setLeft(indent);
@@ -255,7 +256,7 @@ void LinePlotView::fitToSize() {
   const QFontMetrics legendFont(plot_->legend->font());
   int widest = 0;
   for (const auto& series : data_.series)
-    widest = std::max(widest, legendFont.horizontalAdvance(series.name));
+    widest = std::max(widest, legendFont.horizontalAdvance(QString::fromStdString(series.name)));
   const int entry = widest + plot_->legend->iconSize().width() + 24;  // icon, padding, margins
   const int spacing = plot_->legend->columnSpacing();
   const int columns = std::clamp((width() - 16 + spacing) / std::max(1, entry + spacing), 1, 4);
@@ -271,7 +272,8 @@ void LinePlotView::fitToSize() {
   if (auto* title = qobject_cast<QCPTextElement*>(plot_->plotLayout()->element(0, 0))) {
     const QFontMetrics titleFont(title->font());
     const QStringList lines = text_wrap(
-        data_.title, [&](const QString& t) { return titleFont.horizontalAdvance(t); },
+        QString::fromStdString(data_.title),
+        [&](const QString& t) { return titleFont.horizontalAdvance(t); },
         width() - 12 - 2 * titleIndent_);
     // A word longer than the line (a long model name) is shortened in its middle, not cut off.
     QStringList fitted;
@@ -328,20 +330,23 @@ struct SeriesPens {
 // second cue; one that borrows another's colour (a "before" curve, drawn
 // dashed) takes no turn, and then the styles stay solid, dashes meaning
 // "before".
-SeriesPens series_pens(const std::vector<LineSeries>& series) {
-  auto takesTurn = [](const LineSeries& s) { return !s.reference && !s.threshold && s.colourOf < 0; };
-  const bool comparison = std::any_of(series.begin(), series.end(),
-                                      [](const LineSeries& s) { return s.dashed || s.colourOf >= 0; });
+SeriesPens series_pens(const std::vector<views::PlotSeries>& series) {
+  auto takesTurn = [](const views::PlotSeries& s) {
+    return !s.reference && !s.threshold && s.colourOf < 0;
+  };
+  const bool comparison = std::any_of(series.begin(), series.end(), [](const views::PlotSeries& s) {
+    return s.dashed || s.colourOf >= 0;
+  });
   SeriesPens pens{std::vector<QColor>(series.size()),
                   std::vector<Qt::PenStyle>(series.size(), Qt::SolidLine)};
   for (std::size_t k = 0, turn = 0; k < series.size(); ++k)
     if (takesTurn(series[k])) {
       const int t = static_cast<int>(turn++);
-      const LineSeries& s = series[k];
-      pens.colours[k] = s.color.isValid() ? s.color : to_colour(colormap_categorical(t));
+      const views::PlotSeries& s = series[k];
+      pens.colours[k] = to_colour(s.colour.value_or(views::colormap_categorical(t)));
       // Points and bars (diagrams, barcodes) are told apart by colour alone.
-      if (!comparison && !s.color.isValid() && !s.scatter && !s.segments)
-        pens.styles[k] = kDashes[categorical_dash(t)];
+      if (!comparison && !s.colour && !s.scatter && !s.segments)
+        pens.styles[k] = kDashes[views::categorical_dash(t)];
     }
   // A compared run's curve (colourOf: the same quantity in the other run) is
   // told apart by colour as well as by its dashes: with one quantity the
@@ -351,32 +356,25 @@ SeriesPens series_pens(const std::vector<LineSeries>& series) {
   for (std::size_t k = 0; k < series.size(); ++k) {
     const int from = series[k].colourOf;
     if (from >= 0 && from < static_cast<int>(pens.colours.size()))
-      pens.colours[k] = turns == 1 ? to_colour(colormap_categorical(1))
+      pens.colours[k] = turns == 1 ? to_colour(views::colormap_categorical(1))
                                    : tint(pens.colours[static_cast<std::size_t>(from)], 0.5);
     else if (!pens.colours[k].isValid())
-      pens.colours[k] = series[k].color.isValid() ? series[k].color : QColor(110, 110, 110);
+      pens.colours[k] = series[k].colour ? to_colour(*series[k].colour) : QColor(110, 110, 110);
   }
   return pens;
 }
 
 }  // namespace
 
-void LinePlotView::setData(LinePlotData data) {
-  for (const auto& s : data.series) {
-    if (s.x.size() != s.y.size())
-      throw std::invalid_argument("LinePlotView: series \"" + s.name.toStdString() +
-                                  "\" has x and y of different lengths");
-    if (s.lo.size() != s.hi.size() || (!s.lo.empty() && s.lo.size() != s.x.size()))
-      throw std::invalid_argument("LinePlotView: series \"" + s.name.toStdString() +
-                                  "\" has an interval of another length");
-  }
+void LinePlotView::setData(views::LinePlot data) {
+  views::line_plot_check(data);
   data_ = std::move(data);
   under_.clear();  // the points it listed belong to the old data
 
   plot_->clearPlottables();  // graphs and their error bars
   plot_->clearItems();       // the selection's line
-  plot_->xAxis->setLabel(data_.xLabel);
-  plot_->yAxis->setLabel(data_.yLabel);
+  plot_->xAxis->setLabel(QString::fromStdString(data_.xLabel));
+  plot_->yAxis->setLabel(QString::fromStdString(data_.yLabel));
   const SeriesPens pens = series_pens(data_.series);
   for (std::size_t k = 0; k < data_.series.size(); ++k)
     addSeries(data_.series[k], pens.colours[k], pens.styles[k]);
@@ -385,7 +383,7 @@ void LinePlotView::setData(LinePlotData data) {
     auto* mark = new QCPItemStraightLine(plot_);
     mark->point1->setCoords(data_.markedX, 0.0);
     mark->point2->setCoords(data_.markedX, 1.0);
-    mark->setPen(QPen(to_colour(kSelectedHighlight), 1.5, Qt::DashLine));
+    mark->setPen(QPen(to_colour(views::kSelectedHighlight), 1.5, Qt::DashLine));
     mark->setSelectable(false);
   }
   // A plot with nothing to draw shows its title only (e.g. "not computed").
@@ -400,9 +398,9 @@ void LinePlotView::setData(LinePlotData data) {
   plot_->replot();
 }
 
-void LinePlotView::addSeries(const LineSeries& s, const QColor& colour, Qt::PenStyle style) {
+void LinePlotView::addSeries(const views::PlotSeries& s, const QColor& colour, Qt::PenStyle style) {
   QCPGraph* g = plot_->addGraph();
-  g->setName(s.name);
+  g->setName(QString::fromStdString(s.name));
   if (s.segments) {
     // NaN between segments: QCustomPlot leaves a gap there.
     QVector<double> x, y;

@@ -13,57 +13,12 @@
 #include <utility>
 #include <vector>
 
-#include "models/io/table_io.h"
+#include "models/views/line_plot.h"
 #include "render/figure_legend.h"
 
 class QCustomPlot;
 
 namespace sinkscope::render {
-
-struct LineSeries {
-  QString name;
-  std::vector<double> x;
-  std::vector<double> y;
-  bool reference = false;   // drawn as a grey dashed line (baselines)
-  bool threshold = false;   // drawn as a dark dotted line (thresholds such as eps)
-  bool scatter = false;     // points only, no connecting line (diagrams, spectra)
-  bool segments = false;    // points 2k and 2k+1 are the ends of one segment (barcodes)
-  QColor color = QColor();  // a data series' colour; invalid: spread over viridis
-  bool dashed = false;      // a data series drawn dashed (e.g. the run before an intervention)
-  int colourOf = -1;        // >= 0: drawn in the colour of that series (a "before" curve)
-  // Optional: each point's interval (e.g. a 95% bootstrap interval), drawn as
-  // error bars; empty, or as long as x (NaN: no bar at that point).
-  std::vector<double> lo = {}, hi = {};
-  // Optional: what each point stands for (a token string), as long as x;
-  // exported CSVs carry it in a "label" column.
-  std::vector<QString> labels = {};
-  // "before" or "after" when two runs are compared; exported CSVs carry a "run" column.
-  QString run = {};
-  bool markers = true;   // a circle at every point (dense curves: a plain line)
-  bool inLegend = true;  // listed in the legend (a layer's baseline may not be)
-  // Optional: what hovering each point says (a tooltip), as long as x; not
-  // exported. Points under the cursor together are all listed.
-  std::vector<QString> tips = {};
-};
-
-struct LinePlotData {
-  QString title;
-  QString xLabel;
-  QString yLabel;
-  std::vector<LineSeries> series;
-  bool includeZero = true;  // the y axis always shows 0
-  double xPadding = 0.5;    // air left and right of the data (0.5: integer positions)
-  bool integerX = false;    // ticks only at whole numbers (layers, indices, N)
-  bool integerY = false;    // (counts)
-  bool airBelow = false;    // a little air under the lowest value: a curve along 0 is not hidden by the axis
-  // The selection on the x axis (a key, a layer, a training step), drawn as
-  // an orange line; NaN: none.
-  double markedX = std::numeric_limits<double>::quiet_NaN();
-  // The numbers drawn, as the document layer tabled them (analyze's columns
-  // and formatting): the CSV export writes this table when it is set, and
-  // the series otherwise.
-  std::shared_ptr<const io::CsvTable> numbers = {};
-};
 
 class LinePlotView : public QWidget {
   Q_OBJECT
@@ -71,8 +26,9 @@ class LinePlotView : public QWidget {
  public:
   explicit LinePlotView(QWidget* parent = nullptr);
 
-  // Throws std::invalid_argument when a series' x and y (or lo and hi) differ in length.
-  void setData(LinePlotData data);
+  // Throws std::invalid_argument when a series' x and y (or lo and hi) differ
+  // in length (views::line_plot_check).
+  void setData(views::LinePlot data);
   // The screen: every text at `scale` times its usual size (a classroom's
   // projector: larger).
   void setTextScale(double scale);
@@ -93,7 +49,9 @@ class LinePlotView : public QWidget {
   // Figures: fewer y ticks while any two labels are closer than 1.4 lines
   // (a low plot in a multi-panel figure), after laying the plot out.
   void thinTicks();
-  const LinePlotData& data() const { return data_; }
+  const views::LinePlot& data() const { return data_; }
+  // The title as drawn (before a figure's own title replaces it).
+  QString title() const { return QString::fromStdString(data_.title); }
   QCustomPlot* plot() const { return plot_; }
 
  Q_SIGNALS:
@@ -115,11 +73,11 @@ class LinePlotView : public QWidget {
   void fitToSize();
   // setData's parts: one series (with its error bars), whole-number ticks
   // where asked, and the axes' ranges.
-  void addSeries(const LineSeries& series, const QColor& colour, Qt::PenStyle style);
+  void addSeries(const views::PlotSeries& series, const QColor& colour, Qt::PenStyle style);
   void setTickers();
   void fitRanges();
   void showTips(const QPoint& where);
-  LinePlotData data_;
+  views::LinePlot data_;
   QCustomPlot* plot_;
   std::pair<int, int> hovered_{-1, -1};
   QList<QPair<int, int>> under_;

@@ -22,7 +22,7 @@
 #include <stdexcept>
 
 #include "models/io/table_io.h"
-#include "render/colormap.h"
+#include "models/views/colours.h"
 #include "render/figure_part.h"
 #include "render/heat_map_view.h"
 #include "render/label_layout.h"
@@ -99,12 +99,12 @@ QString header(const QStringList& comments) {
   return QString::fromStdString(s);
 }
 
-QColor to_qcolor(const Rgb& c) {
+QColor to_qcolor(const views::Rgb& c) {
   return QColor::fromRgbF(static_cast<float>(c.r), static_cast<float>(c.g),
                           static_cast<float>(c.b));
 }
 
-QColor viridis(double t) { return to_qcolor(colormap_viridis(t)); }
+QColor viridis(double t) { return to_qcolor(views::colormap_viridis(t)); }
 
 constexpr double kMmPerPoint = 25.4 / 72.0;
 
@@ -223,7 +223,7 @@ QColor heat_map_colour(const HeatMapData& d, float value, double lo, double hi) 
     t = (std::log10(std::max<double>(value, lo)) - std::log10(lo)) /
         (std::log10(hi) - std::log10(lo));
   t = std::clamp(t, 0.0, 1.0);
-  return d.diverging ? to_qcolor(colormap_diverging(2 * t - 1)) : viridis(t);
+  return d.diverging ? to_qcolor(views::colormap_diverging(2 * t - 1)) : viridis(t);
 }
 
 // Where a heat map's parts go in a w x h logical area.
@@ -318,13 +318,13 @@ void paint_heat_map_cells(QPainter& p, const HeatMapData& d, double lo, double h
       p.drawRect(QRectF(g.x0 + c * g.cell, g.top + r * g.cell, g.cell + 0.4, g.cell + 0.4));
     }
   p.setBrush(Qt::NoBrush);
-  auto frame = [&](int r, int c, const Rgb& colour, double width) {
+  auto frame = [&](int r, int c, const views::Rgb& colour, double width) {
     if (r < 0 || r >= d.rows || c < 0 || c >= d.cols) return;
     p.setPen(QPen(to_qcolor(colour), width * k));
     p.drawRect(QRectF(g.x0 + c * g.cell, g.top + r * g.cell, g.cell, g.cell));
   };
-  for (const auto& [r, c] : d.framedCells) frame(r, c, kSelectedHighlight, 1.0);
-  frame(d.outlineRow, d.outlineCol, kSinkHighlight, 1.5);
+  for (const auto& [r, c] : d.framedCells) frame(r, c, views::kSelectedHighlight, 1.0);
+  frame(d.outlineRow, d.outlineCol, views::kSinkHighlight, 1.5);
 }
 
 // Token labels (sink columns in red, highlighted tokens in orange) and the axis titles.
@@ -338,8 +338,9 @@ void paint_heat_map_labels(QPainter& p, const HeatMapData& d, const HeatMapLayou
   auto labelPen = [&](bool column, bool rightSide, int index) {
     const bool marked = column && std::find(d.markedCols.begin(), d.markedCols.end(),
                                             heat_map_own_column(d, index)) != d.markedCols.end();
-    if (heat_map_label_lit(d, column, rightSide, index)) return to_qcolor(kSelectedHighlight);
-    if (marked) return to_qcolor(kSinkHighlight);
+    if (heat_map_label_lit(d, column, rightSide, index))
+      return to_qcolor(views::kSelectedHighlight);
+    if (marked) return to_qcolor(views::kSinkHighlight);
     return QColor(Qt::black);
   };
   for (int r = 0; r < d.rows; r += g.step) {
@@ -421,7 +422,7 @@ void paint_heat_map_colour_bar(QPainter& p, const HeatMapData& d, double lo, dou
   const double k = st.k(), barH = g.mapHeight, top = g.top, line = g.line;
   for (int i = 0; i < 100; ++i) {
     p.setPen(Qt::NoPen);
-    p.setBrush(d.diverging ? to_qcolor(colormap_diverging(1.0 - 2.0 * i / 99.0))
+    p.setBrush(d.diverging ? to_qcolor(views::colormap_diverging(1.0 - 2.0 * i / 99.0))
                            : viridis(1.0 - i / 99.0));
     p.drawRect(QRectF(barX, top + i * barH / 100.0, g.barWidth, barH / 100.0 + 0.5));
   }
@@ -525,7 +526,7 @@ void paint_scene(QPainter& p, const SceneData& d, const SceneCamera& camera, int
     // A line of no length (a self-loop, or two tokens seen one behind the
     // other) strokes an empty path, which a PDF reader rejects.
     if (QLineF(from, to).length() < 1e-3) continue;
-    QColor c = e.lit ? to_qcolor(kSelectedHighlight) : QColor(70, 70, 70);
+    QColor c = e.lit ? to_qcolor(views::kSelectedHighlight) : QColor(70, 70, 70);
     c.setAlphaF(e.lit ? 1.0f : static_cast<float>(0.15 + 0.85 * std::clamp(e.weight, 0.0, 1.0)));
     p.setPen(QPen(c, e.lit ? 2.0 : 1.0));
     p.drawLine(from, to);
@@ -633,15 +634,15 @@ QString numbers_csv(const QStringList& comments, const io::CsvTable& numbers) {
 
 }  // namespace
 
-QString line_plot_csv(const LinePlotData& d, const QStringList& comments) {
-  if (d.numbers)
-    return numbers_csv(QStringList{QStringLiteral("panel: ") + d.title} + comments, *d.numbers);
-  std::string s = text(header(QStringList{QStringLiteral("panel: ") + d.title} + comments));
+QString line_plot_csv(const views::LinePlot& d, const QStringList& comments) {
+  const QString panel = QStringLiteral("panel: ") + QString::fromStdString(d.title);
+  if (d.numbers) return numbers_csv(QStringList{panel} + comments, *d.numbers);
+  std::string s = text(header(QStringList{panel} + comments));
   // A run column when two runs are compared, a label column when points stand for tokens.
   const bool runs = std::any_of(d.series.begin(), d.series.end(),
-                                [](const LineSeries& x) { return !x.run.isEmpty(); });
+                                [](const views::PlotSeries& x) { return !x.run.empty(); });
   const bool labels = std::any_of(d.series.begin(), d.series.end(),
-                                  [](const LineSeries& x) { return !x.labels.empty(); });
+                                  [](const views::PlotSeries& x) { return !x.labels.empty(); });
   std::vector<std::string> columns{"series"};
   if (runs) columns.push_back("run");
   columns.push_back("x");
@@ -650,10 +651,10 @@ QString line_plot_csv(const LinePlotData& d, const QStringList& comments) {
   append_row(s, columns);
   for (const auto& series : d.series)
     for (std::size_t k = 0; k < series.x.size(); ++k) {
-      std::vector<std::string> row{text(series.name)};
-      if (runs) row.push_back(text(series.run));
+      std::vector<std::string> row{series.name};
+      if (runs) row.push_back(series.run);
       row.push_back(number(series.x[k]));
-      if (labels) row.push_back(k < series.labels.size() ? text(series.labels[k]) : std::string());
+      if (labels) row.push_back(k < series.labels.size() ? series.labels[k] : std::string());
       row.push_back(k < series.y.size() ? number(series.y[k]) : std::string());
       append_row(s, row);
     }
@@ -801,20 +802,21 @@ struct FigurePlot {
   QFont font;
 };
 
-std::unique_ptr<FigurePlot> figure_plot(const LinePlotView& view, QSize size, const Style& st,
+std::unique_ptr<FigurePlot> figure_plot(const views::LinePlot& shown, QSize size, const Style& st,
                                         double fontPt) {
   auto figure = std::make_unique<FigurePlot>();
   figure->view = std::make_unique<LinePlotView>();
   LinePlotView& plot = *figure->view;
   plot.resize(size);
-  LinePlotData data = view.data();
-  for (auto& series : data.series) series.name = st.label(series.name);
+  views::LinePlot data = shown;
+  for (auto& series : data.series)
+    series.name = st.label(QString::fromStdString(series.name)).toStdString();
   plot.setData(std::move(data));
   const double pt = fontPt > 0 ? fontPt : st.fontPt;
   plot.setFigureFonts(st.family, pt);
   // A plot with nothing to draw keeps its title: it says why ("not computed").
-  const QString title =
-      view.data().series.empty() ? view.data().title : drawn_title(view.data().title, st);
+  const QString viewTitle = QString::fromStdString(shown.title);
+  const QString title = shown.series.empty() ? viewTitle : drawn_title(viewTitle, st);
   plot.setFigureTitle(title, static_cast<int>(std::lround(st.titleIndent)));
   figure->legend = plot.takeLegend();
   figure->font = QFont(st.family);
@@ -846,14 +848,13 @@ int axes_height(FigurePlot& figure) {
 // A part's size for the Screen preset: its view's size, at least a readable one.
 QSize part_size(const FigurePart& part) {
   const QSize s = part.screenSize;
-  if (part.plot)
-    return {std::max(part.plot->plot()->width(), 400), std::max(part.plot->plot()->height(), 300)};
+  if (part.plot) return {std::max(s.width(), 400), std::max(s.height(), 300)};
   if (part.map) return {std::max(s.width(), 400), std::max(s.height(), 350)};
   return {std::max(s.width(), 200), std::max(s.height(), 150)};
 }
 
 QString part_title(const FigurePart& part) {
-  if (part.plot) return part.plot->data().title;
+  if (part.plot) return QString::fromStdString(part.plot->title);
   if (part.map) return part.map->title;
   if (part.scene) return part.scene->title;
   if (part.headView) return part.headView->title;
@@ -916,9 +917,9 @@ QString scene_csv(const SceneData& d, const QStringList& comments) {
 }
 
 QString head_view_csv(const HeadViewData& d, const QStringList& comments) {
-  if (d.numbers)
-    return numbers_csv(QStringList{QStringLiteral("panel: ") + d.title} + comments, *d.numbers);
-  std::string s = text(header(QStringList{QStringLiteral("panel: ") + d.title} + comments));
+  const QString panel = QStringLiteral("panel: ") + d.title;
+  if (d.numbers) return numbers_csv(QStringList{panel} + comments, *d.numbers);
+  std::string s = text(header(QStringList{panel} + comments));
   append_row(s, {"head", "query", "key", "query_token", "key_token", "weight"});
   const std::size_t n = d.tokens.size();
   std::vector<std::string> tokens;
@@ -937,7 +938,7 @@ QString head_view_csv(const HeadViewData& d, const QStringList& comments) {
 }
 
 QString figure_part_csv(const FigurePart& part, const QStringList& comments) {
-  if (part.plot) return line_plot_csv(part.plot->data(), comments);
+  if (part.plot) return line_plot_csv(*part.plot, comments);
   if (part.map) return heat_map_csv(*part.map, comments);
   if (part.scene) return scene_csv(*part.scene, comments);
   if (part.headView) return head_view_csv(*part.headView, comments);
@@ -1002,9 +1003,7 @@ QStringList drop_empty_plots(std::vector<FigurePart>& parts) {
   for (const FigurePart& part : parts)
     if (!part.plot && !part.map && !part.scene && !part.headView)
       throw std::invalid_argument("figure: a view has nothing to draw");
-  const auto empty = [](const FigurePart& part) {
-    return part.plot && part.plot->data().series.empty();
-  };
+  const auto empty = [](const FigurePart& part) { return part.plot && part.plot->series.empty(); };
   QStringList leftOut;
   if (std::all_of(parts.begin(), parts.end(), empty)) return leftOut;
   for (const FigurePart& part : parts)

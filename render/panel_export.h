@@ -11,13 +11,17 @@
 
 class QWidget;
 
+namespace sinkscope::views {
+struct LinePlot;
+}
+
 namespace sinkscope::render {
 
 class HeatMapView;
 class LinePlotView;
 class SceneView;
 struct HeatMapData;
-struct LinePlotData;
+
 struct SceneData;
 struct FigurePart;
 
@@ -87,7 +91,7 @@ std::vector<double> colour_bar_ticks(double lo, double hi, bool logScale);
 ExportFormat export_format_of(const QString& path);
 
 // `comments` become "# ..." lines at the top of a CSV (tool, model, text, parameters).
-QString line_plot_csv(const LinePlotData& data, const QStringList& comments);
+QString line_plot_csv(const views::LinePlot& data, const QStringList& comments);
 QString heat_map_csv(const HeatMapData& data, const QStringList& comments);
 // One row per point (token, label, x, y, z, size), edge (from, to, weight) and ball.
 QString scene_csv(const SceneData& data, const QStringList& comments);

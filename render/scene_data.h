@@ -8,13 +8,13 @@
 #include <array>
 #include <vector>
 
-#include "render/colormap.h"
+#include "models/views/colours.h"
 
 namespace sinkscope::render {
 
 struct ScenePoint {
   std::array<double, 3> position{};
-  Rgb color{0.5, 0.5, 0.5};
+  views::Rgb color{0.5, 0.5, 0.5};
   double size = 1.0;  // relative radius
   QString label;      // drawn beside the point when the scene has few points
   int token = -1;     // the token the point stands for (hover reports it), -1: none
@@ -29,7 +29,7 @@ struct SceneEdge {
 struct SceneBall {
   std::array<double, 3> center{};
   double radius = 1.0;
-  Rgb color{0.3, 0.3, 0.3};
+  views::Rgb color{0.3, 0.3, 0.3};
 };
 
 struct SceneData {

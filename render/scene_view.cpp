@@ -182,8 +182,9 @@ void SceneView::addEdges(vtkPoints* points) {
     const vtkIdType ids[2] = {e.from, e.to};
     lines->InsertNextCell(2, ids);
     if (e.lit)
-      lineColors->InsertNextTuple4(byte(kSelectedHighlight.r), byte(kSelectedHighlight.g),
-                                   byte(kSelectedHighlight.b), 255);
+      lineColors->InsertNextTuple4(byte(views::kSelectedHighlight.r),
+                                   byte(views::kSelectedHighlight.g),
+                                   byte(views::kSelectedHighlight.b), 255);
     else
       lineColors->InsertNextTuple4(70, 70, 70, byte(0.15 + 0.85 * e.weight));
   }

@@ -52,6 +52,20 @@ TEST(IncludeRules, TheDocumentLayerStandsOnPublicHeadersOnly) {
   EXPECT_TRUE(include_violations("models/io/t.cpp", "#include \"analysis/sinks.h\"\n").empty());
 }
 
+TEST(IncludeRules, ViewDescriptionsArePlainDataEveryDrawerReads) {
+  EXPECT_TRUE(
+      include_violations("render/v.cpp", "#include \"models/views/line_plot.h\"\n").empty());
+  EXPECT_TRUE(include_violations("models/document/d.cpp", "#include \"models/views/line_plot.h\"\n")
+                  .empty());
+  EXPECT_TRUE(
+      include_violations("models/views/v.h", "#include \"models/io/table_io.h\"\n").empty());
+  EXPECT_EQ(include_violations("models/views/v.h", "#include <QString>\n").size(), 1u);
+  EXPECT_EQ(include_violations("models/views/v.h", "#include \"models/document/d.h\"\n").size(),
+            1u);
+  EXPECT_EQ(include_violations("models/views/v.h", "#include \"render/x.h\"\n").size(), 1u);
+  EXPECT_EQ(include_violations("models/io/t.h", "#include \"models/views/v.h\"\n").size(), 1u);
+}
+
 TEST(IncludeRules, TorchStaysInsideModels) {
   for (const char* path : {"ui/w.cpp", "render/v.cpp", "app/main.cpp", "tests/t.cpp"})
     EXPECT_EQ(include_violations(path, "#include <c10/util/Half.h>\n").size(), 1u) << path;

@@ -21,10 +21,10 @@
 
 namespace sinkscope::ui {
 
-render::LinePlotData emergence_plot(const std::vector<models::Checkpoint>& checkpoints,
-                                    const CheckpointAlpha0& alpha0, const QString& text,
-                                    EmergenceMetric metric) {
-  render::LinePlotData d;
+views::LinePlot emergence_plot(const std::vector<models::Checkpoint>& checkpoints,
+                               const CheckpointAlpha0& alpha0, const QString& text,
+                               EmergenceMetric metric) {
+  views::LinePlot d;
   QString what, axis;
   switch (metric) {
     case EmergenceMetric::Alpha0:
@@ -44,9 +44,10 @@ render::LinePlotData emergence_plot(const std::vector<models::Checkpoint>& check
       break;
   }
   d.title = QObject::tr("Sink emergence | %1 by training step | \"%2\"")
-                .arg(what, text.size() > 40 ? text.left(37) + QStringLiteral("...") : text);
-  d.xLabel = QObject::tr("training step");
-  d.yLabel = axis;
+                .arg(what, text.size() > 40 ? text.left(37) + QStringLiteral("...") : text)
+                .toStdString();
+  d.xLabel = "training step";
+  d.yLabel = axis.toStdString();
   d.includeZero = true;
   d.xPadding = 0.0;
   // One head's value; a layer's point is the mean over its heads.
@@ -64,7 +65,7 @@ render::LinePlotData emergence_plot(const std::vector<models::Checkpoint>& check
   const std::size_t steps = std::min(alpha0.values.size(), checkpoints.size());
   // Layers [first, last) at every checkpoint, as a curve.
   auto curve = [&](const QString& name, int first, int last) {
-    render::LineSeries s{name, {}, {}};
+    views::PlotSeries s{name.toStdString(), {}, {}};
     for (std::size_t c = 0; c < steps; ++c) {
       double sum = 0.0;
       for (int k = first * alpha0.heads; k < last * alpha0.heads; ++k)
@@ -75,9 +76,9 @@ render::LinePlotData emergence_plot(const std::vector<models::Checkpoint>& check
     return s;
   };
   for (int l = 0; l < alpha0.layers; ++l) d.series.push_back(curve(QObject::tr("layer %1").arg(l), l, l + 1));
-  render::LineSeries model = curve(QObject::tr("every head of the model"), 0, alpha0.layers);
+  views::PlotSeries model = curve(QObject::tr("every head of the model"), 0, alpha0.layers);
   model.dashed = true;
-  model.color = QColor(90, 90, 90);
+  model.colour = views::Rgb{90 / 255.0, 90 / 255.0, 90 / 255.0};
   d.series.push_back(std::move(model));
   return d;
 }
@@ -208,8 +209,8 @@ bool CheckpointsPanel::isIntermediateStep(const std::filesystem::path& folder) c
 
 void CheckpointsPanel::drawEmergence() {
   if (last_.values.empty()) return;
-  render::LinePlotData d = emergence_plot(checkpoints_, last_, lastText_,
-                                          static_cast<EmergenceMetric>(metric_->currentData().toInt()));
+  views::LinePlot d = emergence_plot(checkpoints_, last_, lastText_,
+                                     static_cast<EmergenceMetric>(metric_->currentData().toInt()));
   const int k = slider_->value();
   if (k >= 0 && k < static_cast<int>(checkpoints_.size()))  // the checkpoint open now
     d.markedX = static_cast<double>(checkpoints_[static_cast<std::size_t>(k)].step);

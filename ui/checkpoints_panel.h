@@ -21,8 +21,11 @@ namespace sinkscope::render {
 class FigureStandIn;
 class HeatMapView;
 class LinePlotView;
-struct LinePlotData;
 }  // namespace sinkscope::render
+
+namespace sinkscope::views {
+struct LinePlot;
+}
 
 namespace sinkscope::ui {
 
@@ -35,9 +38,9 @@ using document::CheckpointAlpha0;
 // sink (the columns docs/sinks.md tabulates for a training run).
 enum class EmergenceMetric { Alpha0, Boost, SinkRate, StrongBoost };
 // The emergence plot: each layer's mean over heads against the step.
-render::LinePlotData emergence_plot(const std::vector<models::Checkpoint>& checkpoints,
-                                    const CheckpointAlpha0& alpha0, const QString& text,
-                                    EmergenceMetric metric = EmergenceMetric::Alpha0);
+views::LinePlot emergence_plot(const std::vector<models::Checkpoint>& checkpoints,
+                               const CheckpointAlpha0& alpha0, const QString& text,
+                               EmergenceMetric metric = EmergenceMetric::Alpha0);
 // The overview against training: every head (rows, layer by layer) at every step (columns).
 render::HeatMapData emergence_grid(const std::vector<models::Checkpoint>& checkpoints,
                                    const CheckpointAlpha0& alpha0);

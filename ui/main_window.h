@@ -27,8 +27,11 @@ class HeatMapView;
 class FigureStandIn;
 class LinePlotView;
 struct HeatMapData;
-struct LineSeries;
 }  // namespace sinkscope::render
+
+namespace sinkscope::views {
+struct PlotSeries;
+}
 
 namespace sinkscope::document {
 struct StudyTables;

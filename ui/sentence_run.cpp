@@ -139,6 +139,12 @@ std::shared_ptr<const models::LayerCapture> SentenceRun::layer(int layer) const 
   return cachedLayer_;
 }
 
+std::vector<std::string> SentenceRun::tokenStrings() const {
+  std::vector<std::string> out;
+  for (const QString& t : tokens) out.push_back(t.toStdString());
+  return out;
+}
+
 analysis::AttentionMatrix SentenceRun::attention(int layer, int head) const {
   if (!trace) return analysis::attention_uniform(tokenCount(), causal);
   const models::LayerCapture& capture = *this->layer(layer);

@@ -49,6 +49,8 @@ struct SentenceRun {
   std::shared_ptr<const TraceAnalysis> analysis;
 
   int tokenCount() const { return static_cast<int>(tokens.size()); }
+  // The tokens as the document layer takes them.
+  std::vector<std::string> tokenStrings() const;
   // The map of `layer` and `head` (SelectionModel::kHeadAverage for the mean
   // over heads); the uniform map when there is no trace.
   analysis::AttentionMatrix attention(int layer, int head) const;

@@ -10,7 +10,7 @@
 #include <QVBoxLayout>
 #include <cmath>
 
-#include "render/colormap.h"
+#include "models/views/colours.h"
 #include "render/gl_support.h"
 #include "render/heat_map_view.h"
 #include "render/line_plot_view.h"
@@ -22,9 +22,6 @@ namespace {
 
 // The pooled numbers the grid can show.
 enum GridChoice { SampleShare, SinkVotes, CurrentVotes, HeadClass };
-
-// Okabe-Ito colours, as the Taxonomy panel draws the classes.
-const render::Rgb kClassColours[3] = {{0.0, 0.447, 0.698}, {0.835, 0.369, 0.0}, {0.0, 0.620, 0.451}};
 
 int class_index(const std::string& label) {
   return label == "Retriever" ? 0 : label == "Mixer" ? 1 : 2;
@@ -244,7 +241,8 @@ render::HeatMapData StudyPanel::gridData() const {
   if (choice == HeadClass) {
     grid.quantity = tr("head class");
     grid.categories = {tr("Retriever"), tr("Mixer"), tr("Reset")};
-    grid.categoryColours = {kClassColours[0], kClassColours[1], kClassColours[2]};
+    grid.categoryColours = {views::kHeadClassColours[0], views::kHeadClassColours[1],
+                            views::kHeadClassColours[2]};
     value = QString::fromStdString(chosen.label);
   } else {
     grid.fixedRange = true;
@@ -280,20 +278,21 @@ void StudyPanel::drawProfile() {
   const StudyTables& s = *study_;
   const auto choices = profile_choices(s);
   const int index = profileChooser_->currentIndex();
-  render::LinePlotData plot;
-  plot.xLabel = tr("layer");
+  views::LinePlot plot;
+  plot.xLabel = "layer";
   plot.integerX = true;
   if (index < 0 || index >= static_cast<int>(choices.size())) {
-    plot.title = tr("No layer profiles in this study");
+    plot.title = tr("No layer profiles in this study").toStdString();
     profile_->setData(std::move(plot));
     return;
   }
   const ProfileChoice& c = choices[static_cast<std::size_t>(index)];
-  plot.title = tr("%1 | mean over %2 sentences, 95% intervals").arg(c.label).arg(s.sentences);
-  plot.yLabel = c.yLabel;
+  plot.title =
+      tr("%1 | mean over %2 sentences, 95% intervals").arg(c.label).arg(s.sentences).toStdString();
+  plot.yLabel = c.yLabel.toStdString();
   auto seriesOf = [&](const std::vector<Interval>& values, const QString& name) {
-    render::LineSeries series;
-    series.name = name;
+    views::PlotSeries series;
+    series.name = name.toStdString();
     for (std::size_t l = 0; l < values.size(); ++l) {
       series.x.push_back(static_cast<double>(l));
       series.y.push_back(values[l].value);
@@ -314,7 +313,7 @@ void StudyPanel::drawProfile() {
       plot.series.push_back(seriesOf(s.profiles.at(metric), metric_name(metric)));
   }
   if (!c.reference.empty()) {
-    render::LineSeries ref;
+    views::PlotSeries ref;
     ref.reference = true;
     for (int l = 0; l < s.layers; ++l) {
       ref.x.push_back(l);
@@ -326,9 +325,9 @@ void StudyPanel::drawProfile() {
         ref.y.push_back(s.profiles.at(c.reference)[static_cast<std::size_t>(l)].value);
       }
     }
-    ref.name = c.reference == "one"       ? tr("no boost (1)")
-               : c.reference == "uniform" ? tr("uniform baseline (mean over sentences)")
-                                          : tr("random subsets of N keys");
+    ref.name = c.reference == "one"       ? "no boost (1)"
+               : c.reference == "uniform" ? "uniform baseline (mean over sentences)"
+                                          : "random subsets of N keys";
     plot.series.push_back(std::move(ref));
   }
   profile_->setData(std::move(plot));
@@ -336,19 +335,18 @@ void StudyPanel::drawProfile() {
 
 void StudyPanel::drawClasses() {
   const StudyTables& s = *study_;
-  render::LinePlotData plot;
-  plot.title = tr("Head classes per layer (votes pooled over %1 sentences)").arg(s.sentences);
-  plot.xLabel = tr("layer");
-  plot.yLabel = tr("heads");
+  views::LinePlot plot;
+  plot.title =
+      tr("Head classes per layer (votes pooled over %1 sentences)").arg(s.sentences).toStdString();
+  plot.xLabel = "layer";
+  plot.yLabel = "heads";
   plot.integerX = plot.integerY = true;
   plot.airBelow = true;  // a class with no head in any layer stays visible above the axis
   const QString names[3] = {tr("Retriever"), tr("Mixer"), tr("Reset")};
   for (int c = 0; c < 3; ++c) {
-    render::LineSeries series;
-    series.name = names[c];
-    const render::Rgb& rgb = kClassColours[c];
-    series.color = QColor::fromRgbF(static_cast<float>(rgb.r), static_cast<float>(rgb.g),
-                                    static_cast<float>(rgb.b));
+    views::PlotSeries series;
+    series.name = names[c].toStdString();
+    series.colour = views::kHeadClassColours[c];
     for (int l = 0; l < s.layers; ++l) {
       int n = 0;
       for (int h = 0; h < s.heads; ++h) n += class_index(s.head(l, h).label) == c ? 1 : 0;

@@ -43,9 +43,9 @@ std::string layer_name(int l) { return "layer " + std::to_string(l); }
 // One curve per shown layer (and, when given, its baseline dashed in the same
 // colour), from per-layer ragged means; the table holds every layer.
 // `minCount`: indices fewer sentences reach are left out of the curves.
-SetCurve ragged_curve(const std::string& name, const RaggedMean& m, const std::vector<double>& xOf,
-                      double xStart, int minCount) {
-  SetCurve c{name, {}, {}};
+views::PlotSeries ragged_curve(const std::string& name, const RaggedMean& m,
+                               const std::vector<double>& xOf, double xStart, int minCount) {
+  views::PlotSeries c{name, {}, {}};
   for (std::size_t k = 0; k < m.size(); ++k) {
     if (m.count[k] < minCount) continue;
     c.x.push_back(xOf.empty() ? xStart + static_cast<double>(k) : xOf[k]);
@@ -61,20 +61,21 @@ SetFigure layered_figure(const std::vector<RaggedMean>& means,
                          const std::vector<RaggedMean>* baselines, const std::vector<double>& xOf,
                          double xStart, const std::vector<int>& shown, int minCount) {
   SetFigure f;
+  f.plot.xPadding = 0.0;  // curves over distances and shares: no air at the ends
   for (int l : shown)
-    f.curves.push_back(
+    f.plot.series.push_back(
         ragged_curve(layer_name(l), means[static_cast<std::size_t>(l)], xOf, xStart, minCount));
   if (baselines) {
-    const std::size_t layerCurves = f.curves.size();
+    const std::size_t layerCurves = f.plot.series.size();
     for (std::size_t i = 0; i < layerCurves; ++i) {
-      SetCurve c =
+      views::PlotSeries c =
           ragged_curve(layer_name(shown[i]) + " random",
                        (*baselines)[static_cast<std::size_t>(shown[i])], xOf, xStart, minCount);
       c.dashed = true;
       c.markers = false;
       c.inLegend = false;
       c.colourOf = static_cast<int>(i);
-      f.curves.push_back(std::move(c));
+      f.plot.series.push_back(std::move(c));
     }
   }
   return f;
@@ -169,17 +170,18 @@ SetFigure key_importance_figure(const SetContext& x) {
     }
   SetFigure f = layered_figure(alpha, nullptr, {}, 0.0, x.shown, x.minCount);
   // One uniform baseline: it depends on the lengths only, not on the layer.
-  SetCurve baseline = ragged_curve("uniform baseline", uniform.front(), {}, 0.0, x.minCount);
+  views::PlotSeries baseline =
+      ragged_curve("uniform baseline", uniform.front(), {}, 0.0, x.minCount);
   baseline.reference = true;
-  f.curves.push_back(std::move(baseline));
+  f.plot.series.push_back(std::move(baseline));
   f.file = "key_importance_by_layer";
-  f.title = "Key importance alpha_k by position (mean over heads and " + x.source + ")" +
-            shown_note(x.shown, x.L) + x.positionNote;
-  f.xPadding = 0.5;
-  f.xLabel = "key position k";
-  f.yLabel = "alpha_k";
-  f.integerX = true;
-  f.includeZero = true;
+  f.plot.title = "Key importance alpha_k by position (mean over heads and " + x.source + ")" +
+                 shown_note(x.shown, x.L) + x.positionNote;
+  f.plot.xPadding = 0.5;
+  f.plot.xLabel = "key position k";
+  f.plot.yLabel = "alpha_k";
+  f.plot.integerX = true;
+  f.plot.includeZero = true;
   f.table = layered_table(alpha, &uniform, {}, 0.0,
                           {"layer", "position", "alpha_k", "uniform_baseline", "sentences"});
   return f;
@@ -202,12 +204,12 @@ void append_betti_figures(const SetContext& x, const io::CsvTable& frameTable,
     std::string frame;
     if (!frameTable.rows.empty() && !frameTable.rows.front().empty())
       frame = " | reference frame: " + frameTable.rows.front().front();
-    f.title = std::string(dimension == 0 ? "beta_0 (components)" : "beta_1 (loops)") +
-              " against distance e (mean over heads and " + x.source + ")" + frame +
-              shown_note(x.shown, x.L);
-    f.xLabel = "distance scale e";
-    f.yLabel = dimension == 0 ? "beta_0" : "beta_1";
-    f.includeZero = true;
+    f.plot.title = std::string(dimension == 0 ? "beta_0 (components)" : "beta_1 (loops)") +
+                   " against distance e (mean over heads and " + x.source + ")" + frame +
+                   shown_note(x.shown, x.L);
+    f.plot.xLabel = "distance scale e";
+    f.plot.yLabel = dimension == 0 ? "beta_0" : "beta_1";
+    f.plot.includeZero = true;
     f.table = layered_table(beta, nullptr, grid, 0.0,
                             {"layer", "e", dimension == 0 ? "beta_0" : "beta_1", "sentences"});
     figures.push_back(std::move(f));
@@ -228,13 +230,13 @@ SetFigure fn_figure(const SetContext& x) {
     }
   SetFigure fig = layered_figure(f, &random, {}, 1.0, x.shown, x.minCount);
   fig.file = "fn_against_n_by_layer";
-  fig.title = "F_N against N at the last query (mean over heads and " + x.source +
-              "); dashed: random N-subsets" + shown_note(x.shown, x.L) + x.positionNote;
-  fig.xPadding = 0.5;
-  fig.xLabel = "N (keys selected)";
-  fig.yLabel = "F_N";
-  fig.integerX = true;
-  fig.includeZero = true;
+  fig.plot.title = "F_N against N at the last query (mean over heads and " + x.source +
+                   "); dashed: random N-subsets" + shown_note(x.shown, x.L) + x.positionNote;
+  fig.plot.xPadding = 0.5;
+  fig.plot.xLabel = "N (keys selected)";
+  fig.plot.yLabel = "F_N";
+  fig.plot.integerX = true;
+  fig.plot.includeZero = true;
   fig.table = layered_table(f, &random, {}, 1.0, {"layer", "n", "f_n", "f_n_random", "sentences"});
   return fig;
 }
@@ -251,19 +253,19 @@ SetFigure taxonomy_figure(const SetContext& x) {
       }
   SetFigure fig;
   fig.file = "taxonomy_by_layer";
-  fig.title = "Head classes per layer (share of heads over " + x.source + ")";
-  fig.xLabel = "layer";
-  fig.yLabel = "share of heads";
-  fig.integerX = true;
-  fig.includeZero = true;
-  fig.xPadding = 0.5;
+  fig.plot.title = "Head classes per layer (share of heads over " + x.source + ")";
+  fig.plot.xLabel = "layer";
+  fig.plot.yLabel = "share of heads";
+  fig.plot.integerX = true;
+  fig.plot.includeZero = true;
+  fig.plot.xPadding = 0.5;
   fig.table.columns = {"layer", "retriever", "mixer", "reset"};
   for (int c = 0; c < 3; ++c) {
-    SetCurve curve{analysis::head_class_name(static_cast<analysis::HeadClass>(c)), {}, {}};
+    views::PlotSeries curve{analysis::head_class_name(static_cast<analysis::HeadClass>(c)), {}, {}};
     for (int l = 0; l < x.L; ++l)
       curve.x.push_back(l),
           curve.y.push_back(share[static_cast<std::size_t>(l)][static_cast<std::size_t>(c)]);
-    fig.curves.push_back(std::move(curve));
+    fig.plot.series.push_back(std::move(curve));
   }
   for (int l = 0; l < x.L; ++l)
     fig.table.rows.push_back({std::to_string(l), csv_number(share[static_cast<std::size_t>(l)][0]),
@@ -276,12 +278,13 @@ SetFigure taxonomy_figure(const SetContext& x) {
 SetFigure bos_removal_figure(const SetContext& x) {
   SetFigure fig;
   fig.file = "bos_removal";
-  fig.title = "NLL change when the BOS token is removed, per sentence (" + x.source + ")";
-  fig.xLabel = "tokens in the sentence";
-  fig.yLabel = "mean dNLL (nats)";
-  fig.includeZero = true;
+  fig.plot.xPadding = 0.0;
+  fig.plot.title = "NLL change when the BOS token is removed, per sentence (" + x.source + ")";
+  fig.plot.xLabel = "tokens in the sentence";
+  fig.plot.yLabel = "mean dNLL (nats)";
+  fig.plot.includeZero = true;
   fig.table.columns = {"sentence", "tokens", "delta_nll"};
-  SetCurve points{"sentences", {}, {}};
+  views::PlotSeries points{"sentences", {}, {}};
   points.scatter = true;
   double sum = 0.0;
   int counted = 0;
@@ -293,19 +296,19 @@ SetFigure bos_removal_figure(const SetContext& x) {
     sum += r.bosDeltaNll, ++counted;
   }
   if (counted > 0) {
-    fig.curves.push_back(std::move(points));
+    fig.plot.series.push_back(std::move(points));
     char label[64];
     std::snprintf(label, sizeof label, "mean %.3g nats", sum / counted);
-    SetCurve mean{label, {}, {}};
+    views::PlotSeries mean{label, {}, {}};
     double lo = 1e300, hi = -1e300;
     for (const SentenceRecord& r : x.records)
       lo = std::min(lo, double(r.tokens)), hi = std::max(hi, double(r.tokens));
     mean.x = {lo, hi};
     mean.y = {sum / counted, sum / counted};
     mean.reference = true;
-    fig.curves.push_back(std::move(mean));
+    fig.plot.series.push_back(std::move(mean));
   } else {
-    fig.title += ": not defined (the model's first token is not a special BOS token)";
+    fig.plot.title += ": not defined (the model's first token is not a special BOS token)";
   }
   return fig;
 }
@@ -362,16 +365,17 @@ SetFigure sparsification_figure(const models::LoadedModel& model,
   }
   SetFigure fig;
   fig.file = "sparsification";
-  fig.title = "Sparsification: dNLL against the share of heads kept per layer (mean over " +
-              std::to_string(used) + " sentences)";
-  fig.xLabel = "share of heads kept";
-  fig.yLabel = "dNLL (nats)";
-  fig.includeZero = true;
+  fig.plot.xPadding = 0.0;
+  fig.plot.title = "Sparsification: dNLL against the share of heads kept per layer (mean over " +
+                   std::to_string(used) + " sentences)";
+  fig.plot.xLabel = "share of heads kept";
+  fig.plot.yLabel = "dNLL (nats)";
+  fig.plot.includeZero = true;
   fig.table.columns = {"ranking", "retained", "dnll", "sentences"};
-  std::map<int, SetCurve> byRanking;
+  std::map<int, views::PlotSeries> byRanking;
   for (const auto& [key, cell] : pooled) {
     const std::string name = models::head_ranking_name(static_cast<models::HeadRanking>(key.first));
-    SetCurve& c = byRanking[key.first];
+    views::PlotSeries& c = byRanking[key.first];
     c.name = name;
     c.x.push_back(key.second);
     c.y.push_back(cell.first / cell.second);
@@ -380,7 +384,7 @@ SetFigure sparsification_figure(const models::LoadedModel& model,
   }
   for (auto& [ranking, curve] : byRanking) {
     curve.dashed = static_cast<models::HeadRanking>(ranking) == models::HeadRanking::Random;
-    fig.curves.push_back(std::move(curve));
+    fig.plot.series.push_back(std::move(curve));
   }
   return fig;
 }

@@ -14,32 +14,21 @@
 #include <string>
 #include <vector>
 
-#include "models/io/table_io.h"
 #include "models/document/analyze_report.h"
 #include "models/document/corpus_pool.h"
 #include "models/experiments.h"
+#include "models/io/table_io.h"
 #include "models/loaded_model.h"
+#include "models/views/line_plot.h"
 
 namespace sinkscope::document {
 
-struct SetCurve {
-  std::string name;
-  std::vector<double> x, y;
-  bool reference = false;  // a baseline (grey dashed)
-  bool dashed = false;
-  bool scatter = false;  // points only
-  int colourOf = -1;     // drawn in curve colourOf's colour (a layer's baseline)
-  bool markers = true;   // a circle at every point (false: a plain line)
-  bool inLegend = true;
-};
-
+// One figure of a set: its file name, what it draws and every number it
+// draws (and the layers it leaves out).
 struct SetFigure {
   std::string file;  // the name without suffix: key_importance_by_layer
-  std::string title, xLabel, yLabel;
-  bool integerX = false, includeZero = false;
-  double xPadding = 0.0;  // air left and right of the data
-  std::vector<SetCurve> curves;
-  io::CsvTable table;  // every number the figure draws (and the layers it leaves out)
+  views::LinePlot plot;
+  io::CsvTable table;
 };
 
 struct FigureSetParams {

@@ -30,24 +30,26 @@
 #include "render/qcustomplot_include.h"
 #include "support/shell_run.h"
 
+namespace views = sinkscope::views;
+
 using namespace sinkscope::render;
 
 namespace {
 
-LinePlotData plot_data() {
-  LinePlotData d;
-  d.title = QStringLiteral("Persistence diagram | layer 0, head 0");
-  d.xLabel = QStringLiteral("birth (distance e)");
-  d.yLabel = QStringLiteral("death");
-  LineSeries s;
-  s.name = QStringLiteral("H0 (12 bars)");
+views::LinePlot plot_data() {
+  views::LinePlot d;
+  d.title = "Persistence diagram | layer 0, head 0";
+  d.xLabel = "birth (distance e)";
+  d.yLabel = "death";
+  views::PlotSeries s;
+  s.name = "H0 (12 bars)";
   for (int k = 0; k < 12; ++k) {
     s.x.push_back(0.0);
     s.y.push_back(0.5 + 0.04 * k);
   }
   s.scatter = true;
-  LineSeries diagonal;
-  diagonal.name = QStringLiteral("birth = death");
+  views::PlotSeries diagonal;
+  diagonal.name = "birth = death";
   diagonal.x = {0, 1};
   diagonal.y = {0, 1};
   diagonal.reference = true;
@@ -134,8 +136,8 @@ TEST(FigureExport, PresetsGivePaperSizesWithEmbeddedFontsAndPlainSpaces) {
   QTemporaryDir dir;
   LinePlotView view;
   view.resize(560, 420);
-  LinePlotData d = plot_data();
-  d.series.front().name = QStringLiteral("\u2423the token");  // a visible space on screen
+  views::LinePlot d = plot_data();
+  d.series.front().name = std::string("\u2423the token");  // a visible space on screen
   view.setData(d);
   FigureOptions one = figure_preset(FigurePreset::OneColumn, 300);
   const QString png = dir.filePath(QStringLiteral("one.png"));
@@ -201,10 +203,11 @@ TEST(FigureExport, PresetsGivePaperSizesWithEmbeddedFontsAndPlainSpaces) {
 // in their shortest exact form, NaN (undefined) an empty field, one header
 // line per comment; io::csv_parse reads it back cell for cell.
 TEST(FigureExport, PanelCsvsAreInTheDialectOfEveryTable) {
-  LinePlotData plot;
-  plot.title = QStringLiteral("Key importance\nof layer 0");
-  LineSeries s{QStringLiteral("alpha_k"), {0, 1, 2}, {0.1, std::numeric_limits<double>::quiet_NaN(), 1.0 / 3}};
-  s.labels = {QStringLiteral("a,b"), QStringLiteral("say \"hi\""), QStringLiteral("x\ry")};
+  views::LinePlot plot;
+  plot.title = std::string("Key importance\nof layer 0");
+  views::PlotSeries s{
+      "alpha_k", {0, 1, 2}, {0.1, std::numeric_limits<double>::quiet_NaN(), 1.0 / 3}};
+  s.labels = {"a,b", std::string("say \"hi\""), std::string("x\ry")};
   plot.series = {s};
   const std::string csv = line_plot_csv(plot, {QStringLiteral("model: m")}).toStdString();
   EXPECT_EQ(csv.rfind("# panel: Key importance of layer 0\n# model: m\nseries,x,label,y\n", 0), 0u) << csv;
@@ -220,21 +223,21 @@ TEST(FigureExport, PanelCsvsAreInTheDialectOfEveryTable) {
 // CSVs of compared runs say which run each number belongs
 // to, and points that stand for tokens carry the token.
 TEST(FigureExport, CsvsNameTheRunAndTheTokens) {
-  LinePlotData plot;
-  plot.title = QStringLiteral("Key importance");
-  LineSeries after{QStringLiteral("alpha_k after"), {0, 1}, {0.5, 0.25}};
-  after.labels = {QStringLiteral("<s>"), QStringLiteral("\u2423the")};
-  after.run = QStringLiteral("after");
-  LineSeries before{QStringLiteral("alpha_k before"), {0, 1}, {0.625, 0.125}};
+  views::LinePlot plot;
+  plot.title = "Key importance";
+  views::PlotSeries after{"alpha_k after", {0, 1}, {0.5, 0.25}};
+  after.labels = {"<s>", std::string("\u2423the")};
+  after.run = "after";
+  views::PlotSeries before{"alpha_k before", {0, 1}, {0.625, 0.125}};
   before.labels = after.labels;
-  before.run = QStringLiteral("before");
+  before.run = "before";
   plot.series = {after, before};
   const QString csv = line_plot_csv(plot, {});
   EXPECT_TRUE(csv.contains(QStringLiteral("\nseries,run,x,label,y\n"))) << csv.toStdString();
   EXPECT_TRUE(csv.contains(QStringLiteral("\nalpha_k before,before,1,\u2423the,0.125\n"))) << csv.toStdString();
   // Without runs or labels: the plain columns.
-  LinePlotData plain;
-  plain.series = {LineSeries{QStringLiteral("s"), {0}, {1}}};
+  views::LinePlot plain;
+  plain.series = {views::PlotSeries{"s", {0}, {1}}};
   EXPECT_TRUE(line_plot_csv(plain, {}).contains(QStringLiteral("\nseries,x,y\ns,0,1\n")));
 
   HeatMapData left, right;
@@ -475,13 +478,13 @@ TEST(FigureExport, EmptyPlotsAreLeftOutAndLongLegendsGrowTheRows) {
   QTemporaryDir dir;
   LinePlotView drawn, empty, crowded;
   drawn.setData(plot_data());
-  LinePlotData nothing;
-  nothing.title = QStringLiteral("KL by layer: not computed");
+  views::LinePlot nothing;
+  nothing.title = "KL by layer: not computed";
   empty.setData(nothing);
-  LinePlotData many = plot_data();
+  views::LinePlot many = plot_data();
   for (int k = 0; k < 6; ++k) {
-    LineSeries s;
-    s.name = QStringLiteral("a long series name, number %1 of six").arg(k);
+    views::PlotSeries s;
+    s.name = "a long series name, number " + std::to_string(k) + " of six";
     s.x = {0, 1};
     s.y = {0.1 * k, 0.2 * k};
     many.series.push_back(s);
@@ -492,7 +495,7 @@ TEST(FigureExport, EmptyPlotsAreLeftOutAndLongLegendsGrowTheRows) {
 
   const QString two = dir.filePath(QStringLiteral("two.png"));
   const QStringList leftOut = figure_export(std::vector<QWidget*>{&drawn, &empty, &drawn}, two, oneColumn, 0, true);
-  EXPECT_EQ(leftOut, QStringList{nothing.title});
+  EXPECT_EQ(leftOut, QStringList{QString::fromStdString(nothing.title)});
   EXPECT_GE(height_mm(QImage(two)), 2 * 44.8 - 0.5);
   EXPECT_LT(height_mm(QImage(two)), 2 * 44.8 + 10) << "two rows: the empty plot is not one";
 

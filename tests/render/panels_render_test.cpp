@@ -10,12 +10,14 @@
 #include <algorithm>
 #include <cmath>
 
-#include "render/colormap.h"
+#include "models/views/colours.h"
 #include "render/heat_map_view.h"
 #include "render/line_plot_view.h"
 #include "render/qcustomplot_include.h"
 #include "render/scene_view.h"
 #include "support/render_compare.h"
+
+namespace views = sinkscope::views;
 
 using namespace sinkscope;
 
@@ -223,7 +225,7 @@ TEST(PanelsRender, LargeMapsKeepThinColumnsVisibleAtEveryZoom) {
         .toRgb();
   };
   auto near = [](const QColor& c, double value) {
-    const render::Rgb e = render::colormap_viridis(value);
+    const views::Rgb e = views::colormap_viridis(value);
     return std::abs(c.redF() - e.r) < 0.12 && std::abs(c.greenF() - e.g) < 0.12 &&
            std::abs(c.blueF() - e.b) < 0.12;
   };
@@ -261,16 +263,16 @@ TEST(PanelsRender, HeatMapRejectsMismatchedData) {
 TEST(PanelsRender, LinePlotMatchesBaseline) {
   render::LinePlotView view;
   view.resize(520, 300);
-  render::LinePlotData d;
-  d.title = QStringLiteral("test | two series");
-  d.xLabel = QStringLiteral("key position k");
-  d.yLabel = QStringLiteral("alpha_k");
-  render::LineSeries a{QStringLiteral("1/(k+1)"), {}, {}, false};
+  views::LinePlot d;
+  d.title = "test | two series";
+  d.xLabel = "key position k";
+  d.yLabel = "alpha_k";
+  views::PlotSeries a{"1/(k+1)", {}, {}, false};
   for (int k = 0; k < 12; ++k) {
     a.x.push_back(k);
     a.y.push_back(1.0 / (k + 1));
   }
-  render::LineSeries eps{QStringLiteral("eps"), {0, 11}, {0.3, 0.3}, true};
+  views::PlotSeries eps{"eps", {0, 11}, {0.3, 0.3}, true};
   d.series = {a, eps};
   view.setData(d);
   view.show();
@@ -289,7 +291,7 @@ TEST(PanelsRender, SceneOfAStarGraphMatchesBaseline) {
   d.legend = QStringLiteral("red: sink; size: attention received");
   render::ScenePoint sink;
   sink.position = {0, 0, 0};
-  sink.color = render::kSinkHighlight;
+  sink.color = views::kSinkHighlight;
   sink.size = 2.0;
   sink.label = QStringLiteral("0 <s>");
   d.points.push_back(sink);
@@ -302,7 +304,7 @@ TEST(PanelsRender, SceneOfAStarGraphMatchesBaseline) {
     d.points.push_back(p);
     d.edges.push_back({k, 0, 0.8});
   }
-  d.balls.push_back({{0, 0, 0}, 0.5, render::kSelectedHighlight});
+  d.balls.push_back({{0, 0, 0}, 0.5, views::kSelectedHighlight});
   render::SceneView view;
   view.resize(520, 400);
   view.setData(d);
@@ -320,14 +322,14 @@ TEST(PanelsRender, SceneOfAStarGraphMatchesBaseline) {
 TEST(PanelsRender, ScatterDiagramMatchesBaseline) {
   render::LinePlotView view;
   view.resize(520, 360);
-  render::LinePlotData d;
-  d.title = QStringLiteral("test | persistence diagram");
-  d.xLabel = QStringLiteral("birth");
-  d.yLabel = QStringLiteral("death");
-  render::LineSeries h0{QStringLiteral("H0"), {0, 0, 0, 0}, {0.2, 0.5, 0.7, 1.0}};
-  render::LineSeries h1{QStringLiteral("H1"), {0.6, 0.75}, {0.8, 0.9}};
+  views::LinePlot d;
+  d.title = "test | persistence diagram";
+  d.xLabel = "birth";
+  d.yLabel = "death";
+  views::PlotSeries h0{"H0", {0, 0, 0, 0}, {0.2, 0.5, 0.7, 1.0}};
+  views::PlotSeries h1{"H1", {0.6, 0.75}, {0.8, 0.9}};
   h0.scatter = h1.scatter = true;
-  d.series = {h0, h1, {QStringLiteral("birth = death"), {0, 1}, {0, 1}, true}};
+  d.series = {h0, h1, {"birth = death", {0, 1}, {0, 1}, true}};
   d.xPadding = 0.02;
   view.setData(d);
   view.show();
@@ -343,14 +345,13 @@ TEST(PanelsRender, ScatterDiagramMatchesBaseline) {
 TEST(PanelsRender, StackedPointsAreHoveredTogetherWithTheirTips) {
   render::LinePlotView view;
   view.resize(520, 360);
-  render::LinePlotData d;
-  d.xLabel = QStringLiteral("birth");
-  d.yLabel = QStringLiteral("death");
-  render::LineSeries h0{QStringLiteral("H0"), {0, 0, 0, 0}, {0.5, 0.5, 0.5001, 0.9}};
+  views::LinePlot d;
+  d.xLabel = "birth";
+  d.yLabel = "death";
+  views::PlotSeries h0{"H0", {0, 0, 0, 0}, {0.5, 0.5, 0.5001, 0.9}};
   h0.scatter = true;
-  h0.tips = {QStringLiteral("bar a"), QStringLiteral("bar b"), QStringLiteral("bar c"),
-             QStringLiteral("bar far")};
-  d.series = {h0, {QStringLiteral("birth = death"), {0, 1}, {0, 1}, true}};
+  h0.tips = {"bar a", "bar b", "bar c", "bar far"};
+  d.series = {h0, {"birth = death", {0, 1}, {0, 1}, true}};
   d.xPadding = 0.04;
   view.setData(d);
   view.show();

@@ -6,7 +6,7 @@
 namespace sinkscope::test {
 
 namespace {
-enum class Kind { Qt, Torch, Vtk, Models, ModelsInternal, Document, Io, Render, Ui };
+enum class Kind { Qt, Torch, Vtk, Models, ModelsInternal, Document, Io, Views, Render, Ui };
 
 const std::regex kInclude(R"(^\s*#\s*include\s*[<"]([^>"]+)[>"])");
 
@@ -21,10 +21,13 @@ bool is_kind(const std::string& header, Kind kind) {
       return std::regex_match(header, torch);
     case Kind::Vtk:
       return std::regex_match(header, vtk);
-    case Kind::Models:  // models/io/ is a room of its own (Kind::Io)
-      return header.rfind("models/", 0) == 0 && header.rfind("models/io/", 0) != 0;
+    case Kind::Models:  // models/io/ and models/views/ are rooms of their own
+      return header.rfind("models/", 0) == 0 && header.rfind("models/io/", 0) != 0 &&
+             header.rfind("models/views/", 0) != 0;
     case Kind::Io:
       return header.rfind("models/io/", 0) == 0;
+    case Kind::Views:
+      return header.rfind("models/views/", 0) == 0;
     case Kind::ModelsInternal:
       return header.rfind("models/internal/", 0) == 0;
     case Kind::Document:
@@ -53,6 +56,8 @@ const char* kind_name(Kind k) {
       return "a document-layer header";
     case Kind::Io:
       return "a models/io/ header";
+    case Kind::Views:
+      return "a models/views/ header";
     case Kind::Render:
       return "a render/ header";
     case Kind::Ui:
@@ -65,13 +70,18 @@ std::vector<Kind> forbidden_for(const std::string& path) {
   const bool header = path.size() > 2 && path.compare(path.size() - 2, 2, ".h") == 0;
   auto in = [&](const char* room) { return path.rfind(room, 0) == 0; };
   if (in("analysis/"))
-    return {Kind::Qt,     Kind::Torch, Kind::Vtk, Kind::Models, Kind::ModelsInternal,
-            Kind::Io,     Kind::Render, Kind::Ui};
+    return {Kind::Qt, Kind::Torch, Kind::Vtk,    Kind::Models, Kind::ModelsInternal,
+            Kind::Io, Kind::Views, Kind::Render, Kind::Ui};
   // The files SinkScope writes (tables, NPZ, caches): plain C++ on analysis/
   // alone, so that render/ may write its CSV through them too.
   if (in("models/io/"))
-    return {Kind::Qt,     Kind::Torch,    Kind::Vtk,    Kind::Models, Kind::ModelsInternal,
-            Kind::Document, Kind::Render, Kind::Ui};
+    return {Kind::Qt,       Kind::Torch, Kind::Vtk,    Kind::Models, Kind::ModelsInternal,
+            Kind::Document, Kind::Views, Kind::Render, Kind::Ui};
+  // What a view draws, as plain data (series, axes, colours, the numbers):
+  // built by the document layer, read by render/, the writers and Python.
+  if (in("models/views/"))
+    return {Kind::Qt,     Kind::Torch, Kind::Vtk, Kind::Models, Kind::ModelsInternal,
+            Kind::Render, Kind::Ui};
   // The document layer stands on the public models/ API: no torch at all.
   if (in("models/document/"))
     return {Kind::Qt, Kind::Torch, Kind::Vtk, Kind::ModelsInternal, Kind::Render, Kind::Ui};

@@ -20,6 +20,8 @@
 #include "ui/main_window.h"
 #include "ui/sentence_box.h"
 
+namespace views = sinkscope::views;
+
 using namespace sinkscope;
 
 TEST(Offscreen, GlPanelsBecomeMessages) {
@@ -143,8 +145,8 @@ TEST(Offscreen, APlotWithoutDataShowsNoAxes) {
   EXPECT_FALSE(view.plot()->xAxis->visible());
   EXPECT_FALSE(view.plot()->yAxis->visible());
   EXPECT_FALSE(view.plot()->legend->visible());
-  render::LinePlotData data;
-  data.series = {render::LineSeries{QStringLiteral("s"), {0, 1}, {0.5, 0.25}}};
+  views::LinePlot data;
+  data.series = {views::PlotSeries{"s", {0, 1}, {0.5, 0.25}}};
   view.setData(data);
   EXPECT_TRUE(view.plot()->xAxis->visible());
   EXPECT_TRUE(view.plot()->legend->visible());

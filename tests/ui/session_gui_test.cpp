@@ -55,7 +55,7 @@ class SessionGui : public ::testing::Test {
     for (const char* name : {"persistenceDiagram", "bettiCurves"}) {
       auto* view = w.findChild<render::LinePlotView*>(QLatin1String(name));
       if (!view || view->data().series.empty() ||
-          view->data().title.contains(QStringLiteral("computing")))
+          view->title().contains(QStringLiteral("computing")))
         return false;
     }
     return true;

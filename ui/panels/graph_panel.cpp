@@ -11,7 +11,7 @@
 
 #include "analysis/graph_layout.h"
 #include "analysis/ties.h"
-#include "render/colormap.h"
+#include "models/views/colours.h"
 #include "render/figure_part.h"
 #include "render/gl_support.h"
 #include "render/scene_view.h"
@@ -141,9 +141,9 @@ void GraphPanel::drawGraph() {
     const double alpha = r.keyImportance[static_cast<std::size_t>(t)];
     p.size = 0.6 + 1.6 * std::sqrt(alpha / maxAlpha);
     const bool lit = in_.place.lit(t);
-    p.color = lit                                 ? render::kSelectedHighlight
-              : sink[static_cast<std::size_t>(t)] ? render::kSinkHighlight
-                                                  : render::Rgb{0.23, 0.32, 0.55};
+    p.color = lit                                 ? views::kSelectedHighlight
+              : sink[static_cast<std::size_t>(t)] ? views::kSinkHighlight
+                                                  : views::Rgb{0.23, 0.32, 0.55};
     if (lit) p.size *= 1.4;
     p.label = QStringLiteral("%1 %2").arg(t).arg(in_.run->tokens.value(t));
     p.token = t;

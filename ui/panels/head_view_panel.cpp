@@ -15,13 +15,12 @@ namespace sinkscope::ui {
 
 namespace {
 // Okabe-Ito's colours (distinct for colour-blind readers), then viridis steps.
-render::Rgb head_colour(int head, int heads) {
-  static const render::Rgb kPalette[] = {{0.0, 0.447, 0.698},   {0.835, 0.369, 0.0},
-                                         {0.0, 0.620, 0.451},   {0.800, 0.475, 0.655},
-                                         {0.337, 0.706, 0.914}, {0.902, 0.624, 0.0},
-                                         {0.941, 0.894, 0.259}, {0.0, 0.0, 0.0}};
+views::Rgb head_colour(int head, int heads) {
+  static const views::Rgb kPalette[] = {
+      {0.0, 0.447, 0.698},   {0.835, 0.369, 0.0}, {0.0, 0.620, 0.451},   {0.800, 0.475, 0.655},
+      {0.337, 0.706, 0.914}, {0.902, 0.624, 0.0}, {0.941, 0.894, 0.259}, {0.0, 0.0, 0.0}};
   if (heads <= 8) return kPalette[head];
-  return render::colormap_viridis(static_cast<double>(head) / std::max(1, heads - 1));
+  return views::colormap_viridis(static_cast<double>(head) / std::max(1, heads - 1));
 }
 }  // namespace
 

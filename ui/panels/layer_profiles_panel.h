@@ -25,6 +25,7 @@ class LayerProfilesPanel : public Panel {
   void drawSinks();
   void drawTopology();
   void drawFunction();
+  document::RunNames runNames() const;  // the compared runs' names
   render::LinePlotView* layerSink_ = nullptr;
   render::LinePlotView* layerTopology_ = nullptr;
   render::LinePlotView* layerFunction_ = nullptr;

@@ -105,15 +105,6 @@ bool PanelInputs::overlayByDepth() const {
   return before && analysis && before->layers != analysis->layers;
 }
 
-double PanelInputs::layerX(int layer, int layers) const {
-  if (!overlayByDepth()) return layer;
-  return layers > 1 ? static_cast<double>(layer) / (layers - 1) : 0.0;
-}
-
-QString PanelInputs::layerAxisTitle() const {
-  return overlayByDepth() ? QObject::tr("relative depth (layer / (layers - 1))") : QObject::tr("layer");
-}
-
 void Panel::setContent(const QString& name, QWidget* content, const QString& explanation) {
   content->setToolTip(explanation);
   content->setWhatsThis(explanation);

@@ -12,6 +12,7 @@
 #include "analysis/attention_matrix.h"
 #include "analysis/graph_spectrum.h"
 #include "analysis/head_analysis.h"
+#include "models/document/plot_views.h"
 #include "ui/experiment_results.h"
 #include "ui/shown_place.h"
 
@@ -54,8 +55,7 @@ struct PanelInputs {
   // Plots by layer that overlay A and B of different depths put both on
   // relative depth, layer / (layers - 1); runs of one depth keep the index.
   bool overlayByDepth() const;
-  double layerX(int layer, int layers) const;
-  QString layerAxisTitle() const;
+  document::LayerAxis layerAxis() const { return {overlayByDepth()}; }
 
   // Whether the selection lies inside the shown run (the window updates the
   // selection's bounds and the run one after the other).

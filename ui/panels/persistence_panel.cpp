@@ -2,7 +2,7 @@
 
 #include <QSplitter>
 
-#include "models/document/panel_views.h"
+#include "models/document/plot_views.h"
 #include "render/line_plot_view.h"
 #include "ui/docks.h"
 #include "ui/run_analysis.h"
@@ -39,30 +39,13 @@ PersistencePanel::PersistencePanel(PanelInputs& inputs, QWidget* host)
   });
 }
 
-// "H0: born 0, dies 0.702 (edge cat–<s>)": a bar's scales and the edge that
-// ends it (H0) or closes its loop (H1).
-QString PersistencePanel::barTip(const analysis::PersistenceBar& bar) const {
-  const QStringList& tokens = in_.run->tokens;
-  auto token = [&](int t) { return QStringLiteral("%1 %2").arg(t).arg(tokens.value(t)); };
-  return tr("H%1: born %2, dies %3 (edge %4 \u2013 %5)")
-      .arg(bar.dimension)
-      .arg(bar.birth, 0, 'g', 4)
-      .arg(bar.death, 0, 'g', 4)
-      .arg(token(bar.edge[0]), token(bar.edge[1]));
-}
-
-// persistence.csv's rows (analyze's) for the shown head's bars.
-std::shared_ptr<const io::CsvTable> PersistencePanel::barRows(
-    const analysis::HeadAnalysis& r) const {
-  auto rows = std::make_shared<io::CsvTable>();
-  rows->columns = document::bar_columns();
-  document::append_bar_rows(*rows, std::to_string(in_.place.layer()),
-                            document::head_text(in_.place.head()), r.persistence);
-  return rows;
+document::PlotPlace PersistencePanel::plotPlace() const {
+  return {in_.place.layer(), in_.place.head(), in_.place.note(in_.beforeName).toStdString()};
 }
 
 void PersistencePanel::drawNote(const QString& note) {
-  for (render::LinePlotView* view : {diagram_, barcode_, betti_}) view->setData({note, {}, {}, {}});
+  for (render::LinePlotView* view : {diagram_, barcode_, betti_})
+    view->setData(document::note_plot(note.toStdString()));
 }
 
 void PersistencePanel::drawPersistence() {
@@ -71,110 +54,24 @@ void PersistencePanel::drawPersistence() {
     const QString waiting = computing_title(tr("Persistence"), in_.place.layer(),
                                             in_.place.head(), in_.analysis->tokens);
     for (render::LinePlotView* view : {diagram_, barcode_, betti_})
-      view->setData({waiting, {}, {}, {}});
+      view->setData(document::note_plot(waiting.toStdString()));
     return;
   }
-  drawDiagram(*topology);
-  drawBarcode(*topology);
-  drawBetti(*topology);
-}
-
-void PersistencePanel::drawDiagram(const analysis::HeadAnalysis& r) {
-  render::LinePlotData d;
-  d.title = tr("Persistence diagram | layer %1, %2")
-                .arg(in_.place.layer())
-                .arg(head_name(in_.place.head())) +
-            in_.place.note(in_.beforeName);
-  d.xLabel = tr("birth (distance e)");
-  d.yLabel = tr("death");
-  auto bars = [](std::size_t n) { return n == 1 ? tr("1 bar") : tr("%1 bars").arg(n); };
-  render::LineSeries h0{tr("H0 (%1)").arg(bars(r.persistence.h0.size())), {}, {}};
-  render::LineSeries h1{tr("H1 (%1)").arg(bars(r.persistence.h1.size())), {}, {}};
-  h0.scatter = h1.scatter = true;
-  for (const auto& b : r.persistence.h0)
-    h0.x.push_back(b.birth), h0.y.push_back(b.death), h0.tips.push_back(barTip(b));
-  for (const auto& b : r.persistence.h1)
-    h1.x.push_back(b.birth), h1.y.push_back(b.death), h1.tips.push_back(barTip(b));
-  render::LineSeries diagonal{tr("birth = death"), {0, 1}, {0, 1}, true};
   const double minPersistence = in_.analysis->settings.minPersistence;
-  render::LineSeries minLine{tr("min persistence %1").arg(minPersistence),
-                             {0, 1 - minPersistence},
-                             {minPersistence, 1},
-                             false,
-                             true};
-  d.series = {h0, h1, diagonal, minLine};
-  d.xPadding = 0.04;  // H0 points sit at birth 0: clear of the y axis
-  d.numbers = barRows(r);
-  diagram_->setData(std::move(d));
-}
-
-void PersistencePanel::drawBarcode(const analysis::HeadAnalysis& r) {
-  render::LinePlotData code;
-  code.title = tr("Barcode | layer %1, %2").arg(in_.place.layer()).arg(head_name(in_.place.head())) +
-               in_.place.note(in_.beforeName);
-  code.xLabel = tr("distance scale e");
-  code.integerY = true;
-  code.yLabel = tr("bar");
-  render::LineSeries c0{tr("H0"), {}, {}}, c1{tr("H1"), {}, {}};
-  c0.segments = c1.segments = true;
-  c0.markers = c1.markers = false;  // bars, not points: ends would merge in a dense barcode
-  int row = 0;
-  for (const auto* list : {&r.persistence.h0, &r.persistence.h1})
-    for (const auto& bar : *list) {
-      auto& s = list == &r.persistence.h0 ? c0 : c1;
-      s.x.push_back(bar.birth), s.x.push_back(bar.death);
-      s.y.push_back(row), s.y.push_back(row);
-      ++row;
-    }
-  code.series = {c0, c1};
-  code.numbers = barRows(r);
-  code.xPadding = 0.02;
-  code.airBelow = true;  // bar 0 lies at y = 0: clear of the axis
-  barcode_->setData(std::move(code));
-}
-
-void PersistencePanel::drawBetti(const analysis::HeadAnalysis& r) {
-  render::LinePlotData b;
-  const double minPersistence = in_.analysis->settings.minPersistence;
-  b.title = tr("Betti curves | bars above %1: H0 %2, H1 %3")
-                .arg(minPersistence)
-                .arg(analysis::bars_above(r.persistence.h0, minPersistence))
-                .arg(analysis::bars_above(r.persistence.h1, minPersistence));
-  b.xLabel = tr("distance scale e");
-  b.integerY = true;
-  b.yLabel = tr("Betti number");
-  render::LineSeries b0{tr("beta_0 (components)"), r.betti.grid, {}};
-  render::LineSeries b1{tr("beta_1 (loops)"), r.betti.grid, {}};
-  for (int v : r.betti.beta0) b0.y.push_back(v);
-  for (int v : r.betti.beta1) b1.y.push_back(v);
-  b0.markers = b1.markers = false;  // a dense grid: markers would hide the steps
-  b.series = {b0, b1};
-  auto rows = std::make_shared<io::CsvTable>();
-  rows->columns = document::betti_columns();
-  document::append_betti_rows(*rows, std::to_string(in_.place.layer()),
-                              document::head_text(in_.place.head()), r.betti);
-  b.numbers = rows;
+  diagram_->setData(document::persistence_diagram_plot(*topology, plotPlace(), minPersistence,
+                                                       in_.run->tokenStrings()));
+  barcode_->setData(document::barcode_plot(*topology, plotPlace()));
   // Side by side: the plain run's curves of the same head (A's own selection), dashed.
   const int layer = in_.selection->layer(), head = in_.selection->head();
+  std::optional<document::BettiBefore> before;
   if (in_.before && in_.before->topologyForAllHeads && layer < in_.before->layers &&
-      head < in_.before->heads) {
-    const analysis::BettiCurves& old = in_.before->at(layer, head).betti;
-    render::LineSeries a0{tr("beta_0 %1").arg(in_.beforeName), old.grid, {}};
-    render::LineSeries a1{tr("beta_1 %1").arg(in_.beforeName), old.grid, {}};
-    for (int v : old.beta0) a0.y.push_back(v);
-    for (int v : old.beta1) a1.y.push_back(v);
-    a0.dashed = a1.dashed = true;
-    a0.markers = a1.markers = false;
-    a0.colourOf = 0, a1.colourOf = 1;  // of beta_0 and beta_1
-    b.series = {b0, b1, a0, a1};
-    io::CsvTable plain;
-    plain.columns = document::betti_columns();
-    document::append_betti_rows(plain, std::to_string(layer), document::head_text(head), old);
-    b.numbers = std::make_shared<const io::CsvTable>(document::tables_by_run(
-        {{in_.beforeName.toStdString(), &plain}, {in_.afterName.toStdString(), rows.get()}}));
-  }
-  b.xPadding = 0.02;
-  betti_->setData(std::move(b));
+      head < in_.before->heads)
+    before = document::BettiBefore{&in_.before->at(layer, head).betti,
+                                   layer,
+                                   head,
+                                   {in_.beforeName.toStdString(), in_.afterName.toStdString()}};
+  betti_->setData(
+      document::betti_plot(*topology, plotPlace(), minPersistence, before ? &*before : nullptr));
 }
 
 // Hovering bars (points of the diagram, bars of the barcode) highlights the

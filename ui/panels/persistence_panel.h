@@ -5,14 +5,9 @@
 // those bars, and a tip lists them.
 #include <QList>
 #include <QPair>
-#include <memory>
 
-#include "models/io/table_io.h"
+#include "models/document/plot_views.h"
 #include "ui/panels/panel.h"
-
-namespace sinkscope::analysis {
-struct PersistenceBar;
-}
 
 namespace sinkscope::render {
 class LinePlotView;
@@ -32,14 +27,11 @@ class PersistencePanel : public Panel {
   void drawNote(const QString& note) override;
 
  private:
-  void drawPersistence();  // the three plots:
-  void drawDiagram(const analysis::HeadAnalysis& r);
-  void drawBarcode(const analysis::HeadAnalysis& r);
-  void drawBetti(const analysis::HeadAnalysis& r);
+  void drawPersistence();  // the three plots
+  // The shown head and how the titles place it.
+  document::PlotPlace plotPlace() const;
   // (series, index) pairs: H0 is series 0, H1 series 1.
   void highlightBars(const QList<QPair<int, int>>& bars);
-  QString barTip(const analysis::PersistenceBar& bar) const;
-  std::shared_ptr<const io::CsvTable> barRows(const analysis::HeadAnalysis& r) const;
   render::LinePlotView* diagram_ = nullptr;
   render::LinePlotView* barcode_ = nullptr;
   render::LinePlotView* betti_ = nullptr;

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "models/document/panel_views.h"
-#include "render/colormap.h"
+#include "models/document/plot_views.h"
+#include "models/views/colours.h"
 #include "render/figure_part.h"
 #include "render/gl_support.h"
 #include "render/line_plot_view.h"
@@ -62,7 +62,7 @@ SpectrumPanel::SpectrumPanel(PanelInputs& inputs, QWidget* host) : Panel(inputs,
 }
 
 void SpectrumPanel::drawNote(const QString& note) {
-  spectrum_->setData({note, {}, {}, {}});
+  spectrum_->setData(document::note_plot(note.toStdString()));
   render::show_or_keep(embedding_, embeddingStandIn_, render::SceneData{note, {}, {}, {}, {}});
 }
 
@@ -80,7 +80,7 @@ void SpectrumPanel::drawSpectrum() {
   const QString waiting = computing_title(tr("Laplacian spectrum"), in_.place.layer(),
                                           in_.place.head(), a.tokens);
   if (!topology || !chosen) {
-    spectrum_->setData({waiting, {}, {}, {}});
+    spectrum_->setData(document::note_plot(waiting.toStdString()));
   } else {
     drawSpectrumPlot(*topology, *chosen);
   }
@@ -95,62 +95,29 @@ void SpectrumPanel::drawSpectrum() {
 void SpectrumPanel::drawSpectrumPlot(const analysis::HeadAnalysis& r,
                                      const analysis::GraphSpectrum& g) {
   const TraceAnalysis& a = *in_.analysis;
-  render::LinePlotData d;
   const bool normalised = normalisedBox_->isChecked();
-  d.title = tr("%1 spectrum | layer %2, %3 | theta %4: Fiedler %5, centralisation %6, "
-               "star-likeness %7")
-                .arg(normalised ? tr("Normalised Laplacian") : tr("Laplacian"))
-                .arg(in_.place.layer())
-                .arg(head_name(in_.place.head()))
-                .arg(g.threshold)
-                .arg(g.fiedlerValue, 0, 'g', 3)
-                .arg(g.centralisation, 0, 'g', 3)
-                .arg(g.starLikeness, 0, 'g', 3) +
-            in_.place.note(in_.beforeName);
-  d.xLabel = tr("eigenvalue index (ascending)");
-  d.integerX = true;
-  d.yLabel = tr("eigenvalue");
   std::vector<analysis::GraphSpectrum> shown = normalised ? r.normalisedSpectra : r.spectra;
   // The chosen theta too when it is not a default one, or alone (long inputs).
   if (shown.empty() || a.thresholdIndex(in_.selection->threshold()) < 0) shown.push_back(g);
-  if (!a.topologyForAllHeads)
-    d.title += tr(" | T > %1: the selected theta only").arg(kTopologyForAllHeadsMaxTokens);
-  // The numbers: analyze's eigenvalues.csv rows for this head and Laplacian.
-  auto rows = std::make_shared<io::CsvTable>();
-  rows->columns = document::eigenvalue_columns();
-  const std::string layerText = std::to_string(in_.place.layer());
-  const std::string headText = document::head_text(in_.place.head());
-  const std::string laplacian = normalised ? "normalised" : "combinatorial";
-  for (const analysis::GraphSpectrum& s : shown)
-    document::append_eigenvalue_rows(*rows, layerText, headText, s.threshold, laplacian,
-                                     s.eigenvalues);
-  d.numbers = rows;
-  for (const analysis::GraphSpectrum& s : shown) {
-    render::LineSeries e{tr("theta %1").arg(s.threshold), {}, s.eigenvalues};
-    for (std::size_t k = 0; k < s.eigenvalues.size(); ++k) e.x.push_back(static_cast<double>(k));
-    d.series.push_back(std::move(e));
-  }
+  const document::PlotPlace place{in_.place.layer(), in_.place.head(),
+                                  in_.place.note(in_.beforeName).toStdString()};
+  const std::optional<int> onlyChosen =
+      a.topologyForAllHeads ? std::nullopt : std::optional<int>(kTopologyForAllHeadsMaxTokens);
   // Side by side: the plain run's eigenvalues at the chosen theta, dashed.
   const int ti = in_.before ? in_.before->thresholdIndex(in_.selection->threshold()) : -1;
   const int layer = in_.selection->layer(), head = in_.selection->head();  // A's own
+  std::optional<document::SpectrumBefore> before;
   if (ti >= 0 && in_.before->topologyForAllHeads && layer < in_.before->layers &&
       head < in_.before->heads) {
     const analysis::HeadAnalysis& plain = in_.before->at(layer, head);
-    const analysis::GraphSpectrum& old =
-        (normalised ? plain.normalisedSpectra : plain.spectra)[static_cast<std::size_t>(ti)];
-    render::LineSeries e{tr("theta %1 %2").arg(old.threshold).arg(in_.beforeName), {}, old.eigenvalues};
-    for (std::size_t k = 0; k < old.eigenvalues.size(); ++k) e.x.push_back(static_cast<double>(k));
-    e.dashed = true;
-    e.color = QColor(110, 110, 110);
-    d.series.push_back(std::move(e));
-    io::CsvTable plainRows;
-    plainRows.columns = document::eigenvalue_columns();
-    document::append_eigenvalue_rows(plainRows, std::to_string(layer), document::head_text(head),
-                                     old.threshold, laplacian, old.eigenvalues);
-    d.numbers = std::make_shared<const io::CsvTable>(document::tables_by_run(
-        {{in_.beforeName.toStdString(), &plainRows}, {in_.afterName.toStdString(), rows.get()}}));
+    before = document::SpectrumBefore{
+        &(normalised ? plain.normalisedSpectra : plain.spectra)[static_cast<std::size_t>(ti)],
+        layer,
+        head,
+        {in_.beforeName.toStdString(), in_.afterName.toStdString()}};
   }
-  spectrum_->setData(std::move(d));
+  spectrum_->setData(document::spectrum_plot(shown, g, place, normalised, onlyChosen,
+                                             before ? &*before : nullptr));
 }
 
 void SpectrumPanel::drawSpectralEmbedding(const analysis::GraphSpectrum& full) {
@@ -162,12 +129,11 @@ void SpectrumPanel::drawSpectralEmbedding(const analysis::GraphSpectrum& full) {
   for (int t = 0; t < static_cast<int>(full.embedding.size()); ++t) {
     render::ScenePoint p;
     p.position = full.embedding[static_cast<std::size_t>(t)];
-    p.color = render::colormap_diverging(
+    p.color = views::colormap_diverging(
         full.fiedlerVector.empty() ? 0.0
                                    : full.fiedlerVector[static_cast<std::size_t>(t)] / extent);
     p.size = 1.6;  // near-zero Fiedler entries are near white: large enough to see shaded
-    if (in_.place.lit(t))
-      p.color = render::kSelectedHighlight, p.size = 2.2;
+    if (in_.place.lit(t)) p.color = views::kSelectedHighlight, p.size = 2.2;
     p.label = QStringLiteral("%1 %2").arg(t).arg(in_.run->tokens.value(t));
     p.token = t;
     scene.points.push_back(p);

@@ -2,13 +2,13 @@
 
 #include <QSplitter>
 #include <algorithm>
-#include <functional>
+#include <optional>
 #include <utility>
 
 #include "analysis/taxonomy.h"
-#include "models/document/panel_views.h"
+#include "models/document/plot_views.h"
 #include "models/model.h"
-#include "render/colormap.h"
+#include "models/views/colours.h"
 #include "render/figure_part.h"
 #include "render/gl_support.h"
 #include "render/heat_map_view.h"
@@ -49,35 +49,22 @@ TaxonomyPanel::TaxonomyPanel(PanelInputs& inputs, QWidget* host) : Panel(inputs,
 }
 
 void TaxonomyPanel::drawNote(const QString& note) {
-  taxonomyCounts_->setData({note, {}, {}, {}});
+  taxonomyCounts_->setData(document::note_plot(note.toStdString()));
   render::HeatMapData empty;
   empty.title = note;
   render::show_or_keep(taxonomy_, taxonomyStandIn_, std::move(empty));
 }
 
 namespace {
-// Okabe-Ito colours: distinct for colour-blind readers and in print.
-const render::Rgb kClassColours[3] = {
-    {0.0, 0.447, 0.698}, {0.835, 0.369, 0.0}, {0.0, 0.620, 0.451}};
-QColor class_colour(int c) {
-  const render::Rgb& r = kClassColours[c];
-  return QColor::fromRgbF(static_cast<float>(r.r), static_cast<float>(r.g),
-                          static_cast<float>(r.b));
-}
-
-// The class grid and the per-layer counts of `a` (`before`: the plain run
-// beside an intervened one: counts dashed, no selection frame), drawn from
-// the document layer's taxonomy view (whose tables the CSVs write).
+// The class grid of `a`, drawn from the document layer's taxonomy view
+// (whose tables the CSVs write); `outline`: the selected (layer, head) to
+// frame, or none.
 struct Classes {
   document::TaxonomyView view;
   render::HeatMapData grid;
-  render::LineSeries counts[3];  // Retriever, Mixer, Reset
 };
 
-// `outline`: the selected (layer, head) to frame, or none; `x`: a layer's place on
-// the counts' axis; `shares`: counts as shares of the layer's heads.
-Classes classes_of(const TraceAnalysis& a, std::pair<int, int> outline, bool before,
-                   const QString& beforeName, const std::function<double(int)>& x, bool shares) {
+Classes classes_of(const TraceAnalysis& a, std::pair<int, int> outline) {
   auto tr = [](const char* text) { return QObject::tr(text); };
   Classes out;
   out.view = document::taxonomy_view(a);
@@ -88,27 +75,17 @@ Classes classes_of(const TraceAnalysis& a, std::pair<int, int> outline, bool bef
   grid.colTitle = tr("head");
   grid.quantity = tr("head class");
   grid.categories = {tr("Retriever"), tr("Mixer"), tr("Reset")};
-  grid.categoryColours = {kClassColours[0], kClassColours[1], kClassColours[2]};
+  grid.categoryColours = {views::kHeadClassColours[0], views::kHeadClassColours[1],
+                          views::kHeadClassColours[2]};
   grid.outlineRow = outline.first;
   grid.outlineCol = outline.second;
   grid.numbers = std::make_shared<const io::CsvTable>(out.view.heads_table);
-  const QString suffix = before ? QStringLiteral(" ") + beforeName : QString();
-  for (int c = 0; c < 3; ++c) {
-    out.counts[c].name = grid.categories[static_cast<std::size_t>(c)] + suffix;
-    out.counts[c].color = class_colour(c);
-    out.counts[c].dashed = before;
-  }
   for (int l = 0; l < a.layers; ++l) {
-    int n[3] = {0, 0, 0};
     for (int h = 0; h < a.heads; ++h) {
       const int c = out.view.classes[static_cast<std::size_t>(l * a.heads + h)];
-      if (c >= 0) ++n[c];
       grid.values.push_back(static_cast<float>(std::max(c, 0)));
       grid.hidden.push_back(c < 0);
     }
-    for (int c = 0; c < 3; ++c)
-      out.counts[c].x.push_back(x(l)),
-          out.counts[c].y.push_back(shares ? static_cast<double>(n[c]) / std::max(1, a.heads) : n[c]);
     grid.rowLabels.push_back(tr("L%1").arg(l));
   }
   for (int h = 0; h < a.heads; ++h) grid.colLabels.push_back(tr("H%1").arg(h));
@@ -142,8 +119,7 @@ void TaxonomyPanel::drawTaxonomy() {
   const TraceAnalysis& a = *in_.analysis;
   // A and B of different shapes: counts as shares of each layer's heads, by relative depth.
   const bool shares = in_.before && in_.before->heads != a.heads;
-  Classes now = classes_of(a, {in_.place.layer(), in_.place.head()}, false, in_.beforeName,
-                           [&](int l) { return in_.layerX(l, a.layers); }, shares);
+  Classes now = classes_of(a, {in_.place.layer(), in_.place.head()});
   const auto& sel = a.at(in_.place.layer(), std::max(0, in_.place.head())).taxonomy;
   const int total = sel ? std::max(1, sel->total()) : 1;
   now.grid.title =
@@ -155,35 +131,21 @@ void TaxonomyPanel::drawTaxonomy() {
           .arg(sel ? 100.0 * sel->current / total : 0.0, 0, 'f', 0)
           .arg(sel ? 100.0 * sel->other / total : 0.0, 0, 'f', 0);
   now.grid.title += sinkReason();
-  render::LinePlotData counts;
-  counts.title = tr("Head classes per layer");
-  counts.xLabel = in_.layerAxisTitle();
-  counts.integerX = !in_.overlayByDepth();
-  counts.xPadding = in_.overlayByDepth() ? 0.05 : 0.5;
-  counts.integerY = !shares;
-  counts.airBelow = true;  // a class no layer has (a line along 0) stays above the axis
-  counts.yLabel = shares ? tr("share of the layer's heads") : tr("heads");
-  counts.series = {now.counts[0], now.counts[1], now.counts[2]};
-  counts.numbers = std::make_shared<const io::CsvTable>(now.view.counts_table);
+  const document::RunNames names{in_.beforeName.toStdString(), in_.afterName.toStdString()};
+  std::optional<Classes> before;
   if (in_.before) {
-    // Side by side: the plain run's grid on the left, its counts dashed.
-    Classes before = classes_of(*in_.before, {-1, -1}, true, in_.beforeName,
-                                [&](int l) { return in_.layerX(l, in_.before->layers); }, shares);
+    // Side by side: the plain run's grid on the left (no selection frame), its counts dashed.
+    before = classes_of(*in_.before, {-1, -1});
     // The runs' names stand under their grids.
     const QString title = now.grid.title + in_.place.note(in_.beforeName);
-    now.grid = render::heat_map_side_by_side(before.grid, now.grid, in_.beforeName, in_.afterName);
+    now.grid = render::heat_map_side_by_side(before->grid, now.grid, in_.beforeName, in_.afterName);
     now.grid.title = title;
-    const std::string beforeRun = in_.beforeName.toStdString(),
-                      afterRun = in_.afterName.toStdString();
     now.grid.numbers = std::make_shared<const io::CsvTable>(document::tables_by_run(
-        {{beforeRun, &before.view.heads_table}, {afterRun, &now.view.heads_table}}));
-    counts.numbers = std::make_shared<const io::CsvTable>(document::tables_by_run(
-        {{beforeRun, &before.view.counts_table}, {afterRun, &now.view.counts_table}}));
-    for (auto& series : before.counts) counts.series.push_back(series);
-    counts.title = tr("Head classes per layer | %1 (solid) and %2 (dashed)").arg(in_.afterName, in_.beforeName);
+        {{names.before, &before->view.heads_table}, {names.after, &now.view.heads_table}}));
   }
+  taxonomyCounts_->setData(document::taxonomy_counts_plot(
+      now.view, before ? &before->view : nullptr, shares, in_.layerAxis(), names));
   render::show_or_keep(taxonomy_, taxonomyStandIn_, std::move(now.grid));
-  taxonomyCounts_->setData(std::move(counts));
 }
 
 }  // namespace sinkscope::ui

@@ -11,9 +11,9 @@
 
 #include "analysis/value_space.h"
 #include "models/document/analysis_settings.h"
-#include "models/document/panel_views.h"
+#include "models/document/plot_views.h"
 #include "models/model.h"
-#include "render/colormap.h"
+#include "models/views/colours.h"
 #include "render/figure_part.h"
 #include "render/gl_support.h"
 #include "render/line_plot_view.h"
@@ -78,7 +78,7 @@ ValueSpacePanel::ValueSpacePanel(PanelInputs& inputs, QWidget* host) : Panel(inp
 }
 
 void ValueSpacePanel::drawNote(const QString& note) {
-  valueCurve_->setData({note, {}, {}, {}});
+  valueCurve_->setData(document::note_plot(note.toStdString()));
   render::show_or_keep(valueSpace_, valueSpaceStandIn_, render::SceneData{note, {}, {}, {}, {}});
 }
 
@@ -105,9 +105,9 @@ render::SceneData ValueSpacePanel::sceneOf(const analysis::ValueSpace& vs, int l
   for (std::size_t k = 0; k < vs.keys.size(); ++k) {
     render::ScenePoint pt;
     pt.position = vs.pca3[k];
-    pt.color = vs.keys[k] == 0 ? render::kSinkHighlight
-               : selected[k]   ? render::kSelectedHighlight
-                               : render::Rgb{0.6, 0.6, 0.6};
+    pt.color = vs.keys[k] == 0 ? views::kSinkHighlight
+               : selected[k]   ? views::kSelectedHighlight
+                               : views::Rgb{0.6, 0.6, 0.6};
     pt.label = QStringLiteral("%1 %2").arg(vs.keys[k]).arg(in_.run->tokens.value(vs.keys[k]));
     pt.token = vs.keys[k];
     d.points.push_back(pt);
@@ -118,7 +118,7 @@ render::SceneData ValueSpacePanel::sceneOf(const analysis::ValueSpace& vs, int l
   s.size = 1.6;
   s.label = QStringLiteral("s_N");
   d.points.push_back(s);
-  d.balls.push_back({s.position, vs.rMax, render::kSelectedHighlight});
+  d.balls.push_back({s.position, vs.rMax, views::kSelectedHighlight});
   if (std::isfinite(vs.rMin)) d.balls.push_back({s.position, vs.rMin, {0.3, 0.3, 0.3}});
   return d;
 }
@@ -127,11 +127,6 @@ void ValueSpacePanel::drawValueSpace() {
   if (!in_.run || !in_.analysis || !in_.run->trace) return;
   if (!in_.hasValues()) return drawNote(tr("Value space needs values: this capture has none"));
   const int layer = in_.place.layer(), head = in_.place.head();
-  render::LinePlotData curve;
-  curve.xLabel = tr("N (keys selected)");
-  curve.integerX = true;
-  curve.yLabel = tr("score");
-  curve.includeZero = true;
   if (head == SelectionModel::kHeadAverage) {
     // Both views say why (the scene's title is copied before the curve is handed over).
     const QString why =
@@ -140,8 +135,7 @@ void ValueSpacePanel::drawValueSpace() {
                  "do not correspond); pin one of its heads in the selection bar (B at ... head)")
                   .arg(in_.afterName)
             : tr("Value space needs one head (the average has no values of its own)");
-    curve.title = why;
-    valueCurve_->setData(std::move(curve));
+    valueCurve_->setData(document::value_curve_note(why.toStdString()));
     render::show_or_keep(valueSpace_, valueSpaceStandIn_, render::SceneData{why, {}, {}, {}, {}});
     return;
   }
@@ -155,11 +149,10 @@ void ValueSpacePanel::drawValueSpace() {
   const analysis::ValueSpace vs = analysis::value_space(A, cap.valuesOf(head), cap.head_dim, p);
 
   render::show_or_keep(valueSpace_, valueSpaceStandIn_, sceneOf(vs, layer, head, query));
-  drawCurve(std::move(curve), capture, head, query, p, vs.topN);
+  drawCurve(capture, head, query, p, vs.topN);
 }
 
-void ValueSpacePanel::drawCurve(render::LinePlotData curve,
-                                std::shared_ptr<const models::LayerCapture> capture, int head,
+void ValueSpacePanel::drawCurve(std::shared_ptr<const models::LayerCapture> capture, int head,
                                 int query, const analysis::ValueSpaceParams& p, int topN) {
   const int layer = in_.place.layer();
   // The curve's random baseline is analyze's (value_space_curve.csv): the same
@@ -179,33 +172,11 @@ void ValueSpacePanel::drawCurve(render::LinePlotData curve,
         return analysis::value_space_curve(capture->attentionOf(head), capture->valuesOf(head),
                                            capture->head_dim, cp);
       });
-  if (!curvePoints) {
-    curve.title =
-        computing_title(tr("Separability against N"), layer, head, capture->attentionOf(head).size);
-    valueCurve_->setData(std::move(curve));
-    return;
-  }
-  const auto& points = *curvePoints;
-  render::LineSeries f{tr("F_N (top-N)"), {}, {}}, pr{tr("precision"), {}, {}},
-      rc{tr("recall"), {}, {}}, random{tr("F_N of random N-subsets (mean)"), {}, {}, true};
-  for (const auto& v : points.points) {
-    for (auto* s : {&f, &pr, &rc, &random}) s->x.push_back(v.topN);
-    f.y.push_back(v.scores.f);
-    pr.y.push_back(v.scores.precision);
-    rc.y.push_back(v.scores.recall);
-    random.y.push_back(v.randomMean.f);
-  }
-  render::LineSeries now{tr("selected N"), {double(topN), double(topN)}, {0.0, 1.0}, false, true};
-  curve.title =
-      tr("Separability against N | layer %1, head %2, query %3").arg(layer).arg(head).arg(query);
-  curve.series = {f, pr, rc, random, now};
-  // The numbers: analyze's value_space_curve.csv rows for this head and query.
-  auto rows = std::make_shared<io::CsvTable>();
-  rows->columns = document::value_curve_columns();
-  document::append_value_curve_rows(*rows, std::to_string(layer), document::head_text(head),
-                                    points);
-  curve.numbers = rows;
-  valueCurve_->setData(std::move(curve));
+  if (!curvePoints)
+    return valueCurve_->setData(document::value_curve_note(
+        computing_title(tr("Separability against N"), layer, head, capture->attentionOf(head).size)
+            .toStdString()));
+  valueCurve_->setData(document::value_curve_plot(*curvePoints, layer, head, query, topN));
 }
 
 }  // namespace sinkscope::ui

@@ -37,8 +37,8 @@ class ValueSpacePanel : public Panel {
   void drawValueSpace();
   render::SceneData sceneOf(const analysis::ValueSpace& vs, int layer, int head, int query) const;
   // F_N, precision and recall against N (computed in the background).
-  void drawCurve(render::LinePlotData curve, std::shared_ptr<const models::LayerCapture> capture,
-                 int head, int query, const analysis::ValueSpaceParams& p, int topN);
+  void drawCurve(std::shared_ptr<const models::LayerCapture> capture, int head, int query,
+                 const analysis::ValueSpaceParams& p, int topN);
   render::SceneView* valueSpace_ = nullptr;
   render::FigureStandIn* valueSpaceStandIn_ = nullptr;  // in its place without OpenGL
   render::LinePlotView* valueCurve_ = nullptr;

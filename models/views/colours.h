@@ -3,7 +3,7 @@
 // shared by VTK and QCustomPlot panels so a weight has one colour everywhere.
 #include <array>
 
-namespace sinkscope::render {
+namespace sinkscope::views {
 
 struct Rgb {
   double r, g, b;  // 0..1
@@ -29,4 +29,9 @@ inline constexpr Rgb kSinkHighlight{0.894, 0.102, 0.110};
 // The colour of selected (top-N) tokens.
 inline constexpr Rgb kSelectedHighlight{1.0, 0.498, 0.0};
 
-}  // namespace sinkscope::render
+// The head classes' colours (Retriever, Mixer, Reset): Okabe and Ito's blue,
+// vermillion and bluish green, distinct for colour-blind readers and in print.
+inline constexpr Rgb kHeadClassColours[3] = {
+    {0.0, 0.447, 0.698}, {0.835, 0.369, 0.0}, {0.0, 0.620, 0.451}};
+
+}  // namespace sinkscope::views

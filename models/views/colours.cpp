@@ -1,9 +1,9 @@
-#include "render/colormap.h"
+#include "models/views/colours.h"
 
 #include <algorithm>
 #include <cmath>
 
-namespace sinkscope::render {
+namespace sinkscope::views {
 namespace {
 // Matplotlib's viridis at t = 0, 0.1, ..., 1 (#440154 ... #fde725); linear
 // interpolation between them stays within a few 1/255 of the full table.
@@ -58,4 +58,4 @@ Rgb colormap_categorical(int k) {
 
 int categorical_dash(int k) { return ((k % 4) + 4) % 4; }
 
-}  // namespace sinkscope::render
+}  // namespace sinkscope::views

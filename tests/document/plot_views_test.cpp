@@ -1,0 +1,176 @@
+// The plots of the panels, built without Qt from analysis results: what each
+// series draws is the analysis's numbers, the legend names every series, the
+// table is analyze's rows, and a compared run adds its dashed twins and a run
+// column.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <stdexcept>
+
+#include "analysis/head_analysis.h"
+#include "analysis/persistence.h"
+#include "analysis/sink_metric.h"
+#include "models/document/plot_views.h"
+
+using namespace sinkscope;
+
+namespace {
+
+// A causal map whose every query gives `sink` to key 0 and spreads the rest
+// evenly over the other keys it sees.
+analysis::AttentionMatrix sink_map(int T, float sink) {
+  analysis::AttentionMatrix m{std::vector<float>(static_cast<std::size_t>(T) * T, 0.0f), T, true};
+  m.weights[0] = 1.0f;
+  for (int q = 1; q < T; ++q) {
+    m.weights[static_cast<std::size_t>(q) * T] = sink;
+    for (int k = 1; k <= q; ++k) m.weights[static_cast<std::size_t>(q) * T + k] = (1 - sink) / q;
+  }
+  return m;
+}
+
+}  // namespace
+
+TEST(PlotViews, NumbersInTitlesArePrintfsShortForm) {
+  for (double v : {0.3, 0.05, 1.0 / 3, 1e-7, 123456789.0}) {
+    char expected[32];
+    std::snprintf(expected, sizeof expected, "%g", v);
+    EXPECT_EQ(document::short_number(v), expected);
+  }
+  EXPECT_EQ(document::short_number(0.70213, 3), "0.702");
+  EXPECT_EQ(document::head_name(-1), "head average");
+  EXPECT_EQ(document::head_name(3), "head 3");
+}
+
+TEST(PlotViews, KeyImportanceDrawsAlphaItsBaselineAndEps) {
+  const analysis::AttentionMatrix map = sink_map(6, 0.7f);
+  const std::vector<std::string> tokens{"<s>", "the", "cat", "sat", "on", "it"};
+  document::KeyImportanceInputs in;
+  in.source = "tiny";
+  in.place = {2, 1, ""};
+  in.map = &map;
+  in.tokens = &tokens;
+  in.keyToken = 3;
+  const views::LinePlot plot = document::key_importance_plot(in);
+  EXPECT_EQ(plot.title, "Key importance alpha_k | tiny, layer 2, head 1");
+  ASSERT_EQ(plot.series.size(), 3u);
+  EXPECT_EQ(plot.series[0].y, analysis::sink_key_importance(map.view()));
+  EXPECT_EQ(plot.series[0].labels, tokens);
+  EXPECT_TRUE(plot.series[1].reference);
+  EXPECT_EQ(plot.series[1].y, analysis::sink_uniform_baselines(6, true));
+  EXPECT_TRUE(plot.series[2].threshold);
+  EXPECT_EQ(plot.series[2].y[0], analysis::kDefaultSinkMetricEps);
+  EXPECT_EQ(plot.markedX, 3.0);
+  EXPECT_EQ(plot.numbers, nullptr) << "no analysis yet: no table";
+
+  in.uniform = true;  // no trace: the uniform head, no baseline
+  EXPECT_EQ(document::key_importance_plot(in).series.size(), 2u);
+  in.uniform = false;
+
+  // Beside a plain run: its curve dashed in the shown curve's colour.
+  const analysis::AttentionMatrix plainMap = sink_map(6, 0.2f);
+  document::KeyImportanceBefore before;
+  before.map = &plainMap;
+  before.tokens = &tokens;
+  before.names = {"A", "B"};
+  const views::LinePlot both = document::key_importance_plot(in, &before);
+  ASSERT_EQ(both.series.size(), 4u);
+  EXPECT_EQ(both.series[0].name, "alpha_k B");
+  EXPECT_EQ(both.series[0].run, "B");
+  EXPECT_EQ(both.series[1].name, "alpha_k A");
+  EXPECT_TRUE(both.series[1].dashed);
+  EXPECT_EQ(both.series[1].colourOf, 0);
+  EXPECT_EQ(both.series[1].y, analysis::sink_key_importance(plainMap.view()));
+
+  // Two tokenizers: B's keys at A's positions, those without a place left out.
+  before.byToken = true;
+  before.bToA = {0, -1, 1, 2, -1, 3};
+  const views::LinePlot aligned = document::key_importance_plot(in, &before);
+  EXPECT_EQ(aligned.series[0].x, (std::vector<double>{0, 1, 2, 3}));
+  EXPECT_EQ(aligned.series[0].labels, (std::vector<std::string>{"<s>", "cat", "sat", "it"}));
+  EXPECT_EQ(aligned.xLabel, "key position k (A's tokens)");
+}
+
+TEST(PlotViews, PersistencePlotsDrawEveryBarAndTableItsRows) {
+  const analysis::AttentionMatrix map = sink_map(7, 0.6f);
+  const analysis::HeadAnalysis r = analysis::analyse_head(map.view(), {}, 0);
+  const std::vector<std::string> tokens{"<s>", "a", "b", "c", "d", "e", "f"};
+  const document::PlotPlace place{1, 0, " | A at layer 0, head 0"};
+  const views::LinePlot diagram = document::persistence_diagram_plot(r, place, 0.05, tokens);
+  EXPECT_EQ(diagram.title, "Persistence diagram | layer 1, head 0 | A at layer 0, head 0");
+  ASSERT_EQ(diagram.series.size(), 4u);
+  EXPECT_EQ(diagram.series[0].x.size(), r.persistence.h0.size());
+  EXPECT_EQ(diagram.series[1].x.size(), r.persistence.h1.size());
+  EXPECT_EQ(diagram.series[0].tips.size(), r.persistence.h0.size());
+  EXPECT_EQ(diagram.series[3].name, "min persistence 0.05");
+  ASSERT_NE(diagram.numbers, nullptr);
+  EXPECT_EQ(diagram.numbers->rows.size(), r.persistence.h0.size() + r.persistence.h1.size());
+
+  const views::LinePlot code = document::barcode_plot(r, place);
+  ASSERT_EQ(code.series.size(), 2u);
+  EXPECT_EQ(code.series[0].x.size(), 2 * r.persistence.h0.size());
+  EXPECT_TRUE(code.series[0].segments);
+
+  const views::LinePlot betti = document::betti_plot(r, place, 0.05);
+  ASSERT_EQ(betti.series.size(), 2u);
+  EXPECT_EQ(betti.series[0].x, r.betti.grid);
+  EXPECT_EQ(betti.numbers->rows.size(), r.betti.grid.size());
+  // Beside the plain run: its curves dashed in their twins' colours, both runs tabled.
+  const document::BettiBefore plain{&r.betti, 0, 0, {"before", "after"}};
+  const views::LinePlot both = document::betti_plot(r, place, 0.05, &plain);
+  ASSERT_EQ(both.series.size(), 4u);
+  EXPECT_EQ(both.series[2].colourOf, 0);
+  EXPECT_EQ(both.series[3].colourOf, 1);
+  EXPECT_TRUE(both.series[3].dashed);
+  EXPECT_EQ(both.numbers->columns.front(), "run");
+  EXPECT_EQ(both.numbers->rows.size(), 2 * r.betti.grid.size());
+}
+
+TEST(PlotViews, TaxonomyCountsAddUpToTheLayersHeads) {
+  document::TaxonomyView v;
+  v.layers = 2, v.heads = 3;
+  v.classes = {0, 1, 1, 2, -1, 2};  // layer 1's second head has no class
+  v.counts_table.columns = {"layer", "retriever", "mixer", "reset"};
+  const views::LinePlot counts =
+      document::taxonomy_counts_plot(v, nullptr, false, {}, document::RunNames{});
+  ASSERT_EQ(counts.series.size(), 3u);
+  EXPECT_EQ(counts.series[0].y, (std::vector<double>{1, 0}));
+  EXPECT_EQ(counts.series[1].y, (std::vector<double>{2, 0}));
+  EXPECT_EQ(counts.series[2].y, (std::vector<double>{0, 2}));
+  EXPECT_EQ(counts.series[1].name, "Mixer");
+  EXPECT_TRUE(counts.integerY);
+  // Shares by relative depth beside a run of another shape.
+  const document::LayerAxis byDepth{true};
+  const views::LinePlot shares =
+      document::taxonomy_counts_plot(v, &v, true, byDepth, document::RunNames{"A", "B"});
+  ASSERT_EQ(shares.series.size(), 6u);
+  EXPECT_EQ(shares.series[1].y, (std::vector<double>{2.0 / 3, 0}));
+  EXPECT_EQ(shares.series[0].x, (std::vector<double>{0, 1}));
+  EXPECT_EQ(shares.series[4].name, "Mixer A");
+  EXPECT_TRUE(shares.series[4].dashed);
+  EXPECT_EQ(shares.xLabel, "relative depth (layer / (layers - 1))");
+  EXPECT_EQ(shares.yLabel, "share of the layer's heads");
+}
+
+TEST(PlotViews, FunctionByLayerIsScaledToItsMaximum) {
+  const views::LinePlot none = document::layer_function_plot({}, {}, 1);
+  EXPECT_TRUE(none.series.empty());
+  EXPECT_EQ(none.title, "KL and Fisher by layer: not computed (Experiments menu)");
+  const views::LinePlot f = document::layer_function_plot({0.5, 2.0, 1.0}, {4, -8, 2}, 1);
+  ASSERT_EQ(f.series.size(), 2u);
+  EXPECT_EQ(f.series[0].y, (std::vector<double>{0.25, 1.0, 0.5}));
+  EXPECT_EQ(f.series[1].y, (std::vector<double>{0.5, -1.0, 0.25}));
+  EXPECT_EQ(f.title, "Function by layer | max KL 2 nats, max Fisher/param 8");
+  EXPECT_EQ(f.markedX, 1.0);
+}
+
+TEST(PlotViews, APlotRefusesSeriesOfMismatchedLengths) {
+  views::LinePlot plot;
+  plot.title = "p";
+  plot.series = {{"s", {0, 1}, {0.5}}};
+  EXPECT_THROW(views::line_plot_check(plot), std::invalid_argument);
+  plot.series = {{"s", {0, 1}, {0.5, 0.6}}};
+  EXPECT_NO_THROW(views::line_plot_check(plot));
+  plot.series[0].lo = {0.1};
+  plot.series[0].hi = {0.1, 0.2};
+  EXPECT_THROW(views::line_plot_check(plot), std::invalid_argument);
+}
