@@ -24,7 +24,7 @@ std::optional<FigurePart> figure_part(const QWidget* view) {
   if (auto* plot = qobject_cast<const LinePlotView*>(view)) {
     part.plot = std::make_shared<const views::LinePlot>(plot->data());
   } else if (auto* map = qobject_cast<const HeatMapView*>(view)) {
-    part.map = std::make_shared<const HeatMapData>(map->data());
+    part.map = std::make_shared<const views::HeatMap>(map->data());
   } else if (auto* scene = qobject_cast<const SceneView*>(view)) {
     part.scene = std::make_shared<const SceneData>(scene->data());
     part.camera = scene->camera();
@@ -50,9 +50,9 @@ FigureStandIn::FigureStandIn(const QString& viewName, QWidget* parent)
   setMargin(24);
 }
 
-void FigureStandIn::setData(HeatMapData data) {
-  heat_map_check(data);
-  map_ = std::make_shared<const HeatMapData>(std::move(data));
+void FigureStandIn::setData(views::HeatMap data) {
+  views::heat_map_check(data);
+  map_ = std::make_shared<const views::HeatMap>(std::move(data));
   scene_.reset();
 }
 

@@ -11,9 +11,9 @@
 #include <memory>
 #include <optional>
 
+#include "models/views/heat_map.h"
 #include "models/views/line_plot.h"
 #include "render/head_view.h"
-#include "render/heat_map_data.h"
 #include "render/scene_data.h"
 
 namespace sinkscope::render {
@@ -22,7 +22,7 @@ struct FigurePart {
   QString name;       // the view's object name
   QSize screenSize;   // its size on screen, in pixels (the Screen preset's size)
   std::shared_ptr<const views::LinePlot> plot;  // a line plot (QCustomPlot draws it)
-  std::shared_ptr<const HeatMapData> map;  // or a heat map
+  std::shared_ptr<const views::HeatMap> map;    // or a heat map
   std::shared_ptr<const SceneData> scene;  // or a 3-D scene, seen from `camera`
   SceneCamera camera;
   std::shared_ptr<const HeadViewData> headView;  // or the head view
@@ -45,15 +45,15 @@ class FigureStandIn : public QLabel {
  public:
   FigureStandIn(const QString& viewName, QWidget* parent);
   // Throw std::invalid_argument as the views do (sizes, edges).
-  void setData(HeatMapData data);
+  void setData(views::HeatMap data);
   void setData(SceneData data);
   void setCamera(const SceneCamera& camera) { camera_ = scene_camera_normalised(camera); }
   const SceneCamera& camera() const { return camera_; }
-  std::shared_ptr<const HeatMapData> heatMap() const { return map_; }
+  std::shared_ptr<const views::HeatMap> heatMap() const { return map_; }
   std::shared_ptr<const SceneData> scene() const { return scene_; }
 
  private:
-  std::shared_ptr<const HeatMapData> map_;
+  std::shared_ptr<const views::HeatMap> map_;
   std::shared_ptr<const SceneData> scene_;
   SceneCamera camera_;
 };

@@ -51,12 +51,13 @@ constexpr double kImageViewport[4] = {0.0, 0.02, 0.82, 0.90};
 // The pixels a band of token labels needs: its longest label at the
 // largest label font (11 px times the view's text scale) and a margin, at most
 // 90 (scaled alike).
-double labelBand(const std::vector<QString>& labels, double scale) {
+double labelBand(const std::vector<std::string>& labels, double scale) {
   QFont font(QStringLiteral("DejaVu Sans"));  // the labels' font (vtk_text.h)
   font.setPixelSize(static_cast<int>(std::lround(11 * scale)));
   const QFontMetricsF metrics(font);
   double widest = 0;
-  for (const QString& label : labels) widest = std::max(widest, metrics.horizontalAdvance(label));
+  for (const std::string& label : labels)
+    widest = std::max(widest, metrics.horizontalAdvance(QString::fromStdString(label)));
   return std::min(90.0 * scale, widest + 14.0);
 }
 }  // namespace
@@ -135,8 +136,8 @@ HeatMapView::HeatMapView(QWidget* parent) : VtkViewWidget(parent) {
 
 HeatMapView::~HeatMapView() = default;
 
-void HeatMapView::setData(HeatMapData data) {
-  heat_map_check(data);
+void HeatMapView::setData(views::HeatMap data) {
+  views::heat_map_check(data);
   const auto cells = static_cast<std::size_t>(data.rows) * static_cast<std::size_t>(data.cols);
   data_ = std::move(data);
   const std::vector<float> shown = setImage();
@@ -173,7 +174,7 @@ std::vector<float> HeatMapView::setImage() {
 }
 
 void HeatMapView::setLookupTable() {
-  const auto [lo, hi] = heat_map_range(data_);  // the exporter draws the same range
+  const auto [lo, hi] = views::heat_map_range(data_);  // the exporter draws the same range
   lut_->SetScale(data_.logScale ? VTK_SCALE_LOG10 : VTK_SCALE_LINEAR);
   lut_->ResetAnnotations();
   if (!data_.categories.empty()) {
@@ -184,7 +185,7 @@ void HeatMapView::setLookupTable() {
       const views::Rgb c = data_.categoryColours[static_cast<std::size_t>(k)];
       lut_->SetTableValue(k, c.r, c.g, c.b, 1.0);
       lut_->SetAnnotation(vtkVariant(static_cast<double>(k)),
-                          data_.categories[static_cast<std::size_t>(k)].toUtf8().constData());
+                          data_.categories[static_cast<std::size_t>(k)].c_str());
     }
     lut_->SetScale(VTK_SCALE_LINEAR);
     lut_->IndexedLookupOn();
@@ -229,7 +230,8 @@ void HeatMapView::placeActors(const std::vector<float>& shown) {
 // The bar is narrow: its title goes on as many short lines as it needs.
 void HeatMapView::setColorBarTitle() {
   QStringList titleLines;
-  for (const QString& word : data_.quantity.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+  for (const QString& word :
+       QString::fromStdString(data_.quantity).split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
     if (!titleLines.isEmpty() && titleLines.back().size() + 1 + word.size() <= 12)
       titleLines.back() += QLatin1Char(' ') + word;
     else
@@ -258,17 +260,17 @@ void HeatMapView::makeLabelSlots() {
   labels_.clear();
   labelSlots_.clear();
   if (!hasLabels()) return;
-  auto slot = [&](const QString& text, double x, double y, int axis, int index) {
+  auto slot = [&](const std::string& text, double x, double y, int axis, int index) {
     const bool column = axis == 1, right = axis == 2;
     const bool marked = column && std::find(data_.markedCols.begin(), data_.markedCols.end(),
                                             index) != data_.markedCols.end();
-    const bool lit = heat_map_label_lit(data_, column, right, index);
+    const bool lit = views::heat_map_label_lit(data_, column, right, index);
     LabelSlot s;
     s.axis = axis;
     s.index = index;
     s.lit = lit || marked;
     s.selected = lit;
-    s.text = text;
+    s.text = QString::fromStdString(text);
     s.x = x;
     s.y = y;
     labelSlots_.push_back(std::move(s));
@@ -314,7 +316,7 @@ void HeatMapView::buildCoarseLevels(const std::vector<float>& shown) {
   coarse_.clear();
   shownLevel_ = -1;
   int R = data_.rows, C = data_.cols;
-  if (R <= kHeatMapCoarseCells && C <= kHeatMapCoarseCells) return;
+  if (R <= views::kHeatMapCoarseCells && C <= views::kHeatMapCoarseCells) return;
   // The strongest of two cells (by magnitude for differences); NaN (hidden)
   // only when both are hidden.
   auto stronger = [diverging = data_.diverging](float a, float b) {
@@ -509,24 +511,26 @@ void HeatMapView::mouseMoveEvent(QMouseEvent* event) {
 QString HeatMapView::cellText(int row, int col) const {
   const std::size_t k = static_cast<std::size_t>(row) * data_.cols + col;
   const bool hidden = !data_.hidden.empty() && data_.hidden[k];
-  auto name = [](const std::vector<QString>& labels, int i) {
-    return i < static_cast<int>(labels.size()) ? labels[static_cast<std::size_t>(i)]
-                                               : QString::number(i);
+  auto name = [](const std::vector<std::string>& labels, int i) {
+    return i < static_cast<int>(labels.size())
+               ? QString::fromStdString(labels[static_cast<std::size_t>(i)])
+               : QString::number(i);
   };
   auto valueText = [this](float v) {
     const int category = static_cast<int>(v);
     if (!data_.categories.empty() && category >= 0 &&
         category < static_cast<int>(data_.categories.size()))
-      return data_.categories[static_cast<std::size_t>(category)];
+      return QString::fromStdString(data_.categories[static_cast<std::size_t>(category)]);
     return QString::number(v, 'g', 4);
   };
   const bool rightSide = data_.sideBySideSplit >= 0 && col > data_.sideBySideSplit &&
                          data_.rightRowLabels.size() == data_.rowLabels.size();
   return tr("%1: %2\n%3: %4\n%5: %6")
-      .arg(data_.rowTitle.isEmpty() ? tr("row") : data_.rowTitle,
+      .arg(data_.rowTitle.empty() ? tr("row") : QString::fromStdString(data_.rowTitle),
            name(rightSide ? data_.rightRowLabels : data_.rowLabels, row),
-           data_.colTitle.isEmpty() ? tr("column") : data_.colTitle, name(data_.colLabels, col),
-           data_.quantity, hidden ? tr("not visible") : valueText(data_.values[k]));
+           data_.colTitle.empty() ? tr("column") : QString::fromStdString(data_.colTitle),
+           name(data_.colLabels, col), QString::fromStdString(data_.quantity),
+           hidden ? tr("not visible") : valueText(data_.values[k]));
 }
 
 bool HeatMapView::event(QEvent* event) {
@@ -544,7 +548,7 @@ bool HeatMapView::event(QEvent* event) {
 bool HeatMapView::hasLabels() const {
   return !data_.rowLabels.empty() && static_cast<int>(data_.rowLabels.size()) == data_.rows &&
          static_cast<int>(data_.colLabels.size()) == data_.cols &&
-         data_.rows <= kHeatMapMaxLabels && data_.cols <= kHeatMapMaxLabels;
+         data_.rows <= views::kHeatMapMaxLabels && data_.cols <= views::kHeatMapMaxLabels;
 }
 
 void HeatMapView::resizeGL(int w, int h) {
@@ -560,8 +564,9 @@ void HeatMapView::fitTitle() {
   font.setPixelSize(title_->GetTextProperty()->GetFontSize());
   const QFontMetricsF metrics(font);
   const double room = 0.9 * std::max(1, width()) - 10;
-  QStringList lines =
-      text_wrap(data_.title, [&](const QString& t) { return metrics.horizontalAdvance(t); }, room);
+  QStringList lines = text_wrap(
+      QString::fromStdString(data_.title),
+      [&](const QString& t) { return metrics.horizontalAdvance(t); }, room);
   if (lines.size() > 2) {
     const QString rest = lines.mid(1).join(QLatin1Char(' '));
     lines = {lines.front(), metrics.elidedText(rest, Qt::ElideRight, room)};
@@ -577,8 +582,9 @@ void HeatMapView::fitRunNames(double pixelsPerCell) {
   font.setBold(true);
   const QFontMetricsF metrics(font);
   const int split = data_.sideBySideSplit;
-  auto fit = [&](vtkTextActor* actor, const QString& name, int cells) {
-    const QString shown = metrics.elidedText(name, Qt::ElideMiddle, (cells + 1) * pixelsPerCell);
+  auto fit = [&](vtkTextActor* actor, const std::string& name, int cells) {
+    const QString shown = metrics.elidedText(QString::fromStdString(name), Qt::ElideMiddle,
+                                             (cells + 1) * pixelsPerCell);
     actor->SetInput(vtk_text_drawable(shown).toUtf8().constData());
   };
   fit(leftRunName_, data_.leftRun, split);

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "render/heat_map_data.h"
+#include "models/views/heat_map.h"
 #include "render/vtk_view_widget.h"
 
 class vtkImageData;
@@ -30,8 +30,8 @@ class HeatMapView : public VtkViewWidget {
   ~HeatMapView() override;
 
   // Throws std::invalid_argument when sizes disagree.
-  void setData(HeatMapData data);
-  const HeatMapData& data() const { return data_; }
+  void setData(views::HeatMap data);
+  const views::HeatMap& data() const { return data_; }
   // The pooling factor on screen now: 1 for the full image, 2, 4, ... for the
   // coarse levels of a large map seen zoomed out.
   int shownPoolingFactor() const;
@@ -80,7 +80,7 @@ class HeatMapView : public VtkViewWidget {
   bool event(QEvent* event) override;
 
  private:
-  HeatMapData data_;
+  views::HeatMap data_;
   double textScale_ = 1.0;
   int scaled(int px) const;
   double shownMin_ = 0.0;

@@ -212,7 +212,7 @@ QString tick_text(double v) { return QString::number(v, 'g', 3); }
 
 // A cell's colour as the view draws it: categories, log or linear scale, the
 // diverging map for differences.
-QColor heat_map_colour(const HeatMapData& d, float value, double lo, double hi) {
+QColor heat_map_colour(const views::HeatMap& d, float value, double lo, double hi) {
   if (!d.categories.empty()) {
     const auto k = static_cast<std::size_t>(
         std::clamp(static_cast<int>(value), 0, static_cast<int>(d.categoryColours.size()) - 1));
@@ -241,18 +241,19 @@ struct HeatMapLayout {
   int step = 1;  // one label per `step` rows or columns
 };
 
-HeatMapLayout heat_map_layout(QPainter& p, const HeatMapData& d, double lo, double hi, int w, int h,
-                              const Style& st) {
+HeatMapLayout heat_map_layout(QPainter& p, const views::HeatMap& d, double lo, double hi, int w,
+                              int h, const Style& st) {
   HeatMapLayout g;
   const double k = st.k();
   g.labels = !d.rowLabels.empty() && !d.colLabels.empty();
   g.rightLabels = g.labels && static_cast<int>(d.rightRowLabels.size()) == d.rows;
   const QFontMetricsF metrics(st.font(), p.device());
   g.line = metrics.height();
-  auto widest = [&](const std::vector<QString>& texts) {
+  auto widest = [&](const std::vector<std::string>& texts) {
     double most = 0;
-    for (const QString& t : texts)
-      most = std::max(most, metrics.horizontalAdvance(st.label(token_shown(t))));
+    for (const std::string& t : texts)
+      most = std::max(most,
+                      metrics.horizontalAdvance(st.label(token_shown(QString::fromStdString(t)))));
     return most;
   };
   // The title in as many lines as the width needs (breaking at " | ").
@@ -260,7 +261,7 @@ HeatMapLayout heat_map_layout(QPainter& p, const HeatMapData& d, double lo, doub
   g.titleFont.setBold(true);
   const QFontMetricsF titleMetrics(g.titleFont, p.device());
   g.titleRoom = w - 20 - st.titleIndent;
-  const QString title = drawn_title(d.title, st);
+  const QString title = drawn_title(QString::fromStdString(d.title), st);
   if (!title.isEmpty())
     g.titleLines = text_wrap(
         title, [&](const QString& t) { return titleMetrics.horizontalAdvance(t); }, g.titleRoom);
@@ -275,10 +276,10 @@ HeatMapLayout heat_map_layout(QPainter& p, const HeatMapData& d, double lo, doub
   g.barWidth = 10 * k;
   const double barBlock = g.categorical ? 12 * k + 12 * k + 4 * k + widest(d.categories) + 4 * k
                                         : 12 * k + g.barWidth + 3 * k + g.tickWidth + 4 * k +
-                                              (d.quantity.isEmpty() ? 0 : g.line + 2 * k);
+                                              (d.quantity.empty() ? 0 : g.line + 2 * k);
   // Axis titles: the columns' above their labels, the rows' left of theirs.
-  g.colTitle = g.labels && !d.colTitle.isEmpty();
-  g.rowTitle = g.labels && !d.rowTitle.isEmpty();
+  g.colTitle = g.labels && !d.colTitle.empty();
+  g.rowTitle = g.labels && !d.rowTitle.empty();
   // Token labels take at most a quarter of the figure's width (rows) or
   // height (columns); a longer label is elided in its middle.
   g.rowLabelWidth = g.labels ? std::min(widest(d.rowLabels), 0.25 * w) : 0;
@@ -305,7 +306,7 @@ HeatMapLayout heat_map_layout(QPainter& p, const HeatMapData& d, double lo, doub
 
 // The cells, then the marks: framed cells (highlights) in orange, the
 // selected cell in red, as on screen.
-void paint_heat_map_cells(QPainter& p, const HeatMapData& d, double lo, double hi,
+void paint_heat_map_cells(QPainter& p, const views::HeatMap& d, double lo, double hi,
                           const HeatMapLayout& g, double k) {
   p.setPen(Qt::NoPen);
   for (int r = 0; r < d.rows; ++r)
@@ -328,17 +329,19 @@ void paint_heat_map_cells(QPainter& p, const HeatMapData& d, double lo, double h
 }
 
 // Token labels (sink columns in red, highlighted tokens in orange) and the axis titles.
-void paint_heat_map_labels(QPainter& p, const HeatMapData& d, const HeatMapLayout& g,
+void paint_heat_map_labels(QPainter& p, const views::HeatMap& d, const HeatMapLayout& g,
                            const Style& st) {
   const double k = st.k(), line = g.line, cell = g.cell, top = g.top, x0 = g.x0;
   const QFontMetricsF metrics(st.font(), p.device());
-  auto fitted = [&](const QString& token, double room) {
-    return metrics.elidedText(st.label(token_shown(token)), Qt::ElideMiddle, room);
+  auto fitted = [&](const std::string& token, double room) {
+    return metrics.elidedText(st.label(token_shown(QString::fromStdString(token))), Qt::ElideMiddle,
+                              room);
   };
   auto labelPen = [&](bool column, bool rightSide, int index) {
-    const bool marked = column && std::find(d.markedCols.begin(), d.markedCols.end(),
-                                            heat_map_own_column(d, index)) != d.markedCols.end();
-    if (heat_map_label_lit(d, column, rightSide, index))
+    const bool marked =
+        column && std::find(d.markedCols.begin(), d.markedCols.end(),
+                            views::heat_map_own_column(d, index)) != d.markedCols.end();
+    if (views::heat_map_label_lit(d, column, rightSide, index))
       return to_qcolor(views::kSelectedHighlight);
     if (marked) return to_qcolor(views::kSinkHighlight);
     return QColor(Qt::black);
@@ -371,31 +374,31 @@ void paint_heat_map_labels(QPainter& p, const HeatMapData& d, const HeatMapLayou
   p.setPen(Qt::black);
   if (g.colTitle)
     p.drawText(QRectF(x0, g.titleHeight, g.mapWidth, line), Qt::AlignHCenter | Qt::AlignTop,
-               d.colTitle);
+               QString::fromStdString(d.colTitle));
   if (g.rowTitle) {
     p.save();
     p.translate(x0 - g.rowLabelWidth - 3 * k - 4 * k - line, top + g.mapHeight / 2);
     p.rotate(-90);
     p.drawText(QRectF(-g.mapHeight / 2, 0, g.mapHeight, line), Qt::AlignHCenter | Qt::AlignTop,
-               d.rowTitle);
+               QString::fromStdString(d.rowTitle));
     p.restore();
   }
 }
 
 // Side by side: each run's name centred under its half, shortened in the
 // middle to the half and half the gap between the maps.
-void paint_heat_map_run_names(QPainter& p, const HeatMapData& d, const HeatMapLayout& g,
+void paint_heat_map_run_names(QPainter& p, const views::HeatMap& d, const HeatMapLayout& g,
                               const Style& st) {
   QFont bold = st.font();
   bold.setBold(true);
   p.setFont(bold);
   p.setPen(Qt::black);
   const QFontMetricsF boldMetrics(bold, p.device());
-  auto name = [&](const QString& text, double from, double to) {
+  auto name = [&](const std::string& text, double from, double to) {
     const double room = to - from;
     p.drawText(QRectF(from, g.top + g.mapHeight + 2 * st.k(), room, g.line),
                Qt::AlignHCenter | Qt::AlignTop,
-               boldMetrics.elidedText(text, Qt::ElideMiddle, room));
+               boldMetrics.elidedText(QString::fromStdString(text), Qt::ElideMiddle, room));
   };
   const int split = d.sideBySideSplit;
   name(d.leftRun, g.x0 - 0.5 * g.cell, g.x0 + (split + 0.5) * g.cell);
@@ -403,7 +406,7 @@ void paint_heat_map_run_names(QPainter& p, const HeatMapData& d, const HeatMapLa
 }
 
 // A legend of named colours instead of a scale (categorical maps).
-void paint_heat_map_categories(QPainter& p, const HeatMapData& d, const HeatMapLayout& g,
+void paint_heat_map_categories(QPainter& p, const views::HeatMap& d, const HeatMapLayout& g,
                                double barX, int w, double k) {
   for (std::size_t c = 0; c < d.categories.size() && c < d.categoryColours.size(); ++c) {
     const double y = g.top + (g.line + 3 * k) * static_cast<double>(c);
@@ -412,12 +415,12 @@ void paint_heat_map_categories(QPainter& p, const HeatMapData& d, const HeatMapL
     p.drawRect(QRectF(barX, y + (g.line - 9 * k) / 2, 9 * k, 9 * k));
     p.setPen(Qt::black);
     p.drawText(QRectF(barX + 12 * k, y, w - barX - 12 * k, g.line),
-               Qt::AlignLeft | Qt::AlignVCenter, d.categories[c]);
+               Qt::AlignLeft | Qt::AlignVCenter, QString::fromStdString(d.categories[c]));
   }
 }
 
 // The colour bar beside the map, as tall as it, with ticks and its quantity.
-void paint_heat_map_colour_bar(QPainter& p, const HeatMapData& d, double lo, double hi,
+void paint_heat_map_colour_bar(QPainter& p, const views::HeatMap& d, double lo, double hi,
                                const HeatMapLayout& g, double barX, int h, const Style& st) {
   const double k = st.k(), barH = g.mapHeight, top = g.top, line = g.line;
   for (int i = 0; i < 100; ++i) {
@@ -435,20 +438,21 @@ void paint_heat_map_colour_bar(QPainter& p, const HeatMapData& d, double lo, dou
     p.drawText(QRectF(barX + g.barWidth + 3 * k, y - line / 2, g.tickWidth + 2, line),
                Qt::AlignLeft | Qt::AlignVCenter, tick_text(t));
   }
-  if (d.quantity.isEmpty()) return;
+  if (d.quantity.empty()) return;
+  const QString quantity = QString::fromStdString(d.quantity);
   // Read bottom to top, right of the tick labels (clear of the top tick),
   // centred on the bar; a title longer than a short bar (a wide map) may run
   // past its ends, within the page, before it is shortened.
   const QFontMetricsF metrics(st.font(), p.device());
   const double room = std::max(barH, h - g.titleHeight - 4 * k);
-  const double length = std::min(metrics.horizontalAdvance(d.quantity), room);
+  const double length = std::min(metrics.horizontalAdvance(quantity), room);
   const double bottomEnd =
       std::clamp(top + barH / 2 + length / 2, g.titleHeight + 2 * k + length, h - 2 * k);
   p.save();
   p.translate(barX + g.barWidth + 3 * k + g.tickWidth + 4 * k, bottomEnd);
   p.rotate(-90);
   p.drawText(QRectF(0, 0, length, line), Qt::AlignHCenter | Qt::AlignTop,
-             metrics.elidedText(d.quantity, Qt::ElideRight, length));
+             metrics.elidedText(quantity, Qt::ElideRight, length));
   p.restore();
 }
 
@@ -456,7 +460,7 @@ void paint_heat_map_colour_bar(QPainter& p, const HeatMapData& d, double lo, dou
 // token labels, cells, marks, colour bar with its ticks. Every text is at the
 // figure's size: where cells are smaller than a line, every k-th label is
 // shown (as a plot's ticks), never a smaller font.
-void paint_heat_map(QPainter& p, const HeatMapData& d, double lo, double hi, int w, int h,
+void paint_heat_map(QPainter& p, const views::HeatMap& d, double lo, double hi, int w, int h,
                     const Style& st) {
   if (!st.transparent) p.fillRect(QRectF(0, 0, w, h), Qt::white);
   const QFont font = st.font();
@@ -661,15 +665,11 @@ QString line_plot_csv(const views::LinePlot& d, const QStringList& comments) {
   return QString::fromStdString(s);
 }
 
-QString heat_map_csv(const HeatMapData& d, const QStringList& comments) {
-  if (d.numbers)
-    return numbers_csv(QStringList{QStringLiteral("panel: ") + d.title,
-                                   QStringLiteral("quantity: ") + d.quantity} +
-                           comments,
-                       *d.numbers);
-  std::string s = text(header(
-      QStringList{QStringLiteral("panel: ") + d.title, QStringLiteral("quantity: ") + d.quantity} +
-      comments));
+QString heat_map_csv(const views::HeatMap& d, const QStringList& comments) {
+  const QStringList lines{QStringLiteral("panel: ") + QString::fromStdString(d.title),
+                          QStringLiteral("quantity: ") + QString::fromStdString(d.quantity)};
+  if (d.numbers) return numbers_csv(lines + comments, *d.numbers);
+  std::string s = text(header(lines + comments));
   // Side by side: each cell's run and its column within its own map; the
   // right map's rows are labelled with its own tokens.
   const bool sideBySide = d.sideBySideSplit >= 0;
@@ -677,11 +677,9 @@ QString heat_map_csv(const HeatMapData& d, const QStringList& comments) {
     append_row(s, {"run", "row", "column", "row_label", "column_label", "value"});
   else
     append_row(s, {"row", "column", "row_label", "column_label", "value"});
-  const std::string leftRun = text(d.leftRun), rightRun = text(d.rightRun);
-  std::vector<std::string> colLabels, rowLabels, rightRowLabels;
-  for (const QString& l : d.colLabels) colLabels.push_back(text(l));
-  for (const QString& l : d.rowLabels) rowLabels.push_back(text(l));
-  for (const QString& l : d.rightRowLabels) rightRowLabels.push_back(text(l));
+  const std::string &leftRun = d.leftRun, &rightRun = d.rightRun;
+  const std::vector<std::string>&colLabels = d.colLabels, &rowLabels = d.rowLabels,
+        &rightRowLabels = d.rightRowLabels;
   std::vector<std::string> row;
   for (int r = 0; r < d.rows; ++r)
     for (int c = 0; c < d.cols; ++c) {
@@ -695,7 +693,7 @@ QString heat_map_csv(const HeatMapData& d, const QStringList& comments) {
       row.clear();
       if (sideBySide) row.push_back(right ? rightRun : leftRun);
       row.push_back(whole(r));
-      row.push_back(whole(sideBySide ? heat_map_own_column(d, c) : c));
+      row.push_back(whole(sideBySide ? views::heat_map_own_column(d, c) : c));
       row.push_back(r < static_cast<int>(rows.size()) ? rows[static_cast<std::size_t>(r)]
                                                       : std::string());
       row.push_back(c < static_cast<int>(colLabels.size()) ? colLabels[static_cast<std::size_t>(c)]
@@ -855,7 +853,7 @@ QSize part_size(const FigurePart& part) {
 
 QString part_title(const FigurePart& part) {
   if (part.plot) return QString::fromStdString(part.plot->title);
-  if (part.map) return part.map->title;
+  if (part.map) return QString::fromStdString(part.map->title);
   if (part.scene) return part.scene->title;
   if (part.headView) return part.headView->title;
   return {};
@@ -865,7 +863,7 @@ QString part_title(const FigurePart& part) {
 void paint_part(QCPPainter& p, const FigurePart& part, FigurePlot* plot, int w, int h,
                 const Style& st) {
   if (part.map) {
-    const auto [lo, hi] = heat_map_range(*part.map);
+    const auto [lo, hi] = views::heat_map_range(*part.map);
     paint_heat_map(p, *part.map, lo, hi, w, h, st);
   } else if (part.scene) {
     paint_scene(p, *part.scene, part.camera, w, h, st);

@@ -12,6 +12,7 @@
 class QWidget;
 
 namespace sinkscope::views {
+struct HeatMap;
 struct LinePlot;
 }
 
@@ -20,7 +21,6 @@ namespace sinkscope::render {
 class HeatMapView;
 class LinePlotView;
 class SceneView;
-struct HeatMapData;
 
 struct SceneData;
 struct FigurePart;
@@ -92,7 +92,7 @@ ExportFormat export_format_of(const QString& path);
 
 // `comments` become "# ..." lines at the top of a CSV (tool, model, text, parameters).
 QString line_plot_csv(const views::LinePlot& data, const QStringList& comments);
-QString heat_map_csv(const HeatMapData& data, const QStringList& comments);
+QString heat_map_csv(const views::HeatMap& data, const QStringList& comments);
 // One row per point (token, label, x, y, z, size), edge (from, to, weight) and ball.
 QString scene_csv(const SceneData& data, const QStringList& comments);
 // One row per head, query and key the query sees (head, query, key, their tokens, weight).

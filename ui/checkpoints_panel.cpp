@@ -83,9 +83,9 @@ views::LinePlot emergence_plot(const std::vector<models::Checkpoint>& checkpoint
   return d;
 }
 
-render::HeatMapData emergence_grid(const std::vector<models::Checkpoint>& checkpoints,
-                                   const CheckpointAlpha0& alpha0) {
-  render::HeatMapData d;
+views::HeatMap emergence_grid(const std::vector<models::Checkpoint>& checkpoints,
+                              const CheckpointAlpha0& alpha0) {
+  views::HeatMap d;
   d.rows = alpha0.layers * alpha0.heads;
   d.cols = static_cast<int>(std::min(checkpoints.size(), alpha0.values.size()));
   d.values.assign(static_cast<std::size_t>(d.rows) * static_cast<std::size_t>(d.cols), 0.0f);
@@ -94,12 +94,14 @@ render::HeatMapData emergence_grid(const std::vector<models::Checkpoint>& checkp
       d.values[static_cast<std::size_t>(r) * d.cols + c] =
           static_cast<float>(alpha0.values[static_cast<std::size_t>(c)][static_cast<std::size_t>(r)]);
   for (int l = 0; l < alpha0.layers; ++l)
-    for (int h = 0; h < alpha0.heads; ++h) d.rowLabels.push_back(QObject::tr("L%1 H%2").arg(l).arg(h));
-  for (int c = 0; c < d.cols; ++c) d.colLabels.push_back(QString::number(checkpoints[static_cast<std::size_t>(c)].step));
-  d.title = QObject::tr("alpha_0 of every head by training step");
-  d.quantity = QObject::tr("alpha_0");
-  d.rowTitle = QObject::tr("head");
-  d.colTitle = QObject::tr("step");
+    for (int h = 0; h < alpha0.heads; ++h)
+      d.rowLabels.push_back("L" + std::to_string(l) + " H" + std::to_string(h));
+  for (int c = 0; c < d.cols; ++c)
+    d.colLabels.push_back(std::to_string(checkpoints[static_cast<std::size_t>(c)].step));
+  d.title = "alpha_0 of every head by training step";
+  d.quantity = "alpha_0";
+  d.rowTitle = "head";
+  d.colTitle = "step";
   d.fixedRange = true;
   d.rangeMin = 0.0;
   d.rangeMax = 1.0;

@@ -10,7 +10,7 @@
 
 #include "models/document/checkpoint_emergence.h"
 #include "models/model_discovery.h"
-#include "render/heat_map_data.h"
+#include "models/views/heat_map.h"
 
 class QComboBox;
 class QLabel;
@@ -42,8 +42,8 @@ views::LinePlot emergence_plot(const std::vector<models::Checkpoint>& checkpoint
                                const CheckpointAlpha0& alpha0, const QString& text,
                                EmergenceMetric metric = EmergenceMetric::Alpha0);
 // The overview against training: every head (rows, layer by layer) at every step (columns).
-render::HeatMapData emergence_grid(const std::vector<models::Checkpoint>& checkpoints,
-                                   const CheckpointAlpha0& alpha0);
+views::HeatMap emergence_grid(const std::vector<models::Checkpoint>& checkpoints,
+                              const CheckpointAlpha0& alpha0);
 
 class CheckpointsPanel : public QWidget {
   Q_OBJECT
@@ -63,7 +63,7 @@ class CheckpointsPanel : public QWidget {
   void setEmergence(const CheckpointAlpha0& alpha0, const QString& text);
   void setMetric(EmergenceMetric metric);
   // The grid's data (its view's, or its stand-in's without OpenGL).
-  const render::HeatMapData& emergenceGrid() const { return grid_; }
+  const views::HeatMap& emergenceGrid() const { return grid_; }
 
  Q_SIGNALS:
   // The user moved to a checkpoint: open its folder.
@@ -83,7 +83,7 @@ class CheckpointsPanel : public QWidget {
   render::LinePlotView* emergence_ = nullptr;
   render::HeatMapView* gridView_ = nullptr;
   render::FigureStandIn* gridStandIn_ = nullptr;  // in its place without OpenGL
-  render::HeatMapData grid_;
+  views::HeatMap grid_;
   QComboBox* metric_ = nullptr;
   CheckpointAlpha0 last_;  // the numbers shown, redrawn for another metric
   QString lastText_;

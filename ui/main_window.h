@@ -26,10 +26,10 @@ namespace sinkscope::render {
 class HeatMapView;
 class FigureStandIn;
 class LinePlotView;
-struct HeatMapData;
 }  // namespace sinkscope::render
 
 namespace sinkscope::views {
+struct HeatMap;
 struct PlotSeries;
 }
 

@@ -214,19 +214,19 @@ void StudyPanel::chooseHead(int layer, int head) {
   fillSentences();
 }
 
-render::HeatMapData StudyPanel::gridData() const {
-  render::HeatMapData grid;
+views::HeatMap StudyPanel::gridData() const {
+  views::HeatMap grid;
   if (!study_) return grid;
   const StudyTables& s = *study_;
   const auto choice = static_cast<GridChoice>(std::max(0, gridChooser_->currentIndex()));
   grid.rows = s.layers;
   grid.cols = s.heads;
-  grid.rowTitle = tr("layer");
-  grid.colTitle = tr("head");
+  grid.rowTitle = "layer";
+  grid.colTitle = "head";
   grid.outlineRow = layer_;
   grid.outlineCol = head_;
-  for (int l = 0; l < s.layers; ++l) grid.rowLabels.push_back(tr("L%1").arg(l));
-  for (int h = 0; h < s.heads; ++h) grid.colLabels.push_back(tr("H%1").arg(h));
+  for (int l = 0; l < s.layers; ++l) grid.rowLabels.push_back("L" + std::to_string(l));
+  for (int h = 0; h < s.heads; ++h) grid.colLabels.push_back("H" + std::to_string(h));
   auto pick = [&](const StudyHead& h) -> const Interval& {
     return choice == SinkVotes ? h.sinkShare : choice == CurrentVotes ? h.currentShare : h.sampleShare;
   };
@@ -239,8 +239,8 @@ render::HeatMapData StudyPanel::gridData() const {
   const StudyHead& chosen = s.head(layer_, head_);
   QString value;
   if (choice == HeadClass) {
-    grid.quantity = tr("head class");
-    grid.categories = {tr("Retriever"), tr("Mixer"), tr("Reset")};
+    grid.quantity = "head class";
+    grid.categories = {"Retriever", "Mixer", "Reset"};
     grid.categoryColours = {views::kHeadClassColours[0], views::kHeadClassColours[1],
                             views::kHeadClassColours[2]};
     value = QString::fromStdString(chosen.label);
@@ -248,14 +248,15 @@ render::HeatMapData StudyPanel::gridData() const {
     grid.fixedRange = true;
     grid.rangeMin = 0.0;
     grid.rangeMax = 1.0;
-    grid.quantity = gridChooser_->currentText().toLower();
+    grid.quantity = gridChooser_->currentText().toLower().toStdString();
     value = with_interval(pick(chosen));
   }
   grid.title = tr("%1 | layer %2, head %3: %4")
                    .arg(gridChooser_->currentText())
                    .arg(layer_)
                    .arg(head_)
-                   .arg(value);
+                   .arg(value)
+                   .toStdString();
   return grid;
 }
 

@@ -13,10 +13,13 @@ class QComboBox;
 class QLabel;
 class QListWidget;
 
+namespace sinkscope::views {
+struct HeatMap;
+}
+
 namespace sinkscope::render {
 class HeatMapView;
 class LinePlotView;
-struct HeatMapData;
 }  // namespace sinkscope::render
 
 namespace sinkscope::ui {
@@ -53,7 +56,7 @@ class StudyPanel : public QWidget {
   QLabel* summary() const { return summary_; }
 
   // The grid as drawn for the chosen pooled number (for tests and exports).
-  render::HeatMapData gridData() const;
+  views::HeatMap gridData() const;
 
  Q_SIGNALS:
   // A head was clicked in the grid.

@@ -16,6 +16,7 @@
 
 #include "models/document/analysis_settings.h"
 #include "models/document/checkpoint_emergence.h"
+#include "models/document/plot_views.h"
 #include "models/document/study_tables.h"
 #include "models/loaded_model.h"
 #include "models/model_discovery.h"
@@ -84,6 +85,10 @@ class Workspace : public QObject {
   // The runs' names: before/after for interventions, A/B or the models' names.
   const QString& leftName() const { return leftName_; }
   const QString& rightName() const { return rightName_; }
+  // Both, as the document layer's views name the runs.
+  document::RunNames runNames() const {
+    return {leftName_.toStdString(), rightName_.toStdString()};
+  }
   // Where the selection (made on run A) lands in `run`: the selection itself,
   // or for B its counterpart (another shape, another tokenizer, a dropped first token).
   ShownPlace placeOf(const SentenceRun& run) const;

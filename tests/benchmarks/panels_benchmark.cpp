@@ -26,6 +26,8 @@
 using namespace sinkscope;
 
 namespace {
+// A description's text as the Qt checks read it.
+QString q(const std::string& s) { return QString::fromStdString(s); }
 
 QString write_model(const QTemporaryDir& dir, const char* name, int layers, int heads, int hidden,
                     int positions) {
@@ -88,7 +90,7 @@ void BM_SelectHeadAndRedrawEveryPanel(benchmark::State& state) {
     w.selection()->setHead(head);  // the analysis panels redraw synchronously
     // The window's own panels redraw behind a short timer: wait for them too.
     const QString where = QStringLiteral("head %1 ").arg(head);
-    if (!QTest::qWaitFor([&] { return w.attentionView()->data().title.contains(where); }, 5000))
+    if (!QTest::qWaitFor([&] { return q(w.attentionView()->data().title).contains(where); }, 5000))
       state.SkipWithError("the attention map did not follow the selection");
   }
   state.counters["tokens"] = w.lastRun() ? w.lastRun()->tokenCount() : 0;
@@ -115,7 +117,7 @@ void BM_LongInput_SelectHead(benchmark::State& state) {
     head = (head + 1) % 8;
     w.selection()->setHead(head);
     const QString where = QStringLiteral("head %1 ").arg(head);
-    if (!QTest::qWaitFor([&] { return w.attentionView()->data().title.contains(where); }, 5000))
+    if (!QTest::qWaitFor([&] { return q(w.attentionView()->data().title).contains(where); }, 5000))
       state.SkipWithError("the attention map did not follow the selection");
   }
   state.counters["tokens"] = w.lastRun()->tokenCount();

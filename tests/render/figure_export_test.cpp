@@ -32,6 +32,9 @@
 
 namespace views = sinkscope::views;
 
+// A description's text as the Qt checks below read it.
+QString q(const std::string& s) { return QString::fromStdString(s); }
+
 using namespace sinkscope::render;
 
 namespace {
@@ -109,15 +112,15 @@ TEST(FigureExport, HeatMapPngMatchesItsPdf) {
   QTemporaryDir dir;
   HeatMapView view;
   view.resize(500, 450);
-  HeatMapData d;
+  views::HeatMap d;
   d.rows = d.cols = 8;
   for (int r = 0; r < 8; ++r) {
-    d.rowLabels.push_back(QStringLiteral("%1 tok").arg(r));
-    d.colLabels.push_back(QStringLiteral("%1 tok").arg(r));
+    d.rowLabels.push_back(std::to_string(r) + " tok");
+    d.colLabels.push_back(std::to_string(r) + " tok");
     for (int c = 0; c < 8; ++c) d.values.push_back(c == 0 ? 0.8f : (c <= r ? 0.2f / (r + 1) : 0.0f));
   }
-  d.title = QStringLiteral("model | layer 0, head 0 | 8 tokens");
-  d.quantity = QStringLiteral("attention weight");
+  d.title = "model | layer 0, head 0 | 8 tokens";
+  d.quantity = "attention weight";
   view.setData(d);
   const QString pdf = dir.filePath(QStringLiteral("map.pdf"));
   const QString png = dir.filePath(QStringLiteral("map.png"));
@@ -184,10 +187,10 @@ TEST(FigureExport, PresetsGivePaperSizesWithEmbeddedFontsAndPlainSpaces) {
   }
   EXPECT_GE(fontLines, 1);
   HeatMapView map;
-  HeatMapData h;
+  views::HeatMap h;
   h.rows = h.cols = 3;
   h.values = {1, 0, 0, 0.5f, 0.5f, 0, 0.3f, 0.3f, 0.4f};
-  h.rowLabels = h.colLabels = {QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")};
+  h.rowLabels = h.colLabels = {"a", "b", "c"};
   map.setData(h);
   const QString mapPdf = dir.filePath(QStringLiteral("map.pdf"));
   heat_map_export(map, mapPdf, figure_preset(FigurePreset::TwoColumns), {}, true);
@@ -240,14 +243,15 @@ TEST(FigureExport, CsvsNameTheRunAndTheTokens) {
   plain.series = {views::PlotSeries{"s", {0}, {1}}};
   EXPECT_TRUE(line_plot_csv(plain, {}).contains(QStringLiteral("\nseries,x,y\ns,0,1\n")));
 
-  HeatMapData left, right;
+  views::HeatMap left, right;
   left.rows = right.rows = 2;
   left.cols = right.cols = 2;
   left.values = {1, 0, 0.5f, 0.5f};
   right.values = {1, 0, 0.25f, 0.75f};
-  left.rowLabels = left.colLabels = {QStringLiteral("<s>"), QStringLiteral("a")};
-  right.rowLabels = right.colLabels = {QStringLiteral("a"), QStringLiteral("b")};
-  const QString map = heat_map_csv(heat_map_side_by_side(left, right, QStringLiteral("before"), QStringLiteral("after")), {});
+  left.rowLabels = left.colLabels = {"<s>", "a"};
+  right.rowLabels = right.colLabels = {"a", "b"};
+  const QString map =
+      heat_map_csv(views::heat_map_side_by_side(left, right, "before", "after"), {});
   EXPECT_TRUE(map.contains(QStringLiteral("\nrun,row,column,row_label,column_label,value\n")))
       << map.toStdString();
   EXPECT_TRUE(map.contains(QStringLiteral("\nbefore,1,0,a,<s>,0.5\n"))) << map.toStdString();
@@ -257,15 +261,15 @@ TEST(FigureExport, CsvsNameTheRunAndTheTokens) {
   right.highlighted = {1};
   right.outlineRow = 0;
   right.outlineCol = -1;  // the head average: no cell
-  const HeatMapData both = heat_map_side_by_side(left, right, QStringLiteral("before"), QStringLiteral("after"));
-  EXPECT_TRUE(heat_map_label_lit(both, false, false, 0)) << "A's row 0";
-  EXPECT_FALSE(heat_map_label_lit(both, false, false, 1));
-  EXPECT_TRUE(heat_map_label_lit(both, false, true, 1)) << "B's row 1";
-  EXPECT_FALSE(heat_map_label_lit(both, false, true, 0));
-  EXPECT_TRUE(heat_map_label_lit(both, true, false, 0)) << "A's column 0";
-  EXPECT_FALSE(heat_map_label_lit(both, true, false, 2)) << "the gap";
-  EXPECT_FALSE(heat_map_label_lit(both, true, false, 3)) << "B's column 0";
-  EXPECT_TRUE(heat_map_label_lit(both, true, false, 4)) << "B's column 1";
+  const views::HeatMap both = views::heat_map_side_by_side(left, right, "before", "after");
+  EXPECT_TRUE(views::heat_map_label_lit(both, false, false, 0)) << "A's row 0";
+  EXPECT_FALSE(views::heat_map_label_lit(both, false, false, 1));
+  EXPECT_TRUE(views::heat_map_label_lit(both, false, true, 1)) << "B's row 1";
+  EXPECT_FALSE(views::heat_map_label_lit(both, false, true, 0));
+  EXPECT_TRUE(views::heat_map_label_lit(both, true, false, 0)) << "A's column 0";
+  EXPECT_FALSE(views::heat_map_label_lit(both, true, false, 2)) << "the gap";
+  EXPECT_FALSE(views::heat_map_label_lit(both, true, false, 3)) << "B's column 0";
+  EXPECT_TRUE(views::heat_map_label_lit(both, true, false, 4)) << "B's column 1";
   EXPECT_LT(both.outlineCol, 0) << "no frame in the gap for B's head average";
 }
 

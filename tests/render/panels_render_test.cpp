@@ -19,6 +19,9 @@
 
 namespace views = sinkscope::views;
 
+// A description's text as the Qt checks below read it.
+QString q(const std::string& s) { return QString::fromStdString(s); }
+
 using namespace sinkscope;
 
 namespace {
@@ -28,9 +31,9 @@ QString baseline(const char* name) {
 const QString kCandidates = QStringLiteral(SINKSCOPE_CANDIDATE_DIR);
 
 // A causal 8-token map: half of every row on token 0 (a sink), the rest uniform.
-render::HeatMapData sink_map() {
+views::HeatMap sink_map() {
   const int T = 8;
-  render::HeatMapData d;
+  views::HeatMap d;
   d.rows = d.cols = T;
   d.values.assign(T * T, 0.0f);
   d.hidden.assign(T * T, false);
@@ -41,15 +44,14 @@ render::HeatMapData sink_map() {
       else
         d.values[i * T + j] = (i == 0) ? 1.0f : 0.5f / (i + 1) + (j == 0 ? 0.5f : 0.0f);
     }
-  d.title = QStringLiteral("test | layer 0, head 0 | sink pattern");
-  d.quantity = QStringLiteral("attention weight");
+  d.title = "test | layer 0, head 0 | sink pattern";
+  d.quantity = "attention weight";
   d.fixedRange = true;
   return d;
 }
 
 // Shows `view` at `size` with `data` and waits for its first frame.
-::testing::AssertionResult shown_with(render::HeatMapView& view, QSize size,
-                                      render::HeatMapData data) {
+::testing::AssertionResult shown_with(render::HeatMapView& view, QSize size, views::HeatMap data) {
   view.resize(size);
   view.setData(std::move(data));
   view.show();
@@ -103,11 +105,11 @@ TEST(PanelsRender, HeatMapZoomsWithTheWheelAndPansWithADrag) {
 TEST(PanelsRender, HeatMapWithTokenLabelsMatchesBaseline) {
   render::HeatMapView view;
   view.resize(520, 400);
-  render::HeatMapData d = sink_map();
+  views::HeatMap d = sink_map();
   for (int t = 0; t < d.rows; ++t) {
     const QString label = QStringLiteral("%1 \u2423tok%1").arg(t);
-    d.rowLabels.push_back(label);
-    d.colLabels.push_back(label);
+    d.rowLabels.push_back(label.toStdString());
+    d.colLabels.push_back(label.toStdString());
   }
   view.setData(d);
   EXPECT_TRUE(view.hasLabels());
@@ -123,15 +125,15 @@ TEST(PanelsRender, HeatMapWithTokenLabelsMatchesBaseline) {
 // and thin out instead of overlapping, and come back as the wheel zooms in.
 TEST(PanelsRender, GridLabelsNeverOverlapAndReturnWhenZoomedIn) {
   const int n = 28;
-  render::HeatMapData d;
+  views::HeatMap d;
   d.rows = d.cols = n;
   d.values.assign(n * n, 0.25f);
   d.hidden.assign(n * n, false);
   for (int k = 0; k < n; ++k) {
-    d.rowLabels.push_back(QStringLiteral("L%1").arg(k));
-    d.colLabels.push_back(QStringLiteral("H%1").arg(k));
+    d.rowLabels.push_back("L" + std::to_string(k));
+    d.colLabels.push_back("H" + std::to_string(k));
   }
-  d.quantity = QStringLiteral("sink attention");
+  d.quantity = "sink attention";
   render::HeatMapView view;
   ASSERT_TRUE(shown_with(view, QSize(300, 220), d));
   const auto pixelsPerCell = [&] {
@@ -166,13 +168,13 @@ TEST(PanelsRender, GridLabelsNeverOverlapAndReturnWhenZoomedIn) {
 // token's once zoomed in; only the labels shown get made.
 TEST(PanelsRender, LongInputsKeepTokenLabelsAndShowEveryTokenZoomedIn) {
   const int n = 414;
-  render::HeatMapData d;
+  views::HeatMap d;
   d.rows = d.cols = n;
   d.values.assign(static_cast<std::size_t>(n) * n, 0.25f);
   d.hidden.assign(static_cast<std::size_t>(n) * n, false);
   for (int k = 0; k < n; ++k) {
-    d.rowLabels.push_back(QStringLiteral("%1 tok").arg(k));
-    d.colLabels.push_back(QStringLiteral("%1 tok").arg(k));
+    d.rowLabels.push_back(std::to_string(k) + " tok");
+    d.colLabels.push_back(std::to_string(k) + " tok");
   }
   render::HeatMapView view;
   ASSERT_TRUE(shown_with(view, QSize(600, 500), d));
@@ -198,7 +200,7 @@ TEST(PanelsRender, LongInputsKeepTokenLabelsAndShowEveryTokenZoomedIn) {
 // column of weight 0.5 is still on screen; zoomed in, the full image returns.
 TEST(PanelsRender, LargeMapsKeepThinColumnsVisibleAtEveryZoom) {
   const int T = 2048, column = 1337;
-  render::HeatMapData d;
+  views::HeatMap d;
   d.rows = d.cols = T;
   d.values.assign(static_cast<std::size_t>(T) * T, 0.0f);
   d.hidden.assign(d.values.size(), false);
@@ -206,7 +208,7 @@ TEST(PanelsRender, LargeMapsKeepThinColumnsVisibleAtEveryZoom) {
     for (int j = i + 1; j < T; ++j) d.hidden[static_cast<std::size_t>(i) * T + j] = true;
   for (int i = column; i < T; ++i) d.values[static_cast<std::size_t>(i) * T + column] = 0.5f;
   d.fixedRange = true;
-  d.quantity = QStringLiteral("attention weight");
+  d.quantity = "attention weight";
 
   render::HeatMapView view;
   ASSERT_TRUE(shown_with(view, QSize(520, 400), d));
@@ -255,7 +257,7 @@ TEST(PanelsRender, LargeMapsKeepThinColumnsVisibleAtEveryZoom) {
 
 TEST(PanelsRender, HeatMapRejectsMismatchedData) {
   render::HeatMapView view;
-  render::HeatMapData d = sink_map();
+  views::HeatMap d = sink_map();
   d.values.pop_back();
   EXPECT_THROW(view.setData(d), std::invalid_argument);
 }

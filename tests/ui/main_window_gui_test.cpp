@@ -71,6 +71,9 @@
 
 namespace views = sinkscope::views;
 
+// A description's text as the Qt checks below read it.
+QString q(const std::string& s) { return QString::fromStdString(s); }
+
 using namespace sinkscope;
 
 namespace {
@@ -194,7 +197,7 @@ TEST_F(MainWindowGui, SelectionDrivesThePanels) {
   layerBox->setValue(2);
   EXPECT_EQ(w.selection()->layer(), 2);
   ASSERT_TRUE(QTest::qWaitFor(
-      [&] { return w.attentionView()->data().title.contains(QStringLiteral("layer 2")); },
+      [&] { return q(w.attentionView()->data().title).contains(QStringLiteral("layer 2")); },
       kTimeout));
 
   // Keyboard commands on a panel: Down = next layer, Left from head 0 = head average.
@@ -205,7 +208,7 @@ TEST_F(MainWindowGui, SelectionDrivesThePanels) {
   QTest::keyClick(w.attentionView(), Qt::Key_Left);
   EXPECT_TRUE(w.selection()->headAveraged());
   ASSERT_TRUE(QTest::qWaitFor(
-      [&] { return w.attentionView()->data().title.contains(QStringLiteral("head average")); },
+      [&] { return q(w.attentionView()->data().title).contains(QStringLiteral("head average")); },
       kTimeout));
   auto* headBox = w.findChild<QComboBox*>(QStringLiteral("headBox"));
   ASSERT_NE(headBox, nullptr);
@@ -246,14 +249,14 @@ TEST_F(MainWindowGui, AClickInTheOverviewMovesEveryPanel) {
   const QString where = QStringLiteral("layer 2, head 3");
   // The window batches its own redraws behind a short timer.
   EXPECT_TRUE(
-      QTest::qWaitFor([&] { return w.attentionView()->data().title.contains(where); }, kTimeout))
-      << w.attentionView()->data().title.toStdString();
+      QTest::qWaitFor([&] { return q(w.attentionView()->data().title).contains(where); }, kTimeout))
+      << q(w.attentionView()->data().title).toStdString();
   EXPECT_TRUE(panels->diagramView()->title().contains(where));
   EXPECT_TRUE(panels->spectrumView()->title().contains(where));
-  EXPECT_TRUE(panels->taxonomyView()->data().title.contains(QStringLiteral("layer 2, head 3")));
+  EXPECT_TRUE(q(panels->taxonomyView()->data().title).contains(QStringLiteral("layer 2, head 3")));
   // A head class no layer has draws along 0: the axis must not hide it.
   EXPECT_LT(panels->taxonomyCountsView()->plot()->yAxis->range().lower, 0.0);
-  EXPECT_TRUE(overview->data().title.contains(where));
+  EXPECT_TRUE(q(overview->data().title).contains(where));
   EXPECT_EQ(overview->data().outlineRow, 2) << "the selected head is framed in the overview";
   EXPECT_EQ(overview->data().outlineCol, 3);
   EXPECT_TRUE(w.profileView()->title().contains(where));
@@ -308,7 +311,7 @@ TEST_F(MainWindowGui, AnInterventionChangesTheMapsItMustAndOnlyThose) {
   ASSERT_TRUE(finished.wait(kTimeout));
   ASSERT_TRUE(w.intervenedRun().has_value());
   EXPECT_EQ(w.selection()->interventions().labels().size(), 1u);
-  auto shownTitle = [&] { return w.attentionView()->data().title; };
+  auto shownTitle = [&] { return q(w.attentionView()->data().title); };
   EXPECT_TRUE(QTest::qWaitFor([&] { return shownTitle().contains(QStringLiteral("(intervened)")); },
                               kTimeout))
       << shownTitle().toStdString();
@@ -341,7 +344,7 @@ TEST_F(MainWindowGui, AnInterventionChangesTheMapsItMustAndOnlyThose) {
       [&] { return shownTitle().startsWith(QStringLiteral("before: layer 2, head 0 | after: layer 2, head 0")); }, kTimeout))
       << shownTitle().toStdString();
   const int T = w.lastRun()->tokenCount();
-  const render::HeatMapData& both = w.attentionView()->data();
+  const views::HeatMap& both = w.attentionView()->data();
   ASSERT_EQ(both.cols, 2 * T + 1);
   ASSERT_EQ(both.rows, T);
   const analysis::AttentionMatrix plain = w.lastRun()->attention(2, 0);
@@ -486,7 +489,9 @@ TEST_F(MainWindowGui, TheMapMarksSinksAndHasALogScale) {
   w.selection()->setHead(1);
   const auto expected = w.lastRun()->analysis->at(1, 1).sinks.keys();
   ASSERT_TRUE(QTest::qWaitFor(
-      [&] { return w.attentionView()->data().title.contains(QStringLiteral("layer 1, head 1")); },
+      [&] {
+        return q(w.attentionView()->data().title).contains(QStringLiteral("layer 1, head 1"));
+      },
       kTimeout));
   EXPECT_EQ(w.attentionView()->data().markedCols, expected);
   EXPECT_FALSE(w.attentionView()->data().logScale);
@@ -507,7 +512,8 @@ TEST_F(MainWindowGui, ExperimentsFeedTheOverviewAndTheLayerProfiles) {
   panels->setScore(ui::HeadScore::Dnll);
   {
     const auto& blank = panels->overviewView()->data();
-    EXPECT_TRUE(blank.quantity.contains(QStringLiteral("not computed"))) << blank.quantity.toStdString();
+    EXPECT_TRUE(q(blank.quantity).contains(QStringLiteral("not computed")))
+        << q(blank.quantity).toStdString();
     ASSERT_EQ(blank.hidden.size(), 4u);
     for (bool hidden : blank.hidden) EXPECT_TRUE(hidden);
     EXPECT_TRUE(std::isfinite(panels->overviewView()->displayedMin()));
@@ -685,7 +691,7 @@ TEST_F(MainWindowGui, AnInputBeyondTheTrainedContextIsSaidSo) {
   ASSERT_NE(status, nullptr);
   ASSERT_LE(w.lastRun()->tokenCount(), 8);
   EXPECT_FALSE(status->text().contains(QStringLiteral("beyond")));
-  EXPECT_FALSE(w.attentionView()->data().title.contains(QStringLiteral("beyond")));
+  EXPECT_FALSE(q(w.attentionView()->data().title).contains(QStringLiteral("beyond")));
   QSignalSpy ran(&w, &ui::MainWindow::runFinished);
   w.setSentence(QStringLiteral("one two three four five six seven eight nine ten eleven twelve"));
   w.runSentence();
@@ -695,7 +701,8 @@ TEST_F(MainWindowGui, AnInputBeyondTheTrainedContextIsSaidSo) {
   EXPECT_EQ(status->text(), QStringLiteral("T = %1 (beyond the trained context)").arg(T));
   EXPECT_TRUE(status->toolTip().contains(QStringLiteral("exceed the 8 tokens it was trained on")))
       << status->toolTip().toStdString();
-  EXPECT_TRUE(w.attentionView()->data().title.contains(QStringLiteral("(beyond the trained context)")));
+  EXPECT_TRUE(
+      q(w.attentionView()->data().title).contains(QStringLiteral("(beyond the trained context)")));
 }
 
 // --layer/--head (selectAfterNextRun) select a place once the sentence has
@@ -824,7 +831,8 @@ TEST_F(MainWindowGui, LongInputsComputeTheSelectedHeadsTopologyInTheBackground) 
   {
     const auto& map = w.attentionView()->data();
     EXPECT_LT(map.rangeMax, 1.0);
-    EXPECT_TRUE(map.title.contains(QStringLiteral("99th percentile"))) << map.title.toStdString();
+    EXPECT_TRUE(q(map.title).contains(QStringLiteral("99th percentile")))
+        << q(map.title).toStdString();
     std::vector<float> visible;
     for (std::size_t k = 0; k < map.values.size(); ++k)
       if (!map.hidden[k]) visible.push_back(map.values[k]);
@@ -932,7 +940,9 @@ TEST_F(MainWindowGui, TheOverviewIsUsableAt32By32Heads) {
   EXPECT_EQ(w.selection()->layer(), 31);
   EXPECT_EQ(w.selection()->head(), 31);
   EXPECT_TRUE(QTest::qWaitFor(
-      [&] { return w.attentionView()->data().title.contains(QStringLiteral("layer 31, head 31")); },
+      [&] {
+        return q(w.attentionView()->data().title).contains(QStringLiteral("layer 31, head 31"));
+      },
       kTimeout));
   w.analysisPanels()->setScore(ui::HeadScore::MiniatureMaps);
   const int block = overview->data().rows / 32 + 1;  // a map's side plus the gap
@@ -986,20 +996,20 @@ TEST_F(MainWindowGui, SideBySideCopesWithRunsOfDifferentLengths) {
   ASSERT_EQ(w.intervenedRun()->tokenCount(), T - 1);
   ASSERT_TRUE(
       QTest::qWaitFor([&] { return w.attentionView()->data().cols == T + 1 + (T - 1); }, kTimeout));
-  const render::HeatMapData& both = w.attentionView()->data();
+  const views::HeatMap& both = w.attentionView()->data();
   EXPECT_EQ(both.rows, T);
   // Each map keeps its own row labels (the right one's
   // first row is the intervened run's first token, not the plain run's).
   ASSERT_EQ(both.rowLabels.size(), static_cast<std::size_t>(T));
   ASSERT_EQ(both.rightRowLabels.size(), static_cast<std::size_t>(T));
   for (int r = 0; r < T; ++r)
-    EXPECT_TRUE(both.rowLabels[static_cast<std::size_t>(r)].endsWith(w.lastRun()->tokens[r]))
+    EXPECT_TRUE(q(both.rowLabels[static_cast<std::size_t>(r)]).endsWith(w.lastRun()->tokens[r]))
         << r;
   for (int r = 0; r + 1 < T; ++r)
-    EXPECT_TRUE(both.rightRowLabels[static_cast<std::size_t>(r)].endsWith(
-        w.intervenedRun()->tokens[r]))
+    EXPECT_TRUE(
+        q(both.rightRowLabels[static_cast<std::size_t>(r)]).endsWith(w.intervenedRun()->tokens[r]))
         << r;
-  EXPECT_TRUE(both.rightRowLabels.back().isEmpty()) << "the padding row has no label";
+  EXPECT_TRUE(both.rightRowLabels.back().empty()) << "the padding row has no label";
   ASSERT_TRUE(wait_for_frame(w.attentionView()));
   attention_area(w).save(QStringLiteral(SINKSCOPE_ARTIFACT_DIR "/side-by-side-drop-first.png"));
   // The right map's last row is padding: hidden.
@@ -1082,7 +1092,7 @@ TEST_F(MainWindowGui, PanelsKeepRenderingWhenFloatedAndRedocked) {
   w.selection()->setBounds(3, 2, w.selection()->tokenCount());
   w.selection()->setLayer(1);
   ASSERT_TRUE(QTest::qWaitFor(
-      [&] { return w.attentionView()->data().title.contains(QStringLiteral("layer 1")); },
+      [&] { return q(w.attentionView()->data().title).contains(QStringLiteral("layer 1")); },
       kTimeout));
 
   w.attentionDock()->setFloating(false);
@@ -1257,7 +1267,8 @@ TEST_F(MainWindowGui, ACaptureOpensInThePanelsAndSaysWhatItCannotDo) {
   w.selection()->setHead(3);
   const auto shown = [&] { return w.attentionView() ? w.attentionView()->data().values : std::vector<float>{}; };
   const auto atPlace = [&] {
-    return w.attentionView() && w.attentionView()->data().title.contains(QStringLiteral("layer 1, head 3"));
+    return w.attentionView() &&
+           q(w.attentionView()->data().title).contains(QStringLiteral("layer 1, head 3"));
   };
   ASSERT_TRUE(QTest::qWaitFor(atPlace, kTimeout));
   const std::vector<float> fromModel = shown();
@@ -1322,11 +1333,9 @@ TEST_F(MainWindowGui, DifferenceOfRunsOfDifferentLengthsIsRefusedVisibly) {
   w.interventionsPanel()->dropFirstToken();
   ASSERT_TRUE(finished.wait(60000)) << w.jobStatus()->lastError().toStdString();
   ASSERT_TRUE(QTest::qWaitFor(
-      [&] {
-        return w.attentionView()->data().title.contains(QStringLiteral("no difference"));
-      },
+      [&] { return q(w.attentionView()->data().title).contains(QStringLiteral("no difference")); },
       60000))
-      << w.attentionView()->data().title.toStdString();
+      << q(w.attentionView()->data().title).toStdString();
   EXPECT_TRUE(w.statusBar()->currentMessage().contains(QStringLiteral("different tokens")))
       << w.statusBar()->currentMessage().toStdString();
 }
@@ -1582,7 +1591,7 @@ TEST_F(MainWindowGui, CheckpointsPlayBackOverTraining) {
       for (int h = 0; h < 2; ++h) sum += analysis::sink_key_importance(cap.attentionOf(h))[0];
       EXPECT_NEAR(plot.series[static_cast<std::size_t>(l)].y[c], sum / 2, 1e-12) << "step " << c << " layer " << l;
       // The overview against training: every head at every step.
-      const render::HeatMapData& grid = w.checkpointsPanel()->emergenceGrid();
+      const views::HeatMap& grid = w.checkpointsPanel()->emergenceGrid();
       ASSERT_EQ(grid.rows, 4);
       ASSERT_EQ(grid.cols, 3);
       for (int h = 0; h < 2; ++h)
@@ -1658,12 +1667,12 @@ TEST_F(MainWindowGui, TwoSentencesOrTwoModelsSideBySide) {
   ASSERT_TRUE(w.intervenedRun().has_value());
   EXPECT_EQ(w.intervenedRun()->sentence, QStringLiteral("zz yy"));
   EXPECT_EQ(w.comparisonChooser()->comparison(), ui::Comparison::SideBySide);
-  const render::HeatMapData& map = w.attentionView()->data();
+  const views::HeatMap& map = w.attentionView()->data();
   ASSERT_GE(map.sideBySideSplit, 0);
   EXPECT_EQ(map.rows, std::max(w.lastRun()->tokenCount(), w.intervenedRun()->tokenCount()));
   // Each run named once in the title, and under its half of the map.
-  EXPECT_TRUE(map.title.startsWith(QStringLiteral("A: layer 0, head 0 | B: layer 0, head 0 | ")))
-      << map.title.toStdString();
+  EXPECT_TRUE(q(map.title).startsWith(QStringLiteral("A: layer 0, head 0 | B: layer 0, head 0 | ")))
+      << q(map.title).toStdString();
   EXPECT_EQ(w.attentionView()->shownRunNames(), (std::pair{QStringLiteral("A"), QStringLiteral("B")}));
   EXPECT_EQ(w.analysisPanels()->overviewView()->shownRunNames(), (std::pair{QStringLiteral("A"), QStringLiteral("B")}));
   EXPECT_EQ(w.analysisPanels()->taxonomyView()->shownRunNames(), (std::pair{QStringLiteral("A"), QStringLiteral("B")}));
@@ -1679,7 +1688,7 @@ TEST_F(MainWindowGui, TwoSentencesOrTwoModelsSideBySide) {
   };
   EXPECT_TRUE(inBar() && chooser->isEnabled());
   EXPECT_EQ(chooser->currentText(), QStringLiteral("side by side (A | B)"));
-  EXPECT_EQ(map.rowLabels.front().section(QLatin1Char(' '), 1), w.lastRun()->tokens.front());
+  EXPECT_EQ(q(map.rowLabels.front()).section(QLatin1Char(' '), 1), w.lastRun()->tokens.front());
   EXPECT_EQ(map.rightRowLabels.size(), map.rowLabels.size());
   // Each run's CSV rows say which run they are.
   const QString csv = render::heat_map_csv(map, {});
@@ -1714,17 +1723,19 @@ TEST_F(MainWindowGui, TwoSentencesOrTwoModelsSideBySide) {
   EXPECT_EQ(w.leftRunName(), QStringLiteral("tiny-llama"));
   EXPECT_EQ(w.rightRunName(), QStringLiteral("other"));
   EXPECT_EQ(w.intervenedRun()->sentence, w.lastRun()->sentence);
-  EXPECT_TRUE(w.attentionView()->data().title.startsWith(
-      QStringLiteral("tiny-llama: layer 0, head 0 | other: layer 0, head 0 | ")))
-      << w.attentionView()->data().title.toStdString();
+  EXPECT_TRUE(
+      q(w.attentionView()->data().title)
+          .startsWith(QStringLiteral("tiny-llama: layer 0, head 0 | other: layer 0, head 0 | ")))
+      << q(w.attentionView()->data().title).toStdString();
   // Same tokenizer, same text: every token aligns with its twin, the special
   // first token (which covers no characters) by its string.
   const int T = w.lastRun()->tokenCount();
   ASSERT_LT(w.lastRun()->offsets.front().first, 0) << "the model adds a special first token";
-  EXPECT_TRUE(w.attentionView()->data().title.contains(
-      QStringLiteral("%1 of %2 tokens align by their characters").arg(T).arg(T)))
-      << w.attentionView()->data().title.toStdString();
-  EXPECT_FALSE(w.attentionView()->data().rowLabels.front().contains(QChar(0x2260)));
+  EXPECT_TRUE(
+      q(w.attentionView()->data().title)
+          .contains(QStringLiteral("%1 of %2 tokens align by their characters").arg(T).arg(T)))
+      << q(w.attentionView()->data().title).toStdString();
+  EXPECT_FALSE(q(w.attentionView()->data().rowLabels.front()).contains(QChar(0x2260)));
   // The plot overlays the runs by token: B's points at A's positions, from k = 0
   // (the first token's value is what a sink comparison is about).
   const auto& overlaid = w.profileView()->data().series;
@@ -1768,10 +1779,11 @@ TEST_F(MainWindowGui, ModelsOfDifferentShapesCompareByRelativeDepth) {
 
   // The map: A's layer 1 head 1 on the left, B's layer 4 head average on the right.
   auto mapShows = [&](int layerB, int headB) {
-    const render::HeatMapData& map = w.attentionView()->data();
+    const views::HeatMap& map = w.attentionView()->data();
     const analysis::AttentionMatrix a = w.lastRun()->attention(1, 1);
     const analysis::AttentionMatrix b = w.intervenedRun()->attention(layerB, headB);
-    if (map.sideBySideSplit != a.size) return ::testing::AssertionFailure() << "split " << map.sideBySideSplit;
+    if (map.sideBySideSplit != a.size)
+      return ::testing::AssertionFailure() << "split " << map.sideBySideSplit;
     for (int i = 0; i < b.size; ++i)
       for (int j = 0; j < b.size; ++j) {
         const float want = b.weights[static_cast<std::size_t>(i) * b.size + j];
@@ -1787,7 +1799,7 @@ TEST_F(MainWindowGui, ModelsOfDifferentShapesCompareByRelativeDepth) {
     return ::testing::AssertionSuccess();
   };
   EXPECT_TRUE(mapShows(4, -1));
-  const QString title = w.attentionView()->data().title;
+  const QString title = q(w.attentionView()->data().title);
   EXPECT_TRUE(title.contains(QStringLiteral("layer 4, head average"))) << title.toStdString();
   EXPECT_TRUE(title.startsWith(QStringLiteral("tiny-llama: layer 1, head 1 | deep: layer 4, head average")))
       << title.toStdString();
@@ -1807,7 +1819,7 @@ TEST_F(MainWindowGui, ModelsOfDifferentShapesCompareByRelativeDepth) {
   EXPECT_EQ(panels->diagramView()->data().series.front().x.size(),
             static_cast<std::size_t>(w.intervenedRun()->tokenCount()));
   // The overview and the taxonomy: A's grid (2 x 2) beside B's (5 x 4).
-  const render::HeatMapData& overview = panels->overviewView()->data();
+  const views::HeatMap& overview = panels->overviewView()->data();
   EXPECT_EQ(overview.rows, 5);
   EXPECT_EQ(overview.cols, 2 + 1 + 4);
   EXPECT_LT(overview.outlineCol, 0) << "B's head average has no cell to frame (not the gap)";
@@ -1952,7 +1964,7 @@ TEST_F(MainWindowGui, PanelsOfAModelWithAnotherTokenizerFollowTheSelectionByChar
   sel->setHighlightedTokens({2, 3});
   EXPECT_TRUE(QTest::qWaitFor(
       [&] {
-        const render::HeatMapData& d = w.attentionView()->data();
+        const views::HeatMap& d = w.attentionView()->data();
         return d.highlighted == std::vector<int>{2, 3} && d.rightHighlighted == std::vector<int>{1, 2};
       },
       kGenerous));

@@ -95,7 +95,7 @@ TEST_F(StudyGui, APooledNumberLeadsToTheSentencesBehindIt) {
 
   // The grid shows the pooled share of every head as specialisation.csv has it.
   const auto spec = io::csv_parse(read_text(study / "merged/specialisation.csv"));
-  const render::HeatMapData grid = panel->gridData();
+  const views::HeatMap grid = panel->gridData();
   ASSERT_EQ(grid.rows * grid.cols, 16);
   for (const auto& row : spec.rows)
     EXPECT_FLOAT_EQ(grid.values[static_cast<std::size_t>(std::stoi(row[0]) * 4 + std::stoi(row[1]))],

@@ -12,6 +12,10 @@
 class QCheckBox;
 class QLabel;
 
+namespace sinkscope::views {
+struct HeatMap;
+}
+
 namespace sinkscope::analysis {
 struct AttentionMatrix;
 }
@@ -19,7 +23,6 @@ struct AttentionMatrix;
 namespace sinkscope::render {
 class FigureStandIn;
 class HeatMapView;
-struct HeatMapData;
 }  // namespace sinkscope::render
 
 namespace sinkscope::ui {
@@ -48,16 +51,10 @@ class AttentionMapPanel : public QWidget {
   void notice(const QString& message, int milliseconds);
 
  private:
-  // The map of `shown` at its place as drawn (minus `subtract`'s at the
-  // selection's when given).
-  render::HeatMapData mapData(const SentenceRun& shown, const ShownPlace& place,
-                              const analysis::AttentionMatrix& map,
-                              const SentenceRun* subtract) const;
-  // Two models: the labels of tokens of A with no token of B covering the
-  // same characters (and of B with none of A) get a "≠"; returns how many
-  // align, for the title.
-  QString markUnalignedTokens(render::HeatMapData& left, render::HeatMapData& right,
-                              const TokenAlignment& alignment) const;
+  // The map of `shown` at its place as drawn (minus `subtract` when given).
+  views::HeatMap mapData(const SentenceRun& shown, const ShownPlace& place,
+                         const analysis::AttentionMatrix& map,
+                         const analysis::AttentionMatrix* subtract) const;
   // A cell of the map as (query, key) tokens of A: B's half (or B shown
   // alone) through the two runs' tokens; -1 for the gap or no token.
   std::pair<int, int> cellInA(int row, int col) const;

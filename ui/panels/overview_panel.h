@@ -1,14 +1,17 @@
 #pragma once
 // Model overview: a layers x heads grid coloured by a chosen per-head score
 // (or every head's miniature map); a click selects that layer and head.
-#include "models/document/panel_views.h"
+#include "models/document/map_views.h"
 #include "ui/panels/panel.h"
 
 class QComboBox;
+namespace sinkscope::views {
+struct HeatMap;
+}
+
 namespace sinkscope::render {
 class FigureStandIn;
 class HeatMapView;
-struct HeatMapData;
 }  // namespace sinkscope::render
 
 namespace sinkscope::ui {
@@ -30,8 +33,7 @@ class OverviewPanel : public Panel {
   void drawOverview();
   // The layers x heads grid of the chosen score for `a` (`before`: the plain
   // run beside an intervened one, which has no background results).
-  render::HeatMapData scoreGrid(const TraceAnalysis& a, bool before) const;
-  void drawMiniatureMaps();
+  views::HeatMap scoreGrid(const TraceAnalysis& a, bool before) const;
   HeadScore score_ = HeadScore::SinkAttention;
   int miniatureSide_ = 0;    // cell side of the miniature-map grid (0: plain grid)
   QComboBox* scoreChooser_ = nullptr;

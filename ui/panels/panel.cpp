@@ -3,7 +3,7 @@
 #include <QWidget>
 
 #include "models/model.h"
-#include "render/heat_map_data.h"
+#include "models/views/heat_map.h"
 #include "render/scene_view.h"
 #include "ui/deferred_results.h"
 #include "ui/docks.h"
@@ -131,10 +131,10 @@ QString computing_title(const QString& what, int layer, int head, int tokens) {
       .arg(tokens);
 }
 
-void select_head_cell(const PanelInputs& in, const render::HeatMapData& grid, int row, int col,
+void select_head_cell(const PanelInputs& in, const views::HeatMap& grid, int row, int col,
                       int block) {
   const bool rightHalf = grid.sideBySideSplit >= 0 && col > grid.sideBySideSplit;
-  col = render::heat_map_own_column(grid, col);
+  col = views::heat_map_own_column(grid, col);
   if (col < 0 || row < 0) return;  // the gap
   const int layer = row / block, head = col / block;
   SelectionModel* s = in.selection;

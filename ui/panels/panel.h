@@ -18,9 +18,12 @@
 
 class QWidget;
 
+namespace sinkscope::views {
+struct HeatMap;
+}
+
 namespace sinkscope::render {
 class SceneView;
-struct HeatMapData;
 }
 
 namespace sinkscope::document {
@@ -118,7 +121,7 @@ QString computing_title(const QString& what, int layer, int head, int tokens);
 // `block` cells (1, or a miniature map's side plus a gap); side by side, A's
 // grid | B's. Selects that head; on B's grid of another shape than A's, pins
 // B's counterpart instead (the selection's layers and heads are A's).
-void select_head_cell(const PanelInputs& in, const render::HeatMapData& grid, int row, int col,
+void select_head_cell(const PanelInputs& in, const views::HeatMap& grid, int row, int col,
                       int block);
 
 }  // namespace sinkscope::ui

@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "analysis/taxonomy.h"
-#include "models/document/plot_views.h"
+#include "models/document/map_views.h"
 #include "models/model.h"
 #include "models/views/colours.h"
 #include "render/figure_part.h"
@@ -50,48 +50,8 @@ TaxonomyPanel::TaxonomyPanel(PanelInputs& inputs, QWidget* host) : Panel(inputs,
 
 void TaxonomyPanel::drawNote(const QString& note) {
   taxonomyCounts_->setData(document::note_plot(note.toStdString()));
-  render::HeatMapData empty;
-  empty.title = note;
-  render::show_or_keep(taxonomy_, taxonomyStandIn_, std::move(empty));
+  render::show_or_keep(taxonomy_, taxonomyStandIn_, document::note_map(note.toStdString()));
 }
-
-namespace {
-// The class grid of `a`, drawn from the document layer's taxonomy view
-// (whose tables the CSVs write); `outline`: the selected (layer, head) to
-// frame, or none.
-struct Classes {
-  document::TaxonomyView view;
-  render::HeatMapData grid;
-};
-
-Classes classes_of(const TraceAnalysis& a, std::pair<int, int> outline) {
-  auto tr = [](const char* text) { return QObject::tr(text); };
-  Classes out;
-  out.view = document::taxonomy_view(a);
-  render::HeatMapData& grid = out.grid;
-  grid.rows = a.layers;
-  grid.cols = a.heads;
-  grid.rowTitle = tr("layer");
-  grid.colTitle = tr("head");
-  grid.quantity = tr("head class");
-  grid.categories = {tr("Retriever"), tr("Mixer"), tr("Reset")};
-  grid.categoryColours = {views::kHeadClassColours[0], views::kHeadClassColours[1],
-                          views::kHeadClassColours[2]};
-  grid.outlineRow = outline.first;
-  grid.outlineCol = outline.second;
-  grid.numbers = std::make_shared<const io::CsvTable>(out.view.heads_table);
-  for (int l = 0; l < a.layers; ++l) {
-    for (int h = 0; h < a.heads; ++h) {
-      const int c = out.view.classes[static_cast<std::size_t>(l * a.heads + h)];
-      grid.values.push_back(static_cast<float>(std::max(c, 0)));
-      grid.hidden.push_back(c < 0);
-    }
-    grid.rowLabels.push_back(tr("L%1").arg(l));
-  }
-  for (int h = 0; h < a.heads; ++h) grid.colLabels.push_back(tr("H%1").arg(h));
-  return out;
-}
-}  // namespace
 
 // Why the selected head's sink wins the votes it does, on screen rather than
 // in the help: a sink taking most of the attention loses the A[i][j] * ||v_j||
@@ -119,33 +79,33 @@ void TaxonomyPanel::drawTaxonomy() {
   const TraceAnalysis& a = *in_.analysis;
   // A and B of different shapes: counts as shares of each layer's heads, by relative depth.
   const bool shares = in_.before && in_.before->heads != a.heads;
-  Classes now = classes_of(a, {in_.place.layer(), in_.place.head()});
+  const document::TaxonomyView now = document::taxonomy_view(a);
   const auto& sel = a.at(in_.place.layer(), std::max(0, in_.place.head())).taxonomy;
   const int total = sel ? std::max(1, sel->total()) : 1;
-  now.grid.title =
+  QString title =
       tr("layer %1, head %2: %3 (winners: sink %4%, current %5%, other %6%)")
           .arg(in_.place.layer())
           .arg(std::max(0, in_.place.head()))
-          .arg(sel ? QString::fromUtf8(analysis::head_class_name(analysis::taxonomy_label(*sel))) : tr("none"))
+          .arg(sel ? QString::fromUtf8(analysis::head_class_name(analysis::taxonomy_label(*sel)))
+                   : tr("none"))
           .arg(sel ? 100.0 * sel->sink / total : 0.0, 0, 'f', 0)
           .arg(sel ? 100.0 * sel->current / total : 0.0, 0, 'f', 0)
           .arg(sel ? 100.0 * sel->other / total : 0.0, 0, 'f', 0);
-  now.grid.title += sinkReason();
+  title += sinkReason();
+  views::HeatMap grid =
+      document::taxonomy_grid(now, in_.place.layer(), in_.place.head(), title.toStdString());
   const document::RunNames names{in_.beforeName.toStdString(), in_.afterName.toStdString()};
-  std::optional<Classes> before;
+  std::optional<document::TaxonomyView> before;
   if (in_.before) {
-    // Side by side: the plain run's grid on the left (no selection frame), its counts dashed.
-    before = classes_of(*in_.before, {-1, -1});
-    // The runs' names stand under their grids.
-    const QString title = now.grid.title + in_.place.note(in_.beforeName);
-    now.grid = render::heat_map_side_by_side(before->grid, now.grid, in_.beforeName, in_.afterName);
-    now.grid.title = title;
-    now.grid.numbers = std::make_shared<const io::CsvTable>(document::tables_by_run(
-        {{names.before, &before->view.heads_table}, {names.after, &now.view.heads_table}}));
+    // Side by side: the plain run's grid on the left (no selection frame), its counts dashed;
+    // the runs' names stand under their grids.
+    before = document::taxonomy_view(*in_.before);
+    grid = document::maps_side_by_side(document::taxonomy_grid(*before, -1, -1, {}), grid, names,
+                                       (title + in_.place.note(in_.beforeName)).toStdString());
   }
-  taxonomyCounts_->setData(document::taxonomy_counts_plot(
-      now.view, before ? &before->view : nullptr, shares, in_.layerAxis(), names));
-  render::show_or_keep(taxonomy_, taxonomyStandIn_, std::move(now.grid));
+  render::show_or_keep(taxonomy_, taxonomyStandIn_, std::move(grid));
+  taxonomyCounts_->setData(document::taxonomy_counts_plot(now, before ? &*before : nullptr, shares,
+                                                          in_.layerAxis(), names));
 }
 
 }  // namespace sinkscope::ui

@@ -1,13 +1,13 @@
-#include "render/heat_map_data.h"
+#include "models/views/heat_map.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 
-namespace sinkscope::render {
+namespace sinkscope::views {
 
-void heat_map_check(const HeatMapData& data) {
+void heat_map_check(const HeatMap& data) {
   const auto cells = static_cast<std::size_t>(std::max(data.rows, 0)) *
                      static_cast<std::size_t>(std::max(data.cols, 0));
   if (data.rows < 0 || data.cols < 0 || data.values.size() != cells)
@@ -18,7 +18,7 @@ void heat_map_check(const HeatMapData& data) {
     throw std::invalid_argument("heat map: one colour per category needed");
 }
 
-std::pair<double, double> heat_map_range(const HeatMapData& data) {
+std::pair<double, double> heat_map_range(const HeatMap& data) {
   if (!data.categories.empty()) return {0.0, static_cast<double>(data.categories.size()) - 1.0};
   auto visible = [&](std::size_t k) { return data.hidden.empty() || !data.hidden[k]; };
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
@@ -45,9 +45,9 @@ std::pair<double, double> heat_map_range(const HeatMapData& data) {
   return {lo, hi};
 }
 
-HeatMapData heat_map_side_by_side(const HeatMapData& left, const HeatMapData& right,
-                                  const QString& leftRun, const QString& rightRun) {
-  HeatMapData d = left;
+HeatMap heat_map_side_by_side(const HeatMap& left, const HeatMap& right, const std::string& leftRun,
+                              const std::string& rightRun) {
+  HeatMap d = left;
   d.numbers.reset();  // the caller tables both runs (a "run" column)
   d.leftRun = leftRun;
   d.rightRun = rightRun;
@@ -56,7 +56,7 @@ HeatMapData heat_map_side_by_side(const HeatMapData& left, const HeatMapData& ri
   const auto cells = static_cast<std::size_t>(d.rows) * static_cast<std::size_t>(d.cols);
   d.values.assign(cells, 0.0f);
   d.hidden.assign(cells, true);
-  auto place = [&](const HeatMapData& m, int offset) {
+  auto place = [&](const HeatMap& m, int offset) {
     for (int r = 0; r < m.rows; ++r)
       for (int c = 0; c < m.cols; ++c) {
         const std::size_t from = static_cast<std::size_t>(r) * m.cols + c;
@@ -81,7 +81,7 @@ HeatMapData heat_map_side_by_side(const HeatMapData& left, const HeatMapData& ri
     d.rightRowLabels = right.rowLabels;
     d.rightRowLabels.resize(static_cast<std::size_t>(d.rows));
     d.colLabels = left.colLabels;
-    d.colLabels.push_back(QString());
+    d.colLabels.push_back({});
     d.colLabels.insert(d.colLabels.end(), right.colLabels.begin(), right.colLabels.end());
   }
   d.rightHighlighted = right.highlighted;
@@ -97,7 +97,7 @@ HeatMapData heat_map_side_by_side(const HeatMapData& left, const HeatMapData& ri
   return d;
 }
 
-bool heat_map_label_lit(const HeatMapData& data, bool column, bool right, int index) {
+bool heat_map_label_lit(const HeatMap& data, bool column, bool right, int index) {
   const bool ofRight = column ? data.sideBySideSplit >= 0 && index > data.sideBySideSplit : right;
   if (column) index = heat_map_own_column(data, index);
   if (index < 0) return false;
@@ -105,7 +105,7 @@ bool heat_map_label_lit(const HeatMapData& data, bool column, bool right, int in
   return std::find(lit.begin(), lit.end(), index) != lit.end();
 }
 
-int heat_map_own_column(const HeatMapData& data, int col) {
+int heat_map_own_column(const HeatMap& data, int col) {
   const int split = data.sideBySideSplit;
   if (split < 0 || col < 0) return col;
   if (col < split) return col;  // the left map
@@ -113,4 +113,4 @@ int heat_map_own_column(const HeatMapData& data, int col) {
   return col - split - 1;       // the right map
 }
 
-}  // namespace sinkscope::render
+}  // namespace sinkscope::views
