@@ -10,6 +10,7 @@
 #include "analysis/head_analysis.h"
 #include "analysis/persistence.h"
 #include "analysis/sink_metric.h"
+#include "models/document/map_views.h"
 #include "models/document/plot_views.h"
 
 using namespace sinkscope;
@@ -173,4 +174,87 @@ TEST(PlotViews, APlotRefusesSeriesOfMismatchedLengths) {
   plot.series[0].lo = {0.1};
   plot.series[0].hi = {0.1, 0.2};
   EXPECT_THROW(views::line_plot_check(plot), std::invalid_argument);
+}
+
+TEST(MapViews, AnAttentionMapMasksTheFutureAndTablesTheAttentionRows) {
+  const analysis::AttentionMatrix map = sink_map(5, 0.8f);
+  const std::vector<std::string> tokens{"<s>", "a", "b", "c", "d"};
+  document::AttentionMapInputs in;
+  in.source = "tiny";
+  in.tokens = &tokens;
+  in.map = &map;
+  in.layer = 1;
+  in.head = 2;
+  in.query = 3, in.key = 0;
+  in.highlightedEdges = {{1, 2}};
+  const views::HeatMap m = document::attention_map(in);
+  EXPECT_EQ(m.title, "tiny | layer 1, head 2 | 5 tokens");
+  EXPECT_EQ(m.values, map.weights);
+  EXPECT_TRUE(m.hidden[1]) << "query 0 cannot see key 1";
+  EXPECT_FALSE(m.hidden[5]);
+  EXPECT_EQ(m.rowLabels[2], "2 b");
+  EXPECT_EQ(m.outlineRow, 3);
+  EXPECT_EQ(m.framedCells, (std::vector<std::pair<int, int>>{{1, 2}, {2, 1}}));
+  ASSERT_NE(m.numbers, nullptr);
+  EXPECT_EQ(m.numbers->rows.size(), 15u) << "the cells a query sees: 1 + 2 + ... + 5";
+  EXPECT_EQ(views::heat_map_range(m), (std::pair<double, double>{0.0, 1.0}));
+
+  // The difference to another map: diverging, no attention table.
+  const analysis::AttentionMatrix plain = sink_map(5, 0.3f);
+  in.subtract = &plain;
+  in.names = {"A", "B"};
+  const views::HeatMap diff = document::attention_map(in);
+  EXPECT_TRUE(diff.diverging);
+  EXPECT_EQ(diff.quantity, "attention B - A");
+  EXPECT_NEAR(diff.values[5], 0.5, 1e-6);
+  EXPECT_EQ(diff.numbers, nullptr);
+
+  // Side by side: one table of both runs.
+  in.subtract = nullptr;
+  const views::HeatMap both =
+      document::maps_side_by_side(m, document::attention_map(in), {"A", "B"}, "both");
+  EXPECT_EQ(both.cols, 11);
+  EXPECT_EQ(both.title, "both");
+  ASSERT_NE(both.numbers, nullptr);
+  EXPECT_EQ(both.numbers->columns.front(), "run");
+  EXPECT_EQ(both.numbers->rows.size(), 30u);
+}
+
+TEST(MapViews, ALongMapClipsItsLinearScaleAndSaysSo) {
+  const analysis::AttentionMatrix map = sink_map(200, 0.9f);
+  std::vector<std::string> tokens(200, "t");
+  document::AttentionMapInputs in;
+  in.tokens = &tokens;
+  in.map = &map;
+  const views::HeatMap m = document::attention_map(in);
+  EXPECT_LT(m.rangeMax, 0.9) << "the sink column shares the top colour";
+  EXPECT_NE(m.title.find("clipped at the 99th percentile"), std::string::npos);
+  in.logScale = true;
+  EXPECT_EQ(document::attention_map(in).rangeMax, 1.0) << "the log scale shows every weight";
+}
+
+TEST(MapViews, MiniatureMapsAreBlockMeansWithGaps) {
+  const int T = 48;  // two original cells per miniature cell on a side
+  const analysis::AttentionMatrix map = analysis::attention_uniform(T, false);
+  const views::HeatMap m = document::miniature_maps(
+      2, 3, T, [&](int, int) { return map; }, 0, 1);
+  const int side = document::miniature_side(T);
+  EXPECT_EQ(side, 24);
+  EXPECT_EQ(m.rows, 2 * 25 - 1);
+  EXPECT_EQ(m.cols, 3 * 25 - 1);
+  EXPECT_NEAR(m.values[0], 1.0 / T, 1e-7);
+  EXPECT_TRUE(m.hidden[24]) << "the gap between two heads' maps";
+  EXPECT_EQ(m.title, "Every head's attention map | layer 0, head 1 framed");
+}
+
+TEST(MapViews, TheTaxonomyGridIsCategorical) {
+  document::TaxonomyView v;
+  v.layers = 1, v.heads = 3;
+  v.classes = {2, -1, 0};
+  const views::HeatMap g = document::taxonomy_grid(v, 0, 2, "classes");
+  EXPECT_EQ(g.categories, (std::vector<std::string>{"Retriever", "Mixer", "Reset"}));
+  EXPECT_EQ(g.values, (std::vector<float>{2, 0, 0}));
+  EXPECT_EQ(g.hidden, (std::vector<bool>{false, true, false}));
+  EXPECT_EQ(g.colLabels, (std::vector<std::string>{"H0", "H1", "H2"}));
+  EXPECT_NO_THROW(views::heat_map_check(g));
 }
