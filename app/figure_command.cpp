@@ -223,7 +223,7 @@ ui::FigureRequest figure_request(const FigureOptionsLine& o) {
   if (o.thresholdOption->count()) r.threshold = o.threshold;
   if (o.topNOption->count()) r.topN = o.topN;
   if (o.azimuthOption->count() || o.elevationOption->count())
-    r.camera = render::scene_camera_from_angles(o.azimuth, o.elevation);
+    r.camera = views::scene_camera_from_angles(o.azimuth, o.elevation);
   if (o.compare.layerOption->count()) r.compareLayer = o.compare.layer;
   if (o.compare.headOption->count()) r.compareHead = head_value(o.compare.head);
   if (o.comparisonOption->count()) {

@@ -26,10 +26,10 @@ std::optional<FigurePart> figure_part(const QWidget* view) {
   } else if (auto* map = qobject_cast<const HeatMapView*>(view)) {
     part.map = std::make_shared<const views::HeatMap>(map->data());
   } else if (auto* scene = qobject_cast<const SceneView*>(view)) {
-    part.scene = std::make_shared<const SceneData>(scene->data());
+    part.scene = std::make_shared<const views::Scene>(scene->data());
     part.camera = scene->camera();
   } else if (auto* head = qobject_cast<const HeadView*>(view)) {
-    part.headView = std::make_shared<const HeadViewData>(head->data());
+    part.headView = std::make_shared<const views::HeadViewData>(head->data());
   } else if (auto* standIn = qobject_cast<const FigureStandIn*>(view)) {
     if (!standIn->heatMap() && !standIn->scene()) return std::nullopt;
     part.map = standIn->heatMap();
@@ -56,9 +56,9 @@ void FigureStandIn::setData(views::HeatMap data) {
   scene_.reset();
 }
 
-void FigureStandIn::setData(SceneData data) {
-  scene_check(data);
-  scene_ = std::make_shared<const SceneData>(std::move(data));
+void FigureStandIn::setData(views::Scene data) {
+  views::scene_check(data);
+  scene_ = std::make_shared<const views::Scene>(std::move(data));
   map_.reset();
 }
 

@@ -23,9 +23,9 @@ struct FigurePart {
   QSize screenSize;   // its size on screen, in pixels (the Screen preset's size)
   std::shared_ptr<const views::LinePlot> plot;  // a line plot (QCustomPlot draws it)
   std::shared_ptr<const views::HeatMap> map;    // or a heat map
-  std::shared_ptr<const SceneData> scene;  // or a 3-D scene, seen from `camera`
-  SceneCamera camera;
-  std::shared_ptr<const HeadViewData> headView;  // or the head view
+  std::shared_ptr<const views::Scene> scene;    // or a 3-D scene, seen from `camera`
+  views::SceneCamera camera;
+  std::shared_ptr<const views::HeadViewData> headView;  // or the head view
 };
 
 // A line plot's part, drawn from its description alone (no widget on screen).
@@ -46,16 +46,18 @@ class FigureStandIn : public QLabel {
   FigureStandIn(const QString& viewName, QWidget* parent);
   // Throw std::invalid_argument as the views do (sizes, edges).
   void setData(views::HeatMap data);
-  void setData(SceneData data);
-  void setCamera(const SceneCamera& camera) { camera_ = scene_camera_normalised(camera); }
-  const SceneCamera& camera() const { return camera_; }
+  void setData(views::Scene data);
+  void setCamera(const views::SceneCamera& camera) {
+    camera_ = views::scene_camera_normalised(camera);
+  }
+  const views::SceneCamera& camera() const { return camera_; }
   std::shared_ptr<const views::HeatMap> heatMap() const { return map_; }
-  std::shared_ptr<const SceneData> scene() const { return scene_; }
+  std::shared_ptr<const views::Scene> scene() const { return scene_; }
 
  private:
   std::shared_ptr<const views::HeatMap> map_;
-  std::shared_ptr<const SceneData> scene_;
-  SceneCamera camera_;
+  std::shared_ptr<const views::Scene> scene_;
+  views::SceneCamera camera_;
 };
 
 // Shows `data` in `view` when there is one, else keeps it in `standIn`.

@@ -28,15 +28,18 @@ struct Geometry {
 };
 
 // The title broken into lines that fit (at " | ", then between words).
-QStringList title_lines(const HeadViewData& d, double w, const QFont& font, QPaintDevice* device) {
+QStringList title_lines(const views::HeadViewData& d, double w, const QFont& font,
+                        QPaintDevice* device) {
   const QFontMetricsF metrics = device ? QFontMetricsF(font, device) : QFontMetricsF(font);
-  return text_wrap(d.title, [&](const QString& t) { return metrics.horizontalAdvance(t); }, w - 16);
+  return text_wrap(
+      QString::fromStdString(d.title),
+      [&](const QString& t) { return metrics.horizontalAdvance(t); }, w - 16);
 }
 
-Geometry geometry(const HeadViewData& d, double w, double h, double fontPt, int titleLines) {
+Geometry geometry(const views::HeadViewData& d, double w, double h, double fontPt, int titleLines) {
   Geometry g;
   g.titlePt = fontPt + 2;
-  const double lines = (d.note.isEmpty() ? 0.0 : 1.0) + (d.heads.size() > 1 ? 1.0 : 0.0);
+  const double lines = (d.note.empty() ? 0.0 : 1.0) + (d.heads.size() > 1 ? 1.0 : 0.0);
   g.top = 6 + g.titlePt * 1.5 * std::max(1, titleLines) + lines * fontPt * 1.5 + fontPt * 0.8;
   const auto n = std::max<std::size_t>(1, d.tokens.size());
   g.row = std::min(fontPt * 1.6, std::max(1.0, (h - g.top - 6) / static_cast<double>(n)));
@@ -50,32 +53,7 @@ double row_centre(const Geometry& g, int k) { return g.top + (k + 0.5) * g.row; 
 
 }  // namespace
 
-void head_view_check(const HeadViewData& d) {
-  const std::size_t cells = d.tokens.size() * d.tokens.size();
-  for (const HeadViewHead& head : d.heads)
-    if (head.weights.size() != cells)
-      throw std::invalid_argument("head view: " + head.name.toStdString() +
-                                  ": weights are not tokens x tokens");
-}
-
-std::vector<HeadViewLine> head_view_lines(const HeadViewData& d) {
-  std::vector<HeadViewLine> lines;
-  const int n = static_cast<int>(d.tokens.size());
-  for (int h = 0; h < static_cast<int>(d.heads.size()); ++h) {
-    const std::vector<float>& w = d.heads[static_cast<std::size_t>(h)].weights;
-    for (int q = 0; q < n; ++q) {
-      if (d.focusQuery >= 0 && q != d.focusQuery) continue;
-      for (int k = 0; k < n; ++k) {
-        if (d.focusKey >= 0 && k != d.focusKey) continue;
-        const double v = w[static_cast<std::size_t>(q) * static_cast<std::size_t>(n) + static_cast<std::size_t>(k)];
-        if (std::isfinite(v) && v >= kHeadViewMinWeight) lines.push_back({h, q, k, std::min(1.0, v)});
-      }
-    }
-  }
-  return lines;
-}
-
-void paint_head_view(QPainter& p, const HeadViewData& d, double w, double h, double fontPt,
+void paint_head_view(QPainter& p, const views::HeadViewData& d, double w, double h, double fontPt,
                      const QString& fontFamily, bool visibleSpaces) {
   QFont title(fontFamily);
   title.setPointSizeF(fontPt + 2);
@@ -93,26 +71,28 @@ void paint_head_view(QPainter& p, const HeadViewData& d, double w, double h, dou
   }
   p.setFont(text);
   const QFontMetricsF textMetrics(text, p.device());
-  if (!d.note.isEmpty()) {
+  if (!d.note.empty()) {
     p.setPen(QColor(90, 90, 90));
-    p.drawText(QPointF(8, y + textMetrics.ascent()), textMetrics.elidedText(d.note, Qt::ElideRight, w - 16));
+    p.drawText(QPointF(8, y + textMetrics.ascent()),
+               textMetrics.elidedText(QString::fromStdString(d.note), Qt::ElideRight, w - 16));
     y += fontPt * 1.5;
   }
   if (d.heads.size() > 1) {  // which colour is which head
     double x = 8;
-    for (const HeadViewHead& head : d.heads) {
-      const double advance = textMetrics.horizontalAdvance(head.name) + fontPt * 2.2;
+    for (const views::HeadViewHead& head : d.heads) {
+      const QString name = QString::fromStdString(head.name);
+      const double advance = textMetrics.horizontalAdvance(name) + fontPt * 2.2;
       if (x + advance > w) break;
       p.fillRect(QRectF(x, y + 1, fontPt * 0.9, fontPt * 0.9), qcolour(head.colour));
       p.setPen(Qt::black);
-      p.drawText(QPointF(x + fontPt * 1.2, y + textMetrics.ascent()), head.name);
+      p.drawText(QPointF(x + fontPt * 1.2, y + textMetrics.ascent()), name);
       x += advance;
     }
   }
   // The lines first, the labels over their ends.
-  const std::vector<HeadViewLine> lines = head_view_lines(d);
+  const std::vector<views::HeadViewLine> lines = views::head_view_lines(d);
   const bool focused = d.focusQuery >= 0 || d.focusKey >= 0;
-  for (const HeadViewLine& l : lines) {
+  for (const views::HeadViewLine& l : lines) {
     QPen pen(qcolour(d.heads[static_cast<std::size_t>(l.head)].colour, l.opacity), focused ? 2.0 : 1.4);
     pen.setCapStyle(Qt::RoundCap);
     p.setPen(pen);
@@ -141,8 +121,8 @@ void paint_head_view(QPainter& p, const HeadViewData& d, double w, double h, dou
   }
 }
 
-std::pair<int, int> head_view_token_at(const HeadViewData& d, double w, double h, double fontPt,
-                                       QPointF at, const QString& fontFamily) {
+std::pair<int, int> head_view_token_at(const views::HeadViewData& d, double w, double h,
+                                       double fontPt, QPointF at, const QString& fontFamily) {
   QFont title(fontFamily);
   title.setPointSizeF(fontPt + 2);
   const Geometry g = geometry(d, w, h, fontPt, static_cast<int>(title_lines(d, w, title, nullptr).size()));
@@ -164,8 +144,8 @@ HeadView::HeadView(QWidget* parent) : QWidget(parent) {
   setAttribute(Qt::WA_OpaquePaintEvent, false);
 }
 
-void HeadView::setData(HeadViewData data) {
-  head_view_check(data);
+void HeadView::setData(views::HeadViewData data) {
+  views::head_view_check(data);
   data_ = std::move(data);
   hoverSide_ = hoverToken_ = -1;
   update();
@@ -174,7 +154,7 @@ void HeadView::setData(HeadViewData data) {
 void HeadView::paintEvent(QPaintEvent*) {
   QPainter p(this);
   p.fillRect(rect(), Qt::white);
-  HeadViewData shown = data_;
+  views::HeadViewData shown = data_;
   if (hoverSide_ == 0) shown.focusQuery = hoverToken_;
   if (hoverSide_ == 1) shown.focusKey = hoverToken_;
   paint_head_view(p, shown, width(), height(), kScreenFontPt, font().family(), true);

@@ -492,20 +492,20 @@ struct SceneTexts {
   double titleHeight = 0, legendHeight = 0;
 };
 
-SceneTexts scene_texts(QPainter& p, const SceneData& d, int w, const Style& st) {
+SceneTexts scene_texts(QPainter& p, const views::Scene& d, int w, const Style& st) {
   SceneTexts t;
   t.titleFont = st.font();
   t.titleFont.setBold(true);
   const QFontMetricsF titleMetrics(t.titleFont, p.device()), metrics(st.font(), p.device());
-  const QString title = drawn_title(d.title, st);
+  const QString title = drawn_title(QString::fromStdString(d.title), st);
   if (!title.isEmpty())
     t.title = text_wrap(
         title, [&](const QString& s) { return titleMetrics.horizontalAdvance(s); },
         w - 20 - st.titleIndent);
-  t.legend = d.legend.isEmpty()
+  t.legend = d.legend.empty()
                  ? QStringList{}
                  : text_wrap(
-                       st.label(d.legend),
+                       st.label(QString::fromStdString(d.legend)),
                        [&](const QString& s) { return metrics.horizontalAdvance(s); }, w - 20);
   t.titleHeight = t.title.isEmpty() && st.titleIndent <= 0
                       ? 0
@@ -516,7 +516,7 @@ SceneTexts scene_texts(QPainter& p, const SceneData& d, int w, const Style& st) 
 
 // The scene flat in a w x h logical area, from its camera: edges, balls,
 // points, labels, title (scene_projection places the scene below the title).
-void paint_scene(QPainter& p, const SceneData& d, const SceneCamera& camera, int w, int h,
+void paint_scene(QPainter& p, const views::Scene& d, const views::SceneCamera& camera, int w, int h,
                  const Style& st) {
   if (!st.transparent) p.fillRect(QRectF(0, 0, w, h), Qt::white);
   p.setRenderHint(QPainter::Antialiasing, true);
@@ -524,7 +524,7 @@ void paint_scene(QPainter& p, const SceneData& d, const SceneCamera& camera, int
   const double titleBand = 10 + texts.titleHeight + texts.legendHeight;
   const ScenePicture at =
       scene_projection(d, camera, QSizeF(w, h), std::min(0.6, titleBand / std::max(1, h)));
-  for (const SceneEdge& e : d.edges) {
+  for (const views::SceneEdge& e : d.edges) {
     const QPointF from = at.points[static_cast<std::size_t>(e.from)],
                   to = at.points[static_cast<std::size_t>(e.to)];
     // A line of no length (a self-loop, or two tokens seen one behind the
@@ -552,7 +552,7 @@ void paint_scene(QPainter& p, const SceneData& d, const SceneCamera& camera, int
   }
   // Labels as the view draws them: the scene's labelled points, none over another.
   const QFontMetricsF metrics(st.font(), p.device());
-  const std::vector<std::size_t> labelled = scene_labelled_points(d.points);
+  const std::vector<std::size_t> labelled = views::scene_labelled_points(d.points);
   std::vector<LabelBox> boxes;
   std::vector<QPointF> anchors;
   for (std::size_t i : labelled) {
@@ -854,8 +854,8 @@ QSize part_size(const FigurePart& part) {
 QString part_title(const FigurePart& part) {
   if (part.plot) return QString::fromStdString(part.plot->title);
   if (part.map) return QString::fromStdString(part.map->title);
-  if (part.scene) return part.scene->title;
-  if (part.headView) return part.headView->title;
+  if (part.scene) return QString::fromStdString(part.scene->title);
+  if (part.headView) return QString::fromStdString(part.headView->title);
   return {};
 }
 
@@ -872,8 +872,8 @@ void paint_part(QCPPainter& p, const FigurePart& part, FigurePlot* plot, int w, 
     const double indent = st.titleIndent;
     p.save();
     p.translate(indent, 0);  // room for a sub-figure's letter
-    HeadViewData shown = *part.headView;
-    shown.title = drawn_title(shown.title, st);
+    views::HeadViewData shown = *part.headView;
+    shown.title = drawn_title(QString::fromStdString(shown.title), st).toStdString();
     paint_head_view(p, shown, w - indent, h, st.fontPt, st.family, st.visibleSpaces);
     p.restore();
   } else if (plot) {
@@ -894,15 +894,16 @@ FigurePart part_of(const QWidget* view) {
 
 }  // namespace
 
-QString scene_csv(const SceneData& d, const QStringList& comments) {
-  std::string s = text(header(QStringList{QStringLiteral("panel: ") + d.title} + comments));
+QString scene_csv(const views::Scene& d, const QStringList& comments) {
+  std::string s = text(
+      header(QStringList{QStringLiteral("panel: ") + QString::fromStdString(d.title)} + comments));
   append_row(
       s, {"kind", "index", "token", "label", "x", "y", "z", "size_weight_or_radius", "from", "to"});
   for (std::size_t k = 0; k < d.points.size(); ++k) {
-    const ScenePoint& p = d.points[k];
+    const views::ScenePoint& p = d.points[k];
     append_row(s, {"point", whole(static_cast<long long>(k)), p.token >= 0 ? whole(p.token) : "",
-                   text(p.label), number(p.position[0]), number(p.position[1]),
-                   number(p.position[2]), number(p.size), "", ""});
+                   p.label, number(p.position[0]), number(p.position[1]), number(p.position[2]),
+                   number(p.size), "", ""});
   }
   for (std::size_t k = 0; k < d.edges.size(); ++k)
     append_row(s, {"edge", whole(static_cast<long long>(k)), "", "", "", "", "",
@@ -914,16 +915,15 @@ QString scene_csv(const SceneData& d, const QStringList& comments) {
   return QString::fromStdString(s);
 }
 
-QString head_view_csv(const HeadViewData& d, const QStringList& comments) {
-  const QString panel = QStringLiteral("panel: ") + d.title;
+QString head_view_csv(const views::HeadViewData& d, const QStringList& comments) {
+  const QString panel = QStringLiteral("panel: ") + QString::fromStdString(d.title);
   if (d.numbers) return numbers_csv(QStringList{panel} + comments, *d.numbers);
   std::string s = text(header(QStringList{panel} + comments));
   append_row(s, {"head", "query", "key", "query_token", "key_token", "weight"});
   const std::size_t n = d.tokens.size();
-  std::vector<std::string> tokens;
-  for (const QString& t : d.tokens) tokens.push_back(text(t));
-  for (const HeadViewHead& head : d.heads) {
-    const std::string name = text(head.name);
+  const std::vector<std::string>& tokens = d.tokens;
+  for (const views::HeadViewHead& head : d.heads) {
+    const std::string& name = head.name;
     for (std::size_t q = 0; q < n; ++q)
       for (std::size_t k = 0; k < n; ++k) {
         const float w = head.weights[q * n + k];

@@ -12,7 +12,9 @@
 class QWidget;
 
 namespace sinkscope::views {
+struct HeadViewData;
 struct HeatMap;
+struct Scene;
 struct LinePlot;
 }
 
@@ -22,7 +24,6 @@ class HeatMapView;
 class LinePlotView;
 class SceneView;
 
-struct SceneData;
 struct FigurePart;
 
 enum class ExportFormat { Png, Pdf, Svg, Csv };
@@ -94,10 +95,9 @@ ExportFormat export_format_of(const QString& path);
 QString line_plot_csv(const views::LinePlot& data, const QStringList& comments);
 QString heat_map_csv(const views::HeatMap& data, const QStringList& comments);
 // One row per point (token, label, x, y, z, size), edge (from, to, weight) and ball.
-QString scene_csv(const SceneData& data, const QStringList& comments);
+QString scene_csv(const views::Scene& data, const QStringList& comments);
 // One row per head, query and key the query sees (head, query, key, their tokens, weight).
-struct HeadViewData;
-QString head_view_csv(const HeadViewData& data, const QStringList& comments);
+QString head_view_csv(const views::HeadViewData& data, const QStringList& comments);
 
 // One view's figure (PNG, PDF, SVG) or its CSV, from its part (figure_part.h).
 // Throws std::runtime_error naming the file and the problem.

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
-#include <optional>
-#include <stdexcept>
 
 namespace sinkscope::render {
 
@@ -19,71 +17,11 @@ Vec minus(const Vec& a, const Vec& b) { return {a[0] - b[0], a[1] - b[1], a[2] -
 double degrees_to_radians(double d) { return d * std::numbers::pi / 180.0; }
 }  // namespace
 
-void scene_check(const SceneData& data) {
-  for (const SceneEdge& e : data.edges)
-    if (e.from < 0 || e.to < 0 || e.from >= static_cast<int>(data.points.size()) ||
-        e.to >= static_cast<int>(data.points.size()))
-      throw std::invalid_argument("scene: an edge names a point that does not exist");
-}
-
-double scene_glyph_unit(const SceneData& data) {
-  double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300};
-  for (const auto& p : data.points)
-    for (std::size_t k = 0; k < 3; ++k) {
-      lo[k] = std::min(lo[k], p.position[k]);
-      hi[k] = std::max(hi[k], p.position[k]);
-    }
-  double extent = 0;
-  for (int k = 0; k < 3; ++k) extent = std::max(extent, hi[k] - lo[k]);
-  if (!(extent > 0) || !std::isfinite(extent)) extent = 1.0;
-  return extent / 40.0;
-}
-
-std::vector<std::size_t> scene_labelled_points(const std::vector<ScenePoint>& points) {
-  std::vector<std::size_t> out;
-  for (std::size_t k = 0; k < points.size(); ++k)
-    if (!points[k].label.isEmpty()) out.push_back(k);
-  if (points.size() <= static_cast<std::size_t>(kSceneMaxLabels)) return out;
-  // Many points: only the largest ones (the tokens that matter most) get labels.
-  std::stable_sort(out.begin(), out.end(),
-                   [&](std::size_t a, std::size_t b) { return points[a].size > points[b].size; });
-  if (out.size() > static_cast<std::size_t>(kSceneTopLabels)) out.resize(kSceneTopLabels);
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-SceneCamera scene_camera_from_angles(double azimuthDegrees, double elevationDegrees) {
-  const double a = degrees_to_radians(azimuthDegrees), e = degrees_to_radians(elevationDegrees);
-  SceneCamera c;
-  c.direction = {std::cos(e) * std::sin(a), std::sin(e), std::cos(e) * std::cos(a)};
-  c.up = {-std::sin(e) * std::sin(a), std::cos(e), -std::sin(e) * std::cos(a)};
-  return scene_camera_normalised(c);
-}
-
-namespace {
-// The camera with a unit direction and a unit up orthogonal to it; nothing when degenerate.
-std::optional<SceneCamera> orthonormal(const SceneCamera& camera) {
-  const Vec d = camera.direction;
-  const double dn = std::sqrt(dot(d, d));
-  if (!std::isfinite(dn) || dn < 1e-12) return std::nullopt;
-  const Vec dir = scaled(d, 1.0 / dn);
-  const Vec u = minus(camera.up, scaled(dir, dot(camera.up, dir)));
-  const double un = std::sqrt(dot(u, u));
-  if (!std::isfinite(un) || un < 1e-9 * std::max(1.0, std::sqrt(dot(camera.up, camera.up))))
-    return std::nullopt;
-  return SceneCamera{dir, scaled(u, 1.0 / un)};
-}
-}  // namespace
-
-SceneCamera scene_camera_normalised(const SceneCamera& camera) {
-  return orthonormal(camera).value_or(SceneCamera{});
-}
-
-ScenePicture scene_projection(const SceneData& data, const SceneCamera& camera, QSizeF size,
-                              double titleShare) {
+ScenePicture scene_projection(const views::Scene& data, const views::SceneCamera& camera,
+                              QSizeF size, double titleShare) {
   ScenePicture out;
   if (data.points.empty() && data.balls.empty()) return out;
-  const SceneCamera cam = scene_camera_normalised(camera);
+  const views::SceneCamera cam = views::scene_camera_normalised(camera);
   const Vec right = cross(cam.up, cam.direction);
   // The camera frames the scene's bounding box as VTK's ResetCamera does:
   // looking at its centre from where its bounding sphere fills the view angle.
@@ -92,8 +30,8 @@ ScenePicture scene_projection(const SceneData& data, const SceneCamera& camera, 
     for (std::size_t k = 0; k < 3; ++k)
       lo[k] = std::min(lo[k], p[k] - r), hi[k] = std::max(hi[k], p[k] + r);
   };
-  for (const ScenePoint& p : data.points) extend(p.position, 0.0);
-  for (const SceneBall& b : data.balls) extend(b.center, std::abs(b.radius));
+  for (const views::ScenePoint& p : data.points) extend(p.position, 0.0);
+  for (const views::SceneBall& b : data.balls) extend(b.center, std::abs(b.radius));
   const Vec centre = scaled({lo[0] + hi[0], lo[1] + hi[1], lo[2] + hi[2]}, 0.5);
   double radius = 0.5 * std::sqrt(dot(minus(hi, lo), minus(hi, lo)));
   if (!(radius > 0) || !std::isfinite(radius)) radius = 1.0;
@@ -105,15 +43,15 @@ ScenePicture scene_projection(const SceneData& data, const SceneCamera& camera, 
     const double s = distance / std::max(distance - dot(rel, cam.direction), 1e-9 * distance);
     return Flat{dot(rel, right) * s, dot(rel, cam.up) * s, s};
   };
-  const double unit = scene_glyph_unit(data);
+  const double unit = views::scene_glyph_unit(data);
   std::vector<Flat> points, balls;
   double x0 = 1e300, x1 = -1e300, y0 = 1e300, y1 = -1e300;
-  for (const ScenePoint& p : data.points) {
+  for (const views::ScenePoint& p : data.points) {
     points.push_back(flat(p.position));
     x0 = std::min(x0, points.back().x), x1 = std::max(x1, points.back().x);
     y0 = std::min(y0, points.back().y), y1 = std::max(y1, points.back().y);
   }
-  for (const SceneBall& b : data.balls) {
+  for (const views::SceneBall& b : data.balls) {
     balls.push_back(flat(b.center));
     const double r = std::abs(b.radius) * balls.back().depthScale;
     x0 = std::min(x0, balls.back().x - r), x1 = std::max(x1, balls.back().x + r);

@@ -1,73 +1,13 @@
 #pragma once
-// What a 3-D view draws (points, edges, balls, title), apart from any view,
-// and its flat picture from a camera direction: the screen's SceneView and
-// the figure exporter (with or without a display) draw the same SceneData.
+// A 3-D view's scene (models/views/scene.h) flat, as a picture from a camera
+// direction: what a figure of a 3-D view draws, with or without a display.
 #include <QPointF>
 #include <QSizeF>
-#include <QString>
-#include <array>
 #include <vector>
 
-#include "models/views/colours.h"
+#include "models/views/scene.h"
 
 namespace sinkscope::render {
-
-struct ScenePoint {
-  std::array<double, 3> position{};
-  views::Rgb color{0.5, 0.5, 0.5};
-  double size = 1.0;  // relative radius
-  QString label;      // drawn beside the point when the scene has few points
-  int token = -1;     // the token the point stands for (hover reports it), -1: none
-};
-
-struct SceneEdge {
-  int from = 0, to = 0;
-  double weight = 1.0;  // line opacity in [0, 1]
-  bool lit = false;     // drawn in the selection colour (a highlighted edge)
-};
-
-struct SceneBall {
-  std::array<double, 3> center{};
-  double radius = 1.0;
-  views::Rgb color{0.3, 0.3, 0.3};
-};
-
-struct SceneData {
-  QString title;
-  std::vector<ScenePoint> points;
-  std::vector<SceneEdge> edges;
-  std::vector<SceneBall> balls;
-  QString legend;  // one line under the title: what the colours mean
-};
-
-// Throws std::invalid_argument when an edge names a missing point.
-void scene_check(const SceneData& data);
-// The world length of a point of size 1: 1/40 of the scene's largest extent.
-double scene_glyph_unit(const SceneData& data);
-
-// Scenes with up to this many points label every point; larger ones label
-// only their kSceneTopLabels largest points. Either way a label that would
-// overlap a larger point's label is left out (label_layout.h).
-inline constexpr int kSceneMaxLabels = 64;
-inline constexpr int kSceneTopLabels = 24;
-
-// The points of `points` that get a label (before overlaps are removed).
-std::vector<std::size_t> scene_labelled_points(const std::vector<ScenePoint>& points);
-
-// Where a camera looks from: the unit direction from the scene's centre to
-// the camera and the direction that is up on the picture. The default looks
-// down the z axis with y up (azimuth 0, elevation 0).
-struct SceneCamera {
-  std::array<double, 3> direction{0.0, 0.0, 1.0};
-  std::array<double, 3> up{0.0, 1.0, 0.0};
-  bool operator==(const SceneCamera&) const = default;
-};
-// The camera turned by `azimuth` degrees about the up axis (y), then raised
-// by `elevation` degrees (as VTK's Azimuth and Elevation do from its default).
-SceneCamera scene_camera_from_angles(double azimuthDegrees, double elevationDegrees);
-// A camera made valid: unit direction, up orthogonal to it; the default when
-// the vectors are not finite, zero, or parallel.
-SceneCamera scene_camera_normalised(const SceneCamera& camera);
 
 // The scene flat, in picture coordinates (y down).
 struct ScenePicture {
@@ -80,7 +20,7 @@ struct ScenePicture {
 // screen's), fitted into a picture of `size` below a title band of
 // `titleShare` of its height: what a figure of a 3-D view draws, with or
 // without a display.
-ScenePicture scene_projection(const SceneData& data, const SceneCamera& camera, QSizeF size,
-                              double titleShare = 0.15);
+ScenePicture scene_projection(const views::Scene& data, const views::SceneCamera& camera,
+                              QSizeF size, double titleShare = 0.15);
 
 }  // namespace sinkscope::render

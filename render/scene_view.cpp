@@ -77,8 +77,8 @@ void SceneView::layoutTexts() {
         text, [charWidth](const QString& t) { return t.size() * charWidth; }, w - 16.0);
   };
   const double k = textScale_;
-  const QStringList title = wrapped(data_.title, 8.0 * k);
-  const QStringList legend = wrapped(data_.legend, 6.2 * k);
+  const QStringList title = wrapped(QString::fromStdString(data_.title), 8.0 * k);
+  const QStringList legend = wrapped(QString::fromStdString(data_.legend), 6.2 * k);
   const double ratio = devicePixelRatioF();
   title_->SetInput(title.join(QLatin1Char('\n')).toUtf8().constData());
   legend_->SetInput(legend.join(QLatin1Char('\n')).toUtf8().constData());
@@ -103,8 +103,8 @@ void SceneView::setTextScale(double scale) {
   requestRender();
 }
 
-void SceneView::setData(SceneData data) {
-  scene_check(data);
+void SceneView::setData(views::Scene data) {
+  views::scene_check(data);
   auto samePlaces = [&] {
     if (data.points.size() != data_.points.size() || data.balls.size() != data_.balls.size())
       return false;
@@ -122,7 +122,7 @@ void SceneView::setData(SceneData data) {
   layoutTexts();
 
   // The scale of the scene, so glyphs and lines look alike whatever the units.
-  const double unit = scene_glyph_unit(data_);
+  const double unit = views::scene_glyph_unit(data_);
   if (!data_.points.empty()) {
     vtkNew<vtkPoints> points;
     for (const auto& p : data_.points) points->InsertNextPoint(p.position.data());
@@ -130,14 +130,13 @@ void SceneView::setData(SceneData data) {
     if (!data_.edges.empty()) addEdges(points);
     addLabels(unit);
   }
-  for (const SceneBall& b : data_.balls) addBall(b);
+  for (const views::SceneBall& b : data_.balls) addBall(b);
   for (auto& a : actors_) renderer()->AddActor(a);
   if (keepCamera)
     requestRender();
   else
     resetView();
 }
-
 
 // The points as spheres of their colours and sizes.
 void SceneView::addPoints(vtkPoints* points, double unit) {
@@ -178,7 +177,7 @@ void SceneView::addEdges(vtkPoints* points) {
   vtkNew<vtkUnsignedCharArray> lineColors;
   lineColors->SetNumberOfComponents(4);
   lineColors->SetName("lineColors");
-  for (const SceneEdge& e : data_.edges) {
+  for (const views::SceneEdge& e : data_.edges) {
     const vtkIdType ids[2] = {e.from, e.to};
     lines->InsertNextCell(2, ids);
     if (e.lit)
@@ -204,8 +203,8 @@ void SceneView::addEdges(vtkPoints* points) {
 
 // The labelled points' labels, beside their spheres, always facing the camera.
 void SceneView::addLabels(double unit) {
-  for (std::size_t k : scene_labelled_points(data_.points)) {
-    const ScenePoint& p = data_.points[k];
+  for (std::size_t k : views::scene_labelled_points(data_.points)) {
+    const views::ScenePoint& p = data_.points[k];
     auto label = vtkSmartPointer<vtkBillboardTextActor3D>::New();
     label->SetInput(vtk_text_drawable(token_shown(p.label)).toUtf8().constData());
     label->SetPosition(p.position[0] + p.size * unit, p.position[1] + p.size * unit,
@@ -223,7 +222,7 @@ void SceneView::addLabels(double unit) {
 // nothing of the ball is ever in front of a point inside or behind it (a
 // whole shaded shell covered them twice; a wireframe's many lines drowned
 // them).
-void SceneView::addBall(const SceneBall& b) {
+void SceneView::addBall(const views::SceneBall& b) {
   vtkNew<vtkSphereSource> sphere;
   sphere->SetCenter(b.center.data());
   sphere->SetRadius(b.radius);
@@ -274,9 +273,10 @@ void SceneView::mouseMoveEvent(QMouseEvent* event) {
   if (event->buttons() != Qt::NoButton) return;  // rotating
   const int k = pointAt(event->position());
   const int token = k < 0 ? -1 : data_.points[static_cast<std::size_t>(k)].token;
-  if (k >= 0 && !data_.points[static_cast<std::size_t>(k)].label.isEmpty())
+  if (k >= 0 && !data_.points[static_cast<std::size_t>(k)].label.empty())
     QToolTip::showText(event->globalPosition().toPoint(),
-                       data_.points[static_cast<std::size_t>(k)].label, this);
+                       QString::fromStdString(data_.points[static_cast<std::size_t>(k)].label),
+                       this);
   else
     QToolTip::hideText();
   if (token != hoveredToken_) {
@@ -300,7 +300,7 @@ void SceneView::placeLabels() {
     // VTK's fonts are narrow: about 0.6 of the font size per character.
     const double size = label->GetTextProperty()->GetFontSize() * ratio;
     const double width = 0.6 * size * static_cast<double>(std::strlen(label->GetInput()));
-    const ScenePoint& p = data_.points[labelPoints_[i]];
+    const views::ScenePoint& p = data_.points[labelPoints_[i]];
     boxes.push_back({QRectF(d[0], d[1], width, 1.2 * size), p.size});
   }
   const std::vector<bool> shown = label_layout(boxes);
@@ -316,19 +316,19 @@ void SceneView::leaveEvent(QEvent* event) {
   }
 }
 
-SceneCamera SceneView::camera() const {
+views::SceneCamera SceneView::camera() const {
   vtkCamera* c = renderer()->GetActiveCamera();
   double position[3], focal[3], up[3];
   c->GetPosition(position);
   c->GetFocalPoint(focal);
   c->GetViewUp(up);
-  return scene_camera_normalised({{position[0] - focal[0], position[1] - focal[1],
-                                   position[2] - focal[2]},
-                                  {up[0], up[1], up[2]}});
+  return views::scene_camera_normalised(
+      {{position[0] - focal[0], position[1] - focal[1], position[2] - focal[2]},
+       {up[0], up[1], up[2]}});
 }
 
-void SceneView::setCamera(const SceneCamera& camera) {
-  const SceneCamera valid = scene_camera_normalised(camera);
+void SceneView::setCamera(const views::SceneCamera& camera) {
+  const views::SceneCamera valid = views::scene_camera_normalised(camera);
   vtkCamera* c = renderer()->GetActiveCamera();
   c->SetFocalPoint(0.0, 0.0, 0.0);
   c->SetPosition(valid.direction[0], valid.direction[1], valid.direction[2]);
@@ -357,8 +357,8 @@ void SceneView::resetView() {
         lo[1] = std::min(lo[1], d[1]), hi[1] = std::max(hi[1], d[1]);
       }
   };
-  for (const ScenePoint& p : data_.points) extend(p.position, 0.0);
-  for (const SceneBall& b : data_.balls) extend(b.center, b.radius);
+  for (const views::ScenePoint& p : data_.points) extend(p.position, 0.0);
+  for (const views::SceneBall& b : data_.balls) extend(b.center, b.radius);
   const double w = std::max(1.0, hi[0] - lo[0]), h = std::max(1.0, hi[1] - lo[1]);
   // 0.8: room for labels; the title and legend take the top 15% of the view.
   const double zoom = std::clamp(0.8 * std::min(size[0] / w, 0.85 * size[1] / h), 1.0, 4.0);

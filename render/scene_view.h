@@ -30,18 +30,18 @@ class SceneView : public VtkViewWidget {
   // Throws std::invalid_argument when an edge names a missing point.
   // Keeps the camera when the points stay where they were (a highlight or a
   // colour changed), so a redraw does not undo the user's rotation.
-  void setData(SceneData data);
+  void setData(views::Scene data);
   // Every text at `scale` times its screen size (a classroom's projector: larger).
   void setTextScale(double scale);
   // The point drawn nearest to a widget-space position, within 10 pixels; -1: none.
   int pointAt(const QPointF& widgetPoint);
 
-  const SceneData& data() const { return data_; }
+  const views::Scene& data() const { return data_; }
   // Where the camera looks from and which way is up (what a figure of the
   // view is drawn from, and what a session keeps).
-  SceneCamera camera() const;
+  views::SceneCamera camera() const;
   // Looks from `camera` at the scene, fitted to the view.
-  void setCamera(const SceneCamera& camera);
+  void setCamera(const views::SceneCamera& camera);
   void resetView();
 
  Q_SIGNALS:
@@ -63,9 +63,9 @@ class SceneView : public VtkViewWidget {
   void addPoints(vtkPoints* points, double unit);
   void addEdges(vtkPoints* points);
   void addLabels(double unit);
-  void addBall(const SceneBall& ball);
+  void addBall(const views::SceneBall& ball);
 
-  SceneData data_;
+  views::Scene data_;
   int hoveredToken_ = -1;
   std::vector<vtkSmartPointer<vtkActor>> actors_;
   std::vector<vtkSmartPointer<vtkProp>> labels_;

@@ -29,7 +29,7 @@ struct FigureRequest {
   std::optional<double> threshold;
   std::optional<int> topN;
   // Every 3-D view is seen from this camera, when given (else the session's).
-  std::optional<render::SceneCamera> camera;
+  std::optional<views::SceneCamera> camera;
   // A comparison's run B (started by the caller, or a session's): B pinned at
   // this layer and head (head -1: B's average), and what the panels show
   // (comparison_name: before = A, after = B, difference, side_by_side).

@@ -70,7 +70,7 @@ QString FigureWriter::applySelection(const FigureRequest& request) {
   if (request.threshold) selection->setThreshold(*request.threshold);
   if (request.topN) selection->setTopN(*request.topN);
   if (request.camera) {
-    std::vector<std::pair<QString, render::SceneCamera>> cameras;
+    std::vector<std::pair<QString, views::SceneCamera>> cameras;
     for (const char* view : {"graphView", "spectralEmbedding", "valueSpaceView"})
       cameras.emplace_back(QString::fromLatin1(view), *request.camera);
     panels_->setSceneCameras(cameras);

@@ -210,7 +210,7 @@ class MainWindow : public QMainWindow {
   QString leftRunName() const;
   QString rightRunName() const;
   // Looks at the named 3-D views (graphView, spectralEmbedding, valueSpaceView) from these cameras.
-  void setSceneCameras(const std::vector<std::pair<QString, render::SceneCamera>>& cameras);
+  void setSceneCameras(const std::vector<std::pair<QString, views::SceneCamera>>& cameras);
 
  Q_SIGNALS:
   void runFinished();       // the forward pass: the map is shown

@@ -102,7 +102,7 @@ void MainWindow::finishSession(const Session& s) {
 }
 
 void MainWindow::setSceneCameras(
-    const std::vector<std::pair<QString, render::SceneCamera>>& cameras) {
+    const std::vector<std::pair<QString, views::SceneCamera>>& cameras) {
   board_->setSceneCameras(cameras);
 }
 

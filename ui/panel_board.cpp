@@ -158,7 +158,7 @@ void PanelBoard::storeOptions(Session& s) const {
     s.graphLayout = layout->currentIndex();
   if (auto* box = findOption<QCheckBox>(QStringLiteral("normalisedLaplacian")))
     s.normalisedLaplacian = box->isChecked();
-  std::vector<std::pair<QString, render::SceneCamera>> cameras;
+  std::vector<std::pair<QString, views::SceneCamera>> cameras;
   for (const QString& name : kSceneViews)
     for (QWidget* view : viewsNamed({name}))
       if (const auto part = render::figure_part(view); part && part->scene)
@@ -180,7 +180,7 @@ void PanelBoard::applyOptions(const Session& s) {
 }
 
 void PanelBoard::setSceneCameras(
-    const std::vector<std::pair<QString, render::SceneCamera>>& cameras) {
+    const std::vector<std::pair<QString, views::SceneCamera>>& cameras) {
   for (const auto& [name, camera] : cameras) {
     if (!kSceneViews.contains(name)) continue;
     for (QWidget* view : viewsNamed({name})) {

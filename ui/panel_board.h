@@ -46,7 +46,7 @@ class PanelBoard : public QObject {
   void storeOptions(Session& session) const;
   void applyOptions(const Session& session);
   // Looks at the named 3-D views (graphView, spectralEmbedding, valueSpaceView) from these cameras.
-  void setSceneCameras(const std::vector<std::pair<QString, render::SceneCamera>>& cameras);
+  void setSceneCameras(const std::vector<std::pair<QString, views::SceneCamera>>& cameras);
   // Only the panels holding these views draw (a figure's): the others ask for
   // no background work, so the figure waits for what it shows alone.
   void drawOnlyPanelsOf(const QStringList& views);

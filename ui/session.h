@@ -22,9 +22,9 @@ using document::session_write;
 using document::SessionError;
 
 // The session's cameras as the 3-D views take them (already made orthonormal).
-std::vector<std::pair<QString, render::SceneCamera>> session_cameras(const Session& session);
+std::vector<std::pair<QString, views::SceneCamera>> session_cameras(const Session& session);
 // The views' cameras as a session keeps them.
 std::vector<std::pair<std::string, document::SessionCamera>> session_cameras_of(
-    const std::vector<std::pair<QString, render::SceneCamera>>& cameras);
+    const std::vector<std::pair<QString, views::SceneCamera>>& cameras);
 
 }  // namespace sinkscope::ui

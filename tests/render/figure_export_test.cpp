@@ -310,27 +310,27 @@ TEST(FigureExport, LabelsDoNotOverlapAndLongScenesLabelTheirLargestPoints) {
   EXPECT_EQ(label_layout(boxes), (std::vector<bool>{false, true, true, false}));
   EXPECT_EQ(label_layout(boxes, 1), (std::vector<bool>{false, true, false, false}));
 
-  std::vector<ScenePoint> many(100);
+  std::vector<views::ScenePoint> many(100);
   for (std::size_t k = 0; k < many.size(); ++k) {
-    many[k].label = QStringLiteral("t%1").arg(k);
+    many[k].label = "t" + std::to_string(k);
     many[k].size = static_cast<double>(k % 50);  // 49 and 48 ... largest twice each
   }
-  const auto labelled = scene_labelled_points(many);
-  ASSERT_EQ(labelled.size(), static_cast<std::size_t>(kSceneTopLabels));
+  const auto labelled = views::scene_labelled_points(many);
+  ASSERT_EQ(labelled.size(), static_cast<std::size_t>(views::kSceneTopLabels));
   for (std::size_t k : labelled) EXPECT_GE(many[k].size, 37.0) << k;
-  std::vector<ScenePoint> few(many.begin(), many.begin() + 10);
-  EXPECT_EQ(scene_labelled_points(few).size(), 10u);
+  std::vector<views::ScenePoint> few(many.begin(), many.begin() + 10);
+  EXPECT_EQ(views::scene_labelled_points(few).size(), 10u);
 
   // A flat export of ten points in one place draws one label, not ten on top of each other.
   QTemporaryDir dir;
   SceneView view;
   view.resize(400, 300);
-  SceneData scene;
-  scene.title = QStringLiteral("Spectral embedding");
+  views::Scene scene;
+  scene.title = std::string("Spectral embedding");
   for (int k = 0; k < 10; ++k) {
-    ScenePoint p;
+    views::ScenePoint p;
     p.position = {0.0, 0.0, 0.0};
-    p.label = QStringLiteral("label%1x").arg(k);
+    p.label = "label" + std::to_string(k) + "x";
     p.size = 1.0 + 0.01 * k;  // one place, (almost) one size: the labels would coincide
     scene.points.push_back(p);
   }
@@ -349,27 +349,26 @@ TEST(FigureExport, LabelsDoNotOverlapAndLongScenesLabelTheirLargestPoints) {
 // opaque as the weight; a focused token keeps its own lines only; hovering
 // and clicking name tokens by side; the figure is vectors and its CSV every weight.
 TEST(HeadView, LinesFollowTheWeightsAndTheFocusedToken) {
-  HeadViewData d;
-  d.title = QStringLiteral("Head view | toy, layer 0, head 0");
-  d.tokens = {QStringLiteral("<s>"), QStringLiteral("a"), QStringLiteral("b")};
+  views::HeadViewData d;
+  d.title = "Head view | toy, layer 0, head 0";
+  d.tokens = {"<s>", "a", "b"};
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  d.heads.push_back({QStringLiteral("head 0"), {0, 0, 1},
-                     {1.0f, nan, nan, 0.995f, 0.005f, nan, 0.6f, 0.3f, 0.1f}});
-  std::vector<HeadViewLine> lines = head_view_lines(d);
+  d.heads.push_back({"head 0", {0, 0, 1}, {1.0f, nan, nan, 0.995f, 0.005f, nan, 0.6f, 0.3f, 0.1f}});
+  std::vector<views::HeadViewLine> lines = views::head_view_lines(d);
   ASSERT_EQ(lines.size(), 5u) << "0.005 is under 1%, NaN is a key the query cannot see";
   EXPECT_EQ(lines[0].query, 0);
   EXPECT_DOUBLE_EQ(lines[0].opacity, 1.0);
   EXPECT_NEAR(lines[4].opacity, 0.1, 1e-6);
   d.focusQuery = 2;
-  lines = head_view_lines(d);
+  lines = views::head_view_lines(d);
   ASSERT_EQ(lines.size(), 3u);
-  for (const HeadViewLine& l : lines) EXPECT_EQ(l.query, 2);
+  for (const views::HeadViewLine& l : lines) EXPECT_EQ(l.query, 2);
   d.focusQuery = -1;
   d.focusKey = 0;
-  EXPECT_EQ(head_view_lines(d).size(), 3u) << "every query's line into key 0";
+  EXPECT_EQ(views::head_view_lines(d).size(), 3u) << "every query's line into key 0";
   d.focusKey = -1;
-  d.heads.push_back({QStringLiteral("head 1"), {1, 0, 0}, std::vector<float>(4, 0.5f)});
-  EXPECT_THROW(head_view_check(d), std::invalid_argument);
+  d.heads.push_back({"head 1", {1, 0, 0}, std::vector<float>(4, 0.5f)});
+  EXPECT_THROW(views::head_view_check(d), std::invalid_argument);
   d.heads.pop_back();
 
   HeadView view;
@@ -403,12 +402,12 @@ TEST(HeadView, LinesFollowTheWeightsAndTheFocusedToken) {
   EXPECT_EQ(hovered.last().at(1).toInt(), -1) << "leaving the view clears the hover";
 
   QTemporaryDir dir;
-  const QString pdf = dir.filePath(QStringLiteral("head.pdf")), csv = dir.filePath(QStringLiteral("head.csv")),
-                svg = dir.filePath(QStringLiteral("head.svg"));
+  const QString pdf = dir.filePath("head.pdf"), csv = dir.filePath("head.csv"),
+                svg = dir.filePath("head.svg");
   const FigurePart part = *figure_part(&view);
   figure_part_export(part, pdf, figure_preset(FigurePreset::OneColumn), {}, true);
   figure_part_export(part, svg, figure_preset(FigurePreset::OneColumn), {}, true);
-  figure_part_export(part, csv, FigureOptions{}, {QStringLiteral("model: toy")}, true);
+  figure_part_export(part, csv, FigureOptions{}, {"model: toy"}, true);
   EXPECT_EQ(std::stoi(shell("pdfimages -list '" + pdf.toStdString() + "' | tail -n +3 | wc -l").out), 0);
   EXPECT_NE(read_text(svg.toStdString()).find(">2 b<"), std::string::npos) << "token labels as text";
   const std::string rows = csv_rows(csv.toStdString());

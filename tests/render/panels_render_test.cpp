@@ -288,21 +288,21 @@ TEST(PanelsRender, LinePlotMatchesBaseline) {
 TEST(PanelsRender, SceneOfAStarGraphMatchesBaseline) {
   // Eight tokens on a circle around a sink at the centre, every token linked to it:
   // the shape a first-token sink gives the attention graph.
-  render::SceneData d;
-  d.title = QStringLiteral("test | star graph into a sink");
-  d.legend = QStringLiteral("red: sink; size: attention received");
-  render::ScenePoint sink;
+  views::Scene d;
+  d.title = std::string("test | star graph into a sink");
+  d.legend = std::string("red: sink; size: attention received");
+  views::ScenePoint sink;
   sink.position = {0, 0, 0};
   sink.color = views::kSinkHighlight;
   sink.size = 2.0;
-  sink.label = QStringLiteral("0 <s>");
+  sink.label = std::string("0 <s>");
   d.points.push_back(sink);
   for (int k = 1; k <= 8; ++k) {
-    render::ScenePoint p;
+    views::ScenePoint p;
     const double a = 2 * M_PI * k / 8.0;
     p.position = {std::cos(a), std::sin(a), 0.2 * (k % 2)};
     p.color = {0.23, 0.32, 0.55};
-    p.label = QStringLiteral("%1").arg(k);
+    p.label = std::to_string(k);
     d.points.push_back(p);
     d.edges.push_back({k, 0, 0.8});
   }

@@ -260,10 +260,10 @@ TEST_F(MainWindowGui, AClickInTheOverviewMovesEveryPanel) {
   EXPECT_EQ(overview->data().outlineRow, 2) << "the selected head is framed in the overview";
   EXPECT_EQ(overview->data().outlineCol, 3);
   EXPECT_TRUE(w.profileView()->title().contains(where));
-  EXPECT_TRUE(panels->graphView()->data().title.contains(where));
+  EXPECT_TRUE(q(panels->graphView()->data().title).contains(where));
   EXPECT_EQ(panels->embeddingView()->data().points.size(),
             static_cast<std::size_t>(w.lastRun()->tokenCount()));
-  EXPECT_TRUE(panels->valueSpaceView()->data().title.contains(where));
+  EXPECT_TRUE(q(panels->valueSpaceView()->data().title).contains(where));
   // The graph has one point per token; value space one per visible key plus s_N.
   const int T = w.lastRun()->tokenCount();
   EXPECT_EQ(static_cast<int>(panels->graphView()->data().points.size()), T);
@@ -668,7 +668,7 @@ TEST_F(MainWindowGui, HoveringABarHighlightsItsTokensEverywhere) {
 
   // The force-directed layout is flat and says so.
   panels->setGraphLayout(1);
-  EXPECT_TRUE(panels->graphView()->data().legend.contains(QStringLiteral("force-directed")));
+  EXPECT_TRUE(q(panels->graphView()->data().legend).contains(QStringLiteral("force-directed")));
   for (const auto& p : panels->graphView()->data().points) EXPECT_EQ(p.position[2], 0.0);
 }
 
@@ -848,7 +848,7 @@ TEST_F(MainWindowGui, LongInputsComputeTheSelectedHeadsTopologyInTheBackground) 
     ASSERT_TRUE(QTest::qWaitFor(
         [&] { return static_cast<int>(panels->graphView()->data().points.size()) == T; }, kTimeout));
     EXPECT_LE(panels->graphView()->data().edges.size(), static_cast<std::size_t>(3 * T));
-    EXPECT_TRUE(panels->graphView()->data().legend.contains(QStringLiteral("strongest")));
+    EXPECT_TRUE(q(panels->graphView()->data().legend).contains(QStringLiteral("strongest")));
   }
   EXPECT_TRUE(waitingTitle.contains(QStringLiteral("Analysing"))) << waitingTitle.toStdString();
   ASSERT_GT(T, ui::kTopologyForAllHeadsMaxTokens);
@@ -900,13 +900,14 @@ TEST_F(MainWindowGui, PanelSlidersDriveTheSelection) {
   ASSERT_NE(topN, nullptr);
   theta->setValue(120);
   EXPECT_DOUBLE_EQ(w.selection()->threshold(), 0.12);
-  EXPECT_TRUE(w.analysisPanels()->graphView()->data().title.contains(QStringLiteral("0.12")));
+  EXPECT_TRUE(q(w.analysisPanels()->graphView()->data().title).contains(QStringLiteral("0.12")));
   w.selection()->setThreshold(0.2);
   EXPECT_EQ(theta->value(), 200);
   EXPECT_EQ(topN->maximum(), w.selection()->tokenCount());
   topN->setValue(5);
   EXPECT_EQ(w.selection()->topN(), 5);
-  EXPECT_TRUE(w.analysisPanels()->valueSpaceView()->data().title.contains(QStringLiteral("N = 5")));
+  EXPECT_TRUE(
+      q(w.analysisPanels()->valueSpaceView()->data().title).contains(QStringLiteral("N = 5")));
   w.selection()->setTopN(2);
   EXPECT_EQ(topN->value(), 2);
 }
@@ -1471,7 +1472,8 @@ TEST_F(MainWindowGui, TheHeadViewFollowsTheSelectionAndSelectsTokens) {
   ASSERT_NE(view, nullptr);
   w.selection()->setLayer(1);
   w.selection()->setHead(2);
-  ASSERT_TRUE(QTest::qWaitFor([&] { return view->data().title.contains(QStringLiteral("layer 1, head 2")); }, kTimeout));
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] { return q(view->data().title).contains(QStringLiteral("layer 1, head 2")); }, kTimeout));
   EXPECT_EQ(view->data().heads.size(), 1u);
   EXPECT_EQ(view->data().tokens.size(), static_cast<std::size_t>(w.lastRun()->tokenCount()));
   // The weights are the run's map of that head.
@@ -1807,13 +1809,14 @@ TEST_F(MainWindowGui, ModelsOfDifferentShapesCompareByRelativeDepth) {
   // Every panel draws B at its counterpart and says where A is.
   ui::AnalysisPanels* panels = w.analysisPanels();
   for (const QString& t : {panels->diagramView()->title(), panels->spectrumView()->title(),
-                           panels->graphView()->data().title, w.profileView()->title()})
+                           q(panels->graphView()->data().title), w.profileView()->title()})
     EXPECT_TRUE(t.contains(QStringLiteral("layer 4, head average")) &&
                 t.contains(QStringLiteral("tiny-llama at layer 1, head 1")))
         << t.toStdString();
   // Value space needs one head: both its views say so, and how to pin one of B's.
-  EXPECT_TRUE(panels->valueSpaceView()->data().title.contains(QStringLiteral("pin one of its heads")))
-      << panels->valueSpaceView()->data().title.toStdString();
+  EXPECT_TRUE(
+      q(panels->valueSpaceView()->data().title).contains(QStringLiteral("pin one of its heads")))
+      << q(panels->valueSpaceView()->data().title).toStdString();
   EXPECT_TRUE(panels->valueCurveView()->title().contains(QStringLiteral("pin one of its heads")));
   // The diagram is B's head average: one H0 bar per token of B.
   EXPECT_EQ(panels->diagramView()->data().series.front().x.size(),
@@ -1845,9 +1848,12 @@ TEST_F(MainWindowGui, ModelsOfDifferentShapesCompareByRelativeDepth) {
   EXPECT_EQ(panels->overviewView()->data().outlineRow, 2) << "B's pinned head framed in B's grid";
   EXPECT_EQ(panels->overviewView()->data().outlineCol, 2 + 1 + 3);
   EXPECT_TRUE(QTest::qWaitFor(
-      [&] { return panels->valueSpaceView()->data().title.contains(QStringLiteral("layer 2, head 3")); },
+      [&] {
+        return q(panels->valueSpaceView()->data().title)
+            .contains(QStringLiteral("layer 2, head 3"));
+      },
       kGenerous))
-      << panels->valueSpaceView()->data().title.toStdString();
+      << q(panels->valueSpaceView()->data().title).toStdString();
   EXPECT_EQ(panels->headView()->data().heads.size(), 1u);
   // A click on A's half selects A's head.
   Q_EMIT panels->overviewView()->cellClicked(0, 0);
@@ -1940,7 +1946,7 @@ TEST_F(MainWindowGui, PanelsOfAModelWithAnotherTokenizerFollowTheSelectionByChar
   EXPECT_TRUE(QTest::qWaitFor(
       [&] {
         const auto& points = panels->graphView()->data().points;
-        auto lit = [](const render::ScenePoint& p) {
+        auto lit = [](const views::ScenePoint& p) {
           return p.color.r == views::kSelectedHighlight.r &&
                  p.color.g == views::kSelectedHighlight.g &&
                  p.color.b == views::kSelectedHighlight.b;

@@ -11,7 +11,7 @@
 
 #include "analysis/graph_layout.h"
 #include "analysis/ties.h"
-#include "models/views/colours.h"
+#include "models/document/scene_views.h"
 #include "render/figure_part.h"
 #include "render/gl_support.h"
 #include "render/scene_view.h"
@@ -23,11 +23,7 @@
 
 namespace sinkscope::ui {
 
-namespace {
-// From this many tokens the graph keeps each token's kEdgesPerToken strongest edges.
-constexpr int kThinGraphFrom = 64;
-constexpr std::size_t kEdgesPerToken = 3;
-}  // namespace
+namespace {}  // namespace
 
 GraphPanel::GraphPanel(PanelInputs& inputs, QWidget* host) : Panel(inputs, host) {
   // Highlights (a hovered persistence bar) redraw the graph alone.
@@ -89,7 +85,7 @@ GraphPanel::GraphPanel(PanelInputs& inputs, QWidget* host) : Panel(inputs, host)
 void GraphPanel::setLayout(int layout) { layoutChooser_->setCurrentIndex(layout); }
 
 void GraphPanel::drawNote(const QString& note) {
-  render::show_or_keep(graph_, graphStandIn_, render::SceneData{note, {}, {}, {}, {}});
+  render::show_or_keep(graph_, graphStandIn_, document::note_scene(note.toStdString()));
 }
 
 void GraphPanel::drawGraph() {
@@ -113,62 +109,27 @@ void GraphPanel::drawGraph() {
     positions = {spectrum, &spectrum->embedding};
   }
   if (!positions) {
-    render::show_or_keep(
-        graph_, graphStandIn_,
-        render::SceneData{computing_title(tr("Attention graph"), layer, head, in_.analysis->tokens),
-                          {},
-                          {},
-                          {},
-                          {}});
+    render::show_or_keep(graph_, graphStandIn_,
+                         document::note_scene(computing_title(tr("Attention graph"), layer, head,
+                                                              in_.analysis->tokens)
+                                                  .toStdString()));
     return;
   }
   const analysis::AttentionMatrix map = in_.run->attention(layer, head);
-  const analysis::HeadAnalysis& r = in_.analysis->at(layer, head);
-  render::SceneData d;
-  d.title =
-      tr("Attention graph | layer %1, %2 | theta %3").arg(layer).arg(head_name(head)).arg(theta) +
-      in_.place.note(in_.beforeName);
-  d.legend = tr("%1 layout; size: attention received; red: sinks (%2)")
-                 .arg(force ? tr("force-directed") : tr("spectral"))
-                 .arg(r.sinks.sinks.size());
-  std::vector<bool> sink(static_cast<std::size_t>(map.size), false);
-  for (int k : r.sinks.keys()) sink[static_cast<std::size_t>(k)] = true;
-  double maxAlpha = 1e-12;
-  for (double a : r.keyImportance) maxAlpha = std::max(maxAlpha, a);
-  for (int t = 0; t < map.size; ++t) {
-    render::ScenePoint p;
-    p.position = (*positions)[static_cast<std::size_t>(t)];
-    const double alpha = r.keyImportance[static_cast<std::size_t>(t)];
-    p.size = 0.6 + 1.6 * std::sqrt(alpha / maxAlpha);
-    const bool lit = in_.place.lit(t);
-    p.color = lit                                 ? views::kSelectedHighlight
-              : sink[static_cast<std::size_t>(t)] ? views::kSinkHighlight
-                                                  : views::Rgb{0.23, 0.32, 0.55};
-    if (lit) p.size *= 1.4;
-    p.label = QStringLiteral("%1 %2").arg(t).arg(in_.run->tokens.value(t));
-    p.token = t;
-    d.points.push_back(p);
-  }
-  // Long inputs: every edge above theta is a hairball; each token keeps its
-  // strongest few, and the legend says so.
-  const bool thinned = map.size > kThinGraphFrom;
-  for (int i = 0; i < map.size; ++i) {
-    std::vector<std::pair<double, int>> row;
-    for (int j = 0; j < map.size; ++j)
-      if (i != j && analysis::reaches_threshold(map.view().at(i, j), theta))
-        row.emplace_back(map.view().at(i, j), j);
-    if (thinned && row.size() > kEdgesPerToken) {
-      std::partial_sort(row.begin(), row.begin() + kEdgesPerToken, row.end(),
-                        [](const auto& a, const auto& b) { return a.first > b.first; });
-      row.resize(kEdgesPerToken);
-    }
-    for (const auto& [w, j] : row) d.edges.push_back({i, j, w});
-  }
-  if (thinned) d.legend += tr("; each token's %1 strongest edges above theta").arg(kEdgesPerToken);
-  // The hovered persistence bar's edges, drawn lit whatever their weight.
-  for (const auto& [a, b] : in_.place.highlightedEdges())
-    if (a < map.size && b < map.size) d.edges.push_back({a, b, 1.0, true});
-  render::show_or_keep(graph_, graphStandIn_, std::move(d));
+  const std::vector<std::string> tokens = in_.run->tokenStrings();
+  document::GraphSceneInputs graph;
+  graph.map = &map;
+  graph.analysis = &in_.analysis->at(layer, head);
+  graph.positions = positions.get();
+  graph.tokens = &tokens;
+  graph.layer = layer;
+  graph.head = head;
+  graph.note = in_.place.note(in_.beforeName).toStdString();
+  graph.theta = theta;
+  graph.force = force;
+  graph.lit = [this](int t) { return in_.place.lit(t); };
+  graph.highlightedEdges = in_.place.highlightedEdges();
+  render::show_or_keep(graph_, graphStandIn_, document::graph_scene(graph));
 }
 
 }  // namespace sinkscope::ui

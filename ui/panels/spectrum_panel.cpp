@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "models/document/plot_views.h"
-#include "models/views/colours.h"
+#include "models/document/scene_views.h"
 #include "render/figure_part.h"
 #include "render/gl_support.h"
 #include "render/line_plot_view.h"
@@ -63,7 +63,7 @@ SpectrumPanel::SpectrumPanel(PanelInputs& inputs, QWidget* host) : Panel(inputs,
 
 void SpectrumPanel::drawNote(const QString& note) {
   spectrum_->setData(document::note_plot(note.toStdString()));
-  render::show_or_keep(embedding_, embeddingStandIn_, render::SceneData{note, {}, {}, {}, {}});
+  render::show_or_keep(embedding_, embeddingStandIn_, document::note_scene(note.toStdString()));
 }
 
 void SpectrumPanel::drawSpectrum() {
@@ -86,7 +86,8 @@ void SpectrumPanel::drawSpectrum() {
   }
   if (!in_.run) return;
   if (!full) {
-    render::show_or_keep(embedding_, embeddingStandIn_, render::SceneData{waiting, {}, {}, {}, {}});
+    render::show_or_keep(embedding_, embeddingStandIn_,
+                         document::note_scene(waiting.toStdString()));
     return;
   }
   drawSpectralEmbedding(*full);
@@ -121,24 +122,10 @@ void SpectrumPanel::drawSpectrumPlot(const analysis::HeadAnalysis& r,
 }
 
 void SpectrumPanel::drawSpectralEmbedding(const analysis::GraphSpectrum& full) {
-  render::SceneData scene;
-  scene.title = tr("Spectral embedding | theta %1").arg(in_.selection->threshold());
-  scene.legend = tr("eigenvectors 2-4 of the Laplacian; colour: Fiedler vector");
-  double extent = 1e-12;
-  for (double v : full.fiedlerVector) extent = std::max(extent, std::abs(v));
-  for (int t = 0; t < static_cast<int>(full.embedding.size()); ++t) {
-    render::ScenePoint p;
-    p.position = full.embedding[static_cast<std::size_t>(t)];
-    p.color = views::colormap_diverging(
-        full.fiedlerVector.empty() ? 0.0
-                                   : full.fiedlerVector[static_cast<std::size_t>(t)] / extent);
-    p.size = 1.6;  // near-zero Fiedler entries are near white: large enough to see shaded
-    if (in_.place.lit(t)) p.color = views::kSelectedHighlight, p.size = 2.2;
-    p.label = QStringLiteral("%1 %2").arg(t).arg(in_.run->tokens.value(t));
-    p.token = t;
-    scene.points.push_back(p);
-  }
-  render::show_or_keep(embedding_, embeddingStandIn_, std::move(scene));
+  render::show_or_keep(
+      embedding_, embeddingStandIn_,
+      document::spectral_embedding_scene(full, in_.run->tokenStrings(),
+                                         [this](int t) { return in_.place.lit(t); }));
 }
 
 }  // namespace sinkscope::ui

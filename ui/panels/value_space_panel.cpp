@@ -12,8 +12,8 @@
 #include "analysis/value_space.h"
 #include "models/document/analysis_settings.h"
 #include "models/document/plot_views.h"
+#include "models/document/scene_views.h"
 #include "models/model.h"
-#include "models/views/colours.h"
 #include "render/figure_part.h"
 #include "render/gl_support.h"
 #include "render/line_plot_view.h"
@@ -79,48 +79,7 @@ ValueSpacePanel::ValueSpacePanel(PanelInputs& inputs, QWidget* host) : Panel(inp
 
 void ValueSpacePanel::drawNote(const QString& note) {
   valueCurve_->setData(document::note_plot(note.toStdString()));
-  render::show_or_keep(valueSpace_, valueSpaceStandIn_, render::SceneData{note, {}, {}, {}, {}});
-}
-
-// The keys in the value space's first three principal axes, top-N in
-// orange, the first token in red, s_N in black with its r_max and r_min balls.
-render::SceneData ValueSpacePanel::sceneOf(const analysis::ValueSpace& vs, int layer, int head,
-                                           int query) const {
-  render::SceneData d;
-  d.title = tr("Value space | layer %1, head %2, query %3 | N = %4: P %5, R %6, F %7 (random %8)")
-                .arg(layer)
-                .arg(head)
-                .arg(query)
-                .arg(vs.topN)
-                .arg(vs.scores.precision, 0, 'f', 2)
-                .arg(vs.scores.recall, 0, 'f', 2)
-                .arg(vs.scores.f, 0, 'f', 2)
-                .arg(vs.randomMean.f, 0, 'f', 2) +
-            in_.place.note(in_.beforeName);
-  d.legend =
-      tr("orange: top-N; red: first token; black: s_N; balls: r_max, r_min (full-space "
-         "radii around the projected s_N)");
-  std::vector<bool> selected(vs.keys.size(), false);
-  for (int j : vs.selected) selected[static_cast<std::size_t>(j)] = true;  // keys 0..i
-  for (std::size_t k = 0; k < vs.keys.size(); ++k) {
-    render::ScenePoint pt;
-    pt.position = vs.pca3[k];
-    pt.color = vs.keys[k] == 0 ? views::kSinkHighlight
-               : selected[k]   ? views::kSelectedHighlight
-                               : views::Rgb{0.6, 0.6, 0.6};
-    pt.label = QStringLiteral("%1 %2").arg(vs.keys[k]).arg(in_.run->tokens.value(vs.keys[k]));
-    pt.token = vs.keys[k];
-    d.points.push_back(pt);
-  }
-  render::ScenePoint s;
-  s.position = vs.pca3.back();
-  s.color = {0.05, 0.05, 0.05};
-  s.size = 1.6;
-  s.label = QStringLiteral("s_N");
-  d.points.push_back(s);
-  d.balls.push_back({s.position, vs.rMax, views::kSelectedHighlight});
-  if (std::isfinite(vs.rMin)) d.balls.push_back({s.position, vs.rMin, {0.3, 0.3, 0.3}});
-  return d;
+  render::show_or_keep(valueSpace_, valueSpaceStandIn_, document::note_scene(note.toStdString()));
 }
 
 void ValueSpacePanel::drawValueSpace() {
@@ -136,7 +95,7 @@ void ValueSpacePanel::drawValueSpace() {
                   .arg(in_.afterName)
             : tr("Value space needs one head (the average has no values of its own)");
     valueCurve_->setData(document::value_curve_note(why.toStdString()));
-    render::show_or_keep(valueSpace_, valueSpaceStandIn_, render::SceneData{why, {}, {}, {}, {}});
+    render::show_or_keep(valueSpace_, valueSpaceStandIn_, document::note_scene(why.toStdString()));
     return;
   }
   const auto capture = in_.run->layer(layer);  // the run's cached layer, not a fresh copy
@@ -148,7 +107,9 @@ void ValueSpacePanel::drawValueSpace() {
   p.query = query;
   const analysis::ValueSpace vs = analysis::value_space(A, cap.valuesOf(head), cap.head_dim, p);
 
-  render::show_or_keep(valueSpace_, valueSpaceStandIn_, sceneOf(vs, layer, head, query));
+  render::show_or_keep(valueSpace_, valueSpaceStandIn_,
+                       document::value_space_scene(vs, in_.run->tokenStrings(), layer, head, query,
+                                                   in_.place.note(in_.beforeName).toStdString()));
   drawCurve(capture, head, query, p, vs.topN);
 }
 

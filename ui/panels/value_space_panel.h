@@ -35,7 +35,6 @@ class ValueSpacePanel : public Panel {
 
  private:
   void drawValueSpace();
-  render::SceneData sceneOf(const analysis::ValueSpace& vs, int layer, int head, int query) const;
   // F_N, precision and recall against N (computed in the background).
   void drawCurve(std::shared_ptr<const models::LayerCapture> capture, int head, int query,
                  const analysis::ValueSpaceParams& p, int topN);
