@@ -12,6 +12,7 @@
 #include "analysis/sink_metric.h"
 #include "models/document/map_views.h"
 #include "models/document/plot_views.h"
+#include "models/document/scene_views.h"
 
 using namespace sinkscope;
 
@@ -257,4 +258,52 @@ TEST(MapViews, TheTaxonomyGridIsCategorical) {
   EXPECT_EQ(g.hidden, (std::vector<bool>{false, true, false}));
   EXPECT_EQ(g.colLabels, (std::vector<std::string>{"H0", "H1", "H2"}));
   EXPECT_NO_THROW(views::heat_map_check(g));
+}
+
+TEST(SceneViews, TheGraphSizesTokensByAttentionAndDrawsEdgesAboveTheta) {
+  const analysis::AttentionMatrix map = sink_map(5, 0.8f);
+  const analysis::HeadAnalysis r = analysis::analyse_head(map.view(), {}, 0);
+  const std::vector<std::array<double, 3>> positions(5, {0.0, 0.0, 0.0});
+  const std::vector<std::string> tokens{"<s>", "a", "b", "c", "d"};
+  document::GraphSceneInputs in;
+  in.map = &map;
+  in.analysis = &r;
+  in.positions = &positions;
+  in.tokens = &tokens;
+  in.theta = 0.5;
+  in.lit = [](int t) { return t == 3; };
+  in.highlightedEdges = {{2, 4}};
+  const views::Scene g = document::graph_scene(in);
+  ASSERT_EQ(g.points.size(), 5u);
+  EXPECT_EQ(g.points[0].color.r, views::kSinkHighlight.r) << "the first token is the sink";
+  EXPECT_EQ(g.points[3].color.g, views::kSelectedHighlight.g);
+  EXPECT_GT(g.points[0].size, g.points[4].size);
+  EXPECT_EQ(g.points[2].label, "2 b");
+  // Every query gives the sink 0.8 >= theta; no other weight reaches 0.5.
+  ASSERT_EQ(g.edges.size(), 5u);
+  for (int k = 0; k < 4; ++k) EXPECT_EQ(g.edges[k].to, 0);
+  EXPECT_TRUE(g.edges.back().lit);
+  EXPECT_NO_THROW(views::scene_check(g));
+}
+
+TEST(SceneViews, TheHeadViewTablesTheDrawnTokensOnly) {
+  std::vector<std::string> tokens(100, "t");
+  const analysis::AttentionMatrix map = sink_map(100, 0.5f);
+  document::HeadViewInputs in;
+  in.source = "tiny";
+  in.tokens = &tokens;
+  in.layer = 1;
+  in.head = 2;
+  in.heads = 4;
+  in.mapOf = [&](int) { return map; };
+  const views::HeadViewData one = document::head_view(in);
+  EXPECT_EQ(one.title, "Head view | tiny, layer 1, head 2");
+  EXPECT_EQ(one.tokens.size(), 96u);
+  EXPECT_EQ(one.note, "the first 96 of 100 tokens (a longer view would be a wall of lines)");
+  ASSERT_EQ(one.heads.size(), 1u);
+  EXPECT_EQ(one.heads[0].name, "head 2");
+  EXPECT_EQ(one.numbers->rows.size(), 96u * 97u / 2) << "the cells the drawn queries see";
+  EXPECT_NO_THROW(views::head_view_check(one));
+  in.allHeads = true;
+  EXPECT_EQ(document::head_view(in).heads.size(), 4u);
 }
