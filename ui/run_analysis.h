@@ -14,10 +14,7 @@ namespace sinkscope::ui {
 
 using document::TraceAnalysis;
 
-// Above this many tokens the run's analysis leaves out persistence and
-// spectra (O(T^3) per head): panels compute them for the selected head only,
-// in the background.
-inline constexpr int kTopologyForAllHeadsMaxTokens = 256;
+using document::kTopologyForAllHeadsMaxTokens;
 
 // Analyses every head of `trace` with `settings` (analyze's, turned into each
 // head's parameters as analyze turns them); `progress` as everywhere (false

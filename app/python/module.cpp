@@ -25,7 +25,9 @@
 #include "models/document/analysis_setting_specs.h"
 #include "models/document/analysis_settings.h"
 #include "models/document/analyze_report.h"
+#include "models/document/run_views.h"
 #include "models/document/sentence_run.h"
+#include "models/document/trace_analysis.h"
 #include "models/io/table_io.h"
 #include "models/loaded_model.h"
 
@@ -335,6 +337,28 @@ py::list analyze(const py::handle& attention, const py::handle& values, const py
   return out;
 }
 
+// Every panel's views of one head, as the window draws them: JSON text.
+std::string views(const py::handle& attention, const py::handle& values, const py::handle& tokens,
+                  const std::string& model, int layer, int head, int query, double threshold,
+                  const py::kwargs& params) {
+  const d::AnalysisSettings settings = settings_of(params);
+  m::Capture c = capture_of(attention, values, tokens, 0);
+  c.model = model;
+  const m::Trace trace = m::capture_trace(c);
+  const d::AnalyzeSubject subject = d::analyze_subject_of(c, trace);
+  try {
+    py::gil_scoped_release free;
+    const auto analysis = d::analyse_trace(trace, d::head_analysis_params(settings, trace.tokens()),
+                                           {.settings = settings});
+    return d::run_views_json(trace, *analysis, subject.tokens,
+                             model.empty() ? std::string("capture") : model,
+                             {layer, head, query, threshold})
+        .dump();
+  } catch (const std::invalid_argument& e) {
+    throw py::value_error(e.what());
+  }
+}
+
 py::tuple persistence(const py::handle& attention, bool symmetriseByMax) {
   int T = 0;
   bool causal = true;
@@ -581,6 +605,9 @@ PYBIND11_MODULE(_core, module) {
   module.def("analyze", &analyze, py::arg("attention"), py::arg("values") = py::none(),
              py::arg("tokens") = py::none(), py::arg("model") = "", py::arg("batch") = 0,
              py::arg("progress") = py::none());
+  module.def("views", &views, py::arg("attention"), py::arg("values") = py::none(),
+             py::arg("tokens") = py::none(), py::arg("model") = "", py::arg("layer") = 0,
+             py::arg("head") = 0, py::arg("query") = -1, py::arg("threshold") = 0.05);
   module.def("persistence", &persistence, py::arg("A"), py::arg("symmetrise_by_max") = false);
   module.def("spectrum", &spectrum, py::arg("A"), py::arg("theta") = 0.05,
              py::arg("normalised") = false);

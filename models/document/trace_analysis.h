@@ -17,6 +17,11 @@ class Trace;
 
 namespace sinkscope::document {
 
+// Above this many tokens the window's analysis of a run leaves out
+// persistence and spectra (O(T^3) per head): panels compute them for the
+// selected head only, in the background.
+inline constexpr int kTopologyForAllHeadsMaxTokens = 256;
+
 struct TraceAnalysisOptions {
   // Also every head's value-space curve (F_N against every N, metrics.md s. 6)
   // at params.valueSpace's query: what analyze and figure sets report.

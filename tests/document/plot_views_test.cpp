@@ -4,6 +4,7 @@
 // column.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 
@@ -13,6 +14,7 @@
 #include "models/document/map_views.h"
 #include "models/document/plot_views.h"
 #include "models/document/scene_views.h"
+#include "models/views/view_json.h"
 
 using namespace sinkscope;
 
@@ -306,4 +308,31 @@ TEST(SceneViews, TheHeadViewTablesTheDrawnTokensOnly) {
   EXPECT_NO_THROW(views::head_view_check(one));
   in.allHeads = true;
   EXPECT_EQ(document::head_view(in).heads.size(), 4u);
+}
+
+TEST(ViewJson, EveryViewWritesWhatItDrawsWithNullForUndefinedNumbers) {
+  views::LinePlot plot;
+  plot.title = "p";
+  plot.series = {{"s", {0, 1}, {0.5, std::nan("")}, true}};
+  auto table = std::make_shared<io::CsvTable>();
+  table->columns = {"x", "y"};
+  table->rows = {{"0", "0.5"}, {"1", ""}};
+  plot.numbers = table;
+  const nlohmann::json j = views::view_json(plot);
+  EXPECT_EQ(j["kind"], "plot");
+  EXPECT_EQ(j["series"][0]["style"], "reference");
+  EXPECT_TRUE(j["series"][0]["y"][1].is_null());
+  EXPECT_TRUE(j["marked_x"].is_null());
+  EXPECT_EQ(j["numbers"]["rows"][1][1], "");
+  EXPECT_EQ(j["numbers"]["columns"], (std::vector<std::string>{"x", "y"}));
+
+  document::TaxonomyView v;
+  v.layers = 1, v.heads = 2;
+  v.classes = {0, -1};
+  const nlohmann::json grid = views::view_json(document::taxonomy_grid(v, 0, 0, "t"));
+  EXPECT_EQ(grid["kind"], "heat_map");
+  EXPECT_EQ(grid["categories"][1]["name"], "Mixer");
+  EXPECT_EQ(grid["hidden"][1], true);
+  EXPECT_EQ(grid["range"][1], 2.0);
+  EXPECT_EQ(views::view_json(document::note_scene("why"))["title"], "why");
 }

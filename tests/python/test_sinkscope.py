@@ -4,6 +4,8 @@ the CLI with the model run's tables, the function-level entries agree with
 independent numpy and GUDHI computations, bad input raises ValueError or
 TypeError naming the argument, and 10,000 calls leak nothing."""
 
+import csv
+import io
 import itertools
 import os
 import shutil
@@ -344,3 +346,43 @@ def test_tokens_holding_line_breaks_and_separators_keep_the_tables_whole():
     assert list(sinks["key_token"][:5]) == tokens
     assert list(sinks["key"][:5]) == [0, 1, 2, 3, 4]
     assert all(key != "" and not key.startswith(" ") for key, _ in sinks.header)
+
+
+def test_views_are_the_windows_panels_with_analyzes_rows(run):
+    folder, z = run
+    tokens = list(z["tokens"])
+    v = sinkscope.views(z["attention"], values=z["values"], tokens=tokens, model="tiny",
+                        layer=1, head=2)
+    assert v["selection"] == {"layer": 1, "head": 2, "query": len(tokens) - 1, "threshold": 0.05}
+    panels = v["panels"]
+    assert {"attention-map", "key-importance", "overview", "persistence", "spectrum", "graph",
+            "layer-profiles", "head-view", "taxonomy", "value-space"} <= set(panels)
+    assert [view["kind"] for view in panels["persistence"]] == ["plot", "plot", "plot"]
+    # What is drawn is the analysis: alpha_k of the head's map.
+    key = panels["key-importance"][0]
+    A = z["attention"][1, 2]
+    np.testing.assert_allclose(key["series"][0]["y"], sinkscope.sink_metric(A), rtol=1e-12)
+    assert key["series"][0]["labels"] == tokens
+    assert [s["style"] for s in key["series"]] == ["line", "reference", "threshold"]
+    heat = panels["attention-map"][0]
+    assert heat["rows"] == heat["cols"] == len(tokens)
+    np.testing.assert_allclose(np.array(heat["values"], dtype=float).reshape(A.shape), A,
+                               rtol=1e-6)
+    # The numbers are analyze's rows for that head.
+    tables = sinkscope.analyze(z["attention"], values=z["values"], tokens=tokens)
+    for panel, index, table in (("persistence", 0, "persistence"), ("key-importance", 0, "sinks"),
+                                ("persistence", 2, "betti")):
+        numbers = panels[panel][index]["numbers"]
+        rows = list(csv.reader(io.StringIO(body(tables[table].text))))
+        assert numbers["columns"] == rows[0], table
+        layer, head = rows[0].index("layer"), rows[0].index("head")
+        mine = [r for r in rows[1:] if r[layer] == "1" and r[head] == "2"]
+        assert numbers["rows"] == mine, table
+    # The head average and bad selections.
+    average = sinkscope.views(z["attention"], tokens=tokens, layer=0, head=-1)
+    assert "value-space" not in average["panels"]
+    assert average["panels"]["key-importance"][0]["title"].endswith("head average")
+    for bad, words in (({"layer": 99}, "layer: 99 is outside"), ({"head": 9}, "head: 9"),
+                       ({"query": 999}, "query: 999"), ({"threshold": 2}, "threshold")):
+        with pytest.raises(ValueError, match=words):
+            sinkscope.views(z["attention"], tokens=tokens, **bad)

@@ -19,14 +19,15 @@ ValueError or TypeError naming the argument.
 
 import csv
 import io
+import json
 
 import numpy as np
 
 from . import _core
 from ._core import Model, Run
 
-__all__ = ["Model", "Run", "Table", "analyze", "persistence", "spectrum", "sink_metric", "value_space",
-           "save_capture"]
+__all__ = ["Model", "Run", "Table", "analyze", "views", "persistence", "spectrum", "sink_metric",
+           "value_space", "save_capture"]
 
 
 class Table:
@@ -103,6 +104,19 @@ def _settings_doc():
 
 
 analyze.__doc__ += _settings_doc()
+
+
+def views(attention, values=None, tokens=None, model="", layer=0, head=0, query=-1,
+          threshold=0.05, **params):
+    """Every panel's views of one head (``head=-1``: the layer's average), as
+    the window draws them: a dict with the selection and, per panel name
+    ("attention-map", "key-importance", "persistence", ...), its views in the
+    window's order. Each view is a dict of its kind ("plot", "heat_map",
+    "scene", "head_view"), its title, what it draws (series, cells, points)
+    and "numbers": the table its CSV writes (analyze's rows). The keyword
+    arguments are analyze's."""
+    return json.loads(_core.views(attention, values, tokens, model, layer, head, query,
+                                  threshold, **params))
 
 
 def persistence(A, symmetrise_by_max=False):
