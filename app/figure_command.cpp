@@ -90,8 +90,10 @@ struct FigureOptionsLine {
     const char* file = "The file";
     app.add_option("--out", out,
                    "the figure: " + render::export_suffixes_text(false).toStdString() +
-                       " (one view: also its numbers, .csv)")
-        ->type_name("FILE")->required()->group(file);
+                       " (also .json: the views as data; one view: its numbers, .csv)")
+        ->type_name("FILE")
+        ->required()
+        ->group(file);
     app.add_flag("--force", force, "replace --out when it exists (a regular file only)")
         ->group(file);
     formatOption = app.add_option("--format", format, "must match --out's suffix")

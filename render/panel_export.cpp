@@ -23,6 +23,7 @@
 
 #include "models/io/table_io.h"
 #include "models/views/colours.h"
+#include "models/views/view_json.h"
 #include "render/figure_part.h"
 #include "render/heat_map_view.h"
 #include "render/label_layout.h"
@@ -588,6 +589,8 @@ const std::vector<ExportFormatInfo>& export_formats() {
       {ExportFormat::Svg, QStringLiteral("svg"), QStringLiteral("SVG (*.svg)"), true},
       {ExportFormat::Csv, QStringLiteral("csv"), QStringLiteral("CSV of the numbers (*.csv)"),
        false},
+      {ExportFormat::Json, QStringLiteral("json"),
+       QStringLiteral("JSON of the view: its drawing and numbers (*.json)"), false},
   };
   return formats;
 }
@@ -943,9 +946,39 @@ QString figure_part_csv(const FigurePart& part, const QStringList& comments) {
   throw std::invalid_argument("export: this panel has nothing to export");
 }
 
+namespace {
+
+nlohmann::json part_json(const FigurePart& part) {
+  if (part.plot) return views::view_json(*part.plot);
+  if (part.map) return views::view_json(*part.map);
+  if (part.scene) {
+    nlohmann::json j = views::view_json(*part.scene);
+    j["camera"] = {{"direction", part.camera.direction}, {"up", part.camera.up}};
+    return j;
+  }
+  if (part.headView) return views::view_json(*part.headView);
+  throw std::invalid_argument("export: this panel has nothing to export");
+}
+
+}  // namespace
+
+QString figure_part_json(const FigurePart& part, const QStringList& comments) {
+  nlohmann::json j = part_json(part);
+  nlohmann::json header = nlohmann::json::object();
+  for (const QString& c : comments) {
+    const qsizetype colon = c.indexOf(QStringLiteral(": "));
+    header[c.left(colon).toStdString()] =
+        colon < 0 ? std::string() : c.mid(colon + 2).toStdString();
+  }
+  j["header"] = header;
+  j["view"] = part.name.toStdString();
+  return QString::fromStdString(j.dump(1) + "\n");
+}
+
 QByteArray figure_part_bytes(const FigurePart& part, ExportFormat f, const FigureOptions& options,
                              const QStringList& comments) {
   if (f == ExportFormat::Csv) return figure_part_csv(part, comments).toUtf8();
+  if (f == ExportFormat::Json) return figure_part_json(part, comments).toUtf8();
   if (!part.plot && !part.map && !part.scene && !part.headView)
     throw std::invalid_argument("export: this panel has nothing to export");
   // A heat map's page is 800 x 700 unless a preset sizes it: its cells fit any shape.
@@ -1036,6 +1069,19 @@ QStringList figure_export(std::vector<FigurePart> parts, const QString& path,
     throw std::invalid_argument(path.toStdString() +
                                 ": a figure of several views has no single CSV; export each "
                                 "view's numbers on its own");
+  if (f == ExportFormat::Json) {
+    // Every view's description, in the figure's order (empty ones too: data
+    // has no empty cell to avoid).
+    nlohmann::json all = nlohmann::json::array();
+    for (const FigurePart& part : parts) {
+      nlohmann::json j = part_json(part);
+      j["view"] = part.name.toStdString();
+      all.push_back(std::move(j));
+    }
+    write_atomic(path, QByteArray::fromStdString(nlohmann::json{{"views", all}}.dump(1) + "\n"),
+                 overwrite);
+    return {};
+  }
   const QStringList leftOut = drop_empty_plots(parts);
   const int n = static_cast<int>(parts.size());
   const int cols = figure_columns(options, n, columns);

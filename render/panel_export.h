@@ -26,7 +26,7 @@ class SceneView;
 
 struct FigurePart;
 
-enum class ExportFormat { Png, Pdf, Svg, Csv };
+enum class ExportFormat { Png, Pdf, Svg, Csv, Json };
 
 // Every export format, one row each: a new format is a row here and its
 // bytes in figure_bytes (panel_export.cpp); the command line, the suffix
@@ -35,7 +35,7 @@ struct ExportFormatInfo {
   ExportFormat format;
   QString suffix;     // "pdf"
   QString filter;     // a file dialog's "PDF (*.pdf)"
-  bool drawing;       // a drawing (PNG, PDF, SVG), not one view's numbers (CSV)
+  bool drawing;       // a drawing (PNG, PDF, SVG), not a view's data (CSV, JSON)
 };
 const std::vector<ExportFormatInfo>& export_formats();
 // "png, pdf, svg or csv" (drawings only when `numbers` is false).
@@ -104,6 +104,10 @@ QString head_view_csv(const views::HeadViewData& data, const QStringList& commen
 void figure_part_export(const FigurePart& part, const QString& path, const FigureOptions& options,
                         const QStringList& comments, bool overwrite);
 QString figure_part_csv(const FigurePart& part, const QStringList& comments);
+// The view's description as JSON (models/views/view_json.h): what it draws
+// and its numbers, with the comments as a "header" object (and a 3-D view's
+// camera).
+QString figure_part_json(const FigurePart& part, const QStringList& comments);
 // The file figure_part_export writes, as bytes: for sets of files written all
 // or none (io::files_write_atomic).
 QByteArray figure_part_bytes(const FigurePart& part, ExportFormat format,

@@ -20,6 +20,8 @@
 #include <sstream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "models/io/table_io.h"
 #include "render/panel_export.h"
 #include "support/pdf_text.h"
@@ -250,7 +252,7 @@ TEST(FigureCli, BadRequestsSayWhatIsWrong) {
   };
   expect(cli(figure_args("--panel nope", out)), 2, "no panel or view called \"nope\"");
   expect(cli(figure_args("--panel graph", dir.filePath(QStringLiteral("f.gif")).toStdString())), 2,
-         "name a .png, .pdf, .svg or .csv file");
+         "name a .png, .pdf, .svg, .csv or .json file");
   expect(cli(figure_args("--panel graph --format svg", out)), 2,
          "--format svg, but --out names a .pdf");
   expect(cli("figure '" + kModel + "' --text " + kText + " --out '" + out + "'"), 2, "--panel");
@@ -607,6 +609,37 @@ TEST(FigureCli, PanelCsvsAreAnalyzesRowsForTheHead) {
     EXPECT_FALSE(rows.empty());
     EXPECT_EQ(panel.rows, rows);
   }
+}
+
+// A figure's JSON is its views' descriptions: what they draw and their
+// numbers, analyze's rows for the head (a panel of three views: all three).
+TEST(FigureCli, AFiguresJsonIsItsViewsAsData) {
+  QTemporaryDir dir;
+  const std::string out = dir.filePath(QStringLiteral("analyze")).toStdString();
+  ASSERT_EQ(analyze_into(out).exit, 0);
+  std::vector<std::vector<std::string>> bars;
+  for (const auto& r : io::csv_parse(read_text(out + "/persistence.csv")).rows)
+    if (r[0] == "1" && r[1] == "2") bars.push_back(r);
+  ASSERT_FALSE(bars.empty());
+
+  const std::string panel = dir.filePath(QStringLiteral("persistence.json")).toStdString();
+  const CliRun run = cli(figure_args(" --panel persistence --layer 1 --head 2", panel));
+  ASSERT_EQ(run.exit, 0) << run.out;
+  const nlohmann::json all = nlohmann::json::parse(read_text(panel));
+  ASSERT_EQ(all["views"].size(), 3u);
+  EXPECT_EQ(all["views"][0]["view"], "persistenceDiagram");
+  EXPECT_EQ(all["views"][0]["kind"], "plot");
+  EXPECT_EQ(all["views"][0]["numbers"]["rows"].get<std::vector<std::vector<std::string>>>(), bars);
+  EXPECT_EQ(all["views"][1]["numbers"]["rows"].get<std::vector<std::vector<std::string>>>(), bars);
+  EXPECT_EQ(all["views"][2]["series"][0]["name"], "beta_0 (components)");
+
+  const std::string one = dir.filePath(QStringLiteral("map.json")).toStdString();
+  ASSERT_EQ(cli(figure_args(" --panel attentionView --layer 1 --head 2", one)).exit, 0);
+  const nlohmann::json map = nlohmann::json::parse(read_text(one));
+  EXPECT_EQ(map["kind"], "heat_map");
+  EXPECT_EQ(map["rows"], map["cols"]);
+  EXPECT_EQ(map["values"].size(), map["rows"].get<std::size_t>() * map["cols"].get<std::size_t>());
+  EXPECT_TRUE(map["header"].contains("model")) << map["header"].dump();
 }
 
 // The figure takes analyze's settings as analyze does (one declaration):
