@@ -638,8 +638,7 @@ void Workspace::exportRunTensors(const QString& path, bool overwrite) {
   models::TraceExportOptions options;
   options.overwrite = overwrite;
   options.paramsJson = QJsonDocument(params).toJson(QJsonDocument::Compact).toStdString();
-  std::vector<std::string> tokens;
-  for (const QString& t : shown->tokens) tokens.push_back(t.toStdString());
+  std::vector<std::string> tokens = shown->tokenStrings();
   const auto trace = shown->trace;
   const std::string file = path.toStdString();
   jobs_->submit<bool>(
@@ -683,12 +682,7 @@ TokenAlignment Workspace::comparedTokenAlignment() const {
   const auto& a = run_->offsets;
   const auto& b = runB_->offsets;
   // Special tokens (<s>, [CLS]) cover no characters: they pair by string.
-  auto strings = [](const QStringList& tokens) {
-    std::vector<std::string> out;
-    for (const QString& t : tokens) out.push_back(t.toStdString());
-    return out;
-  };
-  const std::vector<std::string> ta = strings(run_->tokens), tb = strings(runB_->tokens);
+  const std::vector<std::string> ta = run_->tokenStrings(), tb = runB_->tokenStrings();
   return {analysis::token_alignment(a, b, ta, tb), analysis::token_alignment(b, a, tb, ta)};
 }
 

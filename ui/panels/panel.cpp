@@ -118,17 +118,12 @@ void Panel::highlightHoveredTokens(render::SceneView* view) {
   });
 }
 
-QString head_name(int head) {
-  return head == SelectionModel::kHeadAverage ? QObject::tr("head average")
-                                              : QObject::tr("head %1").arg(head);
-}
+// The document layer's wording, so that the window's titles and the views it
+// builds say the same.
+QString head_name(int head) { return QString::fromStdString(document::head_name(head)); }
 
 QString computing_title(const QString& what, int layer, int head, int tokens) {
-  return QObject::tr("%1 | layer %2, %3 | computing in the background (T = %4)...")
-      .arg(what)
-      .arg(layer)
-      .arg(head_name(head))
-      .arg(tokens);
+  return QString::fromStdString(document::computing_title(what.toStdString(), layer, head, tokens));
 }
 
 void select_head_cell(const PanelInputs& in, const views::HeatMap& grid, int row, int col,
