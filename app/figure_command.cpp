@@ -332,7 +332,7 @@ class FigureRun {
       // Read here, not in a job: a bad capture is refused (exit 2) before anything runs.
       ui::SentenceRun run;
       try {
-        run = ui::sentence_run_capture(models::capture_read(o_.capture));
+        run = document::sentence_run_capture(models::capture_read(o_.capture));
       } catch (const models::CaptureError& e) {
         std::fprintf(stderr, "sinkscope figure: %s\n", e.what());
         return 2;

@@ -2,6 +2,8 @@
 
 #include <QWidget>
 
+#include "models/document/sentence_run.h"
+#include "models/document/trace_analysis.h"
 #include "ui/deferred_results.h"
 #include "ui/panels/graph_panel.h"
 #include "ui/panels/head_view_panel.h"
@@ -10,9 +12,7 @@
 #include "ui/panels/spectrum_panel.h"
 #include "ui/panels/taxonomy_panel.h"
 #include "ui/panels/value_space_panel.h"
-#include "ui/run_analysis.h"
 #include "ui/selection_model.h"
-#include "ui/sentence_run.h"
 
 namespace sinkscope::ui {
 
@@ -71,7 +71,7 @@ void AnalysisPanels::setRun(std::shared_ptr<const SentenceRun> run,
   inputs_.place = std::move(place);
   inputs_.deferred->clear();
   inputs_.analysis = inputs_.run ? inputs_.run->analysis : nullptr;
-  inputs_.source = inputs_.run ? inputs_.run->source : QString();
+  inputs_.source = inputs_.run ? QString::fromStdString(inputs_.run->source) : QString();
   refresh();
 }
 

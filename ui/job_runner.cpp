@@ -5,6 +5,9 @@
 #include <QThread>
 #include <vector>
 
+#include "analysis/progress.h"
+#include "models/model.h"
+
 namespace sinkscope::ui {
 
 JobRunner::JobRunner(QObject* parent, int maxThreads) : QObject(parent) {
@@ -41,6 +44,10 @@ JobRunner::JobId JobRunner::submitErased(const QString& name, ErasedWork work,
     try {
       onGui = work(progress);
     } catch (const JobCancelled&) {
+      job->cancelRequested = true;
+    } catch (const models::RunCancelled&) {  // the model's way of saying "stopped on request"
+      job->cancelRequested = true;
+    } catch (const analysis::AnalysisStopped&) {  // the analyses' way
       job->cancelRequested = true;
     } catch (const std::exception& e) {
       failed = true;

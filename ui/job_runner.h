@@ -21,7 +21,8 @@ namespace sinkscope::ui {
 
 using JobProgress = std::function<bool(double fraction)>;
 
-// Thrown by work that notices it was cancelled (or use job_check_cancelled).
+// Thrown by work that notices it was cancelled (or use job_check); the
+// libraries' own models::RunCancelled and analysis::AnalysisStopped count too.
 class JobCancelled : public std::runtime_error {
  public:
   JobCancelled() : std::runtime_error("cancelled") {}

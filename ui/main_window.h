@@ -7,9 +7,9 @@
 #include <optional>
 
 #include "analysis/token_alignment.h"
+#include "models/document/sentence_run.h"
 #include "models/loaded_model.h"
 #include "render/panel_export.h"
-#include "ui/sentence_run.h"
 #include "ui/session.h"
 #include "ui/shown_place.h"
 
@@ -39,6 +39,7 @@ struct StudyTables;
 
 namespace sinkscope::ui {
 
+using document::SentenceRun;
 using document::StudyTables;
 class AnalysisPanels;
 class AttentionMapPanel;

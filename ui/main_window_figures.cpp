@@ -73,7 +73,10 @@ bool MainWindow::reportExport(const QString& path, const std::function<void()>& 
 }
 
 void MainWindow::chooseRunTensorsFile() {
-  const QString name = QStringLiteral("%1-run.npz").arg(workspace_->run() ? workspace_->run()->source : QStringLiteral("sinkscope"));
+  const QString name =
+      QStringLiteral("%1-run.npz")
+          .arg(workspace_->run() ? QString::fromStdString(workspace_->run()->source)
+                                 : QStringLiteral("sinkscope"));
   const QString path = QFileDialog::getSaveFileName(this, tr("Export run tensors"),
                                                     QDir::home().filePath(name),
                                                     tr("NumPy NPZ (*.npz)"));
@@ -164,12 +167,14 @@ void MainWindow::exportFocusedPanel() {
   dialog.offerWholePanel(static_cast<int>(whole.size()));
   if (dialog.exec() != QDialog::Accepted) return;
   dialog.remember();
-  const QString name = QStringLiteral("%1-layer%2-head%3-%4.png")
-                           .arg(workspace_->run() ? workspace_->run()->source : QStringLiteral("sinkscope"))
-                           .arg(selection_->layer())
-                           .arg(selection_->headAveraged() ? QStringLiteral("avg")
-                                                           : QString::number(selection_->head()))
-                           .arg(dialog.wholePanel() && dock ? dock->objectName() : view->objectName());
+  const QString name =
+      QStringLiteral("%1-layer%2-head%3-%4.png")
+          .arg(workspace_->run() ? QString::fromStdString(workspace_->run()->source)
+                                 : QStringLiteral("sinkscope"))
+          .arg(selection_->layer())
+          .arg(selection_->headAveraged() ? QStringLiteral("avg")
+                                          : QString::number(selection_->head()))
+          .arg(dialog.wholePanel() && dock ? dock->objectName() : view->objectName());
   const QString path = QFileDialog::getSaveFileName(
       this, tr("Export %1").arg(dockTitle), QDir(export_folder()).filePath(name),
       render::export_file_filters(!dialog.wholePanel()));

@@ -8,6 +8,8 @@
 #include <QStatusBar>
 #include <QTimer>
 
+#include "models/document/sentence_run.h"
+#include "models/document/trace_analysis.h"
 #include "render/heat_map_view.h"
 #include "render/line_plot_view.h"
 #include "render/scene_view.h"
@@ -17,11 +19,8 @@
 #include "ui/main_window.h"
 #include "ui/panel_board.h"
 #include "ui/panels/attention_map_panel.h"
-#include "ui/panels/attention_map_panel.h"
-#include "ui/workspace.h"
-#include "ui/run_analysis.h"
 #include "ui/selection_model.h"
-#include "ui/sentence_run.h"
+#include "ui/workspace.h"
 
 namespace sinkscope::ui {
 

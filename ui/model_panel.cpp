@@ -14,12 +14,12 @@
 #include <QVBoxLayout>
 #include <QWidgetAction>
 
+#include "models/document/sentence_run.h"
+#include "models/model.h"
 #include "models/model_discovery.h"
 #include "models/model_identity.h"
 #include "ui/example_picker.h"
-#include "models/model.h"
 #include "ui/recent_models.h"
-#include "ui/sentence_run.h"
 #include "ui/workspace.h"
 
 namespace sinkscope::ui {
@@ -139,7 +139,8 @@ void ModelPanel::showCapture(const QString& path) {
   const bool values = run.hasValues;
   // The run's source names the capture's model, or its file when it names none.
   const QString file = QFileInfo(path).fileName();
-  const QString source = run.source.startsWith(file) ? QString() : run.source + QStringLiteral(", ");
+  const QString runSource = QString::fromStdString(run.source);
+  const QString source = runSource.startsWith(file) ? QString() : runSource + QStringLiteral(", ");
   summary_->setText(tr("Capture %1: %2%3 layers x %4 heads, %5 tokens%6. No model is open: "
                        "interventions and experiments need one.")
                         .arg(file, source)

@@ -38,7 +38,7 @@ StatusLine::StatusLine(Workspace* workspace, QStatusBar* bar)
     bar->addPermanentWidget(w);
   connect(workspace, &Workspace::modelOpened, this, &StatusLine::showModel);
   connect(workspace, &Workspace::captureOpened, this, [this] {
-    model_->setText(tr("capture: %1").arg(workspace_->run()->source));
+    model_->setText(tr("capture: %1").arg(QString::fromStdString(workspace_->run()->source)));
   });
   connect(workspace, &Workspace::runShown, this, &StatusLine::showTokenCount);
   connect(workspace->selection(), &SelectionModel::interventionsChanged, this,
@@ -61,10 +61,10 @@ void StatusLine::showTokenCount() {
   const int T = run.tokenCount();
   // Beyond the trained context a model's sink may vanish: say so where T is
   // shown (it stays), and in the status bar (the workspace's notice).
-  const bool beyond = !run.beyondTrainedContext.isEmpty();
+  const bool beyond = !run.beyondTrainedContext.empty();
   tokens_->setText(beyond ? tr("T = %1 (beyond the trained context)").arg(T) : tr("T = %1").arg(T));
   tokens_->setStyleSheet(beyond ? QStringLiteral("color: #b35806; font-weight: bold;") : QString());
-  tokens_->setToolTip(beyond ? run.beyondTrainedContext : QString());
+  tokens_->setToolTip(beyond ? QString::fromStdString(run.beyondTrainedContext) : QString());
 }
 
 void StatusLine::showInterventions() {

@@ -1,6 +1,7 @@
 #include "ui/workspace.h"
 
 #include "models/capture.h"
+#include "models/cpu_runtime.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -11,15 +12,14 @@
 
 #include "analysis/run_correspondence.h"
 #include "analysis/token_alignment.h"
+#include "models/document/trace_analysis.h"
 #include "models/experiments.h"
 #include "models/fisher.h"
-#include "models/document/trace_analysis.h"
 #include "models/model_discovery.h"
 #include "models/model_identity.h"
 #include "models/trace_export.h"
 #include "ui/job_runner.h"
 #include "ui/panels/panel.h"
-#include "ui/run_analysis.h"
 #include "ui/selection_model.h"
 
 namespace sinkscope::ui {
@@ -27,6 +27,15 @@ namespace sinkscope::ui {
 namespace {
 constexpr Comparison kComparisons[] = {Comparison::Before, Comparison::After,
                                        Comparison::Difference, Comparison::SideBySide};
+// The sentence on the model; a sentence of white space only is refused
+// before the model is asked.
+SentenceRun model_run(const models::LoadedModel& model, const QString& text,
+                      const JobProgress& progress) {
+  if (text.trimmed().isEmpty())
+    throw std::invalid_argument("sentence: nothing to run (type a sentence first)");
+  return document::sentence_run(model, text.toStdString(), {}, progress);
+}
+
 }  // namespace
 
 QString comparison_name(Comparison c) {
@@ -121,8 +130,8 @@ void Workspace::runSentence() {
       tr("Run sentence"),
       [text, model](const JobProgress& progress) {
         job_check(progress, 0.0);
-        SentenceRun run =
-            model ? sentence_run_model(*model, text, progress) : sentence_run_baseline(text);
+        SentenceRun run = model ? model_run(*model, text, progress)
+                                : document::sentence_run_baseline(text.toStdString());
         job_check(progress, 1.0);
         return run;
       },
@@ -133,7 +142,8 @@ void Workspace::showRun(SentenceRun run) {
   experiments_ = {};  // they belonged to the previous run
   Q_EMIT experimentsChanged();
   run_ = std::move(run);
-  if (!run_->beyondTrainedContext.isEmpty()) Q_EMIT notice(run_->beyondTrainedContext, 20000);
+  if (!run_->beyondTrainedContext.empty())
+    Q_EMIT notice(QString::fromStdString(run_->beyondTrainedContext), 20000);
   const int layers = run_->trace ? run_->trace->layers() : 1;
   const int heads = run_->trace ? run_->trace->heads() : 1;
   selection_->setBounds(layers, heads, run_->tokenCount());
@@ -151,7 +161,7 @@ void Workspace::analyseRun() {
   jobs_->submit<std::shared_ptr<const TraceAnalysis>>(
       tr("Analyse every head"),
       [trace, settings](const JobProgress& progress) {
-        return run_analysis_compute(*trace, settings, progress);
+        return document::analyse_shown_run(*trace, settings, progress);
       },
       [this, trace](std::shared_ptr<const TraceAnalysis> analysis) {
         if (!run_ || run_->trace != trace) return;  // a newer run is shown
@@ -181,7 +191,7 @@ void Workspace::openCapture(const QString& path) {
       [file](const JobProgress& progress) {
         job_check(progress, 0.0);
         try {
-          return sentence_run_capture(models::capture_read(file));
+          return document::sentence_run_capture(models::capture_read(file));
         } catch (const models::CaptureError& e) {
           throw std::invalid_argument(e.what());
         }
@@ -221,11 +231,7 @@ quint64 Workspace::loadModel(const QString& folderOrName, const QString& jobName
       [spec, options](const JobProgress& progress) {
         models::LoadOptions withProgress = options;
         withProgress.progress = [&progress](double f) { return progress(0.95 * f); };
-        try {
-          return models::loaded_model_open(spec, withProgress);
-        } catch (const models::RunCancelled&) {
-          throw JobCancelled();
-        }
+        return models::loaded_model_open(spec, withProgress);
       },
       std::move(onLoaded), group);
 }
@@ -243,14 +249,16 @@ void Workspace::onJobFailed(quint64 id, const QString& message) {
   // baseline on screen, as with no model at all; the baseline only where it
   // can be drawn: a failed baseline would hide the model's error, which is
   // the one the user needs.
-  if (id == modelJob_ && !run_ && !model_ && sentence_words(sentence_).size() <= kMaxBaselineWords)
+  if (id == modelJob_ && !run_ && !model_ &&
+      document::sentence_word_offsets(sentence_.toStdString()).size() <=
+          static_cast<std::size_t>(document::kMaxBaselineWords))
     runSentence();
   // The sentence failed on a newly opened model (too long for it, say): the
   // panels must not go on showing the previous model's run under the new
   // model's name. Show the sentence's uniform baseline; the error stays.
   if (id == runJob_ && run_ && run_->model && model_ && run_->model != model_->model.get()) {
     try {
-      showRun(sentence_run_baseline(sentence_));
+      showRun(document::sentence_run_baseline(sentence_.toStdString()));
     } catch (const std::exception&) {
       // no word to show: keep what is shown, the error says why
     }
@@ -311,11 +319,7 @@ void Workspace::computeEmergence() {
   jobs_->submit<document::CheckpointAlpha0>(
       tr("Sink emergence over %1 checkpoints").arg(steps.size()),
       [steps, text = text.toStdString()](const JobProgress& progress) {
-        try {
-          return document::checkpoint_alpha0(steps, text, progress);
-        } catch (const models::RunCancelled&) {
-          throw JobCancelled();
-        }
+        return document::checkpoint_alpha0(steps, text, progress);
       },
       [this, steps, text](document::CheckpointAlpha0 alpha0) {
         if (steps.size() != checkpoints_.steps.size()) return;  // another run opened since
@@ -397,13 +401,13 @@ void Workspace::runComparison() {
                                models::model_display_name(comparing_->model->model->folder()))
                          : tr("B"));
   const models::LoadedModel model = otherModel ? *comparing_->model : *model_;
-  const QString text = otherModel ? run_->sentence : comparing_->sentence;
+  const QString text = otherModel ? QString::fromStdString(run_->text) : comparing_->sentence;
   const std::shared_ptr<const models::Trace> base = run_->trace;
   jobs_->submit<SentenceRun>(
       otherModel ? tr("Run the sentence on the compared model") : tr("Run the compared sentence"),
       [model, text, settings = analysisSettings_](const JobProgress& progress) {
-        SentenceRun run = sentence_run_model(model, text, progress);
-        run.analysis = run_analysis_compute(*run.trace, settings, progress);
+        SentenceRun run = model_run(model, text, progress);
+        run.analysis = document::analyse_shown_run(*run.trace, settings, progress);
         return run;
       },
       [this, base](SentenceRun b) {
@@ -418,7 +422,8 @@ void Workspace::runComparison() {
                       .arg(b.trace->layers())
                       .arg(b.trace->heads());
         Q_EMIT notice(tr("Comparing %1: \"%2\" with %3: \"%4\"%5")
-                          .arg(leftName_, run_->sentence, rightName_, b.sentence, shape),
+                          .arg(leftName_, QString::fromStdString(run_->text), rightName_,
+                               QString::fromStdString(b.text), shape),
                       10000);
         selection_->setCounterpartBounds(b.trace->layers(), b.trace->heads());
         if (pendingCounterpart_) {  // a session's pinned place in B
@@ -471,7 +476,10 @@ void Workspace::runInterventions() {
       tr("Run interventions"),
       [base, model, list, settings = analysisSettings_](const JobProgress& progress) {
         job_check(progress, 0.0);
-        return sentence_run_intervened(model, base, list, settings, progress);
+        list.check_fits(base.trace->layers(), base.trace->heads());  // a session's, say
+        SentenceRun after = document::sentence_run_intervened(model, base, list, progress);
+        after.analysis = document::analyse_shown_run(*after.trace, settings, progress);
+        return after;
       },
       [this](SentenceRun after) {
         setRunB(std::move(after));
@@ -494,11 +502,8 @@ void Workspace::computeHeadAblation() {
   jobs_->submit<std::vector<double>>(
       tr("Head ablation"),
       [trace, model](const JobProgress& progress) {
-        try {
-          return models::head_ablation_dnll(*model.model, *trace, true, progress);
-        } catch (const models::RunCancelled&) {
-          throw JobCancelled();
-        }
+        const models::SingleThreadedBlas exactProducts;  // the CLI's numbers
+        return models::head_ablation_dnll(*model.model, *trace, true, progress);
       },
       [this, trace](std::vector<double> dnll) {
         if (!run_ || run_->trace != trace) return;  // a newer run replaced it
@@ -523,18 +528,15 @@ void Workspace::computeLayerFunction() {
   jobs_->submit<Result>(
       tr("KL and Fisher per layer"),
       [trace, model](const JobProgress& progress) {
-        try {
-          Result r;
-          for (const auto& row : models::kl_sink_removal(*model.model, *trace, {}, progress))
-            if (row.scope != "all") r.first.push_back(row.meanKl);
-          std::vector<double> fisher(static_cast<std::size_t>(trace->layers()), 0.0);
-          for (const auto& f : models::fisher_per_layer(*model.model, trace->ids(), progress))
-            if (f.layer >= 0) fisher[static_cast<std::size_t>(f.layer)] = f.perParameter;
-          r.second = std::move(fisher);
-          return r;
-        } catch (const models::RunCancelled&) {
-          throw JobCancelled();
-        }
+        const models::SingleThreadedBlas exactProducts;  // the CLI's numbers
+        Result r;
+        for (const auto& row : models::kl_sink_removal(*model.model, *trace, {}, progress))
+          if (row.scope != "all") r.first.push_back(row.meanKl);
+        std::vector<double> fisher(static_cast<std::size_t>(trace->layers()), 0.0);
+        for (const auto& f : models::fisher_per_layer(*model.model, trace->ids(), progress))
+          if (f.layer >= 0) fisher[static_cast<std::size_t>(f.layer)] = f.perParameter;
+        r.second = std::move(fisher);
+        return r;
       },
       [this, trace](Result r) {
         if (!run_ || run_->trace != trace) return;
@@ -550,11 +552,11 @@ QStringList Workspace::provenance() const {
   QStringList comments{QStringLiteral("tool: sinkscope ") + QCoreApplication::applicationVersion()};
   if (run_) {
     // The model by its name (a cache snapshot's repository and revision), and its folder.
-    comments << QStringLiteral("model: ") + run_->source;
+    comments << QStringLiteral("model: ") + QString::fromStdString(run_->source);
     if (model_)
       comments << QStringLiteral("model_folder: ") +
                       QString::fromStdString(model_->model->folder().string());
-    comments << QStringLiteral("text: ") + run_->sentence;
+    comments << QStringLiteral("text: ") + QString::fromStdString(run_->text);
     // The model's identity (config and tokenizer hashes, weight files).
     if (model_) try {
         for (const auto& [k, v] : models::model_identity_header(
@@ -614,11 +616,12 @@ void Workspace::exportRunTensors(const QString& path, bool overwrite) {
   }
   QJsonObject params{
       {QStringLiteral("schema_version"), 1},
-      {QStringLiteral("tool"), QStringLiteral("sinkscope ") + QCoreApplication::applicationVersion()},
+      {QStringLiteral("tool"),
+       QStringLiteral("sinkscope ") + QCoreApplication::applicationVersion()},
       {QStringLiteral("command"), QStringLiteral("export run tensors")},
       {QStringLiteral("model"), model_ ? QString::fromStdString(model_->model->folder().string())
-                                       : shown->source},
-      {QStringLiteral("text"), shown->sentence},
+                                       : QString::fromStdString(shown->source)},
+      {QStringLiteral("text"), QString::fromStdString(shown->text)},
       {QStringLiteral("tokens"), shown->tokenCount()},
       {QStringLiteral("layers"), shown->trace->layers()},
       {QStringLiteral("heads"), shown->trace->heads()},
@@ -655,7 +658,8 @@ DrawnRuns Workspace::drawnRuns() const {
   d.shown = shownRun();
   if (!d.shown) return d;
   // A difference needs the same tokens in both runs (not just as many).
-  d.difference = runB_ && comparison_ == Comparison::Difference && runB_->tokens == run_->tokens;
+  d.difference = runB_ && comparison_ == Comparison::Difference &&
+                 runB_->tokens.display == run_->tokens.display;
   d.differenceRefused = runB_ && comparison_ == Comparison::Difference && !d.difference;
   d.sideBySide = runB_ && comparison_ == Comparison::SideBySide;
   // Two models side by side: their tokens matched by characters.
@@ -679,8 +683,8 @@ DrawnRuns Workspace::drawnRuns() const {
 TokenAlignment Workspace::comparedTokenAlignment() const {
   // Two tokenizers' tokens of one sentence, aligned by the characters they cover.
   if (!run_ || !runB_) return {};
-  const auto& a = run_->offsets;
-  const auto& b = runB_->offsets;
+  const auto& a = run_->tokens.offsets;
+  const auto& b = runB_->tokens.offsets;
   // Special tokens (<s>, [CLS]) cover no characters: they pair by string.
   const std::vector<std::string> ta = run_->tokenStrings(), tb = runB_->tokenStrings();
   return {analysis::token_alignment(a, b, ta, tb), analysis::token_alignment(b, a, tb, ta)};
@@ -688,7 +692,7 @@ TokenAlignment Workspace::comparedTokenAlignment() const {
 
 std::vector<int> Workspace::comparedTokenCounterparts() const {
   if (!run_ || !runB_) return {};
-  return analysis::token_counterparts(run_->offsets, runB_->offsets);
+  return analysis::token_counterparts(run_->tokens.offsets, runB_->tokens.offsets);
 }
 
 const std::optional<TokenAlignment>& Workspace::droppedFirstAlignment() const {

@@ -17,14 +17,18 @@
 #include "models/document/analysis_settings.h"
 #include "models/document/checkpoint_emergence.h"
 #include "models/document/plot_views.h"
+#include "models/document/sentence_run.h"
 #include "models/document/study_tables.h"
+#include "models/document/trace_analysis.h"
 #include "models/loaded_model.h"
 #include "models/model_discovery.h"
 #include "ui/experiment_results.h"
-#include "ui/sentence_run.h"
 #include "ui/shown_place.h"
 
 namespace sinkscope::ui {
+
+using document::SentenceRun;
+using document::TraceAnalysis;
 
 class JobRunner;
 class SelectionModel;

@@ -281,7 +281,10 @@ int command_attention(int argc, char** argv) {
     const bool average = headText == "average" || headText == "avg" || headText == "mean";
     const bool allHeads = headText == "all";
     const int head = average || allHeads ? -1 : parse_int("head", headText, 0, c.num_heads - 1);
+    // On one BLAS thread, as analyze and the window: the same weights for every --threads.
+    std::optional<m::SingleThreadedBlas> exactProducts(std::in_place);
     const m::SentenceTrace run = m::loaded_model_run(loaded, text, m::RunOptions::attention_only());
+    exactProducts.reset();
 
     sinkscope::io::CsvTable table;
     table.comments = {{"tool", std::string("sinkscope-cli ") + SINKSCOPE_VERSION},

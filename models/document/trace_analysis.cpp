@@ -136,4 +136,12 @@ std::shared_ptr<const TraceAnalysis> analyse_trace(const models::Trace& trace,
   return r;
 }
 
+std::shared_ptr<const TraceAnalysis> analyse_shown_run(
+    const models::Trace& trace, const AnalysisSettings& settings,
+    const std::function<bool(double)>& progress) {
+  analysis::HeadAnalysisParams params = head_analysis_params(settings, trace.tokens());
+  params.topology = trace.tokens() <= kTopologyForAllHeadsMaxTokens;
+  return analyse_trace(trace, params, {.effectiveRank = true, .settings = settings}, progress);
+}
+
 }  // namespace sinkscope::document

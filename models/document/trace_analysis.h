@@ -78,4 +78,13 @@ std::shared_ptr<const TraceAnalysis> analyse_trace(
     const models::Trace& trace, const analysis::HeadAnalysisParams& params,
     const TraceAnalysisOptions& options, const std::function<bool(double)>& progress = {});
 
+// Every head of a run a window shows, with `settings` turned into each head's
+// parameters as analyze turns them (a panel's numbers are analyze's rows for
+// that head), the effective rank per layer, and topology for every head only
+// up to kTopologyForAllHeadsMaxTokens (past it, the selected head's when shown).
+// Throws analysis::AnalysisStopped when `progress` returns false.
+std::shared_ptr<const TraceAnalysis> analyse_shown_run(const models::Trace& trace,
+                                                       const AnalysisSettings& settings,
+                                                       const std::function<bool(double)>& progress);
+
 }  // namespace sinkscope::document

@@ -15,12 +15,12 @@
 #include <cstdio>
 
 #include "models/cpu_runtime.h"
+#include "models/document/trace_analysis.h"
 #include "models/model_writer.h"
 #include "render/gl_support.h"
 #include "render/heat_map_view.h"
 #include "ui/analysis_panels.h"
 #include "ui/main_window.h"
-#include "ui/run_analysis.h"
 #include "ui/selection_model.h"
 
 using namespace sinkscope;

@@ -44,6 +44,7 @@
 #include "analysis/token_alignment.h"
 #include "models/capture.h"
 #include "models/document/analysis_settings.h"
+#include "models/document/trace_analysis.h"
 #include "models/loaded_model.h"
 #include "models/model.h"
 #include "models/model_writer.h"
@@ -64,7 +65,6 @@
 #include "ui/job_status.h"
 #include "ui/main_window.h"
 #include "ui/panel_board.h"
-#include "ui/run_analysis.h"
 #include "ui/selection_model.h"
 #include "ui/session.h"
 #include "ui/workspace.h"
@@ -185,7 +185,7 @@ TEST_F(MainWindowGui, SelectionDrivesThePanels) {
   // The model's own attention, not the baseline: the run has a trace whose
   // tokens are the tokenizer's (with its BOS).
   ASSERT_TRUE(QTest::qWaitFor([&] { return w.lastRun() && w.lastRun()->trace; }, kTimeout));
-  EXPECT_EQ(w.lastRun()->tokens.front(), QStringLiteral("<s>"));
+  EXPECT_EQ(QString::fromStdString(w.lastRun()->tokens.display.front()), QStringLiteral("<s>"));
   EXPECT_EQ(w.lastRun()->tokenCount(), w.lastRun()->trace->tokens());
   const auto shown = w.lastRun()->attention(0, 0);
   const auto uniform = analysis::attention_uniform(shown.size, true);
@@ -778,7 +778,8 @@ TEST_F(MainWindowGui, TheClassroomModeShowsTheMapAndOnePanelLarge) {
   QSignalSpy ran(&w, &ui::MainWindow::runFinished);
   QTest::keyClick(&w, Qt::Key_N);
   ASSERT_TRUE(QTest::qWaitFor([&] { return ran.count() >= 1; }, kTimeout));
-  EXPECT_EQ(w.lastRun()->sentence, QStringLiteral("The cat sat on the mat because it was tired."));
+  EXPECT_EQ(QString::fromStdString(w.lastRun()->text),
+            QStringLiteral("The cat sat on the mat because it was tired."));
   // Esc leaves: the layout and the sizes come back.
   QTest::keyClick(&w, Qt::Key_Escape);
   EXPECT_FALSE(w.presenting());
@@ -851,7 +852,7 @@ TEST_F(MainWindowGui, LongInputsComputeTheSelectedHeadsTopologyInTheBackground) 
     EXPECT_TRUE(q(panels->graphView()->data().legend).contains(QStringLiteral("strongest")));
   }
   EXPECT_TRUE(waitingTitle.contains(QStringLiteral("Analysing"))) << waitingTitle.toStdString();
-  ASSERT_GT(T, ui::kTopologyForAllHeadsMaxTokens);
+  ASSERT_GT(T, document::kTopologyForAllHeadsMaxTokens);
   ASSERT_LT(T, 1024);
   EXPECT_FALSE(w.lastRun()->analysis->topologyForAllHeads);
   EXPECT_TRUE(w.lastRun()->analysis->at(0, 0).persistence.h0.empty());
@@ -1004,11 +1005,12 @@ TEST_F(MainWindowGui, SideBySideCopesWithRunsOfDifferentLengths) {
   ASSERT_EQ(both.rowLabels.size(), static_cast<std::size_t>(T));
   ASSERT_EQ(both.rightRowLabels.size(), static_cast<std::size_t>(T));
   for (int r = 0; r < T; ++r)
-    EXPECT_TRUE(q(both.rowLabels[static_cast<std::size_t>(r)]).endsWith(w.lastRun()->tokens[r]))
+    EXPECT_TRUE(q(both.rowLabels[static_cast<std::size_t>(r)])
+                    .endsWith(QString::fromStdString(w.lastRun()->tokens.display[r])))
         << r;
   for (int r = 0; r + 1 < T; ++r)
-    EXPECT_TRUE(
-        q(both.rightRowLabels[static_cast<std::size_t>(r)]).endsWith(w.intervenedRun()->tokens[r]))
+    EXPECT_TRUE(q(both.rightRowLabels[static_cast<std::size_t>(r)])
+                    .endsWith(QString::fromStdString(w.intervenedRun()->tokens.display[r])))
         << r;
   EXPECT_TRUE(both.rightRowLabels.back().empty()) << "the padding row has no label";
   ASSERT_TRUE(wait_for_frame(w.attentionView()));
@@ -1034,8 +1036,7 @@ TEST_F(MainWindowGui, SideBySideCopesWithRunsOfDifferentLengths) {
   ASSERT_EQ(series[0].x.size(), static_cast<std::size_t>(T - 1));
   for (int j = 0; j + 1 < T; ++j) {
     EXPECT_EQ(series[0].x[static_cast<std::size_t>(j)], j + 1.0);
-    EXPECT_EQ(series[0].labels[static_cast<std::size_t>(j)],
-              w.intervenedRun()->tokens[j].toStdString());
+    EXPECT_EQ(series[0].labels[static_cast<std::size_t>(j)], w.intervenedRun()->tokens.display[j]);
   }
   // The selection follows its token: A's query 2 is the intervened run's query 1,
   // and clicking the right map's row 1 selects A's token 2.
@@ -1173,8 +1174,8 @@ TEST_F(MainWindowGui, HostileModelFoldersAreReportedAndTheWindowStaysUsable) {
   QTemporaryDir dir;
   ui::MainWindow w;
   ASSERT_TRUE(show_with_model(w, dir, 2, 4));
-  const QStringList tokens = w.lastRun()->tokens;
-  const QString source = w.lastRun()->source;
+  const std::vector<std::string> tokens = w.lastRun()->tokens.display;
+  const std::string source = w.lastRun()->source;
   const fs::path good = dir.filePath(QStringLiteral("tiny-llama")).toStdString();
   auto spoiled = [&](const std::string& name) {
     const fs::path copy = fs::path(dir.path().toStdString()) / name;
@@ -1218,7 +1219,7 @@ TEST_F(MainWindowGui, HostileModelFoldersAreReportedAndTheWindowStaysUsable) {
     EXPECT_TRUE(w.jobStatus()->lastErrorDetails().contains(QString::fromStdString(folder.string())))
         << w.jobStatus()->lastErrorDetails().toStdString();
     ASSERT_TRUE(w.lastRun());
-    EXPECT_EQ(w.lastRun()->tokens, tokens) << "the window keeps the run it had";
+    EXPECT_EQ(w.lastRun()->tokens.display, tokens) << "the window keeps the run it had";
     EXPECT_EQ(w.lastRun()->source, source);
     EXPECT_EQ(w.selection()->layerCount(), 2);
   }
@@ -1280,7 +1281,7 @@ TEST_F(MainWindowGui, ACaptureOpensInThePanelsAndSaysWhatItCannotDo) {
   ASSERT_TRUE(QTest::qWaitFor([&] { return opened.count() == 1 && analysed.count() >= 1; }, 60000));
   EXPECT_FALSE(w.model().has_value());
   EXPECT_EQ(w.lastRun()->tokenCount(), tokens);
-  EXPECT_TRUE(w.lastRun()->source.contains(QStringLiteral("(capture)")));
+  EXPECT_TRUE(QString::fromStdString(w.lastRun()->source).contains(QStringLiteral("(capture)")));
   EXPECT_TRUE(w.findChild<QLabel*>(QStringLiteral("modelSummary"))->text().startsWith(QStringLiteral("Capture run.npz")));
   ASSERT_TRUE(QTest::qWaitFor([&] { return atPlace() && shown() == fromModel; }, kTimeout))
       << "layer 1, head 3 of the capture is the model's map";
@@ -1430,7 +1431,11 @@ TEST_F(MainWindowGui, ExamplesAreSearchedAndAPickRuns) {
   Q_EMIT picker->list()->itemActivated(picker->list()->item(0));
   EXPECT_EQ(w.sentence(), chosen);
   ASSERT_TRUE(QTest::qWaitFor(
-      [&] { return ran.count() >= 1 && w.lastRun() && w.lastRun()->sentence == chosen; }, kTimeout));
+      [&] {
+        return ran.count() >= 1 && w.lastRun() &&
+               QString::fromStdString(w.lastRun()->text) == chosen;
+      },
+      kTimeout));
 }
 
 // The model chooser lists the Hugging Face cache's models by
@@ -1667,7 +1672,7 @@ TEST_F(MainWindowGui, TwoSentencesOrTwoModelsSideBySide) {
   EXPECT_EQ(w.leftRunName(), QStringLiteral("A"));
   EXPECT_EQ(w.rightRunName(), QStringLiteral("B"));
   ASSERT_TRUE(w.intervenedRun().has_value());
-  EXPECT_EQ(w.intervenedRun()->sentence, QStringLiteral("zz yy"));
+  EXPECT_EQ(QString::fromStdString(w.intervenedRun()->text), QStringLiteral("zz yy"));
   EXPECT_EQ(w.comparisonChooser()->comparison(), ui::Comparison::SideBySide);
   const views::HeatMap& map = w.attentionView()->data();
   ASSERT_GE(map.sideBySideSplit, 0);
@@ -1690,7 +1695,8 @@ TEST_F(MainWindowGui, TwoSentencesOrTwoModelsSideBySide) {
   };
   EXPECT_TRUE(inBar() && chooser->isEnabled());
   EXPECT_EQ(chooser->currentText(), QStringLiteral("side by side (A | B)"));
-  EXPECT_EQ(q(map.rowLabels.front()).section(QLatin1Char(' '), 1), w.lastRun()->tokens.front());
+  EXPECT_EQ(q(map.rowLabels.front()).section(QLatin1Char(' '), 1),
+            QString::fromStdString(w.lastRun()->tokens.display.front()));
   EXPECT_EQ(map.rightRowLabels.size(), map.rowLabels.size());
   // Each run's CSV rows say which run they are.
   const QString csv = render::heat_map_csv(map, {});
@@ -1711,7 +1717,7 @@ TEST_F(MainWindowGui, TwoSentencesOrTwoModelsSideBySide) {
   w.setSentence(QStringLiteral("a new first sentence"));
   w.runSentence();
   ASSERT_TRUE(QTest::qWaitFor([&] { return compared.count() == 2; }, kTimeout));
-  EXPECT_EQ(w.intervenedRun()->sentence, QStringLiteral("zz yy"));
+  EXPECT_EQ(QString::fromStdString(w.intervenedRun()->text), QStringLiteral("zz yy"));
   w.stopComparing();
   EXPECT_FALSE(w.intervenedRun().has_value());
   EXPECT_EQ(w.leftRunName(), QStringLiteral("before"));
@@ -1724,7 +1730,8 @@ TEST_F(MainWindowGui, TwoSentencesOrTwoModelsSideBySide) {
   ASSERT_TRUE(QTest::qWaitFor([&] { return compared.count() == 3; }, kTimeout));
   EXPECT_EQ(w.leftRunName(), QStringLiteral("tiny-llama"));
   EXPECT_EQ(w.rightRunName(), QStringLiteral("other"));
-  EXPECT_EQ(w.intervenedRun()->sentence, w.lastRun()->sentence);
+  EXPECT_EQ(QString::fromStdString(w.intervenedRun()->text),
+            QString::fromStdString(w.lastRun()->text));
   EXPECT_TRUE(
       q(w.attentionView()->data().title)
           .startsWith(QStringLiteral("tiny-llama: layer 0, head 0 | other: layer 0, head 0 | ")))
@@ -1732,7 +1739,7 @@ TEST_F(MainWindowGui, TwoSentencesOrTwoModelsSideBySide) {
   // Same tokenizer, same text: every token aligns with its twin, the special
   // first token (which covers no characters) by its string.
   const int T = w.lastRun()->tokenCount();
-  ASSERT_LT(w.lastRun()->offsets.front().first, 0) << "the model adds a special first token";
+  ASSERT_LT(w.lastRun()->tokens.offsets.front().first, 0) << "the model adds a special first token";
   EXPECT_TRUE(
       q(w.attentionView()->data().title)
           .contains(QStringLiteral("%1 of %2 tokens align by their characters").arg(T).arg(T)))
@@ -1919,15 +1926,16 @@ TEST_F(MainWindowGui, PanelsOfAModelWithAnotherTokenizerFollowTheSelectionByChar
   ASSERT_TRUE(show_with_model(w, dir, 2, 2));
   // A (the random model's byte-level BPE): <s> T he ␣cat ␣sat ␣on ␣the ␣mat .
   ASSERT_EQ(w.lastRun()->tokens.size(), 9);
-  ASSERT_EQ(w.lastRun()->tokens[3], QStringLiteral("\u2423cat"));
+  ASSERT_EQ(QString::fromStdString(w.lastRun()->tokens.display[3]), QStringLiteral("\u2423cat"));
   QSignalSpy compared(&w, &ui::MainWindow::comparisonFinished);
   w.compareWithModel(QStringLiteral(SINKSCOPE_SOURCE_DIR "/resources/models/learned-encoder"));
   ASSERT_TRUE(QTest::qWaitFor([&] { return compared.count() == 1; }, kGenerous))
       << w.jobStatus()->lastError().toStdString();
   // B (the encoder's BPE): <s> The ␣cat ␣sat ␣on ␣the ␣mat . </s>
   const ui::SentenceRun& b = *w.intervenedRun();
-  ASSERT_EQ(b.tokens.value(1), QStringLiteral("The"));
-  ASSERT_EQ(b.tokens.value(2), QStringLiteral("\u2423cat"));
+  ASSERT_GT(b.tokens.size(), 2);
+  ASSERT_EQ(b.tokens.display[1], "The");
+  ASSERT_EQ(b.tokens.display[2], "\u2423cat");
   w.comparisonChooser()->setComparison(ui::Comparison::After);  // B alone
   ui::AnalysisPanels* panels = w.analysisPanels();
   ui::SelectionModel* sel = w.selection();

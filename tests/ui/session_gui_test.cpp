@@ -48,7 +48,11 @@ class SessionGui : public ::testing::Test {
     w.setSentence(text);
     w.openModelFolder(model);
     return QTest::qWaitFor(
-        [&] { return w.lastRun() && w.lastRun()->sentence == text && w.lastRun()->analysis; }, kTimeout);
+        [&] {
+          return w.lastRun() && QString::fromStdString(w.lastRun()->text) == text &&
+                 w.lastRun()->analysis;
+        },
+        kTimeout);
   }
   // Whether the persistence panel's plots show their results (not "computing").
   static bool topology_shown(ui::MainWindow& w) {
@@ -328,7 +332,7 @@ TEST_F(SessionGui, AComparisonIsPartOfTheSession) {
   b.openSession(file);
   ASSERT_TRUE(QTest::qWaitFor([&] { return compared.count() >= 1; }, kTimeout));
   ASSERT_TRUE(b.intervenedRun().has_value());
-  EXPECT_EQ(b.intervenedRun()->sentence, QStringLiteral("Birds sing at dawn."));
+  EXPECT_EQ(b.intervenedRun()->text, "Birds sing at dawn.");
   EXPECT_EQ(b.leftRunName(), QStringLiteral("A"));
   // Without a display, from the session: the same two runs side by side.
   const QString svg = dir.filePath(QStringLiteral("map.svg"));

@@ -145,7 +145,7 @@ TEST_F(StudyGui, APooledNumberLeadsToTheSentencesBehindIt) {
   Q_EMIT list->itemActivated(list->item(0));
   ASSERT_TRUE(QTest::qWaitFor(
       [&] {
-        return ran.count() >= 1 && w.lastRun() && w.lastRun()->sentence.toStdString() == first &&
+        return ran.count() >= 1 && w.lastRun() && w.lastRun()->text == first &&
                w.selection()->layerCount() == 4;
       },
       kTimeout));

@@ -141,13 +141,13 @@ views::HeatMap AttentionMapPanel::mapData(const SentenceRun& shown, const ShownP
                                           const analysis::AttentionMatrix* subtract) const {
   const std::vector<std::string> tokens = shown.tokenStrings();
   document::AttentionMapInputs in;
-  in.source = shown.source.toStdString();
+  in.source = shown.source;
   in.tokens = &tokens;
   in.map = &map;
   in.layer = place.layer();
   in.head = place.head();
   in.uniform = !shown.trace;
-  in.beyondTrainedContext = !shown.beyondTrainedContext.isEmpty();
+  in.beyondTrainedContext = !shown.beyondTrainedContext.empty();
   in.analysis = shown.analysis.get();
   in.subtract = subtract;
   in.names = workspace_->runNames();

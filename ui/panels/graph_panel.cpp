@@ -12,14 +12,14 @@
 #include "analysis/graph_layout.h"
 #include "analysis/ties.h"
 #include "models/document/scene_views.h"
+#include "models/document/sentence_run.h"
+#include "models/document/trace_analysis.h"
 #include "render/figure_part.h"
 #include "render/gl_support.h"
 #include "render/scene_view.h"
 #include "ui/deferred_results.h"
 #include "ui/docks.h"
-#include "ui/run_analysis.h"
 #include "ui/selection_model.h"
-#include "ui/sentence_run.h"
 
 namespace sinkscope::ui {
 

@@ -7,9 +7,9 @@
 
 #include "analysis/attention_matrix.h"
 #include "models/document/scene_views.h"
+#include "models/document/sentence_run.h"
 #include "render/head_view.h"
 #include "ui/selection_model.h"
-#include "ui/sentence_run.h"
 
 namespace sinkscope::ui {
 

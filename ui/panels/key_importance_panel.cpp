@@ -33,7 +33,7 @@ void KeyImportancePanel::draw(const DrawnRuns& d) {
   const SentenceRun& a = *workspace_->run();
   const std::vector<std::string> tokens = shown.tokenStrings();
   document::KeyImportanceInputs in;
-  in.source = shown.source.toStdString();
+  in.source = shown.source;
   in.place = {d.place.layer(), d.place.head(), d.place.note(workspace_->leftName()).toStdString()};
   in.map = &d.map;
   in.tokens = &tokens;

@@ -5,9 +5,9 @@
 #include <optional>
 
 #include "models/document/plot_views.h"
+#include "models/document/trace_analysis.h"
 #include "render/line_plot_view.h"
 #include "ui/docks.h"
-#include "ui/run_analysis.h"
 #include "ui/selection_model.h"
 
 namespace sinkscope::ui {
@@ -85,7 +85,7 @@ void LayerProfilesPanel::drawTopology() {
   if (in_.before) plain = document::layer_topology_view(*in_.before, settings, threshold);
   layerTopology_->setData(document::layer_topology_plot(
       view, plain ? &*plain : nullptr, a.layers, in_.before ? in_.before->layers : 0,
-      settings.minPersistence, threshold, in_.cheap(), kTopologyForAllHeadsMaxTokens,
+      settings.minPersistence, threshold, in_.cheap(), document::kTopologyForAllHeadsMaxTokens,
       in_.layerAxis(), runNames(), in_.place.layer()));
 }
 

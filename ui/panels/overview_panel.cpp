@@ -8,12 +8,12 @@
 
 #include "analysis/sink_metric.h"
 #include "analysis/taxonomy.h"
+#include "models/document/sentence_run.h"
+#include "models/document/trace_analysis.h"
 #include "render/figure_part.h"
 #include "render/gl_support.h"
 #include "render/heat_map_view.h"
-#include "ui/run_analysis.h"
 #include "ui/selection_model.h"
-#include "ui/sentence_run.h"
 
 namespace sinkscope::ui {
 

@@ -2,14 +2,14 @@
 
 #include <QWidget>
 
+#include "models/document/sentence_run.h"
+#include "models/document/trace_analysis.h"
 #include "models/model.h"
 #include "models/views/heat_map.h"
 #include "render/scene_view.h"
 #include "ui/deferred_results.h"
 #include "ui/docks.h"
-#include "ui/run_analysis.h"
 #include "ui/selection_model.h"
-#include "ui/sentence_run.h"
 
 namespace sinkscope::ui {
 

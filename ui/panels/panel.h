@@ -28,14 +28,15 @@ class SceneView;
 
 namespace sinkscope::document {
 struct TraceAnalysis;
+struct SentenceRun;
 }
 
 namespace sinkscope::ui {
 
+using document::SentenceRun;
 using document::TraceAnalysis;
 class DeferredResults;
 class SelectionModel;
-struct SentenceRun;
 
 // What every panel draws from, and the per-selection results they share.
 struct PanelInputs {

@@ -3,11 +3,11 @@
 #include <QSplitter>
 
 #include "models/document/plot_views.h"
+#include "models/document/sentence_run.h"
+#include "models/document/trace_analysis.h"
 #include "render/line_plot_view.h"
 #include "ui/docks.h"
-#include "ui/run_analysis.h"
 #include "ui/selection_model.h"
-#include "ui/sentence_run.h"
 
 namespace sinkscope::ui {
 

@@ -8,14 +8,14 @@
 
 #include "models/document/plot_views.h"
 #include "models/document/scene_views.h"
+#include "models/document/sentence_run.h"
+#include "models/document/trace_analysis.h"
 #include "render/figure_part.h"
 #include "render/gl_support.h"
 #include "render/line_plot_view.h"
 #include "render/scene_view.h"
 #include "ui/docks.h"
-#include "ui/run_analysis.h"
 #include "ui/selection_model.h"
-#include "ui/sentence_run.h"
 
 namespace sinkscope::ui {
 
@@ -103,7 +103,8 @@ void SpectrumPanel::drawSpectrumPlot(const analysis::HeadAnalysis& r,
   const document::PlotPlace place{in_.place.layer(), in_.place.head(),
                                   in_.place.note(in_.beforeName).toStdString()};
   const std::optional<int> onlyChosen =
-      a.topologyForAllHeads ? std::nullopt : std::optional<int>(kTopologyForAllHeadsMaxTokens);
+      a.topologyForAllHeads ? std::nullopt
+                            : std::optional<int>(document::kTopologyForAllHeadsMaxTokens);
   // Side by side: the plain run's eigenvalues at the chosen theta, dashed.
   const int ti = in_.before ? in_.before->thresholdIndex(in_.selection->threshold()) : -1;
   const int layer = in_.selection->layer(), head = in_.selection->head();  // A's own

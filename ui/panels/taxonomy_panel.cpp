@@ -7,6 +7,8 @@
 
 #include "analysis/taxonomy.h"
 #include "models/document/map_views.h"
+#include "models/document/sentence_run.h"
+#include "models/document/trace_analysis.h"
 #include "models/model.h"
 #include "models/views/colours.h"
 #include "render/figure_part.h"
@@ -14,9 +16,7 @@
 #include "render/heat_map_view.h"
 #include "render/line_plot_view.h"
 #include "ui/docks.h"
-#include "ui/run_analysis.h"
 #include "ui/selection_model.h"
-#include "ui/sentence_run.h"
 
 namespace sinkscope::ui {
 

@@ -13,6 +13,8 @@
 #include "models/document/analysis_settings.h"
 #include "models/document/plot_views.h"
 #include "models/document/scene_views.h"
+#include "models/document/sentence_run.h"
+#include "models/document/trace_analysis.h"
 #include "models/model.h"
 #include "render/figure_part.h"
 #include "render/gl_support.h"
@@ -20,9 +22,7 @@
 #include "render/scene_view.h"
 #include "ui/deferred_results.h"
 #include "ui/docks.h"
-#include "ui/run_analysis.h"
 #include "ui/selection_model.h"
-#include "ui/sentence_run.h"
 
 namespace sinkscope::ui {
 
