@@ -1,12 +1,15 @@
 #pragma once
-// The one shared selection that every panel observes: layer, head (or the
-// head average), query and key token, graph threshold, top-N and the active
-// interventions. Views read and write only this object, never each other.
-// A setter that does not change the value emits nothing, so linked views
-// cannot ping-pong.
+// The one shared selection that every panel observes (document::Selection:
+// layer, head or the head average, query and key token, graph threshold,
+// top-N, the active interventions, B's place), with signals, and the
+// transient highlight of what the pointer is over. Views read and write only
+// this object, never each other. A setter that does not change the value
+// emits nothing, so linked views cannot ping-pong.
+#include <QList>
 #include <QObject>
+#include <QPair>
 
-#include "models/intervention.h"
+#include "models/document/selection.h"
 
 namespace sinkscope::ui {
 
@@ -14,27 +17,31 @@ class SelectionModel : public QObject {
   Q_OBJECT
 
  public:
-  static constexpr int kHeadAverage = -1;            // head() value for "mean over heads"
-  static constexpr int kNoToken = -1;                // queryToken()/keyToken() unset
-  static constexpr double kDefaultThreshold = 0.05;  // metrics.md s. 3 default set
-  static constexpr int kDefaultTopN = 3;
+  static constexpr int kHeadAverage = document::Selection::kHeadAverage;
+  static constexpr int kNoToken = document::Selection::kNoToken;
+  static constexpr double kDefaultThreshold = document::Selection::kDefaultThreshold;
+  static constexpr int kDefaultTopN = document::Selection::kDefaultTopN;
+  static constexpr int kAutomatic = document::Selection::kAutomatic;
 
   explicit SelectionModel(QObject* parent = nullptr);
 
+  // The selection as the document holds it.
+  const document::Selection& state() const { return state_; }
+
   // Bounds come from the loaded model and sentence; values are clamped to them.
   void setBounds(int layerCount, int headCount, int tokenCount);
-  int layerCount() const { return layerCount_; }
-  int headCount() const { return headCount_; }
-  int tokenCount() const { return tokenCount_; }
+  int layerCount() const { return state_.layerCount(); }
+  int headCount() const { return state_.headCount(); }
+  int tokenCount() const { return state_.tokenCount(); }
 
-  int layer() const { return layer_; }
-  int head() const { return head_; }
-  bool headAveraged() const { return head_ == kHeadAverage; }
-  int queryToken() const { return queryToken_; }
-  int keyToken() const { return keyToken_; }
-  double threshold() const { return threshold_; }
-  int topN() const { return topN_; }
-  const models::Intervention& interventions() const { return interventions_; }
+  int layer() const { return state_.layer(); }
+  int head() const { return state_.head(); }
+  bool headAveraged() const { return state_.headAveraged(); }
+  int queryToken() const { return state_.queryToken(); }
+  int keyToken() const { return state_.keyToken(); }
+  double threshold() const { return state_.threshold(); }
+  int topN() const { return state_.topN(); }
+  const models::Intervention& interventions() const { return state_.interventions(); }
 
   void setLayer(int layer);
   void setHead(int head);  // kHeadAverage or 0..headCount-1
@@ -56,23 +63,18 @@ class SelectionModel : public QObject {
   // Switches off the entry at `index` of interventions().labels().
   void removeIntervention(std::size_t index);
 
-  // Comparing two runs (Run > Compare): where the selection lands in run B.
-  // Automatic: B's layer at the same relative depth, the same head when B's
-  // layers have as many heads, else B's head average
-  // (analysis/run_correspondence); the user may pin either instead.
-  static constexpr int kAutomatic = -2;
-  // B's shape; (0, 0) when no comparison is shown. A new shape unpins both.
+  // Comparing two runs (Run > Compare): where the selection lands in run B
+  // (document::Selection's counterpart).
   void setCounterpartBounds(int layerCount, int headCount);
-  bool hasCounterpart() const { return counterpartLayers_ > 0; }
-  int counterpartLayerCount() const { return counterpartLayers_; }
-  int counterpartHeadCount() const { return counterpartHeads_; }
+  bool hasCounterpart() const { return state_.hasCounterpart(); }
+  int counterpartLayerCount() const { return state_.counterpartLayerCount(); }
+  int counterpartHeadCount() const { return state_.counterpartHeadCount(); }
   void setCounterpartLayer(int layer);  // kAutomatic or 0..counterpartLayerCount-1
   void setCounterpartHead(int head);    // kAutomatic, kHeadAverage or 0..counterpartHeadCount-1
-  int pinnedCounterpartLayer() const { return pinnedLayer_; }  // kAutomatic when not pinned
-  int pinnedCounterpartHead() const { return pinnedHead_; }
-  // The resolved place in B (the selection's own layer and head without a B).
-  int counterpartLayer() const;
-  int counterpartHead() const;
+  int pinnedCounterpartLayer() const { return state_.pinnedCounterpartLayer(); }
+  int pinnedCounterpartHead() const { return state_.pinnedCounterpartHead(); }
+  int counterpartLayer() const { return state_.counterpartLayer(); }
+  int counterpartHead() const { return state_.counterpartHead(); }
 
   // Steps used by the keyboard commands; they stop at the ends.
   void stepLayer(int delta);
@@ -93,28 +95,9 @@ class SelectionModel : public QObject {
   void changed();
 
  private:
-  int clampLayer(int layer) const;
-  int clampHead(int head) const;
-  int clampToken(int token) const;
-  int clampTopN(int n) const;
-
-  int layerCount_ = 0;
-  int headCount_ = 0;
-  int tokenCount_ = 0;
-  int layer_ = 0;
-  int head_ = 0;
-  int queryToken_ = kNoToken;
-  int keyToken_ = kNoToken;
-  double threshold_ = kDefaultThreshold;
-  int topN_ = kDefaultTopN;
-  int requestedTopN_ = kDefaultTopN;  // what the user asked for, before clamping
+  document::Selection state_;
   QList<int> highlighted_;
   QList<QPair<int, int>> highlightedEdges_;
-  models::Intervention interventions_;
-  int counterpartLayers_ = 0;
-  int counterpartHeads_ = 0;
-  int pinnedLayer_ = kAutomatic;
-  int pinnedHead_ = kAutomatic;
 };
 
 }  // namespace sinkscope::ui
