@@ -29,7 +29,8 @@ ComparisonChooser::ComparisonChooser(QWidget* boxParent, QMenu* menu) : QObject(
     box_->addItem(QString(), int(c));
     QAction* action = menu->addAction(QString());
     action->setCheckable(true);
-    action->setObjectName(QStringLiteral("show_") + comparison_name(c));
+    action->setObjectName(QStringLiteral("show_") +
+                          QString::fromStdString(document::comparison_name(c)));
     group_->addAction(action);
     actions_ << action;
     connect(action, &QAction::triggered, this, [this, c] { setComparison(c); });

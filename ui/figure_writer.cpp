@@ -95,7 +95,7 @@ QString FigureWriter::applyComparison(const FigureRequest& request) {
   if (request.compareLayer) selection->setCounterpartLayer(*request.compareLayer);
   if (request.compareHead) selection->setCounterpartHead(*request.compareHead);
   if (!request.comparison.isEmpty()) {
-    const auto c = comparison_of(request.comparison);
+    const auto c = document::comparison_of(request.comparison.toStdString());
     if (!c) return tr("--comparison %1: give a, b, difference or side-by-side").arg(request.comparison);
     workspace_->setComparison(*c);
   }

@@ -25,8 +25,6 @@
 namespace sinkscope::ui {
 
 namespace {
-constexpr Comparison kComparisons[] = {Comparison::Before, Comparison::After,
-                                       Comparison::Difference, Comparison::SideBySide};
 // The sentence on the model; a sentence of white space only is refused
 // before the model is asked.
 SentenceRun model_run(const models::LoadedModel& model, const QString& text,
@@ -37,22 +35,6 @@ SentenceRun model_run(const models::LoadedModel& model, const QString& text,
 }
 
 }  // namespace
-
-QString comparison_name(Comparison c) {
-  switch (c) {
-    case Comparison::Before: return QStringLiteral("before");
-    case Comparison::After: return QStringLiteral("after");
-    case Comparison::Difference: return QStringLiteral("difference");
-    case Comparison::SideBySide: return QStringLiteral("side_by_side");
-  }
-  return {};
-}
-
-std::optional<Comparison> comparison_of(const QString& name) {
-  for (Comparison c : kComparisons)
-    if (comparison_name(c) == name) return c;
-  return std::nullopt;
-}
 
 Workspace::Workspace(QObject* parent)
     : QObject(parent),
@@ -659,7 +641,7 @@ DrawnRuns Workspace::drawnRuns() const {
   if (!d.shown) return d;
   // A difference needs the same tokens in both runs (not just as many).
   d.difference = runB_ && comparison_ == Comparison::Difference &&
-                 runB_->tokens.display == run_->tokens.display;
+                 document::runs_have_same_tokens(*run_, *runB_);
   d.differenceRefused = runB_ && comparison_ == Comparison::Difference && !d.difference;
   d.sideBySide = runB_ && comparison_ == Comparison::SideBySide;
   // Two models side by side: their tokens matched by characters.
@@ -681,13 +663,8 @@ DrawnRuns Workspace::drawnRuns() const {
 }
 
 TokenAlignment Workspace::comparedTokenAlignment() const {
-  // Two tokenizers' tokens of one sentence, aligned by the characters they cover.
   if (!run_ || !runB_) return {};
-  const auto& a = run_->tokens.offsets;
-  const auto& b = runB_->tokens.offsets;
-  // Special tokens (<s>, [CLS]) cover no characters: they pair by string.
-  const std::vector<std::string> ta = run_->tokenStrings(), tb = runB_->tokenStrings();
-  return {analysis::token_alignment(a, b, ta, tb), analysis::token_alignment(b, a, tb, ta)};
+  return document::tokens_aligned_by_characters(*run_, *runB_);
 }
 
 std::vector<int> Workspace::comparedTokenCounterparts() const {
@@ -701,14 +678,9 @@ const std::optional<TokenAlignment>& Workspace::droppedFirstAlignment() const {
 }
 
 std::optional<TokenAlignment> Workspace::computeDroppedFirstAlignment() const {
-  if (comparing_ || !run_ || !runB_ || runB_->tokenCount() != run_->tokenCount() - 1)
+  if (comparing_ || !run_ || !runB_ || !selection_->interventions().dropFirstToken)
     return std::nullopt;
-  if (!selection_->interventions().dropFirstToken) return std::nullopt;
-  std::vector<int> aToB(static_cast<std::size_t>(run_->tokenCount()));
-  std::vector<int> bToA(static_cast<std::size_t>(runB_->tokenCount()));
-  for (std::size_t k = 0; k < aToB.size(); ++k) aToB[k] = static_cast<int>(k) - 1;
-  for (std::size_t j = 0; j < bToA.size(); ++j) bToA[j] = static_cast<int>(j) + 1;
-  return std::pair{std::move(aToB), std::move(bToA)};
+  return document::tokens_aligned_after_first_dropped(*run_, *runB_);
 }
 
 ShownPlace Workspace::placeOf(const SentenceRun& run) const {

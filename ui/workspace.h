@@ -17,12 +17,12 @@
 #include "models/document/analysis_settings.h"
 #include "models/document/checkpoint_emergence.h"
 #include "models/document/plot_views.h"
+#include "models/document/run_comparison.h"
 #include "models/document/sentence_run.h"
 #include "models/document/study_tables.h"
 #include "models/document/trace_analysis.h"
 #include "models/loaded_model.h"
 #include "models/model_discovery.h"
-#include "ui/experiment_results.h"
 #include "ui/shown_place.h"
 
 namespace sinkscope::ui {
@@ -33,18 +33,9 @@ using document::TraceAnalysis;
 class JobRunner;
 class SelectionModel;
 
-// What the panels draw while there are two runs. SideBySide: the attention
-// map shows left | right, the plots overlay both runs' curves, the other
-// panels show the right-hand run.
-enum class Comparison { Before, After, Difference, SideBySide };
-// Its name in sessions and on the command line: before, after, difference,
-// side_by_side; comparison_of returns nothing for any other name.
-QString comparison_name(Comparison c);
-std::optional<Comparison> comparison_of(const QString& name);
-
-// Token correspondences between A and B: for each token of A its token in B
-// (-1: none), and back.
-using TokenAlignment = std::pair<std::vector<int>, std::vector<int>>;
+using document::Comparison;
+using document::ExperimentResults;
+using document::TokenAlignment;
 
 // What the attention map and key importance draw now: the shown run at its
 // place, and how B stands to A when both are drawn.

@@ -51,7 +51,7 @@ Session WorkspaceSession::current() const {
   s.topN = selection.topN();
   s.interventions = selection.interventions();
   s.analysis = w.analysisSettings();
-  s.comparison = comparison_name(w.comparison()).toStdString();
+  s.comparison = document::comparison_name(w.comparison());
   if (w.comparing()) {
     s.compareModel = w.comparedModelFolder().toStdString();
     s.compareSentence = w.comparedSentence().toStdString();
@@ -110,7 +110,7 @@ void WorkspaceSession::finish() {
     workspace_->pinNextComparedRun(s.compareLayer, s.compareHead);
   if (!s.compareSentence.empty()) workspace_->compareWithSentence(q(s.compareSentence));
   if (!s.compareModel.empty()) workspace_->compareWithModel(q(s.compareModel));
-  if (const auto c = comparison_of(q(s.comparison))) workspace_->setComparison(*c);
+  if (const auto c = document::comparison_of(s.comparison)) workspace_->setComparison(*c);
   if (!s.checkpoints.empty() && !workspace_->showCheckpoints(q(s.checkpoints)))
     outside << tr("checkpoints: %1 holds no checkpoint (step-N folders with a config.json)")
                    .arg(q(s.checkpoints));

@@ -13,7 +13,7 @@
 #include "analysis/graph_spectrum.h"
 #include "analysis/head_analysis.h"
 #include "models/document/plot_views.h"
-#include "ui/experiment_results.h"
+#include "models/document/run_comparison.h"
 #include "ui/shown_place.h"
 
 class QWidget;
@@ -33,6 +33,7 @@ struct SentenceRun;
 
 namespace sinkscope::ui {
 
+using document::ExperimentResults;
 using document::SentenceRun;
 using document::TraceAnalysis;
 class DeferredResults;
