@@ -1,11 +1,10 @@
 #pragma once
-// The GUI's document, without a widget: the open model, the sentence, its run
-// (A) and the second run (B: the run with the interventions, or a
-// comparison's other sentence or model), which of them the panels draw, the
-// selection with its interventions, and the jobs that compute them. Its
-// slots are the named commands that menus, shortcuts, the command line, the
-// figure command and tests call; its signals say what changed, and the
-// window (layout only) redraws from them.
+// The GUI's document as Qt sees it: document::Workbench (the sentence, the
+// open model, runs A and B, the comparison, the experiments, study and
+// checkpoints) and the selection with its signals, plus the jobs that
+// compute runs. Its slots are the named commands that menus, shortcuts, the
+// command line, the figure command and tests call; its signals say what
+// changed, and the window (layout only) redraws from them.
 #include <QObject>
 #include <QString>
 #include <QStringList>
@@ -21,6 +20,7 @@
 #include "models/document/sentence_run.h"
 #include "models/document/study_tables.h"
 #include "models/document/trace_analysis.h"
+#include "models/document/workbench.h"
 #include "models/loaded_model.h"
 #include "models/model_discovery.h"
 #include "ui/shown_place.h"
@@ -61,40 +61,44 @@ class Workspace : public QObject {
 
   SelectionModel* selection() const { return selection_; }
   JobRunner* jobs() const { return jobs_; }
-  const std::optional<models::LoadedModel>& model() const { return model_; }
-  const QString& sentence() const { return sentence_; }
+  // The document's state, as the front ends without Qt hold it.
+  const document::Workbench& document() const { return workbench_; }
+  const std::optional<models::LoadedModel>& model() const { return workbench_.model(); }
+  QString sentence() const { return QString::fromStdString(workbench_.sentence()); }
   // Run A: the sentence on the model (or the uniform baseline without one).
-  const std::optional<SentenceRun>& run() const { return run_; }
+  const std::optional<SentenceRun>& run() const { return workbench_.run(); }
   // Run B: the intervened run, or a comparison's other run; empty while none.
-  const std::optional<SentenceRun>& runB() const { return runB_; }
+  const std::optional<SentenceRun>& runB() const { return workbench_.runB(); }
   // Whether B is a comparison's (another sentence or model), not interventions'.
-  bool comparing() const { return comparing_.has_value(); }
-  bool comparingModels() const { return comparing_ && comparing_->model; }
+  bool comparing() const { return workbench_.comparing(); }
+  bool comparingModels() const { return workbench_.comparingModels(); }
   // What B is of a comparison: another sentence (empty otherwise), or the
   // other model's folder (empty otherwise).
-  QString comparedSentence() const { return comparing_ ? comparing_->sentence : QString(); }
-  QString comparedModelFolder() const;
-  Comparison comparison() const { return comparison_; }
-  // The run the panels draw: A, or B when there is one and the comparison asks for it.
-  const SentenceRun* shownRun() const;
-  // The runs' names: before/after for interventions, A/B or the models' names.
-  const QString& leftName() const { return leftName_; }
-  const QString& rightName() const { return rightName_; }
-  // Both, as the document layer's views name the runs.
-  document::RunNames runNames() const {
-    return {leftName_.toStdString(), rightName_.toStdString()};
+  QString comparedSentence() const { return QString::fromStdString(workbench_.comparedSentence()); }
+  QString comparedModelFolder() const {
+    return QString::fromStdString(workbench_.comparedModelFolder());
   }
+  Comparison comparison() const { return workbench_.comparison(); }
+  // The run the panels draw: A, or B when there is one and the comparison asks for it.
+  const SentenceRun* shownRun() const { return workbench_.shownRun(); }
+  // The runs' names: before/after for interventions, A/B or the models' names.
+  QString leftName() const { return QString::fromStdString(workbench_.runNames().before); }
+  QString rightName() const { return QString::fromStdString(workbench_.runNames().after); }
+  // Both, as the document layer's views name the runs.
+  const document::RunNames& runNames() const { return workbench_.runNames(); }
   // Where the selection (made on run A) lands in `run`: the selection itself,
   // or for B its counterpart (another shape, another tokenizer, a dropped first token).
   ShownPlace placeOf(const SentenceRun& run) const;
   // Throws what a run's attention() throws (a damaged capture).
   DrawnRuns drawnRuns() const;
   // A and B's tokens aligned by the characters they cover (two tokenizers).
-  TokenAlignment comparedTokenAlignment() const;
+  TokenAlignment comparedTokenAlignment() const { return workbench_.comparedTokenAlignment(); }
   // B with interventions that dropped the first token: A's token k is B's k - 1.
-  const std::optional<TokenAlignment>& droppedFirstAlignment() const;
+  const std::optional<TokenAlignment>& droppedFirstAlignment() const {
+    return workbench_.droppedFirstAlignment();
+  }
   // The functional experiments of run A, once computed (Experiments menu).
-  const ExperimentResults& experiments() const { return experiments_; }
+  const ExperimentResults& experiments() const { return workbench_.experiments(); }
   // Where models opened from now on run: "cpu" or "cuda", and in which precision.
   void setDevice(const QString& device) { device_ = device; }
   void setPrecision(models::ComputePrecision precision) { precision_ = precision; }
@@ -103,22 +107,26 @@ class Workspace : public QObject {
   // B's place and the interventions; one "key: value" line each.
   QStringList provenance() const;
   // A merged corpus study, once opened, and its folder.
-  const std::optional<document::StudyTables>& study() const { return study_; }
-  const QString& studyFolder() const { return studyFolder_; }
+  const std::optional<document::StudyTables>& study() const { return workbench_.study(); }
+  QString studyFolder() const { return QString::fromStdString(workbench_.studyFolder()); }
   // Whether the open model has the study's layers and heads (its heads can be selected).
-  bool studyMatchesModel() const;
+  bool studyMatchesModel() const { return workbench_.studyMatchesModel(); }
   // A training run's checkpoints, once opened, and its folder.
-  const models::CheckpointList& checkpoints() const { return checkpoints_; }
-  const QString& checkpointsFolder() const { return checkpointsFolder_; }
+  const models::CheckpointList& checkpoints() const { return workbench_.checkpoints(); }
+  QString checkpointsFolder() const {
+    return QString::fromStdString(workbench_.checkpointsFolder());
+  }
   // Whether job `id` opened the model or ran the sentence (its failure ends what waited on it).
   bool isModelOrRunJob(quint64 id) const {
     return id != 0 && (id == modelJob_ || id == runJob_ || id == captureJob_);
   }
   // What every head of every run is analysed with (analyze's settings; the
   // selection's theta and top-N are the panels' own).
-  const document::AnalysisSettings& analysisSettings() const { return analysisSettings_; }
+  const document::AnalysisSettings& analysisSettings() const {
+    return workbench_.analysisSettings();
+  }
   // Whether run A is a capture's (no model made it).
-  bool showingCapture() const { return run_ && run_->trace && !model_; }
+  bool showingCapture() const { return workbench_.showingCapture(); }
 
  public Q_SLOTS:
   void setSentence(const QString& text);
@@ -138,7 +146,7 @@ class Workspace : public QObject {
   // kHeadAverage: B's head average): now when B is in, else when it arrives.
   void pinComparedRun(int layer, int head);
   // The same for the next comparison's B, whatever B is shown now (a session's).
-  void pinNextComparedRun(int layer, int head) { pendingCounterpart_ = {layer, head}; }
+  void pinNextComparedRun(int layer, int head) { workbench_.pinNextComparedRun(layer, head); }
   void setComparison(Comparison comparison);
   // Experiments: single-head ablation dNLL of every head, and KL after sink
   // removal plus the Fisher trace per layer.
@@ -205,12 +213,7 @@ class Workspace : public QObject {
   void counterpartOutside(const QString& what);
 
  private:
-  struct ComparisonSource {
-    QString sentence;                          // another sentence on this model,
-    std::optional<models::LoadedModel> model;  // or this sentence on another model
-  };
   void setModel(models::LoadedModel loaded);
-  void setRunNames(const QString& left, const QString& right);
   void setRunB(std::optional<SentenceRun> run);
   void analyseRun();
   void runComparison();
@@ -218,34 +221,18 @@ class Workspace : public QObject {
   void runInterventions();
   void onJobFailed(quint64 id, const QString& message);
   void selectPendingPlace();
-  std::vector<int> comparedTokenCounterparts() const;
-  std::optional<TokenAlignment> computeDroppedFirstAlignment() const;
+  void emitRunNames();
 
   SelectionModel* selection_;
   JobRunner* jobs_;
-  QString sentence_;
+  document::Workbench workbench_;
   QString device_ = QStringLiteral("cpu");
   models::ComputePrecision precision_ = models::ComputePrecision::Float32;
-  std::optional<models::LoadedModel> model_;
-  std::optional<SentenceRun> run_, runB_;
-  document::AnalysisSettings analysisSettings_;
-  std::optional<ComparisonSource> comparing_;
-  std::optional<std::pair<int, int>> pendingPlace_;  // selected once the next run is shown
-  std::optional<std::pair<int, int>> pendingCounterpart_;  // B's pinned place, for when B arrives
-  Comparison comparison_ = Comparison::After;
-  QString leftName_, rightName_;
-  std::vector<int> comparedTokens_;  // A's tokens in B's, for two models
-  std::optional<TokenAlignment> droppedFirst_;
-  ExperimentResults experiments_;
-  quint64 runJob_ = 0;    // the newest Run sentence job
-  quint64 modelJob_ = 0;  // the newest Open model job
-  quint64 studyJob_ = 0;  // the newest Open study job
+  quint64 runJob_ = 0;      // the newest Run sentence job
+  quint64 modelJob_ = 0;    // the newest Open model job
+  quint64 studyJob_ = 0;    // the newest Open study job
   quint64 captureJob_ = 0;  // the newest Open capture job
-  std::optional<document::StudyTables> study_;
-  QString studyFolder_;  // the folder of the study open
-  QString studyAsked_;   // the folder the newest Open study job reads
-  models::CheckpointList checkpoints_;
-  QString checkpointsFolder_;
+  QString studyAsked_;      // the folder the newest Open study job reads
 };
 
 }  // namespace sinkscope::ui
