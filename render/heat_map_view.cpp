@@ -137,8 +137,13 @@ HeatMapView::HeatMapView(QWidget* parent) : VtkViewWidget(parent) {
 HeatMapView::~HeatMapView() = default;
 
 void HeatMapView::setData(views::HeatMap data) {
-  views::heat_map_check(data);
-  const auto cells = static_cast<std::size_t>(data.rows) * static_cast<std::size_t>(data.cols);
+  setData(std::make_shared<const views::HeatMap>(std::move(data)));
+}
+
+void HeatMapView::setData(std::shared_ptr<const views::HeatMap> data) {
+  if (!data) throw std::invalid_argument("heat map: no data");
+  views::heat_map_check(*data);
+  const auto cells = static_cast<std::size_t>(data->rows) * static_cast<std::size_t>(data->cols);
   data_ = std::move(data);
   const std::vector<float> shown = setImage();
   setLookupTable();
@@ -153,39 +158,39 @@ void HeatMapView::setData(views::HeatMap data) {
 }
 
 std::vector<float> HeatMapView::setImage() {
-  const auto cells = static_cast<std::size_t>(data_.rows) * static_cast<std::size_t>(data_.cols);
+  const auto cells = static_cast<std::size_t>(data_->rows) * static_cast<std::size_t>(data_->cols);
   // VTK images grow upwards: row r of the matrix goes to image row rows-1-r.
   std::vector<float> shown(cells);  // hidden cells as NaN, in matrix order
   vtkNew<vtkFloatArray> scalars;
   scalars->SetNumberOfValues(static_cast<vtkIdType>(cells));
-  for (int r = 0; r < data_.rows; ++r) {
-    for (int c = 0; c < data_.cols; ++c) {
-      const std::size_t src = static_cast<std::size_t>(r) * data_.cols + c;
-      float v = data_.values[src];
-      if (!data_.hidden.empty() && data_.hidden[src]) v = std::numeric_limits<float>::quiet_NaN();
-      scalars->SetValue(static_cast<vtkIdType>(data_.rows - 1 - r) * data_.cols + c, v);
+  for (int r = 0; r < data_->rows; ++r) {
+    for (int c = 0; c < data_->cols; ++c) {
+      const std::size_t src = static_cast<std::size_t>(r) * data_->cols + c;
+      float v = data_->values[src];
+      if (!data_->hidden.empty() && data_->hidden[src]) v = std::numeric_limits<float>::quiet_NaN();
+      scalars->SetValue(static_cast<vtkIdType>(data_->rows - 1 - r) * data_->cols + c, v);
       shown[src] = v;
     }
   }
-  image_->SetDimensions(std::max(data_.cols, 1), std::max(data_.rows, 1), 1);
+  image_->SetDimensions(std::max(data_->cols, 1), std::max(data_->rows, 1), 1);
   image_->GetPointData()->SetScalars(scalars);
   image_->Modified();
   return shown;
 }
 
 void HeatMapView::setLookupTable() {
-  const auto [lo, hi] = views::heat_map_range(data_);  // the exporter draws the same range
-  lut_->SetScale(data_.logScale ? VTK_SCALE_LOG10 : VTK_SCALE_LINEAR);
+  const auto [lo, hi] = views::heat_map_range((*data_));  // the exporter draws the same range
+  lut_->SetScale(data_->logScale ? VTK_SCALE_LOG10 : VTK_SCALE_LINEAR);
   lut_->ResetAnnotations();
-  if (!data_.categories.empty()) {
+  if (!data_->categories.empty()) {
     // One table entry per category, looked up by value; the bar lists names.
-    const auto n = static_cast<int>(data_.categories.size());
+    const auto n = static_cast<int>(data_->categories.size());
     lut_->SetNumberOfTableValues(n);
     for (int k = 0; k < n; ++k) {
-      const views::Rgb c = data_.categoryColours[static_cast<std::size_t>(k)];
+      const views::Rgb c = data_->categoryColours[static_cast<std::size_t>(k)];
       lut_->SetTableValue(k, c.r, c.g, c.b, 1.0);
       lut_->SetAnnotation(vtkVariant(static_cast<double>(k)),
-                          data_.categories[static_cast<std::size_t>(k)].c_str());
+                          data_->categories[static_cast<std::size_t>(k)].c_str());
     }
     lut_->SetScale(VTK_SCALE_LINEAR);
     lut_->IndexedLookupOn();
@@ -195,7 +200,7 @@ void HeatMapView::setLookupTable() {
     for (int i = 0; i < kLutSize; ++i) {
       const double t = static_cast<double>(i) / (kLutSize - 1);
       const views::Rgb c =
-          data_.diverging ? views::colormap_diverging(2 * t - 1) : views::colormap_viridis(t);
+          data_->diverging ? views::colormap_diverging(2 * t - 1) : views::colormap_viridis(t);
       lut_->SetTableValue(i, c.r, c.g, c.b, 1.0);
     }
   }
@@ -212,13 +217,13 @@ void HeatMapView::placeActors(const std::vector<float>& shown) {
   if (outline_) renderer()->RemoveActor(outline_);
   if (frames_) renderer()->RemoveActor(frames_);
   outline_ = frames_ = nullptr;
-  if (data_.outlineRow >= 0 && data_.outlineRow < data_.rows && data_.outlineCol >= 0 &&
-      data_.outlineCol < data_.cols)
-    outline_ = frameActor({{data_.outlineRow, data_.outlineCol}}, views::kSinkHighlight, 3.0);
+  if (data_->outlineRow >= 0 && data_->outlineRow < data_->rows && data_->outlineCol >= 0 &&
+      data_->outlineCol < data_->cols)
+    outline_ = frameActor({{data_->outlineRow, data_->outlineCol}}, views::kSinkHighlight, 3.0);
   std::vector<std::pair<int, int>> framed;  // inside the map and visible
-  for (const auto& [r, c] : data_.framedCells)
-    if (r >= 0 && r < data_.rows && c >= 0 && c < data_.cols &&
-        (data_.hidden.empty() || !data_.hidden[static_cast<std::size_t>(r) * data_.cols + c]))
+  for (const auto& [r, c] : data_->framedCells)
+    if (r >= 0 && r < data_->rows && c >= 0 && c < data_->cols &&
+        (data_->hidden.empty() || !data_->hidden[static_cast<std::size_t>(r) * data_->cols + c]))
       framed.push_back({r, c});
   if (!framed.empty()) frames_ = frameActor(framed, views::kSelectedHighlight, 2.0);
   for (auto* actor : {outline_.Get(), frames_.Get()})
@@ -231,7 +236,7 @@ void HeatMapView::placeActors(const std::vector<float>& shown) {
 void HeatMapView::setColorBarTitle() {
   QStringList titleLines;
   for (const QString& word :
-       QString::fromStdString(data_.quantity).split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+       QString::fromStdString(data_->quantity).split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
     if (!titleLines.isEmpty() && titleLines.back().size() + 1 + word.size() <= 12)
       titleLines.back() += QLatin1Char(' ') + word;
     else
@@ -243,13 +248,13 @@ void HeatMapView::setColorBarTitle() {
 // Side by side: which run is which, under each half (world coordinates: they
 // follow the map when it pans).
 void HeatMapView::placeRunNames() {
-  const bool sideBySide = data_.sideBySideSplit >= 0 && data_.sideBySideSplit < data_.cols;
+  const bool sideBySide = data_->sideBySideSplit >= 0 && data_->sideBySideSplit < data_->cols;
   leftRunName_->SetVisibility(sideBySide);
   rightRunName_->SetVisibility(sideBySide);
   if (!sideBySide) return;
-  const int split = data_.sideBySideSplit;
+  const int split = data_->sideBySideSplit;
   leftRunName_->GetPositionCoordinate()->SetValue(0.5 * (split - 1), -0.7, 0.0);
-  rightRunName_->GetPositionCoordinate()->SetValue(0.5 * (split + 1 + data_.cols - 1), -0.7, 0.0);
+  rightRunName_->GetPositionCoordinate()->SetValue(0.5 * (split + 1 + data_->cols - 1), -0.7, 0.0);
 }
 
 // Slots only: a label's actor is made the first time it is shown (a long
@@ -262,9 +267,9 @@ void HeatMapView::makeLabelSlots() {
   if (!hasLabels()) return;
   auto slot = [&](const std::string& text, double x, double y, int axis, int index) {
     const bool column = axis == 1, right = axis == 2;
-    const bool marked = column && std::find(data_.markedCols.begin(), data_.markedCols.end(),
-                                            index) != data_.markedCols.end();
-    const bool lit = views::heat_map_label_lit(data_, column, right, index);
+    const bool marked = column && std::find(data_->markedCols.begin(), data_->markedCols.end(),
+                                            index) != data_->markedCols.end();
+    const bool lit = views::heat_map_label_lit((*data_), column, right, index);
     LabelSlot s;
     s.axis = axis;
     s.index = index;
@@ -275,14 +280,14 @@ void HeatMapView::makeLabelSlots() {
     s.y = y;
     labelSlots_.push_back(std::move(s));
   };
-  for (int r = 0; r < data_.rows; ++r)
-    slot(data_.rowLabels[static_cast<std::size_t>(r)], -0.65, data_.rows - 1 - r, 0, r);
-  for (int c = 0; c < data_.cols; ++c)
-    slot(data_.colLabels[static_cast<std::size_t>(c)], c, data_.rows - 1 + 0.65, 1, c);
-  if (static_cast<int>(data_.rightRowLabels.size()) == data_.rows)
-    for (int r = 0; r < data_.rows; ++r)
-      slot(data_.rightRowLabels[static_cast<std::size_t>(r)], data_.cols - 1 + 0.65,
-           data_.rows - 1 - r, 2, r);
+  for (int r = 0; r < data_->rows; ++r)
+    slot(data_->rowLabels[static_cast<std::size_t>(r)], -0.65, data_->rows - 1 - r, 0, r);
+  for (int c = 0; c < data_->cols; ++c)
+    slot(data_->colLabels[static_cast<std::size_t>(c)], c, data_->rows - 1 + 0.65, 1, c);
+  if (static_cast<int>(data_->rightRowLabels.size()) == data_->rows)
+    for (int r = 0; r < data_->rows; ++r)
+      slot(data_->rightRowLabels[static_cast<std::size_t>(r)], data_->cols - 1 + 0.65,
+           data_->rows - 1 - r, 2, r);
   labels_.resize(labelSlots_.size());
 }
 
@@ -293,7 +298,7 @@ vtkSmartPointer<vtkActor> HeatMapView::frameActor(const std::vector<std::pair<in
   vtkNew<vtkPoints> corners;
   vtkNew<vtkCellArray> loops;
   for (const auto& [row, col] : cells) {
-    const double x = col, y = data_.rows - 1 - row;
+    const double x = col, y = data_->rows - 1 - row;
     const vtkIdType first = corners->GetNumberOfPoints();
     for (const auto& [dx, dy] : {std::pair{-0.5, -0.5}, {0.5, -0.5}, {0.5, 0.5}, {-0.5, 0.5}})
       corners->InsertNextPoint(x + dx, y + dy, 0.01);
@@ -315,11 +320,11 @@ vtkSmartPointer<vtkActor> HeatMapView::frameActor(const std::vector<std::pair<in
 void HeatMapView::buildCoarseLevels(const std::vector<float>& shown) {
   coarse_.clear();
   shownLevel_ = -1;
-  int R = data_.rows, C = data_.cols;
+  int R = data_->rows, C = data_->cols;
   if (R <= views::kHeatMapCoarseCells && C <= views::kHeatMapCoarseCells) return;
   // The strongest of two cells (by magnitude for differences); NaN (hidden)
   // only when both are hidden.
-  auto stronger = [diverging = data_.diverging](float a, float b) {
+  auto stronger = [diverging = data_->diverging](float a, float b) {
     if (std::isnan(a)) return b;
     if (std::isnan(b)) return a;
     return (diverging ? std::abs(b) > std::abs(a) : b > a) ? b : a;
@@ -356,7 +361,7 @@ void HeatMapView::buildCoarseLevels(const std::vector<float>& shown) {
     const double f = factor;
     l.image->SetDimensions(C, R, 1);
     l.image->SetSpacing(f, f, 1.0);
-    l.image->SetOrigin(0.5 * (f - 1), data_.rows - 1 - 0.5 * (f - 1) - (R - 1) * f, 0.0);
+    l.image->SetOrigin(0.5 * (f - 1), data_->rows - 1 - 0.5 * (f - 1) - (R - 1) * f, 0.0);
     l.image->GetPointData()->SetScalars(scalars);
     l.colors = vtkSmartPointer<vtkImageMapToColors>::New();
     l.colors->SetLookupTable(lut_);
@@ -472,8 +477,8 @@ std::pair<int, int> HeatMapView::cellAt(const QPointF& widgetPoint) {
   const double* w = r->GetWorldPoint();
   if (w[3] == 0.0) return {-1, -1};
   const int col = static_cast<int>(std::lround(w[0] / w[3]));
-  const int row = data_.rows - 1 - static_cast<int>(std::lround(w[1] / w[3]));
-  if (row < 0 || row >= data_.rows || col < 0 || col >= data_.cols) return {-1, -1};
+  const int row = data_->rows - 1 - static_cast<int>(std::lround(w[1] / w[3]));
+  if (row < 0 || row >= data_->rows || col < 0 || col >= data_->cols) return {-1, -1};
   return {row, col};
 }
 
@@ -509,8 +514,8 @@ void HeatMapView::mouseMoveEvent(QMouseEvent* event) {
 }
 
 QString HeatMapView::cellText(int row, int col) const {
-  const std::size_t k = static_cast<std::size_t>(row) * data_.cols + col;
-  const bool hidden = !data_.hidden.empty() && data_.hidden[k];
+  const std::size_t k = static_cast<std::size_t>(row) * data_->cols + col;
+  const bool hidden = !data_->hidden.empty() && data_->hidden[k];
   auto name = [](const std::vector<std::string>& labels, int i) {
     return i < static_cast<int>(labels.size())
                ? QString::fromStdString(labels[static_cast<std::size_t>(i)])
@@ -518,19 +523,19 @@ QString HeatMapView::cellText(int row, int col) const {
   };
   auto valueText = [this](float v) {
     const int category = static_cast<int>(v);
-    if (!data_.categories.empty() && category >= 0 &&
-        category < static_cast<int>(data_.categories.size()))
-      return QString::fromStdString(data_.categories[static_cast<std::size_t>(category)]);
+    if (!data_->categories.empty() && category >= 0 &&
+        category < static_cast<int>(data_->categories.size()))
+      return QString::fromStdString(data_->categories[static_cast<std::size_t>(category)]);
     return QString::number(v, 'g', 4);
   };
-  const bool rightSide = data_.sideBySideSplit >= 0 && col > data_.sideBySideSplit &&
-                         data_.rightRowLabels.size() == data_.rowLabels.size();
+  const bool rightSide = data_->sideBySideSplit >= 0 && col > data_->sideBySideSplit &&
+                         data_->rightRowLabels.size() == data_->rowLabels.size();
   return tr("%1: %2\n%3: %4\n%5: %6")
-      .arg(data_.rowTitle.empty() ? tr("row") : QString::fromStdString(data_.rowTitle),
-           name(rightSide ? data_.rightRowLabels : data_.rowLabels, row),
-           data_.colTitle.empty() ? tr("column") : QString::fromStdString(data_.colTitle),
-           name(data_.colLabels, col), QString::fromStdString(data_.quantity),
-           hidden ? tr("not visible") : valueText(data_.values[k]));
+      .arg(data_->rowTitle.empty() ? tr("row") : QString::fromStdString(data_->rowTitle),
+           name(rightSide ? data_->rightRowLabels : data_->rowLabels, row),
+           data_->colTitle.empty() ? tr("column") : QString::fromStdString(data_->colTitle),
+           name(data_->colLabels, col), QString::fromStdString(data_->quantity),
+           hidden ? tr("not visible") : valueText(data_->values[k]));
 }
 
 bool HeatMapView::event(QEvent* event) {
@@ -546,9 +551,9 @@ bool HeatMapView::event(QEvent* event) {
 }
 
 bool HeatMapView::hasLabels() const {
-  return !data_.rowLabels.empty() && static_cast<int>(data_.rowLabels.size()) == data_.rows &&
-         static_cast<int>(data_.colLabels.size()) == data_.cols &&
-         data_.rows <= views::kHeatMapMaxLabels && data_.cols <= views::kHeatMapMaxLabels;
+  return !data_->rowLabels.empty() && static_cast<int>(data_->rowLabels.size()) == data_->rows &&
+         static_cast<int>(data_->colLabels.size()) == data_->cols &&
+         data_->rows <= views::kHeatMapMaxLabels && data_->cols <= views::kHeatMapMaxLabels;
 }
 
 void HeatMapView::resizeGL(int w, int h) {
@@ -565,7 +570,7 @@ void HeatMapView::fitTitle() {
   const QFontMetricsF metrics(font);
   const double room = 0.9 * std::max(1, width()) - 10;
   QStringList lines = text_wrap(
-      QString::fromStdString(data_.title),
+      QString::fromStdString(data_->title),
       [&](const QString& t) { return metrics.horizontalAdvance(t); }, room);
   if (lines.size() > 2) {
     const QString rest = lines.mid(1).join(QLatin1Char(' '));
@@ -575,20 +580,20 @@ void HeatMapView::fitTitle() {
 }
 
 void HeatMapView::fitRunNames(double pixelsPerCell) {
-  if (data_.sideBySideSplit < 0) return;
+  if (data_->sideBySideSplit < 0) return;
   // Each name shortened in the middle to its half and half the gap.
   QFont font(QStringLiteral("DejaVu Sans"));
   font.setPixelSize(leftRunName_->GetTextProperty()->GetFontSize());
   font.setBold(true);
   const QFontMetricsF metrics(font);
-  const int split = data_.sideBySideSplit;
+  const int split = data_->sideBySideSplit;
   auto fit = [&](vtkTextActor* actor, const std::string& name, int cells) {
     const QString shown = metrics.elidedText(QString::fromStdString(name), Qt::ElideMiddle,
                                              (cells + 1) * pixelsPerCell);
     actor->SetInput(vtk_text_drawable(shown).toUtf8().constData());
   };
-  fit(leftRunName_, data_.leftRun, split);
-  fit(rightRunName_, data_.rightRun, data_.cols - split - 1);
+  fit(leftRunName_, data_->leftRun, split);
+  fit(rightRunName_, data_->rightRun, data_->cols - split - 1);
 }
 
 int HeatMapView::scaled(int px) const { return static_cast<int>(std::lround(px * textScale_)); }
@@ -631,11 +636,11 @@ void HeatMapView::resetView() {
     const double h = size[1] * (kImageViewport[3] - kImageViewport[1]);
     return (w > 0 && h > 0) ? w / h : 1.0;
   }();
-  const double halfHeight = 0.5 * std::max<double>(data_.rows, 1);
-  const double halfWidth = 0.5 * std::max<double>(data_.cols, 1);
+  const double halfHeight = 0.5 * std::max<double>(data_->rows, 1);
+  const double halfWidth = 0.5 * std::max<double>(data_->cols, 1);
   if (!hasLabels()) {
     // Side by side: room under the map for the runs' names.
-    const double margin = data_.sideBySideSplit >= 0 ? 1.14 : 1.05;
+    const double margin = data_->sideBySideSplit >= 0 ? 1.14 : 1.05;
     camera->SetParallelScale(margin * std::max(halfHeight, halfWidth / aspect));
     const int* size = renderWindow()->GetSize();
     fitRunNames(size[1] * (kImageViewport[3] - kImageViewport[1]) / (2 * camera->GetParallelScale()));
@@ -648,23 +653,26 @@ void HeatMapView::resetView() {
   const double H = std::max(1.0, size[1] * (kImageViewport[3] - kImageViewport[1]));
   // Bands as wide as the longest label in each (at most 90 px): short
   // labels (a head grid's "L0", "H0") leave the cells the room.
-  const double leftBand = labelBand(data_.rowLabels, textScale_), topBand = labelBand(data_.colLabels, textScale_);
+  const double leftBand = labelBand(data_->rowLabels, textScale_),
+               topBand = labelBand(data_->colLabels, textScale_);
   const double pad = 6.0;
   // Side by side with the right map's own row labels: a band right of the map too.
   // A categorical bar writes its names left of itself, into the image's
   // right edge: room for them too.
-  const double rightBand = std::max(static_cast<int>(data_.rightRowLabels.size()) == data_.rows
-                                        ? labelBand(data_.rightRowLabels, textScale_)
-                                        : 0.0,
-                                    data_.categories.empty() ? 0.0 : labelBand(data_.categories, textScale_));
+  const double rightBand =
+      std::max(static_cast<int>(data_->rightRowLabels.size()) == data_->rows
+                   ? labelBand(data_->rightRowLabels, textScale_)
+                   : 0.0,
+               data_->categories.empty() ? 0.0 : labelBand(data_->categories, textScale_));
   // Side by side: a line under the map for the runs' names.
-  const double bottomBand = data_.sideBySideSplit >= 0 ? 22.0 * textScale_ : 0.0;
-  const double unitsPerPixel = std::max(data_.rows / std::max(1.0, H - topBand - pad - bottomBand),
-                                        data_.cols / std::max(1.0, W - leftBand - rightBand - pad));
-  const double blockWidth = leftBand + data_.cols / unitsPerPixel + rightBand;  // labels and map
+  const double bottomBand = data_->sideBySideSplit >= 0 ? 22.0 * textScale_ : 0.0;
+  const double unitsPerPixel =
+      std::max(data_->rows / std::max(1.0, H - topBand - pad - bottomBand),
+               data_->cols / std::max(1.0, W - leftBand - rightBand - pad));
+  const double blockWidth = leftBand + data_->cols / unitsPerPixel + rightBand;  // labels and map
   const double offset = std::max(0.0, 0.5 * (W - blockWidth));
   const double cx = -0.5 - (leftBand + offset) * unitsPerPixel + 0.5 * W * unitsPerPixel;
-  const double cy = (data_.rows - 0.5) + topBand * unitsPerPixel - 0.5 * H * unitsPerPixel;
+  const double cy = (data_->rows - 0.5) + topBand * unitsPerPixel - 0.5 * H * unitsPerPixel;
   double position[3], focal[3];
   camera->GetPosition(position);
   camera->GetFocalPoint(focal);

@@ -6,6 +6,7 @@
 #include <vtkSmartPointer.h>
 #include <QPointF>
 #include <QString>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -31,7 +32,9 @@ class HeatMapView : public VtkViewWidget {
 
   // Throws std::invalid_argument when sizes disagree.
   void setData(views::HeatMap data);
-  const views::HeatMap& data() const { return data_; }
+  // The same, sharing the description (a large map is not copied).
+  void setData(std::shared_ptr<const views::HeatMap> data);
+  const views::HeatMap& data() const { return *data_; }
   // The pooling factor on screen now: 1 for the full image, 2, 4, ... for the
   // coarse levels of a large map seen zoomed out.
   int shownPoolingFactor() const;
@@ -80,7 +83,7 @@ class HeatMapView : public VtkViewWidget {
   bool event(QEvent* event) override;
 
  private:
-  views::HeatMap data_;
+  std::shared_ptr<const views::HeatMap> data_ = std::make_shared<const views::HeatMap>();
   double textScale_ = 1.0;
   int scaled(int px) const;
   double shownMin_ = 0.0;

@@ -889,10 +889,21 @@ void paint_part(QCPPainter& p, const FigurePart& part, FigurePlot* plot, int w, 
   }
 }
 
+// A view's part for the typed helpers below (tests and tools that hold a
+// view they filled themselves); the window's exports read DrawnViews.
 FigurePart part_of(const QWidget* view) {
-  std::optional<FigurePart> part = figure_part(view);
-  if (!part) throw std::invalid_argument("export: this panel has nothing to export");
-  return std::move(*part);
+  FigurePart part;
+  part.name = view->objectName();
+  part.screenSize = view->size();
+  if (auto* plot = qobject_cast<const LinePlotView*>(view)) {
+    part.plot = std::make_shared<const views::LinePlot>(plot->data());
+  } else if (auto* map = qobject_cast<const HeatMapView*>(view)) {
+    part.map = std::make_shared<const views::HeatMap>(map->data());
+  } else if (auto* scene = qobject_cast<const SceneView*>(view)) {
+    part.scene = std::make_shared<const views::Scene>(scene->data());
+    part.camera = scene->camera();
+  }
+  return part;
 }
 
 }  // namespace
@@ -1009,19 +1020,6 @@ void scene_export(SceneView& view, const QString& path, const FigureOptions& opt
 void heat_map_export(const HeatMapView& view, const QString& path, const FigureOptions& options,
                      const QStringList& comments, bool overwrite) {
   figure_part_export(part_of(&view), path, options, comments, overwrite);
-}
-
-bool figure_exportable(const QWidget* view) { return figure_part(view).has_value(); }
-
-QStringList figure_export(const std::vector<QWidget*>& views, const QString& path,
-                          const FigureOptions& options, int columns, bool overwrite) {
-  std::vector<FigurePart> parts;
-  for (QWidget* v : views) {
-    std::optional<FigurePart> part = figure_part(v);
-    if (!part) throw std::invalid_argument("figure: a view has nothing to draw");
-    parts.push_back(std::move(*part));
-  }
-  return figure_export(std::move(parts), path, options, columns, overwrite);
 }
 
 namespace {

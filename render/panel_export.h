@@ -124,7 +124,7 @@ void heat_map_export(const HeatMapView& view, const QString& path, const FigureO
 void scene_export(SceneView& view, const QString& path, const FigureOptions& options,
                   const QStringList& comments, bool overwrite);
 
-// Several views as one figure (a whole panel with its sub-plots, or views
+// Several views' parts as one figure (a whole panel with its sub-plots, or views
 // from several panels): a grid of `columns` cells (0: automatic, see
 // figure_columns), each view at its size on screen; when the options give a
 // size, the width is shared out and the height grows by rows
@@ -134,8 +134,6 @@ void scene_export(SceneView& view, const QString& path, const FigureOptions& opt
 // titles of those left out are returned. PNG, PDF or SVG only (each view
 // exports its own CSV). Throws std::runtime_error or std::invalid_argument
 // naming the problem.
-QStringList figure_export(const std::vector<QWidget*>& views, const QString& path,
-                          const FigureOptions& options, int columns, bool overwrite);
 QStringList figure_export(std::vector<FigurePart> parts, const QString& path,
                           const FigureOptions& options, int columns, bool overwrite);
 // A journal page's text height: a figure of several rows grows up to it.
@@ -148,9 +146,6 @@ double figure_height_mm(const FigureOptions& options, int rows);
 // one per 85 mm of the figure's width (one column: views stacked; two
 // columns: two per row), or one row when the figure has the screen's size.
 int figure_columns(const FigureOptions& options, int views, int columns);
-// The views of a figure that can be exported: heat maps, line plots and 3-D
-// views, and the stand-ins of the last two that hold data.
-bool figure_exportable(const QWidget* view);
 
 // The same at `dpi` with the panel's own size and fonts.
 inline void line_plot_export(const LinePlotView& view, const QString& path, int dpi,

@@ -16,8 +16,10 @@
 
 namespace sinkscope::ui {
 
-AnalysisPanels::AnalysisPanels(QWidget* host, SelectionModel* selection, JobRunner* jobs)
+AnalysisPanels::AnalysisPanels(QWidget* host, SelectionModel* selection, JobRunner* jobs,
+                               render::DrawnViews& drawn)
     : QObject(host) {
+  inputs_.drawn = &drawn;
   // The inputs come first: panels connect to the selection as they are made.
   inputs_.selection = selection;
   inputs_.place = ShownPlace(selection);

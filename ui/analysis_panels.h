@@ -15,6 +15,7 @@
 class QWidget;
 
 namespace sinkscope::render {
+class DrawnViews;
 class HeadView;
 class HeatMapView;
 class LinePlotView;
@@ -39,7 +40,8 @@ class AnalysisPanels : public QObject {
  public:
   // The panels' widgets are made with `host` as their parent (the window
   // moves them into docks).
-  AnalysisPanels(QWidget* host, SelectionModel* selection, JobRunner* jobs);
+  AnalysisPanels(QWidget* host, SelectionModel* selection, JobRunner* jobs,
+                 render::DrawnViews& drawn);
   // Per-selection results of the shown run (tests look at what is pending).
   DeferredResults* deferredResults() const { return inputs_.deferred; }
 

@@ -14,6 +14,7 @@
 #include "analysis/first_token_sink.h"
 #include "analysis/sink_metric.h"
 #include "models/loaded_model.h"
+#include "render/drawn_views.h"
 #include "render/figure_part.h"
 #include "render/gl_support.h"
 #include "render/heat_map_view.h"
@@ -21,94 +22,8 @@
 
 namespace sinkscope::ui {
 
-views::LinePlot emergence_plot(const std::vector<models::Checkpoint>& checkpoints,
-                               const CheckpointAlpha0& alpha0, const QString& text,
-                               EmergenceMetric metric) {
-  views::LinePlot d;
-  QString what, axis;
-  switch (metric) {
-    case EmergenceMetric::Alpha0:
-      what = QObject::tr("alpha_0 (first token, mean over heads)"), axis = QObject::tr("alpha_0");
-      break;
-    case EmergenceMetric::Boost:
-      what = QObject::tr("sink boost (alpha_0 / uniform, mean over heads)"), axis = QObject::tr("boost");
-      break;
-    case EmergenceMetric::SinkRate:
-      what = QObject::tr("sink rate (share of heads, alpha_0 > %1)")
-                 .arg(analysis::kDefaultSinkMetricEps);
-      axis = QObject::tr("share of heads");
-      break;
-    case EmergenceMetric::StrongBoost:
-      what = QObject::tr("share of heads with boost >= %1").arg(analysis::kStrongSinkBoost);
-      axis = QObject::tr("share of heads");
-      break;
-  }
-  d.title = QObject::tr("Sink emergence | %1 by training step | \"%2\"")
-                .arg(what, text.size() > 40 ? text.left(37) + QStringLiteral("...") : text)
-                .toStdString();
-  d.xLabel = "training step";
-  d.yLabel = axis.toStdString();
-  d.includeZero = true;
-  d.xPadding = 0.0;
-  // One head's value; a layer's point is the mean over its heads.
-  auto value = [metric](double a, double uniform0) {
-    switch (metric) {
-      case EmergenceMetric::Alpha0: return a;
-      case EmergenceMetric::Boost: return a / uniform0;
-      case EmergenceMetric::SinkRate:
-        return analysis::is_sink_rate_head(a) ? 1.0 : 0.0;
-      case EmergenceMetric::StrongBoost:
-        return analysis::is_strong_sink(a / uniform0) ? 1.0 : 0.0;
-    }
-    return a;
-  };
-  const std::size_t steps = std::min(alpha0.values.size(), checkpoints.size());
-  // Layers [first, last) at every checkpoint, as a curve.
-  auto curve = [&](const QString& name, int first, int last) {
-    views::PlotSeries s{name.toStdString(), {}, {}};
-    for (std::size_t c = 0; c < steps; ++c) {
-      double sum = 0.0;
-      for (int k = first * alpha0.heads; k < last * alpha0.heads; ++k)
-        sum += value(alpha0.values[c][static_cast<std::size_t>(k)], alpha0.uniform0[c]);
-      s.x.push_back(static_cast<double>(checkpoints[c].step));
-      s.y.push_back(sum / std::max(1, (last - first) * alpha0.heads));
-    }
-    return s;
-  };
-  for (int l = 0; l < alpha0.layers; ++l) d.series.push_back(curve(QObject::tr("layer %1").arg(l), l, l + 1));
-  views::PlotSeries model = curve(QObject::tr("every head of the model"), 0, alpha0.layers);
-  model.dashed = true;
-  model.colour = views::Rgb{90 / 255.0, 90 / 255.0, 90 / 255.0};
-  d.series.push_back(std::move(model));
-  return d;
-}
-
-views::HeatMap emergence_grid(const std::vector<models::Checkpoint>& checkpoints,
-                              const CheckpointAlpha0& alpha0) {
-  views::HeatMap d;
-  d.rows = alpha0.layers * alpha0.heads;
-  d.cols = static_cast<int>(std::min(checkpoints.size(), alpha0.values.size()));
-  d.values.assign(static_cast<std::size_t>(d.rows) * static_cast<std::size_t>(d.cols), 0.0f);
-  for (int r = 0; r < d.rows; ++r)
-    for (int c = 0; c < d.cols; ++c)
-      d.values[static_cast<std::size_t>(r) * d.cols + c] =
-          static_cast<float>(alpha0.values[static_cast<std::size_t>(c)][static_cast<std::size_t>(r)]);
-  for (int l = 0; l < alpha0.layers; ++l)
-    for (int h = 0; h < alpha0.heads; ++h)
-      d.rowLabels.push_back("L" + std::to_string(l) + " H" + std::to_string(h));
-  for (int c = 0; c < d.cols; ++c)
-    d.colLabels.push_back(std::to_string(checkpoints[static_cast<std::size_t>(c)].step));
-  d.title = "alpha_0 of every head by training step";
-  d.quantity = "alpha_0";
-  d.rowTitle = "head";
-  d.colTitle = "step";
-  d.fixedRange = true;
-  d.rangeMin = 0.0;
-  d.rangeMax = 1.0;
-  return d;
-}
-
-CheckpointsPanel::CheckpointsPanel(QWidget* parent) : QWidget(parent) {
+CheckpointsPanel::CheckpointsPanel(render::DrawnViews& drawn, QWidget* parent)
+    : QWidget(parent), drawn_(drawn) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   folder_ = new QLabel(tr("No training run open: File > Open training checkpoints..."), this);
@@ -211,12 +126,13 @@ bool CheckpointsPanel::isIntermediateStep(const std::filesystem::path& folder) c
 
 void CheckpointsPanel::drawEmergence() {
   if (last_.values.empty()) return;
-  views::LinePlot d = emergence_plot(checkpoints_, last_, lastText_,
-                                     static_cast<EmergenceMetric>(metric_->currentData().toInt()));
+  views::LinePlot d =
+      document::emergence_plot(checkpoints_, last_, lastText_.toStdString(),
+                               static_cast<EmergenceMetric>(metric_->currentData().toInt()));
   const int k = slider_->value();
   if (k >= 0 && k < static_cast<int>(checkpoints_.size()))  // the checkpoint open now
     d.markedX = static_cast<double>(checkpoints_[static_cast<std::size_t>(k)].step);
-  emergence_->setData(std::move(d));
+  drawn_.show(emergence_, std::move(d));
 }
 
 void CheckpointsPanel::setMetric(EmergenceMetric metric) {
@@ -227,8 +143,8 @@ void CheckpointsPanel::setEmergence(const CheckpointAlpha0& alpha0, const QStrin
   last_ = alpha0;
   lastText_ = text;
   drawEmergence();
-  grid_ = emergence_grid(checkpoints_, alpha0);
-  render::show_or_keep(gridView_, gridStandIn_, grid_);
+  grid_ = document::emergence_grid(checkpoints_, alpha0);
+  drawn_.show(gridView_, gridStandIn_, grid_);
 }
 
 void CheckpointsPanel::choose(int index) {

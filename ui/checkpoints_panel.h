@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/document/checkpoint_emergence.h"
+#include "models/document/training_views.h"
 #include "models/model_discovery.h"
 #include "models/views/heat_map.h"
 
@@ -18,6 +19,7 @@ class QPushButton;
 class QSlider;
 
 namespace sinkscope::render {
+class DrawnViews;
 class FigureStandIn;
 class HeatMapView;
 class LinePlotView;
@@ -31,25 +33,13 @@ namespace sinkscope::ui {
 
 using document::CheckpointAlpha0;
 
-// What the emergence plot shows per layer (and over every head of the model,
-// dashed): the heads' mean alpha_0, their mean boost (alpha_0 over a uniform
-// head's), the share of heads with alpha_0 > eps (the sink rate, metrics.md
-// s. 1; analysis/first_token_sink.h), or the share of heads with a strong
-// sink (the columns docs/sinks.md tabulates for a training run).
-enum class EmergenceMetric { Alpha0, Boost, SinkRate, StrongBoost };
-// The emergence plot: each layer's mean over heads against the step.
-views::LinePlot emergence_plot(const std::vector<models::Checkpoint>& checkpoints,
-                               const CheckpointAlpha0& alpha0, const QString& text,
-                               EmergenceMetric metric = EmergenceMetric::Alpha0);
-// The overview against training: every head (rows, layer by layer) at every step (columns).
-views::HeatMap emergence_grid(const std::vector<models::Checkpoint>& checkpoints,
-                              const CheckpointAlpha0& alpha0);
+using document::EmergenceMetric;
 
 class CheckpointsPanel : public QWidget {
   Q_OBJECT
 
  public:
-  explicit CheckpointsPanel(QWidget* parent = nullptr);
+  explicit CheckpointsPanel(render::DrawnViews& drawn, QWidget* parent = nullptr);
   void setCheckpoints(const QString& folder, models::CheckpointList list);
   const std::vector<models::Checkpoint>& checkpoints() const { return checkpoints_; }
   // Moves the slider to checkpoint `index` (and opens it, as a user's move does).
@@ -72,6 +62,7 @@ class CheckpointsPanel : public QWidget {
   void emergenceRequested();
 
  private:
+  render::DrawnViews& drawn_;  // what the views draw, for exports
   void showStep();
   // The emergence plot of the last sentence, the open checkpoint marked.
   void drawEmergence();

@@ -3,7 +3,7 @@
 #include <QTimer>
 #include <stdexcept>
 
-#include "render/figure_part.h"
+#include "render/drawn_views.h"
 #include "ui/job_runner.h"
 #include "ui/panel_board.h"
 #include "ui/panel_registry.h"
@@ -12,9 +12,10 @@
 
 namespace sinkscope::ui {
 
-void figure_write_view(QWidget* view, const QString& path, const render::FigureOptions& options,
-                       const QStringList& provenance, bool overwrite) {
-  const std::optional<render::FigurePart> part = render::figure_part(view);
+void figure_write_view(const render::DrawnViews& drawn, QWidget* view, const QString& path,
+                       const render::FigureOptions& options, const QStringList& provenance,
+                       bool overwrite) {
+  const std::optional<render::FigurePart> part = drawn.part(view);
   if (!part) throw std::invalid_argument("export: this panel has nothing to export");
   render::figure_part_export(*part, path, options, provenance, overwrite);
 }
@@ -140,11 +141,12 @@ void FigureWriter::write() {
   note_.clear();
   try {
     if (views.size() == 1) {
-      figure_write_view(views.front(), request.out, request.options, workspace_->provenance(),
-                        request.force);
+      figure_write_view(panels_->drawnViews(), views.front(), request.out, request.options,
+                        workspace_->provenance(), request.force);
     } else {
-      const QStringList leftOut = render::figure_export(views, request.out, request.options,
-                                                        request.columns, request.force);
+      const QStringList leftOut =
+          render::figure_export(panels_->drawnViews().parts(views), request.out, request.options,
+                                request.columns, request.force);
       if (!leftOut.isEmpty())
         note_ = tr("left out, nothing to draw: %1").arg(leftOut.join(QStringLiteral("; ")));
     }

@@ -15,6 +15,10 @@
 
 class QWidget;
 
+namespace sinkscope::render {
+class DrawnViews;
+}
+
 namespace sinkscope::ui {
 
 class PanelBoard;
@@ -22,8 +26,9 @@ class Workspace;
 
 // One view to `path` (.png, .pdf, .svg, or .csv of its numbers) with the
 // provenance lines in its header; throws std::exception saying why not.
-void figure_write_view(QWidget* view, const QString& path, const render::FigureOptions& options,
-                       const QStringList& provenance, bool overwrite);
+void figure_write_view(const render::DrawnViews& drawn, QWidget* view, const QString& path,
+                       const render::FigureOptions& options, const QStringList& provenance,
+                       bool overwrite);
 
 class FigureWriter : public QObject {
   Q_OBJECT

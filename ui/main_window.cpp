@@ -190,7 +190,7 @@ void MainWindow::buildHiddenDocks() {
     dock->hide();
     return dock;
   };
-  studyPanel_ = new StudyPanel(this);
+  studyPanel_ = new StudyPanel(board_->drawnViews(), this);
   studyDock_ = hiddenTab(
       dock_make(tr("Study"), QStringLiteral("studyDock"), studyPanel_, this),
       tr("A corpus study (sinkscope-cli study): numbers pooled over many sentences, each with "

@@ -56,7 +56,9 @@ bool MainWindow::exportPanel(QWidget* view, const QString& path, int dpi, bool o
 bool MainWindow::exportPanel(QWidget* view, const QString& path,
                              const render::FigureOptions& options, bool overwrite) {
   const QStringList provenance = workspace_->provenance();
-  return reportExport(path, [&] { figure_write_view(view, path, options, provenance, overwrite); });
+  return reportExport(path, [&] {
+    figure_write_view(board_->drawnViews(), view, path, options, provenance, overwrite);
+  });
 }
 
 bool MainWindow::reportExport(const QString& path, const std::function<void()>& write) {
@@ -104,7 +106,7 @@ std::vector<QWidget*> MainWindow::dockViews(QDockWidget* dock) const {
   if (const PanelEntry* panel = panel_entry_of_dock(dock->objectName()))
     return viewsNamed(panel->views);
   for (QWidget* w : dock->findChildren<QWidget*>())
-    if (render::figure_exportable(w) && !w->objectName().isEmpty()) views.push_back(w);
+    if (board_->drawnViews().exportable(w) && !w->objectName().isEmpty()) views.push_back(w);
   // As the panel shows them: top to bottom, left to right.
   std::stable_sort(views.begin(), views.end(), [dock](QWidget* a, QWidget* b) {
     const QPoint pa = a->mapTo(dock, QPoint(0, 0)), pb = b->mapTo(dock, QPoint(0, 0));
@@ -126,7 +128,8 @@ bool MainWindow::exportFigure(const std::vector<QWidget*>& views, const QString&
                               const render::FigureOptions& options, int columns, bool overwrite) {
   lastExportNote_.clear();
   const bool ok = reportExport(path, [&] {
-    const QStringList leftOut = render::figure_export(views, path, options, columns, overwrite);
+    const QStringList leftOut =
+        render::figure_export(board_->drawnViews().parts(views), path, options, columns, overwrite);
     if (!leftOut.isEmpty())
       lastExportNote_ = tr("left out, nothing to draw: %1").arg(leftOut.join(QStringLiteral("; ")));
   });
@@ -156,7 +159,7 @@ QString view_words(const QWidget* view) {
 void MainWindow::exportFocusedPanel() {
   QWidget* view = nullptr;
   for (QWidget* w = QApplication::focusWidget(); w && !view; w = w->parentWidget())
-    if (render::figure_exportable(w)) view = w;
+    if (board_->drawnViews().exportable(w)) view = w;
   if (!view) view = board_->attentionMap()->exportedView();
   if (!view) return;
   QDockWidget* dock = dock_of(view);

@@ -28,10 +28,10 @@ const QStringList kSceneViews{QStringLiteral("graphView"), QStringLiteral("spect
 PanelBoard::PanelBoard(Workspace* workspace, QWidget* host)
     : QObject(host),
       workspace_(workspace),
-      attentionMap_(new AttentionMapPanel(workspace, host)),
-      keyImportance_(new KeyImportancePanel(workspace, host)),
-      analysis_(new AnalysisPanels(host, workspace->selection(), workspace->jobs())),
-      checkpoints_(new CheckpointsPanel(host)),
+      attentionMap_(new AttentionMapPanel(workspace, drawn_, host)),
+      keyImportance_(new KeyImportancePanel(workspace, drawn_, host)),
+      analysis_(new AnalysisPanels(host, workspace->selection(), workspace->jobs(), drawn_)),
+      checkpoints_(new CheckpointsPanel(drawn_, host)),
       batchedDraw_(new QTimer(this)) {
   connect(attentionMap_, &AttentionMapPanel::failed, this, &PanelBoard::failed);
   connect(attentionMap_, &AttentionMapPanel::notice, this, &PanelBoard::notice);
@@ -131,7 +131,7 @@ std::vector<QWidget*> PanelBoard::viewsNamed(const QStringList& names) const {
       QList<QWidget*> candidates = panel->findChildren<QWidget*>(name);
       candidates.prepend(panel);
       for (QWidget* w : candidates)
-        if (w->objectName() == name && render::figure_exportable(w)) {
+        if (w->objectName() == name && drawn_.exportable(w)) {
           found = w;
           break;
         }
@@ -161,7 +161,7 @@ void PanelBoard::storeOptions(Session& s) const {
   std::vector<std::pair<QString, views::SceneCamera>> cameras;
   for (const QString& name : kSceneViews)
     for (QWidget* view : viewsNamed({name}))
-      if (const auto part = render::figure_part(view); part && part->scene)
+      if (const auto part = drawn_.part(view); part && part->scene)
         cameras.emplace_back(name, part->camera);
   s.cameras = session_cameras_of(cameras);
 }

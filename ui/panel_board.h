@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "render/drawn_views.h"
 #include "render/scene_data.h"
 #include "ui/session.h"
 
@@ -36,6 +37,9 @@ class PanelBoard : public QObject {
   KeyImportancePanel* keyImportance() const { return keyImportance_; }
   AnalysisPanels* analysisPanels() const { return analysis_; }
   CheckpointsPanel* checkpoints() const { return checkpoints_; }
+  // What every view was last given to draw (exports read it, never a widget).
+  render::DrawnViews& drawnViews() { return drawn_; }
+  const render::DrawnViews& drawnViews() const { return drawn_; }
   // What the dock of registry row `name` holds.
   QWidget* content(const QString& name) const;
   // The exportable views with these object names, in this order (a name
@@ -71,6 +75,7 @@ class PanelBoard : public QObject {
   T* findOption(const QString& objectName) const;
 
   Workspace* workspace_;
+  render::DrawnViews drawn_;  // before the panels, which draw into it
   AttentionMapPanel* attentionMap_;
   KeyImportancePanel* keyImportance_;
   AnalysisPanels* analysis_;

@@ -18,6 +18,7 @@ struct HeatMap;
 }
 
 namespace sinkscope::render {
+class DrawnViews;
 class HeatMapView;
 class LinePlotView;
 }  // namespace sinkscope::render
@@ -33,7 +34,7 @@ class StudyPanel : public QWidget {
   Q_OBJECT
 
  public:
-  explicit StudyPanel(QWidget* parent = nullptr);
+  explicit StudyPanel(render::DrawnViews& drawn, QWidget* parent = nullptr);
 
   // Shows `study` (replacing what was shown) with (layer, head) chosen.
   void setStudy(StudyTables study);
@@ -65,6 +66,7 @@ class StudyPanel : public QWidget {
   void sentenceOpened(const QString& text, int layer, int head);
 
  private:
+  render::DrawnViews& drawn_;  // what the views draw, for exports
   void drawGrid();
   void drawProfile();
   void drawClasses();

@@ -246,15 +246,9 @@ std::vector<std::string> Workbench::provenance(const Selection& selection,
       } catch (const std::exception&) {
         lines.push_back("model_config_sha256: unavailable (the folder changed)");
       }
-    // The sink reading the red marks used (metrics.md s. 1).
-    const analysis::SinkSetParams sinks =
-        run_->analysis ? run_->analysis->params.sinks : analysis::SinkSetParams{};
-    lines.push_back(
-        "sink_set: percentile mode, p = " + short_number(sinks.percentile) + ", gamma = " +
-        short_number(sinks.gamma) + " (reading: A >= tau and A > 0); frequency over " +
-        (sinks.denominator == analysis::SinkSetParams::Denominator::AllQueries ? "all T"
-                                                                               : "the visible") +
-        " queries");
+    // The sink reading the red marks used (metrics.md s. 1), worded as analyze's headers.
+    lines.push_back("sink_set: " + sink_set_description(run_->analysis ? run_->analysis->settings
+                                                                       : analysisSettings_));
   }
   lines.push_back("selection: layer " + std::to_string(selection.layer()) + ", " +
                   head_words(selection.head()) + ", threshold " +

@@ -150,7 +150,7 @@ TEST(Workbench, ProvenanceNamesTheRunTheSelectionAndTheInterventions) {
   const std::vector<std::string> expected{
       "tool: sinkscope 1.0", "model: toy (capture)", "text: the text of toy",
       "sink_set: percentile mode, p = 90, gamma = 0.3 (reading: A >= tau and A > 0); frequency "
-      "over all T queries",
+      "over all T queries (metrics.md s. 1)",
       "selection: layer 0, head average, threshold 0.05, top-N 3"};
   ASSERT_GE(lines.size(), expected.size() + 1);
   for (std::size_t k = 0; k < expected.size(); ++k) EXPECT_EQ(lines[k], expected[k]);

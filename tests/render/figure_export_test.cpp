@@ -19,15 +19,16 @@
 #include <vector>
 
 #include "models/io/table_io.h"
+#include "render/drawn_views.h"
 #include "render/figure_legend.h"
 #include "render/figure_part.h"
 #include "render/head_view.h"
 #include "render/heat_map_view.h"
 #include "render/label_layout.h"
-#include "render/scene_view.h"
 #include "render/line_plot_view.h"
 #include "render/panel_export.h"
 #include "render/qcustomplot_include.h"
+#include "render/scene_view.h"
 #include "support/shell_run.h"
 
 namespace views = sinkscope::views;
@@ -404,7 +405,12 @@ TEST(HeadView, LinesFollowTheWeightsAndTheFocusedToken) {
   QTemporaryDir dir;
   const QString pdf = dir.filePath("head.pdf"), csv = dir.filePath("head.csv"),
                 svg = dir.filePath("head.svg");
-  const FigurePart part = *figure_part(&view);
+  // The window's exports read what a view was given, not the view.
+  DrawnViews board;
+  view.setObjectName(QStringLiteral("headView"));
+  board.show(&view, view.data());
+  ASSERT_TRUE(board.exportable(&view));
+  const FigurePart part = *board.part(&view);
   figure_part_export(part, pdf, figure_preset(FigurePreset::OneColumn), {}, true);
   figure_part_export(part, svg, figure_preset(FigurePreset::OneColumn), {}, true);
   figure_part_export(part, csv, FigureOptions{}, {"model: toy"}, true);
@@ -480,10 +486,15 @@ TEST(FigureLegend, TextsAreShortenedOnlyWhenWiderThanTheFigure) {
 TEST(FigureExport, EmptyPlotsAreLeftOutAndLongLegendsGrowTheRows) {
   QTemporaryDir dir;
   LinePlotView drawn, empty, crowded;
-  drawn.setData(plot_data());
+  drawn.setObjectName(QStringLiteral("drawn"));
+  empty.setObjectName(QStringLiteral("empty"));
+  crowded.setObjectName(QStringLiteral("crowded"));
+  DrawnViews board;
+  EXPECT_THROW(board.parts({&drawn}), std::invalid_argument) << "nothing drawn yet";
+  board.show(&drawn, plot_data());
   views::LinePlot nothing;
   nothing.title = "KL by layer: not computed";
-  empty.setData(nothing);
+  board.show(&empty, nothing);
   views::LinePlot many = plot_data();
   for (int k = 0; k < 6; ++k) {
     views::PlotSeries s;
@@ -492,22 +503,23 @@ TEST(FigureExport, EmptyPlotsAreLeftOutAndLongLegendsGrowTheRows) {
     s.y = {0.1 * k, 0.2 * k};
     many.series.push_back(s);
   }
-  crowded.setData(many);
+  board.show(&crowded, many);
   const FigureOptions oneColumn = figure_preset(FigurePreset::OneColumn, 72);
   const auto height_mm = [](const QImage& image) { return image.height() / 72.0 * 25.4; };
 
   const QString two = dir.filePath(QStringLiteral("two.png"));
-  const QStringList leftOut = figure_export(std::vector<QWidget*>{&drawn, &empty, &drawn}, two, oneColumn, 0, true);
+  const QStringList leftOut =
+      figure_export(board.parts({&drawn, &empty, &drawn}), two, oneColumn, 0, true);
   EXPECT_EQ(leftOut, QStringList{QString::fromStdString(nothing.title)});
   EXPECT_GE(height_mm(QImage(two)), 2 * 44.8 - 0.5);
   EXPECT_LT(height_mm(QImage(two)), 2 * 44.8 + 10) << "two rows: the empty plot is not one";
 
   // Nothing but empty plots: kept, their titles say why.
   const QString none = dir.filePath(QStringLiteral("none.png"));
-  EXPECT_TRUE(figure_export(std::vector<QWidget*>{&empty, &empty}, none, oneColumn, 0, true).isEmpty());
+  EXPECT_TRUE(figure_export(board.parts({&empty, &empty}), none, oneColumn, 0, true).isEmpty());
 
   const QString tall = dir.filePath(QStringLiteral("tall.png"));
-  EXPECT_TRUE(figure_export(std::vector<QWidget*>{&drawn, &crowded}, tall, oneColumn, 0, true).isEmpty());
+  EXPECT_TRUE(figure_export(board.parts({&drawn, &crowded}), tall, oneColumn, 0, true).isEmpty());
   const double grown = height_mm(QImage(tall));
   EXPECT_GT(grown, 2 * 44.8 + 5) << "eight legend rows below the axes";
   EXPECT_LE(grown, kPageTextHeightMm + 0.5);

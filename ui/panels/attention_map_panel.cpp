@@ -7,6 +7,7 @@
 
 #include "models/document/map_views.h"
 #include "models/document/trace_analysis.h"
+#include "render/drawn_views.h"
 #include "render/figure_part.h"
 #include "render/gl_support.h"
 #include "render/heat_map_view.h"
@@ -15,8 +16,9 @@
 
 namespace sinkscope::ui {
 
-AttentionMapPanel::AttentionMapPanel(Workspace* workspace, QWidget* parent)
-    : QWidget(parent), workspace_(workspace), selection_(workspace->selection()) {
+AttentionMapPanel::AttentionMapPanel(Workspace* workspace, render::DrawnViews& drawn,
+                                     QWidget* parent)
+    : QWidget(parent), drawn_(drawn), workspace_(workspace), selection_(workspace->selection()) {
   auto* column = new QVBoxLayout(this);
   column->setContentsMargins(0, 0, 0, 0);
   column->setSpacing(0);
@@ -133,7 +135,7 @@ void AttentionMapPanel::draw(const DrawnRuns& d) {
       title += tr(" | %1 and %2 tokens").arg(a.tokenCount()).arg(T);
     data = document::maps_side_by_side(left, data, workspace_->runNames(), title.toStdString());
   }
-  render::show_or_keep(view_, standIn_, std::move(data));
+  drawn_.show(view_, standIn_, std::move(data));
 }
 
 views::HeatMap AttentionMapPanel::mapData(const SentenceRun& shown, const ShownPlace& place,

@@ -21,6 +21,7 @@ struct AttentionMatrix;
 }
 
 namespace sinkscope::render {
+class DrawnViews;
 class FigureStandIn;
 class HeatMapView;
 }  // namespace sinkscope::render
@@ -33,7 +34,7 @@ class AttentionMapPanel : public QWidget {
   Q_OBJECT
 
  public:
-  AttentionMapPanel(Workspace* workspace, QWidget* parent = nullptr);
+  AttentionMapPanel(Workspace* workspace, render::DrawnViews& drawn, QWidget* parent = nullptr);
   // Null when the platform cannot do OpenGL (the stand-in keeps what it would draw).
   render::HeatMapView* view() const { return view_; }
   // What an export of the panel draws: the map or its stand-in.
@@ -51,6 +52,7 @@ class AttentionMapPanel : public QWidget {
   void notice(const QString& message, int milliseconds);
 
  private:
+  render::DrawnViews& drawn_;  // what the views draw, for exports
   // The map of `shown` at its place as drawn (minus `subtract` when given).
   views::HeatMap mapData(const SentenceRun& shown, const ShownPlace& place,
                          const analysis::AttentionMatrix& map,

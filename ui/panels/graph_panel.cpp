@@ -14,6 +14,7 @@
 #include "models/document/scene_views.h"
 #include "models/document/sentence_run.h"
 #include "models/document/trace_analysis.h"
+#include "render/drawn_views.h"
 #include "render/figure_part.h"
 #include "render/gl_support.h"
 #include "render/scene_view.h"
@@ -85,7 +86,7 @@ GraphPanel::GraphPanel(PanelInputs& inputs, QWidget* host) : Panel(inputs, host)
 void GraphPanel::setLayout(int layout) { layoutChooser_->setCurrentIndex(layout); }
 
 void GraphPanel::drawNote(const QString& note) {
-  render::show_or_keep(graph_, graphStandIn_, document::note_scene(note.toStdString()));
+  drawn().show(graph_, graphStandIn_, document::note_scene(note.toStdString()));
 }
 
 void GraphPanel::drawGraph() {
@@ -109,10 +110,10 @@ void GraphPanel::drawGraph() {
     positions = {spectrum, &spectrum->embedding};
   }
   if (!positions) {
-    render::show_or_keep(graph_, graphStandIn_,
-                         document::note_scene(computing_title(tr("Attention graph"), layer, head,
-                                                              in_.analysis->tokens)
-                                                  .toStdString()));
+    drawn().show(graph_, graphStandIn_,
+                 document::note_scene(
+                     computing_title(tr("Attention graph"), layer, head, in_.analysis->tokens)
+                         .toStdString()));
     return;
   }
   const analysis::AttentionMatrix map = in_.run->attention(layer, head);
@@ -129,7 +130,7 @@ void GraphPanel::drawGraph() {
   graph.force = force;
   graph.lit = [this](int t) { return in_.place.lit(t); };
   graph.highlightedEdges = in_.place.highlightedEdges();
-  render::show_or_keep(graph_, graphStandIn_, document::graph_scene(graph));
+  drawn().show(graph_, graphStandIn_, document::graph_scene(graph));
 }
 
 }  // namespace sinkscope::ui

@@ -8,6 +8,7 @@
 #include "analysis/attention_matrix.h"
 #include "models/document/scene_views.h"
 #include "models/document/sentence_run.h"
+#include "render/drawn_views.h"
 #include "render/head_view.h"
 #include "ui/selection_model.h"
 
@@ -51,7 +52,7 @@ HeadViewPanel::HeadViewPanel(PanelInputs& inputs, QWidget* host) : Panel(inputs,
 void HeadViewPanel::drawNote(const QString& note) {
   views::HeadViewData d;
   d.title = note.toStdString();
-  view_->setData(std::move(d));
+  drawn().show(view_, std::move(d));
 }
 
 void HeadViewPanel::draw() {
@@ -69,7 +70,7 @@ void HeadViewPanel::draw() {
   in.note = in_.place.note(in_.beforeName).toStdString();
   in.query = in_.place.queryToken();
   in.key = in_.place.keyToken();
-  view_->setData(document::head_view(in));
+  drawn().show(view_, document::head_view(in));
 }
 
 }  // namespace sinkscope::ui

@@ -7,14 +7,19 @@
 #include "analysis/sink_metric.h"
 #include "models/document/plot_views.h"
 #include "models/document/trace_analysis.h"
+#include "render/drawn_views.h"
 #include "render/line_plot_view.h"
 #include "ui/panels/panel.h"
 #include "ui/selection_model.h"
 
 namespace sinkscope::ui {
 
-KeyImportancePanel::KeyImportancePanel(Workspace* workspace, QWidget* viewParent)
-    : QObject(viewParent), workspace_(workspace), view_(new render::LinePlotView(viewParent)) {
+KeyImportancePanel::KeyImportancePanel(Workspace* workspace, render::DrawnViews& drawn,
+                                       QWidget* viewParent)
+    : QObject(viewParent),
+      drawn_(drawn),
+      workspace_(workspace),
+      view_(new render::LinePlotView(viewParent)) {
   view_->setObjectName(QStringLiteral("profileView"));
   view_->setToolTip(
       tr("Key importance alpha_k: the mean attention key k receives from the queries that "
@@ -40,7 +45,7 @@ void KeyImportancePanel::draw(const DrawnRuns& d) {
   in.analysis = shown.analysis.get();
   in.uniform = !shown.trace;
   in.keyToken = d.place.keyToken();
-  if (!d.sideBySide) return view_->setData(document::key_importance_plot(in));
+  if (!d.sideBySide) return drawn_.show(view_, document::key_importance_plot(in));
   const std::vector<std::string> tokensA = a.tokenStrings();
   const ShownPlace placeA = workspace_->placeOf(a);
   document::KeyImportanceBefore before;
@@ -52,7 +57,7 @@ void KeyImportancePanel::draw(const DrawnRuns& d) {
   before.byToken = d.byToken;
   before.bToA = d.alignment.second;
   before.keyToken = workspace_->selection()->keyToken();
-  view_->setData(document::key_importance_plot(in, &before));
+  drawn_.show(view_, document::key_importance_plot(in, &before));
 }
 
 }  // namespace sinkscope::ui

@@ -10,6 +10,7 @@
 class QWidget;
 
 namespace sinkscope::render {
+class DrawnViews;
 class LinePlotView;
 }
 
@@ -20,13 +21,14 @@ class KeyImportancePanel : public QObject {
 
  public:
   // The plot is made with `viewParent`: the window places it in its dock.
-  KeyImportancePanel(Workspace* workspace, QWidget* viewParent);
+  KeyImportancePanel(Workspace* workspace, render::DrawnViews& drawn, QWidget* viewParent);
   render::LinePlotView* view() const { return view_; }
 
  public Q_SLOTS:
   void draw(const DrawnRuns& drawn);
 
  private:
+  render::DrawnViews& drawn_;  // what the views draw, for exports
   Workspace* workspace_;
   render::LinePlotView* view_;
 };

@@ -6,6 +6,7 @@
 
 #include "models/document/plot_views.h"
 #include "models/document/trace_analysis.h"
+#include "render/drawn_views.h"
 #include "render/line_plot_view.h"
 #include "ui/docks.h"
 #include "ui/selection_model.h"
@@ -32,7 +33,7 @@ LayerProfilesPanel::LayerProfilesPanel(PanelInputs& inputs, QWidget* host)
 
 void LayerProfilesPanel::drawNote(const QString& note) {
   for (render::LinePlotView* view : {layerSink_, layerTopology_, layerFunction_})
-    view->setData(document::note_plot(note.toStdString()));
+    drawn().show(view, document::note_plot(note.toStdString()));
 }
 
 void LayerProfilesPanel::drawLayerProfiles() {
@@ -61,10 +62,11 @@ void LayerProfilesPanel::drawSinks() {
   // The plain run: its sink measures (its topology is not recomputed).
   std::optional<document::LayerProfileView> plain;
   if (in_.before) plain = document::layer_sink_view(*in_.before, settings, threshold);
-  layerSink_->setData(document::layer_sinks_plot(view, plain ? &*plain : nullptr, a.layers,
-                                                 in_.before ? in_.before->layers : 0,
-                                                 in_.source.toStdString(), settings.eps, threshold,
-                                                 in_.layerAxis(), runNames(), in_.place.layer()));
+  drawn().show(layerSink_,
+               document::layer_sinks_plot(view, plain ? &*plain : nullptr, a.layers,
+                                          in_.before ? in_.before->layers : 0,
+                                          in_.source.toStdString(), settings.eps, threshold,
+                                          in_.layerAxis(), runNames(), in_.place.layer()));
 }
 
 // H0 and H1 bars, the effective rank and the Fiedler value by layer; side by
@@ -83,16 +85,18 @@ void LayerProfilesPanel::drawTopology() {
       document::layer_topology_view(a, settings, threshold, fiedlerOf);
   std::optional<document::LayerProfileView> plain;
   if (in_.before) plain = document::layer_topology_view(*in_.before, settings, threshold);
-  layerTopology_->setData(document::layer_topology_plot(
-      view, plain ? &*plain : nullptr, a.layers, in_.before ? in_.before->layers : 0,
-      settings.minPersistence, threshold, in_.cheap(), document::kTopologyForAllHeadsMaxTokens,
-      in_.layerAxis(), runNames(), in_.place.layer()));
+  drawn().show(layerTopology_, document::layer_topology_plot(
+                                   view, plain ? &*plain : nullptr, a.layers,
+                                   in_.before ? in_.before->layers : 0, settings.minPersistence,
+                                   threshold, in_.cheap(), document::kTopologyForAllHeadsMaxTokens,
+                                   in_.layerAxis(), runNames(), in_.place.layer()));
 }
 
 // KL after sink removal and the Fisher trace by layer, each scaled to its maximum.
 void LayerProfilesPanel::drawFunction() {
-  layerFunction_->setData(document::layer_function_plot(
-      in_.experiments.klPerLayer, in_.experiments.fisherPerParameter, in_.place.layer()));
+  drawn().show(layerFunction_, document::layer_function_plot(in_.experiments.klPerLayer,
+                                                             in_.experiments.fisherPerParameter,
+                                                             in_.place.layer()));
 }
 
 }  // namespace sinkscope::ui

@@ -10,6 +10,7 @@
 #include "analysis/taxonomy.h"
 #include "models/document/sentence_run.h"
 #include "models/document/trace_analysis.h"
+#include "render/drawn_views.h"
 #include "render/figure_part.h"
 #include "render/gl_support.h"
 #include "render/heat_map_view.h"
@@ -69,7 +70,7 @@ void OverviewPanel::setScore(HeadScore score) {
 void OverviewPanel::draw() { drawOverview(); }
 
 void OverviewPanel::drawNote(const QString& note) {
-  render::show_or_keep(overview_, overviewStandIn_, document::note_map(note.toStdString()));
+  drawn().show(overview_, overviewStandIn_, document::note_map(note.toStdString()));
 }
 
 views::HeatMap OverviewPanel::scoreGrid(const TraceAnalysis& a, bool before) const {
@@ -102,7 +103,7 @@ void OverviewPanel::drawOverview() {
     const TraceAnalysis& a = *in_.analysis;
     miniatureSide_ = document::miniature_side(a.tokens);
     const SentenceRun& run = *in_.run;
-    render::show_or_keep(
+    drawn().show(
         overview_, overviewStandIn_,
         document::miniature_maps(
             a.layers, a.heads, a.tokens, [&run](int l, int h) { return run.attention(l, h); },
@@ -120,7 +121,7 @@ void OverviewPanel::drawOverview() {
                                     {in_.beforeName.toStdString(), in_.afterName.toStdString()},
                                     d.title + in_.place.note(in_.beforeName).toStdString());
   }
-  render::show_or_keep(overview_, overviewStandIn_, std::move(d));
+  drawn().show(overview_, overviewStandIn_, std::move(d));
 }
 
 }  // namespace sinkscope::ui

@@ -23,6 +23,7 @@ struct HeatMap;
 }
 
 namespace sinkscope::render {
+class DrawnViews;
 class SceneView;
 }
 
@@ -43,6 +44,8 @@ class SelectionModel;
 struct PanelInputs {
   SelectionModel* selection = nullptr;
   DeferredResults* deferred = nullptr;
+  // What every view was given to draw, by view name (exports read it).
+  render::DrawnViews* drawn = nullptr;
   std::shared_ptr<const SentenceRun> run;
   std::shared_ptr<const TraceAnalysis> analysis;
   // The plain run's analysis when the panels compare it side by side with an
@@ -108,6 +111,8 @@ class Panel : public QObject {
   void setContent(const QString& name, QWidget* content, const QString& explanation);
   // Hovering a token in `view` lights it in every panel that shows tokens.
   void highlightHoveredTokens(render::SceneView* view);
+  // Shows descriptions in the panel's views and records them for exports.
+  render::DrawnViews& drawn() const { return *in_.drawn; }
   PanelInputs& in_;
 
  private:

@@ -5,6 +5,7 @@
 #include "models/document/plot_views.h"
 #include "models/document/sentence_run.h"
 #include "models/document/trace_analysis.h"
+#include "render/drawn_views.h"
 #include "render/line_plot_view.h"
 #include "ui/docks.h"
 #include "ui/selection_model.h"
@@ -45,7 +46,7 @@ document::PlotPlace PersistencePanel::plotPlace() const {
 
 void PersistencePanel::drawNote(const QString& note) {
   for (render::LinePlotView* view : {diagram_, barcode_, betti_})
-    view->setData(document::note_plot(note.toStdString()));
+    drawn().show(view, document::note_plot(note.toStdString()));
 }
 
 void PersistencePanel::drawPersistence() {
@@ -54,13 +55,13 @@ void PersistencePanel::drawPersistence() {
     const QString waiting = computing_title(tr("Persistence"), in_.place.layer(),
                                             in_.place.head(), in_.analysis->tokens);
     for (render::LinePlotView* view : {diagram_, barcode_, betti_})
-      view->setData(document::note_plot(waiting.toStdString()));
+      drawn().show(view, document::note_plot(waiting.toStdString()));
     return;
   }
   const double minPersistence = in_.analysis->settings.minPersistence;
-  diagram_->setData(document::persistence_diagram_plot(*topology, plotPlace(), minPersistence,
-                                                       in_.run->tokenStrings()));
-  barcode_->setData(document::barcode_plot(*topology, plotPlace()));
+  drawn().show(diagram_, document::persistence_diagram_plot(*topology, plotPlace(), minPersistence,
+                                                            in_.run->tokenStrings()));
+  drawn().show(barcode_, document::barcode_plot(*topology, plotPlace()));
   // Side by side: the plain run's curves of the same head (A's own selection), dashed.
   const int layer = in_.selection->layer(), head = in_.selection->head();
   std::optional<document::BettiBefore> before;
@@ -70,8 +71,8 @@ void PersistencePanel::drawPersistence() {
                                    layer,
                                    head,
                                    {in_.beforeName.toStdString(), in_.afterName.toStdString()}};
-  betti_->setData(
-      document::betti_plot(*topology, plotPlace(), minPersistence, before ? &*before : nullptr));
+  drawn().show(betti_, document::betti_plot(*topology, plotPlace(), minPersistence,
+                                            before ? &*before : nullptr));
 }
 
 // Hovering bars (points of the diagram, bars of the barcode) highlights the

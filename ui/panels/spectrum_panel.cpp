@@ -10,6 +10,7 @@
 #include "models/document/scene_views.h"
 #include "models/document/sentence_run.h"
 #include "models/document/trace_analysis.h"
+#include "render/drawn_views.h"
 #include "render/figure_part.h"
 #include "render/gl_support.h"
 #include "render/line_plot_view.h"
@@ -62,8 +63,8 @@ SpectrumPanel::SpectrumPanel(PanelInputs& inputs, QWidget* host) : Panel(inputs,
 }
 
 void SpectrumPanel::drawNote(const QString& note) {
-  spectrum_->setData(document::note_plot(note.toStdString()));
-  render::show_or_keep(embedding_, embeddingStandIn_, document::note_scene(note.toStdString()));
+  drawn().show(spectrum_, document::note_plot(note.toStdString()));
+  drawn().show(embedding_, embeddingStandIn_, document::note_scene(note.toStdString()));
 }
 
 void SpectrumPanel::drawSpectrum() {
@@ -80,14 +81,13 @@ void SpectrumPanel::drawSpectrum() {
   const QString waiting = computing_title(tr("Laplacian spectrum"), in_.place.layer(),
                                           in_.place.head(), a.tokens);
   if (!topology || !chosen) {
-    spectrum_->setData(document::note_plot(waiting.toStdString()));
+    drawn().show(spectrum_, document::note_plot(waiting.toStdString()));
   } else {
     drawSpectrumPlot(*topology, *chosen);
   }
   if (!in_.run) return;
   if (!full) {
-    render::show_or_keep(embedding_, embeddingStandIn_,
-                         document::note_scene(waiting.toStdString()));
+    drawn().show(embedding_, embeddingStandIn_, document::note_scene(waiting.toStdString()));
     return;
   }
   drawSpectralEmbedding(*full);
@@ -118,15 +118,14 @@ void SpectrumPanel::drawSpectrumPlot(const analysis::HeadAnalysis& r,
         head,
         {in_.beforeName.toStdString(), in_.afterName.toStdString()}};
   }
-  spectrum_->setData(document::spectrum_plot(shown, g, place, normalised, onlyChosen,
-                                             before ? &*before : nullptr));
+  drawn().show(spectrum_, document::spectrum_plot(shown, g, place, normalised, onlyChosen,
+                                                  before ? &*before : nullptr));
 }
 
 void SpectrumPanel::drawSpectralEmbedding(const analysis::GraphSpectrum& full) {
-  render::show_or_keep(
-      embedding_, embeddingStandIn_,
-      document::spectral_embedding_scene(full, in_.run->tokenStrings(),
-                                         [this](int t) { return in_.place.lit(t); }));
+  drawn().show(embedding_, embeddingStandIn_,
+               document::spectral_embedding_scene(full, in_.run->tokenStrings(),
+                                                  [this](int t) { return in_.place.lit(t); }));
 }
 
 }  // namespace sinkscope::ui

@@ -11,6 +11,7 @@
 #include "models/document/trace_analysis.h"
 #include "models/model.h"
 #include "models/views/colours.h"
+#include "render/drawn_views.h"
 #include "render/figure_part.h"
 #include "render/gl_support.h"
 #include "render/heat_map_view.h"
@@ -49,8 +50,8 @@ TaxonomyPanel::TaxonomyPanel(PanelInputs& inputs, QWidget* host) : Panel(inputs,
 }
 
 void TaxonomyPanel::drawNote(const QString& note) {
-  taxonomyCounts_->setData(document::note_plot(note.toStdString()));
-  render::show_or_keep(taxonomy_, taxonomyStandIn_, document::note_map(note.toStdString()));
+  drawn().show(taxonomyCounts_, document::note_plot(note.toStdString()));
+  drawn().show(taxonomy_, taxonomyStandIn_, document::note_map(note.toStdString()));
 }
 
 // Why the selected head's sink wins the votes it does, on screen rather than
@@ -103,9 +104,9 @@ void TaxonomyPanel::drawTaxonomy() {
     grid = document::maps_side_by_side(document::taxonomy_grid(*before, -1, -1, {}), grid, names,
                                        (title + in_.place.note(in_.beforeName)).toStdString());
   }
-  render::show_or_keep(taxonomy_, taxonomyStandIn_, std::move(grid));
-  taxonomyCounts_->setData(document::taxonomy_counts_plot(now, before ? &*before : nullptr, shares,
-                                                          in_.layerAxis(), names));
+  drawn().show(taxonomy_, taxonomyStandIn_, std::move(grid));
+  drawn().show(taxonomyCounts_, document::taxonomy_counts_plot(now, before ? &*before : nullptr,
+                                                               shares, in_.layerAxis(), names));
 }
 
 }  // namespace sinkscope::ui

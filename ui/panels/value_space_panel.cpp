@@ -16,6 +16,7 @@
 #include "models/document/sentence_run.h"
 #include "models/document/trace_analysis.h"
 #include "models/model.h"
+#include "render/drawn_views.h"
 #include "render/figure_part.h"
 #include "render/gl_support.h"
 #include "render/line_plot_view.h"
@@ -78,8 +79,8 @@ ValueSpacePanel::ValueSpacePanel(PanelInputs& inputs, QWidget* host) : Panel(inp
 }
 
 void ValueSpacePanel::drawNote(const QString& note) {
-  valueCurve_->setData(document::note_plot(note.toStdString()));
-  render::show_or_keep(valueSpace_, valueSpaceStandIn_, document::note_scene(note.toStdString()));
+  drawn().show(valueCurve_, document::note_plot(note.toStdString()));
+  drawn().show(valueSpace_, valueSpaceStandIn_, document::note_scene(note.toStdString()));
 }
 
 void ValueSpacePanel::drawValueSpace() {
@@ -94,8 +95,8 @@ void ValueSpacePanel::drawValueSpace() {
                  "do not correspond); pin one of its heads in the selection bar (B at ... head)")
                   .arg(in_.afterName)
             : tr("Value space needs one head (the average has no values of its own)");
-    valueCurve_->setData(document::value_curve_note(why.toStdString()));
-    render::show_or_keep(valueSpace_, valueSpaceStandIn_, document::note_scene(why.toStdString()));
+    drawn().show(valueCurve_, document::value_curve_note(why.toStdString()));
+    drawn().show(valueSpace_, valueSpaceStandIn_, document::note_scene(why.toStdString()));
     return;
   }
   const auto capture = in_.run->layer(layer);  // the run's cached layer, not a fresh copy
@@ -107,9 +108,9 @@ void ValueSpacePanel::drawValueSpace() {
   p.query = query;
   const analysis::ValueSpace vs = analysis::value_space(A, cap.valuesOf(head), cap.head_dim, p);
 
-  render::show_or_keep(valueSpace_, valueSpaceStandIn_,
-                       document::value_space_scene(vs, in_.run->tokenStrings(), layer, head, query,
-                                                   in_.place.note(in_.beforeName).toStdString()));
+  drawn().show(valueSpace_, valueSpaceStandIn_,
+               document::value_space_scene(vs, in_.run->tokenStrings(), layer, head, query,
+                                           in_.place.note(in_.beforeName).toStdString()));
   drawCurve(capture, head, query, p, vs.topN);
 }
 
@@ -134,10 +135,11 @@ void ValueSpacePanel::drawCurve(std::shared_ptr<const models::LayerCapture> capt
                                            capture->head_dim, cp);
       });
   if (!curvePoints)
-    return valueCurve_->setData(document::value_curve_note(
-        computing_title(tr("Separability against N"), layer, head, capture->attentionOf(head).size)
-            .toStdString()));
-  valueCurve_->setData(document::value_curve_plot(*curvePoints, layer, head, query, topN));
+    return drawn().show(valueCurve_, document::value_curve_note(
+                                         computing_title(tr("Separability against N"), layer, head,
+                                                         capture->attentionOf(head).size)
+                                             .toStdString()));
+  drawn().show(valueCurve_, document::value_curve_plot(*curvePoints, layer, head, query, topN));
 }
 
 }  // namespace sinkscope::ui
