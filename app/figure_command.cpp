@@ -53,7 +53,7 @@ struct FigureOptionsLine {
   std::vector<std::string> panels;
   double widthMm = 0, heightMm = 0, fontPt = 0, threshold = 0, azimuth = 0, elevation = 0;
   int dpi = 300, columns = 0, query = 0, key = 0, topN = 0, timeout = 1800;
-  bool force = false, transparent = false, visibleSpaces = false;
+  bool force = false, transparent = false, visibleSpaces = false, selection = false;
   // The analysis settings (analyze's options; top-N and the query are the
   // selection's above), applied after parsing.
   std::unique_ptr<SettingOptions> settingOptions;
@@ -114,6 +114,10 @@ struct FigureOptionsLine {
     fontOption = app.add_option("--font-pt", fontPt, range_text("text size in points (the preset's by default)", 4, 72))
                      ->type_name("PT")->check(number_in(4, 72))->group(file);
     app.add_flag("--transparent", transparent, "no background")->group(file);
+    app.add_flag("--selection", selection,
+                 "a paper preset or size draws the selection too (the framed cell or head, "
+                 "the selected layer or key); the screen's size always does")
+        ->group(file);
     titleOption = app.add_option("--title", title,
                                  "a title drawn above the figure. Paper presets draw none "
                                  "otherwise (a caption says what a figure is); the views' own "
@@ -178,6 +182,7 @@ render::FigureOptions figure_options(const FigureOptionsLine& o) {
   if (o.fontOption->count()) options.fontPt = o.fontPt;
   options.transparent = o.transparent;
   options.visibleSpaces = o.visibleSpaces;
+  options.drawSelection = o.selection;
   if (o.titleOption->count()) {
     options.title = QString::fromStdString(o.title);
     if (options.title.size() > 300 ||

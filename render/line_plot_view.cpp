@@ -247,10 +247,25 @@ void LinePlotView::fitToSize() {
   const QFontMetrics tickFont(plot_->yAxis->tickLabelFont());
   const int axesHeight = height() - 5 * tickFont.height();
   plot_->xAxis->ticker()->setTickCount(std::clamp(width() / 90, 2, 8));
+  // Whole numbers (layers, heads, N) up to a dozen of them: every one is
+  // labelled where its label fits, a reader should not count gridlines.
+  if (data_.integerX) {
+    const QCPRange x = plot_->xAxis->range();
+    const int span = static_cast<int>(std::floor(x.upper + 1e-9) - std::ceil(x.lower - 1e-9));
+    const double label = QFontMetricsF(plot_->xAxis->tickLabelFont())
+                             .horizontalAdvance(QString::number(static_cast<long long>(
+                                 std::max(std::abs(x.lower), std::abs(x.upper)))));
+    if (span >= 1 && span <= 12 && width() * 0.8 / (span + 1) >= 2.0 * label)
+      plot_->xAxis->ticker()->setTickCount(span);
+  }
   // QCustomPlot's readable steps (1, 2, 2.5, 5) may give half again as many
-  // ticks as asked: ask for two thirds of what fits.
+  // ticks as asked: ask for two thirds of what fits (whole numbers step by
+  // 1, 2, 5 or 10: every one that fits; thinTicks takes out a crowded one).
   const int fit = axesHeight / std::max(1, static_cast<int>(2.5 * tickFont.height()));
-  plot_->yAxis->ticker()->setTickCount(std::clamp(fit * 2 / 3, 2, 8));
+  plot_->yAxis->ticker()->setTickCount(std::clamp(
+      data_.integerY ? axesHeight / std::max(1, static_cast<int>(1.5 * tickFont.height()))
+                     : fit * 2 / 3,
+      2, data_.integerY ? 12 : 8));
 
   // As many legend entries per row as the widest one allows.
   const QFontMetrics legendFont(plot_->legend->font());
@@ -393,8 +408,8 @@ void LinePlotView::setData(views::LinePlot data) {
     axis->grid()->setVisible(!empty);
   }
   plot_->legend->setVisible(!empty);
-  fitToSize();
   fitRanges();
+  fitToSize();  // reads the ranges (whole-number axes label each number that fits)
   plot_->replot();
 }
 

@@ -240,21 +240,28 @@ struct HeatMapLayout {
   double rowLabelWidth = 0, rightLabelWidth = 0;
   double top = 0, x0 = 0, cell = 0, mapWidth = 0, mapHeight = 0;
   int step = 1;  // one label per `step` rows or columns
+  QFont labelFont;       // the token labels' (smaller than the text where cells are small)
+  double labelLine = 0;  // a line of it
 };
 
-HeatMapLayout heat_map_layout(QPainter& p, const views::HeatMap& d, double lo, double hi, int w,
-                              int h, const Style& st) {
+// The layout with token labels of `labelPt` points.
+HeatMapLayout heat_map_layout_at(QPainter& p, const views::HeatMap& d, double lo, double hi, int w,
+                                 int h, const Style& st, double labelPt) {
   HeatMapLayout g;
   const double k = st.k();
   g.labels = !d.rowLabels.empty() && !d.colLabels.empty();
   g.rightLabels = g.labels && static_cast<int>(d.rightRowLabels.size()) == d.rows;
   const QFontMetricsF metrics(st.font(), p.device());
   g.line = metrics.height();
+  g.labelFont = st.font();
+  g.labelFont.setPointSizeF(labelPt);
+  const QFontMetricsF labelMetrics(g.labelFont, p.device());
+  g.labelLine = labelMetrics.height();
   auto widest = [&](const std::vector<std::string>& texts) {
     double most = 0;
     for (const std::string& t : texts)
-      most = std::max(most,
-                      metrics.horizontalAdvance(st.label(token_shown(QString::fromStdString(t)))));
+      most = std::max(
+          most, labelMetrics.horizontalAdvance(st.label(token_shown(QString::fromStdString(t)))));
     return most;
   };
   // The title in as many lines as the width needs (breaking at " | ").
@@ -301,8 +308,21 @@ HeatMapLayout heat_map_layout(QPainter& p, const views::HeatMap& d, double lo, d
   g.mapWidth = d.cols * g.cell;
   g.mapHeight = d.rows * g.cell;
   // Each label's line fits its cells.
-  g.step = std::max(1, static_cast<int>(std::ceil(g.line * 1.05 / g.cell - 1e-9)));
+  g.step = std::max(1, static_cast<int>(std::ceil(g.labelLine * 1.05 / g.cell - 1e-9)));
   return g;
+}
+
+// Where a heat map's parts go: token labels at the figure's text size where
+// each fits its cell; else smaller, down to 70% of it (never under 5 pt),
+// before only every k-th token is labelled. A reader needs every token of a
+// short sentence.
+HeatMapLayout heat_map_layout(QPainter& p, const views::HeatMap& d, double lo, double hi, int w,
+                              int h, const Style& st) {
+  const double floorPt = std::min(st.fontPt, std::max(5.0, 0.7 * st.fontPt));
+  for (double pt = st.fontPt;; pt = std::max(floorPt, pt - 0.25)) {
+    HeatMapLayout g = heat_map_layout_at(p, d, lo, hi, w, h, st, pt);
+    if (g.step == 1 || pt <= floorPt) return g;
+  }
 }
 
 // The cells, then the marks: framed cells (highlights) in orange, the
@@ -332,8 +352,9 @@ void paint_heat_map_cells(QPainter& p, const views::HeatMap& d, double lo, doubl
 // Token labels (sink columns in red, highlighted tokens in orange) and the axis titles.
 void paint_heat_map_labels(QPainter& p, const views::HeatMap& d, const HeatMapLayout& g,
                            const Style& st) {
-  const double k = st.k(), line = g.line, cell = g.cell, top = g.top, x0 = g.x0;
-  const QFontMetricsF metrics(st.font(), p.device());
+  const double k = st.k(), line = g.labelLine, cell = g.cell, top = g.top, x0 = g.x0;
+  const QFontMetricsF metrics(g.labelFont, p.device());
+  p.setFont(g.labelFont);
   auto fitted = [&](const std::string& token, double room) {
     return metrics.elidedText(st.label(token_shown(QString::fromStdString(token))), Qt::ElideMiddle,
                               room);
@@ -354,7 +375,7 @@ void paint_heat_map_labels(QPainter& p, const views::HeatMap& d, const HeatMapLa
                Qt::AlignRight | Qt::AlignVCenter,
                fitted(d.rowLabels[static_cast<std::size_t>(r)], g.rowLabelWidth));
   }
-  const double colLabelRoom = top - g.titleHeight - (g.colTitle ? line + 2 * k : 0) - 3 * k;
+  const double colLabelRoom = top - g.titleHeight - (g.colTitle ? g.line + 2 * k : 0) - 3 * k;
   for (int c = 0; c < d.cols; c += g.step) {
     p.save();
     p.setPen(labelPen(true, false, c));
@@ -373,14 +394,15 @@ void paint_heat_map_labels(QPainter& p, const views::HeatMap& d, const HeatMapLa
                  fitted(d.rightRowLabels[static_cast<std::size_t>(r)], g.rightLabelWidth));
     }
   p.setPen(Qt::black);
+  p.setFont(st.font());  // the axis titles at the text's size
   if (g.colTitle)
-    p.drawText(QRectF(x0, g.titleHeight, g.mapWidth, line), Qt::AlignHCenter | Qt::AlignTop,
+    p.drawText(QRectF(x0, g.titleHeight, g.mapWidth, g.line), Qt::AlignHCenter | Qt::AlignTop,
                QString::fromStdString(d.colTitle));
   if (g.rowTitle) {
     p.save();
-    p.translate(x0 - g.rowLabelWidth - 3 * k - 4 * k - line, top + g.mapHeight / 2);
+    p.translate(x0 - g.rowLabelWidth - 3 * k - 4 * k - g.line, top + g.mapHeight / 2);
     p.rotate(-90);
-    p.drawText(QRectF(-g.mapHeight / 2, 0, g.mapHeight, line), Qt::AlignHCenter | Qt::AlignTop,
+    p.drawText(QRectF(-g.mapHeight / 2, 0, g.mapHeight, g.line), Qt::AlignHCenter | Qt::AlignTop,
                QString::fromStdString(d.rowTitle));
     p.restore();
   }
@@ -986,19 +1008,44 @@ QString figure_part_json(const FigurePart& part, const QStringList& comments) {
   return QString::fromStdString(j.dump(1) + "\n");
 }
 
+namespace {
+
+// The part as the options draw it: a paper figure without the window's
+// selection unless asked for it.
+FigurePart part_drawn(const FigurePart& part, const FigureOptions& o) {
+  const bool paper = o.widthMm > 0 && o.heightMm > 0;
+  if (!paper || o.drawSelection) return part;
+  FigurePart drawn = part;
+  if (part.plot)
+    drawn.plot =
+        std::make_shared<const views::LinePlot>(views::line_plot_without_selection(*part.plot));
+  if (part.map)
+    drawn.map =
+        std::make_shared<const views::HeatMap>(views::heat_map_without_selection(*part.map));
+  if (part.scene)
+    drawn.scene = std::make_shared<const views::Scene>(views::scene_without_selection(*part.scene));
+  if (part.headView)
+    drawn.headView = std::make_shared<const views::HeadViewData>(
+        views::head_view_without_selection(*part.headView));
+  return drawn;
+}
+
+}  // namespace
+
 QByteArray figure_part_bytes(const FigurePart& part, ExportFormat f, const FigureOptions& options,
                              const QStringList& comments) {
   if (f == ExportFormat::Csv) return figure_part_csv(part, comments).toUtf8();
   if (f == ExportFormat::Json) return figure_part_json(part, comments).toUtf8();
   if (!part.plot && !part.map && !part.scene && !part.headView)
     throw std::invalid_argument("export: this panel has nothing to export");
+  const FigurePart drawn = part_drawn(part, options);
   // A heat map's page is 800 x 700 unless a preset sizes it: its cells fit any shape.
-  const QSize size = figure_size(options, part.map ? QSize(800, 700) : part_size(part));
+  const QSize size = figure_size(options, drawn.map ? QSize(800, 700) : part_size(drawn));
   const Style st = style_of(options);
-  const auto plot = part.plot ? figure_plot(*part.plot, size, st, options.fontPt) : nullptr;
+  const auto plot = drawn.plot ? figure_plot(*drawn.plot, size, st, options.fontPt) : nullptr;
   return figure_bytes<QCPPainter>(
-      f, size.width(), size.height(), options.dpi, st.transparent, part_title(part),
-      [&](QCPPainter& p) { paint_part(p, part, plot.get(), size.width(), size.height(), st); });
+      f, size.width(), size.height(), options.dpi, st.transparent, part_title(drawn),
+      [&](QCPPainter& p) { paint_part(p, drawn, plot.get(), size.width(), size.height(), st); });
 }
 
 void figure_part_export(const FigurePart& part, const QString& path, const FigureOptions& options,
@@ -1081,6 +1128,7 @@ QStringList figure_export(std::vector<FigurePart> parts, const QString& path,
     return {};
   }
   const QStringList leftOut = drop_empty_plots(parts);
+  for (FigurePart& part : parts) part = part_drawn(part, options);
   const int n = static_cast<int>(parts.size());
   const int cols = figure_columns(options, n, columns);
   const int rows = (n + cols - 1) / cols;

@@ -57,6 +57,10 @@ struct FigureOptions {
   // what the figure is. Screen-sized figures draw each view's own title. The
   // view's title always goes into the file's metadata.
   QString title;
+  // Whether a paper (sized) figure draws the window's selection: the framed
+  // cell or head, the selected layer or key, highlights. Screen-sized
+  // figures draw what the screen shows.
+  bool drawSelection = false;
 };
 
 // Paper sizes: one column 85 x 64 mm, two columns 178 x 100 mm (text 8 pt),

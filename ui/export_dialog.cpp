@@ -67,6 +67,12 @@ ExportDialog::ExportDialog(const QString& what, QWidget* parent) : QDialog(paren
   form->addRow(tr("Title"), title_);
   form->addRow(QString(), transparent_);
   form->addRow(QString(), visibleSpaces_);
+  selection_ = new QCheckBox(tr("Draw the selection (framed cell or head, selected layer)"), this);
+  selection_->setObjectName(QStringLiteral("exportSelection"));
+  selection_->setToolTip(
+      tr("Paper sizes leave the window's selection out unless asked; the "
+         "screen's size draws what the screen shows"));
+  form->addRow(QString(), selection_);
   wholePanel_ = new QCheckBox(this);
   wholePanel_->setObjectName(QStringLiteral("exportWholePanel"));
   wholePanel_->hide();
@@ -101,6 +107,7 @@ ExportDialog::ExportDialog(const QString& what, QWidget* parent) : QDialog(paren
   }
   transparent_->setChecked(settings.value(QStringLiteral("export/transparent"), false).toBool());
   visibleSpaces_->setChecked(settings.value(QStringLiteral("export/visibleSpaces"), false).toBool());
+  selection_->setChecked(settings.value(QStringLiteral("export/selection"), false).toBool());
 }
 
 void ExportDialog::offerWholePanel(int views) {
@@ -125,6 +132,7 @@ render::FigureOptions ExportDialog::options() const {
   o.fontPt = font_->value();
   o.transparent = transparent_->isChecked();
   o.visibleSpaces = visibleSpaces_->isChecked();
+  o.drawSelection = selection_->isChecked();
   o.title = title_->text().simplified();
   return o;
 }
@@ -137,6 +145,7 @@ void ExportDialog::remember() const {
   settings.setValue(QStringLiteral("export/heightMm"), height_->value());
   settings.setValue(QStringLiteral("export/fontPt"), font_->value());
   settings.setValue(QStringLiteral("export/transparent"), transparent_->isChecked());
+  settings.setValue(QStringLiteral("export/selection"), selection_->isChecked());
   settings.setValue(QStringLiteral("export/visibleSpaces"), visibleSpaces_->isChecked());
 }
 

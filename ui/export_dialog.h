@@ -39,6 +39,7 @@ class ExportDialog : public QDialog {
   QCheckBox* visibleSpaces_ = nullptr;
   QLineEdit* title_ = nullptr;
   QCheckBox* wholePanel_ = nullptr;
+  QCheckBox* selection_ = nullptr;
 };
 
 // A folder to offer in a save dialog: `remembered` (the last one used) when it

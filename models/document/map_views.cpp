@@ -68,8 +68,10 @@ views::HeatMap attention_map(const AttentionMapInputs& in) {
       difference ? "attention " + in.names.after + " - " + in.names.before : "attention weight";
   data.rowTitle = "query";
   data.colTitle = "key";
-  // The selected cell (query, key) is framed where the user clicked it.
-  if (in.query >= 0 && in.key >= 0) data.outlineRow = in.query, data.outlineCol = in.key;
+  // The selected cell (query, key) is framed where the user clicked it; a
+  // key the query cannot see (a causal map's future) is no cell to select.
+  if (in.query >= 0 && in.key >= 0 && !(map.causal && in.key > in.query))
+    data.outlineRow = in.query, data.outlineCol = in.key;
   data.fixedRange = !difference;
   data.diverging = difference;
   data.logScale = !difference && in.logScale;

@@ -6,6 +6,11 @@
 
 namespace sinkscope::views {
 
+HeadViewData head_view_without_selection(HeadViewData data) {
+  data.selectedQuery = data.selectedKey = -1;
+  return data;
+}
+
 void head_view_check(const HeadViewData& d) {
   const std::size_t cells = d.tokens.size() * d.tokens.size();
   for (const HeadViewHead& head : d.heads)

@@ -47,6 +47,8 @@ inline constexpr double kHeadViewMinWeight = 0.01;
 inline constexpr int kHeadViewMaxTokens = 96;
 
 // Throws std::invalid_argument when a head's weights are not tokens x tokens.
+// The head view without the selected query and key.
+HeadViewData head_view_without_selection(HeadViewData data);
 void head_view_check(const HeadViewData& data);
 
 }  // namespace sinkscope::views

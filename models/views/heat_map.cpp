@@ -7,6 +7,14 @@
 
 namespace sinkscope::views {
 
+HeatMap heat_map_without_selection(HeatMap data) {
+  data.outlineRow = data.outlineCol = -1;
+  data.framedCells.clear();
+  data.highlighted.clear();
+  data.rightHighlighted.clear();
+  return data;
+}
+
 void heat_map_check(const HeatMap& data) {
   const auto cells = static_cast<std::size_t>(std::max(data.rows, 0)) *
                      static_cast<std::size_t>(std::max(data.cols, 0));

@@ -75,6 +75,9 @@ inline constexpr int kHeatMapCoarseCells = 256;
 // Throws std::invalid_argument when the values or the hidden mask do not
 // match rows x cols.
 void heat_map_check(const HeatMap& data);
+// The map without the window's selection and highlights (the framed cell,
+// orange cells and labels); the sinks' marks stay: they are data.
+HeatMap heat_map_without_selection(HeatMap data);
 // The colour range a map is drawn with, [lo, hi] with hi > lo: the data's
 // range over visible finite cells (or the fixed one), from the smallest
 // positive value on a log scale, symmetric around 0 when diverging, and

@@ -4,6 +4,11 @@
 
 namespace sinkscope::views {
 
+LinePlot line_plot_without_selection(LinePlot plot) {
+  plot.markedX = std::numeric_limits<double>::quiet_NaN();
+  return plot;
+}
+
 void line_plot_check(const LinePlot& plot) {
   for (const PlotSeries& s : plot.series) {
     auto fail = [&](const char* what) {

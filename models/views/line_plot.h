@@ -62,5 +62,8 @@ struct LinePlot {
 // Throws std::invalid_argument naming the series whose x and y, or whose
 // interval's ends, differ in length.
 void line_plot_check(const LinePlot& plot);
+// The plot without the window's selection (the marked x): what a paper
+// figure draws unless asked for the selection.
+LinePlot line_plot_without_selection(LinePlot plot);
 
 }  // namespace sinkscope::views

@@ -16,6 +16,11 @@ Vec minus(const Vec& a, const Vec& b) { return {a[0] - b[0], a[1] - b[1], a[2] -
 double degrees_to_radians(double d) { return d * std::numbers::pi / 180.0; }
 }  // namespace
 
+Scene scene_without_selection(Scene data) {
+  for (SceneEdge& e : data.edges) e.lit = false;
+  return data;
+}
+
 void scene_check(const Scene& data) {
   for (const SceneEdge& e : data.edges)
     if (e.from < 0 || e.to < 0 || e.from >= static_cast<int>(data.points.size()) ||

@@ -40,6 +40,8 @@ struct Scene {
 };
 
 // Throws std::invalid_argument when an edge names a missing point.
+// The scene without the window's highlights (lit edges).
+Scene scene_without_selection(Scene data);
 void scene_check(const Scene& data);
 // The world length of a point of size 1: 1/40 of the scene's largest extent.
 double scene_glyph_unit(const Scene& data);

@@ -28,7 +28,8 @@ PdfText pdf_text(const std::string& pdf) {
   return t;
 }
 
-std::vector<std::string> pdf_text_problems(const PdfText& t, double fontPt, const std::string& exempt) {
+std::vector<std::string> pdf_text_problems(const PdfText& t, double fontPt,
+                                           const std::string& exempt, double smallestPt) {
   std::vector<std::string> out;
   auto say = [&](const PdfWord& w, const std::string& what) {
     std::ostringstream s;
@@ -37,14 +38,16 @@ std::vector<std::string> pdf_text_problems(const PdfText& t, double fontPt, cons
     out.push_back(s.str());
   };
   const double line = 1.164 * fontPt, slack = 0.45;
+  const double smallest = 1.164 * (smallestPt > 0 ? smallestPt : fontPt);
+  // A word's line is its height, or its width when it is drawn turned.
+  auto sized = [&](double side) { return side >= smallest - slack && side <= line + slack; };
   const std::regex skip(exempt.empty() ? std::string("$^") : exempt);
   for (std::size_t i = 0; i < t.words.size(); ++i) {
     const PdfWord& w = t.words[i];
     const QRectF b = w.box;
     if (b.left() < -0.5 || b.top() < -0.5 || b.right() > t.width + 0.5 || b.bottom() > t.height + 0.5)
       say(w, "outside the page");
-    if (!std::regex_match(w.text, skip) && std::abs(b.height() - line) > slack &&
-        std::abs(b.width() - line) > slack)
+    if (!std::regex_match(w.text, skip) && !sized(b.height()) && !sized(b.width()))
       say(w, "not " + std::to_string(fontPt).substr(0, 4) + " pt");
     for (std::size_t j = i + 1; j < t.words.size(); ++j) {
       const QRectF overlap = b.intersected(t.words[j].box);

@@ -25,4 +25,7 @@ PdfText pdf_text(const std::string& pdf);
 // `fontPt` (a DejaVu Sans line is 1.164 em; rotated words by their width),
 // overlapping words. Words matching `exempt` (a regex, e.g. the bold
 // sub-figure letters) are not size-checked.
-std::vector<std::string> pdf_text_problems(const PdfText& t, double fontPt, const std::string& exempt = "");
+// `smallestPt`: words may be smaller down to it (token labels shrink to fit
+// their cells before any is left out); 0: every word at `fontPt`.
+std::vector<std::string> pdf_text_problems(const PdfText& t, double fontPt,
+                                           const std::string& exempt = "", double smallestPt = 0);

@@ -67,6 +67,10 @@ AttentionMapPanel::AttentionMapPanel(Workspace* workspace, render::DrawnViews& d
     const auto [query, key] = cellInA(row, col);
     if (query < 0 || key < 0) return;  // the gap between two maps, or no token of A
     selection_->setQueryToken(query);
+    // A masked cell (a key the query cannot see) selects its query only.
+    const auto& shown = view_->data();
+    const std::size_t cell = static_cast<std::size_t>(row) * shown.cols + col;
+    if (cell < shown.hidden.size() && shown.hidden[cell]) return;
     selection_->setKeyToken(key);
   });
 }
