@@ -20,6 +20,38 @@ const render::FigurePreset kPresets[] = {render::FigurePreset::Screen, render::F
                                          render::FigurePreset::TwoColumns, render::FigurePreset::Slide};
 }  // namespace
 
+QString export_file_name(const QString& model, int layer, int head, const QString& panel,
+                         const QString& viewWords) {
+  // Names as a shell and every file system take them: letters, digits, '.', '_', '-'.
+  auto kebab = [](const QString& text) {
+    QString out;
+    for (QChar c : text.toLower()) {
+      const bool plain = (c >= u'a' && c <= u'z') || (c >= u'0' && c <= u'9') || c == u'.' ||
+                         c == u'_' || c == u'-';
+      if (plain)
+        out += c;
+      else if (!out.endsWith(QLatin1Char('-')))
+        out += QLatin1Char('-');
+    }
+    while (out.endsWith(QLatin1Char('-'))) out.chop(1);
+    while (out.startsWith(QLatin1Char('-')) || out.startsWith(QLatin1Char('.'))) out.remove(0, 1);
+    return out;
+  };
+  QString what = kebab(panel);
+  const QString view = kebab(viewWords);
+  if (!view.isEmpty() && view != what)
+    what = view.startsWith(what + QLatin1Char('-')) || what.isEmpty()
+               ? view
+               : what + QLatin1Char('-') + view;
+  QString stem = kebab(model);
+  if (stem.isEmpty()) stem = QStringLiteral("sinkscope");
+  return QStringLiteral("%1-layer%2-head%3-%4.png")
+      .arg(stem)
+      .arg(layer)
+      .arg(head < 0 ? QStringLiteral("avg") : QString::number(head))
+      .arg(what.isEmpty() ? QStringLiteral("figure") : what);
+}
+
 ExportDialog::ExportDialog(const QString& what, QWidget* parent) : QDialog(parent) {
   setWindowTitle(tr("Export %1").arg(what));
   auto* layout = new QVBoxLayout(this);
@@ -99,7 +131,9 @@ ExportDialog::ExportDialog(const QString& what, QWidget* parent) : QDialog(paren
   const QSettings settings;
   dpi_->setValue(settings.value(QStringLiteral("export/dpi"), 300).toInt());
   preset_->setCurrentIndex(-1);
-  preset_->setCurrentIndex(std::clamp(settings.value(QStringLiteral("export/preset"), 0).toInt(), 0, 4));
+  // A paper's column until the user picks another size (then the last one chosen).
+  preset_->setCurrentIndex(
+      std::clamp(settings.value(QStringLiteral("export/preset"), 1).toInt(), 0, 4));
   if (preset_->currentIndex() == 4) {
     width_->setValue(settings.value(QStringLiteral("export/widthMm"), 120.0).toDouble());
     height_->setValue(settings.value(QStringLiteral("export/heightMm"), 90.0).toDouble());

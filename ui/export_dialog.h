@@ -15,6 +15,13 @@ class QSpinBox;
 
 namespace sinkscope::ui {
 
+// The file an export offers: the run's model, the place and the panel by its
+// command-line name, with the view's own words when one view of a panel of
+// several is exported: "rope-decoder-bos-first-layer2-head1-persistence-barcode.png".
+// `head` < 0: the head average ("avg"); `viewWords` empty: the whole panel.
+QString export_file_name(const QString& model, int layer, int head, const QString& panel,
+                         const QString& viewWords);
+
 class ExportDialog : public QDialog {
   Q_OBJECT
 

@@ -170,14 +170,14 @@ void MainWindow::exportFocusedPanel() {
   dialog.offerWholePanel(static_cast<int>(whole.size()));
   if (dialog.exec() != QDialog::Accepted) return;
   dialog.remember();
-  const QString name =
-      QStringLiteral("%1-layer%2-head%3-%4.png")
-          .arg(workspace_->run() ? QString::fromStdString(workspace_->run()->source)
-                                 : QStringLiteral("sinkscope"))
-          .arg(selection_->layer())
-          .arg(selection_->headAveraged() ? QStringLiteral("avg")
-                                          : QString::number(selection_->head()))
-          .arg(dialog.wholePanel() && dock ? dock->objectName() : view->objectName());
+  const PanelEntry* panel = dock ? panel_entry_of_dock(dock->objectName()) : nullptr;
+  const bool wholePanel = dialog.wholePanel();
+  const bool oneOfSeveral = !wholePanel && whole.size() > 1;
+  const QString name = export_file_name(
+      workspace_->run() ? QString::fromStdString(workspace_->run()->source) : QString(),
+      selection_->layer(), selection_->headAveraged() ? -1 : selection_->head(),
+      panel ? panel->name : (dock ? dock->objectName() : view->objectName()),
+      oneOfSeveral || !panel ? view_words(view) : QString());
   const QString path = QFileDialog::getSaveFileName(
       this, tr("Export %1").arg(dockTitle), QDir(export_folder()).filePath(name),
       render::export_file_filters(!dialog.wholePanel()));

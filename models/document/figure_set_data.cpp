@@ -56,7 +56,8 @@ views::PlotSeries ragged_curve(const std::string& name, const RaggedMean& m,
 }
 
 // One curve per shown layer (and, when given, its baseline dashed in the same
-// colour, left out of the legend), from per-layer ragged means.
+// colour, left out of the legend, which says once what the dashed curves are),
+// from per-layer ragged means.
 SetFigure layered_figure(const std::vector<RaggedMean>& means,
                          const std::vector<RaggedMean>* baselines, const std::vector<double>& xOf,
                          double xStart, const std::vector<int>& shown, int minCount) {
@@ -77,6 +78,13 @@ SetFigure layered_figure(const std::vector<RaggedMean>& means,
       c.colourOf = static_cast<int>(i);
       f.plot.series.push_back(std::move(c));
     }
+    // One legend entry says what every dashed twin is (each in its layer's colour).
+    views::PlotSeries key;
+    key.name = "dashed: random subsets (each layer's colour)";
+    key.dashed = true;
+    key.markers = false;
+    key.colour = views::Rgb{0.35, 0.35, 0.35};
+    f.plot.series.push_back(std::move(key));
   }
   return f;
 }

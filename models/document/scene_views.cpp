@@ -118,8 +118,8 @@ views::Scene value_space_scene(const analysis::ValueSpace& vs,
             two_decimals(vs.scores.precision) + ", R " + two_decimals(vs.scores.recall) + ", F " +
             two_decimals(vs.scores.f) + " (random " + two_decimals(vs.randomMean.f) + ")" + note;
   d.legend =
-      "orange: top-N; red: first token; black: s_N; balls: r_max, r_min (full-space "
-      "radii around the projected s_N)";
+      "orange: top-N keys; red: first token; black: s_N; orange ball: r_max, grey ball: "
+      "r_min (full-space radii around the projected s_N)";
   std::vector<bool> selected(vs.keys.size(), false);
   for (int j : vs.selected) selected[static_cast<std::size_t>(j)] = true;  // keys 0..i
   for (std::size_t k = 0; k < vs.keys.size(); ++k) {

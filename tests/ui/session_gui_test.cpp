@@ -227,6 +227,19 @@ TEST_F(SessionGui, TheLastSessionComesBack) {
 // The export dialog names the view, its presets give
 // the paper sizes, it offers the whole panel, and it remembers the choices.
 TEST_F(SessionGui, TheExportDialogOffersPresetsAndTheWholePanel) {
+  QSettings().remove(QStringLiteral("export/preset"));
+  EXPECT_DOUBLE_EQ(ui::ExportDialog(QStringLiteral("x")).options().widthMm, 85.0)
+      << "a paper's column until another size is chosen";
+  // Files are named by panel (and view, when one of several), never by widget.
+  EXPECT_EQ(ui::export_file_name(QStringLiteral("rope-decoder-bos-first"), 2, 1,
+                                 QStringLiteral("persistence"), QStringLiteral("barcode")),
+            QStringLiteral("rope-decoder-bos-first-layer2-head1-persistence-barcode.png"));
+  EXPECT_EQ(ui::export_file_name(QStringLiteral("org/model (capture)"), 0, -1,
+                                 QStringLiteral("attention-map"), QString()),
+            QStringLiteral("org-model-capture-layer0-headavg-attention-map.png"));
+  EXPECT_EQ(ui::export_file_name(QString(), 3, 0, QStringLiteral("persistence"),
+                                 QStringLiteral("persistence diagram")),
+            QStringLiteral("sinkscope-layer3-head0-persistence-diagram.png"));
   {
     ui::ExportDialog dialog(QStringLiteral("Persistence: persistenceDiagram"));
     EXPECT_TRUE(dialog.windowTitle().contains(QStringLiteral("persistenceDiagram")));
