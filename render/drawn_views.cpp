@@ -17,18 +17,14 @@ void DrawnViews::show(LinePlotView* view, views::LinePlot data) {
   if (!view) return;
   auto shared = std::make_shared<const views::LinePlot>(std::move(data));
   view->setData(*shared);
-  FigurePart& part = parts_[view->objectName()];
-  part = FigurePart{};
-  part.plot = std::move(shared);
+  record(view->objectName(), &FigurePart::plot, std::move(shared));
 }
 
 void DrawnViews::show(HeadView* view, views::HeadViewData data) {
   if (!view) return;
   auto shared = std::make_shared<const views::HeadViewData>(std::move(data));
   view->setData(*shared);
-  FigurePart& part = parts_[view->objectName()];
-  part = FigurePart{};
-  part.headView = std::move(shared);
+  record(view->objectName(), &FigurePart::headView, std::move(shared));
 }
 
 void DrawnViews::show(HeatMapView* view, FigureStandIn* standIn, views::HeatMap data) {
@@ -38,9 +34,7 @@ void DrawnViews::show(HeatMapView* view, FigureStandIn* standIn, views::HeatMap 
     view->setData(shared);
   else
     views::heat_map_check(*shared);
-  FigurePart& part = parts_[name_of(view, standIn)];
-  part = FigurePart{};
-  part.map = std::move(shared);
+  record(name_of(view, standIn), &FigurePart::map, std::move(shared));
 }
 
 void DrawnViews::show(SceneView* view, FigureStandIn* standIn, views::Scene data) {
@@ -50,9 +44,7 @@ void DrawnViews::show(SceneView* view, FigureStandIn* standIn, views::Scene data
     view->setData(*shared);
   else
     views::scene_check(*shared);
-  FigurePart& part = parts_[name_of(view, standIn)];
-  part = FigurePart{};
-  part.scene = std::move(shared);
+  record(name_of(view, standIn), &FigurePart::scene, std::move(shared));
 }
 
 std::optional<FigurePart> DrawnViews::part(const QWidget* view) const {

@@ -40,6 +40,15 @@ class DrawnViews {
   std::vector<FigurePart> parts(const std::vector<QWidget*>& views) const;
 
  private:
+  // `name` now draws `data` (its part holds nothing else).
+  template <class Data>
+  void record(const QString& name, std::shared_ptr<const Data> FigurePart::*slot,
+              std::shared_ptr<const Data> data) {
+    FigurePart& part = parts_[name];
+    part = FigurePart{};
+    part.*slot = std::move(data);
+  }
+
   std::map<QString, FigurePart> parts_;
 };
 
