@@ -283,21 +283,22 @@ void Workspace::setRunB(std::optional<SentenceRun> run) {
 void Workspace::compareWithSentence(const QString& text) {
   if (text.trimmed().isEmpty()) return;
   selection_->setInterventions({});
-  const Comparison before = comparison();
-  workbench_.beginComparison({text.toStdString(), std::nullopt});
-  if (comparison() != before) Q_EMIT comparisonChanged(comparison());
-  runComparison();
+  beginComparison({text.toStdString(), std::nullopt});
 }
 
 void Workspace::compareWithModel(const QString& folderOrName) {
   loadModel(folderOrName, tr("Open the compared model"), QStringLiteral("compare"),
             [this](models::LoadedModel loaded) {
               selection_->setInterventions({});
-              const Comparison before = comparison();
-              workbench_.beginComparison({std::string(), std::move(loaded)});
-              if (comparison() != before) Q_EMIT comparisonChanged(comparison());
-              runComparison();
+              beginComparison({std::string(), std::move(loaded)});
             });
+}
+
+void Workspace::beginComparison(document::ComparisonSource source) {
+  const Comparison before = comparison();
+  workbench_.beginComparison(std::move(source));
+  if (comparison() != before) Q_EMIT comparisonChanged(comparison());
+  runComparison();
 }
 
 void Workspace::pinComparedRun(int layer, int head) {
@@ -382,14 +383,21 @@ void Workspace::runInterventions() {
       QStringLiteral("interventions"));
 }
 
+void Workspace::refuseModelRerun() {
+  Q_EMIT failed(showingCapture() ? tr("This reruns the model: a capture holds its attention only "
+                                      "(open the model to run it)")
+                                 : tr("Open a model and run a sentence first"),
+                {});
+}
+
+bool Workspace::canRerunModel() {
+  if (run() && run()->trace && model()) return true;
+  refuseModelRerun();
+  return false;
+}
+
 void Workspace::computeHeadAblation() {
-  if (!run() || !run()->trace || !model()) {
-    Q_EMIT failed(showingCapture() ? tr("This reruns the model: a capture holds its attention only "
-                                        "(open the model to run it)")
-                                   : tr("Open a model and run a sentence first"),
-                  {});
-    return;
-  }
+  if (!canRerunModel()) return;
   const auto trace = run()->trace;
   jobs_->submit<std::vector<double>>(
       tr("Head ablation"),
@@ -405,13 +413,7 @@ void Workspace::computeHeadAblation() {
 }
 
 void Workspace::computeLayerFunction() {
-  if (!run() || !run()->trace || !model()) {
-    Q_EMIT failed(showingCapture() ? tr("This reruns the model: a capture holds its attention only "
-                                        "(open the model to run it)")
-                                   : tr("Open a model and run a sentence first"),
-                  {});
-    return;
-  }
+  if (!canRerunModel()) return;
   const auto trace = run()->trace;
   using Result = std::pair<std::vector<double>, std::vector<double>>;
   jobs_->submit<Result>(
@@ -439,10 +441,7 @@ QStringList Workspace::provenance() const {
 void Workspace::exportRunTensors(const QString& path, bool overwrite) {
   const SentenceRun* shown = shownRun();
   if (!shown || !shown->trace) {
-    Q_EMIT failed(showingCapture() ? tr("This reruns the model: a capture holds its attention only "
-                                        "(open the model to run it)")
-                                   : tr("Open a model and run a sentence first"),
-                  {});
+    refuseModelRerun();
     return;
   }
   QJsonObject params{

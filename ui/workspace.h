@@ -222,6 +222,11 @@ class Workspace : public QObject {
   void onJobFailed(quint64 id, const QString& message);
   void selectPendingPlace();
   void emitRunNames();
+  // B of a comparison with `source`, side by side.
+  void beginComparison(document::ComparisonSource source);
+  // Whether A can be run again on its model; else says why (a capture's run, no model).
+  bool canRerunModel();
+  void refuseModelRerun();
 
   SelectionModel* selection_;
   JobRunner* jobs_;

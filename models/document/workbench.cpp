@@ -12,12 +12,6 @@
 
 namespace sinkscope::document {
 
-namespace {
-std::string head_words(int head) {
-  return head == Selection::kHeadAverage ? "head average" : "head " + std::to_string(head);
-}
-}  // namespace
-
 bool Workbench::setSentence(std::string text) {
   if (text == sentence_) return false;
   sentence_ = std::move(text);
@@ -178,7 +172,7 @@ std::string Workbench::placeOutside(const PendingPlace& place, const Selection& 
   std::string where;
   if (place.layer >= 0) where = "Layer " + std::to_string(place.layer);
   if (place.head != Selection::kAutomatic)
-    where += (where.empty() ? "" : ", ") + head_words(place.head);
+    where += (where.empty() ? "" : ", ") + head_name(place.head);
   return where + ": the model has " + std::to_string(layers) + " layers of " +
          std::to_string(heads) + " heads (0.." + std::to_string(layers - 1) + ", 0.." +
          std::to_string(heads - 1) + "); the selection stays where it was";
@@ -251,7 +245,7 @@ std::vector<std::string> Workbench::provenance(const Selection& selection,
                                                                        : analysisSettings_));
   }
   lines.push_back("selection: layer " + std::to_string(selection.layer()) + ", " +
-                  head_words(selection.head()) + ", threshold " +
+                  head_name(selection.head()) + ", threshold " +
                   short_number(selection.threshold()) + ", top-N " +
                   std::to_string(selection.topN()));
   if (comparing_ && selection.hasCounterpart()) {
@@ -263,7 +257,7 @@ std::vector<std::string> Workbench::provenance(const Selection& selection,
         "compared run " + names_.after + " at layer " +
         std::to_string(selection.counterpartLayer()) + " (" +
         how(selection.pinnedCounterpartLayer() != Selection::kAutomatic, "same relative depth") +
-        "), " + head_words(selection.counterpartHead()) + " (" +
+        "), " + head_name(selection.counterpartHead()) + " (" +
         how(selection.pinnedCounterpartHead() != Selection::kAutomatic,
             "the same head when the layers have as many, else the average") +
         ")");
