@@ -90,7 +90,7 @@ struct SafetensorsFile::Mapping {
 };
 
 namespace {
-[[noreturn]] void fail(const fs::path& path, const std::string& problem) {
+[[noreturn]] void bad_safetensors(const fs::path& path, const std::string& problem) {
   throw SafetensorsError(path.string() + ": " + problem);
 }
 
@@ -107,25 +107,27 @@ SafetensorsFile SafetensorsFile::open(const fs::path& path) {
   struct stat st {};
   // Checked before open(): opening a FIFO blocks until a writer appears.
   if (::stat(path.c_str(), &st) != 0)
-    fail(path, std::string("cannot be opened (") + std::strerror(errno) + ")");
-  if (!S_ISREG(st.st_mode)) fail(path, "not a regular file (a folder, FIFO, device or socket)");
+    bad_safetensors(path, std::string("cannot be opened (") + std::strerror(errno) + ")");
+  if (!S_ISREG(st.st_mode))
+    bad_safetensors(path, "not a regular file (a folder, FIFO, device or socket)");
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) fail(path, std::string("cannot be opened (") + std::strerror(errno) + ")");
+  if (fd < 0) bad_safetensors(path, std::string("cannot be opened (") + std::strerror(errno) + ")");
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
-    fail(path, "cannot be read as a regular file");
+    bad_safetensors(path, "cannot be read as a regular file");
   }
   const auto size = static_cast<std::uint64_t>(st.st_size);
   if (size < 8) {
     ::close(fd);
-    fail(path, "truncated: " + std::to_string(size) + " bytes, not even a header length");
+    bad_safetensors(path,
+                    "truncated: " + std::to_string(size) + " bytes, not even a header length");
   }
   auto mapping = std::make_shared<Mapping>();
   mapping->address = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
   ::close(fd);
   if (mapping->address == MAP_FAILED) {
     mapping->address = nullptr;
-    fail(path, std::string("cannot be memory-mapped (") + std::strerror(errno) + ")");
+    bad_safetensors(path, std::string("cannot be memory-mapped (") + std::strerror(errno) + ")");
   }
   mapping->mapped = true;
   mapping->size = size;
@@ -138,7 +140,8 @@ SafetensorsFile SafetensorsFile::fromBytes(std::vector<std::byte> bytes, const f
   SafetensorsFile file;
   file.path_ = name;
   if (bytes.size() < 8)
-    fail(name, "truncated: " + std::to_string(bytes.size()) + " bytes, not even a header length");
+    bad_safetensors(
+        name, "truncated: " + std::to_string(bytes.size()) + " bytes, not even a header length");
   auto mapping = std::make_shared<Mapping>();
   mapping->owned = std::move(bytes);
   mapping->address = mapping->owned.data();
@@ -156,16 +159,17 @@ void SafetensorsFile::parse() {
 
   const std::uint64_t headerSize = read_le64(base);
   if (headerSize > kSafetensorsMaxHeader)
-    fail(path, "header length " + std::to_string(headerSize) + " bytes exceeds the 100 MB limit");
+    bad_safetensors(
+        path, "header length " + std::to_string(headerSize) + " bytes exceeds the 100 MB limit");
   if (8 + headerSize > size)
-    fail(path, "truncated: header claims " + std::to_string(headerSize) + " bytes, file has " +
-                   std::to_string(size - 8) + " after the length");
+    bad_safetensors(path, "truncated: header claims " + std::to_string(headerSize) +
+                              " bytes, file has " + std::to_string(size - 8) + " after the length");
   const json header = internal::rethrow_as<SafetensorsError>([&] {
     return internal::json_parse_bounded(
         std::string_view(reinterpret_cast<const char*>(base + 8), headerSize),
         path.string() + " (header)");
   });
-  if (!header.is_object()) fail(path, "header is not a JSON object");
+  if (!header.is_object()) bad_safetensors(path, "header is not a JSON object");
 
   const std::byte* data = base + 8 + headerSize;
   const std::uint64_t dataSize = size - 8 - headerSize;
@@ -173,50 +177,51 @@ void SafetensorsFile::parse() {
   std::vector<std::string> rangeNames;
   for (const auto& [name, entry] : header.items()) {
     if (name == "__metadata__") {
-      if (!entry.is_object()) fail(path, "\"__metadata__\" is not an object");
+      if (!entry.is_object()) bad_safetensors(path, "\"__metadata__\" is not an object");
       for (const auto& [k, v] : entry.items()) {
         if (!v.is_string())  // the format's metadata is a map of strings to strings
-          fail(path, "\"__metadata__\" entry \"" + k + "\" is not a string");
+          bad_safetensors(path, "\"__metadata__\" entry \"" + k + "\" is not a string");
         file.metadata_[k] = v.get<std::string>();
       }
       continue;
     }
     const std::string where = "tensor \"" + name + "\"";
-    if (!entry.is_object()) fail(path, where + " is not an object");
+    if (!entry.is_object()) bad_safetensors(path, where + " is not an object");
     auto dt = entry.find("dtype");
     auto sh = entry.find("shape");
     auto off = entry.find("data_offsets");
-    if (dt == entry.end() || !dt->is_string()) fail(path, where + ": \"dtype\" missing");
-    if (sh == entry.end() || !sh->is_array()) fail(path, where + ": \"shape\" missing");
+    if (dt == entry.end() || !dt->is_string()) bad_safetensors(path, where + ": \"dtype\" missing");
+    if (sh == entry.end() || !sh->is_array()) bad_safetensors(path, where + ": \"shape\" missing");
     if (off == entry.end() || !off->is_array() || off->size() != 2)
-      fail(path, where + ": \"data_offsets\" must be [begin, end]");
+      bad_safetensors(path, where + ": \"data_offsets\" must be [begin, end]");
     const auto dtype = dtype_parse(dt->get<std::string>());
-    if (!dtype) fail(path, where + ": unknown dtype \"" + dt->get<std::string>() + "\"");
+    if (!dtype) bad_safetensors(path, where + ": unknown dtype \"" + dt->get<std::string>() + "\"");
     TensorView view;
     view.name = name;
     view.dtype = *dtype;
     std::uint64_t count = 1;
-    if (sh->size() > 16) fail(path, where + ": shape has more than 16 dimensions");
+    if (sh->size() > 16) bad_safetensors(path, where + ": shape has more than 16 dimensions");
     for (const auto& d : *sh) {
       if (!d.is_number_unsigned())
-        fail(path, where + ": shape has a non-integer or negative entry");
+        bad_safetensors(path, where + ": shape has a non-integer or negative entry");
       const std::uint64_t n = d.get<std::uint64_t>();
       if (n != 0 && count > std::numeric_limits<std::uint64_t>::max() / 16 / n)
-        fail(path, where + ": shape is impossibly large");
+        bad_safetensors(path, where + ": shape is impossibly large");
       count *= n;
       view.shape.push_back(static_cast<std::int64_t>(n));
     }
     if (!(*off)[0].is_number_unsigned() || !(*off)[1].is_number_unsigned())
-      fail(path, where + ": data_offsets must be non-negative integers");
+      bad_safetensors(path, where + ": data_offsets must be non-negative integers");
     const auto begin = (*off)[0].get<std::uint64_t>(), end = (*off)[1].get<std::uint64_t>();
     if (begin > end || end > dataSize)
-      fail(path, where + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
-                     "] out of bounds (data section is " + std::to_string(dataSize) + " bytes)");
+      bad_safetensors(path, where + ": data_offsets [" + std::to_string(begin) + ", " +
+                                std::to_string(end) + "] out of bounds (data section is " +
+                                std::to_string(dataSize) + " bytes)");
     const std::uint64_t expected = count * dtype_size(*dtype);
     if (end - begin != expected)
-      fail(path, where + ": " + std::to_string(end - begin) + " bytes for dtype " +
-                     dtype_name(*dtype) + " and shape of " + std::to_string(count) +
-                     " elements (expected " + std::to_string(expected) + ")");
+      bad_safetensors(path, where + ": " + std::to_string(end - begin) + " bytes for dtype " +
+                                dtype_name(*dtype) + " and shape of " + std::to_string(count) +
+                                " elements (expected " + std::to_string(expected) + ")");
     view.bytes = {data + begin, static_cast<std::size_t>(end - begin)};
     ranges.emplace_back(begin, end);
     rangeNames.push_back(name);
@@ -231,8 +236,8 @@ void SafetensorsFile::parse() {
     const auto& prev = ranges[order[i - 1]];
     const auto& cur = ranges[order[i]];
     if (cur.first < prev.second && cur.second > cur.first && prev.second > prev.first)
-      fail(path, "tensors \"" + rangeNames[order[i - 1]] + "\" and \"" + rangeNames[order[i]] +
-                     "\" overlap");
+      bad_safetensors(path, "tensors \"" + rangeNames[order[i - 1]] + "\" and \"" +
+                                rangeNames[order[i]] + "\" overlap");
   }
 }
 

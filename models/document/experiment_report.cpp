@@ -6,8 +6,9 @@
 #include <cmath>
 #include <deque>
 
-#include "models/io/table_io.h"
+#include "models/document/report_parts.h"
 #include "models/fisher.h"
+#include "models/io/table_io.h"
 
 namespace sinkscope::document {
 
@@ -27,9 +28,9 @@ const std::vector<std::pair<std::string, std::string>>& experiment_kinds() {
   return kinds;
 }
 
-namespace {
+using report::num;
 
-std::string num(double v) { return csv_number(v); }
+namespace {
 
 std::string list(const std::vector<double>& v) {
   std::string s;

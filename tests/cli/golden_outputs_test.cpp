@@ -61,8 +61,9 @@ TEST(GoldenOutputs, EveryFileAgreesToFloat32Rounding) {
   const std::string core = at == std::string::npos
                                ? "(not OpenBLAS)"
                                : info.out.substr(at + 15, info.out.find('\n', at) - at - 15);
-  if (const char* asked = std::getenv("OPENBLAS_CORETYPE"); asked && *asked)
+  if (const char* asked = std::getenv("OPENBLAS_CORETYPE"); asked && *asked) {
     EXPECT_EQ(lower(core), lower(asked)) << info.out;
+  }
 
   const fs::path out =
       fs::temp_directory_path() / ("sinkscope-golden-" + std::to_string(::getpid()));

@@ -27,7 +27,7 @@ bool as_number(const std::string& s, double& value) {
   return end == s.c_str() + s.size() && std::isfinite(value);
 }
 
-bool whole(double v) { return v == std::nearbyint(v); }
+bool is_whole(double v) { return v == std::nearbyint(v); }
 
 class Comparer {
  public:
@@ -44,7 +44,7 @@ class Comparer {
   void numbers(double a, double b, bool random, const std::string& where, const std::string& shownA,
                const std::string& shownB) {
     if (a == b) return;
-    if (whole(a) && whole(b)) {
+    if (is_whole(a) && is_whole(b)) {
       fail(where, "whole number " + shownA + " became " + shownB);
       return;
     }

@@ -61,7 +61,7 @@ std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
-bool whole(double v) { return std::isfinite(v) && v == std::nearbyint(v); }
+bool finite_whole(double v) { return std::isfinite(v) && v == std::nearbyint(v); }
 
 std::string where(std::size_t line, const std::string& what, const std::string& expected,
                   const std::string& got) {
@@ -98,7 +98,7 @@ NumericTextComparison compare_numeric_text(const std::string& expected, const st
         continue;
       }
       if (x.text == y.text || x.value == y.value) continue;
-      if (whole(x.value) && whole(y.value)) {
+      if (finite_whole(x.value) && finite_whole(y.value)) {
         r.difference =
             where(line, "whole number " + x.text + " became " + y.text, a[line], b[line]);
         return r;
