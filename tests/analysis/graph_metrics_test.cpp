@@ -12,7 +12,7 @@
 using namespace sinkscope::analysis;
 
 namespace {
-AttentionMatrix star(int T) {
+AttentionMatrix star_on_first_key(int T) {
   AttentionMatrix m{std::vector<float>(static_cast<std::size_t>(T * T), 0.0f), T, true};
   for (int i = 0; i < T; ++i) m.weights[static_cast<std::size_t>(i * T)] = 1.0f;
   return m;
@@ -34,7 +34,7 @@ TEST(HeadDiagnostics, UniformRowHasLogEntropy) {
 }
 
 TEST(HeadDiagnostics, StarIsAllSink) {
-  const HeadDiagnostics d = head_diagnostics_mean(star(6).view(), 2);
+  const HeadDiagnostics d = head_diagnostics_mean(star_on_first_key(6).view(), 2);
   EXPECT_DOUBLE_EQ(d.entropy, 0.0);
   EXPECT_DOUBLE_EQ(d.sinkAttention, 1.0);
   EXPECT_DOUBLE_EQ(d.currentToken, 0.0);
@@ -46,7 +46,7 @@ TEST(GraphSpectrum, StarHasTheStarSpectrum) {
   // B: every query i >= 1 points at 0; W has weight 1/2 on the star's edges.
   // A weighted star K_{1,n-1} with weight w: eigenvalues 0, w (n-2 times), w n.
   const int n = 7;
-  const GraphSpectrum g = graph_spectrum(star(n).view(), {0.5, false});
+  const GraphSpectrum g = graph_spectrum(star_on_first_key(n).view(), {0.5, false});
   ASSERT_EQ(g.eigenvalues.size(), 7u);
   EXPECT_NEAR(g.eigenvalues[0], 0.0, 1e-9);
   for (int k = 1; k < n - 1; ++k)

@@ -17,7 +17,7 @@ namespace m = sinkscope::models;
 
 namespace {
 
-fs::path fresh_dir(const std::string& name) {
+fs::path fresh_capture_dir(const std::string& name) {
   const fs::path dir =
       fs::temp_directory_path() / ("sinkscope-capture-" + name + "-" + std::to_string(::getpid()));
   fs::remove_all(dir);
@@ -26,7 +26,7 @@ fs::path fresh_dir(const std::string& name) {
 }
 
 // Runs `script` with numpy, `dir` as its argv[1]; returns its exit status and output.
-std::pair<int, std::string> python(const std::string& script, const fs::path& dir) {
+std::pair<int, std::string> numpy_script(const std::string& script, const fs::path& dir) {
   const fs::path py = dir / "make.py";
   std::ofstream(py) << "import sys, numpy as np\nd = sys.argv[1]\n" << script;
   const CliRun r = shell("/usr/bin/python3 '" + py.string() + "' '" + dir.string() + "' 2>&1");
@@ -64,15 +64,16 @@ std::string refusal(const fs::path& file) {
 }  // namespace
 
 TEST(Capture, NumpysFilesReadExactlyPlainAndCompressed) {
-  const fs::path dir = fresh_dir("numpy");
-  const auto [code, out] = python(std::string(kMakeCapture) + R"(
+  const fs::path dir = fresh_capture_dir("numpy");
+  const auto [code, out] = numpy_script(std::string(kMakeCapture) + R"(
 np.savez(d + '/plain.npz', attention=a.astype(np.float32), values=v.astype(np.float32),
          tokens=np.array(['<s>', 'caf\u00e9', ' sat', '\u2603', '.']), ids=np.arange(5, dtype=np.int64),
          model=np.array('gpt2'))
 np.savez_compressed(d + '/compressed.npz', attention=a, values=v)  # float64, deflated
 np.savetxt(d + '/a.txt', a.astype(np.float32).reshape(-1), fmt='%.9g')
 np.savetxt(d + '/v.txt', v.astype(np.float32).reshape(-1), fmt='%.9g')
-)", dir);
+)",
+                                        dir);
   ASSERT_EQ(code, 0) << out;
   std::vector<float> a, v;
   std::ifstream at(dir / "a.txt"), vt(dir / "v.txt");
@@ -107,7 +108,7 @@ np.savetxt(d + '/v.txt', v.astype(np.float32).reshape(-1), fmt='%.9g')
 }
 
 TEST(Capture, WrittenCapturesAreNumpysAndReadBack) {
-  const fs::path dir = fresh_dir("write");
+  const fs::path dir = fresh_capture_dir("write");
   m::Capture c;
   c.layers = 1, c.heads = 2, c.tokens = 3, c.headDim = 2;
   c.attention = {1, 0, 0, 0.5f, 0.5f, 0, 0.2f, 0.3f, 0.5f, 1, 0, 0, 0.25f, 0.75f, 0, 0.1f, 0.1f, 0.8f};
@@ -116,14 +117,15 @@ TEST(Capture, WrittenCapturesAreNumpysAndReadBack) {
   c.model = "m";
   m::capture_check(c, "in memory");
   m::capture_write(c, dir / "ours.npz", false);
-  const auto [code, out] = python(R"(
+  const auto [code, out] = numpy_script(R"(
 z = np.load(d + '/ours.npz')
 assert z['attention'].shape == (1, 2, 3, 3) and z['attention'].dtype == np.float32
 assert np.allclose(z['attention'].sum(-1), 1)
 assert z['values'].shape == (1, 2, 3, 2) and z['values'][0, 1, 2, 1] == 12
 assert list(z['tokens']) == ['<s>', 'A', '\u00e9'], list(z['tokens'])
 assert str(z['model']) == 'm'
-)", dir);
+)",
+                                        dir);
   EXPECT_EQ(code, 0) << out;
   const m::Capture back = read_ok(dir / "ours.npz");
   EXPECT_EQ(back.attention, c.attention);
@@ -134,8 +136,8 @@ assert str(z['model']) == 'm'
 }
 
 TEST(Capture, HostileFilesAreRefusedWithWhatIsWrong) {
-  const fs::path dir = fresh_dir("hostile");
-  const auto [code, out] = python(std::string(kMakeCapture) + R"(
+  const fs::path dir = fresh_capture_dir("hostile");
+  const auto [code, out] = numpy_script(std::string(kMakeCapture) + R"(
 f = a.astype(np.float32)
 np.savez(d + '/no_attention.npz', values=v)
 np.savez(d + '/rank3.npz', attention=f[0])
@@ -162,7 +164,8 @@ with zipfile.ZipFile(d + '/short.npz', 'w') as z:
     z.writestr('attention.npy', b'\x93NUMPY\x01\x00' + len(h).to_bytes(2, 'little') + h.encode() + b'\0' * 8)
 raw = open(d + '/no_attention.npz', 'rb').read()
 open(d + '/truncated.npz', 'wb').write(raw[: len(raw) // 2])
-)", dir);
+)",
+                                        dir);
   ASSERT_EQ(code, 0) << out;
   const std::vector<std::pair<const char*, const char*>> cases{
       {"no_attention.npz", "no 'attention' array"},
@@ -208,8 +211,8 @@ open(d + '/truncated.npz', 'wb').write(raw[: len(raw) // 2])
 // memory budget, tokens of a million characters, 2-d ids and token bytes
 // that are not UTF-8 are refused in words, without the claimed allocation.
 TEST(Capture, ClaimedSizesAreRefusedBeforeTheyAreAllocated) {
-  const fs::path dir = fresh_dir("claims");
-  const auto [code, out] = python(std::string(kMakeCapture) + R"(
+  const fs::path dir = fresh_capture_dir("claims");
+  const auto [code, out] = numpy_script(std::string(kMakeCapture) + R"(
 import zipfile, struct, os
 f = a.astype(np.float32)
 def npy_header(shape, descr='<f4'):
@@ -235,7 +238,7 @@ np.savez(d + '/bytes_over_255.npz', attention=f, tokens_utf8=np.array([300, 97, 
          tokens_offsets=np.array([0, 1, 2, 3, 4, 5]))
 np.savez(d + '/fine.npz', attention=f, values=v.astype(np.float32))
 )",
-                                  dir);
+                                        dir);
   ASSERT_EQ(code, 0) << out;
   // The header's claim, over a budget of 1 GiB: refused before reading.
   ::setenv("SINKSCOPE_CAPTURE_BUDGET_GB", "1", 1);
