@@ -1,6 +1,7 @@
 #include "models/cpu_runtime.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <malloc.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <limits>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "analysis/head_analysis.h"
 
@@ -20,9 +22,30 @@ namespace {
 // alternatives) has none of them, and then nothing is changed. (Debian's
 // libblas.so.3 and libopenblas.so.0 are one OpenBLAS: the first forwards to
 // the second, so one lookup reaches the kernels libtorch calls.)
+// Python loads extension modules, and the BLAS they bring, outside the
+// global scope, where RTLD_DEFAULT does not look: there the loaded OpenBLAS
+// is found by its file name and asked directly.
+void* loaded_openblas() {
+  std::vector<std::string> names;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* found) {
+        const std::string name = info->dlpi_name ? info->dlpi_name : "";
+        if (name.find("openblas") != std::string::npos)
+          static_cast<std::vector<std::string>*>(found)->push_back(name);
+        return 0;
+      },
+      &names);
+  for (const std::string& name : names)  // dlopen outside the iteration's lock
+    if (void* handle = dlopen(name.c_str(), RTLD_NOLOAD | RTLD_LAZY)) return handle;
+  return nullptr;
+}
+
 template <class F>
 F* openblas_symbol(const char* name) {
-  return reinterpret_cast<F*>(dlsym(RTLD_DEFAULT, name));
+  if (void* global = dlsym(RTLD_DEFAULT, name)) return reinterpret_cast<F*>(global);
+  static std::atomic<void*> library{nullptr};
+  if (!library.load()) library = loaded_openblas();  // kept open: OpenBLAS is never unloaded
+  return library.load() ? reinterpret_cast<F*>(dlsym(library.load(), name)) : nullptr;
 }
 
 void blas_threads_set(int n) {

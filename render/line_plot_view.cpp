@@ -18,6 +18,28 @@
 namespace sinkscope::render {
 
 namespace {
+
+// Whole numbers (counts, layers, N) step by 1, 2 or 5 times a power of ten, the
+// smallest such step giving no more ticks than asked: QCustomPlot's fixed
+// ticker rounds a step of 1.4 up to 3, which labels 0 and 3 where data reach 4.
+class WholeNumberTicker : public QCPAxisTicker {
+ protected:
+  double getTickStep(const QCPRange& range) override {
+    const double wanted = range.size() / std::max(1, tickCount());
+    // Never so coarse that fewer than two labelled ticks fall on the axis.
+    const auto ticksOn = [&](double step) {
+      return std::floor(range.upper / step + 1e-9) - std::ceil(range.lower / step - 1e-9) + 1;
+    };
+    double previous = 1.0;
+    for (double decade = 1.0; decade < 1e15; decade *= 10.0)
+      for (double factor : {1.0, 2.0, 5.0}) {
+        const double step = factor * decade;
+        if (step >= wanted - 1e-9) return ticksOn(step) >= 2 ? step : previous;
+        previous = step;
+      }
+    return previous;
+  }
+};
 // `c` mixed with white: a lighter shade of the same hue.
 QColor tint(const QColor& c, double white) {
   auto mix = [&](int v) { return static_cast<int>(std::lround(v + (255 - v) * white)); };
@@ -256,7 +278,7 @@ void LinePlotView::fitToSize() {
                              .horizontalAdvance(QString::number(static_cast<long long>(
                                  std::max(std::abs(x.lower), std::abs(x.upper)))));
     if (span >= 1 && span <= 12 && width() * 0.8 / (span + 1) >= 2.0 * label)
-      plot_->xAxis->ticker()->setTickCount(span);
+      plot_->xAxis->ticker()->setTickCount(span + 1);  // the range has air at both ends
   }
   // QCustomPlot's readable steps (1, 2, 2.5, 5) may give half again as many
   // ticks as asked: ask for two thirds of what fits (whole numbers step by
@@ -462,12 +484,8 @@ void LinePlotView::setTickers() {
   for (auto [axis, integer] :
        {std::pair{plot_->xAxis, data_.integerX}, {plot_->yAxis, data_.integerY}}) {
     if (integer) {
-      // Multiples of 1 only: whole-number ticks, as many as fit.
-      auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
-      ticker->setTickStep(1.0);
-      ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
-      axis->setTicker(ticker);
-    } else if (qSharedPointerDynamicCast<QCPAxisTickerFixed>(axis->ticker())) {
+      axis->setTicker(QSharedPointer<WholeNumberTicker>::create());
+    } else if (qSharedPointerDynamicCast<WholeNumberTicker>(axis->ticker())) {
       axis->setTicker(QSharedPointer<QCPAxisTicker>::create());
     }
   }
