@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <QApplication>
+#include <QEventLoop>
 #include <QFileInfo>
 #include <QMap>
 #include <QSettings>
@@ -300,8 +301,7 @@ class FigureRun {
     }
   }
 
-  int exec(QApplication& app) {
-    app_ = &app;
+  int exec() {
     QObject::connect(workspace_.jobs(), &ui::JobRunner::jobFailed, &workspace_,
                      [this](quint64, const QString& name, const QString& message, const QString&) {
                        finish(1, QStringLiteral("%1: %2").arg(name, message));
@@ -323,7 +323,7 @@ class FigureRun {
     QTimer::singleShot(o_.timeout * 1000, &workspace_, [this] {
       finish(1, QStringLiteral("the run did not finish within %1 s (--timeout)").arg(o_.timeout));
     });
-    app.exec();
+    loop_.exec();
     workspace_.jobs()->cancelAll();
     return exitCode_;
   }
@@ -390,7 +390,7 @@ class FigureRun {
     if (!message.isEmpty())
       std::fprintf(code == 0 ? stdout : stderr, "%s%s\n", code == 0 ? "" : "sinkscope figure: ",
                    qPrintable(message));
-    app_->exit(code);
+    loop_.exit(code);
   }
 
   const FigureOptionsLine& o_;
@@ -401,9 +401,24 @@ class FigureRun {
   ui::PanelBoard* panels_;  // host_'s
   ui::WorkspaceSession session_;
   ui::FigureWriter writer_;
-  QApplication* app_ = nullptr;
+  QEventLoop loop_;
   int exitCode_ = 1;
 };
+
+}  // namespace
+
+namespace {
+
+// The figure of a parsed command line in the running application; the
+// user's settings are neither read nor changed (this run keeps its settings
+// in `settingsDir`).
+int figure_in_application(const FigureOptionsLine& o, const ui::FigureRequest& request,
+                          const QTemporaryDir& settingsDir) {
+  name_application();
+  QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir.path());
+  QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settingsDir.path());
+  return FigureRun(o, request).exec();
+}
 
 }  // namespace
 
@@ -430,10 +445,26 @@ int figure_command(int argc, char** argv) {
     return 2;
   }
   QApplication app(argc, argv);
-  name_application();
-  QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir.path());
-  QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settingsDir.path());
-  return FigureRun(o, request).exec(app);
+  return figure_in_application(o, request, settingsDir);
+}
+
+int figure_command_here(int argc, char** argv) {
+  if (const std::string threadError = models::apply_thread_environment(); !threadError.empty()) {
+    std::fprintf(stderr, "sinkscope figure: %s\n", threadError.c_str());
+    return 2;
+  }
+  CommandLine line = figure_command_line();
+  FigureOptionsLine o(line.app());
+  ui::FigureRequest request;
+  try {
+    if (!line.parse(argc, argv, 1)) return 0;  // --help
+    request = checked_request(o);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "sinkscope figure: %s\n", e.what());
+    return 2;
+  }
+  const QTemporaryDir settingsDir;
+  return figure_in_application(o, request, settingsDir);
 }
 
 }  // namespace sinkscope::app

@@ -11,4 +11,8 @@ namespace sinkscope::app {
 // not be made, 2 for a bad command line.
 int figure_command(int argc, char** argv);
 
+// The same in a running QApplication (a test's), with the thread setting of
+// SINKSCOPE_THREADS or every core; what it prints goes to stdout and stderr.
+int figure_command_here(int argc, char** argv);
+
 }  // namespace sinkscope::app

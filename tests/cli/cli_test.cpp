@@ -44,6 +44,23 @@ TEST(Cli, HelpAndVersion) {
   EXPECT_NE(cli("--version").out.find("sinkscope-cli 0."), std::string::npos);
 }
 
+// Most tests here run the commands in the test's process (cli()): the
+// program answers each line as they do, output and exit code, the --threads
+// of one run not carried into the next.
+TEST(Cli, TheProgramAnswersAsTheCommandsRunInProcess) {
+  const std::string model = SINKSCOPE_SOURCE_DIR "/resources/models/rope-decoder-bos-first";
+  for (const std::string& args : std::vector<std::string>{
+           "baseline --length 5", "baseline --length ten", "frobnicate", "info --threads 1", "info",
+           "tokens '" + model + "' --text 'The cat sat.'",
+           "attention '" + model + "' --text 'The cat sat.' --layer 1 --head 2 --csv -",
+           "inspect /nonexistent/model"}) {
+    SCOPED_TRACE(args);
+    const CliRun here = cli(args), program = cli_process(args);
+    EXPECT_EQ(here.exit, program.exit);
+    EXPECT_EQ(here.out, program.out);
+  }
+}
+
 TEST(Cli, BadUsageExitsWithTwoAndOneLine) {
   for (const char* args : {"", "frobnicate", "baseline", "baseline --length 0",
                            "baseline --length ten", "baseline --colour red"}) {

@@ -1,9 +1,9 @@
 // Figures without a display: `sinkscope-cli figure` runs
-// the GUI program on Qt's offscreen platform. Every panel is compared with a
-// golden image (tests/baselines/figure_*.png, made by this command and looked
-// at before they were accepted), PDFs are vectors with embedded fonts, SVG
-// text stays text, a PNG's pixels are the preset's size at the DPI, the same
-// request is the same file, and bad requests say what is wrong.
+// the GUI program on Qt's offscreen platform (here, the same command runs in
+// this program's offscreen QApplication; the programs give the same bytes). Every panel is compared
+// with a golden image (tests/baselines/figure_*.png, made by this command and looked at before they
+// were accepted), PDFs are vectors with embedded fonts, SVG text stays text, a PNG's pixels are the
+// preset's size at the DPI, the same request is the same file, and bad requests say what is wrong.
 #include <gtest/gtest.h>
 
 #include <QDir>
@@ -22,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/figure_command.h"
 #include "models/io/table_io.h"
 #include "render/panel_export.h"
 #include "support/pdf_text.h"
@@ -33,6 +34,10 @@
 using namespace sinkscope;
 
 namespace {
+
+// Figures are made in this program's QApplication (support/cli_in_process.h);
+// lines that need a shell run the programs.
+const bool kFiguresHere = (sinkscope::testing::run_figures_here(&app::figure_command_here), true);
 
 const std::string kModel = SINKSCOPE_SOURCE_DIR "/resources/models/rope-decoder-bos-first";
 const std::string kText = "'The cat sat on the mat because it was tired.'";
@@ -278,12 +283,14 @@ TEST(FigureCli, EveryPanelsTextIsOnThePageAtThePresetsSizeAndOnNoOtherText) {
 TEST(FigureCli, TheSameRequestIsTheSameFileAndTheCameraTurnsTheScene) {
   QTemporaryDir dir;
   const std::string folder = dir.path().toStdString();
+  // b by the programs (sinkscope-cli runs sinkscope), a in this process: the same bytes.
   for (const std::string name : {"a", "b"}) {
-    ASSERT_EQ(cli(figure_args("--panel attention-map --panel persistence --panel value-space",
+    const auto run = name == "a" ? cli : cli_process;
+    ASSERT_EQ(run(figure_args("--panel attention-map --panel persistence --panel value-space",
                               folder + "/" + name + ".pdf"))
                   .exit,
               0);
-    ASSERT_EQ(cli(figure_args("--panel graph", folder + "/" + name + ".svg")).exit, 0);
+    ASSERT_EQ(run(figure_args("--panel graph", folder + "/" + name + ".svg")).exit, 0);
   }
   EXPECT_EQ(read_text(folder + "/a.pdf"), read_text(folder + "/b.pdf"));
   EXPECT_EQ(read_text(folder + "/a.svg"), read_text(folder + "/b.svg"));

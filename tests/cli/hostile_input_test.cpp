@@ -1,7 +1,9 @@
 // Hostile model folders and odd input through the
-// release CLI: every case ends with exit 1 or 2 and one line naming the file
-// and the problem (or succeeds where the input is valid), never a signal, a
-// hang (each command runs under `timeout`) or a file read outside the folder.
+// release CLI's commands: every case ends with exit 1 or 2 and one line naming
+// the file and the problem (or succeeds where the input is valid), never a
+// signal, a hang or a file read outside the folder. Commands run in this
+// process (a crash ends the shard, a hang meets ctest's timeout); lines that
+// need a shell run the program under `timeout`.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -19,6 +21,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+
+#include "support/cli_in_process.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -69,9 +73,13 @@ class Hostile : public ::testing::Test {
     std::ofstream(p, std::ios::binary) << text;
   }
 
-  // Runs the CLI under a 60 s timeout; `redirect` is shell text for stdout
-  // (default: a file we read back).
+  // Runs the CLI's command in this process where the line needs no shell,
+  // else the program under a 60 s timeout; `redirect` is shell text for
+  // stdout (default: a file we read back).
   static CliRun cli(const std::string& args, const std::string& redirect = "") {
+    if (redirect.empty())
+      if (auto here = sinkscope::testing::cli_in_process(args, false))
+        return {here->exit, here->out, here->err};
     const fs::path out = root_ / "stdout.txt", err = root_ / "stderr.txt";
     const std::string command = "timeout -k 5 60 " + quote(SINKSCOPE_CLI) + " " + args + " " +
                                 (redirect.empty() ? ">" + quote(out.string()) : redirect) +

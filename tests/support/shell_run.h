@@ -9,6 +9,10 @@
 #include <sstream>
 #include <string>
 
+#ifdef SINKSCOPE_CLI_IN_PROCESS
+#include "support/cli_in_process.h"
+#endif
+
 struct CliRun {
   int exit = -1;
   std::string out;
@@ -28,9 +32,19 @@ inline CliRun shell(const std::string& command) {
 }
 
 #ifdef SINKSCOPE_CLI
-// Runs sinkscope-cli with `args` (shell-quoted by the caller); stderr is merged into out.
-inline CliRun cli(const std::string& args) {
+// Runs sinkscope-cli with `args` as a process (shell-quoted by the caller);
+// stderr is merged into out.
+inline CliRun cli_process(const std::string& args) {
   return shell(std::string("'") + SINKSCOPE_CLI + "' " + args + " 2>&1");
+}
+
+// The same, in this process where the program links the CLI's commands
+// (support/cli_in_process.h) and the line needs no shell.
+inline CliRun cli(const std::string& args) {
+#ifdef SINKSCOPE_CLI_IN_PROCESS
+  if (auto here = sinkscope::testing::cli_in_process(args, true)) return {here->exit, here->out};
+#endif
+  return cli_process(args);
 }
 #endif
 
