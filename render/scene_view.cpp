@@ -49,6 +49,8 @@ SceneView::SceneView(QWidget* parent) : VtkViewWidget(parent) {
   setInteractorStyle(style);
   renderer()->SetViewport(0.0, 0.0, 1.0, 0.88);
   for (vtkTextActor* t : {title_.Get(), legend_.Get()}) {
+    // DejaVu Sans: VTK's own fonts lack the math (θ, sₙ, rₘₐₓ) and token glyphs.
+    vtk_text_use_unicode_font(t->GetTextProperty());
     t->GetTextProperty()->SetColor(0.1, 0.1, 0.1);
     t->GetPositionCoordinate()->SetCoordinateSystemToNormalizedViewport();
     overlayRenderer()->AddActor2D(t);

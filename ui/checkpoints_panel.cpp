@@ -41,20 +41,21 @@ CheckpointsPanel::CheckpointsPanel(render::DrawnViews& drawn, QWidget* parent)
   row->addWidget(step_);
   metric_ = new QComboBox(this);
   metric_->setObjectName(QStringLiteral("emergenceMetric"));
-  metric_->addItem(tr("alpha_0"), static_cast<int>(EmergenceMetric::Alpha0));
+  metric_->addItem(tr("α₀"), static_cast<int>(EmergenceMetric::Alpha0));
   metric_->addItem(tr("sink boost"), static_cast<int>(EmergenceMetric::Boost));
   metric_->addItem(tr("sink rate"), static_cast<int>(EmergenceMetric::SinkRate));
   metric_->addItem(tr("heads with boost >= 3"), static_cast<int>(EmergenceMetric::StrongBoost));
-  metric_->setToolTip(tr("What the curves show per layer (dashed: every head of the model): the "
-                         "heads' mean alpha_0, their mean boost over a uniform head, the share of "
-                         "heads with alpha_0 > 0.3, or the share with a boost of 3 or more"));
+  metric_->setToolTip(
+      tr("What the curves show per layer (dashed: every head of the model): the "
+         "heads' mean α₀, their mean boost over a uniform head, the share of "
+         "heads with α₀ > 0.3, or the share with a boost of 3 or more"));
   connect(metric_, &QComboBox::currentIndexChanged, this, [this] {
     if (!last_.values.empty()) setEmergence(last_, lastText_);
   });
   row->addWidget(metric_);
   recompute_ = new QPushButton(tr("Plot for this sentence"), this);
   recompute_->setObjectName(QStringLiteral("emergenceRecompute"));
-  recompute_->setToolTip(tr("Compute alpha_0 at every checkpoint for the sentence in the box"));
+  recompute_->setToolTip(tr("Compute α₀ at every checkpoint for the sentence in the box"));
   recompute_->setEnabled(false);
   row->addWidget(recompute_);
   layout->addLayout(row);

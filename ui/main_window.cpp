@@ -202,8 +202,8 @@ void MainWindow::buildHiddenDocks() {
       panelDock(QStringLiteral("emergence")),
       tr("The checkpoints of a training run (sinkscope-cli train writes them as "
          "checkpoints/step-N): the slider opens each one and every panel follows; the plot "
-         "shows the sentence's first-token attention alpha_0 (or its boost, or the sink "
-         "rate) per layer against the training step, the grid every head's alpha_0, so you "
+         "shows the sentence's first-token attention α₀ (or its boost, or the sink "
+         "rate) per layer against the training step, the grid every head's α₀, so you "
          "can see when the sink appears."),
       studyDock_);
   profileDock_->raise();  // hiding the newest tab would leave its neighbour in front

@@ -169,7 +169,12 @@ void PanelBoard::storeOptions(Session& s) const {
 void PanelBoard::applyOptions(const Session& s) {
   if (auto* box = findOption<QCheckBox>(QStringLiteral("logScale"))) box->setChecked(s.logScale);
   if (auto* score = findOption<QComboBox>(QStringLiteral("overviewScore"))) {
-    const int at = score->findText(QString::fromStdString(s.overviewScore));
+    QString named = QString::fromStdString(s.overviewScore);
+    // Sessions saved before the scores' names wrote their math as glyphs.
+    if (score->findText(named) < 0)
+      named.replace(QStringLiteral("alpha_0"), QStringLiteral("\u03b1\u2080"))
+          .replace(QStringLiteral("F_N"), QStringLiteral("F\u2099"));
+    const int at = score->findText(named);
     if (at >= 0) score->setCurrentIndex(at);
   }
   if (auto* layout = findOption<QComboBox>(QStringLiteral("graphLayout")))

@@ -37,8 +37,7 @@ SelectionBar::SelectionBar(SelectionModel* selection, QWidget* parent)
   threshold_->setDecimals(3);
   threshold_->setRange(0.0, 1.0);
   threshold_->setSingleStep(0.01);
-  threshold_->setToolTip(
-      tr("Graph threshold theta: an edge i-j exists when A[i][j] >= theta"));
+  threshold_->setToolTip(tr("Graph threshold θ: an edge i-j exists when A[i][j] >= θ"));
   topN_ = new QSpinBox(this);
   topN_->setRange(1, 1);
   topN_->setToolTip(tr("N: the number of top-attended keys selected in value space (s. 6)"));

@@ -127,7 +127,7 @@ void StudyPanel::setStudy(StudyTables study) {
                                  .arg(QString::fromStdString(s.lastToken).toHtmlEscaped());
   summary_->setText(
       tr("<b>%1</b>: %2 sentences%3. Frame: <b>%4</b>; of %5 specialised heads, %6 specialise on "
-         "the first token \"%7\"%8, %9 elsewhere. Sink rate (alpha_0 > eps): %10% of heads and "
+         "the first token \"%7\"%8, %9 elsewhere. Sink rate (α₀ > ε): %10% of heads and "
          "sentences; mean boost %11. Brackets: 95% bootstrap intervals over the sentences.")
           .arg(model_name(s.model).toHtmlEscaped())
           .arg(s.sentences)
@@ -189,12 +189,12 @@ void StudyPanel::drawClasses() {
 void StudyPanel::fillSentences() {
   sentences_->clear();
   const auto& list = study_->topSentences[static_cast<std::size_t>(layer_ * study_->heads + head_)];
-  sentencesTitle_->setText(tr("Sentences where layer %1, head %2 sinks hardest (highest alpha_0); "
+  sentencesTitle_->setText(tr("Sentences where layer %1, head %2 sinks hardest (highest α₀); "
                               "double-click one to run it with this head selected:")
                                .arg(layer_)
                                .arg(head_));
   for (const StudySentence& sentence : list) {
-    auto* item = new QListWidgetItem(tr("alpha_0 %1 (boost %2), %3 tokens, #%4: %5")
+    auto* item = new QListWidgetItem(tr("α₀ %1 (boost %2), %3 tokens, #%4: %5")
                                          .arg(sentence.alpha0, 0, 'f', 3)
                                          .arg(sentence.boost, 0, 'f', 2)
                                          .arg(sentence.tokens)

@@ -183,11 +183,11 @@ SetFigure key_importance_figure(const SetContext& x) {
   baseline.reference = true;
   f.plot.series.push_back(std::move(baseline));
   f.file = "key_importance_by_layer";
-  f.plot.title = "Key importance alpha_k by position (mean over heads and " + x.source + ")" +
+  f.plot.title = "Key importance αₖ by position (mean over heads and " + x.source + ")" +
                  shown_note(x.shown, x.L) + x.positionNote;
   f.plot.xPadding = 0.5;
   f.plot.xLabel = "key position k";
-  f.plot.yLabel = "alpha_k";
+  f.plot.yLabel = "αₖ";
   f.plot.integerX = true;
   f.plot.includeZero = true;
   f.table = layered_table(alpha, &uniform, {}, 0.0,
@@ -212,11 +212,11 @@ void append_betti_figures(const SetContext& x, const io::CsvTable& frameTable,
     std::string frame;
     if (!frameTable.rows.empty() && !frameTable.rows.front().empty())
       frame = " | reference frame: " + frameTable.rows.front().front();
-    f.plot.title = std::string(dimension == 0 ? "beta_0 (components)" : "beta_1 (loops)") +
+    f.plot.title = std::string(dimension == 0 ? "β₀ (components)" : "β₁ (loops)") +
                    " against distance e (mean over heads and " + x.source + ")" + frame +
                    shown_note(x.shown, x.L);
     f.plot.xLabel = "distance scale e";
-    f.plot.yLabel = dimension == 0 ? "beta_0" : "beta_1";
+    f.plot.yLabel = dimension == 0 ? "β₀" : "β₁";
     f.plot.includeZero = true;
     f.table = layered_table(beta, nullptr, grid, 0.0,
                             {"layer", "e", dimension == 0 ? "beta_0" : "beta_1", "sentences"});
@@ -238,11 +238,11 @@ SetFigure fn_figure(const SetContext& x) {
     }
   SetFigure fig = layered_figure(f, &random, {}, 1.0, x.shown, x.minCount);
   fig.file = "fn_against_n_by_layer";
-  fig.plot.title = "F_N against N at the last query (mean over heads and " + x.source +
+  fig.plot.title = "Fₙ against N at the last query (mean over heads and " + x.source +
                    "); dashed: random N-subsets" + shown_note(x.shown, x.L) + x.positionNote;
   fig.plot.xPadding = 0.5;
   fig.plot.xLabel = "N (keys selected)";
-  fig.plot.yLabel = "F_N";
+  fig.plot.yLabel = "Fₙ";
   fig.plot.integerX = true;
   fig.plot.includeZero = true;
   fig.table = layered_table(f, &random, {}, 1.0, {"layer", "n", "f_n", "f_n_random", "sentences"});
@@ -321,6 +321,27 @@ SetFigure bos_removal_figure(const SetContext& x) {
   return fig;
 }
 
+// A ranking as a legend says it (the CSV keeps head_ranking_name's word).
+std::string ranking_legend_name(models::HeadRanking ranking) {
+  switch (ranking) {
+    case models::HeadRanking::TypeGuided:
+      return "type-guided";
+    case models::HeadRanking::WeightMagnitude:
+      return "weight magnitude";
+    case models::HeadRanking::EntropyKeepLow:
+      return "entropy, low kept";
+    case models::HeadRanking::EntropyKeepHigh:
+      return "entropy, high kept";
+    case models::HeadRanking::SinkAttention:
+      return "attention to the sink";
+    case models::HeadRanking::CurrentToken:
+      return "attention to the current token";
+    case models::HeadRanking::Random:
+      return "random";
+  }
+  return models::head_ranking_name(ranking);
+}
+
 }  // namespace
 
 std::vector<SetFigure> figure_set_of_records(const std::vector<SentenceRecord>& records, int L,
@@ -382,9 +403,10 @@ SetFigure sparsification_figure(const models::LoadedModel& model,
   fig.table.columns = {"ranking", "retained", "dnll", "sentences"};
   std::map<int, views::PlotSeries> byRanking;
   for (const auto& [key, cell] : pooled) {
-    const std::string name = models::head_ranking_name(static_cast<models::HeadRanking>(key.first));
+    const auto ranking = static_cast<models::HeadRanking>(key.first);
+    const std::string name = models::head_ranking_name(ranking);
     views::PlotSeries& c = byRanking[key.first];
-    c.name = name;
+    c.name = ranking_legend_name(ranking);
     c.x.push_back(key.second);
     c.y.push_back(cell.first / cell.second);
     fig.table.rows.push_back({name, csv_number(key.second), csv_number(cell.first / cell.second),

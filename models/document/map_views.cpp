@@ -148,14 +148,14 @@ views::HeatMap head_score_map(const TraceAnalysis& a, const HeadScoreMapInputs& 
       name = "entropy (nats)";
       break;
     case HeadScore::Fiedler:
-      name = "Fiedler value, theta " + short_number(in.sources.threshold) +
+      name = "Fiedler value, θ " + short_number(in.sources.threshold) +
              (in.allFiedlers ? "" : " (heads visited so far)");
       break;
     // Both need the heads' values; a capture without them leaves the cells
     // blank and says why, never a scale of zeros.
     case HeadScore::FScore:
-      name = in.hasValues ? "F_N, N = " + std::to_string(a.params.valueSpace.topN)
-                          : "F_N needs the heads' values (this capture has none)";
+      name = in.hasValues ? "Fₙ, N = " + std::to_string(a.params.valueSpace.topN)
+                          : "Fₙ needs the heads' values (this capture has none)";
       break;
     case HeadScore::Taxonomy:
       name = in.hasValues ? "0 Retriever, 1 Mixer, 2 Reset"

@@ -90,18 +90,17 @@ views::LinePlot key_importance_plot(const KeyImportanceInputs& in,
   const analysis::AttentionMatrix& map = *in.map;
   const int T = map.size;
   views::LinePlot plot;
-  plot.title = "Key importance alpha_k | " + in.source + ", layer " +
-               std::to_string(in.place.layer) + ", " + head_name(in.place.head) + in.place.note;
+  plot.title = "Key importance αₖ | " + in.source + ", layer " + std::to_string(in.place.layer) +
+               ", " + head_name(in.place.head) + in.place.note;
   plot.xLabel = "key position k";
   plot.integerX = true;
-  plot.yLabel = "alpha_k";
+  plot.yLabel = "αₖ";
   views::PlotSeries alpha =
-      key_importance_series(map, tokens, in.uniform ? "alpha_k (uniform head)" : "alpha_k");
+      key_importance_series(map, tokens, in.uniform ? "αₖ (uniform head)" : "αₖ");
   views::PlotSeries baseline{"uniform baseline", {}, {}, true};
   // The sink threshold the run's heads were analysed with.
   const double epsValue = in.analysis ? in.analysis->settings.eps : analysis::kDefaultSinkMetricEps;
-  views::PlotSeries eps{
-      "eps = " + short_number(epsValue) + " (sink threshold)", {}, {}, false, true};
+  views::PlotSeries eps{"ε = " + short_number(epsValue) + " (sink threshold)", {}, {}, false, true};
   baseline.y = analysis::sink_uniform_baselines(T, map.causal);
   baseline.x = positions(baseline.y.size());
   eps.x = {0.0, static_cast<double>(std::max(T - 1, 1))};
@@ -113,10 +112,10 @@ views::LinePlot key_importance_plot(const KeyImportanceInputs& in,
   if (!before) return plot;
 
   const RunNames& names = before->names;
-  alpha.name = "alpha_k " + names.after;
+  alpha.name = "αₖ " + names.after;
   alpha.run = names.after;
   views::PlotSeries plain =
-      key_importance_series(*before->map, *before->tokens, "alpha_k " + names.before);
+      key_importance_series(*before->map, *before->tokens, "αₖ " + names.before);
   plain.run = names.before;
   // Dashed in the after curve's own colour: the grey dashed line is the
   // uniform baseline, and the two must not look alike.
@@ -133,7 +132,7 @@ views::LinePlot key_importance_plot(const KeyImportanceInputs& in,
         byToken.y.push_back(alpha.y[j]);
         byToken.labels.push_back(j < alpha.labels.size() ? alpha.labels[j] : std::string());
       }
-    byToken.name = "alpha_k " + names.after + ", at " + names.before + "'s tokens";
+    byToken.name = "αₖ " + names.after + ", at " + names.before + "'s tokens";
     alpha = std::move(byToken);
     const int beforeT = before->map->size;
     baseline.y = analysis::sink_uniform_baselines(beforeT, before->map->causal);
@@ -245,8 +244,8 @@ views::LinePlot betti_plot(const analysis::HeadAnalysis& r, const PlotPlace& pla
   b.xLabel = "distance scale e";
   b.integerY = true;
   b.yLabel = "Betti number";
-  const views::PlotSeries b0 = betti_series("beta_0 (components)", r.betti.grid, r.betti.beta0);
-  const views::PlotSeries b1 = betti_series("beta_1 (loops)", r.betti.grid, r.betti.beta1);
+  const views::PlotSeries b0 = betti_series("β₀ (components)", r.betti.grid, r.betti.beta0);
+  const views::PlotSeries b1 = betti_series("β₁ (loops)", r.betti.grid, r.betti.beta1);
   b.series = {b0, b1};
   auto rows = std::make_shared<io::CsvTable>();
   rows->columns = betti_columns();
@@ -255,8 +254,8 @@ views::LinePlot betti_plot(const analysis::HeadAnalysis& r, const PlotPlace& pla
   b.xPadding = 0.02;
   if (!before) return b;
   const analysis::BettiCurves& old = *before->curves;
-  views::PlotSeries a0 = betti_series("beta_0 " + before->names.before, old.grid, old.beta0);
-  views::PlotSeries a1 = betti_series("beta_1 " + before->names.before, old.grid, old.beta1);
+  views::PlotSeries a0 = betti_series("β₀ " + before->names.before, old.grid, old.beta0);
+  views::PlotSeries a1 = betti_series("β₁ " + before->names.before, old.grid, old.beta1);
   a0.dashed = a1.dashed = true;
   a0.colourOf = 0, a1.colourOf = 1;  // of beta_0 and beta_1
   b.series = {b0, b1, a0, a1};
@@ -275,12 +274,12 @@ views::LinePlot spectrum_plot(const std::vector<analysis::GraphSpectrum>& shown,
                               const SpectrumBefore* before) {
   views::LinePlot d;
   d.title = std::string(normalised ? "Normalised Laplacian" : "Laplacian") + " spectrum | layer " +
-            std::to_string(place.layer) + ", " + head_name(place.head) + " | theta " +
+            std::to_string(place.layer) + ", " + head_name(place.head) + " | θ " +
             short_number(g.threshold) + ": Fiedler " + short_number(g.fiedlerValue, 3) +
             ", centralisation " + short_number(g.centralisation, 3) + ", star-likeness " +
             short_number(g.starLikeness, 3) + place.note;
   if (onlyChosenAbove)
-    d.title += " | T > " + std::to_string(*onlyChosenAbove) + ": the selected theta only";
+    d.title += " | T > " + std::to_string(*onlyChosenAbove) + ": the selected θ only";
   d.xLabel = "eigenvalue index (ascending)";
   d.integerX = true;
   d.yLabel = "eigenvalue";
@@ -294,10 +293,10 @@ views::LinePlot spectrum_plot(const std::vector<analysis::GraphSpectrum>& shown,
   d.numbers = rows;
   for (const analysis::GraphSpectrum& s : shown)
     d.series.push_back(
-        {"theta " + short_number(s.threshold), positions(s.eigenvalues.size()), s.eigenvalues});
+        {"θ " + short_number(s.threshold), positions(s.eigenvalues.size()), s.eigenvalues});
   if (!before) return d;
   const analysis::GraphSpectrum& old = *before->spectrum;
-  views::PlotSeries e{"theta " + short_number(old.threshold) + " " + before->names.before,
+  views::PlotSeries e{"θ " + short_number(old.threshold) + " " + before->names.before,
                       positions(old.eigenvalues.size()), old.eigenvalues};
   e.dashed = true;
   e.colour = views::Rgb{110 / 255.0, 110 / 255.0, 110 / 255.0};
@@ -326,8 +325,8 @@ views::LinePlot value_curve_plot(const analysis::ValueSpaceCurve& points, int la
   views::LinePlot curve =
       value_curve_note("Separability against N | layer " + std::to_string(layer) + ", head " +
                        std::to_string(head) + ", query " + std::to_string(query));
-  views::PlotSeries f{"F_N (top-N)", {}, {}}, pr{"precision", {}, {}}, rc{"recall", {}, {}},
-      random{"F_N of random N-subsets (mean)", {}, {}, true};
+  views::PlotSeries f{"Fₙ (top-N)", {}, {}}, pr{"precision", {}, {}}, rc{"recall", {}, {}},
+      random{"Fₙ of random N-subsets (mean)", {}, {}, true};
   for (const auto& v : points.points) {
     for (auto* s : {&f, &pr, &rc, &random}) s->x.push_back(v.topN);
     f.y.push_back(v.scores.f);
@@ -398,10 +397,10 @@ views::LinePlot layer_sinks_plot(const LayerProfileView& view, const LayerProfil
   const views::PlotSeries sink = profile_series("attention to position 0 (mean over heads)", view,
                                                 "sink_attention", axis, layers);
   const views::PlotSeries rate =
-      profile_series("sink rate (share of heads, alpha_0 > " + short_number(eps) + ")", view,
+      profile_series("sink rate (share of heads, α₀ > " + short_number(eps) + ")", view,
                      "sink_rate", axis, layers);
   const views::PlotSeries centralisation =
-      profile_series("centralisation (head average, theta " + short_number(threshold) + ")", view,
+      profile_series("centralisation (head average, θ " + short_number(threshold) + ")", view,
                      "centralisation", axis, layers);
   views::LinePlot top = layer_plot(axis, "share", selectedLayer);
   top.title = "Sinks by layer | " + source;
@@ -435,7 +434,7 @@ views::LinePlot layer_topology_plot(const LayerProfileView& view, const LayerPro
   const views::PlotSeries rank =
       profile_series("effective rank of the layer's input", view, "effective_rank", axis, layers);
   const views::PlotSeries fiedler =
-      profile_series("Fiedler value (head average, theta " + short_number(threshold) + ")", view,
+      profile_series("Fiedler value (head average, θ " + short_number(threshold) + ")", view,
                      "fiedler", axis, layers);
   views::LinePlot bottom = layer_plot(axis, "count", selectedLayer);
   bottom.title = perLayerTopology ? "Topology and rank by layer"

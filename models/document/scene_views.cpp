@@ -41,7 +41,7 @@ views::Scene graph_scene(const GraphSceneInputs& in) {
   const analysis::HeadAnalysis& r = *in.analysis;
   views::Scene d;
   d.title = "Attention graph | layer " + std::to_string(in.layer) + ", " + head_name(in.head) +
-            " | theta " + short_number(in.theta) + in.note;
+            " | θ " + short_number(in.theta) + in.note;
   d.legend = std::string(in.force ? "force-directed" : "spectral") +
              " layout; size: attention received; red: sinks (" +
              std::to_string(r.sinks.sinks.size()) + ")";
@@ -79,7 +79,7 @@ views::Scene graph_scene(const GraphSceneInputs& in) {
     for (const auto& [w, j] : row) d.edges.push_back({i, j, w});
   }
   if (thinned)
-    d.legend += "; each token's " + std::to_string(kEdgesPerToken) + " strongest edges above theta";
+    d.legend += "; each token's " + std::to_string(kEdgesPerToken) + " strongest edges above θ";
   // The hovered persistence bar's edges, drawn lit whatever their weight.
   for (const auto& [a, b] : in.highlightedEdges)
     if (a < map.size && b < map.size) d.edges.push_back({a, b, 1.0, true});
@@ -90,7 +90,7 @@ views::Scene spectral_embedding_scene(const analysis::GraphSpectrum& full,
                                       const std::vector<std::string>& tokens,
                                       const std::function<bool(int token)>& lit) {
   views::Scene scene;
-  scene.title = "Spectral embedding | theta " + short_number(full.threshold);
+  scene.title = "Spectral embedding | θ " + short_number(full.threshold);
   scene.legend = "eigenvectors 2-4 of the Laplacian; colour: Fiedler vector";
   double extent = 1e-12;
   for (double v : full.fiedlerVector) extent = std::max(extent, std::abs(v));
@@ -118,8 +118,8 @@ views::Scene value_space_scene(const analysis::ValueSpace& vs,
             two_decimals(vs.scores.precision) + ", R " + two_decimals(vs.scores.recall) + ", F " +
             two_decimals(vs.scores.f) + " (random " + two_decimals(vs.randomMean.f) + ")" + note;
   d.legend =
-      "orange: top-N keys; red: first token; black: s_N; orange ball: r_max, grey ball: "
-      "r_min (full-space radii around the projected s_N)";
+      "orange: top-N keys; red: first token; black: sₙ; orange ball: rₘₐₓ, grey ball: "
+      "rₘᵢₙ (full-space radii around the projected sₙ)";
   std::vector<bool> selected(vs.keys.size(), false);
   for (int j : vs.selected) selected[static_cast<std::size_t>(j)] = true;  // keys 0..i
   for (std::size_t k = 0; k < vs.keys.size(); ++k) {
@@ -136,7 +136,7 @@ views::Scene value_space_scene(const analysis::ValueSpace& vs,
   s.position = vs.pca3.back();
   s.color = {0.05, 0.05, 0.05};
   s.size = 1.6;
-  s.label = "s_N";
+  s.label = "sₙ";
   d.points.push_back(s);
   d.balls.push_back({s.position, vs.rMax, views::kSelectedHighlight});
   if (std::isfinite(vs.rMin)) d.balls.push_back({s.position, vs.rMin, {0.3, 0.3, 0.3}});

@@ -31,9 +31,9 @@ std::string metric_name(const std::string& metric) {
   if (metric == "bars0_above_min_persistence") return "H0 bars";
   if (metric == "bars1_above_min_persistence") return "H1 bars";
   if (metric == "sink_concentration_percent") return "sink concentration";
-  if (metric == "f_n") return "F_N of the top-N keys";
+  if (metric == "f_n") return "Fₙ of the top-N keys";
   const auto at = metric.find('@');
-  if (at != std::string::npos) return "theta = " + metric.substr(at + 1);
+  if (at != std::string::npos) return "θ = " + metric.substr(at + 1);
   return metric;
 }
 
@@ -106,16 +106,16 @@ std::vector<StudyProfile> study_profiles(const StudyTables& s) {
   };
   std::vector<StudyProfile> all = {
       {"Sink concentration", "% of attention on sinks", {"sink_concentration_percent"}, ""},
-      {"Sink metric alpha_0 of the first token", "alpha_0", {"alpha0"}, "uniform"},
-      {"Sink boost alpha_0 / uniform baseline", "boost", {"boost"}, "one"},
+      {"Sink metric α₀ of the first token", "α₀", {"alpha0"}, "uniform"},
+      {"Sink boost α₀ / uniform baseline", "boost", {"boost"}, "one"},
       {"Persistence: bars above min persistence",
        "bars (mean over heads)",
        {"bars0_above_min_persistence", "bars1_above_min_persistence"},
        ""},
-      {"Fiedler value of the head-averaged graph", "lambda_2", withPrefix("fiedler"), ""},
+      {"Fiedler value of the head-averaged graph", "λ₂", withPrefix("fiedler"), ""},
       {"Degree centralisation of the head-averaged graph", "centralisation",
        withPrefix("centralisation"), ""},
-      {"F_N at the last token against random subsets", "F_N", {"f_n"}, "f_n_random"}};
+      {"Fₙ at the last token against random subsets", "Fₙ", {"f_n"}, "f_n_random"}};
   std::vector<StudyProfile> present;
   for (auto& c : all) {
     bool every = !c.metrics.empty();

@@ -28,14 +28,14 @@ views::LinePlot emergence_plot(const std::vector<models::Checkpoint>& checkpoint
   std::string what, axis;
   switch (metric) {
     case EmergenceMetric::Alpha0:
-      what = "alpha_0 (first token, mean over heads)", axis = "alpha_0";
+      what = "α₀ (first token, mean over heads)", axis = "α₀";
       break;
     case EmergenceMetric::Boost:
-      what = "sink boost (alpha_0 / uniform, mean over heads)", axis = "boost";
+      what = "sink boost (α₀ / uniform, mean over heads)", axis = "boost";
       break;
     case EmergenceMetric::SinkRate:
-      what = "sink rate (share of heads, alpha_0 > " +
-             short_number(analysis::kDefaultSinkMetricEps) + ")";
+      what =
+          "sink rate (share of heads, α₀ > " + short_number(analysis::kDefaultSinkMetricEps) + ")";
       axis = "share of heads";
       break;
     case EmergenceMetric::StrongBoost:
@@ -106,8 +106,8 @@ views::HeatMap emergence_grid(const std::vector<models::Checkpoint>& checkpoints
       d.rowLabels.push_back("L" + std::to_string(l) + " H" + std::to_string(h));
   for (int c = 0; c < d.cols; ++c)
     d.colLabels.push_back(std::to_string(checkpoints[static_cast<std::size_t>(c)].step));
-  d.title = "alpha_0 of every head by training step";
-  d.quantity = "alpha_0";
+  d.title = "α₀ of every head by training step";
+  d.quantity = "α₀";
   d.rowTitle = "head";
   d.colTitle = "step";
   d.fixedRange = true;

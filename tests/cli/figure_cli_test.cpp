@@ -238,6 +238,19 @@ TEST(FigureCli, PdfsAreVectorsWithEmbeddedFontsAndSvgTextIsText) {
   const std::string text = read_text(svg);
   EXPECT_NE(text.find(">Attention graph"), std::string::npos) << "the title as SVG text";
   EXPECT_NE(text.find("mat<"), std::string::npos) << "token labels as SVG text";
+  // Math as its glyphs (DejaVu Sans has them), not as ASCII: alpha_k, eps, beta_0.
+  const std::string keys = folder + "/keys.svg", betti = folder + "/betti.svg";
+  ASSERT_EQ(cli(figure_args("--panel key-importance", keys)).exit, 0);
+  ASSERT_EQ(cli(figure_args("--panel persistence --preset one-column", betti)).exit, 0);
+  for (const auto& [file, glyphs] :
+       {std::pair{keys, std::vector<std::string>{"\u03b1\u2096", "\u03b5 = "}},
+        {betti, {"\u03b2\u2080", "\u03b2\u2081"}}}) {
+    const std::string drawn = read_text(file);
+    for (const std::string& g : glyphs)
+      EXPECT_NE(drawn.find(g), std::string::npos) << file << ": " << g;
+    for (const char* ascii : {"alpha_", "beta_", "eps ="})
+      EXPECT_EQ(drawn.find(ascii), std::string::npos) << file << ": " << ascii;
+  }
 }
 
 // Every panel's figure at a paper preset, read back by poppler: every word on
@@ -699,7 +712,7 @@ TEST(FigureCli, AFiguresJsonIsItsViewsAsData) {
   EXPECT_EQ(all["views"][0]["kind"], "plot");
   EXPECT_EQ(all["views"][0]["numbers"]["rows"].get<std::vector<std::vector<std::string>>>(), bars);
   EXPECT_EQ(all["views"][1]["numbers"]["rows"].get<std::vector<std::vector<std::string>>>(), bars);
-  EXPECT_EQ(all["views"][2]["series"][0]["name"], "beta_0 (components)");
+  EXPECT_EQ(all["views"][2]["series"][0]["name"], "\u03b2\u2080 (components)");
 
   const std::string one = dir.filePath(QStringLiteral("map.json")).toStdString();
   ASSERT_EQ(cli(figure_args(" --panel attentionView --layer 1 --head 2", one)).exit, 0);
@@ -856,14 +869,15 @@ TEST(FigureCli, GridTaxonomyAndProfileCsvsAreAnalyzesRows) {
        analyzed("diagnostics.csv", {"layer", "head", "entropy"},
                 [&](const Record& r) { return aHead(r) && r.at("query") == "mean"; }),
        "overview: entropy");
-  same(project(drawn("overviewView", "sink boost (alpha_0 / uniform)"), {"layer", "head", "boost0"},
-               {}),
+  same(project(drawn("overviewView", "sink boost (\u03b1\u2080 / uniform)"),
+               {"layer", "head", "boost0"}, {}),
        analyzed("sink_summary.csv", {"layer", "head", "boost0"}, aHead), "overview: boost");
   same(project(drawn("overviewView", "Fiedler value (at the threshold)"),
                {"layer", "head", "threshold", "fiedler"}, {}),
        analyzed("spectra.csv", {"layer", "head", "threshold", "fiedler"},
                 [&](const Record& r) { return aHead(r) && r.at("threshold") == "0.05"; }),
        "overview: Fiedler");
+  // A session saved before the scores' names wrote F_N as Fₙ still names its score.
   same(project(drawn("overviewView", "F_N (value space, last query)"), {"layer", "head", "f"}, {}),
        analyzed("value_space.csv", {"layer", "head", "f"}, {}), "overview: F_N");
   same(project(drawn("overviewView", "taxonomy class"), {"layer", "head", "label"}, {}),

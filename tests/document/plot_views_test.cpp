@@ -55,7 +55,7 @@ TEST(PlotViews, KeyImportanceDrawsAlphaItsBaselineAndEps) {
   in.tokens = &tokens;
   in.keyToken = 3;
   const views::LinePlot plot = document::key_importance_plot(in);
-  EXPECT_EQ(plot.title, "Key importance alpha_k | tiny, layer 2, head 1");
+  EXPECT_EQ(plot.title, "Key importance \u03b1\u2096 | tiny, layer 2, head 1");
   ASSERT_EQ(plot.series.size(), 3u);
   EXPECT_EQ(plot.series[0].y, analysis::sink_key_importance(map.view()));
   EXPECT_EQ(plot.series[0].labels, tokens);
@@ -78,9 +78,9 @@ TEST(PlotViews, KeyImportanceDrawsAlphaItsBaselineAndEps) {
   before.names = {"A", "B"};
   const views::LinePlot both = document::key_importance_plot(in, &before);
   ASSERT_EQ(both.series.size(), 4u);
-  EXPECT_EQ(both.series[0].name, "alpha_k B");
+  EXPECT_EQ(both.series[0].name, "\u03b1\u2096 B");
   EXPECT_EQ(both.series[0].run, "B");
-  EXPECT_EQ(both.series[1].name, "alpha_k A");
+  EXPECT_EQ(both.series[1].name, "\u03b1\u2096 A");
   EXPECT_TRUE(both.series[1].dashed);
   EXPECT_EQ(both.series[1].colourOf, 0);
   EXPECT_EQ(both.series[1].y, analysis::sink_key_importance(plainMap.view()));

@@ -57,7 +57,7 @@ TEST(StudyViews, AProfileIsOfferedOnlyWithItsBaselineAndDrawsItsIntervals) {
   EXPECT_EQ(profiles[0].metrics, (std::vector<std::string>{"alpha0"}));
   const views::LinePlot p = study_profile_plot(s, 0);
   EXPECT_EQ(p.title,
-            "Sink metric alpha_0 of the first token | mean over 12 sentences, 95% intervals");
+            "Sink metric \u03b1\u2080 of the first token | mean over 12 sentences, 95% intervals");
   ASSERT_EQ(p.series.size(), 2u);
   EXPECT_EQ(p.series[0].y, (std::vector<double>{0.4, 0.6}));
   EXPECT_EQ(p.series[0].lo, (std::vector<double>{0.3, 0.55}));

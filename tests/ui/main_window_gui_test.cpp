@@ -285,7 +285,7 @@ TEST_F(MainWindowGui, AClickInTheOverviewMovesEveryPanel) {
   w.selection()->setHead(3);
   // A threshold outside the cached set is computed on demand, not replaced by a default.
   w.selection()->setThreshold(0.3);
-  EXPECT_TRUE(panels->spectrumView()->title().contains(QStringLiteral("theta 0.3")))
+  EXPECT_TRUE(panels->spectrumView()->title().contains(QStringLiteral("\u03b8 0.3")))
       << panels->spectrumView()->title().toStdString();
   EXPECT_EQ(panels->spectrumView()->data().series.size(), 5u);
   w.selection()->setThreshold(0.05);
@@ -1068,7 +1068,7 @@ TEST_F(MainWindowGui, TheSpectrumShowsEitherLaplacian) {
   for (const auto& series : plot->data().series)
     for (double v : series.y) EXPECT_LE(v, 2.0 + 1e-9);
   w.selection()->setThreshold(0.07);  // outside the cached set: computed for the head
-  EXPECT_TRUE(plot->title().contains(QStringLiteral("theta 0.07")));
+  EXPECT_TRUE(plot->title().contains(QStringLiteral("\u03b8 0.07")));
   for (const auto& series : plot->data().series)
     for (double v : series.y) EXPECT_LE(v, 2.0 + 1e-9);
 }

@@ -41,12 +41,12 @@ GraphPanel::GraphPanel(PanelInputs& inputs, QWidget* host) : Panel(inputs, host)
   // The threshold theta as a slider (the selection's, shared by every panel).
   auto* controls = new QHBoxLayout;
   controls->addWidget(layoutChooser_, 1);
-  controls->addWidget(new QLabel(tr("theta"), graphBox));
+  controls->addWidget(new QLabel(tr("θ"), graphBox));
   thresholdSlider_ = new QSlider(Qt::Horizontal, graphBox);
   thresholdSlider_->setObjectName(QStringLiteral("graphThreshold"));
   thresholdSlider_->setRange(0, 500);  // theta in thousandths, up to 0.5
   thresholdSlider_->setValue(static_cast<int>(std::lround(in_.selection->threshold() * 1000)));
-  thresholdSlider_->setToolTip(tr("Edges are drawn where a query gives a key at least theta"));
+  thresholdSlider_->setToolTip(tr("Edges are drawn where a query gives a key at least θ"));
   controls->addWidget(thresholdSlider_, 1);
   auto* thresholdValue = new QLabel(graphBox);
   thresholdValue->setMinimumWidth(40);
@@ -72,15 +72,15 @@ GraphPanel::GraphPanel(PanelInputs& inputs, QWidget* host) : Panel(inputs, host)
   }
   setContent(
       QStringLiteral("graph"), graphBox,
-      tr("The attention graph: an edge where a query gives a key at least theta. Tokens "
+      tr("The attention graph: an edge where a query gives a key at least θ. Tokens "
          "are placed by one of two layouts. Spectral embedding (3-D): eigenvectors 2-4 of "
-         "the graph's Laplacian at theta; drag to rotate. Force-directed (2-D): edges pull "
+         "the graph's Laplacian at θ; drag to rotate. Force-directed (2-D): edges pull "
          "like springs and tokens push each other apart (Fruchterman-Reingold, seeded), "
          "each token also pulled to the key it attends to most. Point size: mean attention "
          "the token receives; red: sinks. A sink pulls the graph into a star around itself."));
   layoutChooser_->setToolTip(
       tr("Spectral: Laplacian eigenvectors 2-4 (3-D). Force-directed: springs along the edges at "
-         "theta and to each token's strongest key, repulsion between all tokens (2-D)."));
+         "θ and to each token's strongest key, repulsion between all tokens (2-D)."));
 }
 
 void GraphPanel::setLayout(int layout) { layoutChooser_->setCurrentIndex(layout); }

@@ -22,13 +22,13 @@ KeyImportancePanel::KeyImportancePanel(Workspace* workspace, render::DrawnViews&
       view_(new render::LinePlotView(viewParent)) {
   view_->setObjectName(QStringLiteral("profileView"));
   view_->setToolTip(
-      tr("Key importance alpha_k: the mean attention key k receives from the queries that "
+      tr("Key importance αₖ: the mean attention key k receives from the queries that "
          "can see it (Gu et al.'s sink metric). A key is counted as a sink "
-         "when alpha_k > eps."));
+         "when αₖ > ε."));
   view_->setWhatsThis(
       tr("How much attention each token receives, on average, from the tokens after it "
-         "(alpha_k). The dashed grey curve is what a head that spreads its "
-         "attention evenly would give; the red line is the sink threshold eps. A token far "
+         "(αₖ). The dashed grey curve is what a head that spreads its "
+         "attention evenly would give; the red line is the sink threshold ε. A token far "
          "above both, usually the first, is an attention sink."));
 }
 

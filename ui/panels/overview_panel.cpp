@@ -27,10 +27,10 @@ OverviewPanel::OverviewPanel(PanelInputs& inputs, QWidget* host) : Panel(inputs,
   scoreChooser_ = new QComboBox(overviewBox);
   scoreChooser_->setObjectName(QStringLiteral("overviewScore"));
   scoreChooser_->addItem(tr("sink attention (mean A[i][0])"), int(HeadScore::SinkAttention));
-  scoreChooser_->addItem(tr("sink boost (alpha_0 / uniform)"), int(HeadScore::SinkBoost));
+  scoreChooser_->addItem(tr("sink boost (α₀ / uniform)"), int(HeadScore::SinkBoost));
   scoreChooser_->addItem(tr("entropy (mean over queries)"), int(HeadScore::Entropy));
   scoreChooser_->addItem(tr("Fiedler value (at the threshold)"), int(HeadScore::Fiedler));
-  scoreChooser_->addItem(tr("F_N (value space, last query)"), int(HeadScore::FScore));
+  scoreChooser_->addItem(tr("Fₙ (value space, last query)"), int(HeadScore::FScore));
   scoreChooser_->addItem(tr("taxonomy class"), int(HeadScore::Taxonomy));
   scoreChooser_->addItem(tr("dNLL of ablating the head (Experiments menu)"), int(HeadScore::Dnll));
   scoreChooser_->addItem(tr("miniature attention maps"), int(HeadScore::MiniatureMaps));

@@ -54,12 +54,12 @@ SpectrumPanel::SpectrumPanel(PanelInputs& inputs, QWidget* host) : Panel(inputs,
     spectrumBox->addWidget(embeddingStandIn_);
   }
   setContent(QStringLiteral("spectrum"), spectrumBox,
-           tr("Eigenvalues of the Laplacian of the graph 'query attends to key with weight >= "
-              "theta', one series per threshold. The second smallest, the "
-              "Fiedler value, measures how well connected the graph is; a star into one sink "
-              "gives centralisation 1. Below: the tokens placed by eigenvectors 2-4 (the "
-              "spectral embedding), coloured by the Fiedler vector (blue negative, red "
-              "positive): the cut the graph would most easily split along."));
+             tr("Eigenvalues of the Laplacian of the graph 'query attends to key with weight >= "
+                "θ', one series per threshold. The second smallest, the "
+                "Fiedler value, measures how well connected the graph is; a star into one sink "
+                "gives centralisation 1. Below: the tokens placed by eigenvectors 2-4 (the "
+                "spectral embedding), coloured by the Fiedler vector (blue negative, red "
+                "positive): the cut the graph would most easily split along."));
 }
 
 void SpectrumPanel::drawNote(const QString& note) {

@@ -71,10 +71,10 @@ ValueSpacePanel::ValueSpacePanel(PanelInputs& inputs, QWidget* host) : Panel(inp
       QStringLiteral("value-space"), valueDock,
       tr("What the selected head adds up for one query (Mudarisov et al.): each key's value vector "
          "scaled by its attention, y_j = A[i][j] v_j, projected on its three main axes "
-         "(PCA). Orange: the top-N keys, whose sum s_N (black) is what the head mostly "
+         "(PCA). Orange: the top-N keys, whose sum sₙ (black) is what the head mostly "
          "returns; red: the first token. The balls have radius r_max (every selected key "
          "inside) and r_min (no other key inside) in the full space. Below: how well a "
-         "ball around s_N separates the selection (F_N) for every N, against random "
+         "ball around sₙ separates the selection (Fₙ) for every N, against random "
          "selections."));
 }
 
