@@ -422,6 +422,31 @@ int figure_in_application(const FigureOptionsLine& o, const ui::FigureRequest& r
 
 }  // namespace
 
+namespace {
+
+// The command line parsed and checked; `done` holds the exit code when there
+// is nothing to draw (--help, a bad command line).
+struct ParsedFigureLine {
+  CommandLine line = figure_command_line();
+  FigureOptionsLine o{line.app()};
+  ui::FigureRequest request;
+  std::optional<int> done;
+
+  ParsedFigureLine(int argc, char** argv) {
+    try {
+      if (!line.parse(argc, argv, 1))
+        done = 0;  // --help
+      else
+        request = checked_request(o);
+    } catch (const UsageError& e) {
+      std::fprintf(stderr, "sinkscope figure: %s\n", e.what());
+      done = 2;
+    }
+  }
+};
+
+}  // namespace
+
 int figure_command(int argc, char** argv) {
   // No display needed, and the figure never depends on one: 3-D views are
   // drawn from their data by the exporter's flat projection.
@@ -434,18 +459,10 @@ int figure_command(int argc, char** argv) {
     qputenv("XDG_RUNTIME_DIR", settingsDir.path().toLocal8Bit());
   // The command line before the application: QApplication takes some
   // arguments out of argv (X11's -session among them), and --session is ours.
-  CommandLine line = figure_command_line();
-  FigureOptionsLine o(line.app());
-  ui::FigureRequest request;
-  try {
-    if (!line.parse(argc, argv, 1)) return 0;  // --help
-    request = checked_request(o);
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "sinkscope figure: %s\n", e.what());
-    return 2;
-  }
+  const ParsedFigureLine parsed(argc, argv);
+  if (parsed.done) return *parsed.done;
   QApplication app(argc, argv);
-  return figure_in_application(o, request, settingsDir);
+  return figure_in_application(parsed.o, parsed.request, settingsDir);
 }
 
 int figure_command_here(int argc, char** argv) {
@@ -453,18 +470,10 @@ int figure_command_here(int argc, char** argv) {
     std::fprintf(stderr, "sinkscope figure: %s\n", threadError.c_str());
     return 2;
   }
-  CommandLine line = figure_command_line();
-  FigureOptionsLine o(line.app());
-  ui::FigureRequest request;
-  try {
-    if (!line.parse(argc, argv, 1)) return 0;  // --help
-    request = checked_request(o);
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "sinkscope figure: %s\n", e.what());
-    return 2;
-  }
+  const ParsedFigureLine parsed(argc, argv);
+  if (parsed.done) return *parsed.done;
   const QTemporaryDir settingsDir;
-  return figure_in_application(o, request, settingsDir);
+  return figure_in_application(parsed.o, parsed.request, settingsDir);
 }
 
 }  // namespace sinkscope::app
