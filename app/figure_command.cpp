@@ -59,9 +59,10 @@ struct FigureOptionsLine {
   // selection's above), applied after parsing.
   std::unique_ptr<SettingOptions> settingOptions;
   document::AnalysisSettings analysis;
-  CLI::Option *sessionOption, *captureOption, *textOption, *widthOption, *heightOption, *fontOption,
-      *titleOption, *queryOption, *keyOption, *thresholdOption, *topNOption, *azimuthOption,
-      *elevationOption, *comparisonOption, *formatOption;
+  std::string checkpoints;
+  CLI::Option *sessionOption, *captureOption, *checkpointsOption, *textOption, *widthOption,
+      *heightOption, *fontOption, *titleOption, *queryOption, *keyOption, *thresholdOption,
+      *topNOption, *azimuthOption, *elevationOption, *comparisonOption, *formatOption;
 
   explicit FigureOptionsLine(CLI::App& app) {
     const char* what = "What to draw";
@@ -72,6 +73,12 @@ struct FigureOptionsLine {
                                    "make the figure of a capture FILE (NPZ: attention [L, H, T, T], "
                                    "optionally values, tokens, model; no model runs)")
                         ->type_name("FILE")->group(what);
+    checkpointsOption =
+        app.add_option("--checkpoints", checkpoints,
+                       "the training run in DIR (sinkscope-cli train --out DIR): its last "
+                       "checkpoint is the model, and the emergence panel draws every checkpoint")
+            ->type_name("DIR")
+            ->group(what);
     app.add_option("MODEL", model, "a model folder or cache name (default: the built-in model)")
         ->type_name("[MODEL]")->group(what);
     textOption = app.add_option("--text", text, "the sentence (with MODEL; default: the window's)")
@@ -256,16 +263,22 @@ ui::FigureRequest checked_request(FigureOptionsLine& o) {
   ui::FigureRequest request = figure_request(o);
   if (o.compare.sentenceOption->count() && o.compare.modelOption->count())
     throw UsageError("give --compare-sentence or --compare-model, not both");
+  if (o.checkpointsOption->count() && !o.model.empty())
+    throw UsageError("--checkpoints opens its last checkpoint as the model: give no MODEL with it");
   if (o.captureOption->count()) {
-    if (o.sessionOption->count() || !o.model.empty() || o.textOption->count() ||
-        o.compare.sentenceOption->count() || o.compare.modelOption->count())
-      throw UsageError("--capture holds the attention: give no --session, MODEL, --text or "
-                       "--compare-* with it");
+    if (o.sessionOption->count() || o.checkpointsOption->count() || !o.model.empty() ||
+        o.textOption->count() || o.compare.sentenceOption->count() ||
+        o.compare.modelOption->count())
+      throw UsageError(
+          "--capture holds the attention: give no --session, --checkpoints, MODEL, "
+          "--text or --compare-* with it");
     return request;
   }
   if (!o.sessionOption->count()) return request;
-  if (!o.model.empty() || o.textOption->count())
-    throw UsageError("--session names the model and the sentence: give no MODEL or --text with it");
+  if (!o.model.empty() || o.textOption->count() || o.checkpointsOption->count())
+    throw UsageError(
+        "--session names the model, the sentence and the checkpoints: give no MODEL, "
+        "--text or --checkpoints with it");
   if (!o.settingOptions->given().empty())
     throw UsageError("--session names its analysis settings: give no " + o.settingOptions->given() +
                      " with it");
@@ -358,8 +371,8 @@ class FigureRun {
       }
       return 0;
     }
-    const QString model = o_.model.empty() ? default_model_folder(builtin_models_dir()) : q(o_.model);
-    if (model.isEmpty()) {
+    QString model = o_.model.empty() ? default_model_folder(builtin_models_dir()) : q(o_.model);
+    if (model.isEmpty() && !o_.checkpointsOption->count()) {
       std::fprintf(stderr, "sinkscope figure: no MODEL given and no built-in model found\n");
       return 2;
     }
@@ -371,6 +384,17 @@ class FigureRun {
       workspace_.setSentence(q(o_.text));
     else if (!examples.isEmpty())
       workspace_.setSentence(examples.front());
+    if (o_.checkpointsOption->count()) {
+      // After the sentence: the emergence is computed for it as the run opens.
+      if (!workspace_.showCheckpoints(q(o_.checkpoints))) {
+        std::fprintf(stderr,
+                     "sinkscope figure: --checkpoints: %s holds no checkpoint (step-N folders "
+                     "with a config.json, in the folder or its checkpoints/ folder)\n",
+                     o_.checkpoints.c_str());
+        return 2;
+      }
+      model = QString::fromStdString(workspace_.checkpoints().steps.back().folder.string());
+    }
     workspace_.openModel(model);
     if (o_.compare.sentenceOption->count()) workspace_.compareWithSentence(q(o_.compare.sentence));
     if (o_.compare.modelOption->count()) workspace_.compareWithModel(q(o_.compare.model));

@@ -41,8 +41,8 @@ void FigureWriter::writeWhenReady(const FigureRequest& request) {
   for (const PanelEntry& panel : panel_registry())
     if (panel.needsCheckpoints && request.names.contains(panel.name) &&
         workspace_->checkpoints().steps.empty())
-      return finish(false, tr("--panel %1 needs a training run's checkpoints (a session that "
-                              "names them)")
+      return finish(false, tr("--panel %1 needs a training run's checkpoints (--checkpoints DIR, "
+                              "or a session that names them)")
                                .arg(panel.name));
   if (const QString problem = applySelection(request); !problem.isEmpty())
     return finish(false, problem);

@@ -362,7 +362,7 @@ TEST(FigureCli, BadRequestsSayWhatIsWrong) {
   expect(cli("figure --session '" + bad + "' --panel graph --out '" + out + "'"), 2,
          "bad.sinkscope");
   expect(cli("figure --session '" + bad + "' --text x --panel graph --out '" + out + "'"), 2,
-         "give no MODEL or --text");
+         "give no MODEL, --text or --checkpoints");
   EXPECT_FALSE(std::filesystem::exists(out)) << "no figure from a refused request";
 }
 
@@ -461,6 +461,21 @@ TEST(FigureCli, TheEmergenceOfASessionsCheckpoints) {
   const std::string svg = read_text(out);
   EXPECT_NE(svg.find("Sink emergence"), std::string::npos);
   EXPECT_NE(svg.find("every head by training step"), std::string::npos);
+  // The same run given on the command line: its last checkpoint is the model.
+  const std::string given = dir.filePath(QStringLiteral("given.svg")).toStdString();
+  const CliRun byOption = cli("figure --checkpoints '" + run +
+                              "' --text 'A cat sat.' --panel emergence --out '" + given + "'");
+  ASSERT_EQ(byOption.exit, 0) << byOption.out;
+  EXPECT_EQ(read_text(given), svg) << "the session's figure";
+  const CliRun empty = cli("figure --checkpoints '" + dir.path().toStdString() +
+                           "' --panel emergence --out '" + given + "' --force");
+  EXPECT_EQ(empty.exit, 2);
+  EXPECT_NE(empty.out.find("holds no checkpoint"), std::string::npos) << empty.out;
+  EXPECT_EQ(cli("figure '" + kModel + "' --checkpoints '" + run + "' --panel emergence --out '" +
+                given + "' --force")
+                .exit,
+            2)
+      << "MODEL and --checkpoints";
   // Without checkpoints there is nothing to draw, and the figure says so.
   const CliRun none = cli(figure_args("--panel emergence --force", out));
   EXPECT_EQ(none.exit, 1);
@@ -650,7 +665,8 @@ TEST(FigureCli, ACaptureDrawsWhatTheModelRunDraws) {
   const CliRun refused = cli("figure --capture '" + npz + "' '" + kModel +
                              "' --panel graph --out '" + png.toStdString() + "' --force");
   EXPECT_EQ(refused.exit, 2);
-  EXPECT_NE(refused.out.find("give no --session, MODEL"), std::string::npos) << refused.out;
+  EXPECT_NE(refused.out.find("give no --session, --checkpoints, MODEL"), std::string::npos)
+      << refused.out;
   const CliRun missing =
       cli("figure --capture '" + dir.filePath(QStringLiteral("none.npz")).toStdString() +
           "' --panel graph --out '" + png.toStdString() + "' --force");
