@@ -84,6 +84,17 @@ views::LinePlot emergence_plot(const std::vector<models::Checkpoint>& checkpoint
   model.dashed = true;
   model.colour = views::Rgb{90 / 255.0, 90 / 255.0, 90 / 255.0};
   d.series.push_back(std::move(model));
+  // What a head that spreads its attention evenly would give on this sentence:
+  // a sink is measured against it (boost 1 by definition).
+  if (metric == EmergenceMetric::Alpha0 || metric == EmergenceMetric::Boost) {
+    views::PlotSeries uniform{"uniform head (the sentence's length)", {}, {}, true};
+    for (std::size_t c = 0; c < steps; ++c) {
+      uniform.x.push_back(static_cast<double>(checkpoints[c].step));
+      uniform.y.push_back(metric == EmergenceMetric::Alpha0 ? alpha0.uniform0[c] : 1.0);
+    }
+    uniform.markers = false;
+    d.series.push_back(std::move(uniform));
+  }
   return d;
 }
 

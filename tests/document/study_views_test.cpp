@@ -85,12 +85,16 @@ TEST(TrainingViews, EmergenceCurvesAreMeansOverHeadsAtEveryStep) {
   a.values = {{0.1, 0.35, 0.5, 0.7}, {0.2, 0.4, 0.9, 0.9}};
   a.uniform0 = {0.1, 0.1};
   const views::LinePlot alpha = emergence_plot(steps, a, "a sentence");
-  ASSERT_EQ(alpha.series.size(), 3u);
+  ASSERT_EQ(alpha.series.size(), 4u) << "per layer, the model's, the uniform head's";
   EXPECT_EQ(alpha.series[0].x, (std::vector<double>{100, 200}));
   EXPECT_NEAR(alpha.series[0].y[0], 0.225, 1e-12);
   EXPECT_NEAR(alpha.series[1].y[1], 0.9, 1e-12);
   EXPECT_NEAR(alpha.series[2].y[0], 0.4125, 1e-12) << "every head of the model";
   EXPECT_TRUE(alpha.series[2].dashed);
+  EXPECT_TRUE(alpha.series[3].reference);
+  EXPECT_EQ(alpha.series[3].y, a.uniform0) << "a uniform head's alpha_0 at each step";
+  const views::LinePlot boost = emergence_plot(steps, a, "s", EmergenceMetric::Boost);
+  EXPECT_EQ(boost.series.back().y, (std::vector<double>{1.0, 1.0})) << "boost of a uniform head";
   const views::LinePlot strong = emergence_plot(steps, a, "s", EmergenceMetric::StrongBoost);
   EXPECT_EQ(strong.series[0].y, (std::vector<double>{0.5, 0.5})) << "boost >= 3: 0.35 and 0.4";
   EXPECT_EQ(strong.title,

@@ -1585,7 +1585,9 @@ TEST_F(MainWindowGui, CheckpointsPlayBackOverTraining) {
   EXPECT_EQ(w.model()->model->folder(), folders.back()) << "the last checkpoint opens first";
   ASSERT_TRUE(QTest::qWaitFor([&] { return emerged.count() > 0; }, kTimeout));
   const views::LinePlot& plot = w.checkpointsPanel()->emergenceView()->data();
-  ASSERT_EQ(plot.series.size(), 3u) << "one curve per layer, and the model's (dashed)";
+  ASSERT_EQ(plot.series.size(), 4u)
+      << "one curve per layer, the model's (dashed), the uniform head's (reference)";
+  EXPECT_TRUE(plot.series[3].reference);
   EXPECT_TRUE(plot.series[2].dashed);
   EXPECT_EQ(plot.series[0].x, (std::vector<double>{100, 200, 300}));
   // Each point: that checkpoint's alpha_0, mean over its heads, recomputed here.
