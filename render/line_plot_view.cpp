@@ -132,6 +132,8 @@ LinePlotView::LinePlotView(QWidget* parent) : QWidget(parent), plot_(new QCustom
     axis->setVisible(false);
     axis->grid()->setVisible(false);
   }
+  // x = 0 is a layer, a position or a scale like any other: no solid line there.
+  plot_->xAxis->grid()->setZeroLinePen(Qt::NoPen);
   plot_->legend->setVisible(false);
 }
 

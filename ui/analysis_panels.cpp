@@ -61,9 +61,10 @@ render::HeadView* AnalysisPanels::headView() const { return headView_->view(); }
 
 void AnalysisPanels::setGraphLayout(int layout) { graph_->setLayout(layout); }
 
-void AnalysisPanels::setRunNames(const QString& before, const QString& after) {
-  inputs_.beforeName = before;
-  inputs_.afterName = after;
+void AnalysisPanels::setRunNames(const document::RunNames& names) {
+  inputs_.beforeName = QString::fromStdString(names.before);
+  inputs_.afterName = QString::fromStdString(names.after);
+  inputs_.comparing = names.comparison;
 }
 
 void AnalysisPanels::setRun(std::shared_ptr<const SentenceRun> run,

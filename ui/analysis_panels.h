@@ -72,7 +72,7 @@ class AnalysisPanels : public QObject {
   // the window may replace its own runs at any time.
   // `before`: the plain run's analysis, for plots that overlay it (side by side).
   // The names of the compared runs (before/after, A/B, two models).
-  void setRunNames(const QString& before, const QString& after);
+  void setRunNames(const document::RunNames& names);
   // `place`: where the selection lands in `run` (B of a comparison: its counterpart).
   void setRun(std::shared_ptr<const SentenceRun> run, std::shared_ptr<const TraceAnalysis> before,
               ShownPlace place);

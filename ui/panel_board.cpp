@@ -54,9 +54,8 @@ void PanelBoard::connectWorkspace() {
   connect(w, &Workspace::analysisFinished, this, &PanelBoard::redraw);  // the map marks the sinks now
   connect(w, &Workspace::runBChanged, this, &PanelBoard::redraw);
   connect(w, &Workspace::comparisonChanged, this, &PanelBoard::redraw);
-  connect(w, &Workspace::runNamesChanged, this, [this](const QString& left, const QString& right) {
-    analysis_->setRunNames(left, right);
-  });
+  connect(w, &Workspace::runNamesChanged, this,
+          [this] { analysis_->setRunNames(workspace_->runNames()); });
   connect(w, &Workspace::experimentsChanged, this, [this] {
     // The overview turns to the ablation's dNLL when it has just been computed.
     const bool newDnll =
@@ -95,7 +94,7 @@ void PanelBoard::drawMaps() {
 void PanelBoard::drawAnalysis() {
   const Workspace& w = *workspace_;
   const SentenceRun* shown = w.shownRun();
-  analysis_->setRunNames(w.leftName(), w.rightName());
+  analysis_->setRunNames(w.runNames());
   const bool sideBySide = w.runB() && w.comparison() == Comparison::SideBySide;
   // B of a comparison: the panels draw it at the selection's counterpart, A's
   // tokens through the two models' token correspondence.

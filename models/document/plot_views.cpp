@@ -37,7 +37,60 @@ std::shared_ptr<const io::CsvTable> two_runs(const RunNames& names, const io::Cs
       tables_by_run({{names.before, &before}, {names.after, &after}}));
 }
 
+bool has_points(const views::PlotSeries& s) {
+  return std::any_of(s.y.begin(), s.y.end(), [](double y) { return std::isfinite(y); });
+}
+
 }  // namespace
+
+std::string runs_styles(const RunNames& names) {
+  const bool beforeSolid = names.comparison;
+  return (beforeSolid ? names.before : names.after) + " (solid) and " +
+         (beforeSolid ? names.after : names.before) + " (dashed)";
+}
+
+std::vector<views::PlotSeries> overlaid_runs(std::vector<views::PlotSeries> after,
+                                             std::vector<views::PlotSeries> before,
+                                             const RunNames& names) {
+  const bool beforeSolid = names.comparison;
+  std::vector<views::PlotSeries>& solid = beforeSolid ? before : after;
+  std::vector<views::PlotSeries>& dashed = beforeSolid ? after : before;
+  const std::string& solidRun = beforeSolid ? names.before : names.after;
+  const std::string& dashedRun = beforeSolid ? names.after : names.before;
+  const bool lone = solid.size() == 1;
+  std::vector<views::PlotSeries> out;
+  for (views::PlotSeries& s : solid) {
+    s.run = solidRun;
+    if (lone) s.name += ", " + solidRun;
+    out.push_back(std::move(s));
+  }
+  bool twins = false;
+  for (std::size_t k = 0; k < dashed.size() && k < out.size(); ++k) {
+    if (!has_points(dashed[k])) continue;  // e.g. a measure the other run did not compute
+    views::PlotSeries s = std::move(dashed[k]);
+    s.run = dashedRun;
+    s.dashed = true;
+    s.colour.reset();
+    s.colourOf = static_cast<int>(k);
+    s.inLegend = lone;
+    if (lone) s.name += ", " + dashedRun;
+    out.push_back(std::move(s));
+    twins = true;
+  }
+  if (lone || !twins) return out;
+  // Several quantities: each named once (its colour), and two entries saying
+  // which run each line style is.
+  for (const auto& [run, isDashed] : {std::pair{solidRun, false}, {dashedRun, true}}) {
+    views::PlotSeries key;
+    key.name = (isDashed ? "dashed: " : "solid: ") + run;
+    key.dashed = isDashed;
+    key.markers = false;
+    key.colour = views::Rgb{0.35, 0.35, 0.35};
+    key.run = run;
+    out.push_back(std::move(key));
+  }
+  return out;
+}
 
 std::string head_name(int head) {
   return head < 0 ? "head average" : "head " + std::to_string(head);
@@ -112,15 +165,9 @@ views::LinePlot key_importance_plot(const KeyImportanceInputs& in,
   if (!before) return plot;
 
   const RunNames& names = before->names;
-  alpha.name = "αₖ " + names.after;
-  alpha.run = names.after;
-  views::PlotSeries plain =
-      key_importance_series(*before->map, *before->tokens, "αₖ " + names.before);
-  plain.run = names.before;
-  // Dashed in the after curve's own colour: the grey dashed line is the
+  // The dashed run in the palette's next colour: the grey dashed line is the
   // uniform baseline, and the two must not look alike.
-  plain.dashed = true;
-  plain.colourOf = 0;
+  views::PlotSeries plain = key_importance_series(*before->map, *before->tokens, "αₖ");
   if (before->byToken) {
     // Two tokenizers: B's points at the positions of A's tokens covering the
     // same characters (the others have no place on A's axis), A's baseline.
@@ -132,7 +179,7 @@ views::LinePlot key_importance_plot(const KeyImportanceInputs& in,
         byToken.y.push_back(alpha.y[j]);
         byToken.labels.push_back(j < alpha.labels.size() ? alpha.labels[j] : std::string());
       }
-    byToken.name = "αₖ " + names.after + ", at " + names.before + "'s tokens";
+    byToken.name = "αₖ at " + names.before + "'s tokens";
     alpha = std::move(byToken);
     const int beforeT = before->map->size;
     baseline.y = analysis::sink_uniform_baselines(beforeT, before->map->causal);
@@ -142,7 +189,9 @@ views::LinePlot key_importance_plot(const KeyImportanceInputs& in,
     plot.markedX =
         before->keyToken >= 0 ? before->keyToken : std::numeric_limits<double>::quiet_NaN();
   }
-  plot.series = {alpha, plain, baseline, eps};
+  plot.series = overlaid_runs({alpha}, {plain}, names);
+  plot.series.push_back(baseline);
+  plot.series.push_back(eps);
   const auto plainRows = sink_rows(before->analysis, before->place, *before->tokens);
   plot.numbers = plainRows && plot.numbers && !before->byToken
                      ? two_runs(names, *plainRows, *plot.numbers)
@@ -254,11 +303,10 @@ views::LinePlot betti_plot(const analysis::HeadAnalysis& r, const PlotPlace& pla
   b.xPadding = 0.02;
   if (!before) return b;
   const analysis::BettiCurves& old = *before->curves;
-  views::PlotSeries a0 = betti_series("β₀ " + before->names.before, old.grid, old.beta0);
-  views::PlotSeries a1 = betti_series("β₁ " + before->names.before, old.grid, old.beta1);
-  a0.dashed = a1.dashed = true;
-  a0.colourOf = 0, a1.colourOf = 1;  // of beta_0 and beta_1
-  b.series = {b0, b1, a0, a1};
+  b.series = overlaid_runs(
+      {b0, b1},
+      {betti_series(b0.name, old.grid, old.beta0), betti_series(b1.name, old.grid, old.beta1)},
+      before->names);
   io::CsvTable plain;
   plain.columns = betti_columns();
   append_betti_rows(plain, std::to_string(before->layer), head_text(before->head), old);
@@ -296,7 +344,10 @@ views::LinePlot spectrum_plot(const std::vector<analysis::GraphSpectrum>& shown,
         {"θ " + short_number(s.threshold), positions(s.eigenvalues.size()), s.eigenvalues});
   if (!before) return d;
   const analysis::GraphSpectrum& old = *before->spectrum;
-  views::PlotSeries e{"θ " + short_number(old.threshold) + " " + before->names.before,
+  // The other run at its selected threshold, grey: the shown run's several
+  // thresholds take the palette.
+  for (views::PlotSeries& s : d.series) s.name += ", " + before->names.after;
+  views::PlotSeries e{"θ " + short_number(old.threshold) + ", " + before->names.before,
                       positions(old.eigenvalues.size()), old.eigenvalues};
   e.dashed = true;
   e.colour = views::Rgb{110 / 255.0, 110 / 255.0, 110 / 255.0};
@@ -407,16 +458,16 @@ views::LinePlot layer_sinks_plot(const LayerProfileView& view, const LayerProfil
   top.series = {sink, rate, centralisation};
   top.numbers = profile_numbers(view, nullptr, names);
   if (!plain) return top;
-  // The plain run: its sink measures (its topology is not recomputed).
-  views::PlotSeries sinkBefore = profile_series("attention to position 0, " + names.before, *plain,
-                                                "sink_attention", axis, beforeLayers);
-  views::PlotSeries rateBefore =
-      profile_series("sink rate, " + names.before, *plain, "sink_rate", axis, beforeLayers);
-  sinkBefore.dashed = rateBefore.dashed = true;
-  sinkBefore.colourOf = 0, rateBefore.colourOf = 1;  // of sink and rate
-  top.series = {sink, rate, centralisation, sinkBefore, rateBefore};
-  top.title =
-      "Sinks by layer | " + names.after + " (solid) and " + names.before + " (dashed) | " + source;
+  const views::PlotSeries plainSink =
+      profile_series(sink.name, *plain, "sink_attention", axis, beforeLayers);
+  const views::PlotSeries plainRate =
+      profile_series(rate.name, *plain, "sink_rate", axis, beforeLayers);
+  const views::PlotSeries plainCentralisation =
+      profile_series(centralisation.name, *plain, "centralisation", axis, beforeLayers);
+  top.series = overlaid_runs({sink, rate, centralisation},
+                             {plainSink, plainRate, plainCentralisation}, names);
+  top.title = "Sinks by layer | " + runs_styles(names) +
+              (names.comparison ? std::string() : " | " + source);
   top.numbers = profile_numbers(view, plain, names);
   return top;
 }
@@ -427,31 +478,32 @@ views::LinePlot layer_topology_plot(const LayerProfileView& view, const LayerPro
                                     const LayerAxis& axis, const RunNames& names,
                                     int selectedLayer) {
   const std::string min = short_number(minPersistence);
-  const views::PlotSeries h0 = profile_series("H0 bars > " + min + " (head average)", view,
-                                              "bars_h0_above_min", axis, layers);
-  const views::PlotSeries h1 = profile_series("H1 bars > " + min + " (head average)", view,
-                                              "bars_h1_above_min", axis, layers);
-  const views::PlotSeries rank =
-      profile_series("effective rank of the layer's input", view, "effective_rank", axis, layers);
-  const views::PlotSeries fiedler =
-      profile_series("Fiedler value (head average, θ " + short_number(threshold) + ")", view,
-                     "fiedler", axis, layers);
+  const std::vector<std::pair<std::string, std::string>> measures{
+      {"H0 bars > " + min + " (head average)", "bars_h0_above_min"},
+      {"H1 bars > " + min + " (head average)", "bars_h1_above_min"},
+      {"effective rank of the layer's input", "effective_rank"},
+      {"Fiedler value (head average, θ " + short_number(threshold) + ")", "fiedler"}};
+  std::vector<views::PlotSeries> shown, before;
+  for (const auto& [name, column] : measures) {
+    views::PlotSeries s = profile_series(name, view, column, axis, layers);
+    views::PlotSeries b =
+        plain ? profile_series(name, *plain, column, axis, beforeLayers) : views::PlotSeries{};
+    // A capture keeps no residual stream: no rank to plot, and none in the legend.
+    if (column == "effective_rank" && !has_points(s) && !has_points(b)) continue;
+    shown.push_back(std::move(s));
+    before.push_back(std::move(b));
+  }
   views::LinePlot bottom = layer_plot(axis, "count", selectedLayer);
   bottom.title = perLayerTopology ? "Topology and rank by layer"
                                   : "Rank by layer | topology per layer only up to T = " +
                                         std::to_string(topologyMaxTokens);
-  // A capture keeps no residual stream: no rank to plot, and none in the legend.
-  const bool ranked =
-      std::any_of(rank.y.begin(), rank.y.end(), [](double r) { return std::isfinite(r); });
-  bottom.series = ranked ? std::vector<views::PlotSeries>{h0, h1, rank, fiedler}
-                         : std::vector<views::PlotSeries>{h0, h1, fiedler};
   bottom.numbers = profile_numbers(view, nullptr, names);
-  if (!plain || !ranked) return bottom;
-  views::PlotSeries rankBefore = profile_series("effective rank, " + names.before, *plain,
-                                                "effective_rank", axis, beforeLayers);
-  rankBefore.dashed = true;
-  rankBefore.colourOf = 2;  // of rank
-  bottom.series = {h0, h1, rank, fiedler, rankBefore};
+  if (!plain) {
+    bottom.series = std::move(shown);
+    return bottom;
+  }
+  bottom.series = overlaid_runs(std::move(shown), std::move(before), names);
+  bottom.title += " | " + runs_styles(names);
   bottom.numbers = profile_numbers(view, plain, names);
   return bottom;
 }
@@ -521,13 +573,10 @@ views::LinePlot taxonomy_counts_plot(const TaxonomyView& shown, const TaxonomyVi
   counts.series = class_counts(shown, shares, axis, "");
   counts.numbers = std::make_shared<const io::CsvTable>(shown.counts_table);
   if (!before) return counts;
-  for (views::PlotSeries& s : class_counts(*before, shares, axis, " " + names.before)) {
-    s.dashed = true;
-    counts.series.push_back(std::move(s));
-  }
+  counts.series =
+      overlaid_runs(std::move(counts.series), class_counts(*before, shares, axis, ""), names);
   counts.numbers = two_runs(names, before->counts_table, shown.counts_table);
-  counts.title =
-      "Head classes per layer | " + names.after + " (solid) and " + names.before + " (dashed)";
+  counts.title = "Head classes per layer | " + runs_styles(names);
   return counts;
 }
 

@@ -41,7 +41,23 @@ struct PlotPlace {
 struct RunNames {
   std::string before = "before";
   std::string after = "after";
+  // A comparison of two sentences or models (A = before, B = after) rather
+  // than an intervention: plots draw A solid and B dashed; around an
+  // intervention the intervened run is solid and the plain run dashed.
+  bool comparison = false;
 };
+
+// "A (solid) and B (dashed)": which run each line style draws.
+std::string runs_styles(const RunNames& names);
+
+// Two runs' curves of the same quantities (after[k] and before[k]) in one
+// plot: the solid run's curves in their colours, the other's dashed in a tint
+// of its twin's colour (a quantity the other run lacks has no twin). One
+// quantity: each curve names its run in the legend; several: each quantity is
+// named once and two entries say which run each line style is.
+std::vector<views::PlotSeries> overlaid_runs(std::vector<views::PlotSeries> after,
+                                             std::vector<views::PlotSeries> before,
+                                             const RunNames& names);
 
 // Key importance alpha_k with its uniform baseline and the sink threshold
 // eps; the numbers are sinks.csv's rows. `tokens` names each key; without a

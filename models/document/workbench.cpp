@@ -70,8 +70,8 @@ bool Workbench::endComparison() {
   return true;
 }
 
-void Workbench::setNames(std::string before, std::string after) {
-  names_ = RunNames{std::move(before), std::move(after)};
+void Workbench::setNames(std::string before, std::string after, bool comparison) {
+  names_ = RunNames{std::move(before), std::move(after), comparison};
 }
 
 std::pair<std::optional<ComparedRunToMake>, std::string> Workbench::comparedRunToMake() {
@@ -83,9 +83,9 @@ std::pair<std::optional<ComparedRunToMake>, std::string> Workbench::comparedRunT
   const bool otherModel = comparing_->model.has_value();
   if (otherModel)
     setNames(models::model_display_name(model_->model->folder()),
-             models::model_display_name(comparing_->model->model->folder()));
+             models::model_display_name(comparing_->model->model->folder()), true);
   else
-    setNames("A", "B");
+    setNames("A", "B", true);
   return {ComparedRunToMake{otherModel ? *comparing_->model : *model_,
                             otherModel ? run_->text : comparing_->sentence, run_->trace},
           {}};

@@ -161,7 +161,7 @@ class Workbench {
   std::vector<std::string> provenance(const Selection& selection, const std::string& tool) const;
 
  private:
-  void setNames(std::string before, std::string after);
+  void setNames(std::string before, std::string after, bool comparison = false);
   std::optional<TokenAlignment> droppedFirstOf(const Selection& selection) const;
 
   std::string sentence_;

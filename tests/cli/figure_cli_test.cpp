@@ -25,6 +25,7 @@
 #include "app/figure_command.h"
 #include "models/io/table_io.h"
 #include "render/panel_export.h"
+#include "support/legend_check.h"
 #include "support/pdf_text.h"
 #include "support/render_compare.h"
 #include "support/shell_run.h"
@@ -209,6 +210,35 @@ TEST(FigureCli, EveryViewOfEveryPanelWritesItsNumbers) {
     }
   }
   EXPECT_GE(views, 12);
+}
+
+// Every drawn series is in the legend once, or is a dashed twin of a listed
+// quantity with an entry saying what the dashes are: alone, beside another
+// sentence and beside another model (A solid, B dashed).
+TEST(FigureCli, EveryDrawnSeriesHasOneLegendEntryAloneAndCompared) {
+  QTemporaryDir dir;
+  std::string panels;
+  for (const ui::PanelEntry& panel : ui::panel_registry())
+    if (!panel.needsCheckpoints) panels += " --panel " + panel.name.toStdString();
+  const std::string other = SINKSCOPE_SOURCE_DIR "/resources/models/rope-decoder";
+  int plots = 0;
+  for (const std::string& comparison :
+       {std::string(), std::string(" --compare-sentence 'A dog ran home.'"),
+        " --compare-model '" + other + "'"}) {
+    SCOPED_TRACE(comparison);
+    const std::string out = dir.filePath(QStringLiteral("views.json")).toStdString();
+    const CliRun run = cli(figure_args(panels + comparison + " --force", out));
+    ASSERT_EQ(run.exit, 0) << run.out;
+    const nlohmann::json views = nlohmann::json::parse(read_text(out));
+    ASSERT_TRUE(views.contains("views")) << views.dump().substr(0, 300);
+    for (const nlohmann::json& view : views.at("views")) {
+      if (view.at("kind") != "plot") continue;
+      ++plots;
+      for (const std::string& gap : sinkscope::testing::legend_gaps(view))
+        ADD_FAILURE() << view.at("title").get<std::string>() << ": " << gap;
+    }
+  }
+  EXPECT_GE(plots, 3 * 8);
 }
 
 TEST(FigureCli, PdfsAreVectorsWithEmbeddedFontsAndSvgTextIsText) {

@@ -12,7 +12,11 @@
 #include <map>
 #include <string>
 
+#include "models/document/figure_set_data.h"
 #include "models/io/table_io.h"
+#include "models/loaded_model.h"
+#include "models/views/view_json.h"
+#include "support/legend_check.h"
 #include "support/pdf_text.h"
 #include "support/shell_run.h"
 
@@ -241,4 +245,19 @@ TEST(FigureSet, AStudyFolderGivesTheFigureSetOfItsSentenceFile) {
   EXPECT_NE(impossible.out.find("records.jsonl:1: alpha0: 1.07151e+301 is outside its range [0, 1]"),
             std::string::npos)
       << impossible.out;
+}
+
+// Every figure of the set explains each drawn series in its legend (the F_N
+// figure's dashed random baselines by one entry in each layer's colour).
+TEST(FigureSet, EveryDrawnSeriesHasOneLegendEntry) {
+  const sinkscope::models::LoadedModel model = sinkscope::models::loaded_model_open(kModel);
+  sinkscope::document::FigureSetParams params;
+  params.sparsificationSentences = 1;
+  const auto figures = sinkscope::document::figure_set(
+      model, {"The cat sat on the mat because it was tired.", "A dog ran home."}, params);
+  EXPECT_GE(figures.size(), 6u);
+  for (const sinkscope::document::SetFigure& f : figures)
+    for (const std::string& gap :
+         sinkscope::testing::legend_gaps(sinkscope::views::view_json(f.plot)))
+      ADD_FAILURE() << f.file << ": " << gap;
 }

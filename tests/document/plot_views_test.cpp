@@ -15,6 +15,7 @@
 #include "models/document/plot_views.h"
 #include "models/document/scene_views.h"
 #include "models/views/view_json.h"
+#include "support/legend_check.h"
 
 using namespace sinkscope;
 
@@ -70,27 +71,38 @@ TEST(PlotViews, KeyImportanceDrawsAlphaItsBaselineAndEps) {
   EXPECT_EQ(document::key_importance_plot(in).series.size(), 2u);
   in.uniform = false;
 
-  // Beside a plain run: its curve dashed in the shown curve's colour.
+  // Beside a plain run (an intervention): the intervened run solid, the plain
+  // run dashed in the palette's next colour, each named in the legend.
   const analysis::AttentionMatrix plainMap = sink_map(6, 0.2f);
   document::KeyImportanceBefore before;
   before.map = &plainMap;
   before.tokens = &tokens;
-  before.names = {"A", "B"};
+  before.names = {"before", "after"};
   const views::LinePlot both = document::key_importance_plot(in, &before);
   ASSERT_EQ(both.series.size(), 4u);
-  EXPECT_EQ(both.series[0].name, "\u03b1\u2096 B");
-  EXPECT_EQ(both.series[0].run, "B");
-  EXPECT_EQ(both.series[1].name, "\u03b1\u2096 A");
+  EXPECT_EQ(both.series[0].name, "\u03b1\u2096, after");
+  EXPECT_EQ(both.series[0].run, "after");
+  EXPECT_FALSE(both.series[0].dashed);
+  EXPECT_EQ(both.series[1].name, "\u03b1\u2096, before");
   EXPECT_TRUE(both.series[1].dashed);
   EXPECT_EQ(both.series[1].colourOf, 0);
   EXPECT_EQ(both.series[1].y, analysis::sink_key_importance(plainMap.view()));
+  EXPECT_TRUE(sinkscope::testing::legend_gaps(views::view_json(both)).empty());
+  // A comparison: A (the plain side) solid, B dashed.
+  before.names = {"A", "B", true};
+  const views::LinePlot compared = document::key_importance_plot(in, &before);
+  EXPECT_EQ(compared.series[0].name, "\u03b1\u2096, A");
+  EXPECT_EQ(compared.series[0].y, analysis::sink_key_importance(plainMap.view()));
+  EXPECT_FALSE(compared.series[0].dashed);
+  EXPECT_EQ(compared.series[1].name, "\u03b1\u2096, B");
+  EXPECT_TRUE(compared.series[1].dashed);
 
   // Two tokenizers: B's keys at A's positions, those without a place left out.
   before.byToken = true;
   before.bToA = {0, -1, 1, 2, -1, 3};
   const views::LinePlot aligned = document::key_importance_plot(in, &before);
-  EXPECT_EQ(aligned.series[0].x, (std::vector<double>{0, 1, 2, 3}));
-  EXPECT_EQ(aligned.series[0].labels, (std::vector<std::string>{"<s>", "cat", "sat", "it"}));
+  EXPECT_EQ(aligned.series[1].x, (std::vector<double>{0, 1, 2, 3}));
+  EXPECT_EQ(aligned.series[1].labels, (std::vector<std::string>{"<s>", "cat", "sat", "it"}));
   EXPECT_EQ(aligned.xLabel, "key position k (A's tokens)");
 }
 
@@ -118,10 +130,13 @@ TEST(PlotViews, PersistencePlotsDrawEveryBarAndTableItsRows) {
   ASSERT_EQ(betti.series.size(), 2u);
   EXPECT_EQ(betti.series[0].x, r.betti.grid);
   EXPECT_EQ(betti.numbers->rows.size(), r.betti.grid.size());
-  // Beside the plain run: its curves dashed in their twins' colours, both runs tabled.
+  // Beside the plain run: its curves dashed in their twins' colours, an entry
+  // for each line style, both runs tabled.
   const document::BettiBefore plain{&r.betti, 0, 0, {"before", "after"}};
   const views::LinePlot both = document::betti_plot(r, place, 0.05, &plain);
-  ASSERT_EQ(both.series.size(), 4u);
+  ASSERT_EQ(both.series.size(), 6u);
+  EXPECT_EQ(both.series[4].name, "solid: after");
+  EXPECT_EQ(both.series[5].name, "dashed: before");
   EXPECT_EQ(both.series[2].colourOf, 0);
   EXPECT_EQ(both.series[3].colourOf, 1);
   EXPECT_TRUE(both.series[3].dashed);
@@ -145,14 +160,50 @@ TEST(PlotViews, TaxonomyCountsAddUpToTheLayersHeads) {
   // Shares by relative depth beside a run of another shape.
   const document::LayerAxis byDepth{true};
   const views::LinePlot shares =
-      document::taxonomy_counts_plot(v, &v, true, byDepth, document::RunNames{"A", "B"});
-  ASSERT_EQ(shares.series.size(), 6u);
+      document::taxonomy_counts_plot(v, &v, true, byDepth, document::RunNames{"A", "B", true});
+  // A's three classes solid, B's dashed twins in a tint of their colours, and
+  // two entries saying which run each line style is.
+  ASSERT_EQ(shares.series.size(), 8u);
   EXPECT_EQ(shares.series[1].y, (std::vector<double>{2.0 / 3, 0}));
   EXPECT_EQ(shares.series[0].x, (std::vector<double>{0, 1}));
-  EXPECT_EQ(shares.series[4].name, "Mixer A");
+  EXPECT_EQ(shares.series[0].run, "A");
+  EXPECT_EQ(shares.series[4].name, "Mixer");
+  EXPECT_EQ(shares.series[4].run, "B");
   EXPECT_TRUE(shares.series[4].dashed);
+  EXPECT_EQ(shares.series[4].colourOf, 1);
+  EXPECT_FALSE(shares.series[4].inLegend);
+  EXPECT_EQ(shares.series[6].name, "solid: A");
+  EXPECT_EQ(shares.series[7].name, "dashed: B");
+  EXPECT_TRUE(shares.series[7].x.empty());
+  EXPECT_EQ(shares.title, "Head classes per layer | A (solid) and B (dashed)");
+  EXPECT_TRUE(sinkscope::testing::legend_gaps(views::view_json(shares)).empty());
   EXPECT_EQ(shares.xLabel, "relative depth (layer / (layers - 1))");
   EXPECT_EQ(shares.yLabel, "share of the layer's heads");
+}
+
+// The legend check itself: a drawn series left out of the legend, a dashed
+// twin with no entry saying what dashes are, a key explaining nothing and two
+// entries of one name are each found.
+TEST(PlotViews, TheLegendCheckFindsWhatTheLegendLeavesOut) {
+  views::LinePlot plot;
+  plot.series = {{"a", {0, 1}, {1, 2}}, {"b", {0, 1}, {2, 3}}};
+  EXPECT_TRUE(sinkscope::testing::legend_gaps(views::view_json(plot)).empty());
+  plot.series[1].inLegend = false;
+  EXPECT_EQ(sinkscope::testing::legend_gaps(views::view_json(plot)),
+            std::vector<std::string>{"'b' is drawn and not in the legend"});
+  plot.series[1].dashed = true;
+  plot.series[1].colourOf = 0;
+  EXPECT_EQ(sinkscope::testing::legend_gaps(views::view_json(plot)).size(), 1u)
+      << "a twin needs an entry saying what the dashes are";
+  views::PlotSeries key{"dashed: B", {}, {}};
+  key.dashed = true;
+  plot.series.push_back(key);
+  EXPECT_TRUE(sinkscope::testing::legend_gaps(views::view_json(plot)).empty());
+  plot.series[1].inLegend = true;
+  plot.series[1].name = "a";
+  EXPECT_EQ(sinkscope::testing::legend_gaps(views::view_json(plot)),
+            (std::vector<std::string>{"two legend entries say 'a'",
+                                      "the legend's 'dashed: B' stands for nothing drawn"}));
 }
 
 TEST(PlotViews, FunctionByLayerIsScaledToItsMaximum) {

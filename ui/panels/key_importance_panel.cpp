@@ -53,7 +53,7 @@ void KeyImportancePanel::draw(const DrawnRuns& d) {
   before.tokens = &tokensA;
   before.analysis = a.analysis.get();
   before.place = {placeA.layer(), placeA.head(), {}};
-  before.names = {workspace_->leftName().toStdString(), workspace_->rightName().toStdString()};
+  before.names = workspace_->runNames();
   before.byToken = d.byToken;
   before.bToA = d.alignment.second;
   before.keyToken = workspace_->selection()->keyToken();

@@ -42,9 +42,7 @@ void LayerProfilesPanel::drawLayerProfiles() {
   drawFunction();
 }
 
-document::RunNames LayerProfilesPanel::runNames() const {
-  return {in_.beforeName.toStdString(), in_.afterName.toStdString()};
-}
+document::RunNames LayerProfilesPanel::runNames() const { return in_.runNames(); }
 
 // Attention to position 0, the sink rate and the centralisation by layer;
 // side by side, the plain run's sink measures dashed, in the same colours.

@@ -117,8 +117,7 @@ void OverviewPanel::drawOverview() {
     views::HeatMap left = scoreGrid(*in_.before, true);
     left.outlineRow = -1;
     // The runs' names stand under their grids.
-    d = document::maps_side_by_side(left, d,
-                                    {in_.beforeName.toStdString(), in_.afterName.toStdString()},
+    d = document::maps_side_by_side(left, d, in_.runNames(),
                                     d.title + in_.place.note(in_.beforeName).toStdString());
   }
   drawn().show(overview_, overviewStandIn_, std::move(d));

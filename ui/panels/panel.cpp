@@ -18,6 +18,10 @@ bool PanelInputs::selectionFits() const {
          place.queryToken() < analysis->tokens;
 }
 
+document::RunNames PanelInputs::runNames() const {
+  return {beforeName.toStdString(), afterName.toStdString(), comparing};
+}
+
 int PanelInputs::headCount() const {
   return run && run->trace ? run->trace->heads() : selection->headCount();
 }

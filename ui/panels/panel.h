@@ -56,6 +56,8 @@ struct PanelInputs {
   // The two runs' names when `before` is set: "before" and "after" for an
   // intervention, "A" and "B" (or the models' names) for a comparison.
   QString beforeName = QStringLiteral("before"), afterName = QStringLiteral("after");
+  bool comparing = false;  // two sentences or models (not an intervention)
+  document::RunNames runNames() const;
   // Where the selection (made on run A) lands in `run`: the selection
   // itself, or for run B of a comparison its counterpart (ShownPlace).
   ShownPlace place;

@@ -67,10 +67,7 @@ void PersistencePanel::drawPersistence() {
   std::optional<document::BettiBefore> before;
   if (in_.before && in_.before->topologyForAllHeads && layer < in_.before->layers &&
       head < in_.before->heads)
-    before = document::BettiBefore{&in_.before->at(layer, head).betti,
-                                   layer,
-                                   head,
-                                   {in_.beforeName.toStdString(), in_.afterName.toStdString()}};
+    before = document::BettiBefore{&in_.before->at(layer, head).betti, layer, head, in_.runNames()};
   drawn().show(betti_, document::betti_plot(*topology, plotPlace(), minPersistence,
                                             before ? &*before : nullptr));
 }

@@ -114,9 +114,7 @@ void SpectrumPanel::drawSpectrumPlot(const analysis::HeadAnalysis& r,
     const analysis::HeadAnalysis& plain = in_.before->at(layer, head);
     before = document::SpectrumBefore{
         &(normalised ? plain.normalisedSpectra : plain.spectra)[static_cast<std::size_t>(ti)],
-        layer,
-        head,
-        {in_.beforeName.toStdString(), in_.afterName.toStdString()}};
+        layer, head, in_.runNames()};
   }
   drawn().show(spectrum_, document::spectrum_plot(shown, g, place, normalised, onlyChosen,
                                                   before ? &*before : nullptr));

@@ -95,7 +95,7 @@ void TaxonomyPanel::drawTaxonomy() {
   title += sinkReason();
   views::HeatMap grid =
       document::taxonomy_grid(now, in_.place.layer(), in_.place.head(), title.toStdString());
-  const document::RunNames names{in_.beforeName.toStdString(), in_.afterName.toStdString()};
+  const document::RunNames names = in_.runNames();
   std::optional<document::TaxonomyView> before;
   if (in_.before) {
     // Side by side: the plain run's grid on the left (no selection frame), its counts dashed;
