@@ -391,7 +391,8 @@ void HeatMapView::chooseLevelOfDetail() {
   actor_->SetVisibility(shownLevel_ < 0);
   for (std::size_t k = 0; k < coarse_.size(); ++k)
     coarse_[k].actor->SetVisibility(static_cast<int>(k) == shownLevel_);
-  fitLabels(cellsPerPixel > 0.0 ? 1.0 / cellsPerPixel : 0.0);
+  shownCellPixels_ = cellsPerPixel > 0.0 ? 1.0 / cellsPerPixel : 0.0;
+  fitLabels(shownCellPixels_);
 }
 
 void HeatMapView::fitLabels(double pixelsPerCell) {

@@ -54,6 +54,8 @@ class HeatMapView : public VtkViewWidget {
   // 2: the right map's rows) and their font size in pixels (0: none drawn).
   std::vector<int> shownLabels(int axis) const;
   int shownLabelFontPx() const;
+  // Pixels per cell at the current zoom: the drawn map is rows times this high.
+  double shownCellPixels() const { return shownCellPixels_; }
   // Every text at `scale` times its screen size (1: the screen's; a
   // classroom's projector: larger), labels still thinned to the cells.
   void setTextScale(double scale);
@@ -85,6 +87,7 @@ class HeatMapView : public VtkViewWidget {
  private:
   std::shared_ptr<const views::HeatMap> data_ = std::make_shared<const views::HeatMap>();
   double textScale_ = 1.0;
+  double shownCellPixels_ = 0.0;
   int scaled(int px) const;
   double shownMin_ = 0.0;
   double shownMax_ = 1.0;

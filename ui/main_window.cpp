@@ -74,6 +74,11 @@ MainWindow::MainWindow(QWidget* parent)
 
   connectWorkspace();
   connect(session_, &WorkspaceSession::applied, this, &MainWindow::finishSession);
+  // The classroom caption follows the selection and the runs.
+  connect(selection_, &SelectionModel::layerChanged, this, &MainWindow::updatePresentCaption);
+  connect(selection_, &SelectionModel::headChanged, this, &MainWindow::updatePresentCaption);
+  connect(workspace_, &Workspace::runShown, this, &MainWindow::updatePresentCaption);
+  connect(workspace_, &Workspace::analysisFinished, this, &MainWindow::updatePresentCaption);
 
   const QStringList examples = example_sentences();
   if (!examples.isEmpty()) setSentence(examples.front());
@@ -94,6 +99,10 @@ void MainWindow::showEvent(QShowEvent* event) {
     lastWindowSize_ = size();
     modelDockWidth_ = modelDock_->width();
   });
+  if (presentWhenShown_) {
+    presentWhenShown_ = false;
+    QTimer::singleShot(0, this, [this] { setPresenting(true); });
+  }
 }
 
 bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
@@ -108,6 +117,10 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
 void MainWindow::resizeEvent(QResizeEvent* event) {
   QMainWindow::resizeEvent(event);
   if (!layoutInitialised_) return;
+  if (!layoutAfterResize_.isEmpty() && size() == sizeBeforePresenting_) {
+    applyLayoutAfterResize();  // back from the classroom mode at the old size
+    return;
+  }
   // Extra width goes to the map and the plots: the model dock on the left
   // keeps its width (Qt shares the change among the dock areas), once the
   // dock layout has applied the new size.
@@ -364,8 +377,11 @@ void MainWindow::refreshRecentModels() {
 
 void MainWindow::saveLayout() const {
   QSettings settings;
-  settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
-  settings.setValue(QStringLiteral("window/state"), saveState(kLayoutVersion));
+  // Closed while presenting: the layout the classroom mode would come back to.
+  settings.setValue(QStringLiteral("window/geometry"),
+                    presenting_ ? geometryBeforePresenting_ : saveGeometry());
+  settings.setValue(QStringLiteral("window/state"),
+                    presenting_ ? beforePresenting_ : saveState(kLayoutVersion));
 }
 
 void MainWindow::restoreLayout() {
@@ -374,6 +390,7 @@ void MainWindow::restoreLayout() {
 }
 
 void MainWindow::resetLayout() {
+  setPresenting(false);
   for (QDockWidget* dock : {modelDock_, attentionDock_, profileDock_}) {
     dock->setFloating(false);
     dock->show();

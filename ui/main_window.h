@@ -43,6 +43,7 @@ using document::SentenceRun;
 using document::StudyTables;
 class AnalysisPanels;
 class AttentionMapPanel;
+class PresentStage;
 class KeyImportancePanel;
 class InterventionsPanel;
 class ComparisonChooser;
@@ -195,11 +196,14 @@ class MainWindow : public QMainWindow {
   void selectAfterNextRun(int layer, int head);
   void stopComparing();
   // The classroom mode (View > Present, F5; Esc leaves): the map and the
-  // panel in front full screen, text 1.6 times larger, a line explaining the
-  // red labels; the layout comes back on leaving.
+  // panel in front fill the screen under a large caption (the sentence and
+  // what the selected head shows), text sized for the screen, a line
+  // explaining the red labels; the layout comes back exactly on leaving.
+  // Asked before the window is first shown, it starts once it is.
   void setPresenting(bool on);
   bool presenting() const { return presenting_; }
   QString presentedDock() const { return presentedDock_; }  // the panel shown with the map
+  PresentStage* presentStage() const { return stage_; }     // null until first presented
   // Selects the head whose queries give the first token the most attention.
   void goToStrongestSink();
   // Runs the next (+1) or previous (-1) demonstration sentence.
@@ -310,10 +314,26 @@ class MainWindow : public QMainWindow {
   static constexpr int kLayoutVersion = 4;
   QByteArray defaultLayout_;
   QDockWidget* frontPlotDock() const;
+  void enterStage();
+  void leaveStage();
+  void updatePresentCaption();
+  void scaleText(double labelScale, double plotScale);
+  // Restores a dock layout, or while presenting keeps it for the way back.
+  void applyLayout(const QByteArray& state);
   bool presenting_ = false;
+  bool presentWhenShown_ = false;
   QByteArray beforePresenting_;  // the layout to come back to
+  QByteArray geometryBeforePresenting_;
+  // The layout to restore once the window has its size back (docks restored
+  // into the full-screen window would keep full-screen sizes).
+  QByteArray layoutAfterResize_;
+  QSize sizeBeforePresenting_;
+  int modelDockWidthBeforePresenting_ = 0;
+  void applyLayoutAfterResize();
   bool wasFullScreen_ = false;
   QString presentedDock_;
+  QDockWidget* presentedFrom_ = nullptr;  // the dock whose panel is on the stage
+  PresentStage* stage_ = nullptr;
   QAction* presentAction_ = nullptr;
   QAction* modelTrainingAction_ = nullptr;  // enabled while the open model has checkpoints
   QAction* cancelAction_ = nullptr;  // Esc, given to the classroom mode while it lasts

@@ -1,14 +1,21 @@
 // The classroom mode (View > Present, --present): the map and the panel in
-// front fill the screen with large text, a line says what the red labels
-// mean, and keys step through layers, heads and demonstration sentences.
+// front fill the screen under a caption of the sentence and its finding,
+// with large text; a line says what the red labels mean, and keys step
+// through layers, heads and demonstration sentences.
 #include <QAction>
 #include <QDockWidget>
 #include <QKeySequence>
 #include <QLabel>
+#include <QMenuBar>
+#include <QScreen>
 #include <QStatusBar>
 #include <QTimer>
+#include <QToolBar>
+#include <initializer_list>
+#include <utility>
 
 #include "models/document/sentence_run.h"
+#include "models/document/sink_finding.h"
 #include "models/document/trace_analysis.h"
 #include "render/heat_map_view.h"
 #include "render/line_plot_view.h"
@@ -19,15 +26,14 @@
 #include "ui/main_window.h"
 #include "ui/panel_board.h"
 #include "ui/panels/attention_map_panel.h"
+#include "ui/present_stage.h"
+#include "ui/selection_bar.h"
 #include "ui/selection_model.h"
 #include "ui/workspace.h"
 
 namespace sinkscope::ui {
 
 namespace {
-// Text on a projector: 1.6 times the screen's sizes.
-constexpr double kPresentTextScale = 1.6;
-
 QStringList demonstration_sentences() {
   return resource_lines(QStringLiteral(":/examples/demonstrations.txt"));
 }
@@ -37,50 +43,135 @@ QDockWidget* MainWindow::frontPlotDock() const {
   // The plots' tab in front: the one of them that is on screen.
   std::vector<QDockWidget*> plots{profileDock_};
   plots.insert(plots.end(), analysisDocks_.begin() + 1, analysisDocks_.end());  // [0]: the overview
+  plots.push_back(checkpointsDock_);
   for (QDockWidget* dock : plots)
     if (dock->isVisible() && !dock->visibleRegion().isEmpty()) return dock;
   return profileDock_;
 }
 
 void MainWindow::setPresenting(bool on) {
+  if (on && !layoutInitialised_) {
+    // The saved layout is restored at the first show; the stage comes after it.
+    presentWhenShown_ = true;
+    return;
+  }
   if (on == presenting_) return;
   presenting_ = on;
   presentAction_->setChecked(on);
   if (on) {
-    beforePresenting_ = saveState(kLayoutVersion);
-    wasFullScreen_ = isFullScreen();
-    QDockWidget* chosen = frontPlotDock();
-    presentedDock_ = chosen->objectName();
-    for (QDockWidget* dock : findChildren<QDockWidget*>())
-      if (dock != attentionDock_ && dock != chosen) dock->hide();
-    chosen->show();
-    chosen->raise();
-    // The map takes the larger part of the screen once the docks have their sizes.
-    QTimer::singleShot(0, this, [this, chosen] {
-      if (!presenting_ || dockWidgetArea(chosen) != dockWidgetArea(attentionDock_)) return;
-      const int both = attentionDock_->height() + chosen->height();
-      resizeDocks({attentionDock_, chosen}, {both * 3 / 5, both - both * 3 / 5}, Qt::Vertical);
-    });
-    // Esc leaves the classroom mode (it cancels jobs otherwise).
-    cancelAction_->setShortcut(QKeySequence());
-    presentAction_->setShortcuts({QKeySequence(Qt::Key_F5), QKeySequence(Qt::Key_Escape)});
-    showFullScreen();
+    enterStage();
   } else {
-    restoreState(beforePresenting_, kLayoutVersion);
-    presentedDock_.clear();
-    cancelAction_->setShortcut(QKeySequence(Qt::Key_Escape));
-    presentAction_->setShortcuts({QKeySequence(Qt::Key_F5)});
-    if (!wasFullScreen_) showNormal();
+    leaveStage();
   }
-  board_->attentionMap()->setLegendShown(on);
-  const double scale = on ? kPresentTextScale : 1.0;
-  QFont font = this->font();
-  font.setPointSizeF(baseFontPoints_ * scale);
-  setFont(font);  // the Qt widgets: bars, lists, labels
-  for (auto* view : findChildren<render::HeatMapView*>()) view->setTextScale(scale);
-  for (auto* view : findChildren<render::LinePlotView*>()) view->setTextScale(scale);
-  for (auto* view : findChildren<render::SceneView*>()) view->setTextScale(scale);
+  board_->attentionMap()->setPresenting(on);
   Q_EMIT presentingChanged(on);
+}
+
+void MainWindow::enterStage() {
+  beforePresenting_ = saveState(kLayoutVersion);
+  geometryBeforePresenting_ = saveGeometry();
+  sizeBeforePresenting_ = size();
+  modelDockWidthBeforePresenting_ = modelDockWidth_;
+  layoutAfterResize_.clear();
+  wasFullScreen_ = isFullScreen();
+  presentedFrom_ = frontPlotDock();
+  presentedDock_ = presentedFrom_->objectName();
+  QWidget* map = attentionDock_->widget();
+  QWidget* panel = presentedFrom_->widget();
+  for (QDockWidget* dock : findChildren<QDockWidget*>()) dock->hide();
+  for (QWidget* bar : std::initializer_list<QWidget*>{selectionBar_, menuBar(), statusBar()})
+    bar->hide();
+  if (!stage_) stage_ = new PresentStage(this);
+  stage_->take(map, panel);
+  setCentralWidget(stage_);
+  stage_->show();
+  // Esc leaves the classroom mode (it cancels jobs otherwise); the window
+  // holds the action, its menu being hidden.
+  cancelAction_->setShortcut(QKeySequence());
+  presentAction_->setShortcuts({QKeySequence(Qt::Key_F5), QKeySequence(Qt::Key_Escape)});
+  addAction(presentAction_);
+  showFullScreen();
+  // Without a window manager full screen is only a wish: take the screen.
+  if (QScreen* s = screen()) {
+    setGeometry(s->geometry());
+    const int height = s->geometry().height();
+    scaleText(PresentStage::labelScale(height), PresentStage::plotScale(height));
+  }
+  updatePresentCaption();
+}
+
+void MainWindow::leaveStage() {
+  const auto [map, panel] = stage_->giveBack();
+  takeCentralWidget();
+  stage_->setParent(this);
+  stage_->hide();
+  if (map) attentionDock_->setWidget(map);
+  if (panel && presentedFrom_) presentedFrom_->setWidget(panel);
+  presentedFrom_ = nullptr;
+  presentedDock_.clear();
+  removeAction(presentAction_);
+  cancelAction_->setShortcut(QKeySequence(Qt::Key_Escape));
+  presentAction_->setShortcuts({QKeySequence(Qt::Key_F5)});
+  menuBar()->show();
+  statusBar()->show();
+  scaleText(1.0, 1.0);
+  if (wasFullScreen_) {
+    applyLayout(beforePresenting_);
+    return;
+  }
+  layoutAfterResize_ = beforePresenting_;
+  showNormal();
+  restoreGeometry(geometryBeforePresenting_);
+  if (size() == sizeBeforePresenting_) {
+    applyLayoutAfterResize();
+  } else {
+    // resizeEvent applies it; a window manager that never gives the size back
+    // gets the layout in its own size.
+    QTimer::singleShot(1000, this, &MainWindow::applyLayoutAfterResize);
+  }
+}
+
+void MainWindow::applyLayoutAfterResize() {
+  if (layoutAfterResize_.isEmpty() || presenting_) return;
+  const QByteArray state = std::exchange(layoutAfterResize_, {});
+  applyLayout(state);
+  modelDockWidth_ = modelDockWidthBeforePresenting_;
+  lastWindowSize_ = size();
+}
+
+void MainWindow::scaleText(double labelScale, double plotScale) {
+  QFont font = this->font();
+  font.setPointSizeF(baseFontPoints_ * plotScale);
+  setFont(font);  // the Qt widgets: bars, lists, labels
+  for (auto* view : findChildren<render::HeatMapView*>()) view->setTextScale(labelScale);
+  for (auto* view : findChildren<render::LinePlotView*>()) view->setTextScale(plotScale);
+  for (auto* view : findChildren<render::SceneView*>()) view->setTextScale(plotScale);
+}
+
+void MainWindow::applyLayout(const QByteArray& state) {
+  if (presenting_) {
+    beforePresenting_ = state;
+    return;
+  }
+  // Sessions before the layout had its version saved it as version 0.
+  if (!restoreState(state, kLayoutVersion)) restoreState(state, 0);
+}
+
+// The caption: the sentence that ran and what the selected head shows.
+void MainWindow::updatePresentCaption() {
+  if (!presenting_ || !stage_) return;
+  const auto& run = workspace_->run();
+  if (!run) {
+    stage_->setCaption(workspace_->sentence(), tr("Open a model and press Run."));
+    return;
+  }
+  const QString sentence = QStringLiteral("\u201C%1\u201D").arg(QString::fromStdString(run->text));
+  const int layer = selection_->layer(), head = selection_->head();
+  const bool ready =
+      run->analysis && layer >= 0 && layer < run->analysis->layers && head < run->analysis->heads;
+  stage_->setCaption(
+      sentence, ready ? QString::fromStdString(document::sink_finding(*run->analysis, layer, head))
+                      : tr("Analysing every head..."));
 }
 
 void MainWindow::goToStrongestSink() {

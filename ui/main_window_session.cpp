@@ -37,7 +37,8 @@ constexpr int kRecentCount = 8;
 
 Session MainWindow::currentSession() const {
   Session s = session_->current();
-  s.layout = saveState().toStdString();
+  // Saved while presenting: the layout the classroom mode comes back to.
+  s.layout = (presenting_ ? beforePresenting_ : saveState()).toStdString();
   for (const QString& view : figureViews_) s.figureViews.push_back(view.toStdString());
   s.figureColumns = figureColumns_;
   return s;
@@ -91,7 +92,7 @@ void MainWindow::finishSession(const Session& s) {
   QStringList views;
   for (const std::string& view : s.figureViews) views << QString::fromStdString(view);
   setFigureLayout(views, s.figureColumns);
-  if (!s.layout.empty()) restoreState(QByteArray::fromStdString(s.layout));
+  if (!s.layout.empty()) applyLayout(QByteArray::fromStdString(s.layout));
   const QString& warning = session_->warning();
   const QString& outside = session_->placesOutside();
   if (!warning.isEmpty()) jobStatus_->showError(warning, session_->warningDetails());

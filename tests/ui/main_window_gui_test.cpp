@@ -18,9 +18,11 @@
 #include <QLineEdit>
 #include <QLineF>
 #include <QListWidget>
+#include <QMenuBar>
 #include <QMessageBox>
 #include <QMouseEvent>
 #include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSlider>
@@ -44,6 +46,7 @@
 #include "analysis/token_alignment.h"
 #include "models/capture.h"
 #include "models/document/analysis_settings.h"
+#include "models/document/sink_finding.h"
 #include "models/document/trace_analysis.h"
 #include "models/loaded_model.h"
 #include "models/model.h"
@@ -65,6 +68,7 @@
 #include "ui/job_status.h"
 #include "ui/main_window.h"
 #include "ui/panel_board.h"
+#include "ui/present_stage.h"
 #include "ui/selection_model.h"
 #include "ui/session.h"
 #include "ui/workspace.h"
@@ -739,32 +743,63 @@ TEST_F(MainWindowGui, ExtraWidthGoesToTheMap) {
   EXPECT_NEAR(w.findChild<QDockWidget*>(QStringLiteral("modelDock"))->width(), modelDock, 10);
 }
 
-// The classroom mode: the map and the panel in front alone, text larger, the
-// red labels explained; keys go to the strongest sink and step through the
-// demonstration sentences; leaving brings the layout back.
+// The screen's height in pixels (the classroom mode's sizes follow it).
+int screen_height(const QWidget& w) { return w.screen() ? w.screen()->geometry().height() : 1080; }
+
+// In the classroom mode the drawn map fills at least 60% of the screen's
+// height and its token labels are at least 28 px at 1080 (as large
+// relatively on any screen); the window covers the screen, window manager or
+// not.
+void expect_classroom_sizes(ui::MainWindow& w) {
+  const int height = screen_height(w);
+  render::HeatMapView* map = w.attentionView();
+  const auto drawn = [&] { return map->shownCellPixels() * map->data().rows; };
+  EXPECT_TRUE(QTest::qWaitFor(
+      [&] { return w.geometry() == w.screen()->geometry() && drawn() >= 0.6 * height; }, kTimeout))
+      << "map " << drawn() << " px of a screen " << height << " px high; window " << w.width()
+      << " x " << w.height();
+  EXPECT_GE(map->shownLabelFontPx(), 28.0 * height / 1080 - 0.5) << map->data().rows << " tokens";
+}
+
+// The classroom mode: the map and the panel in front alone under a caption
+// of the sentence and what the selected head shows, text sized for the
+// screen, the red labels explained; keys go to the strongest sink and step
+// through the demonstration sentences, the caption following; leaving brings
+// the layout, the window's size and the docks' panels back.
 TEST_F(MainWindowGui, TheClassroomModeShowsTheMapAndOnePanelLarge) {
   QTemporaryDir dir;
   ui::MainWindow w;
   w.resize(1400, 900);
+  w.setSentence(QStringLiteral("A cat sat."));  // few tokens: labels as large as asked
   ASSERT_TRUE(show_with_model(w, dir, 3, 4));
   auto* model = w.findChild<QDockWidget*>(QStringLiteral("modelDock"));
+  auto* persistence = w.findChild<QDockWidget*>(QStringLiteral("persistenceDock"));
   ASSERT_TRUE(model->isVisible());
-  auto* legend = w.findChild<QLabel*>(QStringLiteral("presentLegend"));
-  ASSERT_NE(legend, nullptr);
-  EXPECT_FALSE(legend->isVisible());
-  w.findChild<QDockWidget*>(QStringLiteral("persistenceDock"))->raise();
+  persistence->raise();
   QApplication::processEvents();
+  const QSize normal = w.size();
   w.setPresenting(true);
   EXPECT_TRUE(w.presenting());
   EXPECT_EQ(w.presentedDock(), QStringLiteral("persistenceDock"));
   EXPECT_FALSE(model->isVisible());
-  EXPECT_TRUE(w.findChild<QDockWidget*>(QStringLiteral("persistenceDock"))->isVisible());
+  EXPECT_FALSE(persistence->isVisible());
+  ui::PresentStage* stage = w.presentStage();
+  ASSERT_NE(stage, nullptr);
+  EXPECT_TRUE(stage->isAncestorOf(w.attentionView()));
+  EXPECT_TRUE(stage->isAncestorOf(w.analysisPanels()->diagramView()));
+  EXPECT_TRUE(w.analysisPanels()->diagramView()->isVisible());
+  auto* legend = w.findChild<QLabel*>(QStringLiteral("presentLegend"));
+  ASSERT_NE(legend, nullptr);
   EXPECT_TRUE(legend->isVisible());
   EXPECT_TRUE(legend->text().contains(QStringLiteral("Red token labels")));
-  EXPECT_DOUBLE_EQ(w.attentionView()->textScale(), 1.6);
+  expect_classroom_sizes(w);
   EXPECT_GE(w.analysisPanels()->diagramView()->plot()->xAxis->tickLabelFont().pointSizeF(), 12.0);
-  // S: the head whose queries give the first token the most attention.
+  // The caption: the sentence that ran and the selected head's finding.
   const ui::TraceAnalysis& a = *w.lastRun()->analysis;
+  EXPECT_TRUE(stage->sentenceShown().contains(QString::fromStdString(w.lastRun()->text)));
+  EXPECT_EQ(stage->findingShown().toStdString(),
+            document::sink_finding(a, w.selection()->layer(), w.selection()->head()));
+  // S: the head whose queries give the first token the most attention.
   double best = -1;
   int bestLayer = -1, bestHead = -1;
   for (int l = 0; l < a.layers; ++l)
@@ -774,18 +809,71 @@ TEST_F(MainWindowGui, TheClassroomModeShowsTheMapAndOnePanelLarge) {
   QTest::keyClick(&w, Qt::Key_S);
   EXPECT_EQ(w.selection()->layer(), bestLayer);
   EXPECT_EQ(w.selection()->head(), bestHead);
-  // N: the first demonstration sentence runs.
+  EXPECT_EQ(stage->findingShown().toStdString(), document::sink_finding(a, bestLayer, bestHead));
+  // N: the first demonstration sentence runs, and the caption says it.
   QSignalSpy ran(&w, &ui::MainWindow::runFinished);
   QTest::keyClick(&w, Qt::Key_N);
   ASSERT_TRUE(QTest::qWaitFor([&] { return ran.count() >= 1; }, kTimeout));
   EXPECT_EQ(QString::fromStdString(w.lastRun()->text),
             QStringLiteral("The cat sat on the mat because it was tired."));
-  // Esc leaves: the layout and the sizes come back.
+  EXPECT_TRUE(stage->sentenceShown().contains(QStringLiteral("The cat sat on the mat")));
+  // Esc leaves: the layout, the size and the docks' panels come back.
   QTest::keyClick(&w, Qt::Key_Escape);
   EXPECT_FALSE(w.presenting());
   EXPECT_TRUE(QTest::qWaitFor([&] { return model->isVisible(); }, kTimeout));
   EXPECT_FALSE(legend->isVisible());
+  EXPECT_TRUE(w.attentionDock()->isAncestorOf(w.attentionView()));
+  EXPECT_TRUE(persistence->isAncestorOf(w.analysisPanels()->diagramView()));
+  EXPECT_TRUE(QTest::qWaitFor([&] { return w.size() == normal; }, kTimeout))
+      << w.width() << " x " << w.height();
   EXPECT_DOUBLE_EQ(w.attentionView()->textScale(), 1.0);
+  EXPECT_TRUE(w.menuBar()->isVisible());
+}
+
+// A layout saved by an earlier run (here: the overview floated, the model
+// dock wide) does not reach the classroom mode asked for at launch, and
+// comes back exactly on leaving it.
+TEST_F(MainWindowGui, TheClassroomModeIgnoresASavedLayoutAndRestoresIt) {
+  QTemporaryDir dir;
+  const QString folder = write_model_folder(dir, 2, 2);
+  QRect floated;
+  int modelWidth = 0;
+  {
+    ui::MainWindow earlier;
+    earlier.resize(1300, 850);
+    earlier.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&earlier));
+    auto* overview = earlier.findChild<QDockWidget*>(QStringLiteral("overviewDock"));
+    ASSERT_NE(overview, nullptr);
+    overview->setFloating(true);
+    overview->setGeometry(40, 40, 420, 300);
+    earlier.resizeDocks({earlier.findChild<QDockWidget*>(QStringLiteral("modelDock"))}, {420},
+                        Qt::Horizontal);
+    QTest::qWait(200);
+    floated = overview->geometry();
+    modelWidth = earlier.findChild<QDockWidget*>(QStringLiteral("modelDock"))->width();
+    earlier.close();
+  }
+  ui::MainWindow w;
+  w.setSentence(QStringLiteral("A cat sat."));
+  w.setPresenting(true);  // as --present: asked before the window is shown
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  w.openModelFolder(folder);
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] { return w.presenting() && w.lastRun() && w.lastRun()->analysis; }, kTimeout));
+  auto* model = w.findChild<QDockWidget*>(QStringLiteral("modelDock"));
+  auto* overview = w.findChild<QDockWidget*>(QStringLiteral("overviewDock"));
+  EXPECT_FALSE(model->isVisible());
+  EXPECT_FALSE(overview->isVisible());
+  expect_classroom_sizes(w);
+  QTest::keyClick(&w, Qt::Key_Escape);
+  ASSERT_FALSE(w.presenting());
+  EXPECT_TRUE(
+      QTest::qWaitFor([&] { return model->isVisible() && overview->isVisible(); }, kTimeout));
+  EXPECT_TRUE(overview->isFloating());
+  EXPECT_NEAR(overview->width(), floated.width(), 10);
+  EXPECT_NEAR(model->width(), modelWidth, 10);
 }
 
 // Save dialogs never start inside a model's folder.

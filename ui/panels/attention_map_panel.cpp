@@ -1,7 +1,6 @@
 #include "ui/panels/attention_map_panel.h"
 
 #include <QCheckBox>
-#include <QLabel>
 #include <QVBoxLayout>
 #include <algorithm>
 
@@ -22,17 +21,6 @@ AttentionMapPanel::AttentionMapPanel(Workspace* workspace, render::DrawnViews& d
   auto* column = new QVBoxLayout(this);
   column->setContentsMargins(0, 0, 0, 0);
   column->setSpacing(0);
-  // The classroom mode's key to the map (hidden otherwise).
-  legend_ = new QLabel(
-      tr("<b><font color='#b2182b'>Red token labels</font></b>: sinks, the tokens that take a large "
-         "share of every query's attention whatever they mean. Keys: \u2191 \u2193 layer, "
-         "\u2190 \u2192 head, S the strongest sink, N / P the next / previous sentence, Esc leaves."),
-      this);
-  legend_->setObjectName(QStringLiteral("presentLegend"));
-  legend_->setWordWrap(true);
-  legend_->setContentsMargins(8, 4, 8, 4);
-  legend_->hide();
-  column->addWidget(legend_);
   logScale_ = new QCheckBox(tr("log scale"), this);
   logScale_->setObjectName(QStringLiteral("logScale"));
   logScale_->setToolTip(
@@ -75,6 +63,8 @@ AttentionMapPanel::AttentionMapPanel(Workspace* workspace, render::DrawnViews& d
   });
 }
 
+void AttentionMapPanel::setPresenting(bool on) { logScale_->setVisible(!on); }
+
 void AttentionMapPanel::draw() {
   try {
     draw(workspace_->drawnRuns());
@@ -86,8 +76,6 @@ void AttentionMapPanel::draw() {
 QWidget* AttentionMapPanel::exportedView() const {
   return view_ ? static_cast<QWidget*>(view_) : standIn_;
 }
-
-void AttentionMapPanel::setLegendShown(bool shown) { legend_->setVisible(shown); }
 
 void AttentionMapPanel::draw(const DrawnRuns& d) {
   if (!d.shown) return;

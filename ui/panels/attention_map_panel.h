@@ -10,7 +10,6 @@
 #include "ui/workspace.h"
 
 class QCheckBox;
-class QLabel;
 
 namespace sinkscope::views {
 struct HeatMap;
@@ -39,8 +38,8 @@ class AttentionMapPanel : public QWidget {
   render::HeatMapView* view() const { return view_; }
   // What an export of the panel draws: the map or its stand-in.
   QWidget* exportedView() const;
-  // The classroom mode's key to the red labels above the map.
-  void setLegendShown(bool shown);
+  // The classroom mode shows the map alone (no display options above it).
+  void setPresenting(bool on);
 
  public Q_SLOTS:
   // Draws what the workspace shows now (after a change of the panel's own options).
@@ -63,7 +62,6 @@ class AttentionMapPanel : public QWidget {
 
   Workspace* workspace_;
   SelectionModel* selection_;
-  QLabel* legend_ = nullptr;
   QCheckBox* logScale_ = nullptr;
   render::HeatMapView* view_ = nullptr;
   render::FigureStandIn* standIn_ = nullptr;
