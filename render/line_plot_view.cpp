@@ -1,5 +1,7 @@
 #include "render/line_plot_view.h"
 
+#include "render/token_label.h"
+
 #include <QList>
 #include <QMouseEvent>
 #include <QPair>
@@ -282,6 +284,7 @@ void LinePlotView::fitToSize() {
     if (span >= 1 && span <= 12 && width() * 0.8 / (span + 1) >= 2.0 * label)
       plot_->xAxis->ticker()->setTickCount(span + 1);  // the range has air at both ends
   }
+  fitXTickLabels();
   // QCustomPlot's readable steps (1, 2, 2.5, 5) may give half again as many
   // ticks as asked: ask for two thirds of what fits (whole numbers step by
   // 1, 2, 5 or 10: every one that fits; thinTicks takes out a crowded one).
@@ -322,10 +325,49 @@ void LinePlotView::fitToSize() {
   }
 }
 
+// Tokens under their positions (key importance): every one, upright, where a
+// line of text fits between neighbours; the positions otherwise (a reader
+// would not know which tokens a thinned row leaves out).
+void LinePlotView::fitXTickLabels() {
+  QCPAxis* x = plot_->xAxis;
+  const auto& labels = data_.xTickLabels;
+  const QFontMetricsF metrics(x->tickLabelFont());
+  double longest = 0;
+  for (const std::string& label : labels)
+    longest = std::max(longest, metrics.horizontalAdvance(token_shown(label)));
+  // Upright words take their length in height: the axes keep at least one
+  // and a half times that (besides the title's, the axis title's and the
+  // numbers' lines).
+  const bool words =
+      data_.integerX && !labels.empty() &&
+      width() * 0.8 / static_cast<double>(labels.size()) >= 1.15 * metrics.height() &&
+      longest <= (height() - 4.0 * metrics.height()) / 2.5;
+  auto text = qSharedPointerDynamicCast<QCPAxisTickerText>(x->ticker());
+  if (words) {
+    if (!text) {
+      text = QSharedPointer<QCPAxisTickerText>::create();
+      x->setTicker(text);
+    }
+    text->clear();
+    for (std::size_t k = 0; k < labels.size(); ++k)
+      text->addTick(static_cast<double>(k), token_shown(labels[k]));
+  } else if (text) {
+    x->setTicker(QSharedPointer<WholeNumberTicker>::create());
+  }
+  x->setTickLabelRotation(words ? -90 : 0);
+}
+
 void LinePlotView::thinTicks() {
-  // A widget never shown has not laid out its plot: measure at the figure's size.
+  // A widget never shown has not laid out its plot (nor had a resize event to
+  // set its viewport): measure at the figure's size.
   plot_->resize(size());
+  plot_->setViewport(QRect(QPoint(0, 0), size()));
   const double line = QFontMetricsF(plot_->yAxis->tickLabelFont()).height();
+  // Start from as many ticks as the axes' own height holds two lines apart
+  // (fitToSize guessed the height before the axes' labels took theirs).
+  plot_->replot(QCustomPlot::rpImmediateRefresh);
+  plot_->yAxis->ticker()->setTickCount(std::clamp(
+      static_cast<int>(plot_->axisRect()->height() / (2.0 * line)), 2, data_.integerY ? 12 : 8));
   for (int pass = 0; pass < 8; ++pass) {
     plot_->replot(QCustomPlot::rpImmediateRefresh);
     const QVector<double> ticks = plot_->yAxis->tickVector();
@@ -487,7 +529,8 @@ void LinePlotView::setTickers() {
        {std::pair{plot_->xAxis, data_.integerX}, {plot_->yAxis, data_.integerY}}) {
     if (integer) {
       axis->setTicker(QSharedPointer<WholeNumberTicker>::create());
-    } else if (qSharedPointerDynamicCast<WholeNumberTicker>(axis->ticker())) {
+    } else if (qSharedPointerDynamicCast<WholeNumberTicker>(axis->ticker()) ||
+               qSharedPointerDynamicCast<QCPAxisTickerText>(axis->ticker())) {
       axis->setTicker(QSharedPointer<QCPAxisTicker>::create());
     }
   }

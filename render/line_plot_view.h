@@ -70,6 +70,7 @@ class LinePlotView : public QWidget {
   void leaveEvent(QEvent* event) override;
 
  private:
+  void fitXTickLabels();
   void fitToSize();
   // setData's parts: one series (with its error bars), whole-number ticks
   // where asked, and the axes' ranges.

@@ -834,6 +834,8 @@ std::unique_ptr<FigurePlot> figure_plot(const views::LinePlot& shown, QSize size
   views::LinePlot data = shown;
   for (auto& series : data.series)
     series.name = st.label(QString::fromStdString(series.name)).toStdString();
+  for (std::string& label : data.xTickLabels)
+    label = st.label(QString::fromStdString(label)).toStdString();
   plot.setData(std::move(data));
   const double pt = fontPt > 0 ? fontPt : st.fontPt;
   plot.setFigureFonts(st.family, pt);

@@ -162,7 +162,10 @@ views::LinePlot key_importance_plot(const KeyImportanceInputs& in,
   plot.series = in.uniform ? std::vector<views::PlotSeries>{alpha, eps}
                            : std::vector<views::PlotSeries>{alpha, baseline, eps};
   if (in.keyToken >= 0) plot.markedX = in.keyToken;
-  if (!before) return plot;
+  if (!before) {
+    if (tokens.size() == static_cast<std::size_t>(T)) plot.xTickLabels = tokens;
+    return plot;
+  }
 
   const RunNames& names = before->names;
   // The dashed run in the palette's next colour: the grey dashed line is the

@@ -49,6 +49,10 @@ struct LinePlot {
   double xPadding = 0.5;    // air left and right of the data (0.5: integer positions)
   bool integerX = false;    // ticks only at whole numbers (layers, indices, N)
   bool integerY = false;    // (counts)
+  // What each whole number x = 0, 1, ... stands for (key importance: the
+  // tokens): written at the ticks, upright, where every one fits; else the
+  // numbers are.
+  std::vector<std::string> xTickLabels = {};
   bool airBelow =
       false;  // a little air under the lowest value: a curve along 0 is not hidden by the axis
   // The selection on the x axis (a key, a layer, a training step); NaN: none.

@@ -68,6 +68,7 @@ json view_json(const LinePlot& plot) {
            {"y_label", plot.yLabel},
            {"integer_x", plot.integerX},
            {"integer_y", plot.integerY},
+           {"x_tick_labels", plot.xTickLabels},
            {"include_zero", plot.includeZero},
            {"marked_x", number(plot.markedX)},
            {"series", series}};

@@ -171,6 +171,25 @@ TEST(FigureCli, EveryTokenIsLabelledAtOneColumnAndTheSelectionOnlyWhenAsked) {
       for (std::string part; parts >> part;) EXPECT_GE(seen[part], 1) << "token " << s;
     }
   }
+  // Key importance at one column writes every token under its position.
+  {
+    const std::string json = dir.filePath(QStringLiteral("keys.json")).toStdString();
+    const std::string pdf = dir.filePath(QStringLiteral("keys.pdf")).toStdString();
+    const std::string args =
+        "figure '" + kModel + "' --text " + kText + " --panel key-importance --preset one-column";
+    ASSERT_EQ(cli(args + " --out '" + json + "' --force").exit, 0);
+    ASSERT_EQ(cli(args + " --out '" + pdf + "' --force").exit, 0);
+    const auto plot = nlohmann::json::parse(read_text(json));
+    const auto tokens = plot.at("x_tick_labels").get<std::vector<std::string>>();
+    ASSERT_EQ(tokens.size(), plot.at("series")[0].at("x").size());
+    std::map<std::string, int> seen;
+    for (const PdfWord& w : pdf_text(pdf).words) ++seen[w.text];
+    for (std::string token : tokens) {
+      for (std::size_t at; (at = token.find("\u2423")) != std::string::npos;) token.erase(at, 3);
+      if (token == "<s>") token = "&lt;s&gt;";
+      EXPECT_GE(seen[token], 1) << "token " << token;
+    }
+  }
   // The selection (query 5, key 3) is framed only with --selection; the
   // masked cell (query 3, key 5) never.
   auto outline = [&](const std::string& options) {
