@@ -108,7 +108,12 @@ void legend_paint(QPainter& p, const LegendLayout& layout, const std::vector<Leg
     const LegendEntry& e = entries[k];
     const QRectF s = layout.samples[k];
     const double y = s.center().y();
-    if (e.pen.style() != Qt::NoPen) {
+    if (e.fill.isValid()) {  // a bar's colour: a box as high as the text's x-height
+      const double side = 0.55 * s.height();
+      p.setPen(Qt::NoPen);
+      p.setBrush(e.fill);
+      p.drawRect(QRectF(s.center().x() - side, y - side / 2, 2 * side, side));
+    } else if (e.pen.style() != Qt::NoPen) {
       p.setPen(e.pen);
       p.drawLine(QPointF(s.left(), y), QPointF(s.right(), y));
     }

@@ -24,6 +24,7 @@ struct LegendEntry {
   double markerSize = 0.0;  // a filled circle's diameter; 0: none
   QColor markerColour;      // its fill
   QColor markerEdge = {};   // its outline (invalid: none)
+  QColor fill = {};         // bars: a filled box instead of the line (invalid: none)
 };
 
 struct LegendLayout {

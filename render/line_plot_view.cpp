@@ -105,7 +105,7 @@ LinePlotView::LinePlotView(QWidget* parent) : QWidget(parent), plot_(new QCustom
       }
       for (std::size_t k = 0; k < series.x.size(); ++k) {
         const double px = plot_->xAxis->coordToPixel(series.x[k]);
-        const double py = plot_->yAxis->coordToPixel(series.y[k]);
+        const double py = plot_->yAxis->coordToPixel(drawnTop(s, k));
         const double d = std::hypot(px - event->position().x(), py - event->position().y());
         if (d < 8.0) near.push_back({d, {static_cast<int>(s), static_cast<int>(k)}});
         if (d < bestDistance) {
@@ -246,6 +246,12 @@ std::vector<LegendEntry> LinePlotView::takeLegend() {
   std::vector<LegendEntry> entries;
   for (int k = 0; k < plot_->graphCount(); ++k) {
     QCPGraph* g = plot_->graph(k);
+    if (const auto bars = bars_.find(k); bars != bars_.end()) {
+      if (plot_->legend->hasItemWithPlottable(bars->second))
+        entries.push_back(
+            {bars->second->name(), QPen(Qt::NoPen), 0.0, {}, {}, bars->second->brush().color()});
+      continue;
+    }
     if (!plot_->legend->hasItemWithPlottable(g)) continue;
     LegendEntry e;
     e.text = g->name();
@@ -275,7 +281,13 @@ void LinePlotView::fitToSize() {
   plot_->xAxis->ticker()->setTickCount(std::clamp(width() / 90, 2, 8));
   // Whole numbers (layers, heads, N) up to a dozen of them: every one is
   // labelled where its label fits, a reader should not count gridlines.
-  if (data_.integerX) {
+  if (data_.log2X) {  // every power of two that fits
+    const QCPRange x = plot_->xAxis->range();
+    const int doublings =
+        static_cast<int>(std::floor(std::log2(x.upper / std::max(x.lower, 1e-9))));
+    plot_->xAxis->ticker()->setTickCount(std::clamp(doublings, 1, std::max(1, width() / 40)));
+  }
+  if (data_.integerX && !data_.log2X) {
     const QCPRange x = plot_->xAxis->range();
     const int span = static_cast<int>(std::floor(x.upper + 1e-9) - std::ceil(x.lower - 1e-9));
     const double label = QFontMetricsF(plot_->xAxis->tickLabelFont())
@@ -381,6 +393,17 @@ void LinePlotView::thinTicks() {
   }
 }
 
+// Where point k of series s is drawn: a stacked bar's top is the sum of the
+// stacked series up to it at that x.
+double LinePlotView::drawnTop(std::size_t s, std::size_t k) const {
+  const views::PlotSeries& series = data_.series[s];
+  if (!series.stacked) return series.y[k];
+  double top = 0;
+  for (std::size_t i = 0; i <= s; ++i)
+    if (data_.series[i].stacked && k < data_.series[i].y.size()) top += data_.series[i].y[k];
+  return top;
+}
+
 void LinePlotView::leaveEvent(QEvent* event) {
   QWidget::leaveEvent(event);
   if (!under_.isEmpty()) {
@@ -415,9 +438,9 @@ SeriesPens series_pens(const std::vector<views::PlotSeries>& series) {
   auto takesTurn = [](const views::PlotSeries& s) {
     return !s.reference && !s.threshold && s.colourOf < 0;
   };
-  const bool comparison = std::any_of(series.begin(), series.end(), [](const views::PlotSeries& s) {
-    return s.dashed || s.colourOf >= 0;
-  });
+  // Twins (a quantity in two runs): dashes mean the other run.
+  const bool comparison = std::any_of(series.begin(), series.end(),
+                                      [](const views::PlotSeries& s) { return s.colourOf >= 0; });
   SeriesPens pens{std::vector<QColor>(series.size()),
                   std::vector<Qt::PenStyle>(series.size(), Qt::SolidLine)};
   for (std::size_t k = 0, turn = 0; k < series.size(); ++k)
@@ -452,7 +475,8 @@ void LinePlotView::setData(views::LinePlot data) {
   data_ = std::move(data);
   under_.clear();  // the points it listed belong to the old data
 
-  plot_->clearPlottables();  // graphs and their error bars
+  plot_->clearPlottables();  // graphs, bars and error bars
+  bars_.clear();
   plot_->clearItems();       // the selection's line
   plot_->xAxis->setLabel(QString::fromStdString(data_.xLabel));
   plot_->yAxis->setLabel(QString::fromStdString(data_.yLabel));
@@ -493,6 +517,27 @@ void LinePlotView::addSeries(const views::PlotSeries& s, const QColor& colour, Q
     g->setData(QVector<double>(s.x.begin(), s.x.end()), QVector<double>(s.y.begin(), s.y.end()),
                true);
   }
+  if (s.stacked) {
+    // The bars draw it; the graph keeps its place (graph k is series k) unseen.
+    g->setPen(Qt::NoPen);
+    g->removeFromLegend();
+    auto* bars = new QCPBars(plot_->xAxis, plot_->yAxis);
+    bars->setName(QString::fromStdString(s.name));
+    bars->setData(QVector<double>(s.x.begin(), s.x.end()), QVector<double>(s.y.begin(), s.y.end()),
+                  true);
+    double spacing = 1.0;  // between neighbouring bars (layers: 1, relative depth: less)
+    for (std::size_t k = 1; k < s.x.size(); ++k)
+      if (s.x[k] > s.x[k - 1]) spacing = std::min(spacing, s.x[k] - s.x[k - 1]);
+    bars->setWidth(0.7 * spacing);
+    bars->setBrush(colour);
+    bars->setPen(Qt::NoPen);
+    QCPBars* below = nullptr;
+    for (const auto& [k, b] : bars_) below = b;  // the last stacked so far
+    if (below) bars->moveAbove(below);
+    if (!s.inLegend) bars->removeFromLegend();
+    bars_[static_cast<int>(plot_->graphCount() - 1)] = bars;
+    return;
+  }
   if (s.threshold) {
     g->setPen(QPen(QColor(178, 24, 43), 1.5, Qt::DotLine));
   } else if (s.reference) {
@@ -525,8 +570,18 @@ void LinePlotView::addSeries(const views::PlotSeries& s, const QColor& colour, Q
 }
 
 void LinePlotView::setTickers() {
+  plot_->xAxis->setScaleType(data_.log2X ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+  if (data_.log2X) {
+    auto powers = QSharedPointer<QCPAxisTickerLog>::create();
+    powers->setLogBase(2);
+    powers->setSubTickCount(0);
+    plot_->xAxis->setTicker(powers);
+    plot_->xAxis->setNumberFormat(QStringLiteral("g"));
+  } else if (qSharedPointerDynamicCast<QCPAxisTickerLog>(plot_->xAxis->ticker())) {
+    plot_->xAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+  }
   for (auto [axis, integer] :
-       {std::pair{plot_->xAxis, data_.integerX}, {plot_->yAxis, data_.integerY}}) {
+       {std::pair{plot_->xAxis, data_.integerX && !data_.log2X}, {plot_->yAxis, data_.integerY}}) {
     if (integer) {
       axis->setTicker(QSharedPointer<WholeNumberTicker>::create());
     } else if (qSharedPointerDynamicCast<WholeNumberTicker>(axis->ticker()) ||
@@ -544,7 +599,10 @@ void LinePlotView::fitRanges() {
   const double air = 0.08 * (y.upper - y.lower) + 1e-9;
   plot_->yAxis->setRange(data_.airBelow ? lowest - air : lowest, y.upper + air);
   const QCPRange x = plot_->xAxis->range();
-  plot_->xAxis->setRange(x.lower - data_.xPadding, x.upper + data_.xPadding);
+  if (data_.log2X)  // air as a share of a doubling at each end
+    plot_->xAxis->setRange(x.lower / 1.25, x.upper * 1.25);
+  else
+    plot_->xAxis->setRange(x.lower - data_.xPadding, x.upper + data_.xPadding);
 }
 
 }  // namespace sinkscope::render

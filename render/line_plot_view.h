@@ -9,6 +9,7 @@
 #include <QString>
 #include <QWidget>
 #include <limits>
+#include <map>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "render/figure_legend.h"
 
 class QCustomPlot;
+class QCPBars;
 
 namespace sinkscope::render {
 
@@ -70,6 +72,7 @@ class LinePlotView : public QWidget {
   void leaveEvent(QEvent* event) override;
 
  private:
+  double drawnTop(std::size_t series, std::size_t point) const;
   void fitXTickLabels();
   void fitToSize();
   // setData's parts: one series (with its error bars), whole-number ticks
@@ -80,6 +83,7 @@ class LinePlotView : public QWidget {
   void showTips(const QPoint& where);
   views::LinePlot data_;
   QCustomPlot* plot_;
+  std::map<int, QCPBars*> bars_;  // a stacked series' bars, by its graph's index
   std::pair<int, int> hovered_{-1, -1};
   QList<QPair<int, int>> under_;
   int titleIndent_ = 0;

@@ -241,9 +241,11 @@ SetFigure fn_figure(const SetContext& x) {
   fig.plot.title = "Fₙ against N at the last query (mean over heads and " + x.source +
                    "); dashed: random N-subsets" + shown_note(x.shown, x.L) + x.positionNote;
   fig.plot.xPadding = 0.5;
-  fig.plot.xLabel = "N (keys selected)";
+  // N in powers of two, as Mudarisov et al. reason about it (Fₙ against log₂ N).
+  fig.plot.xLabel = "N (keys selected, log₂ scale)";
   fig.plot.yLabel = "Fₙ";
   fig.plot.integerX = true;
+  fig.plot.log2X = true;
   fig.plot.includeZero = true;
   fig.table = layered_table(f, &random, {}, 1.0, {"layer", "n", "f_n", "f_n_random", "sentences"});
   return fig;
@@ -269,7 +271,10 @@ SetFigure taxonomy_figure(const SetContext& x) {
   fig.plot.xPadding = 0.5;
   fig.table.columns = {"layer", "retriever", "mixer", "reset"};
   for (int c = 0; c < 3; ++c) {
+    // Stacked shares per layer, as Mudarisov et al. draw them (their Fig. 4a).
     views::PlotSeries curve{analysis::head_class_name(static_cast<analysis::HeadClass>(c)), {}, {}};
+    curve.stacked = true;
+    curve.colour = views::kHeadClassColours[static_cast<std::size_t>(c)];
     for (int l = 0; l < x.L; ++l)
       curve.x.push_back(l),
           curve.y.push_back(share[static_cast<std::size_t>(l)][static_cast<std::size_t>(c)]);
@@ -286,7 +291,8 @@ SetFigure taxonomy_figure(const SetContext& x) {
 SetFigure bos_removal_figure(const SetContext& x) {
   SetFigure fig;
   fig.file = "bos_removal";
-  fig.plot.xPadding = 0.0;
+  fig.plot.xPadding = 0.5;  // whole markers at the shortest and longest sentences
+  fig.plot.integerX = true;
   fig.plot.title = "NLL change when the BOS token is removed, per sentence (" + x.source + ")";
   fig.plot.xLabel = "tokens in the sentence";
   fig.plot.yLabel = "mean dNLL (nats)";
@@ -378,9 +384,14 @@ SetFigure sparsification_figure(const models::LoadedModel& model,
                                 const std::vector<std::string>& sentences,
                                 const FigureSetParams& params) {
   const models::SingleThreadedBlas exactProducts;
-  // dNLL against the share of heads kept, averaged over the first sentences.
-  // (ranking, retained) -> sum of dNLL, sentences
-  std::map<std::pair<int, double>, std::pair<double, int>> pooled;
+  // dNLL against the share of heads kept, averaged over the first sentences;
+  // the random ranking's spread over every (sentence, seed) draw, as
+  // Mudarisov et al. draw it (mean +- std, their Fig. 5).
+  struct Pooled {
+    double sum = 0, squares = 0;  // of the draws' dNLL
+    int sentences = 0, draws = 0;
+  };
+  std::map<std::pair<int, double>, Pooled> pooled;  // (ranking, retained)
   const std::size_t used = std::min<std::size_t>(
       sentences.size(), static_cast<std::size_t>(std::max(0, params.sparsificationSentences)));
   for (std::size_t s = 0; s < used; ++s) {
@@ -388,32 +399,50 @@ SetFigure sparsification_figure(const models::LoadedModel& model,
     const std::vector<double> dnll = models::head_ablation_dnll(*model.model, run.trace);
     for (const models::SparsificationPoint& q :
          models::sparsification_curves(*model.model, run.trace, dnll, params.sparsification)) {
-      auto& cell = pooled[{static_cast<int>(q.ranking), q.retained}];
-      cell.first += q.dnll, ++cell.second;
+      // A sentence's draws from its mean and sample std (one draw: no spread).
+      const int n = q.ranking == models::HeadRanking::Random
+                        ? std::max(1, params.sparsification.randomSeeds)
+                        : 1;
+      Pooled& cell = pooled[{static_cast<int>(q.ranking), q.retained}];
+      cell.sum += n * q.dnll;
+      cell.squares += (n - 1) * q.dnllStd * q.dnllStd + n * q.dnll * q.dnll;
+      cell.draws += n;
+      ++cell.sentences;
     }
   }
   SetFigure fig;
   fig.file = "sparsification";
-  fig.plot.xPadding = 0.0;
   fig.plot.title = "Sparsification: dNLL against the share of heads kept per layer (mean over " +
-                   std::to_string(used) + " sentences)";
+                   std::to_string(used) + " sentences; random: mean ± std of its draws)";
+  fig.plot.xPadding = 0.03;  // the error bars at 0 and 1 whole
   fig.plot.xLabel = "share of heads kept";
   fig.plot.yLabel = "dNLL (nats)";
   fig.plot.includeZero = true;
-  fig.table.columns = {"ranking", "retained", "dnll", "sentences"};
+  fig.table.columns = {"ranking", "retained", "dnll", "dnll_std", "sentences"};
   std::map<int, views::PlotSeries> byRanking;
   for (const auto& [key, cell] : pooled) {
     const auto ranking = static_cast<models::HeadRanking>(key.first);
-    const std::string name = models::head_ranking_name(ranking);
+    const double mean = cell.sum / cell.draws;
+    const double std =
+        cell.draws > 1
+            ? std::sqrt(std::max(0.0, (cell.squares - cell.draws * mean * mean) / (cell.draws - 1)))
+            : 0.0;
     views::PlotSeries& c = byRanking[key.first];
     c.name = ranking_legend_name(ranking);
     c.x.push_back(key.second);
-    c.y.push_back(cell.first / cell.second);
-    fig.table.rows.push_back({name, csv_number(key.second), csv_number(cell.first / cell.second),
-                              std::to_string(cell.second)});
+    c.y.push_back(mean);
+    if (ranking == models::HeadRanking::Random) {
+      c.lo.push_back(mean - std);
+      c.hi.push_back(mean + std);
+    }
+    fig.table.rows.push_back({models::head_ranking_name(ranking), csv_number(key.second),
+                              csv_number(mean), csv_number(std), std::to_string(cell.sentences)});
   }
   for (auto& [ranking, curve] : byRanking) {
-    curve.dashed = static_cast<models::HeadRanking>(ranking) == models::HeadRanking::Random;
+    if (static_cast<models::HeadRanking>(ranking) == models::HeadRanking::Random) {
+      curve.dashed = true;
+      curve.name += " (mean ± std)";
+    }
     fig.plot.series.push_back(std::move(curve));
   }
   return fig;

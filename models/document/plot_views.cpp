@@ -575,7 +575,13 @@ views::LinePlot taxonomy_counts_plot(const TaxonomyView& shown, const TaxonomyVi
   counts.airBelow = true;  // a class no layer has (a line along 0) stays above the axis
   counts.series = class_counts(shown, shares, axis, "");
   counts.numbers = std::make_shared<const io::CsvTable>(shown.counts_table);
-  if (!before) return counts;
+  if (!before) {
+    // One run: the classes stacked, each layer's bar its heads (Mudarisov et
+    // al.'s Fig. 4a); two runs are told apart as lines.
+    for (views::PlotSeries& s : counts.series) s.stacked = true;
+    counts.airBelow = false;
+    return counts;
+  }
   counts.series =
       overlaid_runs(std::move(counts.series), class_counts(*before, shares, axis, ""), names);
   counts.numbers = two_runs(names, before->counts_table, shown.counts_table);

@@ -24,6 +24,7 @@ struct PlotSeries {
   bool threshold = false;          // drawn as a dark red dotted line (thresholds such as eps)
   bool scatter = false;            // points only, no connecting line (diagrams, spectra)
   bool segments = false;           // points 2k and 2k+1 are the ends of one segment (barcodes)
+  bool stacked = false;  // a bar at each x on top of the stacked series before it (shares, counts)
   std::optional<Rgb> colour = {};  // a data series' colour; none: the categorical palette's next
   bool dashed = false;  // a data series drawn dashed (e.g. the run before an intervention)
   int colourOf = -1;    // >= 0: drawn in the colour of that series (a "before" curve)
@@ -49,6 +50,7 @@ struct LinePlot {
   double xPadding = 0.5;    // air left and right of the data (0.5: integer positions)
   bool integerX = false;    // ticks only at whole numbers (layers, indices, N)
   bool integerY = false;    // (counts)
+  bool log2X = false;       // x on a log2 scale, ticks at powers of two (N, context lengths)
   // What each whole number x = 0, 1, ... stands for (key importance: the
   // tokens): written at the ticks, upright, where every one fits; else the
   // numbers are.

@@ -52,6 +52,7 @@ json view_json(const LinePlot& plot) {
     const char* style = s.reference   ? "reference"
                         : s.threshold ? "threshold"
                         : s.segments  ? "segments"
+                        : s.stacked   ? "stacked_bars"
                         : s.scatter   ? "points"
                                       : "line";
     json one{{"name", s.name},          {"x", numbers(s.x)},       {"y", numbers(s.y)},
@@ -69,6 +70,7 @@ json view_json(const LinePlot& plot) {
            {"integer_x", plot.integerX},
            {"integer_y", plot.integerY},
            {"x_tick_labels", plot.xTickLabels},
+           {"log2_x", plot.log2X},
            {"include_zero", plot.includeZero},
            {"marked_x", number(plot.markedX)},
            {"series", series}};

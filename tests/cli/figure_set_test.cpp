@@ -84,6 +84,24 @@ TEST(FigureSet, OneSentenceEqualsTheMeanOverHeadsOfTheSingleSentenceReport) {
   ASSERT_EQ(set.exit, 0) << set.out;
   const CliRun single = cli("analyze '" + kModel + "' --text '" + text + "' --out '" + (root / "single").string() + "'");
   ASSERT_EQ(single.exit, 0) << single.out;
+  // Sparsification of one sentence: the experiment's curves, the random
+  // ranking's spread over its seeds as the experiment's dnll_std.
+  const CliRun sparsify = cli("experiment sparsify '" + kModel + "' --text '" + text + "' --out '" +
+                              (root / "sparsify").string() + "'");
+  ASSERT_EQ(sparsify.exit, 0) << sparsify.out;
+  {
+    std::map<std::pair<std::string, double>, std::pair<double, double>> experiment;
+    for (const auto& r : table(root / "sparsify/sparsification.csv").rows)
+      experiment[{r[0], std::stod(r[1])}] = {std::stod(r[2]), std::stod(r[3])};
+    const CsvTable pooled = table(root / "set/sparsification.csv");
+    ASSERT_EQ(pooled.rows.size(), experiment.size());
+    const int dnll = column(pooled, "dnll"), spread = column(pooled, "dnll_std");
+    for (const auto& r : pooled.rows) {
+      const auto& [mean, sd] = experiment.at({r[0], std::stod(r[1])});
+      EXPECT_NEAR(std::stod(r[static_cast<std::size_t>(dnll)]), mean, 1e-9) << r[0] << " " << r[1];
+      EXPECT_NEAR(std::stod(r[static_cast<std::size_t>(spread)]), sd, 1e-9) << r[0] << " " << r[1];
+    }
+  }
 
   expect_pooled(table(root / "set/key_importance_by_layer.csv"), "position", "alpha_k",
                 head_means(table(root / "single/sinks.csv"), "key", "alpha"));

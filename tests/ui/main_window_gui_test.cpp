@@ -258,8 +258,18 @@ TEST_F(MainWindowGui, AClickInTheOverviewMovesEveryPanel) {
   EXPECT_TRUE(panels->diagramView()->title().contains(where));
   EXPECT_TRUE(panels->spectrumView()->title().contains(where));
   EXPECT_TRUE(q(panels->taxonomyView()->data().title).contains(QStringLiteral("layer 2, head 3")));
-  // A head class no layer has draws along 0: the axis must not hide it.
-  EXPECT_LT(panels->taxonomyCountsView()->plot()->yAxis->range().lower, 0.0);
+  // One run: the classes stacked per layer, each layer's bar its heads.
+  const auto& counts = panels->taxonomyCountsView()->data();
+  ASSERT_EQ(counts.series.size(), 3u);
+  for (std::size_t l = 0; l < counts.series[0].y.size(); ++l) {
+    double heads = 0;
+    for (const auto& series : counts.series) {
+      EXPECT_TRUE(series.stacked);
+      heads += series.y[l];
+    }
+    EXPECT_LE(heads, w.selection()->headCount()) << "layer " << l;
+  }
+  EXPECT_EQ(panels->taxonomyCountsView()->plot()->yAxis->range().lower, 0.0);
   EXPECT_TRUE(q(overview->data().title).contains(where));
   EXPECT_EQ(overview->data().outlineRow, 2) << "the selected head is framed in the overview";
   EXPECT_EQ(overview->data().outlineCol, 3);
