@@ -99,11 +99,43 @@ LegendLayout legend_layout(const std::vector<QString>& texts, const QFontMetrics
   return out;
 }
 
+LegendLayout legend_inside(const std::vector<QString>& texts, const QFontMetricsF& metrics,
+                           QSizeF area, const QRectF& axes, int corner) {
+  LegendLayout out;
+  out.plotArea = area;
+  out.inside = true;
+  if (texts.empty()) return out;
+  const Metrics u(metrics);
+  double widest = 0;
+  for (const QString& t : texts) widest = std::max(widest, metrics.horizontalAdvance(t));
+  const double width = u.sample + u.gap + widest + 2 * u.pad;
+  const double height = static_cast<double>(texts.size()) * u.line + 2 * u.pad;
+  if (width > 0.6 * axes.width() || height > 0.65 * axes.height()) return out;
+  const double inset = u.pad;  // off the axes' lines
+  const double x = corner % 2 == 0 ? axes.right() - width - inset : axes.left() + inset;
+  const double y = corner < 2 ? axes.top() + inset : axes.bottom() - height - inset;
+  out.box = QRectF(x, y, width, height);
+  out.linePitch = u.line;
+  for (std::size_t k = 0; k < texts.size(); ++k) {
+    const double top = y + u.pad + static_cast<double>(k) * u.line;
+    out.samples.emplace_back(x + u.pad, top, u.sample, u.line);
+    out.shown.push_back(texts[k]);
+    out.texts.emplace_back(x + u.pad + u.sample + u.gap, top + (u.line - metrics.height()) / 2,
+                           metrics.horizontalAdvance(texts[k]), metrics.height());
+  }
+  return out;
+}
+
 void legend_paint(QPainter& p, const LegendLayout& layout, const std::vector<LegendEntry>& entries,
                   const QFont& font) {
   p.save();
   p.setRenderHint(QPainter::Antialiasing, true);
   p.setFont(font);
+  if (layout.inside) {  // over the grid's lines (no data there): a white ground, no frame
+    p.setPen(Qt::NoPen);
+    p.setBrush(QColor(255, 255, 255, 220));
+    p.drawRect(layout.box);
+  }
   for (std::size_t k = 0; k < entries.size() && k < layout.samples.size(); ++k) {
     const LegendEntry& e = entries[k];
     const QRectF s = layout.samples[k];

@@ -29,6 +29,7 @@ struct LegendEntry {
 
 struct LegendLayout {
   bool beside = false;         // right of the axes (else below them)
+  bool inside = false;         // in a corner of the axes that no data reaches
   QRectF box;                  // in the area's coordinates
   std::vector<QRectF> samples;  // where each entry's line sample goes
   std::vector<QRectF> texts;    // and its text
@@ -39,6 +40,13 @@ struct LegendLayout {
 
 // The legend of `texts` in a `area`-sized figure, measured with `metrics`.
 LegendLayout legend_layout(const std::vector<QString>& texts, const QFontMetricsF& metrics, QSizeF area);
+
+// The legend of `texts` in one column inside `axes` (a rectangle of the
+// `area`-sized figure) at `corner` (0 top right, 1 top left, 2 bottom right,
+// 3 bottom left); an empty box when it would take more than 60% of the axes'
+// width or 65% of their height. The axes keep the whole area.
+LegendLayout legend_inside(const std::vector<QString>& texts, const QFontMetricsF& metrics,
+                           QSizeF area, const QRectF& axes, int corner);
 
 // Draws the entries where `layout` put them.
 void legend_paint(QPainter& p, const LegendLayout& layout, const std::vector<LegendEntry>& entries,

@@ -369,6 +369,46 @@ void LinePlotView::fitXTickLabels() {
   x->setTickLabelRotation(words ? -90 : 0);
 }
 
+bool LinePlotView::drawsInside(const QRectF& pixels) const {
+  const QRectF near = pixels.adjusted(-3, -3, 3, 3);  // a marker's radius, a line's width
+  const auto at = [this](double x, double y) {
+    return QPointF(plot_->xAxis->coordToPixel(x), plot_->yAxis->coordToPixel(y));
+  };
+  const auto segmentEnters = [&](QPointF a, QPointF b) {
+    for (int t = 0; t <= 16; ++t)
+      if (near.contains(a + (b - a) * (t / 16.0))) return true;
+    return false;
+  };
+  for (std::size_t s = 0; s < data_.series.size(); ++s) {
+    const views::PlotSeries& series = data_.series[s];
+    std::vector<QPointF> points;
+    for (std::size_t k = 0; k < series.x.size(); ++k)
+      if (std::isfinite(series.x[k]) && std::isfinite(series.y[k]))
+        points.push_back(at(series.x[k], drawnTop(s, k)));
+    for (std::size_t k = 0; k < series.lo.size() && k < series.x.size(); ++k)
+      if (std::isfinite(series.lo[k]) && std::isfinite(series.hi[k]) &&
+          segmentEnters(at(series.x[k], series.lo[k]), at(series.x[k], series.hi[k])))
+        return true;
+    if (series.stacked) {
+      for (std::size_t k = 0; k < series.x.size(); ++k) {
+        const double base = drawnTop(s, k) - series.y[k];
+        const QRectF bar =
+            QRectF(at(series.x[k] - 0.35, base), at(series.x[k] + 0.35, drawnTop(s, k)))
+                .normalized();
+        if (bar.intersects(near)) return true;
+      }
+      continue;
+    }
+    for (const QPointF& p : points)
+      if (near.contains(p)) return true;
+    if (series.scatter) continue;
+    const std::size_t step = series.segments ? 2 : 1;
+    for (std::size_t k = 0; k + 1 < points.size(); k += step)
+      if (segmentEnters(points[k], points[k + 1])) return true;
+  }
+  return false;
+}
+
 void LinePlotView::thinTicks() {
   // A widget never shown has not laid out its plot (nor had a resize event to
   // set its viewport): measure at the figure's size.

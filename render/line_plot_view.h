@@ -6,6 +6,7 @@
 #include <QList>
 #include <QPair>
 #include <QPoint>
+#include <QRectF>
 #include <QString>
 #include <QWidget>
 #include <limits>
@@ -51,6 +52,9 @@ class LinePlotView : public QWidget {
   // Figures: fewer y ticks while any two labels are closer than 1.4 lines
   // (a low plot in a multi-panel figure), after laying the plot out.
   void thinTicks();
+  // Whether anything drawn (a point, a line between points, a bar, an error
+  // bar) reaches into `pixels` (the plot's coordinates, as laid out now).
+  bool drawsInside(const QRectF& pixels) const;
   const views::LinePlot& data() const { return data_; }
   // The title as drawn (before a figure's own title replaces it).
   QString title() const { return QString::fromStdString(data_.title); }

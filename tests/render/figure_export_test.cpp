@@ -524,3 +524,43 @@ TEST(FigureExport, EmptyPlotsAreLeftOutAndLongLegendsGrowTheRows) {
   EXPECT_GT(grown, 2 * 44.8 + 5) << "eight legend rows below the axes";
   EXPECT_LE(grown, kPageTextHeightMm + 0.5);
 }
+
+// A figure's legend goes into a corner of the axes that no data reaches
+// (the axes keep the whole figure), and below them when every corner is taken.
+TEST(FigureLegend, InsideACornerTheDataLeavesFreeElseBelow) {
+  QFont font(QStringLiteral("DejaVu Sans"));
+  font.setPixelSize(8);
+  const QFontMetricsF metrics(font);
+  const std::vector<QString> texts = {QStringLiteral("rising"), QStringLiteral("flat")};
+  const QRectF axes(30, 10, 200, 120);
+  const LegendLayout topRight = legend_inside(texts, metrics, QSizeF(241, 160), axes, 0);
+  ASSERT_FALSE(topRight.box.isEmpty());
+  EXPECT_TRUE(topRight.inside);
+  EXPECT_TRUE(axes.contains(topRight.box));
+  EXPECT_LT(std::abs(topRight.box.right() - axes.right()), 5.0);
+  EXPECT_LT(std::abs(topRight.box.top() - axes.top()), 5.0);
+  EXPECT_EQ(topRight.plotArea, QSizeF(241, 160));
+  const LegendLayout bottomLeft = legend_inside(texts, metrics, QSizeF(241, 160), axes, 3);
+  EXPECT_LT(std::abs(bottomLeft.box.left() - axes.left()), 5.0);
+  EXPECT_LT(std::abs(bottomLeft.box.bottom() - axes.bottom()), 5.0);
+  // Too large for any corner: none.
+  const std::vector<QString> many(12, QStringLiteral("a long legend entry of many words"));
+  EXPECT_TRUE(legend_inside(many, metrics, QSizeF(241, 160), axes, 0).box.isEmpty());
+
+  // A plot: what its line crosses is taken, the corner it leaves is free.
+  LinePlotView view;
+  view.resize(400, 300);
+  views::LinePlot plot;
+  plot.series = {{"rising", {0, 1, 2, 3, 4}, {0, 1, 2, 3, 4}}};
+  view.setData(plot);
+  view.refit();
+  view.thinTicks();  // lays the plot out at its size
+  const QRectF rect = view.plot()->axisRect()->rect();
+  const QRectF topLeftCorner(rect.left() + 4, rect.top() + 4, 60, 30);
+  const QRectF bottomRightCorner(rect.right() - 64, rect.bottom() - 34, 60, 30);
+  const QRectF onTheLine(view.plot()->xAxis->coordToPixel(2) - 10,
+                         view.plot()->yAxis->coordToPixel(2) - 10, 20, 20);
+  EXPECT_FALSE(view.drawsInside(topLeftCorner));
+  EXPECT_FALSE(view.drawsInside(bottomRightCorner));
+  EXPECT_TRUE(view.drawsInside(onTheLine));
+}
