@@ -112,6 +112,8 @@ HeatMapView::HeatMapView(QWidget* parent) : VtkViewWidget(parent) {
   }
   colorBar_->VisibilityOff();
 
+  // Titles carry math (α₀) and tokens: a font that has their glyphs.
+  vtk_text_use_unicode_font(title_->GetTextProperty());
   title_->GetTextProperty()->SetColor(0.1, 0.1, 0.1);
   title_->GetTextProperty()->SetFontSize(14);
   title_->GetTextProperty()->SetVerticalJustificationToTop();
@@ -566,7 +568,7 @@ void HeatMapView::resizeGL(int w, int h) {
 void HeatMapView::fitTitle() {
   // VTK draws the title at its font size in pixels; Qt's metrics of a sans
   // font of that size measure it closely enough, with a tenth to spare.
-  QFont font(QStringLiteral("Arial"));
+  QFont font(QStringLiteral("DejaVu Sans"));  // the title's font (vtk_text.h)
   font.setPixelSize(title_->GetTextProperty()->GetFontSize());
   const QFontMetricsF metrics(font);
   const double room = 0.9 * std::max(1, width()) - 10;
@@ -577,7 +579,7 @@ void HeatMapView::fitTitle() {
     const QString rest = lines.mid(1).join(QLatin1Char(' '));
     lines = {lines.front(), metrics.elidedText(rest, Qt::ElideRight, room)};
   }
-  title_->SetInput(lines.join(QLatin1Char('\n')).toUtf8().constData());
+  title_->SetInput(vtk_text_drawable(lines.join(QLatin1Char('\n'))).toUtf8().constData());
 }
 
 void HeatMapView::fitRunNames(double pixelsPerCell) {

@@ -29,7 +29,11 @@ CheckpointsPanel::CheckpointsPanel(render::DrawnViews& drawn, QWidget* parent)
   folder_ = new QLabel(tr("No training run open: File > Open training checkpoints..."), this);
   folder_->setWordWrap(true);
   folder_->setObjectName(QStringLiteral("checkpointsFolderLabel"));
-  layout->addWidget(folder_);
+  // The folder and what to plot on one row, the slider on a row of its own:
+  // it is what a demonstration drags, never squeezed by the controls.
+  auto* controls = new QHBoxLayout;
+  controls->addWidget(folder_, 1);
+  layout->addLayout(controls);
   auto* row = new QHBoxLayout;
   slider_ = new QSlider(Qt::Horizontal, this);
   slider_->setObjectName(QStringLiteral("checkpointSlider"));
@@ -52,12 +56,12 @@ CheckpointsPanel::CheckpointsPanel(render::DrawnViews& drawn, QWidget* parent)
   connect(metric_, &QComboBox::currentIndexChanged, this, [this] {
     if (!last_.values.empty()) setEmergence(last_, lastText_);
   });
-  row->addWidget(metric_);
+  controls->addWidget(metric_);
   recompute_ = new QPushButton(tr("Plot for this sentence"), this);
   recompute_->setObjectName(QStringLiteral("emergenceRecompute"));
   recompute_->setToolTip(tr("Compute α₀ at every checkpoint for the sentence in the box"));
   recompute_->setEnabled(false);
-  row->addWidget(recompute_);
+  controls->addWidget(recompute_);
   layout->addLayout(row);
   // The plot (layers' means) beside the grid (every head): the overview against training.
   auto* views = new QSplitter(Qt::Horizontal, this);
@@ -72,8 +76,11 @@ CheckpointsPanel::CheckpointsPanel(render::DrawnViews& drawn, QWidget* parent)
     gridStandIn_ = new render::FigureStandIn(QStringLiteral("emergenceGrid"), views);
     views->addWidget(gridStandIn_);
   }
-  views->setStretchFactor(0, 3);
-  views->setStretchFactor(1, 2);
+  // The grid's cells are few columns (checkpoints) by many rows (heads): the
+  // plot takes the width.
+  views->setStretchFactor(0, 2);
+  views->setStretchFactor(1, 1);
+  views->setSizes({600, 300});  // as proportions until the panel is laid out
   layout->addWidget(views, 1);
   // A checkpoint opens when the slider rests: keys and clicks at once, a drag
   // when it is released (not at every step it passes).

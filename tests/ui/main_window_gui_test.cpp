@@ -1657,6 +1657,19 @@ TEST_F(MainWindowGui, AModelWithItsTrainingOffersItInOneClick) {
   ASSERT_NE(label, nullptr);
   EXPECT_TRUE(label->text().endsWith(QStringLiteral("3 checkpoints, steps 100 to 300")))
       << label->text().toStdString() << ": every checkpoint is shown, so no note";
+  // At the window's default size the plot has room under its title and the
+  // slider a row of its own (a demonstration drags it).
+  ui::CheckpointsPanel* panel = w.checkpointsPanel();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return panel->isVisible(); }, kTimeout));
+  QApplication::processEvents();
+  const auto* slider = panel->findChild<QSlider*>(QStringLiteral("checkpointSlider"));
+  ASSERT_NE(slider, nullptr);
+  EXPECT_GE(slider->width(), panel->width() * 2 / 3)
+      << "slider " << slider->width() << " of " << panel->width();
+  const QCPAxisRect* axes = panel->emergenceView()->plot()->axisRect();
+  EXPECT_GE(axes->height(), 100) << "the emergence plot's axes, window " << w.width() << " x "
+                                 << w.height();
+  EXPECT_GE(panel->emergenceView()->width(), panel->width() / 2);
 }
 
 TEST_F(MainWindowGui, CheckpointsPlayBackOverTraining) {
