@@ -298,13 +298,9 @@ void MainWindow::connectWorkspace() {
   // of the status bar does not reach.
   connect(w, &Workspace::studyRefused, this, [this](const QString& folder, const QString& message) {
     studyPanel_->showRefusal(folder, message);
-    studyDock_->show();
-    studyDock_->raise();
+    bringForward(studyDock_);
   });
-  connect(w, &Workspace::checkpointsOpened, this, [this] {
-    checkpointsDock_->show();
-    checkpointsDock_->raise();
-  });
+  connect(w, &Workspace::checkpointsOpened, this, [this] { bringForward(checkpointsDock_); });
   connect(w, &Workspace::emergenceComputed, this, &MainWindow::emergenceFinished);
 }
 
@@ -347,8 +343,7 @@ void MainWindow::showStudy() {
   if (workspace_->studyMatchesModel() && selection_->head() >= 0)
     studyPanel_->chooseHead(selection_->layer(), selection_->head());
   const bool wasHidden = studyDock_->isHidden();
-  studyDock_->show();
-  studyDock_->raise();
+  bringForward(studyDock_);
   // The study's tables and plots would take the map's height: the two share
   // the column evenly once the dock has its size.
   if (wasHidden)

@@ -317,6 +317,11 @@ class MainWindow : public QMainWindow {
   void enterStage();
   void leaveStage();
   void updatePresentCaption();
+  // Shows the dock in front; while presenting, its panel takes the stage's
+  // and the dock comes forward on leaving.
+  void bringForward(QDockWidget* dock);
+  void showBroughtForward();
+  std::vector<QDockWidget*> broughtForward_;  // while presenting
   void scaleText(double labelScale, double plotScale);
   // Restores a dock layout, or while presenting keeps it for the way back.
   void applyLayout(const QByteArray& state);

@@ -11,6 +11,7 @@
 #include <QStatusBar>
 #include <QTimer>
 #include <QToolBar>
+#include <algorithm>
 #include <initializer_list>
 #include <utility>
 
@@ -73,6 +74,7 @@ void MainWindow::enterStage() {
   sizeBeforePresenting_ = size();
   modelDockWidthBeforePresenting_ = modelDockWidth_;
   layoutAfterResize_.clear();
+  broughtForward_.clear();
   wasFullScreen_ = isFullScreen();
   presentedFrom_ = frontPlotDock();
   presentedDock_ = presentedFrom_->objectName();
@@ -100,6 +102,21 @@ void MainWindow::enterStage() {
   updatePresentCaption();
 }
 
+void MainWindow::bringForward(QDockWidget* dock) {
+  if (!presenting_) {
+    dock->show();
+    dock->raise();
+    return;
+  }
+  if (std::find(broughtForward_.begin(), broughtForward_.end(), dock) == broughtForward_.end())
+    broughtForward_.push_back(dock);
+  if (dock == presentedFrom_ || !stage_) return;
+  QWidget* old = stage_->swapPanel(dock->widget());
+  if (old && presentedFrom_) presentedFrom_->setWidget(old);
+  presentedFrom_ = dock;
+  presentedDock_ = dock->objectName();
+}
+
 void MainWindow::leaveStage() {
   const auto [map, panel] = stage_->giveBack();
   takeCentralWidget();
@@ -117,6 +134,7 @@ void MainWindow::leaveStage() {
   scaleText(1.0, 1.0);
   if (wasFullScreen_) {
     applyLayout(beforePresenting_);
+    showBroughtForward();
     return;
   }
   layoutAfterResize_ = beforePresenting_;
@@ -135,8 +153,17 @@ void MainWindow::applyLayoutAfterResize() {
   if (layoutAfterResize_.isEmpty() || presenting_) return;
   const QByteArray state = std::exchange(layoutAfterResize_, {});
   applyLayout(state);
+  showBroughtForward();
   modelDockWidth_ = modelDockWidthBeforePresenting_;
   lastWindowSize_ = size();
+}
+
+// What opened while presenting (a study, a training run) is in front afterwards.
+void MainWindow::showBroughtForward() {
+  for (QDockWidget* dock : std::exchange(broughtForward_, {})) {
+    dock->show();
+    dock->raise();
+  }
 }
 
 void MainWindow::scaleText(double labelScale, double plotScale) {

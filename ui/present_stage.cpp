@@ -66,6 +66,17 @@ void PresentStage::take(QWidget* map, QWidget* panel) {
   if (panel) panel->show();
 }
 
+QWidget* PresentStage::swapPanel(QWidget* panel) {
+  QWidget* old = panel_.data();
+  if (old) panelColumn_->removeWidget(old);
+  panel_ = panel;
+  if (panel) {
+    panelColumn_->insertWidget(0, panel, 1);
+    panel->show();
+  }
+  return old;
+}
+
 std::pair<QWidget*, QWidget*> PresentStage::giveBack() {
   if (map_) row_->removeWidget(map_);
   if (panel_) panelColumn_->removeWidget(panel_);

@@ -22,6 +22,8 @@ class PresentStage : public QWidget {
 
   // Shows `map` and `panel` on the stage (they leave their docks).
   void take(QWidget* map, QWidget* panel);
+  // Shows `panel` in place of the panel taken; returns that one.
+  QWidget* swapPanel(QWidget* panel);
   // The widgets taken, now children of the stage, to go back to their docks.
   std::pair<QWidget*, QWidget*> giveBack();
   void setCaption(const QString& sentence, const QString& finding);

@@ -886,6 +886,34 @@ TEST_F(MainWindowGui, TheClassroomModeIgnoresASavedLayoutAndRestoresIt) {
   EXPECT_NEAR(model->width(), modelWidth, 10);
 }
 
+// A training run opened while presenting (as --present --checkpoints does)
+// takes the stage's panel, not a dock beside the stage; after Esc its dock
+// is in front.
+TEST_F(MainWindowGui, ATrainingOpenedWhilePresentingTakesTheStage) {
+  const QString builtin =
+      QStringLiteral(SINKSCOPE_SOURCE_DIR "/resources/models/rope-decoder-bos-first");
+  ui::MainWindow w;
+  w.setSentence(QStringLiteral("A cat sat."));
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  w.openModelFolder(builtin);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return w.lastRun() && w.lastRun()->analysis; }, kTimeout));
+  w.setPresenting(true);
+  QSignalSpy emerged(&w, &ui::MainWindow::emergenceFinished);
+  w.openCheckpoints(builtin);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return emerged.count() > 0; }, kTimeout));
+  auto* checkpoints = w.findChild<QDockWidget*>(QStringLiteral("checkpointsDock"));
+  ASSERT_NE(checkpoints, nullptr);
+  EXPECT_FALSE(checkpoints->isVisible()) << "no dock beside the stage";
+  EXPECT_TRUE(w.presentStage()->isAncestorOf(w.checkpointsPanel()));
+  EXPECT_EQ(w.presentedDock(), QStringLiteral("checkpointsDock"));
+  EXPECT_TRUE(w.profileDock()->isAncestorOf(w.profileView())) << "key importance back in its dock";
+  expect_classroom_sizes(w);
+  QTest::keyClick(&w, Qt::Key_Escape);
+  EXPECT_TRUE(QTest::qWaitFor([&] { return checkpoints->isVisible(); }, kTimeout));
+  EXPECT_TRUE(checkpoints->isAncestorOf(w.checkpointsPanel()));
+}
+
 // Save dialogs never start inside a model's folder.
 TEST_F(MainWindowGui, SaveDialogsStartOutsideModelFolders) {
   QTemporaryDir dir;
