@@ -25,6 +25,50 @@ std::vector<bool> label_layout(const std::vector<LabelBox>& labels, std::size_t 
   return shown;
 }
 
+std::vector<PlacedLabel> place_point_labels(const std::vector<PointLabel>& labels,
+                                            const QRectF& bounds) {
+  std::vector<std::size_t> order(labels.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return labels[a].priority > labels[b].priority;
+  });
+  // Every marker is in the way of every label (its own included).
+  std::vector<QRectF> taken;
+  for (const PointLabel& l : labels)
+    taken.emplace_back(l.point.x() - l.radius, l.point.y() - l.radius, 2 * l.radius, 2 * l.radius);
+  std::vector<PlacedLabel> placed(labels.size());
+  for (std::size_t i : order) {
+    const PointLabel& l = labels[i];
+    if (l.text.isEmpty()) continue;  // a marker only
+    const double w = l.text.width(), h = l.text.height();
+    // Candidate boxes at `gap` from the marker: right, left, above, below and
+    // the four diagonals; nearer rings first.
+    for (const double gap : {2.0, 2.0 + 1.2 * h, 2.0 + 2.5 * h}) {
+      const double d = l.radius + gap;
+      const QPointF c = l.point;
+      const QRectF candidates[] = {{c.x() + d, c.y() - h / 2, w, h},
+                                   {c.x() - d - w, c.y() - h / 2, w, h},
+                                   {c.x() - w / 2, c.y() - d - h, w, h},
+                                   {c.x() - w / 2, c.y() + d, w, h},
+                                   {c.x() + d * 0.7, c.y() - d * 0.7 - h, w, h},
+                                   {c.x() - d * 0.7 - w, c.y() - d * 0.7 - h, w, h},
+                                   {c.x() + d * 0.7, c.y() + d * 0.7, w, h},
+                                   {c.x() - d * 0.7 - w, c.y() + d * 0.7, w, h}};
+      for (const QRectF& box : candidates) {
+        if (!bounds.contains(box)) continue;
+        if (std::any_of(taken.begin(), taken.end(),
+                        [&](const QRectF& t) { return t.intersects(box); }))
+          continue;
+        placed[i] = {true, box, gap > 2.0};
+        taken.push_back(box);
+        break;
+      }
+      if (placed[i].shown) break;
+    }
+  }
+  return placed;
+}
+
 GridLabelPlan grid_label_plan(double pixelsPerCell, int largestFontPx, int smallestFontPx) {
   GridLabelPlan plan;
   if (!(pixelsPerCell > 0.0)) return {smallestFontPx, 1 << 20};

@@ -4,7 +4,9 @@
 // kept when its box meets no box kept before it. Used by the 3-D views on
 // every frame and by their flat exports. And the labels along a grid's axis
 // (tokens of a map, layers and heads of the overview) at any cell size.
+#include <QPointF>
 #include <QRectF>
+#include <QSizeF>
 #include <vector>
 
 namespace sinkscope::render {
@@ -16,6 +18,27 @@ struct LabelBox {
 
 // true for the labels to draw; `at most` keeps at most that many (0: no limit).
 std::vector<bool> label_layout(const std::vector<LabelBox>& labels, std::size_t atMost = 0);
+
+// A label of a point in a flat picture: where it may go is decided by
+// place_point_labels.
+struct PointLabel {
+  QPointF point;          // the marker's centre
+  double radius = 0;      // the marker's
+  QSizeF text;            // the text's width and height
+  double priority = 0.0;  // larger first (a point's size)
+};
+struct PlacedLabel {
+  bool shown = false;
+  QRectF box;           // the text's box
+  bool leader = false;  // drawn away from its point: a line joins them
+};
+// Every label beside its point (right, left, above, below, then farther out
+// with a leader line), covering no marker and no label placed before it,
+// inside `bounds`; a label with no free place is left out (an empty text: a
+// marker only, in the way of the others). Taken in priority order (ties by
+// index).
+std::vector<PlacedLabel> place_point_labels(const std::vector<PointLabel>& labels,
+                                            const QRectF& bounds);
 
 // How the labels along one axis of a grid are drawn when a cell is
 // `pixelsPerCell` tall: the font follows the cells down to `smallestFontPx`;

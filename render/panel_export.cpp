@@ -573,24 +573,41 @@ void paint_scene(QPainter& p, const views::Scene& d, const views::SceneCamera& c
     p.setPen(QPen(c.darker(160), 0.8));
     p.drawEllipse(at.points[i], r, r);
   }
-  // Labels as the view draws them: the scene's labelled points, none over another.
+  // The scene's labelled points, each beside its point where it covers no
+  // marker and no other label (farther out with a leader line), else left out.
   const QFontMetricsF metrics(st.font(), p.device());
   const std::vector<std::size_t> labelled = views::scene_labelled_points(d.points);
-  std::vector<LabelBox> boxes;
-  std::vector<QPointF> anchors;
+  std::vector<PointLabel> wanted;
+  std::vector<QString> labelTexts;
   for (std::size_t i : labelled) {
-    const double r = std::max(1.5, at.pointRadii[i]);
-    const QPointF anchor = at.points[i] + QPointF(r + 2, -r);
-    const QString text = st.label(token_shown(d.points[i].label));
-    anchors.push_back(anchor);
-    boxes.push_back({QRectF(anchor.x(), anchor.y() - metrics.ascent(),
-                            metrics.horizontalAdvance(text), metrics.height()),
-                     d.points[i].size});
+    labelTexts.push_back(st.label(token_shown(d.points[i].label)));
+    wanted.push_back({at.points[i], std::max(1.5, at.pointRadii[i]),
+                      QSizeF(metrics.horizontalAdvance(labelTexts.back()), metrics.height()),
+                      d.points[i].size});
   }
-  const std::vector<bool> shown = label_layout(boxes);
-  p.setPen(QColor(40, 40, 40));
-  for (std::size_t k = 0; k < labelled.size(); ++k)
-    if (shown[k]) p.drawText(anchors[k], st.label(token_shown(d.points[labelled[k]].label)));
+  // Markers without a label are in the way too.
+  for (std::size_t i = 0; i < d.points.size(); ++i)
+    if (std::find(labelled.begin(), labelled.end(), i) == labelled.end())
+      wanted.push_back({at.points[i], std::max(1.5, at.pointRadii[i]), QSizeF(0, 0), -1e9});
+  const std::vector<PlacedLabel> placed =
+      place_point_labels(wanted, QRectF(0, titleBand, w, h - titleBand));
+  for (std::size_t k = 0; k < labelled.size(); ++k) {
+    if (!placed[k].shown) continue;
+    const QRectF& box = placed[k].box;
+    if (placed[k].leader) {
+      // From the marker's edge to the box's nearest side.
+      const QPointF centre = wanted[k].point;
+      const QPointF end(std::clamp(centre.x(), box.left(), box.right()),
+                        std::clamp(centre.y(), box.top(), box.bottom()));
+      const QLineF line(centre, end);
+      if (line.length() > wanted[k].radius + 1) {
+        p.setPen(QPen(QColor(120, 120, 120), 0.6));
+        p.drawLine(line.pointAt(wanted[k].radius / line.length()), end);
+      }
+    }
+    p.setPen(QColor(40, 40, 40));
+    p.drawText(QPointF(box.left(), box.top() + metrics.ascent()), labelTexts[k]);
+  }
   p.setPen(Qt::black);
   p.setFont(texts.titleFont);
   p.drawText(QRectF(10 + st.titleIndent, 5, w - 20 - st.titleIndent, texts.titleHeight),

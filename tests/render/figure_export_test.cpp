@@ -322,7 +322,9 @@ TEST(FigureExport, LabelsDoNotOverlapAndLongScenesLabelTheirLargestPoints) {
   std::vector<views::ScenePoint> few(many.begin(), many.begin() + 10);
   EXPECT_EQ(views::scene_labelled_points(few).size(), 10u);
 
-  // A flat export of ten points in one place draws one label, not ten on top of each other.
+  // A flat export of ten points in one place draws each label in a place of
+  // its own around them (FigureLabels: none over another), not ten on top of
+  // each other.
   QTemporaryDir dir;
   SceneView view;
   view.resize(400, 300);
@@ -342,8 +344,16 @@ TEST(FigureExport, LabelsDoNotOverlapAndLongScenesLabelTheirLargestPoints) {
   int drawn = 0;
   for (int k = 0; k < 10; ++k)
     drawn += text.find(">label" + std::to_string(k) + "x<") != std::string::npos ? 1 : 0;
-  EXPECT_EQ(drawn, 1);
+  EXPECT_EQ(drawn, 10);
   EXPECT_NE(text.find(">label9x<"), std::string::npos) << "the largest point's label";
+  std::vector<std::pair<double, double>> at;  // each text's x and y in the SVG
+  for (std::size_t pos = 0; (pos = text.find("<text", pos)) != std::string::npos; ++pos) {
+    const auto x = text.find(" x=\"", pos), y = text.find(" y=\"", pos);
+    if (x == std::string::npos || y == std::string::npos) break;
+    at.emplace_back(std::stod(text.substr(x + 4)), std::stod(text.substr(y + 4)));
+  }
+  for (std::size_t i = 0; i < at.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j) EXPECT_NE(at[i], at[j]) << "two texts at one place";
 }
 
 // The head view draws a line per weight of at least 1%, as
@@ -563,4 +573,37 @@ TEST(FigureLegend, InsideACornerTheDataLeavesFreeElseBelow) {
   EXPECT_FALSE(view.drawsInside(topLeftCorner));
   EXPECT_FALSE(view.drawsInside(bottomRightCorner));
   EXPECT_TRUE(view.drawsInside(onTheLine));
+}
+
+// Point labels in a flat scene: none covers a marker or another label or
+// leaves the picture; a point crowded by others gets its label farther out
+// (with a leader line) rather than none.
+TEST(FigureLabels, PointLabelsCoverNoMarkerAndMoveOutWhenCrowded) {
+  std::vector<PointLabel> labels;
+  // A cluster of five points 6 px apart and one lone point.
+  for (int k = 0; k < 5; ++k)
+    labels.push_back({QPointF(100 + 6 * k, 100), 4.0, QSizeF(30, 10), 5.0 - k});
+  labels.push_back({QPointF(40, 40), 4.0, QSizeF(30, 10), 1.0});
+  labels.push_back({QPointF(103, 106), 5.0, QSizeF(0, 0), 0.0});  // a marker only
+  const QRectF bounds(0, 0, 240, 200);
+  const std::vector<PlacedLabel> placed = place_point_labels(labels, bounds);
+  ASSERT_EQ(placed.size(), labels.size());
+  int shown = 0, leaders = 0;
+  for (std::size_t i = 0; i < placed.size(); ++i) {
+    if (!placed[i].shown) continue;
+    ++shown;
+    leaders += placed[i].leader ? 1 : 0;
+    EXPECT_TRUE(bounds.contains(placed[i].box)) << i;
+    for (const PointLabel& marker : labels) {
+      const QRectF m(marker.point.x() - marker.radius, marker.point.y() - marker.radius,
+                     2 * marker.radius, 2 * marker.radius);
+      EXPECT_FALSE(placed[i].box.intersects(m)) << "label " << i << " on a marker";
+    }
+    for (std::size_t j = 0; j < i; ++j)
+      if (placed[j].shown) EXPECT_FALSE(placed[i].box.intersects(placed[j].box)) << i << ", " << j;
+  }
+  EXPECT_EQ(shown, 6) << "every labelled point of this picture finds a place";
+  EXPECT_FALSE(placed[6].shown) << "a marker only has no label";
+  EXPECT_GE(leaders, 1) << "the cluster needs the outer rings";
+  EXPECT_FALSE(placed[5].leader) << "the lone point's label sits beside it";
 }
