@@ -20,7 +20,8 @@ struct Metrics {
 
 }  // namespace
 
-LegendLayout legend_layout(const std::vector<QString>& texts, const QFontMetricsF& metrics, QSizeF area) {
+LegendLayout legend_layout(const std::vector<QString>& texts, const QFontMetricsF& metrics,
+                           QSizeF area, bool squareAxes) {
   LegendLayout out;
   out.plotArea = area;
   const std::size_t n = texts.size();
@@ -40,8 +41,11 @@ LegendLayout legend_layout(const std::vector<QString>& texts, const QFontMetrics
   const auto rows = (n + columns - 1) / columns;
   const double belowHeight = static_cast<double>(rows) * u.line + 2 * u.pad;
   const bool belowFits = entry + 2 * u.pad <= area.width();
-  const double besideArea = (area.width() - besideWidth) * area.height();
-  const double belowArea = area.width() * (area.height() - belowHeight);
+  const auto square = [](double w, double h) { return std::pow(std::min(w, h), 2); };
+  const double besideArea = squareAxes ? square(area.width() - besideWidth, area.height())
+                                       : (area.width() - besideWidth) * area.height();
+  const double belowArea = squareAxes ? square(area.width(), area.height() - belowHeight)
+                                      : area.width() * (area.height() - belowHeight);
   // Below only while the axes keep most of the height (a low figure's plot
   // would become a strip).
   const bool belowKeepsAxes = belowHeight <= 0.4 * area.height();

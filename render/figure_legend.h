@@ -39,7 +39,10 @@ struct LegendLayout {
 };
 
 // The legend of `texts` in a `area`-sized figure, measured with `metrics`.
-LegendLayout legend_layout(const std::vector<QString>& texts, const QFontMetricsF& metrics, QSizeF area);
+// `squareAxes`: the axes keep a square of what is left (a plot of equal
+// scale), so the placement leaving the larger square wins.
+LegendLayout legend_layout(const std::vector<QString>& texts, const QFontMetricsF& metrics,
+                           QSizeF area, bool squareAxes = false);
 
 // The legend of `texts` in one column inside `axes` (a rectangle of the
 // `area`-sized figure) at `corner` (0 top right, 1 top left, 2 bottom right,

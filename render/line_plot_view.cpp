@@ -369,6 +369,26 @@ void LinePlotView::fitXTickLabels() {
   x->setTickLabelRotation(words ? -90 : 0);
 }
 
+void LinePlotView::fitEqualScale() {
+  if (!data_.equalScale || data_.series.empty()) return;
+  QCPAxisRect* rect = plot_->axisRect();
+  rect->setMinimumMargins(QMargins(0, 0, 0, 0));
+  plot_->replot(QCustomPlot::rpImmediateRefresh);
+  const double xSpan = plot_->xAxis->range().size(), ySpan = plot_->yAxis->range().size();
+  const double w = rect->width(), h = rect->height();
+  if (!(xSpan > 0 && ySpan > 0 && w > 0 && h > 0)) return;
+  const QMargins m = rect->margins();
+  const double wanted = h * xSpan / ySpan;  // the width at the height's scale
+  if (w > wanted) {
+    const int extra = static_cast<int>(std::floor((w - wanted) / 2));
+    rect->setMinimumMargins(QMargins(m.left() + extra, 0, m.right() + extra, 0));
+  } else {
+    const int extra = static_cast<int>(std::floor((h - w * ySpan / xSpan) / 2));
+    rect->setMinimumMargins(QMargins(0, m.top() + extra, 0, m.bottom() + extra));
+  }
+  plot_->replot(QCustomPlot::rpImmediateRefresh);
+}
+
 bool LinePlotView::drawsInside(const QRectF& pixels) const {
   const QRectF near = pixels.adjusted(-3, -3, 3, 3);  // a marker's radius, a line's width
   const auto at = [this](double x, double y) {

@@ -52,6 +52,9 @@ class LinePlotView : public QWidget {
   // Figures: fewer y ticks while any two labels are closer than 1.4 lines
   // (a low plot in a multi-panel figure), after laying the plot out.
   void thinTicks();
+  // A plot of equal scale (LinePlot::equalScale) gives up width or height of
+  // its axes, centred, until a unit is as long on x as on y (figures).
+  void fitEqualScale();
   // Whether anything drawn (a point, a line between points, a bar, an error
   // bar) reaches into `pixels` (the plot's coordinates, as laid out now).
   bool drawsInside(const QRectF& pixels) const;

@@ -871,6 +871,7 @@ std::unique_ptr<FigurePlot> figure_plot(const views::LinePlot& shown, QSize size
   plot.resize(size);
   plot.refit();
   plot.thinTicks();
+  plot.fitEqualScale();
   const QRectF axesRect = plot.plot()->axisRect()->rect();
   for (int corner = 0; corner < 4 && !texts.empty(); ++corner) {
     LegendLayout inside = legend_inside(texts, metrics, QSizeF(size), axesRect, corner);
@@ -881,10 +882,11 @@ std::unique_ptr<FigurePlot> figure_plot(const views::LinePlot& shown, QSize size
       return figure;
     }
   }
-  figure->layout = legend_layout(texts, metrics, QSizeF(size));
+  figure->layout = legend_layout(texts, metrics, QSizeF(size), shown.equalScale);
   plot.resize(figure->layout.plotArea.toSize());
   plot.refit();  // ticks and title for the axes' own size
   plot.thinTicks();
+  plot.fitEqualScale();
   if (st.transparent) plot.plot()->setBackground(Qt::transparent);
   return figure;
 }

@@ -258,6 +258,7 @@ views::LinePlot persistence_diagram_plot(const analysis::HeadAnalysis& r, const 
                             true};
   d.series = {h0, h1, diagonal, minLine};
   d.xPadding = 0.04;  // H0 points sit at birth 0: clear of the y axis
+  d.equalScale = true;
   d.numbers = bar_rows(r, place);
   return d;
 }

@@ -51,6 +51,7 @@ struct LinePlot {
   bool integerX = false;    // ticks only at whole numbers (layers, indices, N)
   bool integerY = false;    // (counts)
   bool log2X = false;       // x on a log2 scale, ticks at powers of two (N, context lengths)
+  bool equalScale = false;  // a unit as long on x as on y (a persistence diagram's diagonal at 45°)
   // What each whole number x = 0, 1, ... stands for (key importance: the
   // tokens): written at the ticks, upright, where every one fits; else the
   // numbers are.

@@ -71,6 +71,7 @@ json view_json(const LinePlot& plot) {
            {"integer_y", plot.integerY},
            {"x_tick_labels", plot.xTickLabels},
            {"log2_x", plot.log2X},
+           {"equal_scale", plot.equalScale},
            {"include_zero", plot.includeZero},
            {"marked_x", number(plot.markedX)},
            {"series", series}};

@@ -607,3 +607,24 @@ TEST(FigureLabels, PointLabelsCoverNoMarkerAndMoveOutWhenCrowded) {
   EXPECT_GE(leaders, 1) << "the cluster needs the outer rings";
   EXPECT_FALSE(placed[5].leader) << "the lone point's label sits beside it";
 }
+
+// A plot of equal scale (a persistence diagram) gives its axes a unit as
+// long on x as on y, whatever the figure's shape.
+TEST(FigureExport, EqualScaleAxesDrawTheDiagonalAt45Degrees) {
+  for (const QSize size : {QSize(400, 200), QSize(200, 400)}) {
+    LinePlotView view;
+    view.resize(size);
+    views::LinePlot plot;
+    plot.series = {{"points", {0, 0.5, 1}, {0.2, 0.8, 1}}};
+    plot.series[0].scatter = true;
+    plot.equalScale = true;
+    view.setData(plot);
+    view.refit();
+    view.thinTicks();
+    view.fitEqualScale();
+    const QCPAxisRect* rect = view.plot()->axisRect();
+    const double xPerPixel = view.plot()->xAxis->range().size() / rect->width();
+    const double yPerPixel = view.plot()->yAxis->range().size() / rect->height();
+    EXPECT_NEAR(xPerPixel / yPerPixel, 1.0, 0.03) << size.width() << " x " << size.height();
+  }
+}
