@@ -537,6 +537,60 @@ SceneTexts scene_texts(QPainter& p, const views::Scene& d, int w, const Style& s
   return t;
 }
 
+// The width a scene's colour bar takes at the right (0: none).
+double scene_colour_bar_width(const views::Scene& d, QPainter& p, const Style& st) {
+  if (!d.colourBar) return 0.0;
+  const double k = st.k();
+  const QFontMetricsF metrics(st.font(), p.device());
+  double ticks = 0;
+  for (double t : colour_bar_ticks(d.colourBar->lo, d.colourBar->hi, false))
+    ticks = std::max(ticks, metrics.horizontalAdvance(tick_text(t)));
+  // The bar and its ticks, or its name above it when that is wider.
+  return 12 * k +
+         std::max(10 * k + 3 * k + ticks,
+                  metrics.horizontalAdvance(QString::fromStdString(d.colourBar->name))) +
+         4 * k;
+}
+
+// The diverging bar of what the points' colours stand for, `top` to `top + barH`.
+void paint_scene_colour_bar(QPainter& p, const views::SceneColourBar& bar, double x, double top,
+                            double barH, const Style& st) {
+  const double k = st.k(), barW = 10 * k;
+  p.setFont(st.font());
+  const QFontMetricsF metrics(st.font(), p.device());
+  for (int i = 0; i < 100; ++i) {
+    p.setPen(Qt::NoPen);
+    p.setBrush(to_qcolor(views::colormap_diverging(1.0 - 2.0 * i / 99.0)));
+    p.drawRect(QRectF(x, top + i * barH / 100.0, barW, barH / 100.0 + 0.5));
+  }
+  p.setPen(QPen(Qt::black, 0.5 * k));
+  p.setBrush(Qt::NoBrush);
+  p.drawRect(QRectF(x, top, barW, barH));
+  // Ticks a line and a half apart at least: every other one until they are.
+  std::vector<double> ticks = colour_bar_ticks(bar.lo, bar.hi, false);
+  while (ticks.size() > 3 &&
+         barH / static_cast<double>(ticks.size() - 1) < 1.5 * metrics.height()) {
+    std::vector<double> kept;
+    for (std::size_t i = 0; i < ticks.size(); ++i)
+      if (i % 2 == 0 || std::abs(ticks[i]) < 1e-12) kept.push_back(ticks[i]);
+    if (kept.size() == ticks.size()) break;
+    ticks = std::move(kept);
+  }
+  for (double t : ticks) {
+    const double y = top + barH * (1.0 - colour_bar_position(t, bar.lo, bar.hi, false));
+    p.drawLine(QPointF(x + barW, y), QPointF(x + barW + 2 * k, y));
+    const QString text = tick_text(t);
+    p.drawText(QRectF(x + barW + 3 * k, y - metrics.height() / 2,
+                      metrics.horizontalAdvance(text) + 2, metrics.height()),
+               Qt::AlignLeft | Qt::AlignVCenter, text);
+  }
+  // Its name above it, from the bar's left edge (the band is as wide as it).
+  p.drawText(
+      QRectF(x, top - metrics.height() - 2 * k,
+             metrics.horizontalAdvance(QString::fromStdString(bar.name)) + 2, metrics.height()),
+      Qt::AlignLeft | Qt::AlignBottom, QString::fromStdString(bar.name));
+}
+
 // The scene flat in a w x h logical area, from its camera: edges, balls,
 // points, labels, title (scene_projection places the scene below the title).
 void paint_scene(QPainter& p, const views::Scene& d, const views::SceneCamera& camera, int w, int h,
@@ -545,8 +599,14 @@ void paint_scene(QPainter& p, const views::Scene& d, const views::SceneCamera& c
   p.setRenderHint(QPainter::Antialiasing, true);
   const SceneTexts texts = scene_texts(p, d, w, st);
   const double titleBand = 10 + texts.titleHeight + texts.legendHeight;
-  const ScenePicture at =
-      scene_projection(d, camera, QSizeF(w, h), std::min(0.6, titleBand / std::max(1, h)));
+  const double barBand = scene_colour_bar_width(d, p, st);
+  const ScenePicture at = scene_projection(d, camera, QSizeF(w - barBand, h),
+                                           std::min(0.6, titleBand / std::max(1, h)));
+  if (d.colourBar) {
+    const double barH = std::max(20.0, 0.6 * (h - titleBand));
+    paint_scene_colour_bar(p, *d.colourBar, w - barBand + 12 * st.k(),
+                           titleBand + (h - titleBand - barH) / 2, barH, st);
+  }
   for (const views::SceneEdge& e : d.edges) {
     const QPointF from = at.points[static_cast<std::size_t>(e.from)],
                   to = at.points[static_cast<std::size_t>(e.to)];
@@ -590,7 +650,7 @@ void paint_scene(QPainter& p, const views::Scene& d, const views::SceneCamera& c
     if (std::find(labelled.begin(), labelled.end(), i) == labelled.end())
       wanted.push_back({at.points[i], std::max(1.5, at.pointRadii[i]), QSizeF(0, 0), -1e9});
   const std::vector<PlacedLabel> placed =
-      place_point_labels(wanted, QRectF(0, titleBand, w, h - titleBand));
+      place_point_labels(wanted, QRectF(0, titleBand, w - barBand, h - titleBand));
   for (std::size_t k = 0; k < labelled.size(); ++k) {
     if (!placed[k].shown) continue;
     const QRectF& box = placed[k].box;

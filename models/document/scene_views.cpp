@@ -94,6 +94,7 @@ views::Scene spectral_embedding_scene(const analysis::GraphSpectrum& full,
   scene.legend = "eigenvectors 2-4 of the Laplacian; colour: Fiedler vector";
   double extent = 1e-12;
   for (double v : full.fiedlerVector) extent = std::max(extent, std::abs(v));
+  scene.colourBar = views::SceneColourBar{"Fiedler vector", -extent, extent};
   for (int t = 0; t < static_cast<int>(full.embedding.size()); ++t) {
     views::ScenePoint p;
     p.position = full.embedding[static_cast<std::size_t>(t)];

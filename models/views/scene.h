@@ -4,6 +4,7 @@
 // or without a display) draw the same Scene.
 #include <array>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,12 +32,20 @@ struct SceneBall {
   Rgb color{0.3, 0.3, 0.3};
 };
 
+// What the points' colours stand for when they follow a number (the
+// diverging map: blue at lo, white at 0, red at hi).
+struct SceneColourBar {
+  std::string name;
+  double lo = -1.0, hi = 1.0;
+};
+
 struct Scene {
   std::string title;
   std::vector<ScenePoint> points;
   std::vector<SceneEdge> edges;
   std::vector<SceneBall> balls;
   std::string legend;  // one line under the title: what the colours mean
+  std::optional<SceneColourBar> colourBar = {};  // drawn beside the scene
 };
 
 // Throws std::invalid_argument when an edge names a missing point.

@@ -127,8 +127,14 @@ json view_json(const Scene& scene) {
   for (const SceneBall& b : scene.balls)
     balls.push_back(
         {{"centre", point3(b.center)}, {"radius", number(b.radius)}, {"colour", colour(b.color)}});
-  return {{"kind", "scene"},  {"title", scene.title}, {"legend", scene.legend},
-          {"points", points}, {"edges", edges},       {"balls", balls}};
+  json bar = nullptr;
+  if (scene.colourBar)
+    bar = {{"name", scene.colourBar->name},
+           {"lo", number(scene.colourBar->lo)},
+           {"hi", number(scene.colourBar->hi)},
+           {"colour_map", "diverging"}};
+  return {{"kind", "scene"}, {"title", scene.title}, {"legend", scene.legend}, {"points", points},
+          {"edges", edges},  {"balls", balls},       {"colour_bar", bar}};
 }
 
 json view_json(const HeadViewData& view) {

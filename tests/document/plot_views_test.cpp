@@ -387,3 +387,23 @@ TEST(ViewJson, EveryViewWritesWhatItDrawsWithNullForUndefinedNumbers) {
   EXPECT_EQ(grid["range"][1], 2.0);
   EXPECT_EQ(views::view_json(document::note_scene("why"))["title"], "why");
 }
+
+// The spectral embedding colours each token by its Fiedler entry on the
+// diverging map and says so with a colour bar from -max|v| to +max|v|.
+TEST(SceneViews, TheSpectralEmbeddingHasAColourBarForItsFiedlerColours) {
+  analysis::GraphSpectrum g;
+  g.threshold = 0.05;
+  g.fiedlerVector = {0.5, -0.25, 0.0};
+  g.embedding = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
+  const std::vector<std::string> tokens{"<s>", "a", "b"};
+  const views::Scene scene =
+      document::spectral_embedding_scene(g, tokens, [](int) { return false; });
+  ASSERT_TRUE(scene.colourBar.has_value());
+  EXPECT_EQ(scene.colourBar->name, "Fiedler vector");
+  EXPECT_DOUBLE_EQ(scene.colourBar->lo, -0.5);
+  EXPECT_DOUBLE_EQ(scene.colourBar->hi, 0.5);
+  ASSERT_EQ(scene.points.size(), 3u);
+  const views::Rgb low = views::colormap_diverging(-0.5);
+  EXPECT_DOUBLE_EQ(scene.points[1].color.b, low.b) << "-0.25 of 0.5: halfway to blue";
+  EXPECT_EQ(views::view_json(scene).at("colour_bar").at("lo"), -0.5);
+}
