@@ -154,6 +154,11 @@ def draw_scene(ax, view):
             ax.annotate(plain(p["label"]), (x, y), xytext=(3, 3), textcoords="offset points")
     ax.set_aspect("equal", adjustable="datalim")
     ax.set_axis_off()
+    bar = view.get("colour_bar")
+    if bar:
+        scale = matplotlib.cm.ScalarMappable(
+            norm=matplotlib.colors.Normalize(bar["lo"], bar["hi"]), cmap="RdBu_r")
+        plt.colorbar(scale, ax=ax, fraction=0.05).set_label(bar["name"])
     if view["legend"]:
         ax.set_title(view["legend"], fontsize="small", loc="left")
 
