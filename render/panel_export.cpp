@@ -632,6 +632,11 @@ void paint_scene(QPainter& p, const views::Scene& d, const views::SceneCamera& c
     p.setBrush(c);
     p.setPen(QPen(c.darker(160), 0.8));
     p.drawEllipse(at.points[i], r, r);
+    if (d.points[i].sinkRing) {
+      p.setBrush(Qt::NoBrush);
+      p.setPen(QPen(to_qcolor(views::kSinkHighlight), 1.5 * st.k()));
+      p.drawEllipse(at.points[i], r + 2 * st.k(), r + 2 * st.k());
+    }
   }
   // The scene's labelled points, each beside its point where it covers no
   // marker and no other label (farther out with a leader line), else left out.
@@ -641,7 +646,8 @@ void paint_scene(QPainter& p, const views::Scene& d, const views::SceneCamera& c
   std::vector<QString> labelTexts;
   for (std::size_t i : labelled) {
     labelTexts.push_back(st.label(token_shown(d.points[i].label)));
-    wanted.push_back({at.points[i], std::max(1.5, at.pointRadii[i]),
+    const double ring = d.points[i].sinkRing ? 2.75 * st.k() : 0.0;  // its ring's room
+    wanted.push_back({at.points[i], std::max(1.5, at.pointRadii[i]) + ring,
                       QSizeF(metrics.horizontalAdvance(labelTexts.back()), metrics.height()),
                       d.points[i].size});
   }

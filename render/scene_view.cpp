@@ -171,6 +171,30 @@ void SceneView::addPoints(vtkPoints* points, double unit) {
   auto actor = vtkSmartPointer<vtkActor>::New();
   actor->SetMapper(glyphs);
   actors_.push_back(actor);
+  // Sinks whose fill shows another number: a ring in the sink colour, the
+  // outline of a sphere a little larger than the point as the camera sees it.
+  for (std::size_t k = 0; k < data_.points.size(); ++k) {
+    const views::ScenePoint& p = data_.points[k];
+    if (!p.sinkRing) continue;
+    vtkNew<vtkSphereSource> shell;
+    shell->SetCenter(points->GetPoint(static_cast<vtkIdType>(k)));
+    shell->SetRadius(1.5 * p.size * unit);
+    shell->SetThetaResolution(32);
+    shell->SetPhiResolution(24);
+    vtkNew<vtkPolyDataSilhouette> outline;
+    outline->SetInputConnection(shell->GetOutputPort());
+    outline->SetCamera(renderer()->GetActiveCamera());
+    outline->SetDirectionToCameraOrigin();
+    vtkNew<vtkPolyDataMapper> mapper;
+    mapper->SetInputConnection(outline->GetOutputPort());
+    auto ring = vtkSmartPointer<vtkActor>::New();
+    ring->SetMapper(mapper);
+    const views::Rgb& red = views::kSinkHighlight;
+    ring->GetProperty()->SetColor(red.r, red.g, red.b);
+    ring->GetProperty()->SetLineWidth(2.0);
+    ring->GetProperty()->LightingOff();
+    actors_.push_back(ring);
+  }
 }
 
 // The edges as lines, dark with their weight as opacity; lit ones highlighted.

@@ -84,9 +84,10 @@ nlohmann::json run_views_json(const models::Trace& trace, const TraceAnalysis& a
   const analysis::GraphSpectrum chosen = analysis::graph_spectrum(map.view(), {s.threshold});
   std::vector<analysis::GraphSpectrum> shown = r.spectra;
   if (shown.empty() || a.thresholdIndex(s.threshold) < 0) shown.push_back(chosen);
-  panels["spectrum"] = json::array(
-      {views::view_json(spectrum_plot(shown, chosen, place, false, std::nullopt)),
-       views::view_json(spectral_embedding_scene(chosen, tokens, [](int) { return false; }))});
+  panels["spectrum"] =
+      json::array({views::view_json(spectrum_plot(shown, chosen, place, false, std::nullopt)),
+                   views::view_json(spectral_embedding_scene(
+                       chosen, tokens, [](int) { return false; }, r.sinks.keys()))});
 
   GraphSceneInputs graph;
   graph.map = &map;

@@ -88,10 +88,13 @@ views::Scene graph_scene(const GraphSceneInputs& in) {
 
 views::Scene spectral_embedding_scene(const analysis::GraphSpectrum& full,
                                       const std::vector<std::string>& tokens,
-                                      const std::function<bool(int token)>& lit) {
+                                      const std::function<bool(int token)>& lit,
+                                      const std::vector<int>& sinkKeys) {
   views::Scene scene;
   scene.title = "Spectral embedding | θ " + short_number(full.threshold);
   scene.legend = "eigenvectors 2-4 of the Laplacian; colour: Fiedler vector";
+  if (!sinkKeys.empty())
+    scene.legend += "; red ring: sinks (" + std::to_string(sinkKeys.size()) + ")";
   double extent = 1e-12;
   for (double v : full.fiedlerVector) extent = std::max(extent, std::abs(v));
   scene.colourBar = views::SceneColourBar{"Fiedler vector", -extent, extent};
@@ -105,6 +108,7 @@ views::Scene spectral_embedding_scene(const analysis::GraphSpectrum& full,
     if (lit(t)) p.color = views::kSelectedHighlight, p.size = 2.2;
     p.label = token_label(tokens, t);
     p.token = t;
+    p.sinkRing = std::find(sinkKeys.begin(), sinkKeys.end(), t) != sinkKeys.end();
     scene.points.push_back(p);
   }
   return scene;

@@ -44,10 +44,12 @@ struct GraphSceneInputs {
 views::Scene graph_scene(const GraphSceneInputs& in);
 
 // The tokens placed by Laplacian eigenvectors 2-4, coloured by the Fiedler
-// vector on the diverging map (lit tokens orange).
+// vector on the diverging map (lit tokens orange), the head's sink keys
+// ringed in the sink colour.
 views::Scene spectral_embedding_scene(const analysis::GraphSpectrum& spectrum,
                                       const std::vector<std::string>& tokens,
-                                      const std::function<bool(int token)>& lit);
+                                      const std::function<bool(int token)>& lit,
+                                      const std::vector<int>& sinkKeys = {});
 
 // One query's weighted values y_j = A[i][j] v_j on their first three
 // principal axes: the top-N keys orange, the first token red, s_N black with

@@ -18,6 +18,9 @@ struct ScenePoint {
   double size = 1.0;  // relative radius
   std::string label;  // drawn beside the point when the scene has few points
   int token = -1;     // the token the point stands for (hover reports it), -1: none
+  // Ringed in the sink colour: a sink where the fill shows another number
+  // (the spectral embedding's Fiedler colours).
+  bool sinkRing = false;
 };
 
 struct SceneEdge {

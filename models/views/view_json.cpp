@@ -121,7 +121,8 @@ json view_json(const Scene& scene) {
                       {"colour", colour(p.color)},
                       {"size", p.size},
                       {"label", p.label},
-                      {"token", p.token}});
+                      {"token", p.token},
+                      {"sink_ring", p.sinkRing}});
   for (const SceneEdge& e : scene.edges)
     edges.push_back({{"from", e.from}, {"to", e.to}, {"weight", e.weight}, {"lit", e.lit}});
   for (const SceneBall& b : scene.balls)

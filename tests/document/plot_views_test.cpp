@@ -406,4 +406,11 @@ TEST(SceneViews, TheSpectralEmbeddingHasAColourBarForItsFiedlerColours) {
   const views::Rgb low = views::colormap_diverging(-0.5);
   EXPECT_DOUBLE_EQ(scene.points[1].color.b, low.b) << "-0.25 of 0.5: halfway to blue";
   EXPECT_EQ(views::view_json(scene).at("colour_bar").at("lo"), -0.5);
+  // Its sinks are ringed in the sink colour (the fill already shows the Fiedler entry).
+  EXPECT_FALSE(scene.points[0].sinkRing);
+  const views::Scene ringed =
+      document::spectral_embedding_scene(g, tokens, [](int) { return false; }, {0});
+  EXPECT_TRUE(ringed.points[0].sinkRing);
+  EXPECT_FALSE(ringed.points[1].sinkRing);
+  EXPECT_NE(ringed.legend.find("red ring: sinks (1)"), std::string::npos) << ringed.legend;
 }

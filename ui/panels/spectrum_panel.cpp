@@ -122,8 +122,10 @@ void SpectrumPanel::drawSpectrumPlot(const analysis::HeadAnalysis& r,
 
 void SpectrumPanel::drawSpectralEmbedding(const analysis::GraphSpectrum& full) {
   drawn().show(embedding_, embeddingStandIn_,
-               document::spectral_embedding_scene(full, in_.run->tokenStrings(),
-                                                  [this](int t) { return in_.place.lit(t); }));
+               document::spectral_embedding_scene(
+                   full, in_.run->tokenStrings(), [this](int t) { return in_.place.lit(t); },
+                   in_.analysis ? in_.analysis->at(in_.place.layer(), in_.place.head()).sinks.keys()
+                                : std::vector<int>{}));
 }
 
 }  // namespace sinkscope::ui
