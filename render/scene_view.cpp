@@ -140,6 +140,24 @@ void SceneView::setData(views::Scene data) {
     resetView();
 }
 
+// A sphere's outline as the camera sees it, a line of `colour`.
+vtkSmartPointer<vtkActor> SceneView::silhouette(vtkSphereSource* sphere, const views::Rgb& colour,
+                                                double width, double opacity) {
+  vtkNew<vtkPolyDataSilhouette> outline;
+  outline->SetInputConnection(sphere->GetOutputPort());
+  outline->SetCamera(renderer()->GetActiveCamera());
+  outline->SetDirectionToCameraOrigin();
+  vtkNew<vtkPolyDataMapper> mapper;
+  mapper->SetInputConnection(outline->GetOutputPort());
+  auto actor = vtkSmartPointer<vtkActor>::New();
+  actor->SetMapper(mapper);
+  actor->GetProperty()->SetColor(colour.r, colour.g, colour.b);
+  actor->GetProperty()->SetLineWidth(width);
+  actor->GetProperty()->SetOpacity(opacity);
+  actor->GetProperty()->LightingOff();
+  return actor;
+}
+
 // The points as spheres of their colours and sizes.
 void SceneView::addPoints(vtkPoints* points, double unit) {
   vtkNew<vtkUnsignedCharArray> colors;
@@ -181,18 +199,7 @@ void SceneView::addPoints(vtkPoints* points, double unit) {
     shell->SetRadius(1.5 * p.size * unit);
     shell->SetThetaResolution(32);
     shell->SetPhiResolution(24);
-    vtkNew<vtkPolyDataSilhouette> outline;
-    outline->SetInputConnection(shell->GetOutputPort());
-    outline->SetCamera(renderer()->GetActiveCamera());
-    outline->SetDirectionToCameraOrigin();
-    vtkNew<vtkPolyDataMapper> mapper;
-    mapper->SetInputConnection(outline->GetOutputPort());
-    auto ring = vtkSmartPointer<vtkActor>::New();
-    ring->SetMapper(mapper);
-    const views::Rgb& red = views::kSinkHighlight;
-    ring->GetProperty()->SetColor(red.r, red.g, red.b);
-    ring->GetProperty()->SetLineWidth(2.0);
-    ring->GetProperty()->LightingOff();
+    auto ring = silhouette(shell.Get(), views::kSinkHighlight, 2.0, 1.0);
     actors_.push_back(ring);
   }
 }
@@ -263,18 +270,7 @@ void SceneView::addBall(const views::SceneBall& b) {
   actor->GetProperty()->SetSpecular(0.0);
   actor->GetProperty()->FrontfaceCullingOn();
   actors_.push_back(actor);
-  vtkNew<vtkPolyDataSilhouette> outline;
-  outline->SetInputConnection(sphere->GetOutputPort());
-  outline->SetCamera(renderer()->GetActiveCamera());
-  outline->SetDirectionToCameraOrigin();
-  vtkNew<vtkPolyDataMapper> outlineMapper;
-  outlineMapper->SetInputConnection(outline->GetOutputPort());
-  auto rim = vtkSmartPointer<vtkActor>::New();
-  rim->SetMapper(outlineMapper);
-  rim->GetProperty()->SetColor(b.color.r, b.color.g, b.color.b);
-  rim->GetProperty()->SetLineWidth(1.5);
-  rim->GetProperty()->SetOpacity(0.8);
-  rim->GetProperty()->LightingOff();
+  auto rim = silhouette(sphere.Get(), b.color, 1.5, 0.8);
   actors_.push_back(rim);
 }
 

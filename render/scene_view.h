@@ -14,6 +14,7 @@
 #include "render/vtk_view_widget.h"
 
 class vtkActor;
+class vtkSphereSource;
 class vtkPoints;
 class vtkProp;
 class vtkTextActor;
@@ -64,6 +65,8 @@ class SceneView : public VtkViewWidget {
   void addEdges(vtkPoints* points);
   void addLabels(double unit);
   void addBall(const views::SceneBall& ball);
+  vtkSmartPointer<vtkActor> silhouette(vtkSphereSource* sphere, const views::Rgb& colour,
+                                       double width, double opacity);
 
   views::Scene data_;
   int hoveredToken_ = -1;
