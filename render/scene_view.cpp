@@ -20,14 +20,16 @@
 #include <vtkFloatArray.h>
 #include <vtkGlyph3DMapper.h>
 #include <vtkInteractorStyleTrackballCamera.h>
+#include <vtkLookupTable.h>
 #include <vtkPointData.h>
 #include <vtkPoints.h>
 #include <vtkPolyData.h>
 #include <vtkPolyDataMapper.h>
+#include <vtkPolyDataSilhouette.h>
 #include <vtkProp.h>
 #include <vtkProperty.h>
 #include <vtkRenderer.h>
-#include <vtkPolyDataSilhouette.h>
+#include <vtkScalarBarActor.h>
 #include <vtkSphereSource.h>
 #include <vtkTextActor.h>
 #include <vtkTextProperty.h>
@@ -62,6 +64,24 @@ SceneView::SceneView(QWidget* parent) : VtkViewWidget(parent) {
     static_cast<SceneView*>(self)->placeLabels();
   });
   renderer()->AddObserver(vtkCommand::StartEvent, beforeRender);
+  // The colour bar of a scene coloured by a number (the diverging map), at the right.
+  colourBar_->GetPositionCoordinate()->SetCoordinateSystemToNormalizedViewport();
+  colourBar_->GetPositionCoordinate()->SetValue(0.84, 0.12);
+  colourBar_->SetWidth(0.1);
+  colourBar_->SetHeight(0.6);
+  colourBar_->SetNumberOfLabels(3);
+  colourBar_->UnconstrainedFontSizeOn();
+  for (vtkTextProperty* p :
+       {colourBar_->GetTitleTextProperty(), colourBar_->GetLabelTextProperty()}) {
+    vtk_text_use_unicode_font(p);
+    p->SetColor(0.1, 0.1, 0.1);
+    p->SetFontSize(11);
+    p->BoldOff();
+    p->ItalicOff();
+    p->ShadowOff();
+  }
+  colourBar_->VisibilityOff();
+  overlayRenderer()->AddActor2D(colourBar_);
   title_->GetTextProperty()->SetFontSize(14);
   legend_->GetTextProperty()->SetFontSize(11);
   for (vtkTextActor* t : {title_.Get(), legend_.Get()}) {
@@ -93,6 +113,21 @@ void SceneView::layoutTexts() {
   renderer()->SetViewport(0.0, 0.0, 1.0, std::clamp(top, 0.3, 1.0));
 }
 
+void SceneView::showColourBar() {
+  colourBar_->SetVisibility(data_.colourBar.has_value());
+  if (!data_.colourBar) return;
+  vtkNew<vtkLookupTable> colours;
+  colours->SetNumberOfTableValues(256);
+  colours->SetRange(data_.colourBar->lo, data_.colourBar->hi);
+  for (int i = 0; i < 256; ++i) {
+    const views::Rgb c = views::colormap_diverging(-1.0 + 2.0 * i / 255.0);
+    colours->SetTableValue(i, c.r, c.g, c.b, 1.0);
+  }
+  colourBar_->SetLookupTable(colours);
+  colourBar_->SetTitle(
+      vtk_text_drawable(QString::fromStdString(data_.colourBar->name)).toUtf8().constData());
+}
+
 SceneView::~SceneView() = default;
 
 void SceneView::setTextScale(double scale) {
@@ -122,6 +157,7 @@ void SceneView::setData(views::Scene data) {
   labels_.clear();
   labelPoints_.clear();
   layoutTexts();
+  showColourBar();
 
   // The scale of the scene, so glyphs and lines look alike whatever the units.
   const double unit = views::scene_glyph_unit(data_);

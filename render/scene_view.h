@@ -18,6 +18,7 @@ class vtkSphereSource;
 class vtkPoints;
 class vtkProp;
 class vtkTextActor;
+class vtkScalarBarActor;
 
 namespace sinkscope::render {
 
@@ -65,6 +66,7 @@ class SceneView : public VtkViewWidget {
   void addEdges(vtkPoints* points);
   void addLabels(double unit);
   void addBall(const views::SceneBall& ball);
+  void showColourBar();
   vtkSmartPointer<vtkActor> silhouette(vtkSphereSource* sphere, const views::Rgb& colour,
                                        double width, double opacity);
 
@@ -77,6 +79,7 @@ class SceneView : public VtkViewWidget {
   void placeLabels();
   vtkNew<vtkTextActor> title_;
   vtkNew<vtkTextActor> legend_;
+  vtkNew<vtkScalarBarActor> colourBar_;  // what the points' colours stand for, when a number
 };
 
 }  // namespace sinkscope::render
