@@ -211,6 +211,13 @@ void MainWindow::buildHelpMenu() {
 
 
 void MainWindow::keyPressEvent(QKeyEvent* event) {
+  // Esc leaves the classroom mode even where its shortcut does not reach (a
+  // window the window system has not made active).
+  if (presenting_ && event->key() == Qt::Key_Escape) {
+    setPresenting(false);
+    event->accept();
+    return;
+  }
   for (const KeyCommand& command : keyCommands())
     if (event->key() == command.key) {
       command.run();
