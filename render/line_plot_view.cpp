@@ -294,7 +294,10 @@ void LinePlotView::fitToSize() {
                              .horizontalAdvance(QString::number(static_cast<long long>(
                                  std::max(std::abs(x.lower), std::abs(x.upper)))));
     if (span >= 1 && span <= 12 && width() * 0.8 / (span + 1) >= 2.0 * label)
-      plot_->xAxis->ticker()->setTickCount(span + 1);  // the range has air at both ends
+      // Steps of 1: as many ticks as whole units in the range with its air
+      // (bars widen it by their half-width).
+      plot_->xAxis->ticker()->setTickCount(
+          std::max(span + 1, static_cast<int>(std::ceil(x.upper - x.lower - 1e-9))));
   }
   fitXTickLabels();
   // QCustomPlot's readable steps (1, 2, 2.5, 5) may give half again as many
