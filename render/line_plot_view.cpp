@@ -372,6 +372,13 @@ void LinePlotView::fitXTickLabels() {
   x->setTickLabelRotation(words ? -90 : 0);
 }
 
+void LinePlotView::layOutAsFigure(QSize size) {
+  resize(size);
+  fitToSize();
+  thinTicks();
+  fitEqualScale();
+}
+
 void LinePlotView::fitEqualScale() {
   if (!data_.equalScale || data_.series.empty()) return;
   QCPAxisRect* rect = plot_->axisRect();

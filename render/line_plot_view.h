@@ -55,6 +55,8 @@ class LinePlotView : public QWidget {
   // A plot of equal scale (LinePlot::equalScale) gives up width or height of
   // its axes, centred, until a unit is as long on x as on y (figures).
   void fitEqualScale();
+  // At `size` as a figure lays it out: ticks, title, tick thinning and equal scale.
+  void layOutAsFigure(QSize size);
   // Whether anything drawn (a point, a line between points, a bar, an error
   // bar) reaches into `pixels` (the plot's coordinates, as laid out now).
   bool drawsInside(const QRectF& pixels) const;

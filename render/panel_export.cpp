@@ -934,26 +934,19 @@ std::unique_ptr<FigurePlot> figure_plot(const views::LinePlot& shown, QSize size
   const QFontMetricsF metrics(figure->font, figure_units());
   // Inside the axes where a corner is free of data (as matplotlib's "best"
   // legend): the axes keep the whole area.
-  plot.resize(size);
-  plot.refit();
-  plot.thinTicks();
-  plot.fitEqualScale();
+  if (st.transparent) plot.plot()->setBackground(Qt::transparent);
+  plot.layOutAsFigure(size);
   const QRectF axesRect = plot.plot()->axisRect()->rect();
   for (int corner = 0; corner < 4 && !texts.empty(); ++corner) {
     LegendLayout inside = legend_inside(texts, metrics, QSizeF(size), axesRect, corner);
     if (inside.box.isEmpty()) break;  // too large for any corner
     if (!plot.drawsInside(inside.box)) {
       figure->layout = std::move(inside);
-      if (st.transparent) plot.plot()->setBackground(Qt::transparent);
       return figure;
     }
   }
   figure->layout = legend_layout(texts, metrics, QSizeF(size), shown.equalScale);
-  plot.resize(figure->layout.plotArea.toSize());
-  plot.refit();  // ticks and title for the axes' own size
-  plot.thinTicks();
-  plot.fitEqualScale();
-  if (st.transparent) plot.plot()->setBackground(Qt::transparent);
+  plot.layOutAsFigure(figure->layout.plotArea.toSize());
   return figure;
 }
 
