@@ -21,7 +21,7 @@ struct Metrics {
 }  // namespace
 
 LegendLayout legend_layout(const std::vector<QString>& texts, const QFontMetricsF& metrics,
-                           QSizeF area, bool squareAxes) {
+                           QSizeF area, bool squareAxes, QSizeF decoration) {
   LegendLayout out;
   out.plotArea = area;
   const std::size_t n = texts.size();
@@ -33,7 +33,9 @@ LegendLayout legend_layout(const std::vector<QString>& texts, const QFontMetrics
   // Beside: one column at the right, from the top.
   const double besideWidth = entry + 2 * u.pad;
   const double besideHeight = static_cast<double>(n) * u.line + 2 * u.pad;
-  const bool besideFits = besideWidth <= 0.45 * area.width() && besideHeight <= area.height();
+  // A square plot leaves a wide area's right side empty: its legend may take more of it.
+  const bool besideFits =
+      besideWidth <= (squareAxes ? 0.6 : 0.45) * area.width() && besideHeight <= area.height();
   // Below: as many columns as the width holds.
   const auto columns = static_cast<std::size_t>(std::clamp(
       std::floor((area.width() - 2 * u.pad + u.columnGap) / (entry + u.columnGap)), 1.0,
@@ -41,11 +43,14 @@ LegendLayout legend_layout(const std::vector<QString>& texts, const QFontMetrics
   const auto rows = (n + columns - 1) / columns;
   const double belowHeight = static_cast<double>(rows) * u.line + 2 * u.pad;
   const bool belowFits = entry + 2 * u.pad <= area.width();
-  const auto square = [](double w, double h) { return std::pow(std::min(w, h), 2); };
-  const double besideArea = squareAxes ? square(area.width() - besideWidth, area.height())
-                                       : (area.width() - besideWidth) * area.height();
-  const double belowArea = squareAxes ? square(area.width(), area.height() - belowHeight)
-                                      : area.width() * (area.height() - belowHeight);
+  // The axes' own area: what the ticks and axis labels leave of the plot's.
+  const auto axes = [&](double w, double h) {
+    const double aw = std::max(0.0, w - decoration.width()),
+                 ah = std::max(0.0, h - decoration.height());
+    return squareAxes ? std::pow(std::min(aw, ah), 2) : aw * ah;
+  };
+  const double besideArea = axes(area.width() - besideWidth, area.height());
+  const double belowArea = axes(area.width(), area.height() - belowHeight);
   // Below only while the axes keep most of the height (a low figure's plot
   // would become a strip).
   const bool belowKeepsAxes = belowHeight <= 0.4 * area.height();

@@ -40,9 +40,11 @@ struct LegendLayout {
 
 // The legend of `texts` in a `area`-sized figure, measured with `metrics`.
 // `squareAxes`: the axes keep a square of what is left (a plot of equal
-// scale), so the placement leaving the larger square wins.
+// scale), so the placement leaving the larger square wins. `decoration`: the
+// width and height the axes' ticks and labels take of the area (the axes are
+// what is left of it).
 LegendLayout legend_layout(const std::vector<QString>& texts, const QFontMetricsF& metrics,
-                           QSizeF area, bool squareAxes = false);
+                           QSizeF area, bool squareAxes = false, QSizeF decoration = {});
 
 // The legend of `texts` in one column inside `axes` (a rectangle of the
 // `area`-sized figure) at `corner` (0 top right, 1 top left, 2 bottom right,

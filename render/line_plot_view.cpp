@@ -233,6 +233,13 @@ void LinePlotView::setFigureTitle(const QString& title, int indent) {
   QMargins m = element->margins();
   m.setLeft(indent);
   m.setRight(indent);
+  if (title.isEmpty()) {
+    // Only the letter's line: no room above or below it (each row of a
+    // stacked figure would otherwise give its axes up for empty bands).
+    m.setTop(0);
+    m.setBottom(0);
+    plot_->plotLayout()->setRowSpacing(0);
+  }
   element->setMargins(m);
   if (!element->visible()) {
     plot_->plotLayout()->take(element);
@@ -380,6 +387,7 @@ void LinePlotView::layOutAsFigure(QSize size) {
 }
 
 void LinePlotView::fitEqualScale() {
+  equalScaleGivenUp_ = QSize();
   if (!data_.equalScale || data_.series.empty()) return;
   QCPAxisRect* rect = plot_->axisRect();
   rect->setMinimumMargins(QMargins(0, 0, 0, 0));
@@ -392,11 +400,18 @@ void LinePlotView::fitEqualScale() {
   if (w > wanted) {
     const int extra = static_cast<int>(std::floor((w - wanted) / 2));
     rect->setMinimumMargins(QMargins(m.left() + extra, 0, m.right() + extra, 0));
+    equalScaleGivenUp_ = QSize(2 * extra, 0);
   } else {
     const int extra = static_cast<int>(std::floor((h - w * ySpan / xSpan) / 2));
     rect->setMinimumMargins(QMargins(0, m.top() + extra, 0, m.bottom() + extra));
+    equalScaleGivenUp_ = QSize(0, 2 * extra);
   }
   plot_->replot(QCustomPlot::rpImmediateRefresh);
+}
+
+QSize LinePlotView::decoration() const {
+  const QRect axes = plot_->axisRect()->rect();
+  return plot_->viewport().size() - axes.size() - equalScaleGivenUp_;
 }
 
 bool LinePlotView::drawsInside(const QRectF& pixels) const {

@@ -60,6 +60,9 @@ class LinePlotView : public QWidget {
   // Whether anything drawn (a point, a line between points, a bar, an error
   // bar) reaches into `pixels` (the plot's coordinates, as laid out now).
   bool drawsInside(const QRectF& pixels) const;
+  // As laid out now: the width and height that ticks, axis labels and the
+  // title take of the plot (what equal scale gives up is not counted).
+  QSize decoration() const;
   const views::LinePlot& data() const { return data_; }
   // The title as drawn (before a figure's own title replaces it).
   QString title() const { return QString::fromStdString(data_.title); }
@@ -96,6 +99,7 @@ class LinePlotView : public QWidget {
   std::pair<int, int> hovered_{-1, -1};
   QList<QPair<int, int>> under_;
   int titleIndent_ = 0;
+  QSize equalScaleGivenUp_;  // the axes' width or height that fitEqualScale left empty
 };
 
 }  // namespace sinkscope::render

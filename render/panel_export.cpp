@@ -945,7 +945,8 @@ std::unique_ptr<FigurePlot> figure_plot(const views::LinePlot& shown, QSize size
       return figure;
     }
   }
-  figure->layout = legend_layout(texts, metrics, QSizeF(size), shown.equalScale);
+  figure->layout =
+      legend_layout(texts, metrics, QSizeF(size), shown.equalScale, QSizeF(plot.decoration()));
   plot.layOutAsFigure(figure->layout.plotArea.toSize());
   return figure;
 }
@@ -1260,12 +1261,14 @@ QStringList figure_export(std::vector<FigurePart> parts, const QString& path,
   };
   lay_out_plots();
   // A sized figure grows where a legend below would leave its axes a strip:
-  // every row by what the lowest axes lack of 40% of the row (up to a page).
+  // every row by what the lowest axes lack of 40% of the row or of
+  // kMinAxesHeightMm, whichever is more (up to a page).
   if (options.heightMm > 0) {
     int lowest = cell.height();
     for (const auto& plot : plots)
       if (plot && !plot->view->data().series.empty()) lowest = std::min(lowest, axes_height(*plot));
-    const int wanted = static_cast<int>(0.4 * cell.height());
+    const int wanted = std::max(static_cast<int>(0.4 * cell.height()),
+                                static_cast<int>(std::lround(kMinAxesHeightMm / 25.4 * 72.0)));
     const int pageHeight =
         static_cast<int>(std::lround(std::max(options.heightMm, kPageTextHeightMm) / 25.4 * 72.0));
     const int grown = std::min(cell.height() + std::max(0, wanted - lowest),

@@ -142,6 +142,9 @@ QStringList figure_export(std::vector<FigurePart> parts, const QString& path,
                           const FigureOptions& options, int columns, bool overwrite);
 // A journal page's text height: a figure of several rows grows up to it.
 inline constexpr double kPageTextHeightMm = 230.0;
+// The least height a sized figure gives a plot's axes (a row grows for it):
+// what a reader needs to read values off a one-column plot.
+inline constexpr double kMinAxesHeightMm = 24.0;
 // The height of a sized figure of `rows` rows: the options' for one row;
 // for more, each row 0.7 of it (at least 44 mm, so a one-column figure of
 // three views stays a column's figure, not a page), up to kPageTextHeightMm.

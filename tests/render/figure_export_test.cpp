@@ -490,6 +490,50 @@ TEST(FigureLegend, TextsAreShortenedOnlyWhenWiderThanTheFigure) {
   EXPECT_LE(narrow.texts[2].bottom(), 200.0 + 1e-9);
 }
 
+// A square plot (a persistence diagram) in a wide, low cell: its legend goes
+// beside it when that leaves the larger square of axes, counting the room
+// the ticks and axis labels take (without them, below looks as good).
+TEST(FigureLegend, ASquarePlotsLegendGoesBesideWhereItLeavesTheLargerAxes) {
+  QFont font(QStringLiteral("DejaVu Sans"));
+  font.setPixelSize(8);
+  const QFontMetricsF metrics(font);
+  const std::vector<QString> texts = {QStringLiteral("H0 (15 bars)"), QStringLiteral("H1 (9 bars)"),
+                                      QStringLiteral("birth = death"),
+                                      QStringLiteral("min persistence 0.05")};
+  const QSizeF cell(241, 127), decoration(40, 50);
+  const LegendLayout laid = legend_layout(texts, metrics, cell, true, decoration);
+  EXPECT_TRUE(laid.beside);
+  const auto side = [&](const QSizeF& area) {
+    return std::min(area.width() - decoration.width(), area.height() - decoration.height());
+  };
+  // What below would leave: the legend's rows off the height.
+  const double rowsBelow = std::ceil(texts.size() / 2.0) * metrics.height() * 1.1;
+  EXPECT_GT(side(laid.plotArea), side(QSizeF(cell.width(), cell.height() - rowsBelow)));
+  // A plot of free shape in the same cell keeps its legend below.
+  EXPECT_FALSE(legend_layout(texts, metrics, cell, false, decoration).beside);
+}
+
+// A plot's decoration is what its ticks, labels and title take, not the
+// width equal scale leaves empty.
+TEST(FigureExport, APlotsDecorationLeavesOutWhatEqualScaleGivesUp) {
+  const auto decoration = [](bool equal) {
+    LinePlotView view;
+    views::LinePlot plot;
+    plot.series = {{"points", {0, 0.5, 1}, {0.2, 0.8, 1}}};
+    plot.series[0].scatter = true;
+    plot.equalScale = equal;
+    view.setData(plot);
+    view.layOutAsFigure(QSize(400, 200));
+    return view.decoration();
+  };
+  // (Equal scale also drops the axes' minimum margins: at most the free plot's.)
+  const QSize free = decoration(false), square = decoration(true);
+  EXPECT_LE(square.width(), free.width());
+  EXPECT_LE(square.height(), free.height());
+  EXPECT_GT(square.width(), 0);
+  EXPECT_LT(square.width(), 100) << "a y axis' ticks and label, not the empty width";
+}
+
 // A figure of several plots: one with nothing to draw is left out (its title
 // returned), and a long legend below grows the rows instead of flattening
 // the axes, up to a page.
