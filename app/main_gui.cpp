@@ -312,6 +312,12 @@ int main(int argc, char** argv) {
   if (options.textOption->count()) window.setSentence(q(options.text));
   window.show();
   show_panels(window, options.show);
+  // A session (the last one, restored on launch) brings its own layout's
+  // front tabs once its run is in: the panels asked for stay in front.
+  QObject::connect(&window, &sinkscope::ui::MainWindow::sessionApplied, &window,
+                   [&window, &options] {
+                     if (!window.presenting()) show_panels(window, options.show);
+                   });
   // The classroom mode, with the panel --show brought to the front beside the map.
   if (options.present) window.setPresenting(true);
   if (options.studyOption->count()) window.openStudy(q(options.study));

@@ -6,23 +6,28 @@
 
 namespace sinkscope::render {
 
-std::vector<bool> label_layout(const std::vector<LabelBox>& labels, std::size_t atMost) {
-  std::vector<std::size_t> order(labels.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return labels[a].priority > labels[b].priority;
-  });
-  std::vector<bool> shown(labels.size(), false);
-  std::vector<QRectF> kept;
-  for (std::size_t i : order) {
-    if (atMost > 0 && kept.size() >= atMost) break;
-    const QRectF& box = labels[i].box;
-    if (std::any_of(kept.begin(), kept.end(), [&](const QRectF& k) { return k.intersects(box); }))
-      continue;
-    kept.push_back(box);
-    shown[i] = true;
-  }
-  return shown;
+namespace {
+
+// Whether the segment from a to b passes through `box`.
+bool segment_meets(const QPointF& a, const QPointF& b, const QRectF& box) {
+  if (box.contains(a) || box.contains(b)) return true;
+  const QLineF segment(a, b);
+  const QPointF corners[] = {box.topLeft(), box.topRight(), box.bottomRight(), box.bottomLeft()};
+  for (int k = 0; k < 4; ++k)
+    if (segment.intersects(QLineF(corners[k], corners[(k + 1) % 4]), nullptr) ==
+        QLineF::BoundedIntersection)
+      return true;
+  return false;
+}
+
+}  // namespace
+
+QLineF leader_line(const QPointF& point, double radius, const QRectF& box) {
+  const QPointF end(std::clamp(point.x(), box.left(), box.right()),
+                    std::clamp(point.y(), box.top(), box.bottom()));
+  const QLineF line(point, end);
+  if (line.length() <= radius + 1) return {};
+  return {line.pointAt(radius / line.length()), end};
 }
 
 std::vector<PlacedLabel> place_point_labels(const std::vector<PointLabel>& labels,
@@ -33,38 +38,63 @@ std::vector<PlacedLabel> place_point_labels(const std::vector<PointLabel>& label
     return labels[a].priority > labels[b].priority;
   });
   // Every marker is in the way of every label (its own included).
-  std::vector<QRectF> taken;
+  std::vector<QRectF> markers, boxes;
   for (const PointLabel& l : labels)
-    taken.emplace_back(l.point.x() - l.radius, l.point.y() - l.radius, 2 * l.radius, 2 * l.radius);
+    markers.emplace_back(l.point.x() - l.radius, l.point.y() - l.radius, 2 * l.radius,
+                         2 * l.radius);
+  std::vector<QLineF> leaders;  // drawn so far: no later label covers one
   std::vector<PlacedLabel> placed(labels.size());
   for (std::size_t i : order) {
     const PointLabel& l = labels[i];
     if (l.text.isEmpty()) continue;  // a marker only
     const double w = l.text.width(), h = l.text.height();
+    // Strict: nothing crosses a leader line; else (a crowd with no such
+    // place) lines may cross, rather than a label be left out.
+    const auto free = [&](const QRectF& box, const QLineF& leader, bool strict) {
+      if (!bounds.contains(box)) return false;
+      const auto hits = [&](const QRectF& t) { return t.intersects(box); };
+      if (std::any_of(markers.begin(), markers.end(), hits) ||
+          std::any_of(boxes.begin(), boxes.end(), hits))
+        return false;
+      if (!strict) return true;
+      if (std::any_of(leaders.begin(), leaders.end(),
+                      [&](const QLineF& d) { return segment_meets(d.p1(), d.p2(), box); }))
+        return false;
+      if (leader.isNull()) return true;
+      // Its leader crosses no other label and no other marker.
+      // (A marker under its own, where the line starts, cannot be avoided.)
+      for (std::size_t k = 0; k < markers.size(); ++k)
+        if (k != i && !markers[k].contains(leader.p1()) &&
+            segment_meets(leader.p1(), leader.p2(), markers[k]))
+          return false;
+      return std::none_of(boxes.begin(), boxes.end(), [&](const QRectF& t) {
+        return segment_meets(leader.p1(), leader.p2(), t);
+      });
+    };
     // Candidate boxes at `gap` from the marker: right, left, above, below and
     // the four diagonals; nearer rings first.
-    for (const double gap : {2.0, 2.0 + 1.2 * h, 2.0 + 2.5 * h}) {
-      const double d = l.radius + gap;
-      const QPointF c = l.point;
-      const QRectF candidates[] = {{c.x() + d, c.y() - h / 2, w, h},
-                                   {c.x() - d - w, c.y() - h / 2, w, h},
-                                   {c.x() - w / 2, c.y() - d - h, w, h},
-                                   {c.x() - w / 2, c.y() + d, w, h},
-                                   {c.x() + d * 0.7, c.y() - d * 0.7 - h, w, h},
-                                   {c.x() - d * 0.7 - w, c.y() - d * 0.7 - h, w, h},
-                                   {c.x() + d * 0.7, c.y() + d * 0.7, w, h},
-                                   {c.x() - d * 0.7 - w, c.y() + d * 0.7, w, h}};
-      for (const QRectF& box : candidates) {
-        if (!bounds.contains(box)) continue;
-        if (std::any_of(taken.begin(), taken.end(),
-                        [&](const QRectF& t) { return t.intersects(box); }))
-          continue;
-        placed[i] = {true, box, gap > 2.0};
-        taken.push_back(box);
-        break;
+    for (const bool strict : {true, false})
+      for (const double gap : {2.0, 2.0 + 1.2 * h, 2.0 + 2.5 * h}) {
+        if (placed[i].shown) break;
+        const double d = l.radius + gap;
+        const QPointF c = l.point;
+        const QRectF candidates[] = {{c.x() + d, c.y() - h / 2, w, h},
+                                     {c.x() - d - w, c.y() - h / 2, w, h},
+                                     {c.x() - w / 2, c.y() - d - h, w, h},
+                                     {c.x() - w / 2, c.y() + d, w, h},
+                                     {c.x() + d * 0.7, c.y() - d * 0.7 - h, w, h},
+                                     {c.x() - d * 0.7 - w, c.y() - d * 0.7 - h, w, h},
+                                     {c.x() + d * 0.7, c.y() + d * 0.7, w, h},
+                                     {c.x() - d * 0.7 - w, c.y() + d * 0.7, w, h}};
+        for (const QRectF& box : candidates) {
+          const QLineF leader = gap > 2.0 ? leader_line(c, l.radius, box) : QLineF();
+          if (!free(box, leader, strict)) continue;
+          placed[i] = {true, box, gap > 2.0};
+          boxes.push_back(box);
+          if (!leader.isNull()) leaders.push_back(leader);
+          break;
+        }
       }
-      if (placed[i].shown) break;
-    }
   }
   return placed;
 }

@@ -1,23 +1,15 @@
 #pragma once
-// Which labels of a picture to draw so that none overlaps another: the
-// labels are taken in priority order (larger first, ties by index) and one is
-// kept when its box meets no box kept before it. Used by the 3-D views on
-// every frame and by their flat exports. And the labels along a grid's axis
-// (tokens of a map, layers and heads of the overview) at any cell size.
+// Where the labels of a picture's points go so that none covers another
+// label or a marker (the 3-D views on every frame and their flat exports),
+// and which labels along a grid's axis (tokens of a map, layers and heads of
+// the overview) are drawn at any cell size.
+#include <QLineF>
 #include <QPointF>
 #include <QRectF>
 #include <QSizeF>
 #include <vector>
 
 namespace sinkscope::render {
-
-struct LabelBox {
-  QRectF box;             // where the label would be drawn
-  double priority = 0.0;  // larger first (a point's size)
-};
-
-// true for the labels to draw; `at most` keeps at most that many (0: no limit).
-std::vector<bool> label_layout(const std::vector<LabelBox>& labels, std::size_t atMost = 0);
 
 // A label of a point in a flat picture: where it may go is decided by
 // place_point_labels.
@@ -33,12 +25,16 @@ struct PlacedLabel {
   bool leader = false;  // drawn away from its point: a line joins them
 };
 // Every label beside its point (right, left, above, below, then farther out
-// with a leader line), covering no marker and no label placed before it,
+// with a leader line), covering no marker, label or leader line placed before
+// it, its own leader crossing no other marker or label,
 // inside `bounds`; a label with no free place is left out (an empty text: a
 // marker only, in the way of the others). Taken in priority order (ties by
 // index).
 std::vector<PlacedLabel> place_point_labels(const std::vector<PointLabel>& labels,
                                             const QRectF& bounds);
+// The leader line from a marker's edge (centre `point`, `radius`) to the
+// nearest side of its label's `box`; null when the label touches the marker.
+QLineF leader_line(const QPointF& point, double radius, const QRectF& box);
 
 // How the labels along one axis of a grid are drawn when a cell is
 // `pixelsPerCell` tall: the font follows the cells down to `smallestFontPx`;

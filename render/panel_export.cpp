@@ -662,13 +662,10 @@ void paint_scene(QPainter& p, const views::Scene& d, const views::SceneCamera& c
     const QRectF& box = placed[k].box;
     if (placed[k].leader) {
       // From the marker's edge to the box's nearest side.
-      const QPointF centre = wanted[k].point;
-      const QPointF end(std::clamp(centre.x(), box.left(), box.right()),
-                        std::clamp(centre.y(), box.top(), box.bottom()));
-      const QLineF line(centre, end);
-      if (line.length() > wanted[k].radius + 1) {
+      const QLineF line = leader_line(wanted[k].point, wanted[k].radius, box);
+      if (!line.isNull()) {
         p.setPen(QPen(QColor(120, 120, 120), 0.6));
-        p.drawLine(line.pointAt(wanted[k].radius / line.length()), end);
+        p.drawLine(line);
       }
     }
     p.setPen(QColor(40, 40, 40));

@@ -13,10 +13,11 @@
 #include <QToolTip>
 
 #include <vtkActor.h>
-#include <vtkBillboardTextActor3D.h>
+#include <vtkActor2D.h>
 #include <vtkCamera.h>
 #include <vtkCellArray.h>
 #include <vtkCellData.h>
+#include <vtkCoordinate.h>
 #include <vtkFloatArray.h>
 #include <vtkGlyph3DMapper.h>
 #include <vtkInteractorStyleTrackballCamera.h>
@@ -25,9 +26,12 @@
 #include <vtkPoints.h>
 #include <vtkPolyData.h>
 #include <vtkPolyDataMapper.h>
+#include <vtkPolyDataMapper2D.h>
 #include <vtkPolyDataSilhouette.h>
 #include <vtkProp.h>
 #include <vtkProperty.h>
+#include <vtkProperty2D.h>
+#include <vtkRenderWindow.h>
 #include <vtkRenderer.h>
 #include <vtkScalarBarActor.h>
 #include <vtkSphereSource.h>
@@ -64,6 +68,20 @@ SceneView::SceneView(QWidget* parent) : VtkViewWidget(parent) {
     static_cast<SceneView*>(self)->placeLabels();
   });
   renderer()->AddObserver(vtkCommand::StartEvent, beforeRender);
+  // Leader lines from crowded points to their labels, in the display's pixels.
+  vtkNew<vtkPoints> leaderPoints;
+  vtkNew<vtkCellArray> leaderLines;
+  leaders_->SetPoints(leaderPoints);
+  leaders_->SetLines(leaderLines);
+  vtkNew<vtkCoordinate> displayPixels;
+  displayPixels->SetCoordinateSystemToDisplay();
+  vtkNew<vtkPolyDataMapper2D> leaderMapper;
+  leaderMapper->SetInputData(leaders_);
+  leaderMapper->SetTransformCoordinate(displayPixels);
+  leaderActor_->SetMapper(leaderMapper);
+  leaderActor_->GetProperty()->SetColor(0.47, 0.47, 0.47);
+  leaderActor_->GetProperty()->SetLineWidth(1.0);
+  renderer()->AddActor2D(leaderActor_);
   // The colour bar of a scene coloured by a number (the diverging map), at the right.
   colourBar_->GetPositionCoordinate()->SetCoordinateSystemToNormalizedViewport();
   colourBar_->GetPositionCoordinate()->SetValue(0.84, 0.12);
@@ -133,9 +151,7 @@ SceneView::~SceneView() = default;
 void SceneView::setTextScale(double scale) {
   textScale_ = std::clamp(scale, 0.5, 4.0);
   for (auto& label : labels_)
-    static_cast<vtkBillboardTextActor3D*>(label.Get())
-        ->GetTextProperty()
-        ->SetFontSize(static_cast<int>(std::lround(11 * textScale_)));
+    label->GetTextProperty()->SetFontSize(static_cast<int>(std::lround(11 * textScale_)));
   layoutTexts();
   requestRender();
 }
@@ -152,7 +168,7 @@ void SceneView::setData(views::Scene data) {
   const bool keepCamera = !data.points.empty() && samePlaces();
   data_ = std::move(data);
   for (auto& a : actors_) renderer()->RemoveActor(a);
-  for (auto& l : labels_) renderer()->RemoveViewProp(l);
+  for (auto& l : labels_) renderer()->RemoveActor2D(l);
   actors_.clear();
   labels_.clear();
   labelPoints_.clear();
@@ -161,12 +177,13 @@ void SceneView::setData(views::Scene data) {
 
   // The scale of the scene, so glyphs and lines look alike whatever the units.
   const double unit = views::scene_glyph_unit(data_);
+  unit_ = unit;
   if (!data_.points.empty()) {
     vtkNew<vtkPoints> points;
     for (const auto& p : data_.points) points->InsertNextPoint(p.position.data());
     addPoints(points, unit);
     if (!data_.edges.empty()) addEdges(points);
-    addLabels(unit);
+    addLabels();
   }
   for (const views::SceneBall& b : data_.balls) addBall(b);
   for (auto& a : actors_) renderer()->AddActor(a);
@@ -271,19 +288,20 @@ void SceneView::addEdges(vtkPoints* points) {
 }
 
 // The labelled points' labels, beside their spheres, always facing the camera.
-void SceneView::addLabels(double unit) {
+void SceneView::addLabels() {
   for (std::size_t k : views::scene_labelled_points(data_.points)) {
     const views::ScenePoint& p = data_.points[k];
-    auto label = vtkSmartPointer<vtkBillboardTextActor3D>::New();
+    auto label = vtkSmartPointer<vtkTextActor>::New();
     label->SetInput(vtk_text_drawable(token_shown(p.label)).toUtf8().constData());
-    label->SetPosition(p.position[0] + p.size * unit, p.position[1] + p.size * unit,
-                       p.position[2]);
+    label->GetPositionCoordinate()->SetCoordinateSystemToDisplay();
     vtk_text_use_unicode_font(label->GetTextProperty());
     label->GetTextProperty()->SetFontSize(static_cast<int>(std::lround(11 * textScale_)));
     label->GetTextProperty()->SetColor(0.15, 0.15, 0.15);
+    label->GetTextProperty()->SetJustificationToLeft();
+    label->GetTextProperty()->SetVerticalJustificationToBottom();
     labels_.push_back(label);
     labelPoints_.push_back(k);
-    renderer()->AddViewProp(label);
+    renderer()->AddActor2D(label);
   }
 }
 
@@ -343,26 +361,73 @@ void SceneView::mouseMoveEvent(QMouseEvent* event) {
   }
 }
 
-
 void SceneView::placeLabels() {
-  if (labels_.empty()) return;
   vtkRenderer* r = renderer();
-  const double ratio = devicePixelRatioF();
-  std::vector<LabelBox> boxes;
-  for (std::size_t i = 0; i < labels_.size(); ++i) {
-    auto* label = static_cast<vtkBillboardTextActor3D*>(labels_[i].Get());
-    const double* at = label->GetPosition();
-    r->SetWorldPoint(at[0], at[1], at[2], 1.0);
+  vtkPoints* leaderPoints = leaders_->GetPoints();
+  leaderPoints->Reset();
+  leaders_->GetLines()->Reset();
+  leaders_->Modified();
+  shownLabels_.clear();
+  if (labels_.empty()) return;
+  // Where each point is drawn this frame, in the display's pixels with y
+  // down (as place_point_labels lays out a picture), and its radius there.
+  const int* windowSize = r->GetRenderWindow()->GetSize();
+  const double windowHeight = windowSize[1];
+  double up[3];
+  r->GetActiveCamera()->GetViewUp(up);
+  const auto display = [&](const std::array<double, 3>& world) {
+    r->SetWorldPoint(world[0], world[1], world[2], 1.0);
     r->WorldToDisplay();
     const double* d = r->GetDisplayPoint();
-    // VTK's fonts are narrow: about 0.6 of the font size per character.
-    const double size = label->GetTextProperty()->GetFontSize() * ratio;
-    const double width = 0.6 * size * static_cast<double>(std::strlen(label->GetInput()));
-    const views::ScenePoint& p = data_.points[labelPoints_[i]];
-    boxes.push_back({QRectF(d[0], d[1], width, 1.2 * size), p.size});
+    return QPointF(d[0], windowHeight - d[1]);
+  };
+  std::vector<QPointF> centres;
+  std::vector<double> radii;
+  for (const views::ScenePoint& p : data_.points) {
+    const double world = p.size * unit_ * (p.sinkRing ? 1.5 : 1.0);
+    const std::array<double, 3> top = {p.position[0] + world * up[0], p.position[1] + world * up[1],
+                                       p.position[2] + world * up[2]};
+    const QPointF c = display(p.position);
+    centres.push_back(c);
+    radii.push_back(std::max(2.0, QLineF(c, display(top)).length()));
   }
-  const std::vector<bool> shown = label_layout(boxes);
-  for (std::size_t i = 0; i < labels_.size(); ++i) labels_[i]->SetVisibility(shown[i] ? 1 : 0);
+  std::vector<PointLabel> wanted;
+  for (std::size_t i = 0; i < labels_.size(); ++i) {
+    double box[4];
+    labels_[i]->GetBoundingBox(r, box);
+    const std::size_t k = labelPoints_[i];
+    wanted.push_back(
+        {centres[k], radii[k], QSizeF(box[1] - box[0], box[3] - box[2]), data_.points[k].size});
+  }
+  // Points without a label are in the way too.
+  for (std::size_t k = 0; k < data_.points.size(); ++k)
+    if (std::find(labelPoints_.begin(), labelPoints_.end(), k) == labelPoints_.end())
+      wanted.push_back({centres[k], radii[k], QSizeF(), -1e9});
+  // Inside the scene's part of the window, left of a colour bar.
+  int* size = r->GetSize();
+  int* lowerLeft = r->GetOrigin();
+  double right = lowerLeft[0] + size[0];
+  if (colourBar_->GetVisibility()) right = std::min(right, 0.83 * windowSize[0]);
+  const QRectF bounds(lowerLeft[0], windowHeight - (lowerLeft[1] + size[1]), right - lowerLeft[0],
+                      size[1]);
+  const std::vector<PlacedLabel> placed = place_point_labels(wanted, bounds);
+  for (std::size_t i = 0; i < labels_.size(); ++i) {
+    labels_[i]->SetVisibility(placed[i].shown ? 1 : 0);
+    if (!placed[i].shown) continue;
+    const QRectF& b = placed[i].box;
+    labels_[i]->SetPosition(b.left(), windowHeight - b.bottom());
+    const double ratio = devicePixelRatioF();
+    shownLabels_.push_back(
+        {labelPoints_[i], QRectF(b.topLeft() / ratio, b.size() / ratio), placed[i].leader});
+    if (!placed[i].leader) continue;
+    // From the point's edge to the label's nearest side.
+    const QLineF line = leader_line(wanted[i].point, wanted[i].radius, b);
+    if (line.isNull()) continue;
+    const vtkIdType a = leaderPoints->InsertNextPoint(line.x1(), windowHeight - line.y1(), 0.0);
+    const vtkIdType e = leaderPoints->InsertNextPoint(line.x2(), windowHeight - line.y2(), 0.0);
+    const vtkIdType ids[2] = {a, e};
+    leaders_->GetLines()->InsertNextCell(2, ids);
+  }
 }
 
 void SceneView::leaveEvent(QEvent* event) {

@@ -6,6 +6,7 @@
 #include <vtkNew.h>
 #include <vtkSmartPointer.h>
 
+#include <QRectF>
 #include <QString>
 #include <array>
 #include <vector>
@@ -14,6 +15,8 @@
 #include "render/vtk_view_widget.h"
 
 class vtkActor;
+class vtkActor2D;
+class vtkPolyData;
 class vtkSphereSource;
 class vtkPoints;
 class vtkProp;
@@ -39,6 +42,14 @@ class SceneView : public VtkViewWidget {
   int pointAt(const QPointF& widgetPoint);
 
   const views::Scene& data() const { return data_; }
+  // The labels drawn in the last frame: each one's point and its text's box
+  // in the widget's coordinates.
+  struct ShownLabel {
+    std::size_t point;
+    QRectF box;
+    bool leader;  // joined to its point by a line
+  };
+  const std::vector<ShownLabel>& shownLabels() const { return shownLabels_; }
   // Where the camera looks from and which way is up (what a figure of the
   // view is drawn from, and what a session keeps).
   views::SceneCamera camera() const;
@@ -64,7 +75,7 @@ class SceneView : public VtkViewWidget {
   // setData's parts: actors for the points, edges, labels and balls.
   void addPoints(vtkPoints* points, double unit);
   void addEdges(vtkPoints* points);
-  void addLabels(double unit);
+  void addLabels();
   void addBall(const views::SceneBall& ball);
   void showColourBar();
   vtkSmartPointer<vtkActor> silhouette(vtkSphereSource* sphere, const views::Rgb& colour,
@@ -73,10 +84,16 @@ class SceneView : public VtkViewWidget {
   views::Scene data_;
   int hoveredToken_ = -1;
   std::vector<vtkSmartPointer<vtkActor>> actors_;
-  std::vector<vtkSmartPointer<vtkProp>> labels_;
+  std::vector<vtkSmartPointer<vtkTextActor>> labels_;
   std::vector<std::size_t> labelPoints_;  // the point each label belongs to
-  // Hides the labels that would overlap larger points' labels in this frame.
+  double unit_ = 1.0;                     // the scene's glyph unit (a point's radius per size)
+  // Puts every label beside its point as drawn in this frame, covering no
+  // point and no other label (farther out with a leader line when crowded);
+  // a label with no free place is hidden.
   void placeLabels();
+  std::vector<ShownLabel> shownLabels_;
+  vtkNew<vtkPolyData> leaders_;
+  vtkNew<vtkActor2D> leaderActor_;
   vtkNew<vtkTextActor> title_;
   vtkNew<vtkTextActor> legend_;
   vtkNew<vtkScalarBarActor> colourBar_;  // what the points' colours stand for, when a number

@@ -301,16 +301,9 @@ TEST(FigureExport, GridLabelsShrinkThenThinOutAndKeepTheSelection) {
   EXPECT_TRUE(grid_labels_shown(0, 2).empty());
 }
 
-// Labels never overlap (the larger point's label wins),
-// and long scenes label only their largest points.
-TEST(FigureExport, LabelsDoNotOverlapAndLongScenesLabelTheirLargestPoints) {
-  const std::vector<LabelBox> boxes{{QRectF(0, 0, 10, 5), 1.0},    // overlaps the next, smaller
-                                    {QRectF(5, 2, 10, 5), 2.0},    // the largest: kept
-                                    {QRectF(40, 0, 10, 5), 0.5},   // alone: kept
-                                    {QRectF(41, 1, 3, 3), 0.5}};   // under the one before: left out
-  EXPECT_EQ(label_layout(boxes), (std::vector<bool>{false, true, true, false}));
-  EXPECT_EQ(label_layout(boxes, 1), (std::vector<bool>{false, true, false, false}));
-
+// Long scenes label only their largest points, and a flat export puts each
+// label in a place of its own.
+TEST(FigureExport, LongScenesLabelTheirLargestPointsEachInAPlaceOfItsOwn) {
   std::vector<views::ScenePoint> many(100);
   for (std::size_t k = 0; k < many.size(); ++k) {
     many[k].label = "t" + std::to_string(k);
@@ -647,6 +640,24 @@ TEST(FigureLabels, PointLabelsCoverNoMarkerAndMoveOutWhenCrowded) {
       if (placed[j].shown) EXPECT_FALSE(placed[i].box.intersects(placed[j].box)) << i << ", " << j;
   }
   EXPECT_EQ(shown, 6) << "every labelled point of this picture finds a place";
+  // No leader line runs through another point's marker or label (checked by
+  // sampling the line, independently of the layout's own geometry).
+  for (std::size_t i = 0; i < placed.size(); ++i) {
+    if (!placed[i].leader) continue;
+    const QLineF line = leader_line(labels[i].point, labels[i].radius, placed[i].box);
+    ASSERT_FALSE(line.isNull()) << i;
+    for (std::size_t j = 0; j < placed.size(); ++j) {
+      if (j == i) continue;
+      const QRectF m(labels[j].point.x() - labels[j].radius, labels[j].point.y() - labels[j].radius,
+                     2 * labels[j].radius, 2 * labels[j].radius);
+      for (int t = 0; t <= 100; ++t) {
+        const QPointF at = line.pointAt(t / 100.0);
+        EXPECT_FALSE(m.contains(at)) << "leader " << i << " through marker " << j;
+        if (placed[j].shown)
+          EXPECT_FALSE(placed[j].box.contains(at)) << "leader " << i << " through label " << j;
+      }
+    }
+  }
   EXPECT_FALSE(placed[6].shown) << "a marker only has no label";
   EXPECT_GE(leaders, 1) << "the cluster needs the outer rings";
   EXPECT_FALSE(placed[5].leader) << "the lone point's label sits beside it";

@@ -321,6 +321,41 @@ TEST(PanelsRender, SceneOfAStarGraphMatchesBaseline) {
   EXPECT_THROW(view.setData(d), std::invalid_argument);
 }
 
+// On screen, a crowd of points gets every label beside its point (farther
+// out with a leader line where crowded): none over another or off the view,
+// and none left out while there is room.
+TEST(PanelsRender, SceneLabelsOfACrowdEachFindAPlace) {
+  views::Scene d;
+  d.title = std::string("test | a crowd");
+  for (int k = 0; k < 10; ++k) {
+    views::ScenePoint p;
+    // Nine points within a few pixels of each other and one far off.
+    p.position = k < 9 ? std::array<double, 3>{0.01 * (k % 3), 0.01 * (k / 3), 0.0}
+                       : std::array<double, 3>{1.0, 1.0, 0.0};
+    p.color = {0.23, 0.32, 0.55};
+    p.label = std::to_string(k) + " token";
+    d.points.push_back(p);
+  }
+  render::SceneView view;
+  view.resize(520, 400);
+  view.setData(d);
+  view.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+  ASSERT_TRUE(QTest::qWaitFor([&] { return view.renderedFrameCount() > 0; }, 5000));
+  const auto& shown = view.shownLabels();
+  EXPECT_EQ(shown.size(), d.points.size()) << "every label finds a place";
+  const QRectF inside(0, 0, view.width(), view.height());
+  int leaders = 0;
+  for (std::size_t i = 0; i < shown.size(); ++i) {
+    EXPECT_TRUE(inside.contains(shown[i].box)) << shown[i].point;
+    leaders += shown[i].leader ? 1 : 0;
+    for (std::size_t j = 0; j < i; ++j)
+      EXPECT_FALSE(shown[i].box.intersects(shown[j].box))
+          << shown[i].point << ", " << shown[j].point;
+  }
+  EXPECT_GE(leaders, 1) << "a crowd of nine needs leader lines";
+}
+
 TEST(PanelsRender, ScatterDiagramMatchesBaseline) {
   render::LinePlotView view;
   view.resize(520, 360);
