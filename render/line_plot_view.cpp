@@ -285,7 +285,10 @@ void LinePlotView::fitToSize() {
   // x axis's labels and title, and the title and legend rows).
   const QFontMetrics tickFont(plot_->yAxis->tickLabelFont());
   const int axesHeight = height() - 5 * tickFont.height();
-  plot_->xAxis->ticker()->setTickCount(std::clamp(width() / 90, 2, 8));
+  // On x, a tick per six label heights of width (a one-column figure's
+  // 85 mm gets four or five, not the two a fixed pixel pitch gave it).
+  plot_->xAxis->ticker()->setTickCount(
+      std::clamp(width() / std::max(1, 6 * tickFont.height()), 2, 8));
   // Whole numbers (layers, heads, N) up to a dozen of them: every one is
   // labelled where its label fits, a reader should not count gridlines.
   if (data_.log2X) {  // every power of two that fits

@@ -321,6 +321,11 @@ SetFigure bos_removal_figure(const SetContext& x) {
     mean.y = {sum / counted, sum / counted};
     mean.reference = true;
     fig.plot.series.push_back(std::move(mean));
+    // Whole markers at the ends: air of a share of the span (half a token is
+    // less than a marker's radius once sentences differ by tens of tokens),
+    // and below the lowest change as above the highest.
+    fig.plot.xPadding = std::max(0.5, 0.04 * (hi - lo));
+    fig.plot.airBelow = true;
   } else {
     fig.plot.title += ": not defined (the model's first token is not a special BOS token)";
   }
