@@ -580,6 +580,27 @@ void HeatMapView::fitTitle() {
     lines = {lines.front(), metrics.elidedText(rest, Qt::ElideRight, room)};
   }
   title_->SetInput(vtk_text_drawable(lines.join(QLatin1Char('\n'))).toUtf8().constData());
+  fitColorBarTitle();
+}
+
+void HeatMapView::fitColorBarTitle() {
+  // The bar's title is centred on its frame at the view's right edge: in a
+  // narrow view its longest line would leave the view, so it gets a smaller
+  // font (never below 7 px) rather than lose its ends.
+  const double w = std::max(1, width());
+  const double frame = std::min(0.14 * w, 90.0);
+  const double room = 2.0 * (w - (0.84 * w + frame / 2)) - 4;
+  QFont font(QStringLiteral("DejaVu Sans"));
+  font.setPixelSize(scaled(12));
+  const QFontMetricsF metrics(font);
+  double widest = 0;
+  for (const QString& line : QString::fromUtf8(colorBar_->GetTitle() ? colorBar_->GetTitle() : "")
+                                 .split(QLatin1Char('\n')))
+    widest = std::max(widest, metrics.horizontalAdvance(line));
+  const int size = widest > room && widest > 0
+                       ? std::max(7, static_cast<int>(std::floor(scaled(12) * room / widest)))
+                       : scaled(12);
+  colorBar_->GetTitleTextProperty()->SetFontSize(size);
 }
 
 void HeatMapView::fitRunNames(double pixelsPerCell) {

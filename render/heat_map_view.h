@@ -103,6 +103,7 @@ class HeatMapView : public VtkViewWidget {
   void setLookupTable();
   void placeActors(const std::vector<float>& shown);
   void setColorBarTitle();
+  void fitColorBarTitle();  // its font, so that its lines stay inside the view
   void placeRunNames();
   void makeLabelSlots();
   void chooseLevelOfDetail();

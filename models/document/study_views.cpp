@@ -191,11 +191,15 @@ views::LinePlot study_head_classes_plot(const StudyTables& s) {
   plot.xLabel = "layer";
   plot.yLabel = "heads";
   plot.integerX = plot.integerY = true;
-  plot.airBelow = true;  // a class with no head in any layer stays visible above the axis
+  plot.includeZero = true;
+  plot.xPadding = 0.5;
   for (int c = 0; c < 3; ++c) {
+    // Stacked per layer, as Mudarisov et al. draw the classes (their Fig. 4a)
+    // and the head-class figures here do.
     views::PlotSeries series;
     series.name = kClassNames[c];
     series.colour = views::kHeadClassColours[c];
+    series.stacked = true;
     for (int l = 0; l < s.layers; ++l) {
       int n = 0;
       for (int h = 0; h < s.heads; ++h) n += class_index(s.head(l, h).label) == c ? 1 : 0;

@@ -73,6 +73,7 @@ TEST(StudyViews, HeadClassesAreCountedPerLayer) {
   EXPECT_EQ(p.series[0].y, (std::vector<double>{1, 0}));
   EXPECT_EQ(p.series[1].y, (std::vector<double>{1, 1}));
   EXPECT_EQ(p.series[2].y, (std::vector<double>{0, 1}));
+  for (const views::PlotSeries& series : p.series) EXPECT_TRUE(series.stacked) << series.name;
 }
 
 TEST(TrainingViews, EmergenceCurvesAreMeansOverHeadsAtEveryStep) {
