@@ -242,7 +242,16 @@ QString MainWindow::sentence() const { return workspace_->sentence(); }
 
 void MainWindow::setSentence(const QString& text) { workspace_->setSentence(text); }
 
-void MainWindow::runSentence() { workspace_->runSentence(); }
+void MainWindow::runSentence() {
+  // A capture's run stays until a model opens (or an example is picked):
+  // Run would replace it with a run of no model.
+  if (workspace_->showingCapture() && !workspace_->model()) {
+    jobStatus_->showError(tr("A capture holds its attention only: open a model to run a sentence"),
+                          {});
+    return;
+  }
+  workspace_->runSentence();
+}
 void MainWindow::openModelFolder(const QString& folderOrName) { workspace_->openModel(folderOrName); }
 void MainWindow::computeHeadAblation() { workspace_->computeHeadAblation(); }
 void MainWindow::computeLayerFunction() { workspace_->computeLayerFunction(); }

@@ -10,6 +10,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <QWidgetAction>
@@ -66,6 +67,7 @@ ModelPanel::ModelPanel(Workspace* workspace, QWidget* parent)
   connect(examplesMenu, &QMenu::aboutToShow, picker, [picker] { picker->searchBox()->setFocus(); });
   connect(picker, &ExamplePicker::picked, this, [this, examplesMenu](const QString& sentence) {
     examplesMenu->close();
+    leaveCapture();  // an example picked is a sentence to run, capture or not
     workspace_->setSentence(sentence);
     workspace_->runSentence();
   });
@@ -85,11 +87,11 @@ ModelPanel::ModelPanel(Workspace* workspace, QWidget* parent)
   connect(sentenceBox_, &QPlainTextEdit::textChanged, workspace,
           [this] { workspace_->setSentence(sentenceBox_->toPlainText()); });
 
-  auto* run = new QPushButton(tr("Run"), this);
-  run->setObjectName(QStringLiteral("runButton"));
-  run->setToolTip(tr("Run the sentence (Ctrl+Enter)"));
-  connect(run, &QPushButton::clicked, workspace, &Workspace::runSentence);
-  layout->addWidget(run);
+  runButton_ = new QPushButton(tr("Run"), this);
+  runButton_->setObjectName(QStringLiteral("runButton"));
+  runButton_->setToolTip(tr("Run the sentence (Ctrl+Enter)"));
+  connect(runButton_, &QPushButton::clicked, workspace, &Workspace::runSentence);
+  layout->addWidget(runButton_);
   layout->addStretch(1);
   refreshRecentModels();
 }
@@ -115,7 +117,20 @@ void ModelPanel::chooseModelFolder() {
   if (!folder.isEmpty()) workspace_->openModel(folder);
 }
 
+void ModelPanel::leaveCapture() {
+  if (!sentenceBox_->isReadOnly()) return;
+  sentenceBox_->setReadOnly(false);
+  {
+    const QSignalBlocker quiet(sentenceBox_);  // the workspace's sentence did not change
+    sentenceBox_->setSentence(workspace_->sentence());
+  }
+  runButton_->setEnabled(true);
+  runButton_->setToolTip(tr("Run the sentence (Ctrl+Enter)"));
+  chooser_->setPlaceholderText(QString());
+}
+
 void ModelPanel::showModel(bool remember) {
+  leaveCapture();
   const models::LoadedModel& loaded = *workspace_->model();
   const models::ModelConfig& c = loaded.model->config();
   if (remember) {
@@ -150,6 +165,21 @@ void ModelPanel::showCapture(const QString& path) {
                         .arg(values ? tr(", with values")
                              : tr(", no values (value space and taxonomy need them: save values "
                                   "[layers, heads, T, d] with the capture)")));
+  // No model and no sentence of ours: the chooser and the box say so, and Run
+  // (which would replace the capture with a run of the box's old sentence) waits
+  // for a model.
+  chooser_->setPlaceholderText(tr("(capture %1)").arg(file));
+  chooser_->setCurrentIndex(-1);
+  {
+    const QSignalBlocker quiet(sentenceBox_);
+    QStringList tokens;
+    for (const std::string& t : run.tokens.display) tokens << QString::fromStdString(t);
+    sentenceBox_->setPlainText(
+        tr("The capture's %1 tokens: %2").arg(tokens.size()).arg(tokens.join(QLatin1Char(' '))));
+  }
+  sentenceBox_->setReadOnly(true);
+  runButton_->setEnabled(false);
+  runButton_->setToolTip(tr("A capture holds its attention only: open a model to run a sentence"));
 }
 
 // One entry: its name (a cache snapshot's repository and revision), family and size.

@@ -10,6 +10,7 @@
 #include <vector>
 
 class QComboBox;
+class QPushButton;
 class QLabel;
 
 namespace sinkscope::ui {
@@ -47,6 +48,9 @@ class ModelPanel : public QWidget {
   QComboBox* chooser_;
   QLabel* summary_;
   SentenceBox* sentenceBox_;
+  QPushButton* runButton_;
+  // Back to running sentences after a capture: the chooser, box and Run as a model needs them.
+  void leaveCapture();
 };
 
 }  // namespace sinkscope::ui

@@ -77,8 +77,8 @@ const char* kAnalyzeDetails =
 // what needs the model itself (interventions, weight spectra) is refused or
 // left out, saying why.
 int analyze_capture(const std::string& file, const std::string& model, const std::string& out,
-                    const std::string& json, bool force, sinkscope::document::AnalysisSettings p,
-                    int argc, char** argv) {
+                    const std::string& json, const std::string& html, bool force,
+                    sinkscope::document::AnalysisSettings p, int argc, char** argv) {
   namespace m = sinkscope::models;
   if (!model.empty())
     throw UsageError("--capture holds the attention: give no MODEL with it (its 'model' array "
@@ -96,7 +96,8 @@ int analyze_capture(const std::string& file, const std::string& model, const std
   const m::Trace trace = m::capture_trace(c);
   const auto subject = sinkscope::document::analyze_subject_of(c, trace);
   return on_model([&] {
-    for (const auto& f : sinkscope::document::analyze_subject_write(subject, out, p, force, json))
+    for (const auto& f :
+         sinkscope::document::analyze_subject_write(subject, out, p, force, json, html))
       std::cout << f.string() << "\n";
     return kOk;
   });
@@ -107,7 +108,7 @@ int analyze_capture(const std::string& file, const std::string& model, const std
 int command_analyze(int argc, char** argv) {
   namespace m = sinkscope::models;
   sinkscope::document::AnalysisSettings p;
-  std::string spec, textGiven, sentencesFile, captureFile, out, json;
+  std::string spec, textGiven, sentencesFile, captureFile, out, json, html;
   bool force = false, noWeightSpectra = false;
   CommandLine command("analyze", kAnalyzeAbout, kAnalyzeDetails);
   CLI::App& app = command.app();
@@ -126,12 +127,19 @@ int command_analyze(int argc, char** argv) {
           ->excludes(sentences);
   app.add_option("--out", out, "where the CSV files go")->type_name("DIR")->required();
   app.add_option("--json", json, "everything in one JSON file as well")->type_name("FILE");
+  app.add_option("--html", html,
+                 "the run as one self-contained web page as well (every head's map, key "
+                 "importance, head view, persistence, spectrum, value space and numbers; "
+                 "opens from disk in any browser, no network)")
+      ->type_name("FILE")
+      ->excludes(sentences);
   app.add_flag("--force", force, "replace files that exist");
   app.add_flag("--no-weight-spectra", noWeightSpectra, "leave weights.csv out");
   AnalysisOptions analysis(app, p);
   if (!command.parse(argc, argv)) return kOk;  // --help was printed
   analysis.apply();
-  if (capture->count() > 0) return analyze_capture(captureFile, spec, out, json, force, p, argc, argv);
+  if (capture->count() > 0)
+    return analyze_capture(captureFile, spec, out, json, html, force, p, argc, argv);
   if (spec.empty()) throw UsageError("analyze: give MODEL (or --capture FILE)");
   if (text->count() == 0 && sentences->count() == 0)
     throw UsageError("analyze: give one of --text or --sentences");
@@ -159,7 +167,8 @@ int command_analyze(int argc, char** argv) {
   return on_model([&] {
     const m::LoadedModel loaded = m::loaded_model_open(spec);
     p.provenance = provenance(loaded, argc, argv);
-    for (const auto& f : sinkscope::document::analyze_write(loaded, checked, out, p, force, json))
+    for (const auto& f :
+         sinkscope::document::analyze_write(loaded, checked, out, p, force, json, html))
       std::cout << f.string() << "\n";
     return kOk;
   });

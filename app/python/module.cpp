@@ -126,9 +126,15 @@ m::Capture capture_of(const py::handle& attention, const py::handle& values,
     if (seq.size() == 0) throw py::value_error("attention: an empty sequence of layers");
     for (const py::handle& layer : seq) {
       FloatArray x = as_floats(layer, "attention");
+      // A layer of [heads, T, T] (TransformerLens's cache, one sentence) is a batch of one.
+      if (x.ndim() == 3)
+        x = as_floats(x.reshape({py::ssize_t{1}, x.shape(0), x.shape(1), x.shape(2)}), "attention");
       if (x.ndim() != 4)
-        throw py::value_error("attention: each layer of the sequence is [batch, heads, T, T] "
-                              "(Hugging Face's output_attentions); got shape " + shape_text(x));
+        throw py::value_error(
+            "attention: each layer of the sequence is [batch, heads, T, T] "
+            "(Hugging Face's output_attentions) or [heads, T, T] "
+            "(TransformerLens); got shape " +
+            shape_text(x));
       if (batch < 0 || batch >= x.shape(0))
         throw py::value_error("batch: " + std::to_string(batch) + " is outside the layers' batch of " +
                               std::to_string(x.shape(0)));
@@ -182,6 +188,10 @@ m::Capture capture_of(const py::handle& attention, const py::handle& values,
                              py::str(py::type::of(t).attr("__name__")).cast<std::string>());
       c.tokenText.push_back(utf8_of(t, "tokens: token " + std::to_string(c.tokenText.size())));
     }
+    if (static_cast<int>(c.tokenText.size()) != c.tokens)
+      throw py::value_error("tokens: " + std::to_string(c.tokenText.size()) +
+                            " given for attention over " + std::to_string(c.tokens) +
+                            " tokens; give one per position");
   }
   try {
     m::capture_check(c, "attention");
@@ -452,7 +462,11 @@ void save_capture(const std::string& path, const py::handle& attention, const py
     py::gil_scoped_release free;
     m::capture_write(c, path, overwrite);
   } catch (const std::runtime_error& e) {
-    throw py::value_error(e.what());
+    // The writer speaks to the command line; here the switch is an argument.
+    std::string what = e.what();
+    if (const auto at = what.find("use --force"); at != std::string::npos)
+      what.replace(at, std::string("use --force").size(), "pass overwrite=True");
+    throw py::value_error(what);
   }
 }
 
@@ -642,7 +656,15 @@ PYBIND11_MODULE(_core, module) {
       .def_property_readonly("name", &PyModel::name)
       .def_property_readonly("layers", &PyModel::layers)
       .def_property_readonly("heads", &PyModel::heads)
-      .def("run", &PyModel::run, py::arg("text"));
+      .def("run", &PyModel::run, py::arg("text"),
+           "run(text, **interventions) -> Run: the sentence through the model, its arrays as\n"
+           "`tensors` writes them (attention [L, H, T, T], values, queries, keys, residual,\n"
+           "logits, tokens, ids). Interventions (keyword arguments, none by default):\n"
+           "  drop_first=True      run without the first token (the BOS)\n"
+           "  remove_sinks=True    mask each head's sink keys (found in the plain run)\n"
+           "  ablate=[(layer, head), ...]   zero those heads' outputs\n"
+           "  rope_theta=X         RoPE with base X instead of the model's\n"
+           "  ntk_scale=S          NTK-aware RoPE scaling by S");
   module.def("save_capture", &save_capture, py::arg("path"), py::arg("attention"),
              py::arg("values") = py::none(), py::arg("tokens") = py::none(), py::arg("model") = "",
              py::arg("batch") = 0, py::arg("overwrite") = false);

@@ -68,12 +68,12 @@ std::vector<SettingSpec> make_specs() {
   v.back().paramsName = "sink_metric_eps";
 
   v.push_back(numeric(T::Whole, "top_n", "--top-n", "N",
-                      "the top-N keys of diagnostics and the value space", kHeads, "s. 3, 6", 1,
+                      "the top-N keys of diagnostics and the value space", kHeads, "s. 1, 6", 1,
                       100000, &AnalysisSettings::topN));
   v.back().selection = true;
   v.push_back(numeric(T::Whole, "query", "--query", "Q",
-                      "the value-space query (default: the last token)", kHeads, "s. 6", 0, 1 << 24,
-                      &AnalysisSettings::query));
+                      "the query of diagnostics and the value space (default: the last token)",
+                      kHeads, "s. 1, 6", 0, 1 << 24, &AnalysisSettings::query));
   v.back().optional = true, v.back().selection = true;
   v.push_back(numeric(T::Whole, "random_subsets", "--random-subsets", "K",
                       "random N-subsets of F_N's baseline", kHeads, "s. 6", 0, 100000,
@@ -94,21 +94,21 @@ std::vector<SettingSpec> make_specs() {
     SettingSpec s;
     s.name = "thresholds", s.flag = "--thresholds", s.metavar = "a,b,...";
     s.help = "graph thresholds theta (default 0.01,0.05,0.1,0.2)", s.group = kHeads;
-    s.paper = "s. 2, 4", s.type = T::NumberList, s.lo = 0, s.hi = 1;
+    s.paper = "s. 3, 4", s.type = T::NumberList, s.lo = 0, s.hi = 1;
     s.list = [](const AnalysisSettings& a) { return a.thresholds; };
     s.setList = [](AnalysisSettings& a, const std::vector<double>& t) { a.thresholds = t; };
     v.push_back(std::move(s));
   }
 
   v.push_back(numeric(T::Number, "specialised_share", "--specialised-share", "S",
-                      "a head is specialised above this share", kPooled, "s. 1", 0, 1,
+                      "a head is specialised at or above this share", kPooled, "s. 1", 0, 1,
                       &AnalysisSettings::specialisedShare));
   v.back().python = false;
   {
     SettingSpec s;
     s.name = "functional", s.flag = "--functional";
     s.help = "also KL of sink removal and BOS removal per sentence", s.group = kPooled;
-    s.paper = "s. 5, 7", s.type = T::Flag, s.python = false, s.params = false;
+    s.paper = "s. 5", s.type = T::Flag, s.python = false, s.params = false;
     s.number = [](const AnalysisSettings& a) { return a.functional ? 1.0 : 0.0; };
     s.setNumber = [](AnalysisSettings& a, double on) { a.functional = on != 0; };
     v.push_back(std::move(s));

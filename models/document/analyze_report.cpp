@@ -1,5 +1,6 @@
 #include "models/document/analyze_report.h"
 #include "models/document/panel_views.h"
+#include "models/document/web_page.h"
 
 #include "models/cpu_runtime.h"
 
@@ -428,16 +429,28 @@ std::vector<std::pair<std::string, io::CsvTable*>> analyze_named_tables(
 std::vector<fs::path> analyze_files_write(
     Tables& t, const std::vector<std::pair<std::string, std::string>>& header, const fs::path& dir,
     const fs::path& jsonFile, const document::AnalysisSettings& p, bool force,
-    const AnalyzeSubject& subject, const json& all) {
+    const AnalyzeSubject& subject, const json& all, const fs::path& htmlFile) {
   std::vector<fs::path> written;
   std::vector<std::pair<fs::path, std::string>> contents;
   const std::vector<std::pair<std::string, io::CsvTable*>> files = analyze_named_tables(t, p);
+  WebPageInputs page;
   for (const auto& [name, table] : files) {
     table->comments = header;
     // Taken, not copied, unless --json still reads the rows.
     contents.emplace_back(
         dir / name, jsonFile.empty() ? io::csv_render_taking(*table) : io::csv_render(*table));
     written.push_back(dir / name);
+    if (!htmlFile.empty()) page.tables.emplace_back(name, contents.back().second);
+  }
+  if (!htmlFile.empty()) {
+    page.trace = subject.trace;
+    page.tokens = subject.tokens;
+    for (const auto& [key, value] : subject.json)
+      if (key == "text") page.sentence = value;
+    page.header = header;
+    page.settings = p;
+    contents.emplace_back(htmlFile, web_page_html(web_page_data(page)));
+    written.push_back(htmlFile);
   }
   if (!jsonFile.empty()) {
     std::vector<std::pair<std::string, const io::CsvTable*>> named;
@@ -701,7 +714,8 @@ AnalyzeOutput analyze_subject(const AnalyzeSubject& subject, const document::Ana
 
 std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std::string& text,
                                     const fs::path& dir, const document::AnalysisSettings& p,
-                                    bool force, const fs::path& jsonFile) {
+                                    bool force, const fs::path& jsonFile,
+                                    const fs::path& htmlFile) {
   // The forward passes on one BLAS thread, as in corpus runs: the numbers are
   // the same for every --threads and equal those a one-sentence corpus pools.
   std::optional<models::SingleThreadedBlas> exactProducts(std::in_place);
@@ -723,14 +737,15 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
   subject.warning = plain.beyondTrainedContext;
   if (!subject.warning.empty())
     std::fprintf(stderr, "sinkscope-cli analyze: warning: %s\n", subject.warning.c_str());
-  return analyze_subject_write(subject, dir, p, force, jsonFile);
+  return analyze_subject_write(subject, dir, p, force, jsonFile, htmlFile);
 }
 
 std::vector<fs::path> analyze_subject_write(const AnalyzeSubject& subject, const fs::path& dir,
                                             const document::AnalysisSettings& p, bool force,
-                                            const fs::path& jsonFile) {
+                                            const fs::path& jsonFile, const fs::path& htmlFile) {
   AnalyzeOutput out = analyze_subject(subject, p, !jsonFile.empty());
-  return analyze_files_write(out.t, out.header, dir, jsonFile, p, force, subject, out.all);
+  return analyze_files_write(out.t, out.header, dir, jsonFile, p, force, subject, out.all,
+                             htmlFile);
 }
 
 std::vector<std::pair<std::string, std::string>> analyze_subject_csv(

@@ -19,12 +19,14 @@ namespace sinkscope::document {
 // eigenvalues,layer_summary,
 // sign_flip,effectiveness,taxonomy,weights,value_space,value_space_curve}.csv (atomically; existing
 // files are replaced only with `force`) and, when `jsonFile` is not empty, everything into that
-// file. Returns the files written.
+// file, and when `htmlFile` is not empty, the run as a self-contained web page
+// (web_page.h), all of them or none. Returns the files written.
 std::vector<std::filesystem::path> analyze_write(const models::LoadedModel& model,
                                                  const std::string& text,
                                                  const std::filesystem::path& dir,
                                                  const document::AnalysisSettings& params,
-                                                 bool force, const std::filesystem::path& jsonFile);
+                                                 bool force, const std::filesystem::path& jsonFile,
+                                                 const std::filesystem::path& htmlFile = {});
 
 // What analyze analyses: a model's run of a sentence, or a capture.
 struct AnalyzeSubject {
@@ -40,11 +42,10 @@ struct AnalyzeSubject {
 // A capture as analyze's subject (`trace`: capture_trace(capture), kept alive by the caller).
 AnalyzeSubject analyze_subject_of(const models::Capture& capture, const models::Trace& trace);
 // analyze_write's tables of any subject, written into `dir`.
-std::vector<std::filesystem::path> analyze_subject_write(const AnalyzeSubject& subject,
-                                                         const std::filesystem::path& dir,
-                                                         const document::AnalysisSettings& params,
-                                                         bool force,
-                                                         const std::filesystem::path& jsonFile);
+std::vector<std::filesystem::path> analyze_subject_write(
+    const AnalyzeSubject& subject, const std::filesystem::path& dir,
+    const document::AnalysisSettings& params, bool force, const std::filesystem::path& jsonFile,
+    const std::filesystem::path& htmlFile = {});
 // The same tables in memory: (file name, CSV text) pairs, byte for byte what
 // analyze writes (Python's sinkscope.analyze reads them).
 // `progress` hears the fraction of layers done; false stops (analysis::AnalysisStopped).

@@ -73,13 +73,34 @@ def test_hugging_faces_per_layer_tuple_gives_the_same_tables(run):
         assert body(whole[name].text) == body(tupled[name].text), name
 
 
+def test_a_transformerlens_per_layer_list_gives_the_same_tables(run):
+    _, z = run
+    a = z["attention"]
+    whole = sinkscope.analyze(a, values=z["values"])
+    # TransformerLens's cache: one [heads, T, T] per layer for one sentence.
+    listed = sinkscope.analyze([a[l] for l in range(a.shape[0])], values=z["values"])
+    for name in whole:
+        assert body(whole[name].text) == body(listed[name].text), name
+
+
+def test_the_package_namespace_and_help_are_its_own():
+    public = {name for name in dir(sinkscope) if not name.startswith("_")}
+    assert not public & {"np", "csv", "io", "json"}, public
+    assert set(sinkscope.__all__) <= public
+    doc = sinkscope.Model.run.__doc__
+    for intervention in ("drop_first", "remove_sinks", "ablate", "rope_theta", "ntk_scale"):
+        assert intervention in doc, intervention
+
+
 def test_a_saved_capture_opens_through_the_cli_with_the_runs_tables(run):
     folder, z = run
     npz = os.path.join(folder, "saved.npz")
     sinkscope.save_capture(npz, z["attention"], values=z["values"], tokens=list(z["tokens"]),
                            model="rope-decoder-bos-first")
-    with pytest.raises(ValueError, match="exists"):
+    with pytest.raises(ValueError, match="exists") as refused:
         sinkscope.save_capture(npz, z["attention"])
+    # In Python's words: the switch is an argument, not a command-line flag.
+    assert "overwrite=True" in str(refused.value) and "--force" not in str(refused.value)
     out = os.path.join(folder, "capture")
     subprocess.run([CLI, "analyze", "--capture", npz, "--out", out], check=True,
                    capture_output=True)
@@ -137,7 +158,8 @@ def test_function_entries_agree_with_independent_computations(run):
     (lambda: sinkscope.analyze(np.array([[0.5, 0], [0.5, 0.5]])), ValueError, "row 0] sums to 0.5"),
     (lambda: sinkscope.analyze(np.eye(3), values=np.ones((3, 2, 2))), ValueError, "values: give"),
     (lambda: sinkscope.analyze(np.eye(3), tokens=[1, 2, 3]), TypeError, "tokens"),
-    (lambda: sinkscope.analyze(np.eye(3), tokens=["a"]), ValueError, "1 tokens for 3"),
+    (lambda: sinkscope.analyze(np.eye(3), tokens=["a"]), ValueError,
+     "tokens: 1 given for attention over 3 tokens"),
     (lambda: sinkscope.analyze(np.eye(3), top_m=2), TypeError, "no parameter 'top_m'"),
     (lambda: sinkscope.analyze(np.eye(3), gamma=2), ValueError, "gamma"),
     (lambda: sinkscope.analyze(np.eye(3), betti_points=100001), ValueError, "betti_points"),

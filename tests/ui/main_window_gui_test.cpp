@@ -21,6 +21,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMouseEvent>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScreen>
 #include <QSettings>
@@ -1421,6 +1422,19 @@ TEST_F(MainWindowGui, ACaptureOpensInThePanelsAndSaysWhatItCannotDo) {
       << w.jobStatus()->lastError().toStdString();
   w.computeHeadAblation();
   EXPECT_TRUE(w.jobStatus()->lastError().contains(QStringLiteral("a capture holds its attention only")));
+  // The model chooser and the sentence box no longer show the model and
+  // sentence before; Run (and Ctrl+Enter) wait for a model, saying why.
+  auto* chooser = w.findChild<QComboBox*>(QStringLiteral("modelChooser"));
+  EXPECT_EQ(chooser->currentIndex(), -1);
+  EXPECT_TRUE(chooser->placeholderText().contains(QStringLiteral("run.npz")));
+  auto* box = w.findChild<QPlainTextEdit*>(QStringLiteral("sentenceBox"));
+  EXPECT_TRUE(box->isReadOnly());
+  EXPECT_TRUE(box->toPlainText().startsWith(QStringLiteral("The capture's %1 tokens").arg(tokens)));
+  EXPECT_FALSE(w.findChild<QPushButton*>(QStringLiteral("runButton"))->isEnabled());
+  w.runSentence();
+  EXPECT_TRUE(
+      w.jobStatus()->lastError().contains(QStringLiteral("open a model to run a sentence")));
+  EXPECT_TRUE(w.lastRun()->source.find("(capture)") != std::string::npos) << "the capture stays";
   // A damaged capture is an error in the status bar, and the capture stays.
   QFile bad(dir.filePath(QStringLiteral("bad.npz")));
   ASSERT_TRUE(bad.open(QIODevice::WriteOnly));

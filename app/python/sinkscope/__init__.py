@@ -17,11 +17,12 @@ and default in ``help(sinkscope.analyze)``). Without
 ValueError or TypeError naming the argument.
 """
 
-import csv
-import io
-import json
+# Private names: the package's namespace is its own API only.
+import csv as _csv
+import io as _io
+import json as _json
 
-import numpy as np
+import numpy as _np
 
 from . import _core
 from ._core import Model, Run
@@ -49,7 +50,7 @@ class Table:
             key, _, value = text[start + 1:end].strip(" ").partition(": ")
             self.header.append((key, value))
             start = end + 1
-        reader = list(csv.reader(io.StringIO(text[start:], newline="")))
+        reader = list(_csv.reader(_io.StringIO(text[start:], newline="")))
         names = reader[0] if reader else []
         body = reader[1:]
         self.columns = {}
@@ -74,9 +75,9 @@ class Table:
 
 def _column(cells):
     try:
-        return np.array([float(c) if c != "" else np.nan for c in cells], dtype=np.float64)
+        return _np.array([float(c) if c != "" else _np.nan for c in cells], dtype=_np.float64)
     except ValueError:
-        return np.array(cells, dtype=object)
+        return _np.array(cells, dtype=object)
 
 
 def analyze(attention, values=None, tokens=None, model="", batch=0, progress=None, **params):
@@ -115,7 +116,7 @@ def views(attention, values=None, tokens=None, model="", layer=0, head=0, query=
     "scene", "head_view"), its title, what it draws (series, cells, points)
     and "numbers": the table its CSV writes (analyze's rows). The keyword
     arguments are analyze's."""
-    return json.loads(_core.views(attention, values, tokens, model, layer, head, query,
+    return _json.loads(_core.views(attention, values, tokens, model, layer, head, query,
                                   threshold, **params))
 
 
