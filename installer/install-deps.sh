@@ -26,8 +26,9 @@ PACKAGES=(
   # tests and benchmarks; numpy reads our NPZ files in the export tests;
   # matplotlib draws the same numbers beside our figures (tests/figures)
   libgtest-dev libbenchmark-dev python3-numpy python3-matplotlib
-  # a run's web page is tested in a real browser (tests/web)
-  chromium
+  # a run's web page is tested in a real browser, the example notebook run
+  # with nbconvert and ipykernel (tests/web)
+  chromium python3-nbconvert python3-ipykernel python3-nbformat
   # the Python module (pybind11) and its tests (pytest; GUDHI's Python
   # bindings the reference of persistence, networkx of the benchmark)
   python3-dev python3-pybind11 pybind11-dev python3-pytest python3-gudhi python3-networkx

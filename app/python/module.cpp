@@ -28,6 +28,7 @@
 #include "models/document/run_views.h"
 #include "models/document/sentence_run.h"
 #include "models/document/trace_analysis.h"
+#include "models/document/web_page.h"
 #include "models/io/table_io.h"
 #include "models/loaded_model.h"
 
@@ -369,6 +370,31 @@ std::string views(const py::handle& attention, const py::handle& values, const p
   }
 }
 
+// The run as one self-contained web page (what `analyze --html` writes): HTML text.
+std::string web_page(const py::handle& attention, const py::handle& values,
+                     const py::handle& tokens, const std::string& model, const std::string& text,
+                     const py::kwargs& params) {
+  d::AnalysisSettings settings = settings_of(params);
+  settings.weightSpectra = false;  // a capture has no weights
+  m::Capture c = capture_of(attention, values, tokens, 0);
+  c.model = model;
+  if (settings.query >= c.tokens)
+    throw py::value_error("query: " + std::to_string(settings.query) + " is outside the " +
+                          std::to_string(c.tokens) + " tokens");
+  const m::Trace trace = m::capture_trace(c);
+  const d::AnalyzeSubject subject = d::analyze_subject_of(c, trace);
+  py::gil_scoped_release free;
+  d::WebPageInputs in;
+  in.trace = &trace;
+  in.tokens = subject.tokens;
+  in.sentence = text;
+  in.settings = settings;
+  in.tables = d::analyze_subject_csv(subject, settings);
+  in.header = {{"model", model.empty() ? std::string("unknown") : model},
+               {"command", "sinkscope.show (Python)"}};
+  return d::web_page_html(d::web_page_data(in));
+}
+
 py::tuple persistence(const py::handle& attention, bool symmetriseByMax) {
   int T = 0;
   bool causal = true;
@@ -622,6 +648,8 @@ PYBIND11_MODULE(_core, module) {
   module.def("analyze", &analyze, py::arg("attention"), py::arg("values") = py::none(),
              py::arg("tokens") = py::none(), py::arg("model") = "", py::arg("batch") = 0,
              py::arg("progress") = py::none());
+  module.def("web_page", &web_page, py::arg("attention"), py::arg("values") = py::none(),
+             py::arg("tokens") = py::none(), py::arg("model") = "", py::arg("text") = "");
   module.def("views", &views, py::arg("attention"), py::arg("values") = py::none(),
              py::arg("tokens") = py::none(), py::arg("model") = "", py::arg("layer") = 0,
              py::arg("head") = 0, py::arg("query") = -1, py::arg("threshold") = 0.05);
@@ -631,24 +659,34 @@ PYBIND11_MODULE(_core, module) {
   module.def("sink_metric", &sink_metric, py::arg("A"));
   module.def("value_space", &value_space, py::arg("A"), py::arg("V"), py::arg("query") = -1,
              py::arg("N") = 3);
-  py::class_<PyRun>(module, "Run", "One sentence through a model: its arrays as `tensors` writes them")
+  py::class_<PyRun>(module, "Run",
+                    "One sentence through a model: its arrays as `tensors` writes them")
+      .def_property_readonly(
+          "text", [](const PyRun& r) { return r.run->text; }, "the sentence that was run")
       .def_property_readonly("tokens", [](const PyRun& r) { return r.run->tokens.display; })
-      .def_property_readonly("ids", [](const PyRun& r) {
-        const auto& ids = r.trace().ids();
-        return py::array_t<int>(static_cast<py::ssize_t>(ids.size()), ids.data());
-      })
-      .def_property_readonly("attention", [](const PyRun& r) { return r.perLayer(&m::LayerCapture::attention, true); },
-                             "[layers, heads, T, T], row = query")
-      .def_property_readonly("values", [](const PyRun& r) { return r.perLayer(&m::LayerCapture::values, false); },
-                             "[layers, heads, T, head_dim], of the KV group each head reads")
-      .def_property_readonly("queries", [](const PyRun& r) { return r.perLayer(&m::LayerCapture::queries, false); },
-                             "[layers, heads, T, head_dim], after RoPE")
-      .def_property_readonly("keys", [](const PyRun& r) { return r.perLayer(&m::LayerCapture::keys, false); },
-                             "[layers, heads, T, head_dim], after RoPE")
+      .def_property_readonly("ids",
+                             [](const PyRun& r) {
+                               const auto& ids = r.trace().ids();
+                               return py::array_t<int>(static_cast<py::ssize_t>(ids.size()),
+                                                       ids.data());
+                             })
+      .def_property_readonly(
+          "attention", [](const PyRun& r) { return r.perLayer(&m::LayerCapture::attention, true); },
+          "[layers, heads, T, T], row = query")
+      .def_property_readonly(
+          "values", [](const PyRun& r) { return r.perLayer(&m::LayerCapture::values, false); },
+          "[layers, heads, T, head_dim], of the KV group each head reads")
+      .def_property_readonly(
+          "queries", [](const PyRun& r) { return r.perLayer(&m::LayerCapture::queries, false); },
+          "[layers, heads, T, head_dim], after RoPE")
+      .def_property_readonly(
+          "keys", [](const PyRun& r) { return r.perLayer(&m::LayerCapture::keys, false); },
+          "[layers, heads, T, head_dim], after RoPE")
       .def_property_readonly("residual", &PyRun::residual,
                              "[layers + 1, T, hidden]: entering each layer, then the last output")
-      .def_property_readonly("logits", [](py::object self) { return self.cast<const PyRun&>().logits(self); },
-                             "[T, vocab] (a view of the run's own buffer)")
+      .def_property_readonly(
+          "logits", [](py::object self) { return self.cast<const PyRun&>().logits(self); },
+          "[T, vocab] (a view of the run's own buffer)")
       .def_property_readonly("model", [](const PyRun& r) { return r.model; });
   py::class_<PyModel>(module, "Model", "A model folder or Hugging Face cache name, loaded once")
       .def(py::init<const std::string&, py::object>(), py::arg("folder_or_cache_name"),

@@ -171,11 +171,30 @@ function base64Bytes(text) {
 }
 
 async function inflate(text) {
+  // The stream's own reader and writer, not Blob and Response: those never
+  // finish in a sandboxed frame without an origin (a notebook's output cell).
   try {
-    const stream =
-        new Blob([base64Bytes(text)]).stream().pipeThrough(new DecompressionStream('deflate'));
-    return new Uint8Array(await new Response(stream).arrayBuffer());
-  } catch (error) {  // the browser's own words ("Failed to fetch") would not say what is wrong
+    const stream = new DecompressionStream('deflate');
+    const writer = stream.writable.getWriter();
+    const written = writer.write(base64Bytes(text)).then(() => writer.close());
+    const reader = stream.readable.getReader();
+    const chunks = [];
+    let length = 0;
+    for (;;) {
+      const {done, value} = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      length += value.length;
+    }
+    await written;
+    const bytes = new Uint8Array(length);
+    let at = 0;
+    for (const chunk of chunks) {
+      bytes.set(chunk, at);
+      at += chunk.length;
+    }
+    return bytes;
+  } catch (error) {  // the browser's own words would not say what is wrong
     throw new Error(`its compressed data is damaged (${error.message})`);
   }
 }
@@ -218,7 +237,13 @@ function readHash() {
 function writeHash() {
   let hash = `#layer=${state.layer}&head=${state.head}`;
   if (state.pinned) hash += `&query=${state.pinned.query}&key=${state.pinned.key}`;
-  if (location.hash !== hash) history.replaceState(null, '', hash);
+  if (location.hash === hash) return;
+  try {
+    history.replaceState(null, '', hash);
+  } catch (e) {
+    // A sandboxed frame (a notebook's output cell) may not change its address:
+    // the selection still works, it is just not kept in the URL.
+  }
 }
 
 function applyHash() {
@@ -248,6 +273,11 @@ function select(layer, head) {
         state.current = decoded;
         drawHead();
         document.body.dataset.ready = `${state.layer},${state.head}`;
+        // In a frame (a notebook's output cell), the page around it hears it
+        // too: a sandboxed frame's own document cannot be read from outside.
+        if (window.parent !== window)
+          window.parent.postMessage(
+              {sinkscope: 'ready', layer: state.layer, head: state.head}, '*');
       })
       .catch((error) => {
         if (generation === state.generation)

@@ -19,6 +19,7 @@ ValueError or TypeError naming the argument.
 
 # Private names: the package's namespace is its own API only.
 import csv as _csv
+import html as _html
 import io as _io
 import json as _json
 
@@ -27,8 +28,8 @@ import numpy as _np
 from . import _core
 from ._core import Model, Run
 
-__all__ = ["Model", "Run", "Table", "analyze", "views", "persistence", "spectrum", "sink_metric",
-           "value_space", "save_capture"]
+__all__ = ["Model", "Run", "Table", "View", "analyze", "views", "show", "persistence", "spectrum",
+           "sink_metric", "value_space", "save_capture"]
 
 
 class Table:
@@ -146,3 +147,50 @@ def save_capture(path, attention, values=None, tokens=None, model="", batch=0, o
     """Writes a capture NPZ that sinkscope-cli analyze --capture, sinkscope
     figure --capture and the GUI open."""
     _core.save_capture(str(path), attention, values, tokens, model, batch, overwrite)
+
+
+class View:
+    """A run as SinkScope's interactive page: every head's attention map (with
+    hover), the overview of sink attention (click selects), key importance,
+    the head view, persistence, spectrum, value space and analyze's numbers.
+    In a notebook it draws itself in the output cell; ``save(path)`` writes it
+    as one self-contained HTML file (no network) to open in any browser or
+    send to a colleague; ``html`` is that file's text."""
+
+    def __init__(self, html, height=900):
+        self.html = html
+        self.height = height
+
+    def _repr_html_(self):
+        # The page in a frame of its own: its script and style cannot touch
+        # the notebook's, and the notebook's cannot touch it.
+        return ('<iframe srcdoc="%s" style="width:100%%;height:%dpx;border:0" '
+                'sandbox="allow-scripts" title="SinkScope"></iframe>'
+                % (_html.escape(self.html, quote=True), self.height))
+
+    def save(self, path, overwrite=False):
+        """Writes the page to ``path`` (refusing to replace a file unless ``overwrite``)."""
+        with open(path, "w" if overwrite else "x", encoding="utf-8") as out:
+            out.write(self.html)
+
+    def __repr__(self):
+        return "<sinkscope.View: %d bytes of HTML; save(path) or display it in a notebook>" % (
+            len(self.html))
+
+
+def show(attention, values=None, tokens=None, model="", text="", height=900, **params):
+    """The interactive view of any attention ``analyze`` accepts ([L, H, T, T],
+    a Hugging Face per-layer tuple, a TransformerLens per-layer list of
+    [H, T, T], one head's [T, T]), as a View: in a notebook, the last
+    expression of a cell draws it. ``values`` adds the value space and the
+    taxonomy; ``text`` is the sentence the page shows; the keyword arguments
+    are analyze's."""
+    return View(_core.web_page(attention, values, tokens, model, text, **params), height)
+
+
+def _run_show(self, height=900, **params):
+    """This run's interactive view (see sinkscope.show)."""
+    return show(self.attention, self.values, self.tokens, self.model, self.text, height, **params)
+
+
+Run.show = _run_show
