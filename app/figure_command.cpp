@@ -42,6 +42,7 @@ std::vector<std::string> format_suffixes() {
   std::vector<std::string> suffixes;
   for (const render::ExportFormatInfo& f : render::export_formats())
     suffixes.push_back(f.suffix.toStdString());
+  suffixes.push_back("html");  // the run as one web page (every panel)
   return suffixes;
 }
 
@@ -86,7 +87,9 @@ struct FigureOptionsLine {
     app.add_option("--panel", panels,
                    "a panel or view of the figure; repeat for several (a), (b), ... (see the "
                    "list below)")
-        ->type_name("NAME")->required()->allow_extra_args(false)->group(what);
+        ->type_name("NAME")
+        ->allow_extra_args(false)
+        ->group(what);
     app.add_option("--device", device, "cpu or cuda")->type_name("DEVICE")->capture_default_str()
         ->group(what);
     app.add_option("--timeout", timeout,
@@ -98,7 +101,9 @@ struct FigureOptionsLine {
     const char* file = "The file";
     app.add_option("--out", out,
                    "the figure: " + render::export_suffixes_text(false).toStdString() +
-                       " (also .json: the views as data; one view: its numbers, .csv)")
+                       " (also .json: the views as data; one view: its numbers, .csv; .html: "
+                       "the run as one self-contained web page of every panel and head, no "
+                       "--panel)")
         ->type_name("FILE")
         ->required()
         ->group(file);
@@ -202,14 +207,23 @@ render::FigureOptions figure_options(const FigureOptionsLine& o) {
 
 ui::FigureRequest figure_request(const FigureOptionsLine& o) {
   ui::FigureRequest r;
+  r.out = QString::fromStdString(o.out);
+  const QString suffix = QFileInfo(r.out).suffix().toLower();
+  if (suffix == QLatin1String("html")) {
+    if (!o.panels.empty())
+      throw UsageError("--panel: a web page (--out " + o.out +
+                       ") holds every panel and head; leave --panel out");
+  } else if (o.panels.empty()) {
+    throw UsageError(
+        "--panel: give at least one panel or view (or --out FILE.html for the "
+        "run as a web page)");
+  }
   for (const std::string& name : o.panels) r.names << QString::fromStdString(name);
   try {
-    ui::figure_views_of(r.names);
+    if (!r.names.isEmpty()) ui::figure_views_of(r.names);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
-  r.out = QString::fromStdString(o.out);
-  const QString suffix = QFileInfo(r.out).suffix().toLower();
   const std::vector<std::string> suffixes = format_suffixes();
   if (std::find(suffixes.begin(), suffixes.end(), suffix.toStdString()) == suffixes.end())
     throw UsageError("--out " + o.out + ": name a " + render::export_suffixes_text(true).toStdString() +

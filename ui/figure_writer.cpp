@@ -1,4 +1,6 @@
 #include "ui/figure_writer.h"
+#include <QFileInfo>
+#include "models/io/table_io.h"
 
 #include <QTimer>
 #include <stdexcept>
@@ -131,6 +133,18 @@ void FigureWriter::look() {
 
 void FigureWriter::write() {
   const FigureRequest request = *request_;
+  if (QFileInfo(request.out).suffix().compare(QLatin1String("html"), Qt::CaseInsensitive) == 0) {
+    // The run as a web page: every panel and head, not the views named.
+    const auto make = workspace_->webPageMaker();
+    if (!make) return finish(false, tr("no run to share as a web page"));
+    try {
+      io::file_write_atomic(request.out.toStdString(), make([](double) { return true; }),
+                            request.force);
+    } catch (const std::exception& e) {
+      return finish(false, QString::fromUtf8(e.what()));
+    }
+    return finish(true, request.out);
+  }
   const std::vector<QWidget*> views = panels_->viewsNamed(views_);
   if (views.size() != static_cast<std::size_t>(views_.size())) {
     QStringList missing;

@@ -146,6 +146,9 @@ class MainWindow : public QMainWindow {
   // written in a job (models::trace_write_npz); the status bar says when done.
   void exportRunTensors(const QString& path, bool overwrite = true);
   void chooseRunTensorsFile();
+  // File > Share as web page: the shown run as one HTML file (Workspace::shareAsWebPage).
+  void shareAsWebPage(const QString& path, bool overwrite = true);
+  void chooseWebPageFile();
   // File > Open capture: an NPZ of attention from any framework (ui/workspace.h).
   void openCapture(const QString& path);
   void chooseCaptureFile();

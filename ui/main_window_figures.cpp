@@ -89,6 +89,17 @@ void MainWindow::exportRunTensors(const QString& path, bool overwrite) {
   workspace_->exportRunTensors(path, overwrite);
 }
 
+void MainWindow::shareAsWebPage(const QString& path, bool overwrite) {
+  workspace_->shareAsWebPage(path, overwrite);
+}
+
+void MainWindow::chooseWebPageFile() {
+  const QString path = QFileDialog::getSaveFileName(
+      this, tr("Share as web page (one HTML file: opens in any browser, no network)"),
+      QDir::home().filePath(QStringLiteral("sinkscope-run.html")), tr("Web page (*.html)"));
+  if (!path.isEmpty()) shareAsWebPage(path);
+}
+
 void MainWindow::openCapture(const QString& path) { workspace_->openCapture(path); }
 
 void MainWindow::chooseCaptureFile() {

@@ -88,6 +88,12 @@ void MainWindow::buildFileMenu() {
   exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
   file->addAction(tr("Export &figure of several panels..."), this, &MainWindow::chooseFigureViews);
   file->addAction(tr("Export run &tensors (NPZ)..."), this, &MainWindow::chooseRunTensorsFile);
+  QAction* share =
+      file->addAction(tr("Share as &web page..."), this, &MainWindow::chooseWebPageFile);
+  share->setObjectName(QStringLiteral("shareWebPageAction"));
+  share->setStatusTip(
+      tr("The run as one HTML file with every head's views and numbers: opens "
+         "in any browser from disk or an e-mail, no network"));
   file->addAction(tr("Open c&apture (NPZ)..."), this, &MainWindow::chooseCaptureFile);
   file->addSeparator();
   QAction* saveSessionAction =

@@ -1,4 +1,7 @@
 #include "ui/workspace.h"
+#include "models/document/analyze_report.h"
+#include "models/document/web_page.h"
+#include "models/io/table_io.h"
 
 #include "models/capture.h"
 #include "models/cpu_runtime.h"
@@ -481,6 +484,67 @@ void Workspace::exportRunTensors(const QString& path, bool overwrite) {
         return true;
       },
       [this, path](bool) { Q_EMIT notice(tr("Exported %1").arg(path), 5000); });
+}
+
+std::function<std::string(const JobProgress&)> Workspace::webPageMaker() const {
+  const SentenceRun* shown = shownRun();
+  if (!shown || !shown->trace) return {};
+  document::AnalysisSettings settings = analysisSettings();
+  settings.weightSpectra = false;  // the page draws the run's heads, not the weights
+  // The command that makes the same page without a window (the settings
+  // other than their defaults are in the page's parameters table).
+  const auto quoted = [](const std::string& text) {
+    std::string out = "'";
+    for (const char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+  };
+  const std::string command =
+      model() ? "sinkscope-cli analyze " + quoted(model()->model->folder().string()) + " --text " +
+                    quoted(shown->text) + " --out DIR --html run.html"
+              : "sinkscope: File > Share as web page (" + shown->source + ")";
+  std::vector<std::pair<std::string, std::string>> header = {
+      {"model", model() ? model()->model->folder().string() : shown->source}, {"command", command}};
+  if (model()) try {
+      for (const auto& [k, v] :
+           models::model_identity_header(models::model_identity(model()->model->folder())))
+        header.emplace_back(k, v);
+    } catch (const std::exception&) {
+      // a folder changed since it opened: the page names the model without its hashes
+    }
+  const auto trace = shown->trace;
+  const std::vector<std::string> tokens = shown->tokenStrings();
+  const std::string text = shown->text;
+  return [trace, tokens, text, header, settings](const JobProgress& progress) {
+    document::AnalyzeSubject subject;
+    subject.trace = trace.get();
+    subject.tokens = tokens;
+    document::WebPageInputs page;
+    page.trace = trace.get();
+    page.tokens = tokens;
+    page.sentence = text;
+    page.header = header;
+    page.settings = settings;
+    page.tables = document::analyze_subject_csv(subject, settings,
+                                                [&](double done) { return progress(0.5 * done); });
+    job_check(progress, 0.5);
+    return document::web_page_html(document::web_page_data(page));
+  };
+}
+
+void Workspace::shareAsWebPage(const QString& path, bool overwrite) {
+  auto make = webPageMaker();
+  if (!make) {
+    refuseModelRerun();
+    return;
+  }
+  const std::string file = path.toStdString();
+  jobs_->submit<bool>(
+      tr("Share as web page"),
+      [make, file, overwrite](const JobProgress& progress) {
+        io::file_write_atomic(file, make(progress), overwrite);
+        return true;
+      },
+      [this, path](bool) { Q_EMIT notice(tr("Shared as web page: %1").arg(path), 5000); });
 }
 
 DrawnRuns Workspace::drawnRuns() const {

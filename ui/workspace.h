@@ -23,6 +23,7 @@
 #include "models/document/workbench.h"
 #include "models/loaded_model.h"
 #include "models/model_discovery.h"
+#include "ui/job_runner.h"
 #include "ui/shown_place.h"
 
 namespace sinkscope::ui {
@@ -127,6 +128,10 @@ class Workspace : public QObject {
   }
   // Whether run A is a capture's (no model made it).
   bool showingCapture() const { return workbench_.showingCapture(); }
+  // What makes the shown run's web page (File > Share as web page) as the
+  // run is now: a copy of its inputs, safe on another thread; empty when no
+  // run is shown.
+  std::function<std::string(const JobProgress&)> webPageMaker() const;
 
  public Q_SLOTS:
   void setSentence(const QString& text);
@@ -155,6 +160,11 @@ class Workspace : public QObject {
   // The shown run's tensors (attention, q, k, v, residuals, ids, tokens) as
   // NPZ, written in a job (models::trace_write_npz); a notice when done.
   void exportRunTensors(const QString& path, bool overwrite = true);
+  // The shown run as one self-contained web page (document/web_page.h: every
+  // head's views and analyze's numbers), made and written in a job; a notice
+  // when done.
+  void shareAsWebPage(const QString& path, bool overwrite = true);
+
   // A merged corpus study folder (sinkscope-cli study merge), read in a job.
   void openStudy(const QString& folder);
   // The step-N folders of a training run and the sentence's sink emergence

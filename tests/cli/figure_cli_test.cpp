@@ -578,6 +578,31 @@ TEST(FigureCli, ASessionComparingModelsOfDifferentShapes) {
   EXPECT_EQ(got, want);
 }
 
+// --out FILE.html: the run as one web page (every panel and head, so no
+// --panel); --panel with it, or no --panel for a figure, say what to give.
+TEST(FigureCli, AWebPageOfTheRunFromTheCommandLine) {
+  QTemporaryDir dir;
+  const std::string page = dir.filePath(QStringLiteral("run.html")).toStdString();
+  const CliRun made = cli("figure '" + kModel + "' --text 'A cat sat.' --out '" + page + "'");
+  ASSERT_EQ(made.exit, 0) << made.out;
+  const std::string html = read_text(page);
+  EXPECT_NE(html.find("\"format\":\"sinkscope-web-page\""), std::string::npos);
+  EXPECT_NE(html.find("\"sentence\":\"A cat sat.\""), std::string::npos);
+  EXPECT_NE(html.find("--html run.html"), std::string::npos) << "the command that remakes it";
+  const std::string other = dir.filePath(QStringLiteral("other.html")).toStdString();
+  const CliRun withPanel =
+      cli("figure '" + kModel + "' --text 'A cat sat.' --panel persistence --out '" + other + "'");
+  EXPECT_EQ(withPanel.exit, 2);
+  EXPECT_NE(withPanel.out.find("holds every panel and head; leave --panel out"), std::string::npos)
+      << withPanel.out;
+  const std::string png = dir.filePath(QStringLiteral("f.png")).toStdString();
+  const CliRun noPanel = cli("figure '" + kModel + "' --text 'A cat sat.' --out '" + png + "'");
+  EXPECT_EQ(noPanel.exit, 2);
+  EXPECT_NE(noPanel.out.find("give at least one panel or view"), std::string::npos) << noPanel.out;
+  EXPECT_FALSE(QFile::exists(QString::fromStdString(other)));
+  EXPECT_FALSE(QFile::exists(QString::fromStdString(png)));
+}
+
 // The same comparison from the command line, without a session: the same
 // file; and comparison requests that cannot be met say why.
 TEST(FigureCli, ComparisonsFromTheCommandLine) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <vtkCamera.h>
 #include <vtkRenderer.h>
+#include <nlohmann/json.hpp>
 
 #include <sys/stat.h>
 #include <QApplication>
@@ -1385,6 +1386,30 @@ TEST_F(MainWindowGui, TheShownRunExportsItsTensorsAsNpz) {
   const std::size_t n = std::fread(buf, 1, sizeof buf - 1, pipe);
   EXPECT_EQ(pclose(pipe), 0);
   EXPECT_EQ(std::string(buf, n), std::to_string(w.lastRun()->tokenCount()) + "\n");
+}
+
+// File > Share as web page: the shown run as one HTML file, every head in
+// it (its data object's heads), with the run's sentence and tokens; the menu
+// has the item.
+TEST_F(MainWindowGui, TheShownRunIsSharedAsOneWebPage) {
+  QTemporaryDir dir;
+  ui::MainWindow w;
+  ASSERT_TRUE(show_with_model(w, dir, 2, 4));
+  ASSERT_NE(w.findChild<QAction*>(QStringLiteral("shareWebPageAction")), nullptr);
+  const QString path = dir.filePath(QStringLiteral("run.html"));
+  w.shareAsWebPage(path);
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] { return QFile::exists(path) && w.jobs()->activeJobCount() == 0; }, 60000));
+  QFile page(path);
+  ASSERT_TRUE(page.open(QIODevice::ReadOnly));
+  const std::string html = page.readAll().toStdString();
+  const std::size_t start = html.find('>', html.find("id=\"sinkscope-data\"")) + 1;
+  const nlohmann::json data =
+      nlohmann::json::parse(html.substr(start, html.find("</script>", start) - start));
+  EXPECT_EQ(data["format"], "sinkscope-web-page");
+  EXPECT_EQ(data["heads"].size(), 8u) << "2 layers x 4 heads";
+  EXPECT_EQ(data["sentence"], w.lastRun()->text);
+  EXPECT_EQ(data["tokens"].size(), static_cast<std::size_t>(w.lastRun()->tokenCount()));
 }
 
 // File > Open capture: the run's own tensors, opened as a capture, draw the
