@@ -14,6 +14,7 @@
 #include "models/model_identity.h"
 #include "ui/analysis_settings_dialog.h"
 #include "ui/comparison_chooser.h"
+#include "ui/help_dialogs.h"
 #include "ui/job_runner.h"
 #include "ui/main_window.h"
 #include "ui/model_panel.h"
@@ -213,6 +214,10 @@ void MainWindow::buildHelpMenu() {
   QAction* whatsThis = QWhatsThis::createAction(this);
   whatsThis->setText(tr("What am I looking at? (then click a panel)"));
   help->addAction(whatsThis);
+  help->addAction(tr("&Metric definitions"), this, [this] { show_metric_definitions(this); })
+      ->setObjectName(QStringLiteral("metricDefinitionsAction"));
+  help->addAction(tr("&Keyboard shortcuts"), this, [this] { show_keyboard_shortcuts(this); })
+      ->setObjectName(QStringLiteral("keyboardShortcutsAction"));
 }
 
 

@@ -193,7 +193,7 @@ json head_summary(const Tables& t, int layer, int head, const AnalysisSettings& 
   add("class", "head class (Retriever / Mixer / Reset)", cell(taxonomy, layer, head, "label"),
       false);
   const io::CsvTable* values = t.find("value_space.csv");
-  add("f", "F_N of the top-N keys (value space)", cell(values, layer, head, "f"));
+  add("f", "Fₙ of the top-N keys (value space)", cell(values, layer, head, "f"));
   add("random_f_mean", "F_N of random N-subsets (mean)",
       cell(values, layer, head, "random_f_mean"));
   return out;

@@ -862,7 +862,9 @@ TEST(GuiCommandLine, DeclaredOptionsAnswerBadCommandLinesByName) {
        "sinkscope figure: --width-mm requires --height-mm\n"},
       {gui + "figure --panel graph --out x.pdf --comparison maybe",
        "sinkscope figure: --comparison: maybe not in {a,b,difference,side-by-side}\n"},
-      {gui + "figure --out x.pdf", "sinkscope figure: --panel is required\n"},
+      {gui + "figure --out x.pdf",
+       "sinkscope figure: --panel: give at least one panel or view (or --out FILE.html for the "
+       "run as a web page)\n"},
       {gui + "figure-set --out d",
        "sinkscope figure-set: give --sentences FILE (or --study DIR) and --out DIR\n"},
       {gui + "figure-set --out d --sentences s --png 5",

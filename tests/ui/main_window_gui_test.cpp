@@ -32,6 +32,7 @@
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBrowser>
 #include <QTimer>
 #include <QToolBar>
 #include <QToolTip>
@@ -1386,6 +1387,28 @@ TEST_F(MainWindowGui, TheShownRunExportsItsTensorsAsNpz) {
   const std::size_t n = std::fread(buf, 1, sizeof buf - 1, pipe);
   EXPECT_EQ(pclose(pipe), 0);
   EXPECT_EQ(std::string(buf, n), std::to_string(w.lastRun()->tokenCount()) + "\n");
+}
+
+// Help > Metric definitions shows docs/metrics.md as built in; Help >
+// Keyboard shortcuts lists the menus' keys, those the window handles itself too.
+TEST_F(MainWindowGui, HelpShowsTheMetricDefinitionsAndTheKeyboardShortcuts) {
+  ui::MainWindow w;
+  w.show();
+  w.findChild<QAction*>(QStringLiteral("metricDefinitionsAction"))->trigger();
+  auto* definitions = w.findChild<QTextBrowser*>(QStringLiteral("metricDefinitionsText"));
+  ASSERT_NE(definitions, nullptr);
+  const QString text = definitions->toPlainText();
+  EXPECT_TRUE(text.contains(QStringLiteral("SinkScope metric definitions")))
+      << text.left(200).toStdString();
+  EXPECT_TRUE(text.contains(QStringLiteral("Reading:"))) << "the readings are marked";
+  EXPECT_TRUE(text.contains(QStringLiteral("sink_summary.csv")));
+  w.findChild<QAction*>(QStringLiteral("keyboardShortcutsAction"))->trigger();
+  auto* keys = w.findChild<QTextBrowser*>(QStringLiteral("keyboardShortcutsText"));
+  ASSERT_NE(keys, nullptr);
+  const QString listed = keys->toPlainText();
+  for (const char* expected :
+       {"F5", "Next layer", "Down", "Head with the strongest sink", "Next demonstration sentence"})
+    EXPECT_TRUE(listed.contains(QString::fromUtf8(expected))) << expected;
 }
 
 // File > Share as web page: the shown run as one HTML file, every head in
