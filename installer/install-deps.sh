@@ -32,6 +32,8 @@ PACKAGES=(
   # the Python module (pybind11) and its tests (pytest; GUDHI's Python
   # bindings the reference of persistence, networkx of the benchmark)
   python3-dev python3-pybind11 pybind11-dev python3-pytest python3-gudhi python3-networkx
+  # pip install . of the module, tested in a fresh venv (offline)
+  python3-pip python3-venv python3-setuptools python3-wheel
   # exact persistent homology, the reference of the persistence tests
   libgudhi-dev
   # headless display for GUI tests and screenshots

@@ -614,6 +614,7 @@ class PyModel {
 
 PYBIND11_MODULE(_core, module) {
   module.doc() = "SinkScope's analyses (the C++ core of the sinkscope package)";
+  module.attr("__version__") = SINKSCOPE_VERSION;
   // OpenBLAS's kernels for this CPU as the programs choose them (it may fall
   // back to slower ones that round differently): numbers equal to theirs.
   m::fix_blas_core();

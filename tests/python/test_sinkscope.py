@@ -83,6 +83,18 @@ def test_a_transformerlens_per_layer_list_gives_the_same_tables(run):
         assert body(whole[name].text) == body(listed[name].text), name
 
 
+def test_tables_convert_and_display_as_tables(run):
+    _, z = run
+    t = sinkscope.analyze(z["attention"], values=z["values"])["sink_summary"]
+    records = t.to_numpy()
+    assert records.dtype.names == tuple(t.columns)
+    assert np.array_equal(records["alpha0"], t["alpha0"])
+    assert list(records["head"]) == list(t["head"])
+    shown = t._repr_html_()
+    assert shown.count("<tr>") == len(t) + 1 and "<th>alpha0</th>" in shown
+    assert sinkscope.__version__.count(".") == 2
+
+
 def test_the_package_namespace_and_help_are_its_own():
     public = {name for name in dir(sinkscope) if not name.startswith("_")}
     assert not public & {"np", "csv", "io", "json"}, public

@@ -26,7 +26,7 @@ import json as _json
 import numpy as _np
 
 from . import _core
-from ._core import Model, Run
+from ._core import Model, Run, __version__
 
 __all__ = ["Model", "Run", "Table", "View", "analyze", "views", "show", "persistence", "spectrum",
            "sink_metric", "value_space", "save_capture"]
@@ -72,6 +72,34 @@ class Table:
     def to_pandas(self):
         import pandas  # only when asked: pandas is optional
         return pandas.DataFrame(self.columns)
+
+    def to_numpy(self):
+        """The rows as a numpy record array: one field per column, by its name
+        (float64 where every cell is a number, else strings)."""
+        names = list(self.columns)
+        if not names:
+            return _np.rec.array(_np.empty(0, dtype=[]))
+        arrays = [self.columns[n] if self.columns[n].dtype != object
+                  else self.columns[n].astype(str) for n in names]
+        return _np.rec.fromarrays(arrays, names=names)
+
+    def _repr_html_(self, rows=20):
+        # In a notebook: the table itself (its first rows), not a one-line repr.
+        names = list(self.columns)
+        head = "".join("<th>%s</th>" % _html.escape(n) for n in names)
+        body = []
+        for r in range(min(rows, len(self))):
+            cells = []
+            for n in names:
+                v = self.columns[n][r]
+                text = "" if isinstance(v, float) and _np.isnan(v) else (
+                    "%.6g" % v if isinstance(v, float) else str(v))
+                cells.append("<td>%s</td>" % _html.escape(text))
+            body.append("<tr>%s</tr>" % "".join(cells))
+        more = ("<p>%d of %d rows shown</p>" % (rows, len(self))) if len(self) > rows else ""
+        return ("<p><b>%s</b> (sinkscope.Table)</p><table><thead><tr>%s</tr></thead>"
+                "<tbody>%s</tbody></table>%s" % (_html.escape(self.name), head, "".join(body),
+                                                   more))
 
 
 def _column(cells):
