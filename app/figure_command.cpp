@@ -378,7 +378,7 @@ class FigureRun {
       QObject::connect(&session_, &ui::WorkspaceSession::applied, &workspace_, [this] { makeFigure(); },
                        Qt::SingleShotConnection);
       try {
-        session_.open(ui::session_read(o_.session));
+        session_.open(ui::session_read_here(o_.session));
       } catch (const ui::SessionError& e) {
         std::fprintf(stderr, "sinkscope figure: %s\n", e.what());
         return 2;

@@ -66,7 +66,26 @@ bool MainWindow::saveSession(const QString& path) {
 void MainWindow::openSession(const QString& path) {
   jobStatus_->clearError();
   try {
-    session_->open(session_read(path.toStdString()));
+    bool found = false;
+    Session s = session_read_here(path.toStdString(), &found);
+    if (!found) {
+      // Not where it was, not beside the session, not in the Hugging Face
+      // cache: the user says where it is (its hashes are checked on opening).
+      const QString folder = QFileDialog::getExistingDirectory(
+          this,
+          tr("Where is the session's model %1? (not at %2, beside the session, or in the Hugging "
+             "Face cache)")
+              .arg(QString::fromStdString(s.hubName.empty() ? s.model : s.hubName),
+                   QString::fromStdString(s.modelFolder)));
+      if (folder.isEmpty()) {
+        jobStatus_->showError(
+            tr("Open session: its model %1 was not found").arg(QString::fromStdString(s.model)),
+            QString());
+        return;
+      }
+      s.modelFolder = folder.toStdString();
+    }
+    session_->open(std::move(s));
   } catch (const SessionError& e) {
     jobStatus_->showError(tr("Open session failed: %1").arg(QString::fromStdString(e.what())),
                           QString::fromStdString(e.what()));

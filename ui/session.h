@@ -17,6 +17,7 @@ using document::session_from_json;
 using document::session_model_changes;
 using document::session_places_outside;
 using document::session_read;
+using document::session_read_here;
 using document::session_to_json;
 using document::session_write;
 using document::SessionError;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -11,6 +12,8 @@
 #include "models/document/intervention_json.h"
 #include "models/input_files.h"
 #include "models/io/table_io.h"
+#include "models/model_discovery.h"
+#include "models/model_identity.h"
 
 namespace sinkscope::document {
 
@@ -316,6 +319,9 @@ std::string session_to_json(const Session& s) {
             {"model",
              {{"name", s.model},
               {"folder", s.modelFolder},
+              {"folder_relative", s.modelRelative},
+              {"hub_name", s.hubName},
+              {"hub_revision", s.hubRevision},
               {"config_sha256", s.configSha256},
               {"tokenizer_sha256", s.tokenizerSha256}}},
             {"text", s.text},
@@ -367,6 +373,18 @@ Session session_from_json(const std::string& bytes, const std::string& source) {
   s.model = model.text("name", 4096);
   if (s.model.empty()) model.fail("name", "empty");
   s.modelFolder = model.text("folder", 4096, false);
+  s.modelRelative = model.text("folder_relative", 4096, false);
+  if (!s.modelRelative.empty() && std::filesystem::path(s.modelRelative).is_absolute())
+    model.fail("folder_relative", "an absolute path; expected one relative to the session");
+  s.hubName = model.text("hub_name", 256, false);
+  s.hubRevision = model.text("hub_revision", 128, false);
+  // A cache folder's name is made of them: no path separators or parents.
+  if (s.hubRevision.find('/') != std::string::npos || s.hubRevision == ".." || s.hubRevision == ".")
+    model.fail("hub_revision", "not a revision");
+  if (!s.hubName.empty() && (std::count(s.hubName.begin(), s.hubName.end(), '/') != 1 ||
+                             s.hubName.find("..") != std::string::npos ||
+                             s.hubName.front() == '/' || s.hubName.back() == '/'))
+    model.fail("hub_name", "expected ORG/NAME");
   s.configSha256 = model.text("config_sha256", 64, false);
   s.tokenizerSha256 = model.text("tokenizer_sha256", 64, false);
   s.text = root.text("text", kMaxText);
@@ -410,7 +428,81 @@ Session session_read(const std::filesystem::path& path) {
   }
 }
 
-void session_write(const Session& session, const std::filesystem::path& path) {
+std::pair<std::string, std::string> hub_snapshot_of(const std::filesystem::path& folder) {
+  // .../models--ORG--NAME/snapshots/REV
+  const std::filesystem::path snapshot = folder.lexically_normal();
+  const std::filesystem::path parent = snapshot.parent_path();
+  const std::string repo = parent.parent_path().filename().string();
+  if (parent.filename() != "snapshots" || repo.rfind("models--", 0) != 0) return {};
+  const std::string name = repo.substr(8);
+  const std::size_t separator = name.find("--");
+  if (separator == std::string::npos || separator == 0 || separator + 2 >= name.size()) return {};
+  return {name.substr(0, separator) + "/" + name.substr(separator + 2),
+          snapshot.filename().string()};
+}
+
+std::filesystem::path session_model_folder(const Session& s,
+                                           const std::filesystem::path& sessionFile,
+                                           const std::filesystem::path& cacheRoot) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> places;
+  if (!s.modelFolder.empty()) places.emplace_back(s.modelFolder);
+  if (!s.modelRelative.empty() && !sessionFile.empty())
+    places.push_back((sessionFile.parent_path() / s.modelRelative).lexically_normal());
+  if (!s.hubName.empty()) {
+    const std::string org = s.hubName.substr(0, s.hubName.find('/')),
+                      name = s.hubName.substr(s.hubName.find('/') + 1);
+    const fs::path repo = cacheRoot / ("models--" + org + "--" + name);
+    if (!s.hubRevision.empty()) places.push_back(repo / "snapshots" / s.hubRevision);
+    try {
+      places.push_back(models::model_location_resolve(s.hubName, cacheRoot));
+    } catch (const std::exception&) {
+      // not in this cache
+    }
+  }
+  // Opened by a cache name: the cache's current snapshot of it.
+  if (s.model.find('/') != std::string::npos && !fs::path(s.model).is_absolute()) try {
+      places.push_back(models::model_location_resolve(s.model, cacheRoot));
+    } catch (const std::exception&) {
+    }
+  fs::path firstFound;
+  for (const fs::path& place : places) {
+    std::error_code missing;
+    if (!fs::is_regular_file(place / "config.json", missing)) continue;
+    if (firstFound.empty()) firstFound = place;
+    if (s.configSha256.empty()) return place;
+    try {
+      // The hash the session recorded: of config.json's bytes (model_identity's).
+      if (models::sha256_hex(models::input_file_read(place / "config.json",
+                                                     models::kConfigMaxBytes)) == s.configSha256)
+        return place;
+    } catch (const std::exception&) {
+      // an unreadable config is not the session's model's
+    }
+  }
+  return firstFound;
+}
+
+Session session_read_here(const std::filesystem::path& path, bool* found) {
+  Session s = session_read(path);
+  const std::filesystem::path here = session_model_folder(s, path, models::hf_cache_root());
+  if (!here.empty()) s.modelFolder = here.string();
+  if (found) *found = !here.empty();
+  return s;
+}
+
+void session_write(const Session& given, const std::filesystem::path& path) {
+  // Where the model is from the session's own folder: found again when both
+  // move together (a folder sent to a colleague).
+  Session session = given;
+  if (!session.modelFolder.empty()) {
+    const std::filesystem::path folder = std::filesystem::absolute(session.modelFolder);
+    const std::filesystem::path from = std::filesystem::absolute(path).parent_path();
+    session.modelRelative =
+        folder.lexically_normal().lexically_relative(from.lexically_normal()).string();
+    const auto [hubName, hubRevision] = hub_snapshot_of(folder);
+    if (!hubName.empty()) session.hubName = hubName, session.hubRevision = hubRevision;
+  }
   try {
     io::file_write_atomic(path, session_to_json(session), true);
   } catch (const std::exception& e) {

@@ -38,6 +38,10 @@ struct Session {
   // The model: as the user opened it (folder or cache name), the folder it
   // resolved to, and what identifies its content.
   std::string model, modelFolder, configSha256, tokenizerSha256;
+  // Where else the model may be on another machine: its folder relative to
+  // the session file's folder (session_write fills it in), and, for a
+  // Hugging Face cache snapshot, the repository and revision it is.
+  std::string modelRelative, hubName, hubRevision;
   std::string text;
   // The selection (head -1: the head average; query, key -1: none).
   int layer = 0, head = 0, query = -1, key = -1;
@@ -78,6 +82,28 @@ Session session_from_json(const std::string& bytes, const std::string& source);
 Session session_read(const std::filesystem::path& path);
 // Written atomically; throws SessionError.
 void session_write(const Session& session, const std::filesystem::path& path);
+
+// A Hugging Face cache snapshot folder (.../models--ORG--NAME/snapshots/REV)
+// as ("ORG/NAME", "REV"); empty strings for any other folder.
+std::pair<std::string, std::string> hub_snapshot_of(const std::filesystem::path& folder);
+
+// Where a session's model is on this machine, in order: the folder it
+// recorded, its folder relative to the session file (`sessionFile`: where
+// the session was read from; empty: none), the Hugging Face cache's snapshot
+// of its repository at its revision, then that repository's current
+// snapshot (or the name as opened, when it is a cache name). The first such
+// folder with a config.json whose SHA-256 is the session's (any, when the
+// session recorded none) is returned; else the first folder found (its
+// changes are then the session's warning, session_model_changes); empty when
+// none exists (the caller asks for the folder).
+std::filesystem::path session_model_folder(const Session& session,
+                                           const std::filesystem::path& sessionFile,
+                                           const std::filesystem::path& cacheRoot);
+
+// session_read, with the model's folder replaced by where
+// session_model_folder finds it on this machine (the Hugging Face cache the
+// environment names); `found` says whether it was found anywhere.
+Session session_read_here(const std::filesystem::path& path, bool* found = nullptr);
 
 // The names of the comparisons a session may give.
 const std::vector<std::string>& session_comparisons();

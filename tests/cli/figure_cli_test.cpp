@@ -6,6 +6,8 @@
 // preset's size at the DPI, the same request is the same file, and bad requests say what is wrong.
 #include <gtest/gtest.h>
 
+#include "models/model_identity.h"
+
 #include <QDir>
 #include <QImage>
 #include <QString>
@@ -576,6 +578,42 @@ TEST(FigureCli, ASessionComparingModelsOfDifferentShapes) {
   const std::vector<std::string> got = cells(csv_rows(out), "deep,");
   EXPECT_FALSE(want.empty());
   EXPECT_EQ(got, want);
+}
+
+// A session sent with its model to another machine: the folder it names is
+// gone, the model sits beside the session (folder_relative), and the figure
+// is the one made with the model where it was.
+TEST(FigureCli, ASessionOpensWhereItsModelWasMovedBesideIt) {
+  QTemporaryDir dir;
+  const std::filesystem::path sent = dir.filePath(QStringLiteral("sent")).toStdString();
+  std::filesystem::create_directories(sent);
+  std::filesystem::copy(kModel, sent / "model", std::filesystem::copy_options::recursive);
+  const std::string config = read_text(kModel + "/config.json");
+  const std::string session = (sent / "run.sinkscope").string();
+  std::ofstream(session) << R"({"format": "sinkscope-session", "version": 2,
+    "model": {"name": "/machine/of/the/author/rope-decoder-bos-first",
+              "folder": "/machine/of/the/author/rope-decoder-bos-first",
+              "folder_relative": "model", "config_sha256": ")"
+                         << sinkscope::models::sha256_hex(config) << R"("},
+    "text": "A cat sat.", "selection": {"layer": 1, "head": 2}})";
+  const std::string there = dir.filePath(QStringLiteral("there.csv")).toStdString();
+  const CliRun moved =
+      cli("figure --session '" + session + "' --panel attention-map --out '" + there + "'");
+  ASSERT_EQ(moved.exit, 0) << moved.out;
+  const std::string here = dir.filePath(QStringLiteral("here.csv")).toStdString();
+  ASSERT_EQ(
+      cli("figure '" + kModel +
+          "' --text 'A cat sat.' --panel attention-map --layer 1 --head 2 --out '" + here + "'")
+          .exit,
+      0);
+  const auto body = [](const std::string& csv) {  // the cells, not the header naming the folder
+    std::string out;
+    std::istringstream lines(csv);
+    for (std::string line; std::getline(lines, line);)
+      if (line.rfind("#", 0) != 0) out += line + "\n";
+    return out;
+  };
+  EXPECT_EQ(body(read_text(there)), body(read_text(here)));
 }
 
 // --out FILE.html: the run as one web page (every panel and head, so no

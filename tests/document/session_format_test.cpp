@@ -14,6 +14,7 @@
 
 #include "models/document/session_format.h"
 #include "models/intervention.h"
+#include "models/model_identity.h"
 
 using namespace sinkscope::document;
 namespace fs = std::filesystem;
@@ -254,4 +255,93 @@ TEST(Session, ModelChangesAreNamed) {
   written.configSha256.clear();
   written.tokenizerSha256.clear();
   EXPECT_TRUE(session_model_changes(written, s.configSha256, s.tokenizerSha256).empty());
+}
+
+namespace {
+
+// A model folder of the test's own: a config.json of `text` (what its hash is
+// taken of) and nothing else the search looks at.
+void make_model(const fs::path& folder, const std::string& config) {
+  fs::create_directories(folder);
+  std::ofstream(folder / "config.json") << config;
+}
+
+}  // namespace
+
+// A session written beside its model is found again when both move to
+// another machine (another folder), and a Hugging Face cache snapshot is
+// found by its repository and revision in this machine's cache; a folder
+// whose config differs gives way to one whose config is the session's.
+TEST(Session, ItsModelIsFoundWhereverItWasMovedOrCached) {
+  const fs::path root =
+      fs::temp_directory_path() / ("sinkscope-session-" + std::to_string(getpid()));
+  fs::remove_all(root);
+  const fs::path here = root / "mine";
+  make_model(here / "models" / "tiny", "{\"model_type\": \"llama\"}");
+  Session s = example();
+  s.modelFolder = (here / "models" / "tiny").string();
+  s.model = s.modelFolder;
+  s.configSha256 = sinkscope::models::sha256_hex("{\"model_type\": \"llama\"}");
+  session_write(s, here / "run.sinkscope");
+  EXPECT_EQ(session_read(here / "run.sinkscope").modelRelative, "models/tiny");
+  // Sent to a colleague: the whole folder elsewhere, the old path gone.
+  fs::rename(here, root / "theirs");
+  bool found = false;
+  const Session moved = session_read_here(root / "theirs" / "run.sinkscope", &found);
+  EXPECT_TRUE(found);
+  EXPECT_EQ(fs::path(moved.modelFolder), root / "theirs" / "models" / "tiny");
+
+  // A cache snapshot: written with its repository and revision; on another
+  // machine, its cache holds it at another place.
+  const fs::path cacheA = root / "cacheA", cacheB = root / "cacheB";
+  const fs::path snapshot = cacheA / "models--org--tiny" / "snapshots" / "0123abcd";
+  make_model(snapshot, "{\"model_type\": \"llama\"}");
+  EXPECT_EQ(hub_snapshot_of(snapshot),
+            (std::pair<std::string, std::string>{"org/tiny", "0123abcd"}));
+  EXPECT_EQ(hub_snapshot_of(here / "models" / "tiny"), (std::pair<std::string, std::string>{}));
+  Session cached = s;
+  cached.modelFolder = snapshot.string();
+  cached.model = "org/tiny";
+  session_write(cached, root / "cached.sinkscope");
+  const Session read = session_read(root / "cached.sinkscope");
+  EXPECT_EQ(read.hubName, "org/tiny");
+  EXPECT_EQ(read.hubRevision, "0123abcd");
+  fs::rename(cacheA, cacheB);
+  Session away = read;
+  away.modelRelative.clear();  // not beside the session: the cache must find it
+  EXPECT_EQ(session_model_folder(away, root / "cached.sinkscope", cacheB),
+            cacheB / "models--org--tiny" / "snapshots" / "0123abcd");
+  EXPECT_TRUE(session_model_folder(away, root / "cached.sinkscope", root / "no-cache").empty());
+
+  // Two candidates: the one whose config is the session's wins; with none
+  // matching, the first found is returned (its changes are then said).
+  make_model(root / "other", "{\"model_type\": \"gpt2\"}");
+  Session two = s;
+  two.modelFolder = (root / "other").string();
+  two.modelRelative = "theirs/models/tiny";
+  EXPECT_EQ(session_model_folder(two, root / "two.sinkscope", root / "no-cache"),
+            root / "theirs" / "models" / "tiny");
+  two.configSha256 = std::string(64, 'f');
+  EXPECT_EQ(session_model_folder(two, root / "two.sinkscope", root / "no-cache"), root / "other");
+  fs::remove_all(root);
+}
+
+// The new fields are untrusted input too.
+TEST(Session, HostileModelPlacesAreRefusedByName) {
+  const std::string good = session_to_json(example());
+  const auto refused = [&](const char* field, const nlohmann::json& value, const char* words) {
+    nlohmann::json doc = nlohmann::json::parse(good);
+    doc["model"][field] = value;
+    try {
+      session_from_json(doc.dump(), "bad.sinkscope");
+      ADD_FAILURE() << field << " accepted";
+    } catch (const SessionError& e) {
+      EXPECT_TRUE(has(e.what(), field) && has(e.what(), words)) << e.what();
+    }
+  };
+  refused("folder_relative", "/etc", "absolute");
+  refused("hub_name", "../../etc", "ORG/NAME");
+  refused("hub_name", "a/b/c", "ORG/NAME");
+  refused("hub_revision", "../x", "not a revision");
+  refused("hub_revision", "..", "not a revision");
 }
