@@ -176,6 +176,11 @@ class MainWindow : public QMainWindow {
   // naming what changed (lastSessionWarning()). Errors go to the status bar.
   bool saveSession(const QString& path);
   void openSession(const QString& path);
+  // File > Save session with its run: the session and, beside it, the run's
+  // capture (NAME.capture.npz), so it opens where the model is found nowhere;
+  // both written or neither. False (and the status bar says why) on failure.
+  bool saveSessionWithRun(const QString& path);
+  void chooseSessionWithRunToSave();
   void chooseSessionToSave();
   void chooseSessionToOpen();
   // The last session the window had when it closed (File > Restore the last

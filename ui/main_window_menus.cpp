@@ -100,6 +100,12 @@ void MainWindow::buildFileMenu() {
   QAction* saveSessionAction =
       file->addAction(tr("&Save session..."), this, &MainWindow::chooseSessionToSave);
   saveSessionAction->setShortcut(QKeySequence::Save);
+  QAction* withRun = file->addAction(tr("Save session with its &run..."), this,
+                                     &MainWindow::chooseSessionWithRunToSave);
+  withRun->setObjectName(QStringLiteral("saveSessionWithRunAction"));
+  withRun->setStatusTip(
+      tr("The session and the run's capture beside it: it opens on a "
+         "machine without the model"));
   file->addAction(tr("Open s&ession..."), this, &MainWindow::chooseSessionToOpen);
   recentSessionsMenu_ = file->addMenu(tr("Recent sessions"));
   refreshRecentSessions();

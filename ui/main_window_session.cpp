@@ -11,6 +11,7 @@
 #include <QMenu>
 #include <QSettings>
 #include <filesystem>
+#include "models/trace_export.h"
 
 #include "models/model_identity.h"
 #include "render/figure_part.h"
@@ -63,11 +64,60 @@ bool MainWindow::saveSession(const QString& path) {
   return true;
 }
 
+bool MainWindow::saveSessionWithRun(const QString& path) {
+  Session s = currentSession();
+  const auto& run = workspace_->run();
+  if (s.model.empty() || !run || !run->trace) {
+    jobStatus_->showError(tr("Save session with its run: no model's run is shown"), QString());
+    return false;
+  }
+  const std::filesystem::path file = path.toStdString();
+  s.capture = file.stem().string() + ".capture.npz";
+  const std::filesystem::path capture = file.parent_path() / s.capture;
+  try {
+    models::TraceExportOptions options;
+    options.overwrite = true;
+    options.modelName = s.model;
+    models::trace_write_npz(*run->trace, run->tokenStrings(), capture, options);
+  } catch (const std::exception& e) {
+    jobStatus_->showError(tr("Save session with its run failed"), QString::fromUtf8(e.what()));
+    return false;
+  }
+  try {
+    session_write(s, file);
+  } catch (const SessionError& e) {
+    std::error_code ignored;
+    std::filesystem::remove(capture, ignored);  // both or neither
+    jobStatus_->showError(tr("Save session with its run failed"), QString::fromStdString(e.what()));
+    return false;
+  }
+  rememberSession(path);
+  return true;
+}
+
+void MainWindow::chooseSessionWithRunToSave() {
+  const QString path = QFileDialog::getSaveFileName(
+      this, tr("Save session with its run (the session and NAME.capture.npz beside it)"),
+      QDir::home().filePath(QStringLiteral("session.sinkscope")),
+      tr("SinkScope session (*.sinkscope)"));
+  if (!path.isEmpty()) saveSessionWithRun(path);
+}
+
 void MainWindow::openSession(const QString& path) {
   jobStatus_->clearError();
   try {
     bool found = false;
     Session s = session_read_here(path.toStdString(), &found);
+    const std::filesystem::path capture =
+        s.capture.empty() ? std::filesystem::path()
+                          : std::filesystem::path(path.toStdString()).parent_path() / s.capture;
+    std::error_code missing;
+    if (!found && !capture.empty() && std::filesystem::is_regular_file(capture, missing)) {
+      // Saved with its run: it opens from the capture, no model needed.
+      session_->openWithCapture(std::move(s), QString::fromStdString(capture.string()));
+      rememberSession(path);
+      return;
+    }
     if (!found) {
       // Not where it was, not beside the session, not in the Hugging Face
       // cache: the user says where it is (its hashes are checked on opening).

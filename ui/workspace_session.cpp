@@ -85,6 +85,21 @@ void WorkspaceSession::open(Session s) {
     workspace_->openModel(open);  // runs the sentence once the model is open
 }
 
+void WorkspaceSession::openWithCapture(Session s, const QString& captureFile) {
+  warning_.clear();
+  warningDetails_.clear();
+  placesOutside_.clear();
+  outsideDetails_.clear();
+  workspace_->setAnalysisSettings(s.analysis);
+  workspace_->setSentence(QString::fromStdString(s.text));
+  // What reruns or loads a model stays out: a capture holds the run only.
+  s.interventions = {};
+  s.compareSentence.clear();
+  s.checkpoints.clear();
+  pending_ = std::move(s);
+  workspace_->openCapture(captureFile);  // finish() applies the rest once it is shown
+}
+
 void WorkspaceSession::finish() {
   if (!pending_) return;
   const Session s = std::move(*pending_);

@@ -26,6 +26,9 @@ class WorkspaceSession : public QObject {
   // Applies `session`; applied() follows once its run is shown (never when
   // its model or run fails: the workspace says why).
   void open(Session session);
+  // The same from the run's capture (`captureFile`, the NPZ saved with the
+  // session): no model is opened.
+  void openWithCapture(Session session, const QString& captureFile);
   // Of the last session applied: the model's changes since it was saved, and
   // the places it names that the model, sentence or folders lack (empty: none).
   const QString& warning() const { return warning_; }

@@ -325,6 +325,7 @@ std::string session_to_json(const Session& s) {
               {"config_sha256", s.configSha256},
               {"tokenizer_sha256", s.tokenizerSha256}}},
             {"text", s.text},
+            {"capture", s.capture},
             {"selection",
              {{"layer", s.layer},
               {"head", s.head},
@@ -388,6 +389,11 @@ Session session_from_json(const std::string& bytes, const std::string& source) {
   s.configSha256 = model.text("config_sha256", 64, false);
   s.tokenizerSha256 = model.text("tokenizer_sha256", 64, false);
   s.text = root.text("text", kMaxText);
+  s.capture = root.text("capture", 255, false);
+  // A file name beside the session: no folders, nothing outside it.
+  if (!s.capture.empty() &&
+      (s.capture.find('/') != std::string::npos || s.capture == "." || s.capture == ".."))
+    root.fail("capture", "expected a file name beside the session");
   const Reader selection(root.object("selection"), source + ": selection");
   s.layer = selection.integer("layer", 0, kMaxIndex, 0);
   s.head = selection.integer("head", -1, kMaxIndex, 0);

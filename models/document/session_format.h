@@ -42,6 +42,10 @@ struct Session {
   // the session file's folder (session_write fills it in), and, for a
   // Hugging Face cache snapshot, the repository and revision it is.
   std::string modelRelative, hubName, hubRevision;
+  // The run's capture (attention and values as NPZ), saved with the session
+  // when asked: its file name beside the session; the session opens from it
+  // when its model is found nowhere.
+  std::string capture;
   std::string text;
   // The selection (head -1: the head average; query, key -1: none).
   int layer = 0, head = 0, query = -1, key = -1;

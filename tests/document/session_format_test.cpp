@@ -344,4 +344,17 @@ TEST(Session, HostileModelPlacesAreRefusedByName) {
   refused("hub_name", "a/b/c", "ORG/NAME");
   refused("hub_revision", "../x", "not a revision");
   refused("hub_revision", "..", "not a revision");
+  for (const char* capture : {"../run.npz", "/etc/passwd", "..", "sub/run.npz"}) {
+    nlohmann::json doc = nlohmann::json::parse(good);
+    doc["capture"] = capture;
+    try {
+      session_from_json(doc.dump(), "bad.sinkscope");
+      ADD_FAILURE() << capture << " accepted";
+    } catch (const SessionError& e) {
+      EXPECT_TRUE(has(e.what(), "capture") && has(e.what(), "beside the session")) << e.what();
+    }
+  }
+  nlohmann::json doc = nlohmann::json::parse(good);
+  doc["capture"] = "run.capture.npz";
+  EXPECT_EQ(session_from_json(doc.dump(), "good.sinkscope").capture, "run.capture.npz");
 }

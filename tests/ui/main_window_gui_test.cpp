@@ -1389,6 +1389,49 @@ TEST_F(MainWindowGui, TheShownRunExportsItsTensorsAsNpz) {
   EXPECT_EQ(std::string(buf, n), std::to_string(w.lastRun()->tokenCount()) + "\n");
 }
 
+// File > Save session with its run: the session and its run's capture beside
+// it; moved where its model is found nowhere, the session opens from the
+// capture (no model) at its selection; both files or neither.
+TEST_F(MainWindowGui, ASessionSavedWithItsRunOpensWithoutItsModel) {
+  QTemporaryDir dir, sent;
+  ui::MainWindow w;
+  ASSERT_TRUE(show_with_model(w, dir, 2, 4));
+  ASSERT_NE(w.findChild<QAction*>(QStringLiteral("saveSessionWithRunAction")), nullptr);
+  w.selection()->setLayer(1);
+  w.selection()->setHead(3);
+  const auto atPlace = [](ui::MainWindow& window) {
+    return window.attentionView() &&
+           q(window.attentionView()->data().title).contains(QStringLiteral("layer 1, head 3"));
+  };
+  ASSERT_TRUE(QTest::qWaitFor([&] { return atPlace(w); }, kTimeout));
+  const QString session = sent.filePath(QStringLiteral("run.sinkscope"));
+  ASSERT_TRUE(w.saveSessionWithRun(session));
+  EXPECT_TRUE(QFile::exists(sent.filePath(QStringLiteral("run.capture.npz"))));
+  const std::vector<float> shown = w.attentionView()->data().values;
+  // The model gone: neither where it was, nor beside the session, nor cached.
+  ASSERT_TRUE(QDir(dir.path()).removeRecursively());
+  ui::MainWindow other;
+  other.show();
+  QSignalSpy applied(&other, &ui::MainWindow::sessionApplied);
+  other.openSession(session);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return applied.count() == 1; }, kTimeout))
+      << other.jobStatus()->lastError().toStdString();
+  EXPECT_FALSE(other.model().has_value());
+  EXPECT_NE(other.lastRun()->source.find("(capture)"), std::string::npos);
+  EXPECT_EQ(other.selection()->layer(), 1);
+  EXPECT_EQ(other.selection()->head(), 3);
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] { return atPlace(other) && other.attentionView()->data().values == shown; }, kTimeout))
+      << "layer 1, head 3 of the capture is the model's map";
+  // A session file that cannot be written leaves no capture behind.
+  const QString blocked = sent.filePath(QStringLiteral("folder.sinkscope"));
+  ASSERT_TRUE(QDir(sent.path()).mkdir(QStringLiteral("folder.sinkscope")));
+  EXPECT_FALSE(w.saveSessionWithRun(blocked)) << "a folder where the session would go";
+  EXPECT_FALSE(QFile::exists(sent.filePath(QStringLiteral("folder.capture.npz"))));
+  EXPECT_FALSE(other.saveSessionWithRun(sent.filePath(QStringLiteral("none.sinkscope"))))
+      << "no model's run in the other window";
+}
+
 // Help > Metric definitions shows docs/metrics.md as built in; Help >
 // Keyboard shortcuts lists the menus' keys, those the window handles itself too.
 TEST_F(MainWindowGui, HelpShowsTheMetricDefinitionsAndTheKeyboardShortcuts) {
