@@ -60,6 +60,17 @@ views::HeatMap sink_map() {
     return ::testing::AssertionFailure() << "no frame drawn";
   return ::testing::AssertionSuccess();
 }
+// The same for a 3-D scene.
+::testing::AssertionResult shown_with(render::SceneView& view, QSize size,
+                                      const views::Scene& data) {
+  view.resize(size);
+  view.setData(data);
+  view.show();
+  if (!QTest::qWaitForWindowExposed(&view)) return ::testing::AssertionFailure() << "not exposed";
+  if (!QTest::qWaitFor([&] { return view.renderedFrameCount() > 0; }, 5000))
+    return ::testing::AssertionFailure() << "no frame drawn";
+  return ::testing::AssertionSuccess();
+}
 }  // namespace
 
 TEST(PanelsRender, HeatMapMatchesBaseline) {
@@ -308,11 +319,7 @@ TEST(PanelsRender, SceneOfAStarGraphMatchesBaseline) {
   }
   d.balls.push_back({{0, 0, 0}, 0.5, views::kSelectedHighlight});
   render::SceneView view;
-  view.resize(520, 400);
-  view.setData(d);
-  view.show();
-  ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
-  ASSERT_TRUE(QTest::qWaitFor([&] { return view.renderedFrameCount() > 0; }, 5000));
+  ASSERT_TRUE(shown_with(view, QSize(520, 400), d));
   const QImage image = view.grabFramebuffer();
   ASSERT_TRUE(test::image_has_content(image));
   const auto r = test::render_compare(image, baseline("scene_star_8"), kCandidates);
@@ -337,11 +344,7 @@ TEST(PanelsRender, SceneLabelsOfACrowdEachFindAPlace) {
     d.points.push_back(p);
   }
   render::SceneView view;
-  view.resize(520, 400);
-  view.setData(d);
-  view.show();
-  ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
-  ASSERT_TRUE(QTest::qWaitFor([&] { return view.renderedFrameCount() > 0; }, 5000));
+  ASSERT_TRUE(shown_with(view, QSize(520, 400), d));
   const auto& shown = view.shownLabels();
   EXPECT_EQ(shown.size(), d.points.size()) << "every label finds a place";
   const QRectF inside(0, 0, view.width(), view.height());

@@ -14,21 +14,11 @@ import tempfile
 
 import pytest
 
+from chromium import browser
+
 SOURCE = os.environ["SINKSCOPE_SOURCE_DIR"]
 NOTEBOOK = os.path.join(SOURCE, "resources", "examples", "sinkscope-notebook.ipynb")
 MODEL = os.path.join(SOURCE, "resources", "models", "rope-decoder-bos-first")
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-def browser(*args):
-    profile = tempfile.mkdtemp(prefix="sinkscope-chromium-")
-    try:
-        return subprocess.run(
-            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-             "--user-data-dir=" + profile, "--virtual-time-budget=10000", *args],
-            check=True, capture_output=True, timeout=120)
-    finally:
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")

@@ -16,27 +16,15 @@ import tempfile
 import numpy as np
 import pytest
 
+from chromium import CHROMIUM, browser
+
 CLI = os.environ["SINKSCOPE_CLI"]
 SOURCE = os.environ["SINKSCOPE_SOURCE_DIR"]
 MODEL = os.path.join(SOURCE, "resources", "models", "rope-decoder-bos-first")
 BASELINE = os.path.join(SOURCE, "tests", "baselines", "web_page.png")
 CANDIDATES = os.environ.get("SINKSCOPE_CANDIDATE_DIR", tempfile.gettempdir())
 TEXT = "The cat sat on the mat because it was tired."
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 STEP = 1.0 / 255.0  # the page's byte per weight
-
-
-def browser(*args):
-    # A profile of its own (a user's running browser is never touched); no
-    # network is needed or used: the page is one file.
-    profile = tempfile.mkdtemp(prefix="sinkscope-chromium-")
-    try:
-        return subprocess.run(
-            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-             "--user-data-dir=" + profile, "--virtual-time-budget=10000", *args],
-            check=True, capture_output=True, timeout=120)
-    finally:
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 class Dom(html.parser.HTMLParser):
