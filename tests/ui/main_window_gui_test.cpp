@@ -1445,6 +1445,8 @@ TEST_F(MainWindowGui, HelpShowsTheMetricDefinitionsAndTheKeyboardShortcuts) {
       << text.left(200).toStdString();
   EXPECT_TRUE(text.contains(QStringLiteral("Reading:"))) << "the readings are marked";
   EXPECT_TRUE(text.contains(QStringLiteral("sink_summary.csv")));
+  definitions->window()->grab().save(
+      QStringLiteral(SINKSCOPE_ARTIFACT_DIR "/metric-definitions.png"));
   w.findChild<QAction*>(QStringLiteral("keyboardShortcutsAction"))->trigger();
   auto* keys = w.findChild<QTextBrowser*>(QStringLiteral("keyboardShortcutsText"));
   ASSERT_NE(keys, nullptr);
@@ -1452,6 +1454,7 @@ TEST_F(MainWindowGui, HelpShowsTheMetricDefinitionsAndTheKeyboardShortcuts) {
   for (const char* expected :
        {"F5", "Next layer", "Down", "Head with the strongest sink", "Next demonstration sentence"})
     EXPECT_TRUE(listed.contains(QString::fromUtf8(expected))) << expected;
+  keys->window()->grab().save(QStringLiteral(SINKSCOPE_ARTIFACT_DIR "/keyboard-shortcuts.png"));
 }
 
 // File > Share as web page: the shown run as one HTML file, every head in
