@@ -194,7 +194,7 @@ json head_summary(const Tables& t, int layer, int head, const AnalysisSettings& 
       false);
   const io::CsvTable* values = t.find("value_space.csv");
   add("f", "Fₙ of the top-N keys (value space)", cell(values, layer, head, "f"));
-  add("random_f_mean", "F_N of random N-subsets (mean)",
+  add("random_f_mean", "Fₙ of random N-subsets (mean)",
       cell(values, layer, head, "random_f_mean"));
   return out;
 }
