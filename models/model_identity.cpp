@@ -2,8 +2,13 @@
 
 #include <openssl/evp.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <cstdlib>
+#include <fstream>
+#include <memory>
 #include <stdexcept>
+#include <vector>
 
 #include "models/input_files.h"
 #include "models/model_folder.h"
@@ -40,6 +45,82 @@ ModelIdentity model_identity(const fs::path& folder) {
     id.weightFiles.emplace_back(summary.weight_files[k], ec ? 0 : static_cast<std::uint64_t>(size));
   }
   return id;
+}
+
+namespace {
+
+fs::path weights_hash_cache() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return fs::path(xdg) / "sinkscope" / "weights-sha256";
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return fs::path(home) / ".cache" / "sinkscope" / "weights-sha256";
+  return {};
+}
+
+bool is_sha256_hex(const std::string& text) {
+  return text.size() == 64 && text.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+}  // namespace
+
+std::string weight_files_sha256(const fs::path& folder, std::uint64_t maxBytes) {
+  const fs::path cache = weights_hash_cache();
+  const fs::path entry =
+      cache.empty() ? fs::path() : cache / sha256_hex(weight_files_stamp(folder));
+  if (!entry.empty()) {
+    std::ifstream in(entry);
+    std::string cached;
+    if (in >> cached && is_sha256_hex(cached)) return cached;
+  }
+  const ModelFolderSummary summary = model_folder_inspect(folder);
+  std::uint64_t total = 0;
+  for (const fs::path& path : summary.weight_paths) {
+    std::error_code ec;
+    total += ec ? 0 : static_cast<std::uint64_t>(fs::file_size(path, ec));
+  }
+  if (total > maxBytes) return {};
+  const std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context(EVP_MD_CTX_new(),
+                                                                        &EVP_MD_CTX_free);
+  if (!context || EVP_DigestInit_ex(context.get(), EVP_sha256(), nullptr) != 1)
+    throw std::runtime_error("SHA-256 failed (OpenSSL)");
+  std::vector<char> block(std::size_t{4} << 20);
+  for (std::size_t k = 0; k < summary.weight_paths.size(); ++k) {
+    std::ifstream in(summary.weight_paths[k], std::ios::binary);
+    if (!in) throw ModelInputError(summary.weight_paths[k].string() + ": cannot be read");
+    std::error_code ec;
+    const std::string head = summary.weight_files[k] + '\0' +
+                             std::to_string(fs::file_size(summary.weight_paths[k], ec)) + '\0';
+    EVP_DigestUpdate(context.get(), head.data(), head.size());
+    while (in) {
+      in.read(block.data(), static_cast<std::streamsize>(block.size()));
+      if (in.gcount() > 0)
+        EVP_DigestUpdate(context.get(), block.data(), static_cast<std::size_t>(in.gcount()));
+    }
+    if (in.bad()) throw ModelInputError(summary.weight_paths[k].string() + ": cannot be read");
+  }
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (EVP_DigestFinal_ex(context.get(), digest, &length) != 1)
+    throw std::runtime_error("SHA-256 failed (OpenSSL)");
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (unsigned int i = 0; i < length; ++i) {
+    out += hex[digest[i] >> 4];
+    out += hex[digest[i] & 15];
+  }
+  if (!entry.empty()) {
+    // Through a temporary file and a rename: a reader never sees half a hash.
+    std::error_code ec;
+    fs::create_directories(cache, ec);
+    const fs::path partial = entry.string() + ".partial" + std::to_string(::getpid());
+    {
+      std::ofstream write(partial);
+      write << out << "\n";
+    }
+    fs::rename(partial, entry, ec);
+    if (ec) fs::remove(partial, ec);  // no cache (a read-only home): hashed again next time
+  }
+  return out;
 }
 
 std::string weight_files_stamp(const fs::path& folder) {

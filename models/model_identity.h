@@ -30,6 +30,16 @@ std::string sha256_hex(const std::string& bytes);
 // files, as for make or ccache; any rewrite of a file changes its stamp.
 std::string weight_files_stamp(const std::filesystem::path& folder);
 
+// The SHA-256 of the weight files' contents (each file's name, size and bytes,
+// in the folder's order): what identifies a model's weights wherever it is
+// copied. Kept in the user's cache ($XDG_CACHE_HOME or ~/.cache,
+// sinkscope/weights-sha256) under weight_files_stamp, so each version of the
+// files is read once. A folder whose weights are larger than `maxBytes` and
+// not yet cached gives "" (not read: hashing gigabytes would stall the caller).
+// Throws ModelInputError naming a file that cannot be read.
+std::string weight_files_sha256(const std::filesystem::path& folder,
+                                std::uint64_t maxBytes = ~std::uint64_t{0});
+
 // The header lines of an output: model_config_sha256, tokenizer_sha256,
 // weight_files ("model.safetensors 1234 bytes; ...").
 std::vector<std::pair<std::string, std::string>> model_identity_header(const ModelIdentity& id);

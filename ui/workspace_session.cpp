@@ -11,6 +11,12 @@
 
 namespace sinkscope::ui {
 
+namespace {
+// The weights a session hashes while the window waits (once per version of
+// the files: the hash is cached): a larger model's session records none.
+constexpr std::uint64_t kHashedWeightsMax = std::uint64_t{2} << 30;
+}  // namespace
+
 WorkspaceSession::WorkspaceSession(Workspace* workspace, PanelBoard* panels, QObject* parent)
     : QObject(parent), workspace_(workspace), panels_(panels) {
   connect(workspace, &Workspace::runFinished, this, &WorkspaceSession::finish);
@@ -37,6 +43,7 @@ Session WorkspaceSession::current() const {
       const models::ModelIdentity id = models::model_identity(w.model()->model->folder());
       s.configSha256 = id.configSha256;
       s.tokenizerSha256 = id.tokenizerSha256;
+      s.weightsSha256 = models::weight_files_sha256(w.model()->model->folder(), kHashedWeightsMax);
     } catch (const std::exception&) {
       // the folder changed under us: the session names it without hashes
     }
@@ -146,15 +153,18 @@ void WorkspaceSession::finish() {
 // A model that changed since the session was saved: say what differs.
 void WorkspaceSession::checkModelChanges(const Session& s) {
   if (!workspace_->model()) return;
-  std::string config, tokenizer;
+  std::string config, tokenizer, weights;
   try {
     const models::ModelIdentity id = models::model_identity(workspace_->model()->model->folder());
     config = id.configSha256;
     tokenizer = id.tokenizerSha256;
+    if (!s.weightsSha256.empty())
+      weights =
+          models::weight_files_sha256(workspace_->model()->model->folder(), kHashedWeightsMax);
   } catch (const std::exception&) {
   }
   QStringList changes;
-  for (const std::string& change : session_model_changes(s, config, tokenizer))
+  for (const std::string& change : session_model_changes(s, config, tokenizer, weights))
     changes << QString::fromStdString(change);
   if (changes.isEmpty()) return;
   warning_ = tr("The model changed since this session was saved: %1. The numbers shown may "

@@ -323,7 +323,8 @@ std::string session_to_json(const Session& s) {
               {"hub_name", s.hubName},
               {"hub_revision", s.hubRevision},
               {"config_sha256", s.configSha256},
-              {"tokenizer_sha256", s.tokenizerSha256}}},
+              {"tokenizer_sha256", s.tokenizerSha256},
+              {"weights_sha256", s.weightsSha256}}},
             {"text", s.text},
             {"capture", s.capture},
             {"selection",
@@ -388,6 +389,7 @@ Session session_from_json(const std::string& bytes, const std::string& source) {
     model.fail("hub_name", "expected ORG/NAME");
   s.configSha256 = model.text("config_sha256", 64, false);
   s.tokenizerSha256 = model.text("tokenizer_sha256", 64, false);
+  s.weightsSha256 = model.text("weights_sha256", 64, false);
   s.text = root.text("text", kMaxText);
   s.capture = root.text("capture", 255, false);
   // A file name beside the session: no folders, nothing outside it.
@@ -537,7 +539,8 @@ std::vector<std::string> session_places_outside(const Session& s, int layers, in
 }
 
 std::vector<std::string> session_model_changes(const Session& s, const std::string& configSha256,
-                                               const std::string& tokenizerSha256) {
+                                               const std::string& tokenizerSha256,
+                                               const std::string& weightsSha256) {
   std::vector<std::string> changes;
   if (s.configSha256.empty()) return changes;  // the session recorded no content to compare
   auto head = [](const std::string& hash) { return hash.empty() ? std::string("none") : hash.substr(0, 12); };
@@ -547,6 +550,10 @@ std::vector<std::string> session_model_changes(const Session& s, const std::stri
   if (s.tokenizerSha256 != tokenizerSha256 && !(s.tokenizerSha256.empty() && tokenizerSha256.empty()))
     changes.push_back("tokenizer.json (SHA-256 " + head(s.tokenizerSha256) + "... now " +
                       head(tokenizerSha256) + "...)");
+  // Only where both sides were hashed (a large model's may not be).
+  if (!s.weightsSha256.empty() && !weightsSha256.empty() && s.weightsSha256 != weightsSha256)
+    changes.push_back("the weights (SHA-256 " + head(s.weightsSha256) + "... now " +
+                      head(weightsSha256) + "...)");
   return changes;
 }
 

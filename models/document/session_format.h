@@ -38,6 +38,9 @@ struct Session {
   // The model: as the user opened it (folder or cache name), the folder it
   // resolved to, and what identifies its content.
   std::string model, modelFolder, configSha256, tokenizerSha256;
+  // Of the weight files' contents (models::weight_files_sha256); empty when
+  // the model was too large to hash when the session was saved.
+  std::string weightsSha256;
   // Where else the model may be on another machine: its folder relative to
   // the session file's folder (session_write fills it in), and, for a
   // Hugging Face cache snapshot, the repository and revision it is.
@@ -122,6 +125,7 @@ std::vector<std::string> session_places_outside(const Session& session, int laye
 // recorded no hashes (a file written by hand).
 std::vector<std::string> session_model_changes(const Session& session,
                                                const std::string& configSha256,
-                                               const std::string& tokenizerSha256);
+                                               const std::string& tokenizerSha256,
+                                               const std::string& weightsSha256 = {});
 
 }  // namespace sinkscope::document

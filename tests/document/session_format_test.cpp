@@ -358,3 +358,54 @@ TEST(Session, HostileModelPlacesAreRefusedByName) {
   doc["capture"] = "run.capture.npz";
   EXPECT_EQ(session_from_json(doc.dump(), "good.sinkscope").capture, "run.capture.npz");
 }
+
+// The weights' content hash: SHA-256 of each weight file's name, size and
+// bytes (recomputed here from the bytes, in one piece), kept in the user's
+// cache so a second call reads no weights; a rewritten file is hashed anew;
+// a folder over the size limit and not cached gives none. A session names a
+// change of weights, and none where either side was not hashed.
+TEST(Session, ItsModelsWeightsAreHashedOnceAndAChangeIsNamed) {
+  const fs::path root =
+      fs::temp_directory_path() / ("sinkscope-weights-" + std::to_string(getpid()));
+  fs::remove_all(root);
+  const fs::path model = root / "model";
+  fs::create_directories(model);
+  const fs::path source =
+      fs::path(SINKSCOPE_SOURCE_DIR) / "resources/models/rope-decoder-bos-first";
+  for (const char* file : {"config.json", "tokenizer.json", "model.safetensors"})
+    fs::copy_file(source / file, model / file);
+  const char* saved = std::getenv("XDG_CACHE_HOME");
+  const std::string before = saved ? saved : "";
+  setenv("XDG_CACHE_HOME", (root / "cache").c_str(), 1);
+  const auto bytes = [](const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string weights = bytes(model / "model.safetensors");
+  const std::string expected = sinkscope::models::sha256_hex(
+      std::string("model.safetensors") + '\0' + std::to_string(weights.size()) + '\0' + weights);
+  EXPECT_TRUE(sinkscope::models::weight_files_sha256(model, 1000).empty()) << "over the limit";
+  EXPECT_EQ(sinkscope::models::weight_files_sha256(model), expected);
+  ASSERT_TRUE(fs::exists(root / "cache" / "sinkscope" / "weights-sha256"));
+  EXPECT_EQ(sinkscope::models::weight_files_sha256(model, 1000), expected) << "cached: not read";
+  // Rewritten (one byte changed): a new stamp, a new hash.
+  std::string changed = weights;
+  changed.back() = static_cast<char>(changed.back() ^ 1);
+  std::ofstream(model / "model.safetensors", std::ios::binary | std::ios::trunc) << changed;
+  const std::string now = sinkscope::models::weight_files_sha256(model);
+  EXPECT_NE(now, expected);
+  Session s = example();
+  s.configSha256 = sinkscope::models::sha256_hex(bytes(model / "config.json"));
+  s.tokenizerSha256 = sinkscope::models::sha256_hex(bytes(model / "tokenizer.json"));
+  s.weightsSha256 = expected;
+  const auto changes = session_model_changes(s, s.configSha256, s.tokenizerSha256, now);
+  ASSERT_EQ(changes.size(), 1u);
+  EXPECT_TRUE(has(changes[0], "the weights")) << changes[0];
+  EXPECT_TRUE(session_model_changes(s, s.configSha256, s.tokenizerSha256, "").empty());
+  EXPECT_EQ(session_from_json(session_to_json(s), "t").weightsSha256, expected);
+  if (saved)
+    setenv("XDG_CACHE_HOME", before.c_str(), 1);
+  else
+    unsetenv("XDG_CACHE_HOME");
+  fs::remove_all(root);
+}
