@@ -320,6 +320,7 @@ class FigureRun {
         session_(&workspace_, panels_),
         writer_(&workspace_, panels_) {
     workspace_.setDevice(QString::fromStdString(o.device));
+    workspace_.setHashesWeights(false);  // no session is saved here: the weights stay unread
     workspace_.setAnalysisSettings(o.analysis);  // a session's own replace them
     try {
       panels_->drawOnlyPanelsOf(ui::figure_views_of(request_.names));

@@ -63,7 +63,8 @@ bool is_sha256_hex(const std::string& text) {
 
 }  // namespace
 
-std::string weight_files_sha256(const fs::path& folder, std::uint64_t maxBytes) {
+std::string weight_files_sha256(const fs::path& folder, std::uint64_t maxBytes,
+                                const std::function<bool()>& stop) {
   const fs::path cache = weights_hash_cache();
   const fs::path entry =
       cache.empty() ? fs::path() : cache / sha256_hex(weight_files_stamp(folder));
@@ -92,6 +93,7 @@ std::string weight_files_sha256(const fs::path& folder, std::uint64_t maxBytes) 
                              std::to_string(fs::file_size(summary.weight_paths[k], ec)) + '\0';
     EVP_DigestUpdate(context.get(), head.data(), head.size());
     while (in) {
+      if (stop && stop()) return {};
       in.read(block.data(), static_cast<std::streamsize>(block.size()));
       if (in.gcount() > 0)
         EVP_DigestUpdate(context.get(), block.data(), static_cast<std::size_t>(in.gcount()));

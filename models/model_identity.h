@@ -5,6 +5,7 @@
 // (hashing gigabytes for a header would cost more than the run).
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,8 +38,10 @@ std::string weight_files_stamp(const std::filesystem::path& folder);
 // files is read once. A folder whose weights are larger than `maxBytes` and
 // not yet cached gives "" (not read: hashing gigabytes would stall the caller).
 // Throws ModelInputError naming a file that cannot be read.
+// `stop`, asked between blocks of 4 MiB, ends an unfinished hash with "".
 std::string weight_files_sha256(const std::filesystem::path& folder,
-                                std::uint64_t maxBytes = ~std::uint64_t{0});
+                                std::uint64_t maxBytes = ~std::uint64_t{0},
+                                const std::function<bool()>& stop = {});
 
 // The header lines of an output: model_config_sha256, tokenizer_sha256,
 // weight_files ("model.safetensors 1234 bytes; ...").

@@ -77,7 +77,12 @@ void Workspace::openStudySentence(const QString& text, int layer, int head) {
     openModel(QString::fromStdString(workbench_.studyModelToOpen()));
 }
 
-Workspace::~Workspace() { jobs_->cancelAll(); }
+Workspace::~Workspace() {
+  jobs_->cancelAll();
+  weightsHasher_ = {};  // stops and joins the weights' hash
+}
+
+bool Workspace::hashingWeights() const { return hashingWeights_; }
 
 void Workspace::setSentence(const QString& text) {
   if (workbench_.setSentence(text.toStdString())) Q_EMIT sentenceChanged(text);
@@ -195,6 +200,22 @@ quint64 Workspace::loadModel(const QString& folderOrName, const QString& jobName
 
 void Workspace::setModel(models::LoadedModel loaded) {
   workbench_.setModel(std::move(loaded));
+  // The weights' hash, for the sessions saved with this model (cached; a
+  // model already hashed costs a stat of its files).
+  weightsHasher_ = {};  // the previous model's, stopped
+  if (hashesWeights_) {
+    hashingWeights_ = true;
+    weightsHasher_ =
+        std::jthread([this, folder = model()->model->folder()](const std::stop_token& stop) {
+          try {
+            models::weight_files_sha256(folder, ~std::uint64_t{0},
+                                        [&stop] { return stop.stop_requested(); });
+          } catch (const std::exception&) {
+            // an unreadable file: the session records no weights hash
+          }
+          hashingWeights_ = false;
+        });
+  }
   Q_EMIT modelOpened(QString::fromStdString(model()->model->folder().string()));
   runSentence();  // the new model on the current sentence
 }

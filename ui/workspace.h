@@ -8,8 +8,10 @@
 #include <QObject>
 #include <QString>
 #include <QStringList>
+#include <atomic>
 #include <functional>
 #include <optional>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -59,6 +61,12 @@ class Workspace : public QObject {
  public:
   explicit Workspace(QObject* parent = nullptr);
   ~Workspace() override;
+  // Whether the open model's weights hash (models::weight_files_sha256) is
+  // still being computed in the background; tests wait on it.
+  bool hashingWeights() const;
+  // Whether opening a model hashes its weights (on by default; a program
+  // that saves no session turns it off).
+  void setHashesWeights(bool on) { hashesWeights_ = on; }
 
   SelectionModel* selection() const { return selection_; }
   JobRunner* jobs() const { return jobs_; }
@@ -248,6 +256,12 @@ class Workspace : public QObject {
   quint64 studyJob_ = 0;    // the newest Open study job
   quint64 captureJob_ = 0;  // the newest Open capture job
   QString studyAsked_;      // the folder the newest Open study job reads
+  // Hashes an opened model's weights off the window's thread, so that a
+  // session saved later finds the hash in the cache whatever the model's size;
+  // stopped (between 4 MiB blocks) by the next model or the window's end.
+  std::jthread weightsHasher_;
+  std::atomic<bool> hashingWeights_{false};
+  bool hashesWeights_ = true;
 };
 
 }  // namespace sinkscope::ui

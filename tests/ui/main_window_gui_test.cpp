@@ -53,6 +53,7 @@
 #include "models/document/trace_analysis.h"
 #include "models/loaded_model.h"
 #include "models/model.h"
+#include "models/model_identity.h"
 #include "models/model_writer.h"
 #include "render/head_view.h"
 #include "render/heat_map_view.h"
@@ -1405,8 +1406,14 @@ TEST_F(MainWindowGui, ASessionSavedWithItsRunOpensWithoutItsModel) {
   };
   ASSERT_TRUE(QTest::qWaitFor([&] { return atPlace(w); }, kTimeout));
   const QString session = sent.filePath(QStringLiteral("run.sinkscope"));
+  // The weights were hashed in the background since the model opened: the
+  // session names them (whatever the model's size).
+  ASSERT_TRUE(QTest::qWaitFor([&] { return !w.workspace()->hashingWeights(); }, kTimeout));
   ASSERT_TRUE(w.saveSessionWithRun(session));
   EXPECT_TRUE(QFile::exists(sent.filePath(QStringLiteral("run.capture.npz"))));
+  EXPECT_EQ(ui::session_read(session.toStdString()).weightsSha256,
+            models::weight_files_sha256(w.model()->model->folder()));
+  EXPECT_EQ(ui::session_read(session.toStdString()).weightsSha256.size(), 64u);
   const std::vector<float> shown = w.attentionView()->data().values;
   // The model gone: neither where it was, nor beside the session, nor cached.
   ASSERT_TRUE(QDir(dir.path()).removeRecursively());
