@@ -17,11 +17,10 @@ namespace sinkscope::models {
 
 namespace fs = std::filesystem;
 
-std::string sha256_hex(const std::string& bytes) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  if (EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr) != 1)
-    throw std::runtime_error("SHA-256 failed (OpenSSL)");
+namespace {
+
+// A digest as lowercase hex.
+std::string hex_of(const unsigned char* digest, unsigned int length) {
   static const char* hex = "0123456789abcdef";
   std::string out;
   for (unsigned int i = 0; i < length; ++i) {
@@ -29,6 +28,16 @@ std::string sha256_hex(const std::string& bytes) {
     out += hex[digest[i] & 15];
   }
   return out;
+}
+
+}  // namespace
+
+std::string sha256_hex(const std::string& bytes) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr) != 1)
+    throw std::runtime_error("SHA-256 failed (OpenSSL)");
+  return hex_of(digest, length);
 }
 
 ModelIdentity model_identity(const fs::path& folder) {
@@ -104,12 +113,7 @@ std::string weight_files_sha256(const fs::path& folder, std::uint64_t maxBytes,
   unsigned int length = 0;
   if (EVP_DigestFinal_ex(context.get(), digest, &length) != 1)
     throw std::runtime_error("SHA-256 failed (OpenSSL)");
-  static const char* hex = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < length; ++i) {
-    out += hex[digest[i] >> 4];
-    out += hex[digest[i] & 15];
-  }
+  const std::string out = hex_of(digest, length);
   if (!entry.empty()) {
     // Through a temporary file and a rename: a reader never sees half a hash.
     std::error_code ec;
