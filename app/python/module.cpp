@@ -384,15 +384,10 @@ std::string web_page(const py::handle& attention, const py::handle& values,
   const m::Trace trace = m::capture_trace(c);
   const d::AnalyzeSubject subject = d::analyze_subject_of(c, trace);
   py::gil_scoped_release free;
-  d::WebPageInputs in;
-  in.trace = &trace;
-  in.tokens = subject.tokens;
-  in.sentence = text;
-  in.settings = settings;
-  in.tables = d::analyze_subject_csv(subject, settings);
-  in.header = {{"model", model.empty() ? std::string("unknown") : model},
-               {"command", "sinkscope.show (Python)"}};
-  return d::web_page_html(d::web_page_data(in));
+  return d::web_page_of(subject, text,
+                        {{"model", model.empty() ? std::string("unknown") : model},
+                         {"command", "sinkscope.show (Python)"}},
+                        settings);
 }
 
 py::tuple persistence(const py::handle& attention, bool symmetriseByMax) {

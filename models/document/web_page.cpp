@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "models/document/analyze_report.h"
 #include "models/document/run_views.h"
 #include "models/document/sink_finding.h"
 #include "models/document/trace_analysis.h"
@@ -278,6 +279,20 @@ json web_page_data(const WebPageInputs& in) {
   data["attention"] = std::move(attention);
   data["heads"] = std::move(heads);
   return data;
+}
+
+std::string web_page_of(const AnalyzeSubject& subject, const std::string& sentence,
+                        const std::vector<std::pair<std::string, std::string>>& header,
+                        const AnalysisSettings& settings,
+                        const std::function<bool(double)>& progress) {
+  WebPageInputs page;
+  page.trace = subject.trace;
+  page.tokens = subject.tokens;
+  page.sentence = sentence;
+  page.header = header;
+  page.settings = settings;
+  page.tables = analyze_subject_csv(subject, settings, progress);
+  return web_page_html(web_page_data(page));
 }
 
 namespace {

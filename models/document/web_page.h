@@ -5,6 +5,7 @@
 // style inlined, so that the page opens from disk or an e-mail attachment in
 // any current browser with no network. The page decodes a head when it is
 // selected.
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -38,6 +39,15 @@ inline constexpr double kWebPageWeightStep = 1.0 / 255.0;
 // viewer.js reads it). Analyses the trace's heads for their views. Throws
 // std::invalid_argument when the inputs do not fit together.
 nlohmann::json web_page_data(const WebPageInputs& inputs);
+
+// The page of an analyze subject: analyze's tables computed for it, then
+// web_page_data and web_page_html. `progress` as analyze's (fraction of the
+// tables; false stops).
+struct AnalyzeSubject;
+std::string web_page_of(const AnalyzeSubject& subject, const std::string& sentence,
+                        const std::vector<std::pair<std::string, std::string>>& header,
+                        const AnalysisSettings& settings,
+                        const std::function<bool(double)>& progress = {});
 
 // The whole page: resources/web/page.html with the viewer's style and script
 // and `data` inlined (its "<" written as \u003c, so no text in it ends the
