@@ -1,5 +1,6 @@
 #include "models/document/run_views.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "analysis/graph_spectrum.h"
@@ -48,30 +49,39 @@ nlohmann::json run_views_json(const models::Trace& trace, const TraceAnalysis& a
   const PlotPlace place{s.layer, s.head, {}};
   const analysis::HeadAnalysis& r = a.at(s.layer, s.head);
   json panels = json::object();
+  const auto wanted = [&s](const char* panel) {
+    return s.panels.empty() || std::find(s.panels.begin(), s.panels.end(), panel) != s.panels.end();
+  };
 
-  AttentionMapInputs am;
-  am.source = source;
-  am.tokens = &tokens;
-  am.map = &map;
-  am.layer = s.layer;
-  am.head = s.head;
-  am.analysis = &a;
-  panels["attention-map"] = json::array({views::view_json(attention_map(am))});
+  if (wanted("attention-map")) {
+    AttentionMapInputs am;
+    am.source = source;
+    am.tokens = &tokens;
+    am.map = &map;
+    am.layer = s.layer;
+    am.head = s.head;
+    am.analysis = &a;
+    panels["attention-map"] = json::array({views::view_json(attention_map(am))});
+  }
 
-  KeyImportanceInputs ki;
-  ki.source = source;
-  ki.place = place;
-  ki.map = &map;
-  ki.tokens = &tokens;
-  ki.analysis = &a;
-  panels["key-importance"] = json::array({views::view_json(key_importance_plot(ki))});
+  if (wanted("key-importance")) {
+    KeyImportanceInputs ki;
+    ki.source = source;
+    ki.place = place;
+    ki.map = &map;
+    ki.tokens = &tokens;
+    ki.analysis = &a;
+    panels["key-importance"] = json::array({views::view_json(key_importance_plot(ki))});
+  }
 
-  HeadScoreMapInputs overview;
-  overview.sources.threshold = s.threshold;
-  overview.framedLayer = overview.outlineLayer = s.layer;
-  overview.framedHead = overview.outlineHead = s.head;
-  overview.hasValues = !capture.values.empty();
-  panels["overview"] = json::array({views::view_json(head_score_map(a, overview))});
+  if (wanted("overview")) {
+    HeadScoreMapInputs overview;
+    overview.sources.threshold = s.threshold;
+    overview.framedLayer = overview.outlineLayer = s.layer;
+    overview.framedHead = overview.outlineHead = s.head;
+    overview.hasValues = !capture.values.empty();
+    panels["overview"] = json::array({views::view_json(head_score_map(a, overview))});
+  }
 
   const double minPersistence = a.settings.minPersistence;
   panels["persistence"] =
@@ -89,43 +99,51 @@ nlohmann::json run_views_json(const models::Trace& trace, const TraceAnalysis& a
                    views::view_json(spectral_embedding_scene(
                        chosen, tokens, [](int) { return false; }, r.sinks.keys()))});
 
-  GraphSceneInputs graph;
-  graph.map = &map;
-  graph.analysis = &r;
-  graph.positions = &chosen.embedding;
-  graph.tokens = &tokens;
-  graph.layer = s.layer;
-  graph.head = s.head;
-  graph.theta = s.threshold;
-  panels["graph"] = json::array({views::view_json(graph_scene(graph))});
+  if (wanted("graph")) {
+    GraphSceneInputs graph;
+    graph.map = &map;
+    graph.analysis = &r;
+    graph.positions = &chosen.embedding;
+    graph.tokens = &tokens;
+    graph.layer = s.layer;
+    graph.head = s.head;
+    graph.theta = s.threshold;
+    panels["graph"] = json::array({views::view_json(graph_scene(graph))});
+  }
 
   const LayerAxis byLayer;
   const RunNames names;
-  panels["layer-profiles"] =
-      json::array({views::view_json(layer_sinks_plot(layer_sink_view(a, a.settings, s.threshold),
-                                                     nullptr, a.layers, 0, source, a.settings.eps,
-                                                     s.threshold, byLayer, names, s.layer)),
-                   views::view_json(layer_topology_plot(
-                       layer_topology_view(a, a.settings, s.threshold), nullptr, a.layers, 0,
-                       minPersistence, s.threshold, a.topologyForAllHeads,
-                       kTopologyForAllHeadsMaxTokens, byLayer, names, s.layer))});
+  if (wanted("layer-profiles")) {
+    panels["layer-profiles"] =
+        json::array({views::view_json(layer_sinks_plot(layer_sink_view(a, a.settings, s.threshold),
+                                                       nullptr, a.layers, 0, source, a.settings.eps,
+                                                       s.threshold, byLayer, names, s.layer)),
+                     views::view_json(layer_topology_plot(
+                         layer_topology_view(a, a.settings, s.threshold), nullptr, a.layers, 0,
+                         minPersistence, s.threshold, a.topologyForAllHeads,
+                         kTopologyForAllHeadsMaxTokens, byLayer, names, s.layer))});
+  }
 
-  HeadViewInputs hv;
-  hv.source = source;
-  hv.tokens = &tokens;
-  hv.layer = s.layer;
-  hv.head = s.head;
-  hv.heads = a.heads;
-  hv.mapOf = mapOf;
-  panels["head-view"] = json::array({views::view_json(head_view(hv))});
+  if (wanted("head-view")) {
+    HeadViewInputs hv;
+    hv.source = source;
+    hv.tokens = &tokens;
+    hv.layer = s.layer;
+    hv.head = s.head;
+    hv.heads = a.heads;
+    hv.mapOf = mapOf;
+    panels["head-view"] = json::array({views::view_json(head_view(hv))});
+  }
 
   // Value space and the taxonomy need the heads' values (a capture may have none).
   if (!capture.values.empty()) {
-    const TaxonomyView classes = taxonomy_view(a);
-    panels["taxonomy"] = json::array(
-        {views::view_json(taxonomy_grid(classes, s.layer, s.head, "Head classes")),
-         views::view_json(taxonomy_counts_plot(classes, nullptr, false, byLayer, names))});
-    if (s.head >= 0) {
+    if (wanted("taxonomy")) {
+      const TaxonomyView classes = taxonomy_view(a);
+      panels["taxonomy"] = json::array(
+          {views::view_json(taxonomy_grid(classes, s.layer, s.head, "Head classes")),
+           views::view_json(taxonomy_counts_plot(classes, nullptr, false, byLayer, names))});
+    }
+    if (s.head >= 0 && wanted("value-space")) {
       analysis::ValueSpaceParams p;
       p.topN = a.settings.topN;
       p.query = query;

@@ -195,8 +195,7 @@ json head_summary(const Tables& t, int layer, int head, const AnalysisSettings& 
       false);
   const io::CsvTable* values = t.find("value_space.csv");
   add("f", "Fₙ of the top-N keys (value space)", cell(values, layer, head, "f"));
-  add("random_f_mean", "Fₙ of random N-subsets (mean)",
-      cell(values, layer, head, "random_f_mean"));
+  add("random_f_mean", "Fₙ of random N-subsets (mean)", cell(values, layer, head, "random_f_mean"));
   return out;
 }
 
@@ -260,7 +259,12 @@ json web_page_data(const WebPageInputs& in) {
     const models::LayerCapture capture = trace.layer(l);
     for (int h = 0; h < H; ++h) {
       attention.push_back(base64_encode(zlib_deflate(quantised(capture.attentionOf(h)))));
-      const json views = run_views_json(trace, a, in.tokens, model, {l, h, -1, 0.05});
+      // Only the panels the page draws per head (the map and head view come
+      // from the weights; the overview once).
+      ViewSelection place{
+          l, h, -1, 0.05, {"key-importance", "persistence", "spectrum", "value-space"}};
+      if (l == 0 && h == 0) place.panels.push_back("overview");
+      const json views = run_views_json(trace, a, in.tokens, model, place);
       const json& p = views["panels"];
       json head = {{"key_importance", drawn(p["key-importance"][0])},
                    {"diagram", drawn(p["persistence"][0])},
