@@ -27,69 +27,161 @@ std::vector<double> attention_distances(const AttentionView& a, const DistancePa
 
 namespace {
 
-// Simplex keys: (diameter, combinatorial index); the filtration order.
-struct Key {
-  double diameter;
-  std::uint64_t index;
-  bool operator<(const Key& o) const {
-    return diameter < o.diameter || (diameter == o.diameter && index < o.index);
-  }
-  bool operator==(const Key& o) const { return index == o.index; }
-  bool operator>(const Key& o) const { return o < *this; }
-};
-
 std::uint64_t choose2(std::uint64_t n) { return n < 2 ? 0 : n * (n - 1) / 2; }
 std::uint64_t choose3(std::uint64_t n) { return n < 3 ? 0 : n * (n - 1) * (n - 2) / 6; }
 
+int bits_for(std::uint64_t count) {  // bits that hold every value below `count`
+  int bits = 0;
+  while (bits < 64 && (std::uint64_t{1} << bits) < count) ++bits;
+  return bits;
+}
+
+// Simplex keys in the filtration order as one integer: the rank of the
+// simplex's diameter among the distinct distances (equal distances share a
+// rank, and a triangle's diameter is its longest edge's, so its rank is the
+// largest of its edges' ranks) above its combinatorial index. One compare
+// orders two simplices exactly as (diameter, index) would, and the heap of the
+// reduction holds 8 bytes per entry.
+using Key = std::uint64_t;
+
 struct Edge {
   int i, j;  // i < j
-  Key key;
+  double diameter;
+  std::uint64_t index;
 };
+
+// The first k (ascending, so ascending triangle index) whose triangle with an
+// edge of rank `own` has the smallest rank max(own, ri[k], rj[k]); that rank in
+// `rank`. -1 when no k gives a triangle (ri or rj is kNoRank for every k).
+// Most edges have a triangle of their own rank among the first few k, so the
+// scan goes by blocks and stops at the first block that has one; an edge
+// without one reads every k, as a vectorised min (AVX2 where the CPU has it;
+// integers, so the same answer on every CPU).
+__attribute__((target_clones("avx2", "default"))) int first_smallest_cofacet(
+    const std::uint32_t* ri, const std::uint32_t* rj, int n, std::uint32_t own,
+    std::uint32_t& rank) {
+  constexpr int kBlock = 64;
+  constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+  std::uint32_t least = kNone;
+  for (int start = 0; start < n; start += kBlock) {
+    const int end = std::min(n, start + kBlock);
+    std::uint32_t blockLeast = kNone;
+#pragma omp simd reduction(min : blockLeast)
+    for (int k = start; k < end; ++k) {
+      const std::uint32_t m = ri[k] > rj[k] ? ri[k] : rj[k];
+      blockLeast = blockLeast < m ? blockLeast : m;
+    }
+    if (blockLeast <= own) {
+      for (int k = start; k < end; ++k)
+        if (std::max(ri[k], rj[k]) <= own) {
+          rank = own;
+          return k;
+        }
+    }
+    least = std::min(least, blockLeast);
+  }
+  if (least == kNone) return -1;
+  for (int k = 0; k < n; ++k)
+    if (std::max(ri[k], rj[k]) == least) {
+      rank = least;
+      return k;
+    }
+  return -1;
+}
 
 class Rips {
  public:
-  // Simplices with a diameter above `limit` are left out (the enclosing radius, below).
-  Rips(const std::vector<double>& d, int n, double limit) : d_(d), n_(n), limit_(limit) {}
-  double dist(int i, int j) const { return d_[static_cast<std::size_t>(i) * n_ + j]; }
-
-  Key triangleKey(int a, int b, int c) const {
-    if (a > b) std::swap(a, b);
-    if (b > c) std::swap(b, c);
-    if (a > b) std::swap(a, b);
-    const double diam = std::max({dist(a, b), dist(a, c), dist(b, c)});
-    return {diam, choose3(static_cast<std::uint64_t>(c)) + choose2(static_cast<std::uint64_t>(b)) +
-                      static_cast<std::uint64_t>(a)};
-  }
-  // The smallest triangle (i, j, k) in the filtration order: the pivot of the
-  // unreduced coboundary column of edge (i, j). Triangle indices grow with k, and
-  // no triangle is shorter than its edge, so the first k whose triangle has the
-  // edge's own diameter is the answer (the usual case, found early).
-  Key smallestCofacet(const Edge& e) const {
-    Key best{std::numeric_limits<double>::infinity(), 0};
-    const double* di = &d_[static_cast<std::size_t>(e.i) * n_];
-    const double* dj = &d_[static_cast<std::size_t>(e.j) * n_];
-    for (int k = 0; k < n_; ++k) {
-      if (k == e.i || k == e.j) continue;
-      const double diam = std::max({e.key.diameter, di[k], dj[k]});
-      if (diam <= limit_ && diam < best.diameter) {
-        best = triangleKey(e.i, e.j, k);
-        if (diam == e.key.diameter) break;
-      }
+  // `edges` sorted by (diameter, index). Simplices with a diameter above
+  // `limit` are left out (the enclosing radius, below).
+  Rips(const std::vector<Edge>& edges, int n, double limit)
+      : n_(n),
+        rank_(static_cast<std::size_t>(n) * static_cast<std::size_t>(n), kNoRank),
+        choose2_(static_cast<std::size_t>(n) + 1),
+        choose3_(static_cast<std::size_t>(n) + 1) {
+    for (int k = 0; k <= n; ++k) {
+      choose2_[static_cast<std::size_t>(k)] = choose2(static_cast<std::uint64_t>(k));
+      choose3_[static_cast<std::size_t>(k)] = choose3(static_cast<std::uint64_t>(k));
     }
-    return best;
+    std::uint32_t rank = 0;
+    for (std::size_t e = 0; e < edges.size(); ++e) {
+      if (e == 0 || edges[e].diameter != edges[e - 1].diameter) {
+        if (e > 0) ++rank;
+        diameters_.push_back(edges[e].diameter);
+      }
+      if (edges[e].diameter <= limit) limitRank_ = rank;
+      rank_[static_cast<std::size_t>(edges[e].i) * n + edges[e].j] = rank;
+      rank_[static_cast<std::size_t>(edges[e].j) * n + edges[e].i] = rank;
+    }
+    if (edges.empty() || edges.front().diameter > limit) limitRank_ = -1;
+    indexBits_ = bits_for(choose3(static_cast<std::uint64_t>(n)));
+    if (indexBits_ + bits_for(diameters_.size()) > 64)
+      throw PersistenceTooLarge("persistence of a map of " + std::to_string(n) +
+                                " tokens: more simplices than its keys can number");
+    indexMask_ = indexBits_ == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << indexBits_) - 1;
   }
-  // Pushes the coboundary of edge (i, j): every triangle (i, j, k).
-  template <class Heap>
-  void pushCoboundary(const Edge& e, Heap& heap) const {
-    const double* di = &d_[static_cast<std::size_t>(e.i) * n_];
-    const double* dj = &d_[static_cast<std::size_t>(e.j) * n_];
-    for (int k = 0; k < n_; ++k)
-      if (k != e.i && k != e.j && std::max(di[k], dj[k]) <= limit_)
-        heap.push(triangleKey(e.i, e.j, k));
+
+  std::uint32_t rank(int i, int j) const { return rank_[static_cast<std::size_t>(i) * n_ + j]; }
+  Key edgeKey(const Edge& e) const {
+    return (static_cast<Key>(rank(e.i, e.j)) << indexBits_) | e.index;
   }
+  double diameter(Key k) const { return diameters_[static_cast<std::size_t>(k >> indexBits_)]; }
+  std::uint64_t index(Key k) const { return k & indexMask_; }
+
+  // Appends the keys of edge e's triangles (i, j, k) from `from` up to the
+  // limit to `pool`, k ascending, which is ascending index. Written without a
+  // branch per triangle (a kept key advances the end; the filtration decides
+  // which, so a branch would be mispredicted half the time).
+  void appendCofacets(const Edge& e, Key from, std::vector<Key>& pool) const {
+    const Key last = (static_cast<Key>(limitRank_ < 0 ? 0 : limitRank_) << indexBits_) | indexMask_;
+    if (limitRank_ < 0 || from > last) return;
+    const Key span = last - from;
+    const std::size_t begin = pool.size();
+    pool.resize(begin + static_cast<std::size_t>(n_));
+    Key* out = pool.data() + begin;
+    std::size_t kept = 0;
+    const std::uint32_t own = rank(e.i, e.j);
+    const std::uint32_t* ri = &rank_[static_cast<std::size_t>(e.i) * n_];
+    const std::uint32_t* rj = &rank_[static_cast<std::size_t>(e.j) * n_];
+    const int bits = indexBits_;
+    const auto keep = [&](int k, std::uint64_t index) {
+      const Key key = (static_cast<Key>(std::max({own, ri[k], rj[k]})) << bits) | index;
+      out[kept] = key;
+      kept += key - from <= span ? 1 : 0;
+    };
+    const auto i = static_cast<std::size_t>(e.i), j = static_cast<std::size_t>(e.j);
+    const std::uint64_t below = choose3_[j] + choose2_[i];
+    for (int k = 0; k < e.i; ++k) keep(k, below + static_cast<std::uint64_t>(k));
+    const std::uint64_t between = choose3_[j] + i;
+    for (int k = e.i + 1; k < e.j; ++k) keep(k, between + choose2_[static_cast<std::size_t>(k)]);
+    const std::uint64_t above = choose2_[j] + i;
+    for (int k = e.j + 1; k < n_; ++k) keep(k, above + choose3_[static_cast<std::size_t>(k)]);
+    pool.resize(begin + kept);
+  }
+
+  // The smallest triangle of edge e in the filtration order: the pivot of its
+  // unreduced coboundary column. Triangle indices grow with k, and no triangle
+  // is shorter than its edge, so the first triangle of the edge's own diameter
+  // is the answer (the usual case, found early). `found` is false when every
+  // triangle lies above the limit.
+  Key smallestCofacet(const Edge& e, bool& found) const {
+    std::uint32_t r = 0;
+    const int k =
+        first_smallest_cofacet(&rank_[static_cast<std::size_t>(e.i) * n_],
+                               &rank_[static_cast<std::size_t>(e.j) * n_], n_, rank(e.i, e.j), r);
+    found = k >= 0 && static_cast<std::int64_t>(r) <= limitRank_;
+    return found ? (static_cast<Key>(r) << indexBits_) | triangleIndex(e, k) : 0;
+  }
+
+  std::uint64_t triangleIndex(const Edge& e, int k) const {
+    const auto i = static_cast<std::size_t>(e.i), j = static_cast<std::size_t>(e.j),
+               c = static_cast<std::size_t>(k);
+    if (k < e.i) return choose3_[j] + choose2_[i] + c;
+    if (k < e.j) return choose3_[j] + choose2_[c] + i;
+    return choose3_[c] + choose2_[j] + i;
+  }
+
   std::array<int, 3> triangleVertices(std::uint64_t index) const {
     // Invert the combinatorial number system.
-    std::array<int, 3> v{};
     std::uint64_t rest = index;
     int c = 2;
     while (choose3(static_cast<std::uint64_t>(c + 1)) <= rest) ++c;
@@ -97,14 +189,20 @@ class Rips {
     int b = 1;
     while (choose2(static_cast<std::uint64_t>(b + 1)) <= rest) ++b;
     rest -= choose2(static_cast<std::uint64_t>(b));
-    v = {static_cast<int>(rest), b, c};
-    return v;
+    return {static_cast<int>(rest), b, c};
   }
 
  private:
-  const std::vector<double>& d_;
   int n_;
-  double limit_;
+  static constexpr std::uint32_t kNoRank = std::numeric_limits<std::uint32_t>::max();
+  // n x n: the rank of d_ij among the distinct distances; kNoRank on the
+  // diagonal, so that a scan over every k never takes k = i or j as a triangle.
+  std::vector<std::uint32_t> rank_;
+  std::vector<double> diameters_;  // rank -> distance
+  std::vector<std::uint64_t> choose2_, choose3_;
+  std::int64_t limitRank_ = -1;
+  int indexBits_ = 0;
+  std::uint64_t indexMask_ = 0;
 };
 
 double largest_distance(const std::vector<double>& d, int n) {
@@ -139,26 +237,94 @@ int find(std::vector<int>& parent, int x) {
   return x;
 }
 
-using MinHeap = std::priority_queue<Key, std::vector<Key>, std::greater<Key>>;
-
-// The smallest entry that survives Z/2 cancellation; it stays in the heap.
-bool pop_pivot(MinHeap& heap, Key& pivot) {
-  while (!heap.empty()) {
-    const Key top = heap.top();
-    heap.pop();
-    int count = 1;
-    while (!heap.empty() && heap.top() == top) {
-      heap.pop();
-      ++count;
-    }
-    if (count % 2 == 1) {
-      heap.push(top);
-      pivot = top;
-      return true;
-    }
+// The column under reduction: the sum over Z/2 of the coboundaries of the
+// edges added to it. Each edge's coboundary is one run of keys, sorted lazily
+// a batch at a time (the pivot search reads only a run's smallest keys, so
+// most of a run is never sorted), and the runs are merged through a small heap
+// of their heads. Pushing every key into one heap instead cost a heap
+// operation per triangle of every added edge: most of the reduction's time.
+class WorkingColumn {
+ public:
+  void clear() {
+    pool_.clear();
+    runs_.clear();
+    heads_.clear();
   }
-  return false;
-}
+
+  // Adds edge e's coboundary without its keys below `from`: when a reduced
+  // column with pivot p is added, its edges' keys below p cancel among
+  // themselves (p is the smallest key of their sum), so they need no visit.
+  void add(const Rips& rips, const Edge& e, Key from) {
+    const std::size_t begin = pool_.size();
+    rips.appendCofacets(e, from, pool_);
+    if (pool_.size() == begin) return;
+    // Most runs are read no further than their smallest key: found by one
+    // scan, the rest sorted only if the pivot search gets there.
+    const auto first = pool_.begin() + static_cast<std::ptrdiff_t>(begin);
+    std::iter_swap(first, std::min_element(first, pool_.end()));
+    runs_.push_back({begin, begin + 1, pool_.size(), kFirstBatch});
+    pushHead(static_cast<std::uint32_t>(runs_.size() - 1));
+  }
+
+  std::size_t entries() const { return pool_.size(); }
+
+  // The smallest key that survives Z/2 cancellation; it stays in the column.
+  bool pivot(Key& out) {
+    while (!heads_.empty()) {
+      const Key key = heads_.front().key;
+      same_.clear();
+      while (!heads_.empty() && heads_.front().key == key) {
+        std::pop_heap(heads_.begin(), heads_.end(), later);
+        same_.push_back(heads_.back().run);
+        heads_.pop_back();
+      }
+      const bool survives = same_.size() % 2 == 1;
+      for (std::uint32_t run : same_)
+        if (survives || advance(runs_[run])) pushHead(run);
+      if (survives) {
+        out = key;
+        return true;
+      }
+    }
+    return false;
+  }
+
+ private:
+  static constexpr std::size_t kFirstBatch = 8;
+  struct Run {
+    std::size_t next, sortedEnd, end;  // positions in pool_
+    std::size_t batch;                 // keys sorted by the next sortMore
+  };
+  struct Head {
+    Key key;
+    std::uint32_t run;
+  };
+  static bool later(const Head& x, const Head& y) { return x.key > y.key; }
+
+  void sortMore(Run& r) {
+    const auto first = pool_.begin() + static_cast<std::ptrdiff_t>(r.sortedEnd);
+    const auto last = pool_.begin() + static_cast<std::ptrdiff_t>(r.end);
+    const auto count = static_cast<std::ptrdiff_t>(std::min(r.batch, r.end - r.sortedEnd));
+    if (first + count < last) std::nth_element(first, first + count, last);
+    std::sort(first, first + count);
+    r.sortedEnd += static_cast<std::size_t>(count);
+    r.batch *= 2;  // a run read far is sorted in O(n log n) in all
+  }
+  bool advance(Run& r) {
+    if (++r.next == r.end) return false;
+    if (r.next == r.sortedEnd) sortMore(r);
+    return true;
+  }
+  void pushHead(std::uint32_t run) {
+    heads_.push_back({pool_[runs_[run].next], run});
+    std::push_heap(heads_.begin(), heads_.end(), later);
+  }
+
+  std::vector<Key> pool_;
+  std::vector<Run> runs_;
+  std::vector<Head> heads_;
+  std::vector<std::uint32_t> same_;
+};
 
 // Edges (token pairs) of a cycle through edge (a, b): a shortest path from b
 // back to a over edges strictly older than it (position < upto in the sorted
@@ -222,16 +388,16 @@ PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n,
   // which way a kernel rounded them.
   const double shortest = kBarTolerance * largest_distance(distances, n);
   const double radius = enclosing_radius(distances, n);
-  const Rips rips(distances, n, radius);
   std::vector<Edge> edges;
   edges.reserve(choose2(static_cast<std::uint64_t>(n)));
   for (int j = 1; j < n; ++j)
     for (int i = 0; i < j; ++i)
-      edges.push_back({i,
-                       j,
-                       {rips.dist(i, j),
-                        choose2(static_cast<std::uint64_t>(j)) + static_cast<std::uint64_t>(i)}});
-  std::sort(edges.begin(), edges.end(), [](const Edge& x, const Edge& y) { return x.key < y.key; });
+      edges.push_back({i, j, distances[static_cast<std::size_t>(i) * n + j],
+                       choose2(static_cast<std::uint64_t>(j)) + static_cast<std::uint64_t>(i)});
+  std::sort(edges.begin(), edges.end(), [](const Edge& x, const Edge& y) {
+    return x.diameter < y.diameter || (x.diameter == y.diameter && x.index < y.index);
+  });
+  const Rips rips(edges, n, radius);
 
   // H0: union-find; an edge joining two components kills the younger (all are born at 0).
   std::vector<int> parent(static_cast<std::size_t>(n));
@@ -242,11 +408,11 @@ PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n,
     if (ri == rj) continue;
     parent[static_cast<std::size_t>(std::max(ri, rj))] = std::min(ri, rj);
     cleared[e] = true;  // a death edge in dimension 0: never a cohomology column in dimension 1
-    if (edges[e].key.diameter > shortest) {
+    if (edges[e].diameter > shortest) {
       PersistenceBar bar;
       bar.dimension = 0;
       bar.birth = 0.0;
-      bar.death = edges[e].key.diameter;
+      bar.death = edges[e].diameter;
       bar.edge = {edges[e].i, edges[e].j};
       out.h0.push_back(bar);
     }
@@ -265,10 +431,11 @@ PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n,
   CycleFinder cycles(edges, n);
   pivotOwner.reserve(edges.size());
   std::uint64_t held = 0, work = 0;  // entries kept in V's columns; coboundary entries pushed
-  const auto push = [&](const Edge& edge, MinHeap& heap, std::size_t column) {
-    rips.pushCoboundary(edge, heap);
+  WorkingColumn working;
+  const auto push = [&](const Edge& edge, Key from, std::size_t column) {
+    working.add(rips, edge, from);
     work += static_cast<std::uint64_t>(n);
-    const std::uint64_t now = held + heap.size() + column;
+    const std::uint64_t now = held + working.entries() + column;
     if (now > bounds.heldEntries || work > bounds.work)
       throw PersistenceTooLarge(
           "persistence of a map of " + std::to_string(n) + " tokens: its reduction would " +
@@ -283,46 +450,47 @@ PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n,
       progress_check(progress, 1.0 - static_cast<double>(e) / static_cast<double>(edges.size()));
     if (cleared[e]) continue;
     if (n < 3) continue;  // no triangles, so no column can die (or be born: n = 2 is a tree)
-    if (edges[e].key.diameter > radius) continue;  // born after the complex became a cone
+    if (edges[e].diameter > radius) continue;  // born after the complex became a cone
     // Shortcut (as Ripser's emergent pairs): when no earlier column owns the
     // column's own smallest cofacet, the column is already reduced; most are.
-    const Key own = rips.smallestCofacet(edges[e]);
-    if (!std::isfinite(own.diameter)) continue;  // no cofacet below the radius: no death
-    if (!pivotOwner.contains(own.index)) {
-      pivotOwner[own.index] = e;
-      if (own.diameter - edges[e].key.diameter > shortest) {
+    bool found = false;
+    const Key own = rips.smallestCofacet(edges[e], found);
+    if (!found) continue;  // no cofacet below the radius: no death
+    if (!pivotOwner.contains(rips.index(own))) {
+      pivotOwner[rips.index(own)] = e;
+      if (rips.diameter(own) - edges[e].diameter > shortest) {
         PersistenceBar bar;
         bar.dimension = 1;
-        bar.birth = edges[e].key.diameter;
-        bar.death = own.diameter;
+        bar.birth = edges[e].diameter;
+        bar.death = rips.diameter(own);
         bar.edge = {edges[e].i, edges[e].j};
-        bar.triangle = rips.triangleVertices(own.index);
+        bar.triangle = rips.triangleVertices(rips.index(own));
         bar.cycle = cycles.through(e, edges[e].i, edges[e].j);
         out.h1.push_back(bar);
       }
       continue;
     }
-    MinHeap heap;
+    working.clear();
     std::vector<std::size_t> v{e};
-    push(edges[e], heap, v.size());
-    Key pivot{};
-    bool has = pop_pivot(heap, pivot);
+    push(edges[e], 0, v.size());
+    Key pivot = 0;
+    bool has = working.pivot(pivot);
     while (has) {
-      auto owner = pivotOwner.find(pivot.index);
+      auto owner = pivotOwner.find(rips.index(pivot));
       if (owner == pivotOwner.end()) break;
       const auto& added = reduction[owner->second];
       if (added.empty()) {
         v.push_back(owner->second);
-        push(edges[owner->second], heap, v.size());
+        push(edges[owner->second], pivot, v.size());
       }
       for (std::size_t a : added) {
         v.push_back(a);
-        push(edges[a], heap, v.size());
+        push(edges[a], pivot, v.size());
       }
-      has = pop_pivot(heap, pivot);
+      has = working.pivot(pivot);
     }
     if (!has) continue;  // no death: cannot happen in a full complex over [0, 1], a cone
-    pivotOwner[pivot.index] = e;
+    pivotOwner[rips.index(pivot)] = e;
     // Keep V's column with Z/2 cancellation (pairs of the same edge vanish).
     std::sort(v.begin(), v.end());
     std::vector<std::size_t> reduced;
@@ -334,14 +502,14 @@ PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n,
     }
     held += reduced.size();
     reduction[e] = std::move(reduced);
-    const double birth = edges[e].key.diameter, death = pivot.diameter;
+    const double birth = edges[e].diameter, death = rips.diameter(pivot);
     if (death - birth > shortest) {
       PersistenceBar bar;
       bar.dimension = 1;
       bar.birth = birth;
       bar.death = death;
       bar.edge = {edges[e].i, edges[e].j};
-      bar.triangle = rips.triangleVertices(pivot.index);
+      bar.triangle = rips.triangleVertices(rips.index(pivot));
       bar.cycle = cycles.through(e, edges[e].i, edges[e].j);
       out.h1.push_back(bar);
     }
