@@ -1,13 +1,13 @@
 #include "analysis/persistence.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <numeric>
-#include <queue>
+#include <span>
 #include <stdexcept>
-#include <unordered_map>
 
 namespace sinkscope::analysis {
 
@@ -326,33 +326,88 @@ class WorkingColumn {
   std::vector<std::uint32_t> same_;
 };
 
+// Which column owns each pivot (triangle index -> edge position): open
+// addressing in one array, since a node-based map spent most of the
+// reduction's allocations on its nodes.
+class PivotOwners {
+ public:
+  static constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+  std::size_t find(std::uint64_t triangle) const {
+    if (slots_.empty()) return kNone;
+    for (std::size_t s = slot(triangle);; s = (s + 1) & mask_) {
+      if (slots_[s].triangle == triangle) return slots_[s].column;
+      if (slots_[s].triangle == kEmpty) return kNone;
+    }
+  }
+  void insert(std::uint64_t triangle, std::size_t column) {  // `triangle` not yet owned
+    if (2 * (count_ + 1) > slots_.size()) grow();
+    std::size_t s = slot(triangle);
+    while (slots_[s].triangle != kEmpty) s = (s + 1) & mask_;
+    slots_[s] = {triangle, column};
+    ++count_;
+  }
+
+ private:
+  static constexpr std::uint64_t kEmpty = std::numeric_limits<std::uint64_t>::max();
+  struct Slot {
+    std::uint64_t triangle = kEmpty;
+    std::size_t column = 0;
+  };
+  std::size_t slot(std::uint64_t triangle) const {
+    return static_cast<std::size_t>((triangle * 0x9E3779B97F4A7C15ull) >> shift_) & mask_;
+  }
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    const std::size_t size = old.empty() ? 1024 : 2 * old.size();
+    slots_.assign(size, Slot{});
+    mask_ = size - 1;
+    shift_ = 64 - std::countr_zero(size);
+    count_ = 0;
+    for (const Slot& s : old)
+      if (s.triangle != kEmpty) insert(s.triangle, s.column);
+  }
+  std::vector<Slot> slots_;
+  std::size_t mask_ = 0, count_ = 0;
+  int shift_ = 64;
+};
+
 // Edges (token pairs) of a cycle through edge (a, b): a shortest path from b
 // back to a over edges strictly older than it (position < upto in the sorted
 // edge list), closed by the edge itself.
 class CycleFinder {
  public:
+  // Every pair of tokens is an edge, so each token has n - 1 neighbours: one
+  // flat array, token v's from v (n - 1).
   CycleFinder(const std::vector<Edge>& edges, int n)
-      : adjacency_(static_cast<std::size_t>(n)), previous_(static_cast<std::size_t>(n)) {
+      : degree_(static_cast<std::size_t>(std::max(n - 1, 0))),
+        adjacency_(static_cast<std::size_t>(n) * degree_),
+        previous_(static_cast<std::size_t>(n)) {
     // Edges arrive in filtration order, so each list is sorted by position and
     // a search over the edges older than `upto` stops at the first younger one.
+    std::vector<std::size_t> filled(static_cast<std::size_t>(n), 0);
+    const auto add = [&](int from, int to, std::size_t e) {
+      const auto v = static_cast<std::size_t>(from);
+      adjacency_[v * degree_ + filled[v]++] = {to, e};
+    };
     for (std::size_t e = 0; e < edges.size(); ++e) {
-      adjacency_[static_cast<std::size_t>(edges[e].i)].push_back({edges[e].j, e});
-      adjacency_[static_cast<std::size_t>(edges[e].j)].push_back({edges[e].i, e});
+      add(edges[e].i, edges[e].j, e);
+      add(edges[e].j, edges[e].i, e);
     }
   }
   std::vector<std::array<int, 2>> through(std::size_t upto, int a, int b) {
     std::fill(previous_.begin(), previous_.end(), -1);
-    std::queue<int> frontier;
-    frontier.push(b);
+    frontier_.clear();  // a queue: read from `head`, kept between calls
+    frontier_.push_back(b);
     previous_[static_cast<std::size_t>(b)] = b;
-    while (!frontier.empty() && previous_[static_cast<std::size_t>(a)] < 0) {
-      const int v = frontier.front();
-      frontier.pop();
-      for (const auto& [w, e] : adjacency_[static_cast<std::size_t>(v)]) {
+    for (std::size_t head = 0;
+         head < frontier_.size() && previous_[static_cast<std::size_t>(a)] < 0;) {
+      const int v = frontier_[head++];
+      const auto* first = &adjacency_[static_cast<std::size_t>(v) * degree_];
+      for (const auto& [w, e] : std::span(first, degree_)) {
         if (e >= upto) break;
         if (previous_[static_cast<std::size_t>(w)] < 0) {
           previous_[static_cast<std::size_t>(w)] = v;
-          frontier.push(w);
+          frontier_.push_back(w);
         }
       }
     }
@@ -366,8 +421,10 @@ class CycleFinder {
   }
 
  private:
-  std::vector<std::vector<std::pair<int, std::size_t>>> adjacency_;
+  std::size_t degree_;
+  std::vector<std::pair<int, std::size_t>> adjacency_;
   std::vector<int> previous_;
+  std::vector<int> frontier_;
 };
 
 }  // namespace
@@ -424,12 +481,10 @@ PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n,
   out.h0.push_back(infinite);
 
   // H1: reduce the coboundary columns of the remaining edges, youngest first.
-  std::unordered_map<std::uint64_t, std::size_t>
-      pivotOwner;  // triangle index -> column (edge position)
+  PivotOwners pivotOwner;
   // Column -> edges added to it (V); empty means the column alone (the shortcut).
   std::vector<std::vector<std::size_t>> reduction(edges.size());
   CycleFinder cycles(edges, n);
-  pivotOwner.reserve(edges.size());
   std::uint64_t held = 0, work = 0;  // entries kept in V's columns; coboundary entries pushed
   WorkingColumn working;
   const auto push = [&](const Edge& edge, Key from, std::size_t column) {
@@ -456,8 +511,8 @@ PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n,
     bool found = false;
     const Key own = rips.smallestCofacet(edges[e], found);
     if (!found) continue;  // no cofacet below the radius: no death
-    if (!pivotOwner.contains(rips.index(own))) {
-      pivotOwner[rips.index(own)] = e;
+    if (pivotOwner.find(rips.index(own)) == PivotOwners::kNone) {
+      pivotOwner.insert(rips.index(own), e);
       if (rips.diameter(own) - edges[e].diameter > shortest) {
         PersistenceBar bar;
         bar.dimension = 1;
@@ -476,12 +531,12 @@ PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n,
     Key pivot = 0;
     bool has = working.pivot(pivot);
     while (has) {
-      auto owner = pivotOwner.find(rips.index(pivot));
-      if (owner == pivotOwner.end()) break;
-      const auto& added = reduction[owner->second];
+      const std::size_t owner = pivotOwner.find(rips.index(pivot));
+      if (owner == PivotOwners::kNone) break;
+      const auto& added = reduction[owner];
       if (added.empty()) {
-        v.push_back(owner->second);
-        push(edges[owner->second], pivot, v.size());
+        v.push_back(owner);
+        push(edges[owner], pivot, v.size());
       }
       for (std::size_t a : added) {
         v.push_back(a);
@@ -490,7 +545,7 @@ PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n,
       has = working.pivot(pivot);
     }
     if (!has) continue;  // no death: cannot happen in a full complex over [0, 1], a cone
-    pivotOwner[rips.index(pivot)] = e;
+    pivotOwner.insert(rips.index(pivot), e);
     // Keep V's column with Z/2 cancellation (pairs of the same edge vanish).
     std::sort(v.begin(), v.end());
     std::vector<std::size_t> reduced;
