@@ -22,9 +22,14 @@ HeadAnalysis analyse_head(const AttentionView& a, std::span<const float> values,
     // Persistence is most of the work: 70% of the fraction, the spectra the rest.
     AnalysisProgress persistenceProgress;
     if (p.progress) persistenceProgress = [&p](double f) { return p.progress(0.7 * f); };
-    r.persistence =
-        persistence_rips(attention_distances(a, p.distance), a.size, persistenceProgress);
-    r.betti = betti_curves(r.persistence, p.bettiPoints);
+    try {
+      r.persistence = persistence_rips(attention_distances(a, p.distance), a.size,
+                                       persistenceProgress, p.persistenceBounds);
+      r.betti = betti_curves(r.persistence, p.bettiPoints);
+    } catch (const PersistenceTooLarge& e) {
+      if (!p.persistenceMayBeLeftOut) throw;
+      r.persistenceLeftOut = e.what();
+    }
     for (std::size_t k = 0; k < p.thresholds.size(); ++k) {
       const double threshold = p.thresholds[k];
       progress_check(p.progress,

@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "analysis/graph_spectrum.h"
@@ -31,6 +32,12 @@ struct HeadAnalysisParams {
   // Persistence, Betti curves and spectra (the O(T^3) part). Off: those
   // fields stay empty (long inputs analyse them per selected head instead).
   bool topology = true;
+  // Past PersistenceBounds a map's persistence throws PersistenceTooLarge;
+  // with this set the head keeps everything else, its diagram and Betti
+  // curves stay empty and persistenceLeftOut says why (a long input's
+  // tables with the heads that fit, rather than none).
+  bool persistenceMayBeLeftOut = false;
+  PersistenceBounds persistenceBounds;
   // Hears the fraction done during the long parts (persistence, spectra);
   // a false answer stops the analysis (progress.h).
   AnalysisProgress progress;
@@ -44,6 +51,7 @@ struct HeadAnalysis {
   HeadDiagnostics meanOverQueries;
   PersistenceDiagram persistence;
   BettiCurves betti;
+  std::string persistenceLeftOut;                // why persistence is missing; empty when computed
   std::vector<GraphSpectrum> spectra;            // one per threshold, in the given order
   std::vector<GraphSpectrum> normalisedSpectra;  // the same with the normalised Laplacian
   // Only with value vectors (a single head, not a head average).

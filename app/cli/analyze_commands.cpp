@@ -35,6 +35,24 @@ namespace sinkscope::cli {
 
 namespace {
 
+// What analyze left out (persistence past its bounds, on long inputs) is in
+// every table's header; said on standard error too, where a user sees it.
+void report_left_out(const std::vector<std::filesystem::path>& written) {
+  for (const auto& f : written) {
+    if (f.filename() != "persistence_summary.csv") continue;
+    std::ifstream in(f);
+    const std::string key = "# persistence_left_out: ";
+    for (std::string line; std::getline(in, line) && line.starts_with("#");)
+      if (line.starts_with(key))
+        std::cerr << "sinkscope-cli: analyze: persistence left out " << line.substr(key.size())
+                  << "\n";
+  }
+}
+
+}  // namespace
+
+namespace {
+
 const char* kAnalyzeAbout =
     "Runs MODEL on TEXT and writes, for every layer and head and the head average, one CSV\n"
     "per metric family of metrics.md; with --sentences, the tables pooled over the sentences.";
@@ -96,9 +114,10 @@ int analyze_capture(const std::string& file, const std::string& model, const std
   const m::Trace trace = m::capture_trace(c);
   const auto subject = sinkscope::document::analyze_subject_of(c, trace);
   return on_model([&] {
-    for (const auto& f :
-         sinkscope::document::analyze_subject_write(subject, out, p, force, json, html))
-      std::cout << f.string() << "\n";
+    const auto written =
+        sinkscope::document::analyze_subject_write(subject, out, p, force, json, html);
+    for (const auto& f : written) std::cout << f.string() << "\n";
+    report_left_out(written);
     return kOk;
   });
 }
@@ -167,9 +186,10 @@ int command_analyze(int argc, char** argv) {
   return on_model([&] {
     const m::LoadedModel loaded = m::loaded_model_open(spec);
     p.provenance = provenance(loaded, argc, argv);
-    for (const auto& f :
-         sinkscope::document::analyze_write(loaded, checked, out, p, force, json, html))
-      std::cout << f.string() << "\n";
+    const auto written =
+        sinkscope::document::analyze_write(loaded, checked, out, p, force, json, html);
+    for (const auto& f : written) std::cout << f.string() << "\n";
+    report_left_out(written);
     return kOk;
   });
 }

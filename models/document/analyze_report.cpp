@@ -114,6 +114,7 @@ struct HeadFigures {
   double alpha0 = 0, uniform0 = 1, concentration = 0;  // uniform0: alpha_0's uniform baseline
   int sinkCount = 0;
   std::size_t bars0 = 0, bars1 = 0, bars0Above = 0, bars1Above = 0;
+  bool persistence = true;  // false: left out past its bounds (not counted in the means)
   analysis::HeadClass label = analysis::HeadClass::Reset;
   bool classified = false;  // the taxonomy needs the values
 };
@@ -128,17 +129,25 @@ std::vector<std::string> summary_row(const std::string& scope,
   // Shares of the taxonomy's classes only where every head has one (values given).
   const bool classified =
       std::all_of(heads.begin(), heads.end(), [](const HeadFigures& f) { return f.classified; });
+  double withBars = 0;
   for (const HeadFigures& f : heads) {
     first.add(f.alpha0, f.uniform0, f.concentration);
     sinks += f.sinkCount;
+    if (!f.persistence) continue;
+    ++withBars;
     b0 += static_cast<double>(f.bars0);
     b1 += static_cast<double>(f.bars1);
     a0 += static_cast<double>(f.bars0Above);
     a1 += static_cast<double>(f.bars1Above);
+  }
+  for (const HeadFigures& f : heads) {
     retriever += f.label == analysis::HeadClass::Retriever;
     mixer += f.label == analysis::HeadClass::Mixer;
     reset += f.label == analysis::HeadClass::Reset;
   }
+  const auto barMean = [&](double sum) {
+    return withBars > 0 || heads.empty() ? num(sum / std::max(1.0, withBars)) : std::string();
+  };
   const analysis::FirstTokenSinkSummary s = first.summary();
   return {scope,
           std::to_string(heads.size()),
@@ -147,10 +156,10 @@ std::vector<std::string> summary_row(const std::string& scope,
           num(s.strongShare),
           num(s.concentration),
           num(sinks / n),
-          num(b0 / n),
-          num(b1 / n),
-          num(a0 / n),
-          num(a1 / n),
+          barMean(b0),
+          barMean(b1),
+          barMean(a0),
+          barMean(a1),
           classified ? num(retriever / n) : std::string(),
           classified ? num(mixer / n) : std::string(),
           classified ? num(reset / n) : std::string()};
@@ -508,6 +517,11 @@ std::pair<std::size_t, std::size_t> append_persistence_rows(Tables& t, const Hea
                                                             const document::AnalysisSettings& p,
                                                             json& headJson) {
   const analysis::PersistenceDiagram& diagram = r.persistence;
+  if (!r.persistenceLeftOut.empty()) {  // past the exact reduction's bounds: counts left empty
+    headJson["persistence_left_out"] = r.persistenceLeftOut;
+    t.persistenceSummary.rows.push_back({at.layer, at.head, "", "", "", ""});
+    return {0, 0};
+  }
   document::append_bar_rows(t.persistence, at.layer, at.head, diagram);
   json bars = json::array();
   for (const auto* list : {&diagram.h0, &diagram.h1})
@@ -553,6 +567,7 @@ HeadFigures head_figures(const HeadRows& at, const analysis::HeadAnalysis& r, st
   f.bars1 = r.persistence.h1.size();
   f.bars0Above = above0;
   f.bars1Above = above1;
+  f.persistence = r.persistenceLeftOut.empty();
   return f;
 }
 
@@ -589,6 +604,9 @@ struct LayerRows {
   std::vector<std::vector<analysis::GraphSpectrum>> layerGraphs;
   std::vector<std::vector<std::vector<analysis::GraphSpectrum>>> headGraphs;
   std::vector<HeadFigures> modelHeads;
+  // Maps whose persistence was past the exact reduction's bounds, and why.
+  std::vector<std::string> persistenceLeftOut;
+  std::string persistenceReason;
 
   LayerRows(const document::AnalysisSettings& settings, int tokenCount, int q, bool isCausal,
             const std::vector<std::string>& shownTokens, std::size_t layers, bool keep)
@@ -614,6 +632,10 @@ struct LayerRows {
       json headJson = {{"head", at.head}};
       append_sink_rows(t, at, r, tokens, query, p, headJson);
       const auto [above0, above1] = append_persistence_rows(t, at, r, p, headJson);
+      if (!r.persistenceLeftOut.empty()) {
+        persistenceLeftOut.push_back("layer " + at.layer + " head " + at.head);
+        persistenceReason = r.persistenceLeftOut;
+      }
       for (std::size_t ti = 0; ti < p.thresholds.size(); ++ti) {
         if (h < 0)
           layerGraphs[ti].push_back(r.spectra[ti]);
@@ -699,10 +721,22 @@ AnalyzeOutput analyze_subject(const AnalyzeSubject& subject, const document::Ana
   LayerRows rows(p, T, query, trace.causal(), subject.tokens,
                  static_cast<std::size_t>(trace.layers()), keepRows);
   const int heads = trace.heads();
+  analysis::HeadAnalysisParams headParams = document::head_analysis_params(p, T);
+  headParams.persistenceMayBeLeftOut = true;
   document::analyse_trace_layers(
-      trace, document::head_analysis_params(p, T),
-      {.valueSpaceCurves = values, .effectiveRank = false, .settings = p},
+      trace, headParams, {.valueSpaceCurves = values, .effectiveRank = false, .settings = p},
       [&rows, heads](document::LayerAnalysis&& layer) { rows.add(layer, heads); }, progress);
+  if (!rows.persistenceLeftOut.empty()) {
+    std::string maps;
+    for (const std::string& m : rows.persistenceLeftOut) maps += (maps.empty() ? "" : ", ") + m;
+    header.push_back(
+        {"persistence_left_out",
+         "for " + std::to_string(rows.persistenceLeftOut.size()) +
+             (rows.persistenceLeftOut.size() == 1 ? " map (" : " maps (") + maps +
+             "): past the exact reduction's bounds (" + rows.persistenceReason +
+             "); persistence_summary.csv leaves their counts empty, persistence.csv and "
+             "betti.csv have no rows for them, layer_summary.csv's bar means leave them out"});
+  }
   Tables& t = rows.t;
   append_sign_flip_and_effectiveness(t, p, trace.layers(), rows.layerGraphs, rows.headGraphs);
   t.layerSummary.rows.push_back(summary_row("model", rows.modelHeads));

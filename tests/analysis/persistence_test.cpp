@@ -330,3 +330,39 @@ TEST(Persistence, StopsPastItsBoundsNamingThem) {
   EXPECT_EQ(ours(tight.h0), ours(free.h0));
   EXPECT_EQ(ours(tight.h1), ours(free.h1));
 }
+
+TEST(Persistence, AHeadPastItsBoundsKeepsItsOtherFamiliesWhenAsked) {
+  // A dense random causal map, whose reduction goes past a small bound.
+  const int n = 48;
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(0.05f, 1.0f);
+  AttentionMatrix a{std::vector<float>(static_cast<std::size_t>(n) * n, 0.0f), n, true};
+  for (int i = 0; i < n; ++i) {
+    float z = 0;
+    for (int j = 0; j <= i; ++j) z += (a.weights[static_cast<std::size_t>(i) * n + j] = u(rng));
+    for (int j = 0; j <= i; ++j) a.weights[static_cast<std::size_t>(i) * n + j] /= z;
+  }
+  std::vector<float> values(static_cast<std::size_t>(n) * 4);
+  for (float& v : values) v = u(rng) - 0.5f;
+  HeadAnalysisParams p;
+  p.persistenceBounds = {.heldEntries = 1u << 26, .work = 2000};
+  EXPECT_THROW((void)analyse_head(a.view(), values, 4, p), PersistenceTooLarge);
+
+  p.persistenceMayBeLeftOut = true;
+  const HeadAnalysis left = analyse_head(a.view(), values, 4, p);
+  EXPECT_NE(left.persistenceLeftOut.find("more than 2000 coboundary entries"), std::string::npos)
+      << left.persistenceLeftOut;
+  EXPECT_TRUE(left.persistence.h0.empty());
+  EXPECT_TRUE(left.persistence.h1.empty());
+  EXPECT_TRUE(left.betti.grid.empty());
+  // Everything else is as without bounds.
+  const HeadAnalysis full = analyse_head(a.view(), values, 4, HeadAnalysisParams{});
+  EXPECT_TRUE(full.persistenceLeftOut.empty());
+  EXPECT_FALSE(full.persistence.h1.empty());
+  EXPECT_EQ(left.keyImportance, full.keyImportance);
+  ASSERT_EQ(left.spectra.size(), full.spectra.size());
+  for (std::size_t k = 0; k < full.spectra.size(); ++k)
+    EXPECT_EQ(left.spectra[k].eigenvalues, full.spectra[k].eigenvalues);
+  ASSERT_TRUE(left.valueSpace && full.valueSpace);
+  EXPECT_EQ(left.valueSpace->scores.f, full.valueSpace->scores.f);
+}
