@@ -152,6 +152,10 @@ class Trace {
   // capture budget did not allow keeping it.
   LayerCapture layer(int l) const;
   bool layerStored(int l) const;
+  // The stored capture itself (valid while the trace lives), or null when the
+  // layer is recomputed: a long input's layer is hundreds of megabytes, too
+  // many to copy for reading.
+  const LayerCapture* storedLayer(int l) const;
 
  private:
   friend class TraceBuilder;

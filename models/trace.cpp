@@ -45,6 +45,10 @@ bool Trace::layerStored(int l) const {
   return l >= 0 && l < numLayers_ && stored_[static_cast<std::size_t>(l)].has_value();
 }
 
+const LayerCapture* Trace::storedLayer(int l) const {
+  return layerStored(l) ? &*stored_[static_cast<std::size_t>(l)] : nullptr;
+}
+
 LayerCapture Trace::layer(int l) const {
   if (l < 0 || l >= numLayers_)
     throw std::out_of_range("layer " + std::to_string(l) + " out of range");

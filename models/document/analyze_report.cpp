@@ -712,7 +712,11 @@ AnalyzeOutput analyze_subject(const AnalyzeSubject& subject, const document::Ana
   auto header = analyze_header(subject, T, query, p);
   if (!subject.warning.empty()) header.push_back({"warning", subject.warning});
   // A model run always has values; a capture may not.
-  const bool values = subject.model || (trace.layers() > 0 && trace.layer(0).head_dim > 0);
+  const auto valuesOfFirstLayer = [&trace] {
+    const models::LayerCapture* stored = trace.storedLayer(0);
+    return stored ? stored->head_dim > 0 : trace.layer(0).head_dim > 0;
+  };
+  const bool values = subject.model || (trace.layers() > 0 && valuesOfFirstLayer());
   if (!values)
     header.push_back({"values",
                       "not given: taxonomy.csv, value_space.csv and "

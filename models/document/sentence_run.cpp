@@ -53,7 +53,10 @@ std::shared_ptr<const models::LayerCapture> SentenceRun::layer(int layer) const 
   std::lock_guard lock(layerCache_->mutex);
   LayerCache& cache = *layerCache_;
   if (!cache.capture || cache.trace != trace.get() || cache.index != layer) {
-    cache.capture = std::make_shared<const models::LayerCapture>(trace->layer(layer));
+    // A stored layer is shared with the trace (aliasing its owner), not copied.
+    const models::LayerCapture* stored = trace->storedLayer(layer);
+    cache.capture = stored ? std::shared_ptr<const models::LayerCapture>(trace, stored)
+                           : std::make_shared<const models::LayerCapture>(trace->layer(layer));
     cache.trace = trace.get();
     cache.index = layer;
   }

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "analysis/persistence.h"
@@ -29,17 +30,24 @@ int layers_per_group(const models::Trace& trace) {
   return std::clamp(std::min(busy, fitting), 1, std::max(1, L));
 }
 
-// Layers [first, first + count): their captures and head averages.
+// Layers [first, first + count): their captures (the trace's own where it
+// stores them, recomputed otherwise) and head averages.
 struct LayerGroup {
-  std::vector<models::LayerCapture> captures;
+  std::vector<std::unique_ptr<models::LayerCapture>> recomputed;
+  std::vector<const models::LayerCapture*> captures;
   std::vector<analysis::AttentionMatrix> averages;
 };
 
 LayerGroup capture_group(const models::Trace& trace, int first, int count) {
   LayerGroup g;
   for (int l = first; l < first + count; ++l) {
-    g.captures.push_back(trace.layer(l));
-    g.averages.push_back(g.captures.back().headAverage());
+    const models::LayerCapture* stored = trace.storedLayer(l);
+    if (!stored) {
+      g.recomputed.push_back(std::make_unique<models::LayerCapture>(trace.layer(l)));
+      stored = g.recomputed.back().get();
+    }
+    g.captures.push_back(stored);
+    g.averages.push_back(stored->headAverage());
   }
   return g;
 }
@@ -49,7 +57,7 @@ std::vector<LayerAnalysis> analyse_group(const LayerGroup& group, int first,
                                          const analysis::HeadAnalysisParams& params,
                                          const TraceAnalysisOptions& options) {
   const auto count = group.captures.size();
-  const int H = count ? group.captures.front().heads : 0;
+  const int H = count ? group.captures.front()->heads : 0;
   std::vector<LayerAnalysis> layers(count);
   for (std::size_t g = 0; g < count; ++g) {
     layers[g].layer = first + static_cast<int>(g);
@@ -59,7 +67,7 @@ std::vector<LayerAnalysis> analyse_group(const LayerGroup& group, int first,
   analysis::parallel_for(static_cast<int>(count) * (H + 1), [&](int k) {
     const auto g = static_cast<std::size_t>(k / (H + 1));
     const int h = k % (H + 1) - 1;  // -1: the layer's head average
-    const models::LayerCapture& cap = group.captures[g];
+    const models::LayerCapture& cap = *group.captures[g];
     LayerAnalysis& out = layers[g];
     const auto slot = static_cast<std::size_t>(h + 1);
     try {
