@@ -219,7 +219,8 @@ io::CsvTable tables_by_run(const std::vector<std::pair<std::string, const io::Cs
                !std::equal(table->columns.begin(), table->columns.end(), out.columns.begin() + 1)) {
       throw std::invalid_argument("tables_by_run: the runs' tables differ in their columns");
     }
-    for (const auto& r : table->rows) {
+    const io::CsvTable parsed = with_rows_parsed(*table);
+    for (const auto& r : parsed.rows) {
       std::vector<std::string> row{name};
       row.insert(row.end(), r.begin(), r.end());
       out.rows.push_back(std::move(row));
@@ -249,13 +250,34 @@ void append_attention_rows(io::CsvTable& table, const analysis::AttentionView& m
                                 " tokens for a map of " + std::to_string(map.size));
   const std::string layerName = std::to_string(layer);
   const std::string headName = head < 0 ? "average" : std::to_string(head);
+  // A long input's map has millions of cells: as rows of seven strings each
+  // it took 620 MB and 12 million allocations at T = 2048 (every time the
+  // window drew the map). Past kAttentionRowsAsText the rows are CSV text
+  // (rendered rows come first in csv_render, so earlier rows go there too).
+  const auto T = static_cast<std::size_t>(map.size);
+  const bool asText = !table.renderedRows.empty() || T * T / 2 > kAttentionRowsAsText;
+  if (asText) io::csv_flush_rows(table);
+  std::vector<std::string> row(7);
+  row[0] = layerName;
+  row[1] = headName;
   for (int i = 0; i < map.size; ++i)
     for (int j = 0; j < map.size; ++j) {
       if (!map.visible(i, j)) continue;
-      table.rows.push_back({layerName, headName, std::to_string(i), std::to_string(j),
-                            tokens[static_cast<std::size_t>(i)],
-                            tokens[static_cast<std::size_t>(j)], io::csv_number(map.at(i, j))});
+      row[2] = std::to_string(i);
+      row[3] = std::to_string(j);
+      row[4] = tokens[static_cast<std::size_t>(i)];
+      row[5] = tokens[static_cast<std::size_t>(j)];
+      row[6] = io::csv_number(map.at(i, j));
+      if (asText)
+        io::csv_append_row(table.renderedRows, row);
+      else
+        table.rows.push_back(row);
     }
+}
+
+io::CsvTable with_rows_parsed(const io::CsvTable& table) {
+  if (table.renderedRows.empty()) return table;
+  return io::csv_parse(io::csv_render(table), std::numeric_limits<std::size_t>::max());
 }
 
 const std::vector<std::string>& sink_key_columns() {

@@ -4,6 +4,7 @@
 // column names and number formatting, which the view's CSV writes. A panel's
 // CSV is thereby analyze's rows for the same heads, whatever widget shows it,
 // and nothing is read back out of a drawing.
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <vector>
@@ -90,6 +91,10 @@ TaxonomyView taxonomy_view(const TraceAnalysis& a);
 io::CsvTable attention_table(const analysis::AttentionView& map, int layer, int head,
                              const std::vector<std::string>& tokens);
 const std::vector<std::string>& attention_columns();
+// Maps of more cells than this get their rows as CSV text (CsvTable::renderedRows).
+inline constexpr std::size_t kAttentionRowsAsText = 100'000;
+// `table` with every row as fields (rendered rows parsed back).
+io::CsvTable with_rows_parsed(const io::CsvTable& table);
 void append_attention_rows(io::CsvTable& table, const analysis::AttentionView& map, int layer,
                            int head, const std::vector<std::string>& tokens);
 

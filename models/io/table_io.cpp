@@ -92,9 +92,9 @@ std::string csv_render_taking(CsvTable& table) {
   return out;
 }
 
+CsvTable csv_parse(const std::string& text) { return csv_parse(text, kCsvMaxCells); }
 
-
-CsvTable csv_parse(const std::string& text) {
+CsvTable csv_parse(const std::string& text, std::size_t maxCells) {
   CsvTable table;
   std::size_t at = 0, line = 1;
   const std::size_t n = text.size();
@@ -156,7 +156,7 @@ CsvTable csv_parse(const std::string& text) {
       // Bounded by what a table holds, not by the file: each empty field
       // costs a string (32 bytes) for one byte of file.
       if (fields.size() > kCsvMaxColumns) fail("more than " + std::to_string(kCsvMaxColumns) + " fields");
-      if (++cells > kCsvMaxCells) fail("more than " + std::to_string(kCsvMaxCells) + " fields in all");
+      if (++cells > maxCells) fail("more than " + std::to_string(maxCells) + " fields in all");
       if (at < n && text[at] == ',') {
         ++at;
         continue;

@@ -53,6 +53,9 @@ void csv_append_row(std::string& out, const std::vector<std::string>& fields);
 inline constexpr std::size_t kCsvMaxColumns = 65536;
 inline constexpr std::size_t kCsvMaxCells = std::size_t{1} << 22;
 CsvTable csv_parse(const std::string& text);
+// The same with another bound on the fields in all: for text SinkScope made
+// itself (a long input's rows kept as text), never for a file it reads.
+CsvTable csv_parse(const std::string& text, std::size_t maxCells);
 
 // Writes `content` to `path` through a temporary file in the same folder and a
 // rename. Refuses to replace an existing file unless `overwrite`, and never

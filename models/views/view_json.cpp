@@ -1,6 +1,7 @@
 #include "models/views/view_json.h"
 
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace sinkscope::views {
@@ -37,12 +38,14 @@ void add_numbers(json& out, const std::shared_ptr<const io::CsvTable>& table) {
 }  // namespace
 
 json table_json(const io::CsvTable& table) {
-  // Rows kept as rendered text belong to tables of millions of rows, which no
-  // view holds.
-  if (!table.renderedRows.empty())
-    throw std::invalid_argument("table_json: a table with rendered rows");
   json comments = json::object();
   for (const auto& [key, value] : table.comments) comments[key] = value;
+  // A long input's map keeps its rows as CSV text: read back for the JSON.
+  if (!table.renderedRows.empty())
+    return {{"columns", table.columns},
+            {"rows",
+             io::csv_parse(io::csv_render(table), std::numeric_limits<std::size_t>::max()).rows},
+            {"comments", comments}};
   return {{"columns", table.columns}, {"rows", table.rows}, {"comments", comments}};
 }
 

@@ -12,6 +12,7 @@
 #include "analysis/persistence.h"
 #include "analysis/sink_metric.h"
 #include "models/document/map_views.h"
+#include "models/document/panel_views.h"
 #include "models/document/plot_views.h"
 #include "models/document/scene_views.h"
 #include "models/views/view_json.h"
@@ -413,4 +414,39 @@ TEST(SceneViews, TheSpectralEmbeddingHasAColourBarForItsFiedlerColours) {
   EXPECT_TRUE(ringed.points[0].sinkRing);
   EXPECT_FALSE(ringed.points[1].sinkRing);
   EXPECT_NE(ringed.legend.find("red ring: sinks (1)"), std::string::npos) << ringed.legend;
+}
+
+// A long input's map has millions of cells: its numbers are kept as CSV text,
+// the same text the rows would give, and still read back as rows for JSON
+// and for a comparison's "run" table.
+TEST(PlotViews, ALongMapsNumbersAreCsvTextEqualToItsRows) {
+  const int T = 500;  // 125,250 visible cells, past kAttentionRowsAsText
+  analysis::AttentionMatrix a{std::vector<float>(static_cast<std::size_t>(T) * T, 0.0f), T, true};
+  for (int i = 0; i < T; ++i)
+    for (int j = 0; j <= i; ++j)
+      a.weights[static_cast<std::size_t>(i) * T + j] = 1.0f / static_cast<float>(i + 1 + (j % 3));
+  std::vector<std::string> tokens;
+  for (int i = 0; i < T; ++i) tokens.push_back(i % 7 == 0 ? "a,\"b\"" : "t" + std::to_string(i));
+  const io::CsvTable t = document::attention_table(a.view(), 3, -1, tokens);
+  EXPECT_TRUE(t.rows.empty());
+  EXPECT_FALSE(t.renderedRows.empty());
+  // The rows written out here, independently, as fields.
+  io::CsvTable expected;
+  expected.columns = document::attention_columns();
+  for (int i = 0; i < T; ++i)
+    for (int j = 0; j <= i; ++j)
+      expected.rows.push_back({"3", "average", std::to_string(i), std::to_string(j),
+                               tokens[static_cast<std::size_t>(i)],
+                               tokens[static_cast<std::size_t>(j)],
+                               io::csv_number(a.weights[static_cast<std::size_t>(i) * T + j])});
+  EXPECT_EQ(io::csv_render(t), io::csv_render(expected));
+  EXPECT_EQ(document::with_rows_parsed(t).rows, expected.rows);
+  const auto json = views::table_json(t);
+  ASSERT_EQ(json["rows"].size(), expected.rows.size());
+  EXPECT_EQ(json["rows"][28][4], "a,\"b\"");  // query 7, key 0
+  const io::CsvTable both = document::tables_by_run({{"plain", &t}, {"edited", &t}});
+  EXPECT_EQ(both.rows.size(), 2 * expected.rows.size());
+  // A short map keeps its rows as fields.
+  analysis::AttentionMatrix small{std::vector<float>(16, 0.25f), 4, false};
+  EXPECT_EQ(document::attention_table(small.view(), 0, 0, {"a", "b", "c", "d"}).rows.size(), 16u);
 }
