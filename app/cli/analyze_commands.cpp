@@ -49,10 +49,6 @@ void report_left_out(const std::vector<std::filesystem::path>& written) {
   }
 }
 
-}  // namespace
-
-namespace {
-
 const char* kAnalyzeAbout =
     "Runs MODEL on TEXT and writes, for every layer and head and the head average, one CSV\n"
     "per metric family of metrics.md; with --sentences, the tables pooled over the sentences.";

@@ -219,7 +219,7 @@ io::CsvTable tables_by_run(const std::vector<std::pair<std::string, const io::Cs
                !std::equal(table->columns.begin(), table->columns.end(), out.columns.begin() + 1)) {
       throw std::invalid_argument("tables_by_run: the runs' tables differ in their columns");
     }
-    const io::CsvTable parsed = with_rows_parsed(*table);
+    const io::CsvTable parsed = io::csv_with_rows_parsed(*table);
     for (const auto& r : parsed.rows) {
       std::vector<std::string> row{name};
       row.insert(row.end(), r.begin(), r.end());
@@ -273,11 +273,6 @@ void append_attention_rows(io::CsvTable& table, const analysis::AttentionView& m
       else
         table.rows.push_back(row);
     }
-}
-
-io::CsvTable with_rows_parsed(const io::CsvTable& table) {
-  if (table.renderedRows.empty()) return table;
-  return io::csv_parse(io::csv_render(table), std::numeric_limits<std::size_t>::max());
 }
 
 const std::vector<std::string>& sink_key_columns() {

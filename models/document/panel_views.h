@@ -93,8 +93,6 @@ io::CsvTable attention_table(const analysis::AttentionView& map, int layer, int 
 const std::vector<std::string>& attention_columns();
 // Maps of more cells than this get their rows as CSV text (CsvTable::renderedRows).
 inline constexpr std::size_t kAttentionRowsAsText = 100'000;
-// `table` with every row as fields (rendered rows parsed back).
-io::CsvTable with_rows_parsed(const io::CsvTable& table);
 void append_attention_rows(io::CsvTable& table, const analysis::AttentionView& map, int layer,
                            int head, const std::vector<std::string>& tokens);
 

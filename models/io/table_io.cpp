@@ -1,5 +1,7 @@
 #include "models/io/table_io.h"
 
+#include <limits>
+
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -93,6 +95,11 @@ std::string csv_render_taking(CsvTable& table) {
 }
 
 CsvTable csv_parse(const std::string& text) { return csv_parse(text, kCsvMaxCells); }
+
+CsvTable csv_with_rows_parsed(const CsvTable& table) {
+  if (table.renderedRows.empty()) return table;
+  return csv_parse(csv_render(table), std::numeric_limits<std::size_t>::max());
+}
 
 CsvTable csv_parse(const std::string& text, std::size_t maxCells) {
   CsvTable table;

@@ -56,6 +56,9 @@ CsvTable csv_parse(const std::string& text);
 // The same with another bound on the fields in all: for text SinkScope made
 // itself (a long input's rows kept as text), never for a file it reads.
 CsvTable csv_parse(const std::string& text, std::size_t maxCells);
+// `table` with every row as fields: its rendered rows (SinkScope's own text)
+// parsed back, for readers of `rows`.
+CsvTable csv_with_rows_parsed(const CsvTable& table);
 
 // Writes `content` to `path` through a temporary file in the same folder and a
 // rename. Refuses to replace an existing file unless `overwrite`, and never

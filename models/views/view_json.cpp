@@ -1,7 +1,6 @@
 #include "models/views/view_json.h"
 
 #include <cmath>
-#include <limits>
 #include <stdexcept>
 
 namespace sinkscope::views {
@@ -43,8 +42,7 @@ json table_json(const io::CsvTable& table) {
   // A long input's map keeps its rows as CSV text: read back for the JSON.
   if (!table.renderedRows.empty())
     return {{"columns", table.columns},
-            {"rows",
-             io::csv_parse(io::csv_render(table), std::numeric_limits<std::size_t>::max()).rows},
+            {"rows", io::csv_with_rows_parsed(table).rows},
             {"comments", comments}};
   return {{"columns", table.columns}, {"rows", table.rows}, {"comments", comments}};
 }

@@ -440,7 +440,7 @@ TEST(PlotViews, ALongMapsNumbersAreCsvTextEqualToItsRows) {
                                tokens[static_cast<std::size_t>(j)],
                                io::csv_number(a.weights[static_cast<std::size_t>(i) * T + j])});
   EXPECT_EQ(io::csv_render(t), io::csv_render(expected));
-  EXPECT_EQ(document::with_rows_parsed(t).rows, expected.rows);
+  EXPECT_EQ(io::csv_with_rows_parsed(t).rows, expected.rows);
   const auto json = views::table_json(t);
   ASSERT_EQ(json["rows"].size(), expected.rows.size());
   EXPECT_EQ(json["rows"][28][4], "a,\"b\"");  // query 7, key 0
