@@ -53,11 +53,13 @@ inline constexpr double kBarTolerance = 1e-6;
 
 // Exact persistence has a cost no size bound can state in advance: a sink
 // map reduces in milliseconds, a dense random encoder map at T = 900 needed
-// 10 GB and more than five minutes. Past these bounds (entries held at once,
-// about 1 GiB; coboundary entries visited) it stops with PersistenceTooLarge,
-// the same on every machine.
+// 10 GB and more than five minutes. Past these bounds (entries held at once:
+// 128 MiB of keys, up to twice that while their buffer grows, per analysis
+// thread, so that two threads at 2048 tokens stay within 2 GiB with the
+// capture; coboundary entries visited) it stops with PersistenceTooLarge, the
+// same on every machine.
 struct PersistenceBounds {
-  std::uint64_t heldEntries = std::uint64_t{1} << 26;
+  std::uint64_t heldEntries = std::uint64_t{1} << 24;
   std::uint64_t work = std::uint64_t{1} << 29;
 };
 class PersistenceTooLarge : public std::runtime_error {

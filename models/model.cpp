@@ -197,6 +197,9 @@ std::vector<float> to_vector(const at::Tensor& t) {
 struct AttentionResult {
   at::Tensor output;                        // [T, D] after the output projection
   at::Tensor probs, queries, keys, values;  // [H, T, T], [H, T, d] x3
+  // A single CPU sequence's kept maps are written here (probs views it), so
+  // that its capture takes them without a copy: 2 GB at 4096 tokens.
+  std::vector<float> probsStorage;
 };
 
 // ALiBi's head slopes (Press et al.): a geometric sequence starting at
@@ -219,10 +222,111 @@ std::vector<double> alibi_slopes(int heads) {
   return slopes;
 }
 
+// Heads whose [T, T] maps are computed at once: every head, unless one
+// float32 copy of their maps would pass the run's chunk bytes. A head's
+// scores, their float32 copy, its probabilities and their copy in the pass's
+// dtype live together: at 4096 tokens, 32 heads at once would be 8 GB.
+std::int64_t heads_per_chunk(std::int64_t B, std::int64_t H, std::int64_t T,
+                             std::size_t chunkBytes) {
+  const std::int64_t perHead = B * T * T * static_cast<std::int64_t>(sizeof(float));
+  return std::clamp<std::int64_t>(
+      static_cast<std::int64_t>(chunkBytes) / std::max<std::int64_t>(perHead, 1), 1, H);
+}
+
+// Which keys each query may see, and the edits' masks: shared by every chunk.
+struct Visibility {
+  at::Tensor qi, kj;   // [T, 1] and [1, T] positions
+  at::Tensor visible;  // [T, T]
+};
+
+Visibility visibility(const ModelConfig& c, int l, std::int64_t T, const at::Device& device) {
+  Visibility v;
+  const auto opts = at::TensorOptions().device(device);
+  v.qi = at::arange(T, opts.dtype(at::kLong)).unsqueeze(1);
+  v.kj = at::arange(T, opts.dtype(at::kLong)).unsqueeze(0);
+  v.visible = at::ones({T, T}, opts.dtype(at::kBool));
+  if (c.causal) v.visible = v.visible.logical_and(v.kj <= v.qi);
+  if (c.layerSlides(l)) v.visible = v.visible.logical_and((v.qi - v.kj) < c.sliding_window);
+  return v;
+}
+
+// The probabilities of heads [h0, h0 + n) ([B, n, T, T], float32), from their
+// queries and keys ([B, n, T, d]): scaled, masked, softmaxed and edited as the
+// run asks.
+at::Tensor head_probabilities(const ModelConfig& c, int l, const at::Tensor& q, const at::Tensor& k,
+                              const RunOptions& o, const Visibility& vis, std::int64_t h0) {
+  const std::int64_t n = q.size(1), T = q.size(2);
+  const at::Device device = q.device();
+  const auto opts = at::TensorOptions().device(device);
+  // Scaled and masked in place (the same values as out of place, without a
+  // second T^2 buffer per step).
+  at::Tensor scores = attention_product(q, k.transpose(-1, -2));
+  scores.mul_(c.attention_scale);
+  if (c.scale_by_inverse_layer) scores.div_(static_cast<double>(l + 1));
+  if (c.attn_softcap > 0.0) scores = at::tanh(scores / c.attn_softcap) * c.attn_softcap;
+  if (c.positions == PositionKind::Alibi) {
+    const std::vector<double> slopes = alibi_slopes(c.num_heads);
+    at::Tensor slope = at::empty({n}, at::kFloat);
+    for (std::int64_t i = 0; i < n; ++i) slope[i] = slopes[static_cast<std::size_t>(h0 + i)];
+    const at::Tensor distance = (vis.kj - vis.qi).to(at::kFloat).to(device);  // <= 0 when visible
+    scores = scores + slope.to(device).view({n, 1, 1}) * distance;
+  }
+  // One [T, T] mask for every head, unless an edit masks keys of some heads.
+  auto edits_head = [&](const AttentionEdit& e, std::int64_t i) {
+    return applies(e.heads, static_cast<int>(h0 + i));
+  };
+  const bool perHeadMask = std::any_of(o.edits.begin(), o.edits.end(), [&](const AttentionEdit& e) {
+    return e.kind == AttentionEdit::Kind::MaskKeysBeforeSoftmax && applies(e.layers, l);
+  });
+  at::Tensor allowed =
+      perHeadMask ? vis.visible.unsqueeze(0).expand({n, T, T}).clone() : vis.visible;
+  for (const AttentionEdit& e : o.edits) {
+    if (e.kind != AttentionEdit::Kind::MaskKeysBeforeSoftmax || !applies(e.layers, l)) continue;
+    at::Tensor keyMask = at::zeros({T}, opts.dtype(at::kBool));
+    for (int key : e.keys)
+      if (key >= 0 && key < T) keyMask[key] = true;
+    const at::Tensor masked = vis.visible.logical_and(keyMask.unsqueeze(0).logical_not());
+    // A query left with no visible key keeps its keys: a row cannot be empty.
+    const at::Tensor keep = masked.any(-1, true);
+    const at::Tensor rowAllowed = at::where(keep, masked, vis.visible);
+    for (std::int64_t i = 0; i < n; ++i)
+      if (edits_head(e, i)) allowed[i] = rowAllowed;
+  }
+  scores.masked_fill_(allowed.logical_not(), -std::numeric_limits<float>::infinity());
+  at::Tensor probs = at::softmax(scores.to(at::kFloat), -1);
+  scores.reset();
+
+  for (const AttentionEdit& e : o.edits) {
+    if (e.kind != AttentionEdit::Kind::ZeroKeysAfterSoftmax || !applies(e.layers, l)) continue;
+    at::Tensor keyMask = at::zeros({T}, opts.dtype(at::kBool));
+    for (int key : e.keys)
+      if (key >= 0 && key < T) keyMask[key] = true;
+    const at::Tensor rest =
+        vis.visible.logical_and(keyMask.unsqueeze(0).logical_not()).to(at::kFloat);
+    const at::Tensor restCount = rest.sum(-1, true);
+    for (std::int64_t i = 0; i < n; ++i) {
+      if (!edits_head(e, i)) continue;
+      const at::Tensor original = probs.select(1, i);  // [B, T, T]
+      const at::Tensor row = original.masked_fill(keyMask.unsqueeze(0), 0.0);
+      const at::Tensor sum = row.sum(-1, true);
+      // Renormalise; a row whose mass was all on the removed keys becomes
+      // uniform over its other visible keys; one with no other key keeps its weights.
+      at::Tensor edited =
+          at::where(sum > 0, row / sum.clamp_min(1e-30), rest / restCount.clamp_min(1.0));
+      edited = at::where(restCount > 0, edited, original);
+      probs.select(1, i).copy_(edited);
+    }
+  }
+  return probs;
+}
+
 // `ablatedPerBatch`: batch element b has head ablatedPerBatch[b] of this
-// layer ablated (headAblationLogits); null for every other pass.
+// layer ablated (headAblationLogits); null for every other pass. `keepMaps`:
+// the result holds every head's probabilities (for a capture); otherwise only
+// a chunk of heads' maps exists at a time.
 AttentionResult attention(const ModelImpl& m, int l, const at::Tensor& h, const RunOptions& o,
-                          const Rope& rope, const std::vector<int>* ablatedPerBatch = nullptr) {
+                          const Rope& rope, bool keepMaps,
+                          const std::vector<int>* ablatedPerBatch = nullptr) {
   const ModelConfig& c = m.config;
   const LayerWeights& W = m.weights.layers[static_cast<std::size_t>(l)];
   const std::int64_t B = h.size(0), T = h.size(1), H = c.num_heads, KV = c.num_kv_heads,
@@ -236,71 +340,32 @@ AttentionResult attention(const ModelImpl& m, int l, const at::Tensor& h, const 
     k = k.repeat_interleave(H / KV, 1);
     v = v.repeat_interleave(H / KV, 1);
   }
-  // [B, H, T, T]: scaled and masked in place (the same values as out of
-  // place, without a second T^2 buffer per step: at T = 1024 each is 48 MB).
-  at::Tensor scores = attention_product(q, k.transpose(-1, -2));
-  scores.mul_(c.attention_scale);
-  if (c.scale_by_inverse_layer) scores.div_(static_cast<double>(l + 1));
-  if (c.attn_softcap > 0.0) scores = at::tanh(scores / c.attn_softcap) * c.attn_softcap;
-
-  // Which keys each query may see.
-  const auto opts = at::TensorOptions().device(h.device());
-  const at::Tensor qi = at::arange(T, opts.dtype(at::kLong)).unsqueeze(1);
-  const at::Tensor kj = at::arange(T, opts.dtype(at::kLong)).unsqueeze(0);
-  if (c.positions == PositionKind::Alibi) {
-    const std::vector<double> slopes = alibi_slopes(static_cast<int>(H));
-    at::Tensor slope = at::empty({H}, at::kFloat);
-    for (std::int64_t i = 0; i < H; ++i) slope[i] = slopes[static_cast<std::size_t>(i)];
-    const at::Tensor distance = (kj - qi).to(at::kFloat).to(h.device());  // <= 0 for visible keys
-    scores = scores + slope.to(h.device()).view({H, 1, 1}) * distance;
-  }
-  at::Tensor visible = at::ones({T, T}, opts.dtype(at::kBool));
-  if (c.causal) visible = visible.logical_and(kj <= qi);
-  if (c.layerSlides(l)) visible = visible.logical_and((qi - kj) < c.sliding_window);
-  // One [T, T] mask for every head, unless an edit masks keys of some heads.
-  const bool perHeadMask = std::any_of(o.edits.begin(), o.edits.end(), [&](const AttentionEdit& e) {
-    return e.kind == AttentionEdit::Kind::MaskKeysBeforeSoftmax && applies(e.layers, l);
-  });
-  at::Tensor allowed = perHeadMask ? visible.unsqueeze(0).expand({H, T, T}).clone() : visible;
-
-  for (const AttentionEdit& e : o.edits) {
-    if (e.kind != AttentionEdit::Kind::MaskKeysBeforeSoftmax || !applies(e.layers, l)) continue;
-    at::Tensor keyMask = at::zeros({T}, opts.dtype(at::kBool));
-    for (int key : e.keys)
-      if (key >= 0 && key < T) keyMask[key] = true;
-    const at::Tensor masked = visible.logical_and(keyMask.unsqueeze(0).logical_not());
-    // A query left with no visible key keeps its keys: a row cannot be empty.
-    const at::Tensor keep = masked.any(-1, true);
-    const at::Tensor rowAllowed = at::where(keep, masked, visible);
-    for (std::int64_t head = 0; head < H; ++head)
-      if (applies(e.heads, static_cast<int>(head))) allowed[head] = rowAllowed;
-  }
-  scores.masked_fill_(allowed.logical_not(), -std::numeric_limits<float>::infinity());
-  at::Tensor probs = at::softmax(scores.to(at::kFloat), -1);
-
-  for (const AttentionEdit& e : o.edits) {
-    if (e.kind != AttentionEdit::Kind::ZeroKeysAfterSoftmax || !applies(e.layers, l)) continue;
-    at::Tensor keyMask = at::zeros({T}, opts.dtype(at::kBool));
-    for (int key : e.keys)
-      if (key >= 0 && key < T) keyMask[key] = true;
-    const at::Tensor rest = visible.logical_and(keyMask.unsqueeze(0).logical_not()).to(at::kFloat);
-    const at::Tensor restCount = rest.sum(-1, true);
-    for (std::int64_t head = 0; head < H; ++head) {
-      if (!applies(e.heads, static_cast<int>(head))) continue;
-      const at::Tensor original = probs.select(1, head);  // [B, T, T]
-      const at::Tensor row = original.masked_fill(keyMask.unsqueeze(0), 0.0);
-      const at::Tensor sum = row.sum(-1, true);
-      // Renormalise; a row whose mass was all on the removed keys becomes
-      // uniform over its other visible keys; one with no other key keeps its weights.
-      at::Tensor edited =
-          at::where(sum > 0, row / sum.clamp_min(1e-30), rest / restCount.clamp_min(1.0));
-      edited = at::where(restCount > 0, edited, original);
-      probs.select(1, head).copy_(edited);
+  const Visibility vis = visibility(c, l, T, h.device());
+  AttentionResult r;
+  const std::int64_t chunk = heads_per_chunk(B, H, T, o.attention_chunk_bytes);
+  std::vector<at::Tensor> outs;
+  for (std::int64_t h0 = 0; h0 < H; h0 += chunk) {
+    const std::int64_t n = std::min(chunk, H - h0);
+    const at::Tensor probs =
+        head_probabilities(c, l, q.slice(1, h0, h0 + n), k.slice(1, h0, h0 + n), o, vis, h0);
+    // Softmax in float32 (captured as such); the mixing in the pass's dtype.
+    outs.push_back(attention_product(probs.to(v.scalar_type()), v.slice(1, h0, h0 + n)));
+    if (!keepMaps) continue;
+    if (!r.probs.defined()) {
+      if (B == 1 && probs.device().is_cpu()) {
+        r.probsStorage.resize(static_cast<std::size_t>(H * T * T));
+        r.probs = at::from_blob(r.probsStorage.data(), {B, H, T, T}, at::kFloat);
+      } else if (chunk == H) {
+        r.probs = probs;
+        continue;
+      } else {
+        r.probs = at::empty({B, H, T, T}, probs.options());
+      }
     }
+    r.probs.slice(1, h0, h0 + n).copy_(probs);
   }
-
-  // Softmax in float32 (captured as such); the mixing in the pass's dtype.
-  at::Tensor out = attention_product(probs.to(v.scalar_type()), v);  // [B, H, T, d]
+  at::Tensor out = outs.size() == 1 ? outs.front() : at::cat(outs, 1);  // [B, H, T, d]
+  outs.clear();
   if (ablatedPerBatch)
     for (std::int64_t b = 0; b < B; ++b)
       out[b][(*ablatedPerBatch)[static_cast<std::size_t>(b)]].zero_();
@@ -309,9 +374,7 @@ AttentionResult attention(const ModelImpl& m, int l, const at::Tensor& h, const 
     for (std::int64_t head = 0; head < H; ++head)
       if (applies(e.heads, static_cast<int>(head))) out.select(1, head).zero_();
   }
-  AttentionResult r;
   r.output = linear(out.transpose(1, 2).reshape({B, T, H * d}), W.o_w, W.o_b);
-  r.probs = probs;
   r.queries = q;
   r.keys = k;
   r.values = v;
@@ -333,12 +396,12 @@ at::Tensor attention_input(const ModelImpl& m, int l, const at::Tensor& x) {
 }
 
 at::Tensor layer_forward(const ModelImpl& m, int l, const at::Tensor& x, const RunOptions& o,
-                         const Rope& rope, AttentionResult& a,
+                         const Rope& rope, AttentionResult& a, bool keepMaps,
                          const std::vector<int>* ablatedPerBatch = nullptr) {
   const ModelConfig& c = m.config;
   const LayerWeights& W = m.weights.layers[static_cast<std::size_t>(l)];
   const at::Tensor h = attention_input(m, l, x);
-  a = attention(m, l, h, o, rope, ablatedPerBatch);
+  a = attention(m, l, h, o, rope, keepMaps, ablatedPerBatch);
   switch (c.layout) {
     case BlockLayout::PreNorm: {
       const at::Tensor y = x + a.output;
@@ -470,15 +533,20 @@ at::Tensor output_logits(const ModelImpl& m, const at::Tensor& x) {
   return logits;
 }
 
-// The capture of batch entry `b`.
-LayerCapture capture_of(const ModelConfig& c, int l, const AttentionResult& a, int b = 0) {
+// The capture of batch entry `b`; takes the maps' storage where there is one.
+LayerCapture capture_of(const ModelConfig& c, int l, AttentionResult& a, int b = 0) {
   LayerCapture cap;
   cap.layer = l;
   cap.heads = c.num_heads;
   cap.tokens = static_cast<int>(a.probs.size(2));
   cap.head_dim = c.head_dim;
   cap.causal = c.causal;
-  cap.attention = to_vector(a.probs[b]);
+  if (!a.probsStorage.empty()) {
+    cap.attention = std::move(a.probsStorage);
+    a.probs.reset();
+  } else {
+    cap.attention = to_vector(a.probs[b]);
+  }
   cap.queries = to_vector(a.queries[b]);
   cap.keys = to_vector(a.keys[b]);
   cap.values = to_vector(a.values[b]);
@@ -500,7 +568,7 @@ class Recomputer : public LayerRecomputer {
                              .to(impl_->device)
                              .to(impl_->compute);
     const Rope rope = rope_tables(impl_->config, options_, trace.tokens(), impl_->device);
-    const AttentionResult a = attention(*impl_, l, attention_input(*impl_, l, x), options_, rope);
+    AttentionResult a = attention(*impl_, l, attention_input(*impl_, l, x), options_, rope, true);
     return capture_of(impl_->config, l, a);
   }
 
@@ -519,7 +587,7 @@ at::Tensor forward_logits(const ModelImpl& m, const at::Tensor& ids) {
   at::Tensor x = embed_batch(m, ids);
   for (int l = 0; l < m.config.num_layers; ++l) {
     AttentionResult a;
-    x = layer_forward(m, l, x, plain, rope, a);
+    x = layer_forward(m, l, x, plain, rope, a, false);
   }
   return output_logits(m, x);
 }
@@ -690,7 +758,7 @@ void finish_run(const std::shared_ptr<ModelImpl>& impl, const std::vector<Trace*
     if (options.capture)
       for (int b = 0; b < B; ++b) TraceBuilder::residual(*traces[b], l) = to_vector(x[b]);
     AttentionResult a;
-    x = layer_forward(*impl, l, x, options, rope, a);
+    x = layer_forward(*impl, l, x, options, rope, a, keepAll);
     check_finite(*impl, x, l);
     if (keepAll)
       for (int b = 0; b < B; ++b) TraceBuilder::store(*traces[b], l, capture_of(c, l, a, b));
@@ -792,7 +860,7 @@ std::vector<std::vector<float>> TorchModel::headAblationLogits(const Trace& base
     at::Tensor x = x0.expand({n, T, c.hidden_size}).contiguous();
     for (int l = layer; l < c.num_layers; ++l) {
       AttentionResult a;
-      x = layer_forward(*impl_, l, x, plain, rope, a, l == layer ? &ablated : nullptr);
+      x = layer_forward(*impl_, l, x, plain, rope, a, false, l == layer ? &ablated : nullptr);
       check_finite(*impl_, x, l);
     }
     const at::Tensor logits = output_logits(*impl_, x);

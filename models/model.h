@@ -91,6 +91,11 @@ struct RunOptions {
   // Full per-layer captures are kept while they fit this budget; beyond it
   // only each layer's input is kept and the rest is recomputed on demand.
   std::size_t capture_budget_bytes = std::size_t{2} << 30;
+  // The most bytes of float32 maps computed at once: heads are taken in
+  // chunks within it (at least one), so a long input's pass holds a few
+  // heads' scores at a time rather than every head's. The numbers do not
+  // depend on it: each head's maps are products of its own.
+  std::size_t attention_chunk_bytes = std::size_t{64} << 20;
   // false: a plain forward pass that keeps nothing but the logits (the
   // benchmark's reference point; layer() is then unavailable).
   bool capture = true;

@@ -109,6 +109,20 @@ struct Tables {
       layerSummary;
 };
 
+// The tables that grow with heads x T rows (a 1B model at 2048 tokens: about
+// 2 GB of CSV text over its 16 layers).
+constexpr io::CsvTable Tables::*kBigTables[] = {&Tables::sinks, &Tables::persistence,
+                                                &Tables::betti, &Tables::eigenvalues,
+                                                &Tables::valueSpaceCurve};
+
+// Where the big tables' rows go as they are made: kept as rows (--json reads
+// them), as CSV text in memory (the window's export, --html), or spilled to
+// temporary files (analyze writing its files: only their head is in memory).
+enum class RowKeeping { Rows, Text, Spilled };
+
+// One spool per big table, in kBigTables' order; empty unless spilled.
+using BigTableSpools = std::vector<std::unique_ptr<io::RowSpool>>;
+
 // Per-head numbers that layer_summary.csv averages (heads only, not the average map).
 struct HeadFigures {
   double alpha0 = 0, uniform0 = 1, concentration = 0;  // uniform0: alpha_0's uniform baseline
@@ -436,18 +450,26 @@ std::vector<std::pair<std::string, io::CsvTable*>> analyze_named_tables(
 
 // Writes every table (and the JSON file) into `dir`, all or none.
 std::vector<fs::path> analyze_files_write(
-    Tables& t, const std::vector<std::pair<std::string, std::string>>& header, const fs::path& dir,
+    Tables& t, BigTableSpools& spools,
+    const std::vector<std::pair<std::string, std::string>>& header, const fs::path& dir,
     const fs::path& jsonFile, const document::AnalysisSettings& p, bool force,
     const AnalyzeSubject& subject, const json& all, const fs::path& htmlFile) {
   std::vector<fs::path> written;
   std::vector<std::pair<fs::path, std::string>> contents;
+  std::vector<io::RowSpool*> contentSpools;  // the rest of a content's rows, if spilled
   const std::vector<std::pair<std::string, io::CsvTable*>> files = analyze_named_tables(t, p);
+  auto spool_of = [&](const io::CsvTable* table) -> io::RowSpool* {
+    for (std::size_t i = 0; i < spools.size(); ++i)
+      if (&(t.*kBigTables[i]) == table) return spools[i].get();
+    return nullptr;
+  };
   WebPageInputs page;
   for (const auto& [name, table] : files) {
     table->comments = header;
     // Taken, not copied, unless --json still reads the rows.
     contents.emplace_back(
         dir / name, jsonFile.empty() ? io::csv_render_taking(*table) : io::csv_render(*table));
+    contentSpools.push_back(spool_of(table));
     written.push_back(dir / name);
     if (!htmlFile.empty()) page.tables.emplace_back(name, contents.back().second);
   }
@@ -472,7 +494,16 @@ std::vector<fs::path> analyze_files_write(
     contents.emplace_back(jsonFile, out.dump(1));
     written.push_back(jsonFile);
   }
-  io::files_write_atomic(contents, force);  // all of them or none
+  // All of them or none: every target checked before anything is written.
+  for (const auto& [path, text] : contents) io::output_check_replaceable(path, force);
+  io::AtomicFileSet set(force);
+  for (std::size_t i = 0; i < contents.size(); ++i) {
+    const std::size_t file = set.open(contents[i].first);
+    set.append(file, contents[i].second);
+    contents[i].second = std::string();
+    if (i < contentSpools.size() && contentSpools[i]) contentSpools[i]->copyTo(set, file);
+  }
+  set.commit();
   return written;
 }
 
@@ -595,9 +626,11 @@ void append_value_rows(Tables& t, const HeadRows& at, const analysis::HeadAnalys
 struct LayerRows {
   const document::AnalysisSettings& p;
   const int T, query;
-  const bool causal, keepRows;  // keepRows: --json needs the big tables' rows
+  const bool causal;
+  const RowKeeping keeping;
   const std::vector<std::string>& tokens;
   Tables t = analyze_tables();
+  BigTableSpools spools;
   // Per-head detail (sinks, alpha, bars, taxonomy, value space) beside the tables.
   json all;
   // Graphs per threshold: the head-averaged graph of every layer, and each layer's heads.
@@ -609,17 +642,34 @@ struct LayerRows {
   std::string persistenceReason;
 
   LayerRows(const document::AnalysisSettings& settings, int tokenCount, int q, bool isCausal,
-            const std::vector<std::string>& shownTokens, std::size_t layers, bool keep)
+            const std::vector<std::string>& shownTokens, std::size_t layers, RowKeeping keep)
       : p(settings),
         T(tokenCount),
         query(q),
         causal(isCausal),
-        keepRows(keep),
+        keeping(keep),
         tokens(shownTokens),
         all({{"tokens", shownTokens}, {"layers", json::array()}}),
         layerGraphs(settings.thresholds.size()),
         headGraphs(settings.thresholds.size(),
-                   std::vector<std::vector<analysis::GraphSpectrum>>(layers)) {}
+                   std::vector<std::vector<analysis::GraphSpectrum>>(layers)) {
+    if (keeping == RowKeeping::Spilled)
+      for (std::size_t i = 0; i < std::size(kBigTables); ++i)
+        spools.push_back(std::make_unique<io::RowSpool>());
+  }
+
+  // The big tables' new rows become text or go to their spools, head by head
+  // (one head of a 2048-token map has about 16 MB of persistence rows as strings).
+  void settle_big_rows() {
+    if (keeping == RowKeeping::Rows) return;
+    for (std::size_t i = 0; i < std::size(kBigTables); ++i) {
+      io::CsvTable& big = t.*kBigTables[i];
+      if (keeping == RowKeeping::Spilled)
+        spools[i]->take(big);
+      else
+        io::csv_flush_rows(big);
+    }
+  }
 
   // One analysed layer: its average (h = -1) and heads' rows.
   void add(const document::LayerAnalysis& layer, int headCount) {
@@ -654,17 +704,13 @@ struct LayerRows {
         layerHeads.push_back(f);
         modelHeads.push_back(f);
       }
-      layerJson["heads"].push_back(headJson);
+      // The per-head detail is the JSON file's alone (its bars: 175 MB a
+      // layer at 2048 tokens).
+      if (keeping == RowKeeping::Rows) layerJson["heads"].push_back(headJson);
+      settle_big_rows();
     }
     t.layerSummary.rows.push_back(summary_row(std::to_string(l), layerHeads));
-    all["layers"].push_back(layerJson);
-    // The per-key and per-N tables grow with heads x T rows: kept as CSV text
-    // from layer to layer (a 3B model at 512 tokens: 0.4 GB of text instead of
-    // about 4 GB of row vectors), unless --json needs the rows.
-    if (!keepRows)
-      for (io::CsvTable* big :
-           {&t.sinks, &t.persistence, &t.betti, &t.eigenvalues, &t.valueSpaceCurve})
-        io::csv_flush_rows(*big);
+    if (keeping == RowKeeping::Rows) all["layers"].push_back(layerJson);
   }
 };
 
@@ -672,11 +718,11 @@ struct LayerRows {
 
 namespace {
 
-// Every table of a trace, as analyze writes them (`keepRows`: the rows stay
-// in the tables, for the JSON file; else the large ones become CSV text as
-// they fill).
+// Every table of a trace, as analyze writes them (the big tables' rows where
+// `keeping` put them: in the tables, or in `spools`).
 struct AnalyzeOutput {
   Tables t;
+  BigTableSpools spools;
   std::vector<std::pair<std::string, std::string>> header;
   json all;
 };
@@ -686,7 +732,8 @@ struct AnalyzeOutput {
 constexpr std::uint64_t kMostBettiRows = 4'000'000;
 
 AnalyzeOutput analyze_subject(const AnalyzeSubject& subject, const document::AnalysisSettings& p,
-                              bool keepRows, const std::function<bool(double)>& progress = {}) {
+                              RowKeeping keeping,
+                              const std::function<bool(double)>& progress = {}) {
   const models::Trace& trace = *subject.trace;
   const int T = trace.tokens();
   if (p.query >= T)
@@ -723,7 +770,7 @@ AnalyzeOutput analyze_subject(const AnalyzeSubject& subject, const document::Ana
                       "value_space_curve.csv are empty, layer_summary.csv has no "
                       "class shares"});
   LayerRows rows(p, T, query, trace.causal(), subject.tokens,
-                 static_cast<std::size_t>(trace.layers()), keepRows);
+                 static_cast<std::size_t>(trace.layers()), keeping);
   const int heads = trace.heads();
   analysis::HeadAnalysisParams headParams = document::head_analysis_params(p, T);
   headParams.persistenceMayBeLeftOut = true;
@@ -745,7 +792,7 @@ AnalyzeOutput analyze_subject(const AnalyzeSubject& subject, const document::Ana
   append_sign_flip_and_effectiveness(t, p, trace.layers(), rows.layerGraphs, rows.headGraphs);
   t.layerSummary.rows.push_back(summary_row("model", rows.modelHeads));
   if (p.weightSpectra) append_weight_spectra(t, *subject.model);
-  return {std::move(rows.t), std::move(header), std::move(rows.all)};
+  return {std::move(rows.t), std::move(rows.spools), std::move(header), std::move(rows.all)};
 }
 
 }  // namespace
@@ -781,15 +828,19 @@ std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std
 std::vector<fs::path> analyze_subject_write(const AnalyzeSubject& subject, const fs::path& dir,
                                             const document::AnalysisSettings& p, bool force,
                                             const fs::path& jsonFile, const fs::path& htmlFile) {
-  AnalyzeOutput out = analyze_subject(subject, p, !jsonFile.empty());
-  return analyze_files_write(out.t, out.header, dir, jsonFile, p, force, subject, out.all,
-                             htmlFile);
+  // --html embeds the tables' text; --json parses their rows.
+  const RowKeeping keeping = !jsonFile.empty()   ? RowKeeping::Rows
+                             : !htmlFile.empty() ? RowKeeping::Text
+                                                 : RowKeeping::Spilled;
+  AnalyzeOutput out = analyze_subject(subject, p, keeping);
+  return analyze_files_write(out.t, out.spools, out.header, dir, jsonFile, p, force, subject,
+                             out.all, htmlFile);
 }
 
 std::vector<std::pair<std::string, std::string>> analyze_subject_csv(
     const AnalyzeSubject& subject, const document::AnalysisSettings& p,
     const std::function<bool(double)>& progress) {
-  AnalyzeOutput out = analyze_subject(subject, p, false, progress);
+  AnalyzeOutput out = analyze_subject(subject, p, RowKeeping::Text, progress);
   std::vector<std::pair<std::string, std::string>> files;
   for (const auto& [name, table] : analyze_named_tables(out.t, p)) {
     table->comments = out.header;

@@ -1,5 +1,6 @@
 #include "models/io/table_io.h"
 
+#include <algorithm>
 #include <limits>
 
 #include <cerrno>
@@ -9,6 +10,9 @@
 #include <cstring>
 #include <random>
 #include <stdexcept>
+
+#include <stdlib.h>
+#include <unistd.h>
 
 namespace sinkscope::io {
 
@@ -322,6 +326,59 @@ void AtomicFileSet::commit() {
                                ec.message() + ")");
     }
   }
+}
+
+RowSpool::RowSpool() {
+  try {
+    folder_ = fs::temp_directory_path();
+  } catch (const fs::filesystem_error& e) {
+    throw std::runtime_error(std::string("the temporary folder (TMPDIR) cannot be used: ") +
+                             e.what());
+  }
+  std::string name = (folder_ / "sinkscope-rows-XXXXXX").string();
+  const int fd = ::mkstemp(name.data());
+  if (fd < 0)
+    throw std::runtime_error(folder_.string() + ": cannot make a temporary file for rows (" +
+                             std::strerror(errno) + ")");
+  ::unlink(name.c_str());  // nameless from now on: gone when closed
+  file_ = ::fdopen(fd, "w+b");
+  if (!file_) {
+    const int e = errno;
+    ::close(fd);
+    throw std::runtime_error(folder_.string() + ": cannot open a temporary file for rows (" +
+                             std::strerror(e) + ")");
+  }
+}
+
+RowSpool::~RowSpool() {
+  if (file_) std::fclose(file_);
+}
+
+void RowSpool::take(CsvTable& table) {
+  csv_flush_rows(table);
+  const std::string& text = table.renderedRows;
+  if (std::fwrite(text.data(), 1, text.size(), file_) != text.size())
+    throw std::runtime_error(folder_.string() + ": temporary rows cannot be written (" +
+                             std::strerror(errno) + ")");
+  bytes_ += text.size();
+  table.renderedRows = std::string();
+}
+
+void RowSpool::copyTo(AtomicFileSet& set, std::size_t file) {
+  if (std::fflush(file_) != 0 || std::fseek(file_, 0, SEEK_SET) != 0)
+    throw std::runtime_error(folder_.string() + ": temporary rows cannot be read (" +
+                             std::strerror(errno) + ")");
+  std::string piece(std::size_t{8} << 20, '\0');
+  std::uint64_t left = bytes_;
+  while (left > 0) {
+    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(left, piece.size()));
+    if (std::fread(piece.data(), 1, want, file_) != want)
+      throw std::runtime_error(folder_.string() + ": temporary rows cannot be read (" +
+                               std::strerror(errno) + ")");
+    set.append(file, std::string_view(piece.data(), want));
+    left -= want;
+  }
+  std::fseek(file_, 0, SEEK_END);  // later rows go after these
 }
 
 }  // namespace sinkscope::io

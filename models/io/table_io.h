@@ -2,6 +2,8 @@
 // Tables SinkScope writes: CSV in the format of
 // shared/spec/ui-and-formats.md (comment header, snake_case columns, full
 // precision), always written atomically (temporary file, then rename).
+#include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -105,6 +107,30 @@ class AtomicFileSet {
   bool committed_ = false;
   std::vector<Pending> pending_;
   std::vector<std::filesystem::path> madeFolders_;
+};
+
+// A table's rows spilled to an unnamed temporary file (in TMPDIR, else /tmp)
+// as they are made, for outputs of gigabytes: a long input's persistence and
+// eigenvalue rows never held in memory. The file has no name from the start,
+// so nothing is left behind, even by a crash. Throws std::runtime_error naming
+// the folder and the problem (a full disk).
+class RowSpool {
+ public:
+  RowSpool();
+  ~RowSpool();
+  RowSpool(const RowSpool&) = delete;
+  RowSpool& operator=(const RowSpool&) = delete;
+
+  // Appends the table's rows, rendered as csv_render writes them, and empties them.
+  void take(CsvTable& table);
+  // Appends everything taken so far to `set`'s file `file`.
+  void copyTo(AtomicFileSet& set, std::size_t file);
+  std::uint64_t bytes() const { return bytes_; }
+
+ private:
+  std::FILE* file_ = nullptr;
+  std::filesystem::path folder_;
+  std::uint64_t bytes_ = 0;
 };
 
 }  // namespace sinkscope::io

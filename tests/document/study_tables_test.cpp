@@ -149,6 +149,60 @@ TEST(AtomicFileSet, FilesAppearOnlyAtCommitAndAnAbandonedSetLeavesNothing) {
   fs::remove_all(root);
 }
 
+// Rows spilled to a spool and streamed after the head give csv_render's
+// bytes; the spool has no name in its folder; a folder that cannot hold it is named.
+TEST(RowSpool, SpilledRowsWriteTheBytesOfTheWholeTable) {
+  using sinkscope::io::AtomicFileSet;
+  using sinkscope::io::RowSpool;
+  const fs::path root =
+      fs::temp_directory_path() / ("sinkscope-spool-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root / "tmp");
+  const char* previous = std::getenv("TMPDIR");
+  const std::string restore = previous ? previous : "";
+  ::setenv("TMPDIR", (root / "tmp").c_str(), 1);
+  CsvTable whole;
+  whole.comments = {{"tool", "test"}};
+  whole.columns = {"layer", "text", "value"};
+  // More than one 8 MB piece of text, with fields that need quoting.
+  for (int i = 0; i < 450000; ++i)
+    whole.rows.push_back({std::to_string(i % 16), i % 7 ? "plain" : "a \"quoted\",\nfield",
+                          sinkscope::io::csv_number(i * 0.1)});
+  {
+    RowSpool spool;
+    EXPECT_TRUE(fs::is_empty(root / "tmp")) << "the spool has a name in its folder";
+    CsvTable part;
+    part.comments = whole.comments;
+    part.columns = whole.columns;
+    for (std::size_t i = 0; i < whole.rows.size(); ++i) {
+      part.rows.push_back(whole.rows[i]);
+      if (i % 60000 == 0) spool.take(part);
+    }
+    spool.take(part);
+    EXPECT_TRUE(part.rows.empty());
+    AtomicFileSet set(false);
+    const auto file = set.open(root / "out.csv");
+    set.append(file, sinkscope::io::csv_render_taking(part));
+    spool.copyTo(set, file);
+    set.commit();
+    EXPECT_GT(spool.bytes(), std::uint64_t{8} << 20);
+  }
+  EXPECT_EQ(read_all(root / "out.csv"), csv_render(whole));
+  EXPECT_TRUE(fs::is_empty(root / "tmp"));
+  ::setenv("TMPDIR", (root / "absent").c_str(), 1);
+  try {
+    RowSpool spool;
+    ADD_FAILURE() << "a spool in a missing folder";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("TMPDIR"), std::string::npos) << e.what();
+  }
+  if (previous)
+    ::setenv("TMPDIR", restore.c_str(), 1);
+  else
+    ::unsetenv("TMPDIR");
+  fs::remove_all(root);
+}
+
 TEST(CsvParse, MalformedTablesNameTheLine) {
   auto message = [](const std::string& text) {
     try {

@@ -336,6 +336,41 @@ TEST_P(EveryArchitecture, OverBudgetLayersAreRecomputedOnDemand) {
   EXPECT_TRUE(std::equal(r.begin(), r.end(), s.begin(), s.end()));
 }
 
+// A long input's heads are computed a chunk at a time; one head per chunk
+// must give every number of the pass that takes all heads at once, with and
+// without edits, kept or recomputed.
+TEST_P(EveryArchitecture, HeadsComputedInChunksGiveTheNumbersOfOnePass) {
+  const fs::path folder = write_fixture(GetParam());
+  const auto model = Model::load(folder);
+  const ModelConfig& c = model->config();
+  ASSERT_GT(c.num_heads, 1) << "the fixture needs several heads to chunk";
+  const auto ids = sample_ids(9, c.vocab_size);
+  RunOptions edited;
+  edited.edits.push_back(
+      {AttentionEdit::Kind::ZeroKeysAfterSoftmax, {1}, {0, c.num_heads - 1}, {0}});
+  edited.edits.push_back({AttentionEdit::Kind::MaskKeysBeforeSoftmax, {0}, {1}, {2}});
+  for (const RunOptions& base : {RunOptions{}, edited}) {
+    RunOptions chunked = base;
+    chunked.attention_chunk_bytes = 1;  // one head at a time
+    RunOptions chunkedLean = chunked;
+    chunkedLean.capture_budget_bytes = 0;  // every layer recomputed
+    const Trace whole = model->run(ids, base);
+    for (const RunOptions& options : {chunked, chunkedLean}) {
+      const Trace parts = model->run(ids, options);
+      EXPECT_EQ(parts.logits(), whole.logits()) << GetParam();
+      for (int l = 0; l < c.num_layers; ++l) {
+        const LayerCapture a = parts.layer(l), b = whole.layer(l);
+        EXPECT_EQ(a.attention, b.attention) << GetParam() << " layer " << l;
+        EXPECT_EQ(a.queries, b.queries) << GetParam() << " layer " << l;
+        EXPECT_EQ(a.values, b.values) << GetParam() << " layer " << l;
+        const auto r = parts.residual(l + 1), s = whole.residual(l + 1);
+        EXPECT_TRUE(std::equal(r.begin(), r.end(), s.begin(), s.end()))
+            << GetParam() << " residual after layer " << l;
+      }
+    }
+  }
+}
+
 // A copy of `folder` with every floating-point tensor widened to F32: what
 // loading a reduced-precision folder used to build in memory (each value
 // converted once at load), the reference of the stored-dtype path.
