@@ -329,6 +329,9 @@ class GrowingSelection {
 
   const std::vector<double>& distances() const { return D_; }
   bool selected(int j) const { return mark_[static_cast<std::size_t>(j)] > 0; }
+  // s_N . y_j for every key, and ||s_N||^2.
+  const std::vector<double>& dots() const { return dot_; }
+  double sumSquared() const { return ss_; }
 
  private:
   static constexpr double kIn = std::numeric_limits<double>::infinity(), kOut = -kIn;
@@ -620,6 +623,52 @@ int pairs_at_most(const std::vector<double>& left, const std::vector<double>& so
 
 }  // namespace
 
+namespace {
+
+// The leave-one-out control of the selection `top` (A.5) from the Gram
+// matrix G of the contributions: with d_k = s_N . y_k, s_{N,-i} . y_i = d_i - G_ii,
+// ||s_{N,-i}||^2 = ||s_N||^2 - 2 d_i + G_ii and ||y_i - s_{N,-i}||^2 =
+// 4 G_ii - 4 d_i + ||s_N||^2. A cosine needs two nonzero vectors; s_{N,-i}
+// shorter than 1e-6 of its parts counts as zero (that subtraction's rounding
+// must not make up a direction).
+void leave_one_out_point(const GrowingSelection& top, const Eigen::MatrixXd& G,
+                         ValueSpaceCurvePoint& pt) {
+  constexpr double kZeroShare = 1e-12;  // of the squared norms, so 1e-6 of the length
+  const std::vector<double>& dot = top.dots();
+  const std::vector<double>& D = top.distances();
+  const double ss = top.sumSquared();
+  const auto n = static_cast<int>(dot.size());
+  double worstInside = 0.0, nearestOutside = std::numeric_limits<double>::infinity();
+  double insideSum = 0.0, outsideSum = 0.0;
+  int insideCount = 0, outsideCount = 0, positive = 0;
+  for (int k = 0; k < n; ++k) {
+    const double yy = G(k, k), d = dot[static_cast<std::size_t>(k)];
+    if (top.selected(k)) {
+      worstInside = std::max(worstInside, std::sqrt(std::max(0.0, 4 * yy - 4 * d + ss)));
+      const double rest = ss - 2 * d + yy;  // ||s_{N,-i}||^2
+      if (!(yy > 0) || rest <= kZeroShare * (ss + yy)) continue;
+      const double c = (d - yy) / (std::sqrt(yy) * std::sqrt(rest));
+      insideSum += c;
+      ++insideCount;
+      if (c > 1e-9) ++positive;
+    } else {
+      nearestOutside =
+          std::min(nearestOutside, std::sqrt(std::max(0.0, D[static_cast<std::size_t>(k)])));
+      if (!(yy > 0) || !(ss > 0)) continue;
+      outsideSum += d / (std::sqrt(yy) * std::sqrt(ss));
+      ++outsideCount;
+    }
+  }
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  pt.looMargin = nearestOutside - worstInside;
+  pt.looAlignmentMargin = insideCount > 0 && outsideCount > 0
+                              ? insideSum / insideCount - outsideSum / outsideCount
+                              : nan;
+  pt.positiveLooShare = insideCount > 0 ? static_cast<double>(positive) / insideCount : nan;
+}
+
+}  // namespace
+
 ValueSpaceCurve value_space_curve(const AttentionView& a, std::span<const float> values,
                                   int headDim, const ValueSpaceParams& p) {
   ValueSpaceCurve curve;
@@ -735,6 +784,7 @@ ValueSpaceCurve value_space_curve(const AttentionView& a, std::span<const float>
     }
     std::sort(Q.begin(), Q.end());
     pt.sinkAwareCount = count + pairs_at_most(P, Q, kSlack);
+    leave_one_out_point(top, G, pt);
   }
 
   // The random baseline: each seeded ordering grows one key per step.

@@ -102,6 +102,16 @@ struct ValueSpaceCurvePoint {
   double precisionBound = 0.0, recallBound = 0.0;
   int sinkAwareCount = 0;  // K_N^sink
   bool sinkSelected = false;
+  // Leave-one-out control (A.5), with s_{N,-i} = s_N - y_i:
+  // gamma_N^loo = min_{j not in I} ||y_j - s_N|| - max_{i in I} ||y_i - s_{N,-i}||
+  // (+inf when every key is selected, as value_space()'s looMargin);
+  double looMargin = 0.0;
+  // M_N^loo = mean_{i in I} cos(y_i, s_{N,-i}) - mean_{j not in I} cos(y_j, s_N), over
+  // the cosines that are defined (no zero vector); NaN when either side has none;
+  double looAlignmentMargin = 0.0;
+  // the share of the selected keys with a defined cos(y_i, s_{N,-i}) whose cosine is
+  // positive (beyond a relative 1e-9); NaN when none is defined (N = 1).
+  double positiveLooShare = 0.0;
 };
 
 struct ValueSpaceCurve {

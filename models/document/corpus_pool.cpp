@@ -65,8 +65,30 @@ void accumulate(std::vector<double>& sum, const std::vector<double>& values, dou
   for (std::size_t k = 0; k < values.size(); ++k) sum[k] += weight * values[k];
 }
 
+// Per index, the mean of the finite values added (NaN where there is none).
+class FiniteMean {
+ public:
+  void add(std::size_t k, double v) {
+    if (sum_.size() <= k) sum_.resize(k + 1, 0.0), count_.resize(k + 1, 0);
+    if (!std::isfinite(v)) return;
+    sum_[k] += v;
+    ++count_[k];
+  }
+  std::vector<double> means() const {
+    std::vector<double> out(sum_.size(), std::numeric_limits<double>::quiet_NaN());
+    for (std::size_t k = 0; k < sum_.size(); ++k)
+      if (count_[k] > 0) out[k] = sum_[k] / count_[k];
+    return out;
+  }
+
+ private:
+  std::vector<double> sum_;
+  std::vector<int> count_;
+};
+
 // One layer's curves (a figure set's): means over the layer's heads of
-// alpha_k, the Betti curves and the F_N curve at the value-space query.
+// alpha_k, the Betti curves and the F_N curve and leave-one-out control at
+// the value-space query.
 LayerCurves layer_curves(const document::LayerAnalysis& layer, int tokens, bool causal) {
   const auto H = static_cast<int>(layer.heads.size()) - 1;
   LayerCurves c;
@@ -84,6 +106,19 @@ LayerCurves layer_curves(const document::LayerAnalysis& layer, int tokens, bool 
     accumulate(c.fN, f, 1.0 / H);
     accumulate(c.fNRandom, random, 1.0 / H);
   }
+  // Defined for some heads only (no unselected key, no leave-one-out aggregate).
+  FiniteMean margin, alignment, positive;
+  for (int h = 0; h < H; ++h) {
+    const auto& points = layer.valueCurves[static_cast<std::size_t>(h + 1)].points;
+    for (std::size_t k = 0; k < points.size(); ++k) {
+      margin.add(k, points[k].looMargin);
+      alignment.add(k, points[k].looAlignmentMargin);
+      positive.add(k, points[k].positiveLooShare);
+    }
+  }
+  c.looMargin = margin.means();
+  c.looAlignment = alignment.means();
+  c.positiveLoo = positive.means();
   return c;
 }
 

@@ -33,6 +33,10 @@ struct LayerCurves {
   std::vector<double> alphaUniform;             // the uniform head's alpha_k
   std::vector<double> bettiGrid, beta0, beta1;  // Betti curves on the grid of e
   std::vector<double> fN, fNRandom;  // F_N and its random-subset mean, N = 1 .. keys seen
+  // The leave-one-out control (metrics.md s. 6), N = 1 .. keys seen, each the mean
+  // over the heads where it is defined (NaN where no head's is); empty in
+  // studies recorded before they were kept.
+  std::vector<double> looMargin, looAlignment, positiveLoo;
 };
 
 // What every head saw in one sentence (index: its line in the sentence file).

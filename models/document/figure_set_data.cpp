@@ -251,6 +251,52 @@ SetFigure fn_figure(const SetContext& x) {
   return fig;
 }
 
+// The leave-one-out control against N (004, A.5): Fig. 8's alignment margin
+// and positive share, Fig. 9's distance margin, per layer at the last query.
+// Only from records that kept them (studies recorded before did not).
+struct LooCurve {
+  const char* file;
+  std::vector<double> LayerCurves::*values;
+  const char* title;
+  const char* yLabel;
+  const char* column;
+};
+
+SetFigure loo_figure(const SetContext& x, const LooCurve& kind) {
+  std::vector<RaggedMean> means(static_cast<std::size_t>(x.L));
+  for (const SentenceRecord& r : x.records)
+    for (int l = 0; l < x.L; ++l)
+      means[static_cast<std::size_t>(l)].add(r.curves[static_cast<std::size_t>(l)].*kind.values);
+  SetFigure fig = layered_figure(means, nullptr, {}, 1.0, x.shown, x.minCount);
+  fig.file = kind.file;
+  fig.plot.title = std::string(kind.title) + " at the last query (mean over heads and " + x.source +
+                   ")" + shown_note(x.shown, x.L) + x.positionNote;
+  fig.plot.xPadding = 0.5;
+  fig.plot.xLabel = "N (keys selected, log₂ scale)";
+  fig.plot.yLabel = kind.yLabel;
+  fig.plot.integerX = true;
+  fig.plot.log2X = true;
+  fig.plot.includeZero = true;  // the sign is the finding
+  fig.plot.airBelow = true;     // the lowest curve off the axis line
+  fig.table = layered_table(means, nullptr, {}, 1.0, {"layer", "n", kind.column, "sentences"});
+  return fig;
+}
+
+void append_loo_figures(const SetContext& x, std::vector<SetFigure>& figures) {
+  for (const SentenceRecord& r : x.records)
+    for (const LayerCurves& c : r.curves)
+      if (c.looMargin.size() != c.fN.size()) return;  // recorded without them
+  const LooCurve kinds[] = {
+      {"loo_alignment_margin_against_n_by_layer", &LayerCurves::looAlignment,
+       "Leave-one-out alignment margin Mₙˡᵒᵒ against N", "Mₙˡᵒᵒ", "loo_alignment_margin"},
+      {"positive_loo_share_against_n_by_layer", &LayerCurves::positiveLoo,
+       "Share of selected keys with positive leave-one-out alignment against N",
+       "positive leave-one-out share", "positive_loo_share"},
+      {"loo_margin_against_n_by_layer", &LayerCurves::looMargin,
+       "Leave-one-out distance margin γₙˡᵒᵒ against N", "γₙˡᵒᵒ", "loo_margin"}};
+  for (const LooCurve& kind : kinds) figures.push_back(loo_figure(x, kind));
+}
+
 // Head classes per layer (004): every head of every sentence labelled by its votes.
 SetFigure taxonomy_figure(const SetContext& x) {
   std::vector<std::array<double, 3>> share(static_cast<std::size_t>(x.L), {0.0, 0.0, 0.0});
@@ -378,6 +424,7 @@ std::vector<SetFigure> figure_set_of_records(const std::vector<SentenceRecord>& 
   figures.push_back(key_importance_figure(context));
   append_betti_figures(context, tables.frame, figures);
   figures.push_back(fn_figure(context));
+  append_loo_figures(context, figures);
   figures.push_back(taxonomy_figure(context));
   // BOS removal needs the model's token probabilities: recorded with the
   // functional experiments.

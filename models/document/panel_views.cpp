@@ -354,20 +354,34 @@ void append_eigenvalue_rows(io::CsvTable& table, const std::string& layer, const
 }
 
 const std::vector<std::string>& value_curve_columns() {
-  static const std::vector<std::string> columns{
-      "layer", "head",          "query",        "n",          "precision", "recall",
-      "f",     "random_f_mean", "random_f_std", "inversions", "k_sink",    "sink_selected"};
+  static const std::vector<std::string> columns{"layer",
+                                                "head",
+                                                "query",
+                                                "n",
+                                                "precision",
+                                                "recall",
+                                                "f",
+                                                "random_f_mean",
+                                                "random_f_std",
+                                                "inversions",
+                                                "k_sink",
+                                                "sink_selected",
+                                                "loo_margin",
+                                                "loo_alignment_margin",
+                                                "positive_loo_share"};
   return columns;
 }
 
 void append_value_curve_rows(io::CsvTable& table, const std::string& layer, const std::string& head,
                              const analysis::ValueSpaceCurve& curve) {
   for (const analysis::ValueSpaceCurvePoint& c : curve.points)
-    table.rows.push_back({layer, head, std::to_string(curve.query), std::to_string(c.topN),
-                          io::csv_number(c.scores.precision), io::csv_number(c.scores.recall),
-                          io::csv_number(c.scores.f), io::csv_number(c.randomMean.f),
-                          io::csv_number(c.randomStd.f), std::to_string(c.inversions),
-                          std::to_string(c.sinkAwareCount), c.sinkSelected ? "1" : "0"});
+    table.rows.push_back(
+        {layer, head, std::to_string(curve.query), std::to_string(c.topN),
+         io::csv_number(c.scores.precision), io::csv_number(c.scores.recall),
+         io::csv_number(c.scores.f), io::csv_number(c.randomMean.f), io::csv_number(c.randomStd.f),
+         std::to_string(c.inversions), std::to_string(c.sinkAwareCount), c.sinkSelected ? "1" : "0",
+         io::csv_number(c.looMargin), io::csv_number_or_empty(c.looAlignmentMargin),
+         io::csv_number_or_empty(c.positiveLooShare)});
 }
 
 }  // namespace sinkscope::document

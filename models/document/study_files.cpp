@@ -305,7 +305,10 @@ json record_to_json(const SentenceRecord& r) {
                         {"b0", hex_doubles(lc.beta0)},
                         {"b1", hex_doubles(lc.beta1)},
                         {"f", hex_doubles(lc.fN)},
-                        {"fr", hex_doubles(lc.fNRandom)}});
+                        {"fr", hex_doubles(lc.fNRandom)},
+                        {"lm", hex_doubles(lc.looMargin)},
+                        {"la", hex_doubles(lc.looAlignment)},
+                        {"lp", hex_doubles(lc.positiveLoo)}});
     out["curves"] = curves;
   }
   return out;
@@ -405,6 +408,18 @@ LayerCurves layer_curves_from_json(const json& l, std::size_t T, std::size_t gri
                where + ": curves: beta1");
   check_ranges(lc.fN, 0.0, 1.0, where + ": curves: F_N");
   check_ranges(lc.fNRandom, 0.0, 1.0, where + ": curves: random F_N");
+  // The leave-one-out curves: absent from studies recorded before them.
+  if (l.contains("lm") || l.contains("la") || l.contains("lp")) {
+    lc.looMargin =
+        parse_hex_doubles(l.at("lm"), keys, where + ": curves: leave-one-out margin", true);
+    lc.looAlignment =
+        parse_hex_doubles(l.at("la"), keys, where + ": curves: leave-one-out alignment", true);
+    lc.positiveLoo =
+        parse_hex_doubles(l.at("lp"), keys, where + ": curves: positive leave-one-out share", true);
+    check_ranges(lc.looMargin, -1e30, 1e30, where + ": curves: leave-one-out margin");
+    check_ranges(lc.looAlignment, -2.0, 2.0, where + ": curves: leave-one-out alignment");
+    check_ranges(lc.positiveLoo, 0.0, 1.0, where + ": curves: positive leave-one-out share");
+  }
   return lc;
 }
 

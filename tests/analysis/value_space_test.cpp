@@ -2,6 +2,7 @@
 // must hold on every input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -257,6 +258,10 @@ TEST(ValueSpace, CurveEqualsTheDirectComputationAtEveryN) {
       ASSERT_EQ(c.recallBound, s.recallBound) << what;
       ASSERT_EQ(c.sinkAwareCount, s.sinkBound.count) << what;
       ASSERT_EQ(c.sinkSelected, s.sinkSelected) << what;
+      if (std::isinf(s.looMargin))
+        ASSERT_EQ(c.looMargin, s.looMargin) << what;
+      else
+        ASSERT_NEAR(c.looMargin, s.looMargin, 1e-9 * (1 + std::abs(s.looMargin))) << what;
       for (auto [x, y] : {std::pair{c.randomMean.precision, s.randomMean.precision},
                           {c.randomMean.recall, s.randomMean.recall},
                           {c.randomMean.f, s.randomMean.f},
@@ -272,6 +277,116 @@ TEST(ValueSpace, CurveEqualsTheDirectComputationAtEveryN) {
   EXPECT_GT(points, 3000);
   EXPECT_GT(withInversions, 300);
   EXPECT_GT(withSinkCount, 300);
+}
+
+// The leave-one-out alignment of the curve (A.5, Fig. 8) against the
+// definition computed here with explicit vectors: s_{N,-i} summed without y_i,
+// cosines of vectors, the means and the share of positive ones.
+TEST(ValueSpace, LeaveOneOutAlignmentFollowsItsDefinitionAtEveryN) {
+  std::mt19937 rng(17);
+  int defined = 0, mixedShares = 0;
+  for (int instance = 0; instance < 200; ++instance) {
+    const int T = 2 + static_cast<int>(rng() % 30), d = 1 + static_cast<int>(rng() % 10);
+    const RandomHead h = random_head(rng, T, d);
+    const int query = 1 + static_cast<int>(rng() % static_cast<unsigned>(T - 1));
+    const ValueSpaceCurve curve = value_space_curve(h.a.view(), h.v, d, {1, query, 0, 1, false});
+    const int n = query + 1;
+    std::vector<std::vector<double>> y(static_cast<std::size_t>(n), std::vector<double>(d));
+    std::vector<int> order(static_cast<std::size_t>(n));
+    for (int j = 0; j < n; ++j) {
+      order[static_cast<std::size_t>(j)] = j;
+      for (int c = 0; c < d; ++c)
+        y[static_cast<std::size_t>(j)][static_cast<std::size_t>(c)] =
+            static_cast<double>(h.a.weights[static_cast<std::size_t>(query * T + j)]) *
+            h.v[static_cast<std::size_t>(j * d + c)];
+    }
+    std::stable_sort(order.begin(), order.end(), [&](int x, int z) {
+      return h.a.weights[static_cast<std::size_t>(query * T + x)] >
+             h.a.weights[static_cast<std::size_t>(query * T + z)];
+    });
+    auto cosine = [d](const std::vector<double>& u, const std::vector<double>& w) {
+      double uw = 0, uu = 0, ww = 0;
+      for (int c = 0; c < d; ++c) {
+        uw += u[static_cast<std::size_t>(c)] * w[static_cast<std::size_t>(c)];
+        uu += u[static_cast<std::size_t>(c)] * u[static_cast<std::size_t>(c)];
+        ww += w[static_cast<std::size_t>(c)] * w[static_cast<std::size_t>(c)];
+      }
+      return uw / std::sqrt(uu * ww);
+    };
+    for (int N = 1; N <= n; ++N) {
+      const std::vector<int> selected(order.begin(), order.begin() + N);
+      std::vector<bool> in(static_cast<std::size_t>(n), false);
+      std::vector<double> sN(static_cast<std::size_t>(d), 0.0);
+      for (int k : selected) {
+        in[static_cast<std::size_t>(k)] = true;
+        for (int c = 0; c < d; ++c)
+          sN[static_cast<std::size_t>(c)] +=
+              y[static_cast<std::size_t>(k)][static_cast<std::size_t>(c)];
+      }
+      double inside = 0, outside = 0;
+      int insideCount = 0, outsideCount = 0, positive = 0;
+      for (int k = 0; k < n; ++k) {
+        if (in[static_cast<std::size_t>(k)]) {
+          if (N == 1) continue;  // s_{1,-i} is the zero vector
+          std::vector<double> rest(static_cast<std::size_t>(d), 0.0);
+          for (int m : selected)
+            if (m != k)
+              for (int c = 0; c < d; ++c)
+                rest[static_cast<std::size_t>(c)] +=
+                    y[static_cast<std::size_t>(m)][static_cast<std::size_t>(c)];
+          const double cs = cosine(y[static_cast<std::size_t>(k)], rest);
+          inside += cs;
+          ++insideCount;
+          positive += cs > 0;
+        } else {
+          outside += cosine(y[static_cast<std::size_t>(k)], sN);
+          ++outsideCount;
+        }
+      }
+      const ValueSpaceCurvePoint& pt = curve.points[static_cast<std::size_t>(N - 1)];
+      const std::string what =
+          "instance " + std::to_string(instance) + ", N = " + std::to_string(N);
+      if (insideCount == 0) {
+        EXPECT_TRUE(std::isnan(pt.positiveLooShare)) << what;
+        EXPECT_TRUE(std::isnan(pt.looAlignmentMargin)) << what;
+        continue;
+      }
+      EXPECT_DOUBLE_EQ(pt.positiveLooShare, static_cast<double>(positive) / insideCount) << what;
+      mixedShares += positive > 0 && positive < insideCount;
+      if (outsideCount == 0) {
+        EXPECT_TRUE(std::isnan(pt.looAlignmentMargin)) << what;
+        continue;
+      }
+      EXPECT_NEAR(pt.looAlignmentMargin, inside / insideCount - outside / outsideCount, 1e-9)
+          << what;
+      ++defined;
+    }
+  }
+  EXPECT_GT(defined, 1000);
+  EXPECT_GT(mixedShares, 100) << "the shares must not all be 0 or 1";
+}
+
+// Closed forms: two selected keys along one direction align fully (share 1);
+// opposite ones not at all (share 0).
+TEST(ValueSpace, LeaveOneOutAlignmentOfParallelAndOppositeKeys) {
+  AttentionMatrix a{std::vector<float>(9, 0.0f), 3, true};
+  a.weights[0] = 1;
+  a.weights[3] = 0.5f, a.weights[4] = 0.5f;
+  a.weights[6] = 0.5f, a.weights[7] = 0.3f, a.weights[8] = 0.2f;
+  // Keys 0 and 1 along e1 (same sign), key 2 along e2.
+  std::vector<float> v{1, 0, 2, 0, 0, 1};
+  ValueSpaceCurve c = value_space_curve(a.view(), v, 2, {1, 2, 0, 1, false});
+  ASSERT_EQ(c.points.size(), 3u);
+  EXPECT_TRUE(std::isnan(c.points[0].positiveLooShare)) << "N = 1: no leave-one-out aggregate";
+  EXPECT_DOUBLE_EQ(c.points[1].positiveLooShare, 1.0);
+  // N = 2: cos(y_i, s_{2,-i}) = 1 for both; the unselected e2 key is orthogonal to s_2.
+  EXPECT_NEAR(c.points[1].looAlignmentMargin, 1.0, 1e-12);
+  EXPECT_TRUE(std::isnan(c.points[2].looAlignmentMargin)) << "N = 3: no unselected key";
+  v = {1, 0, -2, 0, 0, 1};  // key 1 opposite to key 0
+  c = value_space_curve(a.view(), v, 2, {1, 2, 0, 1, false});
+  EXPECT_DOUBLE_EQ(c.points[1].positiveLooShare, 0.0);
+  // cos = -1 for both selected keys; s_2 = 0.5 e1 - 0.6 e1 = -0.1 e1, e2 orthogonal.
+  EXPECT_NEAR(c.points[1].looAlignmentMargin, -1.0, 1e-12);
 }
 
 TEST(ValueSpace, RandomBaselineDrawsUniformSubsets) {

@@ -96,6 +96,7 @@ TEST(CaptureCli, WhatNeedsTheModelOrABadFileIsRefused) {
   expect(cli("analyze --capture '" + (dir / "text.npz").string() + "'" + out), "not a readable .npz");
   expect(cli("analyze --text x" + out), "give MODEL");
   EXPECT_FALSE(fs::exists(dir / "out")) << "nothing written";
+  fs::remove_all(dir);
 }
 
 // Exact persistence of a dense random map of 450 tokens would run for minutes

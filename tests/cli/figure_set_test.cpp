@@ -37,15 +37,18 @@ int column(const CsvTable& t, const std::string& name) {
   return 0;
 }
 
-// Mean over the numbered heads (not "average") of `value`, by (layer, key column).
+// Mean over the numbered heads (not "average") of `value`, by (layer, key column),
+// over the heads where it is defined (a finite number).
 std::map<std::pair<int, std::string>, double> head_means(const CsvTable& t, const std::string& key,
                                                          const std::string& value) {
   std::map<std::pair<int, std::string>, std::pair<double, int>> sums;
   const int l = column(t, "layer"), h = column(t, "head"), k = column(t, key), v = column(t, value);
   for (const auto& row : t.rows) {
     if (row[static_cast<std::size_t>(h)] == "average") continue;
+    const std::string& cell = row[static_cast<std::size_t>(v)];
+    if (cell.empty() || !std::isfinite(std::stod(cell))) continue;
     auto& s = sums[{std::stoi(row[static_cast<std::size_t>(l)]), row[static_cast<std::size_t>(k)]}];
-    s.first += std::stod(row[static_cast<std::size_t>(v)]);
+    s.first += std::stod(cell);
     ++s.second;
   }
   std::map<std::pair<int, std::string>, double> out;
@@ -60,6 +63,15 @@ void expect_pooled(const CsvTable& t, const std::string& x, const std::string& v
   ASSERT_FALSE(t.rows.empty());
   std::size_t checked = 0;
   for (const auto& row : t.rows) {
+    if (row[static_cast<std::size_t>(v)].empty()) {  // no head's is defined there
+      for (const auto& [at, want] : expected)
+        EXPECT_FALSE(at.first == std::stoi(row[static_cast<std::size_t>(l)]) &&
+                     std::abs(std::stod(at.second) - std::stod(row[static_cast<std::size_t>(xi)])) <
+                         1e-12)
+            << value << " is empty at layer " << at.first << ", " << x << " " << at.second;
+      ++checked;
+      continue;
+    }
     const double got = std::stod(row[static_cast<std::size_t>(v)]);
     // The pooled x is a number; the per-head table's key may be written otherwise (0.01 vs 0.01).
     for (const auto& [at, want] : expected)
@@ -115,6 +127,9 @@ TEST(FigureSet, OneSentenceEqualsTheMeanOverHeadsOfTheSingleSentenceReport) {
                 head_means(table(root / "single/value_space_curve.csv"), "n", "f"));
   expect_pooled(table(root / "set/fn_against_n_by_layer.csv"), "n", "f_n_random",
                 head_means(table(root / "single/value_space_curve.csv"), "n", "random_f_mean"));
+  for (const char* loo : {"loo_alignment_margin", "positive_loo_share", "loo_margin"})
+    expect_pooled(table(root / ("set/" + std::string(loo) + "_against_n_by_layer.csv")), "n", loo,
+                  head_means(table(root / "single/value_space_curve.csv"), "n", loo));
 
   // Head classes: the share of each label among a layer's heads.
   const CsvTable labels = table(root / "single/taxonomy.csv");
@@ -142,8 +157,10 @@ TEST(FigureSet, OneSentenceEqualsTheMeanOverHeadsOfTheSingleSentenceReport) {
   EXPECT_EQ(sparse.rows.size(), 7u * 5u) << "7 rankings x 5 shares kept";
   EXPECT_EQ(table(root / "set/reference_frame.csv").rows.size(), 1u);
   // Every figure as a PDF beside its CSV, fonts embedded.
-  for (const char* name : {"key_importance_by_layer", "betti0_by_layer", "betti1_by_layer",
-                           "fn_against_n_by_layer", "taxonomy_by_layer", "bos_removal", "sparsification"}) {
+  for (const char* name :
+       {"key_importance_by_layer", "betti0_by_layer", "betti1_by_layer", "fn_against_n_by_layer",
+        "loo_alignment_margin_against_n_by_layer", "positive_loo_share_against_n_by_layer",
+        "loo_margin_against_n_by_layer", "taxonomy_by_layer", "bos_removal", "sparsification"}) {
     const fs::path pdf = root / "set" / (std::string(name) + ".pdf");
     ASSERT_TRUE(fs::exists(pdf)) << name;
     EXPECT_NE(shell("pdffonts '" + pdf.string() + "'").out.find("DejaVuSans"), std::string::npos) << name;
@@ -217,8 +234,11 @@ TEST(FigureSet, AStudyFolderGivesTheFigureSetOfItsSentenceFile) {
   }
   ASSERT_EQ(cli("figure-set --study '" + (root / "study").string() + "' --out '" + (root / "a").string() + "'").exit, 0);
   ASSERT_EQ(cli("figure-set '" + kModel + "' " + sentences + " --out '" + (root / "b").string() + "'").exit, 0);
-  for (const char* name : {"key_importance_by_layer", "betti0_by_layer", "betti1_by_layer", "reference_frame",
-                           "fn_against_n_by_layer", "taxonomy_by_layer", "bos_removal", "sparsification"}) {
+  for (const char* name :
+       {"key_importance_by_layer", "betti0_by_layer", "betti1_by_layer", "reference_frame",
+        "fn_against_n_by_layer", "loo_alignment_margin_against_n_by_layer",
+        "positive_loo_share_against_n_by_layer", "loo_margin_against_n_by_layer",
+        "taxonomy_by_layer", "bos_removal", "sparsification"}) {
     const std::string file = std::string(name) + ".csv";
     EXPECT_EQ(csv_rows(root / "a" / file), csv_rows(root / "b" / file)) << name;
     EXPECT_TRUE(fs::exists(root / "a" / (std::string(name) + ".pdf")) || std::string(name) == "reference_frame");
@@ -226,13 +246,36 @@ TEST(FigureSet, AStudyFolderGivesTheFigureSetOfItsSentenceFile) {
   // Read back by poppler: every word of every figure on the page, at the
   // one-column preset's 8 pt, on no other word; no title drawn.
   if (shell("command -v pdftotext").exit == 0)
-    for (const char* name : {"key_importance_by_layer", "betti0_by_layer", "betti1_by_layer",
-                             "fn_against_n_by_layer", "taxonomy_by_layer", "bos_removal", "sparsification"}) {
+    for (const char* name :
+         {"key_importance_by_layer", "betti0_by_layer", "betti1_by_layer", "fn_against_n_by_layer",
+          "loo_alignment_margin_against_n_by_layer", "positive_loo_share_against_n_by_layer",
+          "loo_margin_against_n_by_layer", "taxonomy_by_layer", "bos_removal", "sparsification"}) {
       const PdfText text = pdf_text((root / "a" / (std::string(name) + ".pdf")).string());
       ASSERT_TRUE(text.readable) << name;
       EXPECT_NEAR(text.width, 241, 1) << name;  // 85 mm
       for (const std::string& problem : pdf_text_problems(text, 8.0)) ADD_FAILURE() << name << ": " << problem;
     }
+
+  // A study recorded before the leave-one-out curves were kept still gives
+  // every other figure, the same; the leave-one-out kinds are left out.
+  fs::copy(root / "study", root / "older", fs::copy_options::recursive);
+  const CliRun stripped = shell(
+      "python3 -c \"import json, pathlib, sys\n"
+      "for p in pathlib.Path(sys.argv[1]).rglob('records.jsonl'):\n"
+      "    lines = [json.loads(l) for l in p.read_text().splitlines() if l.strip()]\n"
+      "    for r in lines:\n"
+      "        for c in r.get('curves', []):\n"
+      "            [c.pop(k) for k in ('lm', 'la', 'lp')]\n"
+      "    p.write_text(''.join(json.dumps(r) + '\\n' for r in lines))\" '" +
+      (root / "older").string() + "' 2>&1");
+  ASSERT_EQ(stripped.exit, 0) << stripped.out;
+  ASSERT_EQ(cli("figure-set --study '" + (root / "older").string() + "' --out '" +
+                (root / "d").string() + "'")
+                .exit,
+            0);
+  EXPECT_EQ(csv_rows(root / "d/fn_against_n_by_layer.csv"),
+            csv_rows(root / "a/fn_against_n_by_layer.csv"));
+  EXPECT_FALSE(fs::exists(root / "d/loo_margin_against_n_by_layer.csv"));
 
   // Without --curves: refused, saying how to get them.
   ASSERT_EQ(cli("study run '" + kModel + "' " + sentences + " --out '" + (root / "plain").string() + "'").exit, 0);

@@ -271,4 +271,5 @@ np.savez(d + '/fine.npz', attention=f, values=v.astype(np.float32))
     const std::string refused = refusal(dir / file);
     EXPECT_NE(refused.find(words), std::string::npos) << file << ": " << refused;
   }
+  fs::remove_all(dir);
 }

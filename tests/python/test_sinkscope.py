@@ -159,6 +159,47 @@ def test_function_entries_agree_with_independent_computations(run):
     assert 0 <= vs["precision"] <= 1 and 0 <= vs["f"] <= 1 and len(vs["selected"]) == 3
 
 
+def test_leave_one_out_columns_agree_with_numpy(run):
+    """value_space_curve.csv's leave-one-out control (metrics.md s. 6) against
+    its definition in numpy, for every head of every layer and every N."""
+    folder, z = run
+    import csv
+    with open(os.path.join(folder, "text", "value_space_curve.csv"), encoding="utf-8") as f:
+        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+    A, V = z["attention"].astype(np.float64), z["values"].astype(np.float64)
+    checked = 0
+    for row in rows:
+        if row["head"] == "average":
+            continue
+        l, h, q, N = int(row["layer"]), int(row["head"]), int(row["query"]), int(row["n"])
+        w = A[l, h, q, : q + 1]
+        y = w[:, None] * V[l, h, : q + 1]
+        order = np.argsort(-w, kind="stable")  # ties to the lower index
+        inside = np.zeros(q + 1, dtype=bool)
+        inside[order[:N]] = True
+        s = y[inside].sum(0)
+        dist = np.linalg.norm(y - s, axis=1)
+        loo = np.array([np.linalg.norm(y[i] - (s - y[i])) for i in np.flatnonzero(inside)])
+        gamma = dist[~inside].min() - loo.max() if (~inside).any() else np.inf
+        assert float(row["loo_margin"]) == pytest.approx(gamma, rel=1e-9, abs=1e-9)
+
+        def cos(u, v):
+            return u @ v / (np.linalg.norm(u) * np.linalg.norm(v))
+        if N == 1:
+            assert row["positive_loo_share"] == "" and row["loo_alignment_margin"] == ""
+            continue
+        selected = np.array([cos(y[i], s - y[i]) for i in np.flatnonzero(inside)])
+        assert float(row["positive_loo_share"]) == pytest.approx((selected > 0).mean(), abs=1e-12)
+        if not (~inside).any():
+            assert row["loo_alignment_margin"] == ""
+            continue
+        others = np.array([cos(y[j], s) for j in np.flatnonzero(~inside)])
+        assert float(row["loo_alignment_margin"]) == pytest.approx(
+            selected.mean() - others.mean(), abs=1e-9)
+        checked += 1
+    assert checked > 100
+
+
 @pytest.mark.parametrize("call, error, words", [
     (lambda: sinkscope.analyze("hello"), TypeError,
      "attention: an array of real numbers is needed, not of strings"),
