@@ -499,7 +499,7 @@ SinkSelectionDiagnostics sink_selection(const std::vector<std::vector<double>>& 
   for (std::size_t k = 1; k < n; ++k)
     if (in[k])
       for (std::size_t c = 0; c < sPlus.size(); ++c) sPlus[c] += y[k][c];
-  d.alignmentWithSelected = cosine(y0, sPlus);
+  d.alignmentWithSelected = norm2(y0) > 0 && norm2(sPlus) > 0 ? cosine(y0, sPlus) : kNaN;
   if (d.selected) {
     const double sNorm = std::sqrt(norm2(r.sN));
     d.shareOfAggregate = sNorm > 0 ? std::sqrt(norm2(y0)) / sNorm : kNaN;
@@ -667,6 +667,43 @@ void leave_one_out_point(const GrowingSelection& top, const Eigen::MatrixXd& G,
   pt.positiveLooShare = insideCount > 0 ? static_cast<double>(positive) / insideCount : nan;
 }
 
+// The sink diagnostics of one N from the Gram matrix (as sink_selection()
+// computes them from vectors), with d_0 = y_0 . s_N and ss = ||s_N||^2:
+// s_N . (s_N - y_0) = ss - d_0, ||s_N - y_0||^2 = ss - 2 d_0 + G_00. A
+// difference shorter than 1e-6 of its parts counts as zero, as in
+// leave_one_out_point().
+void sink_point(const GrowingSelection& top, const Eigen::MatrixXd& G, int N,
+                SinkSelectionDiagnostics& d) {
+  constexpr double kZeroShare = 1e-12;
+  const std::vector<double>& D = top.distances();
+  const double ss = top.sumSquared(), d0 = top.dots()[0], g00 = G(0, 0);
+  d.selected = top.selected(0);
+  d.shareOfAggregate = d.directionChange = d.intrusion = d.invertedShare = kNaN;
+  // s_N+ = s_N less y_0 when the sink is selected.
+  const double plusDot = d.selected ? d0 - g00 : d0;
+  const double plusNorm2 = d.selected ? ss - 2 * d0 + g00 : ss;
+  const bool plusNonZero = d.selected ? plusNorm2 > kZeroShare * (ss + g00) : ss > 0;
+  d.alignmentWithSelected =
+      g00 > 0 && plusNonZero ? plusDot / (std::sqrt(g00) * std::sqrt(plusNorm2)) : kNaN;
+  if (d.selected) {
+    d.shareOfAggregate = ss > 0 ? std::sqrt(g00) / std::sqrt(ss) : kNaN;
+    // 1 - cos(s_N, s_N+), with cos = 0 where s_N+ is zero (as cosine() reads it).
+    d.directionChange =
+        1.0 - (ss > 0 && plusNonZero ? (ss - d0) / (std::sqrt(ss) * std::sqrt(plusNorm2)) : 0.0);
+    return;
+  }
+  const double tie = top.tie();
+  double dMax = 0.0;
+  for (std::size_t k = 0; k < D.size(); ++k)
+    if (top.selected(static_cast<int>(k))) dMax = std::max(dMax, D[k]);
+  const double D0 = D[0];
+  d.intrusion = D0 <= dMax + tie ? 1.0 : 0.0;
+  int above = 0;
+  for (std::size_t k = 0; k < D.size(); ++k)
+    if (top.selected(static_cast<int>(k)) && D[k] > D0 + tie) ++above;
+  d.invertedShare = static_cast<double>(above) / N;
+}
+
 }  // namespace
 
 ValueSpaceCurve value_space_curve(const AttentionView& a, std::span<const float> values,
@@ -785,6 +822,12 @@ ValueSpaceCurve value_space_curve(const AttentionView& a, std::span<const float>
     std::sort(Q.begin(), Q.end());
     pt.sinkAwareCount = count + pairs_at_most(P, Q, kSlack);
     leave_one_out_point(top, G, pt);
+    if (keys[0] == 0) {
+      sink_point(top, G, N, pt.sink);
+    } else {
+      pt.sink.shareOfAggregate = pt.sink.directionChange = pt.sink.intrusion =
+          pt.sink.invertedShare = pt.sink.alignmentWithSelected = kNaN;
+    }
   }
 
   // The random baseline: each seeded ordering grows one key per step.

@@ -56,7 +56,9 @@ struct SinkSelectionDiagnostics {
   double directionChange = 0.0;        // 1 - cos(s_N, s_N - y_0)
   double intrusion = 0.0;              // 1 when D_0 <= r_max^2, else 0
   double invertedShare = 0.0;          // share of selected i with D_i > D_0
-  double alignmentWithSelected = 0.0;  // cos(y_0, s_N+), s_N+ = selected non-sink sum
+  // cos(y_0, s_N+), s_N+ = selected non-sink sum; NaN when either is zero
+  // (s_N+ is when the sink is the only key selected).
+  double alignmentWithSelected = 0.0;
 };
 
 struct ValueSpace {
@@ -112,6 +114,9 @@ struct ValueSpaceCurvePoint {
   // the share of the selected keys with a defined cos(y_i, s_{N,-i}) whose cosine is
   // positive (beyond a relative 1e-9); NaN when none is defined (N = 1).
   double positiveLooShare = 0.0;
+  // The sink's effect on the top-N selection at this N, as value_space()'s
+  // (all NaN, selected false, when the query does not see position 0).
+  SinkSelectionDiagnostics sink;
 };
 
 struct ValueSpaceCurve {

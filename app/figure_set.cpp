@@ -83,19 +83,32 @@ CommandLine figure_set_command_line() {
       "  betti0_by_layer, betti1_by_layer  Betti curves per layer (Ruscio et al.); "
       "reference_frame.csv: the frame and its evidence\n"
       "  fn_against_n_by_layer    F_N against N per layer with the random baseline (Mudarisov et "
-      "al.)\n"
+      "al., Fig. 2)\n"
+      "  precision_against_n_by_layer, recall_against_n_by_layer\n"
+      "                           P(r_max, N) and R(r_min, N) of the top N with the random "
+      "baseline (Fig. 2)\n"
       "  loo_alignment_margin_against_n_by_layer, positive_loo_share_against_n_by_layer\n"
       "                           the leave-one-out alignment margin M_N^loo and the share of "
       "selected keys\n"
-      "                           with positive leave-one-out alignment against N (Mudarisov et "
-      "al., Fig. 8)\n"
-      "  loo_margin_against_n_by_layer  the leave-one-out distance margin against N (Mudarisov et "
-      "al., Fig. 9)\n"
-      "                           (these three from sentence files, and from studies recorded with "
-      "them)\n"
-      "  taxonomy_by_layer        Retriever / Mixer / Reset shares per layer (Mudarisov et al.)\n"
+      "                           with positive leave-one-out alignment against N (Fig. 8)\n"
+      "  loo_margin_against_n_by_layer  the leave-one-out distance margin against N (Fig. 9)\n"
+      "  sink_selection_rate_against_n_by_layer  how often the top N holds the sink (Fig. 13)\n"
+      "  fn_by_sink_selection_against_n_by_layer  F_N of heads with and without the sink "
+      "selected (Fig. 14)\n"
+      "  sink_share_of_aggregate_against_n_by_layer, sink_direction_change_against_n_by_layer\n"
+      "                           the selected sink's size in s_N and the turn it gives it "
+      "(Figs. 15-16)\n"
+      "  sink_intrusion_rate_against_n_by_layer, sink_inverted_share_against_n_by_layer\n"
+      "                           the unselected sink inside the selected ball, and the "
+      "inversions it causes (Figs. 17-18)\n"
+      "  sink_alignment_against_n_by_layer  cos(y_0, s_N+) against N (Fig. 19)\n"
+      "                           (the curves against N from sentence files, and from studies "
+      "recorded with them;\n"
+      "                           each CSV names its paper figure in its paper_figure line)\n"
+      "  taxonomy_by_layer        Retriever / Mixer / Reset shares per layer (Mudarisov et al., "
+      "Fig. 4a)\n"
       "  sparsification           dNLL against the share of heads kept, per ranking (Mudarisov et "
-      "al.)\n"
+      "al., Fig. 5)\n"
       "  bos_removal              NLL change of removing the BOS token, per sentence (Barbero et "
       "al.)\n"
       "The last two need a model with an output head.");
@@ -193,6 +206,8 @@ std::vector<std::pair<std::filesystem::path, std::string>> set_files(const Figur
          {"model", set.modelName},
          {"sentences", set.sentencesName + " (first " + std::to_string(set.sentenceCount) + ")"},
          {"figure", f.plot.title.empty() ? f.file : f.plot.title}});
+    if (!f.paperFigure.empty())
+      table.comments.insert(table.comments.begin() + 4, {"paper_figure", f.paperFigure});
     table.comments.insert(table.comments.end(), set.provenance.begin(), set.provenance.end());
     const std::filesystem::path csv = out / (f.file + ".csv");
     io::output_check_replaceable(csv, o.force);

@@ -354,7 +354,7 @@ std::vector<std::string> value_space_row(const std::string& L, const std::string
           opt(vs.sink.directionChange),
           opt(vs.sink.intrusion),
           opt(vs.sink.invertedShare),
-          num(vs.sink.alignmentWithSelected)};
+          opt(vs.sink.alignmentWithSelected)};
 }
 
 // Section 3 across layers: the sign-flip signature at the lowest and highest

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -106,21 +107,66 @@ LayerCurves layer_curves(const document::LayerAnalysis& layer, int tokens, bool 
     accumulate(c.fN, f, 1.0 / H);
     accumulate(c.fNRandom, random, 1.0 / H);
   }
-  // Defined for some heads only (no unselected key, no leave-one-out aggregate).
-  FiniteMean margin, alignment, positive;
-  for (int h = 0; h < H; ++h) {
-    const auto& points = layer.valueCurves[static_cast<std::size_t>(h + 1)].points;
-    for (std::size_t k = 0; k < points.size(); ++k) {
-      margin.add(k, points[k].looMargin);
-      alignment.add(k, points[k].looAlignmentMargin);
-      positive.add(k, points[k].positiveLooShare);
+  // Defined for some heads only (no unselected key, no leave-one-out
+  // aggregate, the sink selected or not): means over the heads where defined.
+  using Point = analysis::ValueSpaceCurvePoint;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<
+      std::pair<std::vector<double> LayerCurves::*, std::function<double(const Point&)>>>
+      of{{&LayerCurves::looMargin, [](const Point& q) { return q.looMargin; }},
+         {&LayerCurves::looAlignment, [](const Point& q) { return q.looAlignmentMargin; }},
+         {&LayerCurves::positiveLoo, [](const Point& q) { return q.positiveLooShare; }},
+         {&LayerCurves::precision, [](const Point& q) { return q.scores.precision; }},
+         {&LayerCurves::recall, [](const Point& q) { return q.scores.recall; }},
+         {&LayerCurves::precisionRandom, [](const Point& q) { return q.randomMean.precision; }},
+         {&LayerCurves::recallRandom, [](const Point& q) { return q.randomMean.recall; }},
+         {&LayerCurves::sinkRate, [](const Point& q) { return q.sinkSelected ? 1.0 : 0.0; }},
+         {&LayerCurves::fSinkIn,
+          [nan](const Point& q) { return q.sinkSelected ? q.scores.f : nan; }},
+         {&LayerCurves::fSinkOut,
+          [nan](const Point& q) { return q.sinkSelected ? nan : q.scores.f; }},
+         {&LayerCurves::sinkShare, [](const Point& q) { return q.sink.shareOfAggregate; }},
+         {&LayerCurves::sinkTurn, [](const Point& q) { return q.sink.directionChange; }},
+         {&LayerCurves::sinkIntrusion, [](const Point& q) { return q.sink.intrusion; }},
+         {&LayerCurves::sinkInverted, [](const Point& q) { return q.sink.invertedShare; }},
+         {&LayerCurves::sinkAlignment,
+          [](const Point& q) { return q.sink.alignmentWithSelected; }}};
+  for (const auto& [member, value] : of) {
+    FiniteMean mean;
+    for (int h = 0; h < H; ++h) {
+      const auto& points = layer.valueCurves[static_cast<std::size_t>(h + 1)].points;
+      for (std::size_t k = 0; k < points.size(); ++k) mean.add(k, value(points[k]));
     }
+    c.*member = mean.means();
   }
-  c.looMargin = margin.means();
-  c.looAlignment = alignment.means();
-  c.positiveLoo = positive.means();
   return c;
 }
+
+}  // namespace
+
+const std::vector<PerNCurve>& per_n_curves() {
+  constexpr double big = 1e30;
+  using H = HeadsCounted;
+  static const std::vector<PerNCurve> curves{
+      {"lm", &LayerCurves::looMargin, -big, big, "leave-one-out margin", H::All},
+      {"la", &LayerCurves::looAlignment, -2.0, 2.0, "leave-one-out alignment", H::All},
+      {"lp", &LayerCurves::positiveLoo, 0.0, 1.0, "positive leave-one-out share", H::All},
+      {"p", &LayerCurves::precision, 0.0, 1.0, "precision", H::All},
+      {"r", &LayerCurves::recall, 0.0, 1.0, "recall", H::All},
+      {"pr", &LayerCurves::precisionRandom, 0.0, 1.0, "random precision", H::All},
+      {"rr", &LayerCurves::recallRandom, 0.0, 1.0, "random recall", H::All},
+      {"sr", &LayerCurves::sinkRate, 0.0, 1.0, "sink selection rate", H::All},
+      {"fi", &LayerCurves::fSinkIn, 0.0, 1.0, "F_N with the sink selected", H::SinkSelected},
+      {"fo", &LayerCurves::fSinkOut, 0.0, 1.0, "F_N without the sink selected", H::SinkUnselected},
+      {"ss", &LayerCurves::sinkShare, 0.0, big, "sink share of the aggregate", H::SinkSelected},
+      {"st", &LayerCurves::sinkTurn, 0.0, 2.0, "sink direction change", H::SinkSelected},
+      {"si", &LayerCurves::sinkIntrusion, 0.0, 1.0, "sink intrusion", H::SinkUnselected},
+      {"sv", &LayerCurves::sinkInverted, 0.0, 1.0, "sink inverted share", H::SinkUnselected},
+      {"sa", &LayerCurves::sinkAlignment, -1.0, 1.0, "sink alignment", H::All}};
+  return curves;
+}
+
+namespace {
 
 // The record of one sentence's run: of its intervened run when the
 // parameters name interventions (the sinks' tokens then as that run has them).

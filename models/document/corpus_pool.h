@@ -33,11 +33,36 @@ struct LayerCurves {
   std::vector<double> alphaUniform;             // the uniform head's alpha_k
   std::vector<double> bettiGrid, beta0, beta1;  // Betti curves on the grid of e
   std::vector<double> fN, fNRandom;  // F_N and its random-subset mean, N = 1 .. keys seen
-  // The leave-one-out control (metrics.md s. 6), N = 1 .. keys seen, each the mean
-  // over the heads where it is defined (NaN where no head's is); empty in
-  // studies recorded before they were kept.
+  // More curves at the value-space query (metrics.md s. 6), N = 1 .. keys seen,
+  // each the mean over the heads where it is defined (NaN where no head's is);
+  // empty in studies recorded before they were kept (per_n_curves() lists them).
+  // The leave-one-out control:
   std::vector<double> looMargin, looAlignment, positiveLoo;
+  // precision and recall of the top N and their random-subset means:
+  std::vector<double> precision, recall, precisionRandom, recallRandom;
+  // the share of heads whose top N holds the sink (position 0), and F_N over the
+  // heads with it and over those without:
+  std::vector<double> sinkRate, fSinkIn, fSinkOut;
+  // the sink diagnostics: over heads with the sink selected (share of the
+  // aggregate, direction change), without it (intrusion, inverted share), all
+  // (alignment with the selected non-sink sum):
+  std::vector<double> sinkShare, sinkTurn, sinkIntrusion, sinkInverted, sinkAlignment;
 };
+
+// Which heads a per-N curve's mean is over, so that pooling sentences weights
+// each sentence's mean by its share of those heads.
+enum class HeadsCounted { All, SinkSelected, SinkUnselected };
+
+// One optional per-N curve of LayerCurves: its key in study records, the range
+// its definition allows, what it is (for messages).
+struct PerNCurve {
+  const char* key;
+  std::vector<double> LayerCurves::*values;
+  double lo, hi;
+  const char* what;
+  HeadsCounted heads;
+};
+const std::vector<PerNCurve>& per_n_curves();
 
 // What every head saw in one sentence (index: its line in the sentence file).
 // The sink token of a sink at position 0 when the first token is no special

@@ -26,13 +26,21 @@ using io::csv_number_or_empty;
 struct RaggedMean {
   std::vector<double> sum;
   std::vector<int> count;
-  void add(const std::vector<double>& values) {
-    if (sum.size() < values.size()) sum.resize(values.size(), 0.0), count.resize(values.size(), 0);
-    for (std::size_t k = 0; k < values.size(); ++k)
-      if (std::isfinite(values[k])) sum[k] += values[k], ++count[k];
+  std::vector<double> weight;
+  void add(const std::vector<double>& values) { add(values, {}); }
+  // With `weights` (one per index; none: 1 each), each value counts that much:
+  // a sentence's mean over some of its heads by its share of them.
+  void add(const std::vector<double>& values, const std::vector<double>& weights) {
+    if (sum.size() < values.size())
+      sum.resize(values.size(), 0.0), count.resize(values.size(), 0),
+          weight.resize(values.size(), 0.0);
+    for (std::size_t k = 0; k < values.size(); ++k) {
+      const double w = k < weights.size() ? weights[k] : 1.0;
+      if (std::isfinite(values[k]) && w > 0) sum[k] += w * values[k], weight[k] += w, ++count[k];
+    }
   }
   double mean(std::size_t k) const {
-    return k < sum.size() && count[k] > 0 ? sum[k] / count[k]
+    return k < sum.size() && count[k] > 0 ? sum[k] / weight[k]
                                           : std::numeric_limits<double>::quiet_NaN();
   }
   std::size_t size() const { return sum.size(); }
@@ -60,27 +68,32 @@ views::PlotSeries ragged_curve(const std::string& name, const RaggedMean& m,
 // from per-layer ragged means.
 SetFigure layered_figure(const std::vector<RaggedMean>& means,
                          const std::vector<RaggedMean>* baselines, const std::vector<double>& xOf,
-                         double xStart, const std::vector<int>& shown, int minCount) {
+                         double xStart, const std::vector<int>& shown, int minCount,
+                         const std::string& dashedMeaning = "random subsets") {
   SetFigure f;
   f.plot.xPadding = 0.0;  // curves over distances and shares: no air at the ends
   for (int l : shown)
     f.plot.series.push_back(
         ragged_curve(layer_name(l), means[static_cast<std::size_t>(l)], xOf, xStart, minCount));
+  // A layer where no head qualifies (a mean over some heads) has no curve: no legend entry.
+  for (views::PlotSeries& c : f.plot.series) c.inLegend = !c.x.empty();
   if (baselines) {
     const std::size_t layerCurves = f.plot.series.size();
     for (std::size_t i = 0; i < layerCurves; ++i) {
       views::PlotSeries c =
-          ragged_curve(layer_name(shown[i]) + " random",
+          ragged_curve(layer_name(shown[i]) + " " + dashedMeaning,
                        (*baselines)[static_cast<std::size_t>(shown[i])], xOf, xStart, minCount);
       c.dashed = true;
       c.markers = false;
-      c.inLegend = false;
       c.colourOf = static_cast<int>(i);
+      // In the legend under its own name when its layer has no solid curve to name its colour.
+      c.inLegend = f.plot.series[i].x.empty() && !c.x.empty();
+      if (c.inLegend) c.name = layer_name(shown[i]) + ", " + dashedMeaning;
       f.plot.series.push_back(std::move(c));
     }
     // One legend entry says what every dashed twin is (each in its layer's colour).
     views::PlotSeries key;
-    key.name = "dashed: random subsets (each layer's colour)";
+    key.name = "dashed: " + dashedMeaning + " (each layer's colour)";
     key.dashed = true;
     key.markers = false;
     key.colour = views::Rgb{0.35, 0.35, 0.35};
@@ -238,6 +251,7 @@ SetFigure fn_figure(const SetContext& x) {
     }
   SetFigure fig = layered_figure(f, &random, {}, 1.0, x.shown, x.minCount);
   fig.file = "fn_against_n_by_layer";
+  fig.paperFigure = "Mudarisov et al., Fig. 2";
   fig.plot.title = "Fₙ against N at the last query (mean over heads and " + x.source +
                    "); dashed: random N-subsets" + shown_note(x.shown, x.L) + x.positionNote;
   fig.plot.xPadding = 0.5;
@@ -251,50 +265,130 @@ SetFigure fn_figure(const SetContext& x) {
   return fig;
 }
 
-// The leave-one-out control against N (004, A.5): Fig. 8's alignment margin
-// and positive share, Fig. 9's distance margin, per layer at the last query.
-// Only from records that kept them (studies recorded before did not).
-struct LooCurve {
+// The curves against N at the last query beyond F_N (004): each a mean over
+// heads per layer, solid, with an optional dashed twin (its random baseline,
+// or the heads on the other side of a condition). Only from records that kept
+// them (studies recorded before did not).
+struct PerNKind {
   const char* file;
+  const char* paperFigure;
   std::vector<double> LayerCurves::*values;
+  std::vector<double> LayerCurves::*dashed;  // nullptr: none
   const char* title;
   const char* yLabel;
   const char* column;
+  const char* dashedColumn;
+  const char* dashedMeaning;  // in the legend and the title: "random N-subsets"
+  bool share;                 // a share or rate: the axis from 0 to 1
 };
 
-SetFigure loo_figure(const SetContext& x, const LooCurve& kind) {
+// The weight of a sentence's layer mean at each N: its share of the heads
+// the mean is over.
+std::vector<double> heads_weight(const LayerCurves& c, HeadsCounted heads) {
+  if (heads == HeadsCounted::All) return {};
+  std::vector<double> w(c.sinkRate.size());
+  for (std::size_t k = 0; k < w.size(); ++k)
+    w[k] = heads == HeadsCounted::SinkSelected ? c.sinkRate[k] : 1.0 - c.sinkRate[k];
+  return w;
+}
+
+HeadsCounted heads_of(std::vector<double> LayerCurves::*values) {
+  for (const PerNCurve& c : per_n_curves())
+    if (c.values == values) return c.heads;
+  return HeadsCounted::All;
+}
+
+std::vector<RaggedMean> pooled_by_layer(const SetContext& x,
+                                        std::vector<double> LayerCurves::*values) {
   std::vector<RaggedMean> means(static_cast<std::size_t>(x.L));
+  const HeadsCounted heads = heads_of(values);
   for (const SentenceRecord& r : x.records)
-    for (int l = 0; l < x.L; ++l)
-      means[static_cast<std::size_t>(l)].add(r.curves[static_cast<std::size_t>(l)].*kind.values);
-  SetFigure fig = layered_figure(means, nullptr, {}, 1.0, x.shown, x.minCount);
+    for (int l = 0; l < x.L; ++l) {
+      const LayerCurves& c = r.curves[static_cast<std::size_t>(l)];
+      means[static_cast<std::size_t>(l)].add(c.*values, heads_weight(c, heads));
+    }
+  return means;
+}
+
+SetFigure per_n_figure(const SetContext& x, const PerNKind& kind) {
+  const std::vector<RaggedMean> means = pooled_by_layer(x, kind.values);
+  std::vector<RaggedMean> dashed;
+  if (kind.dashed) dashed = pooled_by_layer(x, kind.dashed);
+  const std::vector<RaggedMean>* twin = kind.dashed ? &dashed : nullptr;
+  SetFigure fig = layered_figure(means, twin, {}, 1.0, x.shown, x.minCount,
+                                 kind.dashed ? kind.dashedMeaning : "");
   fig.file = kind.file;
+  fig.paperFigure = kind.paperFigure;
+  std::string undrawn;  // shown layers where no head qualifies
+  for (std::size_t i = 0; i < x.shown.size(); ++i)
+    if (fig.plot.series[i].x.empty())
+      undrawn += (undrawn.empty() ? "" : ", ") + std::to_string(x.shown[i]);
   fig.plot.title = std::string(kind.title) + " at the last query (mean over heads and " + x.source +
-                   ")" + shown_note(x.shown, x.L) + x.positionNote;
+                   ")" + (kind.dashed ? std::string("; dashed: ") + kind.dashedMeaning : "") +
+                   (undrawn.empty() ? "" : " | no qualifying head in layer " + undrawn) +
+                   shown_note(x.shown, x.L) + x.positionNote;
   fig.plot.xPadding = 0.5;
   fig.plot.xLabel = "N (keys selected, log₂ scale)";
   fig.plot.yLabel = kind.yLabel;
   fig.plot.integerX = true;
   fig.plot.log2X = true;
-  fig.plot.includeZero = true;  // the sign is the finding
+  fig.plot.includeZero = true;  // rates from 0; a margin's sign is the finding
   fig.plot.airBelow = true;     // the lowest curve off the axis line
-  fig.table = layered_table(means, nullptr, {}, 1.0, {"layer", "n", kind.column, "sentences"});
+  std::vector<std::string> columns{"layer", "n", kind.column};
+  if (kind.dashed) columns.push_back(kind.dashedColumn);
+  columns.push_back("sentences");
+  fig.table = layered_table(means, twin, {}, 1.0, columns);
   return fig;
 }
 
-void append_loo_figures(const SetContext& x, std::vector<SetFigure>& figures) {
-  for (const SentenceRecord& r : x.records)
-    for (const LayerCurves& c : r.curves)
-      if (c.looMargin.size() != c.fN.size()) return;  // recorded without them
-  const LooCurve kinds[] = {
-      {"loo_alignment_margin_against_n_by_layer", &LayerCurves::looAlignment,
-       "Leave-one-out alignment margin Mₙˡᵒᵒ against N", "Mₙˡᵒᵒ", "loo_alignment_margin"},
-      {"positive_loo_share_against_n_by_layer", &LayerCurves::positiveLoo,
-       "Share of selected keys with positive leave-one-out alignment against N",
-       "positive leave-one-out share", "positive_loo_share"},
-      {"loo_margin_against_n_by_layer", &LayerCurves::looMargin,
-       "Leave-one-out distance margin γₙˡᵒᵒ against N", "γₙˡᵒᵒ", "loo_margin"}};
-  for (const LooCurve& kind : kinds) figures.push_back(loo_figure(x, kind));
+void append_per_n_figures(const SetContext& x, std::vector<SetFigure>& figures) {
+  using C = LayerCurves;
+  const PerNKind kinds[] = {
+      {"precision_against_n_by_layer", "Mudarisov et al., Fig. 2", &C::precision,
+       &C::precisionRandom, "Precision P(rₘₐₓ, N) of the top N against N", "precision P",
+       "precision", "precision_random", "random N-subsets", true},
+      {"recall_against_n_by_layer", "Mudarisov et al., Fig. 2", &C::recall, &C::recallRandom,
+       "Recall R(rₘᵢₙ, N) of the top N against N", "recall R", "recall", "recall_random",
+       "random N-subsets", true},
+      {"loo_alignment_margin_against_n_by_layer", "Mudarisov et al., Fig. 8 (left)",
+       &C::looAlignment, nullptr, "Leave-one-out alignment margin Mₙˡᵒᵒ against N", "Mₙˡᵒᵒ",
+       "loo_alignment_margin", "", "", false},
+      {"positive_loo_share_against_n_by_layer", "Mudarisov et al., Fig. 8 (right)", &C::positiveLoo,
+       nullptr, "Share of selected keys with positive leave-one-out alignment against N",
+       "positive leave-one-out share", "positive_loo_share", "", "", true},
+      {"loo_margin_against_n_by_layer", "Mudarisov et al., Fig. 9", &C::looMargin, nullptr,
+       "Leave-one-out distance margin γₙˡᵒᵒ against N", "γₙˡᵒᵒ", "loo_margin", "", "", false},
+      {"sink_selection_rate_against_n_by_layer", "Mudarisov et al., Fig. 13", &C::sinkRate, nullptr,
+       "Sink selection rate: share of heads whose top N holds position 0", "sink selection rate",
+       "sink_selection_rate", "", "", true},
+      {"fn_by_sink_selection_against_n_by_layer", "Mudarisov et al., Fig. 14", &C::fSinkIn,
+       &C::fSinkOut, "Fₙ over the heads whose top N holds the sink", "Fₙ", "f_n_sink_selected",
+       "f_n_sink_unselected", "heads without the sink selected", true},
+      {"sink_share_of_aggregate_against_n_by_layer", "Mudarisov et al., Fig. 15", &C::sinkShare,
+       nullptr, "Sink contribution magnitude ‖y₀‖ / ‖sₙ‖ (heads with the sink selected)",
+       "‖y₀‖ / ‖sₙ‖", "sink_share_of_aggregate", "", "", false},
+      {"sink_direction_change_against_n_by_layer", "Mudarisov et al., Fig. 16", &C::sinkTurn,
+       nullptr, "Aggregate direction change 1 − cos(sₙ, sₙ − y₀) (heads with the sink selected)",
+       "1 − cos(sₙ, sₙ − y₀)", "sink_direction_change", "", "", false},
+      {"sink_intrusion_rate_against_n_by_layer", "Mudarisov et al., Fig. 17", &C::sinkIntrusion,
+       nullptr, "Unselected sink intrusion rate D₀ ≤ rₘₐₓ² (heads without the sink selected)",
+       "intrusion rate", "sink_intrusion_rate", "", "", true},
+      {"sink_inverted_share_against_n_by_layer", "Mudarisov et al., Fig. 18", &C::sinkInverted,
+       nullptr,
+       "Sink-related inversions: share of selected keys farther from sₙ than the unselected sink",
+       "share of selected keys", "sink_inverted_share", "", "", true},
+      {"sink_alignment_against_n_by_layer", "Mudarisov et al., Fig. 19", &C::sinkAlignment, nullptr,
+       "Alignment of the sink with the selected non-sink aggregate cos(y₀, sₙ₊)", "cos(y₀, sₙ₊)",
+       "sink_alignment_selected", "", "", false}};
+  for (const PerNKind& kind : kinds) {
+    bool kept = true;  // by every record (studies recorded before a curve lack it)
+    for (const SentenceRecord& r : x.records)
+      for (const LayerCurves& c : r.curves)
+        kept = kept && (c.*kind.values).size() == c.fN.size() &&
+               (!kind.dashed || (c.*kind.dashed).size() == c.fN.size()) &&
+               (heads_of(kind.values) == HeadsCounted::All || c.sinkRate.size() == c.fN.size());
+    if (kept) figures.push_back(per_n_figure(x, kind));
+  }
 }
 
 // Head classes per layer (004): every head of every sentence labelled by its votes.
@@ -309,6 +403,7 @@ SetFigure taxonomy_figure(const SetContext& x) {
       }
   SetFigure fig;
   fig.file = "taxonomy_by_layer";
+  fig.paperFigure = "Mudarisov et al., Fig. 4(a)";
   fig.plot.title = "Head classes per layer (share of heads over " + x.source + ")";
   fig.plot.xLabel = "layer";
   fig.plot.yLabel = "share of heads";
@@ -424,7 +519,7 @@ std::vector<SetFigure> figure_set_of_records(const std::vector<SentenceRecord>& 
   figures.push_back(key_importance_figure(context));
   append_betti_figures(context, tables.frame, figures);
   figures.push_back(fn_figure(context));
-  append_loo_figures(context, figures);
+  append_per_n_figures(context, figures);
   figures.push_back(taxonomy_figure(context));
   // BOS removal needs the model's token probabilities: recorded with the
   // functional experiments.
@@ -464,6 +559,7 @@ SetFigure sparsification_figure(const models::LoadedModel& model,
   }
   SetFigure fig;
   fig.file = "sparsification";
+  fig.paperFigure = "Mudarisov et al., Fig. 5";
   fig.plot.title = "Sparsification: dNLL against the share of heads kept per layer (mean over " +
                    std::to_string(used) + " sentences; random: mean ± std of its draws)";
   fig.plot.xPadding = 0.03;  // the error bars at 0 and 1 whole

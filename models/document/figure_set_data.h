@@ -26,7 +26,8 @@ namespace sinkscope::document {
 // One figure of a set: its file name, what it draws and every number it
 // draws (and the layers it leaves out).
 struct SetFigure {
-  std::string file;  // the name without suffix: key_importance_by_layer
+  std::string file;         // the name without suffix: key_importance_by_layer
+  std::string paperFigure;  // the seed paper's figure it redraws: "Mudarisov et al., Fig. 2"
   views::LinePlot plot;
   io::CsvTable table;
 };

@@ -363,25 +363,47 @@ const std::vector<std::string>& value_curve_columns() {
                                                 "f",
                                                 "random_f_mean",
                                                 "random_f_std",
+                                                "random_precision_mean",
+                                                "random_recall_mean",
                                                 "inversions",
                                                 "k_sink",
                                                 "sink_selected",
                                                 "loo_margin",
                                                 "loo_alignment_margin",
-                                                "positive_loo_share"};
+                                                "positive_loo_share",
+                                                "sink_share_of_aggregate",
+                                                "sink_direction_change",
+                                                "sink_intrusion",
+                                                "sink_inverted_share",
+                                                "sink_alignment_selected"};
   return columns;
 }
 
 void append_value_curve_rows(io::CsvTable& table, const std::string& layer, const std::string& head,
                              const analysis::ValueSpaceCurve& curve) {
   for (const analysis::ValueSpaceCurvePoint& c : curve.points)
-    table.rows.push_back(
-        {layer, head, std::to_string(curve.query), std::to_string(c.topN),
-         io::csv_number(c.scores.precision), io::csv_number(c.scores.recall),
-         io::csv_number(c.scores.f), io::csv_number(c.randomMean.f), io::csv_number(c.randomStd.f),
-         std::to_string(c.inversions), std::to_string(c.sinkAwareCount), c.sinkSelected ? "1" : "0",
-         io::csv_number(c.looMargin), io::csv_number_or_empty(c.looAlignmentMargin),
-         io::csv_number_or_empty(c.positiveLooShare)});
+    table.rows.push_back({layer,
+                          head,
+                          std::to_string(curve.query),
+                          std::to_string(c.topN),
+                          io::csv_number(c.scores.precision),
+                          io::csv_number(c.scores.recall),
+                          io::csv_number(c.scores.f),
+                          io::csv_number(c.randomMean.f),
+                          io::csv_number(c.randomStd.f),
+                          io::csv_number(c.randomMean.precision),
+                          io::csv_number(c.randomMean.recall),
+                          std::to_string(c.inversions),
+                          std::to_string(c.sinkAwareCount),
+                          c.sinkSelected ? "1" : "0",
+                          io::csv_number(c.looMargin),
+                          io::csv_number_or_empty(c.looAlignmentMargin),
+                          io::csv_number_or_empty(c.positiveLooShare),
+                          io::csv_number_or_empty(c.sink.shareOfAggregate),
+                          io::csv_number_or_empty(c.sink.directionChange),
+                          io::csv_number_or_empty(c.sink.intrusion),
+                          io::csv_number_or_empty(c.sink.invertedShare),
+                          io::csv_number_or_empty(c.sink.alignmentWithSelected)});
 }
 
 }  // namespace sinkscope::document

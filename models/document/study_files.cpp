@@ -298,17 +298,14 @@ json record_to_json(const SentenceRecord& r) {
   }
   if (!r.curves.empty()) {
     json curves = json::array();
-    for (const LayerCurves& lc : r.curves)
-      curves.push_back({{"a", hex_doubles(lc.alpha)},
-                        {"u", hex_doubles(lc.alphaUniform)},
-                        {"e", hex_doubles(lc.bettiGrid)},
-                        {"b0", hex_doubles(lc.beta0)},
-                        {"b1", hex_doubles(lc.beta1)},
-                        {"f", hex_doubles(lc.fN)},
-                        {"fr", hex_doubles(lc.fNRandom)},
-                        {"lm", hex_doubles(lc.looMargin)},
-                        {"la", hex_doubles(lc.looAlignment)},
-                        {"lp", hex_doubles(lc.positiveLoo)}});
+    for (const LayerCurves& lc : r.curves) {
+      json one = {{"a", hex_doubles(lc.alpha)},     {"u", hex_doubles(lc.alphaUniform)},
+                  {"e", hex_doubles(lc.bettiGrid)}, {"b0", hex_doubles(lc.beta0)},
+                  {"b1", hex_doubles(lc.beta1)},    {"f", hex_doubles(lc.fN)},
+                  {"fr", hex_doubles(lc.fNRandom)}};
+      for (const PerNCurve& c : per_n_curves()) one[c.key] = hex_doubles(lc.*c.values);
+      curves.push_back(std::move(one));
+    }
     out["curves"] = curves;
   }
   return out;
@@ -408,17 +405,12 @@ LayerCurves layer_curves_from_json(const json& l, std::size_t T, std::size_t gri
                where + ": curves: beta1");
   check_ranges(lc.fN, 0.0, 1.0, where + ": curves: F_N");
   check_ranges(lc.fNRandom, 0.0, 1.0, where + ": curves: random F_N");
-  // The leave-one-out curves: absent from studies recorded before them.
-  if (l.contains("lm") || l.contains("la") || l.contains("lp")) {
-    lc.looMargin =
-        parse_hex_doubles(l.at("lm"), keys, where + ": curves: leave-one-out margin", true);
-    lc.looAlignment =
-        parse_hex_doubles(l.at("la"), keys, where + ": curves: leave-one-out alignment", true);
-    lc.positiveLoo =
-        parse_hex_doubles(l.at("lp"), keys, where + ": curves: positive leave-one-out share", true);
-    check_ranges(lc.looMargin, -1e30, 1e30, where + ": curves: leave-one-out margin");
-    check_ranges(lc.looAlignment, -2.0, 2.0, where + ": curves: leave-one-out alignment");
-    check_ranges(lc.positiveLoo, 0.0, 1.0, where + ": curves: positive leave-one-out share");
+  // The other per-N curves: each absent from studies recorded before it.
+  for (const PerNCurve& c : per_n_curves()) {
+    if (!l.contains(c.key)) continue;
+    const std::string what = where + ": curves: " + c.what;
+    lc.*c.values = parse_hex_doubles(l.at(c.key), keys, what, true);
+    check_ranges(lc.*c.values, c.lo, c.hi, what);
   }
   return lc;
 }

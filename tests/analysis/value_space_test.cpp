@@ -235,7 +235,7 @@ TEST(ValueSpace, CurveEqualsTheDirectComputationAtEveryN) {
   // distance, inversion, bound and random subset from scratch (the O(T^3)
   // implementation the curve replaced): the same counts and scores.
   std::mt19937 rng(5);
-  int points = 0, withInversions = 0, withSinkCount = 0;
+  int points = 0, withInversions = 0, withSinkCount = 0, sinkSelectedPoints = 0, sinkUnselected = 0;
   for (int instance = 0; instance < 300; ++instance) {
     const int T = 1 + static_cast<int>(rng() % 40), d = 1 + static_cast<int>(rng() % 12);
     const RandomHead h = random_head(rng, T, d);
@@ -258,6 +258,21 @@ TEST(ValueSpace, CurveEqualsTheDirectComputationAtEveryN) {
       ASSERT_EQ(c.recallBound, s.recallBound) << what;
       ASSERT_EQ(c.sinkAwareCount, s.sinkBound.count) << what;
       ASSERT_EQ(c.sinkSelected, s.sinkSelected) << what;
+      // The sink diagnostics from the Gram matrix against value_space()'s vectors.
+      ASSERT_EQ(c.sink.selected, s.sink.selected) << what;
+      ASSERT_EQ(std::isnan(c.sink.intrusion), std::isnan(s.sink.intrusion)) << what;
+      if (!std::isnan(s.sink.intrusion)) {
+        ASSERT_EQ(c.sink.intrusion, s.sink.intrusion) << what;
+        ASSERT_EQ(c.sink.invertedShare, s.sink.invertedShare) << what;
+        ++sinkUnselected;
+      }
+      for (auto [x, y] : {std::pair{c.sink.shareOfAggregate, s.sink.shareOfAggregate},
+                          {c.sink.directionChange, s.sink.directionChange},
+                          {c.sink.alignmentWithSelected, s.sink.alignmentWithSelected}}) {
+        ASSERT_EQ(std::isnan(x), std::isnan(y)) << what << ": " << x << " vs " << y;
+        if (!std::isnan(y)) ASSERT_NEAR(x, y, 1e-9 * (1 + std::abs(y))) << what;
+      }
+      sinkSelectedPoints += c.sink.selected;
       if (std::isinf(s.looMargin))
         ASSERT_EQ(c.looMargin, s.looMargin) << what;
       else
@@ -277,6 +292,8 @@ TEST(ValueSpace, CurveEqualsTheDirectComputationAtEveryN) {
   EXPECT_GT(points, 3000);
   EXPECT_GT(withInversions, 300);
   EXPECT_GT(withSinkCount, 300);
+  EXPECT_GT(sinkSelectedPoints, 300);
+  EXPECT_GT(sinkUnselected, 300);
 }
 
 // The leave-one-out alignment of the curve (A.5, Fig. 8) against the

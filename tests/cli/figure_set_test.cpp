@@ -37,23 +37,93 @@ int column(const CsvTable& t, const std::string& name) {
   return 0;
 }
 
-// Mean over the numbered heads (not "average") of `value`, by (layer, key column),
-// over the heads where it is defined (a finite number).
-std::map<std::pair<int, std::string>, double> head_means(const CsvTable& t, const std::string& key,
-                                                         const std::string& value) {
+// Mean over the numbered heads (not "average") of `value`, by (layer, key
+// column), over the heads where it is defined (a finite number) and, with
+// `onlyIf`, where column onlyIf.first holds onlyIf.second; over several
+// tables, the mean over every (sentence, head) instance.
+std::map<std::pair<int, std::string>, double> head_means(
+    const std::vector<CsvTable>& tables, const std::string& key, const std::string& value,
+    const std::pair<std::string, std::string>& onlyIf = {}) {
   std::map<std::pair<int, std::string>, std::pair<double, int>> sums;
-  const int l = column(t, "layer"), h = column(t, "head"), k = column(t, key), v = column(t, value);
-  for (const auto& row : t.rows) {
-    if (row[static_cast<std::size_t>(h)] == "average") continue;
-    const std::string& cell = row[static_cast<std::size_t>(v)];
-    if (cell.empty() || !std::isfinite(std::stod(cell))) continue;
-    auto& s = sums[{std::stoi(row[static_cast<std::size_t>(l)]), row[static_cast<std::size_t>(k)]}];
-    s.first += std::stod(cell);
-    ++s.second;
+  for (const CsvTable& t : tables) {
+    const int l = column(t, "layer"), h = column(t, "head"), k = column(t, key),
+              v = column(t, value);
+    const int c = onlyIf.first.empty() ? -1 : column(t, onlyIf.first);
+    for (const auto& row : t.rows) {
+      if (row[static_cast<std::size_t>(h)] == "average") continue;
+      if (c >= 0 && row[static_cast<std::size_t>(c)] != onlyIf.second) continue;
+      const std::string& cell = row[static_cast<std::size_t>(v)];
+      if (cell.empty() || !std::isfinite(std::stod(cell))) continue;
+      auto& s =
+          sums[{std::stoi(row[static_cast<std::size_t>(l)]), row[static_cast<std::size_t>(k)]}];
+      s.first += std::stod(cell);
+      ++s.second;
+    }
   }
   std::map<std::pair<int, std::string>, double> out;
   for (const auto& [at, s] : sums) out[at] = s.first / s.second;
   return out;
+}
+
+std::map<std::pair<int, std::string>, double> head_means(
+    const CsvTable& t, const std::string& key, const std::string& value,
+    const std::pair<std::string, std::string>& onlyIf = {}) {
+  return head_means(std::vector<CsvTable>{t}, key, value, onlyIf);
+}
+
+// The curves against N beyond F_N: each figure's file, its column, and the
+// value_space_curve.csv column whose head mean it pools (over the heads where
+// `onlyIf` holds).
+struct PerNColumn {
+  const char* file;
+  const char* column;
+  const char* perHead;
+  std::pair<std::string, std::string> onlyIf;
+};
+const std::vector<PerNColumn>& per_n_columns() {
+  static const std::vector<PerNColumn> columns{
+      {"precision_against_n_by_layer", "precision", "precision", {}},
+      {"precision_against_n_by_layer", "precision_random", "random_precision_mean", {}},
+      {"recall_against_n_by_layer", "recall", "recall", {}},
+      {"recall_against_n_by_layer", "recall_random", "random_recall_mean", {}},
+      {"loo_alignment_margin_against_n_by_layer",
+       "loo_alignment_margin",
+       "loo_alignment_margin",
+       {}},
+      {"positive_loo_share_against_n_by_layer", "positive_loo_share", "positive_loo_share", {}},
+      {"loo_margin_against_n_by_layer", "loo_margin", "loo_margin", {}},
+      {"sink_selection_rate_against_n_by_layer", "sink_selection_rate", "sink_selected", {}},
+      {"fn_by_sink_selection_against_n_by_layer", "f_n_sink_selected", "f", {"sink_selected", "1"}},
+      {"fn_by_sink_selection_against_n_by_layer",
+       "f_n_sink_unselected",
+       "f",
+       {"sink_selected", "0"}},
+      {"sink_share_of_aggregate_against_n_by_layer",
+       "sink_share_of_aggregate",
+       "sink_share_of_aggregate",
+       {}},
+      {"sink_direction_change_against_n_by_layer",
+       "sink_direction_change",
+       "sink_direction_change",
+       {}},
+      {"sink_intrusion_rate_against_n_by_layer", "sink_intrusion_rate", "sink_intrusion", {}},
+      {"sink_inverted_share_against_n_by_layer", "sink_inverted_share", "sink_inverted_share", {}},
+      {"sink_alignment_against_n_by_layer",
+       "sink_alignment_selected",
+       "sink_alignment_selected",
+       {}}};
+  return columns;
+}
+
+// Every figure of a set drawn from a model with an output head.
+std::vector<std::string> every_figure() {
+  std::vector<std::string> names{"key_importance_by_layer", "betti0_by_layer", "betti1_by_layer",
+                                 "fn_against_n_by_layer"};
+  for (const PerNColumn& c : per_n_columns())
+    if (names.back() != c.file) names.push_back(c.file);
+  for (const char* name : {"taxonomy_by_layer", "bos_removal", "sparsification"})
+    names.push_back(name);
+  return names;
 }
 
 // Every row of the pooled table `t` (layer, x, value) equals the per-head mean.
@@ -127,9 +197,10 @@ TEST(FigureSet, OneSentenceEqualsTheMeanOverHeadsOfTheSingleSentenceReport) {
                 head_means(table(root / "single/value_space_curve.csv"), "n", "f"));
   expect_pooled(table(root / "set/fn_against_n_by_layer.csv"), "n", "f_n_random",
                 head_means(table(root / "single/value_space_curve.csv"), "n", "random_f_mean"));
-  for (const char* loo : {"loo_alignment_margin", "positive_loo_share", "loo_margin"})
-    expect_pooled(table(root / ("set/" + std::string(loo) + "_against_n_by_layer.csv")), "n", loo,
-                  head_means(table(root / "single/value_space_curve.csv"), "n", loo));
+  for (const PerNColumn& c : per_n_columns())
+    expect_pooled(
+        table(root / "set" / (std::string(c.file) + ".csv")), "n", c.column,
+        head_means(table(root / "single/value_space_curve.csv"), "n", c.perHead, c.onlyIf));
 
   // Head classes: the share of each label among a layer's heads.
   const CsvTable labels = table(root / "single/taxonomy.csv");
@@ -157,11 +228,8 @@ TEST(FigureSet, OneSentenceEqualsTheMeanOverHeadsOfTheSingleSentenceReport) {
   EXPECT_EQ(sparse.rows.size(), 7u * 5u) << "7 rankings x 5 shares kept";
   EXPECT_EQ(table(root / "set/reference_frame.csv").rows.size(), 1u);
   // Every figure as a PDF beside its CSV, fonts embedded.
-  for (const char* name :
-       {"key_importance_by_layer", "betti0_by_layer", "betti1_by_layer", "fn_against_n_by_layer",
-        "loo_alignment_margin_against_n_by_layer", "positive_loo_share_against_n_by_layer",
-        "loo_margin_against_n_by_layer", "taxonomy_by_layer", "bos_removal", "sparsification"}) {
-    const fs::path pdf = root / "set" / (std::string(name) + ".pdf");
+  for (const std::string& name : every_figure()) {
+    const fs::path pdf = root / "set" / (name + ".pdf");
     ASSERT_TRUE(fs::exists(pdf)) << name;
     EXPECT_NE(shell("pdffonts '" + pdf.string() + "'").out.find("DejaVuSans"), std::string::npos) << name;
   }
@@ -184,6 +252,25 @@ TEST(FigureSet, SentencesOfEveryLengthPoolByPositionAndBadRequestsAreRefused) {
     }
   EXPECT_EQ(first, 3) << "every sentence has a first token";
   EXPECT_EQ(last, 1) << "only the longest sentence reaches its last position";
+  // Curves over some heads (those with the sink selected, or without) pool
+  // every (sentence, head) instance: each sentence's mean weighted by its
+  // share of those heads, against the three sentences analysed one by one.
+  {
+    std::vector<CsvTable> single;
+    std::ifstream in(root / "three.txt");
+    std::string line;
+    for (int k = 0; std::getline(in, line); ++k) {
+      const fs::path out = root / ("single" + std::to_string(k));
+      ASSERT_EQ(
+          cli("analyze '" + kModel + "' --text '" + line + "' --out '" + out.string() + "'").exit,
+          0);
+      single.push_back(table(out / "value_space_curve.csv"));
+    }
+    for (const PerNColumn& c : per_n_columns())
+      if (!c.onlyIf.first.empty() || std::string(c.column) == "sink_intrusion_rate")
+        expect_pooled(table(root / "set" / (std::string(c.file) + ".csv")), "n", c.column,
+                      head_means(single, "n", c.perHead, c.onlyIf));
+  }
   EXPECT_EQ(table(root / "set/sparsification.csv").rows.size(), 0u);
   // Every table says how it was made: the command, every parameter, the hashes.
   const std::string head = read_text(root / "set/key_importance_by_layer.csv");
@@ -234,30 +321,25 @@ TEST(FigureSet, AStudyFolderGivesTheFigureSetOfItsSentenceFile) {
   }
   ASSERT_EQ(cli("figure-set --study '" + (root / "study").string() + "' --out '" + (root / "a").string() + "'").exit, 0);
   ASSERT_EQ(cli("figure-set '" + kModel + "' " + sentences + " --out '" + (root / "b").string() + "'").exit, 0);
-  for (const char* name :
-       {"key_importance_by_layer", "betti0_by_layer", "betti1_by_layer", "reference_frame",
-        "fn_against_n_by_layer", "loo_alignment_margin_against_n_by_layer",
-        "positive_loo_share_against_n_by_layer", "loo_margin_against_n_by_layer",
-        "taxonomy_by_layer", "bos_removal", "sparsification"}) {
-    const std::string file = std::string(name) + ".csv";
+  std::vector<std::string> names = every_figure();
+  names.push_back("reference_frame");
+  for (const std::string& name : names) {
+    const std::string file = name + ".csv";
     EXPECT_EQ(csv_rows(root / "a" / file), csv_rows(root / "b" / file)) << name;
-    EXPECT_TRUE(fs::exists(root / "a" / (std::string(name) + ".pdf")) || std::string(name) == "reference_frame");
+    EXPECT_TRUE(fs::exists(root / "a" / (name + ".pdf")) || name == "reference_frame");
   }
   // Read back by poppler: every word of every figure on the page, at the
   // one-column preset's 8 pt, on no other word; no title drawn.
   if (shell("command -v pdftotext").exit == 0)
-    for (const char* name :
-         {"key_importance_by_layer", "betti0_by_layer", "betti1_by_layer", "fn_against_n_by_layer",
-          "loo_alignment_margin_against_n_by_layer", "positive_loo_share_against_n_by_layer",
-          "loo_margin_against_n_by_layer", "taxonomy_by_layer", "bos_removal", "sparsification"}) {
-      const PdfText text = pdf_text((root / "a" / (std::string(name) + ".pdf")).string());
+    for (const std::string& name : every_figure()) {
+      const PdfText text = pdf_text((root / "a" / (name + ".pdf")).string());
       ASSERT_TRUE(text.readable) << name;
       EXPECT_NEAR(text.width, 241, 1) << name;  // 85 mm
       for (const std::string& problem : pdf_text_problems(text, 8.0)) ADD_FAILURE() << name << ": " << problem;
     }
 
-  // A study recorded before the leave-one-out curves were kept still gives
-  // every other figure, the same; the leave-one-out kinds are left out.
+  // A study recorded before the curves against N beyond F_N were kept still
+  // gives every other figure, the same; those kinds are left out.
   fs::copy(root / "study", root / "older", fs::copy_options::recursive);
   const CliRun stripped = shell(
       "python3 -c \"import json, pathlib, sys\n"
@@ -265,7 +347,8 @@ TEST(FigureSet, AStudyFolderGivesTheFigureSetOfItsSentenceFile) {
       "    lines = [json.loads(l) for l in p.read_text().splitlines() if l.strip()]\n"
       "    for r in lines:\n"
       "        for c in r.get('curves', []):\n"
-      "            [c.pop(k) for k in ('lm', 'la', 'lp')]\n"
+      "            [c.pop(k) for k in ('lm', 'la', 'lp', 'p', 'r', 'pr', 'rr', 'sr', 'fi', 'fo', "
+      "'ss', 'st', 'si', 'sv', 'sa')]\n"
       "    p.write_text(''.join(json.dumps(r) + '\\n' for r in lines))\" '" +
       (root / "older").string() + "' 2>&1");
   ASSERT_EQ(stripped.exit, 0) << stripped.out;
@@ -275,7 +358,8 @@ TEST(FigureSet, AStudyFolderGivesTheFigureSetOfItsSentenceFile) {
             0);
   EXPECT_EQ(csv_rows(root / "d/fn_against_n_by_layer.csv"),
             csv_rows(root / "a/fn_against_n_by_layer.csv"));
-  EXPECT_FALSE(fs::exists(root / "d/loo_margin_against_n_by_layer.csv"));
+  for (const PerNColumn& c : per_n_columns())
+    EXPECT_FALSE(fs::exists(root / "d" / (std::string(c.file) + ".csv"))) << c.file;
 
   // Without --curves: refused, saying how to get them.
   ASSERT_EQ(cli("study run '" + kModel + "' " + sentences + " --out '" + (root / "plain").string() + "'").exit, 0);

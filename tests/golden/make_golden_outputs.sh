@@ -11,8 +11,10 @@
 # writes what they write into OUT_DIR. Lines that name the machine rather than
 # the numbers are normalised: the command line, the tool's version, shard
 # manifests (host, time). The committed tests/golden/outputs were made by this
-# script with OpenBLAS's Haswell kernel (OPENBLAS_CORETYPE=Haswell, on an
-# AVX-512 Xeon); golden_outputs_test runs it again, under the CPU's own kernel
+# script with OpenBLAS's Haswell kernel (OPENBLAS_CORETYPE=Haswell), on an
+# AVX-512 Xeon and, for files changed since, an AMD EPYC (only the files a change
+# touched are replaced, so the two machines' float rounding mix; both agree
+# within the test's tolerance); golden_outputs_test runs it again, under the CPU's own kernel
 # and under several others, and compares every file: text and whole numbers
 # exactly, other numbers to float32 rounding (tests/support/golden_compare.h).
 set -euo pipefail

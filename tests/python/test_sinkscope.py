@@ -200,6 +200,60 @@ def test_leave_one_out_columns_agree_with_numpy(run):
     assert checked > 100
 
 
+def test_sink_columns_agree_with_numpy(run):
+    """value_space_curve.csv's sink diagnostics and random precision/recall
+    columns (metrics.md s. 6) against their definitions in numpy, for every
+    head of every layer and every N."""
+    folder, z = run
+    import csv
+    with open(os.path.join(folder, "text", "value_space_curve.csv"), encoding="utf-8") as f:
+        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+    A, V = z["attention"].astype(np.float64), z["values"].astype(np.float64)
+
+    def cos(u, v):
+        nu, nv = np.linalg.norm(u), np.linalg.norm(v)
+        return u @ v / (nu * nv) if nu > 0 and nv > 0 else 0.0
+    seen = {"selected": 0, "unselected": 0}
+    for row in rows:
+        if row["head"] == "average":
+            continue
+        l, h, q, N = int(row["layer"]), int(row["head"]), int(row["query"]), int(row["n"])
+        w = A[l, h, q, : q + 1]
+        y = w[:, None] * V[l, h, : q + 1]
+        order = np.argsort(-w, kind="stable")
+        inside = np.zeros(q + 1, dtype=bool)
+        inside[order[:N]] = True
+        s = y[inside].sum(0)
+        D = ((y - s) ** 2).sum(1)
+        assert row["sink_selected"] == ("1" if inside[0] else "0")
+        plus = s - (y[0] if inside[0] else 0)
+        if np.linalg.norm(plus) > 1e-6 * (np.linalg.norm(s) + np.linalg.norm(y[0])):
+            assert float(row["sink_alignment_selected"]) == pytest.approx(
+                cos(y[0], plus), abs=1e-9)
+        if inside[0]:
+            seen["selected"] += 1
+            assert row["sink_intrusion"] == "" and row["sink_inverted_share"] == ""
+            assert float(row["sink_share_of_aggregate"]) == pytest.approx(
+                np.linalg.norm(y[0]) / np.linalg.norm(s), rel=1e-9)
+            if N > 1:
+                assert float(row["sink_direction_change"]) == pytest.approx(
+                    1 - cos(s, s - y[0]), abs=1e-9)
+        else:
+            seen["unselected"] += 1
+            assert row["sink_share_of_aggregate"] == "" and row["sink_direction_change"] == ""
+            # Checked away from ties (SinkScope counts distances within a relative tie as equal).
+            tie = 1e-6 * ((y ** 2).sum(1).max() + s @ s)
+            r2 = D[inside].max()
+            if abs(D[0] - r2) > tie:
+                assert row["sink_intrusion"] == ("1" if D[0] <= r2 else "0")
+            if np.all(np.abs(D[inside] - D[0]) > tie):
+                assert float(row["sink_inverted_share"]) == pytest.approx(
+                    (D[inside] > D[0]).sum() / N, abs=1e-12)
+        for column in ("random_precision_mean", "random_recall_mean"):
+            assert 0.0 <= float(row[column]) <= 1.0
+    assert seen["selected"] > 20 and seen["unselected"] > 20, seen
+
+
 @pytest.mark.parametrize("call, error, words", [
     (lambda: sinkscope.analyze("hello"), TypeError,
      "attention: an array of real numbers is needed, not of strings"),
