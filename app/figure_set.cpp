@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "models/io/table_io.h"
 #include "app/command_line.h"
 #include "app/command_options.h"
 #include "app/gui_support.h"
@@ -17,9 +16,11 @@
 #include "models/document/report_parts.h"
 #include "models/document/study.h"
 #include "models/input_files.h"
+#include "models/io/table_io.h"
 #include "models/loaded_model.h"
 #include "models/model_identity.h"
 #include "render/figure_part.h"
+#include "render/figure_report.h"
 #include "render/line_plot_view.h"
 #include "render/panel_export.h"
 
@@ -31,8 +32,11 @@ using document::StudyRecords;
 
 namespace {
 
+// The command's name in its messages: figure-set or paper.
+const char* command_name = "figure-set";
+
 int usage_error(const std::string& message) {
-  std::fprintf(stderr, "sinkscope figure-set: %s\n", message.c_str());
+  std::fprintf(stderr, "sinkscope %s: %s\n", command_name, message.c_str());
   return 2;
 }
 
@@ -121,6 +125,8 @@ struct FigureSetDrawn {
   std::string modelName, sentencesName;
   std::size_t sentenceCount = 0;
   std::vector<std::pair<std::string, std::string>> provenance;
+  int layers = 0, heads = 0;
+  document::AnalysisSettings analysis;  // what the records were made with
 };
 
 std::string params_line(const document::AnalysisSettings& analysis, const FigureSetParams& params) {
@@ -145,6 +151,9 @@ void draw_set_of_study(const FigureSetOptions& o, const FigureSetParams& params,
   set.modelName = study.model;
   set.sentencesName = study.sentencesFile;
   set.sentenceCount = study.records.size();
+  set.layers = study.layers;
+  set.heads = study.heads;
+  set.analysis = study.params;
   set.provenance.emplace_back("params", params_line(study.params, params));
   for (const char* key : {"model_config_sha256", "tokenizer_sha256", "sentences_sha256"})
     set.provenance.emplace_back(key, study.hashes.count(key) ? study.hashes.at(key) : "");
@@ -158,7 +167,7 @@ void draw_set_of_study(const FigureSetOptions& o, const FigureSetParams& params,
     set.figures.push_back(
         document::sparsification_figure(models::loaded_model_open(spec), texts, params));
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "sinkscope figure-set: no sparsification figure: %s\n", e.what());
+    std::fprintf(stderr, "sinkscope %s: no sparsification figure: %s\n", command_name, e.what());
   }
 }
 
@@ -173,7 +182,7 @@ void draw_set_of_sentences(const FigureSetOptions& o, const FigureSetParams& par
                                                : QString::fromStdString(o.modelSpec);
   if (modelArg.isEmpty()) throw UsageError("no MODEL given and no built-in model found");
   const models::LoadedModel model = models::loaded_model_open(modelArg.toStdString());
-  std::fprintf(stderr, "sinkscope figure-set: %zu sentences on %s\n", sentences.size(),
+  std::fprintf(stderr, "sinkscope %s: %zu sentences on %s\n", command_name, sentences.size(),
                model.name.c_str());
   set.figures = document::figure_set(model, sentences, params, [&](std::size_t done) {
     std::fprintf(stderr, "  %zu / %zu sentences analysed\n", done, sentences.size());
@@ -181,6 +190,9 @@ void draw_set_of_sentences(const FigureSetOptions& o, const FigureSetParams& par
   set.modelName = model.name;
   set.sentencesName = o.sentencesFile;
   set.sentenceCount = sentences.size();
+  set.layers = model.model->config().num_layers;
+  set.heads = model.model->config().num_heads;
+  set.analysis = params.analysis;
   set.provenance.emplace_back("params", params_line(params.analysis, params));
   for (const auto& line : models::model_identity_header(models::model_identity(model.model->folder())))
     set.provenance.push_back(line);
@@ -225,13 +237,120 @@ std::vector<std::pair<std::filesystem::path, std::string>> set_files(const Figur
   return files;
 }
 
+// The atlas's report: the set's figures in the papers' order, each with its
+// caption, after a first page that says what was pooled and what is missing.
+std::pair<std::filesystem::path, std::string> atlas_report(const FigureSetDrawn& set,
+                                                           const FigureSetOptions& o) {
+  // A model by its folder's name (the CSVs keep the whole path).
+  const std::string model = std::filesystem::path(set.modelName).filename().empty()
+                                ? set.modelName
+                                : std::filesystem::path(set.modelName).filename().string();
+  const document::AtlasScope scope{
+      model,
+      set.sentencesName,
+      std::string(set.analysis.symmetriseByMax ? "1 - max(A_ij, A_ji)" : "1 - (A_ij + A_ji) / 2") +
+          ", each head's map",
+      set.sentenceCount,
+      set.layers,
+      set.heads,
+      set.analysis.randomSubsets,
+      set.analysis.seed};
+  render::ReportDocument doc;
+  doc.title = QStringLiteral("Attention sinks: the seed papers' figures on %1")
+                  .arg(QString::fromStdString(model));
+  doc.front << QStringLiteral(
+                   "SinkScope %1 drew each figure below from %2 sentences of %3 (%4 layers of %5 "
+                   "heads each), pooled as the figure's caption says. Every figure's numbers are "
+                   "in the CSV of the same name beside this report, with the command, every "
+                   "parameter and the hashes of the model and the sentences.")
+                   .arg(QStringLiteral(SINKSCOPE_VERSION))
+                   .arg(set.sentenceCount)
+                   .arg(QString::fromStdString(set.sentencesName))
+                   .arg(set.layers)
+                   .arg(set.heads);
+  doc.front << QStringLiteral("Model: %1. Sentences: %2.")
+                   .arg(QString::fromStdString(set.modelName))
+                   .arg(QString::fromStdString(set.sentencesName));
+  doc.front << QStringLiteral(
+      "Papers: Ruscio et al., \"What are you sinking? A geometric approach on attention sink\"; "
+      "Barbero et al., \"Why do LLMs attend to the first token?\"; Mudarisov et al., "
+      "\"Geometric analysis of token selection\". Definitions and readings: docs/metrics.md.");
+  for (const SetFigure& f : document::in_papers_order(set.figures)) {
+    if (f.plot.series.empty() && f.plot.title.empty()) continue;  // a table only
+    render::ReportFigure r{
+        render::figure_part(
+            f.plot,
+            QString::fromStdString(f.paperFigure.empty() ? f.file
+                                                         : f.paperFigure + " (" + f.file + ")"),
+            QSize(640, 480)),
+        QString::fromStdString(document::figure_caption(f, scope))};
+    doc.figures.push_back(std::move(r));
+  }
+  std::vector<std::pair<QString, QString>> missing, pending;
+  for (const auto& [what, why] : document::atlas_left_out(set.figures))
+    missing.emplace_back(QString::fromStdString(what), QString::fromStdString(why));
+  for (const auto& [what, why] : document::atlas_not_yet_drawn())
+    pending.emplace_back(QString::fromStdString(what), QString::fromStdString(why));
+  doc.lists.emplace_back(QStringLiteral("Left out of this report"), missing);
+  doc.lists.emplace_back(QStringLiteral("Not yet drawn by SinkScope"), pending);
+  const std::filesystem::path path = std::filesystem::path(o.outDir) / "report.pdf";
+  io::output_check_replaceable(path, o.force);
+  return {path, render::report_pdf(doc, preset_named(o.preset, 300)).toStdString()};
+}
+
+// atlas.csv: every kind of the papers, whether this set drew it, and why not.
+std::pair<std::filesystem::path, std::string> atlas_index(const FigureSetDrawn& set,
+                                                          const FigureSetOptions& o) {
+  io::CsvTable index;
+  index.comments = {{"tool", "sinkscope paper " SINKSCOPE_VERSION}, {"model", set.modelName}};
+  index.comments.insert(index.comments.end(), set.provenance.begin(), set.provenance.end());
+  index.columns = {"paper_figure", "file", "status", "reason"};
+  const auto missing = document::atlas_left_out(set.figures);
+  for (const document::AtlasKind& kind : document::atlas_kinds()) {
+    std::string why;
+    bool drawn = false;
+    for (const SetFigure& f : set.figures) drawn = drawn || f.file == kind.file;
+    if (!drawn) why = kind.whyAbsent;
+    index.rows.push_back(
+        {kind.paperFigure, std::string(kind.file) + ".csv", drawn ? "drawn" : "left out", why});
+  }
+  for (const auto& [what, why] : document::atlas_not_yet_drawn())
+    index.rows.push_back({what, "", "not yet in SinkScope", why});
+  const std::filesystem::path path = std::filesystem::path(o.outDir) / "atlas.csv";
+  io::output_check_replaceable(path, o.force);
+  return {path, io::csv_render(index)};
+}
+
+CommandLine paper_command_line() {
+  return CommandLine(
+      "sinkscope paper",
+      "The seed papers' atlas for a sentence file or a finished study: every figure kind the model "
+      "allows (as figure-set draws them: each PDF with its CSV), report.pdf with the figures in "
+      "the "
+      "papers' order and a caption for each, and atlas.csv, which lists every figure of the papers "
+      "with whether it was drawn and why not.\n"
+      "sinkscope paper [MODEL] --sentences FILE --out DIR\n"
+      "sinkscope paper --study DIR --out DIR   (a finished corpus study run with `study run "
+      "--curves --functional`, for example sharded on Slurm and merged)",
+      "The figure kinds: sinkscope figure-set --help.");
+}
+
+int run_figure_set(int argc, char** argv, bool paper);
+
 }  // namespace
 
-int figure_set_command(int argc, char** argv) {
+int figure_set_command(int argc, char** argv) { return run_figure_set(argc, argv, false); }
+
+int paper_command(int argc, char** argv) { return run_figure_set(argc, argv, true); }
+
+namespace {
+
+int run_figure_set(int argc, char** argv, bool paper) {
+  command_name = paper ? "paper" : "figure-set";
   qputenv("QT_QPA_PLATFORM", "offscreen");
   QTemporaryDir runtime;
   if (qEnvironmentVariableIsEmpty("XDG_RUNTIME_DIR")) qputenv("XDG_RUNTIME_DIR", runtime.path().toLocal8Bit());
-  CommandLine line = figure_set_command_line();
+  CommandLine line = paper ? paper_command_line() : figure_set_command_line();
   FigureSetOptions o;
   o.declare(line.app());
   try {
@@ -259,7 +378,11 @@ int figure_set_command(int argc, char** argv) {
       draw_set_of_sentences(o, params, set);
     // Every file drawn first, then written all or none: a refused target, a
     // full disk or a failed drawing leaves no partial set.
-    const auto files = set_files(set, o);
+    auto files = set_files(set, o);
+    if (paper) {
+      files.push_back(atlas_index(set, o));
+      files.push_back(atlas_report(set, o));
+    }
     io::files_write_atomic(files, o.force);
     for (const auto& [path, bytes] : files) std::printf("%s\n", path.string().c_str());
   } catch (const UsageError& e) {
@@ -269,10 +392,12 @@ int figure_set_command(int argc, char** argv) {
   } catch (const document::StudyError& e) {
     return usage_error(e.what());
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "sinkscope figure-set: %s\n", e.what());
+    std::fprintf(stderr, "sinkscope %s: %s\n", command_name, e.what());
     return 1;
   }
   return 0;
 }
+
+}  // namespace
 
 }  // namespace sinkscope::app

@@ -7,5 +7,7 @@ namespace sinkscope::app {
 
 // argv[0] is "figure-set". 0: written; 1: a run failed; 2: bad command line or input.
 int figure_set_command(int argc, char** argv);
+// `sinkscope paper`: the figure set, its report.pdf and atlas.csv (argv[0] is "paper").
+int paper_command(int argc, char** argv);
 
 }  // namespace sinkscope::app

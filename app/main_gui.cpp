@@ -131,9 +131,9 @@ struct GuiOptions {
 };
 
 CommandLine gui_command_line() {
-  return CommandLine("sinkscope",
-                     "SinkScope: explore attention sinks in transformer language models.",
-                     "Also: sinkscope figure --help, sinkscope figure-set --help.");
+  return CommandLine(
+      "sinkscope", "SinkScope: explore attention sinks in transformer language models.",
+      "Also: sinkscope figure --help, sinkscope figure-set --help, sinkscope paper --help.");
 }
 
 bool asks_for_help_or_version(int argc, char** argv) {
@@ -262,12 +262,14 @@ int main(int argc, char** argv) {
     }
     return sinkscope::app::figure_command(argc - 1, argv + 1);
   }
-  if (argc > 1 && std::string(argv[1]) == "figure-set") {
+  if (argc > 1 && (std::string(argv[1]) == "figure-set" || std::string(argv[1]) == "paper")) {
+    const bool paper = std::string(argv[1]) == "paper";
     if (!threadError.empty()) {
-      std::fprintf(stderr, "sinkscope figure-set: %s\n", threadError.c_str());
+      std::fprintf(stderr, "sinkscope %s: %s\n", argv[1], threadError.c_str());
       return 2;
     }
-    return sinkscope::app::figure_set_command(argc - 1, argv + 1);
+    return paper ? sinkscope::app::paper_command(argc - 1, argv + 1)
+                 : sinkscope::app::figure_set_command(argc - 1, argv + 1);
   }
   sinkscope::render::gl_configure_defaults();
   // Help and version need no display: answered before the GUI application,

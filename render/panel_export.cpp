@@ -809,8 +809,6 @@ QString heat_map_csv(const views::HeatMap& d, const QStringList& comments) {
   return QString::fromStdString(s);
 }
 
-namespace {
-
 // The same figure must be the same file (a session reproduces its figures
 // byte for byte): the PDF's creation date, the only thing that differs from
 // run to run, becomes $SOURCE_DATE_EPOCH's (the reproducible-builds
@@ -830,6 +828,8 @@ void pdf_fix_creation_date(QByteArray& pdf) {
     if (!std::isdigit(static_cast<unsigned char>(pdf[at + key.size() + k]))) return;
   pdf.replace(at + key.size(), 14, stamp);
 }
+
+namespace {
 
 // A figure of w x h logical pixels, drawn by `paint` onto a PNG (scaled to
 // `dpi`), SVG or PDF page; returns the file's bytes.

@@ -63,6 +63,10 @@ struct FigureOptions {
   bool drawSelection = false;
 };
 
+// A PDF's creation date as $SOURCE_DATE_EPOCH's (else the epoch's), so that
+// the same drawing gives the same bytes.
+void pdf_fix_creation_date(QByteArray& pdf);
+
 // Paper sizes: one column 85 x 64 mm, two columns 178 x 100 mm (text 8 pt),
 // a 16:9 slide 254 x 143 mm (text 16 pt); Screen: the panel's own size.
 enum class FigurePreset { Screen, OneColumn, TwoColumns, Slide };

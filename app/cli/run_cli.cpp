@@ -40,6 +40,8 @@ const char* kMainHelp =
     "                      any panel without a display (see figure --help)\n"
     "  figure-set MODEL --sentences FILE --out DIR   the seed papers' figure kinds for a\n"
     "                      sentence file, each as PDF with its CSV (see figure-set --help)\n"
+    "  paper MODEL --sentences FILE --out DIR   the figure set in the papers' order as one\n"
+    "                      captioned report.pdf, with atlas.csv of what is drawn and why not\n"
     "\n"
     "MODEL is a model folder or a Hugging Face cache name org/name.\n"
     "\n"
@@ -115,7 +117,8 @@ int run_command(int argc, char** argv) {
   if (command == "analyze") return command_analyze(argc, argv);
   if (command == "experiment") return command_experiment(argc, argv);
   if (command == "study") return command_study(argc, argv);
-  if (command == "figure" || command == "figure-set") return command_figure(argc, argv);
+  if (command == "figure" || command == "figure-set" || command == "paper")
+    return command_figure(argc, argv);
   if (command.rfind("--threads", 0) == 0)
     throw UsageError(
         "--threads goes after the command's name: sinkscope-cli COMMAND --threads N ...");

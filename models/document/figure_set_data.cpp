@@ -51,11 +51,15 @@ std::string layer_name(int l) { return "layer " + std::to_string(l); }
 // One curve per shown layer (and, when given, its baseline dashed in the same
 // colour), from per-layer ragged means; the table holds every layer.
 // `minCount`: indices fewer sentences reach are left out of the curves.
+// `reach` (when given) counts the sentences that reach each index, for means
+// over some of a sentence's heads (fewer sentences have such heads than reach N).
 views::PlotSeries ragged_curve(const std::string& name, const RaggedMean& m,
-                               const std::vector<double>& xOf, double xStart, int minCount) {
+                               const std::vector<double>& xOf, double xStart, int minCount,
+                               const RaggedMean* reach = nullptr) {
   views::PlotSeries c{name, {}, {}};
   for (std::size_t k = 0; k < m.size(); ++k) {
-    if (m.count[k] < minCount) continue;
+    if ((reach ? (k < reach->size() ? reach->count[k] : 0) : m.count[k]) < minCount) continue;
+    if (m.count[k] == 0) continue;  // no sentence has a head it is over
     c.x.push_back(xOf.empty() ? xStart + static_cast<double>(k) : xOf[k]);
     c.y.push_back(m.mean(k));
   }
@@ -69,20 +73,22 @@ views::PlotSeries ragged_curve(const std::string& name, const RaggedMean& m,
 SetFigure layered_figure(const std::vector<RaggedMean>& means,
                          const std::vector<RaggedMean>* baselines, const std::vector<double>& xOf,
                          double xStart, const std::vector<int>& shown, int minCount,
-                         const std::string& dashedMeaning = "random subsets") {
+                         const std::string& dashedMeaning = "random subsets",
+                         const std::vector<RaggedMean>* reach = nullptr) {
   SetFigure f;
   f.plot.xPadding = 0.0;  // curves over distances and shares: no air at the ends
+  auto reachOf = [&](int l) { return reach ? &(*reach)[static_cast<std::size_t>(l)] : nullptr; };
   for (int l : shown)
-    f.plot.series.push_back(
-        ragged_curve(layer_name(l), means[static_cast<std::size_t>(l)], xOf, xStart, minCount));
+    f.plot.series.push_back(ragged_curve(layer_name(l), means[static_cast<std::size_t>(l)], xOf,
+                                         xStart, minCount, reachOf(l)));
   // A layer where no head qualifies (a mean over some heads) has no curve: no legend entry.
   for (views::PlotSeries& c : f.plot.series) c.inLegend = !c.x.empty();
   if (baselines) {
     const std::size_t layerCurves = f.plot.series.size();
     for (std::size_t i = 0; i < layerCurves; ++i) {
-      views::PlotSeries c =
-          ragged_curve(layer_name(shown[i]) + " " + dashedMeaning,
-                       (*baselines)[static_cast<std::size_t>(shown[i])], xOf, xStart, minCount);
+      views::PlotSeries c = ragged_curve(layer_name(shown[i]) + " " + dashedMeaning,
+                                         (*baselines)[static_cast<std::size_t>(shown[i])], xOf,
+                                         xStart, minCount, reachOf(shown[i]));
       c.dashed = true;
       c.markers = false;
       c.colourOf = static_cast<int>(i);
@@ -196,6 +202,7 @@ SetFigure key_importance_figure(const SetContext& x) {
   baseline.reference = true;
   f.plot.series.push_back(std::move(baseline));
   f.file = "key_importance_by_layer";
+  f.paperFigure = "Barbero et al., the sink metric";
   f.plot.title = "Key importance αₖ by position (mean over heads and " + x.source + ")" +
                  shown_note(x.shown, x.L) + x.positionNote;
   f.plot.xPadding = 0.5;
@@ -222,6 +229,7 @@ void append_betti_figures(const SetContext& x, const io::CsvTable& frameTable,
       }
     SetFigure f = layered_figure(beta, nullptr, grid, 0.0, x.shown, 1);
     f.file = dimension == 0 ? "betti0_by_layer" : "betti1_by_layer";
+    f.paperFigure = "Ruscio et al., Betti curves";
     std::string frame;
     if (!frameTable.rows.empty() && !frameTable.rows.front().empty())
       frame = " | reference frame: " + frameTable.rows.front().front();
@@ -237,6 +245,7 @@ void append_betti_figures(const SetContext& x, const io::CsvTable& frameTable,
   }
   SetFigure frame;
   frame.file = "reference_frame";
+  frame.paperFigure = "Ruscio et al., reference frames";
   frame.table = frameTable;
   figures.push_back(std::move(frame));  // a table only: the frame and its evidence
 }
@@ -315,8 +324,13 @@ SetFigure per_n_figure(const SetContext& x, const PerNKind& kind) {
   std::vector<RaggedMean> dashed;
   if (kind.dashed) dashed = pooled_by_layer(x, kind.dashed);
   const std::vector<RaggedMean>* twin = kind.dashed ? &dashed : nullptr;
-  SetFigure fig = layered_figure(means, twin, {}, 1.0, x.shown, x.minCount,
-                                 kind.dashed ? kind.dashedMeaning : "");
+  // Drawn where enough sentences reach N (the sink selection rate is over every head).
+  const std::vector<RaggedMean> reach = pooled_by_layer(x, &LayerCurves::sinkRate);
+  const bool someHeads = heads_of(kind.values) != HeadsCounted::All ||
+                         (kind.dashed && heads_of(kind.dashed) != HeadsCounted::All);
+  SetFigure fig =
+      layered_figure(means, twin, {}, 1.0, x.shown, x.minCount,
+                     kind.dashed ? kind.dashedMeaning : "", someHeads ? &reach : nullptr);
   fig.file = kind.file;
   fig.paperFigure = kind.paperFigure;
   std::string undrawn;  // shown layers where no head qualifies
@@ -432,6 +446,7 @@ SetFigure taxonomy_figure(const SetContext& x) {
 SetFigure bos_removal_figure(const SetContext& x) {
   SetFigure fig;
   fig.file = "bos_removal";
+  fig.paperFigure = "Barbero et al., BOS removal";
   fig.plot.xPadding = 0.5;  // whole markers at the shortest and longest sentences
   fig.plot.integerX = true;
   fig.plot.title = "NLL change when the BOS token is removed, per sentence (" + x.source + ")";
@@ -594,6 +609,112 @@ SetFigure sparsification_figure(const models::LoadedModel& model,
     fig.plot.series.push_back(std::move(curve));
   }
   return fig;
+}
+
+}  // namespace sinkscope::document
+namespace sinkscope::document {
+
+const std::vector<AtlasKind>& atlas_kinds() {
+  static const std::vector<AtlasKind> kinds{
+      {"betti0_by_layer", "Ruscio et al., Betti curves", "", 0, 1},
+      {"betti1_by_layer", "Ruscio et al., Betti curves", "", 0, 2},
+      {"reference_frame", "Ruscio et al., reference frames", "", 0, 3},
+      {"key_importance_by_layer", "Barbero et al., the sink metric", "", 1, 1},
+      {"bos_removal", "Barbero et al., BOS removal",
+       "needs token probabilities: a model with an output head (a study run with --functional)", 1,
+       2},
+      {"fn_against_n_by_layer", "Mudarisov et al., Fig. 2", "", 2, 2.0},
+      {"precision_against_n_by_layer", "Mudarisov et al., Fig. 2", kCurveAbsent, 2, 2.1},
+      {"recall_against_n_by_layer", "Mudarisov et al., Fig. 2", kCurveAbsent, 2, 2.2},
+      {"taxonomy_by_layer", "Mudarisov et al., Fig. 4(a)", "", 2, 4.0},
+      {"sparsification", "Mudarisov et al., Fig. 5",
+       "needs head ablation: a model with an output head (a study run with --functional, its "
+       "model folder at hand) and --sparsification-sentences above 0",
+       2, 5.0},
+      {"loo_alignment_margin_against_n_by_layer", "Mudarisov et al., Fig. 8 (left)", kCurveAbsent,
+       2, 8.0},
+      {"positive_loo_share_against_n_by_layer", "Mudarisov et al., Fig. 8 (right)", kCurveAbsent, 2,
+       8.1},
+      {"loo_margin_against_n_by_layer", "Mudarisov et al., Fig. 9", kCurveAbsent, 2, 9.0},
+      {"sink_selection_rate_against_n_by_layer", "Mudarisov et al., Fig. 13", kCurveAbsent, 2, 13},
+      {"fn_by_sink_selection_against_n_by_layer", "Mudarisov et al., Fig. 14", kCurveAbsent, 2, 14},
+      {"sink_share_of_aggregate_against_n_by_layer", "Mudarisov et al., Fig. 15", kCurveAbsent, 2,
+       15},
+      {"sink_direction_change_against_n_by_layer", "Mudarisov et al., Fig. 16", kCurveAbsent, 2,
+       16},
+      {"sink_intrusion_rate_against_n_by_layer", "Mudarisov et al., Fig. 17", kCurveAbsent, 2, 17},
+      {"sink_inverted_share_against_n_by_layer", "Mudarisov et al., Fig. 18", kCurveAbsent, 2, 18},
+      {"sink_alignment_against_n_by_layer", "Mudarisov et al., Fig. 19", kCurveAbsent, 2, 19}};
+  return kinds;
+}
+
+const std::vector<std::pair<std::string, std::string>>& atlas_not_yet_drawn() {
+  static const std::vector<std::pair<std::string, std::string>> pending{
+      {"Mudarisov et al., Fig. 3 (a-c)",
+       "lambda, value directions and F_N by sink selection per model: value_space.csv has lambda, "
+       "norm_cv and the cosines per head; not yet pooled into a figure"},
+      {"Mudarisov et al., Fig. 4(b)", "per-class trajectories against N: not yet computed"},
+      {"Mudarisov et al., Figs. 6-7",
+       "value-norm structure, coherence mu_N and sink alignment nu: per head in value_space.csv; "
+       "not yet pooled into a figure"},
+      {"Mudarisov et al., Figs. 10-11", "precision and recall across context lengths: not yet"},
+      {"Mudarisov et al., Tables 2-3",
+       "diagnostics against ablation sensitivity (experiment ablate writes them per sentence) and "
+       "the class distribution: not yet pooled into the atlas"},
+      {"Ruscio et al., summary table",
+       "frame, Betti numbers and specialisation with intervals: in "
+       "reference_frame.csv and analyze --sentences' frame.csv; not yet one table"},
+      {"Barbero et al., context length and BOS packing",
+       "the sink metric against context length and training packing: not yet"}};
+  return pending;
+}
+
+std::vector<SetFigure> in_papers_order(std::vector<SetFigure> figures) {
+  auto rank = [](const SetFigure& f) {
+    const std::vector<AtlasKind>& kinds = atlas_kinds();
+    for (std::size_t k = 0; k < kinds.size(); ++k)
+      if (kinds[k].file == f.file) return std::pair(kinds[k].paper, kinds[k].order);
+    return std::pair(99, 0.0);
+  };
+  std::stable_sort(figures.begin(), figures.end(),
+                   [&](const SetFigure& a, const SetFigure& b) { return rank(a) < rank(b); });
+  return figures;
+}
+
+std::vector<std::pair<std::string, std::string>> atlas_left_out(
+    const std::vector<SetFigure>& figures) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const AtlasKind& kind : atlas_kinds()) {
+    bool drawn = false;
+    for (const SetFigure& f : figures) drawn = drawn || f.file == kind.file;
+    if (!drawn) out.emplace_back(std::string(kind.paperFigure) + ": " + kind.file, kind.whyAbsent);
+  }
+  return out;
+}
+
+std::string figure_caption(const SetFigure& f, const AtlasScope& scope) {
+  std::string caption = f.paperFigure.empty() ? "" : "(" + f.paperFigure + ") ";
+  // A title's " | " notes read as clauses in a sentence.
+  std::string title = f.plot.title.empty() ? f.file : f.plot.title;
+  for (std::size_t at = title.find(" | "); at != std::string::npos; at = title.find(" | ", at))
+    title.replace(at, 3, "; ");
+  caption += title;
+  if (!caption.empty() && caption.back() != '.') caption += '.';
+  caption += " Pooled over " + std::to_string(scope.sentences) + " sentences of " +
+             scope.sentencesName + " on " + scope.model + " (" + std::to_string(scope.layers) +
+             " layers of " + std::to_string(scope.heads) + " heads).";
+  if (f.file.find("_against_n_") != std::string::npos)
+    caption +=
+        " The top N are the N keys of largest attention weight (ties to the lower "
+        "position).";
+  if (f.file == "fn_against_n_by_layer" || f.file == "precision_against_n_by_layer" ||
+      f.file == "recall_against_n_by_layer")
+    caption += " Random baseline: " + std::to_string(scope.randomSubsets) +
+               " random N-subsets per head and N, seed " + std::to_string(scope.seed) + ".";
+  if (f.file.rfind("betti", 0) == 0 || f.file == "reference_frame")
+    caption += " Distances: " + scope.distances + ".";
+  caption += " Numbers: " + f.file + ".csv.";
+  return caption;
 }
 
 }  // namespace sinkscope::document

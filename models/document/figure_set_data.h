@@ -10,6 +10,7 @@
 //  - the NLL change of removing the BOS token, per sentence (003).
 // Pure numbers (no Qt): app/figure_set.cpp draws them.
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -63,6 +64,37 @@ std::vector<SetFigure> figure_set_of_records(const std::vector<SentenceRecord>& 
 SetFigure sparsification_figure(const models::LoadedModel& model,
                                 const std::vector<std::string>& sentences,
                                 const FigureSetParams& params);
+
+// The atlas: every kind a figure set can draw, in the papers' order (Ruscio
+// et al., Barbero et al., Mudarisov et al. by figure number), with the reason
+// a set may lack it.
+inline constexpr const char* kCurveAbsent =
+    "the study's records were made before SinkScope kept this curve (run the study again)";
+struct AtlasKind {
+  const char* file;
+  const char* paperFigure;
+  const char* whyAbsent;  // "": every set has it
+  int paper;              // 0 Ruscio et al., 1 Barbero et al., 2 Mudarisov et al.
+  double order;           // within the paper
+};
+const std::vector<AtlasKind>& atlas_kinds();
+// The papers' figures and tables SinkScope does not draw yet, with what exists of them.
+const std::vector<std::pair<std::string, std::string>>& atlas_not_yet_drawn();
+// `figures` sorted as atlas_kinds() lists them (unknown kinds last, as given).
+std::vector<SetFigure> in_papers_order(std::vector<SetFigure> figures);
+// The atlas kinds missing from `figures`: ("paper figure: file", why).
+std::vector<std::pair<std::string, std::string>> atlas_left_out(
+    const std::vector<SetFigure>& figures);
+
+// What a caption says of a set's scope.
+struct AtlasScope {
+  std::string model, sentencesName, distances;
+  std::size_t sentences = 0;
+  int layers = 0, heads = 0, randomSubsets = 0;
+  std::uint64_t seed = 0;
+};
+// A figure's caption: what it shows (its title), what it pools, the parameters, its CSV.
+std::string figure_caption(const SetFigure& f, const AtlasScope& scope);
 
 // The layers a plot of `layers` shows when it shows at most `shown`: all, or
 // `shown` spread evenly from the first to the last.

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <QTemporaryDir>
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -360,6 +361,22 @@ TEST(FigureSet, AStudyFolderGivesTheFigureSetOfItsSentenceFile) {
             csv_rows(root / "a/fn_against_n_by_layer.csv"));
   for (const PerNColumn& c : per_n_columns())
     EXPECT_FALSE(fs::exists(root / "d" / (std::string(c.file) + ".csv"))) << c.file;
+  // The atlas of that study names each missing kind and why.
+  ASSERT_EQ(cli("paper --study '" + (root / "older").string() + "' --out '" +
+                (root / "atlas").string() + "'")
+                .exit,
+            0);
+  const CsvTable index = table(root / "atlas/atlas.csv");
+  for (const PerNColumn& c : per_n_columns()) {
+    bool listed = false;
+    for (const auto& row : index.rows)
+      if (row[1] == std::string(c.file) + ".csv") {
+        listed = true;
+        EXPECT_EQ(row[2], "left out") << c.file;
+        EXPECT_NE(row[3].find("run the study again"), std::string::npos) << row[3];
+      }
+    EXPECT_TRUE(listed) << c.file;
+  }
 
   // Without --curves: refused, saying how to get them.
   ASSERT_EQ(cli("study run '" + kModel + "' " + sentences + " --out '" + (root / "plain").string() + "'").exit, 0);
@@ -405,4 +422,57 @@ TEST(FigureSet, EveryDrawnSeriesHasOneLegendEntry) {
     for (const std::string& gap :
          sinkscope::testing::legend_gaps(sinkscope::views::view_json(f.plot)))
       ADD_FAILURE() << f.file << ": " << gap;
+}
+
+// `paper`: the figure set, report.pdf with every drawn figure in the papers'
+// order with its caption, and atlas.csv naming what is drawn and why not.
+TEST(FigureSet, PaperWritesTheAtlasAndItsReport) {
+  QTemporaryDir dir;
+  const fs::path root = dir.path().toStdString();
+  std::ofstream(root / "s.txt")
+      << "The cat sat on the mat because it was tired.\nA dog ran home.\n";
+  const CliRun run = cli("paper '" + kModel + "' --sentences '" + (root / "s.txt").string() +
+                         "' --out '" + (root / "a").string() + "' --sparsification-sentences 1");
+  ASSERT_EQ(run.exit, 0) << run.out;
+  const CsvTable index = table(root / "a/atlas.csv");
+  std::vector<std::string> drawn;
+  for (const auto& row : index.rows) {
+    if (row[2] == "drawn") {
+      drawn.push_back(row[1].substr(0, row[1].size() - 4));
+      EXPECT_TRUE(fs::exists(root / "a" / row[1])) << row[1];
+    } else {
+      EXPECT_FALSE(row[3].empty()) << row[0] << ": a reason";
+    }
+  }
+  // The built-in decoder has an output head: every kind the set can draw is drawn.
+  for (const std::string& name : every_figure())
+    EXPECT_NE(std::find(drawn.begin(), drawn.end(), name), drawn.end()) << name;
+  // One page of contents, then two figures a page, each captioned in the papers' order.
+  const std::size_t figures = drawn.size() - 1;  // reference_frame is a table
+  const PdfText text = pdf_text((root / "a/report.pdf").string());
+  ASSERT_TRUE(text.readable);
+  const CliRun pages = shell("pdfinfo '" + (root / "a/report.pdf").string() + "'");
+  EXPECT_NE(pages.out.find("Pages:           " + std::to_string(1 + (figures + 1) / 2)),
+            std::string::npos)
+      << pages.out;
+  const std::string all =
+      shell("pdftotext -layout '" + (root / "a/report.pdf").string() + "' -").out;
+  std::size_t at = 0;
+  for (const char* paper : {"(Ruscio et al., Betti curves)", "(Barbero et al., the sink metric)",
+                            "(Mudarisov et al., Fig. 2)", "(Mudarisov et al., Fig. 8 (left))",
+                            "(Mudarisov et al., Fig. 19)"}) {
+    const std::size_t next = all.find(paper, at);
+    EXPECT_NE(next, std::string::npos) << paper << " after offset " << at;
+    if (next != std::string::npos) at = next;
+  }
+  for (std::size_t k = 1; k <= figures; ++k)
+    EXPECT_NE(all.find("Figure " + std::to_string(k) + ". ("), std::string::npos) << k;
+  EXPECT_NE(all.find("Not yet drawn by SinkScope"), std::string::npos);
+  EXPECT_NE(all.find("Pooled over 2 sentences"), std::string::npos);
+  // Written files are never replaced without --force.
+  const CliRun again = cli("paper '" + kModel + "' --sentences '" + (root / "s.txt").string() +
+                           "' --out '" + (root / "a").string() + "'");
+  EXPECT_NE(again.exit, 0) << again.out;
+  EXPECT_NE(again.out.find("sinkscope paper:"), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find("exists"), std::string::npos) << again.out;
 }

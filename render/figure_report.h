@@ -1,0 +1,33 @@
+#pragma once
+// A report of several figures as one PDF: a first page that says what the
+// report holds (and what it leaves out, with why), then the figures two to an
+// A4 page, each drawn as vectors at the two-column size with its caption
+// beneath.
+#include <QByteArray>
+#include <QString>
+#include <QStringList>
+#include <utility>
+#include <vector>
+
+#include "render/figure_part.h"
+#include "render/panel_export.h"
+
+namespace sinkscope::render {
+
+struct ReportFigure {
+  FigurePart part;
+  QString caption;
+};
+
+struct ReportDocument {
+  QString title;
+  QStringList front;  // paragraphs of the first page, under the title
+  std::vector<ReportFigure> figures;
+  // Sections of the first page after the contents: a heading and its (item, why) lines.
+  std::vector<std::pair<QString, std::vector<std::pair<QString, QString>>>> lists;
+};
+
+// The report's bytes (a deterministic PDF: the same document gives the same bytes).
+QByteArray report_pdf(const ReportDocument& doc, const FigureOptions& figureOptions);
+
+}  // namespace sinkscope::render
