@@ -210,6 +210,8 @@ SentenceRecord record_of(const models::LoadedModel& loaded, const document::Sent
       r.sinks.push_back(std::move(sinks));
       r.votes.push_back(*a.taxonomy);
       r.alpha0.push_back(a.keyImportance[0]);
+      r.valueGeometry.push_back({a.valueSpace->lambda, a.valueSpace->normCv,
+                                 a.valueSpace->coherenceMax, a.valueSpace->sinkAlignmentRange});
       figures.sinkConcentration += a.sinkConcentration / H;
       figures.alpha0 += a.keyImportance[0] / H;
       figures.boost += a.keyImportance[0] / r.uniformBaseline0 / H;

@@ -3,6 +3,7 @@
 // built from one record per sentence. Pooling walks the records in sentence
 // order, so records made in several processes (the shards of a study) and
 // concatenated give exactly the numbers of one process over the whole file.
+#include <array>
 #include <cstddef>
 #include <functional>
 #include <string>
@@ -80,6 +81,10 @@ struct SentenceRecord {
   std::vector<std::vector<analysis::SinkOccurrence>> sinks;
   std::vector<analysis::TaxonomyVotes> votes;
   std::vector<double> alpha0;  // the sink metric of the first token
+  // The value vectors' geometry at the value-space query (metrics.md s. 6):
+  // lambda, norm_cv, coherence_max (mu_N) and sink_alignment_range (nu); empty
+  // in studies recorded before it was kept.
+  std::vector<std::array<double, 4>> valueGeometry;
   std::vector<LayerFigures> layers;
   std::vector<LayerCurves> curves;  // with document::AnalysisSettings::curves, one per layer
   // With document::AnalysisSettings::functional (metrics.md s. 5): mean KL of sink removal

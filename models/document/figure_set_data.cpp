@@ -405,6 +405,90 @@ void append_per_n_figures(const SetContext& x, std::vector<SetFigure>& figures) 
   }
 }
 
+// The value vectors' geometry by layer (004, Figs. 3a, 6 and 7): for each
+// layer, the median and quartiles of a per-head quantity over every
+// (sentence, head), as the paper's box plots summarise them.
+double quantile_linear(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return std::numeric_limits<double>::quiet_NaN();
+  const double at = q * static_cast<double>(sorted.size() - 1);
+  const auto below = static_cast<std::size_t>(std::floor(at));
+  const std::size_t above = std::min(below + 1, sorted.size() - 1);
+  return sorted[below] + (at - static_cast<double>(below)) * (sorted[above] - sorted[below]);
+}
+
+struct GeometryQuantity {
+  std::size_t index;   // in SentenceRecord::valueGeometry's entries
+  const char* name;    // the table's (value_space.csv's column)
+  const char* legend;  // the figure's
+};
+
+SetFigure value_geometry_figure(const SetContext& x, const char* file, const char* paperFigure,
+                                const std::string& title, const char* yLabel,
+                                const std::vector<GeometryQuantity>& quantities) {
+  SetFigure fig;
+  fig.file = file;
+  fig.paperFigure = paperFigure;
+  fig.plot.title = title +
+                   " per layer: median, bars from the first to the third quartile over "
+                   "every head of " +
+                   x.source;
+  fig.plot.xLabel = "layer";
+  fig.plot.yLabel = yLabel;
+  fig.plot.integerX = true;
+  fig.plot.includeZero = true;
+  fig.plot.xPadding = 0.5;
+  fig.table.columns = {"layer", "quantity", "median", "q25", "q75", "mean", "heads"};
+  for (std::size_t q = 0; q < quantities.size(); ++q) {
+    views::PlotSeries curve{quantities[q].legend, {}, {}};
+    for (int l = 0; l < x.L; ++l) {
+      std::vector<double> v;
+      for (const SentenceRecord& r : x.records)
+        for (int h = 0; h < x.H; ++h) {
+          const double value =
+              r.valueGeometry[static_cast<std::size_t>(l * x.H + h)][quantities[q].index];
+          if (std::isfinite(value)) v.push_back(value);
+        }
+      std::sort(v.begin(), v.end());
+      double sum = 0.0;
+      for (double value : v) sum += value;
+      const double median = quantile_linear(v, 0.5), lo = quantile_linear(v, 0.25),
+                   hi = quantile_linear(v, 0.75);
+      fig.table.rows.push_back({std::to_string(l), quantities[q].name, csv_number_or_empty(median),
+                                csv_number_or_empty(lo), csv_number_or_empty(hi),
+                                csv_number_or_empty(v.empty() ? std::nan("") : sum / v.size()),
+                                std::to_string(v.size())});
+      if (v.empty()) continue;
+      // Two quantities side by side at each layer, so their bars do not overlap.
+      curve.x.push_back(l + (quantities.size() > 1 ? (q == 0 ? -0.12 : 0.12) : 0.0));
+      curve.y.push_back(median);
+      curve.lo.push_back(lo);
+      curve.hi.push_back(hi);
+    }
+    curve.markers = true;
+    fig.plot.series.push_back(std::move(curve));
+  }
+  return fig;
+}
+
+void append_value_geometry_figures(const SetContext& x, std::vector<SetFigure>& figures) {
+  for (const SentenceRecord& r : x.records)
+    if (r.valueGeometry.size() != static_cast<std::size_t>(x.L * x.H)) return;  // not recorded
+  figures.push_back(value_geometry_figure(x, "sink_value_norm_ratio_by_layer",
+                                          "Mudarisov et al., Fig. 3(a)",
+                                          "Sink-to-median value norm ratio λ = ‖v₀‖ / median ‖vⱼ‖",
+                                          "λ", {{0, "lambda", "λ (median; bars: quartiles)"}}));
+  figures.push_back(value_geometry_figure(x, "value_norm_cv_by_layer", "Mudarisov et al., Fig. 6",
+                                          "Coefficient of variation of the non-sink value norms",
+                                          "CV of ‖vⱼ‖, j > 0",
+                                          {{1, "norm_cv", "CV (median; bars: quartiles)"}}));
+  figures.push_back(value_geometry_figure(
+      x, "value_coherence_by_layer", "Mudarisov et al., Fig. 7",
+      "Non-sink coherence μₙ (max |cos| over selected non-sink pairs) and sink alignment range ν",
+      "cosine",
+      {{2, "coherence_max", "μₙ, non-sink coherence"},
+       {3, "sink_alignment_range", "ν, sink alignment range"}}));
+}
+
 // Head classes per layer (004): every head of every sentence labelled by its votes.
 SetFigure taxonomy_figure(const SetContext& x) {
   std::vector<std::array<double, 3>> share(static_cast<std::size_t>(x.L), {0.0, 0.0, 0.0});
@@ -535,6 +619,7 @@ std::vector<SetFigure> figure_set_of_records(const std::vector<SentenceRecord>& 
   append_betti_figures(context, tables.frame, figures);
   figures.push_back(fn_figure(context));
   append_per_n_figures(context, figures);
+  append_value_geometry_figures(context, figures);
   figures.push_back(taxonomy_figure(context));
   // BOS removal needs the model's token probabilities: recorded with the
   // functional experiments.
@@ -626,11 +711,14 @@ const std::vector<AtlasKind>& atlas_kinds() {
       {"fn_against_n_by_layer", "Mudarisov et al., Fig. 2", "", 2, 2.0},
       {"precision_against_n_by_layer", "Mudarisov et al., Fig. 2", kCurveAbsent, 2, 2.1},
       {"recall_against_n_by_layer", "Mudarisov et al., Fig. 2", kCurveAbsent, 2, 2.2},
+      {"sink_value_norm_ratio_by_layer", "Mudarisov et al., Fig. 3(a)", kGeometryAbsent, 2, 3.0},
       {"taxonomy_by_layer", "Mudarisov et al., Fig. 4(a)", "", 2, 4.0},
       {"sparsification", "Mudarisov et al., Fig. 5",
        "needs head ablation: a model with an output head (a study run with --functional, its "
        "model folder at hand) and --sparsification-sentences above 0",
        2, 5.0},
+      {"value_norm_cv_by_layer", "Mudarisov et al., Fig. 6", kGeometryAbsent, 2, 6.0},
+      {"value_coherence_by_layer", "Mudarisov et al., Fig. 7", kGeometryAbsent, 2, 7.0},
       {"loo_alignment_margin_against_n_by_layer", "Mudarisov et al., Fig. 8 (left)", kCurveAbsent,
        2, 8.0},
       {"positive_loo_share_against_n_by_layer", "Mudarisov et al., Fig. 8 (right)", kCurveAbsent, 2,
@@ -650,13 +738,11 @@ const std::vector<AtlasKind>& atlas_kinds() {
 
 const std::vector<std::pair<std::string, std::string>>& atlas_not_yet_drawn() {
   static const std::vector<std::pair<std::string, std::string>> pending{
-      {"Mudarisov et al., Fig. 3 (a-c)",
-       "lambda, value directions and F_N by sink selection per model: value_space.csv has lambda, "
-       "norm_cv and the cosines per head; not yet pooled into a figure"},
+      {"Mudarisov et al., Fig. 3 (b-c)",
+       "the distributions of value-direction cosines (sink against non-sink, non-sink pairs) and "
+       "F_N by sink selection per model: not yet drawn as the paper does (Fig. 14's figure has "
+       "F_N by sink selection per layer)"},
       {"Mudarisov et al., Fig. 4(b)", "per-class trajectories against N: not yet computed"},
-      {"Mudarisov et al., Figs. 6-7",
-       "value-norm structure, coherence mu_N and sink alignment nu: per head in value_space.csv; "
-       "not yet pooled into a figure"},
       {"Mudarisov et al., Figs. 10-11", "precision and recall across context lengths: not yet"},
       {"Mudarisov et al., Tables 2-3",
        "diagnostics against ablation sensitivity (experiment ablate writes them per sentence) and "

@@ -70,6 +70,9 @@ SetFigure sparsification_figure(const models::LoadedModel& model,
 // a set may lack it.
 inline constexpr const char* kCurveAbsent =
     "the study's records were made before SinkScope kept this curve (run the study again)";
+inline constexpr const char* kGeometryAbsent =
+    "the study's records were made before SinkScope kept the value geometry per head (run the "
+    "study again)";
 struct AtlasKind {
   const char* file;
   const char* paperFigure;

@@ -273,9 +273,13 @@ json record_to_json(const SentenceRecord& r) {
   for (std::size_t k = 0; k < r.sinks.size(); ++k) {
     json sinks = json::array();
     for (const auto& s : r.sinks[k]) sinks.push_back({s.token, s.position});
-    heads.push_back({{"s", sinks},
-                     {"v", {r.votes[k].sink, r.votes[k].current, r.votes[k].other}},
-                     {"a", hex_double(r.alpha0[k])}});
+    json head = {{"s", sinks},
+                 {"v", {r.votes[k].sink, r.votes[k].current, r.votes[k].other}},
+                 {"a", hex_double(r.alpha0[k])}};
+    if (k < r.valueGeometry.size())
+      head["vg"] =
+          hex_doubles(std::vector<double>(r.valueGeometry[k].begin(), r.valueGeometry[k].end()));
+    heads.push_back(std::move(head));
   }
   json layers = json::array();
   for (const LayerFigures& f : r.layers)
@@ -351,6 +355,14 @@ void head_from_json(const json& h, SentenceRecord& r, const std::string& where) 
   r.votes.push_back(votes);
   r.alpha0.push_back(parse_hex_double(h.at("a"), where + ": alpha0"));
   check_range(r.alpha0.back(), 0.0, 1.0, where + ": alpha0");
+  // The value geometry: absent from studies recorded before it was kept.
+  if (!h.contains("vg")) return;
+  const std::vector<double> g = parse_hex_doubles(h.at("vg"), 4, where + ": value geometry", true);
+  check_range(g[0], 0.0, 1e30, where + ": value geometry: lambda");
+  check_range(g[1], 0.0, 1e30, where + ": value geometry: norm_cv");
+  check_range(g[2], 0.0, 1.0, where + ": value geometry: coherence_max");
+  check_range(g[3], 0.0, 2.0, where + ": value geometry: sink_alignment_range");
+  r.valueGeometry.push_back({g[0], g[1], g[2], g[3]});
 }
 
 // One layer's figures of a record, each in the range it can take.
@@ -439,6 +451,7 @@ SentenceRecord record_from_json(const json& j, const StudyFile& study, const std
       throw StudyError(where + ": " + std::to_string(hs.is_array() ? hs.size() : 0) +
                        " heads recorded, the study has " + std::to_string(heads));
     for (const json& h : hs) head_from_json(h, r, where);
+    if (r.valueGeometry.size() != r.alpha0.size()) r.valueGeometry.clear();  // some heads lack it
     const json& ls = j.at("layers");
     if (!ls.is_array() || ls.size() != static_cast<std::size_t>(study.layers))
       throw StudyError(where + ": layer figures for " +

@@ -116,12 +116,32 @@ const std::vector<PerNColumn>& per_n_columns() {
   return columns;
 }
 
+// The value geometry by layer: each figure's file and the value_space.csv
+// columns whose per-head distribution it summarises.
+const std::vector<std::pair<std::string, std::vector<std::string>>>& geometry_figures() {
+  static const std::vector<std::pair<std::string, std::vector<std::string>>> figures{
+      {"sink_value_norm_ratio_by_layer", {"lambda"}},
+      {"value_norm_cv_by_layer", {"norm_cv"}},
+      {"value_coherence_by_layer", {"coherence_max", "sink_alignment_range"}}};
+  return figures;
+}
+
+// The q-quantile of `v` with linear interpolation between order statistics (numpy's default).
+double quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  const double at = q * static_cast<double>(v.size() - 1);
+  const double lower = v[static_cast<std::size_t>(at)];
+  const double upper = v[std::min(v.size() - 1, static_cast<std::size_t>(at) + 1)];
+  return lower + (at - std::floor(at)) * (upper - lower);
+}
+
 // Every figure of a set drawn from a model with an output head.
 std::vector<std::string> every_figure() {
   std::vector<std::string> names{"key_importance_by_layer", "betti0_by_layer", "betti1_by_layer",
                                  "fn_against_n_by_layer"};
   for (const PerNColumn& c : per_n_columns())
     if (names.back() != c.file) names.push_back(c.file);
+  for (const auto& [file, columns] : geometry_figures()) names.push_back(file);
   for (const char* name : {"taxonomy_by_layer", "bos_removal", "sparsification"})
     names.push_back(name);
   return names;
@@ -202,6 +222,29 @@ TEST(FigureSet, OneSentenceEqualsTheMeanOverHeadsOfTheSingleSentenceReport) {
     expect_pooled(
         table(root / "set" / (std::string(c.file) + ".csv")), "n", c.column,
         head_means(table(root / "single/value_space_curve.csv"), "n", c.perHead, c.onlyIf));
+
+  // The value geometry: median and quartiles over the layer's heads of value_space.csv's columns.
+  {
+    const CsvTable perHead = table(root / "single/value_space.csv");
+    const int layerAt = column(perHead, "layer"), headAt = column(perHead, "head");
+    for (const auto& [file, columns] : geometry_figures()) {
+      const CsvTable pooled = table(root / "set" / (file + ".csv"));
+      ASSERT_EQ(pooled.rows.size(), 4u * columns.size()) << file;
+      for (const auto& row : pooled.rows) {
+        std::vector<double> v;
+        const int c = column(perHead, row[1]);
+        for (const auto& r : perHead.rows)
+          if (r[static_cast<std::size_t>(headAt)] != "average" &&
+              r[static_cast<std::size_t>(layerAt)] == row[0])
+            v.push_back(std::stod(r[static_cast<std::size_t>(c)]));
+        ASSERT_EQ(v.size(), 4u) << file << " layer " << row[0];
+        EXPECT_NEAR(std::stod(row[2]), quantile(v, 0.5), 1e-12) << file << " " << row[1];
+        EXPECT_NEAR(std::stod(row[3]), quantile(v, 0.25), 1e-12) << file << " " << row[1];
+        EXPECT_NEAR(std::stod(row[4]), quantile(v, 0.75), 1e-12) << file << " " << row[1];
+        EXPECT_EQ(row[6], "4");
+      }
+    }
+  }
 
   // Head classes: the share of each label among a layer's heads.
   const CsvTable labels = table(root / "single/taxonomy.csv");
@@ -347,6 +390,7 @@ TEST(FigureSet, AStudyFolderGivesTheFigureSetOfItsSentenceFile) {
       "for p in pathlib.Path(sys.argv[1]).rglob('records.jsonl'):\n"
       "    lines = [json.loads(l) for l in p.read_text().splitlines() if l.strip()]\n"
       "    for r in lines:\n"
+      "        [h.pop('vg') for h in r['heads']]\n"
       "        for c in r.get('curves', []):\n"
       "            [c.pop(k) for k in ('lm', 'la', 'lp', 'p', 'r', 'pr', 'rr', 'sr', 'fi', 'fo', "
       "'ss', 'st', 'si', 'sv', 'sa')]\n"
@@ -361,6 +405,8 @@ TEST(FigureSet, AStudyFolderGivesTheFigureSetOfItsSentenceFile) {
             csv_rows(root / "a/fn_against_n_by_layer.csv"));
   for (const PerNColumn& c : per_n_columns())
     EXPECT_FALSE(fs::exists(root / "d" / (std::string(c.file) + ".csv"))) << c.file;
+  for (const auto& [file, columns] : geometry_figures())
+    EXPECT_FALSE(fs::exists(root / "d" / (file + ".csv"))) << file;
   // The atlas of that study names each missing kind and why.
   ASSERT_EQ(cli("paper --study '" + (root / "older").string() + "' --out '" +
                 (root / "atlas").string() + "'")
