@@ -112,6 +112,8 @@ CommandLine figure_set_command_line() {
       "  sink_value_norm_ratio_by_layer, value_norm_cv_by_layer, value_coherence_by_layer\n"
       "                           lambda, the non-sink norms' CV, mu_N and nu per layer: median "
       "and quartiles over heads (Figs. 3a, 6, 7)\n"
+      "  head_class_distribution  (a table) each class's share of every head, with its 95% "
+      "interval over resampled sentences (Table 3)\n"
       "  taxonomy_by_layer        Retriever / Mixer / Reset shares per layer (Mudarisov et al., "
       "Fig. 4a)\n"
       "  sparsification           dNLL against the share of heads kept, per ranking (Mudarisov et "
@@ -289,6 +291,27 @@ std::pair<std::filesystem::path, std::string> atlas_report(const FigureSetDrawn&
         QString::fromStdString(document::figure_caption(f, scope))};
     doc.figures.push_back(std::move(r));
   }
+  // Tables: their rows as text, column by column (the CSV keeps every digit).
+  std::vector<std::pair<QString, QString>> tables;
+  for (const SetFigure& f : document::in_papers_order(set.figures)) {
+    if (!(f.plot.series.empty() && f.plot.title.empty())) continue;
+    QStringList rows;
+    for (const auto& row : f.table.rows) {
+      QStringList cells;
+      for (std::size_t c = 0; c < row.size() && c < f.table.columns.size(); ++c) {
+        QString cell = QString::fromStdString(row[c]);
+        bool number = false;
+        const double v = cell.toDouble(&number);
+        if (number && cell.contains('.')) cell = QString::number(v, 'g', 3);
+        cells << QString::fromStdString(f.table.columns[c]) + " " + cell;
+      }
+      rows << cells.join(", ");
+    }
+    tables.emplace_back(QString::fromStdString((f.paperFigure.empty() ? f.file : f.paperFigure) +
+                                               " (" + f.file + ".csv)"),
+                        rows.join("; "));
+  }
+  doc.lists.emplace_back(QStringLiteral("Tables"), tables);
   std::vector<std::pair<QString, QString>> missing, pending;
   for (const auto& [what, why] : document::atlas_left_out(set.figures))
     missing.emplace_back(QString::fromStdString(what), QString::fromStdString(why));

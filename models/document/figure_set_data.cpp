@@ -10,6 +10,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "analysis/bootstrap.h"
 #include "analysis/taxonomy.h"
 #include "models/document/corpus_pool.h"
 #include "models/experiments.h"
@@ -228,6 +229,9 @@ void append_betti_figures(const SetContext& x, const io::CsvTable& frameTable,
         beta[static_cast<std::size_t>(l)].add(dimension == 0 ? c.beta0 : c.beta1);
       }
     SetFigure f = layered_figure(beta, nullptr, grid, 0.0, x.shown, 1);
+    // A little air at e = 0, so that the x axis's "0" does not touch the y axis's "0" at the
+    // corner (at slide size their boxes met).
+    f.plot.xPadding = 0.015;
     f.file = dimension == 0 ? "betti0_by_layer" : "betti1_by_layer";
     f.paperFigure = "Ruscio et al., Betti curves";
     std::string frame;
@@ -526,6 +530,50 @@ SetFigure taxonomy_figure(const SetContext& x) {
   return fig;
 }
 
+// The class distribution (004, Table 3): each class's share of every
+// (sentence, head) instance, with the 95% interval of resampled sentences.
+SetFigure class_distribution_table(const SetContext& x, const document::AnalysisSettings& p) {
+  const std::size_t S = x.records.size();
+  std::vector<std::array<double, 3>> counts(S, {0.0, 0.0, 0.0});
+  for (std::size_t s = 0; s < S; ++s)
+    for (const analysis::TaxonomyVotes& votes : x.records[s].votes)
+      counts[s][static_cast<std::size_t>(analysis::taxonomy_label(votes))] += 1.0;
+  const double heads = static_cast<double>(x.L) * x.H;
+  auto shares = [&](const std::vector<int>& weight) {
+    std::array<double, 3> sum{0.0, 0.0, 0.0};
+    double drawn = 0.0;
+    for (std::size_t s = 0; s < S; ++s) {
+      const double w = weight.empty() ? 1.0 : weight[s];
+      for (std::size_t c = 0; c < 3; ++c) sum[c] += w * counts[s][c];
+      drawn += w;
+    }
+    for (double& v : sum) v /= drawn * heads;
+    return sum;
+  };
+  const std::array<double, 3> share = shares({});
+  std::array<std::vector<double>, 3> resampled;
+  for (int b = 0; b < p.bootstrap; ++b) {
+    const std::array<double, 3> one =
+        shares(analysis::bootstrap_resample_counts(S, p.bootstrapSeed, b));
+    for (std::size_t c = 0; c < 3; ++c) resampled[c].push_back(one[c]);
+  }
+  SetFigure fig;
+  fig.file = "head_class_distribution";
+  fig.paperFigure = "Mudarisov et al., Table 3";
+  fig.table.columns = {"class", "share", "share_low", "share_high", "heads"};
+  for (std::size_t c = 0; c < 3; ++c) {
+    std::string lo, hi;
+    if (!resampled[c].empty()) {
+      const auto [l, h] = analysis::percentile_interval95(resampled[c]);
+      lo = csv_number(l), hi = csv_number(h);
+    }
+    fig.table.rows.push_back(
+        {analysis::head_class_name(static_cast<analysis::HeadClass>(c)), csv_number(share[c]), lo,
+         hi, std::to_string(static_cast<long long>(std::llround(heads * static_cast<double>(S))))});
+  }
+  return fig;
+}
+
 // BOS removal (003): the NLL change per sentence (recorded with the functional experiments).
 SetFigure bos_removal_figure(const SetContext& x) {
   SetFigure fig;
@@ -621,6 +669,7 @@ std::vector<SetFigure> figure_set_of_records(const std::vector<SentenceRecord>& 
   append_per_n_figures(context, figures);
   append_value_geometry_figures(context, figures);
   figures.push_back(taxonomy_figure(context));
+  figures.push_back(class_distribution_table(context, p));
   // BOS removal needs the model's token probabilities: recorded with the
   // functional experiments.
   if (p.functional) figures.push_back(bos_removal_figure(context));
@@ -713,6 +762,7 @@ const std::vector<AtlasKind>& atlas_kinds() {
       {"recall_against_n_by_layer", "Mudarisov et al., Fig. 2", kCurveAbsent, 2, 2.2},
       {"sink_value_norm_ratio_by_layer", "Mudarisov et al., Fig. 3(a)", kGeometryAbsent, 2, 3.0},
       {"taxonomy_by_layer", "Mudarisov et al., Fig. 4(a)", "", 2, 4.0},
+      {"head_class_distribution", "Mudarisov et al., Table 3", "", 2, 30.0},
       {"sparsification", "Mudarisov et al., Fig. 5",
        "needs head ablation: a model with an output head (a study run with --functional, its "
        "model folder at hand) and --sparsification-sentences above 0",
@@ -744,9 +794,9 @@ const std::vector<std::pair<std::string, std::string>>& atlas_not_yet_drawn() {
        "F_N by sink selection per layer)"},
       {"Mudarisov et al., Fig. 4(b)", "per-class trajectories against N: not yet computed"},
       {"Mudarisov et al., Figs. 10-11", "precision and recall across context lengths: not yet"},
-      {"Mudarisov et al., Tables 2-3",
-       "diagnostics against ablation sensitivity (experiment ablate writes them per sentence) and "
-       "the class distribution: not yet pooled into the atlas"},
+      {"Mudarisov et al., Table 2",
+       "diagnostics against ablation sensitivity: experiment ablate writes them per sentence "
+       "(ablation_correlation.csv); not yet pooled into the atlas"},
       {"Ruscio et al., summary table",
        "frame, Betti numbers and specialisation with intervals: in "
        "reference_frame.csv and analyze --sentences' frame.csv; not yet one table"},

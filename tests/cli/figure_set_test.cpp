@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <tuple>
 
 #include "models/document/figure_set_data.h"
 #include "models/io/table_io.h"
@@ -264,6 +265,22 @@ TEST(FigureSet, OneSentenceEqualsTheMeanOverHeadsOfTheSingleSentenceReport) {
     EXPECT_NEAR(std::stod(row[2]), (share[std::pair(l, std::string("Mixer"))] / h), 1e-12) << l;
     EXPECT_NEAR(std::stod(row[3]), (share[std::pair(l, std::string("Reset"))] / h), 1e-12) << l;
   }
+  // The class distribution: each label's share of every head; one sentence
+  // resamples to itself, so its interval is the share.
+  {
+    std::map<std::string, double> overall;
+    int all = 0;
+    for (const auto& row : labels.rows)
+      if (row[1] != "average") overall[row.back()] += 1.0, ++all;
+    const CsvTable distribution = table(root / "set/head_class_distribution.csv");
+    ASSERT_EQ(distribution.rows.size(), 3u);
+    for (const auto& row : distribution.rows) {
+      EXPECT_NEAR(std::stod(row[1]), overall[row[0]] / all, 1e-12) << row[0];
+      EXPECT_NEAR(std::stod(row[2]), overall[row[0]] / all, 1e-12) << row[0];
+      EXPECT_NEAR(std::stod(row[3]), overall[row[0]] / all, 1e-12) << row[0];
+      EXPECT_EQ(row[4], std::to_string(all));
+    }
+  }
   // The functional figures (this model has an output head and a BOS token).
   const CsvTable bos = table(root / "set/bos_removal.csv");
   ASSERT_EQ(bos.rows.size(), 1u);
@@ -367,10 +384,12 @@ TEST(FigureSet, AStudyFolderGivesTheFigureSetOfItsSentenceFile) {
   ASSERT_EQ(cli("figure-set '" + kModel + "' " + sentences + " --out '" + (root / "b").string() + "'").exit, 0);
   std::vector<std::string> names = every_figure();
   names.push_back("reference_frame");
+  names.push_back("head_class_distribution");
   for (const std::string& name : names) {
     const std::string file = name + ".csv";
     EXPECT_EQ(csv_rows(root / "a" / file), csv_rows(root / "b" / file)) << name;
-    EXPECT_TRUE(fs::exists(root / "a" / (name + ".pdf")) || name == "reference_frame");
+    EXPECT_TRUE(fs::exists(root / "a" / (name + ".pdf")) || name == "reference_frame" ||
+                name == "head_class_distribution");
   }
   // Read back by poppler: every word of every figure on the page, at the
   // one-column preset's 8 pt, on no other word; no title drawn.
@@ -380,6 +399,25 @@ TEST(FigureSet, AStudyFolderGivesTheFigureSetOfItsSentenceFile) {
       ASSERT_TRUE(text.readable) << name;
       EXPECT_NEAR(text.width, 241, 1) << name;  // 85 mm
       for (const std::string& problem : pdf_text_problems(text, 8.0)) ADD_FAILURE() << name << ": " << problem;
+    }
+  // The same at two columns (178 mm, 8 pt) and slide size (254 mm, 16 pt).
+  if (shell("command -v pdftotext").exit == 0)
+    for (const auto& [preset, width, pt] :
+         {std::tuple{"two-columns", 504.6, 8.0}, std::tuple{"slide", 720.0, 16.0}}) {
+      const fs::path out = root / preset;
+      ASSERT_EQ(cli("figure-set --study '" + (root / "study").string() + "' --out '" +
+                    out.string() + "' --preset " + preset + " --sparsification-sentences 0")
+                    .exit,
+                0)
+          << preset;
+      for (const std::string& name : every_figure()) {
+        if (name == "sparsification") continue;  // left out above
+        const PdfText text = pdf_text((out / (name + ".pdf")).string());
+        ASSERT_TRUE(text.readable) << preset << " " << name;
+        EXPECT_NEAR(text.width, width, 1) << preset << " " << name;
+        for (const std::string& problem : pdf_text_problems(text, pt))
+          ADD_FAILURE() << preset << " " << name << ": " << problem;
+      }
     }
 
   // A study recorded before the curves against N beyond F_N were kept still
@@ -494,7 +532,8 @@ TEST(FigureSet, PaperWritesTheAtlasAndItsReport) {
   for (const std::string& name : every_figure())
     EXPECT_NE(std::find(drawn.begin(), drawn.end(), name), drawn.end()) << name;
   // One page of contents, then two figures a page, each captioned in the papers' order.
-  const std::size_t figures = drawn.size() - 1;  // reference_frame is a table
+  std::size_t figures = 0;  // tables (reference_frame, head_class_distribution) have no page
+  for (const std::string& name : drawn) figures += fs::exists(root / "a" / (name + ".pdf"));
   const PdfText text = pdf_text((root / "a/report.pdf").string());
   ASSERT_TRUE(text.readable);
   const CliRun pages = shell("pdfinfo '" + (root / "a/report.pdf").string() + "'");
