@@ -159,25 +159,32 @@ def test_function_entries_agree_with_independent_computations(run):
     assert 0 <= vs["precision"] <= 1 and 0 <= vs["f"] <= 1 and len(vs["selected"]) == 3
 
 
-def test_leave_one_out_columns_agree_with_numpy(run):
-    """value_space_curve.csv's leave-one-out control (metrics.md s. 6) against
-    its definition in numpy, for every head of every layer and every N."""
+def _curve_points(run):
+    """Each per-head row of value_space_curve.csv with what numpy makes of it:
+    the contributions y_j = A[q, j] v_j over the keys the query sees, the top-N
+    selection (ties to the lower index) and s_N."""
     folder, z = run
     import csv
     with open(os.path.join(folder, "text", "value_space_curve.csv"), encoding="utf-8") as f:
         rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
     A, V = z["attention"].astype(np.float64), z["values"].astype(np.float64)
-    checked = 0
     for row in rows:
         if row["head"] == "average":
             continue
         l, h, q, N = int(row["layer"]), int(row["head"]), int(row["query"]), int(row["n"])
         w = A[l, h, q, : q + 1]
         y = w[:, None] * V[l, h, : q + 1]
-        order = np.argsort(-w, kind="stable")  # ties to the lower index
         inside = np.zeros(q + 1, dtype=bool)
-        inside[order[:N]] = True
-        s = y[inside].sum(0)
+        inside[np.argsort(-w, kind="stable")[:N]] = True
+        yield row, y, inside, y[inside].sum(0)
+
+
+def test_leave_one_out_columns_agree_with_numpy(run):
+    """value_space_curve.csv's leave-one-out control (metrics.md s. 6) against
+    its definition in numpy, for every head of every layer and every N."""
+    checked = 0
+    for row, y, inside, s in _curve_points(run):
+        N = int(row["n"])
         dist = np.linalg.norm(y - s, axis=1)
         loo = np.array([np.linalg.norm(y[i] - (s - y[i])) for i in np.flatnonzero(inside)])
         gamma = dist[~inside].min() - loo.max() if (~inside).any() else np.inf
@@ -204,26 +211,12 @@ def test_sink_columns_agree_with_numpy(run):
     """value_space_curve.csv's sink diagnostics and random precision/recall
     columns (metrics.md s. 6) against their definitions in numpy, for every
     head of every layer and every N."""
-    folder, z = run
-    import csv
-    with open(os.path.join(folder, "text", "value_space_curve.csv"), encoding="utf-8") as f:
-        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
-    A, V = z["attention"].astype(np.float64), z["values"].astype(np.float64)
-
     def cos(u, v):
         nu, nv = np.linalg.norm(u), np.linalg.norm(v)
         return u @ v / (nu * nv) if nu > 0 and nv > 0 else 0.0
     seen = {"selected": 0, "unselected": 0}
-    for row in rows:
-        if row["head"] == "average":
-            continue
-        l, h, q, N = int(row["layer"]), int(row["head"]), int(row["query"]), int(row["n"])
-        w = A[l, h, q, : q + 1]
-        y = w[:, None] * V[l, h, : q + 1]
-        order = np.argsort(-w, kind="stable")
-        inside = np.zeros(q + 1, dtype=bool)
-        inside[order[:N]] = True
-        s = y[inside].sum(0)
+    for row, y, inside, s in _curve_points(run):
+        N = int(row["n"])
         D = ((y - s) ** 2).sum(1)
         assert row["sink_selected"] == ("1" if inside[0] else "0")
         plus = s - (y[0] if inside[0] else 0)
