@@ -153,6 +153,11 @@ void draw_set_of_study(const FigureSetOptions& o, const FigureSetParams& params,
     throw UsageError(o.studyDir + ": the study has no curves (run its shards with study run --curves)");
   set.figures = document::figure_set_of_records(study.records, study.layers, study.heads,
                                                 study.encoder, study.params, params);
+  // Kinds an older study's records cannot give: said, not silently missing.
+  for (const auto& [what, why] : document::atlas_left_out(set.figures))
+    if (why == document::kCurveAbsent || why == document::kGeometryAbsent)
+      std::fprintf(stderr, "sinkscope %s: left out %s: %s\n", command_name, what.c_str(),
+                   why.c_str());
   set.modelName = study.model;
   set.sentencesName = study.sentencesFile;
   set.sentenceCount = study.records.size();
