@@ -329,9 +329,10 @@ SetFigure per_n_figure(const SetContext& x, const PerNKind& kind) {
   if (kind.dashed) dashed = pooled_by_layer(x, kind.dashed);
   const std::vector<RaggedMean>* twin = kind.dashed ? &dashed : nullptr;
   // Drawn where enough sentences reach N (the sink selection rate is over every head).
-  const std::vector<RaggedMean> reach = pooled_by_layer(x, &LayerCurves::sinkRate);
   const bool someHeads = heads_of(kind.values) != HeadsCounted::All ||
                          (kind.dashed && heads_of(kind.dashed) != HeadsCounted::All);
+  const std::vector<RaggedMean> reach =
+      someHeads ? pooled_by_layer(x, &LayerCurves::sinkRate) : std::vector<RaggedMean>{};
   SetFigure fig =
       layered_figure(means, twin, {}, 1.0, x.shown, x.minCount,
                      kind.dashed ? kind.dashedMeaning : "", someHeads ? &reach : nullptr);
