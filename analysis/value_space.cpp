@@ -10,6 +10,7 @@
 #include <numeric>
 #include <random>
 #include <stdexcept>
+#include <tuple>
 
 #include "analysis/sinks.h"
 #include "analysis/ties.h"
@@ -704,6 +705,21 @@ void sink_point(const GrowingSelection& top, const Eigen::MatrixXd& G, int N,
   d.invertedShare = static_cast<double>(above) / N;
 }
 
+// cos(s_N, v_k) and ||s_N - y_k|| / ||s_N|| of the key at index k (-1: not
+// visible) from the Gram matrix: s_N . y_k = d_k, so cos(s_N, v_k) = d_k /
+// (||s_N|| ||y_k||) (y_k = a_k v_k, a_k > 0; NaN when a_k or v_k is zero, the
+// direction then unseen in contribution space) and ||s_N - y_k||^2 = ss - 2 d_k + G_kk.
+std::pair<double, double> privileged_key(const GrowingSelection& top, const Eigen::MatrixXd& G,
+                                         int k) {
+  const double ss = top.sumSquared();
+  if (k < 0 || !(ss > 0)) return {kNaN, kNaN};
+  const double d = top.dots()[static_cast<std::size_t>(k)], g = G(k, k);
+  const double cosine = g > 0 ? d / (std::sqrt(ss) * std::sqrt(g)) : kNaN;
+  const double removed =
+      top.selected(k) ? std::sqrt(std::max(0.0, ss - 2 * d + g)) / std::sqrt(ss) : 1.0;
+  return {cosine, removed};
+}
+
 }  // namespace
 
 ValueSpaceCurve value_space_curve(const AttentionView& a, std::span<const float> values,
@@ -759,6 +775,10 @@ ValueSpaceCurve value_space_curve(const AttentionView& a, std::span<const float>
   }
   const double b0 = beta[0];
   constexpr double kSlack = 1e-12;  // as in sink_aware_bound
+
+  // The query's own key (the current token), when it sees itself.
+  const auto self = std::find(keys.begin(), keys.end(), curve.query);
+  const int current = self == keys.end() ? -1 : static_cast<int>(self - keys.begin());
 
   // The top-N sweep (ties to the lower index, as value_space()).
   const std::vector<int> order =
@@ -822,6 +842,10 @@ ValueSpaceCurve value_space_curve(const AttentionView& a, std::span<const float>
     std::sort(Q.begin(), Q.end());
     pt.sinkAwareCount = count + pairs_at_most(P, Q, kSlack);
     leave_one_out_point(top, G, pt);
+    std::tie(pt.privileged.sinkCosine, pt.privileged.sinkRemovedNorm) =
+        privileged_key(top, G, keys[0] == 0 ? 0 : -1);
+    std::tie(pt.privileged.currentCosine, pt.privileged.currentRemovedNorm) =
+        privileged_key(top, G, current);
     if (keys[0] == 0) {
       sink_point(top, G, N, pt.sink);
     } else {

@@ -96,6 +96,18 @@ ValueSpace value_space(const AttentionView& attention, std::span<const float> va
 // One point of the F_N curve: what the curve's plots and value_space_curve.csv
 // show for the top-N selection at one N. Equal to the same fields of
 // value_space() at that N (tests/analysis/value_space_test.cpp checks it).
+// The aggregate against the two privileged keys, the sink (position 0) and
+// the current token (the query's own key), at one N (004, Fig. 4b). Each is
+// NaN where undefined: s_N, or the key's value, a zero vector; the sink's
+// where the query does not see position 0.
+struct PrivilegedKeys {
+  double sinkCosine = 0.0;     // cos(s_N, v_0)
+  double currentCosine = 0.0;  // cos(s_N, v_cur)
+  // ||s_N - y_k|| / ||s_N||, the aggregate's length after removing that key's
+  // contribution (1 when it is not selected):
+  double sinkRemovedNorm = 0.0, currentRemovedNorm = 0.0;
+};
+
 struct ValueSpaceCurvePoint {
   int topN = 0;
   SelectionScores scores;
@@ -117,6 +129,7 @@ struct ValueSpaceCurvePoint {
   // The sink's effect on the top-N selection at this N, as value_space()'s
   // (all NaN, selected false, when the query does not see position 0).
   SinkSelectionDiagnostics sink;
+  PrivilegedKeys privileged;
 };
 
 struct ValueSpaceCurve {

@@ -4,6 +4,8 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QTemporaryDir>
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -116,11 +118,19 @@ CommandLine figure_set_command_line() {
       "interval over resampled sentences (Table 3)\n"
       "  taxonomy_by_layer        Retriever / Mixer / Reset shares per layer (Mudarisov et al., "
       "Fig. 4a)\n"
+      "  class_value_alignment_against_n, class_loo_norm_against_n\n"
+      "                           each head class's cos(s_N, v_0) and cos(s_N, v_cur), and "
+      "||s_N - y_k|| / ||s_N||\n"
+      "                           without the sink or the current token, against N (Fig. 4b)\n"
       "  sparsification           dNLL against the share of heads kept, per ranking (Mudarisov et "
       "al., Fig. 5)\n"
+      "  ablation_correlation     (a table) each head diagnostic's Spearman and Pearson "
+      "correlation with the\n"
+      "                           dNLL of ablating the head, across heads, with 95% intervals "
+      "(Mudarisov et al., Table 2)\n"
       "  bos_removal              NLL change of removing the BOS token, per sentence (Barbero et "
       "al.)\n"
-      "The last two need a model with an output head.");
+      "The last three need a model with an output head.");
 }
 
 // A set's figures and what every CSV records of how they were made: the
@@ -155,7 +165,8 @@ void draw_set_of_study(const FigureSetOptions& o, const FigureSetParams& params,
                                                 study.encoder, study.params, params);
   // Kinds an older study's records cannot give: said, not silently missing.
   for (const auto& [what, why] : document::atlas_left_out(set.figures))
-    if (why == document::kCurveAbsent || why == document::kGeometryAbsent)
+    if (why == document::kCurveAbsent || why == document::kGeometryAbsent ||
+        why == document::kClassesAbsent)
       std::fprintf(stderr, "sinkscope %s: left out %s: %s\n", command_name, what.c_str(),
                    why.c_str());
   set.modelName = study.model;
@@ -174,10 +185,11 @@ void draw_set_of_study(const FigureSetOptions& o, const FigureSetParams& params,
   try {
     const std::string spec =
         std::filesystem::is_directory(study.modelFolder) ? study.modelFolder : study.model;
-    set.figures.push_back(
-        document::sparsification_figure(models::loaded_model_open(spec), texts, params));
+    for (SetFigure& f : document::ablation_figures(models::loaded_model_open(spec), texts, params))
+      set.figures.push_back(std::move(f));
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "sinkscope %s: no sparsification figure: %s\n", command_name, e.what());
+    std::fprintf(stderr, "sinkscope %s: no sparsification figure or ablation table: %s\n",
+                 command_name, e.what());
   }
 }
 
@@ -247,6 +259,62 @@ std::vector<std::pair<std::filesystem::path, std::string>> set_files(const Figur
   return files;
 }
 
+// A table-only kind as the report draws it: numbers to 3 significant
+// digits, a value and its 95% interval in one cell, its own comment lines
+// beneath.
+render::ReportTable report_table(const SetFigure& f) {
+  render::ReportTable t;
+  t.heading = QString::fromStdString((f.paperFigure.empty() ? f.file : f.paperFigure) + " (" +
+                                     f.file + ".csv)");
+  auto shown = [](const std::string& c) {
+    QString cell = QString::fromStdString(c);
+    bool number = false;
+    const double v = cell.toDouble(&number);
+    return number && cell.contains('.') ? QString::number(v, 'g', 3) : cell;
+  };
+  // A value and its interval (columns X, X_low / X_lo, X_high / X_hi) read as one cell.
+  const std::vector<std::string>& columns = f.table.columns;
+  auto column_of = [&](const std::string& name) {
+    const auto at = std::find(columns.begin(), columns.end(), name);
+    return at == columns.end() ? -1 : static_cast<int>(at - columns.begin());
+  };
+  std::vector<std::array<int, 3>> cells;  // (value, low, high); -1: none
+  std::vector<bool> merged(columns.size(), false);
+  for (std::size_t c = 0; c < columns.size(); ++c) {
+    int lo = column_of(columns[c] + "_low"), hi = column_of(columns[c] + "_high");
+    if (lo < 0 || hi < 0) lo = column_of(columns[c] + "_lo"), hi = column_of(columns[c] + "_hi");
+    if (lo >= 0 && hi >= 0)
+      merged[static_cast<std::size_t>(lo)] = merged[static_cast<std::size_t>(hi)] = true;
+    else
+      lo = hi = -1;
+    cells.push_back({static_cast<int>(c), lo, hi});
+  }
+  for (const auto& [c, lo, hi] : cells)
+    if (!merged[static_cast<std::size_t>(c)])
+      t.columns << QString::fromStdString(columns[static_cast<std::size_t>(c)]) +
+                       (lo >= 0 ? QStringLiteral(" [95%]") : QString());
+  for (const auto& row : f.table.rows) {
+    QStringList line;
+    for (const auto& [c, lo, hi] : cells) {
+      if (merged[static_cast<std::size_t>(c)] || static_cast<std::size_t>(c) >= row.size())
+        continue;
+      QString cell = shown(row[static_cast<std::size_t>(c)]);
+      if (lo >= 0 && static_cast<std::size_t>(std::max(lo, hi)) < row.size() &&
+          !row[static_cast<std::size_t>(lo)].empty())
+        cell += QStringLiteral(" [%1, %2]")
+                    .arg(shown(row[static_cast<std::size_t>(lo)]),
+                         shown(row[static_cast<std::size_t>(hi)]));
+      line << cell;
+    }
+    t.rows.push_back(line);
+  }
+  QStringList notes;
+  for (const auto& [key, value] : f.table.comments)
+    notes << QString::fromStdString(key + ": " + value);
+  t.note = notes.join(QStringLiteral(". "));
+  return t;
+}
+
 // The atlas's report: the set's figures in the papers' order, each with its
 // caption, after a first page that says what was pooled and what is missing.
 std::pair<std::filesystem::path, std::string> atlas_report(const FigureSetDrawn& set,
@@ -296,27 +364,9 @@ std::pair<std::filesystem::path, std::string> atlas_report(const FigureSetDrawn&
         QString::fromStdString(document::figure_caption(f, scope))};
     doc.figures.push_back(std::move(r));
   }
-  // Tables: their rows as text, column by column (the CSV keeps every digit).
-  std::vector<std::pair<QString, QString>> tables;
-  for (const SetFigure& f : document::in_papers_order(set.figures)) {
-    if (!(f.plot.series.empty() && f.plot.title.empty())) continue;
-    QStringList rows;
-    for (const auto& row : f.table.rows) {
-      QStringList cells;
-      for (std::size_t c = 0; c < row.size() && c < f.table.columns.size(); ++c) {
-        QString cell = QString::fromStdString(row[c]);
-        bool number = false;
-        const double v = cell.toDouble(&number);
-        if (number && cell.contains('.')) cell = QString::number(v, 'g', 3);
-        cells << QString::fromStdString(f.table.columns[c]) + " " + cell;
-      }
-      rows << cells.join(", ");
-    }
-    tables.emplace_back(QString::fromStdString((f.paperFigure.empty() ? f.file : f.paperFigure) +
-                                               " (" + f.file + ".csv)"),
-                        rows.join("; "));
-  }
-  doc.lists.emplace_back(QStringLiteral("Tables"), tables);
+  // Tables as tables (the CSV keeps every digit).
+  for (const SetFigure& f : document::in_papers_order(set.figures))
+    if (f.plot.series.empty() && f.plot.title.empty()) doc.tables.push_back(report_table(f));
   std::vector<std::pair<QString, QString>> missing, pending;
   for (const auto& [what, why] : document::atlas_left_out(set.figures))
     missing.emplace_back(QString::fromStdString(what), QString::fromStdString(why));

@@ -463,32 +463,34 @@ std::vector<SparsificationPoint> sparsification_curves(const Model& model, const
   return points;
 }
 
-std::vector<CorrelationRow> diagnostic_dnll_correlation(const Trace& base,
-                                                        const std::vector<double>& dnll, int topN) {
-  const int L = base.layers(), H = base.heads();
-  if (dnll.size() != static_cast<std::size_t>(L * H))
-    throw ModelRunError("correlation: one dNLL per head is needed");
-  std::vector<double> entropy, top1, sink, current, topMass;
-  for (int l = 0; l < L; ++l) {
+std::vector<std::pair<std::string, std::vector<double>>> head_diagnostic_series(const Trace& base,
+                                                                                int topN) {
+  std::vector<std::pair<std::string, std::vector<double>>> series{{"entropy", {}},
+                                                                  {"top1", {}},
+                                                                  {"sink_attention", {}},
+                                                                  {"current_token", {}},
+                                                                  {"top_n_mass", {}}};
+  for (int l = 0; l < base.layers(); ++l) {
     const LayerCapture cap = base.layer(l);
-    for (int h = 0; h < H; ++h) {
+    for (int h = 0; h < base.heads(); ++h) {
       const auto d = analysis::head_diagnostics_mean(cap.attentionOf(h), topN);
-      entropy.push_back(d.entropy);
-      top1.push_back(d.top1);
-      sink.push_back(d.sinkAttention);
-      current.push_back(d.currentToken);
-      topMass.push_back(d.topNMass);
+      series[0].second.push_back(d.entropy);
+      series[1].second.push_back(d.top1);
+      series[2].second.push_back(d.sinkAttention);
+      series[3].second.push_back(d.currentToken);
+      series[4].second.push_back(d.topNMass);
     }
   }
+  return series;
+}
+
+std::vector<CorrelationRow> diagnostic_dnll_correlation(const Trace& base,
+                                                        const std::vector<double>& dnll, int topN) {
+  if (dnll.size() != static_cast<std::size_t>(base.layers() * base.heads()))
+    throw ModelRunError("correlation: one dNLL per head is needed");
   std::vector<CorrelationRow> rows;
-  for (const auto& [name, series] :
-       std::initializer_list<std::pair<const char*, const std::vector<double>*>>{
-           {"entropy", &entropy},
-           {"top1", &top1},
-           {"sink_attention", &sink},
-           {"current_token", &current},
-           {"top_n_mass", &topMass}})
-    rows.push_back({name, analysis::spearman(*series, dnll), analysis::pearson(*series, dnll)});
+  for (const auto& [name, values] : head_diagnostic_series(base, topN))
+    rows.push_back({name, analysis::spearman(values, dnll), analysis::pearson(values, dnll)});
   return rows;
 }
 

@@ -126,6 +126,12 @@ std::vector<HeadId> sparsification_kept(const Model& model, const Trace& base,
                                         HeadRanking ranking, double retained,
                                         const std::vector<HeadId>& pinned, std::uint64_t seed);
 
+// Each head diagnostic of s. 1 (entropy, top1, sink_attention, current_token,
+// top_n_mass), averaged over queries i >= 1: by name, one value per head
+// ([layer * heads + head]).
+std::vector<std::pair<std::string, std::vector<double>>> head_diagnostic_series(const Trace& base,
+                                                                                int topN = 3);
+
 // Spearman and Pearson correlation, across heads, between each head diagnostic
 // (averaged over queries) and single-head dNLL (s. 8).
 struct CorrelationRow {

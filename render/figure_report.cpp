@@ -6,7 +6,9 @@
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
+#include <QPen>
 #include <QSvgRenderer>
+#include <algorithm>
 #include <stdexcept>
 
 namespace sinkscope::render {
@@ -34,7 +36,95 @@ double paragraph(QPainter& p, const QFont& font, const QString& text, double x, 
   return y + box.height();
 }
 
-// The first page(s): title, front matter, the contents (figure -> page), the lists.
+// A number, or a number and its interval ("0.5 [0.1, 0.9]"): right-aligned.
+bool is_number(const QString& cell) {
+  bool ok = false;
+  cell.section(QLatin1Char(' '), 0, 0).toDouble(&ok);
+  return ok;
+}
+
+// A table as a grid (booktabs-like rules: above, under the header, below),
+// columns as wide as their widest cell, numbers right-aligned. A table too
+// wide for the text is drawn turned (one line per column, one column per
+// row), and smaller still if that is too wide. `room(h)` starts a new page
+// when h does not fit; returns the y below the table.
+template <class Room>
+double table_grid(QPainter& p, const ReportTable& t, double& y, const FigureOptions& o,
+                  const Room& room) {
+  const double gap = 3 * kMm, x0 = kMargin + 4 * kMm, width = kTextW - 4 * kMm;
+  // The grid as drawn: header and rows (turned when needed).
+  auto widths_of = [&](const QStringList& header, const std::vector<QStringList>& rows, double pt) {
+    const QFontMetricsF bold(report_font(o, pt, true), p.device()),
+        plain(report_font(o, pt), p.device());
+    std::vector<double> w(static_cast<std::size_t>(header.size()), 0.0);
+    for (qsizetype c = 0; c < header.size(); ++c) w[c] = bold.horizontalAdvance(header[c]);
+    for (const QStringList& r : rows)
+      for (qsizetype c = 0; c < r.size() && c < header.size(); ++c)
+        w[c] = std::max(w[c], plain.horizontalAdvance(r[c]));
+    return w;
+  };
+  auto total = [&](const std::vector<double>& w) {
+    double sum = 0;
+    for (double v : w) sum += v;
+    return sum + gap * static_cast<double>(w.empty() ? 0 : w.size() - 1);
+  };
+  QStringList header = t.columns;
+  std::vector<QStringList> rows = t.rows;
+  double pt = 7.5;
+  std::vector<double> w = widths_of(header, rows, pt);
+  if (total(w) > width && !rows.empty()) {
+    // Turned, the rows are named by their first cell (a name, as a table's first column is).
+    QStringList turnedHeader{header.front()};
+    for (const QStringList& r : rows)
+      turnedHeader << (rows.size() == 1 && is_number(r.value(0)) ? QStringLiteral("value")
+                                                                 : r.value(0));
+    std::vector<QStringList> turned;
+    for (qsizetype c = 1; c < header.size(); ++c) {
+      QStringList line{header[c]};
+      for (const QStringList& r : rows) line << (c < r.size() ? r[c] : QString());
+      turned.push_back(line);
+    }
+    header = turnedHeader, rows = turned;
+    w = widths_of(header, rows, pt);
+  }
+  if (total(w) > width) {
+    pt = std::max(5.0, pt * width / total(w));
+    w = widths_of(header, rows, pt);
+  }
+  const double line = QFontMetricsF(report_font(o, pt), p.device()).height() + 0.8 * kMm;
+  room(3 * line);
+  p.setFont(report_font(o, 8.5, true));
+  y = paragraph(p, report_font(o, 8.5, true), t.heading, kMargin + 4 * kMm, y, kTextW - 4 * kMm) +
+      kMm;
+  auto rule = [&](double at, double thickness) {
+    p.setPen(QPen(Qt::black, thickness));
+    p.drawLine(QPointF(x0, at), QPointF(x0 + std::min(width, total(w)), at));
+  };
+  auto draw_row = [&](const QStringList& cells, bool bold) {
+    room(line);
+    p.setFont(report_font(o, pt, bold));
+    double x = x0;
+    for (qsizetype c = 0; c < header.size(); ++c) {
+      const QString cell = c < cells.size() ? cells[c] : QString();
+      // Numbers right-aligned, and the heading of a column of numbers with them.
+      const QString sample = bold && !rows.empty() ? rows.front().value(c) : cell;
+      const Qt::Alignment align =
+          (is_number(sample) ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter;
+      p.drawText(QRectF(x, y, w[static_cast<std::size_t>(c)], line), align, cell);
+      x += w[static_cast<std::size_t>(c)] + gap;
+    }
+    y += line;
+  };
+  rule(y, 0.8);
+  draw_row(header, true);
+  rule(y, 0.4);
+  for (const QStringList& r : rows) draw_row(r, false);
+  rule(y, 0.8);
+  if (!t.note.isEmpty()) y = paragraph(p, report_font(o, 7.5), t.note, x0, y + 0.8 * kMm, width);
+  return y + 2.5 * kMm;
+}
+
+// The first page(s): title, front matter, the contents (figure -> page), the tables, the lists.
 void front_pages(QPdfWriter& pdf, QPainter& p, const ReportDocument& doc, const FigureOptions& o) {
   double y = kMargin;
   auto room = [&](double needed) {
@@ -56,6 +146,13 @@ void front_pages(QPdfWriter& pdf, QPainter& p, const ReportDocument& doc, const 
     const QString entry = QStringLiteral("Figure %1. %2").arg(k + 1).arg(doc.figures[k].part.name);
     y = paragraph(p, report_font(o, 8.5), entry, kMargin + 4 * kMm, y, kTextW - 4 * kMm) +
         0.6 * kMm;
+  }
+  if (!doc.tables.empty()) {
+    room(20 * kMm);
+    y = paragraph(p, report_font(o, 11, true), QStringLiteral("Tables"), kMargin, y + 3 * kMm,
+                  kTextW) +
+        1.5 * kMm;
+    for (const ReportTable& t : doc.tables) y = table_grid(p, t, y, o, room);
   }
   for (const auto& [heading, items] : doc.lists) {
     if (items.empty()) continue;

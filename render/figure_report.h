@@ -1,8 +1,7 @@
 #pragma once
 // A report of several figures as one PDF: a first page that says what the
-// report holds (and what it leaves out, with why), then the figures two to an
-// A4 page, each drawn as vectors at the two-column size with its caption
-// beneath.
+// report holds (its tables drawn as tables, and what it leaves out, with why), then the figures two
+// to an A4 page, each drawn as vectors at the two-column size with its caption beneath.
 #include <QByteArray>
 #include <QString>
 #include <QStringList>
@@ -19,10 +18,20 @@ struct ReportFigure {
   QString caption;
 };
 
+// A table of the report: its heading, its columns and rows of cells as
+// written (numbers already rounded for reading), a line under it.
+struct ReportTable {
+  QString heading;
+  QStringList columns;
+  std::vector<QStringList> rows;
+  QString note;
+};
+
 struct ReportDocument {
   QString title;
   QStringList front;  // paragraphs of the first page, under the title
   std::vector<ReportFigure> figures;
+  std::vector<ReportTable> tables;  // after the contents, before the lists
   // Sections of the first page after the contents: a heading and its (item, why) lines.
   std::vector<std::pair<QString, std::vector<std::pair<QString, QString>>>> lists;
 };

@@ -3,6 +3,7 @@
 #include "models/cpu_runtime.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -166,7 +167,50 @@ const std::vector<PerNCurve>& per_n_curves() {
   return curves;
 }
 
+const std::vector<ClassCurve>& class_curves() {
+  static const std::vector<ClassCurve> curves{
+      {"sc", &ClassTrajectories::sinkCosine, -1.0, 1.0},
+      {"cc", &ClassTrajectories::currentCosine, -1.0, 1.0},
+      {"sn", &ClassTrajectories::sinkRemoved, 0.0, 1e30},
+      {"cn", &ClassTrajectories::currentRemoved, 0.0, 1e30}};
+  return curves;
+}
+
 namespace {
+
+// Sums of each head class's trajectories over a sentence's heads, layer by layer.
+class ClassTrajectorySums {
+ public:
+  void add(const analysis::TaxonomyVotes& votes, const analysis::ValueSpaceCurve& curve) {
+    const auto c = static_cast<std::size_t>(analysis::taxonomy_label(votes));
+    ++heads_[c];
+    for (std::size_t k = 0; k < curve.points.size(); ++k) {
+      const analysis::PrivilegedKeys& q = curve.points[k].privileged;
+      means_[c][0].add(k, q.sinkCosine);
+      means_[c][1].add(k, q.currentCosine);
+      means_[c][2].add(k, q.sinkRemovedNorm);
+      means_[c][3].add(k, q.currentRemovedNorm);
+    }
+  }
+  // Every curve `keys` long (NaN where no head of the class has a value, as
+  // at every N for a class without heads).
+  std::vector<ClassTrajectories> trajectories(std::size_t keys) const {
+    std::vector<ClassTrajectories> out(3);
+    for (std::size_t c = 0; c < 3; ++c) {
+      out[c].heads = heads_[c];
+      for (std::size_t q = 0; q < 4; ++q) {
+        std::vector<double> means = means_[c][q].means();
+        means.resize(keys, std::numeric_limits<double>::quiet_NaN());
+        out[c].*(class_curves()[q].values) = std::move(means);
+      }
+    }
+    return out;
+  }
+
+ private:
+  std::array<int, 3> heads_{};
+  std::array<std::array<FiniteMean, 4>, 3> means_;
+};
 
 // The record of one sentence's run: of its intervened run when the
 // parameters name interventions (the sinks' tokens then as that run has them).
@@ -191,6 +235,7 @@ SentenceRecord record_of(const models::LoadedModel& loaded, const document::Sent
   r.uniformBaseline0 = analysis::sink_uniform_baseline(r.tokens, 0, trace.causal());
 
   const analysis::HeadAnalysisParams params = document::head_analysis_params(p, r.tokens);
+  ClassTrajectorySums byClass;
   auto recordLayer = [&](document::LayerAnalysis&& layer) {
     LayerFigures figures;
     const analysis::HeadAnalysis& average = layer.heads.front();
@@ -221,11 +266,18 @@ SentenceRecord record_of(const models::LoadedModel& loaded, const document::Sent
       figures.fNRandom += a.valueSpace->randomMean.f / H;
     }
     r.layers.push_back(std::move(figures));
-    if (p.curves) r.curves.push_back(layer_curves(layer, r.tokens, trace.causal()));
+    if (p.curves) {
+      r.curves.push_back(layer_curves(layer, r.tokens, trace.causal()));
+      for (int h = 0; h < H; ++h)
+        byClass.add(*layer.heads[static_cast<std::size_t>(h + 1)].taxonomy,
+                    layer.valueCurves[static_cast<std::size_t>(h + 1)]);
+    }
   };
   document::analyse_trace_layers(
       trace, params, {.valueSpaceCurves = p.curves, .effectiveRank = false, .settings = p},
       recordLayer);
+  if (p.curves)
+    r.classCurves = byClass.trajectories(r.curves.empty() ? 0 : r.curves.front().fN.size());
   if (p.functional) record_functional(r, *loaded.model, trace, firstIsSpecial, p);
   return r;
 }

@@ -65,6 +65,22 @@ struct PerNCurve {
 };
 const std::vector<PerNCurve>& per_n_curves();
 
+// One head class's trajectories against N in one sentence (004, Fig. 4b):
+// means over the sentence's heads of that class, in every layer, at the
+// value-space query, N = 1 .. keys seen (NaN where no head's is defined).
+struct ClassTrajectories {
+  int heads = 0;                                    // the sentence's heads of this class
+  std::vector<double> sinkCosine, currentCosine;    // cos(s_N, v_0), cos(s_N, v_cur)
+  std::vector<double> sinkRemoved, currentRemoved;  // ||s_N - y_k|| / ||s_N||, k = 0, cur
+};
+// ClassTrajectories' curves with their study-record keys and ranges.
+struct ClassCurve {
+  const char* key;
+  std::vector<double> ClassTrajectories::*values;
+  double lo, hi;
+};
+const std::vector<ClassCurve>& class_curves();
+
 // What every head saw in one sentence (index: its line in the sentence file).
 // The sink token of a sink at position 0 when the first token is no special
 // token (the inputs' first words differ; the frame rule counts them as one).
@@ -87,6 +103,9 @@ struct SentenceRecord {
   std::vector<std::array<double, 4>> valueGeometry;
   std::vector<LayerFigures> layers;
   std::vector<LayerCurves> curves;  // with document::AnalysisSettings::curves, one per layer
+  // With ::curves, one per head class (Retriever, Mixer, Reset; each head
+  // classed by its own votes in this sentence); empty in studies recorded before.
+  std::vector<ClassTrajectories> classCurves;
   // With document::AnalysisSettings::functional (metrics.md s. 5): mean KL of sink removal
   // in each layer and then in every layer (layers + 1 entries), and the mean
   // NLL change of BOS removal (NaN without a special first token).

@@ -11,6 +11,8 @@
 #include <stdexcept>
 
 #include "analysis/bootstrap.h"
+#include "analysis/functional.h"
+#include "analysis/graph_spectrum.h"
 #include "analysis/taxonomy.h"
 #include "models/document/corpus_pool.h"
 #include "models/experiments.h"
@@ -171,7 +173,8 @@ std::vector<SetFigure> figure_set(const models::LoadedModel& model,
       corpus_records(model, sentences, 0, sentences.size(), p, done);
   std::vector<SetFigure> figures = figure_set_of_records(
       records, config.num_layers, config.num_heads, !config.causal, p, params);
-  if (outputHead) figures.push_back(sparsification_figure(model, sentences, params));
+  if (outputHead)
+    for (SetFigure& f : ablation_figures(model, sentences, params)) figures.push_back(std::move(f));
   return figures;
 }
 
@@ -531,6 +534,106 @@ SetFigure taxonomy_figure(const SetContext& x) {
   return fig;
 }
 
+// The head classes' trajectories against N (004, Fig. 4b): for each class a
+// solid curve (the sink's) and a dashed one (the current token's) in the
+// class's colour, pooled over every (sentence, head) instance of the class.
+struct ClassTrajectoryKind {
+  const char* file;
+  std::vector<double> ClassTrajectories::*solid;
+  std::vector<double> ClassTrajectories::*dashed;
+  const char* title;
+  const char* yLabel;
+  const char* solidColumn;
+  const char* dashedColumn;
+  const char* solidMeaning;   // the legend's words for the solid curves
+  const char* dashedMeaning;  // and the dashed ones
+};
+
+SetFigure class_trajectory_figure(const SetContext& x, const ClassTrajectoryKind& kind) {
+  // Each sentence's class mean counts as many times as the class has heads in it.
+  std::array<RaggedMean, 3> solid, dashed;
+  std::array<std::vector<double>, 3> instances;  // heads of the class pooled at each N
+  RaggedMean reach;                              // the sentences reaching each N
+  for (const SentenceRecord& r : x.records) {
+    reach.add(r.curves.front().fN);
+    for (std::size_t c = 0; c < 3; ++c) {
+      const ClassTrajectories& t = r.classCurves[c];
+      const std::vector<double> weight((t.*kind.solid).size(), static_cast<double>(t.heads));
+      solid[c].add(t.*kind.solid, weight);
+      dashed[c].add(t.*kind.dashed, weight);
+      if (instances[c].size() < weight.size()) instances[c].resize(weight.size(), 0.0);
+      for (std::size_t k = 0; k < weight.size(); ++k) instances[c][k] += weight[k];
+    }
+  }
+  SetFigure fig;
+  fig.file = kind.file;
+  fig.paperFigure = "Mudarisov et al., Fig. 4(b)";
+  fig.plot.title =
+      std::string(kind.title) +
+      " at the last query, by head class (mean over the class's heads of every layer and " +
+      x.source + "; each head classed by its votes in each sentence)" + x.positionNote;
+  fig.plot.xPadding = 0.5;
+  fig.plot.xLabel = "N (keys selected, log₂ scale)";
+  fig.plot.yLabel = kind.yLabel;
+  fig.plot.integerX = true;
+  fig.plot.log2X = true;
+  fig.plot.includeZero = true;
+  fig.plot.airBelow = true;
+  fig.table.columns = {"class", "n", kind.solidColumn, kind.dashedColumn, "heads", "sentences"};
+  for (std::size_t c = 0; c < 3; ++c) {
+    const std::string name = analysis::head_class_name(static_cast<analysis::HeadClass>(c));
+    // The class names its colour; the keys below say what solid and dashed are.
+    views::PlotSeries line = ragged_curve(name, solid[c], {}, 1.0, x.minCount, &reach);
+    line.colour = views::kHeadClassColours[c];
+    line.inLegend = !line.x.empty();
+    views::PlotSeries twin =
+        ragged_curve(name + ", " + kind.dashedMeaning, dashed[c], {}, 1.0, x.minCount, &reach);
+    twin.colour = views::kHeadClassColours[c];
+    twin.dashed = true;
+    twin.markers = false;
+    // One key below says what every dashed curve is; a dashed curve is named
+    // itself only where its class has no solid curve to name its colour.
+    twin.inLegend = line.x.empty() && !twin.x.empty();
+    twin.colourOf = static_cast<int>(fig.plot.series.size());  // the solid curve's index
+    fig.plot.series.push_back(std::move(line));
+    fig.plot.series.push_back(std::move(twin));
+    for (std::size_t k = 0; k < solid[c].size(); ++k) {
+      if (solid[c].count[k] == 0 && dashed[c].count[k] == 0) continue;
+      fig.table.rows.push_back({name, std::to_string(k + 1), csv_number_or_empty(solid[c].mean(k)),
+                                csv_number_or_empty(dashed[c].mean(k)), csv_number(instances[c][k]),
+                                std::to_string(std::max(solid[c].count[k], dashed[c].count[k]))});
+    }
+  }
+  // What the line styles mean, once (the colours are the classes').
+  for (const auto& [meaning, isDashed] :
+       {std::pair{kind.solidMeaning, false}, {kind.dashedMeaning, true}}) {
+    views::PlotSeries key;
+    key.name = std::string(isDashed ? "dashed: " : "solid: ") + meaning;
+    key.dashed = isDashed;
+    key.markers = false;
+    key.colour = views::Rgb{0.35, 0.35, 0.35};
+    fig.plot.series.push_back(std::move(key));
+  }
+  return fig;
+}
+
+void append_class_trajectory_figures(const SetContext& x, std::vector<SetFigure>& figures) {
+  for (const SentenceRecord& r : x.records)
+    if (r.classCurves.size() != 3) return;  // recorded before they were kept
+  using T = ClassTrajectories;
+  const ClassTrajectoryKind kinds[] = {
+      {"class_value_alignment_against_n", &T::sinkCosine, &T::currentCosine,
+       "Alignment of the selected aggregate sₙ with the sink's and the current token's value",
+       "cosine", "sink_value_cosine", "current_value_cosine", "cos(sₙ, v₀), the sink",
+       "cos(sₙ, vᵢ), the current token i"},
+      {"class_loo_norm_against_n", &T::sinkRemoved, &T::currentRemoved,
+       "Leave-one-out norms: the aggregate's length without the sink's or the current token's "
+       "contribution",
+       "‖sₙ − yₖ‖ / ‖sₙ‖ (1: sₙ whole)", "sink_removed_norm", "current_removed_norm",
+       "the sink removed (k = 0)", "the current token removed (k = i)"}};
+  for (const ClassTrajectoryKind& kind : kinds) figures.push_back(class_trajectory_figure(x, kind));
+}
+
 // The class distribution (004, Table 3): each class's share of every
 // (sentence, head) instance, with the 95% interval of resampled sentences.
 SetFigure class_distribution_table(const SetContext& x, const document::AnalysisSettings& p) {
@@ -670,6 +773,7 @@ std::vector<SetFigure> figure_set_of_records(const std::vector<SentenceRecord>& 
   append_per_n_figures(context, figures);
   append_value_geometry_figures(context, figures);
   figures.push_back(taxonomy_figure(context));
+  append_class_trajectory_figures(context, figures);
   figures.push_back(class_distribution_table(context, p));
   // BOS removal needs the model's token probabilities: recorded with the
   // functional experiments.
@@ -677,9 +781,75 @@ std::vector<SetFigure> figure_set_of_records(const std::vector<SentenceRecord>& 
   return figures;
 }
 
-SetFigure sparsification_figure(const models::LoadedModel& model,
-                                const std::vector<std::string>& sentences,
-                                const FigureSetParams& params) {
+namespace {
+
+// Table 2 of 004: each diagnostic's Spearman and Pearson correlation with the
+// dNLL of ablating the head alone, across heads; a head's diagnostic and dNLL
+// are its means over the ablated sentences. Rows from the strongest |Spearman|.
+SetFigure ablation_correlation_table(
+    const std::vector<std::pair<std::string, std::vector<double>>>& diagnostics,
+    const std::vector<double>& dnll, std::size_t sentences, int topN,
+    const document::AnalysisSettings& p) {
+  struct Row {
+    std::string name;
+    double spearman, pearson;
+    std::pair<double, double> spearmanInterval, pearsonInterval;
+  };
+  const std::size_t heads = dnll.size();
+  std::vector<Row> rows;
+  for (const auto& [name, values] : diagnostics) {
+    Row r{name, analysis::spearman(values, dnll), analysis::pearson(values, dnll), {}, {}};
+    // The heads resampled with replacement: the spread a different draw of heads would give.
+    std::vector<double> spearmans, pearsons;
+    for (int b = 0; b < p.bootstrap; ++b) {
+      const std::vector<int> counts =
+          analysis::bootstrap_resample_counts(heads, p.bootstrapSeed, b);
+      std::vector<double> x, y;
+      for (std::size_t k = 0; k < heads; ++k)
+        for (int c = 0; c < counts[k]; ++c) x.push_back(values[k]), y.push_back(dnll[k]);
+      const double rho = analysis::spearman(x, y), r2 = analysis::pearson(x, y);
+      if (std::isfinite(rho)) spearmans.push_back(rho);
+      if (std::isfinite(r2)) pearsons.push_back(r2);
+    }
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    r.spearmanInterval =
+        spearmans.empty() ? std::pair(nan, nan) : analysis::percentile_interval95(spearmans);
+    r.pearsonInterval =
+        pearsons.empty() ? std::pair(nan, nan) : analysis::percentile_interval95(pearsons);
+    rows.push_back(std::move(r));
+  }
+  auto strength = [](double v) { return std::isfinite(v) ? std::abs(v) : -1.0; };
+  std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
+    return strength(a.spearman) > strength(b.spearman);
+  });
+  SetFigure fig;
+  fig.file = "ablation_correlation";
+  fig.paperFigure = "Mudarisov et al., Table 2";
+  fig.table.columns = {"diagnostic",  "spearman",     "spearman_low", "spearman_high", "pearson",
+                       "pearson_low", "pearson_high", "heads",        "sentences"};
+  fig.table.comments = {
+      {"diagnostics",
+       "each head's mean over queries i >= 1 of each ablated sentence (top_n_mass: N = " +
+           std::to_string(topN) + "), then over the sentences"},
+      {"dnll", "mean NLL with the head's output zeroed minus without, averaged over the sentences"},
+      {"interval", "95% percentile interval over " + std::to_string(p.bootstrap) +
+                       " resamples of the heads (seed " + std::to_string(p.bootstrapSeed) +
+                       "); Spearman is 0 and Pearson empty where either series is constant"}};
+  for (const Row& r : rows)
+    fig.table.rows.push_back(
+        {r.name, csv_number_or_empty(r.spearman), csv_number_or_empty(r.spearmanInterval.first),
+         csv_number_or_empty(r.spearmanInterval.second), csv_number_or_empty(r.pearson),
+         csv_number_or_empty(r.pearsonInterval.first),
+         csv_number_or_empty(r.pearsonInterval.second), std::to_string(heads),
+         std::to_string(sentences)});
+  return fig;
+}
+
+}  // namespace
+
+std::vector<SetFigure> ablation_figures(const models::LoadedModel& model,
+                                        const std::vector<std::string>& sentences,
+                                        const FigureSetParams& params) {
   const models::SingleThreadedBlas exactProducts;
   // dNLL against the share of heads kept, averaged over the first sentences;
   // the random ranking's spread over every (sentence, seed) draw, as
@@ -689,11 +859,25 @@ SetFigure sparsification_figure(const models::LoadedModel& model,
     int sentences = 0, draws = 0;
   };
   std::map<std::pair<int, double>, Pooled> pooled;  // (ranking, retained)
+  // Per head, sums over the sentences (divided by their count below).
+  std::vector<double> headDnll;
+  std::vector<std::pair<std::string, std::vector<double>>> headDiagnostics;
+  auto accumulate = [](std::vector<double>& sum, const std::vector<double>& one) {
+    if (sum.empty()) sum.assign(one.size(), 0.0);
+    for (std::size_t k = 0; k < one.size() && k < sum.size(); ++k) sum[k] += one[k];
+  };
   const std::size_t used = std::min<std::size_t>(
       sentences.size(), static_cast<std::size_t>(std::max(0, params.sparsificationSentences)));
   for (std::size_t s = 0; s < used; ++s) {
     const models::SentenceTrace run = models::loaded_model_run(model, sentences[s]);
     const std::vector<double> dnll = models::head_ablation_dnll(*model.model, run.trace);
+    accumulate(headDnll, dnll);
+    const auto diagnostics = models::head_diagnostic_series(run.trace, params.analysis.topN);
+    if (headDiagnostics.empty())
+      for (const auto& [name, values] : diagnostics)
+        headDiagnostics.emplace_back(name, std::vector<double>{});
+    for (std::size_t d = 0; d < diagnostics.size(); ++d)
+      accumulate(headDiagnostics[d].second, diagnostics[d].second);
     for (const models::SparsificationPoint& q :
          models::sparsification_curves(*model.model, run.trace, dnll, params.sparsification)) {
       // A sentence's draws from its mean and sample std (one draw: no spread).
@@ -743,7 +927,14 @@ SetFigure sparsification_figure(const models::LoadedModel& model,
     }
     fig.plot.series.push_back(std::move(curve));
   }
-  return fig;
+  std::vector<SetFigure> figures{std::move(fig)};
+  if (used == 0) return figures;
+  for (double& v : headDnll) v /= static_cast<double>(used);
+  for (auto& [name, values] : headDiagnostics)
+    for (double& v : values) v /= static_cast<double>(used);
+  figures.push_back(ablation_correlation_table(headDiagnostics, headDnll, used,
+                                               params.analysis.topN, params.analysis));
+  return figures;
 }
 
 }  // namespace sinkscope::document
@@ -763,12 +954,18 @@ const std::vector<AtlasKind>& atlas_kinds() {
       {"recall_against_n_by_layer", "Mudarisov et al., Fig. 2", kCurveAbsent, 2, 2.2},
       {"sink_value_norm_ratio_by_layer", "Mudarisov et al., Fig. 3(a)", kGeometryAbsent, 2, 3.0},
       {"taxonomy_by_layer", "Mudarisov et al., Fig. 4(a)", "", 2, 4.0},
+      {"class_value_alignment_against_n", "Mudarisov et al., Fig. 4(b)", kClassesAbsent, 2, 4.1},
+      {"class_loo_norm_against_n", "Mudarisov et al., Fig. 4(b)", kClassesAbsent, 2, 4.2},
       {"head_class_distribution", "Mudarisov et al., Table 3", "", 2, 30.0},
       {"sparsification", "Mudarisov et al., Fig. 5",
        "needs head ablation: a model with an output head (a study run with --functional, its "
        "model folder at hand) and --sparsification-sentences above 0",
        2, 5.0},
       {"value_norm_cv_by_layer", "Mudarisov et al., Fig. 6", kGeometryAbsent, 2, 6.0},
+      {"ablation_correlation", "Mudarisov et al., Table 2",
+       "needs head ablation: a model with an output head (a study run with --functional, its "
+       "model folder at hand) and --sparsification-sentences above 0",
+       2, 20.0},
       {"value_coherence_by_layer", "Mudarisov et al., Fig. 7", kGeometryAbsent, 2, 7.0},
       {"loo_alignment_margin_against_n_by_layer", "Mudarisov et al., Fig. 8 (left)", kCurveAbsent,
        2, 8.0},
@@ -793,11 +990,7 @@ const std::vector<std::pair<std::string, std::string>>& atlas_not_yet_drawn() {
        "the distributions of value-direction cosines (sink against non-sink, non-sink pairs) and "
        "F_N by sink selection per model: not yet drawn as the paper does (Fig. 14's figure has "
        "F_N by sink selection per layer)"},
-      {"Mudarisov et al., Fig. 4(b)", "per-class trajectories against N: not yet computed"},
       {"Mudarisov et al., Figs. 10-11", "precision and recall across context lengths: not yet"},
-      {"Mudarisov et al., Table 2",
-       "diagnostics against ablation sensitivity: experiment ablate writes them per sentence "
-       "(ablation_correlation.csv); not yet pooled into the atlas"},
       {"Ruscio et al., summary table",
        "frame, Betti numbers and specialisation with intervals: in "
        "reference_frame.csv and analyze --sentences' frame.csv; not yet one table"},

@@ -59,11 +59,13 @@ std::vector<SetFigure> figure_set_of_records(const std::vector<SentenceRecord>& 
                                              int heads, bool encoder,
                                              const document::AnalysisSettings& p,
                                              const FigureSetParams& params);
-// The sparsification curves: head ablation and sparsification of the first
-// params.sparsificationSentences sentences, their dNLL averaged.
-SetFigure sparsification_figure(const models::LoadedModel& model,
-                                const std::vector<std::string>& sentences,
-                                const FigureSetParams& params);
+// What head ablation of the first params.sparsificationSentences sentences
+// gives: the sparsification curves (their dNLL averaged) and the correlations
+// across heads between each head diagnostic and the dNLL of ablating the head
+// alone (each averaged over the sentences), with 95% intervals over resampled heads.
+std::vector<SetFigure> ablation_figures(const models::LoadedModel& model,
+                                        const std::vector<std::string>& sentences,
+                                        const FigureSetParams& params);
 
 // The atlas: every kind a figure set can draw, in the papers' order (Ruscio
 // et al., Barbero et al., Mudarisov et al. by figure number), with the reason
@@ -72,6 +74,9 @@ inline constexpr const char* kCurveAbsent =
     "the study's records were made before SinkScope kept this curve (run the study again)";
 inline constexpr const char* kGeometryAbsent =
     "the study's records were made before SinkScope kept the value geometry per head (run the "
+    "study again)";
+inline constexpr const char* kClassesAbsent =
+    "the study's records were made before SinkScope kept the head classes' trajectories (run the "
     "study again)";
 struct AtlasKind {
   const char* file;

@@ -375,7 +375,11 @@ const std::vector<std::string>& value_curve_columns() {
                                                 "sink_direction_change",
                                                 "sink_intrusion",
                                                 "sink_inverted_share",
-                                                "sink_alignment_selected"};
+                                                "sink_alignment_selected",
+                                                "sink_value_cosine",
+                                                "current_value_cosine",
+                                                "sink_removed_norm",
+                                                "current_removed_norm"};
   return columns;
 }
 
@@ -403,7 +407,11 @@ void append_value_curve_rows(io::CsvTable& table, const std::string& layer, cons
                           io::csv_number_or_empty(c.sink.directionChange),
                           io::csv_number_or_empty(c.sink.intrusion),
                           io::csv_number_or_empty(c.sink.invertedShare),
-                          io::csv_number_or_empty(c.sink.alignmentWithSelected)});
+                          io::csv_number_or_empty(c.sink.alignmentWithSelected),
+                          io::csv_number_or_empty(c.privileged.sinkCosine),
+                          io::csv_number_or_empty(c.privileged.currentCosine),
+                          io::csv_number_or_empty(c.privileged.sinkRemovedNorm),
+                          io::csv_number_or_empty(c.privileged.currentRemovedNorm)});
 }
 
 }  // namespace sinkscope::document

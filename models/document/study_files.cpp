@@ -312,6 +312,15 @@ json record_to_json(const SentenceRecord& r) {
     }
     out["curves"] = curves;
   }
+  if (!r.classCurves.empty()) {
+    json classes = json::array();
+    for (const ClassTrajectories& t : r.classCurves) {
+      json one = {{"h", t.heads}};
+      for (const ClassCurve& c : class_curves()) one[c.key] = hex_doubles(t.*c.values);
+      classes.push_back(std::move(one));
+    }
+    out["classes"] = classes;
+  }
   return out;
 }
 
@@ -427,6 +436,32 @@ LayerCurves layer_curves_from_json(const json& l, std::size_t T, std::size_t gri
   return lc;
 }
 
+// The three head classes' trajectories of a record: their heads add up to
+// every head; each curve has one value per N the value-space query sees (as F_N).
+std::vector<ClassTrajectories> class_curves_from_json(const json& cs, const SentenceRecord& r,
+                                                      std::size_t heads, const std::string& where) {
+  if (!cs.is_array() || cs.size() != 3)
+    throw StudyError(where + ": classes: one entry per head class (3) is needed");
+  const std::size_t keys = r.curves.empty() ? 0 : r.curves.front().fN.size();
+  std::vector<ClassTrajectories> out;
+  std::size_t counted = 0;
+  for (const json& c : cs) {
+    ClassTrajectories t;
+    t.heads = whole_int(c.at("h"), 0, 1 << 24, where + ": classes: heads");
+    counted += static_cast<std::size_t>(t.heads);
+    for (const ClassCurve& curve : class_curves()) {
+      const std::string what = where + ": classes: " + curve.key;
+      t.*curve.values = parse_hex_doubles(c.at(curve.key), keys, what, true);
+      check_ranges(t.*curve.values, curve.lo, curve.hi, what);
+    }
+    out.push_back(std::move(t));
+  }
+  if (counted != heads)
+    throw StudyError(where + ": classes: " + std::to_string(counted) +
+                     " heads classed, the study has " + std::to_string(heads));
+  return out;
+}
+
 }  // namespace
 
 SentenceRecord record_from_json(const json& j, const StudyFile& study, const std::string& where) {
@@ -475,6 +510,9 @@ SentenceRecord record_from_json(const json& j, const StudyFile& study, const std
       const auto T = static_cast<std::size_t>(r.tokens);
       const auto grid = static_cast<std::size_t>(study.params.bettiPoints);
       for (const json& l : cs) r.curves.push_back(layer_curves_from_json(l, T, grid, where));
+      // The head classes' trajectories: absent from studies recorded before them.
+      if (j.contains("classes"))
+        r.classCurves = class_curves_from_json(j.at("classes"), r, heads, where);
     }
   } catch (const json::exception& e) {
     throw StudyError(where + ": a field is missing or of the wrong type (" + e.what() + ")");

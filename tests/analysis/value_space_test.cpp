@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <tuple>
 
 #include "analysis/value_space.h"
 
@@ -363,6 +364,28 @@ TEST(ValueSpace, LeaveOneOutAlignmentFollowsItsDefinitionAtEveryN) {
       const ValueSpaceCurvePoint& pt = curve.points[static_cast<std::size_t>(N - 1)];
       const std::string what =
           "instance " + std::to_string(instance) + ", N = " + std::to_string(N);
+      // The sink's and the current token's trajectories (Fig. 4b): cos(s_N, v_k) with the
+      // value vector itself, and ||s_N - y_k|| / ||s_N|| with y_k left out of the sum.
+      double sNorm = 0;
+      for (double x : sN) sNorm += x * x;
+      sNorm = std::sqrt(sNorm);
+      for (const auto& [k, cosineOf, removedOf] :
+           {std::tuple{0, pt.privileged.sinkCosine, pt.privileged.sinkRemovedNorm},
+            std::tuple{query, pt.privileged.currentCosine, pt.privileged.currentRemovedNorm}}) {
+        std::vector<double> v(static_cast<std::size_t>(d)), left = sN;
+        for (int c = 0; c < d; ++c) {
+          v[static_cast<std::size_t>(c)] = h.v[static_cast<std::size_t>(k * d + c)];
+          if (in[static_cast<std::size_t>(k)])
+            left[static_cast<std::size_t>(c)] -=
+                y[static_cast<std::size_t>(k)][static_cast<std::size_t>(c)];
+        }
+        double leftNorm = 0;
+        for (double x : left) leftNorm += x * x;
+        EXPECT_NEAR(cosineOf, cosine(sN, v), 1e-9) << what << ", key " << k;
+        EXPECT_NEAR(removedOf, std::sqrt(leftNorm) / sNorm,
+                    1e-9 * (1 + std::sqrt(leftNorm) / sNorm))
+            << what << ", key " << k;
+      }
       if (insideCount == 0) {
         EXPECT_TRUE(std::isnan(pt.positiveLooShare)) << what;
         EXPECT_TRUE(std::isnan(pt.looAlignmentMargin)) << what;
@@ -404,6 +427,33 @@ TEST(ValueSpace, LeaveOneOutAlignmentOfParallelAndOppositeKeys) {
   EXPECT_DOUBLE_EQ(c.points[1].positiveLooShare, 0.0);
   // cos = -1 for both selected keys; s_2 = 0.5 e1 - 0.6 e1 = -0.1 e1, e2 orthogonal.
   EXPECT_NEAR(c.points[1].looAlignmentMargin, -1.0, 1e-12);
+}
+
+// Closed forms of the sink's and the current token's trajectories: keys 0
+// and 1 along e1, the query's own key 2 along e2, weights 0.5, 0.3, 0.2.
+TEST(ValueSpace, PrivilegedKeysByHand) {
+  AttentionMatrix a{std::vector<float>(9, 0.0f), 3, true};
+  a.weights[0] = 1;
+  a.weights[3] = 0.5f, a.weights[4] = 0.5f;
+  a.weights[6] = 0.5f, a.weights[7] = 0.3f, a.weights[8] = 0.2f;
+  const std::vector<float> v{1, 0, 2, 0, 0, 1};
+  const ValueSpaceCurve c = value_space_curve(a.view(), v, 2, {1, 2, 0, 1, false});
+  ASSERT_EQ(c.points.size(), 3u);
+  const double tol = 1e-6;  // the weights are floats
+  // N = 1: s = 0.5 e1, the sink's contribution alone.
+  EXPECT_NEAR(c.points[0].privileged.sinkCosine, 1.0, tol);
+  EXPECT_NEAR(c.points[0].privileged.currentCosine, 0.0, tol);
+  EXPECT_NEAR(c.points[0].privileged.sinkRemovedNorm, 0.0, tol);
+  EXPECT_EQ(c.points[0].privileged.currentRemovedNorm, 1.0) << "the current token is not selected";
+  // N = 2: s = 1.1 e1.
+  EXPECT_NEAR(c.points[1].privileged.sinkRemovedNorm, 0.6 / 1.1, tol);
+  EXPECT_EQ(c.points[1].privileged.currentRemovedNorm, 1.0);
+  // N = 3: s = 1.1 e1 + 0.2 e2.
+  const double s = std::sqrt(1.25);
+  EXPECT_NEAR(c.points[2].privileged.sinkCosine, 1.1 / s, tol);
+  EXPECT_NEAR(c.points[2].privileged.currentCosine, 0.2 / s, tol);
+  EXPECT_NEAR(c.points[2].privileged.sinkRemovedNorm, std::sqrt(0.36 + 0.04) / s, tol);
+  EXPECT_NEAR(c.points[2].privileged.currentRemovedNorm, 1.1 / s, tol);
 }
 
 TEST(ValueSpace, RandomBaselineDrawsUniformSubsets) {

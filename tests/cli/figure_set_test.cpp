@@ -143,9 +143,65 @@ std::vector<std::string> every_figure() {
   for (const PerNColumn& c : per_n_columns())
     if (names.back() != c.file) names.push_back(c.file);
   for (const auto& [file, columns] : geometry_figures()) names.push_back(file);
-  for (const char* name : {"taxonomy_by_layer", "bos_removal", "sparsification"})
+  for (const char* name : {"taxonomy_by_layer", "class_value_alignment_against_n",
+                           "class_loo_norm_against_n", "bos_removal", "sparsification"})
     names.push_back(name);
   return names;
+}
+
+// Mean over every (sentence, head) instance of each head class (the label
+// taxonomy.csv gives the head in that sentence) of value_space_curve.csv's
+// `value`, by (class, n), over the instances where it is defined.
+std::map<std::pair<std::string, int>, double> class_means(const std::vector<CsvTable>& curves,
+                                                          const std::vector<CsvTable>& labels,
+                                                          const std::string& value) {
+  std::map<std::pair<std::string, int>, std::pair<double, int>> sums;
+  for (std::size_t s = 0; s < curves.size(); ++s) {
+    std::map<std::pair<std::string, std::string>, std::string> label;  // (layer, head)
+    for (const auto& row : labels[s].rows) label[{row[0], row[1]}] = row.back();
+    const CsvTable& t = curves[s];
+    const int v = column(t, value), n = column(t, "n");
+    for (const auto& row : t.rows) {
+      if (row[1] == "average" || row[static_cast<std::size_t>(v)].empty()) continue;
+      auto& sum = sums[{label.at({row[0], row[1]}), std::stoi(row[static_cast<std::size_t>(n)])}];
+      sum.first += std::stod(row[static_cast<std::size_t>(v)]);
+      ++sum.second;
+    }
+  }
+  std::map<std::pair<std::string, int>, double> out;
+  for (const auto& [at, sum] : sums) out[at] = sum.first / sum.second;
+  return out;
+}
+
+// Each head class's trajectory figure against class_means() of the per-head tables.
+void expect_class_pooled(const fs::path& set, const std::vector<CsvTable>& curves,
+                         const std::vector<CsvTable>& labels) {
+  for (const auto& [file, columns] :
+       {std::pair{"class_value_alignment_against_n",
+                  std::vector<std::string>{"sink_value_cosine", "current_value_cosine"}},
+        std::pair{"class_loo_norm_against_n",
+                  std::vector<std::string>{"sink_removed_norm", "current_removed_norm"}}}) {
+    const CsvTable pooled = table(set / (std::string(file) + ".csv"));
+    ASSERT_FALSE(pooled.rows.empty()) << file;
+    for (const std::string& name : columns) {
+      const auto expected = class_means(curves, labels, name);
+      const int v = column(pooled, name);
+      std::size_t checked = 0;
+      for (const auto& row : pooled.rows) {
+        const auto at = expected.find({row[0], std::stoi(row[1])});
+        if (row[static_cast<std::size_t>(v)].empty()) {
+          EXPECT_EQ(at, expected.end())
+              << file << " " << name << " " << row[0] << " N = " << row[1];
+          continue;
+        }
+        ASSERT_NE(at, expected.end()) << file << " " << name << " " << row[0] << " N = " << row[1];
+        EXPECT_NEAR(std::stod(row[static_cast<std::size_t>(v)]), at->second, 1e-9)
+            << file << " " << name << " " << row[0] << " N = " << row[1];
+        ++checked;
+      }
+      EXPECT_EQ(checked, expected.size()) << file << " " << name << ": every class and N pooled";
+    }
+  }
 }
 
 // Every row of the pooled table `t` (layer, x, value) equals the per-head mean.
@@ -223,6 +279,8 @@ TEST(FigureSet, OneSentenceEqualsTheMeanOverHeadsOfTheSingleSentenceReport) {
     expect_pooled(
         table(root / "set" / (std::string(c.file) + ".csv")), "n", c.column,
         head_means(table(root / "single/value_space_curve.csv"), "n", c.perHead, c.onlyIf));
+  expect_class_pooled(root / "set", {table(root / "single/value_space_curve.csv")},
+                      {table(root / "single/taxonomy.csv")});
 
   // The value geometry: median and quartiles over the layer's heads of value_space.csv's columns.
   {
@@ -296,6 +354,99 @@ TEST(FigureSet, OneSentenceEqualsTheMeanOverHeadsOfTheSingleSentenceReport) {
   }
 }
 
+// Ranks 1..n, ties given their average rank (as Spearman's rho takes them).
+std::vector<double> average_ranks(const std::vector<double>& v) {
+  std::vector<std::size_t> order(v.size());
+  for (std::size_t k = 0; k < v.size(); ++k) order[k] = k;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return v[a] < v[b]; });
+  std::vector<double> rank(v.size());
+  for (std::size_t i = 0; i < order.size();) {
+    std::size_t j = i;
+    while (j + 1 < order.size() && v[order[j + 1]] == v[order[i]]) ++j;
+    for (std::size_t k = i; k <= j; ++k) rank[order[k]] = (static_cast<double>(i + j) / 2.0) + 1.0;
+    i = j + 1;
+  }
+  return rank;
+}
+
+double pearson_of(const std::vector<double>& x, const std::vector<double>& y) {
+  double mx = 0, my = 0;
+  for (std::size_t k = 0; k < x.size(); ++k) mx += x[k], my += y[k];
+  mx /= static_cast<double>(x.size()), my /= static_cast<double>(y.size());
+  double sxy = 0, sxx = 0, syy = 0;
+  for (std::size_t k = 0; k < x.size(); ++k)
+    sxy += (x[k] - mx) * (y[k] - my), sxx += (x[k] - mx) * (x[k] - mx),
+        syy += (y[k] - my) * (y[k] - my);
+  return sxy / std::sqrt(sxx * syy);
+}
+
+// Table 2 pooled over the ablated sentences: a head's diagnostic and dNLL are
+// its means over them, correlated across heads. Recomputed here from each
+// sentence's own tables (experiment ablate's dNLL per head, analyze's
+// per-head diagnostics averaged over queries), with the correlations written out.
+TEST(FigureSet, AblationCorrelationPoolsEachHeadOverTheAblatedSentences) {
+  QTemporaryDir dir;
+  const fs::path root = dir.path().toStdString();
+  const std::vector<std::string> texts{"The old lighthouse keeper counted the ships at dawn.",
+                                       "A small dog ran across the busy street."};
+  std::ofstream(root / "two.txt") << texts[0] << "\n" << texts[1] << "\nBirds sing.\n";
+  const CliRun set = cli("figure-set '" + kModel + "' --sentences '" + (root / "two.txt").string() +
+                         "' --out '" + (root / "set").string() + "' --sparsification-sentences 2");
+  ASSERT_EQ(set.exit, 0) << set.out;
+  std::map<std::pair<int, int>, double> dnll;
+  std::map<std::string, std::map<std::pair<int, int>, double>> diagnostic;
+  for (std::size_t s = 0; s < texts.size(); ++s) {
+    const fs::path ablate = root / ("ablate" + std::to_string(s)),
+                   single = root / ("single" + std::to_string(s));
+    ASSERT_EQ(cli("experiment ablate '" + kModel + "' --text '" + texts[s] + "' --out '" +
+                  ablate.string() + "'")
+                  .exit,
+              0);
+    ASSERT_EQ(
+        cli("analyze '" + kModel + "' --text '" + texts[s] + "' --out '" + single.string() + "'")
+            .exit,
+        0);
+    for (const auto& r : table(ablate / "ablation.csv").rows)
+      dnll[{std::stoi(r[0]), std::stoi(r[1])}] += std::stod(r[2]) / 2.0;
+    const CsvTable d = table(single / "diagnostics.csv");
+    for (const auto& r : d.rows) {
+      if (r[1] == "average" || r[2] != "mean") continue;
+      for (const char* name : {"entropy", "top1", "sink_attention", "current_token", "top_n_mass"})
+        diagnostic[name][{std::stoi(r[0]), std::stoi(r[1])}] +=
+            std::stod(r[static_cast<std::size_t>(column(d, name))]) / 2.0;
+    }
+  }
+  const CsvTable pooled = table(root / "set/ablation_correlation.csv");
+  ASSERT_EQ(pooled.rows.size(), 5u);
+  double previous = 2.0;
+  for (const auto& row : pooled.rows) {
+    std::vector<double> x, y;
+    for (const auto& [head, v] : diagnostic.at(row[0])) x.push_back(v), y.push_back(dnll.at(head));
+    ASSERT_EQ(x.size(), 16u) << "4 layers x 4 heads";
+    EXPECT_NEAR(std::stod(row[1]), pearson_of(average_ranks(x), average_ranks(y)), 1e-6) << row[0];
+    EXPECT_NEAR(std::stod(row[4]), pearson_of(x, y), 1e-6) << row[0];
+    // Intervals ordered; rows from the strongest |Spearman|.
+    EXPECT_LE(std::stod(row[2]), std::stod(row[3])) << row[0];
+    EXPECT_LE(std::stod(row[5]), std::stod(row[6])) << row[0];
+    EXPECT_LE(std::abs(std::stod(row[1])), previous) << row[0];
+    previous = std::abs(std::stod(row[1]));
+    EXPECT_EQ(row[7], "16");
+    EXPECT_EQ(row[8], "2");
+  }
+  // One sentence: the experiment's own correlations.
+  ASSERT_EQ(cli("figure-set '" + kModel + "' --sentences '" + (root / "two.txt").string() +
+                "' --out '" + (root / "one").string() + "' --sparsification-sentences 1")
+                .exit,
+            0);
+  std::map<std::string, std::pair<double, double>> experiment;
+  for (const auto& r : table(root / "ablate0/ablation_correlation.csv").rows)
+    experiment[r[0]] = {std::stod(r[1]), std::stod(r[2])};
+  for (const auto& row : table(root / "one/ablation_correlation.csv").rows) {
+    EXPECT_NEAR(std::stod(row[1]), experiment.at(row[0]).first, 1e-12) << row[0];
+    EXPECT_NEAR(std::stod(row[4]), experiment.at(row[0]).second, 1e-12) << row[0];
+  }
+}
+
 TEST(FigureSet, SentencesOfEveryLengthPoolByPositionAndBadRequestsAreRefused) {
   QTemporaryDir dir;
   const fs::path root = dir.path().toStdString();
@@ -317,7 +468,7 @@ TEST(FigureSet, SentencesOfEveryLengthPoolByPositionAndBadRequestsAreRefused) {
   // every (sentence, head) instance: each sentence's mean weighted by its
   // share of those heads, against the three sentences analysed one by one.
   {
-    std::vector<CsvTable> single;
+    std::vector<CsvTable> single, labels;
     std::ifstream in(root / "three.txt");
     std::string line;
     for (int k = 0; std::getline(in, line); ++k) {
@@ -326,7 +477,9 @@ TEST(FigureSet, SentencesOfEveryLengthPoolByPositionAndBadRequestsAreRefused) {
           cli("analyze '" + kModel + "' --text '" + line + "' --out '" + out.string() + "'").exit,
           0);
       single.push_back(table(out / "value_space_curve.csv"));
+      labels.push_back(table(out / "taxonomy.csv"));
     }
+    expect_class_pooled(root / "set", single, labels);
     for (const PerNColumn& c : per_n_columns())
       if (!c.onlyIf.first.empty() || std::string(c.column) == "sink_intrusion_rate")
         expect_pooled(table(root / "set" / (std::string(c.file) + ".csv")), "n", c.column,
@@ -429,6 +582,7 @@ TEST(FigureSet, AStudyFolderGivesTheFigureSetOfItsSentenceFile) {
       "    lines = [json.loads(l) for l in p.read_text().splitlines() if l.strip()]\n"
       "    for r in lines:\n"
       "        [h.pop('vg') for h in r['heads']]\n"
+      "        r.pop('classes')\n"
       "        for c in r.get('curves', []):\n"
       "            [c.pop(k) for k in ('lm', 'la', 'lp', 'p', 'r', 'pr', 'rr', 'sr', 'fi', 'fo', "
       "'ss', 'st', 'si', 'sv', 'sa')]\n"
@@ -449,6 +603,12 @@ TEST(FigureSet, AStudyFolderGivesTheFigureSetOfItsSentenceFile) {
     EXPECT_FALSE(fs::exists(root / "d" / (std::string(c.file) + ".csv"))) << c.file;
   for (const auto& [file, columns] : geometry_figures())
     EXPECT_FALSE(fs::exists(root / "d" / (file + ".csv"))) << file;
+  for (const char* file : {"class_value_alignment_against_n", "class_loo_norm_against_n"}) {
+    EXPECT_FALSE(fs::exists(root / "d" / (std::string(file) + ".csv"))) << file;
+    EXPECT_NE(older.out.find(std::string("left out Mudarisov et al., Fig. 4(b): ") + file),
+              std::string::npos)
+        << older.out;
+  }
   // The atlas of that study names each missing kind and why.
   ASSERT_EQ(cli("paper --study '" + (root / "older").string() + "' --out '" +
                 (root / "atlas").string() + "'")
@@ -495,6 +655,19 @@ TEST(FigureSet, AStudyFolderGivesTheFigureSetOfItsSentenceFile) {
   EXPECT_NE(impossible.out.find("records.jsonl:1: alpha0: 1.07151e+301 is outside its range [0, 1]"),
             std::string::npos)
       << impossible.out;
+  // The head classes must account for every head (the damages above undone).
+  text.replace(value, text.find('"', value) - value, "0x1p-2");
+  text.replace(text.find("\"b0\":[\"0x1p+0\","), 15, "\"b0\":[");
+  const auto classes = text.find("\"h\":", text.find("\"classes\":"));
+  ASSERT_NE(classes, std::string::npos);
+  text.replace(classes + 4, text.find(',', classes) - classes - 4, "99");
+  std::ofstream(records) << text;
+  const CliRun miscounted = cli("figure-set --study '" + (root / "study").string() + "' --out '" +
+                                (root / "f").string() + "'");
+  EXPECT_EQ(miscounted.exit, 2);
+  EXPECT_NE(miscounted.out.find("records.jsonl:1: classes: "), std::string::npos) << miscounted.out;
+  EXPECT_NE(miscounted.out.find("heads classed, the study has 16"), std::string::npos)
+      << miscounted.out;
 }
 
 // Every figure of the set explains each drawn series in its legend (the F_N
@@ -540,12 +713,43 @@ TEST(FigureSet, PaperWritesTheAtlasAndItsReport) {
   for (const std::string& name : drawn) figures += fs::exists(root / "a" / (name + ".pdf"));
   const PdfText text = pdf_text((root / "a/report.pdf").string());
   ASSERT_TRUE(text.readable);
-  const CliRun pages = shell("pdfinfo '" + (root / "a/report.pdf").string() + "'");
-  EXPECT_NE(pages.out.find("Pages:           " + std::to_string(1 + (figures + 1) / 2)),
-            std::string::npos)
-      << pages.out;
   const std::string all =
       shell("pdftotext -layout '" + (root / "a/report.pdf").string() + "' -").out;
+  // Front matter (contents, tables, lists) first; the first figure's caption opens the figures.
+  std::vector<std::string> pages{""};
+  for (char c : all)
+    if (c == '\f')
+      pages.emplace_back();
+    else
+      pages.back().push_back(c);
+  if (pages.back().empty()) pages.pop_back();
+  std::size_t firstFigurePage = 0;
+  while (firstFigurePage < pages.size() &&
+         pages[firstFigurePage].find("Figure 1. (") == std::string::npos)
+    ++firstFigurePage;
+  EXPECT_GE(firstFigurePage, 1u);
+  EXPECT_EQ(pages.size() - firstFigurePage, (figures + 1) / 2) << "two figures a page";
+  // The tables drawn as tables: Table 2's diagnostics, each with its interval.
+  for (const char* diagnostic :
+       {"entropy", "top1", "sink_attention", "current_token", "top_n_mass"})
+    EXPECT_NE(all.find(diagnostic), std::string::npos) << diagnostic;
+  EXPECT_NE(all.find("spearman [95%]"), std::string::npos);
+  // The front pages' words (tables' cells included) inside the text width, none on another.
+  for (std::size_t page = 1; page <= firstFigurePage; ++page) {
+    const PdfText front = pdf_text((root / "a/report.pdf").string(), static_cast<int>(page));
+    ASSERT_TRUE(front.readable);
+    const double margin = 16 * 72.0 / 25.4;
+    for (std::size_t i = 0; i < front.words.size(); ++i) {
+      const PdfWord& w = front.words[i];
+      EXPECT_GE(w.box.left(), margin - 1) << "page " << page << ": " << w.text;
+      EXPECT_LE(w.box.right(), front.width - margin + 1) << "page " << page << ": " << w.text;
+      for (std::size_t j = i + 1; j < front.words.size(); ++j) {
+        const QRectF overlap = w.box.intersected(front.words[j].box);
+        EXPECT_FALSE(overlap.width() > 1.0 && overlap.height() > 1.5)
+            << "page " << page << ": " << w.text << " on " << front.words[j].text;
+      }
+    }
+  }
   std::size_t at = 0;
   for (const char* paper : {"(Ruscio et al., Betti curves)", "(Barbero et al., the sink metric)",
                             "(Mudarisov et al., Fig. 2)", "(Mudarisov et al., Fig. 8 (left))",

@@ -247,6 +247,26 @@ def test_sink_columns_agree_with_numpy(run):
     assert seen["selected"] > 20 and seen["unselected"] > 20, seen
 
 
+def test_privileged_key_columns_agree_with_numpy(run):
+    """value_space_curve.csv's trajectories against the sink and the current
+    token (004, Fig. 4b; metrics.md s. 6) against numpy: cos(s_N, v_0),
+    cos(s_N, v_q) and ||s_N - y_k|| / ||s_N|| (1 when k is not selected)."""
+    folder, z = run
+    V = z["values"].astype(np.float64)
+    checked = 0
+    for row, y, inside, s in _curve_points(run):
+        l, h, q = int(row["layer"]), int(row["head"]), int(row["query"])
+        for k, cosine, removed in ((0, "sink_value_cosine", "sink_removed_norm"),
+                                   (q, "current_value_cosine", "current_removed_norm")):
+            v = V[l, h, k]
+            expected = s @ v / (np.linalg.norm(s) * np.linalg.norm(v))
+            assert float(row[cosine]) == pytest.approx(expected, abs=1e-9)
+            left = np.linalg.norm(s - y[k]) if inside[k] else np.linalg.norm(s)
+            assert float(row[removed]) == pytest.approx(left / np.linalg.norm(s), abs=1e-9)
+        checked += 1
+    assert checked > 100
+
+
 @pytest.mark.parametrize("call, error, words", [
     (lambda: sinkscope.analyze("hello"), TypeError,
      "attention: an array of real numbers is needed, not of strings"),

@@ -7,19 +7,22 @@
 
 #include "support/shell_run.h"
 
-PdfText pdf_text(const std::string& pdf) {
+PdfText pdf_text(const std::string& pdf, int page) {
   PdfText t;
   const std::string err = pdf + ".pdftotext-err";
-  const CliRun run = shell("pdftotext -bbox '" + pdf + "' - 2>'" + err + "'");
+  const std::string pages =
+      page > 0 ? " -f " + std::to_string(page) + " -l " + std::to_string(page) : std::string();
+  const CliRun run = shell("pdftotext -bbox" + pages + " '" + pdf + "' - 2>'" + err + "'");
   if (run.exit != 0) return t;
   t.readable = true;
   t.complaints = read_text(err);
   std::remove(err.c_str());
-  const std::regex page(R"re(<page width="([0-9.]+)" height="([0-9.]+)")re");
+  const std::regex pageSize(R"re(<page width="([0-9.]+)" height="([0-9.]+)")re");
   const std::regex word(
       R"re(<word xMin="([-0-9.]+)" yMin="([-0-9.]+)" xMax="([-0-9.]+)" yMax="([-0-9.]+)">([^<]*)</word>)re");
   std::smatch m;
-  if (std::regex_search(run.out, m, page)) t.width = std::stod(m[1]), t.height = std::stod(m[2]);
+  if (std::regex_search(run.out, m, pageSize))
+    t.width = std::stod(m[1]), t.height = std::stod(m[2]);
   for (auto it = std::sregex_iterator(run.out.begin(), run.out.end(), word); it != std::sregex_iterator(); ++it) {
     const auto& w = *it;
     const double x0 = std::stod(w[1]), y0 = std::stod(w[2]), x1 = std::stod(w[3]), y1 = std::stod(w[4]);

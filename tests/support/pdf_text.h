@@ -19,7 +19,8 @@ struct PdfText {
   std::string complaints;  // what pdftotext wrote to stderr
 };
 
-PdfText pdf_text(const std::string& pdf);
+// `page` (from 1): that page only; 0: every page's words (one page's figures).
+PdfText pdf_text(const std::string& pdf, int page = 0);
 
 // Every problem of `t` as a line: outside the page, a size other than
 // `fontPt` (a DejaVu Sans line is 1.164 em; rotated words by their width),
