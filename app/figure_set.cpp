@@ -46,6 +46,7 @@ int usage_error(const std::string& message) {
 struct FigureSetOptions {
   std::string studyDir, sentencesFile, outDir, preset = "one-column", modelSpec;
   int maxSentences = 200, layersShown = 8, sparsify = 2, pngDpi = 0;
+  std::vector<int> contextLengths;
   bool force = false;
   CLI::Option *study = nullptr, *sentences = nullptr, *model = nullptr;
 
@@ -64,9 +65,22 @@ struct FigureSetOptions {
     command.add_option("--layers-shown", layersShown,
                        range_text("curves per plot (layers, evenly spread)", 1, 64))
         ->type_name("N")->check(whole_in(1, 64))->capture_default_str();
-    command.add_option("--sparsification-sentences", sparsify,
-                       range_text("sentences whose head ablation gives the sparsification curves", 0, 1000))
-        ->type_name("N")->check(whole_in(0, 1000))->capture_default_str();
+    command
+        .add_option(
+            "--sparsification-sentences", sparsify,
+            range_text(
+                "sentences whose head ablation and Fisher information give the sparsification "
+                "curves, Table 2 and the Fisher figure",
+                0, 1000))
+        ->type_name("N")
+        ->check(whole_in(0, 1000))
+        ->capture_default_str();
+    command
+        .add_option("--context-lengths", contextLengths,
+                    "precision and recall of the top N at these context lengths too (a "
+                    "sentence file's sentences of at least L tokens; Figs. 10-11)")
+        ->type_name("L,...")
+        ->delimiter(',');
     command.add_option("--preset", preset, "one-column, two-columns, slide or screen")
         ->type_name("PRESET")->check(CLI::IsMember(preset_names()))->capture_default_str();
     command.add_option("--png", pngDpi, range_text("also a PNG of every figure at DPI", 10, 2400))
@@ -86,8 +100,19 @@ CommandLine figure_set_command_line() {
       "Figures:\n"
       "  key_importance_by_layer  alpha_k by position per layer, uniform baseline (Barbero et al., "
       "Gu et al.)\n"
-      "  betti0_by_layer, betti1_by_layer  Betti curves per layer (Ruscio et al.); "
-      "reference_frame.csv: the frame and its evidence\n"
+      "  betti0_by_layer, betti1_by_layer  Betti curves per layer (Ruscio et al.)\n"
+      "  reference_frame          (a table) the frame with its evidence, the share of "
+      "specialised heads and the\n"
+      "                           Betti numbers with 95% intervals (Ruscio et al., Table 1)\n"
+      "  fiedler_by_layer, centralisation_by_layer  the head-averaged graph's Fiedler value "
+      "and degree\n"
+      "                           centralisation per layer at each threshold (Ruscio et al.)\n"
+      "  sink_removal_kl_by_layer KL of the output distribution when one layer's sinks (or "
+      "every layer's)\n"
+      "                           are removed (Ruscio et al.; needs an output head)\n"
+      "  fisher_by_layer          the empirical Fisher information per parameter of each layer "
+      "(Ruscio et al.;\n"
+      "                           needs an output head; the first --sparsification-sentences)\n"
       "  fn_against_n_by_layer    F_N against N per layer with the random baseline (Mudarisov et "
       "al., Fig. 2)\n"
       "  precision_against_n_by_layer, recall_against_n_by_layer\n"
@@ -453,6 +478,13 @@ int run_figure_set(int argc, char** argv, bool paper) {
     FigureSetParams params;
     params.shownLayers = o.layersShown;
     params.sparsificationSentences = o.sparsify;
+    try {
+      params.analysis.contextLengths = document::context_lengths_checked(o.contextLengths);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+    if (o.study->count() && !params.analysis.contextLengths.empty())
+      throw UsageError("--context-lengths: a study's lengths are those it was run with");
     if (o.study->count())
       draw_set_of_study(o, params, set);
     else

@@ -92,7 +92,18 @@ double table_grid(QPainter& p, const ReportTable& t, double& y, const FigureOpti
     w = widths_of(header, rows, pt);
   }
   const double line = QFontMetricsF(report_font(o, pt), p.device()).height() + 0.8 * kMm;
-  room(3 * line);
+  // The whole table on one page where it fits one (a reader should not turn
+  // the page for its last rows, headless); else at least its first rows.
+  auto height_of = [&](const QString& text, const QFont& font, double w) {
+    return text.isEmpty() ? 0.0
+                          : QFontMetricsF(font, p.device())
+                                .boundingRect(QRectF(0, 0, w, 1e6), Qt::TextWordWrap, text)
+                                .height();
+  };
+  const double whole = height_of(t.heading, report_font(o, 8.5, true), kTextW - 4 * kMm) + kMm +
+                       static_cast<double>(rows.size() + 1) * line +
+                       height_of(t.note, report_font(o, 7.5), width) + 2 * kMm;
+  room(whole <= kPageH - 2 * kMargin ? whole : 3 * line);
   p.setFont(report_font(o, 8.5, true));
   y = paragraph(p, report_font(o, 8.5, true), t.heading, kMargin + 4 * kMm, y, kTextW - 4 * kMm) +
       kMm;

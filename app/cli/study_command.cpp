@@ -1,6 +1,8 @@
 // sinkscope-cli study: run, merge, status, slurm, resubmit.
 #include "app/cli/commands.h"
 
+#include "models/document/corpus_pool.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -63,11 +65,24 @@ struct StudyRunOptions {
     action.add_option("--out", out, "the study folder")->type_name("DIR")->required();
     action.add_flag("--curves", inputs.params.curves,
                     "every layer's alpha_k, Betti and F_N curves in the records (figure-set --study)");
+    action
+        .add_option("--context-lengths", inputs.params.contextLengths,
+                    "with --curves: precision and recall at these context lengths too (L,...)")
+        ->type_name("L,...")
+        ->delimiter(',');
     analysis = std::make_unique<AnalysisOptions>(action, inputs.params);
   }
   // The parsed options applied and the sentence file read (UsageError).
   void finish() {
     analysis->apply();
+    if (!inputs.params.contextLengths.empty() && !inputs.params.curves)
+      throw UsageError("--context-lengths needs --curves (the records' curves)");
+    try {
+      inputs.params.contextLengths =
+          sinkscope::document::context_lengths_checked(inputs.params.contextLengths);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
     try {
       inputs.sentences = sinkscope::models::corpus_read_sentences(inputs.sentencesFile);
     } catch (const std::runtime_error& e) {

@@ -40,6 +40,11 @@ struct AnalysisSettings {
   // curves, F_N against N and its random baseline), means over its heads:
   // what a figure set draws.
   bool curves = false;
+  // With curves: precision and recall of the top N also at these context
+  // lengths (Mudarisov et al., Figs. 10-11), ascending: a sentence of at least
+  // L tokens gives its curve at query L - 1, which in a causal model is the
+  // run of its first L tokens. Encoders give none.
+  std::vector<int> contextLengths;
   // Corpus mode: sentences run in blocks of this many consecutive sentences,
   // those of one token count in a block as one batched forward pass (batching
   // moves numbers by float rounding, so the block size is a parameter of a

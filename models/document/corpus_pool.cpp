@@ -167,6 +167,19 @@ const std::vector<PerNCurve>& per_n_curves() {
   return curves;
 }
 
+std::vector<int> context_lengths_checked(std::vector<int> lengths) {
+  for (int length : lengths)
+    if (length < 2 || length > kMaxContextLength)
+      throw std::invalid_argument("--context-lengths: " + std::to_string(length) +
+                                  " is outside 2 to " + std::to_string(kMaxContextLength));
+  std::sort(lengths.begin(), lengths.end());
+  lengths.erase(std::unique(lengths.begin(), lengths.end()), lengths.end());
+  if (lengths.size() > kMaxContextLengths)
+    throw std::invalid_argument("--context-lengths: at most " + std::to_string(kMaxContextLengths) +
+                                " lengths");
+  return lengths;
+}
+
 const std::vector<ClassCurve>& class_curves() {
   static const std::vector<ClassCurve> curves{
       {"sc", &ClassTrajectories::sinkCosine, -1.0, 1.0},
@@ -236,6 +249,12 @@ SentenceRecord record_of(const models::LoadedModel& loaded, const document::Sent
 
   const analysis::HeadAnalysisParams params = document::head_analysis_params(p, r.tokens);
   ClassTrajectorySums byClass;
+  // The context lengths this sentence reaches (a causal model's prefixes only).
+  std::vector<int> lengths, queries;
+  if (p.curves && trace.causal())
+    for (int length : p.contextLengths)
+      if (length <= r.tokens) lengths.push_back(length), queries.push_back(length - 1);
+  std::vector<std::array<FiniteMean, 2>> byLength(lengths.size());
   auto recordLayer = [&](document::LayerAnalysis&& layer) {
     LayerFigures figures;
     const analysis::HeadAnalysis& average = layer.heads.front();
@@ -268,14 +287,27 @@ SentenceRecord record_of(const models::LoadedModel& loaded, const document::Sent
     r.layers.push_back(std::move(figures));
     if (p.curves) {
       r.curves.push_back(layer_curves(layer, r.tokens, trace.causal()));
-      for (int h = 0; h < H; ++h)
+      for (int h = 0; h < H; ++h) {
         byClass.add(*layer.heads[static_cast<std::size_t>(h + 1)].taxonomy,
                     layer.valueCurves[static_cast<std::size_t>(h + 1)]);
+        for (std::size_t k = 0; k < lengths.size(); ++k) {
+          const auto& points = layer.contextCurves[static_cast<std::size_t>(h + 1)][k].points;
+          for (std::size_t n = 0; n < points.size(); ++n) {
+            byLength[k][0].add(n, points[n].scores.precision);
+            byLength[k][1].add(n, points[n].scores.recall);
+          }
+        }
+      }
     }
   };
-  document::analyse_trace_layers(
-      trace, params, {.valueSpaceCurves = p.curves, .effectiveRank = false, .settings = p},
-      recordLayer);
+  document::analyse_trace_layers(trace, params,
+                                 {.valueSpaceCurves = p.curves,
+                                  .contextQueries = queries,
+                                  .effectiveRank = false,
+                                  .settings = p},
+                                 recordLayer);
+  for (std::size_t k = 0; k < lengths.size(); ++k)
+    r.contextCurves.push_back({lengths[k], byLength[k][0].means(), byLength[k][1].means()});
   if (p.curves)
     r.classCurves = byClass.trajectories(r.curves.empty() ? 0 : r.curves.front().fN.size());
   if (p.functional) record_functional(r, *loaded.model, trace, firstIsSpecial, p);

@@ -81,6 +81,20 @@ struct ClassCurve {
 };
 const std::vector<ClassCurve>& class_curves();
 
+// Precision and recall of the top N at one context length L in one sentence
+// (004, Figs. 10-11): means over every head of every layer at query L - 1,
+// N = 1 .. L (NaN where no head's is defined).
+struct ContextCurves {
+  int length = 0;
+  std::vector<double> precision, recall;
+};
+// The context lengths a study or figure set takes: at most this many, each 2 .. the longest.
+inline constexpr std::size_t kMaxContextLengths = 16;
+inline constexpr int kMaxContextLength = 1 << 20;
+// `lengths` ascending, each once; std::invalid_argument saying what is wrong
+// (more than kMaxContextLengths, one outside 2 .. kMaxContextLength).
+std::vector<int> context_lengths_checked(std::vector<int> lengths);
+
 // What every head saw in one sentence (index: its line in the sentence file).
 // The sink token of a sink at position 0 when the first token is no special
 // token (the inputs' first words differ; the frame rule counts them as one).
@@ -106,6 +120,9 @@ struct SentenceRecord {
   // With ::curves, one per head class (Retriever, Mixer, Reset; each head
   // classed by its own votes in this sentence); empty in studies recorded before.
   std::vector<ClassTrajectories> classCurves;
+  // With ::curves and ::contextLengths: one per length the sentence reaches
+  // (T >= L), in a causal model; none in studies recorded before them.
+  std::vector<ContextCurves> contextCurves;
   // With document::AnalysisSettings::functional (metrics.md s. 5): mean KL of sink removal
   // in each layer and then in every layer (layers + 1 entries), and the mean
   // NLL change of BOS removal (NaN without a special first token).

@@ -6,9 +6,11 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <map>
 #include <stdexcept>
+#include <tuple>
 
 #include "analysis/bootstrap.h"
 #include "analysis/functional.h"
@@ -16,6 +18,7 @@
 #include "analysis/taxonomy.h"
 #include "models/document/corpus_pool.h"
 #include "models/experiments.h"
+#include "models/fisher.h"
 
 namespace sinkscope::document {
 
@@ -250,11 +253,176 @@ void append_betti_figures(const SetContext& x, const io::CsvTable& frameTable,
                             {"layer", "e", dimension == 0 ? "beta_0" : "beta_1", "sentences"});
     figures.push_back(std::move(f));
   }
+}
+
+// A mean over the sentences with the 95% percentile interval of the same
+// seeded resamples of the sentences as every pooled table (NaN values left out).
+struct PooledMean {
+  double mean = 0.0, lo = 0.0, hi = 0.0;
+  int sentences = 0;
+};
+PooledMean pooled_mean(const std::vector<double>& perSentence,
+                       const document::AnalysisSettings& p) {
+  auto mean = [&](const std::vector<int>* weight) {
+    double sum = 0.0, total = 0.0;
+    for (std::size_t s = 0; s < perSentence.size(); ++s) {
+      const double w = weight ? (*weight)[s] : 1.0;
+      if (std::isnan(perSentence[s]) || w == 0.0) continue;
+      sum += w * perSentence[s], total += w;
+    }
+    return total > 0 ? sum / total : std::numeric_limits<double>::quiet_NaN();
+  };
+  PooledMean out;
+  out.mean = out.lo = out.hi = mean(nullptr);
+  for (double v : perSentence) out.sentences += !std::isnan(v);
+  std::vector<double> resampled;
+  for (int b = 0; b < p.bootstrap; ++b) {
+    const std::vector<int> counts =
+        analysis::bootstrap_resample_counts(perSentence.size(), p.bootstrapSeed, b);
+    if (const double m = mean(&counts); !std::isnan(m)) resampled.push_back(m);
+  }
+  if (!resampled.empty()) std::tie(out.lo, out.hi) = analysis::percentile_interval95(resampled);
+  return out;
+}
+
+// Ruscio et al.'s summary of a model's reference frame (their Table 1): the
+// frame with its evidence (the pooled frame table), every head's share that
+// is specialised, and the Betti numbers (bars above min_persistence) of the
+// first layer and of the mean over layers, each with its 95% interval.
+SetFigure frame_summary_table(const SetContext& x, const io::CsvTable& frameTable,
+                              const document::AnalysisSettings& p) {
   SetFigure frame;
   frame.file = "reference_frame";
-  frame.paperFigure = "Ruscio et al., reference frames";
+  frame.paperFigure = "Ruscio et al., Table 1";
   frame.table = frameTable;
-  figures.push_back(std::move(frame));  // a table only: the frame and its evidence
+  if (frame.table.rows.size() != 1) return frame;  // the pooled frame is one row
+  const double heads = static_cast<double>(x.L) * x.H;
+  const auto at = static_cast<std::size_t>(
+      std::find(frame.table.columns.begin(), frame.table.columns.end(), "specialised_heads") -
+      frame.table.columns.begin());
+  const std::vector<std::string>& row = frame.table.rows.front();
+  const double specialised = at < row.size() ? std::stod(row[at]) : 0.0;
+  std::vector<std::string> added{"heads", "specialised_share"};
+  std::vector<std::string> cells{csv_number(heads), csv_number(specialised / heads)};
+  for (int dimension : {0, 1})
+    for (bool firstLayer : {true, false}) {
+      std::vector<double> perSentence;
+      for (const SentenceRecord& r : x.records) {
+        double sum = 0.0;
+        const int layers = firstLayer ? 1 : x.L;
+        for (int l = 0; l < layers; ++l)
+          sum += dimension == 0 ? r.layers[static_cast<std::size_t>(l)].bars0
+                                : r.layers[static_cast<std::size_t>(l)].bars1;
+        perSentence.push_back(sum / layers);
+      }
+      const PooledMean m = pooled_mean(perSentence, p);
+      const std::string name =
+          "betti" + std::to_string(dimension) + (firstLayer ? "_first_layer" : "_mean_over_layers");
+      added.insert(added.end(), {name, name + "_lo", name + "_hi"});
+      cells.insert(cells.end(), {csv_number(m.mean), csv_number(m.lo), csv_number(m.hi)});
+    }
+  frame.table.columns.insert(frame.table.columns.end(), added.begin(), added.end());
+  frame.table.rows.front().insert(frame.table.rows.front().end(), cells.begin(), cells.end());
+  frame.table.comments = {
+      {"betti", "bars above min_persistence " + csv_number(p.minPersistence) +
+                    " per head (H0: betti0, H1: betti1), the mean over the layer's heads, then "
+                    "over the sentences; _lo and _hi: 95% percentile interval over " +
+                    std::to_string(p.bootstrap) + " resamples of the sentences"}};
+  return frame;
+}
+
+// A per-layer quantity of the records with its 95% interval over resampled
+// sentences, one curve per entry of `curves` (name, the value of a sentence's layer).
+struct LayerQuantity {
+  std::string name, column;
+  std::function<double(const SentenceRecord&, int)> value;
+};
+SetFigure layer_interval_figure(const SetContext& x, const document::AnalysisSettings& p,
+                                const std::vector<LayerQuantity>& curves) {
+  SetFigure fig;
+  fig.plot.xLabel = "layer";
+  fig.plot.integerX = true;
+  fig.plot.includeZero = true;
+  fig.plot.xPadding = 0.5;
+  fig.table.columns = {"layer", "quantity", "mean", "mean_lo", "mean_hi", "sentences"};
+  const double spread = curves.size() > 1 ? 0.24 / static_cast<double>(curves.size() - 1) : 0.0;
+  for (std::size_t c = 0; c < curves.size(); ++c) {
+    views::PlotSeries curve{curves[c].name, {}, {}};
+    for (int l = 0; l < x.L; ++l) {
+      std::vector<double> perSentence;
+      for (const SentenceRecord& r : x.records) perSentence.push_back(curves[c].value(r, l));
+      const PooledMean m = pooled_mean(perSentence, p);
+      fig.table.rows.push_back({std::to_string(l), curves[c].column, csv_number_or_empty(m.mean),
+                                csv_number_or_empty(m.lo), csv_number_or_empty(m.hi),
+                                std::to_string(m.sentences)});
+      if (m.sentences == 0) continue;
+      // Curves side by side at each layer, so that their bars do not overlap.
+      curve.x.push_back(l + (curves.size() > 1 ? -0.12 + spread * static_cast<double>(c) : 0.0));
+      curve.y.push_back(m.mean);
+      curve.lo.push_back(m.lo);
+      curve.hi.push_back(m.hi);
+    }
+    fig.plot.series.push_back(std::move(curve));
+  }
+  return fig;
+}
+
+// Ruscio et al.'s spectral summaries: the Fiedler value and the degree
+// centralisation of each layer's head-averaged graph at every threshold.
+void append_spectral_figures(const SetContext& x, const document::AnalysisSettings& p,
+                             std::vector<SetFigure>& figures) {
+  for (bool fiedler : {true, false}) {
+    std::vector<LayerQuantity> curves;
+    for (std::size_t t = 0; t < p.thresholds.size(); ++t)
+      curves.push_back({"θ = " + csv_number(p.thresholds[t]), csv_number(p.thresholds[t]),
+                        [t, fiedler](const SentenceRecord& r, int l) {
+                          const LayerFigures& f = r.layers[static_cast<std::size_t>(l)];
+                          return fiedler ? f.fiedler[t] : f.centralisation[t];
+                        }});
+    SetFigure fig = layer_interval_figure(x, p, curves);
+    fig.file = fiedler ? "fiedler_by_layer" : "centralisation_by_layer";
+    fig.paperFigure = "Ruscio et al., spectral analysis";
+    fig.plot.title = std::string(fiedler ? "Fiedler value λ₂ of the Laplacian"
+                                         : "Degree centralisation (Freeman)") +
+                     " of each layer's head-averaged attention graph (edges A ≥ θ), mean over " +
+                     x.source + " with 95% intervals over resampled sentences";
+    fig.plot.yLabel = fiedler ? "λ₂" : "degree centralisation";
+    fig.table.columns[1] = "threshold";
+    figures.push_back(std::move(fig));
+  }
+}
+
+// Ruscio et al.'s sink removal: the KL divergence of the output distribution
+// when one layer's sinks are removed, per layer, and when every layer's are.
+SetFigure sink_removal_kl_figure(const SetContext& x, const document::AnalysisSettings& p) {
+  SetFigure fig = layer_interval_figure(
+      x, p, {{"this layer's sinks removed", "one_layer", [](const SentenceRecord& r, int l) {
+                return r.kl[static_cast<std::size_t>(l)];
+              }}});
+  std::vector<double> all;
+  for (const SentenceRecord& r : x.records) all.push_back(r.kl.back());
+  const PooledMean m = pooled_mean(all, p);
+  fig.table.rows.push_back({"all", "every_layer", csv_number_or_empty(m.mean),
+                            csv_number_or_empty(m.lo), csv_number_or_empty(m.hi),
+                            std::to_string(m.sentences)});
+  if (m.sentences > 0) {
+    char label[96];
+    std::snprintf(label, sizeof label, "every layer's sinks removed: %.3g [%.3g, %.3g]", m.mean,
+                  m.lo, m.hi);
+    views::PlotSeries every{label, {0.0, static_cast<double>(x.L - 1)}, {m.mean, m.mean}};
+    every.reference = true;
+    every.markers = false;
+    fig.plot.series.push_back(std::move(every));
+  }
+  fig.file = "sink_removal_kl_by_layer";
+  fig.paperFigure = "Ruscio et al., KL of sink removal";
+  fig.plot.title =
+      "KL(P_base ‖ P_removed) of the output distribution when sinks are removed "
+      "(mean over positions and " +
+      x.source + ", 95% intervals over resampled sentences)";
+  fig.plot.yLabel = "KL (nats)";
+  fig.table.columns[0] = "layers";
+  return fig;
 }
 
 // F_N against N with the random baseline (004).
@@ -634,6 +802,51 @@ void append_class_trajectory_figures(const SetContext& x, std::vector<SetFigure>
   for (const ClassTrajectoryKind& kind : kinds) figures.push_back(class_trajectory_figure(x, kind));
 }
 
+// Precision and recall of the top N across context lengths (004, Figs. 10-11):
+// one curve per length, each the mean over the sentences that reach it of
+// their means over every head at query L - 1.
+void append_context_length_figures(const SetContext& x, const document::AnalysisSettings& p,
+                                   std::vector<SetFigure>& figures) {
+  if (p.contextLengths.empty()) return;
+  for (bool precision : {true, false}) {
+    SetFigure fig;
+    fig.file = precision ? "precision_by_context_length" : "recall_by_context_length";
+    fig.paperFigure = precision ? "Mudarisov et al., Fig. 10" : "Mudarisov et al., Fig. 11";
+    fig.table.columns = {"length", "n", precision ? "precision" : "recall", "sentences"};
+    std::string unreached;
+    for (int length : p.contextLengths) {
+      RaggedMean mean;
+      for (const SentenceRecord& r : x.records)
+        for (const ContextCurves& c : r.contextCurves)
+          if (c.length == length) mean.add(precision ? c.precision : c.recall);
+      if (mean.size() == 0) {
+        unreached += (unreached.empty() ? "" : ", ") + std::to_string(length);
+        continue;
+      }
+      views::PlotSeries curve = ragged_curve("L = " + std::to_string(length), mean, {}, 1.0, 1);
+      fig.plot.series.push_back(std::move(curve));
+      for (std::size_t k = 0; k < mean.size(); ++k)
+        fig.table.rows.push_back({std::to_string(length), std::to_string(k + 1),
+                                  csv_number_or_empty(mean.mean(k)),
+                                  std::to_string(mean.count[k])});
+    }
+    if (fig.plot.series.empty()) continue;  // no sentence reaches any length: said in the atlas
+    fig.plot.title =
+        std::string(precision ? "Precision P(rₘₐₓ, N)" : "Recall R(rₘᵢₙ, N)") +
+        " of the top N at context length L (query L − 1; mean over every head and the sentences "
+        "of at least L tokens)" +
+        (unreached.empty() ? "" : " | no sentence reaches L = " + unreached);
+    fig.plot.xPadding = 0.5;
+    fig.plot.xLabel = "N (keys selected, log₂ scale)";
+    fig.plot.yLabel = precision ? "precision P" : "recall R";
+    fig.plot.integerX = true;
+    fig.plot.log2X = true;
+    fig.plot.includeZero = true;
+    fig.plot.airBelow = true;
+    figures.push_back(std::move(fig));
+  }
+}
+
 // The class distribution (004, Table 3): each class's share of every
 // (sentence, head) instance, with the 95% interval of resampled sentences.
 SetFigure class_distribution_table(const SetContext& x, const document::AnalysisSettings& p) {
@@ -769,15 +982,21 @@ std::vector<SetFigure> figure_set_of_records(const std::vector<SentenceRecord>& 
   std::vector<SetFigure> figures;
   figures.push_back(key_importance_figure(context));
   append_betti_figures(context, tables.frame, figures);
+  figures.push_back(frame_summary_table(context, tables.frame, p));  // a table only
   figures.push_back(fn_figure(context));
   append_per_n_figures(context, figures);
   append_value_geometry_figures(context, figures);
   figures.push_back(taxonomy_figure(context));
   append_class_trajectory_figures(context, figures);
+  append_context_length_figures(context, p, figures);
   figures.push_back(class_distribution_table(context, p));
   // BOS removal needs the model's token probabilities: recorded with the
   // functional experiments.
-  if (p.functional) figures.push_back(bos_removal_figure(context));
+  append_spectral_figures(context, p, figures);
+  if (p.functional) {
+    figures.push_back(sink_removal_kl_figure(context, p));
+    figures.push_back(bos_removal_figure(context));
+  }
   return figures;
 }
 
@@ -847,6 +1066,53 @@ SetFigure ablation_correlation_table(
 
 }  // namespace
 
+namespace {
+
+// Ruscio et al.'s Fisher information per layer: each sentence's empirical
+// Fisher trace per parameter (metrics.md s. 5), its mean over the sentences
+// with the 95% interval of resampled sentences. Layer -1 (embeddings, final
+// norm, head) is in the table only: the plot's x axis is the layers.
+SetFigure fisher_figure(const std::vector<std::vector<models::FisherLayer>>& perSentence,
+                        int layers, const document::AnalysisSettings& p) {
+  SetFigure fig;
+  fig.file = "fisher_by_layer";
+  fig.paperFigure = "Ruscio et al., Fisher information";
+  fig.plot.title =
+      "Empirical Fisher information per parameter of each layer, E_t ‖∇θ log p(x_t)‖² / "
+      "parameters (mean over " +
+      std::to_string(perSentence.size()) + " sentences, 95% intervals over resampled sentences)";
+  fig.plot.xLabel = "layer";
+  fig.plot.yLabel = "Fisher trace per parameter";
+  fig.plot.integerX = true;
+  fig.plot.includeZero = true;
+  fig.table.columns = {"layer",         "parameters",       "trace",
+                       "per_parameter", "per_parameter_lo", "per_parameter_hi",
+                       "sentences"};
+  views::PlotSeries curve{"mean over the sentences", {}, {}};
+  for (int l = -1; l < layers; ++l) {
+    std::vector<double> trace, perParameter;
+    std::size_t parameters = 0;
+    for (const auto& sentence : perSentence) {
+      double t = std::numeric_limits<double>::quiet_NaN(), pp = t;
+      for (const models::FisherLayer& f : sentence)
+        if (f.layer == l) t = f.trace, pp = f.perParameter, parameters = f.parameters;
+      trace.push_back(t), perParameter.push_back(pp);
+    }
+    const PooledMean m = pooled_mean(perParameter, p), t = pooled_mean(trace, p);
+    fig.table.rows.push_back({std::to_string(l), std::to_string(parameters),
+                              csv_number_or_empty(t.mean), csv_number_or_empty(m.mean),
+                              csv_number_or_empty(m.lo), csv_number_or_empty(m.hi),
+                              std::to_string(m.sentences)});
+    if (l < 0 || m.sentences == 0) continue;
+    curve.x.push_back(l), curve.y.push_back(m.mean), curve.lo.push_back(m.lo),
+        curve.hi.push_back(m.hi);
+  }
+  fig.plot.series.push_back(std::move(curve));
+  return fig;
+}
+
+}  // namespace
+
 std::vector<SetFigure> ablation_figures(const models::LoadedModel& model,
                                         const std::vector<std::string>& sentences,
                                         const FigureSetParams& params) {
@@ -859,6 +1125,7 @@ std::vector<SetFigure> ablation_figures(const models::LoadedModel& model,
     int sentences = 0, draws = 0;
   };
   std::map<std::pair<int, double>, Pooled> pooled;  // (ranking, retained)
+  std::vector<std::vector<models::FisherLayer>> fisher;  // per sentence (empty: too short)
   // Per head, sums over the sentences (divided by their count below).
   std::vector<double> headDnll;
   std::vector<std::pair<std::string, std::vector<double>>> headDiagnostics;
@@ -871,6 +1138,11 @@ std::vector<SetFigure> ablation_figures(const models::LoadedModel& model,
   for (std::size_t s = 0; s < used; ++s) {
     const models::SentenceTrace run = models::loaded_model_run(model, sentences[s]);
     const std::vector<double> dnll = models::head_ablation_dnll(*model.model, run.trace);
+    try {
+      fisher.push_back(models::fisher_per_layer(*model.model, run.trace.ids()));
+    } catch (const models::ModelRunError&) {
+      fisher.emplace_back();  // one token: nothing predicted
+    }
     accumulate(headDnll, dnll);
     const auto diagnostics = models::head_diagnostic_series(run.trace, params.analysis.topN);
     if (headDiagnostics.empty())
@@ -934,6 +1206,7 @@ std::vector<SetFigure> ablation_figures(const models::LoadedModel& model,
     for (double& v : values) v /= static_cast<double>(used);
   figures.push_back(ablation_correlation_table(headDiagnostics, headDnll, used,
                                                params.analysis.topN, params.analysis));
+  figures.push_back(fisher_figure(fisher, model.model->config().num_layers, params.analysis));
   return figures;
 }
 
@@ -944,7 +1217,16 @@ const std::vector<AtlasKind>& atlas_kinds() {
   static const std::vector<AtlasKind> kinds{
       {"betti0_by_layer", "Ruscio et al., Betti curves", "", 0, 1},
       {"betti1_by_layer", "Ruscio et al., Betti curves", "", 0, 2},
-      {"reference_frame", "Ruscio et al., reference frames", "", 0, 3},
+      {"reference_frame", "Ruscio et al., Table 1", "", 0, 0.5},
+      {"fiedler_by_layer", "Ruscio et al., spectral analysis", "", 0, 4},
+      {"centralisation_by_layer", "Ruscio et al., spectral analysis", "", 0, 5},
+      {"fisher_by_layer", "Ruscio et al., Fisher information",
+       "needs an output head (a study run with --functional, its model folder at hand) and "
+       "--sparsification-sentences above 0",
+       0, 7},
+      {"sink_removal_kl_by_layer", "Ruscio et al., KL of sink removal",
+       "needs token probabilities: a model with an output head (a study run with --functional)", 0,
+       6},
       {"key_importance_by_layer", "Barbero et al., the sink metric", "", 1, 1},
       {"bos_removal", "Barbero et al., BOS removal",
        "needs token probabilities: a model with an output head (a study run with --functional)", 1,
@@ -953,6 +1235,8 @@ const std::vector<AtlasKind>& atlas_kinds() {
       {"precision_against_n_by_layer", "Mudarisov et al., Fig. 2", kCurveAbsent, 2, 2.1},
       {"recall_against_n_by_layer", "Mudarisov et al., Fig. 2", kCurveAbsent, 2, 2.2},
       {"sink_value_norm_ratio_by_layer", "Mudarisov et al., Fig. 3(a)", kGeometryAbsent, 2, 3.0},
+      {"precision_by_context_length", "Mudarisov et al., Fig. 10", kContextAbsent, 2, 10},
+      {"recall_by_context_length", "Mudarisov et al., Fig. 11", kContextAbsent, 2, 11},
       {"taxonomy_by_layer", "Mudarisov et al., Fig. 4(a)", "", 2, 4.0},
       {"class_value_alignment_against_n", "Mudarisov et al., Fig. 4(b)", kClassesAbsent, 2, 4.1},
       {"class_loo_norm_against_n", "Mudarisov et al., Fig. 4(b)", kClassesAbsent, 2, 4.2},
@@ -990,10 +1274,8 @@ const std::vector<std::pair<std::string, std::string>>& atlas_not_yet_drawn() {
        "the distributions of value-direction cosines (sink against non-sink, non-sink pairs) and "
        "F_N by sink selection per model: not yet drawn as the paper does (Fig. 14's figure has "
        "F_N by sink selection per layer)"},
-      {"Mudarisov et al., Figs. 10-11", "precision and recall across context lengths: not yet"},
-      {"Ruscio et al., summary table",
-       "frame, Betti numbers and specialisation with intervals: in "
-       "reference_frame.csv and analyze --sentences' frame.csv; not yet one table"},
+      {"Ruscio et al., frames of several models side by side",
+       "each model's figure set is drawn alone: not yet side by side"},
       {"Barbero et al., context length and BOS packing",
        "the sink metric against context length and training packing: not yet"}};
   return pending;

@@ -78,6 +78,9 @@ inline constexpr const char* kGeometryAbsent =
 inline constexpr const char* kClassesAbsent =
     "the study's records were made before SinkScope kept the head classes' trajectories (run the "
     "study again)";
+inline constexpr const char* kContextAbsent =
+    "needs --context-lengths on a causal model and sentences at least that long (a study: study "
+    "run --curves --context-lengths)";
 struct AtlasKind {
   const char* file;
   const char* paperFigure;

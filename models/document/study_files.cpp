@@ -195,6 +195,18 @@ document::AnalysisSettings study_params_read(const json& params, const std::stri
     }
   }
   s.curves = params.value("curves", false);
+  if (params.contains("context_lengths")) {
+    const json& lengths = params.at("context_lengths");
+    if (!lengths.is_array() || lengths.empty() || lengths.size() > kMaxContextLengths)
+      throw StudyError(in + "context_lengths: 1 to " + std::to_string(kMaxContextLengths) +
+                       " lengths");
+    for (const json& l : lengths)
+      s.contextLengths.push_back(whole_int(l, 2, kMaxContextLength, in + "context_lengths"));
+    if (!std::is_sorted(s.contextLengths.begin(), s.contextLengths.end()) ||
+        std::adjacent_find(s.contextLengths.begin(), s.contextLengths.end()) !=
+            s.contextLengths.end())
+      throw StudyError(in + "context_lengths: ascending, each once");
+  }
   try {
     s.intervention = intervention_from_json(params.at("interventions"), where + ": interventions");
   } catch (const InterventionFormatError& e) {
@@ -207,6 +219,7 @@ document::AnalysisSettings study_params_read(const json& params, const std::stri
 // description (and study key) they had before curves existed.
 json with_curves(json description, const document::AnalysisSettings& p) {
   if (p.curves) description["params"]["curves"] = true;
+  if (!p.contextLengths.empty()) description["params"]["context_lengths"] = p.contextLengths;
   return description;
 }
 
@@ -320,6 +333,13 @@ json record_to_json(const SentenceRecord& r) {
       classes.push_back(std::move(one));
     }
     out["classes"] = classes;
+  }
+  if (!r.contextCurves.empty()) {
+    json lengths = json::array();
+    for (const ContextCurves& c : r.contextCurves)
+      lengths.push_back(
+          {{"L", c.length}, {"p", hex_doubles(c.precision)}, {"r", hex_doubles(c.recall)}});
+    out["ctx"] = lengths;
   }
   return out;
 }
@@ -462,6 +482,32 @@ std::vector<ClassTrajectories> class_curves_from_json(const json& cs, const Sent
   return out;
 }
 
+// A record's curves at the study's context lengths: one per length the
+// sentence reaches, in the study's order, each L numbers in [0, 1].
+std::vector<ContextCurves> context_curves_from_json(const json& cs, const SentenceRecord& r,
+                                                    const StudyFile& study,
+                                                    const std::string& where) {
+  const std::vector<int>& lengths = study.params.contextLengths;
+  if (!cs.is_array() || cs.size() > lengths.size())
+    throw StudyError(where + ": ctx: more context lengths than the study has");
+  std::vector<ContextCurves> out;
+  for (const json& c : cs) {
+    ContextCurves curves;
+    curves.length = whole_int(c.at("L"), 2, kMaxContextLength, where + ": ctx: L");
+    if (std::find(lengths.begin(), lengths.end(), curves.length) == lengths.end() ||
+        curves.length > r.tokens || (!out.empty() && curves.length <= out.back().length))
+      throw StudyError(where + ": ctx: length " + std::to_string(curves.length) +
+                       " is not one of the study's that the sentence reaches, in order");
+    const auto n = static_cast<std::size_t>(curves.length);
+    curves.precision = parse_hex_doubles(c.at("p"), n, where + ": ctx: precision", true);
+    curves.recall = parse_hex_doubles(c.at("r"), n, where + ": ctx: recall", true);
+    check_ranges(curves.precision, 0.0, 1.0, where + ": ctx: precision");
+    check_ranges(curves.recall, 0.0, 1.0, where + ": ctx: recall");
+    out.push_back(std::move(curves));
+  }
+  return out;
+}
+
 }  // namespace
 
 SentenceRecord record_from_json(const json& j, const StudyFile& study, const std::string& where) {
@@ -513,6 +559,8 @@ SentenceRecord record_from_json(const json& j, const StudyFile& study, const std
       // The head classes' trajectories: absent from studies recorded before them.
       if (j.contains("classes"))
         r.classCurves = class_curves_from_json(j.at("classes"), r, heads, where);
+      if (j.contains("ctx"))
+        r.contextCurves = context_curves_from_json(j.at("ctx"), r, study, where);
     }
   } catch (const json::exception& e) {
     throw StudyError(where + ": a field is missing or of the wrong type (" + e.what() + ")");

@@ -63,6 +63,8 @@ std::vector<LayerAnalysis> analyse_group(const LayerGroup& group, int first,
     layers[g].layer = first + static_cast<int>(g);
     layers[g].heads.resize(static_cast<std::size_t>(H + 1));
     if (options.valueSpaceCurves) layers[g].valueCurves.resize(static_cast<std::size_t>(H + 1));
+    if (!options.contextQueries.empty())
+      layers[g].contextCurves.resize(static_cast<std::size_t>(H + 1));
   }
   analysis::parallel_for(static_cast<int>(count) * (H + 1), [&](int k) {
     const auto g = static_cast<std::size_t>(k / (H + 1));
@@ -83,6 +85,13 @@ std::vector<LayerAnalysis> analyse_group(const LayerGroup& group, int first,
     if (options.valueSpaceCurves)
       out.valueCurves[slot] = analysis::value_space_curve(cap.attentionOf(h), cap.valuesOf(h),
                                                           cap.head_dim, params.valueSpace);
+    for (int query : options.contextQueries) {
+      analysis::ValueSpaceParams at = params.valueSpace;
+      at.query = query;
+      at.randomSubsets = 0;
+      out.contextCurves[slot].push_back(
+          analysis::value_space_curve(cap.attentionOf(h), cap.valuesOf(h), cap.head_dim, at));
+    }
   });
   return layers;
 }

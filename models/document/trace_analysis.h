@@ -26,6 +26,10 @@ struct TraceAnalysisOptions {
   // Also every head's value-space curve (F_N against every N, metrics.md s. 6)
   // at params.valueSpace's query: what analyze and figure sets report.
   bool valueSpaceCurves = false;
+  // Also every head's value-space curve at each of these queries, without the
+  // random baseline (precision and recall across context lengths: in a causal
+  // model the first q + 1 tokens of a longer input are a run of their own).
+  std::vector<int> contextQueries;
   // Also the effective rank of the residual stream entering each layer.
   bool effectiveRank = false;
   // The settings `params` were made from, kept with the result for the
@@ -39,6 +43,8 @@ struct LayerAnalysis {
   int layer = 0;
   std::vector<analysis::HeadAnalysis> heads;           // heads + 1
   std::vector<analysis::ValueSpaceCurve> valueCurves;  // heads + 1 with valueSpaceCurves (0: empty)
+  // [head + 1][k]: the curve at contextQueries[k] (0: empty).
+  std::vector<std::vector<analysis::ValueSpaceCurve>> contextCurves;
 };
 
 // Analyses `trace` layer by layer and hands each layer to `onLayer` in order.

@@ -7,6 +7,7 @@
 
 #include <QTemporaryDir>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -143,8 +144,10 @@ std::vector<std::string> every_figure() {
   for (const PerNColumn& c : per_n_columns())
     if (names.back() != c.file) names.push_back(c.file);
   for (const auto& [file, columns] : geometry_figures()) names.push_back(file);
-  for (const char* name : {"taxonomy_by_layer", "class_value_alignment_against_n",
-                           "class_loo_norm_against_n", "bos_removal", "sparsification"})
+  for (const char* name :
+       {"taxonomy_by_layer", "class_value_alignment_against_n", "class_loo_norm_against_n",
+        "fiedler_by_layer", "centralisation_by_layer", "sink_removal_kl_by_layer", "bos_removal",
+        "sparsification"})
     names.push_back(name);
   return names;
 }
@@ -445,6 +448,181 @@ TEST(FigureSet, AblationCorrelationPoolsEachHeadOverTheAblatedSentences) {
     EXPECT_NEAR(std::stod(row[1]), experiment.at(row[0]).first, 1e-12) << row[0];
     EXPECT_NEAR(std::stod(row[4]), experiment.at(row[0]).second, 1e-12) << row[0];
   }
+}
+
+// Ruscio et al.'s summary table, spectral summaries and KL of sink removal
+// against `analyze --sentences --functional`'s pooled tables (another code
+// path, the same resamples of the sentences): equal to the last digit.
+TEST(FigureSet, RuscioFiguresEqualThePooledTablesOfAnalyze) {
+  QTemporaryDir dir;
+  const fs::path root = dir.path().toStdString();
+  std::ofstream(root / "s.txt") << "The old lighthouse keeper counted the ships at dawn.\n"
+                                   "A small dog ran across the busy street.\n"
+                                   "She wrote a letter to her grandmother.\n";
+  const std::string sentences = " --sentences '" + (root / "s.txt").string() + "'";
+  ASSERT_EQ(cli("figure-set '" + kModel + "'" + sentences + " --out '" + (root / "set").string() +
+                "' --sparsification-sentences 0")
+                .exit,
+            0);
+  ASSERT_EQ(cli("analyze '" + kModel + "'" + sentences + " --functional --out '" +
+                (root / "pooled").string() + "'")
+                .exit,
+            0);
+  // (layer, metric, threshold) -> (mean, lo, hi) of layer_profile.csv and functional.csv.
+  std::map<std::tuple<std::string, std::string, std::string>, std::array<double, 3>> pooled;
+  for (const auto& r : table(root / "pooled/layer_profile.csv").rows)
+    pooled[{r[0], r[1], r[2]}] = {std::stod(r[4]), std::stod(r[5]), std::stod(r[6])};
+  for (const auto& r : table(root / "pooled/functional.csv").rows)
+    if (r[0] == "kl_sink_removal")
+      pooled[{r[1], "kl", ""}] = {std::stod(r[3]), std::stod(r[4]), std::stod(r[5])};
+  auto expect_row = [&](const std::vector<std::string>& row, std::size_t from,
+                        const std::array<double, 3>& want, const std::string& what) {
+    for (std::size_t k = 0; k < 3; ++k)
+      EXPECT_NEAR(std::stod(row[from + k]), want[k], 1e-12) << what << " column " << from + k;
+  };
+  for (const char* metric : {"fiedler", "centralisation"}) {
+    const CsvTable t = table(root / "set" / (std::string(metric) + "_by_layer.csv"));
+    ASSERT_EQ(t.rows.size(), 4u * 4u) << "4 layers x 4 thresholds";
+    for (const auto& r : t.rows) {
+      // The figure's threshold as layer_profile writes it.
+      std::string threshold;
+      for (const auto& [key, value] : pooled)
+        if (std::get<0>(key) == r[0] && std::get<1>(key) == metric && !std::get<2>(key).empty() &&
+            std::abs(std::stod(std::get<2>(key)) - std::stod(r[1])) < 1e-12)
+          threshold = std::get<2>(key);
+      ASSERT_FALSE(threshold.empty()) << metric << " layer " << r[0] << " threshold " << r[1];
+      expect_row(r, 2, pooled.at({r[0], metric, threshold}), std::string(metric) + " " + r[0]);
+      EXPECT_EQ(r[5], "3");
+    }
+  }
+  const CsvTable kl = table(root / "set/sink_removal_kl_by_layer.csv");
+  ASSERT_EQ(kl.rows.size(), 5u) << "4 layers and all";
+  for (const auto& r : kl.rows) expect_row(r, 2, pooled.at({r[0], "kl", ""}), "kl " + r[0]);
+  // The summary table: analyze's frame.csv, then the share of specialised
+  // heads and the Betti numbers: the first layer's as layer_profile pools them,
+  // the mean over layers the mean of its layers' means.
+  const CsvTable frame = table(root / "set/reference_frame.csv"),
+                 analyzed = table(root / "pooled/frame.csv");
+  ASSERT_EQ(frame.rows.size(), 1u);
+  const auto& row = frame.rows.front();
+  for (std::size_t c = 0; c < analyzed.columns.size(); ++c) {
+    EXPECT_EQ(frame.columns[c], analyzed.columns[c]);
+    EXPECT_EQ(row[c], analyzed.rows.front()[c]) << analyzed.columns[c];
+  }
+  EXPECT_EQ(row[static_cast<std::size_t>(column(frame, "heads"))], "16");
+  EXPECT_NEAR(std::stod(row[static_cast<std::size_t>(column(frame, "specialised_share"))]),
+              std::stod(row[static_cast<std::size_t>(column(frame, "specialised_heads"))]) / 16,
+              1e-15);
+  for (const auto& [dimension, metric] :
+       {std::pair{"0", "bars0_above_min_persistence"}, {"1", "bars1_above_min_persistence"}}) {
+    const std::string first = std::string("betti") + dimension + "_first_layer";
+    expect_row(row, static_cast<std::size_t>(column(frame, first)), pooled.at({"0", metric, ""}),
+               first);
+    double mean = 0;
+    for (int l = 0; l < 4; ++l) mean += pooled.at({std::to_string(l), metric, ""})[0] / 4;
+    const std::string all = std::string("betti") + dimension + "_mean_over_layers";
+    EXPECT_NEAR(std::stod(row[static_cast<std::size_t>(column(frame, all))]), mean, 1e-12) << all;
+    EXPECT_LE(std::stod(row[static_cast<std::size_t>(column(frame, all + "_lo"))]), mean + 1e-12);
+    EXPECT_GE(std::stod(row[static_cast<std::size_t>(column(frame, all + "_hi"))]), mean - 1e-12);
+  }
+}
+
+// Precision and recall across context lengths: at length L each sentence of
+// at least L tokens gives the mean over every head of its curve at query
+// L - 1, which `analyze --text --query L-1` writes per head; the sentences'
+// means are averaged. A study recorded with the lengths gives the same table.
+TEST(FigureSet, ContextLengthsPoolTheCurvesAtQueryLMinusOne) {
+  QTemporaryDir dir;
+  const fs::path root = dir.path().toStdString();
+  const std::vector<std::string> texts{"The old lighthouse keeper counted the ships at dawn.",
+                                       "A small dog ran home."};
+  std::ofstream(root / "s.txt") << texts[0] << "\n" << texts[1] << "\n";
+  const std::string sentences = " --sentences '" + (root / "s.txt").string() + "'";
+  const CliRun set =
+      cli("figure-set '" + kModel + "'" + sentences + " --out '" + (root / "set").string() +
+          "' --sparsification-sentences 0 --context-lengths 8,4,100");
+  ASSERT_EQ(set.exit, 0) << set.out;
+  // Each sentence's tokens, and its per-head curves at queries 3 and 7.
+  std::map<std::pair<int, std::size_t>, std::map<int, std::pair<double, double>>> perSentence;
+  for (std::size_t s = 0; s < texts.size(); ++s)
+    for (int length : {4, 8}) {
+      const fs::path out = root / ("q" + std::to_string(s) + "_" + std::to_string(length));
+      ASSERT_EQ(cli("analyze '" + kModel + "' --text '" + texts[s] + "' --query " +
+                    std::to_string(length - 1) + " --out '" + out.string() + "'")
+                    .exit,
+                0);
+      const CsvTable t = table(out / "value_space_curve.csv");
+      const int n = column(t, "n"), p = column(t, "precision"), r = column(t, "recall");
+      std::map<int, std::pair<double, double>> sums;
+      std::map<int, int> counts;
+      for (const auto& row : t.rows) {
+        if (row[1] == "average") continue;
+        auto& sum = sums[std::stoi(row[static_cast<std::size_t>(n)])];
+        sum.first += std::stod(row[static_cast<std::size_t>(p)]);
+        sum.second += std::stod(row[static_cast<std::size_t>(r)]);
+        ++counts[std::stoi(row[static_cast<std::size_t>(n)])];
+      }
+      for (auto& [k, sum] : sums) sum.first /= counts[k], sum.second /= counts[k];
+      ASSERT_EQ(sums.size(), static_cast<std::size_t>(length)) << "N = 1 .. L at query L - 1";
+      perSentence[{length, s}] = sums;
+    }
+  const CsvTable precision = table(root / "set/precision_by_context_length.csv"),
+                 recall = table(root / "set/recall_by_context_length.csv");
+  ASSERT_EQ(precision.rows.size(), 4u + 8u) << "L = 100 reached by no sentence";
+  // The short sentence reaches L = 4 only (fewer than 8 tokens).
+  for (const auto& [t, second] : {std::pair{&precision, false}, std::pair{&recall, true}})
+    for (const auto& row : t->rows) {
+      const int length = std::stoi(row[0]), n = std::stoi(row[1]);
+      double sum = 0;
+      int reached = 0;
+      for (std::size_t s = 0; s < texts.size(); ++s) {
+        const auto& curve = perSentence.at({length, s});
+        // A sentence shorter than L has no query L - 1: analyze clamps to its last token.
+        if (static_cast<int>(curve.size()) != length) continue;
+        const auto& [p, r] = curve.at(n);
+        sum += second ? r : p;
+        ++reached;
+      }
+      EXPECT_EQ(row[3], std::to_string(reached)) << "L " << length << " N " << n;
+      EXPECT_NEAR(std::stod(row[2]), sum / reached, 1e-12) << "L " << length << " N " << n;
+    }
+  EXPECT_NE(
+      read_text(root / "set/precision_by_context_length.csv").find("no sentence reaches L = 100"),
+      std::string::npos);
+
+  // The same from a study recorded with the lengths; without --curves refused.
+  ASSERT_EQ(cli("study run '" + kModel + "'" + sentences +
+                " --curves --context-lengths 4,8,100 --out '" + (root / "study").string() + "'")
+                .exit,
+            0);
+  ASSERT_EQ(cli("figure-set --study '" + (root / "study").string() + "' --out '" +
+                (root / "from-study").string() + "' --sparsification-sentences 0")
+                .exit,
+            0);
+  for (const char* file : {"precision_by_context_length.csv", "recall_by_context_length.csv"})
+    EXPECT_EQ(table(root / "from-study" / file).rows, table(root / "set" / file).rows) << file;
+  // A record's curve at a length the study was not run with: the file and line named.
+  const fs::path records = root / "study/shards/shard-0-of-1/records.jsonl";
+  std::string text = read_text(records);
+  const auto at = text.find("\"L\":8");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 5, "\"L\":9");
+  std::ofstream(records) << text;
+  const CliRun damaged = cli("figure-set --study '" + (root / "study").string() + "' --out '" +
+                             (root / "damaged").string() + "'");
+  EXPECT_EQ(damaged.exit, 2);
+  EXPECT_NE(damaged.out.find("records.jsonl:1: ctx: length 9 is not one of the study's"),
+            std::string::npos)
+      << damaged.out;
+  const CliRun noCurves = cli("study run '" + kModel + "'" + sentences +
+                              " --context-lengths 4 --out '" + (root / "plain").string() + "'");
+  EXPECT_EQ(noCurves.exit, 2);
+  EXPECT_NE(noCurves.out.find("--context-lengths needs --curves"), std::string::npos)
+      << noCurves.out;
+  const CliRun bad = cli("figure-set '" + kModel + "'" + sentences + " --out '" +
+                         (root / "bad").string() + "' --context-lengths 1");
+  EXPECT_EQ(bad.exit, 2);
+  EXPECT_NE(bad.out.find("--context-lengths: 1 is outside 2 to"), std::string::npos) << bad.out;
 }
 
 TEST(FigureSet, SentencesOfEveryLengthPoolByPositionAndBadRequestsAreRefused) {
