@@ -1079,8 +1079,11 @@ SetFigure fisher_figure(const std::vector<std::vector<models::FisherLayer>>& per
   fig.paperFigure = "Ruscio et al., Fisher information";
   fig.plot.title =
       "Empirical Fisher information per parameter of each layer, E_t ‖∇θ log p(x_t)‖² / "
-      "parameters (mean over " +
-      std::to_string(perSentence.size()) + " sentences, 95% intervals over resampled sentences)";
+      "parameters (" +
+      (perSentence.size() == 1 ? std::string("one sentence")
+                               : "mean over " + std::to_string(perSentence.size()) +
+                                     " sentences, 95% intervals over resampled sentences") +
+      ")";
   fig.plot.xLabel = "layer";
   fig.plot.yLabel = "Fisher trace per parameter";
   fig.plot.integerX = true;

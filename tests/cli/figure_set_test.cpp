@@ -266,6 +266,19 @@ TEST(FigureSet, OneSentenceEqualsTheMeanOverHeadsOfTheSingleSentenceReport) {
     }
   }
 
+  // Fisher information of one sentence: the experiment's, layer by layer.
+  {
+    const CliRun fisher = cli("experiment fisher '" + kModel + "' --text '" + text + "' --out '" +
+                              (root / "fisher").string() + "'");
+    ASSERT_EQ(fisher.exit, 0) << fisher.out;
+    std::map<std::string, double> experiment;
+    for (const auto& r : table(root / "fisher/fisher.csv").rows) experiment[r[0]] = std::stod(r[3]);
+    const CsvTable pooled = table(root / "set/fisher_by_layer.csv");
+    ASSERT_EQ(pooled.rows.size(), experiment.size());
+    for (const auto& r : pooled.rows)
+      EXPECT_NEAR(std::stod(r[3]), experiment.at(r[0]), 1e-5 * experiment.at(r[0]))
+          << r[0];  // float32 gradients
+  }
   expect_pooled(table(root / "set/key_importance_by_layer.csv"), "position", "alpha_k",
                 head_means(table(root / "single/sinks.csv"), "key", "alpha"));
   expect_pooled(table(root / "set/key_importance_by_layer.csv"), "position", "uniform_baseline",
