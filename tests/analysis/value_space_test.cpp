@@ -12,6 +12,19 @@
 
 using namespace sinkscope::analysis;
 
+namespace {
+
+// A causal map of three tokens whose last query weighs keys 0, 1, 2 with w0, w1, w2.
+AttentionMatrix three_keys(float w0, float w1, float w2) {
+  AttentionMatrix a{std::vector<float>(9, 0.0f), 3, true};
+  a.weights[0] = 1;
+  a.weights[3] = 0.5f, a.weights[4] = 0.5f;
+  a.weights[6] = w0, a.weights[7] = w1, a.weights[8] = w2;
+  return a;
+}
+
+}  // namespace
+
 TEST(ValueSpace, OrthogonalValuesSeparatePerfectly) {
   // Query 3 of a causal map: [0.5, 0.3, 0.1, 0.1]; values are the basis vectors.
   AttentionMatrix a{std::vector<float>(16, 0.0f), 4, true};
@@ -115,10 +128,7 @@ TEST(ValueSpace, SinkAwareCountByHand) {
   // (tie to the lower index); A_+ = 0.3. Pair (1, 2): L = 0.09 + 0.09 -
   // 2 (0 + 0.3 * 0.3) = 0 -> counted; pair (0, 2): L = 0.16 + 0.09 - 2 * 0.3 *
   // 0.3 = 0.07 -> not. The same y_1 = y_2 is a real inversion: A_N = 1.
-  AttentionMatrix a{std::vector<float>(9, 0.0f), 3, true};
-  a.weights[0] = 1;
-  a.weights[3] = 0.5f, a.weights[4] = 0.5f;
-  a.weights[6] = 0.4f, a.weights[7] = 0.3f, a.weights[8] = 0.3f;
+  AttentionMatrix a = three_keys(0.4f, 0.3f, 0.3f);
   const std::vector<float> v{1, 0, 0, 1, 0, 1};
   const ValueSpace s = value_space(a.view(), v, 2, {2, -1, 4, 7});
   EXPECT_EQ(s.selected, (std::vector<int>{0, 1}));
@@ -144,10 +154,7 @@ TEST(ValueSpace, UnselectedSinkIntrusion) {
   // Weights [0.2, 0.4, 0.4]; v_0 = (1, 1), v_1 = (1, 0), v_2 = (0, 1). N = 2 selects
   // {1, 2}: s_N = (0.4, 0.4), D_1 = D_2 = 0.16 + 0 = 0.16; y_0 = (0.2, 0.2), D_0 = 0.08
   // <= r_max^2 = 0.16: the unselected sink intrudes, both selected keys lie beyond it.
-  AttentionMatrix a{std::vector<float>(9, 0.0f), 3, true};
-  a.weights[0] = 1;
-  a.weights[3] = 0.5f, a.weights[4] = 0.5f;
-  a.weights[6] = 0.2f, a.weights[7] = 0.4f, a.weights[8] = 0.4f;
+  AttentionMatrix a = three_keys(0.2f, 0.4f, 0.4f);
   const std::vector<float> v{1, 1, 1, 0, 0, 1};
   const ValueSpace s = value_space(a.view(), v, 2, {2, -1, 4, 7});
   EXPECT_EQ(s.selected, (std::vector<int>{1, 2}));
@@ -409,10 +416,7 @@ TEST(ValueSpace, LeaveOneOutAlignmentFollowsItsDefinitionAtEveryN) {
 // Closed forms: two selected keys along one direction align fully (share 1);
 // opposite ones not at all (share 0).
 TEST(ValueSpace, LeaveOneOutAlignmentOfParallelAndOppositeKeys) {
-  AttentionMatrix a{std::vector<float>(9, 0.0f), 3, true};
-  a.weights[0] = 1;
-  a.weights[3] = 0.5f, a.weights[4] = 0.5f;
-  a.weights[6] = 0.5f, a.weights[7] = 0.3f, a.weights[8] = 0.2f;
+  AttentionMatrix a = three_keys(0.5f, 0.3f, 0.2f);
   // Keys 0 and 1 along e1 (same sign), key 2 along e2.
   std::vector<float> v{1, 0, 2, 0, 0, 1};
   ValueSpaceCurve c = value_space_curve(a.view(), v, 2, {1, 2, 0, 1, false});
@@ -432,10 +436,7 @@ TEST(ValueSpace, LeaveOneOutAlignmentOfParallelAndOppositeKeys) {
 // Closed forms of the sink's and the current token's trajectories: keys 0
 // and 1 along e1, the query's own key 2 along e2, weights 0.5, 0.3, 0.2.
 TEST(ValueSpace, PrivilegedKeysByHand) {
-  AttentionMatrix a{std::vector<float>(9, 0.0f), 3, true};
-  a.weights[0] = 1;
-  a.weights[3] = 0.5f, a.weights[4] = 0.5f;
-  a.weights[6] = 0.5f, a.weights[7] = 0.3f, a.weights[8] = 0.2f;
+  AttentionMatrix a = three_keys(0.5f, 0.3f, 0.2f);
   const std::vector<float> v{1, 0, 2, 0, 0, 1};
   const ValueSpaceCurve c = value_space_curve(a.view(), v, 2, {1, 2, 0, 1, false});
   ASSERT_EQ(c.points.size(), 3u);
