@@ -153,9 +153,12 @@ CommandLine figure_set_command_line() {
       "correlation with the\n"
       "                           dNLL of ablating the head, across heads, with 95% intervals "
       "(Mudarisov et al., Table 2)\n"
+      "  perturbation_by_layer    how far a perturbation of token 1 spreads, per layer, with and "
+      "without the first\n"
+      "                           token (Barbero et al.; on the first --sparsification-sentences)\n"
       "  bos_removal              NLL change of removing the BOS token, per sentence (Barbero et "
       "al.)\n"
-      "The last three need a model with an output head.");
+      "The last five need a model with an output head.");
 }
 
 // A set's figures and what every CSV records of how they were made: the

@@ -1114,6 +1114,79 @@ SetFigure fisher_figure(const std::vector<std::vector<models::FisherLayer>>& per
   return fig;
 }
 
+// Barbero et al.'s perturbation: how far a perturbation of token 1 spreads
+// through the residual stream, with the first token (the sink) and without it.
+// Per layer l (l = layers: the output), the mean over the positions after the
+// perturbed one of ||h_l(i) - h'_l(i)|| / ||h_l(i)||; NaN per layer for a
+// sentence too short to have such a position in both runs.
+models::Perturbation kSpreadPerturbation() {
+  models::Perturbation q;  // position 1, Gaussian embedding noise of relative size 0.1, seed 1
+  return q;
+}
+
+std::vector<double> perturbation_spread(const models::Model& model, const std::vector<int>& ids,
+                                        bool withoutSink) {
+  const int L = model.config().num_layers;
+  models::Perturbation q = kSpreadPerturbation();
+  std::vector<double> out(static_cast<std::size_t>(L + 1),
+                          std::numeric_limits<double>::quiet_NaN());
+  if (static_cast<int>(ids.size()) < q.position + 2) return out;
+  q.withoutFirstToken = withoutSink;
+  const models::PerturbationMap map = models::perturbation_sensitivity(model, ids, q);
+  const int perturbed = q.position - (withoutSink ? 1 : 0);  // its place in the run
+  for (int l = 0; l <= map.layers; ++l) {
+    double sum = 0.0;
+    int count = 0;
+    for (int i = perturbed + 1; i < map.tokens; ++i)
+      sum += map.change[static_cast<std::size_t>(l * map.tokens + i)], ++count;
+    if (count > 0) out[static_cast<std::size_t>(l)] = sum / count;
+  }
+  return out;
+}
+
+SetFigure perturbation_figure(const std::array<std::vector<std::vector<double>>, 2>& spread,
+                              int layers, const document::AnalysisSettings& p) {
+  SetFigure fig;
+  fig.file = "perturbation_by_layer";
+  fig.paperFigure = "Barbero et al., perturbation sensitivity";
+  const models::Perturbation q = kSpreadPerturbation();
+  fig.plot.title =
+      "Spread of a perturbation of token " + std::to_string(q.position) +
+      " (Gaussian embedding noise of relative size " + csv_number(q.sigma) +
+      "): ‖h − h′‖ / ‖h‖ after it, entering each layer (" + std::to_string(layers) +
+      ": the output), with and without the first token (" +
+      (spread[0].size() == 1 ? std::string("one sentence")
+                             : "mean over " + std::to_string(spread[0].size()) +
+                                   " sentences, 95% intervals over resampled sentences") +
+      ")";
+  fig.plot.xLabel = "layer (" + std::to_string(layers) + ": the output)";
+  fig.plot.yLabel = "relative change";
+  fig.plot.integerX = true;
+  fig.plot.includeZero = true;
+  fig.table.columns = {
+      "layer",    "first_token", "relative_change", "relative_change_lo", "relative_change_hi",
+      "sentences"};
+  for (bool withoutSink : {false, true}) {
+    views::PlotSeries curve{
+        withoutSink ? "without the first token" : "with the first token (sink)", {}, {}};
+    for (int l = 0; l <= layers; ++l) {
+      std::vector<double> perSentence;
+      for (const auto& sentence : spread[withoutSink])
+        perSentence.push_back(sentence[static_cast<std::size_t>(l)]);
+      const PooledMean m = pooled_mean(perSentence, p);
+      fig.table.rows.push_back({std::to_string(l), withoutSink ? "removed" : "kept",
+                                csv_number_or_empty(m.mean), csv_number_or_empty(m.lo),
+                                csv_number_or_empty(m.hi), std::to_string(m.sentences)});
+      if (m.sentences == 0) continue;
+      curve.x.push_back(l + (withoutSink ? 0.06 : -0.06));  // bars side by side
+      curve.y.push_back(m.mean), curve.lo.push_back(m.lo), curve.hi.push_back(m.hi);
+    }
+    curve.dashed = withoutSink;
+    fig.plot.series.push_back(std::move(curve));
+  }
+  return fig;
+}
+
 }  // namespace
 
 std::vector<SetFigure> ablation_figures(const models::LoadedModel& model,
@@ -1129,6 +1202,7 @@ std::vector<SetFigure> ablation_figures(const models::LoadedModel& model,
   };
   std::map<std::pair<int, double>, Pooled> pooled;  // (ranking, retained)
   std::vector<std::vector<models::FisherLayer>> fisher;  // per sentence (empty: too short)
+  std::array<std::vector<std::vector<double>>, 2> spread;  // [without the sink][sentence][layer]
   // Per head, sums over the sentences (divided by their count below).
   std::vector<double> headDnll;
   std::vector<std::pair<std::string, std::vector<double>>> headDiagnostics;
@@ -1146,6 +1220,9 @@ std::vector<SetFigure> ablation_figures(const models::LoadedModel& model,
     } catch (const models::ModelRunError&) {
       fisher.emplace_back();  // one token: nothing predicted
     }
+    for (bool withoutSink : {false, true})
+      spread[withoutSink].push_back(
+          perturbation_spread(*model.model, run.trace.ids(), withoutSink));
     accumulate(headDnll, dnll);
     const auto diagnostics = models::head_diagnostic_series(run.trace, params.analysis.topN);
     if (headDiagnostics.empty())
@@ -1210,6 +1287,7 @@ std::vector<SetFigure> ablation_figures(const models::LoadedModel& model,
   figures.push_back(ablation_correlation_table(headDiagnostics, headDnll, used,
                                                params.analysis.topN, params.analysis));
   figures.push_back(fisher_figure(fisher, model.model->config().num_layers, params.analysis));
+  figures.push_back(perturbation_figure(spread, model.model->config().num_layers, params.analysis));
   return figures;
 }
 
@@ -1231,6 +1309,10 @@ const std::vector<AtlasKind>& atlas_kinds() {
        "needs token probabilities: a model with an output head (a study run with --functional)", 0,
        6},
       {"key_importance_by_layer", "Barbero et al., the sink metric", "", 1, 1},
+      {"perturbation_by_layer", "Barbero et al., perturbation sensitivity",
+       "runs with head ablation: a model with an output head (a study run with --functional, "
+       "its model folder at hand) and --sparsification-sentences above 0",
+       1, 3},
       {"bos_removal", "Barbero et al., BOS removal",
        "needs token probabilities: a model with an output head (a study run with --functional)", 1,
        2},
@@ -1280,7 +1362,8 @@ const std::vector<std::pair<std::string, std::string>>& atlas_not_yet_drawn() {
       {"Ruscio et al., frames of several models side by side",
        "each model's figure set is drawn alone: not yet side by side"},
       {"Barbero et al., context length and BOS packing",
-       "the sink metric against context length and training packing: not yet"}};
+       "the sink metric of models trained at several context lengths or packings, side by side: "
+       "not yet (each model's sink metric is in key_importance_by_layer)"}};
   return pending;
 }
 

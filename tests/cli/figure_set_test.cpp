@@ -146,8 +146,8 @@ std::vector<std::string> every_figure() {
   for (const auto& [file, columns] : geometry_figures()) names.push_back(file);
   for (const char* name :
        {"taxonomy_by_layer", "class_value_alignment_against_n", "class_loo_norm_against_n",
-        "fiedler_by_layer", "centralisation_by_layer", "sink_removal_kl_by_layer", "bos_removal",
-        "sparsification"})
+        "fiedler_by_layer", "centralisation_by_layer", "sink_removal_kl_by_layer",
+        "fisher_by_layer", "perturbation_by_layer", "bos_removal", "sparsification"})
     names.push_back(name);
   return names;
 }
@@ -266,6 +266,27 @@ TEST(FigureSet, OneSentenceEqualsTheMeanOverHeadsOfTheSingleSentenceReport) {
     }
   }
 
+  // The perturbation's spread: experiment perturb's relative change after the
+  // perturbed token, averaged per layer, with and without the first token.
+  for (const auto& [flag, kept] :
+       {std::pair{"", "kept"}, std::pair{" --without-first", "removed"}}) {
+    const fs::path out = root / (std::string("perturb") + kept);
+    ASSERT_EQ(cli("experiment perturb '" + kModel + "' --text '" + text + "'" + flag + " --out '" +
+                  out.string() + "'")
+                  .exit,
+              0);
+    std::map<std::string, std::pair<double, int>> mean;
+    for (const auto& r : table(out / "perturb.csv").rows)
+      if (std::stoi(r[1]) > 1) mean[r[0]].first += std::stod(r[3]), ++mean[r[0]].second;
+    std::size_t checked = 0;
+    for (const auto& r : table(root / "set/perturbation_by_layer.csv").rows) {
+      if (r[1] != kept) continue;
+      const auto& [sum, count] = mean.at(r[0]);
+      EXPECT_NEAR(std::stod(r[2]), sum / count, 1e-12) << kept << " layer " << r[0];
+      ++checked;
+    }
+    EXPECT_EQ(checked, mean.size()) << kept << ": every layer and the output";
+  }
   // Fisher information of one sentence: the experiment's, layer by layer.
   {
     const CliRun fisher = cli("experiment fisher '" + kModel + "' --text '" + text + "' --out '" +
@@ -755,7 +776,10 @@ TEST(FigureSet, AStudyFolderGivesTheFigureSetOfItsSentenceFile) {
                 0)
           << preset;
       for (const std::string& name : every_figure()) {
-        if (name == "sparsification") continue;  // left out above
+        // Head ablation's figures are left out above (--sparsification-sentences 0).
+        if (name == "sparsification" || name == "fisher_by_layer" ||
+            name == "perturbation_by_layer")
+          continue;
         const PdfText text = pdf_text((out / (name + ".pdf")).string());
         ASSERT_TRUE(text.readable) << preset << " " << name;
         EXPECT_NEAR(text.width, width, 1) << preset << " " << name;
