@@ -531,6 +531,56 @@ SetFigure per_n_figure(const SetContext& x, const PerNKind& kind) {
   return fig;
 }
 
+// Fig. 3(c) of 004: F_N over every head whose top N holds the sink and over
+// every head whose top N does not, every layer pooled: each sentence's layer
+// mean weighted by its share of such heads, so every (sentence, head)
+// instance counts once.
+SetFigure fn_by_sink_selection_pooled_figure(const SetContext& x) {
+  RaggedMean in, out, reach;
+  for (const SentenceRecord& r : x.records) {
+    reach.add(r.curves.front().fN);
+    for (const LayerCurves& c : r.curves) {
+      in.add(c.fSinkIn, heads_weight(c, HeadsCounted::SinkSelected));
+      out.add(c.fSinkOut, heads_weight(c, HeadsCounted::SinkUnselected));
+    }
+  }
+  SetFigure fig;
+  fig.file = "fn_by_sink_selection_against_n";
+  fig.paperFigure = "Mudarisov et al., Fig. 3(c)";
+  fig.plot.title =
+      "Fₙ with and without the sink in the top N, every layer's heads pooled (mean "
+      "over the heads and " +
+      x.source + ")" + x.positionNote;
+  fig.plot.xPadding = 0.5;
+  fig.plot.xLabel = "N (keys selected, log₂ scale)";
+  fig.plot.yLabel = "Fₙ";
+  fig.plot.integerX = true;
+  fig.plot.log2X = true;
+  fig.plot.includeZero = true;
+  fig.plot.airBelow = true;
+  views::PlotSeries selected = ragged_curve("sink selected", in, {}, 1.0, x.minCount, &reach);
+  views::PlotSeries unselected =
+      ragged_curve("sink not selected", out, {}, 1.0, x.minCount, &reach);
+  unselected.dashed = true;
+  selected.inLegend = !selected.x.empty();
+  unselected.inLegend = !unselected.x.empty();
+  fig.plot.series = {std::move(selected), std::move(unselected)};
+  fig.table.columns = {"n",
+                       "f_n_sink_selected",
+                       "f_n_sink_unselected",
+                       "instances_selected",
+                       "instances_unselected",
+                       "sentences"};
+  for (std::size_t k = 0; k < reach.size(); ++k)
+    fig.table.rows.push_back(
+        {std::to_string(k + 1), csv_number_or_empty(in.mean(k)), csv_number_or_empty(out.mean(k)),
+         // The weights are shares of a layer's heads: times H, heads.
+         std::to_string(std::llround(k < in.size() ? in.weight[k] * x.H : 0.0)),
+         std::to_string(std::llround(k < out.size() ? out.weight[k] * x.H : 0.0)),
+         std::to_string(reach.count[k])});
+  return fig;
+}
+
 void append_per_n_figures(const SetContext& x, std::vector<SetFigure>& figures) {
   using C = LayerCurves;
   const PerNKind kinds[] = {
@@ -579,6 +629,12 @@ void append_per_n_figures(const SetContext& x, std::vector<SetFigure>& figures) 
                (heads_of(kind.values) == HeadsCounted::All || c.sinkRate.size() == c.fN.size());
     if (kept) figures.push_back(per_n_figure(x, kind));
   }
+  bool kept = true;  // studies recorded before the sink's curves lack them
+  for (const SentenceRecord& r : x.records)
+    for (const LayerCurves& c : r.curves)
+      kept = kept && c.sinkRate.size() == c.fN.size() && c.fSinkIn.size() == c.fN.size() &&
+             c.fSinkOut.size() == c.fN.size();
+  if (kept) figures.push_back(fn_by_sink_selection_pooled_figure(x));
 }
 
 // The value vectors' geometry by layer (004, Figs. 3a, 6 and 7): for each
@@ -1322,6 +1378,7 @@ const std::vector<AtlasKind>& atlas_kinds() {
       {"sink_value_norm_ratio_by_layer", "Mudarisov et al., Fig. 3(a)", kGeometryAbsent, 2, 3.0},
       {"precision_by_context_length", "Mudarisov et al., Fig. 10", kContextAbsent, 2, 10},
       {"recall_by_context_length", "Mudarisov et al., Fig. 11", kContextAbsent, 2, 11},
+      {"fn_by_sink_selection_against_n", "Mudarisov et al., Fig. 3(c)", kCurveAbsent, 2, 3.2},
       {"taxonomy_by_layer", "Mudarisov et al., Fig. 4(a)", "", 2, 4.0},
       {"class_value_alignment_against_n", "Mudarisov et al., Fig. 4(b)", kClassesAbsent, 2, 4.1},
       {"class_loo_norm_against_n", "Mudarisov et al., Fig. 4(b)", kClassesAbsent, 2, 4.2},
@@ -1355,10 +1412,9 @@ const std::vector<AtlasKind>& atlas_kinds() {
 
 const std::vector<std::pair<std::string, std::string>>& atlas_not_yet_drawn() {
   static const std::vector<std::pair<std::string, std::string>> pending{
-      {"Mudarisov et al., Fig. 3 (b-c)",
-       "the distributions of value-direction cosines (sink against non-sink, non-sink pairs) and "
-       "F_N by sink selection per model: not yet drawn as the paper does (Fig. 14's figure has "
-       "F_N by sink selection per layer)"},
+      {"Mudarisov et al., Fig. 3(b)",
+       "the distributions of value-direction cosines (sink against non-sink, non-sink pairs): "
+       "not yet (their extremes per head are in value_coherence_by_layer)"},
       {"Ruscio et al., frames of several models side by side",
        "each model's figure set is drawn alone: not yet side by side"},
       {"Barbero et al., context length and BOS packing",

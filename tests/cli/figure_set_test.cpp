@@ -140,7 +140,7 @@ double quantile(std::vector<double> v, double q) {
 // Every figure of a set drawn from a model with an output head.
 std::vector<std::string> every_figure() {
   std::vector<std::string> names{"key_importance_by_layer", "betti0_by_layer", "betti1_by_layer",
-                                 "fn_against_n_by_layer"};
+                                 "fn_against_n_by_layer", "fn_by_sink_selection_against_n"};
   for (const PerNColumn& c : per_n_columns())
     if (names.back() != c.file) names.push_back(c.file);
   for (const auto& [file, columns] : geometry_figures()) names.push_back(file);
@@ -692,6 +692,35 @@ TEST(FigureSet, SentencesOfEveryLengthPoolByPositionAndBadRequestsAreRefused) {
       labels.push_back(table(out / "taxonomy.csv"));
     }
     expect_class_pooled(root / "set", single, labels);
+    // Fig. 3(c): F_N over every (sentence, layer, head) with the sink selected, and without.
+    std::map<std::pair<int, bool>, std::pair<double, int>> sums;
+    for (const CsvTable& t : single) {
+      const int n = column(t, "n"), f = column(t, "f"), sink = column(t, "sink_selected");
+      for (const auto& row : t.rows) {
+        if (row[1] == "average") continue;
+        auto& sum = sums[{std::stoi(row[static_cast<std::size_t>(n)]),
+                          row[static_cast<std::size_t>(sink)] == "1"}];
+        sum.first += std::stod(row[static_cast<std::size_t>(f)]);
+        ++sum.second;
+      }
+    }
+    const CsvTable pooled = table(root / "set/fn_by_sink_selection_against_n.csv");
+    ASSERT_FALSE(pooled.rows.empty());
+    for (const auto& row : pooled.rows)
+      for (const auto& [selected, value, count] :
+           {std::tuple{true, 1, 3}, std::tuple{false, 2, 4}}) {
+        const auto at = sums.find({std::stoi(row[0]), selected});
+        const std::string what = "N " + row[0] + (selected ? " selected" : " unselected");
+        if (at == sums.end()) {
+          EXPECT_TRUE(row[static_cast<std::size_t>(value)].empty()) << what;
+          EXPECT_EQ(row[static_cast<std::size_t>(count)], "0") << what;
+          continue;
+        }
+        EXPECT_NEAR(std::stod(row[static_cast<std::size_t>(value)]),
+                    at->second.first / at->second.second, 1e-12)
+            << what;
+        EXPECT_EQ(row[static_cast<std::size_t>(count)], std::to_string(at->second.second)) << what;
+      }
     for (const PerNColumn& c : per_n_columns())
       if (!c.onlyIf.first.empty() || std::string(c.column) == "sink_intrusion_rate")
         expect_pooled(table(root / "set" / (std::string(c.file) + ".csv")), "n", c.column,
