@@ -425,6 +425,18 @@ SetFigure sink_removal_kl_figure(const SetContext& x, const document::AnalysisSe
   return fig;
 }
 
+// The x axis of every curve against N: N in powers of two, as Mudarisov et
+// al. reason about it, from 0 on y. `airBelow`: the lowest curve off the axis line.
+void against_n_axes(views::LinePlot& plot, const std::string& yLabel, bool airBelow = true) {
+  plot.xPadding = 0.5;
+  plot.xLabel = "N (keys selected, log₂ scale)";
+  plot.yLabel = yLabel;
+  plot.integerX = true;
+  plot.log2X = true;
+  plot.includeZero = true;
+  plot.airBelow = airBelow;
+}
+
 // F_N against N with the random baseline (004).
 SetFigure fn_figure(const SetContext& x) {
   std::vector<RaggedMean> f(static_cast<std::size_t>(x.L)), random(static_cast<std::size_t>(x.L));
@@ -438,13 +450,7 @@ SetFigure fn_figure(const SetContext& x) {
   fig.paperFigure = "Mudarisov et al., Fig. 2";
   fig.plot.title = "Fₙ against N at the last query (mean over heads and " + x.source +
                    "); dashed: random N-subsets" + shown_note(x.shown, x.L) + x.positionNote;
-  fig.plot.xPadding = 0.5;
-  // N in powers of two, as Mudarisov et al. reason about it (Fₙ against log₂ N).
-  fig.plot.xLabel = "N (keys selected, log₂ scale)";
-  fig.plot.yLabel = "Fₙ";
-  fig.plot.integerX = true;
-  fig.plot.log2X = true;
-  fig.plot.includeZero = true;
+  against_n_axes(fig.plot, "Fₙ", false);
   fig.table = layered_table(f, &random, {}, 1.0, {"layer", "n", "f_n", "f_n_random", "sentences"});
   return fig;
 }
@@ -517,13 +523,7 @@ SetFigure per_n_figure(const SetContext& x, const PerNKind& kind) {
                    ")" + (kind.dashed ? std::string("; dashed: ") + kind.dashedMeaning : "") +
                    (undrawn.empty() ? "" : " | no qualifying head in layer " + undrawn) +
                    shown_note(x.shown, x.L) + x.positionNote;
-  fig.plot.xPadding = 0.5;
-  fig.plot.xLabel = "N (keys selected, log₂ scale)";
-  fig.plot.yLabel = kind.yLabel;
-  fig.plot.integerX = true;
-  fig.plot.log2X = true;
-  fig.plot.includeZero = true;  // rates from 0; a margin's sign is the finding
-  fig.plot.airBelow = true;     // the lowest curve off the axis line
+  against_n_axes(fig.plot, kind.yLabel);  // rates from 0; a margin's sign is the finding
   std::vector<std::string> columns{"layer", "n", kind.column};
   if (kind.dashed) columns.push_back(kind.dashedColumn);
   columns.push_back("sentences");
@@ -551,13 +551,7 @@ SetFigure fn_by_sink_selection_pooled_figure(const SetContext& x) {
       "Fₙ with and without the sink in the top N, every layer's heads pooled (mean "
       "over the heads and " +
       x.source + ")" + x.positionNote;
-  fig.plot.xPadding = 0.5;
-  fig.plot.xLabel = "N (keys selected, log₂ scale)";
-  fig.plot.yLabel = "Fₙ";
-  fig.plot.integerX = true;
-  fig.plot.log2X = true;
-  fig.plot.includeZero = true;
-  fig.plot.airBelow = true;
+  against_n_axes(fig.plot, "Fₙ");
   views::PlotSeries selected = ragged_curve("sink selected", in, {}, 1.0, x.minCount, &reach);
   views::PlotSeries unselected =
       ragged_curve("sink not selected", out, {}, 1.0, x.minCount, &reach);
@@ -796,13 +790,7 @@ SetFigure class_trajectory_figure(const SetContext& x, const ClassTrajectoryKind
       std::string(kind.title) +
       " at the last query, by head class (mean over the class's heads of every layer and " +
       x.source + "; each head classed by its votes in each sentence)" + x.positionNote;
-  fig.plot.xPadding = 0.5;
-  fig.plot.xLabel = "N (keys selected, log₂ scale)";
-  fig.plot.yLabel = kind.yLabel;
-  fig.plot.integerX = true;
-  fig.plot.log2X = true;
-  fig.plot.includeZero = true;
-  fig.plot.airBelow = true;
+  against_n_axes(fig.plot, kind.yLabel);
   fig.table.columns = {"class", "n", kind.solidColumn, kind.dashedColumn, "heads", "sentences"};
   for (std::size_t c = 0; c < 3; ++c) {
     const std::string name = analysis::head_class_name(static_cast<analysis::HeadClass>(c));
@@ -892,13 +880,7 @@ void append_context_length_figures(const SetContext& x, const document::Analysis
         " of the top N at context length L (query L − 1; mean over every head and the sentences "
         "of at least L tokens)" +
         (unreached.empty() ? "" : " | no sentence reaches L = " + unreached);
-    fig.plot.xPadding = 0.5;
-    fig.plot.xLabel = "N (keys selected, log₂ scale)";
-    fig.plot.yLabel = precision ? "precision P" : "recall R";
-    fig.plot.integerX = true;
-    fig.plot.log2X = true;
-    fig.plot.includeZero = true;
-    fig.plot.airBelow = true;
+    against_n_axes(fig.plot, precision ? "precision P" : "recall R");
     figures.push_back(std::move(fig));
   }
 }

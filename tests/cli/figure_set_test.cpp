@@ -623,6 +623,13 @@ TEST(FigureSet, ContextLengthsPoolTheCurvesAtQueryLMinusOne) {
   EXPECT_NE(
       read_text(root / "set/precision_by_context_length.csv").find("no sentence reaches L = 100"),
       std::string::npos);
+  // Drawn at the one-column preset: every word on the page at 8 pt, on no other.
+  for (const char* name : {"precision_by_context_length", "recall_by_context_length"}) {
+    const PdfText words = pdf_text((root / "set" / (std::string(name) + ".pdf")).string());
+    ASSERT_TRUE(words.readable) << name;
+    for (const std::string& problem : pdf_text_problems(words, 8.0))
+      ADD_FAILURE() << name << ": " << problem;
+  }
 
   // The same from a study recorded with the lengths; without --curves refused.
   ASSERT_EQ(cli("study run '" + kModel + "'" + sentences +
