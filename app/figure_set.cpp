@@ -14,6 +14,7 @@
 #include "app/command_options.h"
 #include "app/gui_support.h"
 #include "models/corpus.h"
+#include "models/document/figure_comparison.h"
 #include "models/document/figure_set_data.h"
 #include "models/document/report_parts.h"
 #include "models/document/study.h"
@@ -44,21 +45,34 @@ int usage_error(const std::string& message) {
 
 // The command line of figure-set, declared once.
 struct FigureSetOptions {
-  std::string studyDir, sentencesFile, outDir, preset = "one-column", modelSpec;
+  std::string sentencesFile, outDir, preset = "one-column";
+  std::vector<std::string> studyDirs, modelSpecs, labels;
   int maxSentences = 200, layersShown = 8, sparsify = 2, pngDpi = 0;
   std::vector<int> contextLengths;
   bool force = false;
   CLI::Option *study = nullptr, *sentences = nullptr, *model = nullptr;
 
   void declare(CLI::App& command) {
-    study = command.add_option("--study", studyDir, "a finished corpus study (study run --curves)")
-                ->type_name("DIR");
+    study = command
+                .add_option("--study", studyDirs,
+                            "a finished corpus study (study run --curves); repeat it to compare "
+                            "studies side by side")
+                ->type_name("DIR")
+                ->allow_extra_args(false);
     sentences = command.add_option("--sentences", sentencesFile,
                                    "one sentence per line, or JSONL with \"text\"")
                     ->type_name("FILE");
-    model = command.add_option("MODEL", modelSpec,
-                               "a model folder or cache name (default: the built-in model)")
-                ->type_name("[MODEL]");
+    model = command
+                .add_option("MODEL", modelSpecs,
+                            "a model folder or cache name (default: the built-in model); "
+                            "several: drawn side by side")
+                ->type_name("[MODEL ...]");
+    command
+        .add_option("--labels", labels,
+                    "the models' (or studies') names in the figures and the folders of their "
+                    "own sets, in the order given (default: their folders' names)")
+        ->type_name("NAME,...")
+        ->delimiter(',');
     command.add_option("--out", outDir, "the folder to write")->type_name("DIR")->required();
     command.add_option("--max-sentences", maxSentences, range_text("use the first N sentences", 1, 1000000))
         ->type_name("N")->check(whole_in(1, 1000000))->capture_default_str();
@@ -96,10 +110,19 @@ CommandLine figure_set_command_line() {
       "as PDF (and PNG with --png) with the CSV of its numbers.\n"
       "sinkscope figure-set [MODEL] --sentences FILE --out DIR\n"
       "sinkscope figure-set --study DIR --out DIR   (a finished corpus study run with `study "
-      "run --curves`: its records, no model run except for sparsification)",
+      "run --curves`: its records, no model run except for sparsification)\n"
+      "Several models (MODEL MODEL ...) or studies (--study A --study B ...) are drawn side by "
+      "side: each one's set in a folder named by its label (--labels), and at the top every "
+      "kind with one panel per model on one y range and one CSV with a column model.",
       "Figures:\n"
       "  key_importance_by_layer  alpha_k by position per layer, uniform baseline (Barbero et al., "
       "Gu et al.)\n"
+      "  sink_rate                (a table) % of heads with alpha_0 > eps and the mean boost, "
+      "with 95% intervals\n"
+      "                           (Barbero et al.; several models: one plot, against the labels "
+      "where they are numbers,\n"
+      "                           e.g. --labels 256,512,1024 for models trained at those context "
+      "lengths)\n"
       "  betti0_by_layer, betti1_by_layer  Betti curves per layer (Ruscio et al.)\n"
       "  reference_frame          (a table) the frame with its evidence, the share of "
       "specialised heads and the\n"
@@ -185,10 +208,12 @@ std::string params_line(const document::AnalysisSettings& analysis, const Figure
 
 // The set of a finished study's records (run with --curves); sparsification
 // runs the study's model when it can be opened.
-void draw_set_of_study(const FigureSetOptions& o, const FigureSetParams& params, FigureSetDrawn& set) {
-  const StudyRecords study = document::study_records(o.studyDir);
+void draw_set_of_study(const FigureSetOptions& o, const std::string& studyDir,
+                       const FigureSetParams& params, FigureSetDrawn& set) {
+  const StudyRecords study = document::study_records(studyDir);
   if (!study.params.curves)
-    throw UsageError(o.studyDir + ": the study has no curves (run its shards with study run --curves)");
+    throw UsageError(studyDir +
+                     ": the study has no curves (run its shards with study run --curves)");
   set.figures = document::figure_set_of_records(study.records, study.layers, study.heads,
                                                 study.encoder, study.params, params);
   // Kinds an older study's records cannot give: said, not silently missing.
@@ -222,14 +247,14 @@ void draw_set_of_study(const FigureSetOptions& o, const FigureSetParams& params,
 }
 
 // The set of a sentence file's first --max-sentences sentences on MODEL.
-void draw_set_of_sentences(const FigureSetOptions& o, const FigureSetParams& params,
-                           FigureSetDrawn& set) {
+void draw_set_of_sentences(const FigureSetOptions& o, const std::string& modelSpec,
+                           const FigureSetParams& params, FigureSetDrawn& set) {
   std::vector<std::string> sentences = models::corpus_read_sentences(o.sentencesFile);
   if (sentences.empty()) throw UsageError(o.sentencesFile + ": no sentences (every line is empty)");
   if (sentences.size() > static_cast<std::size_t>(o.maxSentences))
     sentences.resize(static_cast<std::size_t>(o.maxSentences));
-  const QString modelArg = o.modelSpec.empty() ? default_model_folder(builtin_models_dir())
-                                               : QString::fromStdString(o.modelSpec);
+  const QString modelArg = modelSpec.empty() ? default_model_folder(builtin_models_dir())
+                                             : QString::fromStdString(modelSpec);
   if (modelArg.isEmpty()) throw UsageError("no MODEL given and no built-in model found");
   const models::LoadedModel model = models::loaded_model_open(modelArg.toStdString());
   std::fprintf(stderr, "sinkscope %s: %zu sentences on %s\n", command_name, sentences.size(),
@@ -252,9 +277,8 @@ void draw_set_of_sentences(const FigureSetOptions& o, const FigureSetParams& par
 }
 
 // Every file of the set, drawn: each figure's CSV, its PDF, and its PNG with --png.
-std::vector<std::pair<std::filesystem::path, std::string>> set_files(const FigureSetDrawn& set,
-                                                                     const FigureSetOptions& o) {
-  const std::filesystem::path out = o.outDir;
+std::vector<std::pair<std::filesystem::path, std::string>> set_files(
+    const FigureSetDrawn& set, const FigureSetOptions& o, const std::filesystem::path& out) {
   const render::FigureOptions options = preset_named(o.preset, 300);
   std::vector<std::pair<std::filesystem::path, std::string>> files;
   auto add = [&](const std::filesystem::path& path, const QByteArray& bytes) {
@@ -383,12 +407,10 @@ std::pair<std::filesystem::path, std::string> atlas_report(const FigureSetDrawn&
       "\"Geometric analysis of token selection\". Definitions and readings: docs/metrics.md.");
   for (const SetFigure& f : document::in_papers_order(set.figures)) {
     if (f.plot.series.empty() && f.plot.title.empty()) continue;  // a table only
+    const std::string name = f.paperFigure.empty() ? f.file : f.paperFigure + " (" + f.file + ")";
     render::ReportFigure r{
-        render::figure_part(
-            f.plot,
-            QString::fromStdString(f.paperFigure.empty() ? f.file
-                                                         : f.paperFigure + " (" + f.file + ")"),
-            QSize(640, 480)),
+        QString::fromStdString(name),
+        {render::figure_part(f.plot, QString::fromStdString(name), QSize(640, 480))},
         QString::fromStdString(document::figure_caption(f, scope))};
     doc.figures.push_back(std::move(r));
   }
@@ -409,7 +431,8 @@ std::pair<std::filesystem::path, std::string> atlas_report(const FigureSetDrawn&
 
 // atlas.csv: every kind of the papers, whether this set drew it, and why not.
 std::pair<std::filesystem::path, std::string> atlas_index(const FigureSetDrawn& set,
-                                                          const FigureSetOptions& o) {
+                                                          const FigureSetOptions& o,
+                                                          const std::filesystem::path& out) {
   io::CsvTable index;
   index.comments = {{"tool", "sinkscope paper " SINKSCOPE_VERSION}, {"model", set.modelName}};
   index.comments.insert(index.comments.end(), set.provenance.begin(), set.provenance.end());
@@ -425,9 +448,217 @@ std::pair<std::filesystem::path, std::string> atlas_index(const FigureSetDrawn& 
   }
   for (const auto& [what, why] : document::atlas_not_yet_drawn())
     index.rows.push_back({what, "", "not yet in SinkScope", why});
+  const std::filesystem::path path = out / "atlas.csv";
+  io::output_check_replaceable(path, o.force);
+  return {path, io::csv_render(index)};
+}
+
+// Several models side by side: each model's own set in a folder named by
+// its label, and at the top every kind with a panel per model and the joined
+// CSV (and, for paper, atlas.csv and one report of the comparisons).
+struct ComparedSets {
+  std::vector<FigureSetDrawn> sets;
+  std::vector<std::string> labels;
+  std::vector<document::ComparedKind> kinds;
+};
+
+std::string reason_absent(const std::string& file) {
+  for (const document::AtlasKind& kind : document::atlas_kinds())
+    if (file == kind.file) return kind.whyAbsent;
+  return "";
+}
+
+// What every joined CSV says of how it was made: each model's name,
+// sentences and hashes (keys named by the model's label).
+io::CsvTable compared_table(const ComparedSets& c, const document::ComparedKind& kind) {
+  io::CsvTable table = kind.table;
+  std::vector<std::pair<std::string, std::string>> head{
+      {"tool", std::string("sinkscope ") + command_name + " " SINKSCOPE_VERSION},
+      {"figure", kind.title.empty() ? kind.file : kind.title}};
+  if (!kind.paperFigure.empty()) head.emplace_back("paper_figure", kind.paperFigure);
+  head.emplace_back("models", [&] {
+    std::string all;
+    for (const std::string& l : c.labels) all += (all.empty() ? "" : ", ") + l;
+    return all;
+  }());
+  if (!kind.without.empty()) {
+    std::string missing;
+    for (const std::string& l : kind.without) missing += (missing.empty() ? "" : ", ") + l;
+    head.emplace_back("left_out", missing + ": " + reason_absent(kind.file));
+  }
+  table.comments.insert(table.comments.begin(), head.begin(), head.end());
+  for (std::size_t k = 0; k < c.sets.size(); ++k) {
+    const FigureSetDrawn& set = c.sets[k];
+    const std::string& label = c.labels[k];
+    table.comments.emplace_back("model (" + label + ")", set.modelName);
+    table.comments.emplace_back(
+        "sentences (" + label + ")",
+        set.sentencesName + " (first " + std::to_string(set.sentenceCount) + ")");
+    for (const auto& [key, value] : set.provenance)
+      if (key != "command" || k == 0)
+        table.comments.emplace_back(key == "command" ? key : key + " (" + label + ")", value);
+  }
+  return table;
+}
+
+std::vector<render::FigurePart> compared_parts(const document::ComparedKind& kind) {
+  std::vector<render::FigurePart> parts;
+  for (const views::LinePlot& panel : kind.panels) {
+    parts.push_back(render::figure_part(
+        panel, QString::fromStdString(kind.file + " " + panel.title), QSize(640, 480)));
+    if (kind.panels.size() > 1) parts.back().letterNote = QString::fromStdString(panel.title);
+  }
+  return parts;
+}
+
+std::vector<std::pair<std::filesystem::path, std::string>> compared_files(
+    const ComparedSets& c, const FigureSetOptions& o) {
+  const std::filesystem::path out = o.outDir;
+  std::vector<std::pair<std::filesystem::path, std::string>> files;
+  for (std::size_t k = 0; k < c.sets.size(); ++k) {
+    auto own = set_files(c.sets[k], o, out / c.labels[k]);
+    files.insert(files.end(), own.begin(), own.end());
+  }
+  const render::FigureOptions options = preset_named(o.preset, 300);
+  for (const document::ComparedKind& kind : c.kinds) {
+    const std::filesystem::path csv = out / (kind.file + ".csv");
+    io::output_check_replaceable(csv, o.force);
+    files.emplace_back(csv, io::csv_render(compared_table(c, kind)));
+    if (kind.panels.empty()) continue;
+    // One plot (the sink rate of every model) is drawn as a view alone, unlettered.
+    auto drawn = [&](render::ExportFormat format, const render::FigureOptions& how) {
+      const std::vector<render::FigurePart> parts = compared_parts(kind);
+      return (parts.size() == 1 ? render::figure_part_bytes(parts.front(), format, how, {})
+                                : render::figure_parts_bytes(parts, format, how, 0))
+          .toStdString();
+    };
+    files.emplace_back(out / (kind.file + ".pdf"), drawn(render::ExportFormat::Pdf, options));
+    if (o.pngDpi > 0) {
+      render::FigureOptions png = options;
+      png.dpi = o.pngDpi;
+      files.emplace_back(out / (kind.file + ".png"), drawn(render::ExportFormat::Png, png));
+    }
+  }
+  return files;
+}
+
+// atlas.csv of a comparison: every kind of the papers, the models that drew it and why not the
+// others.
+std::pair<std::filesystem::path, std::string> compared_index(const ComparedSets& c,
+                                                             const FigureSetOptions& o) {
+  io::CsvTable index;
+  index.comments = {{"tool", "sinkscope paper " SINKSCOPE_VERSION}};
+  for (std::size_t k = 0; k < c.sets.size(); ++k)
+    index.comments.emplace_back("model (" + c.labels[k] + ")", c.sets[k].modelName);
+  index.columns = {"paper_figure", "file", "drawn_for", "left_out_for", "reason"};
+  auto joined = [](const std::vector<std::string>& labels) {
+    std::string all;
+    for (const std::string& l : labels) all += (all.empty() ? "" : ";") + l;
+    return all;
+  };
+  for (const document::AtlasKind& kind : document::atlas_kinds()) {
+    const auto drawn =
+        std::find_if(c.kinds.begin(), c.kinds.end(),
+                     [&](const document::ComparedKind& k) { return k.file == kind.file; });
+    const std::vector<std::string> none;
+    const std::vector<std::string>& missing = drawn == c.kinds.end() ? c.labels : drawn->without;
+    index.rows.push_back({kind.paperFigure, std::string(kind.file) + ".csv",
+                          joined(drawn == c.kinds.end() ? none : drawn->labels), joined(missing),
+                          missing.empty() ? "" : kind.whyAbsent});
+  }
+  for (const auto& [what, why] : document::atlas_not_yet_drawn())
+    index.rows.push_back({what, "", "", joined(c.labels), "not yet in SinkScope: " + why});
   const std::filesystem::path path = std::filesystem::path(o.outDir) / "atlas.csv";
   io::output_check_replaceable(path, o.force);
   return {path, io::csv_render(index)};
+}
+
+// The comparison's report: each kind's panels (a), (b), ... one per model, in the papers' order.
+std::pair<std::filesystem::path, std::string> compared_report(const ComparedSets& c,
+                                                              const FigureSetOptions& o) {
+  render::ReportDocument doc;
+  doc.title = QStringLiteral("Attention sinks: the seed papers' figures on %1 models side by side")
+                  .arg(c.sets.size());
+  doc.front << QStringLiteral(
+                   "SinkScope %1 drew each figure below once per model, its panels (a), (b), ... "
+                   "in the order the models were given and on one y range, each pooled over that "
+                   "model's sentences as its own set's caption says. Each model's own set (every "
+                   "figure with its CSV) is in the folder named by its label; every figure's "
+                   "numbers for all models are in the CSV of the same name beside this report, "
+                   "with a first column naming the model.")
+                   .arg(QStringLiteral(SINKSCOPE_VERSION));
+  for (std::size_t k = 0; k < c.sets.size(); ++k) {
+    const FigureSetDrawn& set = c.sets[k];
+    doc.front << QStringLiteral("%1: %2, %3 layers of %4 heads; %5 sentences of %6.")
+                     .arg(QString::fromStdString(c.labels[k]),
+                          QString::fromStdString(set.modelName))
+                     .arg(set.layers)
+                     .arg(set.heads)
+                     .arg(set.sentenceCount)
+                     .arg(QString::fromStdString(set.sentencesName));
+  }
+  doc.front << QStringLiteral(
+      "Papers: Ruscio et al., \"What are you sinking? A geometric approach on attention sink\"; "
+      "Barbero et al., \"Why do LLMs attend to the first token?\"; Mudarisov et al., "
+      "\"Geometric analysis of token selection\". Definitions and readings: docs/metrics.md.");
+  for (const document::ComparedKind& kind : c.kinds) {
+    if (kind.panels.empty()) continue;
+    std::string caption = (kind.paperFigure.empty() ? "" : "(" + kind.paperFigure + ") ") +
+                          (kind.title.empty() ? kind.file : kind.title);
+    if (!caption.empty() && caption.back() != '.') caption += '.';
+    if (kind.panels.size() > 1) {
+      caption += kind.sharedY ? " One panel per model, on one y range:"
+                              : " One panel per model, each on its own y range (one range would "
+                                "leave a panel's data under a tenth of it):";
+      for (std::size_t k = 0; k < kind.labels.size(); ++k) {
+        std::string note = k < kind.notes.size() ? kind.notes[k] : "";
+        for (std::size_t at = note.find(" | "); at != std::string::npos; at = note.find(" | ", at))
+          note.replace(at, 3, "; ");
+        caption += std::string(k ? ";" : "") + " (" +
+                   static_cast<char>('a' + std::min<std::size_t>(k, 25)) + ") " + kind.labels[k] +
+                   (note.empty() ? "" : ", " + note);
+      }
+      caption += ".";
+    }
+    if (!kind.without.empty()) {
+      caption += " Not drawn for";
+      for (std::size_t k = 0; k < kind.without.size(); ++k)
+        caption += std::string(k ? ", " : " ") + kind.without[k];
+      const std::string why = reason_absent(kind.file);
+      caption += why.empty() ? "." : ": " + why + ".";
+    }
+    caption += " Numbers: " + kind.file + ".csv.";
+    doc.figures.push_back({QString::fromStdString(kind.paperFigure.empty()
+                                                      ? kind.file
+                                                      : kind.paperFigure + " (" + kind.file + ")"),
+                           compared_parts(kind), QString::fromStdString(caption)});
+  }
+  for (const document::ComparedKind& kind : c.kinds)
+    if (kind.panels.empty() || kind.file == "sink_rate") {
+      SetFigure f;
+      f.file = kind.file;
+      f.paperFigure = kind.paperFigure;
+      f.table = kind.table;
+      doc.tables.push_back(report_table(f));
+    }
+  std::vector<std::pair<QString, QString>> missing, pending;
+  for (const document::ComparedKind& kind : c.kinds)
+    for (const std::string& label : kind.without)
+      missing.emplace_back(
+          QString::fromStdString(kind.paperFigure + ": " + kind.file + " (" + label + ")"),
+          QString::fromStdString(reason_absent(kind.file)));
+  for (const document::AtlasKind& kind : document::atlas_kinds())
+    if (std::none_of(c.kinds.begin(), c.kinds.end(),
+                     [&](const document::ComparedKind& k) { return k.file == kind.file; }))
+      missing.emplace_back(QString::fromStdString(std::string(kind.paperFigure) + ": " + kind.file),
+                           QString::fromStdString(kind.whyAbsent));
+  for (const auto& [what, why] : document::atlas_not_yet_drawn())
+    pending.emplace_back(QString::fromStdString(what), QString::fromStdString(why));
+  doc.lists.emplace_back(QStringLiteral("Left out of this report"), missing);
+  doc.lists.emplace_back(QStringLiteral("Not yet drawn by SinkScope"), pending);
+  const std::filesystem::path path = std::filesystem::path(o.outDir) / "report.pdf";
+  io::output_check_replaceable(path, o.force);
+  return {path, render::report_pdf(doc, preset_named(o.preset, 300)).toStdString()};
 }
 
 CommandLine paper_command_line() {
@@ -438,9 +669,12 @@ CommandLine paper_command_line() {
       "the "
       "papers' order and a caption for each, and atlas.csv, which lists every figure of the papers "
       "with whether it was drawn and why not.\n"
-      "sinkscope paper [MODEL] --sentences FILE --out DIR\n"
-      "sinkscope paper --study DIR --out DIR   (a finished corpus study run with `study run "
-      "--curves --functional`, for example sharded on Slurm and merged)",
+      "sinkscope paper [MODEL ...] --sentences FILE --out DIR\n"
+      "sinkscope paper --study DIR [--study DIR ...] --out DIR   (a finished corpus study run "
+      "with `study run --curves --functional`, for example sharded on Slurm and merged)\n"
+      "Several models or studies: each one's set and atlas.csv in a folder named by its label "
+      "(--labels), and at the top every kind side by side (one panel per model, one CSV with a "
+      "column model), atlas.csv and one report of the comparisons.",
       "The figure kinds: sinkscope figure-set --help.");
 }
 
@@ -488,16 +722,52 @@ int run_figure_set(int argc, char** argv, bool paper) {
     }
     if (o.study->count() && !params.analysis.contextLengths.empty())
       throw UsageError("--context-lengths: a study's lengths are those it was run with");
-    if (o.study->count())
-      draw_set_of_study(o, params, set);
-    else
-      draw_set_of_sentences(o, params, set);
-    // Every file drawn first, then written all or none: a refused target, a
-    // full disk or a failed drawing leaves no partial set.
-    auto files = set_files(set, o);
-    if (paper) {
-      files.push_back(atlas_index(set, o));
-      files.push_back(atlas_report(set, o));
+    const std::vector<std::string>& sources = o.study->count() ? o.studyDirs : o.modelSpecs;
+    std::vector<std::pair<std::filesystem::path, std::string>> files;
+    if (sources.size() <= 1) {
+      if (o.labels.size() > 1)
+        throw UsageError("--labels: one model, " + std::to_string(o.labels.size()) + " labels");
+      if (o.study->count())
+        draw_set_of_study(o, o.studyDirs.front(), params, set);
+      else
+        draw_set_of_sentences(o, o.modelSpecs.empty() ? std::string() : o.modelSpecs.front(),
+                              params, set);
+      // Every file drawn first, then written all or none: a refused target, a
+      // full disk or a failed drawing leaves no partial set.
+      files = set_files(set, o, o.outDir);
+      if (paper) {
+        files.push_back(atlas_index(set, o, o.outDir));
+        files.push_back(atlas_report(set, o));
+      }
+    } else {
+      ComparedSets compared;
+      try {
+        compared.labels = document::model_labels(sources, o.labels);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+      }
+      std::vector<document::ModelSet> numbers;
+      for (std::size_t k = 0; k < sources.size(); ++k) {
+        FigureSetDrawn one;
+        one.provenance = set.provenance;
+        std::fprintf(stderr, "sinkscope %s: model %zu of %zu (%s)\n", command_name, k + 1,
+                     sources.size(), compared.labels[k].c_str());
+        if (o.study->count())
+          draw_set_of_study(o, sources[k], params, one);
+        else
+          draw_set_of_sentences(o, sources[k], params, one);
+        numbers.push_back({compared.labels[k], one.figures});
+        compared.sets.push_back(std::move(one));
+      }
+      compared.kinds = document::compare_sets(numbers);
+      files = compared_files(compared, o);
+      if (paper) {
+        for (std::size_t k = 0; k < compared.sets.size(); ++k)
+          files.push_back(atlas_index(compared.sets[k], o,
+                                      std::filesystem::path(o.outDir) / compared.labels[k]));
+        files.push_back(compared_index(compared, o));
+        files.push_back(compared_report(compared, o));
+      }
     }
     io::files_write_atomic(files, o.force);
     for (const auto& [path, bytes] : files) std::printf("%s\n", path.string().c_str());

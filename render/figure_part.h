@@ -25,6 +25,9 @@ struct FigurePart {
   std::shared_ptr<const views::Scene> scene;    // or a 3-D scene, seen from `camera`
   views::SceneCamera camera;
   std::shared_ptr<const views::HeadViewData> headView;  // or the head view
+  // In a figure of several views, written after the view's letter ("(a) gpt2"):
+  // what tells the views apart when they draw the same thing (models side by side).
+  QString letterNote;
 };
 
 // A line plot's part, drawn from its description alone (no widget on screen).

@@ -154,7 +154,7 @@ void front_pages(QPdfWriter& pdf, QPainter& p, const ReportDocument& doc, const 
       1.5 * kMm;
   for (std::size_t k = 0; k < doc.figures.size(); ++k) {
     room(6 * kMm);
-    const QString entry = QStringLiteral("Figure %1. %2").arg(k + 1).arg(doc.figures[k].part.name);
+    const QString entry = QStringLiteral("Figure %1. %2").arg(k + 1).arg(doc.figures[k].name);
     y = paragraph(p, report_font(o, 8.5), entry, kMargin + 4 * kMm, y, kTextW - 4 * kMm) +
         0.6 * kMm;
   }
@@ -199,21 +199,46 @@ QByteArray report_pdf(const ReportDocument& doc, const FigureOptions& figureOpti
     p.setRenderHint(QPainter::Antialiasing, true);
     p.setPen(Qt::black);
     front_pages(pdf, p, doc, figureOptions);
-    const double figureW = o.widthMm * kMm, figureH = o.heightMm * kMm;
+    const double figureW = o.widthMm * kMm;
     const double slot = (kPageH - 2 * kMargin) / 2;
+    const QFont captionFont = report_font(figureOptions, 8);
+    int slotsUsed = 2;  // of the current page: the first figure starts a page
     for (std::size_t k = 0; k < doc.figures.size(); ++k) {
-      if (k % 2 == 0) pdf.newPage();
-      const double top = kMargin + static_cast<double>(k % 2) * slot;
       const ReportFigure& f = doc.figures[k];
-      const QByteArray svg = figure_part_bytes(f.part, ExportFormat::Svg, o, {});
+      if (f.parts.empty())
+        throw std::runtime_error("the report's figure " + f.name.toStdString() + " has no view");
+      const QByteArray svg = f.parts.size() == 1
+                                 ? figure_part_bytes(f.parts.front(), ExportFormat::Svg, o, {})
+                                 : figure_parts_bytes(f.parts, ExportFormat::Svg, o, 0);
       QSvgRenderer renderer(svg);
-      if (!renderer.isValid())
-        throw std::runtime_error("the report's figure " + f.part.name.toStdString() +
+      if (!renderer.isValid() || renderer.defaultSize().isEmpty())
+        throw std::runtime_error("the report's figure " + f.name.toStdString() +
                                  " could not be drawn");
-      renderer.render(&p, QRectF(kMargin, top, figureW, figureH));
-      paragraph(p, report_font(figureOptions, 8),
-                QStringLiteral("Figure %1. %2").arg(k + 1).arg(f.caption), kMargin,
-                top + figureH + 2 * kMm, kTextW);
+      const QString caption = QStringLiteral("Figure %1. %2").arg(k + 1).arg(f.caption);
+      const double captionH =
+          QFontMetricsF(captionFont, p.device())
+              .boundingRect(QRectF(0, 0, kTextW, 1e6), Qt::TextWordWrap, caption)
+              .height() +
+          4 * kMm;
+      double width = figureW;
+      double height = f.parts.size() == 1 ? o.heightMm * kMm
+                                          : width * renderer.defaultSize().height() /
+                                                renderer.defaultSize().width();
+      // Half a page (one view always); several views too tall for it: a page of
+      // their own, smaller if even that is short.
+      const int slots = f.parts.size() == 1 || height + captionH <= slot ? 1 : 2;
+      if (slots == 2 && height + captionH > 2 * slot) {
+        const double scale = (2 * slot - captionH) / height;
+        width *= scale, height *= scale;
+      }
+      if (slotsUsed + slots > 2) {
+        pdf.newPage();
+        slotsUsed = 0;
+      }
+      const double top = kMargin + static_cast<double>(slotsUsed) * slot;
+      renderer.render(&p, QRectF(kMargin + (figureW - width) / 2, top, width, height));
+      paragraph(p, captionFont, caption, kMargin, top + height + 2 * kMm, kTextW);
+      slotsUsed += slots;
     }
   }
   buffer.close();

@@ -1,7 +1,8 @@
 #pragma once
 // A report of several figures as one PDF: a first page that says what the
 // report holds (its tables drawn as tables, and what it leaves out, with why), then the figures two
-// to an A4 page, each drawn as vectors at the two-column size with its caption beneath.
+// to an A4 page, each drawn as vectors at the two-column size with its caption beneath (a
+// figure of several views too tall for half a page gets a page of its own).
 #include <QByteArray>
 #include <QString>
 #include <QStringList>
@@ -14,7 +15,8 @@
 namespace sinkscope::render {
 
 struct ReportFigure {
-  FigurePart part;
+  QString name;                   // its entry in the contents
+  std::vector<FigurePart> parts;  // one view, or several side by side (lettered (a), (b), ...)
   QString caption;
 };
 

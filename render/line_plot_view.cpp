@@ -225,10 +225,15 @@ void LinePlotView::setFigureTitle(const QString& title, int indent) {
   titleIndent_ = indent;
   auto* element = qobject_cast<QCPTextElement*>(plot_->plotLayout()->element(0, 0));
   if (!element) return;
-  // No title: a blank line keeps the room of a sub-figure's letter, or none.
-  const QString shown = title.isEmpty() ? (indent > 0 ? QStringLiteral(" ") : QString()) : title;
-  data_.title = shown.toStdString();
-  element->setText(shown);
+  // No title: an empty line's height keeps the room of a sub-figure's
+  // letter, or none. (A drawn blank would reach an SVG as an empty text that
+  // SVG readers turn into an empty path.)
+  data_.title = title.toStdString();
+  element->setText(title);
+  element->setMinimumSize(0,
+                          title.isEmpty() && indent > 0
+                              ? static_cast<int>(std::ceil(QFontMetricsF(element->font()).height()))
+                              : 0);
   element->setVisible(!title.isEmpty() || indent > 0);
   QMargins m = element->margins();
   m.setLeft(indent);
@@ -386,7 +391,21 @@ void LinePlotView::layOutAsFigure(QSize size) {
   resize(size);
   fitToSize();
   thinTicks();
+  fitYLabel();
   fitEqualScale();
+}
+
+void LinePlotView::fitYLabel() {
+  const QString label = QString::fromStdString(data_.yLabel);
+  plot_->yAxis->setLabel(label);
+  if (label.isEmpty()) return;
+  plot_->replot(QCustomPlot::rpImmediateRefresh);  // lays out the axes
+  const double room = plot_->axisRect()->height();
+  const QFontMetricsF metrics(plot_->yAxis->labelFont());
+  if (room <= 0 || metrics.horizontalAdvance(label) <= room) return;
+  const QStringList lines = text_wrap(
+      label, [&](const QString& t) { return metrics.horizontalAdvance(t); }, room);
+  plot_->yAxis->setLabel(lines.join(QLatin1Char('\n')));
 }
 
 void LinePlotView::fitEqualScale() {
@@ -682,7 +701,9 @@ void LinePlotView::setTickers() {
 // The data's range with a little air above the highest point, 0 on y when asked.
 void LinePlotView::fitRanges() {
   plot_->rescaleAxes();
-  const QCPRange y = plot_->yAxis->range();
+  QCPRange y = plot_->yAxis->range();
+  if (std::isfinite(data_.yReachLow)) y.lower = std::min(y.lower, data_.yReachLow);
+  if (std::isfinite(data_.yReachHigh)) y.upper = std::max(y.upper, data_.yReachHigh);
   const double lowest = data_.includeZero ? std::min(0.0, y.lower) : y.lower;
   const double air = 0.08 * (y.upper - y.lower) + 1e-9;
   plot_->yAxis->setRange(data_.airBelow ? lowest - air : lowest, y.upper + air);

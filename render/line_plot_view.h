@@ -55,6 +55,9 @@ class LinePlotView : public QWidget {
   // A plot of equal scale (LinePlot::equalScale) gives up width or height of
   // its axes, centred, until a unit is as long on x as on y (figures).
   void fitEqualScale();
+  // A y-axis title longer than the axes are high breaks into lines (a stacked
+  // figure's short axes would otherwise push it over its neighbours).
+  void fitYLabel();
   // At `size` as a figure lays it out: ticks, title, tick thinning and equal scale.
   void layOutAsFigure(QSize size);
   // Whether anything drawn (a point, a line between points, a bar, an error

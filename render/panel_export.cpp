@@ -1188,14 +1188,24 @@ void paint_lettered_part(QCPPainter& p, const FigurePart& part, FigurePlot* plot
                          const QRectF& cell, int k, const Style& lettered, const QFont& letter) {
   p.save();
   p.translate(cell.topLeft());
+  p.save();  // the clip ends with its own state (an SVG writes no clip switched off)
   p.setClipRect(QRectF(0, 0, cell.width(), cell.height()));
   paint_part(p, part, plot, static_cast<int>(cell.width()), static_cast<int>(cell.height()),
              lettered);
-  p.setClipping(false);
+  p.restore();
   p.setFont(letter);
   p.setPen(Qt::black);
-  p.drawText(QPointF(4, QFontMetricsF(letter, p.device()).ascent() + 2),
-             QStringLiteral("(%1)").arg(QChar(QLatin1Char('a').unicode() + k)));
+  const QString mark = QStringLiteral("(%1)").arg(QChar(QLatin1Char('a').unicode() + k));
+  const QPointF at(4, QFontMetricsF(letter, p.device()).ascent() + 2);
+  p.drawText(at, mark);
+  if (!part.letterNote.isEmpty()) {
+    const QFont note = lettered.font();  // the figure's text size: a title, not a letter
+    const double x = at.x() + QFontMetricsF(letter, p.device()).horizontalAdvance(mark + ' ');
+    p.setFont(note);
+    p.drawText(QPointF(x, at.y()),
+               QFontMetricsF(note, p.device())
+                   .elidedText(part.letterNote, Qt::ElideMiddle, cell.width() - x - 4));
+  }
   p.restore();
 }
 
@@ -1221,7 +1231,19 @@ QStringList figure_export(std::vector<FigurePart> parts, const QString& path,
                  overwrite);
     return {};
   }
+  QStringList leftOut;
+  write_atomic(path, figure_parts_bytes(std::move(parts), f, options, columns, &leftOut),
+               overwrite);
+  return leftOut;
+}
+
+QByteArray figure_parts_bytes(std::vector<FigurePart> parts, ExportFormat f,
+                              const FigureOptions& options, int columns,
+                              QStringList* leftOutTitles) {
+  if (f == ExportFormat::Csv || f == ExportFormat::Json)
+    throw std::invalid_argument("a figure of several views is drawn as PNG, PDF or SVG");
   const QStringList leftOut = drop_empty_plots(parts);
+  if (leftOutTitles) *leftOutTitles = leftOut;
   for (FigurePart& part : parts) part = part_drawn(part, options);
   const int n = static_cast<int>(parts.size());
   const int cols = figure_columns(options, n, columns);
@@ -1294,11 +1316,8 @@ QStringList figure_export(std::vector<FigurePart> parts, const QString& path,
                           letter);
     }
   };
-  write_atomic(path,
-               figure_bytes<QCPPainter>(f, total.width(), total.height(), options.dpi,
-                                        st.transparent, title, paint),
-               overwrite);
-  return leftOut;
+  return figure_bytes<QCPPainter>(f, total.width(), total.height(), options.dpi, st.transparent,
+                                  title, paint);
 }
 
 double figure_height_mm(const FigureOptions& options, int rows) {

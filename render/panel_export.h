@@ -144,6 +144,11 @@ void scene_export(SceneView& view, const QString& path, const FigureOptions& opt
 // naming the problem.
 QStringList figure_export(std::vector<FigurePart> parts, const QString& path,
                           const FigureOptions& options, int columns, bool overwrite);
+// The same figure as bytes (PNG, PDF or SVG), for sets of files written all
+// or none; `leftOut`, when given, hears the titles of the empty plots left out.
+QByteArray figure_parts_bytes(std::vector<FigurePart> parts, ExportFormat format,
+                              const FigureOptions& options, int columns,
+                              QStringList* leftOut = nullptr);
 // A journal page's text height: a figure of several rows grows up to it.
 inline constexpr double kPageTextHeightMm = 230.0;
 // The least height a sized figure gives a plot's axes (a row grows for it):

@@ -929,6 +929,44 @@ SetFigure class_distribution_table(const SetContext& x, const document::Analysis
   return fig;
 }
 
+// Gu et al.'s sink rate as Barbero et al. compare it across models: the
+// share of (sentence, head) instances whose first key gets alpha_0 > eps, and
+// the mean boost alpha_0 / u_0, each with its 95% interval over resampled
+// sentences (the pooled sink_rate table of analyze --sentences).
+SetFigure sink_rate_table(const SetContext& x, const io::CsvTable& pooled,
+                          const document::AnalysisSettings& p) {
+  SetFigure fig;
+  fig.file = "sink_rate";
+  fig.paperFigure = "Barbero et al., the sink rate";
+  if (pooled.rows.size() != 1) return fig;
+  auto cell = [&](const char* name) {
+    const auto at = std::find(pooled.columns.begin(), pooled.columns.end(), name);
+    return at == pooled.columns.end()
+               ? std::string()
+               : pooled.rows.front()[static_cast<std::size_t>(at - pooled.columns.begin())];
+  };
+  fig.table.columns = {"sink_rate_percent",
+                       "sink_rate_percent_lo",
+                       "sink_rate_percent_hi",
+                       "mean_boost",
+                       "mean_boost_lo",
+                       "mean_boost_hi",
+                       "eps",
+                       "sentences",
+                       "heads"};
+  fig.table.rows.push_back({cell("sink_rate_percent"), cell("sink_rate_percent_lo"),
+                            cell("sink_rate_percent_hi"), cell("mean_boost"), cell("mean_boost_lo"),
+                            cell("mean_boost_hi"), csv_number(p.eps),
+                            std::to_string(x.records.size()), std::to_string(x.L * x.H)});
+  fig.table.comments = {{"sink_rate",
+                         "% of (sentence, head) instances with alpha_0 > eps (the first key's mean "
+                         "attention over the queries that see it)"},
+                        {"mean_boost",
+                         "the mean over those instances of alpha_0 / u_0, u_0 = H(T) / T a uniform "
+                         "head's alpha_0 (causal; 1 / T bidirectional)"}};
+  return fig;
+}
+
 // BOS removal (003): the NLL change per sentence (recorded with the functional experiments).
 SetFigure bos_removal_figure(const SetContext& x) {
   SetFigure fig;
@@ -1019,6 +1057,7 @@ std::vector<SetFigure> figure_set_of_records(const std::vector<SentenceRecord>& 
       records, L, H, shown, minCount, positionNote, std::to_string(records.size()) + " sentences"};
   std::vector<SetFigure> figures;
   figures.push_back(key_importance_figure(context));
+  figures.push_back(sink_rate_table(context, tables.sinkRate, p));  // a table only
   append_betti_figures(context, tables.frame, figures);
   figures.push_back(frame_summary_table(context, tables.frame, p));  // a table only
   figures.push_back(fn_figure(context));
@@ -1347,6 +1386,7 @@ const std::vector<AtlasKind>& atlas_kinds() {
        "needs token probabilities: a model with an output head (a study run with --functional)", 0,
        6},
       {"key_importance_by_layer", "Barbero et al., the sink metric", "", 1, 1},
+      {"sink_rate", "Barbero et al., the sink rate", "", 1, 0.5},
       {"perturbation_by_layer", "Barbero et al., perturbation sensitivity",
        "runs with head ablation: a model with an output head (a study run with --functional, "
        "its model folder at hand) and --sparsification-sentences above 0",
@@ -1397,11 +1437,7 @@ const std::vector<std::pair<std::string, std::string>>& atlas_not_yet_drawn() {
       {"Mudarisov et al., Fig. 3(b)",
        "the distributions of value-direction cosines (sink against non-sink, non-sink pairs): "
        "not yet (their extremes per head are in value_coherence_by_layer)"},
-      {"Ruscio et al., frames of several models side by side",
-       "each model's figure set is drawn alone: not yet side by side"},
-      {"Barbero et al., context length and BOS packing",
-       "the sink metric of models trained at several context lengths or packings, side by side: "
-       "not yet (each model's sink metric is in key_importance_by_layer)"}};
+  };
   return pending;
 }
 

@@ -58,6 +58,10 @@ struct LinePlot {
   std::vector<std::string> xTickLabels = {};
   bool airBelow =
       false;  // a little air under the lowest value: a curve along 0 is not hidden by the axis
+  // Values the y axis reaches beyond the data (NaN: none): plots drawn side by
+  // side for comparison share one range.
+  double yReachLow = std::numeric_limits<double>::quiet_NaN();
+  double yReachHigh = std::numeric_limits<double>::quiet_NaN();
   // The selection on the x axis (a key, a layer, a training step); NaN: none.
   double markedX = std::numeric_limits<double>::quiet_NaN();
   // The numbers drawn, as the document layer tabled them (analyze's columns

@@ -783,6 +783,23 @@ TEST(FigureSet, AStudyFolderGivesTheFigureSetOfItsSentenceFile) {
   }
   ASSERT_EQ(cli("figure-set --study '" + (root / "study").string() + "' --out '" + (root / "a").string() + "'").exit, 0);
   ASSERT_EQ(cli("figure-set '" + kModel + "' " + sentences + " --out '" + (root / "b").string() + "'").exit, 0);
+  // Two studies side by side (here the same one twice): each label's rows are the study's own.
+  ASSERT_EQ(cli("figure-set --study '" + (root / "study").string() + "' --study '" +
+                (root / "study").string() + "' --labels x,y --sparsification-sentences 0 --out '" +
+                (root / "c").string() + "'")
+                .exit,
+            0);
+  for (const char* kind : {"fn_against_n_by_layer", "reference_frame", "sink_rate"}) {
+    const CsvTable own = table(root / "a" / (std::string(kind) + ".csv"));
+    const CsvTable both = table(root / "c" / (std::string(kind) + ".csv"));
+    ASSERT_EQ(both.rows.size(), 2 * own.rows.size()) << kind;
+    for (std::size_t r = 0; r < both.rows.size(); ++r) {
+      EXPECT_EQ(both.rows[r].front(), r < own.rows.size() ? "x" : "y") << kind;
+      EXPECT_EQ(std::vector<std::string>(both.rows[r].begin() + 1, both.rows[r].end()),
+                own.rows[r % own.rows.size()])
+          << kind << " row " << r;
+    }
+  }
   std::vector<std::string> names = every_figure();
   names.push_back("reference_frame");
   names.push_back("head_class_distribution");
@@ -1019,4 +1036,107 @@ TEST(FigureSet, PaperWritesTheAtlasAndItsReport) {
   EXPECT_NE(again.exit, 0) << again.out;
   EXPECT_NE(again.out.find("sinkscope paper:"), std::string::npos) << again.out;
   EXPECT_NE(again.out.find("exists"), std::string::npos) << again.out;
+}
+
+// Several models side by side: each model's own set in the folder of its
+// label, and at the top every kind with a panel per model and one CSV whose
+// rows are the models' own after a column naming the model; each model's
+// sink rate equals the pooled table analyze --sentences writes (another code
+// path), and bad labels are refused before anything is written.
+TEST(FigureSet, PaperDrawsSeveralModelsSideBySide) {
+  QTemporaryDir dir;
+  const fs::path root = dir.path().toStdString();
+  std::ofstream(root / "s.txt") << "The cat sat on the mat because it was tired.\nA dog ran "
+                                   "home.\nBirds sing in the early morning light.\n";
+  const std::string encoder = SINKSCOPE_SOURCE_DIR "/resources/models/learned-encoder";
+  const std::string sentences = " --sentences '" + (root / "s.txt").string() + "'";
+  const fs::path out = root / "cmp";
+  const CliRun run = cli("paper '" + kModel + "' '" + encoder + "'" + sentences + " --out '" +
+                         out.string() + "' --sparsification-sentences 1 --labels dec,enc");
+  ASSERT_EQ(run.exit, 0) << run.out;
+  const std::vector<std::string> labels{"dec", "enc"};
+  std::vector<std::string> kinds = every_figure();
+  for (const char* table_kind :
+       {"reference_frame", "head_class_distribution", "sink_rate", "ablation_correlation"})
+    kinds.push_back(table_kind);
+  for (const std::string& kind : kinds) {
+    const CsvTable joined = table(out / (kind + ".csv"));
+    ASSERT_FALSE(joined.columns.empty()) << kind;
+    EXPECT_EQ(joined.columns.front(), "model") << kind;
+    for (const std::string& label : labels) {
+      const CsvTable own = table(out / label / (kind + ".csv"));
+      std::vector<std::vector<std::string>> rows;
+      for (const auto& row : joined.rows) {
+        if (row.front() != label) continue;
+        std::vector<std::string> mapped;
+        for (const std::string& name : own.columns)
+          mapped.push_back(row[static_cast<std::size_t>(column(joined, name))]);
+        rows.push_back(mapped);
+      }
+      EXPECT_EQ(rows, own.rows) << kind << " of " << label;
+    }
+    // A drawn kind side by side: one panel per model, lettered and named.
+    if (kind == "sink_rate" || fs::exists(out / "dec" / (kind + ".pdf"))) {
+      ASSERT_TRUE(fs::exists(out / (kind + ".pdf"))) << kind;
+      if (shell("command -v pdftotext").exit != 0) continue;
+      const PdfText text = pdf_text((out / (kind + ".pdf")).string());
+      ASSERT_TRUE(text.readable) << kind;
+      // Exempt: the sub-figure letters (larger, bold) and a tick's exponent
+      // (superscript: 1.5·10⁻⁵).
+      for (const std::string& problem : pdf_text_problems(text, 8.0, R"(\([a-z]\)|-[0-9]+)"))
+        ADD_FAILURE() << kind << ": " << problem;
+      if (kind == "sink_rate") continue;
+      for (const char* word : {"(a)", "dec", "(b)", "enc"})
+        EXPECT_TRUE(std::any_of(text.words.begin(), text.words.end(),
+                                [&](const PdfWord& w) { return w.text == word; }))
+            << kind << ": " << word;
+    }
+  }
+  // The sink rate of each model: analyze's pooled sink_rate.csv, same resamples.
+  const CsvTable rates = table(out / "sink_rate.csv");
+  ASSERT_EQ(rates.rows.size(), 2u);
+  for (std::size_t m = 0; m < 2; ++m) {
+    const fs::path pooled = root / ("analyze-" + labels[m]);
+    ASSERT_EQ(cli("analyze '" + (m == 0 ? kModel : encoder) + "'" + sentences + " --out '" +
+                  pooled.string() + "'")
+                  .exit,
+              0);
+    const CsvTable reference = table(pooled / "sink_rate.csv");
+    ASSERT_EQ(reference.rows.size(), 1u);
+    EXPECT_EQ(rates.rows[m].front(), labels[m]);
+    for (const char* name : {"sink_rate_percent", "sink_rate_percent_lo", "sink_rate_percent_hi",
+                             "mean_boost", "mean_boost_lo", "mean_boost_hi"})
+      EXPECT_NEAR(std::stod(rates.rows[m][static_cast<std::size_t>(column(rates, name))]),
+                  std::stod(reference.rows[0][static_cast<std::size_t>(column(reference, name))]),
+                  1e-9)
+          << labels[m] << " " << name;
+  }
+  // atlas.csv names the models that drew each kind.
+  bool keyImportance = false;
+  for (const auto& row : table(out / "atlas.csv").rows)
+    if (row[1] == "key_importance_by_layer.csv") {
+      keyImportance = true;
+      EXPECT_EQ(row[2], "dec;enc");
+      EXPECT_EQ(row[3], "");
+    }
+  EXPECT_TRUE(keyImportance);
+  EXPECT_TRUE(fs::exists(out / "dec/atlas.csv"));
+  // The report: the comparisons captioned panel by panel, and a PDF poppler reads without an error.
+  if (shell("command -v pdftotext").exit == 0) {
+    const std::string all = shell("pdftotext '" + (out / "report.pdf").string() + "' - 2>&1").out;
+    for (const char* words : {"One panel per model", "(a) dec", "(b) enc", "dec: ", "enc: "})
+      EXPECT_NE(all.find(words), std::string::npos) << words;
+    const CliRun drawn = shell("pdftoppm -r 10 -png '" + (out / "report.pdf").string() + "' '" +
+                               (root / "page").string() + "' 2>&1");
+    EXPECT_EQ(drawn.exit, 0);
+    EXPECT_EQ(drawn.out.find("Error"), std::string::npos) << drawn.out;
+  }
+  // Labels that cannot name the models' folders: refused, nothing written.
+  for (const char* bad : {"--labels dec", "--labels a/b,c", "--labels same,same"}) {
+    const CliRun refused = cli("paper '" + kModel + "' '" + encoder + "'" + sentences + " --out '" +
+                               (root / "bad").string() + "' " + bad);
+    EXPECT_EQ(refused.exit, 2) << bad << ": " << refused.out;
+    EXPECT_NE(refused.out.find("--labels"), std::string::npos) << refused.out;
+    EXPECT_FALSE(fs::exists(root / "bad")) << bad;
+  }
 }
