@@ -162,6 +162,9 @@ CommandLine figure_set_command_line() {
       "  sink_value_norm_ratio_by_layer, value_norm_cv_by_layer, value_coherence_by_layer\n"
       "                           lambda, the non-sink norms' CV, mu_N and nu per layer: median "
       "and quartiles over heads (Figs. 3a, 6, 7)\n"
+      "  value_cosine_distribution  cosines of the sink's value direction against the others' "
+      "and of the others'\n"
+      "                           pairs, every head pooled, with their medians (Fig. 3b)\n"
       "  head_class_distribution  (a table) each class's share of every head, with its 95% "
       "interval over resampled sentences (Table 3)\n"
       "  taxonomy_by_layer        Retriever / Mixer / Reset shares per layer (Mudarisov et al., "
@@ -367,10 +370,22 @@ render::ReportTable report_table(const SetFigure& f) {
   return t;
 }
 
+// A report as report.pdf and report.html (the same document).
+std::vector<std::pair<std::filesystem::path, std::string>> report_files(
+    const render::ReportDocument& doc, const FigureSetOptions& o) {
+  const std::filesystem::path pdf = std::filesystem::path(o.outDir) / "report.pdf";
+  const std::filesystem::path html = std::filesystem::path(o.outDir) / "report.html";
+  io::output_check_replaceable(pdf, o.force);
+  io::output_check_replaceable(html, o.force);
+  const render::FigureOptions options = preset_named(o.preset, 300);
+  return {{pdf, render::report_pdf(doc, options).toStdString()},
+          {html, render::report_html(doc, options).toStdString()}};
+}
+
 // The atlas's report: the set's figures in the papers' order, each with its
 // caption, after a first page that says what was pooled and what is missing.
-std::pair<std::filesystem::path, std::string> atlas_report(const FigureSetDrawn& set,
-                                                           const FigureSetOptions& o) {
+std::vector<std::pair<std::filesystem::path, std::string>> atlas_report(const FigureSetDrawn& set,
+                                                                        const FigureSetOptions& o) {
   // A model by its folder's name (the CSVs keep the whole path).
   const std::string model = std::filesystem::path(set.modelName).filename().empty()
                                 ? set.modelName
@@ -424,9 +439,7 @@ std::pair<std::filesystem::path, std::string> atlas_report(const FigureSetDrawn&
     pending.emplace_back(QString::fromStdString(what), QString::fromStdString(why));
   doc.lists.emplace_back(QStringLiteral("Left out of this report"), missing);
   doc.lists.emplace_back(QStringLiteral("Not yet drawn by SinkScope"), pending);
-  const std::filesystem::path path = std::filesystem::path(o.outDir) / "report.pdf";
-  io::output_check_replaceable(path, o.force);
-  return {path, render::report_pdf(doc, preset_named(o.preset, 300)).toStdString()};
+  return report_files(doc, o);
 }
 
 // atlas.csv: every kind of the papers, whether this set drew it, and why not.
@@ -574,8 +587,8 @@ std::pair<std::filesystem::path, std::string> compared_index(const ComparedSets&
 }
 
 // The comparison's report: each kind's panels (a), (b), ... one per model, in the papers' order.
-std::pair<std::filesystem::path, std::string> compared_report(const ComparedSets& c,
-                                                              const FigureSetOptions& o) {
+std::vector<std::pair<std::filesystem::path, std::string>> compared_report(
+    const ComparedSets& c, const FigureSetOptions& o) {
   render::ReportDocument doc;
   doc.title = QStringLiteral("Attention sinks: the seed papers' figures on %1 models side by side")
                   .arg(c.sets.size());
@@ -656,16 +669,15 @@ std::pair<std::filesystem::path, std::string> compared_report(const ComparedSets
     pending.emplace_back(QString::fromStdString(what), QString::fromStdString(why));
   doc.lists.emplace_back(QStringLiteral("Left out of this report"), missing);
   doc.lists.emplace_back(QStringLiteral("Not yet drawn by SinkScope"), pending);
-  const std::filesystem::path path = std::filesystem::path(o.outDir) / "report.pdf";
-  io::output_check_replaceable(path, o.force);
-  return {path, render::report_pdf(doc, preset_named(o.preset, 300)).toStdString()};
+  return report_files(doc, o);
 }
 
 CommandLine paper_command_line() {
   return CommandLine(
       "sinkscope paper",
       "The seed papers' atlas for a sentence file or a finished study: every figure kind the model "
-      "allows (as figure-set draws them: each PDF with its CSV), report.pdf with the figures in "
+      "allows (as figure-set draws them: each PDF with its CSV), report.pdf (and the same as one "
+      "self-contained page, report.html) with the figures in "
       "the "
       "papers' order and a caption for each, and atlas.csv, which lists every figure of the papers "
       "with whether it was drawn and why not.\n"
@@ -737,7 +749,7 @@ int run_figure_set(int argc, char** argv, bool paper) {
       files = set_files(set, o, o.outDir);
       if (paper) {
         files.push_back(atlas_index(set, o, o.outDir));
-        files.push_back(atlas_report(set, o));
+        for (auto& file : atlas_report(set, o)) files.push_back(std::move(file));
       }
     } else {
       ComparedSets compared;
@@ -766,7 +778,7 @@ int run_figure_set(int argc, char** argv, bool paper) {
           files.push_back(atlas_index(compared.sets[k], o,
                                       std::filesystem::path(o.outDir) / compared.labels[k]));
         files.push_back(compared_index(compared, o));
-        files.push_back(compared_report(compared, o));
+        for (auto& file : compared_report(compared, o)) files.push_back(std::move(file));
       }
     }
     io::files_write_atomic(files, o.force);

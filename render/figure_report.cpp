@@ -7,6 +7,7 @@
 #include <QPainter>
 #include <QPdfWriter>
 #include <QPen>
+#include <QRegularExpression>
 #include <QSvgRenderer>
 #include <algorithm>
 #include <stdexcept>
@@ -244,6 +245,106 @@ QByteArray report_pdf(const ReportDocument& doc, const FigureOptions& figureOpti
   buffer.close();
   pdf_fix_creation_date(bytes);
   return bytes;
+}
+
+namespace {
+
+// A figure's SVG as an element of the page: without its XML prolog, scaled
+// to the column's width.
+QString inline_svg(const QByteArray& svg) {
+  QString text = QString::fromUtf8(svg);
+  const qsizetype start = text.indexOf(QStringLiteral("<svg"));
+  if (start < 0) throw std::runtime_error("a report figure's SVG has no <svg> element");
+  text = text.mid(start);
+  // The drawing keeps its viewBox; the page gives it the column's width.
+  const qsizetype end = text.indexOf(QLatin1Char('>'));
+  QString head = text.left(end);
+  static const QRegularExpression size(QStringLiteral("\\s(width|height)=\"[^\"]*\""));
+  head.replace(size, QString());
+  return head + QStringLiteral(" style=\"width:100%;height:auto\" role=\"img\"") + text.mid(end);
+}
+
+QString cell_class(const QString& cell) {
+  return is_number(cell) ? QStringLiteral(" class=\"n\"") : QString();
+}
+
+}  // namespace
+
+QByteArray report_html(const ReportDocument& doc, const FigureOptions& figureOptions) {
+  FigureOptions o = figure_preset(FigurePreset::TwoColumns, 300);
+  o.fontFamily = figureOptions.fontFamily;
+  const QString family =
+      (o.fontFamily.isEmpty() ? QStringLiteral("DejaVu Sans") : o.fontFamily).toHtmlEscaped();
+  QString html;
+  html += QStringLiteral(
+              "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+              "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+              "<title>%1</title>\n<style>\n"
+              "body{font-family:'%2',sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;"
+              "color:#111;line-height:1.45}\n"
+              "h1{font-size:1.6rem}h2{font-size:1.2rem;margin-top:2rem}h3{font-size:1rem}\n"
+              "figure{margin:2rem 0;page-break-inside:avoid}"
+              "figcaption{font-size:.85rem;margin-top:.4rem}\n"
+              "table{border-collapse:collapse;font-size:.8rem;margin:.5rem 0 .3rem}"
+              "th,td{padding:.15rem .6rem;text-align:left;white-space:nowrap}"
+              "th{border-bottom:1px solid #000}thead tr{border-top:2px solid #000}"
+              "tbody tr:last-child td{border-bottom:2px solid #000}.n{text-align:right}\n"
+              ".table{overflow-x:auto}.note{font-size:.75rem;color:#333}"
+              "dt{font-weight:bold;font-size:.9rem}dd{font-size:.9rem;margin:0 0 .5rem 1.5rem}\n"
+              "</style>\n</head>\n<body>\n<h1>%1</h1>\n")
+              .arg(doc.title.toHtmlEscaped(), family);
+  for (const QString& line : doc.front)
+    html += QStringLiteral("<p>%1</p>\n").arg(line.toHtmlEscaped());
+  html += QStringLiteral("<h2>Figures</h2>\n<ol>\n");
+  for (std::size_t k = 0; k < doc.figures.size(); ++k)
+    html += QStringLiteral("<li><a href=\"#figure-%1\">%2</a></li>\n")
+                .arg(k + 1)
+                .arg(doc.figures[k].name.toHtmlEscaped());
+  html += QStringLiteral("</ol>\n");
+  if (!doc.tables.empty()) html += QStringLiteral("<h2>Tables</h2>\n");
+  for (const ReportTable& t : doc.tables) {
+    html += QStringLiteral("<h3>%1</h3>\n<div class=\"table\"><table>\n<thead><tr>")
+                .arg(t.heading.toHtmlEscaped());
+    const QString sample = QString();
+    for (qsizetype c = 0; c < t.columns.size(); ++c)
+      html += QStringLiteral("<th%1>%2</th>")
+                  .arg(!t.rows.empty() ? cell_class(t.rows.front().value(c)) : sample,
+                       t.columns[c].toHtmlEscaped());
+    html += QStringLiteral("</tr></thead>\n<tbody>\n");
+    for (const QStringList& row : t.rows) {
+      html += QStringLiteral("<tr>");
+      for (qsizetype c = 0; c < t.columns.size(); ++c)
+        html += QStringLiteral("<td%1>%2</td>")
+                    .arg(cell_class(row.value(c)), row.value(c).toHtmlEscaped());
+      html += QStringLiteral("</tr>\n");
+    }
+    html += QStringLiteral("</tbody></table></div>\n");
+    if (!t.note.isEmpty())
+      html += QStringLiteral("<p class=\"note\">%1</p>\n").arg(t.note.toHtmlEscaped());
+  }
+  for (const auto& [heading, items] : doc.lists) {
+    if (items.empty()) continue;
+    html += QStringLiteral("<h2>%1</h2>\n<dl>\n").arg(heading.toHtmlEscaped());
+    for (const auto& [item, why] : items)
+      html +=
+          QStringLiteral("<dt>%1</dt><dd>%2</dd>\n").arg(item.toHtmlEscaped(), why.toHtmlEscaped());
+    html += QStringLiteral("</dl>\n");
+  }
+  for (std::size_t k = 0; k < doc.figures.size(); ++k) {
+    const ReportFigure& f = doc.figures[k];
+    if (f.parts.empty())
+      throw std::runtime_error("the report's figure " + f.name.toStdString() + " has no view");
+    const QByteArray svg = f.parts.size() == 1
+                               ? figure_part_bytes(f.parts.front(), ExportFormat::Svg, o, {})
+                               : figure_parts_bytes(f.parts, ExportFormat::Svg, o, 0);
+    html += QStringLiteral(
+                "<figure id=\"figure-%1\">\n%2\n<figcaption>Figure %1. %3</figcaption>\n"
+                "</figure>\n")
+                .arg(k + 1)
+                .arg(inline_svg(svg), f.caption.toHtmlEscaped());
+  }
+  html += QStringLiteral("</body>\n</html>\n");
+  return html.toUtf8();
 }
 
 }  // namespace sinkscope::render

@@ -40,5 +40,9 @@ struct ReportDocument {
 
 // The report's bytes (a deterministic PDF: the same document gives the same bytes).
 QByteArray report_pdf(const ReportDocument& doc, const FigureOptions& figureOptions);
+// The same report as one self-contained HTML page (UTF-8, no script, no
+// link outside it): the figures inline as SVG at the two-column size, the
+// tables as tables. Every text from the document is escaped.
+QByteArray report_html(const ReportDocument& doc, const FigureOptions& figureOptions);
 
 }  // namespace sinkscope::render

@@ -871,7 +871,8 @@ QByteArray figure_bytes(ExportFormat f, int w, int h, int dpi, bool transparent,
     svg.setOutputDevice(&buffer);
     svg.setSize(QSize(w, h));
     svg.setViewBox(QRect(0, 0, w, h));
-    svg.setTitle(title);
+    svg.setTitle(
+        title.toHtmlEscaped());  // the generator writes it as it is: a "<" would end the SVG
     Painter p(&svg);
     paint(p);
   } else {

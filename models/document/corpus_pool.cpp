@@ -287,6 +287,15 @@ SentenceRecord record_of(const models::LoadedModel& loaded, const document::Sent
     r.layers.push_back(std::move(figures));
     if (p.curves) {
       r.curves.push_back(layer_curves(layer, r.tokens, trace.causal()));
+      analysis::ValueCosineCounts cosines;
+      for (std::size_t h = 1; h < layer.valueCosines.size(); ++h) cosines += layer.valueCosines[h];
+      if (r.sinkCosineCounts.empty())
+        r.sinkCosineCounts.assign(analysis::kValueCosineBins, 0),
+            r.pairCosineCounts.assign(analysis::kValueCosineBins, 0);
+      for (std::size_t b = 0; b < static_cast<std::size_t>(analysis::kValueCosineBins); ++b) {
+        r.sinkCosineCounts[b] += cosines.sinkToOthers[b];
+        r.pairCosineCounts[b] += cosines.otherPairs[b];
+      }
       for (int h = 0; h < H; ++h) {
         byClass.add(*layer.heads[static_cast<std::size_t>(h + 1)].taxonomy,
                     layer.valueCurves[static_cast<std::size_t>(h + 1)]);

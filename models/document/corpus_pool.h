@@ -5,6 +5,7 @@
 // concatenated give exactly the numbers of one process over the whole file.
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -123,6 +124,11 @@ struct SentenceRecord {
   // With ::curves and ::contextLengths: one per length the sentence reaches
   // (T >= L), in a causal model; none in studies recorded before them.
   std::vector<ContextCurves> contextCurves;
+  // With ::curves: how the values point (004, Fig. 3b), counts of cosines per
+  // bin (analysis::kValueCosineBins each) summed over every head of every
+  // layer: the sink's against the others', then the others' pairs. Empty in
+  // studies recorded before they were kept.
+  std::vector<std::int64_t> sinkCosineCounts, pairCosineCounts;
   // With document::AnalysisSettings::functional (metrics.md s. 5): mean KL of sink removal
   // in each layer and then in every layer (layers + 1 entries), and the mean
   // NLL change of BOS removal (NaN without a special first token).

@@ -1,5 +1,7 @@
 #include "models/document/figure_set_data.h"
 
+#include "analysis/value_directions.h"
+
 #include "models/cpu_runtime.h"
 
 #include <algorithm>
@@ -929,6 +931,86 @@ SetFigure class_distribution_table(const SetContext& x, const document::Analysis
   return fig;
 }
 
+// The median of counts over equal bins from `lo` of width `w`, read by linear
+// interpolation inside the bin where the cumulative count reaches half.
+double binned_median(const std::vector<double>& counts, double lo, double w) {
+  double total = 0.0;
+  for (double c : counts) total += c;
+  if (!(total > 0)) return std::nan("");
+  double below = 0.0;
+  for (std::size_t b = 0; b < counts.size(); ++b) {
+    if (below + counts[b] >= total / 2 && counts[b] > 0)
+      return lo + w * (static_cast<double>(b) + (total / 2 - below) / counts[b]);
+    below += counts[b];
+  }
+  return lo + w * static_cast<double>(counts.size());
+}
+
+// Fig. 3(b) of 004: the distributions of the value directions' cosines, the
+// sink's against every non-sink value and the non-sink values' pairs, every
+// head of every layer and every sentence pooled (their counts added).
+void append_value_cosine_figure(const SetContext& x, std::vector<SetFigure>& figures) {
+  const auto bins = static_cast<std::size_t>(analysis::kValueCosineBins);
+  std::vector<double> sink(bins, 0.0), pairs(bins, 0.0);
+  for (const SentenceRecord& r : x.records) {
+    if (r.sinkCosineCounts.size() != bins || r.pairCosineCounts.size() != bins) return;
+    for (std::size_t b = 0; b < bins; ++b)
+      sink[b] += static_cast<double>(r.sinkCosineCounts[b]),
+          pairs[b] += static_cast<double>(r.pairCosineCounts[b]);
+  }
+  const double w = 2.0 / static_cast<double>(bins);
+  // A bin's lower edge, -1 + 2b / bins, written as the decimal it is (-0.65, not -0.6499...).
+  auto edge = [&](std::size_t b) {
+    return (2.0 * static_cast<double>(b) - static_cast<double>(bins)) / static_cast<double>(bins);
+  };
+  double sinkTotal = 0.0, pairTotal = 0.0;
+  for (std::size_t b = 0; b < bins; ++b) sinkTotal += sink[b], pairTotal += pairs[b];
+  const double sinkMedian = binned_median(sink, -1.0, w),
+               pairMedian = binned_median(pairs, -1.0, w);
+  SetFigure fig;
+  fig.file = "value_cosine_distribution";
+  fig.paperFigure = "Mudarisov et al., Fig. 3(b)";
+  fig.plot.title =
+      "Cosines between value directions: the sink's v₀ against each non-sink value, "
+      "and the non-sink values' pairs (every head of every layer, " +
+      x.source + ")";
+  fig.plot.xLabel = "cosine";
+  fig.plot.yLabel = "share of pairs per bin";
+  fig.plot.xPadding = 0.02;
+  auto series = [&](const std::string& name, const std::vector<double>& counts, double total,
+                    double median, bool dashed) {
+    char label[96];
+    std::snprintf(label, sizeof label, "%s (median %.2f)", name.c_str(), median);
+    views::PlotSeries s{std::isnan(median) ? name : std::string(label), {}, {}};
+    s.markers = false;
+    s.dashed = dashed;
+    for (std::size_t b = 0; b < bins; ++b) {
+      s.x.push_back((edge(b) + edge(b + 1)) / 2);
+      s.y.push_back(total > 0 ? counts[b] / total : 0.0);
+    }
+    return s;
+  };
+  fig.plot.series.push_back(series("sink v₀ against non-sink", sink, sinkTotal, sinkMedian, false));
+  fig.plot.series.push_back(series("non-sink pairs", pairs, pairTotal, pairMedian, true));
+  fig.table.columns = {"cosine_low", "cosine_high", "sink_count",
+                       "sink_share", "pair_count",  "pair_share"};
+  for (std::size_t b = 0; b < bins; ++b)
+    fig.table.rows.push_back({csv_number(edge(b)), csv_number(edge(b + 1)), csv_number(sink[b]),
+                              csv_number(sinkTotal > 0 ? sink[b] / sinkTotal : 0.0),
+                              csv_number(pairs[b]),
+                              csv_number(pairTotal > 0 ? pairs[b] / pairTotal : 0.0)});
+  fig.table.comments = {
+      {"sink_median", csv_number_or_empty(sinkMedian)},
+      {"pair_median", csv_number_or_empty(pairMedian)},
+      {"reading",
+       "the sink is position 0; each head's values at the keys its value-space query sees; a "
+       "pair of zero vectors is not counted; the pairs among at most " +
+           std::to_string(analysis::kValueCosineMaxKeys) +
+           " non-sink keys per head (every k-th, evenly spread); medians read from the bins by "
+           "linear interpolation"}};
+  figures.push_back(std::move(fig));
+}
+
 // Gu et al.'s sink rate as Barbero et al. compare it across models: the
 // share of (sentence, head) instances whose first key gets alpha_0 > eps, and
 // the mean boost alpha_0 / u_0, each with its 95% interval over resampled
@@ -1063,6 +1145,7 @@ std::vector<SetFigure> figure_set_of_records(const std::vector<SentenceRecord>& 
   figures.push_back(fn_figure(context));
   append_per_n_figures(context, figures);
   append_value_geometry_figures(context, figures);
+  append_value_cosine_figure(context, figures);
   figures.push_back(taxonomy_figure(context));
   append_class_trajectory_figures(context, figures);
   append_context_length_figures(context, p, figures);
@@ -1398,6 +1481,7 @@ const std::vector<AtlasKind>& atlas_kinds() {
       {"precision_against_n_by_layer", "Mudarisov et al., Fig. 2", kCurveAbsent, 2, 2.1},
       {"recall_against_n_by_layer", "Mudarisov et al., Fig. 2", kCurveAbsent, 2, 2.2},
       {"sink_value_norm_ratio_by_layer", "Mudarisov et al., Fig. 3(a)", kGeometryAbsent, 2, 3.0},
+      {"value_cosine_distribution", "Mudarisov et al., Fig. 3(b)", kCurveAbsent, 2, 3.1},
       {"precision_by_context_length", "Mudarisov et al., Fig. 10", kContextAbsent, 2, 10},
       {"recall_by_context_length", "Mudarisov et al., Fig. 11", kContextAbsent, 2, 11},
       {"fn_by_sink_selection_against_n", "Mudarisov et al., Fig. 3(c)", kCurveAbsent, 2, 3.2},
@@ -1433,11 +1517,7 @@ const std::vector<AtlasKind>& atlas_kinds() {
 }
 
 const std::vector<std::pair<std::string, std::string>>& atlas_not_yet_drawn() {
-  static const std::vector<std::pair<std::string, std::string>> pending{
-      {"Mudarisov et al., Fig. 3(b)",
-       "the distributions of value-direction cosines (sink against non-sink, non-sink pairs): "
-       "not yet (their extremes per head are in value_coherence_by_layer)"},
-  };
+  static const std::vector<std::pair<std::string, std::string>> pending{};
   return pending;
 }
 

@@ -1,5 +1,7 @@
 #include "models/document/study_files.h"
 
+#include "analysis/value_directions.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -341,7 +343,38 @@ json record_to_json(const SentenceRecord& r) {
           {{"L", c.length}, {"p", hex_doubles(c.precision)}, {"r", hex_doubles(c.recall)}});
     out["ctx"] = lengths;
   }
+  if (!r.sinkCosineCounts.empty()) {
+    json counts = r.sinkCosineCounts;
+    for (std::int64_t c : r.pairCosineCounts) counts.push_back(c);
+    out["vc"] = counts;
+  }
   return out;
+}
+
+// The value-direction cosine counts (record key "vc": the sink's bins, then
+// the pairs'), each whole, and no more in all than the sentence has pairs.
+void value_cosines_from_json(const json& counts, SentenceRecord& r, const StudyFile& study,
+                             const std::string& where) {
+  const auto bins = static_cast<std::size_t>(analysis::kValueCosineBins);
+  if (!counts.is_array() || counts.size() != 2 * bins)
+    throw StudyError(where + ": value cosine counts: " + std::to_string(2 * bins) +
+                     " whole numbers expected");
+  const long long heads = static_cast<long long>(study.layers) * study.heads;
+  const long long others = std::max(0, r.tokens - 1);
+  const long long kept = std::min<long long>(others, analysis::kValueCosineMaxKeys);
+  const long long most[2] = {heads * others, heads * kept * (kept - 1) / 2};
+  for (int part = 0; part < 2; ++part) {
+    std::vector<std::int64_t>& into = part == 0 ? r.sinkCosineCounts : r.pairCosineCounts;
+    long long total = 0;
+    for (std::size_t b = 0; b < bins; ++b) {
+      into.push_back(
+          whole(counts[part * bins + b], 0, most[part], where + ": value cosine counts"));
+      total += into.back();
+    }
+    if (total > most[part])
+      throw StudyError(where + ": value cosine counts: more than the sentence's " +
+                       std::to_string(most[part]) + (part == 0 ? " sink pairs" : " value pairs"));
+  }
 }
 
 // A recorded number inside the range its definition allows (metrics.md),
@@ -561,6 +594,7 @@ SentenceRecord record_from_json(const json& j, const StudyFile& study, const std
         r.classCurves = class_curves_from_json(j.at("classes"), r, heads, where);
       if (j.contains("ctx"))
         r.contextCurves = context_curves_from_json(j.at("ctx"), r, study, where);
+      if (j.contains("vc")) value_cosines_from_json(j.at("vc"), r, study, where);
     }
   } catch (const json::exception& e) {
     throw StudyError(where + ": a field is missing or of the wrong type (" + e.what() + ")");

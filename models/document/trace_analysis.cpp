@@ -62,7 +62,10 @@ std::vector<LayerAnalysis> analyse_group(const LayerGroup& group, int first,
   for (std::size_t g = 0; g < count; ++g) {
     layers[g].layer = first + static_cast<int>(g);
     layers[g].heads.resize(static_cast<std::size_t>(H + 1));
-    if (options.valueSpaceCurves) layers[g].valueCurves.resize(static_cast<std::size_t>(H + 1));
+    if (options.valueSpaceCurves) {
+      layers[g].valueCurves.resize(static_cast<std::size_t>(H + 1));
+      layers[g].valueCosines.resize(static_cast<std::size_t>(H + 1));
+    }
     if (!options.contextQueries.empty())
       layers[g].contextCurves.resize(static_cast<std::size_t>(H + 1));
   }
@@ -82,9 +85,13 @@ std::vector<LayerAnalysis> analyse_group(const LayerGroup& group, int first,
           (h < 0 ? ", head average: " : ", head " + std::to_string(h) + ": ") + e.what());
     }
     if (h < 0) return;
-    if (options.valueSpaceCurves)
+    if (options.valueSpaceCurves) {
       out.valueCurves[slot] = analysis::value_space_curve(cap.attentionOf(h), cap.valuesOf(h),
                                                           cap.head_dim, params.valueSpace);
+      if (out.heads[slot].valueSpace)
+        out.valueCosines[slot] = analysis::value_cosine_counts(cap.valuesOf(h), cap.head_dim,
+                                                               out.heads[slot].valueSpace->keys);
+    }
     for (int query : options.contextQueries) {
       analysis::ValueSpaceParams at = params.valueSpace;
       at.query = query;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analysis/head_analysis.h"
+#include "analysis/value_directions.h"
 #include "analysis/value_space.h"
 #include "models/document/analysis_settings.h"
 
@@ -43,6 +44,8 @@ struct LayerAnalysis {
   int layer = 0;
   std::vector<analysis::HeadAnalysis> heads;           // heads + 1
   std::vector<analysis::ValueSpaceCurve> valueCurves;  // heads + 1 with valueSpaceCurves (0: empty)
+  // heads + 1 with valueSpaceCurves (0: none): how each head's values point (004, Fig. 3b).
+  std::vector<analysis::ValueCosineCounts> valueCosines;
   // [head + 1][k]: the curve at contextQueries[k] (0: empty).
   std::vector<std::vector<analysis::ValueSpaceCurve>> contextCurves;
 };

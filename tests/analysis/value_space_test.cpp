@@ -8,6 +8,7 @@
 #include <random>
 #include <tuple>
 
+#include "analysis/value_directions.h"
 #include "analysis/value_space.h"
 
 using namespace sinkscope::analysis;
@@ -609,4 +610,48 @@ TEST(ValueSpace, WideValuesProjectAsTheirNarrowSelves) {
                 w.pca3[k][static_cast<std::size_t>(std::min(c, 1))]);
     }
   EXPECT_EQ(w.scores.f, s.scores.f);
+}
+
+// Fig. 3(b)'s counts by hand: v0 = (-1, 0), v1 = (1, 0), v2 = (0, 1), v3 = 0
+// (no direction: none of its pairs counted), v4 = (2, 0). The sink against
+// v1 and v4: cosine -1 (the first bin); against v2: 0 (bin 20, [0, 0.05)).
+// The non-sink pairs: (1, 2) and (2, 4) at 0, (1, 4) at exactly 1 (the last bin).
+TEST(ValueDirections, CosineCountsByHand) {
+  using sinkscope::analysis::kValueCosineBins;
+  const std::vector<float> values{-1, 0, 1, 0, 0, 1, 0, 0, 2, 0};
+  const auto all = sinkscope::analysis::value_cosine_counts(values, 2, {0, 1, 2, 3, 4});
+  std::array<std::int64_t, kValueCosineBins> sink{}, pairs{};
+  sink[0] = 2, sink[20] = 1;
+  pairs[20] = 2, pairs[kValueCosineBins - 1] = 1;
+  EXPECT_EQ(all.sinkToOthers, sink);
+  EXPECT_EQ(all.otherPairs, pairs);
+  // A query that sees keys 0..2 only.
+  const auto prefix = sinkscope::analysis::value_cosine_counts(values, 2, {0, 1, 2});
+  sink = {}, pairs = {};
+  sink[0] = 1, sink[20] = 1, pairs[20] = 1;
+  EXPECT_EQ(prefix.sinkToOthers, sink);
+  EXPECT_EQ(prefix.otherPairs, pairs);
+  // Bin edges: -1 in the first, 1 in the last, -0.05 in bin 19, 0.05 in bin 21.
+  EXPECT_EQ(sinkscope::analysis::value_cosine_bin(-1.0), 0);
+  EXPECT_EQ(sinkscope::analysis::value_cosine_bin(1.0), kValueCosineBins - 1);
+  EXPECT_EQ(sinkscope::analysis::value_cosine_bin(-0.025), 19);
+  EXPECT_EQ(sinkscope::analysis::value_cosine_bin(0.075), 21);
+}
+
+// Over kValueCosineMaxKeys non-sink keys, every k-th enters the pairs: 600
+// keys give every second, 300 keys, C(300, 2) pairs; the sink meets all 600.
+TEST(ValueDirections, PairsOfManyKeysAreThinnedEvenly) {
+  const int T = 601, d = 3;
+  std::mt19937 rng(5);
+  std::normal_distribution<float> g;
+  std::vector<float> values(static_cast<std::size_t>(T * d));
+  for (float& v : values) v = g(rng);
+  std::vector<int> keys(T);
+  for (int k = 0; k < T; ++k) keys[static_cast<std::size_t>(k)] = k;
+  const auto counts = sinkscope::analysis::value_cosine_counts(values, d, keys);
+  std::int64_t sink = 0, pairs = 0;
+  for (std::size_t b = 0; b < counts.sinkToOthers.size(); ++b)
+    sink += counts.sinkToOthers[b], pairs += counts.otherPairs[b];
+  EXPECT_EQ(sink, 600);
+  EXPECT_EQ(pairs, 300 * 299 / 2);
 }

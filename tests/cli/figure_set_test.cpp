@@ -144,6 +144,7 @@ std::vector<std::string> every_figure() {
   for (const PerNColumn& c : per_n_columns())
     if (names.back() != c.file) names.push_back(c.file);
   for (const auto& [file, columns] : geometry_figures()) names.push_back(file);
+  names.push_back("value_cosine_distribution");
   for (const char* name :
        {"taxonomy_by_layer", "class_value_alignment_against_n", "class_loo_norm_against_n",
         "fiedler_by_layer", "centralisation_by_layer", "sink_removal_kl_by_layer",
@@ -902,6 +903,7 @@ TEST(FigureSet, AStudyFolderGivesTheFigureSetOfItsSentenceFile) {
   // Damaged curves: the record's file and line are named.
   const fs::path records = root / "study/shards/shard-0-of-2/records.jsonl";
   std::string text = read_text(records);
+  const std::string pristine = text;
   const auto at = text.find("\"b0\":[");
   ASSERT_NE(at, std::string::npos);
   text.replace(at, 6, "\"b0\":[\"0x1p+0\",");
@@ -936,6 +938,17 @@ TEST(FigureSet, AStudyFolderGivesTheFigureSetOfItsSentenceFile) {
   EXPECT_NE(miscounted.out.find("records.jsonl:1: classes: "), std::string::npos) << miscounted.out;
   EXPECT_NE(miscounted.out.find("heads classed, the study has 16"), std::string::npos)
       << miscounted.out;
+  // Value-direction counts beyond the pairs a sentence has.
+  text = pristine;
+  const auto counts = text.find("\"vc\":[");
+  ASSERT_NE(counts, std::string::npos);
+  text.replace(counts + 6, text.find(',', counts) - counts - 6, "99999999");
+  std::ofstream(records) << text;
+  const CliRun overcounted = cli("figure-set --study '" + (root / "study").string() + "' --out '" +
+                                 (root / "g").string() + "'");
+  EXPECT_EQ(overcounted.exit, 2);
+  EXPECT_NE(overcounted.out.find("records.jsonl:1: value cosine counts"), std::string::npos)
+      << overcounted.out;
 }
 
 // Every figure of the set explains each drawn series in its legend (the F_N
@@ -1028,8 +1041,41 @@ TEST(FigureSet, PaperWritesTheAtlasAndItsReport) {
   }
   for (std::size_t k = 1; k <= figures; ++k)
     EXPECT_NE(all.find("Figure " + std::to_string(k) + ". ("), std::string::npos) << k;
-  EXPECT_NE(all.find("Not yet drawn by SinkScope"), std::string::npos);
+  // Fig. 3(b)'s counts: every head of every layer (4 x 4) meets each sentence's T - 1 non-sink
+  // keys once from the sink and in C(T - 1, 2) pairs (T from bos_removal.csv; no zero values).
+  {
+    const CsvTable cosines = table(root / "a/value_cosine_distribution.csv");
+    const CsvTable sentences = table(root / "a/bos_removal.csv");
+    double sink = 0, pairs = 0, sinkWanted = 0, pairsWanted = 0;
+    for (const auto& row : cosines.rows)
+      sink += std::stod(row[static_cast<std::size_t>(column(cosines, "sink_count"))]),
+          pairs += std::stod(row[static_cast<std::size_t>(column(cosines, "pair_count"))]);
+    for (const auto& row : sentences.rows) {
+      const double others =
+          std::stod(row[static_cast<std::size_t>(column(sentences, "tokens"))]) - 1;
+      sinkWanted += 16 * others, pairsWanted += 16 * others * (others - 1) / 2;
+    }
+    EXPECT_EQ(sink, sinkWanted);
+    EXPECT_EQ(pairs, pairsWanted);
+    EXPECT_EQ(cosines.rows.size(), 40u);
+  }
   EXPECT_NE(all.find("Pooled over 2 sentences"), std::string::npos);
+  // The same report as one web page: a figure element per figure, its drawing inline.
+  {
+    const std::string html = read_text(root / "a/report.html");
+    std::size_t svgs = 0, figureElements = 0;
+    for (std::size_t at = html.find("<svg"); at != std::string::npos;
+         at = html.find("<svg", at + 1))
+      ++svgs;
+    for (std::size_t at = html.find("<figure id="); at != std::string::npos;
+         at = html.find("<figure id=", at + 1))
+      ++figureElements;
+    EXPECT_EQ(svgs, figures);
+    EXPECT_EQ(figureElements, figures);
+    EXPECT_NE(html.find("spearman [95%]"), std::string::npos);
+    EXPECT_EQ(html.find("<script"), std::string::npos);
+    EXPECT_EQ(html.find("<?xml"), std::string::npos);
+  }
   // Written files are never replaced without --force.
   const CliRun again = cli("paper '" + kModel + "' --sentences '" + (root / "s.txt").string() +
                            "' --out '" + (root / "a").string() + "'");
@@ -1052,9 +1098,10 @@ TEST(FigureSet, PaperDrawsSeveralModelsSideBySide) {
   const std::string sentences = " --sentences '" + (root / "s.txt").string() + "'";
   const fs::path out = root / "cmp";
   const CliRun run = cli("paper '" + kModel + "' '" + encoder + "'" + sentences + " --out '" +
-                         out.string() + "' --sparsification-sentences 1 --labels dec,enc");
+                         out.string() + "' --sparsification-sentences 1 --labels 'dec,<enc>'");
   ASSERT_EQ(run.exit, 0) << run.out;
-  const std::vector<std::string> labels{"dec", "enc"};
+  // A label is the user's text: "<enc>" names a folder and is escaped in the web page.
+  const std::vector<std::string> labels{"dec", "<enc>"};
   std::vector<std::string> kinds = every_figure();
   for (const char* table_kind :
        {"reference_frame", "head_class_distribution", "sink_rate", "ablation_correlation"})
@@ -1086,9 +1133,11 @@ TEST(FigureSet, PaperDrawsSeveralModelsSideBySide) {
       for (const std::string& problem : pdf_text_problems(text, 8.0, R"(\([a-z]\)|-[0-9]+)"))
         ADD_FAILURE() << kind << ": " << problem;
       if (kind == "sink_rate") continue;
-      for (const char* word : {"(a)", "dec", "(b)", "enc"})
-        EXPECT_TRUE(std::any_of(text.words.begin(), text.words.end(),
-                                [&](const PdfWord& w) { return w.text == word; }))
+      // (poppler's word list writes "<enc>" as XHTML: &lt;enc&gt;)
+      for (const char* word : {"(a)", "dec", "(b)", "enc&gt;"})
+        EXPECT_TRUE(
+            std::any_of(text.words.begin(), text.words.end(),
+                        [&](const PdfWord& w) { return w.text.find(word) != std::string::npos; }))
             << kind << ": " << word;
     }
   }
@@ -1116,7 +1165,7 @@ TEST(FigureSet, PaperDrawsSeveralModelsSideBySide) {
   for (const auto& row : table(out / "atlas.csv").rows)
     if (row[1] == "key_importance_by_layer.csv") {
       keyImportance = true;
-      EXPECT_EQ(row[2], "dec;enc");
+      EXPECT_EQ(row[2], "dec;<enc>");
       EXPECT_EQ(row[3], "");
     }
   EXPECT_TRUE(keyImportance);
@@ -1124,13 +1173,26 @@ TEST(FigureSet, PaperDrawsSeveralModelsSideBySide) {
   // The report: the comparisons captioned panel by panel, and a PDF poppler reads without an error.
   if (shell("command -v pdftotext").exit == 0) {
     const std::string all = shell("pdftotext '" + (out / "report.pdf").string() + "' - 2>&1").out;
-    for (const char* words : {"One panel per model", "(a) dec", "(b) enc", "dec: ", "enc: "})
+    for (const char* words : {"One panel per model", "(a) dec", "(b) <enc>", "dec: ", "<enc>: "})
       EXPECT_NE(all.find(words), std::string::npos) << words;
     const CliRun drawn = shell("pdftoppm -r 10 -png '" + (out / "report.pdf").string() + "' '" +
                                (root / "page").string() + "' 2>&1");
     EXPECT_EQ(drawn.exit, 0);
     EXPECT_EQ(drawn.out.find("Error"), std::string::npos) << drawn.out;
   }
+  // The web page: every comparison figure inline, the label escaped wherever it is written.
+  const std::string html = read_text(out / "report.html");
+  EXPECT_EQ(html.find("<enc>"), std::string::npos);
+  EXPECT_NE(html.find("&lt;enc&gt;"), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  std::size_t svgs = 0, captions = 0;
+  for (std::size_t at = html.find("<svg"); at != std::string::npos; at = html.find("<svg", at + 1))
+    ++svgs;
+  for (std::size_t at = html.find("<figcaption>"); at != std::string::npos;
+       at = html.find("<figcaption>", at + 1))
+    ++captions;
+  EXPECT_GT(svgs, 20u);
+  EXPECT_EQ(svgs, captions);
   // Labels that cannot name the models' folders: refused, nothing written.
   for (const char* bad : {"--labels dec", "--labels a/b,c", "--labels same,same"}) {
     const CliRun refused = cli("paper '" + kModel + "' '" + encoder + "'" + sentences + " --out '" +
