@@ -51,7 +51,7 @@ bool is_number(const QString& cell) {
 // when h does not fit; returns the y below the table.
 template <class Room>
 double table_grid(QPainter& p, const ReportTable& t, double& y, const FigureOptions& o,
-                  const Room& room) {
+                  const Room& room, const QString& section = {}) {
   const double gap = 3 * kMm, x0 = kMargin + 4 * kMm, width = kTextW - 4 * kMm;
   // The grid as drawn: header and rows (turned when needed).
   auto widths_of = [&](const QStringList& header, const std::vector<QStringList>& rows, double pt) {
@@ -104,7 +104,12 @@ double table_grid(QPainter& p, const ReportTable& t, double& y, const FigureOpti
   const double whole = height_of(t.heading, report_font(o, 8.5, true), kTextW - 4 * kMm) + kMm +
                        static_cast<double>(rows.size() + 1) * line +
                        height_of(t.note, report_font(o, 7.5), width) + 2 * kMm;
-  room(whole <= kPageH - 2 * kMargin ? whole : 3 * line);
+  // A section's heading goes with its first table (never alone at a page's foot).
+  const double sectionH =
+      section.isEmpty() ? 0.0 : height_of(section, report_font(o, 11, true), kTextW) + 4.5 * kMm;
+  room(sectionH + (whole <= kPageH - 2 * kMargin - sectionH ? whole : 3 * line));
+  if (!section.isEmpty())
+    y = paragraph(p, report_font(o, 11, true), section, kMargin, y + 3 * kMm, kTextW) + 1.5 * kMm;
   p.setFont(report_font(o, 8.5, true));
   y = paragraph(p, report_font(o, 8.5, true), t.heading, kMargin + 4 * kMm, y, kTextW - 4 * kMm) +
       kMm;
@@ -159,13 +164,8 @@ void front_pages(QPdfWriter& pdf, QPainter& p, const ReportDocument& doc, const 
     y = paragraph(p, report_font(o, 8.5), entry, kMargin + 4 * kMm, y, kTextW - 4 * kMm) +
         0.6 * kMm;
   }
-  if (!doc.tables.empty()) {
-    room(20 * kMm);
-    y = paragraph(p, report_font(o, 11, true), QStringLiteral("Tables"), kMargin, y + 3 * kMm,
-                  kTextW) +
-        1.5 * kMm;
-    for (const ReportTable& t : doc.tables) y = table_grid(p, t, y, o, room);
-  }
+  for (std::size_t k = 0; k < doc.tables.size(); ++k)
+    y = table_grid(p, doc.tables[k], y, o, room, k == 0 ? QStringLiteral("Tables") : QString());
   for (const auto& [heading, items] : doc.lists) {
     if (items.empty()) continue;
     room(20 * kMm);
