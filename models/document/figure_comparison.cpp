@@ -178,6 +178,7 @@ std::vector<ComparedKind> compare_sets(const std::vector<ModelSet>& sets) {
       drawn = drawn || !panel.series.empty() || !panel.title.empty();
       panel.title = set.label;
       panel.numbers = nullptr;  // the joined table is the comparison's numbers
+      panel.airBelow = true;    // on a range shared with others, a curve may lie on the axis
       c.panels.push_back(std::move(panel));
     }
     c.table = joined_table(tables);

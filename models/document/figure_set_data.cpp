@@ -1412,6 +1412,7 @@ std::vector<SetFigure> ablation_figures(const models::LoadedModel& model,
   fig.plot.xLabel = "share of heads kept";
   fig.plot.yLabel = "dNLL (nats)";
   fig.plot.includeZero = true;
+  fig.plot.airBelow = true;  // a ranking's curve along 0 is not hidden by the axis
   fig.table.columns = {"ranking", "retained", "dnll", "dnll_std", "sentences"};
   std::map<int, views::PlotSeries> byRanking;
   for (const auto& [key, cell] : pooled) {
@@ -1552,9 +1553,17 @@ std::string figure_caption(const SetFigure& f, const AtlasScope& scope) {
     title.replace(at, 3, "; ");
   caption += title;
   if (!caption.empty() && caption.back() != '.') caption += '.';
-  caption += " Pooled over " + std::to_string(scope.sentences) + " sentences of " +
-             scope.sentencesName + " on " + scope.model + " (" + std::to_string(scope.layers) +
-             " layers of " + std::to_string(scope.heads) + " heads).";
+  // Head ablation's kinds run on the first sentences only (their titles say how many).
+  const bool ablated = f.file == "sparsification" || f.file == "fisher_by_layer" ||
+                       f.file == "perturbation_by_layer" || f.file == "ablation_correlation";
+  const std::string shape = " (" + std::to_string(scope.layers) + " layers of " +
+                            std::to_string(scope.heads) + " heads).";
+  if (ablated)
+    caption += " Run on the first sentences of " + scope.sentencesName + " (the set has " +
+               std::to_string(scope.sentences) + ") on " + scope.model + shape;
+  else
+    caption += " Pooled over " + std::to_string(scope.sentences) + " sentences of " +
+               scope.sentencesName + " on " + scope.model + shape;
   if (f.file.find("_against_n_") != std::string::npos)
     caption +=
         " The top N are the N keys of largest attention weight (ties to the lower "
