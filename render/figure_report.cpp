@@ -141,6 +141,14 @@ double table_grid(QPainter& p, const ReportTable& t, double& y, const FigureOpti
   return y + 2.5 * kMm;
 }
 
+// A report figure drawn as SVG: one view alone, several as one lettered figure.
+QByteArray figure_svg(const ReportFigure& f, const FigureOptions& o) {
+  if (f.parts.empty())
+    throw std::runtime_error("the report's figure " + f.name.toStdString() + " has no view");
+  return f.parts.size() == 1 ? figure_part_bytes(f.parts.front(), ExportFormat::Svg, o, {})
+                             : figure_parts_bytes(f.parts, ExportFormat::Svg, o, 0);
+}
+
 // The first page(s): title, front matter, the contents (figure -> page), the tables, the lists.
 void front_pages(QPdfWriter& pdf, QPainter& p, const ReportDocument& doc, const FigureOptions& o) {
   double y = kMargin;
@@ -206,12 +214,7 @@ QByteArray report_pdf(const ReportDocument& doc, const FigureOptions& figureOpti
     int slotsUsed = 2;  // of the current page: the first figure starts a page
     for (std::size_t k = 0; k < doc.figures.size(); ++k) {
       const ReportFigure& f = doc.figures[k];
-      if (f.parts.empty())
-        throw std::runtime_error("the report's figure " + f.name.toStdString() + " has no view");
-      const QByteArray svg = f.parts.size() == 1
-                                 ? figure_part_bytes(f.parts.front(), ExportFormat::Svg, o, {})
-                                 : figure_parts_bytes(f.parts, ExportFormat::Svg, o, 0);
-      QSvgRenderer renderer(svg);
+      QSvgRenderer renderer(figure_svg(f, o));
       if (!renderer.isValid() || renderer.defaultSize().isEmpty())
         throw std::runtime_error("the report's figure " + f.name.toStdString() +
                                  " could not be drawn");
@@ -332,11 +335,7 @@ QByteArray report_html(const ReportDocument& doc, const FigureOptions& figureOpt
   }
   for (std::size_t k = 0; k < doc.figures.size(); ++k) {
     const ReportFigure& f = doc.figures[k];
-    if (f.parts.empty())
-      throw std::runtime_error("the report's figure " + f.name.toStdString() + " has no view");
-    const QByteArray svg = f.parts.size() == 1
-                               ? figure_part_bytes(f.parts.front(), ExportFormat::Svg, o, {})
-                               : figure_parts_bytes(f.parts, ExportFormat::Svg, o, 0);
+    const QByteArray svg = figure_svg(f, o);
     html += QStringLiteral(
                 "<figure id=\"figure-%1\">\n%2\n<figcaption>Figure %1. %3</figcaption>\n"
                 "</figure>\n")

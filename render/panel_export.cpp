@@ -907,7 +907,7 @@ struct FigurePlot {
 };
 
 std::unique_ptr<FigurePlot> figure_plot(const views::LinePlot& shown, QSize size, const Style& st,
-                                        double fontPt) {
+                                        double fontPt, bool legendOutside = false) {
   auto figure = std::make_unique<FigurePlot>();
   figure->view = std::make_unique<LinePlotView>();
   LinePlotView& plot = *figure->view;
@@ -935,7 +935,7 @@ std::unique_ptr<FigurePlot> figure_plot(const views::LinePlot& shown, QSize size
   if (st.transparent) plot.plot()->setBackground(Qt::transparent);
   plot.layOutAsFigure(size);
   const QRectF axesRect = plot.plot()->axisRect()->rect();
-  for (int corner = 0; corner < 4 && !texts.empty(); ++corner) {
+  for (int corner = 0; corner < 4 && !texts.empty() && !legendOutside; ++corner) {
     LegendLayout inside = legend_inside(texts, metrics, QSizeF(size), axesRect, corner);
     if (inside.box.isEmpty()) break;  // too large for any corner
     if (!plot.drawsInside(inside.box)) {
@@ -1278,6 +1278,17 @@ QByteArray figure_parts_bytes(std::vector<FigurePart> parts, ExportFormat f,
     for (const FigurePart& part : parts)
       plots.push_back(part.plot ? figure_plot(*part.plot, cell, lettered, options.fontPt)
                                 : nullptr);
+    // Side by side, plots whose legends sit some inside and some outside
+    // their axes would get axes of different heights: all go outside.
+    const auto inside = [](const auto& plot) { return plot && plot->layout.inside; };
+    const auto outside = [](const auto& plot) {
+      return plot && !plot->legend.empty() && !plot->layout.inside;
+    };
+    if (std::any_of(plots.begin(), plots.end(), inside) &&
+        std::any_of(plots.begin(), plots.end(), outside))
+      for (std::size_t k = 0; k < parts.size(); ++k)
+        if (inside(plots[k]))
+          plots[k] = figure_plot(*parts[k].plot, cell, lettered, options.fontPt, true);
   };
   lay_out_plots();
   // A sized figure grows where a legend below would leave its axes a strip:

@@ -15,6 +15,7 @@
 #include <string>
 #include <tuple>
 
+#include "models/cpu_runtime.h"
 #include "models/document/figure_set_data.h"
 #include "models/io/table_io.h"
 #include "models/loaded_model.h"
@@ -1082,6 +1083,64 @@ TEST(FigureSet, PaperWritesTheAtlasAndItsReport) {
   EXPECT_NE(again.exit, 0) << again.out;
   EXPECT_NE(again.out.find("sinkscope paper:"), std::string::npos) << again.out;
   EXPECT_NE(again.out.find("exists"), std::string::npos) << again.out;
+}
+
+// Fig. 3(b) recomputed here from the model's value vectors (another path:
+// one forward pass, cosines as dot / (|a| |b|), own binning): every head's
+// cos(v_0, v_k), k > 0, and its non-sink pairs at the last query, in 40 bins
+// over [-1, 1]. The passes may round differently (threads): at most a
+// couple of cosines on a bin edge may land in the neighbouring bin.
+TEST(FigureSet, ValueCosineCountsEqualARecomputationFromTheValues) {
+  QTemporaryDir dir;
+  const fs::path root = dir.path().toStdString();
+  const std::string text = "The old lighthouse keeper counted the ships at dawn.";
+  std::ofstream(root / "one.txt") << text << "\n";
+  ASSERT_EQ(cli("figure-set '" + kModel + "' --sentences '" + (root / "one.txt").string() +
+                "' --out '" + (root / "set").string() + "' --sparsification-sentences 0")
+                .exit,
+            0);
+  const CsvTable drawn = table(root / "set/value_cosine_distribution.csv");
+  ASSERT_EQ(drawn.rows.size(), 40u);
+  const sinkscope::models::SingleThreadedBlas exactProducts;
+  const auto model = sinkscope::models::loaded_model_open(kModel);
+  const auto run = sinkscope::models::loaded_model_run(model, text);
+  const auto& trace = run.trace;
+  std::array<long long, 40> sink{}, pairs{};
+  auto bin = [](double c) {
+    return std::min(39, static_cast<int>(std::floor((std::clamp(c, -1.0, 1.0) + 1.0) * 20.0)));
+  };
+  for (int l = 0; l < trace.layers(); ++l) {
+    const auto capture = trace.layer(l);
+    const int T = capture.tokens, d = capture.head_dim;
+    for (int h = 0; h < capture.heads; ++h) {
+      auto v = [&](int k, int c) {
+        return static_cast<double>(capture.values[static_cast<std::size_t>((h * T + k) * d + c)]);
+      };
+      auto cosine = [&](int a, int b) {
+        double ab = 0, aa = 0, bb = 0;
+        for (int c = 0; c < d; ++c)
+          ab += v(a, c) * v(b, c), aa += v(a, c) * v(a, c), bb += v(b, c) * v(b, c);
+        return ab / std::sqrt(aa * bb);
+      };
+      for (int k = 1; k < T; ++k) {
+        ++sink[static_cast<std::size_t>(bin(cosine(0, k)))];
+        for (int q = k + 1; q < T; ++q) ++pairs[static_cast<std::size_t>(bin(cosine(k, q)))];
+      }
+    }
+  }
+  long long sinkMoved = 0, pairsMoved = 0;
+  for (std::size_t b = 0; b < 40; ++b) {
+    sinkMoved += std::llabs(
+        std::stoll(drawn.rows[b][static_cast<std::size_t>(column(drawn, "sink_count"))]) - sink[b]);
+    pairsMoved += std::llabs(
+        std::stoll(drawn.rows[b][static_cast<std::size_t>(column(drawn, "pair_count"))]) -
+        pairs[b]);
+  }
+  EXPECT_LE(sinkMoved, 2);
+  EXPECT_LE(pairsMoved, 2);
+  long long total = 0;
+  for (long long c : pairs) total += c;
+  EXPECT_GT(total, 0);
 }
 
 // Several models side by side: each model's own set in the folder of its
