@@ -1278,13 +1278,18 @@ QByteArray figure_parts_bytes(std::vector<FigurePart> parts, ExportFormat f,
     for (const FigurePart& part : parts)
       plots.push_back(part.plot ? figure_plot(*part.plot, cell, lettered, options.fontPt)
                                 : nullptr);
-    // Side by side, plots whose legends sit some inside and some outside
-    // their axes would get axes of different heights: all go outside.
+    // Views of one kind side by side (each named by its letter's note: models
+    // compared) whose legends sit some inside and some outside their axes
+    // would get axes of different heights: all go outside. Different views
+    // (a panel's sub-plots) keep each its best place.
     const auto inside = [](const auto& plot) { return plot && plot->layout.inside; };
     const auto outside = [](const auto& plot) {
       return plot && !plot->legend.empty() && !plot->layout.inside;
     };
-    if (std::any_of(plots.begin(), plots.end(), inside) &&
+    const bool compared = std::all_of(parts.begin(), parts.end(), [](const FigurePart& part) {
+      return part.plot && !part.letterNote.isEmpty();
+    });
+    if (compared && std::any_of(plots.begin(), plots.end(), inside) &&
         std::any_of(plots.begin(), plots.end(), outside))
       for (std::size_t k = 0; k < parts.size(); ++k)
         if (inside(plots[k]))
