@@ -411,6 +411,11 @@ void append_weight_spectra(Tables& t, const models::LoadedModel& loaded) {
     scratch = std::move(m.converted);
     return std::span<const float>(scratch);
   };
+  // Matrices are computed one per thread, each on one BLAS thread: a
+  // threaded BLAS called from every thread at once oversubscribes the cores
+  // (its threads then spin), and a product's rounding would depend on how
+  // many threads split it.
+  const models::SingleThreadedBlas onePerMatrix;
   const std::vector<analysis::WeightSpectrum> spectra =
       io::weight_spectra_stamped(views, models::weight_files_stamp(loaded.model->folder()), values,
                                  io::WeightSpectraCache(io::WeightSpectraCache::default_folder()));
@@ -775,7 +780,8 @@ AnalyzeOutput analyze_subject(const AnalyzeSubject& subject, const document::Ana
   analysis::HeadAnalysisParams headParams = document::head_analysis_params(p, T);
   headParams.persistenceMayBeLeftOut = true;
   document::analyse_trace_layers(
-      trace, headParams, {.valueSpaceCurves = values, .effectiveRank = false, .settings = p},
+      trace, headParams,
+      {.valueSpaceCurves = values, .contextQueries = {}, .effectiveRank = false, .settings = p},
       [&rows, heads](document::LayerAnalysis&& layer) { rows.add(layer, heads); }, progress);
   if (!rows.persistenceLeftOut.empty()) {
     std::string maps;

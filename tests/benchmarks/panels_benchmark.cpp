@@ -2,8 +2,11 @@
 // of head in the selection to every panel drawn again from the run's cache,
 // for a 12 x 12 model at T = 128 (goal: under 100 ms); and the attention map's
 // responsiveness at T = 2048: a run shown, a head change, a hover, a
-// zoom. Needs a display:
+// zoom, a cancel. Needs a display:
 //   xvfb-run -a -s '-screen 0 1600x1000x24' build/tests/panels_benchmark
+// The long input runs on a 4 x 8 random model unless given a model folder and
+// a text (the 1B shape at 2048 tokens: docs/performance.md):
+//   ... panels_benchmark --long-model DIR --long-text FILE --benchmark_filter=LongInput
 #include <benchmark/benchmark.h>
 
 #include <QApplication>
@@ -11,8 +14,14 @@
 #include <QMouseEvent>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
+#include <QToolButton>
 #include <QWheelEvent>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
 
 #include "models/cpu_runtime.h"
 #include "models/document/trace_analysis.h"
@@ -20,6 +29,7 @@
 #include "render/gl_support.h"
 #include "render/heat_map_view.h"
 #include "ui/analysis_panels.h"
+#include "ui/job_runner.h"
 #include "ui/main_window.h"
 #include "ui/selection_model.h"
 
@@ -43,44 +53,106 @@ QString write_model(const QTemporaryDir& dir, const char* name, int layers, int 
   return folder;
 }
 
-// A window that has run `folder` on a sentence of `chars` characters.
-ui::MainWindow* window_with_run(const QString& folder, int chars, double* runSeconds = nullptr,
-                                double* mapSeconds = nullptr) {
+// The longest the window's thread went without serving its event loop, in
+// ms: a timer due every 10 ms notes how late each of its ticks comes.
+class StallMonitor {
+ public:
+  StallMonitor() {
+    timer_.setInterval(10);
+    QObject::connect(&timer_, &QTimer::timeout, [this] {
+      const qint64 now = clock_.elapsed();
+      if (last_ >= 0) worst_ = std::max(worst_, now - last_);
+      last_ = now;
+    });
+    clock_.start();
+    timer_.start();
+  }
+  double worstMs() const { return static_cast<double>(worst_); }
+
+ private:
+  QTimer timer_;
+  QElapsedTimer clock_;
+  qint64 last_ = -1, worst_ = 0;
+};
+
+struct RunTimes {
+  double mapShown = 0, analysed = 0, worstStallMs = 0;
+};
+
+// A window that has run `folder` on `text`.
+ui::MainWindow* window_with_run(const QString& folder, const QString& text,
+                                RunTimes* times = nullptr) {
   auto* win = new ui::MainWindow;
   win->resize(1400, 900);
   win->show();
-  QString text;
-  while (text.size() < chars) text += QStringLiteral("attention sinks in the model ");
-  text.truncate(chars);
   win->setSentence(text);
   QElapsedTimer clock;
   clock.start();
-  QObject::connect(win, &ui::MainWindow::runFinished, win, [&clock, mapSeconds] {
-    if (mapSeconds && *mapSeconds == 0) *mapSeconds = clock.elapsed() / 1000.0;
+  double mapShown = 0;
+  QObject::connect(win, &ui::MainWindow::runFinished, win, [&clock, &mapShown] {
+    if (mapShown == 0) mapShown = clock.elapsed() / 1000.0;
   });
+  const StallMonitor stalls;
   win->openModelFolder(folder);
-  if (!QTest::qWaitFor([&] { return win->lastRun() && win->lastRun()->analysis; }, 600000))
+  if (!QTest::qWaitFor([&] { return win->lastRun() && win->lastRun()->analysis; }, 3600000))
     std::fprintf(stderr, "panels_benchmark: the run did not finish\n");
-  if (runSeconds) *runSeconds = clock.elapsed() / 1000.0;
+  if (times) *times = {mapShown, clock.elapsed() / 1000.0, stalls.worstMs()};
   return win;
+}
+
+QString repeated_text(int chars) {
+  QString text;
+  while (text.size() < chars) text += QStringLiteral("attention sinks in the model ");
+  text.truncate(chars);
+  return text;
+}
+
+// --long-model DIR --long-text FILE (both or neither), taken out of argv.
+QString longModel, longText;
+bool take_long_input_options(int& argc, char** argv) {
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    const bool model = std::strcmp(argv[i], "--long-model") == 0,
+               text = std::strcmp(argv[i], "--long-text") == 0;
+    if (!model && !text) {
+      argv[kept++] = argv[i];
+      continue;
+    }
+    if (i + 1 >= argc) return false;
+    if (model) {
+      longModel = QString::fromLocal8Bit(argv[++i]);
+    } else {
+      std::ifstream in(argv[++i]);
+      std::stringstream content;
+      content << in.rdbuf();
+      if (!in) return false;
+      longText = QString::fromStdString(content.str()).trimmed();
+    }
+  }
+  argc = kept;
+  return longModel.isEmpty() == longText.isEmpty();
 }
 
 // A 12 x 12 random model and a sentence of 128 tokens, run once.
 ui::MainWindow& window() {
   static QTemporaryDir dir;
   static ui::MainWindow* w =
-      window_with_run(write_model(dir, "model", 12, 12, 384, 512), 410);  // T = 128
+      window_with_run(write_model(dir, "model", 12, 12, 384, 512), repeated_text(410));  // T = 128
   return *w;
 }
 
-// A 4 x 8 random model and a sentence of about 2048 tokens.
-double longRunSeconds = 0, longMapSeconds = 0;
+// A 4 x 8 random model and a sentence of about 2048 tokens, or the model and
+// text given on the command line.
+RunTimes longRun;
 ui::MainWindow& long_window() {
   static QTemporaryDir dir;
-  static ui::MainWindow* w = window_with_run(write_model(dir, "long", 4, 8, 256, 4096), 6600,
-                                             &longRunSeconds, &longMapSeconds);
+  static ui::MainWindow* w = longModel.isEmpty()
+                                 ? window_with_run(write_model(dir, "long", 4, 8, 256, 4096),
+                                                   repeated_text(6600), &longRun)
+                                 : window_with_run(longModel, longText, &longRun);
   return *w;
 }
+int long_heads() { return long_window().lastRun()->trace->heads(); }
 
 void BM_SelectHeadAndRedrawEveryPanel(benchmark::State& state) {
   ui::MainWindow& w = window();
@@ -99,12 +171,13 @@ BENCHMARK(BM_SelectHeadAndRedrawEveryPanel)->Unit(benchmark::kMillisecond)->Iter
 
 // T = 2048: opening the model and running the sentence until the map is on
 // screen (forward pass), and until the run's analysis (without per-head
-// topology) is in; reported once.
+// topology) is in, with the window thread's longest stall meanwhile; once.
 void BM_LongInput_RunUntilShown(benchmark::State& state) {
   for (auto _ : state) long_window();
   state.counters["tokens"] = long_window().lastRun()->tokenCount();
-  state.counters["map_shown_s"] = longMapSeconds;
-  state.counters["analysed_s"] = longRunSeconds;
+  state.counters["map_shown_s"] = longRun.mapShown;
+  state.counters["analysed_s"] = longRun.analysed;
+  state.counters["gui_stall_max_ms"] = longRun.worstStallMs;
 }
 BENCHMARK(BM_LongInput_RunUntilShown)->Unit(benchmark::kMillisecond)->Iterations(1);
 
@@ -114,7 +187,7 @@ void BM_LongInput_SelectHead(benchmark::State& state) {
   ui::MainWindow& w = long_window();
   int head = 0;
   for (auto _ : state) {
-    head = (head + 1) % 8;
+    head = (head + 1) % long_heads();
     w.selection()->setHead(head);
     const QString where = QStringLiteral("head %1 ").arg(head);
     if (!QTest::qWaitFor([&] { return q(w.attentionView()->data().title).contains(where); }, 5000))
@@ -159,12 +232,42 @@ void BM_LongInput_ZoomFrame(benchmark::State& state) {
 }
 BENCHMARK(BM_LongInput_ZoomFrame)->Unit(benchmark::kMillisecond)->Iterations(32);
 
+// T = 2048: the sentence run again, and the status bar's Cancel clicked once
+// its progress shows; timed from the click until no job is left.
+void BM_LongInput_CancelRun(benchmark::State& state) {
+  ui::MainWindow& w = long_window();
+  for (auto _ : state) {
+    state.PauseTiming();
+    w.runSentence();
+    QToolButton* cancel = nullptr;
+    const bool shown = QTest::qWaitFor(
+        [&] {
+          cancel = w.findChild<QToolButton*>(QStringLiteral("jobCancel"));
+          return cancel && cancel->isVisible();
+        },
+        60000);
+    state.ResumeTiming();
+    if (!shown) {
+      state.SkipWithError("no progress with a Cancel button within 60 s");
+      break;
+    }
+    QTest::mouseClick(cancel, Qt::LeftButton);
+    if (!QTest::qWaitFor([&] { return w.jobs()->activeJobCount() == 0; }, 600000))
+      state.SkipWithError("jobs still running 600 s after Cancel");
+  }
+}
+BENCHMARK(BM_LongInput_CancelRun)->Unit(benchmark::kMillisecond)->Iterations(1);
+
 }  // namespace
 
 int main(int argc, char** argv) {
   // The runtime the GUI's main() sets up (models/cpu_runtime.h).
   sinkscope::models::configure_cpu_runtime();
   render::gl_configure_defaults();
+  if (!take_long_input_options(argc, argv)) {
+    std::fprintf(stderr, "panels_benchmark: give --long-model DIR and --long-text FILE together\n");
+    return 2;
+  }
   QApplication app(argc, argv);
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
