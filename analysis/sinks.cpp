@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "analysis/ties.h"
+
 namespace sinkscope::analysis {
 
 std::vector<int> SinkSet::keys() const {
@@ -50,7 +52,9 @@ SinkSet sink_set(const AttentionView& a, const SinkSetParams& params) {
       if (!a.visible(i, j)) continue;
       const float w = a.at(i, j);
       columnSums[static_cast<std::size_t>(j)] += w;
-      if (w >= set.tau && w > 0.0f) ++hitCounts[static_cast<std::size_t>(j)];
+      // tau is itself one of the weights (or between two): a weight equal to
+      // it as a real number reaches it whichever way rounding went.
+      if (reaches_threshold(w, set.tau) && w > 0.0f) ++hitCounts[static_cast<std::size_t>(j)];
     }
   const double columnThreshold = percentile_linear(columnSums, params.percentile);
 
@@ -65,8 +69,7 @@ SinkSet sink_set(const AttentionView& a, const SinkSetParams& params) {
                 seeing > 0 ? received / seeing : 0.0};
     const bool sink = params.mode == SinkSetParams::Mode::Percentile
                           ? (queries > 0 && s.frequency >= params.gamma && hits > 0)
-                          : columnSums[static_cast<std::size_t>(j)] >= columnThreshold &&
-                                columnSums[static_cast<std::size_t>(j)] > 0.0;
+                          : reaches_threshold(received, columnThreshold) && received > 0.0;
     set.keysAll.push_back(s);
     if (sink) set.sinks.push_back(s);
   }

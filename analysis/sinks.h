@@ -17,7 +17,8 @@ struct SinkSetParams {
   // whenever its one observer attends to itself).
   enum class Denominator { AllQueries, VisibleQueries } denominator = Denominator::AllQueries;
   double percentile = 90.0;  // p
-  // Reading (metrics.md): ">= tau" and "> 0", so a perfect star of fewer than
+  // Reading (metrics.md): ">= tau" (up to the tie tolerance: a weight equal
+  // to tau as a real number reaches it) and "> 0", so a perfect star of fewer than
   // 10 tokens still has its sink and all-zero columns never are sinks.
   double gamma = 0.3;
 };

@@ -527,7 +527,7 @@ struct HeadRows {
 // Section 1: sinks, the sink metric for every key, the summary and diagnostics.
 void append_sink_rows(Tables& t, const HeadRows& at, const analysis::HeadAnalysis& r,
                       const std::vector<std::string>& tokens, int query,
-                      const document::AnalysisSettings& p, json& headJson) {
+                      const document::AnalysisSettings& p, json* headJson) {
   const analysis::SinkSet& set = r.sinks;
   const auto& alpha = r.keyImportance;
   // The fraction for every key, sink or not (metrics.md s. 1).
@@ -536,9 +536,11 @@ void append_sink_rows(Tables& t, const HeadRows& at, const analysis::HeadAnalysi
   t.summary.rows.push_back({at.layer, at.head, num(set.tau), std::to_string(set.sinks.size()),
                             num(r.sinkConcentration), num(alpha[0]), num(alpha[0] / base0),
                             analysis::is_sink_rate_head(alpha[0], p.eps) ? "1" : "0"});
-  headJson["sinks"] = set.keys();
-  headJson["sink_concentration"] = r.sinkConcentration;
-  headJson["alpha"] = alpha;
+  if (headJson) {
+    (*headJson)["sinks"] = set.keys();
+    (*headJson)["sink_concentration"] = r.sinkConcentration;
+    (*headJson)["alpha"] = alpha;
+  }
   for (const auto& [q, d] :
        {std::pair<std::string, analysis::HeadDiagnostics>{std::to_string(query), r.atQuery},
         std::pair<std::string, analysis::HeadDiagnostics>{"mean", r.meanOverQueries}})
@@ -551,18 +553,20 @@ void append_sink_rows(Tables& t, const HeadRows& at, const analysis::HeadAnalysi
 std::pair<std::size_t, std::size_t> append_persistence_rows(Tables& t, const HeadRows& at,
                                                             const analysis::HeadAnalysis& r,
                                                             const document::AnalysisSettings& p,
-                                                            json& headJson) {
+                                                            json* headJson) {
   const analysis::PersistenceDiagram& diagram = r.persistence;
   if (!r.persistenceLeftOut.empty()) {  // past the exact reduction's bounds: counts left empty
-    headJson["persistence_left_out"] = r.persistenceLeftOut;
+    if (headJson) (*headJson)["persistence_left_out"] = r.persistenceLeftOut;
     t.persistenceSummary.rows.push_back({at.layer, at.head, "", "", "", ""});
     return {0, 0};
   }
   document::append_bar_rows(t.persistence, at.layer, at.head, diagram);
-  json bars = json::array();
-  for (const auto* list : {&diagram.h0, &diagram.h1})
-    for (const auto& b : *list) bars.push_back({b.dimension, b.birth, b.death});
-  headJson["bars"] = bars;
+  if (headJson) {
+    json bars = json::array();
+    for (const auto* list : {&diagram.h0, &diagram.h1})
+      for (const auto& b : *list) bars.push_back({b.dimension, b.birth, b.death});
+    (*headJson)["bars"] = std::move(bars);
+  }
   const std::size_t above0 = analysis::bars_above(diagram.h0, p.minPersistence);
   const std::size_t above1 = analysis::bars_above(diagram.h1, p.minPersistence);
   t.persistenceSummary.rows.push_back({at.layer, at.head, std::to_string(diagram.h0.size()),
@@ -610,12 +614,12 @@ HeadFigures head_figures(const HeadRows& at, const analysis::HeadAnalysis& r, st
 // Sections 6 and 7 (they need the head's values): the taxonomy, value space
 // and its curve; the head's class into `f`.
 void append_value_rows(Tables& t, const HeadRows& at, const analysis::HeadAnalysis& r,
-                       const analysis::ValueSpaceCurve& curve, HeadFigures& f, json& headJson) {
+                       const analysis::ValueSpaceCurve& curve, HeadFigures& f, json* headJson) {
   const analysis::TaxonomyVotes& votes = *r.taxonomy;
   const char* label = analysis::head_class_name(analysis::taxonomy_label(votes));
   t.taxonomy.rows.push_back({at.layer, at.head, std::to_string(votes.sink),
                              std::to_string(votes.current), std::to_string(votes.other), label});
-  headJson["taxonomy"] = label;
+  if (headJson) (*headJson)["taxonomy"] = label;
   f.label = analysis::taxonomy_label(votes);
   f.classified = true;
   const analysis::ValueSpace& vs = *r.valueSpace;
@@ -623,8 +627,9 @@ void append_value_rows(Tables& t, const HeadRows& at, const analysis::HeadAnalys
   for (int k : vs.selected) selected += (selected.empty() ? "" : " ") + std::to_string(k);
   t.valueSpace.rows.push_back(value_space_row(at.layer, at.head, selected, vs));
   document::append_value_curve_rows(t.valueSpaceCurve, at.layer, at.head, curve);
-  headJson["value_space"] = {
-      {"precision", vs.scores.precision}, {"recall", vs.scores.recall}, {"f", vs.scores.f}};
+  if (headJson)
+    (*headJson)["value_space"] = {
+        {"precision", vs.scores.precision}, {"recall", vs.scores.recall}, {"f", vs.scores.f}};
 }
 
 // analyze's tables and JSON, filled layer by layer as the layers are analysed.
@@ -684,9 +689,12 @@ struct LayerRows {
     for (int h = -1; h < headCount; ++h) {
       const analysis::HeadAnalysis& r = layer.heads[static_cast<std::size_t>(h + 1)];
       const HeadRows at{std::to_string(l), h < 0 ? "average" : std::to_string(h), T, causal};
+      // The per-head detail is the JSON file's alone (its bars: 175 MB a
+      // layer at 2048 tokens): built only when kept.
       json headJson = {{"head", at.head}};
-      append_sink_rows(t, at, r, tokens, query, p, headJson);
-      const auto [above0, above1] = append_persistence_rows(t, at, r, p, headJson);
+      json* detail = keeping == RowKeeping::Rows ? &headJson : nullptr;
+      append_sink_rows(t, at, r, tokens, query, p, detail);
+      const auto [above0, above1] = append_persistence_rows(t, at, r, p, detail);
       if (!r.persistenceLeftOut.empty()) {
         persistenceLeftOut.push_back("layer " + at.layer + " head " + at.head);
         persistenceReason = r.persistenceLeftOut;
@@ -705,13 +713,11 @@ struct LayerRows {
         if (r.valueSpace && r.taxonomy &&
             static_cast<std::size_t>(h + 1) < layer.valueCurves.size())
           append_value_rows(t, at, r, layer.valueCurves[static_cast<std::size_t>(h + 1)], f,
-                            headJson);
+                            detail);
         layerHeads.push_back(f);
         modelHeads.push_back(f);
       }
-      // The per-head detail is the JSON file's alone (its bars: 175 MB a
-      // layer at 2048 tokens).
-      if (keeping == RowKeeping::Rows) layerJson["heads"].push_back(headJson);
+      if (detail) layerJson["heads"].push_back(std::move(headJson));
       settle_big_rows();
     }
     t.layerSummary.rows.push_back(summary_row(std::to_string(l), layerHeads));

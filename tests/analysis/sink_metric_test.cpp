@@ -142,6 +142,31 @@ TEST(SinkSet, HandComputedMap) {
   EXPECT_EQ(sink_set(m.view(), p).keys(), std::vector<int>{0});
 }
 
+// tau is the percentile of the weights themselves, so a weight can equal it
+// as a real number and sit a rounding below it (another BLAS kernel, another
+// batch): within a relative 1e-6 it reaches tau (metrics.md, ties), further
+// below it does not. The same for a column sum against its percentile.
+TEST(SinkSet, AWeightEqualToTauUpToRoundingReachesIt) {
+  // p = 100: tau is the largest weight, query 0's 1 on itself.
+  const AttentionMatrix m{{1, 0, 0, 0.9999997f, 3e-7f, 0, 0.99999f, 1e-5f, 0}, 3, true};
+  SinkSetParams p;
+  p.percentile = 100;
+  p.gamma = 0.5;
+  const SinkSet s = sink_set(m.view(), p);
+  EXPECT_DOUBLE_EQ(s.tau, 1.0);
+  EXPECT_DOUBLE_EQ(s.keysAll[0].frequency, 2.0 / 3.0) << "3e-7 below tau reaches it, 1e-5 not";
+  EXPECT_EQ(s.keys(), std::vector<int>{0});
+
+  // Bidirectional: column sums 0.9999998 and 1.0000002, the latter the threshold.
+  const AttentionMatrix b{{0.5f, 0.5f, 0.4999998f, 0.5000002f}, 2, false};
+  SinkSetParams columns;
+  columns.mode = SinkSetParams::Mode::ColumnSum;
+  columns.percentile = 100;
+  EXPECT_EQ(sink_set(b.view(), columns).keys(), (std::vector<int>{0, 1}));
+  const AttentionMatrix apart{{0.5f, 0.5f, 0.49999f, 0.50001f}, 2, false};
+  EXPECT_EQ(sink_set(apart.view(), columns).keys(), std::vector<int>{1});
+}
+
 // metrics.md s. 1: the fraction gamma is of all T queries. Dividing by the
 // queries that see a key (the old reading, now --sink-denominator visible)
 // makes the last key of a causal map a sink when its one observer attends to
