@@ -5,6 +5,7 @@
 #include "models/document/sentence_run.h"
 #include "models/document/trace_analysis.h"
 #include "ui/deferred_results.h"
+#include "ui/layer_fetch.h"
 #include "ui/panels/graph_panel.h"
 #include "ui/panels/head_view_panel.h"
 #include "ui/panels/layer_profiles_panel.h"
@@ -97,6 +98,14 @@ void AnalysisPanels::refresh() {
     return;
   }
   if (!in.selectionFits()) return;
+  if (in.run && !in.run->layerAtHand(in.place.layer())) {
+    // Every panel reads the selected layer (a head's topology, its graph, the
+    // taxonomy's reason): they wait for it together.
+    if (layerFetch_) layerFetch_->ensure(*in.run, in.place.layer());
+    const QString note = layer_fetch_note(in.place.layer());
+    for (Panel* panel : panels_) panel->drawNote(note);
+    return;
+  }
   in.deferred->beginPass();
   for (Panel* panel : panels_)
     if (drawOnly_.isEmpty() || drawOnly_.contains(panel->name())) panel->draw();

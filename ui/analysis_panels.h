@@ -28,6 +28,7 @@ class DeferredResults;
 class GraphPanel;
 class HeadViewPanel;
 class JobRunner;
+class LayerFetch;
 class LayerProfilesPanel;
 class PersistencePanel;
 class SpectrumPanel;
@@ -77,6 +78,9 @@ class AnalysisPanels : public QObject {
   void setRun(std::shared_ptr<const SentenceRun> run, std::shared_ptr<const TraceAnalysis> before,
               ShownPlace place);
   void setScore(HeadScore score);
+  // Where a layer the run does not keep is recomputed off this thread (null:
+  // on the spot, as a figure without a window may).
+  void setLayerFetch(LayerFetch* fetch) { layerFetch_ = fetch; }
   void setExperiments(ExperimentResults results);
   const ExperimentResults& experiments() const { return inputs_.experiments; }
 
@@ -95,6 +99,7 @@ class AnalysisPanels : public QObject {
   HeadViewPanel* headView_;
   std::vector<Panel*> panels_;  // all of the above, in dock order
   QStringList drawOnly_;
+  LayerFetch* layerFetch_ = nullptr;
 };
 
 }  // namespace sinkscope::ui

@@ -11,6 +11,7 @@
 #include "render/scene_view.h"
 #include "ui/analysis_panels.h"
 #include "ui/checkpoints_panel.h"
+#include "ui/layer_fetch.h"
 #include "ui/panel_registry.h"
 #include "ui/panels/attention_map_panel.h"
 #include "ui/panels/key_importance_panel.h"
@@ -28,11 +29,14 @@ const QStringList kSceneViews{QStringLiteral("graphView"), QStringLiteral("spect
 PanelBoard::PanelBoard(Workspace* workspace, QWidget* host)
     : QObject(host),
       workspace_(workspace),
+      layerFetch_(new LayerFetch(workspace->jobs(), this)),
       attentionMap_(new AttentionMapPanel(workspace, drawn_, host)),
       keyImportance_(new KeyImportancePanel(workspace, drawn_, host)),
       analysis_(new AnalysisPanels(host, workspace->selection(), workspace->jobs(), drawn_)),
       checkpoints_(new CheckpointsPanel(drawn_, host)),
       batchedDraw_(new QTimer(this)) {
+  analysis_->setLayerFetch(layerFetch_);
+  connect(layerFetch_, &LayerFetch::ready, this, &PanelBoard::redraw);
   connect(attentionMap_, &AttentionMapPanel::failed, this, &PanelBoard::failed);
   connect(attentionMap_, &AttentionMapPanel::notice, this, &PanelBoard::notice);
   batchedDraw_->setSingleShot(true);
@@ -84,6 +88,7 @@ void PanelBoard::drawMaps() {
   if (!workspace_->run()) return;
   try {
     const DrawnRuns drawn = workspace_->drawnRuns();
+    if (drawn.waitingRun) layerFetch_->ensure(*drawn.waitingRun, drawn.waitingForLayer);
     attentionMap_->draw(drawn);
     keyImportance_->draw(drawn);
   } catch (const std::exception& e) {

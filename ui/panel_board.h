@@ -23,6 +23,7 @@ class AnalysisPanels;
 class AttentionMapPanel;
 class CheckpointsPanel;
 class KeyImportancePanel;
+class LayerFetch;
 struct PanelEntry;
 class Workspace;
 
@@ -76,6 +77,7 @@ class PanelBoard : public QObject {
 
   Workspace* workspace_;
   render::DrawnViews drawn_;  // before the panels, which draw into it
+  LayerFetch* layerFetch_;
   AttentionMapPanel* attentionMap_;
   KeyImportancePanel* keyImportance_;
   AnalysisPanels* analysis_;

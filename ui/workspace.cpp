@@ -31,10 +31,12 @@ namespace {
 // The sentence on the model; a sentence of white space only is refused
 // before the model is asked.
 SentenceRun model_run(const models::LoadedModel& model, const QString& text,
-                      const JobProgress& progress) {
+                      std::size_t keptAttentionBytes, const JobProgress& progress) {
   if (text.trimmed().isEmpty())
     throw std::invalid_argument("sentence: nothing to run (type a sentence first)");
-  return document::sentence_run(model, text.toStdString(), {}, progress);
+  models::RunOptions options;
+  options.capture_budget_bytes = keptAttentionBytes;
+  return document::sentence_run(model, text.toStdString(), options, progress);
 }
 
 }  // namespace
@@ -95,9 +97,9 @@ void Workspace::runSentence() {
   std::optional<models::LoadedModel> model = workbench_.model();
   runJob_ = jobs_->submit<SentenceRun>(
       tr("Run sentence"),
-      [text, model](const JobProgress& progress) {
+      [text, model, kept = keptAttentionBytes_](const JobProgress& progress) {
         job_check(progress, 0.0);
-        SentenceRun run = model ? model_run(*model, text, progress)
+        SentenceRun run = model ? model_run(*model, text, kept, progress)
                                 : document::sentence_run_baseline(text.toStdString());
         job_check(progress, 1.0);
         return run;
@@ -346,9 +348,9 @@ void Workspace::runComparison() {
   const bool otherModel = comparingModels();
   jobs_->submit<SentenceRun>(
       otherModel ? tr("Run the sentence on the compared model") : tr("Run the compared sentence"),
-      [model = toMake->model, text = toMake->text,
-       settings = workbench_.analysisSettings()](const JobProgress& progress) {
-        SentenceRun run = model_run(model, QString::fromStdString(text), progress);
+      [model = toMake->model, text = toMake->text, settings = workbench_.analysisSettings(),
+       kept = keptAttentionBytes_](const JobProgress& progress) {
+        SentenceRun run = model_run(model, QString::fromStdString(text), kept, progress);
         run.analysis = document::analyse_shown_run(*run.trace, settings, progress);
         return run;
       },
@@ -592,6 +594,16 @@ DrawnRuns Workspace::drawnRuns() const {
   // B of a comparison is drawn at the selection's counterpart (another shape:
   // the same relative depth).
   d.place = placeOf(*d.shown);
+  // A layer that must be recomputed is fetched in the background, not here.
+  const auto wait = [&d](const SentenceRun& run, int layer) {
+    if (run.layerAtHand(layer)) return false;
+    d.waitingRun = &run;
+    d.waitingForLayer = layer;
+    return true;
+  };
+  if (wait(*d.shown, d.place.layer()) ||
+      ((d.sideBySide || d.difference) && wait(*a, selection_->layer())))
+    return d;
   d.map = d.shown->attention(d.place.layer(), d.place.head());
   if (d.sideBySide) d.before = a->attention(selection_->layer(), selection_->head());
   return d;

@@ -53,6 +53,9 @@ struct DrawnRuns {
   TokenAlignment alignment;            // when byToken: A to B and B to A
   // The shown run's map at `place`, and A's at the selection when side by side.
   analysis::AttentionMatrix map, before;
+  // A layer to recompute first (LayerFetch), of this run: no maps meanwhile.
+  const SentenceRun* waitingRun = nullptr;
+  int waitingForLayer = -1;
 };
 
 class Workspace : public QObject {
@@ -67,6 +70,9 @@ class Workspace : public QObject {
   // Whether opening a model hashes its weights (on by default; a program
   // that saves no session turns it off).
   void setHashesWeights(bool on) { hashesWeights_ = on; }
+  // The attention a run keeps for every layer at once (models::RunOptions'
+  // capture budget); past it a layer is recomputed when shown. Tests make it small.
+  void setKeptAttentionBytes(std::size_t bytes) { keptAttentionBytes_ = bytes; }
 
   SelectionModel* selection() const { return selection_; }
   JobRunner* jobs() const { return jobs_; }
@@ -260,6 +266,7 @@ class Workspace : public QObject {
   // session saved later finds the hash in the cache whatever the model's size;
   // stopped (between 4 MiB blocks) by the next model or the window's end.
   std::jthread weightsHasher_;
+  std::size_t keptAttentionBytes_ = models::RunOptions{}.capture_budget_bytes;
   std::atomic<bool> hashingWeights_{false};
   bool hashesWeights_ = true;
 };

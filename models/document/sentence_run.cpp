@@ -63,6 +63,13 @@ std::shared_ptr<const models::LayerCapture> SentenceRun::layer(int layer) const 
   return cache.capture;
 }
 
+bool SentenceRun::layerAtHand(int layer) const {
+  if (!trace || trace->layerStored(layer)) return true;
+  std::unique_lock lock(layerCache_->mutex, std::try_to_lock);
+  const LayerCache& cache = *layerCache_;
+  return lock.owns_lock() && cache.capture && cache.trace == trace.get() && cache.index == layer;
+}
+
 analysis::AttentionMatrix SentenceRun::attention(int layer, int head) const {
   if (!trace) return analysis::attention_uniform(tokenCount(), causal);
   const std::shared_ptr<const models::LayerCapture> capture = this->layer(layer);

@@ -66,6 +66,11 @@ struct SentenceRun {
   // kept (shared by the run's copies): stepping through heads, the common
   // move, neither copies nor recomputes it. Safe from any thread.
   std::shared_ptr<const models::LayerCapture> layer(int layer) const;
+  // Whether layer() answers at once: the trace stores the layer, or it is the
+  // layer kept. Otherwise layer() recomputes it from the residual stream
+  // (seconds at a long input of a real-size model): a window asks for it in
+  // the background. Never waits (false while another thread recomputes).
+  bool layerAtHand(int layer) const;
 
  private:
   struct LayerCache {

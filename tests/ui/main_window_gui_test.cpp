@@ -934,6 +934,54 @@ TEST_F(MainWindowGui, SaveDialogsStartOutsideModelFolders) {
 // Above kTopologyForAllHeadsMaxTokens the run leaves per-head topology out and
 // the panels compute the selected head's in the background: they say so
 // while it runs, then draw it; heads never visited stay blank in the overview.
+// A run whose maps are too large to keep for every layer keeps its residual
+// stream, and a layer is recomputed when shown: off the window's thread, the
+// panels saying so meanwhile, then every panel drawn from it.
+TEST_F(MainWindowGui, LayersTheRunDoesNotKeepAreRecomputedInTheBackground) {
+  QTemporaryDir dir;
+  ui::MainWindow w;
+  w.resize(1400, 900);
+  w.workspace()->setKeptAttentionBytes(0);  // as a long input of a real-size model
+  w.setSentence(QStringLiteral("The keeper of the lighthouse wrote every night."));
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  w.openModelFolder(write_model_folder(dir, 3, 2));
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] { return w.selection()->layerCount() == 3 && w.lastRun() && w.lastRun()->analysis; },
+      kTimeout));
+  ASSERT_FALSE(w.lastRun()->trace->layerStored(2));
+  const int T = w.lastRun()->tokenCount();
+  auto mapOfLayer = [&](int layer) {
+    const auto& d = w.attentionView()->data();
+    return d.rows == T && q(d.title).contains(QStringLiteral("layer %1").arg(layer));
+  };
+  ASSERT_TRUE(QTest::qWaitFor([&] { return mapOfLayer(0); }, kTimeout))
+      << w.attentionView()->data().title;
+
+  ui::AnalysisPanels* panels = w.analysisPanels();
+  w.selection()->setHead(1);
+  w.selection()->setLayer(2);
+  // Nothing was recomputed on this thread: the panels wait for the job (which
+  // may already be done at this size; its result comes through the event loop).
+  EXPECT_TRUE(panels->diagramView()->title().contains(QStringLiteral("Recomputing layer 2")))
+      << panels->diagramView()->title().toStdString();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return mapOfLayer(2); }, kTimeout))
+      << w.attentionView()->data().title;
+  EXPECT_TRUE(w.lastRun()->layerAtHand(2));
+  // The map drawn is the recomputed layer's.
+  const analysis::AttentionMatrix expected = w.lastRun()->attention(2, 1);
+  const auto& shown = w.attentionView()->data();
+  for (int i = 0; i < T; ++i)
+    EXPECT_NEAR(shown.values[static_cast<std::size_t>(i) * T], expected.view().at(i, 0), 1e-6) << i;
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] { return !panels->diagramView()->title().contains(QStringLiteral("Recomputing")); },
+      kTimeout));
+  // Miniature maps would need every layer at once: said, not computed.
+  panels->setScore(ui::HeadScore::MiniatureMaps);
+  EXPECT_TRUE(q(panels->overviewView()->data().title).contains(QStringLiteral("every layer")))
+      << panels->overviewView()->data().title;
+}
+
 TEST_F(MainWindowGui, LongInputsComputeTheSelectedHeadsTopologyInTheBackground) {
   QTemporaryDir dir;
   const QString folder = write_model_folder(dir, 2, 2, QStringLiteral("long-llama"), std::nullopt,

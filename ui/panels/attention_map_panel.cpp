@@ -10,6 +10,7 @@
 #include "render/figure_part.h"
 #include "render/gl_support.h"
 #include "render/heat_map_view.h"
+#include "ui/layer_fetch.h"
 #include "ui/panels/panel.h"
 #include "ui/selection_model.h"
 
@@ -79,6 +80,9 @@ QWidget* AttentionMapPanel::exportedView() const {
 
 void AttentionMapPanel::draw(const DrawnRuns& d) {
   if (!d.shown) return;
+  if (d.waitingForLayer >= 0)
+    return drawn_.show(view_, standIn_,
+                       document::note_map(layer_fetch_note(d.waitingForLayer).toStdString()));
   const SentenceRun& shown = *d.shown;
   const SentenceRun& a = *workspace_->run();
   const int T = shown.tokenCount();

@@ -9,6 +9,7 @@
 #include "models/document/trace_analysis.h"
 #include "render/drawn_views.h"
 #include "render/line_plot_view.h"
+#include "ui/layer_fetch.h"
 #include "ui/panels/panel.h"
 #include "ui/selection_model.h"
 
@@ -34,6 +35,9 @@ KeyImportancePanel::KeyImportancePanel(Workspace* workspace, render::DrawnViews&
 
 void KeyImportancePanel::draw(const DrawnRuns& d) {
   if (!d.shown) return;
+  if (d.waitingForLayer >= 0)
+    return drawn_.show(view_,
+                       document::note_plot(layer_fetch_note(d.waitingForLayer).toStdString()));
   const SentenceRun& shown = *d.shown;
   const SentenceRun& a = *workspace_->run();
   const std::vector<std::string> tokens = shown.tokenStrings();

@@ -10,6 +10,7 @@
 #include "analysis/taxonomy.h"
 #include "models/document/sentence_run.h"
 #include "models/document/trace_analysis.h"
+#include "models/model.h"
 #include "render/drawn_views.h"
 #include "render/figure_part.h"
 #include "render/gl_support.h"
@@ -101,6 +102,11 @@ void OverviewPanel::drawOverview() {
   if (!in_.selectionFits()) return;
   if (score_ == HeadScore::MiniatureMaps && in_.run && in_.run->trace) {
     const TraceAnalysis& a = *in_.analysis;
+    for (int l = 0; l < a.layers; ++l)
+      if (!in_.run->trace->layerStored(l))  // recomputing every layer would hold the window
+        return drawNote(
+            tr("Miniature maps need every layer's attention at once: this input's "
+               "maps are too large to keep for every layer. Choose another score."));
     miniatureSide_ = document::miniature_side(a.tokens);
     const SentenceRun& run = *in_.run;
     drawn().show(
