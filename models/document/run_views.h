@@ -25,7 +25,7 @@ struct ViewSelection {
   double threshold = 0.05;
   // The panels wanted, by name ("key-importance", "persistence", ...); empty:
   // every panel (a page of every head draws a few and builds no other).
-  std::vector<std::string> panels;
+  std::vector<std::string> panels = {};
 };
 
 // {"selection": {...}, "panels": {"attention-map": [view], "persistence":

@@ -30,7 +30,7 @@ struct TraceAnalysisOptions {
   // Also every head's value-space curve at each of these queries, without the
   // random baseline (precision and recall across context lengths: in a causal
   // model the first q + 1 tokens of a longer input are a run of their own).
-  std::vector<int> contextQueries;
+  std::vector<int> contextQueries = {};
   // Also the effective rank of the residual stream entering each layer.
   bool effectiveRank = false;
   // The settings `params` were made from, kept with the result for the

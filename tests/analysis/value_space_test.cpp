@@ -279,7 +279,9 @@ TEST(ValueSpace, CurveEqualsTheDirectComputationAtEveryN) {
                           {c.sink.directionChange, s.sink.directionChange},
                           {c.sink.alignmentWithSelected, s.sink.alignmentWithSelected}}) {
         ASSERT_EQ(std::isnan(x), std::isnan(y)) << what << ": " << x << " vs " << y;
-        if (!std::isnan(y)) ASSERT_NEAR(x, y, 1e-9 * (1 + std::abs(y))) << what;
+        if (!std::isnan(y)) {
+          ASSERT_NEAR(x, y, 1e-9 * (1 + std::abs(y))) << what;
+        }
       }
       sinkSelectedPoints += c.sink.selected;
       if (std::isinf(s.looMargin))

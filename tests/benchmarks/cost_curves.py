@@ -11,7 +11,7 @@ average at the start of each run is recorded beside it.
     # the length sweep: the Llama-3.2-1B shape with its real per-layer shapes
     build/app/sinkscope-cli random-model --like llama-3.2-1b /tmp/l1b2 --layers 2
     /usr/bin/python3 tests/benchmarks/cost_curves.py lengths /tmp/l1b2 \\
-        --lengths 64,128,256,512,1024,2048 --csv lengths.csv
+        --lengths 64,128,256,512,1024,2048,4096 --csv lengths.csv
     # the size sweep at T = 128: name=folder pairs, smallest first
     /usr/bin/python3 tests/benchmarks/cost_curves.py sizes \\
         builtin=resources/models/rope-decoder-bos-first gpt2=/tmp/gpt2 1b=/tmp/l1b \\

@@ -137,8 +137,9 @@ TEST(WebPage, EveryHeadsWeightsAndNumbersAreTheRunsAndAnalyzes) {
         if (entry["key"] == "alpha0") {
           found = true;
           for (const auto& row : summary.rows)
-            if (row[0] == std::to_string(l) && row[1] == std::to_string(h))
+            if (row[0] == std::to_string(l) && row[1] == std::to_string(h)) {
               EXPECT_EQ(entry["value"].get<double>(), std::strtod(row[5].c_str(), nullptr));
+            }
         }
       EXPECT_TRUE(found);
       EXPECT_FALSE(head["finding"].get<std::string>().empty());
