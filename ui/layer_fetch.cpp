@@ -21,14 +21,22 @@ void LayerFetch::forget(quint64 job) {
 }
 
 bool LayerFetch::ensure(const SentenceRun& run, int layer) {
-  if (run.layerAtHand(layer)) return true;
+  if (run.layerAtHand(layer)) {
+    // A fetch of a layer left behind would take the run's kept layer from the panels.
+    if (pendingJob_ && pendingTrace_ == run.trace.get() && pendingLayer_ != layer) {
+      jobs_->cancel(pendingJob_);
+      forget(pendingJob_);
+    }
+    return true;
+  }
   if (pendingTrace_ == run.trace.get() && pendingLayer_ == layer) return false;  // on its way
   pendingTrace_ = run.trace.get();
   pendingLayer_ = layer;
   // The copy shares the run's trace and its kept layer: filling one fills the other.
   pendingJob_ = jobs_->submit<bool>(
       tr("Recompute layer %1's attention").arg(layer),
-      [copy = run, layer](const JobProgress&) {
+      [copy = run, layer](const JobProgress& progress) {
+        job_check(progress, 0.0);  // cancelled while it waited for a thread
         copy.layer(layer);
         return true;
       },

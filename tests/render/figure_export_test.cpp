@@ -637,7 +637,9 @@ TEST(FigureLabels, PointLabelsCoverNoMarkerAndMoveOutWhenCrowded) {
       EXPECT_FALSE(placed[i].box.intersects(m)) << "label " << i << " on a marker";
     }
     for (std::size_t j = 0; j < i; ++j)
-      if (placed[j].shown) EXPECT_FALSE(placed[i].box.intersects(placed[j].box)) << i << ", " << j;
+      if (placed[j].shown) {
+        EXPECT_FALSE(placed[i].box.intersects(placed[j].box)) << i << ", " << j;
+      }
   }
   EXPECT_EQ(shown, 6) << "every labelled point of this picture finds a place";
   // No leader line runs through another point's marker or label (checked by
@@ -653,8 +655,9 @@ TEST(FigureLabels, PointLabelsCoverNoMarkerAndMoveOutWhenCrowded) {
       for (int t = 0; t <= 100; ++t) {
         const QPointF at = line.pointAt(t / 100.0);
         EXPECT_FALSE(m.contains(at)) << "leader " << i << " through marker " << j;
-        if (placed[j].shown)
+        if (placed[j].shown) {
           EXPECT_FALSE(placed[j].box.contains(at)) << "leader " << i << " through label " << j;
+        }
       }
     }
   }

@@ -20,6 +20,7 @@
 #include "render/scene_view.h"
 #include "ui/deferred_results.h"
 #include "ui/docks.h"
+#include "ui/layer_fetch.h"
 #include "ui/selection_model.h"
 
 namespace sinkscope::ui {
@@ -92,6 +93,7 @@ void GraphPanel::drawNote(const QString& note) {
 void GraphPanel::drawGraph() {
   if (!in_.run || !in_.selectionFits()) return;
   const int layer = in_.place.layer(), head = in_.place.head();
+  if (!in_.run->layerAtHand(layer)) return drawNote(layer_fetch_note(layer));
   const double theta = in_.selection->threshold();
   const bool force = layoutChooser_->currentIndex() == 1;
   std::shared_ptr<const std::vector<std::array<double, 3>>> positions;
@@ -101,7 +103,7 @@ void GraphPanel::drawGraph() {
             .arg(layer)
             .arg(head_name(head))
             .arg(theta),
-        in_.cheap(),
+        in_.cheapAt(layer),
         [source = in_.attentionSource(layer, head), theta](const analysis::AnalysisProgress&) {
           const analysis::AttentionMatrix m = source();
           return analysis::graph_layout_force(m.view(), {theta, 100, 1});

@@ -10,6 +10,7 @@
 #include "models/document/sentence_run.h"
 #include "render/drawn_views.h"
 #include "render/head_view.h"
+#include "ui/layer_fetch.h"
 #include "ui/selection_model.h"
 
 namespace sinkscope::ui {
@@ -57,6 +58,8 @@ void HeadViewPanel::drawNote(const QString& note) {
 
 void HeadViewPanel::draw() {
   if (!in_.run) return;
+  if (!in_.run->layerAtHand(in_.place.layer()))
+    return drawNote(layer_fetch_note(in_.place.layer()));
   const std::vector<std::string> tokens = in_.run->tokenStrings();
   document::HeadViewInputs in;
   in.source = in_.source.toStdString();

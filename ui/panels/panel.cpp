@@ -30,11 +30,22 @@ bool PanelInputs::hasValues() const { return run && run->trace && run->hasValues
 
 bool PanelInputs::cheap() const { return !analysis || analysis->topologyForAllHeads; }
 
+bool PanelInputs::cheapAt(int layer) const { return cheap() && (!run || run->layerAtHand(layer)); }
+
 std::function<analysis::AttentionMatrix()> PanelInputs::attentionSource(int layer, int head) const {
   if (!run->trace) {
     auto map = std::make_shared<const analysis::AttentionMatrix>(run->attention(layer, head));
     return [map] { return *map; };
   }
+  if (!run->layerAtHand(layer))
+    // Recomputed when the work runs (in a job), leaving the run's kept layer,
+    // which the panels draw, in place.
+    return [trace = run->trace, layer, head]() -> analysis::AttentionMatrix {
+      const models::LayerCapture capture = trace->layer(layer);
+      if (head == SelectionModel::kHeadAverage) return capture.headAverage();
+      const analysis::AttentionView v = capture.attentionOf(head);
+      return {std::vector<float>(v.weights.begin(), v.weights.end()), v.size, v.causal};
+    };
   // The run's cached layer is immutable once made: jobs may read it.
   std::shared_ptr<const models::LayerCapture> capture = run->layer(layer);
   return [capture, head]() -> analysis::AttentionMatrix {
@@ -71,7 +82,8 @@ std::shared_ptr<const analysis::GraphSpectrum> PanelInputs::selectedSpectrum() c
           .arg(layer)
           .arg(head_name(head))
           .arg(theta),
-      cheap(), [source = attentionSource(layer, head), theta](const analysis::AnalysisProgress&) {
+      cheapAt(layer),
+      [source = attentionSource(layer, head), theta](const analysis::AnalysisProgress&) {
         const analysis::AttentionMatrix m = source();
         return analysis::graph_spectrum(m.view(), {theta, false, true});
       });
@@ -97,7 +109,7 @@ std::shared_ptr<const analysis::GraphSpectrum> PanelInputs::spectrumAt(int layer
                           .arg(theta);
   if (!request) return deferred->peek<analysis::GraphSpectrum>(key);
   return deferred->get<analysis::GraphSpectrum>(
-      key, cheap(),
+      key, cheapAt(layer),
       [source = attentionSource(layer, head), theta,
        normalised](const analysis::AnalysisProgress&) {
         const analysis::AttentionMatrix m = source();

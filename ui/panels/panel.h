@@ -74,6 +74,9 @@ struct PanelInputs {
   bool hasValues() const;
   // Whether per-head topology is cheap enough to compute on the GUI thread.
   bool cheap() const;
+  // cheap(), and `layer` at hand (a layer the run does not keep is recomputed
+  // in a job, never on the window's thread).
+  bool cheapAt(int layer) const;
   // A thread-safe source of the attention map of (layer, head) for a job.
   std::function<analysis::AttentionMatrix()> attentionSource(int layer, int head) const;
   // The head's analysis including persistence (and, for short inputs, the

@@ -59,7 +59,7 @@ void TaxonomyPanel::drawNote(const QString& note) {
 // vote when its value is short, and the head is then a Reset.
 QString TaxonomyPanel::sinkReason() const {
   const int layer = in_.place.layer(), head = in_.place.head();
-  if (head < 0 || !in_.run || !in_.run->trace) return {};
+  if (head < 0 || !in_.run || !in_.run->trace || !in_.run->layerAtHand(layer)) return {};
   try {
     const auto capture = in_.run->layer(layer);
     const analysis::SinkVoteReason r =
