@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <utility>
@@ -45,10 +46,11 @@ int bits_for(std::uint64_t count) {  // bits that hold every value below `count`
 // reduction holds 8 bytes per entry.
 using Key = std::uint64_t;
 
+// A token pair, i < j; its combinatorial index is choose2(j) + i. Its
+// diameter is read through its rank (Rips::diameter): one copy of n^2 / 2
+// doubles fewer per analysis thread at long inputs.
 struct Edge {
-  int i, j;  // i < j
-  double diameter;
-  std::uint64_t index;
+  int i, j;
 };
 
 // The first k (ascending, so ascending triangle index) whose triangle with an
@@ -92,9 +94,10 @@ __attribute__((target_clones("avx2", "default"))) int first_smallest_cofacet(
 
 class Rips {
  public:
-  // `edges` sorted by (diameter, index). Simplices with a diameter above
-  // `limit` are left out (the enclosing radius, below).
-  Rips(const std::vector<Edge>& edges, int n, double limit)
+  // `edges` sorted by (diameter, index), their diameters in `d` (n x n).
+  // Simplices with a diameter above `limit` are left out (the enclosing
+  // radius, below).
+  Rips(const std::vector<Edge>& edges, const std::vector<double>& d, int n, double limit)
       : n_(n),
         rank_(static_cast<std::size_t>(n) * static_cast<std::size_t>(n), kNoRank),
         choose2_(static_cast<std::size_t>(n) + 1),
@@ -104,16 +107,18 @@ class Rips {
       choose3_[static_cast<std::size_t>(k)] = choose3(static_cast<std::uint64_t>(k));
     }
     std::uint32_t rank = 0;
+    const auto at = [&](const Edge& e) { return d[static_cast<std::size_t>(e.i) * n + e.j]; };
     for (std::size_t e = 0; e < edges.size(); ++e) {
-      if (e == 0 || edges[e].diameter != edges[e - 1].diameter) {
+      const double diameter = at(edges[e]);
+      if (e == 0 || diameter != diameters_.back()) {
         if (e > 0) ++rank;
-        diameters_.push_back(edges[e].diameter);
+        diameters_.push_back(diameter);
       }
-      if (edges[e].diameter <= limit) limitRank_ = rank;
+      if (diameter <= limit) limitRank_ = rank;
       rank_[static_cast<std::size_t>(edges[e].i) * n + edges[e].j] = rank;
       rank_[static_cast<std::size_t>(edges[e].j) * n + edges[e].i] = rank;
     }
-    if (edges.empty() || edges.front().diameter > limit) limitRank_ = -1;
+    if (edges.empty() || at(edges.front()) > limit) limitRank_ = -1;
     indexBits_ = bits_for(choose3(static_cast<std::uint64_t>(n)));
     if (indexBits_ + bits_for(diameters_.size()) > 64)
       throw PersistenceTooLarge("persistence of a map of " + std::to_string(n) +
@@ -122,9 +127,7 @@ class Rips {
   }
 
   std::uint32_t rank(int i, int j) const { return rank_[static_cast<std::size_t>(i) * n_ + j]; }
-  Key edgeKey(const Edge& e) const {
-    return (static_cast<Key>(rank(e.i, e.j)) << indexBits_) | e.index;
-  }
+  double diameter(const Edge& e) const { return diameters_[rank(e.i, e.j)]; }
   double diameter(Key k) const { return diameters_[static_cast<std::size_t>(k >> indexBits_)]; }
   std::uint64_t index(Key k) const { return k & indexMask_; }
 
@@ -213,26 +216,33 @@ std::uint64_t ordered_bits(double x) {
   return bits >> 63 ? ~bits : bits | (std::uint64_t{1} << 63);
 }
 
-// Edges in the filtration order (diameter, then index). They arrive in index
-// order, so a stable sort by diameter gives it: a least-significant-digit
-// radix sort of the diameters' bits, 11 bits a pass, skipping the passes
-// where every edge has the same digit (most of a [0, 1] distance's exponent).
-// A comparison sort of the n^2/2 edges was a twentieth of a map's analysis.
-void sort_by_diameter(std::vector<Edge>& edges) {
+// The token pair of combinatorial index `index` = choose2(j) + i, i < j.
+Edge edge_of(std::uint64_t index) {
+  auto j =
+      static_cast<std::uint64_t>((1.0 + std::sqrt(1.0 + 8.0 * static_cast<double>(index))) / 2.0);
+  while (choose2(j) > index) --j;
+  while (choose2(j + 1) <= index) ++j;
+  return {static_cast<int>(index - choose2(j)), static_cast<int>(j)};
+}
+
+// Every token pair in the filtration order (diameter, then index). In index
+// order a stable sort by diameter gives it: a least-significant-digit radix
+// sort of the diameters' bits, 11 bits a pass, skipping the passes where
+// every edge has the same digit (most of a [0, 1] distance's exponent). A
+// comparison sort of the n^2/2 edges was a twentieth of a map's analysis.
+// The caller has checked that every index fits 32 bits.
+std::vector<Edge> edges_by_diameter(const std::vector<double>& d, int n) {
   constexpr int kDigitBits = 11;
   constexpr std::size_t kBuckets = std::size_t{1} << kDigitBits;
-  const std::size_t count = edges.size();
-  if (count > std::numeric_limits<std::uint32_t>::max()) {  // past any reduction's bounds
-    std::stable_sort(edges.begin(), edges.end(),
-                     [](const Edge& x, const Edge& y) { return x.diameter < y.diameter; });
-    return;
-  }
+  const auto count = static_cast<std::size_t>(choose2(static_cast<std::uint64_t>(n)));
   std::vector<std::uint64_t> keys(count), keysOut(count);
   std::vector<std::uint32_t> order(count), orderOut(count);
-  for (std::size_t e = 0; e < count; ++e) {
-    keys[e] = ordered_bits(edges[e].diameter);
-    order[e] = static_cast<std::uint32_t>(e);
-  }
+  std::size_t e = 0;
+  for (int j = 1; j < n; ++j)
+    for (int i = 0; i < j; ++i, ++e) {
+      keys[e] = ordered_bits(d[static_cast<std::size_t>(i) * n + j]);
+      order[e] = static_cast<std::uint32_t>(e);
+    }
   std::vector<std::size_t> start(kBuckets);
   for (int shift = 0; shift < 64; shift += kDigitBits) {
     std::fill(start.begin(), start.end(), 0);
@@ -241,17 +251,21 @@ void sort_by_diameter(std::vector<Edge>& edges) {
       continue;  // one digit for every edge: this pass changes nothing
     std::size_t at = 0;
     for (std::size_t& c : start) at += std::exchange(c, at);
-    for (std::size_t e = 0; e < count; ++e) {
-      const std::size_t to = start[(keys[e] >> shift) & (kBuckets - 1)]++;
-      keysOut[to] = keys[e];
-      orderOut[to] = order[e];
+    for (std::size_t k = 0; k < count; ++k) {
+      const std::size_t to = start[(keys[k] >> shift) & (kBuckets - 1)]++;
+      keysOut[to] = keys[k];
+      orderOut[to] = order[k];
     }
     keys.swap(keysOut);
     order.swap(orderOut);
   }
-  std::vector<Edge> sorted(count);
-  for (std::size_t e = 0; e < count; ++e) sorted[e] = edges[order[e]];
-  edges = std::move(sorted);
+  // Released before the edges are made: at 4096 tokens each is 67-134 MB.
+  std::vector<std::uint64_t>().swap(keys);
+  std::vector<std::uint64_t>().swap(keysOut);
+  std::vector<std::uint32_t>().swap(orderOut);
+  std::vector<Edge> edges(count);
+  for (std::size_t k = 0; k < count; ++k) edges[k] = edge_of(order[k]);
+  return edges;
 }
 
 double largest_distance(const std::vector<double>& d, int n) {
@@ -375,35 +389,35 @@ class WorkingColumn {
   std::vector<std::uint32_t> same_;
 };
 
-// Which column owns each pivot (triangle index -> edge position): open
-// addressing in one array, since a node-based map spent most of the
-// reduction's allocations on its nodes.
-class PivotOwners {
+// A map from integers to positions (which column owns each pivot; where a
+// reduced column's edges are kept): open addressing in one array, since a
+// node-based map spent most of the reduction's allocations on its nodes.
+class IndexMap {
  public:
   static constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
-  std::size_t find(std::uint64_t triangle) const {
+  std::size_t find(std::uint64_t key) const {
     if (slots_.empty()) return kNone;
-    for (std::size_t s = slot(triangle);; s = (s + 1) & mask_) {
-      if (slots_[s].triangle == triangle) return slots_[s].column;
-      if (slots_[s].triangle == kEmpty) return kNone;
+    for (std::size_t s = slot(key);; s = (s + 1) & mask_) {
+      if (slots_[s].key == key) return slots_[s].value;
+      if (slots_[s].key == kEmpty) return kNone;
     }
   }
-  void insert(std::uint64_t triangle, std::size_t column) {  // `triangle` not yet owned
+  void insert(std::uint64_t key, std::size_t value) {  // `key` not yet in the map
     if (2 * (count_ + 1) > slots_.size()) grow();
-    std::size_t s = slot(triangle);
-    while (slots_[s].triangle != kEmpty) s = (s + 1) & mask_;
-    slots_[s] = {triangle, column};
+    std::size_t s = slot(key);
+    while (slots_[s].key != kEmpty) s = (s + 1) & mask_;
+    slots_[s] = {key, value};
     ++count_;
   }
 
  private:
   static constexpr std::uint64_t kEmpty = std::numeric_limits<std::uint64_t>::max();
   struct Slot {
-    std::uint64_t triangle = kEmpty;
-    std::size_t column = 0;
+    std::uint64_t key = kEmpty;
+    std::size_t value = 0;
   };
-  std::size_t slot(std::uint64_t triangle) const {
-    return static_cast<std::size_t>((triangle * 0x9E3779B97F4A7C15ull) >> shift_) & mask_;
+  std::size_t slot(std::uint64_t key) const {
+    return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> shift_) & mask_;
   }
   void grow() {
     std::vector<Slot> old = std::move(slots_);
@@ -413,11 +427,34 @@ class PivotOwners {
     shift_ = 64 - std::countr_zero(size);
     count_ = 0;
     for (const Slot& s : old)
-      if (s.triangle != kEmpty) insert(s.triangle, s.column);
+      if (s.key != kEmpty) insert(s.key, s.value);
   }
   std::vector<Slot> slots_;
   std::size_t mask_ = 0, count_ = 0;
   int shift_ = 64;
+};
+
+// V's columns (column -> the edges summed into it), kept for the columns the
+// reduction worked on only: the others are the column alone, and most
+// columns are never reduced (an empty vector per edge was 24 bytes of each
+// of n^2 / 2 edges). What it holds is what the bound on held entries counts.
+class ReducedColumns {
+ public:
+  void keep(std::size_t column, const std::vector<std::size_t>& added) {
+    where_.insert(column, entries_.size());
+    entries_.push_back(added.size());
+    entries_.insert(entries_.end(), added.begin(), added.end());
+  }
+  // Empty when the column was never reduced.
+  std::span<const std::size_t> of(std::size_t column) const {
+    const std::size_t at = where_.find(column);
+    if (at == IndexMap::kNone) return {};
+    return {entries_.data() + at + 1, entries_[at]};
+  }
+
+ private:
+  IndexMap where_;
+  std::vector<std::size_t> entries_;  // per kept column: its count, then its edges
 };
 
 // Edges (token pairs) of a cycle through edge (a, b): a shortest path from b
@@ -427,6 +464,7 @@ class CycleFinder {
  public:
   // Every pair of tokens is an edge, so each token has n - 1 neighbours: one
   // flat array, token v's from v (n - 1).
+  // Positions fit 32 bits (persistence_rips checks): 8 bytes a neighbour.
   CycleFinder(const std::vector<Edge>& edges, int n)
       : degree_(static_cast<std::size_t>(std::max(n - 1, 0))),
         adjacency_(static_cast<std::size_t>(n) * degree_),
@@ -436,7 +474,7 @@ class CycleFinder {
     std::vector<std::size_t> filled(static_cast<std::size_t>(n), 0);
     const auto add = [&](int from, int to, std::size_t e) {
       const auto v = static_cast<std::size_t>(from);
-      adjacency_[v * degree_ + filled[v]++] = {to, e};
+      adjacency_[v * degree_ + filled[v]++] = {to, static_cast<std::uint32_t>(e)};
     };
     for (std::size_t e = 0; e < edges.size(); ++e) {
       add(edges[e].i, edges[e].j, e);
@@ -453,7 +491,7 @@ class CycleFinder {
       const int v = frontier_[head++];
       const auto* first = &adjacency_[static_cast<std::size_t>(v) * degree_];
       for (const auto& [w, e] : std::span(first, degree_)) {
-        if (e >= upto) break;
+        if (static_cast<std::size_t>(e) >= upto) break;
         if (previous_[static_cast<std::size_t>(w)] < 0) {
           previous_[static_cast<std::size_t>(w)] = v;
           frontier_.push_back(w);
@@ -471,18 +509,21 @@ class CycleFinder {
 
  private:
   std::size_t degree_;
-  std::vector<std::pair<int, std::size_t>> adjacency_;
+  std::vector<std::pair<int, std::uint32_t>> adjacency_;
   std::vector<int> previous_;
   std::vector<int> frontier_;
 };
 
 }  // namespace
 
-PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n,
+PersistenceDiagram persistence_rips(std::vector<double> distances, int n,
                                     const AnalysisProgress& progress,
                                     const PersistenceBounds& bounds) {
   if (n < 0 || distances.size() != static_cast<std::size_t>(n) * static_cast<std::size_t>(n))
     throw std::invalid_argument("persistence_rips: distances must be n x n");
+  if (choose2(static_cast<std::uint64_t>(n)) > std::numeric_limits<std::uint32_t>::max())
+    throw PersistenceTooLarge("persistence of a map of " + std::to_string(n) +
+                              " tokens: more token pairs than its edges can number");
   for (std::size_t k = 0; k < distances.size(); ++k)
     if (!std::isfinite(distances[k]))
       throw std::invalid_argument("persistence_rips: distance entry " + std::to_string(k) +
@@ -494,14 +535,10 @@ PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n,
   // which way a kernel rounded them.
   const double shortest = kBarTolerance * largest_distance(distances, n);
   const double radius = enclosing_radius(distances, n);
-  std::vector<Edge> edges;
-  edges.reserve(choose2(static_cast<std::uint64_t>(n)));
-  for (int j = 1; j < n; ++j)
-    for (int i = 0; i < j; ++i)
-      edges.push_back({i, j, distances[static_cast<std::size_t>(i) * n + j],
-                       choose2(static_cast<std::uint64_t>(j)) + static_cast<std::uint64_t>(i)});
-  sort_by_diameter(edges);
-  const Rips rips(edges, n, radius);
+  const std::vector<Edge> edges = edges_by_diameter(distances, n);
+  const Rips rips(edges, distances, n, radius);
+  // From here the ranks stand for the distances (n^2 doubles: 134 MB a thread at 4096 tokens).
+  std::vector<double>().swap(distances);
 
   // H0: union-find; an edge joining two components kills the younger (all are born at 0).
   std::vector<int> parent(static_cast<std::size_t>(n));
@@ -512,11 +549,11 @@ PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n,
     if (ri == rj) continue;
     parent[static_cast<std::size_t>(std::max(ri, rj))] = std::min(ri, rj);
     cleared[e] = true;  // a death edge in dimension 0: never a cohomology column in dimension 1
-    if (edges[e].diameter > shortest) {
+    if (rips.diameter(edges[e]) > shortest) {
       PersistenceBar bar;
       bar.dimension = 0;
       bar.birth = 0.0;
-      bar.death = edges[e].diameter;
+      bar.death = rips.diameter(edges[e]);
       bar.edge = {edges[e].i, edges[e].j};
       out.h0.push_back(bar);
     }
@@ -528,10 +565,14 @@ PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n,
   out.h0.push_back(infinite);
 
   // H1: reduce the coboundary columns of the remaining edges, youngest first.
-  PivotOwners pivotOwner;
-  // Column -> edges added to it (V); empty means the column alone (the shortcut).
-  std::vector<std::vector<std::size_t>> reduction(edges.size());
-  CycleFinder cycles(edges, n);
+  IndexMap pivotOwner;  // triangle index -> the column whose pivot it is
+  ReducedColumns reduction;
+  // Made when the first loop needs its cycle: n^2 neighbours, and a sink map may have no loop.
+  std::optional<CycleFinder> cycles;
+  const auto cycleThrough = [&](std::size_t e) {
+    if (!cycles) cycles.emplace(edges, n);
+    return cycles->through(e, edges[e].i, edges[e].j);
+  };
   std::uint64_t held = 0, work = 0;  // entries kept in V's columns; coboundary entries pushed
   WorkingColumn working;
   const auto push = [&](const Edge& edge, Key from, std::size_t column) {
@@ -552,22 +593,23 @@ PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n,
       progress_check(progress, 1.0 - static_cast<double>(e) / static_cast<double>(edges.size()));
     if (cleared[e]) continue;
     if (n < 3) continue;  // no triangles, so no column can die (or be born: n = 2 is a tree)
-    if (edges[e].diameter > radius) continue;  // born after the complex became a cone
+    const double birth = rips.diameter(edges[e]);
+    if (birth > radius) continue;  // born after the complex became a cone
     // Shortcut (as Ripser's emergent pairs): when no earlier column owns the
     // column's own smallest cofacet, the column is already reduced; most are.
     bool found = false;
     const Key own = rips.smallestCofacet(edges[e], found);
     if (!found) continue;  // no cofacet below the radius: no death
-    if (pivotOwner.find(rips.index(own)) == PivotOwners::kNone) {
+    if (pivotOwner.find(rips.index(own)) == IndexMap::kNone) {
       pivotOwner.insert(rips.index(own), e);
-      if (rips.diameter(own) - edges[e].diameter > shortest) {
+      if (rips.diameter(own) - birth > shortest) {
         PersistenceBar bar;
         bar.dimension = 1;
-        bar.birth = edges[e].diameter;
+        bar.birth = birth;
         bar.death = rips.diameter(own);
         bar.edge = {edges[e].i, edges[e].j};
         bar.triangle = rips.triangleVertices(rips.index(own));
-        bar.cycle = cycles.through(e, edges[e].i, edges[e].j);
+        bar.cycle = cycleThrough(e);
         out.h1.push_back(bar);
       }
       continue;
@@ -579,8 +621,8 @@ PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n,
     bool has = working.pivot(pivot);
     while (has) {
       const std::size_t owner = pivotOwner.find(rips.index(pivot));
-      if (owner == PivotOwners::kNone) break;
-      const auto& added = reduction[owner];
+      if (owner == IndexMap::kNone) break;
+      const std::span<const std::size_t> added = reduction.of(owner);
       if (added.empty()) {
         v.push_back(owner);
         push(edges[owner], pivot, v.size());
@@ -603,8 +645,8 @@ PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n,
       k = m;
     }
     held += reduced.size();
-    reduction[e] = std::move(reduced);
-    const double birth = edges[e].diameter, death = rips.diameter(pivot);
+    reduction.keep(e, reduced);
+    const double death = rips.diameter(pivot);
     if (death - birth > shortest) {
       PersistenceBar bar;
       bar.dimension = 1;
@@ -612,7 +654,7 @@ PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n,
       bar.death = death;
       bar.edge = {edges[e].i, edges[e].j};
       bar.triangle = rips.triangleVertices(rips.index(pivot));
-      bar.cycle = cycles.through(e, edges[e].i, edges[e].j);
+      bar.cycle = cycleThrough(e);
       out.h1.push_back(bar);
     }
   }

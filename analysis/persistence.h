@@ -72,7 +72,9 @@ class PersistenceTooLarge : public std::runtime_error {
 // `progress` hears the fraction done every few hundred columns (long inputs
 // take seconds to minutes); a false answer throws AnalysisStopped. Past the
 // bounds above: PersistenceTooLarge, saying which and the map's size.
-PersistenceDiagram persistence_rips(const std::vector<double>& distances, int n,
+// `distances` is taken by value and released once ranked: pass a temporary
+// (or std::move) and a long input's n^2 doubles are not held twice.
+PersistenceDiagram persistence_rips(std::vector<double> distances, int n,
                                     const AnalysisProgress& progress = {},
                                     const PersistenceBounds& bounds = {});
 

@@ -320,6 +320,28 @@ at::Tensor head_probabilities(const ModelConfig& c, int l, const at::Tensor& q, 
   return probs;
 }
 
+// A layer's queries, keys and values per head: [B, H, T, d] each, after
+// RoPE, keys and values repeated for the heads that share a KV group.
+struct HeadProjections {
+  at::Tensor q, k, v;
+};
+
+HeadProjections head_projections(const ModelImpl& m, int l, const at::Tensor& h, const Rope& rope) {
+  const ModelConfig& c = m.config;
+  const LayerWeights& W = m.weights.layers[static_cast<std::size_t>(l)];
+  const std::int64_t B = h.size(0), T = h.size(1), H = c.num_heads, KV = c.num_kv_heads,
+                     d = c.head_dim;
+  HeadProjections p;
+  p.q = rope_apply(rope, linear(h, W.q_w, W.q_b).view({B, T, H, d}).transpose(1, 2));
+  p.k = rope_apply(rope, linear(h, W.k_w, W.k_b).view({B, T, KV, d}).transpose(1, 2));
+  p.v = linear(h, W.v_w, W.v_b).view({B, T, KV, d}).transpose(1, 2);
+  if (KV != H) {  // grouped-query attention: head h reads KV group h / (H / KV)
+    p.k = p.k.repeat_interleave(H / KV, 1);
+    p.v = p.v.repeat_interleave(H / KV, 1);
+  }
+  return p;
+}
+
 // `ablatedPerBatch`: batch element b has head ablatedPerBatch[b] of this
 // layer ablated (headAblationLogits); null for every other pass. `keepMaps`:
 // the result holds every head's probabilities (for a capture); otherwise only
@@ -329,17 +351,8 @@ AttentionResult attention(const ModelImpl& m, int l, const at::Tensor& h, const 
                           const std::vector<int>* ablatedPerBatch = nullptr) {
   const ModelConfig& c = m.config;
   const LayerWeights& W = m.weights.layers[static_cast<std::size_t>(l)];
-  const std::int64_t B = h.size(0), T = h.size(1), H = c.num_heads, KV = c.num_kv_heads,
-                     d = c.head_dim;
-  at::Tensor q = linear(h, W.q_w, W.q_b).view({B, T, H, d}).transpose(1, 2);  // [B, H, T, d]
-  at::Tensor k = linear(h, W.k_w, W.k_b).view({B, T, KV, d}).transpose(1, 2);
-  at::Tensor v = linear(h, W.v_w, W.v_b).view({B, T, KV, d}).transpose(1, 2);
-  q = rope_apply(rope, q);
-  k = rope_apply(rope, k);
-  if (KV != H) {  // grouped-query attention: head h reads KV group h / (H / KV)
-    k = k.repeat_interleave(H / KV, 1);
-    v = v.repeat_interleave(H / KV, 1);
-  }
+  const std::int64_t B = h.size(0), T = h.size(1), H = c.num_heads, d = c.head_dim;
+  const auto [q, k, v] = head_projections(m, l, h, rope);
   const Visibility vis = visibility(c, l, T, h.device());
   AttentionResult r;
   const std::int64_t chunk = heads_per_chunk(B, H, T, o.attention_chunk_bytes);
@@ -559,17 +572,55 @@ class Recomputer : public LayerRecomputer {
       : impl_(std::move(impl)), options_(std::move(options)) {}
 
   LayerCapture recompute(const Trace& trace, int l) const override {
+    LayerCapture whole;
+    recomputeHeads(trace, l, impl_->config.num_heads,
+                   [&whole](LayerCapture&& group) { whole = std::move(group); });
+    return whole;
+  }
+
+  // The maps only (no mixing, no output projection), each group's in the
+  // chunks a pass computes them in: the same numbers as the pass, since each
+  // head's maps are products of its own.
+  void recomputeHeads(const Trace& trace, int l, int groupHeads,
+                      const std::function<void(LayerCapture&&)>& each) const override {
+    const ModelConfig& c = impl_->config;
     c10::InferenceMode guard;
     const ComputeThreads computeThreads(impl_->compute);
+    const std::int64_t T = trace.tokens(), H = c.num_heads;
     const std::span<const float> r = trace.residual(l);
-    const at::Tensor x = at::from_blob(const_cast<float*>(r.data()),
-                                       {1, trace.tokens(), trace.hiddenSize()}, at::kFloat)
-                             .clone()
-                             .to(impl_->device)
-                             .to(impl_->compute);
-    const Rope rope = rope_tables(impl_->config, options_, trace.tokens(), impl_->device);
-    AttentionResult a = attention(*impl_, l, attention_input(*impl_, l, x), options_, rope, true);
-    return capture_of(impl_->config, l, a);
+    const at::Tensor x =
+        at::from_blob(const_cast<float*>(r.data()), {1, T, trace.hiddenSize()}, at::kFloat)
+            .clone()
+            .to(impl_->device)
+            .to(impl_->compute);
+    const Rope rope = rope_tables(c, options_, static_cast<int>(T), impl_->device);
+    const HeadProjections p = head_projections(*impl_, l, attention_input(*impl_, l, x), rope);
+    const Visibility vis = visibility(c, l, T, impl_->device);
+    const std::int64_t group = std::clamp<std::int64_t>(groupHeads, 1, H);
+    const std::int64_t chunk = heads_per_chunk(1, H, T, options_.attention_chunk_bytes);
+    for (std::int64_t h0 = 0; h0 < H; h0 += group) {
+      const std::int64_t n = std::min(group, H - h0);
+      LayerCapture cap;
+      cap.layer = l;
+      cap.first_head = static_cast<int>(h0);
+      cap.heads = static_cast<int>(n);
+      cap.tokens = static_cast<int>(T);
+      cap.head_dim = c.head_dim;
+      cap.causal = c.causal;
+      cap.attention.resize(static_cast<std::size_t>(n * T * T));
+      const at::Tensor maps = at::from_blob(cap.attention.data(), {1, n, T, T}, at::kFloat);
+      for (std::int64_t c0 = 0; c0 < n; c0 += chunk) {
+        const std::int64_t m = std::min(chunk, n - c0);
+        const std::int64_t first = h0 + c0;
+        maps.slice(1, c0, c0 + m)
+            .copy_(head_probabilities(c, l, p.q.slice(1, first, first + m),
+                                      p.k.slice(1, first, first + m), options_, vis, first));
+      }
+      cap.queries = to_vector(p.q[0].slice(0, h0, h0 + n));
+      cap.keys = to_vector(p.k[0].slice(0, h0, h0 + n));
+      cap.values = to_vector(p.v[0].slice(0, h0, h0 + n));
+      each(std::move(cap));
+    }
   }
 
  private:

@@ -115,6 +115,9 @@ struct RunOptions {
 // One layer's attention, as computed in the forward pass.
 struct LayerCapture {
   int layer = 0;
+  // A capture may hold a group of the layer's heads (Trace::forEachHeadGroup):
+  // the model's heads first_head .. first_head + heads - 1, read here as 0 .. heads - 1.
+  int first_head = 0;
   int heads = 0;
   int tokens = 0;
   int head_dim = 0;
@@ -161,6 +164,14 @@ class Trace {
   // layer is recomputed: a long input's layer is hundreds of megabytes, too
   // many to copy for reading.
   const LayerCapture* storedLayer(int l) const;
+  // The layer's heads in consecutive groups of at most `groupHeads`, in head
+  // order: `each` gets a capture of one group's heads (LayerCapture::
+  // first_head). A stored layer is copied a group at a time; a recomputed one
+  // computes its queries, keys and values once and then one group's maps at a
+  // time, so that a long input's layer (2 GB at 4096 tokens on a 1B model)
+  // is never held whole.
+  void forEachHeadGroup(int l, int groupHeads,
+                        const std::function<void(LayerCapture&&)>& each) const;
 
  private:
   friend class TraceBuilder;

@@ -1,4 +1,5 @@
 // Trace and LayerCapture: plain buffers, no torch.
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -47,6 +48,42 @@ bool Trace::layerStored(int l) const {
 
 const LayerCapture* Trace::storedLayer(int l) const {
   return layerStored(l) ? &*stored_[static_cast<std::size_t>(l)] : nullptr;
+}
+
+void Trace::forEachHeadGroup(int l, int groupHeads,
+                             const std::function<void(LayerCapture&&)>& each) const {
+  if (l < 0 || l >= numLayers_)
+    throw std::out_of_range("layer " + std::to_string(l) + " out of range");
+  const auto& s = stored_[static_cast<std::size_t>(l)];
+  if (!s) {
+    if (!recompute_)
+      throw std::logic_error("this trace was run without capture (RunOptions::capture = false)");
+    recompute_->recomputeHeads(*this, l, groupHeads, each);
+    return;
+  }
+  const int group = std::clamp(groupHeads, 1, std::max(1, s->heads));
+  const auto T = static_cast<std::size_t>(s->tokens), d = static_cast<std::size_t>(s->head_dim);
+  const auto slice = [](const std::vector<float>& all, std::size_t per, int first, int count) {
+    const auto from =
+        all.begin() + static_cast<std::ptrdiff_t>(per * static_cast<std::size_t>(first));
+    return std::vector<float>(
+        from, from + static_cast<std::ptrdiff_t>(per * static_cast<std::size_t>(count)));
+  };
+  for (int h0 = 0; h0 < s->heads; h0 += group) {
+    const int n = std::min(group, s->heads - h0);
+    LayerCapture cap;
+    cap.layer = l;
+    cap.first_head = s->first_head + h0;
+    cap.heads = n;
+    cap.tokens = s->tokens;
+    cap.head_dim = s->head_dim;
+    cap.causal = s->causal;
+    cap.attention = slice(s->attention, T * T, h0, n);
+    cap.queries = slice(s->queries, T * d, h0, n);
+    cap.keys = slice(s->keys, T * d, h0, n);
+    cap.values = slice(s->values, T * d, h0, n);
+    each(std::move(cap));
+  }
 }
 
 LayerCapture Trace::layer(int l) const {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 
 #include "analysis/persistence.h"
@@ -250,29 +251,42 @@ void append_attention_rows(io::CsvTable& table, const analysis::AttentionView& m
                                 " tokens for a map of " + std::to_string(map.size));
   const std::string layerName = std::to_string(layer);
   const std::string headName = head < 0 ? "average" : std::to_string(head);
+  // By value: the deferred writer below keeps it.
+  const auto each_row = [layerName, headName](const analysis::AttentionView& m,
+                                              const std::vector<std::string>& words,
+                                              const auto& take) {
+    std::vector<std::string> row(7);
+    row[0] = layerName;
+    row[1] = headName;
+    for (int i = 0; i < m.size; ++i)
+      for (int j = 0; j < m.size; ++j) {
+        if (!m.visible(i, j)) continue;
+        row[2] = std::to_string(i);
+        row[3] = std::to_string(j);
+        row[4] = words[static_cast<std::size_t>(i)];
+        row[5] = words[static_cast<std::size_t>(j)];
+        row[6] = io::csv_number(m.at(i, j));
+        take(row);
+      }
+  };
   // A long input's map has millions of cells: as rows of seven strings each
-  // it took 620 MB and 12 million allocations at T = 2048 (every time the
-  // window drew the map). Past kAttentionRowsAsText the rows are CSV text
-  // (rendered rows come first in csv_render, so earlier rows go there too).
+  // it took 620 MB and 12 million allocations at T = 2048, and as CSV text
+  // still most of a second each time the window drew the map. Past
+  // kAttentionRowsAsText the table keeps a copy of the map (16 MB at 2048)
+  // and writes its rows when it is rendered (an export).
   const auto T = static_cast<std::size_t>(map.size);
-  const bool asText = !table.renderedRows.empty() || T * T / 2 > kAttentionRowsAsText;
-  if (asText) io::csv_flush_rows(table);
-  std::vector<std::string> row(7);
-  row[0] = layerName;
-  row[1] = headName;
-  for (int i = 0; i < map.size; ++i)
-    for (int j = 0; j < map.size; ++j) {
-      if (!map.visible(i, j)) continue;
-      row[2] = std::to_string(i);
-      row[3] = std::to_string(j);
-      row[4] = tokens[static_cast<std::size_t>(i)];
-      row[5] = tokens[static_cast<std::size_t>(j)];
-      row[6] = io::csv_number(map.at(i, j));
-      if (asText)
-        io::csv_append_row(table.renderedRows, row);
-      else
-        table.rows.push_back(row);
-    }
+  if (io::csv_has_text_rows(table) || T * T / 2 > kAttentionRowsAsText) {
+    auto kept = std::make_shared<const analysis::AttentionMatrix>(analysis::AttentionMatrix{
+        std::vector<float>(map.weights.begin(), map.weights.end()), map.size, map.causal});
+    auto words = std::make_shared<const std::vector<std::string>>(tokens);
+    io::csv_defer_rows(table, [kept, words, each_row](std::string& out) {
+      each_row(kept->view(), *words,
+               [&out](const std::vector<std::string>& row) { io::csv_append_row(out, row); });
+    });
+    return;
+  }
+  each_row(map, tokens,
+           [&table](const std::vector<std::string>& row) { table.rows.push_back(row); });
 }
 
 const std::vector<std::string>& sink_key_columns() {

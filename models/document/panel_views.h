@@ -91,7 +91,8 @@ TaxonomyView taxonomy_view(const TraceAnalysis& a);
 io::CsvTable attention_table(const analysis::AttentionView& map, int layer, int head,
                              const std::vector<std::string>& tokens);
 const std::vector<std::string>& attention_columns();
-// Maps of more cells than this get their rows as CSV text (CsvTable::renderedRows).
+// Maps of more cells than this get their rows as CSV text, written when the
+// table is rendered (io::csv_defer_rows).
 inline constexpr std::size_t kAttentionRowsAsText = 100'000;
 void append_attention_rows(io::CsvTable& table, const analysis::AttentionView& map, int layer,
                            int head, const std::vector<std::string>& tokens);

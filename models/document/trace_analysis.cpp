@@ -30,10 +30,9 @@ int layers_per_group(const models::Trace& trace) {
   return std::clamp(std::min(busy, fitting), 1, std::max(1, L));
 }
 
-// Layers [first, first + count): their captures (the trace's own where it
-// stores them, recomputed otherwise) and head averages.
+// Stored layers [first, first + count): the trace's captures, read in place,
+// and their head averages.
 struct LayerGroup {
-  std::vector<std::unique_ptr<models::LayerCapture>> recomputed;
   std::vector<const models::LayerCapture*> captures;
   std::vector<analysis::AttentionMatrix> averages;
 };
@@ -41,15 +40,62 @@ struct LayerGroup {
 LayerGroup capture_group(const models::Trace& trace, int first, int count) {
   LayerGroup g;
   for (int l = first; l < first + count; ++l) {
-    const models::LayerCapture* stored = trace.storedLayer(l);
-    if (!stored) {
-      g.recomputed.push_back(std::make_unique<models::LayerCapture>(trace.layer(l)));
-      stored = g.recomputed.back().get();
-    }
-    g.captures.push_back(stored);
-    g.averages.push_back(stored->headAverage());
+    g.captures.push_back(trace.storedLayer(l));
+    g.averages.push_back(g.captures.back()->headAverage());
   }
   return g;
+}
+
+LayerAnalysis empty_layer(int layer, int H, const TraceAnalysisOptions& options) {
+  LayerAnalysis out;
+  out.layer = layer;
+  out.heads.resize(static_cast<std::size_t>(H + 1));
+  if (options.valueSpaceCurves) {
+    out.valueCurves.resize(static_cast<std::size_t>(H + 1));
+    out.valueCosines.resize(static_cast<std::size_t>(H + 1));
+  }
+  if (!options.contextQueries.empty()) out.contextCurves.resize(static_cast<std::size_t>(H + 1));
+  return out;
+}
+
+// The layer's head average into out's slot 0.
+void analyse_average(const analysis::AttentionMatrix& average,
+                     const analysis::HeadAnalysisParams& params, LayerAnalysis& out) {
+  try {
+    out.heads[0] = analysis::analyse_head(average.view(), {}, 0, params);
+  } catch (const analysis::PersistenceTooLarge& e) {
+    throw analysis::PersistenceTooLarge("layer " + std::to_string(out.layer) +
+                                        ", head average: " + e.what());
+  }
+}
+
+// Head `local` of `cap` (the model's head cap.first_head + local) into out.
+void analyse_captured_head(const models::LayerCapture& cap, int local,
+                           const analysis::HeadAnalysisParams& params,
+                           const TraceAnalysisOptions& options, LayerAnalysis& out) {
+  const int h = cap.first_head + local;
+  const auto slot = static_cast<std::size_t>(h + 1);
+  const analysis::AttentionView map = cap.attentionOf(local);
+  const std::span<const float> values = cap.valuesOf(local);
+  try {
+    out.heads[slot] = analysis::analyse_head(map, values, cap.head_dim, params);
+  } catch (const analysis::PersistenceTooLarge& e) {
+    throw analysis::PersistenceTooLarge("layer " + std::to_string(out.layer) + ", head " +
+                                        std::to_string(h) + ": " + e.what());
+  }
+  if (options.valueSpaceCurves) {
+    out.valueCurves[slot] =
+        analysis::value_space_curve(map, values, cap.head_dim, params.valueSpace);
+    if (out.heads[slot].valueSpace)
+      out.valueCosines[slot] =
+          analysis::value_cosine_counts(values, cap.head_dim, out.heads[slot].valueSpace->keys);
+  }
+  for (int query : options.contextQueries) {
+    analysis::ValueSpaceParams at = params.valueSpace;
+    at.query = query;
+    at.randomSubsets = 0;
+    out.contextCurves[slot].push_back(analysis::value_space_curve(map, values, cap.head_dim, at));
+  }
 }
 
 // Every head and head average of a group on every core.
@@ -58,49 +104,57 @@ std::vector<LayerAnalysis> analyse_group(const LayerGroup& group, int first,
                                          const TraceAnalysisOptions& options) {
   const auto count = group.captures.size();
   const int H = count ? group.captures.front()->heads : 0;
-  std::vector<LayerAnalysis> layers(count);
-  for (std::size_t g = 0; g < count; ++g) {
-    layers[g].layer = first + static_cast<int>(g);
-    layers[g].heads.resize(static_cast<std::size_t>(H + 1));
-    if (options.valueSpaceCurves) {
-      layers[g].valueCurves.resize(static_cast<std::size_t>(H + 1));
-      layers[g].valueCosines.resize(static_cast<std::size_t>(H + 1));
-    }
-    if (!options.contextQueries.empty())
-      layers[g].contextCurves.resize(static_cast<std::size_t>(H + 1));
-  }
+  std::vector<LayerAnalysis> layers;
+  for (std::size_t g = 0; g < count; ++g)
+    layers.push_back(empty_layer(first + static_cast<int>(g), H, options));
   analysis::parallel_for(static_cast<int>(count) * (H + 1), [&](int k) {
     const auto g = static_cast<std::size_t>(k / (H + 1));
     const int h = k % (H + 1) - 1;  // -1: the layer's head average
-    const models::LayerCapture& cap = *group.captures[g];
-    LayerAnalysis& out = layers[g];
-    const auto slot = static_cast<std::size_t>(h + 1);
-    try {
-      out.heads[slot] =
-          h < 0 ? analysis::analyse_head(group.averages[g].view(), {}, 0, params)
-                : analysis::analyse_head(cap.attentionOf(h), cap.valuesOf(h), cap.head_dim, params);
-    } catch (const analysis::PersistenceTooLarge& e) {
-      throw analysis::PersistenceTooLarge(
-          "layer " + std::to_string(out.layer) +
-          (h < 0 ? ", head average: " : ", head " + std::to_string(h) + ": ") + e.what());
-    }
-    if (h < 0) return;
-    if (options.valueSpaceCurves) {
-      out.valueCurves[slot] = analysis::value_space_curve(cap.attentionOf(h), cap.valuesOf(h),
-                                                          cap.head_dim, params.valueSpace);
-      if (out.heads[slot].valueSpace)
-        out.valueCosines[slot] = analysis::value_cosine_counts(cap.valuesOf(h), cap.head_dim,
-                                                               out.heads[slot].valueSpace->keys);
-    }
-    for (int query : options.contextQueries) {
-      analysis::ValueSpaceParams at = params.valueSpace;
-      at.query = query;
-      at.randomSubsets = 0;
-      out.contextCurves[slot].push_back(
-          analysis::value_space_curve(cap.attentionOf(h), cap.valuesOf(h), cap.head_dim, at));
-    }
+    if (h < 0)
+      analyse_average(group.averages[g], params, layers[g]);
+    else
+      analyse_captured_head(*group.captures[g], h, params, options, layers[g]);
   });
   return layers;
+}
+
+// A layer the trace does not store, recomputed and analysed a group of heads
+// at a time (TraceAnalysisOptions::recomputedGroupBytes). Its head average is
+// summed over the groups in head order, so it equals headAverage()'s; it is
+// analysed with the last group.
+LayerAnalysis analyse_recomputed_layer(const models::Trace& trace, int l,
+                                       const analysis::HeadAnalysisParams& params,
+                                       const TraceAnalysisOptions& options) {
+  const int H = trace.heads();
+  const auto T = static_cast<std::uint64_t>(trace.tokens());
+  LayerAnalysis out = empty_layer(l, H, options);
+  const std::uint64_t headBytes = std::max<std::uint64_t>(1, T * T * sizeof(float));
+  const int groupHeads = static_cast<int>(std::clamp<std::uint64_t>(
+      options.recomputedGroupBytes / headBytes, 1, static_cast<std::uint64_t>(std::max(H, 1))));
+  analysis::AttentionMatrix average;
+  average.size = trace.tokens();
+  average.causal = trace.causal();
+  average.weights.assign(static_cast<std::size_t>(T * T), 0.0f);
+  int seen = 0;
+  trace.forEachHeadGroup(l, groupHeads, [&](models::LayerCapture&& group) {
+    const std::size_t n = static_cast<std::size_t>(T * T);
+    for (int h = 0; h < group.heads; ++h)
+      for (std::size_t i = 0; i < n; ++i)
+        average.weights[i] += group.attention[static_cast<std::size_t>(h) * n + i];
+    seen += group.heads;
+    const bool last = seen == H;
+    if (last)
+      for (float& w : average.weights) w /= static_cast<float>(H);
+    // The average first when it is due: the longest item starts first.
+    const int extra = last ? 1 : 0;
+    analysis::parallel_for(group.heads + extra, [&](int k) {
+      if (k < extra)
+        analyse_average(average, params, out);
+      else
+        analyse_captured_head(group, k - extra, params, options, out);
+    });
+  });
+  return out;
 }
 
 }  // namespace
@@ -115,12 +169,18 @@ void analyse_trace_layers(const models::Trace& trace, const analysis::HeadAnalys
   analysis::HeadAnalysisParams params = given;
   if (progress) params.progress = [&progress, &done](double) { return progress(done.load()); };
   const int group = layers_per_group(trace);
-  for (int first = 0; first < L; first += group) {
-    const int count = std::min(group, L - first);
-    for (LayerAnalysis& layer :
-         analyse_group(capture_group(trace, first, count), first, params, options))
-      onLayer(std::move(layer));
-    done = static_cast<double>(first + count) / L;
+  for (int first = 0; first < L;) {
+    int count = 1;
+    if (!trace.layerStored(first)) {
+      onLayer(analyse_recomputed_layer(trace, first, params, options));
+    } else {
+      while (count < std::min(group, L - first) && trace.layerStored(first + count)) ++count;
+      for (LayerAnalysis& layer :
+           analyse_group(capture_group(trace, first, count), first, params, options))
+        onLayer(std::move(layer));
+    }
+    first += count;
+    done = static_cast<double>(first) / L;
     if (progress && !progress(done.load())) throw analysis::AnalysisStopped();
   }
 }

@@ -3,6 +3,7 @@
 // average through analysis::analyse_head, on every core, layer by layer. The
 // GUI keeps the whole result for its panels; `analyze` writes each layer's
 // rows as it arrives; corpus records reduce each sentence's layers to figures.
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -33,6 +34,10 @@ struct TraceAnalysisOptions {
   std::vector<int> contextQueries = {};
   // Also the effective rank of the residual stream entering each layer.
   bool effectiveRank = false;
+  // A layer the trace does not store (a long input's) is recomputed and
+  // analysed this many bytes of maps at a time (at least one head): at 4096
+  // tokens a 1B model's layer is 2 GiB, eight of its heads 512 MiB.
+  std::uint64_t recomputedGroupBytes = std::uint64_t{512} << 20;
   // The settings `params` were made from, kept with the result for the
   // panels that read a setting beyond the heads' parameters.
   AnalysisSettings settings;

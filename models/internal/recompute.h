@@ -1,6 +1,8 @@
 #pragma once
 // Internal to models/: recomputes one layer's attention from the residual
 // stream a Trace kept, for traces whose full captures exceeded the budget.
+#include <functional>
+
 #include "models/model.h"
 
 namespace sinkscope::models {
@@ -9,6 +11,9 @@ class LayerRecomputer {
  public:
   virtual ~LayerRecomputer() = default;
   virtual LayerCapture recompute(const Trace& trace, int layer) const = 0;
+  // Trace::forEachHeadGroup for a layer that is not stored.
+  virtual void recomputeHeads(const Trace& trace, int layer, int groupHeads,
+                              const std::function<void(LayerCapture&&)>& each) const = 0;
 };
 
 // Fills a Trace; only models/ builds traces.

@@ -78,14 +78,26 @@ void csv_append_row(std::string& out, const std::vector<std::string>& fields) {
 }
 
 void csv_flush_rows(CsvTable& table) {
+  for (const auto& write : table.laterRows) write(table.renderedRows);
+  table.laterRows.clear();
   for (const auto& row : table.rows) append_csv_row(table.renderedRows, row);
   table.rows.clear();
   table.rows.shrink_to_fit();
 }
 
+void csv_defer_rows(CsvTable& table, std::function<void(std::string&)> write) {
+  if (!table.rows.empty()) csv_flush_rows(table);  // earlier rows stay first
+  table.laterRows.push_back(std::move(write));
+}
+
+bool csv_has_text_rows(const CsvTable& table) {
+  return !table.renderedRows.empty() || !table.laterRows.empty();
+}
+
 std::string csv_render(const CsvTable& table) {
   std::string out = csv_head(table);
   out += table.renderedRows;
+  for (const auto& write : table.laterRows) write(out);
   for (const auto& row : table.rows) append_csv_row(out, row);
   return out;
 }
@@ -101,7 +113,7 @@ std::string csv_render_taking(CsvTable& table) {
 CsvTable csv_parse(const std::string& text) { return csv_parse(text, kCsvMaxCells); }
 
 CsvTable csv_with_rows_parsed(const CsvTable& table) {
-  if (table.renderedRows.empty()) return table;
+  if (!csv_has_text_rows(table)) return table;
   return csv_parse(csv_render(table), std::numeric_limits<std::size_t>::max());
 }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -19,10 +20,21 @@ struct CsvTable {
   // Rows already rendered as CSV lines (csv_flush_rows), written before `rows`:
   // a table of millions of rows kept as text takes a tenth of the memory.
   std::string renderedRows;
+  // Rows written as CSV text only when the table is rendered, after
+  // renderedRows and before `rows` (csv_defer_rows): a long input's map is
+  // millions of rows that a window draws far more often than it exports.
+  std::vector<std::function<void(std::string&)>> laterRows;
 };
 
-// Moves `rows` into `renderedRows` (the same lines csv_render would write).
+// Moves the later rows, then `rows`, into `renderedRows` (the same lines
+// csv_render would write).
 void csv_flush_rows(CsvTable& table);
+// Rows that `write` appends as CSV lines when the table is rendered; they come
+// after every row added before (those in `rows` are rendered first). `write`
+// must own what it reads: the table may outlive its caller's data.
+void csv_defer_rows(CsvTable& table, std::function<void(std::string&)> write);
+// Whether some rows are held as text (rendered or deferred) rather than fields.
+bool csv_has_text_rows(const CsvTable& table);
 
 // csv_render's text, taking the table's rendered rows instead of copying
 // them (the table is left without rows): a table of gigabytes is held once.

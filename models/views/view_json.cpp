@@ -40,7 +40,7 @@ json table_json(const io::CsvTable& table) {
   json comments = json::object();
   for (const auto& [key, value] : table.comments) comments[key] = value;
   // A long input's map keeps its rows as CSV text: read back for the JSON.
-  if (!table.renderedRows.empty())
+  if (io::csv_has_text_rows(table))
     return {{"columns", table.columns},
             {"rows", io::csv_with_rows_parsed(table).rows},
             {"comments", comments}};

@@ -28,6 +28,7 @@ import argparse
 import csv
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -84,7 +85,8 @@ def measure(cli, model, text, threads):
         err = proc.stderr.read()
         if os.waitstatus_to_exitcode(status) != 0:
             sys.exit(f"analyze failed: {err}")
-        left_out = err.count("persistence left out")
+        # "persistence left out for N maps (...)": the maps, not the lines.
+        left_out = sum(int(n) for n in re.findall(r"persistence left out for (\d+) maps?", err))
         return {"wall_s": round(wall, 2), "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
                 "peak_mib": round(usage.ru_maxrss / 1024.0, 1), "load": round(load, 2),
                 "persistence_left_out": left_out}

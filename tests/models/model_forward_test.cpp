@@ -371,6 +371,50 @@ TEST_P(EveryArchitecture, HeadsComputedInChunksGiveTheNumbersOfOnePass) {
   }
 }
 
+// A layer's heads a group at a time (how a long input's layer is analysed)
+// are the layer's heads, in order, stored or recomputed, with edits too.
+TEST_P(EveryArchitecture, HeadGroupsOfALayerAreItsHeads) {
+  const fs::path folder = write_fixture(GetParam());
+  const auto model = Model::load(folder);
+  const ModelConfig& c = model->config();
+  const auto ids = sample_ids(9, c.vocab_size);
+  RunOptions edited;
+  edited.edits.push_back({AttentionEdit::Kind::ZeroKeysAfterSoftmax, {}, {0}, {1}});
+  for (const RunOptions& base : {RunOptions{}, edited}) {
+    RunOptions lean = base;
+    lean.capture_budget_bytes = 0;
+    const Trace whole = model->run(ids, base);
+    for (const RunOptions& options : {base, lean}) {
+      const Trace trace = model->run(ids, options);
+      for (int group : {1, 2, c.num_heads}) {
+        for (int l = 0; l < c.num_layers; ++l) {
+          const LayerCapture all = whole.layer(l);
+          LayerCapture joined;
+          int next = 0;
+          trace.forEachHeadGroup(l, group, [&](LayerCapture&& g) {
+            EXPECT_EQ(g.layer, l);
+            EXPECT_EQ(g.first_head, next) << GetParam();
+            EXPECT_EQ(g.heads, std::min(group, c.num_heads - next));
+            EXPECT_EQ(g.tokens, all.tokens);
+            EXPECT_EQ(g.head_dim, all.head_dim);
+            EXPECT_EQ(g.causal, all.causal);
+            next += g.heads;
+            joined.attention.insert(joined.attention.end(), g.attention.begin(), g.attention.end());
+            joined.queries.insert(joined.queries.end(), g.queries.begin(), g.queries.end());
+            joined.keys.insert(joined.keys.end(), g.keys.begin(), g.keys.end());
+            joined.values.insert(joined.values.end(), g.values.begin(), g.values.end());
+          });
+          EXPECT_EQ(next, c.num_heads);
+          EXPECT_EQ(joined.attention, all.attention) << GetParam() << " layer " << l;
+          EXPECT_EQ(joined.queries, all.queries) << GetParam() << " layer " << l;
+          EXPECT_EQ(joined.keys, all.keys) << GetParam() << " layer " << l;
+          EXPECT_EQ(joined.values, all.values) << GetParam() << " layer " << l;
+        }
+      }
+    }
+  }
+}
+
 // A copy of `folder` with every floating-point tensor widened to F32: what
 // loading a reduced-precision folder used to build in memory (each value
 // converted once at load), the reference of the stored-dtype path.
