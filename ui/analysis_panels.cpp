@@ -102,7 +102,7 @@ void AnalysisPanels::refresh() {
     // Every panel reads the selected layer (a head's topology, its graph, the
     // taxonomy's reason): they wait for it together.
     if (layerFetch_) layerFetch_->ensure(*in.run, in.place.layer());
-    const QString note = layer_fetch_note(in.place.layer());
+    const QString note = in.layerNote(in.place.layer());
     for (Panel* panel : panels_) panel->drawNote(note);
     return;
   }

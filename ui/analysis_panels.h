@@ -80,7 +80,10 @@ class AnalysisPanels : public QObject {
   void setScore(HeadScore score);
   // Where a layer the run does not keep is recomputed off this thread (null:
   // on the spot, as a figure without a window may).
-  void setLayerFetch(LayerFetch* fetch) { layerFetch_ = fetch; }
+  void setLayerFetch(LayerFetch* fetch) {
+    layerFetch_ = fetch;
+    inputs_.layerFetch = fetch;
+  }
   void setExperiments(ExperimentResults results);
   const ExperimentResults& experiments() const { return inputs_.experiments; }
 

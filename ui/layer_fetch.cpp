@@ -2,35 +2,64 @@
 
 #include "models/model.h"
 #include "ui/job_runner.h"
+#include "ui/selection_model.h"
 
 namespace sinkscope::ui {
 
-LayerFetch::LayerFetch(JobRunner* jobs, QObject* parent) : QObject(parent), jobs_(jobs) {
-  // A fetch cancelled (by the user, or by a new run) or failed may be asked for again.
+LayerFetch::LayerFetch(JobRunner* jobs, SelectionModel* selection, QObject* parent)
+    : QObject(parent), jobs_(jobs) {
   connect(jobs_, &JobRunner::jobCancelled, this,
-          [this](quint64 id, const QString&) { forget(id); });
+          [this](quint64 id, const QString&) { stopped(id, tr("cancelled")); });
   connect(jobs_, &JobRunner::jobFailed, this,
-          [this](quint64 id, const QString&, const QString&, const QString&) { forget(id); });
+          [this](quint64 id, const QString&, const QString& message, const QString&) {
+            stopped(id, tr("failed: %1").arg(message));
+          });
+  // A new selection asks again (connected before the panels', which draw on it).
+  connect(selection, &SelectionModel::changed, this, [this] {
+    stoppedTrace_.reset();
+    stoppedLayer_ = -1;
+  });
+}
+
+void LayerFetch::stopped(quint64 job, const QString& why) {
+  if (!job || job != pendingJob_) return;
+  stoppedTrace_ = pendingTrace_;
+  stoppedLayer_ = pendingLayer_;
+  stoppedWhy_ = why;
+  forget(job);
+  Q_EMIT ready();
+}
+
+bool LayerFetch::sameTrace(const std::weak_ptr<const models::Trace>& fetched,
+                           const SentenceRun& run) {
+  const std::shared_ptr<const models::Trace> trace = fetched.lock();
+  return trace && trace == run.trace;
 }
 
 void LayerFetch::forget(quint64 job) {
   if (job != pendingJob_) return;
   pendingJob_ = 0;
-  pendingTrace_ = nullptr;
+  pendingTrace_.reset();
   pendingLayer_ = -1;
+}
+
+void LayerFetch::cancelPending() {
+  // Forgotten first: a cancelled fetch the panels no longer wait for is not "stopped".
+  const quint64 job = pendingJob_;
+  forget(job);
+  jobs_->cancel(job);
 }
 
 bool LayerFetch::ensure(const SentenceRun& run, int layer) {
   if (run.layerAtHand(layer)) {
     // A fetch of a layer left behind would take the run's kept layer from the panels.
-    if (pendingJob_ && pendingTrace_ == run.trace.get() && pendingLayer_ != layer) {
-      jobs_->cancel(pendingJob_);
-      forget(pendingJob_);
-    }
+    if (pendingJob_ && sameTrace(pendingTrace_, run) && pendingLayer_ != layer) cancelPending();
     return true;
   }
-  if (pendingTrace_ == run.trace.get() && pendingLayer_ == layer) return false;  // on its way
-  pendingTrace_ = run.trace.get();
+  if (sameTrace(pendingTrace_, run) && pendingLayer_ == layer) return false;  // on its way
+  if (sameTrace(stoppedTrace_, run) && stoppedLayer_ == layer) return false;  // stopped
+  if (pendingJob_) cancelPending();  // another layer's, or another run's: no longer drawn
+  pendingTrace_ = run.trace;
   pendingLayer_ = layer;
   // The copy shares the run's trace and its kept layer: filling one fills the other.
   pendingJob_ = jobs_->submit<bool>(
@@ -40,12 +69,21 @@ bool LayerFetch::ensure(const SentenceRun& run, int layer) {
         copy.layer(layer);
         return true;
       },
-      [this](bool) {
-        forget(pendingJob_);
+      [this, layer](bool) {
+        if (pendingLayer_ == layer) forget(pendingJob_);
         Q_EMIT ready();
       },
       QStringLiteral("layer"));
   return false;
+}
+
+QString LayerFetch::note(const SentenceRun& run, int layer) const {
+  if (sameTrace(stoppedTrace_, run) && stoppedLayer_ == layer)
+    return tr("Recomputing layer %1's attention from the residual stream was %2. Select a "
+              "head to recompute it.")
+        .arg(layer)
+        .arg(stoppedWhy_);
+  return layer_fetch_note(layer);
 }
 
 QString layer_fetch_note(int layer) {

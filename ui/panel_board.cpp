@@ -29,7 +29,7 @@ const QStringList kSceneViews{QStringLiteral("graphView"), QStringLiteral("spect
 PanelBoard::PanelBoard(Workspace* workspace, QWidget* host)
     : QObject(host),
       workspace_(workspace),
-      layerFetch_(new LayerFetch(workspace->jobs(), this)),
+      layerFetch_(new LayerFetch(workspace->jobs(), workspace->selection(), this)),
       attentionMap_(new AttentionMapPanel(workspace, drawn_, host)),
       keyImportance_(new KeyImportancePanel(workspace, drawn_, host)),
       analysis_(new AnalysisPanels(host, workspace->selection(), workspace->jobs(), drawn_)),
@@ -38,6 +38,7 @@ PanelBoard::PanelBoard(Workspace* workspace, QWidget* host)
   analysis_->setLayerFetch(layerFetch_);
   connect(layerFetch_, &LayerFetch::ready, this, &PanelBoard::redraw);
   connect(attentionMap_, &AttentionMapPanel::failed, this, &PanelBoard::failed);
+  connect(attentionMap_, &AttentionMapPanel::redrawWanted, this, &PanelBoard::drawMaps);
   connect(attentionMap_, &AttentionMapPanel::notice, this, &PanelBoard::notice);
   batchedDraw_->setSingleShot(true);
   batchedDraw_->setInterval(0);
@@ -87,8 +88,11 @@ void PanelBoard::flushDraws() {
 void PanelBoard::drawMaps() {
   if (!workspace_->run()) return;
   try {
-    const DrawnRuns drawn = workspace_->drawnRuns();
-    if (drawn.waitingRun) layerFetch_->ensure(*drawn.waitingRun, drawn.waitingForLayer);
+    DrawnRuns drawn = workspace_->drawnRuns();
+    if (drawn.waitingRun) {
+      layerFetch_->ensure(*drawn.waitingRun, drawn.waitingForLayer);
+      drawn.waitingNote = layerFetch_->note(*drawn.waitingRun, drawn.waitingForLayer);
+    }
     attentionMap_->draw(drawn);
     keyImportance_->draw(drawn);
   } catch (const std::exception& e) {

@@ -56,6 +56,7 @@ struct DrawnRuns {
   // A layer to recompute first (LayerFetch), of this run: no maps meanwhile.
   const SentenceRun* waitingRun = nullptr;
   int waitingForLayer = -1;
+  QString waitingNote;  // what the maps say meanwhile (LayerFetch::note)
 };
 
 class Workspace : public QObject {

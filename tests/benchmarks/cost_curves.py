@@ -161,6 +161,12 @@ def plot(a):
     T = [int(r["tokens"]) for r in lengths]
     fitT = [i for i, t in enumerate(T) if t >= a.fit_from]
     times(axes[0][0], T, lengths, fitT)
+    for t, r in zip(T, lengths):  # a point whose persistence stopped early did less work
+        if int(r.get("persistence_left_out") or 0) > 0:
+            axes[0][0].annotate(f"T = {t}: persistence left out\nfor {r['persistence_left_out']} maps",
+                                (t, float(r["wall_s"])), textcoords="axes fraction",
+                                xytext=(0.97, 0.06), ha="right", va="bottom", fontsize=7,
+                                arrowprops={"arrowstyle": "->", "lw": 0.6, "color": "0.3"})
     axes[0][0].set_title(f"(a) time against T ({a.lengths_title})", fontsize=8)
     memory(axes[1][0], T, lengths, [float(r["weights_mib"]) / 1024 for r in lengths])
     axes[1][0].set_xscale("log")

@@ -1,8 +1,10 @@
 // The main window under Xvfb as a user drives it: run, change the selection,
 // float and re-dock panels, persist the layout, survive bad input.
 #include <gtest/gtest.h>
+
 #include <vtkCamera.h>
 #include <vtkRenderer.h>
+#include <atomic>
 #include <nlohmann/json.hpp>
 
 #include <sys/stat.h>
@@ -33,6 +35,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
+#include <QThread>
 #include <QTimer>
 #include <QToolBar>
 #include <QToolTip>
@@ -69,6 +72,7 @@
 #include "ui/example_picker.h"
 #include "ui/export_dialog.h"
 #include "ui/interventions_panel.h"
+#include "ui/job_runner.h"
 #include "ui/job_status.h"
 #include "ui/main_window.h"
 #include "ui/panel_board.h"
@@ -980,6 +984,59 @@ TEST_F(MainWindowGui, LayersTheRunDoesNotKeepAreRecomputedInTheBackground) {
   panels->setScore(ui::HeadScore::MiniatureMaps);
   EXPECT_TRUE(q(panels->overviewView()->data().title).contains(QStringLiteral("every layer")))
       << panels->overviewView()->data().title;
+}
+
+// A recompute the user cancels is not started again by itself: the panels
+// say it was cancelled, and the next selection asks for the layer again.
+TEST_F(MainWindowGui, ACancelledLayerRecomputeIsSaidAndAskedForAgainOnTheNextSelection) {
+  QTemporaryDir dir;
+  ui::MainWindow w;
+  w.resize(1400, 900);
+  w.workspace()->setKeptAttentionBytes(0);
+  w.setSentence(QStringLiteral("The keeper of the lighthouse wrote every night."));
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  w.openModelFolder(write_model_folder(dir, 3, 2));
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] { return w.selection()->layerCount() == 3 && w.lastRun() && w.lastRun()->analysis; },
+      kTimeout));
+  ui::JobRunner* jobs = w.workspace()->jobs();
+  ASSERT_TRUE(jobs->waitForIdle(kTimeout));
+  // Both workers busy, so that the fetch waits and sees its cancel before it starts.
+  std::atomic<bool> release{false};
+  for (int k = 0; k < 2; ++k)
+    jobs->submit<bool>(QStringLiteral("hold a worker"),
+                       [&release](const ui::JobProgress&) {
+                         while (!release) QThread::msleep(2);
+                         return true;
+                       },
+                       {});
+  ui::AnalysisPanels* panels = w.analysisPanels();
+  w.selection()->setLayer(2);
+  EXPECT_TRUE(panels->diagramView()->title().contains(QStringLiteral("Recomputing layer 2")))
+      << panels->diagramView()->title().toStdString();
+  jobs->cancelGroup(QStringLiteral("layer"));
+  release = true;
+  ASSERT_TRUE(jobs->waitForIdle(kTimeout));
+  QCoreApplication::processEvents();
+  EXPECT_FALSE(w.lastRun()->layerAtHand(2));
+  EXPECT_TRUE(panels->diagramView()->title().contains(QStringLiteral("was cancelled")))
+      << panels->diagramView()->title().toStdString();
+  EXPECT_TRUE(q(w.attentionView()->data().title).contains(QStringLiteral("was cancelled")))
+      << w.attentionView()->data().title;
+  // Not asked for again by itself.
+  QTest::qWait(200);
+  EXPECT_EQ(jobs->activeJobCount(), 0);
+  // The next selection asks again, and the layer is drawn.
+  w.selection()->setHead(1);
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] {
+        const auto& d = w.attentionView()->data();
+        return q(d.title).contains(QStringLiteral("layer 2")) && !q(d.title).contains("Recomput");
+      },
+      kTimeout))
+      << w.attentionView()->data().title;
+  EXPECT_TRUE(w.lastRun()->layerAtHand(2));
 }
 
 TEST_F(MainWindowGui, LongInputsComputeTheSelectedHeadsTopologyInTheBackground) {

@@ -26,7 +26,7 @@ AttentionMapPanel::AttentionMapPanel(Workspace* workspace, render::DrawnViews& d
   logScale_->setObjectName(QStringLiteral("logScale"));
   logScale_->setToolTip(
       tr("Colour by log10 of the weight: small weights away from the sink become visible"));
-  connect(logScale_, &QCheckBox::toggled, this, qOverload<>(&AttentionMapPanel::draw));
+  connect(logScale_, &QCheckBox::toggled, this, &AttentionMapPanel::redrawWanted);
   column->addWidget(logScale_);
   if (!render::gl_panels_available()) {
     standIn_ = new render::FigureStandIn(QStringLiteral("attentionView"), this);
@@ -66,14 +66,6 @@ AttentionMapPanel::AttentionMapPanel(Workspace* workspace, render::DrawnViews& d
 
 void AttentionMapPanel::setPresenting(bool on) { logScale_->setVisible(!on); }
 
-void AttentionMapPanel::draw() {
-  try {
-    draw(workspace_->drawnRuns());
-  } catch (const std::exception& e) {
-    Q_EMIT failed(QString::fromUtf8(e.what()), QString::fromUtf8(e.what()));
-  }
-}
-
 QWidget* AttentionMapPanel::exportedView() const {
   return view_ ? static_cast<QWidget*>(view_) : standIn_;
 }
@@ -81,8 +73,7 @@ QWidget* AttentionMapPanel::exportedView() const {
 void AttentionMapPanel::draw(const DrawnRuns& d) {
   if (!d.shown) return;
   if (d.waitingForLayer >= 0)
-    return drawn_.show(view_, standIn_,
-                       document::note_map(layer_fetch_note(d.waitingForLayer).toStdString()));
+    return drawn_.show(view_, standIn_, document::note_map(d.waitingNote.toStdString()));
   const SentenceRun& shown = *d.shown;
   const SentenceRun& a = *workspace_->run();
   const int T = shown.tokenCount();

@@ -42,11 +42,12 @@ class AttentionMapPanel : public QWidget {
   void setPresenting(bool on);
 
  public Q_SLOTS:
-  // Draws what the workspace shows now (after a change of the panel's own options).
-  void draw();
   void draw(const DrawnRuns& drawn);
 
  Q_SIGNALS:
+  // The panel's own options changed: the board draws the maps again (asking
+  // for the layer first when the run does not keep it).
+  void redrawWanted();
   void failed(const QString& message, const QString& details);
   void notice(const QString& message, int milliseconds);
 

@@ -93,7 +93,7 @@ void GraphPanel::drawNote(const QString& note) {
 void GraphPanel::drawGraph() {
   if (!in_.run || !in_.selectionFits()) return;
   const int layer = in_.place.layer(), head = in_.place.head();
-  if (!in_.run->layerAtHand(layer)) return drawNote(layer_fetch_note(layer));
+  if (!in_.run->layerAtHand(layer)) return drawNote(in_.layerNote(layer));
   const double theta = in_.selection->threshold();
   const bool force = layoutChooser_->currentIndex() == 1;
   std::shared_ptr<const std::vector<std::array<double, 3>>> positions;

@@ -58,8 +58,7 @@ void HeadViewPanel::drawNote(const QString& note) {
 
 void HeadViewPanel::draw() {
   if (!in_.run) return;
-  if (!in_.run->layerAtHand(in_.place.layer()))
-    return drawNote(layer_fetch_note(in_.place.layer()));
+  if (!in_.run->layerAtHand(in_.place.layer())) return drawNote(in_.layerNote(in_.place.layer()));
   const std::vector<std::string> tokens = in_.run->tokenStrings();
   document::HeadViewInputs in;
   in.source = in_.source.toStdString();

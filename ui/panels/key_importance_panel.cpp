@@ -36,8 +36,7 @@ KeyImportancePanel::KeyImportancePanel(Workspace* workspace, render::DrawnViews&
 void KeyImportancePanel::draw(const DrawnRuns& d) {
   if (!d.shown) return;
   if (d.waitingForLayer >= 0)
-    return drawn_.show(view_,
-                       document::note_plot(layer_fetch_note(d.waitingForLayer).toStdString()));
+    return drawn_.show(view_, document::note_plot(d.waitingNote.toStdString()));
   const SentenceRun& shown = *d.shown;
   const SentenceRun& a = *workspace_->run();
   const std::vector<std::string> tokens = shown.tokenStrings();

@@ -9,6 +9,7 @@
 #include "render/scene_view.h"
 #include "ui/deferred_results.h"
 #include "ui/docks.h"
+#include "ui/layer_fetch.h"
 #include "ui/selection_model.h"
 
 namespace sinkscope::ui {
@@ -31,6 +32,10 @@ bool PanelInputs::hasValues() const { return run && run->trace && run->hasValues
 bool PanelInputs::cheap() const { return !analysis || analysis->topologyForAllHeads; }
 
 bool PanelInputs::cheapAt(int layer) const { return cheap() && (!run || run->layerAtHand(layer)); }
+
+QString PanelInputs::layerNote(int layer) const {
+  return layerFetch && run ? layerFetch->note(*run, layer) : layer_fetch_note(layer);
+}
 
 std::function<analysis::AttentionMatrix()> PanelInputs::attentionSource(int layer, int head) const {
   if (!run->trace) {

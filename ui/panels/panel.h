@@ -38,6 +38,7 @@ using document::ExperimentResults;
 using document::SentenceRun;
 using document::TraceAnalysis;
 class DeferredResults;
+class LayerFetch;
 class SelectionModel;
 
 // What every panel draws from, and the per-selection results they share.
@@ -77,6 +78,10 @@ struct PanelInputs {
   // cheap(), and `layer` at hand (a layer the run does not keep is recomputed
   // in a job, never on the window's thread).
   bool cheapAt(int layer) const;
+  // Recomputes layers the run does not keep; null: panels drawn without one (tests).
+  const LayerFetch* layerFetch = nullptr;
+  // What a panel says while `layer` is not at hand (LayerFetch::note).
+  QString layerNote(int layer) const;
   // A thread-safe source of the attention map of (layer, head) for a job.
   std::function<analysis::AttentionMatrix()> attentionSource(int layer, int head) const;
   // The head's analysis including persistence (and, for short inputs, the
