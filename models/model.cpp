@@ -578,26 +578,33 @@ class Recomputer : public LayerRecomputer {
     return whole;
   }
 
-  // The maps only (no mixing, no output projection), each group's in the
-  // chunks a pass computes them in: the same numbers as the pass, since each
-  // head's maps are products of its own.
+  // The maps only (no mixing, no output projection), in the chunks the pass
+  // computes them in (a group is a whole number of chunks, so the batches of
+  // the matrix products are the pass's): the same numbers as the pass. `each`
+  // runs outside the torch guards (a group's analysis takes minutes, and the
+  // guards set process-wide state).
   void recomputeHeads(const Trace& trace, int l, int groupHeads,
                       const std::function<void(LayerCapture&&)>& each) const override {
     const ModelConfig& c = impl_->config;
-    c10::InferenceMode guard;
-    const ComputeThreads computeThreads(impl_->compute);
     const std::int64_t T = trace.tokens(), H = c.num_heads;
-    const std::span<const float> r = trace.residual(l);
-    const at::Tensor x =
-        at::from_blob(const_cast<float*>(r.data()), {1, T, trace.hiddenSize()}, at::kFloat)
-            .clone()
-            .to(impl_->device)
-            .to(impl_->compute);
-    const Rope rope = rope_tables(c, options_, static_cast<int>(T), impl_->device);
-    const HeadProjections p = head_projections(*impl_, l, attention_input(*impl_, l, x), rope);
-    const Visibility vis = visibility(c, l, T, impl_->device);
-    const std::int64_t group = std::clamp<std::int64_t>(groupHeads, 1, H);
     const std::int64_t chunk = heads_per_chunk(1, H, T, options_.attention_chunk_bytes);
+    const std::int64_t group =
+        std::min(H, std::max(chunk, std::clamp<std::int64_t>(groupHeads, 1, H) / chunk * chunk));
+    HeadProjections p;
+    Visibility vis;
+    {
+      c10::InferenceMode guard;
+      const ComputeThreads computeThreads(impl_->compute);
+      const std::span<const float> r = trace.residual(l);
+      const at::Tensor x =
+          at::from_blob(const_cast<float*>(r.data()), {1, T, trace.hiddenSize()}, at::kFloat)
+              .clone()
+              .to(impl_->device)
+              .to(impl_->compute);
+      const Rope rope = rope_tables(c, options_, static_cast<int>(T), impl_->device);
+      p = head_projections(*impl_, l, attention_input(*impl_, l, x), rope);
+      vis = visibility(c, l, T, impl_->device);
+    }
     for (std::int64_t h0 = 0; h0 < H; h0 += group) {
       const std::int64_t n = std::min(group, H - h0);
       LayerCapture cap;
@@ -608,17 +615,21 @@ class Recomputer : public LayerRecomputer {
       cap.head_dim = c.head_dim;
       cap.causal = c.causal;
       cap.attention.resize(static_cast<std::size_t>(n * T * T));
-      const at::Tensor maps = at::from_blob(cap.attention.data(), {1, n, T, T}, at::kFloat);
-      for (std::int64_t c0 = 0; c0 < n; c0 += chunk) {
-        const std::int64_t m = std::min(chunk, n - c0);
-        const std::int64_t first = h0 + c0;
-        maps.slice(1, c0, c0 + m)
-            .copy_(head_probabilities(c, l, p.q.slice(1, first, first + m),
-                                      p.k.slice(1, first, first + m), options_, vis, first));
+      {
+        c10::InferenceMode guard;
+        const ComputeThreads computeThreads(impl_->compute);
+        const at::Tensor maps = at::from_blob(cap.attention.data(), {1, n, T, T}, at::kFloat);
+        for (std::int64_t c0 = 0; c0 < n; c0 += chunk) {
+          const std::int64_t m = std::min(chunk, n - c0);
+          const std::int64_t first = h0 + c0;
+          maps.slice(1, c0, c0 + m)
+              .copy_(head_probabilities(c, l, p.q.slice(1, first, first + m),
+                                        p.k.slice(1, first, first + m), options_, vis, first));
+        }
+        cap.queries = to_vector(p.q[0].slice(0, h0, h0 + n));
+        cap.keys = to_vector(p.k[0].slice(0, h0, h0 + n));
+        cap.values = to_vector(p.v[0].slice(0, h0, h0 + n));
       }
-      cap.queries = to_vector(p.q[0].slice(0, h0, h0 + n));
-      cap.keys = to_vector(p.k[0].slice(0, h0, h0 + n));
-      cap.values = to_vector(p.v[0].slice(0, h0, h0 + n));
       each(std::move(cap));
     }
   }

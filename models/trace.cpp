@@ -63,7 +63,10 @@ void Trace::forEachHeadGroup(int l, int groupHeads,
   }
   const int group = std::clamp(groupHeads, 1, std::max(1, s->heads));
   const auto T = static_cast<std::size_t>(s->tokens), d = static_cast<std::size_t>(s->head_dim);
-  const auto slice = [](const std::vector<float>& all, std::size_t per, int first, int count) {
+  // A capture read from a file may hold no queries or keys (or values): none for the group either.
+  const auto slice = [](const std::vector<float>& all, std::size_t per, int first,
+                        int count) -> std::vector<float> {
+    if (all.size() < per * static_cast<std::size_t>(first + count)) return {};
     const auto from =
         all.begin() + static_cast<std::ptrdiff_t>(per * static_cast<std::size_t>(first));
     return std::vector<float>(

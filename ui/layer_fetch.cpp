@@ -9,10 +9,10 @@ namespace sinkscope::ui {
 LayerFetch::LayerFetch(JobRunner* jobs, SelectionModel* selection, QObject* parent)
     : QObject(parent), jobs_(jobs) {
   connect(jobs_, &JobRunner::jobCancelled, this,
-          [this](quint64 id, const QString&) { stopped(id, tr("cancelled")); });
+          [this](quint64 id, const QString&) { stopped(id, tr("was cancelled")); });
   connect(jobs_, &JobRunner::jobFailed, this,
           [this](quint64 id, const QString&, const QString& message, const QString&) {
-            stopped(id, tr("failed: %1").arg(message));
+            stopped(id, tr("failed (%1)").arg(message));
           });
   // A new selection asks again (connected before the panels', which draw on it).
   connect(selection, &SelectionModel::changed, this, [this] {
@@ -79,8 +79,8 @@ bool LayerFetch::ensure(const SentenceRun& run, int layer) {
 
 QString LayerFetch::note(const SentenceRun& run, int layer) const {
   if (sameTrace(stoppedTrace_, run) && stoppedLayer_ == layer)
-    return tr("Recomputing layer %1's attention from the residual stream was %2. Select a "
-              "head to recompute it.")
+    return tr("Recomputing layer %1's attention from the residual stream %2. Select a head "
+              "to recompute it.")
         .arg(layer)
         .arg(stoppedWhy_);
   return layer_fetch_note(layer);

@@ -77,6 +77,8 @@ class PanelBoard : public QObject {
 
   Workspace* workspace_;
   render::DrawnViews drawn_;  // before the panels, which draw into it
+  // Before the panels: its handler of a selection change (forgetting a
+  // stopped fetch) must run before theirs, which draw and may ask again.
   LayerFetch* layerFetch_;
   AttentionMapPanel* attentionMap_;
   KeyImportancePanel* keyImportance_;

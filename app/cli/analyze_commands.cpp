@@ -125,6 +125,7 @@ int command_analyze(int argc, char** argv) {
   sinkscope::document::AnalysisSettings p;
   std::string spec, textGiven, sentencesFile, captureFile, out, json, html;
   bool force = false, noWeightSpectra = false;
+  std::size_t keptMapsMib = m::RunOptions{}.capture_budget_bytes >> 20;
   CommandLine command("analyze", kAnalyzeAbout, kAnalyzeDetails);
   CLI::App& app = command.app();
   app.add_option("MODEL", spec, "a model folder or a Hugging Face cache name org/name")->type_name("");
@@ -150,6 +151,16 @@ int command_analyze(int argc, char** argv) {
       ->excludes(sentences);
   app.add_flag("--force", force, "replace files that exist");
   app.add_flag("--no-weight-spectra", noWeightSpectra, "leave weights.csv out");
+  CLI::Option* keptMaps =
+      app.add_option("--kept-maps", keptMapsMib,
+                     "MiB of attention maps the run keeps for every layer (default 2048); past "
+                     "it the run keeps the residual stream only and recomputes each layer for "
+                     "its analysis, a group of heads at a time: the same numbers in less "
+                     "memory, at the cost of recomputing the layers' attention")
+          ->type_name("MIB")
+          ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 30))
+          ->excludes(sentences)
+          ->excludes(capture);
   AnalysisOptions analysis(app, p);
   if (!command.parse(argc, argv)) return kOk;  // --help was printed
   analysis.apply();
@@ -178,12 +189,14 @@ int command_analyze(int argc, char** argv) {
       return kOk;
     });
   }
+  if (keptMaps->count() > 0 && !p.intervention.describe().empty())
+    throw UsageError("--kept-maps applies to a plain run: give it without an intervention");
   const std::string checked = text_checked(textGiven);
   return on_model([&] {
     const m::LoadedModel loaded = m::loaded_model_open(spec);
     p.provenance = provenance(loaded, argc, argv);
-    const auto written =
-        sinkscope::document::analyze_write(loaded, checked, out, p, force, json, html);
+    const auto written = sinkscope::document::analyze_write(loaded, checked, out, p, force, json,
+                                                            html, keptMapsMib << 20);
     for (const auto& f : written) std::cout << f.string() << "\n";
     report_left_out(written);
     return kOk;

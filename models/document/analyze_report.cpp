@@ -811,15 +811,16 @@ AnalyzeOutput analyze_subject(const AnalyzeSubject& subject, const document::Ana
 
 std::vector<fs::path> analyze_write(const models::LoadedModel& loaded, const std::string& text,
                                     const fs::path& dir, const document::AnalysisSettings& p,
-                                    bool force, const fs::path& jsonFile,
-                                    const fs::path& htmlFile) {
+                                    bool force, const fs::path& jsonFile, const fs::path& htmlFile,
+                                    std::size_t keptMapBytes) {
   // The forward passes on one BLAS thread, as in corpus runs: the numbers are
   // the same for every --threads and equal those a one-sentence corpus pools.
   std::optional<models::SingleThreadedBlas> exactProducts(std::in_place);
   // Nothing below reads the logits. The plain run is shared, not copied, when
   // it is the one analysed (a copy of a 3B model's captures at 512 tokens: 1.2 GB).
-  const document::SentenceRun plain =
-      document::sentence_run(loaded, text, models::RunOptions::attention_only());
+  models::RunOptions options = models::RunOptions::attention_only();
+  options.capture_budget_bytes = keptMapBytes;
+  const document::SentenceRun plain = document::sentence_run(loaded, text, options);
   const document::SentenceRun run = document::sentence_run_analysed(loaded, plain, p.intervention);
   exactProducts.reset();
   AnalyzeSubject subject;

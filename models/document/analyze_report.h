@@ -20,13 +20,14 @@ namespace sinkscope::document {
 // sign_flip,effectiveness,taxonomy,weights,value_space,value_space_curve}.csv (atomically; existing
 // files are replaced only with `force`) and, when `jsonFile` is not empty, everything into that
 // file, and when `htmlFile` is not empty, the run as a self-contained web page
-// (web_page.h), all of them or none. Returns the files written.
-std::vector<std::filesystem::path> analyze_write(const models::LoadedModel& model,
-                                                 const std::string& text,
-                                                 const std::filesystem::path& dir,
-                                                 const document::AnalysisSettings& params,
-                                                 bool force, const std::filesystem::path& jsonFile,
-                                                 const std::filesystem::path& htmlFile = {});
+// (web_page.h), all of them or none. Returns the files written. The run keeps
+// every layer's maps while they fit `keptMapBytes`; past it, its residual
+// stream only, and each layer is recomputed for its analysis a group of heads
+// at a time (the same numbers, less memory).
+std::vector<std::filesystem::path> analyze_write(
+    const models::LoadedModel& model, const std::string& text, const std::filesystem::path& dir,
+    const document::AnalysisSettings& params, bool force, const std::filesystem::path& jsonFile,
+    const std::filesystem::path& htmlFile = {}, std::size_t keptMapBytes = std::size_t{2} << 30);
 
 // What analyze analyses: a model's run of a sentence, or a capture.
 struct AnalyzeSubject {

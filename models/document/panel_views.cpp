@@ -273,7 +273,7 @@ void append_attention_rows(io::CsvTable& table, const analysis::AttentionView& m
   // it took 620 MB and 12 million allocations at T = 2048, and as CSV text
   // still most of a second each time the window drew the map. Past
   // kAttentionRowsAsText the table keeps a copy of the map (16 MB at 2048)
-  // and writes its rows when it is rendered (an export).
+  // and writes its rows when it is rendered (an export, a JSON view).
   const auto T = static_cast<std::size_t>(map.size);
   if (io::csv_has_text_rows(table) || T * T / 2 > kAttentionRowsAsText) {
     auto kept = std::make_shared<const analysis::AttentionMatrix>(analysis::AttentionMatrix{

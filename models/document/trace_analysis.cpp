@@ -129,8 +129,13 @@ LayerAnalysis analyse_recomputed_layer(const models::Trace& trace, int l,
   const auto T = static_cast<std::uint64_t>(trace.tokens());
   LayerAnalysis out = empty_layer(l, H, options);
   const std::uint64_t headBytes = std::max<std::uint64_t>(1, T * T * sizeof(float));
-  const int groupHeads = static_cast<int>(std::clamp<std::uint64_t>(
-      options.recomputedGroupBytes / headBytes, 1, static_cast<std::uint64_t>(std::max(H, 1))));
+  // At least a head per thread: each thread holds its own analysis's n^2
+  // arrays anyway, and fewer heads would leave threads idle at every group.
+  const std::uint64_t fitting =
+      std::max<std::uint64_t>(options.recomputedGroupBytes / headBytes,
+                              static_cast<std::uint64_t>(analysis::thread_count()));
+  const int groupHeads = static_cast<int>(
+      std::clamp<std::uint64_t>(fitting, 1, static_cast<std::uint64_t>(std::max(H, 1))));
   analysis::AttentionMatrix average;
   average.size = trace.tokens();
   average.causal = trace.causal();

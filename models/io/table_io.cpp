@@ -10,6 +10,7 @@
 #include <cstring>
 #include <random>
 #include <stdexcept>
+#include <utility>
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -78,8 +79,9 @@ void csv_append_row(std::string& out, const std::vector<std::string>& fields) {
 }
 
 void csv_flush_rows(CsvTable& table) {
-  for (const auto& write : table.laterRows) write(table.renderedRows);
-  table.laterRows.clear();
+  // Taken first: a writer that throws leaves no writer to write its rows twice.
+  const std::vector<std::function<void(std::string&)>> writers = std::exchange(table.laterRows, {});
+  for (const auto& write : writers) write(table.renderedRows);
   for (const auto& row : table.rows) append_csv_row(table.renderedRows, row);
   table.rows.clear();
   table.rows.shrink_to_fit();

@@ -110,6 +110,7 @@ TEST(TraceAnalysis, LayersRecomputedAGroupOfHeadsAtATimeGiveTheStoredLayersNumbe
   const models::Trace stored = five_layer_trace({}, 4);
   models::RunOptions lean;
   lean.capture_budget_bytes = 0;
+  lean.attention_chunk_bytes = 1;  // a chunk of one head: groups of any size
   const models::Trace recomputed = five_layer_trace(lean, 4);
   ASSERT_TRUE(stored.layerStored(0));
   ASSERT_FALSE(recomputed.layerStored(0));

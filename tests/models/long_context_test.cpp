@@ -1,7 +1,8 @@
 // A long input end to end: `analyze` at T = 2048 on a tiny random model runs the
-// code path of the papers' models at long context (the capture budget, every
-// family per head, persistence left out where it is past its bounds) and
-// stays within the memory goal: the weights + 2 GiB.
+// code path of the papers' models at long context (no layer kept, as past the
+// capture budget: each recomputed and analysed a group of heads at a time;
+// every family per head, persistence left out where it is past its bounds)
+// and stays within the memory goal: the weights + 2 GiB.
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
@@ -68,7 +69,7 @@ TEST(LongContext, AnalyzeAt2048TokensWritesEveryFamilyWithinTheMemoryGoal) {
   std::ofstream(textFile) << text;
 
   const CliRun run = cli_process("analyze " + q(model) + " --text - --out " + q(out) +
-                                 " --threads 2 --no-weight-spectra < " + q(textFile));
+                                 " --threads 2 --no-weight-spectra --kept-maps 0 < " + q(textFile));
   ASSERT_EQ(run.exit, 0) << run.out;
 
   const std::string sinks = read_text(out / "sinks.csv");
@@ -116,5 +117,47 @@ TEST(LongContext, AnalyzeAt2048TokensWritesEveryFamilyWithinTheMemoryGoal) {
   const double weights = static_cast<double>(fs::file_size(model / "model.safetensors"));
   EXPECT_LT(children_peak_bytes(), weights + 2.0 * (1u << 30))
       << "peak " << children_peak_bytes() / (1 << 20) << " MiB";
+  fs::remove_all(dir);
+}
+
+// Keeping no layer (each recomputed for its analysis) gives every number of
+// the run that keeps them all: every table's rows equal, line for line.
+TEST(LongContext, ARunThatKeepsNoLayerGivesTheNumbersOfOneThatKeepsThemAll) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("sinkscope-kept-maps-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path model = dir / "model";
+  const CliRun made = cli_process("random-model llama " + q(model) + " --layers 2 --heads 4");
+  ASSERT_EQ(made.exit, 0) << made.out;
+  const std::string text = "The keeper of the lighthouse wrote in his log every night.";
+  std::map<std::string, fs::path> outs;
+  for (const std::string kept : {"", " --kept-maps 0"}) {
+    const fs::path out = dir / (kept.empty() ? "kept" : "recomputed");
+    const CliRun run = cli_process("analyze " + q(model) + " --text '" + text + "' --out " +
+                                   q(out) + " --no-weight-spectra" + kept);
+    ASSERT_EQ(run.exit, 0) << run.out;
+    outs[kept] = out;
+  }
+  // The rows without the header's comment lines (they name the command line).
+  const auto rows = [](const fs::path& csv) {
+    std::string kept;
+    std::istringstream in(read_text(csv));
+    for (std::string line; std::getline(in, line);)
+      if (!line.starts_with("#")) kept += line + "\n";
+    return kept;
+  };
+  int tables = 0;
+  for (const auto& entry : fs::directory_iterator(outs[""])) {
+    const fs::path other = outs[" --kept-maps 0"] / entry.path().filename();
+    ASSERT_TRUE(fs::exists(other)) << other;
+    EXPECT_EQ(rows(entry.path()), rows(other)) << entry.path().filename();
+    ++tables;
+  }
+  EXPECT_GE(tables, 10);
+  const CliRun refused = cli_process("analyze " + q(model) + " --text x --out " +
+                                     q(dir / "refused") + " --kept-maps 0 --ablate 0:1");
+  EXPECT_NE(refused.exit, 0);
+  EXPECT_NE(refused.out.find("--kept-maps"), std::string::npos) << refused.out;
   fs::remove_all(dir);
 }
