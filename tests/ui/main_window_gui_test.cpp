@@ -941,11 +941,13 @@ TEST_F(MainWindowGui, SaveDialogsStartOutsideModelFolders) {
 // A run whose maps are too large to keep for every layer keeps its residual
 // stream, and a layer is recomputed when shown: off the window's thread, the
 // panels saying so meanwhile, then every panel drawn from it.
-TEST_F(MainWindowGui, LayersTheRunDoesNotKeepAreRecomputedInTheBackground) {
-  QTemporaryDir dir;
-  ui::MainWindow w;
+namespace {
+
+// A 3-layer model's run that keeps no layer (as a long input of a real-size
+// model does), shown and analysed.
+void show_run_keeping_no_layer(ui::MainWindow& w, const QTemporaryDir& dir) {
   w.resize(1400, 900);
-  w.workspace()->setKeptAttentionBytes(0);  // as a long input of a real-size model
+  w.workspace()->setKeptAttentionBytes(0);
   w.setSentence(QStringLiteral("The keeper of the lighthouse wrote every night."));
   w.show();
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
@@ -953,6 +955,14 @@ TEST_F(MainWindowGui, LayersTheRunDoesNotKeepAreRecomputedInTheBackground) {
   ASSERT_TRUE(QTest::qWaitFor(
       [&] { return w.selection()->layerCount() == 3 && w.lastRun() && w.lastRun()->analysis; },
       kTimeout));
+}
+
+}  // namespace
+
+TEST_F(MainWindowGui, LayersTheRunDoesNotKeepAreRecomputedInTheBackground) {
+  QTemporaryDir dir;
+  ui::MainWindow w;
+  ASSERT_NO_FATAL_FAILURE(show_run_keeping_no_layer(w, dir));
   ASSERT_FALSE(w.lastRun()->trace->layerStored(2));
   const int T = w.lastRun()->tokenCount();
   auto mapOfLayer = [&](int layer) {
@@ -991,15 +1001,7 @@ TEST_F(MainWindowGui, LayersTheRunDoesNotKeepAreRecomputedInTheBackground) {
 TEST_F(MainWindowGui, ACancelledLayerRecomputeIsSaidAndAskedForAgainOnTheNextSelection) {
   QTemporaryDir dir;
   ui::MainWindow w;
-  w.resize(1400, 900);
-  w.workspace()->setKeptAttentionBytes(0);
-  w.setSentence(QStringLiteral("The keeper of the lighthouse wrote every night."));
-  w.show();
-  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
-  w.openModelFolder(write_model_folder(dir, 3, 2));
-  ASSERT_TRUE(QTest::qWaitFor(
-      [&] { return w.selection()->layerCount() == 3 && w.lastRun() && w.lastRun()->analysis; },
-      kTimeout));
+  ASSERT_NO_FATAL_FAILURE(show_run_keeping_no_layer(w, dir));
   ui::JobRunner* jobs = w.workspace()->jobs();
   ASSERT_TRUE(jobs->waitForIdle(kTimeout));
   // Both workers busy, so that the fetch waits and sees its cancel before it starts.
