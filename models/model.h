@@ -134,6 +134,9 @@ struct LayerCapture {
   std::span<const float> valuesOf(int head) const&& = delete;
   // The mean of the heads' maps.
   analysis::AttentionMatrix headAverage() const;
+  // Adds the heads' maps to `sum` (tokens x tokens) in head order: the sum
+  // headAverage divides, also when a layer comes a group of heads at a time.
+  void addMapsTo(std::vector<float>& sum) const;
 };
 
 class LayerRecomputer;

@@ -29,11 +29,16 @@ analysis::AttentionMatrix LayerCapture::headAverage() const {
   m.causal = causal;
   const std::size_t n = static_cast<std::size_t>(tokens) * static_cast<std::size_t>(tokens);
   m.weights.assign(n, 0.0f);
-  for (int h = 0; h < heads; ++h)
-    for (std::size_t i = 0; i < n; ++i)
-      m.weights[i] += attention[static_cast<std::size_t>(h) * n + i];
+  addMapsTo(m.weights);
   for (float& w : m.weights) w /= static_cast<float>(heads);
   return m;
+}
+
+void LayerCapture::addMapsTo(std::vector<float>& sum) const {
+  const std::size_t n = static_cast<std::size_t>(tokens) * static_cast<std::size_t>(tokens);
+  if (sum.size() != n) throw std::invalid_argument("addMapsTo: the sum is not tokens x tokens");
+  for (int h = 0; h < heads; ++h)
+    for (std::size_t i = 0; i < n; ++i) sum[i] += attention[static_cast<std::size_t>(h) * n + i];
 }
 
 std::span<const float> Trace::residual(int l) const {

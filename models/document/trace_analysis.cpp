@@ -142,10 +142,7 @@ LayerAnalysis analyse_recomputed_layer(const models::Trace& trace, int l,
   average.weights.assign(static_cast<std::size_t>(T * T), 0.0f);
   int seen = 0;
   trace.forEachHeadGroup(l, groupHeads, [&](models::LayerCapture&& group) {
-    const std::size_t n = static_cast<std::size_t>(T * T);
-    for (int h = 0; h < group.heads; ++h)
-      for (std::size_t i = 0; i < n; ++i)
-        average.weights[i] += group.attention[static_cast<std::size_t>(h) * n + i];
+    group.addMapsTo(average.weights);
     seen += group.heads;
     const bool last = seen == H;
     if (last)
